@@ -1,0 +1,109 @@
+//! The pipeline, top to bottom: spec text -> AST -> checked IR -> passes
+//! -> LIR -> register allocation -> target code.
+
+use crate::ir::{self, Program};
+use crate::lir::build::Hoist;
+use crate::lir::{self, regalloc};
+use crate::passes::{self, Pass};
+use crate::spec::diag::Diag;
+use crate::spec::{ast, parser};
+use crate::target::mach::MachFunc;
+use crate::target::{power, Target};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Style {
+    /// Plain GNU as: assembles with `<triple>-gcc -c`, no kernel headers.
+    #[default]
+    Plain,
+    /// Linux kernel style: `ppc_asm.h`/`linkage.h` macros, bare registers.
+    Linux,
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub passes: Vec<Pass>,
+    pub style: Style,
+    /// Prepended to every generated symbol (kernel names collide easily).
+    pub prefix: String,
+    pub spdx: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            passes: passes::parse_list("all").unwrap_or_default(),
+            style: Style::Plain,
+            prefix: String::new(),
+            spdx: None,
+        }
+    }
+}
+
+pub fn parse(src: &str) -> Result<ast::Spec, Diag> {
+    parser::parse(src)
+}
+
+/// Parse and check a spec.
+pub fn load(name: &str, src: &str) -> Result<Program, Diag> {
+    let spec = parser::parse(src)?;
+    ir::check::check(name, src, &spec)
+}
+
+pub struct Compiled {
+    pub target: Target,
+    /// The IR after the passes.
+    pub opt: Program,
+    pub lir: Vec<lir::Func>,
+    pub funcs: Vec<MachFunc>,
+}
+
+pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compiled, Diag> {
+    let opt = passes::run(prog, target, &opts.passes)?;
+    let mut lirs = Vec::new();
+    let mut funcs = Vec::new();
+    for seq in &opt.seqs {
+        passes::barriers::check_spec_barriers(seq, target)?;
+        let regs = match target {
+            Target::Power64 | Target::Power64le => &power::lower::REGS,
+            _ => {
+                return Err(Diag::new(
+                    seq.span,
+                    format!("the {target} backend is not available yet"),
+                )
+                .label("cannot generate this sequence"))
+            }
+        };
+        let mut f = lir::build::build(&opt, seq, target, Hoist::Entry)?;
+        let mut alloc = regalloc::allocate(&f, regs);
+        if alloc.is_err() {
+            f = lir::build::build(&opt, seq, target, Hoist::PerStatement)?;
+            alloc = regalloc::allocate(&f, regs);
+        }
+        let alloc = alloc.map_err(|_| {
+            Diag::new(
+                seq.span,
+                format!("`{}` needs more registers than {target} has free", seq.name),
+            )
+            .help("split the sequence")
+        })?;
+        let symbol = format!("{}{}", opts.prefix, seq.name);
+        let style = match opts.style {
+            Style::Plain => power::insn::RegStyle::Percent,
+            Style::Linux => power::insn::RegStyle::Bare,
+        };
+        let m = power::emit::codegen(&f, &alloc, target, &symbol, style).map_err(|e| {
+            Diag::new(
+                seq.span,
+                format!("internal error generating `{}`: {e}", seq.name),
+            )
+        })?;
+        lirs.push(f);
+        funcs.push(m);
+    }
+    Ok(Compiled {
+        target,
+        opt,
+        lir: lirs,
+        funcs,
+    })
+}

@@ -1,0 +1,213 @@
+//! The C header: register offsets, field macros and helpers, prototypes.
+//! One header per spec, shared by all targets (offsets and fields do not
+//! depend on the target; the prototypes follow each ABI's C view).
+
+use crate::codegen::{Options, Style};
+use crate::ir::{Instances, Program};
+use crate::lir::ArgKind;
+use crate::spec::ast::{Endian, Numbering};
+use askama::Template;
+
+struct FieldView {
+    name: String,
+    upper: String,
+    lower: String,
+    shift: u32,
+    width: u32,
+    mask_c: String,
+    doc: String,
+}
+
+struct RegView {
+    name: String,
+    upper: String,
+    offset_hex: String,
+    width: u32,
+    endian: &'static str,
+    fields: Vec<FieldView>,
+}
+
+struct DevView {
+    name: String,
+    upper: String,
+    instances_doc: String,
+    max: Option<u64>,
+    regs: Vec<RegView>,
+}
+
+struct Proto {
+    doc: String,
+    decl: String,
+}
+
+#[derive(Template)]
+#[template(path = "header.h", escape = "none")]
+struct Header<'a> {
+    banner: String,
+    spdx: Option<&'a str>,
+    guard: String,
+    linux: bool,
+    cast: &'static str,
+    u64: &'static str,
+    devices: Vec<DevView>,
+    prototypes: Vec<Proto>,
+}
+
+fn c_ident(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+pub fn guard(stem: &str) -> String {
+    format!("SHOOTDOWN_{}_H", c_ident(stem).to_ascii_uppercase())
+}
+
+/// C prototype of a sequence (the ABI contract of the `.S`).
+pub fn prototype(prog: &Program, seq: &crate::ir::Seq, symbol: &str, linux: bool) -> String {
+    let (ul, ull) = if linux {
+        ("unsigned long", "u64")
+    } else {
+        ("unsigned long", "unsigned long long")
+    };
+    let mut args = Vec::new();
+    for &d in &seq.devices {
+        let name = c_ident(&prog.devices[d].name);
+        match prog.devices[d].instances {
+            Instances::Single => args.push(format!("void *{name}")),
+            Instances::Fixed(_) => args.push(format!("void *const {name}[]")),
+            Instances::Dynamic { .. } => {
+                args.push(format!("void *const {name}[]"));
+                args.push(format!("{ul} {name}_count"));
+            }
+        }
+    }
+    for p in &seq.params {
+        args.push(format!("{ull} {}", c_ident(p)));
+    }
+    if args.is_empty() {
+        args.push("void".into());
+    }
+    format!("long {symbol}({})", args.join(", "))
+}
+
+pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
+    let linux = opts.style == Style::Linux;
+    let (cast, u64t) = if linux {
+        ("(u64)", "u64")
+    } else {
+        ("(uint64_t)", "uint64_t")
+    };
+    let devices = prog
+        .devices
+        .iter()
+        .map(|d| {
+            let dup = c_ident(&d.name).to_ascii_uppercase();
+            let (instances_doc, max) = match d.instances {
+                Instances::Single => ("one instance".to_string(), None),
+                Instances::Fixed(n) => (format!("{n} instances"), Some(n)),
+                Instances::Dynamic { max } => (
+                    format!("instances chosen at run time, at most {max}"),
+                    Some(max),
+                ),
+            };
+            let regs = d
+                .regs
+                .iter()
+                .enumerate()
+                .map(|(ri, r)| {
+                    let rup = format!("{dup}_{}", c_ident(&r.name).to_ascii_uppercase());
+                    let fields = d
+                        .fields
+                        .iter()
+                        .filter(|f| f.reg == ri)
+                        .map(|f| {
+                            let fup = format!("{rup}_{}", c_ident(&f.name).to_ascii_uppercase());
+                            let numbering = match f.numbering {
+                                Numbering::Msb0 => "IBM (MSB0) bits",
+                                Numbering::Lsb0 => "bits",
+                            };
+                            let hi = f.shift + f.width - 1;
+                            let doc = if f.first == f.last {
+                                format!(
+                                    "{} {} = LSB0 bit {}",
+                                    numbering.trim_end_matches('s'),
+                                    f.first,
+                                    f.shift
+                                )
+                            } else {
+                                format!(
+                                    "{numbering} {}..{} = LSB0 bits {hi}..{}",
+                                    f.first, f.last, f.shift
+                                )
+                            };
+                            FieldView {
+                                name: f.name.clone(),
+                                lower: fup.to_ascii_lowercase(),
+                                upper: fup,
+                                shift: f.shift,
+                                width: f.width,
+                                mask_c: if linux {
+                                    format!("GENMASK_ULL({hi}, {})", f.shift)
+                                } else {
+                                    format!("UINT64_C({:#018x})", f.mask())
+                                },
+                                doc,
+                            }
+                        })
+                        .collect();
+                    RegView {
+                        name: r.name.clone(),
+                        upper: rup,
+                        offset_hex: format!("{:#x}", r.offset),
+                        width: r.width,
+                        endian: match r.endian {
+                            Endian::Big => "big-endian",
+                            Endian::Little => "little-endian",
+                        },
+                        fields,
+                    }
+                })
+                .collect();
+            DevView {
+                name: d.name.clone(),
+                upper: dup,
+                instances_doc,
+                max,
+                regs,
+            }
+        })
+        .collect();
+    let prototypes = prog
+        .seqs
+        .iter()
+        .map(|s| Proto {
+            doc: format!(
+                "{}: returns 0, or a negative code when a poll runs out",
+                s.name
+            ),
+            decl: prototype(prog, s, &format!("{}{}", opts.prefix, s.name), linux),
+        })
+        .collect();
+    let mut text = Header {
+        banner: crate::emit::banner(&prog.source_name, ""),
+        spdx: opts.spdx.as_deref(),
+        guard: guard(stem),
+        linux,
+        cast,
+        u64: u64t,
+        devices,
+        prototypes,
+    }
+    .render()
+    .unwrap_or_else(|e| format!("/* template error: {e} */\n"));
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+/// The argument list a function expects, for harnesses and the emulator.
+pub fn arg_kinds(f: &crate::lir::Func) -> &[ArgKind] {
+    &f.args
+}

@@ -1,0 +1,63 @@
+//! `shootdown show --stage ...`.
+
+use crate::codegen::{self, Compiled, Options};
+use crate::ir::Program;
+use crate::spec::diag::Diag;
+use crate::target::Target;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Ast,
+    Ir,
+    Opt,
+    Lir,
+    Asm,
+    Bytes,
+}
+
+pub fn render(
+    name: &str,
+    src: &str,
+    stage: Stage,
+    target: Target,
+    opts: &Options,
+) -> Result<String, Diag> {
+    if stage == Stage::Ast {
+        let ast = codegen::parse(src)?;
+        return Ok(serde_json::to_string_pretty(&ast).unwrap_or_default() + "\n");
+    }
+    let prog: Program = codegen::load(name, src)?;
+    if stage == Stage::Ir {
+        return Ok(crate::ir::print::program(&prog));
+    }
+    let c: Compiled = codegen::compile(&prog, target, opts)?;
+    Ok(match stage {
+        Stage::Opt => {
+            let mut out = format!(
+                "; passes: {}\n",
+                opts.passes
+                    .iter()
+                    .map(|p| p.name())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            out.push_str(&crate::ir::print::program(&c.opt));
+            out
+        }
+        Stage::Lir => lir_text(&c),
+        Stage::Asm => crate::emit::asm::render(&c, opts),
+        Stage::Bytes => crate::emit::listing::render(&c),
+        Stage::Ast | Stage::Ir => unreachable!("handled above"),
+    })
+}
+
+fn lir_text(c: &Compiled) -> String {
+    let mut out = String::new();
+    for f in &c.lir {
+        out.push_str(&format!("func {} args {:?}\n", f.name, f.args));
+        for (i, o) in &f.insts {
+            out.push_str(&format!("  {i:?}    ; {}\n", o.note));
+        }
+    }
+    out
+}

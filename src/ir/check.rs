@@ -1,0 +1,664 @@
+//! Name resolution and semantic checks: AST -> IR.
+//!
+//! Everything a spec author can get wrong is caught here with a span, so
+//! passes and backends may assume a well-formed program.
+
+use super::expr::{field_mask, BinOp, Expr};
+use super::*;
+use crate::spec::ast::{self, Numbering};
+use crate::spec::diag::Diag;
+
+pub const KNOWN_TARGETS: &[&str] = &["power64", "power64le", "aarch64", "x86_64"];
+
+/// Default code when a poll runs out of its bound: -ETIMEDOUT, as Linux
+/// drivers return.
+pub const DEFAULT_POLL_FAIL: i64 = -110;
+
+pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<Program, Diag> {
+    let mut targets = Vec::new();
+    for t in &spec.targets {
+        if !KNOWN_TARGETS.contains(&t.name.as_str()) {
+            return Err(Diag::new(t.span, format!("unknown target `{}`", t.name))
+                .label("not a target")
+                .help(format!("targets are {}", KNOWN_TARGETS.join(", "))));
+        }
+        if targets.iter().any(|(n, _)| n == &t.name) {
+            return Err(Diag::new(
+                t.span,
+                format!("target `{}` listed twice", t.name),
+            ));
+        }
+        targets.push((t.name.clone(), t.span));
+    }
+
+    let mut devices: Vec<Device> = Vec::new();
+    for d in &spec.devices {
+        if let Some(prev) = devices.iter().find(|p| p.name == d.name.name) {
+            return Err(Diag::new(
+                d.name.span,
+                format!("device `{}` defined twice", d.name.name),
+            )
+            .label("second definition")
+            .related(prev.span, "first defined here"));
+        }
+        devices.push(check_device(d)?);
+    }
+
+    let mut seqs: Vec<Seq> = Vec::new();
+    let mut next_op = 0u32;
+    let mut next_group = 0u32;
+    for s in &spec.seqs {
+        if let Some(prev) = seqs.iter().find(|p| p.name == s.name.name) {
+            return Err(Diag::new(
+                s.name.span,
+                format!("sequence `{}` defined twice", s.name.name),
+            )
+            .label("second definition")
+            .related(prev.span, "first defined here"));
+        }
+        let mut params: Vec<String> = Vec::new();
+        for p in &s.params {
+            if p.ty.name != "u64" {
+                return Err(Diag::new(
+                    p.ty.span,
+                    format!("unsupported parameter type `{}`", p.ty.name),
+                )
+                .label("parameters are 64-bit integers")
+                .help("write `u64`"));
+            }
+            if params.contains(&p.name.name) {
+                return Err(Diag::new(
+                    p.name.span,
+                    format!("parameter `{}` given twice", p.name.name),
+                ));
+            }
+            params.push(p.name.name.clone());
+        }
+        let mut cx = SeqCx {
+            devices: &devices,
+            params: &params,
+            in_each: Vec::new(),
+            used: Vec::new(),
+            next_op: &mut next_op,
+            next_group: &mut next_group,
+        };
+        let body = cx.block(&s.body)?;
+        let mut used = cx.used;
+        used.sort_unstable();
+        used.dedup();
+        let mut seq = Seq {
+            name: s.name.name.clone(),
+            span: s.name.span,
+            params,
+            devices: used,
+            body,
+            edges: Vec::new(),
+        };
+        seq.edges = order::required_edges(&devices, &seq.body);
+        seqs.push(seq);
+    }
+
+    Ok(Program {
+        source_name: source_name.to_string(),
+        source_text: source_text.to_string(),
+        targets,
+        devices,
+        seqs,
+    })
+}
+
+fn check_device(d: &ast::Device) -> Result<Device, Diag> {
+    let instances = match d.instances {
+        None => Instances::Single,
+        Some(ast::Instances::Fixed { count, span }) => match count {
+            0 => return Err(Diag::new(span, "a device needs at least one instance")),
+            1 => Instances::Single,
+            n if n > 4096 => {
+                return Err(Diag::new(span, "more than 4096 fixed instances")
+                    .help("use `instances dynamic max N`"))
+            }
+            n => Instances::Fixed(n),
+        },
+        Some(ast::Instances::Dynamic { max, span }) => {
+            if max == 0 || max > 1 << 20 {
+                return Err(Diag::new(
+                    span,
+                    "dynamic instance maximum must be between 1 and 1048576",
+                ));
+            }
+            Instances::Dynamic { max }
+        }
+    };
+    let mapping = match &d.mapping {
+        None => Mapping::Strong,
+        Some(m) => match m.name.as_str() {
+            "nGnRnE" | "nGnRE" | "strong" | "uncached" | "guarded" => Mapping::Strong,
+            "nGRE" | "GRE" | "weak" | "wc" => Mapping::Weak,
+            _ => {
+                return Err(Diag::new(m.span, format!("unknown mapping `{}`", m.name))
+                    .help("use nGnRnE, nGnRE (ordered per peripheral) or nGRE, GRE (reordering)"))
+            }
+        },
+    };
+
+    let mut regs: Vec<Reg> = Vec::new();
+    for r in &d.regs {
+        if let Some(prev) = regs.iter().find(|p| p.name == r.name.name) {
+            return Err(Diag::new(
+                r.name.span,
+                format!("register `{}` defined twice", r.name.name),
+            )
+            .related(prev.span, "first defined here"));
+        }
+        let bytes = u64::from(r.width / 8);
+        if r.offset % bytes != 0 {
+            return Err(Diag::new(
+                r.offset_span,
+                format!(
+                    "register `{}` at {:#x} is not aligned to its width ({} bytes)",
+                    r.name.name, r.offset, bytes
+                ),
+            )
+            .label("misaligned offset"));
+        }
+        if r.offset > 1 << 32 {
+            return Err(Diag::new(r.offset_span, "register offset beyond 4 GiB"));
+        }
+        for p in &regs {
+            let (a0, a1) = (r.offset, r.offset + bytes);
+            let (b0, b1) = (p.offset, p.offset + u64::from(p.bytes()));
+            if a0 < b1 && b0 < a1 {
+                return Err(Diag::new(
+                    r.span,
+                    format!("register `{}` overlaps register `{}`", r.name.name, p.name),
+                )
+                .label(format!("bytes {a0:#x}..{a1:#x}"))
+                .related(p.span, format!("bytes {b0:#x}..{b1:#x}")));
+            }
+        }
+        regs.push(Reg {
+            name: r.name.name.clone(),
+            span: r.name.span,
+            offset: r.offset,
+            width: r.width,
+            endian: r.endian,
+        });
+    }
+
+    let mut fields: Vec<Field> = Vec::new();
+    for f in &d.fields {
+        let reg = find_reg(&regs, &d.name.name, &f.reg)?;
+        let width_bits = u64::from(regs[reg].width);
+        let (lo_written, hi_written) = (f.first.min(f.last), f.first.max(f.last));
+        if hi_written >= width_bits {
+            return Err(Diag::new(
+                f.bits_span,
+                format!(
+                    "bit {hi_written} is outside the {width_bits}-bit register `{}`",
+                    regs[reg].name
+                ),
+            )
+            .label("too wide")
+            .help(format!(
+                "bits of a {width_bits}-bit register are numbered 0..{}",
+                width_bits - 1
+            )));
+        }
+        if f.numbering == Numbering::Msb0 && f.first > f.last {
+            return Err(Diag::new(
+                f.bits_span,
+                "MSB0 bit ranges are written first..last with first <= last",
+            )
+            .help("IBM numbering counts bit 0 as the most significant"));
+        }
+        let width = (hi_written - lo_written + 1) as u32;
+        let shift = match f.numbering {
+            Numbering::Msb0 => (width_bits - 1 - hi_written) as u32,
+            Numbering::Lsb0 => lo_written as u32,
+        };
+        if let Some(prev) = fields
+            .iter()
+            .find(|p| p.reg == reg && p.name == f.name.name)
+        {
+            return Err(Diag::new(
+                f.name.span,
+                format!("field `{}.{}` defined twice", regs[reg].name, f.name.name),
+            )
+            .related(prev.span, "first defined here"));
+        }
+        let mask = field_mask(shift, width);
+        if let Some(prev) = fields.iter().find(|p| p.reg == reg && p.mask() & mask != 0) {
+            return Err(Diag::new(
+                f.bits_span,
+                format!(
+                    "field `{}` overlaps field `{}` in register `{}`",
+                    f.name.name, prev.name, regs[reg].name
+                ),
+            )
+            .label(format!("mask {mask:#x}"))
+            .related(prev.span, format!("mask {:#x}", prev.mask())));
+        }
+        fields.push(Field {
+            reg,
+            name: f.name.name.clone(),
+            span: f.name.span,
+            shift,
+            width,
+            numbering: f.numbering,
+            first: f.first,
+            last: f.last,
+        });
+    }
+
+    let mut requires = Vec::new();
+    for r in &d.requires {
+        let before = find_reg(&regs, &d.name.name, &r.before)?;
+        let after = find_reg(&regs, &d.name.name, &r.after)?;
+        requires.push(Require {
+            before,
+            after,
+            scope: r.scope,
+            span: r.span,
+        });
+    }
+
+    Ok(Device {
+        name: d.name.name.clone(),
+        span: d.name.span,
+        instances,
+        mapping,
+        regs,
+        fields,
+        requires,
+    })
+}
+
+fn find_reg(regs: &[Reg], dev: &str, name: &ast::Ident) -> Result<RegId, Diag> {
+    regs.iter()
+        .position(|r| r.name == name.name)
+        .ok_or_else(|| {
+            let mut d = Diag::new(
+                name.span,
+                format!("device `{dev}` has no register `{}`", name.name),
+            )
+            .label("unknown register");
+            if let Some(s) = closest(&name.name, regs.iter().map(|r| r.name.as_str())) {
+                d = d.help(format!("did you mean `{s}`?"));
+            }
+            d
+        })
+}
+
+/// A spelling suggestion: the candidate within edit distance 2.
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    fn dist(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut cur = vec![i + 1];
+            for (j, cb) in b.iter().enumerate() {
+                let sub = prev[j] + usize::from(ca != *cb);
+                cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+            }
+            prev = cur;
+        }
+        prev[b.len()]
+    }
+    candidates
+        .map(|c| (dist(name, c), c))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+struct SeqCx<'a> {
+    devices: &'a [Device],
+    params: &'a [String],
+    in_each: Vec<DevId>,
+    used: Vec<DevId>,
+    next_op: &'a mut u32,
+    next_group: &'a mut u32,
+}
+
+impl SeqCx<'_> {
+    fn block(&mut self, body: &[ast::Stmt]) -> Result<Vec<Stmt>, Diag> {
+        let mut out = Vec::new();
+        for (i, s) in body.iter().enumerate() {
+            if let ast::Stmt::Return { span, .. } = s {
+                if let Some(next) = body.get(i + 1) {
+                    let _ = span;
+                    return Err(Diag::new(
+                        stmt_span(next),
+                        "statement after `return` is never executed",
+                    )
+                    .label("unreachable"));
+                }
+            }
+            out.push(self.stmt(s)?);
+        }
+        Ok(out)
+    }
+
+    fn device(&self, name: &ast::Ident) -> Result<DevId, Diag> {
+        self.devices
+            .iter()
+            .position(|d| d.name == name.name)
+            .ok_or_else(|| {
+                let mut d = Diag::new(name.span, format!("unknown device `{}`", name.name))
+                    .label("not declared");
+                if let Some(s) = closest(&name.name, self.devices.iter().map(|d| d.name.as_str())) {
+                    d = d.help(format!("did you mean `{s}`?"));
+                }
+                d
+            })
+    }
+
+    fn op_id(&mut self) -> OpId {
+        let id = OpId(*self.next_op);
+        *self.next_op += 1;
+        id
+    }
+
+    /// Resolve `dev.reg[.field]` where `dev` must be addressable here.
+    fn path(&mut self, p: &ast::Path) -> Result<(DevId, RegId, Option<FieldId>), Diag> {
+        if p.parts.len() < 2 {
+            return Err(Diag::new(p.span, "expected `device.register`").label("incomplete path"));
+        }
+        if p.parts.len() > 3 {
+            return Err(Diag::new(
+                p.span,
+                "expected `device.register` or `device.register.field`",
+            ));
+        }
+        let dev = self.device(&p.parts[0])?;
+        let d = &self.devices[dev];
+        if d.instances != Instances::Single && !self.in_each.contains(&dev) {
+            return Err(Diag::new(
+                p.parts[0].span,
+                format!(
+                    "device `{}` has several instances; access it inside `each {}`",
+                    d.name, d.name
+                ),
+            )
+            .label("which instance?"));
+        }
+        let reg = find_reg(&d.regs, &d.name, &p.parts[1])?;
+        let field = match p.parts.get(2) {
+            None => None,
+            Some(f) => Some(self.field(dev, reg, f)?),
+        };
+        self.used.push(dev);
+        Ok((dev, reg, field))
+    }
+
+    fn field(&self, dev: DevId, reg: RegId, f: &ast::Ident) -> Result<FieldId, Diag> {
+        let d = &self.devices[dev];
+        d.fields
+            .iter()
+            .position(|x| x.reg == reg && x.name == f.name)
+            .ok_or_else(|| {
+                let mut diag = Diag::new(
+                    f.span,
+                    format!(
+                        "register `{}.{}` has no field `{}`",
+                        d.name, d.regs[reg].name, f.name
+                    ),
+                )
+                .label("unknown field");
+                let names = d
+                    .fields
+                    .iter()
+                    .filter(|x| x.reg == reg)
+                    .map(|x| x.name.as_str());
+                if let Some(s) = closest(&f.name, names) {
+                    diag = diag.help(format!("did you mean `{s}`?"));
+                }
+                diag
+            })
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt) -> Result<Stmt, Diag> {
+        Ok(match s {
+            ast::Stmt::Each { dev, body, span } => {
+                let id = self.device(dev)?;
+                if self.in_each.contains(&id) {
+                    return Err(Diag::new(
+                        dev.span,
+                        format!("already inside `each {}`", dev.name),
+                    ));
+                }
+                self.in_each.push(id);
+                let body = self.block(body)?;
+                self.in_each.pop();
+                self.used.push(id);
+                let group = *self.next_group;
+                *self.next_group += 1;
+                Stmt::Each {
+                    dev: id,
+                    body,
+                    span: *span,
+                    group,
+                }
+            }
+            ast::Stmt::Write {
+                target,
+                value,
+                span,
+            } => {
+                let (dev, reg, field) = self.path(target)?;
+                if field.is_some() {
+                    return Err(Diag::new(target.span, "a write sets the whole register")
+                        .label("field write")
+                        .help(
+                            "write `dev.reg = { field: value }`; fields not named are written as 0",
+                        ));
+                }
+                let width = self.devices[dev].regs[reg].width;
+                let value = self.expr(value, Some((dev, reg)))?;
+                if let Some(c) = value.as_const() {
+                    if width < 64 && c >> width != 0 {
+                        return Err(Diag::new(
+                            *span,
+                            format!("value {c:#x} does not fit the {width}-bit register"),
+                        ));
+                    }
+                }
+                Stmt::Write {
+                    access: Access {
+                        id: self.op_id(),
+                        dev,
+                        reg,
+                        span: *span,
+                    },
+                    value,
+                }
+            }
+            ast::Stmt::Poll {
+                target,
+                op,
+                value,
+                limit,
+                fail,
+                span,
+            } => {
+                let (dev, reg, field) = self.path(target)?;
+                let d = &self.devices[dev];
+                let (mask, shift, width) = match field {
+                    Some(f) => (d.fields[f].mask(), d.fields[f].shift, d.fields[f].width),
+                    None => (field_mask(0, d.regs[reg].width), 0, d.regs[reg].width),
+                };
+                let v = self.expr(value, None)?;
+                let Some(v) = v.as_const() else {
+                    return Err(Diag::new(value.span(), "poll compares against a constant")
+                        .label("not constant"));
+                };
+                if width < 64 && v >> width != 0 {
+                    return Err(Diag::new(
+                        value.span(),
+                        format!("{v:#x} does not fit the {width}-bit field"),
+                    )
+                    .label("too large"));
+                }
+                let Some((limit, lspan)) = *limit else {
+                    return Err(Diag::new(*span, "unbounded poll")
+                        .label("no `limit`")
+                        .help("a poll must give up: add `limit N` (number of reads) and optionally `else return -CODE`"));
+                };
+                if limit == 0 || limit > u64::from(u32::MAX) {
+                    return Err(Diag::new(
+                        lspan,
+                        "poll limit must be between 1 and 4294967295",
+                    ));
+                }
+                let fail = match fail {
+                    None => DEFAULT_POLL_FAIL,
+                    Some(e) => {
+                        let v = self.expr(e, None)?;
+                        match v.as_const().map(|c| c as i64) {
+                            Some(c) if c < 0 => c,
+                            _ => {
+                                return Err(Diag::new(
+                                    e.span(),
+                                    "a poll's failure code must be a negative constant",
+                                )
+                                .label("not a negative constant"))
+                            }
+                        }
+                    }
+                };
+                Stmt::Poll {
+                    access: Access {
+                        id: self.op_id(),
+                        dev,
+                        reg,
+                        span: *span,
+                    },
+                    mask,
+                    op: match op {
+                        ast::CmpOp::Eq => PollOp::Eq,
+                        ast::CmpOp::Ne => PollOp::Ne,
+                    },
+                    value: v << shift,
+                    limit,
+                    fail,
+                }
+            }
+            ast::Stmt::Barrier { name, span } => Stmt::Barrier {
+                name: name.name.clone(),
+                origin: Origin::Spec(*span),
+                covers: Vec::new(),
+            },
+            ast::Stmt::Return { value, span } => {
+                let v = self.expr(value, None)?;
+                Stmt::Return {
+                    value: v,
+                    span: *span,
+                }
+            }
+        })
+    }
+
+    /// `reg` is the register a field aggregate refers to.
+    fn expr(&mut self, e: &ast::Expr, reg: Option<(DevId, RegId)>) -> Result<Expr, Diag> {
+        Ok(match e {
+            ast::Expr::Int { value, .. } => Expr::Const(*value),
+            ast::Expr::Name(n) => match self.params.iter().position(|p| p == &n.name) {
+                Some(i) => Expr::Param(i),
+                None => {
+                    let mut d = Diag::new(n.span, format!("unknown name `{}`", n.name))
+                        .label("not a parameter");
+                    if let Some(s) = closest(&n.name, self.params.iter().map(String::as_str)) {
+                        d = d.help(format!("did you mean `{s}`?"));
+                    }
+                    return Err(d);
+                }
+            },
+            ast::Expr::Neg { inner, .. } => {
+                Expr::bin(BinOp::Sub, Expr::Const(0), self.expr(inner, reg)?)
+            }
+            ast::Expr::Not { inner, .. } => Expr::bit_not(self.expr(inner, reg)?),
+            ast::Expr::Bin { op, lhs, rhs, .. } => {
+                let op = match op {
+                    ast::BinOp::Or => BinOp::Or,
+                    ast::BinOp::Xor => BinOp::Xor,
+                    ast::BinOp::And => BinOp::And,
+                    ast::BinOp::Shl => BinOp::Shl,
+                    ast::BinOp::Shr => BinOp::Shr,
+                    ast::BinOp::Add => BinOp::Add,
+                    ast::BinOp::Sub => BinOp::Sub,
+                    ast::BinOp::Mul => BinOp::Mul,
+                };
+                let (a, b) = (self.expr(lhs, reg)?, self.expr(rhs, reg)?);
+                if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    match b.as_const() {
+                        Some(s) if s < 64 => {}
+                        Some(_) => {
+                            return Err(Diag::new(rhs.span(), "shift amount must be below 64")
+                                .label("too large"))
+                        }
+                        None => {
+                            return Err(Diag::new(rhs.span(), "shift amounts must be constants")
+                                .label("not constant"))
+                        }
+                    }
+                }
+                Expr::bin(op, a, b)
+            }
+            ast::Expr::Aggregate { fields, span } => {
+                let Some((dev, r)) = reg else {
+                    return Err(Diag::new(
+                        *span,
+                        "a field aggregate is only allowed as the value of a register write",
+                    ));
+                };
+                let mut acc = Expr::Const(0);
+                let mut seen: Vec<(FieldId, crate::spec::diag::Span)> = Vec::new();
+                for (name, value) in fields {
+                    let f = self.field(dev, r, name)?;
+                    if let Some((_, prev)) = seen.iter().find(|(x, _)| *x == f) {
+                        return Err(Diag::new(
+                            name.span,
+                            format!("field `{}` set twice", name.name),
+                        )
+                        .related(*prev, "first set here"));
+                    }
+                    seen.push((f, name.span));
+                    if matches!(value, ast::Expr::Aggregate { .. }) {
+                        return Err(Diag::new(
+                            value.span(),
+                            "fields hold numbers, not aggregates",
+                        ));
+                    }
+                    let v = self.expr(value, None)?;
+                    let fd = &self.devices[dev].fields[f];
+                    if let Some(c) = v.as_const() {
+                        if fd.width < 64 && c >> fd.width != 0 {
+                            return Err(Diag::new(
+                                value.span(),
+                                format!(
+                                    "value {c:#x} does not fit the {}-bit field `{}` (max {:#x})",
+                                    fd.width,
+                                    fd.name,
+                                    field_mask(0, fd.width)
+                                ),
+                            )
+                            .label("too large"));
+                        }
+                    }
+                    acc = Expr::bin(BinOp::Or, acc, Expr::insert(v, fd.shift, fd.width));
+                }
+                acc
+            }
+        })
+    }
+}
+
+fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
+    match s {
+        ast::Stmt::Each { span, .. }
+        | ast::Stmt::Write { span, .. }
+        | ast::Stmt::Poll { span, .. }
+        | ast::Stmt::Barrier { span, .. }
+        | ast::Stmt::Return { span, .. } => *span,
+    }
+}

@@ -1,0 +1,137 @@
+//! Text dump of the IR (`show --stage ir|opt`): statements with op ids and
+//! spec lines, the required edges, and who placed each barrier.
+
+use super::*;
+use std::fmt::Write;
+
+pub fn program(prog: &Program) -> String {
+    let mut out = String::new();
+    for d in &prog.devices {
+        let _ = writeln!(
+            out,
+            "device {} ({:?}, {:?})",
+            d.name, d.instances, d.mapping
+        );
+        for r in &d.regs {
+            let _ = writeln!(
+                out,
+                "  reg {} @{:#x} u{} {:?}",
+                r.name, r.offset, r.width, r.endian
+            );
+        }
+        for f in &d.fields {
+            let _ = writeln!(
+                out,
+                "  field {}.{} shift {} width {} mask {:#018x}",
+                d.regs[f.reg].name,
+                f.name,
+                f.shift,
+                f.width,
+                f.mask()
+            );
+        }
+        for r in &d.requires {
+            let _ = writeln!(
+                out,
+                "  require {} before {} ({:?})",
+                d.regs[r.before].name, d.regs[r.after].name, r.scope
+            );
+        }
+    }
+    for s in &prog.seqs {
+        out.push('\n');
+        seq(prog, s, &mut out);
+    }
+    out
+}
+
+fn access_name(prog: &Program, a: &Access) -> String {
+    let d = &prog.devices[a.dev];
+    format!("{}.{}", d.name, d.regs[a.reg].name)
+}
+
+pub fn seq(prog: &Program, s: &Seq, out: &mut String) {
+    let _ = writeln!(out, "seq {}({})", s.name, s.params.join(", "));
+    if !s.edges.is_empty() {
+        let _ = writeln!(out, "  required orderings:");
+        for (i, e) in s.edges.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "    e{i}: op{} -> op{}  {:?} -> {:?}, {:?} (line {})",
+                e.from.0,
+                e.to.0,
+                e.from_class,
+                e.to_class,
+                e.scope,
+                prog.line_of(e.span)
+            );
+        }
+    }
+    body(prog, s, &s.body, 1, out);
+}
+
+fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String) {
+    let pad = "  ".repeat(depth);
+    for st in stmts {
+        match st {
+            Stmt::Each { dev, body: b, .. } => {
+                let _ = writeln!(out, "{pad}each {} {{", prog.devices[*dev].name);
+                body(prog, s, b, depth + 1, out);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::Write { access, value } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}op{}: {} = {}  (line {})",
+                    access.id.0,
+                    access_name(prog, access),
+                    value.display(&s.params),
+                    prog.line_of(access.span)
+                );
+            }
+            Stmt::Poll {
+                access,
+                mask,
+                op,
+                value,
+                limit,
+                fail,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}op{}: poll {} & {mask:#x} {} {value:#x} limit {limit} else return {fail}  (line {})",
+                    access.id.0,
+                    access_name(prog, access),
+                    if *op == PollOp::Eq { "==" } else { "!=" },
+                    prog.line_of(access.span)
+                );
+            }
+            Stmt::Barrier {
+                name,
+                origin,
+                covers,
+            } => {
+                let who = match origin {
+                    Origin::Spec(sp) => format!("from the spec, line {}", prog.line_of(*sp)),
+                    Origin::Pass(p) => format!("placed by {p}"),
+                };
+                let cov = if covers.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", orders {}",
+                        covers
+                            .iter()
+                            .map(|c| format!("e{c}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                let _ = writeln!(out, "{pad}barrier {name}  ({who}{cov})");
+            }
+            Stmt::Return { value, .. } => {
+                let _ = writeln!(out, "{pad}return {}", value.display(&s.params));
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! shootdown: a code generator for hardware invalidation sequences.
+//!
+//! Pipeline (one direction): [`spec`] text -> AST -> checked [`ir`] ->
+//! [`passes`] -> [`lir`] -> [`target`] code -> [`emit`]ters.
+
+pub mod codegen;
+pub mod emit;
+pub mod ir;
+pub mod lir;
+pub mod output;
+pub mod passes;
+pub mod spec;
+pub mod target;
+
+pub use codegen::{compile, load, Options, Style};
+pub use target::Target;

@@ -1,0 +1,430 @@
+//! Optimized IR -> LIR for one target.
+//!
+//! Values written to registers are computed once, before the top-level
+//! statement that first needs them, so instance loops hold only the
+//! load of the instance base, the stores, and the loop step (what a
+//! kernel developer writes by hand).
+
+use super::*;
+use crate::ir::expr::{BinOp, Expr};
+use crate::ir::{Device, Instances, PollOp, Program, Seq, Stmt};
+use crate::spec::ast::Endian;
+use crate::spec::diag::Diag;
+use crate::target::Target;
+use std::collections::HashMap;
+
+/// Where computed register values are placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hoist {
+    /// All at function entry: barriers then sit right next to the stores
+    /// they order, with no arithmetic in between.
+    Entry,
+    /// Before the top-level statement that first needs them (fewer live
+    /// registers; the fallback when entry hoisting runs out).
+    PerStatement,
+}
+
+pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<Func, Diag> {
+    let mut args = Vec::new();
+    for &d in &seq.devices {
+        match prog.devices[d].instances {
+            Instances::Single => args.push(ArgKind::DeviceBase(d)),
+            Instances::Fixed(_) => args.push(ArgKind::DeviceArray(d)),
+            Instances::Dynamic { .. } => {
+                args.push(ArgKind::DeviceArray(d));
+                args.push(ArgKind::DeviceCount(d));
+            }
+        }
+    }
+    args.extend((0..seq.params.len()).map(ArgKind::Param));
+    if args.len() > target.max_args() {
+        return Err(Diag::new(
+            seq.span,
+            format!(
+                "`{}` takes {} arguments; {target} passes at most {} in registers",
+                seq.name,
+                args.len(),
+                target.max_args()
+            ),
+        )
+        .label("too many arguments")
+        .help("split the sequence or use fewer parameters"));
+    }
+    let mut b = Builder {
+        prog,
+        target,
+        f: Func {
+            name: seq.name.clone(),
+            args: args.clone(),
+            insts: Vec::new(),
+            nvregs: 0,
+            nlabels: 0,
+        },
+        arg_regs: Vec::new(),
+        values: HashMap::new(),
+        bases: HashMap::new(),
+        origin: Origin::default(),
+        param_names: seq.params.clone(),
+    };
+    b.origin = Origin {
+        line: Some(prog.line_of(seq.span)),
+        note: "arguments".into(),
+    };
+    for i in 0..args.len() {
+        let v = b.vreg();
+        b.emit(Inst::Arg { dst: v, index: i });
+        b.arg_regs.push(v);
+    }
+    for (i, a) in args.iter().enumerate() {
+        if let ArgKind::DeviceBase(d) = a {
+            b.bases.insert(*d, b.arg_regs[i]);
+        }
+    }
+    let mut returned = false;
+    if hoist == Hoist::Entry {
+        for s in &seq.body {
+            b.hoist_values(s);
+        }
+    }
+    for s in &seq.body {
+        b.hoist_values(s);
+        b.stmt(s)?;
+        returned = matches!(s, Stmt::Return { .. });
+    }
+    if !returned {
+        b.origin = Origin {
+            line: None,
+            note: "end of sequence".into(),
+        };
+        b.emit(Inst::Ret {
+            value: Operand::Imm(0),
+        });
+    }
+    Ok(b.f)
+}
+
+struct Builder<'a> {
+    prog: &'a Program,
+    target: Target,
+    f: Func,
+    arg_regs: Vec<VReg>,
+    /// Computed values of expressions, valid for the rest of the function.
+    values: HashMap<Expr, VReg>,
+    /// Base address of the current instance of each device in scope.
+    bases: HashMap<usize, VReg>,
+    origin: Origin,
+    param_names: Vec<String>,
+}
+
+impl Builder<'_> {
+    fn vreg(&mut self) -> VReg {
+        let v = VReg(self.f.nvregs);
+        self.f.nvregs += 1;
+        v
+    }
+    fn label(&mut self) -> LabelId {
+        let l = self.f.nlabels;
+        self.f.nlabels += 1;
+        l
+    }
+    fn emit(&mut self, i: Inst) {
+        self.f.insts.push((i, self.origin.clone()));
+    }
+
+    fn arg_of(&self, kind: &ArgKind) -> VReg {
+        let i = self.f.args.iter().position(|a| a == kind).unwrap_or(0);
+        self.arg_regs[i]
+    }
+
+    fn set_origin(&mut self, span: crate::spec::diag::Span) {
+        self.origin = Origin {
+            line: Some(self.prog.line_of(span)),
+            note: self.prog.snippet(span),
+        };
+    }
+
+    /// Compute, before `s`, every non-trivial write value used inside it.
+    fn hoist_values(&mut self, s: &Stmt) {
+        let mut exprs = Vec::new();
+        crate::ir::walk(std::slice::from_ref(s), &mut |x| {
+            if let Stmt::Write { value, access } = x {
+                exprs.push((value.clone(), access.span));
+            }
+        });
+        for (e, span) in exprs {
+            if matches!(e, Expr::Param(_)) || self.values.contains_key(&e) {
+                continue;
+            }
+            self.set_origin(span);
+            self.origin.note = format!("value {}", e.display(&self.param_names));
+            let _ = self.expr(&e);
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> VReg {
+        if let Expr::Param(i) = e {
+            return self.arg_of(&ArgKind::Param(*i));
+        }
+        if let Some(v) = self.values.get(e) {
+            return *v;
+        }
+        let v = match e {
+            Expr::Const(c) => {
+                let d = self.vreg();
+                self.emit(Inst::Imm { dst: d, value: *c });
+                d
+            }
+            Expr::Param(_) => unreachable!("handled above"),
+            Expr::Not(a) => {
+                let a = self.expr(a);
+                let d = self.vreg();
+                self.emit(Inst::Not { dst: d, src: a });
+                d
+            }
+            Expr::Insert {
+                value,
+                shift,
+                width,
+            } => {
+                let a = self.expr(value);
+                let d = self.vreg();
+                self.emit(Inst::Insert {
+                    dst: d,
+                    src: a,
+                    shift: *shift,
+                    width: *width,
+                });
+                d
+            }
+            Expr::Bin(op, a, b) => {
+                // Immediate right operands where targets have such forms.
+                let av = self.expr(a);
+                let bo = match (op, b.as_const()) {
+                    (_, Some(c)) => Operand::Imm(c),
+                    _ => Operand::Reg(self.expr(b)),
+                };
+                let d = self.vreg();
+                self.emit(Inst::Bin {
+                    op: *op,
+                    dst: d,
+                    a: av,
+                    b: bo,
+                });
+                d
+            }
+        };
+        self.values.insert(e.clone(), v);
+        v
+    }
+
+    fn swap(&self, dev: &Device, reg: usize) -> bool {
+        let big = dev.regs[reg].endian == Endian::Big;
+        dev.regs[reg].width > 8 && big != self.target.big_endian()
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<(), Diag> {
+        match s {
+            Stmt::Each {
+                dev, body, span, ..
+            } => {
+                self.set_origin(*span);
+                self.origin.note = format!("each {}", self.prog.devices[*dev].name);
+                self.each(*dev, body)?;
+            }
+            Stmt::Write { access, value } => {
+                let v = self.expr(value);
+                self.set_origin(access.span);
+                let dev = &self.prog.devices[access.dev];
+                let base = self.bases[&access.dev];
+                let swap = self.swap(dev, access.reg);
+                self.emit(Inst::Store {
+                    src: v,
+                    base,
+                    offset: dev.regs[access.reg].offset,
+                    width: dev.regs[access.reg].width,
+                    swap,
+                    kind: MemKind::Device {
+                        dev: access.dev,
+                        reg: access.reg,
+                        op: access.id,
+                    },
+                });
+            }
+            Stmt::Poll {
+                access,
+                mask,
+                op,
+                value,
+                limit,
+                fail,
+            } => {
+                self.set_origin(access.span);
+                let dev = &self.prog.devices[access.dev];
+                let reg = &dev.regs[access.reg];
+                let (offset, width) = (reg.offset, reg.width);
+                let swap = self.swap(dev, access.reg);
+                let base = self.bases[&access.dev];
+                let full = crate::ir::expr::field_mask(0, width);
+                let (top, done) = (self.label(), self.label());
+                let n = self.vreg();
+                self.emit(Inst::Imm {
+                    dst: n,
+                    value: *limit,
+                });
+                self.emit(Inst::Label(top));
+                let v = self.vreg();
+                self.emit(Inst::Load {
+                    dst: v,
+                    base,
+                    offset,
+                    width,
+                    swap,
+                    kind: MemKind::Device {
+                        dev: access.dev,
+                        reg: access.reg,
+                        op: access.id,
+                    },
+                });
+                let t = if *mask & full == full {
+                    v
+                } else {
+                    let t = self.vreg();
+                    self.emit(Inst::Bin {
+                        op: BinOp::And,
+                        dst: t,
+                        a: v,
+                        b: Operand::Imm(*mask),
+                    });
+                    t
+                };
+                let cmp = match op {
+                    PollOp::Eq => Cmp::Eq,
+                    PollOp::Ne => Cmp::Ne,
+                };
+                self.emit(Inst::Branch {
+                    cmp,
+                    a: t,
+                    b: Operand::Imm(*value),
+                    target: done,
+                });
+                self.emit(Inst::Bin {
+                    op: BinOp::Sub,
+                    dst: n,
+                    a: n,
+                    b: Operand::Imm(1),
+                });
+                self.emit(Inst::Branch {
+                    cmp: Cmp::Ne,
+                    a: n,
+                    b: Operand::Imm(0),
+                    target: top,
+                });
+                self.emit(Inst::Ret {
+                    value: Operand::Imm(*fail as u64),
+                });
+                self.emit(Inst::Label(done));
+            }
+            Stmt::Barrier { name, origin, .. } => {
+                self.origin = match origin {
+                    crate::ir::Origin::Spec(span) => Origin {
+                        line: Some(self.prog.line_of(*span)),
+                        note: "barrier from the spec".into(),
+                    },
+                    crate::ir::Origin::Pass(p) => Origin {
+                        line: None,
+                        note: format!("placed by {p}"),
+                    },
+                };
+                self.emit(Inst::Barrier { name: name.clone() });
+            }
+            Stmt::Return { value, span } => {
+                self.set_origin(*span);
+                let op = match value.as_const() {
+                    Some(c) => Operand::Imm(c),
+                    None => Operand::Reg(self.expr(value)),
+                };
+                self.emit(Inst::Ret { value: op });
+            }
+        }
+        Ok(())
+    }
+
+    /// Walk the instance array with a pointer: `for (p = a; p != a + n; p++)`.
+    fn each(&mut self, dev: usize, body: &[Stmt]) -> Result<(), Diag> {
+        let inst = self.prog.devices[dev].instances;
+        if inst == Instances::Single {
+            for s in body {
+                self.stmt(s)?;
+            }
+            return Ok(());
+        }
+        let arr = self.arg_of(&ArgKind::DeviceArray(dev));
+        let (top, exit) = (self.label(), self.label());
+        let cur = self.vreg();
+        let end = self.vreg();
+        match inst {
+            Instances::Dynamic { .. } => {
+                let count = self.arg_of(&ArgKind::DeviceCount(dev));
+                self.emit(Inst::Branch {
+                    cmp: Cmp::Eq,
+                    a: count,
+                    b: Operand::Imm(0),
+                    target: exit,
+                });
+                self.emit(Inst::Bin {
+                    op: BinOp::Shl,
+                    dst: end,
+                    a: count,
+                    b: Operand::Imm(3),
+                });
+                self.emit(Inst::Bin {
+                    op: BinOp::Add,
+                    dst: end,
+                    a: end,
+                    b: Operand::Reg(arr),
+                });
+            }
+            Instances::Fixed(n) => {
+                self.emit(Inst::Bin {
+                    op: BinOp::Add,
+                    dst: end,
+                    a: arr,
+                    b: Operand::Imm(n * 8),
+                });
+            }
+            Instances::Single => unreachable!("handled above"),
+        }
+        self.emit(Inst::Copy { dst: cur, src: arr });
+        self.emit(Inst::Label(top));
+        let base = self.vreg();
+        self.emit(Inst::Load {
+            dst: base,
+            base: cur,
+            offset: 0,
+            width: 64,
+            swap: false,
+            kind: MemKind::Normal,
+        });
+        let saved = self.origin.clone();
+        self.bases.insert(dev, base);
+        for s in body {
+            self.stmt(s)?;
+        }
+        self.bases.remove(&dev);
+        self.origin = saved;
+        self.emit(Inst::Bin {
+            op: BinOp::Add,
+            dst: cur,
+            a: cur,
+            b: Operand::Imm(8),
+        });
+        self.emit(Inst::Branch {
+            cmp: Cmp::Ne,
+            a: cur,
+            b: Operand::Reg(end),
+            target: top,
+        });
+        self.emit(Inst::Label(exit));
+        Ok(())
+    }
+}

@@ -1,0 +1,187 @@
+//! LIR: a small, target-independent, register-based code form between the
+//! optimized IR and each target's instructions. Control flow is explicit
+//! (labels, branches) and values live in virtual registers; each target's
+//! `lower` turns an allocated LIR function into its own instructions.
+
+pub mod build;
+pub mod regalloc;
+
+use crate::ir::expr::BinOp;
+use crate::ir::{DevId, OpId, RegId};
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VReg(pub u32);
+
+pub type LabelId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operand {
+    Reg(VReg),
+    Imm(u64),
+}
+
+/// Branch conditions on 64-bit values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    /// Unsigned less than.
+    Ltu,
+    /// Unsigned greater or equal.
+    Geu,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemKind {
+    /// A device register access (an event the emulator attributes).
+    Device { dev: DevId, reg: RegId, op: OpId },
+    /// Ordinary memory the function reads, e.g. the array of instance bases.
+    Normal,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inst {
+    Imm {
+        dst: VReg,
+        value: u64,
+    },
+    /// Incoming argument `index` (ABI order).
+    Arg {
+        dst: VReg,
+        index: usize,
+    },
+    Copy {
+        dst: VReg,
+        src: VReg,
+    },
+    /// `dst = a op b`; shifts take immediate amounts below 64.
+    Bin {
+        op: BinOp,
+        dst: VReg,
+        a: VReg,
+        b: Operand,
+    },
+    Not {
+        dst: VReg,
+        src: VReg,
+    },
+    /// `dst = (src & mask(width)) << shift`.
+    Insert {
+        dst: VReg,
+        src: VReg,
+        shift: u32,
+        width: u32,
+    },
+    /// `swap`: the register's byte order differs from the target's.
+    Load {
+        dst: VReg,
+        base: VReg,
+        offset: u64,
+        width: u32,
+        swap: bool,
+        kind: MemKind,
+    },
+    Store {
+        src: VReg,
+        base: VReg,
+        offset: u64,
+        width: u32,
+        swap: bool,
+        kind: MemKind,
+    },
+    /// A barrier by target mnemonic (`eieio`, `dsb ish`).
+    Barrier {
+        name: String,
+    },
+    Label(LabelId),
+    Jump(LabelId),
+    Branch {
+        cmp: Cmp,
+        a: VReg,
+        b: Operand,
+        target: LabelId,
+    },
+    Ret {
+        value: Operand,
+    },
+}
+
+impl Inst {
+    /// Registers read.
+    pub fn uses(&self) -> Vec<VReg> {
+        let op = |o: &Operand| match o {
+            Operand::Reg(r) => vec![*r],
+            Operand::Imm(_) => vec![],
+        };
+        match self {
+            Inst::Copy { src, .. } | Inst::Not { src, .. } | Inst::Insert { src, .. } => vec![*src],
+            Inst::Bin { a, b, .. } => [vec![*a], op(b)].concat(),
+            Inst::Load { base, .. } => vec![*base],
+            Inst::Store { src, base, .. } => vec![*src, *base],
+            Inst::Branch { a, b, .. } => [vec![*a], op(b)].concat(),
+            Inst::Ret { value } => op(value),
+            _ => vec![],
+        }
+    }
+
+    /// Register written.
+    pub fn def(&self) -> Option<VReg> {
+        match self {
+            Inst::Imm { dst, .. }
+            | Inst::Arg { dst, .. }
+            | Inst::Copy { dst, .. }
+            | Inst::Bin { dst, .. }
+            | Inst::Not { dst, .. }
+            | Inst::Insert { dst, .. }
+            | Inst::Load { dst, .. } => Some(*dst),
+            _ => None,
+        }
+    }
+}
+
+/// Where an instruction came from, for `show` and the comments in `.S`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// 1-based spec line.
+    pub line: Option<usize>,
+    /// Short description: the spec statement, or the pass that placed it.
+    pub note: String,
+}
+
+/// How one ABI argument is used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// Base address of a single-instance device.
+    DeviceBase(DevId),
+    /// `void *const dev[]` of a multi-instance device.
+    DeviceArray(DevId),
+    /// `unsigned long dev_count`.
+    DeviceCount(DevId),
+    /// A sequence parameter.
+    Param(usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub name: String,
+    pub args: Vec<ArgKind>,
+    pub insts: Vec<(Inst, Origin)>,
+    pub nvregs: u32,
+    pub nlabels: u32,
+}
+
+impl fmt::Display for VReg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Reg(r) => write!(f, "{r}"),
+            Operand::Imm(v) => write!(f, "{v:#x}"),
+        }
+    }
+}

@@ -1,0 +1,451 @@
+//! Barrier placement.
+//!
+//! The program is laid out as a line of *gaps* (points between statements
+//! of a block). A barrier in gap `g` orders access `a` before access `b`
+//! when `g` lies between them on the line and `g`'s block encloses `a` or
+//! `b` (a barrier inside some unrelated loop may run zero times). A gap
+//! inside loops costs the barrier's cost times the loops' instance weights.
+//!
+//! `place_minimal` finds a set of (gap, barrier kind) of minimum total cost
+//! such that every required edge not already ordered by the target is
+//! crossed by a barrier that orders its classes (exact branch and bound;
+//! with one barrier kind this is the classic minimum stabbing of
+//! intervals). `place_naive` puts the cheapest sufficient barrier right
+//! before the later access of each edge, as hand-written code does.
+
+use crate::ir::order::Edge;
+use crate::ir::{Instances, Mapping, OpId, Origin, Program, Seq, Stmt};
+use crate::spec::ast::Scope;
+use crate::spec::diag::Diag;
+use crate::target::barriers::BarrierKind;
+use crate::target::Target;
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Clone, Debug)]
+pub struct Gap {
+    /// Path of statement indices from the sequence body to the block.
+    pub block: Vec<usize>,
+    /// Insert position within the block.
+    pub index: usize,
+    pub lin: usize,
+    pub weight: u64,
+}
+
+#[derive(Default, Debug)]
+pub struct Layout {
+    pub gaps: Vec<Gap>,
+    /// Linear position and enclosing block of each access.
+    pub ops: HashMap<OpId, (usize, Vec<usize>)>,
+    /// Barriers already in the body: position, block, mnemonic.
+    pub existing: Vec<(usize, Vec<usize>, String)>,
+}
+
+pub fn layout(prog: &Program, body: &[Stmt]) -> Layout {
+    let mut l = Layout::default();
+    let mut lin = 0;
+    walk(prog, body, &mut Vec::new(), 1, &mut lin, &mut l);
+    l
+}
+
+fn walk(
+    prog: &Program,
+    body: &[Stmt],
+    path: &mut Vec<usize>,
+    weight: u64,
+    lin: &mut usize,
+    l: &mut Layout,
+) {
+    for i in 0..=body.len() {
+        l.gaps.push(Gap {
+            block: path.clone(),
+            index: i,
+            lin: *lin,
+            weight,
+        });
+        *lin += 1;
+        let Some(s) = body.get(i) else { break };
+        let here = *lin;
+        *lin += 1;
+        match s {
+            Stmt::Write { access, .. } | Stmt::Poll { access, .. } => {
+                l.ops.insert(access.id, (here, path.clone()));
+            }
+            Stmt::Barrier { name, .. } => l.existing.push((here, path.clone(), name.clone())),
+            Stmt::Each { dev, body, .. } => {
+                path.push(i);
+                let w = weight.saturating_mul(prog.devices[*dev].instances.weight());
+                walk(prog, body, path, w, lin, l);
+                path.pop();
+            }
+            Stmt::Return { .. } => {}
+        }
+    }
+}
+
+fn is_prefix(p: &[usize], of: &[usize]) -> bool {
+    of.len() >= p.len() && &of[..p.len()] == p
+}
+
+/// Can a barrier at (`lin`, `block`) order edge `e`?
+fn point_orders(l: &Layout, e: &Edge, lin: usize, block: &[usize]) -> bool {
+    let (Some((la, pa)), Some((lb, pb))) = (l.ops.get(&e.from), l.ops.get(&e.to)) else {
+        return false;
+    };
+    if la < lb {
+        *la < lin && lin < *lb && (is_prefix(block, pa) || is_prefix(block, pb))
+    } else {
+        // Loop-carried (any-instance) edge: `from` is later in the body than
+        // `to`; the barrier must sit in the shared loop, after `from` or
+        // before `to` (it then separates iteration i's `from` from
+        // iteration i+1's `to`).
+        let shared = common_prefix(pa, pb);
+        !shared.is_empty() && is_prefix(shared, block) && (lin > *la || lin < *lb) && {
+            // Stay inside the shared loop's body.
+            block.len() >= shared.len()
+        }
+    }
+}
+
+fn common_prefix<'a>(a: &'a [usize], b: &[usize]) -> &'a [usize] {
+    let n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    &a[..n]
+}
+
+/// Edges the target does not already order for free, with the barrier
+/// kinds that would order each.
+fn needed(prog: &Program, seq: &Seq, target: Target) -> Result<Vec<(usize, Vec<usize>)>, Diag> {
+    let table = target.barriers();
+    let mut out = Vec::new();
+    for (i, e) in seq.edges.iter().enumerate() {
+        let same_strong = e.scope == Scope::SameInstance
+            && e.dev
+                .is_some_and(|d| prog.devices[d].mapping == Mapping::Strong)
+            || e.dev.is_some_and(|d| {
+                prog.devices[d].mapping == Mapping::Strong
+                    && prog.devices[d].instances == Instances::Single
+            });
+        if target.orders_implicitly(e.from_class, e.to_class, same_strong) {
+            continue;
+        }
+        let kinds: Vec<usize> = (0..table.len())
+            .filter(|&k| table[k].covers(e.from_class, e.to_class))
+            .collect();
+        if kinds.is_empty() {
+            return Err(no_barrier(e, target));
+        }
+        out.push((i, kinds));
+    }
+    Ok(out)
+}
+
+fn no_barrier(e: &Edge, target: Target) -> Diag {
+    Diag::new(
+        e.span,
+        format!(
+            "{target} has no barrier that orders {:?} before {:?}",
+            e.from_class, e.to_class
+        ),
+    )
+    .label("required here")
+}
+
+/// Check spec barriers exist on the target.
+pub fn check_spec_barriers(seq: &Seq, target: Target) -> Result<(), Diag> {
+    let mut err = None;
+    crate::ir::walk(&seq.body, &mut |s| {
+        if let Stmt::Barrier {
+            name,
+            origin: Origin::Spec(span),
+            ..
+        } = s
+        {
+            if err.is_none() && crate::target::barriers::find(target.barriers(), name).is_none() {
+                err = Some(
+                    Diag::new(*span, format!("{target} has no barrier `{name}`"))
+                        .label("not a barrier on this target")
+                        .help(format!(
+                            "{target} barriers: {}",
+                            target
+                                .barriers()
+                                .iter()
+                                .map(|b| b.name)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )),
+                );
+            }
+        }
+    });
+    err.map_or(Ok(()), Err)
+}
+
+fn satisfied_by_existing(l: &Layout, e: &Edge, table: &'static [BarrierKind]) -> bool {
+    l.existing.iter().any(|(lin, block, name)| {
+        crate::target::barriers::find(table, name)
+            .is_some_and(|k| k.covers(e.from_class, e.to_class))
+            && point_orders(l, e, *lin, block)
+    })
+}
+
+/// A chosen barrier: gap index into the layout, kind index into the table.
+type Choice = (usize, usize);
+
+pub fn place_minimal(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
+    check_spec_barriers(seq, target)?;
+    let table = target.barriers();
+    let l = layout(prog, &seq.body);
+    let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)?
+        .into_iter()
+        .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e], table))
+        .collect();
+    if needed.is_empty() {
+        return Ok(());
+    }
+    let problem = Problem::build(&l, seq, table, &needed);
+    if let Some(i) = problem.cands.iter().position(|c| c.is_empty()) {
+        return Err(Diag::new(
+            seq.edges[needed[i].0].span,
+            "no position orders this requirement",
+        )
+        .label("the later access may run before the earlier one"));
+    }
+    let chosen = problem.solve();
+    insert(seq, &l, &chosen, table, &problem, &needed, "place-barriers");
+    Ok(())
+}
+
+pub fn place_naive(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
+    check_spec_barriers(seq, target)?;
+    let table = target.barriers();
+    let l = layout(prog, &seq.body);
+    let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)?
+        .into_iter()
+        .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e], table))
+        .collect();
+    let problem = Problem::build(&l, seq, table, &needed);
+    let mut chosen: Vec<Choice> = Vec::new();
+    for (ni, (ei, kinds)) in needed.iter().enumerate() {
+        let e = &seq.edges[*ei];
+        let Some((lb, pb)) = l.ops.get(&e.to) else {
+            continue;
+        };
+        // The gap just before the later access, in its own block.
+        let Some(g) = l
+            .gaps
+            .iter()
+            .position(|g| g.block == *pb && g.lin + 1 == *lb)
+        else {
+            continue;
+        };
+        if chosen
+            .iter()
+            .any(|&(cg, ck)| cg == g && table[ck].covers(e.from_class, e.to_class))
+        {
+            continue;
+        }
+        let k = *kinds
+            .iter()
+            .min_by_key(|&&k| table[k].cost)
+            .unwrap_or(&kinds[0]);
+        if !problem.gap_orders(g, ni) {
+            return Err(Diag::new(
+                e.span,
+                "naive placement cannot order this requirement",
+            ));
+        }
+        chosen.push((g, k));
+    }
+    insert(seq, &l, &chosen, table, &problem, &needed, "naive-barriers");
+    Ok(())
+}
+
+/// The covering problem: for each needed edge, the (gap, kind) choices.
+pub struct Problem {
+    /// cands[n] = choices covering needed edge n.
+    pub cands: Vec<Vec<Choice>>,
+    pub cost: BTreeMap<Choice, u64>,
+    valid: Vec<Vec<bool>>,
+    kinds_of: Vec<Vec<usize>>,
+}
+
+impl Problem {
+    fn build(
+        l: &Layout,
+        seq: &Seq,
+        table: &[BarrierKind],
+        needed: &[(usize, Vec<usize>)],
+    ) -> Problem {
+        let mut cands = Vec::new();
+        let mut cost = BTreeMap::new();
+        let mut valid = Vec::new();
+        for (ei, kinds) in needed {
+            let e = &seq.edges[*ei];
+            let v: Vec<bool> = l
+                .gaps
+                .iter()
+                .map(|g| point_orders(l, e, g.lin, &g.block))
+                .collect();
+            let mut c = Vec::new();
+            for (gi, ok) in v.iter().enumerate() {
+                if *ok {
+                    for &k in kinds {
+                        c.push((gi, k));
+                        cost.insert(
+                            (gi, k),
+                            l.gaps[gi].weight.saturating_mul(u64::from(table[k].cost)),
+                        );
+                    }
+                }
+            }
+            // Cheapest first; among equals prefer the latest gap, next to
+            // the access that needs the ordering.
+            c.sort_by_key(|&(g, k)| (cost[&(g, k)], std::cmp::Reverse(l.gaps[g].lin), k));
+            cands.push(c);
+            valid.push(v);
+        }
+        Problem {
+            cands,
+            cost,
+            valid,
+            kinds_of: needed.iter().map(|(_, k)| k.clone()).collect(),
+        }
+    }
+
+    fn gap_orders(&self, g: usize, n: usize) -> bool {
+        self.valid[n][g]
+    }
+
+    pub fn covers(&self, c: Choice, n: usize) -> bool {
+        self.valid[n][c.0] && self.kinds_of[n].contains(&c.1)
+    }
+
+    pub fn total(&self, chosen: &[Choice]) -> u64 {
+        chosen.iter().map(|c| self.cost[c]).sum()
+    }
+
+    /// Exact minimum-cost cover by branch and bound, seeded with a greedy
+    /// solution. Bounded work: beyond the node budget the best found so far
+    /// is returned (never observed on real specs; reported by `show`).
+    pub fn solve(&self) -> Vec<Choice> {
+        let greedy = self.greedy();
+        let mut best = (self.total(&greedy), greedy);
+        let mut budget = 2_000_000u64;
+        let mut chosen = Vec::new();
+        let mut covered = vec![0u32; self.cands.len()];
+        self.bb(&mut chosen, &mut covered, 0, &mut best, &mut budget);
+        let mut sol = best.1;
+        sol.sort();
+        sol
+    }
+
+    fn greedy(&self) -> Vec<Choice> {
+        let mut chosen: Vec<Choice> = Vec::new();
+        for n in 0..self.cands.len() {
+            if chosen.iter().any(|&c| self.covers(c, n)) {
+                continue;
+            }
+            if let Some(&c) = self.cands[n].first() {
+                chosen.push(c);
+            }
+        }
+        chosen
+    }
+
+    fn bb(
+        &self,
+        chosen: &mut Vec<Choice>,
+        covered: &mut [u32],
+        cost: u64,
+        best: &mut (u64, Vec<Choice>),
+        budget: &mut u64,
+    ) {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        // The uncovered edge with the fewest choices branches least.
+        let next = (0..self.cands.len())
+            .filter(|&n| covered[n] == 0)
+            .min_by_key(|&n| self.cands[n].len());
+        let Some(n) = next else {
+            if cost < best.0 {
+                *best = (cost, chosen.clone());
+            }
+            return;
+        };
+        for &c in &self.cands[n] {
+            let cc = self.cost[&c];
+            if cost + cc >= best.0 {
+                continue;
+            }
+            chosen.push(c);
+            for (m, cov) in covered.iter_mut().enumerate() {
+                if self.covers(c, m) {
+                    *cov += 1;
+                }
+            }
+            self.bb(chosen, covered, cost + cc, best, budget);
+            for (m, cov) in covered.iter_mut().enumerate() {
+                if self.covers(c, m) {
+                    *cov -= 1;
+                }
+            }
+            chosen.pop();
+        }
+    }
+}
+
+fn insert(
+    seq: &mut Seq,
+    l: &Layout,
+    chosen: &[Choice],
+    table: &'static [BarrierKind],
+    problem: &Problem,
+    needed: &[(usize, Vec<usize>)],
+    pass: &'static str,
+) {
+    // Insert from the last gap backwards so earlier indices stay valid.
+    let mut order: Vec<Choice> = chosen.to_vec();
+    order.sort_by_key(|&(g, k)| (std::cmp::Reverse(l.gaps[g].lin), std::cmp::Reverse(k)));
+    for (g, k) in order {
+        let covers: Vec<usize> = (0..needed.len())
+            .filter(|&n| problem.covers((g, k), n))
+            .map(|n| needed[n].0)
+            .collect();
+        let gap = &l.gaps[g];
+        let block = block_mut(&mut seq.body, &gap.block);
+        block.insert(
+            gap.index,
+            Stmt::Barrier {
+                name: table[k].name.to_string(),
+                origin: Origin::Pass(pass),
+                covers,
+            },
+        );
+    }
+}
+
+fn block_mut<'a>(body: &'a mut Vec<Stmt>, path: &[usize]) -> &'a mut Vec<Stmt> {
+    match path.split_first() {
+        None => body,
+        Some((&i, rest)) => match &mut body[i] {
+            Stmt::Each { body, .. } => block_mut(body, rest),
+            _ => unreachable!("gap paths only go through loops"),
+        },
+    }
+}
+
+/// Every needed edge crossed by a barrier ordering its classes? Used by
+/// tests and `verify` on the optimized IR.
+pub fn unsatisfied_edges(prog: &Program, seq: &Seq, target: Target) -> Vec<usize> {
+    let table = target.barriers();
+    let l = layout(prog, &seq.body);
+    match needed(prog, seq, target) {
+        Ok(n) => n
+            .into_iter()
+            .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e], table))
+            .map(|(e, _)| e)
+            .collect(),
+        Err(_) => (0..seq.edges.len()).collect(),
+    }
+}

@@ -1,0 +1,113 @@
+//! Optimization passes over sequence bodies, run in a fixed pipeline
+//! (avo-style: each pass is a function over the IR in its own file).
+
+pub mod barriers;
+pub mod fission;
+pub mod fuse;
+
+use crate::ir::{Program, Seq};
+use crate::spec::diag::Diag;
+use crate::target::Target;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// Split `each` loops so accesses that need ordering land in separate
+    /// loops (write batching).
+    Fission,
+    /// Minimal-cost barrier placement over the target's table.
+    PlaceBarriers,
+    /// Re-join loops that fission split and no barrier separates.
+    Fuse,
+    /// One barrier right before the later access of every required edge,
+    /// in program order: the hand-written, pre-optimization code.
+    NaiveBarriers,
+}
+
+impl Pass {
+    pub const ALL: [Pass; 4] = [
+        Pass::Fission,
+        Pass::PlaceBarriers,
+        Pass::Fuse,
+        Pass::NaiveBarriers,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Pass::Fission => "fission",
+            Pass::PlaceBarriers => "place-barriers",
+            Pass::Fuse => "fuse",
+            Pass::NaiveBarriers => "naive-barriers",
+        }
+    }
+}
+
+/// Parse `--passes`: `all` (default), `none` (naive lowering, i.e.
+/// `naive-barriers`), or a comma-separated list of pass names run in the
+/// order given.
+pub fn parse_list(s: &str) -> Result<Vec<Pass>, String> {
+    match s.trim() {
+        "all" | "default" => return Ok(vec![Pass::Fission, Pass::PlaceBarriers, Pass::Fuse]),
+        "none" | "naive" => return Ok(vec![Pass::NaiveBarriers]),
+        "" => return Ok(Vec::new()),
+        _ => {}
+    }
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        let p = Pass::ALL
+            .into_iter()
+            .find(|p| p.name() == part)
+            .ok_or_else(|| {
+                format!(
+                    "unknown pass `{part}`; passes are {}, or `all` / `none`",
+                    Pass::ALL.map(|p| p.name()).join(", ")
+                )
+            })?;
+        out.push(p);
+    }
+    let placements = out
+        .iter()
+        .filter(|p| matches!(p, Pass::PlaceBarriers | Pass::NaiveBarriers))
+        .count();
+    if placements > 1 {
+        return Err("place-barriers and naive-barriers exclude each other".into());
+    }
+    Ok(out)
+}
+
+/// Run the pipeline on every sequence for one target.
+pub fn run(prog: &Program, target: Target, passes: &[Pass]) -> Result<Program, Diag> {
+    let mut out = prog.clone();
+    for seq in &mut out.seqs {
+        for p in passes {
+            run_one(prog, seq, target, *p)?;
+        }
+    }
+    Ok(out)
+}
+
+fn run_one(prog: &Program, seq: &mut Seq, target: Target, pass: Pass) -> Result<(), Diag> {
+    match pass {
+        Pass::Fission => fission::run(prog, seq),
+        Pass::Fuse => fuse::run(seq),
+        Pass::PlaceBarriers => barriers::place_minimal(prog, seq, target)?,
+        Pass::NaiveBarriers => barriers::place_naive(prog, seq, target)?,
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pass_lists() {
+        assert_eq!(parse_list("none").unwrap(), vec![Pass::NaiveBarriers]);
+        assert_eq!(
+            parse_list("fission,fuse").unwrap(),
+            vec![Pass::Fission, Pass::Fuse]
+        );
+        assert!(parse_list("bogus").is_err());
+        assert!(parse_list("place-barriers,naive-barriers").is_err());
+    }
+}

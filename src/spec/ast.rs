@@ -1,0 +1,221 @@
+//! Syntax tree of a spec, as written (names unresolved, spans kept).
+
+use super::diag::Span;
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Ident {
+    pub name: String,
+    #[serde(skip)]
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Spec {
+    pub targets: Vec<Ident>,
+    pub devices: Vec<Device>,
+    pub seqs: Vec<Seq>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Device {
+    pub name: Ident,
+    pub instances: Option<Instances>,
+    pub mapping: Option<Ident>,
+    pub regs: Vec<Reg>,
+    pub fields: Vec<Field>,
+    pub requires: Vec<Require>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum Instances {
+    Fixed {
+        count: u64,
+        #[serde(skip)]
+        span: Span,
+    },
+    Dynamic {
+        max: u64,
+        #[serde(skip)]
+        span: Span,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Endian {
+    Big,
+    Little,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Reg {
+    pub name: Ident,
+    pub offset: u64,
+    #[serde(skip)]
+    pub offset_span: Span,
+    pub width: u32,
+    #[serde(skip)]
+    pub width_span: Span,
+    pub endian: Endian,
+    #[serde(skip)]
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Numbering {
+    Msb0,
+    Lsb0,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Field {
+    pub reg: Ident,
+    pub name: Ident,
+    pub numbering: Numbering,
+    /// As written: `first..last` (or a single bit, first == last).
+    pub first: u64,
+    pub last: u64,
+    #[serde(skip)]
+    pub bits_span: Span,
+    #[serde(skip)]
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Scope {
+    /// The ordering holds between accesses to the same device instance.
+    SameInstance,
+    /// The ordering holds across all instances of the device.
+    AnyInstance,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Require {
+    pub before: Ident,
+    pub after: Ident,
+    pub scope: Scope,
+    #[serde(skip)]
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Param {
+    pub name: Ident,
+    pub ty: Ident,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Seq {
+    pub name: Ident,
+    pub params: Vec<Param>,
+    pub body: Vec<Stmt>,
+    #[serde(skip)]
+    pub span: Span,
+}
+
+/// `dev.reg` or `dev.reg.field`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Path {
+    pub parts: Vec<Ident>,
+    #[serde(skip)]
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum Stmt {
+    Each {
+        dev: Ident,
+        body: Vec<Stmt>,
+        #[serde(skip)]
+        span: Span,
+    },
+    Write {
+        target: Path,
+        value: Expr,
+        #[serde(skip)]
+        span: Span,
+    },
+    Poll {
+        target: Path,
+        op: CmpOp,
+        value: Expr,
+        limit: Option<(u64, Span)>,
+        fail: Option<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
+    Barrier {
+        name: Ident,
+        #[serde(skip)]
+        span: Span,
+    },
+    Return {
+        value: Expr,
+        #[serde(skip)]
+        span: Span,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum BinOp {
+    Or,
+    Xor,
+    And,
+    Shl,
+    Shr,
+    Add,
+    Sub,
+    Mul,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum Expr {
+    Int {
+        value: u64,
+        #[serde(skip)]
+        span: Span,
+    },
+    Name(Ident),
+    Neg {
+        inner: Box<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
+    Not {
+        inner: Box<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
+    Bin {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// `{ field: value, ... }`: fields of the register being written.
+    Aggregate {
+        fields: Vec<(Ident, Expr)>,
+        #[serde(skip)]
+        span: Span,
+    },
+}
+
+impl Expr {
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Int { span, .. }
+            | Expr::Neg { span, .. }
+            | Expr::Not { span, .. }
+            | Expr::Bin { span, .. }
+            | Expr::Aggregate { span, .. } => *span,
+            Expr::Name(i) => i.span,
+        }
+    }
+}

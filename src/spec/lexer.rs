@@ -1,0 +1,308 @@
+//! Tokens of the `.inv` spec language.
+//!
+//! Newlines are insignificant; statements are self-delimiting and `;` is
+//! accepted as an optional separator so one-line bodies read naturally.
+
+use super::diag::{Diag, Span};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tok {
+    Ident(String),
+    Int(u64),
+    /// `$name`: a binding introduced by the generator (e.g. `$addr`).
+    Dollar(String),
+    LBrace,
+    RBrace,
+    LParen,
+    RParen,
+    Comma,
+    Colon,
+    Semi,
+    Dot,
+    DotDot,
+    Assign,
+    EqEq,
+    NotEq,
+    Plus,
+    Minus,
+    Star,
+    Amp,
+    Pipe,
+    Caret,
+    Tilde,
+    Shl,
+    Shr,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eof,
+}
+
+impl Tok {
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Ident(s) => format!("`{s}`"),
+            Tok::Int(v) => format!("number {v}"),
+            Tok::Dollar(s) => format!("`${s}`"),
+            Tok::Eof => "end of file".into(),
+            other => format!("`{}`", other.symbol()),
+        }
+    }
+
+    fn symbol(&self) -> &'static str {
+        match self {
+            Tok::LBrace => "{",
+            Tok::RBrace => "}",
+            Tok::LParen => "(",
+            Tok::RParen => ")",
+            Tok::Comma => ",",
+            Tok::Colon => ":",
+            Tok::Semi => ";",
+            Tok::Dot => ".",
+            Tok::DotDot => "..",
+            Tok::Assign => "=",
+            Tok::EqEq => "==",
+            Tok::NotEq => "!=",
+            Tok::Plus => "+",
+            Tok::Minus => "-",
+            Tok::Star => "*",
+            Tok::Amp => "&",
+            Tok::Pipe => "|",
+            Tok::Caret => "^",
+            Tok::Tilde => "~",
+            Tok::Shl => "<<",
+            Tok::Shr => ">>",
+            Tok::Lt => "<",
+            Tok::Gt => ">",
+            Tok::Le => "<=",
+            Tok::Ge => ">=",
+            _ => "?",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Token {
+    pub tok: Tok,
+    pub span: Span,
+}
+
+/// Size suffixes accepted on integers: `64K`, `2M`, `1G`, `1500ns` is not an
+/// integer suffix (units are parsed as a following identifier).
+fn size_suffix(c: u8) -> Option<u64> {
+    match c {
+        b'K' => Some(1 << 10),
+        b'M' => Some(1 << 20),
+        b'G' => Some(1 << 30),
+        b'T' => Some(1 << 40),
+        _ => None,
+    }
+}
+
+pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
+    let b = src.as_bytes();
+    let mut i = 0;
+    let mut out = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'/') || c == b'#' {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            let start = i;
+            i += 2;
+            loop {
+                if i + 1 >= b.len() {
+                    return Err(Diag::new(Span::new(start, 2), "unterminated block comment")
+                        .label("comment starts here"));
+                }
+                if b[i] == b'*' && b[i + 1] == b'/' {
+                    i += 2;
+                    break;
+                }
+                i += 1;
+            }
+            continue;
+        }
+        let start = i;
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
+            i += 1;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let text = &src[start..i];
+            let tok = if let Some(name) = text.strip_prefix('$') {
+                if name.is_empty() {
+                    return Err(Diag::new(
+                        Span::new(start, 1),
+                        "`$` must be followed by a name",
+                    ));
+                }
+                Tok::Dollar(name.to_string())
+            } else {
+                Tok::Ident(text.to_string())
+            };
+            out.push(Token {
+                tok,
+                span: Span::new(start, i - start),
+            });
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let (radix, digits_start) =
+                if c == b'0' && matches!(b.get(i + 1), Some(b'x') | Some(b'X')) {
+                    (16, i + 2)
+                } else if c == b'0' && matches!(b.get(i + 1), Some(b'b') | Some(b'B')) {
+                    (2, i + 2)
+                } else {
+                    (10, i)
+                };
+            i = digits_start;
+            while i < b.len() && (b[i].is_ascii_hexdigit() || b[i] == b'_') {
+                // Decimal numbers stop at a size suffix letter handled below.
+                if radix == 10 && !b[i].is_ascii_digit() && b[i] != b'_' {
+                    break;
+                }
+                i += 1;
+            }
+            let digits: String = src[digits_start..i].chars().filter(|&c| c != '_').collect();
+            let span_num = Span::new(start, i - start);
+            if digits.is_empty() {
+                return Err(Diag::new(span_num, "number has no digits"));
+            }
+            let mut value = u64::from_str_radix(&digits, radix).map_err(|_| {
+                Diag::new(
+                    span_num,
+                    "number does not fit in 64 bits or has invalid digits",
+                )
+            })?;
+            if let Some(mult) = b.get(i).copied().and_then(size_suffix) {
+                // A suffix only counts when it is not the start of a word (`64K`, not `64Kfoo`).
+                let next = b.get(i + 1).copied();
+                if !next.is_some_and(|n| n.is_ascii_alphanumeric() || n == b'_') {
+                    i += 1;
+                    value = value.checked_mul(mult).ok_or_else(|| {
+                        Diag::new(Span::new(start, i - start), "size does not fit in 64 bits")
+                    })?;
+                }
+            }
+            out.push(Token {
+                tok: Tok::Int(value),
+                span: Span::new(start, i - start),
+            });
+            continue;
+        }
+        let two = |a: u8, b2: u8| c == a && b.get(i + 1) == Some(&b2);
+        let (tok, len) = if two(b'.', b'.') {
+            (Tok::DotDot, 2)
+        } else if two(b'=', b'=') {
+            (Tok::EqEq, 2)
+        } else if two(b'!', b'=') {
+            (Tok::NotEq, 2)
+        } else if two(b'<', b'<') {
+            (Tok::Shl, 2)
+        } else if two(b'>', b'>') {
+            (Tok::Shr, 2)
+        } else if two(b'<', b'=') {
+            (Tok::Le, 2)
+        } else if two(b'>', b'=') {
+            (Tok::Ge, 2)
+        } else {
+            let t = match c {
+                b'{' => Tok::LBrace,
+                b'}' => Tok::RBrace,
+                b'(' => Tok::LParen,
+                b')' => Tok::RParen,
+                b',' => Tok::Comma,
+                b':' => Tok::Colon,
+                b';' => Tok::Semi,
+                b'.' => Tok::Dot,
+                b'=' => Tok::Assign,
+                b'+' => Tok::Plus,
+                b'-' => Tok::Minus,
+                b'*' => Tok::Star,
+                b'&' => Tok::Amp,
+                b'|' => Tok::Pipe,
+                b'^' => Tok::Caret,
+                b'~' => Tok::Tilde,
+                b'<' => Tok::Lt,
+                b'>' => Tok::Gt,
+                _ => {
+                    let ch = src[i..].chars().next().unwrap_or('?');
+                    return Err(Diag::new(
+                        Span::new(i, ch.len_utf8()),
+                        format!("unexpected character `{}`", ch.escape_default()),
+                    ));
+                }
+            };
+            (t, 1)
+        };
+        out.push(Token {
+            tok,
+            span: Span::new(i, len),
+        });
+        i += len;
+    }
+    out.push(Token {
+        tok: Tok::Eof,
+        span: Span::new(src.len(), 0),
+    });
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<Tok> {
+        lex(s).unwrap().into_iter().map(|t| t.tok).collect()
+    }
+
+    #[test]
+    fn numbers_and_suffixes() {
+        assert_eq!(
+            toks("0x10 64K 2M 1_000 0b101"),
+            vec![
+                Tok::Int(16),
+                Tok::Int(65536),
+                Tok::Int(2 << 20),
+                Tok::Int(1000),
+                Tok::Int(5),
+                Tok::Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn unit_after_number_is_an_identifier() {
+        assert_eq!(
+            toks("1500ns"),
+            vec![Tok::Int(1500), Tok::Ident("ns".into()), Tok::Eof]
+        );
+    }
+
+    #[test]
+    fn overflow_is_an_error() {
+        assert!(lex("0x1_0000_0000_0000_0000").is_err());
+        assert!(lex("99999999999999999999").is_err());
+        assert!(lex("20000000000T").is_err());
+    }
+
+    #[test]
+    fn bad_char_and_comment() {
+        assert!(lex("reg @").is_err());
+        assert!(lex("/* open").is_err());
+        assert_eq!(
+            toks("a // c\n b"),
+            vec![Tok::Ident("a".into()), Tok::Ident("b".into()), Tok::Eof]
+        );
+    }
+}

@@ -1,0 +1,597 @@
+//! Recursive-descent parser for `.inv` specs.
+//!
+//! Nesting is bounded (blocks and expressions) so hostile input gets a
+//! diagnostic instead of a stack overflow.
+
+use super::ast::*;
+use super::diag::{Diag, Span};
+use super::lexer::{lex, Tok, Token};
+
+/// Deeper nesting than this is certainly not a hardware sequence.
+const MAX_DEPTH: usize = 32;
+const MAX_EXPR_DEPTH: usize = 48;
+
+pub fn parse(src: &str) -> Result<Spec, Diag> {
+    let toks = lex(src)?;
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+        expr_depth: 0,
+    };
+    p.spec()
+}
+
+struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    depth: usize,
+    expr_depth: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos].tok
+    }
+    fn peek_at(&self, n: usize) -> &Tok {
+        &self.toks[(self.pos + n).min(self.toks.len() - 1)].tok
+    }
+    fn span(&self) -> Span {
+        self.toks[self.pos].span
+    }
+    fn prev_span(&self) -> Span {
+        self.toks[self.pos.saturating_sub(1)].span
+    }
+    fn bump(&mut self) -> Token {
+        let t = self.toks[self.pos].clone();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.peek() == t {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn is_kw(&self, kw: &str) -> bool {
+        matches!(self.peek(), Tok::Ident(s) if s == kw)
+    }
+    fn eat_kw(&mut self, kw: &str) -> bool {
+        if self.is_kw(kw) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn unexpected(&self, wanted: &str) -> Diag {
+        Diag::new(
+            self.span(),
+            format!("expected {wanted}, found {}", self.peek().describe()),
+        )
+        .label(format!("expected {wanted}"))
+    }
+    fn expect(&mut self, t: Tok) -> Result<Span, Diag> {
+        if self.peek() == &t {
+            Ok(self.bump().span)
+        } else {
+            Err(self.unexpected(&t.describe()))
+        }
+    }
+    fn expect_kw(&mut self, kw: &str) -> Result<Span, Diag> {
+        if self.is_kw(kw) {
+            Ok(self.bump().span)
+        } else {
+            Err(self.unexpected(&format!("`{kw}`")))
+        }
+    }
+    fn ident(&mut self, what: &str) -> Result<Ident, Diag> {
+        match self.peek().clone() {
+            Tok::Ident(name) => {
+                let span = self.bump().span;
+                Ok(Ident { name, span })
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+    fn int(&mut self, what: &str) -> Result<(u64, Span), Diag> {
+        match *self.peek() {
+            Tok::Int(v) => {
+                let span = self.bump().span;
+                Ok((v, span))
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+    fn skip_semis(&mut self) {
+        while self.eat(&Tok::Semi) {}
+    }
+
+    fn enter(&mut self, span: Span) -> Result<(), Diag> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(
+                Diag::new(span, format!("blocks nested deeper than {MAX_DEPTH}"))
+                    .label("too deep")
+                    .help("hardware sequences need a few levels at most; flatten the spec"),
+            );
+        }
+        Ok(())
+    }
+
+    fn spec(&mut self) -> Result<Spec, Diag> {
+        let mut spec = Spec {
+            targets: Vec::new(),
+            devices: Vec::new(),
+            seqs: Vec::new(),
+        };
+        loop {
+            self.skip_semis();
+            match self.peek() {
+                Tok::Eof => break,
+                Tok::Ident(k) if k == "target" => {
+                    self.bump();
+                    loop {
+                        spec.targets.push(self.ident("a target name")?);
+                        if !self.eat(&Tok::Comma) {
+                            break;
+                        }
+                    }
+                }
+                Tok::Ident(k) if k == "device" => spec.devices.push(self.device()?),
+                Tok::Ident(k) if k == "seq" => spec.seqs.push(self.seq()?),
+                _ => return Err(self.unexpected("`target`, `device` or `seq`")),
+            }
+        }
+        Ok(spec)
+    }
+
+    fn device(&mut self) -> Result<Device, Diag> {
+        self.expect_kw("device")?;
+        let name = self.ident("a device name")?;
+        self.expect(Tok::LBrace)?;
+        let mut d = Device {
+            name,
+            instances: None,
+            mapping: None,
+            regs: Vec::new(),
+            fields: Vec::new(),
+            requires: Vec::new(),
+        };
+        loop {
+            self.skip_semis();
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+            let kw = self.ident("`instances`, `mapping`, `reg`, `field`, `require` or `}`")?;
+            match kw.name.as_str() {
+                "instances" => {
+                    let inst = if self.eat_kw("dynamic") {
+                        self.expect_kw("max")?;
+                        let (max, s) = self.int("the maximum instance count")?;
+                        Instances::Dynamic {
+                            max,
+                            span: kw.span.to(s),
+                        }
+                    } else {
+                        let (count, s) = self.int("an instance count or `dynamic`")?;
+                        Instances::Fixed {
+                            count,
+                            span: kw.span.to(s),
+                        }
+                    };
+                    if d.instances.is_some() {
+                        return Err(Diag::new(kw.span, "`instances` given twice"));
+                    }
+                    d.instances = Some(inst);
+                }
+                "mapping" => d.mapping = Some(self.ident("a mapping (e.g. nGnRE)")?),
+                "reg" => {
+                    let name = self.ident("a register name")?;
+                    let (offset, offset_span) = self.int("the register offset")?;
+                    let ty = self.ident("a register width (u8, u16, u32, u64)")?;
+                    let width = match ty.name.as_str() {
+                        "u8" => 8,
+                        "u16" => 16,
+                        "u32" => 32,
+                        "u64" => 64,
+                        _ => {
+                            return Err(Diag::new(ty.span, "unknown register width")
+                                .label("expected u8, u16, u32 or u64"))
+                        }
+                    };
+                    let endian = if self.eat_kw("be") {
+                        Endian::Big
+                    } else if self.eat_kw("le") {
+                        Endian::Little
+                    } else {
+                        return Err(self.unexpected("`be` or `le`"));
+                    };
+                    let span = kw.span.to(self.prev_span());
+                    d.regs.push(Reg {
+                        name,
+                        offset,
+                        offset_span,
+                        width,
+                        width_span: ty.span,
+                        endian,
+                        span,
+                    });
+                }
+                "field" => {
+                    let reg = self.ident("a register name")?;
+                    self.expect(Tok::Dot)?;
+                    let name = self.ident("a field name")?;
+                    let numbering = if self.eat_kw("msb0") {
+                        Numbering::Msb0
+                    } else if self.eat_kw("lsb0") {
+                        Numbering::Lsb0
+                    } else {
+                        return Err(self.unexpected("`msb0` or `lsb0`"));
+                    };
+                    let (first, fs) = self.int("a bit number")?;
+                    let (last, ls) = if self.eat(&Tok::DotDot) {
+                        self.int("the last bit number")?
+                    } else {
+                        (first, fs)
+                    };
+                    d.fields.push(Field {
+                        reg,
+                        name,
+                        numbering,
+                        first,
+                        last,
+                        bits_span: fs.to(ls),
+                        span: kw.span.to(ls),
+                    });
+                }
+                "require" => {
+                    let before = self.ident("a register name")?;
+                    self.expect_kw("before")?;
+                    let after = self.ident("a register name")?;
+                    let scope = if self.eat_kw("any") {
+                        Scope::AnyInstance
+                    } else {
+                        Scope::SameInstance
+                    };
+                    d.requires.push(Require {
+                        before,
+                        after,
+                        scope,
+                        span: kw.span.to(self.prev_span()),
+                    });
+                }
+                _ => {
+                    return Err(
+                        Diag::new(kw.span, format!("unknown device item `{}`", kw.name))
+                            .label("expected `instances`, `mapping`, `reg`, `field` or `require`"),
+                    )
+                }
+            }
+        }
+        Ok(d)
+    }
+
+    fn seq(&mut self) -> Result<Seq, Diag> {
+        let start = self.expect_kw("seq")?;
+        let name = self.ident("a sequence name")?;
+        self.expect(Tok::LParen)?;
+        let mut params = Vec::new();
+        if !self.eat(&Tok::RParen) {
+            loop {
+                let pname = self.ident("a parameter name")?;
+                self.expect(Tok::Colon)?;
+                let ty = self.ident("a parameter type (u64)")?;
+                params.push(Param { name: pname, ty });
+                if self.eat(&Tok::RParen) {
+                    break;
+                }
+                self.expect(Tok::Comma)?;
+            }
+        }
+        let body = self.block()?;
+        Ok(Seq {
+            name,
+            params,
+            body,
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    fn block(&mut self) -> Result<Vec<Stmt>, Diag> {
+        let open = self.expect(Tok::LBrace)?;
+        self.enter(open)?;
+        let mut body = Vec::new();
+        loop {
+            self.skip_semis();
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+            if *self.peek() == Tok::Eof {
+                return Err(Diag::new(open, "unclosed `{`").label("this block is never closed"));
+            }
+            body.push(self.stmt()?);
+        }
+        self.depth -= 1;
+        Ok(body)
+    }
+
+    fn path(&mut self) -> Result<Path, Diag> {
+        let first = self.ident("a device name")?;
+        let mut span = first.span;
+        let mut parts = vec![first];
+        while self.eat(&Tok::Dot) {
+            let p = self.ident("a register or field name")?;
+            span = span.to(p.span);
+            parts.push(p);
+        }
+        Ok(Path { parts, span })
+    }
+
+    fn stmt(&mut self) -> Result<Stmt, Diag> {
+        let start = self.span();
+        if self.eat_kw("each") {
+            let dev = self.ident("a device name")?;
+            let body = self.block()?;
+            return Ok(Stmt::Each {
+                dev,
+                body,
+                span: start.to(self.prev_span()),
+            });
+        }
+        if self.eat_kw("poll") {
+            let target = self.path()?;
+            let op = if self.eat(&Tok::EqEq) {
+                CmpOp::Eq
+            } else if self.eat(&Tok::NotEq) {
+                CmpOp::Ne
+            } else {
+                return Err(self.unexpected("`==` or `!=`"));
+            };
+            let value = self.expr()?;
+            let limit = if self.eat_kw("limit") {
+                Some(self.int("the poll bound (number of reads)")?)
+            } else {
+                None
+            };
+            let fail = if self.eat_kw("else") {
+                self.expect_kw("return")?;
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            return Ok(Stmt::Poll {
+                target,
+                op,
+                value,
+                limit,
+                fail,
+                span: start.to(self.prev_span()),
+            });
+        }
+        if self.eat_kw("barrier") {
+            let name = self.ident("a barrier instruction name")?;
+            // Barrier operands such as `dsb ish` are part of the name.
+            let mut full = name.clone();
+            while let Tok::Ident(s) = self.peek().clone() {
+                if self.peek_at(1) == &Tok::Dot || self.peek_at(1) == &Tok::Assign {
+                    break;
+                }
+                if !is_barrier_operand(&s) {
+                    break;
+                }
+                let t = self.bump();
+                full.name.push(' ');
+                full.name.push_str(&s);
+                full.span = full.span.to(t.span);
+            }
+            return Ok(Stmt::Barrier {
+                span: start.to(full.span),
+                name: full,
+            });
+        }
+        if self.eat_kw("return") {
+            let value = self.expr()?;
+            return Ok(Stmt::Return {
+                span: start.to(value.span()),
+                value,
+            });
+        }
+        if matches!(self.peek(), Tok::Ident(_)) {
+            let target = self.path()?;
+            self.expect(Tok::Assign)?;
+            let value = self.expr()?;
+            return Ok(Stmt::Write {
+                span: target.span.to(value.span()),
+                target,
+                value,
+            });
+        }
+        Err(self
+            .unexpected("a statement (`each`, `poll`, `barrier`, `return` or `dev.reg = value`)"))
+    }
+
+    fn expr(&mut self) -> Result<Expr, Diag> {
+        self.expr_depth += 1;
+        if self.expr_depth > MAX_EXPR_DEPTH {
+            return Err(Diag::new(self.span(), "expression nested too deeply"));
+        }
+        let r = self.binary(0);
+        self.expr_depth -= 1;
+        r
+    }
+
+    /// Precedence climbing; levels follow C: | ^ & (<< >>) (+ -) (*).
+    fn binary(&mut self, level: usize) -> Result<Expr, Diag> {
+        const LEVELS: &[&[(Tok, BinOp)]] = &[
+            &[(Tok::Pipe, BinOp::Or)],
+            &[(Tok::Caret, BinOp::Xor)],
+            &[(Tok::Amp, BinOp::And)],
+            &[(Tok::Shl, BinOp::Shl), (Tok::Shr, BinOp::Shr)],
+            &[(Tok::Plus, BinOp::Add), (Tok::Minus, BinOp::Sub)],
+            &[(Tok::Star, BinOp::Mul)],
+        ];
+        if level == LEVELS.len() {
+            return self.unary();
+        }
+        let mut lhs = self.binary(level + 1)?;
+        'outer: loop {
+            for (t, op) in LEVELS[level] {
+                if self.peek() == t {
+                    self.bump();
+                    let rhs = self.binary(level + 1)?;
+                    let span = lhs.span().to(rhs.span());
+                    lhs = Expr::Bin {
+                        op: *op,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(rhs),
+                        span,
+                    };
+                    continue 'outer;
+                }
+            }
+            break;
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> Result<Expr, Diag> {
+        let start = self.span();
+        if self.eat(&Tok::Minus) {
+            let inner = self.unary_nested()?;
+            return Ok(Expr::Neg {
+                span: start.to(inner.span()),
+                inner: Box::new(inner),
+            });
+        }
+        if self.eat(&Tok::Tilde) {
+            let inner = self.unary_nested()?;
+            return Ok(Expr::Not {
+                span: start.to(inner.span()),
+                inner: Box::new(inner),
+            });
+        }
+        self.atom()
+    }
+
+    fn unary_nested(&mut self) -> Result<Expr, Diag> {
+        self.expr_depth += 1;
+        if self.expr_depth > MAX_EXPR_DEPTH {
+            return Err(Diag::new(self.span(), "expression nested too deeply"));
+        }
+        let r = self.unary();
+        self.expr_depth -= 1;
+        r
+    }
+
+    fn atom(&mut self) -> Result<Expr, Diag> {
+        let start = self.span();
+        match self.peek().clone() {
+            Tok::Int(value) => {
+                self.bump();
+                Ok(Expr::Int { value, span: start })
+            }
+            Tok::Ident(name) => {
+                self.bump();
+                Ok(Expr::Name(Ident { name, span: start }))
+            }
+            Tok::Dollar(name) => {
+                self.bump();
+                Err(Diag::new(
+                    start,
+                    format!("`${name}` is only bound inside a `cover` body"),
+                )
+                .label("not bound here"))
+            }
+            Tok::LParen => {
+                self.bump();
+                let e = self.expr()?;
+                self.expect(Tok::RParen)?;
+                Ok(e)
+            }
+            Tok::LBrace => {
+                self.bump();
+                let mut fields = Vec::new();
+                if !self.eat(&Tok::RBrace) {
+                    loop {
+                        let f = self.ident("a field name")?;
+                        self.expect(Tok::Colon)?;
+                        let v = self.expr()?;
+                        fields.push((f, v));
+                        if self.eat(&Tok::RBrace) {
+                            break;
+                        }
+                        self.expect(Tok::Comma)?;
+                        if self.eat(&Tok::RBrace) {
+                            break;
+                        }
+                    }
+                }
+                Ok(Expr::Aggregate {
+                    fields,
+                    span: start.to(self.prev_span()),
+                })
+            }
+            _ => Err(self.unexpected("a value")),
+        }
+    }
+}
+
+/// Words that continue a `barrier` statement (`barrier dsb ish`).
+fn is_barrier_operand(s: &str) -> bool {
+    matches!(
+        s,
+        "sy" | "st"
+            | "ld"
+            | "ish"
+            | "ishst"
+            | "ishld"
+            | "osh"
+            | "oshst"
+            | "oshld"
+            | "nsh"
+            | "nshst"
+            | "nshld"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_device_and_seq() {
+        let s = parse(
+            "target power64\n device d { instances dynamic max 4\n reg a 0 u64 be\n field a.f msb0 3..5\n require a before a }\n seq s(x: u64) { each d { d.a = { f: 1 } | x << 2 } poll d.a.f == 0 limit 10 else return -1 }",
+        )
+        .unwrap();
+        assert_eq!(s.devices.len(), 1);
+        assert_eq!(s.seqs[0].body.len(), 2);
+    }
+
+    #[test]
+    fn deep_nesting_is_a_diagnostic() {
+        let mut src = String::from("seq s() {");
+        for _ in 0..10_000 {
+            src.push_str("each d {");
+        }
+        assert!(parse(&src).is_err());
+        let deep_expr = format!("seq s() {{ d.a = {}1 }}", "(".repeat(100_000));
+        assert!(parse(&deep_expr).is_err());
+        let deep_neg = format!("seq s() {{ d.a = {}1 }}", "-~".repeat(100_000));
+        assert!(parse(&deep_neg).is_err());
+    }
+
+    #[test]
+    fn barrier_operands() {
+        let s = parse("seq s() { barrier dsb ish barrier eieio }").unwrap();
+        match &s.seqs[0].body[0] {
+            Stmt::Barrier { name, .. } => assert_eq!(name.name, "dsb ish"),
+            _ => panic!(),
+        }
+    }
+}

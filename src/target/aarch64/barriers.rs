@@ -1,0 +1,151 @@
+//! AArch64 barrier table (Arm ARM DDI 0487, B2.3 "Definition of the Armv8
+//! memory model", B2.8 "Memory types and attributes", C6.2 DMB/DSB/ISB,
+//! D8.13 "TLB maintenance").
+
+use crate::ir::order::Class::{self, *};
+use crate::target::barriers::BarrierKind;
+
+const STORE_STORE: &[(Class, Class)] = &[
+    (DevStore, DevStore),
+    (NormalStore, NormalStore),
+    (NormalStore, DevStore),
+    (DevStore, NormalStore),
+];
+
+const ALL_ACCESS: &[(Class, Class)] = &[
+    (DevStore, DevStore),
+    (DevStore, DevLoad),
+    (DevLoad, DevStore),
+    (DevLoad, DevLoad),
+    (NormalStore, NormalStore),
+    (NormalStore, NormalLoad),
+    (NormalLoad, NormalStore),
+    (NormalLoad, NormalLoad),
+    (NormalStore, DevStore),
+    (NormalStore, DevLoad),
+    (NormalLoad, DevStore),
+    (NormalLoad, DevLoad),
+    (DevStore, NormalStore),
+    (DevStore, NormalLoad),
+    (DevLoad, NormalStore),
+    (DevLoad, NormalLoad),
+];
+
+const NORMAL_ALL: &[(Class, Class)] = &[
+    (NormalStore, NormalStore),
+    (NormalStore, NormalLoad),
+    (NormalLoad, NormalStore),
+    (NormalLoad, NormalLoad),
+];
+
+pub static TABLE: &[BarrierKind] = &[
+    BarrierKind {
+        name: "dmb ishst",
+        cost: 2,
+        // C6.2.81 DMB: ISHST orders stores before stores in the Inner
+        // Shareable domain: other CPUs, not devices.
+        orders: &[(NormalStore, NormalStore)],
+        cite: "Arm ARM C6.2.81 DMB, B2.3.12",
+    },
+    BarrierKind {
+        name: "dmb ish",
+        cost: 3,
+        orders: NORMAL_ALL,
+        cite: "Arm ARM C6.2.81 DMB",
+    },
+    BarrierKind {
+        name: "dmb oshst",
+        cost: 3,
+        // Outer Shareable covers observers such as DMA masters and SMMUs:
+        // Linux's dma_wmb()/__iowmb() before writel.
+        orders: STORE_STORE,
+        cite: "Arm ARM C6.2.81 DMB; Linux arch/arm64 __iowmb",
+    },
+    BarrierKind {
+        name: "dmb osh",
+        cost: 4,
+        orders: ALL_ACCESS,
+        cite: "Arm ARM C6.2.81 DMB",
+    },
+    BarrierKind {
+        name: "dsb ishst",
+        cost: 5,
+        // D8.13.5: a DSB is needed for page-table stores to be visible to
+        // the table walk before a TLBI; ISHST suffices for stores.
+        orders: &[(NormalStore, NormalStore), (NormalStore, TlbInvalidate)],
+        cite: "Arm ARM C6.2.83 DSB, D8.13.5",
+    },
+    BarrierKind {
+        name: "dsb ish",
+        cost: 6,
+        // D8.13.5: completion of TLBI ... IS is only guaranteed by a
+        // following DSB in the Inner Shareable domain.
+        orders: &[
+            (NormalStore, NormalStore),
+            (NormalStore, NormalLoad),
+            (NormalLoad, NormalStore),
+            (NormalLoad, NormalLoad),
+            (NormalStore, TlbInvalidate),
+            (TlbInvalidate, InvalidateCompletion),
+        ],
+        cite: "Arm ARM C6.2.83 DSB, D8.13.5",
+    },
+    BarrierKind {
+        name: "dsb oshst",
+        cost: 6,
+        orders: STORE_STORE,
+        cite: "Arm ARM C6.2.83 DSB",
+    },
+    BarrierKind {
+        name: "dsb osh",
+        cost: 7,
+        orders: ALL_ACCESS,
+        cite: "Arm ARM C6.2.83 DSB",
+    },
+    BarrierKind {
+        name: "dsb st",
+        cost: 8,
+        orders: STORE_STORE,
+        cite: "Arm ARM C6.2.83 DSB (full system)",
+    },
+    BarrierKind {
+        name: "dsb sy",
+        cost: 9,
+        orders: &[
+            (DevStore, DevStore),
+            (DevStore, DevLoad),
+            (DevLoad, DevStore),
+            (DevLoad, DevLoad),
+            (NormalStore, NormalStore),
+            (NormalStore, NormalLoad),
+            (NormalLoad, NormalStore),
+            (NormalLoad, NormalLoad),
+            (NormalStore, DevStore),
+            (NormalStore, DevLoad),
+            (NormalLoad, DevStore),
+            (NormalLoad, DevLoad),
+            (DevStore, NormalStore),
+            (DevStore, NormalLoad),
+            (DevLoad, NormalStore),
+            (DevLoad, NormalLoad),
+            (NormalStore, TlbInvalidate),
+            (TlbInvalidate, InvalidateCompletion),
+        ],
+        cite: "Arm ARM C6.2.83 DSB",
+    },
+    BarrierKind {
+        name: "isb",
+        cost: 4,
+        // C6.2.112 ISB: context synchronization; after a completed TLBI the
+        // new translations apply to later instruction fetch.
+        orders: &[(InvalidateCompletion, ContextSync)],
+        cite: "Arm ARM C6.2.112 ISB, D8.13.5",
+    },
+];
+
+/// B2.8.2: Device-nGnRE/nGnRnE ("non-Reordering") accesses to the same
+/// peripheral arrive in program order, so edges within one strongly mapped
+/// device instance need no barrier. Device-GRE loses that.
+pub fn implicit(from: Class, to: Class, same_strong_device: bool) -> bool {
+    same_strong_device && matches!(from, DevStore | DevLoad) && matches!(to, DevStore | DevLoad)
+}

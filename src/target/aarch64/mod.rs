@@ -1,0 +1,3 @@
+//! AArch64 (AAPCS64).
+
+pub mod barriers;

@@ -1,0 +1,50 @@
+//! Target-independent view of generated machine code: what emitters,
+//! statistics, listings and the emulator need, whatever the architecture.
+
+use crate::lir::Origin;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InsnClass {
+    Store,
+    Load,
+    Barrier,
+    Invalidate,
+    Other,
+}
+
+/// One line of a function body in the `.S` file.
+#[derive(Clone, Debug)]
+pub struct Line {
+    /// A local label defined here (`.Lname_3:`), or an instruction.
+    pub label: Option<String>,
+    pub text: String,
+    pub mnemonic: String,
+    pub class: InsnClass,
+    /// Byte offset within the function (instructions only).
+    pub offset: u32,
+    pub origin: Origin,
+}
+
+/// A compiled sequence for one target.
+#[derive(Clone, Debug)]
+pub struct MachFunc {
+    /// Global symbol (with the user's prefix).
+    pub symbol: String,
+    pub lines: Vec<Line>,
+    pub bytes: Vec<u8>,
+    /// Instructions needing an `.arch`/`.machine` beyond the baseline.
+    pub needs_arch: Option<&'static str>,
+}
+
+impl MachFunc {
+    pub fn insns(&self) -> impl Iterator<Item = &Line> {
+        self.lines.iter().filter(|l| l.label.is_none())
+    }
+}
+
+/// Local label name for label `n` of a function.
+pub fn label_name(symbol: &str, n: u32) -> String {
+    format!(".L{symbol}_{n}")
+}

@@ -1,0 +1,92 @@
+//! Targets: per-architecture instruction sets, barrier tables, lowering
+//! and ABI. Each target directory is cut like cranelift's `isa/<arch>`:
+//! `insn` (encoding + text), `barriers` (memory-model table), `lower`
+//! (LIR -> instructions), and the file templates live in `templates/`.
+
+pub mod aarch64;
+pub mod barriers;
+pub mod mach;
+pub mod power;
+pub mod x86_64;
+
+use crate::ir::order::Class;
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    Power64,
+    Power64le,
+    Aarch64,
+    X86_64,
+}
+
+impl Target {
+    pub const ALL: [Target; 4] = [
+        Target::Power64,
+        Target::Power64le,
+        Target::Aarch64,
+        Target::X86_64,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Power64 => "power64",
+            Target::Power64le => "power64le",
+            Target::Aarch64 => "aarch64",
+            Target::X86_64 => "x86_64",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == s)
+    }
+
+    pub fn big_endian(self) -> bool {
+        self == Target::Power64
+    }
+
+    /// GNU triple prefix of the cross toolchain that reads our `.S`.
+    pub fn triple(self) -> &'static str {
+        match self {
+            Target::Power64 => "powerpc64-linux-gnu",
+            Target::Power64le => "powerpc64le-linux-gnu",
+            Target::Aarch64 => "aarch64-linux-gnu",
+            Target::X86_64 => "x86_64-linux-gnu",
+        }
+    }
+
+    /// Integer argument registers available to a function.
+    pub fn max_args(self) -> usize {
+        match self {
+            Target::Power64 | Target::Power64le | Target::Aarch64 => 8,
+            Target::X86_64 => 6,
+        }
+    }
+
+    pub fn barriers(self) -> &'static [barriers::BarrierKind] {
+        match self {
+            Target::Power64 | Target::Power64le => power::barriers::TABLE,
+            Target::Aarch64 => aarch64::barriers::TABLE,
+            Target::X86_64 => x86_64::barriers::TABLE,
+        }
+    }
+
+    /// Does the memory model order `from` before `to` without any barrier?
+    /// `same_strong_device`: both accesses go to one device instance mapped
+    /// with the strong (default) attributes.
+    pub fn orders_implicitly(self, from: Class, to: Class, same_strong_device: bool) -> bool {
+        match self {
+            Target::Power64 | Target::Power64le => {
+                power::barriers::implicit(from, to, same_strong_device)
+            }
+            Target::Aarch64 => aarch64::barriers::implicit(from, to, same_strong_device),
+            Target::X86_64 => x86_64::barriers::implicit(from, to, same_strong_device),
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

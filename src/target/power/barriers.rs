@@ -1,0 +1,106 @@
+//! POWER barrier table (Power ISA v3.0B, Book II chapter 1.7 "Storage
+//! Access Ordering" and chapter 4.6 "Memory Barrier Instructions"; Book III
+//! 6.10 for tlbie/tlbsync/ptesync).
+
+use crate::ir::order::Class::{self, *};
+use crate::target::barriers::BarrierKind;
+
+/// All load/store class pairs.
+const ALL_ACCESS: &[(Class, Class)] = &[
+    (DevStore, DevStore),
+    (DevStore, DevLoad),
+    (DevLoad, DevStore),
+    (DevLoad, DevLoad),
+    (NormalStore, NormalStore),
+    (NormalStore, NormalLoad),
+    (NormalLoad, NormalStore),
+    (NormalLoad, NormalLoad),
+    (NormalStore, DevStore),
+    (NormalStore, DevLoad),
+    (NormalLoad, DevStore),
+    (NormalLoad, DevLoad),
+    (DevStore, NormalStore),
+    (DevStore, NormalLoad),
+    (DevLoad, NormalStore),
+    (DevLoad, NormalLoad),
+];
+
+pub static TABLE: &[BarrierKind] = &[
+    BarrierKind {
+        name: "eieio",
+        cost: 1,
+        // Book II 4.6.2 (eieio): orders loads and stores to storage that is
+        // both Caching Inhibited and Guarded, and stores to Memory Coherence
+        // Required storage that is neither Write Through nor CI, each set
+        // among itself. It does not order a cacheable store before a CI
+        // store: that needs sync.
+        orders: &[
+            (DevStore, DevStore),
+            (DevStore, DevLoad),
+            (DevLoad, DevStore),
+            (DevLoad, DevLoad),
+            (NormalStore, NormalStore),
+        ],
+        cite: "Power ISA v3.0B Book II 4.6.2 eieio",
+    },
+    BarrierKind {
+        name: "lwsync",
+        cost: 2,
+        // Book II 4.6.3: lightweight sync orders cacheable accesses except
+        // store -> load; it does not apply to Caching Inhibited storage.
+        orders: &[
+            (NormalStore, NormalStore),
+            (NormalLoad, NormalLoad),
+            (NormalLoad, NormalStore),
+        ],
+        cite: "Power ISA v3.0B Book II 4.6.3 sync L=1 (lwsync)",
+    },
+    BarrierKind {
+        name: "sync",
+        cost: 8,
+        // Book II 4.6.3: heavyweight sync orders all storage accesses of
+        // all kinds, including cacheable before CI.
+        orders: ALL_ACCESS,
+        cite: "Power ISA v3.0B Book II 4.6.3 sync L=0 (hwsync)",
+    },
+    BarrierKind {
+        name: "ptesync",
+        cost: 9,
+        // Book III 6.10: ptesync is hwsync plus: page table stores are
+        // visible to the table walk before later tlbie, and waits for
+        // earlier tlbie to complete when preceded by tlbsync.
+        orders: &[
+            (NormalStore, TlbInvalidate),
+            (InvalidateCompletion, NormalLoad),
+            (InvalidateCompletion, DevStore),
+            (InvalidateCompletion, ContextSync),
+        ],
+        cite: "Power ISA v3.0B Book II 4.6.3 sync L=2 (ptesync), Book III 6.10.1",
+    },
+    BarrierKind {
+        name: "tlbsync",
+        cost: 10,
+        // Book III 6.10.1: tlbsync waits for tlbie issued by this thread
+        // to complete on all processors (followed by ptesync).
+        orders: &[(TlbInvalidate, InvalidateCompletion)],
+        cite: "Power ISA v3.0B Book III 6.10.1 tlbsync",
+    },
+    BarrierKind {
+        name: "isync",
+        cost: 3,
+        // Book II 4.6.1 / Book III 1.6: context synchronizing; later
+        // instructions are fetched in the new context.
+        orders: &[
+            (InvalidateCompletion, ContextSync),
+            (NormalLoad, ContextSync),
+        ],
+        cite: "Power ISA v3.0B Book II 4.6.1 isync",
+    },
+];
+
+/// POWER orders nothing between different addresses for free: even CI
+/// stores to one device need eieio unless the mapping is Guarded and the
+/// device's spec says so, and device specs state what they need.
+pub fn implicit(_from: Class, _to: Class, _same_strong_device: bool) -> bool {
+    false
+}

@@ -1,0 +1,3 @@
+//! x86-64 (SysV).
+
+pub mod barriers;

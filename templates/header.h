@@ -1,0 +1,68 @@
+{%- if let Some(id) = spdx -%}
+/* SPDX-License-Identifier: {{ id }} */
+{% endif -%}
+/*
+ * {{ banner }}
+ */
+#ifndef {{ guard }}
+#define {{ guard }}
+{% if linux %}
+#include <linux/types.h>
+#include <linux/bits.h>
+{%- else %}
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+#endif
+{%- endif %}
+{%- for d in devices %}
+
+/* Device {{ d.name }}: {{ d.instances_doc }} */
+{%- if let Some(max) = d.max %}
+#define {{ d.upper }}_INSTANCES_MAX {{ max }}
+{%- endif %}
+{%- for r in d.regs %}
+
+/* {{ d.name }}.{{ r.name }}: offset {{ r.offset_hex }}, {{ r.width }}-bit, {{ r.endian }} */
+#define {{ r.upper }}_OFFSET {{ r.offset_hex }}
+#define {{ r.upper }}_WIDTH {{ r.width }}
+{%- for f in r.fields %}
+/* {{ d.name }}.{{ r.name }}.{{ f.name }}: {{ f.doc }} */
+#define {{ f.upper }}_SHIFT {{ f.shift }}
+#define {{ f.upper }}_WIDTH {{ f.width }}
+#define {{ f.upper }}_MASK {{ f.mask_c }}
+#define {{ f.upper }}_PREP(v) (({{ cast }}(v) << {{ f.upper }}_SHIFT) & {{ f.upper }}_MASK)
+#define {{ f.upper }}_GET(r) (({{ cast }}(r) & {{ f.upper }}_MASK) >> {{ f.upper }}_SHIFT)
+{%- endfor %}
+{%- endfor %}
+{%- endfor %}
+
+#ifndef __ASSEMBLY__
+{%- for d in devices %}
+{%- for r in d.regs %}
+{%- for f in r.fields %}
+static inline {{ u64 }} {{ f.lower }}_prep({{ u64 }} v)
+{
+	return {{ f.upper }}_PREP(v);
+}
+static inline {{ u64 }} {{ f.lower }}_get({{ u64 }} r)
+{
+	return {{ f.upper }}_GET(r);
+}
+{%- endfor %}
+{%- endfor %}
+{%- endfor %}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+{% for p in prototypes %}
+/* {{ p.doc }} */
+{{ p.decl }};
+{%- endfor %}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* __ASSEMBLY__ */
+
+#endif /* {{ guard }} */

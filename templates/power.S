@@ -1,0 +1,48 @@
+/* {{ banner }} */
+{%- if let Some(id) = spdx %}
+/* SPDX-License-Identifier: {{ id }} */
+{%- endif %}
+{%- if linux %}
+#include <asm/ppc_asm.h>
+{%- endif %}
+{%- if !linux %}
+	.machine power9
+{%- endif %}
+{%- if elfv2 %}
+	.abiversion 2
+{%- endif %}
+	.text
+{%- for f in funcs %}
+
+{%- if linux %}
+_GLOBAL({{ f.symbol }})
+{%- else if elfv2 %}
+	.p2align 4
+	.globl {{ f.symbol }}
+	.type {{ f.symbol }},@function
+{{ f.symbol }}:
+{%- else %}
+	.globl {{ f.symbol }}
+	.section ".opd","aw"
+	.p2align 3
+{{ f.symbol }}:
+	.quad .L.{{ f.symbol }},.TOC.@tocbase,0
+	.previous
+	.type {{ f.symbol }},@function
+	.p2align 4
+.L.{{ f.symbol }}:
+{%- endif %}
+{%- for l in f.body %}
+{{ l }}
+{%- endfor %}
+{%- if !linux %}
+{%- if elfv2 %}
+	.size {{ f.symbol }},.-{{ f.symbol }}
+{%- else %}
+	.size {{ f.symbol }},.-.L.{{ f.symbol }}
+{%- endif %}
+{%- endif %}
+{%- endfor %}
+{%- if !linux %}
+	.section .note.GNU-stack,"",@progbits
+{%- endif %}

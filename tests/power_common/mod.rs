@@ -1,0 +1,173 @@
+//! Shared instruction corpus for the external-oracle tests (gnu_as, capstone).
+#![allow(dead_code)] // each test binary uses a subset
+
+use shootdown::target::power::insn::{Cond, Insn, Label};
+
+/// Register triples: edge registers 0 and 31 in every slot, plus mixed ones
+/// so that swapped fields (e.g. RS vs RA in X-form logicals) are caught.
+const R: [(u8, u8, u8); 5] = [(0, 0, 0), (31, 31, 31), (3, 4, 5), (31, 0, 17), (1, 31, 2)];
+const S16: [i16; 5] = [0, -1, 32767, -32768, 1234];
+const U16: [u16; 5] = [0, 0xffff, 0x8000, 1, 0x1234];
+/// DS-form displacements (multiples of 4), including both extremes.
+const DS: [i16; 5] = [0, -4, 32764, -32768, 8];
+const BF: [u8; 5] = [0, 7, 1, 6, 3];
+/// (sh, mb/me) pairs: 0, 63 and the 31/32 boundary where the split 6-bit
+/// MD-form fields (sh5, mb5) flip.
+const SH: [(u8, u8); 7] = [
+    (0, 0),
+    (63, 63),
+    (1, 62),
+    (32, 31),
+    (31, 32),
+    (17, 5),
+    (0, 63),
+];
+const CONDS: [Cond; 6] = [Cond::Lt, Cond::Gt, Cond::Eq, Cond::Ne, Cond::Ge, Cond::Le];
+
+pub fn label_name(l: Label) -> String {
+    format!(".L{l}")
+}
+
+/// Every `Insn` variant, several operand values each, plus forward and
+/// backward branches of every kind.
+#[rustfmt::skip]
+pub fn corpus() -> Vec<Insn> {
+    use Insn::*;
+    let mut v = vec![Label(0)];
+    for i in 0..5 {
+        let (a, b, c) = R[i];
+        let (s, u) = (S16[i], U16[i]);
+        v.extend([
+            Li { rt: a, imm: s },
+            Lis { rt: b, imm: s },
+            Addi { rt: a, ra: b, imm: s },
+            Addis { rt: b, ra: c, imm: s },
+            Ori { ra: a, rs: b, imm: u },
+            Oris { ra: b, rs: c, imm: u },
+            Xori { ra: c, rs: a, imm: u },
+            Xoris { ra: a, rs: c, imm: u },
+            AndiDot { ra: b, rs: a, imm: u },
+            Or { ra: a, rs: b, rb: c },
+            And { ra: b, rs: c, rb: a },
+            Xor { ra: c, rs: a, rb: b },
+            Andc { ra: a, rs: c, rb: b },
+            Nor { ra: b, rs: a, rb: c },
+            Add { rt: a, ra: b, rb: c },
+            Subf { rt: c, ra: b, rb: a },
+            Neg { rt: b, ra: c },
+            Mulld { rt: a, ra: c, rb: b },
+            Sld { ra: a, rs: b, rb: c },
+            Srd { ra: c, rs: a, rb: b },
+            Mr { ra: a, rs: c },
+            Std { rs: a, d: DS[i], ra: b },
+            Ld { rt: c, d: DS[i], ra: a },
+            Stw { rs: a, d: s, ra: c },
+            Sth { rs: b, d: s, ra: a },
+            Stb { rs: c, d: s, ra: b },
+            Lwz { rt: a, d: s, ra: b },
+            Lhz { rt: b, d: s, ra: c },
+            Lbz { rt: c, d: s, ra: a },
+            Stdx { rs: a, ra: b, rb: c },
+            Stwx { rs: b, ra: c, rb: a },
+            Sthx { rs: c, ra: a, rb: b },
+            Stbx { rs: a, ra: c, rb: b },
+            Ldx { rt: a, ra: b, rb: c },
+            Lwzx { rt: b, ra: c, rb: a },
+            Lhzx { rt: c, ra: a, rb: b },
+            Lbzx { rt: a, ra: c, rb: b },
+            Stdbrx { rs: a, ra: b, rb: c },
+            Stwbrx { rs: b, ra: c, rb: a },
+            Sthbrx { rs: c, ra: a, rb: b },
+            Ldbrx { rt: a, ra: b, rb: c },
+            Lwbrx { rt: b, ra: c, rb: a },
+            Lhbrx { rt: c, ra: a, rb: b },
+            Lbarx { rt: a, ra: b, rb: c, eh: i % 2 == 1 },
+            Lharx { rt: b, ra: c, rb: a, eh: i % 2 == 0 },
+            Lwarx { rt: c, ra: a, rb: b, eh: i % 2 == 1 },
+            Ldarx { rt: a, ra: c, rb: b, eh: i % 2 == 0 },
+            Stbcx { rs: a, ra: b, rb: c },
+            Sthcx { rs: b, ra: c, rb: a },
+            Stwcx { rs: c, ra: a, rb: b },
+            Stdcx { rs: a, ra: c, rb: b },
+            Cmpdi { bf: BF[i], ra: a, imm: s },
+            Cmpldi { bf: BF[i], ra: b, imm: u },
+            Cmpd { bf: BF[i], ra: a, rb: c },
+            Cmpld { bf: BF[i], ra: c, rb: b },
+            Cmpwi { bf: BF[(i + 1) % 5], ra: c, imm: s },
+            Cmplwi { bf: BF[(i + 2) % 5], ra: a, imm: u },
+            Cmpw { bf: BF[(i + 3) % 5], ra: b, rb: a },
+            Cmplw { bf: BF[(i + 4) % 5], ra: a, rb: b },
+            Crxor { bt: a, ba: b, bb: c },
+            Mtctr { rs: a },
+            Mfctr { rt: b },
+            Tlbie { rb: a, rs: b, ric: (i % 4) as u8, prs: (i % 2) as u8, r: ((i / 2) % 2) as u8 },
+            Tlbiel { rb: c, rs: a, ric: ((i + 1) % 4) as u8, prs: ((i + 1) % 2) as u8, r: (i % 2) as u8 },
+        ]);
+    }
+    for (i, &(sh, m)) in SH.iter().enumerate() {
+        let (a, b, _) = R[i % 5];
+        v.extend([
+            Rldicl { ra: a, rs: b, sh, mb: m },
+            Rldicr { ra: b, rs: a, sh, me: m },
+            Rldic { ra: a, rs: b, sh, mb: m },
+            Rldimi { ra: b, rs: a, sh, mb: m },
+        ]);
+    }
+    // The usual radix-invalidate shapes, and crclr.
+    v.extend([
+        Tlbie { rb: 4, rs: 5, ric: 0, prs: 1, r: 1 },
+        Tlbie { rb: 4, rs: 0, ric: 2, prs: 1, r: 1 },
+        Tlbiel { rb: 6, rs: 0, ric: 1, prs: 0, r: 1 },
+        Tlbie { rb: 3, rs: 4, ric: 0, prs: 0, r: 0 },
+        Tlbiel { rb: 7, rs: 8, ric: 0, prs: 0, r: 0 },
+        Tlbiel { rb: 7, rs: 0, ric: 0, prs: 0, r: 0 },
+        Crxor { bt: 6, ba: 6, bb: 6 },
+    ]);
+    v.extend([Eieio, Sync, Lwsync, Ptesync, Isync, Tlbsync, Nop, Blr]);
+    // Branches: backward to .L0, forward to .L1, and to an adjacent label.
+    v.extend([B { target: 0 }, B { target: 1 }, Bdnz { target: 0 }, Bdnz { target: 1 }]);
+    for (i, &cond) in CONDS.iter().enumerate() {
+        v.push(Bc { cond, bf: BF[i % 5], target: 0 });
+        v.push(Bc { cond, bf: 7 - BF[i % 5], target: 1 });
+    }
+    v.extend([
+        Label(2),
+        Bc { cond: Cond::Eq, bf: 7, target: 2 },
+        B { target: 2 },
+        Nop,
+    ]);
+    // Zero displacement (branch to self) for each branch kind.
+    v.extend([Label(4), B { target: 4 }, Label(5), Bdnz { target: 5 }]);
+    v.extend([Label(6), Bc { cond: Cond::Ne, bf: 0, target: 6 }]);
+    v.extend([Bdnz { target: 3 }, Label(3), Label(1), Blr]);
+    v
+}
+
+/// Branches at the exact limits of the 14-bit (bc) and 26-bit-relative
+/// reach actually used: bc +0x7ffc and -0x8000, b across 64 KiB.
+pub fn long_branches() -> Vec<Insn> {
+    use Insn::*;
+    let mut v = vec![
+        Label(10),
+        Bc {
+            cond: Cond::Ne,
+            bf: 0,
+            target: 11,
+        },
+    ];
+    // bc at offset 4 -> label at 4 + 0x7ffc = 0x8000: 0x7ffc/4 - 1 filler words.
+    v.extend(std::iter::repeat_n(Nop, 0x7ffc / 4 - 1));
+    v.push(Label(11));
+    // bc at 0x8000 back to .L10 at 0: displacement -0x8000.
+    v.push(Bc {
+        cond: Cond::Le,
+        bf: 5,
+        target: 10,
+    });
+    v.push(B { target: 12 });
+    v.extend(std::iter::repeat_n(Nop, 0x4000));
+    v.push(Label(12));
+    v.push(B { target: 10 });
+    v.push(Bdnz { target: 12 });
+    v
+}
