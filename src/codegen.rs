@@ -8,7 +8,7 @@ use crate::passes::{self, Pass};
 use crate::spec::diag::Diag;
 use crate::spec::{ast, parser};
 use crate::target::mach::MachFunc;
-use crate::target::{power, Target};
+use crate::target::Target;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Style {
@@ -63,16 +63,7 @@ pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compile
     let mut funcs = Vec::new();
     for seq in &opt.seqs {
         passes::barriers::check_spec_barriers(seq, target)?;
-        let regs = match target {
-            Target::Power64 | Target::Power64le => &power::lower::REGS,
-            _ => {
-                return Err(Diag::new(
-                    seq.span,
-                    format!("the {target} backend is not available yet"),
-                )
-                .label("cannot generate this sequence"))
-            }
-        };
+        let regs = target.regfile();
         let mut f = lir::build::build(&opt, seq, target, Hoist::Entry)?;
         let mut alloc = regalloc::allocate(&f, regs);
         if alloc.is_err() {
@@ -87,16 +78,14 @@ pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compile
             .help("split the sequence")
         })?;
         let symbol = format!("{}{}", opts.prefix, seq.name);
-        let style = match opts.style {
-            Style::Plain => power::insn::RegStyle::Percent,
-            Style::Linux => power::insn::RegStyle::Bare,
-        };
-        let m = power::emit::codegen(&f, &alloc, target, &symbol, style).map_err(|e| {
-            Diag::new(
-                seq.span,
-                format!("internal error generating `{}`: {e}", seq.name),
-            )
-        })?;
+        let m = target
+            .codegen(&f, &alloc, &symbol, opts.style)
+            .map_err(|e| {
+                Diag::new(
+                    seq.span,
+                    format!("cannot generate `{}` for {target}: {e}", seq.name),
+                )
+            })?;
         lirs.push(f);
         funcs.push(m);
     }

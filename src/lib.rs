@@ -5,6 +5,8 @@
 
 pub mod codegen;
 pub mod emit;
+#[cfg(feature = "emu")]
+pub mod emu;
 pub mod ir;
 pub mod lir;
 pub mod output;

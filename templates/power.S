@@ -1,20 +1,20 @@
-/* {{ banner }} */
-{%- if let Some(id) = spdx %}
+/* {{ v.banner }} */
+{%- if let Some(id) = v.spdx %}
 /* SPDX-License-Identifier: {{ id }} */
 {%- endif %}
-{%- if linux %}
+{%- if v.linux %}
 #include <asm/ppc_asm.h>
 {%- endif %}
-{%- if !linux %}
+{%- if !v.linux %}
 	.machine power9
 {%- endif %}
 {%- if elfv2 %}
 	.abiversion 2
 {%- endif %}
 	.text
-{%- for f in funcs %}
+{%- for f in v.funcs %}
 
-{%- if linux %}
+{%- if v.linux %}
 _GLOBAL({{ f.symbol }})
 {%- else if elfv2 %}
 	.p2align 4
@@ -35,7 +35,7 @@ _GLOBAL({{ f.symbol }})
 {%- for l in f.body %}
 {{ l }}
 {%- endfor %}
-{%- if !linux %}
+{%- if !v.linux %}
 {%- if elfv2 %}
 	.size {{ f.symbol }},.-{{ f.symbol }}
 {%- else %}
@@ -43,6 +43,6 @@ _GLOBAL({{ f.symbol }})
 {%- endif %}
 {%- endif %}
 {%- endfor %}
-{%- if !linux %}
+{%- if !v.linux %}
 	.section .note.GNU-stack,"",@progbits
 {%- endif %}

@@ -2,22 +2,22 @@
 
 use crate::codegen::{Compiled, Options, Style};
 use crate::target::mach::MachFunc;
-use crate::target::Target;
-use askama::Template;
+use crate::target::{aarch64, power, x86_64, Target};
 
-struct FuncView {
-    symbol: String,
-    body: Vec<String>,
+/// One function as the file templates see it.
+pub struct FuncView {
+    pub symbol: String,
+    pub body: Vec<String>,
 }
 
-#[derive(Template)]
-#[template(path = "power.S", escape = "none")]
-struct PowerFile<'a> {
-    banner: String,
-    spdx: Option<&'a str>,
-    linux: bool,
-    elfv2: bool,
-    funcs: Vec<FuncView>,
+/// What every target's file template gets.
+pub struct FileView<'a> {
+    pub banner: String,
+    pub spdx: Option<&'a str>,
+    pub linux: bool,
+    pub funcs: Vec<FuncView>,
+    /// `.arch`/`.machine` level the functions need, if any.
+    pub arch: Option<&'static str>,
 }
 
 /// Comment text safe inside `/* */`.
@@ -59,17 +59,18 @@ pub fn render(c: &Compiled, opts: &Options) -> String {
             body: body(f),
         })
         .collect();
-    let linux = opts.style == Style::Linux;
+    let arch = c.funcs.iter().filter_map(|f| f.needs_arch).max();
+    let view = FileView {
+        banner,
+        spdx: opts.spdx.as_deref(),
+        linux: opts.style == Style::Linux,
+        funcs,
+        arch,
+    };
     let mut text = match c.target {
-        Target::Power64 | Target::Power64le => PowerFile {
-            banner,
-            spdx: opts.spdx.as_deref(),
-            linux,
-            elfv2: c.target == Target::Power64le,
-            funcs,
-        }
-        .render(),
-        Target::Aarch64 | Target::X86_64 => Ok(String::new()),
+        Target::Power64 | Target::Power64le => power::emit::render_file(c.target, &view),
+        Target::Aarch64 => aarch64::emit::render_file(&view),
+        Target::X86_64 => x86_64::emit::render_file(&view),
     }
     .unwrap_or_else(|e| format!("/* template error: {e} */\n"));
     if !text.ends_with('\n') {

@@ -9,7 +9,11 @@ pub mod mach;
 pub mod power;
 pub mod x86_64;
 
+use crate::codegen::Style;
 use crate::ir::order::Class;
+use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::Func;
+use mach::MachFunc;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -60,6 +64,32 @@ impl Target {
         match self {
             Target::Power64 | Target::Power64le | Target::Aarch64 => 8,
             Target::X86_64 => 6,
+        }
+    }
+
+    /// Argument and allocatable registers of the target's ABI.
+    pub fn regfile(self) -> &'static RegFile {
+        match self {
+            Target::Power64 | Target::Power64le => &power::lower::REGS,
+            Target::Aarch64 => &aarch64::lower::REGS,
+            Target::X86_64 => &x86_64::lower::REGS,
+        }
+    }
+
+    /// Lower an allocated LIR function to this target's machine code.
+    pub fn codegen(
+        self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        style: Style,
+    ) -> Result<MachFunc, String> {
+        match self {
+            Target::Power64 | Target::Power64le => {
+                power::emit::codegen(f, alloc, self, symbol, style)
+            }
+            Target::Aarch64 => aarch64::emit::codegen(f, alloc, symbol, style),
+            Target::X86_64 => x86_64::emit::codegen(f, alloc, symbol, style),
         }
     }
 

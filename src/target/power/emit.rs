@@ -2,6 +2,8 @@
 
 use super::insn::{assemble, Insn, RegStyle};
 use super::lower;
+use crate::codegen::Style;
+use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
 use crate::target::mach::{label_name, InsnClass, Line, MachFunc};
@@ -12,8 +14,13 @@ pub fn codegen(
     alloc: &Allocation,
     target: Target,
     symbol: &str,
-    style: RegStyle,
+    style: Style,
 ) -> Result<MachFunc, String> {
+    // Linux's ppc_asm.h defines r3 etc. as %r3; plain GNU as needs %r3.
+    let style = match style {
+        Style::Plain => RegStyle::Percent,
+        Style::Linux => RegStyle::Bare,
+    };
     let lowered = lower::lower(f, alloc, target).map_err(|e| e.0)?;
     let insns: Vec<Insn> = lowered.insns.iter().map(|(i, _)| i.clone()).collect();
     let asm = assemble(&insns, target.big_endian()).map_err(|e| e.to_string())?;
@@ -52,5 +59,21 @@ pub fn codegen(
         lines,
         bytes: asm.bytes,
         needs_arch: Some("power9"),
+    })
+}
+
+#[derive(askama::Template)]
+#[template(path = "power.S", escape = "none")]
+struct PowerFile<'a> {
+    v: &'a FileView<'a>,
+    elfv2: bool,
+}
+
+/// The whole `.S` file: ELFv1 function descriptors on big-endian, ELFv2
+/// on little-endian, or the kernel's `_GLOBAL()` in Linux style.
+pub fn render_file(target: Target, v: &FileView) -> Result<String, askama::Error> {
+    askama::Template::render(&PowerFile {
+        v,
+        elfv2: target == Target::Power64le,
     })
 }

@@ -424,7 +424,7 @@ fn mem(
         return Err(LowerError("r0 cannot be a base register".into()));
     }
     let swap = swap && width > 8;
-    if !swap && offset <= 0x7fff && (width != 64 || offset % 4 == 0) {
+    if !swap && offset <= 0x7fff && (width != 64 || offset.is_multiple_of(4)) {
         let d = offset as i16;
         e(match (store, width) {
             (true, 64) => Insn::Std {

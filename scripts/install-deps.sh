@@ -1,0 +1,18 @@
+#!/bin/sh
+# Install what the test suite needs on a Debian machine: the cross
+# toolchains that are our oracles (GNU as, gcc), qemu-user to run harnesses,
+# and cmake + libclang for unicorn's bundled build (the `emu` feature).
+set -eu
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+PKGS="binutils-powerpc64le-linux-gnu binutils-powerpc64-linux-gnu binutils-aarch64-linux-gnu \
+gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-aarch64-linux-gnu g++ \
+qemu-user cmake libclang-dev"
+missing=""
+for p in $PKGS; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi

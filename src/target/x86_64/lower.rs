@@ -1,0 +1,8 @@
+//! LIR -> x86_64 instructions.
+
+use crate::lir::regalloc::RegFile;
+
+pub const REGS: RegFile = RegFile {
+    args: &[],
+    pool: &[],
+};

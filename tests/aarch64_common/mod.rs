@@ -1,0 +1,280 @@
+//! Shared instruction corpus for the oracle tests (GNU as and capstone).
+#![allow(dead_code)]
+
+use shootdown::target::aarch64::insn::*;
+
+pub const ALL_SIZES: [Size; 4] = [Size::B, Size::H, Size::W, Size::X];
+pub const ALL_CONDS: [Cond; 12] = [
+    Cond::Eq,
+    Cond::Ne,
+    Cond::Hs,
+    Cond::Lo,
+    Cond::Mi,
+    Cond::Pl,
+    Cond::Hi,
+    Cond::Ls,
+    Cond::Ge,
+    Cond::Lt,
+    Cond::Gt,
+    Cond::Le,
+];
+pub const ALL_BARRIERS: [BarrierOpt; 11] = [
+    BarrierOpt::Sy,
+    BarrierOpt::St,
+    BarrierOpt::Ld,
+    BarrierOpt::Ish,
+    BarrierOpt::Ishst,
+    BarrierOpt::Ishld,
+    BarrierOpt::Osh,
+    BarrierOpt::Oshst,
+    BarrierOpt::Oshld,
+    BarrierOpt::Nsh,
+    BarrierOpt::Nshst,
+];
+pub const ALL_TLBI: [TlbiOp; 20] = [
+    TlbiOp::Vmalle1,
+    TlbiOp::Vmalle1is,
+    TlbiOp::Vmalle1os,
+    TlbiOp::Vae1,
+    TlbiOp::Vae1is,
+    TlbiOp::Vae1os,
+    TlbiOp::Vale1,
+    TlbiOp::Vale1is,
+    TlbiOp::Vale1os,
+    TlbiOp::Aside1,
+    TlbiOp::Aside1is,
+    TlbiOp::Aside1os,
+    TlbiOp::Vaae1is,
+    TlbiOp::Vaale1is,
+    TlbiOp::Rvae1is,
+    TlbiOp::Rvale1is,
+    TlbiOp::Rvae1os,
+    TlbiOp::Rvale1os,
+    TlbiOp::Rvaae1is,
+    TlbiOp::Rvaale1is,
+];
+
+pub fn label_name(l: Label) -> String {
+    format!(".Ltgt{l}")
+}
+
+/// Register triples chosen so that every field sees 0, 30 and 31 (XZR) and
+/// no two fields share a value in most rows (catches swapped fields).
+const TRIPLES: [(Reg, Reg, Reg); 6] = [
+    (0, 1, 2),
+    (30, 29, 28),
+    (31, 30, 0),
+    (5, 31, 30),
+    (17, 8, 31),
+    (31, 31, 31),
+];
+/// Same, for forms where 31 would be SP (not allowed by the model).
+const TRIPLES_NO31: [(Reg, Reg, Reg); 3] = [(0, 1, 2), (30, 29, 28), (7, 30, 0)];
+
+const LOGICAL_IMMS: [u64; 9] = [
+    1,
+    0xff,
+    0x5555_5555_5555_5555,
+    0x8000_0000_0000_0001,
+    0xffff_ffff_ffff_fffe,
+    0x0000_ffff_0000_ffff,
+    0x00ff_00ff_00ff_00ff,
+    0x7fff_ffff_ffff_ffff,
+    0x0000_0000_ffff_f000,
+];
+
+const BITFIELDS: [(u8, u8); 7] = [
+    (0, 1),
+    (0, 64),
+    (63, 1),
+    (4, 8),
+    (32, 32),
+    (1, 63),
+    (12, 40),
+];
+
+/// Every `Insn` variant, every TlbiOp/BarrierOpt/Size/Cond, edge registers,
+/// max offsets/shifts, forward and backward branches.
+pub fn forms() -> Vec<Insn> {
+    let mut v = Vec::new();
+    // Backward-branch targets come first.
+    v.push(Insn::Label(1));
+    v.push(Insn::Nop);
+
+    for rd in [0, 30, 31] {
+        for imm in [0u16, 1, 0x1234, 0xffff] {
+            for shift in [0u8, 16, 32, 48] {
+                v.push(Insn::Movz { rd, imm, shift });
+                v.push(Insn::Movk { rd, imm, shift });
+                v.push(Insn::Movn { rd, imm, shift });
+            }
+        }
+    }
+    for (rd, rn, _) in TRIPLES_NO31 {
+        for imm in LOGICAL_IMMS {
+            v.push(Insn::OrrImm { rd, rn, imm });
+            v.push(Insn::AndImm { rd, rn, imm });
+        }
+    }
+    // rn = 31 is XZR in logical (immediate).
+    v.push(Insn::OrrImm {
+        rd: 3,
+        rn: 31,
+        imm: 0xff00,
+    });
+    v.push(Insn::OrrImm {
+        rd: 0,
+        rn: 31,
+        imm: 0xffff_ffff_ffff_fffe,
+    });
+    v.push(Insn::AndImm {
+        rd: 30,
+        rn: 31,
+        imm: 0xf0f0_f0f0_f0f0_f0f0,
+    });
+    for (rd, rn, rm) in TRIPLES {
+        v.push(Insn::MovReg { rd, rm });
+        v.push(Insn::Orr { rd, rn, rm });
+        v.push(Insn::And { rd, rn, rm });
+        v.push(Insn::Eor { rd, rn, rm });
+        v.push(Insn::Bic { rd, rn, rm });
+        v.push(Insn::Add { rd, rn, rm });
+        v.push(Insn::Sub { rd, rn, rm });
+        v.push(Insn::Mul { rd, rn, rm });
+        v.push(Insn::LslReg { rd, rn, rm });
+        v.push(Insn::LsrReg { rd, rn, rm });
+        v.push(Insn::Rev { rd, rn });
+        v.push(Insn::Rev32W { rd, rn });
+        v.push(Insn::Rev16W { rd, rn });
+        v.push(Insn::CmpReg { rn, rm });
+        for sh in [0u8, 1, 31, 32, 63] {
+            v.push(Insn::LslImm { rd, rn, sh });
+            v.push(Insn::LsrImm { rd, rn, sh });
+        }
+        for (lsb, width) in BITFIELDS {
+            v.push(Insn::Ubfiz { rd, rn, lsb, width });
+            v.push(Insn::Ubfx { rd, rn, lsb, width });
+        }
+    }
+    for (rd, rn, _) in TRIPLES_NO31 {
+        for imm in [0u16, 1, 9, 10, 0x7ff, 4095] {
+            v.push(Insn::AddImm { rd, rn, imm });
+            v.push(Insn::SubImm { rd, rn, imm });
+            v.push(Insn::SubsImm { rd, rn, imm });
+            v.push(Insn::CmpImm { rn, imm });
+        }
+    }
+    // SUBS (immediate) with Rd = XZR (the CMP encoding).
+    v.push(Insn::SubsImm {
+        rd: 31,
+        rn: 4,
+        imm: 17,
+    });
+
+    for size in ALL_SIZES {
+        let sz = match size {
+            Size::B => 1u32,
+            Size::H => 2,
+            Size::W => 4,
+            Size::X => 8,
+        };
+        for (rt, rn) in [(0u8, 1u8), (30, 31), (31, 30), (2, 0)] {
+            for off in [0, sz, 9 * sz, 0x7f4 / sz * sz, 4095 * sz] {
+                v.push(Insn::Str { size, rt, rn, off });
+                v.push(Insn::Ldr { size, rt, rn, off });
+            }
+        }
+        for (rt, rn, rm) in [(0u8, 1u8, 2u8), (30, 31, 29), (31, 30, 31), (4, 0, 30)] {
+            for scaled in [false, true] {
+                v.push(Insn::StrReg {
+                    size,
+                    rt,
+                    rn,
+                    rm,
+                    scaled,
+                });
+                v.push(Insn::LdrReg {
+                    size,
+                    rt,
+                    rn,
+                    rm,
+                    scaled,
+                });
+            }
+        }
+        for (rt, rn) in [(0u8, 1u8), (30, 31), (31, 0)] {
+            v.push(Insn::Ldxr { size, rt, rn });
+            v.push(Insn::Ldaxr { size, rt, rn });
+            v.push(Insn::Ldar { size, rt, rn });
+            v.push(Insn::Stlr { size, rt, rn });
+        }
+        // Status register must differ from rt and (unless rn is SP) rn.
+        for (rs, rt, rn) in [
+            (2u8, 1u8, 0u8),
+            (31, 30, 0),
+            (0, 30, 31),
+            (30, 31, 29),
+            (31, 0, 30),
+        ] {
+            v.push(Insn::Stxr { size, rs, rt, rn });
+            v.push(Insn::Stlxr { size, rs, rt, rn });
+        }
+        for (rs, rt, rn) in [
+            (2u8, 1u8, 0u8),
+            (31, 30, 0),
+            (0, 31, 31),
+            (30, 0, 29),
+            (5, 5, 6),
+        ] {
+            v.push(Insn::Casa { size, rs, rt, rn });
+            v.push(Insn::Swpa { size, rs, rt, rn });
+        }
+    }
+
+    for o in ALL_BARRIERS {
+        v.push(Insn::Dmb(o));
+        v.push(Insn::Dsb(o));
+    }
+    v.push(Insn::Isb);
+    v.push(Insn::Ret);
+    for op in ALL_TLBI {
+        match op {
+            TlbiOp::Vmalle1 | TlbiOp::Vmalle1is | TlbiOp::Vmalle1os => {
+                v.push(Insn::Tlbi { op, rt: None })
+            }
+            _ => {
+                for r in [0, 30, 31] {
+                    v.push(Insn::Tlbi { op, rt: Some(r) });
+                }
+            }
+        }
+    }
+
+    // Branches: backward to label 1, forward to label 2 (defined at the end),
+    // and to labels in the middle of the stream.
+    for target in [1, 2] {
+        for cond in ALL_CONDS {
+            v.push(Insn::BCond { cond, target });
+        }
+        for rt in [0, 30, 31] {
+            v.push(Insn::Cbz { rt, target });
+            v.push(Insn::Cbnz { rt, target });
+        }
+        v.push(Insn::B { target });
+    }
+    v.push(Insn::Label(3));
+    v.push(Insn::B { target: 3 }); // branch to itself (displacement 0)
+    v.push(Insn::Label(4));
+    v.push(Insn::Label(5)); // two labels at one offset
+    v.push(Insn::Cbz { rt: 1, target: 4 });
+    v.push(Insn::BCond {
+        cond: Cond::Ne,
+        target: 5,
+    });
+    v.push(Insn::B { target: 6 });
+    v.push(Insn::Label(6));
+    v.push(Insn::Nop);
+    v.push(Insn::Label(2));
+    v.push(Insn::Ret);
+    v
+}

@@ -1,0 +1,297 @@
+//! Oracle test: the text from `Insn::text` assembled by GNU as must be
+//! byte-identical to what `assemble` produces.  The assembler is required:
+//! if it is missing the test fails (it does not skip).
+//! `AARCH64_AS` / `AARCH64_OBJCOPY` override the tool names.
+
+#[path = "aarch64_common/mod.rs"]
+mod common;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::*;
+use shootdown::target::aarch64::insn::*;
+
+fn tool(var: &str, default: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| default.to_string())
+}
+
+fn scratch_path(stem: &str, ext: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let n = N.fetch_add(1, Ordering::SeqCst);
+    std::env::temp_dir().join(format!(
+        "shootdown-aarch64-{}-{stem}-{n}.{ext}",
+        std::process::id()
+    ))
+}
+
+/// Assembles `source` with GNU as and returns the raw .text bytes.
+fn gas(source: &str) -> Vec<u8> {
+    let src = scratch_path("in", "S");
+    let obj = scratch_path("out", "o");
+    let bin = scratch_path("out", "bin");
+    std::fs::write(&src, source).expect("write .S");
+    let as_ = tool("AARCH64_AS", "aarch64-linux-gnu-as");
+    let out = Command::new(&as_)
+        .arg("-o")
+        .arg(&obj)
+        .arg(&src)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run {as_} (required oracle, install binutils-aarch64-linux-gnu): {e}")
+        });
+    assert!(
+        out.status.success(),
+        "{as_} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Warnings (e.g. "unpredictable") mean the text is not what we meant.
+    assert!(
+        out.stderr.is_empty(),
+        "{as_} warned:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let objcopy = tool("AARCH64_OBJCOPY", "aarch64-linux-gnu-objcopy");
+    let st = Command::new(&objcopy)
+        .args(["-O", "binary", "-j", ".text"])
+        .arg(&obj)
+        .arg(&bin)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {objcopy}: {e}"));
+    assert!(st.success(), "{objcopy} failed");
+    let bytes = std::fs::read(&bin).expect("read objcopy output");
+    for p in [src, obj, bin] {
+        let _ = std::fs::remove_file(p);
+    }
+    bytes
+}
+
+fn source_of(insns: &[Insn]) -> String {
+    let mut s = String::from(".arch armv8.4-a\n.text\n");
+    for i in insns {
+        let t = i.text(&label_name);
+        if matches!(i, Insn::Label(_)) {
+            s.push_str(&t);
+        } else {
+            s.push('\t');
+            s.push_str(&t);
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// Compares word by word so a failure names the instruction.
+fn check_against_gas(insns: &[Insn]) -> usize {
+    let ours = assemble(insns).expect("assemble");
+    let theirs = gas(&source_of(insns));
+    let mut diffs = Vec::new();
+    let mut words = 0;
+    for (i, insn) in insns.iter().enumerate() {
+        if matches!(insn, Insn::Label(_)) {
+            continue;
+        }
+        words += 1;
+        let o = ours.offsets[i] as usize;
+        let a = ours
+            .bytes
+            .get(o..o + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()));
+        let b = theirs
+            .get(o..o + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()));
+        if a != b {
+            diffs.push(format!(
+                "  [{i}] {:<40} ours={a:08x?} gas={b:08x?}",
+                insn.text(&label_name)
+            ));
+        }
+    }
+    assert!(
+        diffs.is_empty(),
+        "{} mismatches vs GNU as:\n{}",
+        diffs.len(),
+        diffs[..diffs.len().min(40)].join("\n")
+    );
+    assert_eq!(ours.bytes.len(), theirs.len(), "total length");
+    assert_eq!(ours.bytes, theirs);
+    words
+}
+
+/// Exhaustive on purpose: adding an `Insn` variant breaks this match, which
+/// forces the corpus (and this count) to be updated.
+fn variant_index(i: &Insn) -> usize {
+    match i {
+        Insn::Movz { .. } => 0,
+        Insn::Movk { .. } => 1,
+        Insn::Movn { .. } => 2,
+        Insn::OrrImm { .. } => 3,
+        Insn::MovReg { .. } => 4,
+        Insn::Orr { .. } => 5,
+        Insn::And { .. } => 6,
+        Insn::Eor { .. } => 7,
+        Insn::Bic { .. } => 8,
+        Insn::AndImm { .. } => 9,
+        Insn::Add { .. } => 10,
+        Insn::Sub { .. } => 11,
+        Insn::AddImm { .. } => 12,
+        Insn::SubImm { .. } => 13,
+        Insn::SubsImm { .. } => 14,
+        Insn::Mul { .. } => 15,
+        Insn::LslImm { .. } => 16,
+        Insn::LsrImm { .. } => 17,
+        Insn::LslReg { .. } => 18,
+        Insn::LsrReg { .. } => 19,
+        Insn::Ubfiz { .. } => 20,
+        Insn::Ubfx { .. } => 21,
+        Insn::Rev { .. } => 22,
+        Insn::Rev32W { .. } => 23,
+        Insn::Rev16W { .. } => 24,
+        Insn::Str { .. } => 25,
+        Insn::Ldr { .. } => 26,
+        Insn::StrReg { .. } => 27,
+        Insn::LdrReg { .. } => 28,
+        Insn::Ldxr { .. } => 29,
+        Insn::Ldaxr { .. } => 30,
+        Insn::Stxr { .. } => 31,
+        Insn::Stlxr { .. } => 32,
+        Insn::Ldar { .. } => 33,
+        Insn::Stlr { .. } => 34,
+        Insn::Casa { .. } => 35,
+        Insn::Swpa { .. } => 36,
+        Insn::CmpReg { .. } => 37,
+        Insn::CmpImm { .. } => 38,
+        Insn::Cbz { .. } => 39,
+        Insn::Cbnz { .. } => 40,
+        Insn::BCond { .. } => 41,
+        Insn::B { .. } => 42,
+        Insn::Ret => 43,
+        Insn::Dmb(_) => 44,
+        Insn::Dsb(_) => 45,
+        Insn::Isb => 46,
+        Insn::Nop => 47,
+        Insn::Tlbi { .. } => 48,
+        Insn::Label(_) => 49,
+    }
+}
+const VARIANTS: usize = 50;
+
+#[test]
+fn corpus_covers_every_variant_and_enum_value() {
+    let f = forms();
+    let seen: HashSet<usize> = f.iter().map(variant_index).collect();
+    let missing: Vec<usize> = (0..VARIANTS).filter(|i| !seen.contains(i)).collect();
+    assert!(
+        missing.is_empty(),
+        "variants missing from corpus: {missing:?}"
+    );
+    for op in ALL_TLBI {
+        assert!(f
+            .iter()
+            .any(|i| matches!(i, Insn::Tlbi { op: o, .. } if *o == op)));
+    }
+    for o in ALL_BARRIERS {
+        assert!(f.contains(&Insn::Dmb(o)) && f.contains(&Insn::Dsb(o)));
+    }
+    for c in ALL_CONDS {
+        assert!(f
+            .iter()
+            .any(|i| matches!(i, Insn::BCond { cond, .. } if *cond == c)));
+    }
+    for s in ALL_SIZES {
+        for probe in [
+            |i: &Insn, s| matches!(i, Insn::Str { size, .. } if *size == s),
+            |i: &Insn, s| matches!(i, Insn::LdrReg { size, .. } if *size == s),
+            |i: &Insn, s| matches!(i, Insn::Stlxr { size, .. } if *size == s),
+            |i: &Insn, s| matches!(i, Insn::Swpa { size, .. } if *size == s),
+        ] {
+            assert!(f.iter().any(|i| probe(i, s)));
+        }
+    }
+}
+
+#[test]
+fn all_forms_match_gnu_as() {
+    let f = forms();
+    let words = check_against_gas(&f);
+    eprintln!("gnu_as: {words} instruction words byte-identical to GNU as");
+    assert!(words > 900, "corpus unexpectedly small: {words}");
+}
+
+#[test]
+fn encode_one_matches_assemble() {
+    let f = forms();
+    let a = assemble(&f).unwrap();
+    let mut n = 0;
+    for (i, insn) in f.iter().enumerate() {
+        match insn {
+            Insn::Label(_)
+            | Insn::B { .. }
+            | Insn::BCond { .. }
+            | Insn::Cbz { .. }
+            | Insn::Cbnz { .. } => assert!(encode_one(insn).is_err()),
+            _ => {
+                let o = a.offsets[i] as usize;
+                let w = u32::from_le_bytes(a.bytes[o..o + 4].try_into().unwrap());
+                assert_eq!(encode_one(insn), Ok(w), "{}", insn.text(&label_name));
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 900);
+}
+
+#[test]
+fn offsets_follow_labels() {
+    let f = vec![
+        Insn::Label(7),
+        Insn::Nop,
+        Insn::Label(8),
+        Insn::Label(9),
+        Insn::B { target: 7 },
+        Insn::Ret,
+    ];
+    let a = assemble(&f).unwrap();
+    assert_eq!(a.offsets, vec![0, 0, 4, 4, 4, 8]);
+    assert_eq!(a.bytes.len(), 12);
+    check_against_gas(&f);
+}
+
+/// Conditional branches at the exact ends of their +-1 MiB range (imm19),
+/// forward and backward, checked against GNU as; one step further is
+/// rejected with the index of the branch.
+#[test]
+fn cond_branch_range_limits() {
+    let pad = (1usize << 18) - 1; // words between branch and target: disp = 2^20 - 4
+    let mut f = vec![Insn::Cbz { rt: 3, target: 1 }];
+    f.extend(std::iter::repeat_n(Insn::Nop, pad - 1));
+    f.push(Insn::Label(1));
+    f.push(Insn::Label(2)); // backward target at offset 2^20 - 4
+    f.push(Insn::Nop);
+    // backward displacement -2^20: branch at offset (2^20 - 4) + 2^20
+    f.extend(std::iter::repeat_n(Insn::Nop, (1 << 18) - 1));
+    f.push(Insn::BCond {
+        cond: Cond::Ne,
+        target: 2,
+    });
+    let a = assemble(&f).unwrap();
+    assert_eq!(a.offsets[0], 0);
+    check_against_gas(&f);
+
+    // One word further in each direction.
+    let mut g = f.clone();
+    g.insert(1, Insn::Nop);
+    assert_eq!(
+        assemble(&g),
+        Err(EncodeError::BranchOutOfRange { index: 0 })
+    );
+    let mut h = f.clone();
+    let last = h.len() - 1;
+    h.insert(last, Insn::Nop);
+    assert_eq!(
+        assemble(&h),
+        Err(EncodeError::BranchOutOfRange { index: last + 1 })
+    );
+}
