@@ -121,6 +121,7 @@ impl Inst {
             Inst::Store { src, base, .. } => vec![*src, *base],
             Inst::Branch { a, b, .. } => [vec![*a], op(b)].concat(),
             Inst::Ret { value } => op(value),
+            Inst::Invalidate { operands, .. } => operands.clone(),
             _ => vec![],
         }
     }

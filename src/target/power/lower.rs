@@ -90,6 +90,11 @@ pub fn lower(f: &Func, alloc: &Allocation, _target: Target) -> Result<Lowered, L
                 ..
             } => mem(true, r(*src), r(*base), *offset, *width, *swap, &mut e)?,
             Inst::Barrier { name } => e(barrier(name)?),
+            Inst::Invalidate { name, .. } => {
+                return Err(LowerError(format!(
+                    "`{name}` is not supported on POWER yet"
+                )))
+            }
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::Branch { cmp, a, b, target } => {

@@ -1,0 +1,130 @@
+//! Shared helpers for the oracle tests: generate code through the library,
+//! assemble it with the GNU cross toolchain, build C harnesses and run them
+//! under qemu-user (or natively on x86-64). Missing tools are failures.
+
+#![allow(dead_code)]
+
+use shootdown::codegen::{Compiled, Options, Style};
+use shootdown::passes;
+use shootdown::Target;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A fresh scratch directory under target/ (kept for post-mortems).
+pub fn scratch(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+pub fn options(passes: &str) -> Options {
+    Options {
+        passes: passes::parse_list(passes).unwrap(),
+        style: Style::Plain,
+        prefix: String::new(),
+        spdx: None,
+    }
+}
+
+pub fn compile_spec(path: &str, target: Target, passes: &str) -> (Compiled, Options) {
+    let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let prog = shootdown::load(path, &src).unwrap_or_else(|d| panic!("{path}: {}", d.message));
+    let opts = options(passes);
+    let c = shootdown::compile(&prog, target, &opts)
+        .unwrap_or_else(|d| panic!("{path} for {target}: {}", d.message));
+    (c, opts)
+}
+
+pub fn asm_text(c: &Compiled, opts: &Options) -> String {
+    shootdown::emit::asm::render(c, opts)
+}
+
+pub fn header_text(path: &str, opts: &Options) -> String {
+    let src = std::fs::read_to_string(path).unwrap();
+    let prog = shootdown::load(path, &src).unwrap();
+    let stem = Path::new(path).file_stem().unwrap().to_string_lossy().into_owned();
+    shootdown::emit::header::render(&prog, &stem, opts)
+}
+
+pub fn gcc(target: Target) -> String {
+    match target {
+        Target::X86_64 => "gcc".into(),
+        t => format!("{}-gcc", t.triple()),
+    }
+}
+
+pub fn tool(target: Target, name: &str) -> String {
+    match target {
+        Target::X86_64 => name.into(),
+        t => format!("{}-{name}", t.triple()),
+    }
+}
+
+/// Run a command; panic with its output if it cannot start or fails.
+pub fn run(cmd: &mut Command) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?} (install it: ./scripts/install-deps.sh): {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    stdout + &stderr
+}
+
+/// Assemble `.S` text with plain `<triple>-gcc -c`; returns the object path.
+pub fn assemble(target: Target, asm: &str, dir: &Path, stem: &str) -> PathBuf {
+    let s = dir.join(format!("{stem}.S"));
+    let o = dir.join(format!("{stem}.o"));
+    std::fs::write(&s, asm).unwrap();
+    run(Command::new(gcc(target)).arg("-c").arg(&s).arg("-o").arg(&o));
+    o
+}
+
+/// The `.text` section of an object file.
+pub fn text_bytes(target: Target, obj: &Path) -> Vec<u8> {
+    let bin = obj.with_extension("text.bin");
+    run(Command::new(tool(target, "objcopy"))
+        .args(["-O", "binary", "-j", ".text"])
+        .arg(obj)
+        .arg(&bin));
+    std::fs::read(bin).unwrap()
+}
+
+/// Build a static executable from a C harness, the header and the `.S`,
+/// then run it (under qemu-user for foreign targets). Returns stdout.
+pub fn run_harness(target: Target, asm: &str, header: &str, header_name: &str, harness_c: &str, tag: &str) -> String {
+    let dir = scratch(tag);
+    std::fs::write(dir.join(header_name), header).unwrap();
+    let s = dir.join("gen.S");
+    std::fs::write(&s, asm).unwrap();
+    let c = dir.join("harness.c");
+    std::fs::write(&c, harness_c).unwrap();
+    let exe = dir.join("harness");
+    run(Command::new(gcc(target))
+        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-static", "-I"])
+        .arg(&dir)
+        .arg(&c)
+        .arg(&s)
+        .arg("-o")
+        .arg(&exe));
+    let qemu = match target {
+        Target::Power64 => Some("qemu-ppc64"),
+        Target::Power64le => Some("qemu-ppc64le"),
+        Target::Aarch64 => Some("qemu-aarch64"),
+        Target::X86_64 => None,
+    };
+    match qemu {
+        Some(q) => run(Command::new(q).arg(&exe)),
+        None => run(&mut Command::new(&exe)),
+    }
+}
