@@ -94,6 +94,13 @@ pub enum Inst {
     Barrier {
         name: String,
     },
+    /// A CPU TLB invalidation by target mnemonic (`tlbi vale1is`, `tlbie`,
+    /// `invlpg`) with its register operands in the ISA's order (AArch64:
+    /// Xt or none; POWER tlbie: RB, RS; x86 invlpg: the address).
+    Invalidate {
+        name: String,
+        operands: Vec<VReg>,
+    },
     Label(LabelId),
     Jump(LabelId),
     Branch {
