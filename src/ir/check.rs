@@ -77,12 +77,17 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         let mut cx = SeqCx {
             devices: &devices,
             params: &params,
+            locals: Vec::new(),
+            scope: Vec::new(),
+            orders: Vec::new(),
             in_each: Vec::new(),
             used: Vec::new(),
             next_op: &mut next_op,
             next_group: &mut next_group,
         };
         let body = cx.block(&s.body)?;
+        let locals = std::mem::take(&mut cx.locals);
+        let orders = std::mem::take(&mut cx.orders);
         let mut used = cx.used;
         used.sort_unstable();
         used.dedup();
@@ -93,8 +98,9 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             devices: used,
             body,
             edges: Vec::new(),
+            locals,
         };
-        seq.edges = order::required_edges(&devices, &seq.body);
+        seq.edges = order::required_edges(&devices, &seq.body, &orders);
         seqs.push(seq);
     }
 
@@ -251,7 +257,13 @@ fn check_device(d: &ast::Device) -> Result<Device, Diag> {
     }
 
     let mut requires = Vec::new();
+    let mut after_stores = Vec::new();
     for r in &d.requires {
+        if r.before.name == "stores" && !regs.iter().any(|x| x.name == "stores") {
+            let after = find_reg(&regs, &d.name.name, &r.after)?;
+            after_stores.push((after, r.span));
+            continue;
+        }
         let before = find_reg(&regs, &d.name.name, &r.before)?;
         let after = find_reg(&regs, &d.name.name, &r.after)?;
         requires.push(Require {
@@ -270,6 +282,7 @@ fn check_device(d: &ast::Device) -> Result<Device, Diag> {
         regs,
         fields,
         requires,
+        after_stores,
     })
 }
 
@@ -314,6 +327,11 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
 struct SeqCx<'a> {
     devices: &'a [Device],
     params: &'a [String],
+    /// Loop variables: all declared (by index) and those in scope.
+    locals: Vec<String>,
+    scope: Vec<usize>,
+    /// `order stores before invalidates`, `order invalidates before return`.
+    orders: Vec<(String, String, crate::spec::diag::Span)>,
     in_each: Vec<DevId>,
     used: Vec<DevId>,
     next_op: &'a mut u32,
@@ -334,7 +352,11 @@ impl SeqCx<'_> {
                     .label("unreachable"));
                 }
             }
-            out.push(self.stmt(s)?);
+            let st = self.stmt(s)?;
+            if matches!(&st, Stmt::Barrier { name, .. } if name.is_empty()) {
+                continue;
+            }
+            out.push(st);
         }
         Ok(out)
     }
@@ -419,6 +441,84 @@ impl SeqCx<'_> {
 
     fn stmt(&mut self, s: &ast::Stmt) -> Result<Stmt, Diag> {
         Ok(match s {
+            ast::Stmt::Range {
+                var,
+                start,
+                size,
+                step,
+                body,
+                span,
+            } => {
+                if self.params.contains(&var.name)
+                    || self.scope.iter().any(|&l| self.locals[l] == var.name)
+                {
+                    return Err(Diag::new(
+                        var.span,
+                        format!("`{}` is already a name here", var.name),
+                    )
+                    .label("shadows a parameter or loop variable"));
+                }
+                let (start, size, step) = (self.expr(start, None)?, self.expr(size, None)?, {
+                    let st = self.expr(step, None)?;
+                    if st.as_const() == Some(0) {
+                        return Err(Diag::new(step.span(), "a range step of 0 never advances")
+                            .label("zero step"));
+                    }
+                    st
+                });
+                let local = self.locals.len();
+                self.locals.push(var.name.clone());
+                self.scope.push(local);
+                let body = self.block(body)?;
+                self.scope.pop();
+                Stmt::Range {
+                    local,
+                    start,
+                    size,
+                    step,
+                    body,
+                    span: *span,
+                }
+            }
+            ast::Stmt::Invalidate {
+                name,
+                operands,
+                span,
+            } => {
+                let ops = operands
+                    .iter()
+                    .map(|o| self.expr(o, None))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Stmt::Invalidate {
+                    id: self.op_id(),
+                    name: name.name.clone(),
+                    operands: ops,
+                    span: *span,
+                }
+            }
+            ast::Stmt::Order {
+                before,
+                after,
+                span,
+            } => {
+                let ok = matches!(
+                    (before.name.as_str(), after.name.as_str()),
+                    ("stores", "invalidates") | ("invalidates", "return")
+                );
+                if !ok {
+                    return Err(Diag::new(*span, "unknown ordering")
+                        .label("not supported")
+                        .help("write `order stores before invalidates` or `order invalidates before return`"));
+                }
+                self.orders
+                    .push((before.name.clone(), after.name.clone(), *span));
+                // Orders are declarations: they leave no statement behind.
+                return Ok(Stmt::Barrier {
+                    name: String::new(),
+                    origin: Origin::Spec(*span),
+                    covers: Vec::new(),
+                });
+            }
             ast::Stmt::Each { dev, body, span } => {
                 let id = self.device(dev)?;
                 if self.in_each.contains(&id) {
@@ -563,6 +663,15 @@ impl SeqCx<'_> {
         Ok(match e {
             ast::Expr::Int { value, .. } => Expr::Const(*value),
             ast::Expr::Name(n) => match self.params.iter().position(|p| p == &n.name) {
+                _ if self.scope.iter().any(|&l| self.locals[l] == n.name) => {
+                    let l = *self
+                        .scope
+                        .iter()
+                        .rev()
+                        .find(|&&l| self.locals[l] == n.name)
+                        .unwrap_or(&0);
+                    Expr::Local(l)
+                }
                 Some(i) => Expr::Param(i),
                 None => {
                     let mut d = Diag::new(n.span, format!("unknown name `{}`", n.name))
@@ -659,6 +768,9 @@ fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
         | ast::Stmt::Write { span, .. }
         | ast::Stmt::Poll { span, .. }
         | ast::Stmt::Barrier { span, .. }
-        | ast::Stmt::Return { span, .. } => *span,
+        | ast::Stmt::Return { span, .. }
+        | ast::Stmt::Range { span, .. }
+        | ast::Stmt::Invalidate { span, .. }
+        | ast::Stmt::Order { span, .. } => *span,
     }
 }

@@ -53,6 +53,9 @@ pub enum Expr {
     Const(u64),
     /// A sequence parameter by index.
     Param(usize),
+    /// A loop variable (of a `range` loop) by index into the sequence's
+    /// locals.
+    Local(usize),
     Bin(BinOp, Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
     /// `(value & mask(width)) << shift`: a run-time value placed in a field.
@@ -131,6 +134,7 @@ impl Expr {
         match self {
             Expr::Const(v) => *v,
             Expr::Param(i) => params.get(*i).copied().unwrap_or(0),
+            Expr::Local(_) => 0,
             Expr::Bin(op, a, b) => op.apply(a.eval(params), b.eval(params)),
             Expr::Not(a) => !a.eval(params),
             Expr::Insert {
@@ -138,6 +142,34 @@ impl Expr {
                 shift,
                 width,
             } => (value.eval(params) << shift) & field_mask(*shift, *width),
+        }
+    }
+
+    /// Does the value change from one loop iteration to the next?
+    pub fn uses_locals(&self) -> bool {
+        match self {
+            Expr::Local(_) => true,
+            Expr::Const(_) | Expr::Param(_) => false,
+            Expr::Bin(_, a, b) => a.uses_locals() || b.uses_locals(),
+            Expr::Not(a) | Expr::Insert { value: a, .. } => a.uses_locals(),
+        }
+    }
+
+    /// Evaluate with parameter and local values.
+    pub fn eval_with(&self, params: &[u64], locals: &[u64]) -> u64 {
+        match self {
+            Expr::Const(v) => *v,
+            Expr::Param(i) => params.get(*i).copied().unwrap_or(0),
+            Expr::Local(i) => locals.get(*i).copied().unwrap_or(0),
+            Expr::Bin(op, a, b) => {
+                op.apply(a.eval_with(params, locals), b.eval_with(params, locals))
+            }
+            Expr::Not(a) => !a.eval_with(params, locals),
+            Expr::Insert {
+                value,
+                shift,
+                width,
+            } => (value.eval_with(params, locals) << shift) & field_mask(*shift, *width),
         }
     }
 
@@ -159,6 +191,7 @@ impl fmt::Display for ExprDisplay<'_> {
                 Some(n) => f.write_str(n),
                 None => write!(f, "arg{i}"),
             },
+            Expr::Local(i) => write!(f, "local{i}"),
             Expr::Bin(op, a, b) => write!(
                 f,
                 "({} {} {})",

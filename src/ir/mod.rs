@@ -74,6 +74,9 @@ pub struct Device {
     pub regs: Vec<Reg>,
     pub fields: Vec<Field>,
     pub requires: Vec<Require>,
+    /// `require stores before REG`: the caller's normal-memory stores
+    /// (e.g. page tables the device walks) must be visible first.
+    pub after_stores: Vec<(RegId, Span)>,
 }
 
 #[derive(Clone, Debug)]
@@ -131,6 +134,8 @@ pub struct Seq {
     pub body: Vec<Stmt>,
     /// Orderings the hardware needs between accesses of this sequence.
     pub edges: Vec<order::Edge>,
+    /// Names of `range` loop variables, by local index.
+    pub locals: Vec<String>,
 }
 
 /// What placed a barrier: the spec author, or a named pass.
@@ -189,6 +194,36 @@ pub enum Stmt {
         value: Expr,
         span: Span,
     },
+    /// `for (local = start; local < start + size; local += step)`, with
+    /// at least one iteration when size > 0 and never more than
+    /// ceil(size / step); a zero step returns `-EINVAL`.
+    Range {
+        local: usize,
+        start: Expr,
+        size: Expr,
+        step: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+    },
+    /// A CPU TLB invalidation instruction.
+    Invalidate {
+        id: OpId,
+        /// Target mnemonic with operation (`tlbi vale1is`, `tlbie`).
+        name: String,
+        operands: Vec<Expr>,
+        span: Span,
+    },
+}
+
+/// Assumed iteration count of a `range` loop when costing barriers placed
+/// inside it (the real count is only known at run time).
+pub const RANGE_WEIGHT: u64 = 16;
+
+impl OpId {
+    /// The caller's earlier normal-memory stores (page-table updates).
+    pub const ENTRY: OpId = OpId(u32::MAX - 1);
+    /// The return to the caller.
+    pub const EXIT: OpId = OpId(u32::MAX);
 }
 
 impl Stmt {
@@ -196,6 +231,8 @@ impl Stmt {
     pub fn may_exit(&self) -> bool {
         match self {
             Stmt::Poll { .. } | Stmt::Return { .. } => true,
+            // A zero step returns -EINVAL.
+            Stmt::Range { .. } => true,
             Stmt::Each { body, .. } => body.iter().any(Stmt::may_exit),
             _ => false,
         }
@@ -231,7 +268,7 @@ impl Program {
 pub fn walk<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
     for s in body {
         f(s);
-        if let Stmt::Each { body, .. } = s {
+        if let Stmt::Each { body, .. } | Stmt::Range { body, .. } = s {
             walk(body, f);
         }
     }

@@ -50,45 +50,117 @@ pub fn class_of(s: &Stmt) -> Option<Class> {
     match s {
         Stmt::Write { .. } => Some(Class::DevStore),
         Stmt::Poll { .. } => Some(Class::DevLoad),
+        Stmt::Invalidate { .. } => Some(Class::TlbInvalidate),
         _ => None,
     }
 }
 
-/// Accesses in program order (a loop body once).
-fn accesses(body: &[Stmt]) -> Vec<(&Access, Class)> {
+/// An ordered operation: its id, device register if any, and class.
+struct Op {
+    id: OpId,
+    reg: Option<(DevId, RegId)>,
+    class: Class,
+}
+
+/// Operations in program order (a loop body once).
+fn ops(body: &[Stmt]) -> Vec<Op> {
     let mut out = Vec::new();
     walk(body, &mut |s| {
-        if let (Some(a), Some(c)) = (s.access(), class_of(s)) {
-            out.push((a, c));
+        let Some(class) = class_of(s) else { return };
+        match s {
+            Stmt::Write { access, .. } | Stmt::Poll { access, .. } => out.push(Op {
+                id: access.id,
+                reg: Some((access.dev, access.reg)),
+                class,
+            }),
+            Stmt::Invalidate { id, .. } => out.push(Op {
+                id: *id,
+                reg: None,
+                class,
+            }),
+            _ => {}
         }
     });
     out
 }
 
-pub fn required_edges(devices: &[Device], body: &[Stmt]) -> Vec<Edge> {
-    let acc = accesses(body);
+/// All required edges of a sequence: device `require`s between its
+/// accesses, `require stores before REG`, and the sequence's `order`s
+/// (which use the pseudo-operations [`OpId::ENTRY`] and [`OpId::EXIT`]).
+pub fn required_edges(
+    devices: &[Device],
+    body: &[Stmt],
+    orders: &[(String, String, Span)],
+) -> Vec<Edge> {
+    let ops = ops(body);
     let mut edges = Vec::new();
-    for (i, (a, ca)) in acc.iter().enumerate() {
-        for (b, cb) in acc.iter().skip(i + 1) {
-            if a.dev != b.dev {
+    let mut push = |e: Edge| {
+        if !edges.contains(&e) {
+            edges.push(e);
+        }
+    };
+    for (i, a) in ops.iter().enumerate() {
+        for b in ops.iter().skip(i + 1) {
+            let (Some((da, ra)), Some((db, rb))) = (a.reg, b.reg) else {
+                continue;
+            };
+            if da != db {
                 continue;
             }
-            for r in &devices[a.dev].requires {
-                if r.before == a.reg && r.after == b.reg {
-                    let e = Edge {
+            for r in &devices[da].requires {
+                if r.before == ra && r.after == rb {
+                    push(Edge {
                         from: a.id,
                         to: b.id,
-                        from_class: *ca,
-                        to_class: *cb,
-                        dev: Some(a.dev),
+                        from_class: a.class,
+                        to_class: b.class,
+                        dev: Some(da),
                         scope: r.scope,
                         span: r.span,
-                    };
-                    if !edges.contains(&e) {
-                        edges.push(e);
-                    }
+                    });
                 }
             }
+        }
+    }
+    for b in &ops {
+        let Some((d, r)) = b.reg else { continue };
+        for (reg, span) in &devices[d].after_stores {
+            if *reg == r {
+                push(Edge {
+                    from: OpId::ENTRY,
+                    to: b.id,
+                    from_class: Class::NormalStore,
+                    to_class: b.class,
+                    dev: None,
+                    scope: Scope::AnyInstance,
+                    span: *span,
+                });
+            }
+        }
+    }
+    for (before, after, span) in orders {
+        for op in ops.iter().filter(|o| o.class == Class::TlbInvalidate) {
+            let e = match (before.as_str(), after.as_str()) {
+                ("stores", "invalidates") => Edge {
+                    from: OpId::ENTRY,
+                    to: op.id,
+                    from_class: Class::NormalStore,
+                    to_class: Class::TlbInvalidate,
+                    dev: None,
+                    scope: Scope::AnyInstance,
+                    span: *span,
+                },
+                _ => Edge {
+                    from: op.id,
+                    to: OpId::EXIT,
+                    from_class: Class::TlbInvalidate,
+                    to_class: Class::InvalidateCompletion,
+                    dev: None,
+                    scope: Scope::AnyInstance,
+                    span: *span,
+                },
+            };
+            push(e);
         }
     }
     edges

@@ -55,11 +55,16 @@ pub fn seq(prog: &Program, s: &Seq, out: &mut String) {
     if !s.edges.is_empty() {
         let _ = writeln!(out, "  required orderings:");
         for (i, e) in s.edges.iter().enumerate() {
+            let name = |o: OpId| match o {
+                OpId::ENTRY => "entry (caller's stores)".to_string(),
+                OpId::EXIT => "exit".to_string(),
+                o => format!("op{}", o.0),
+            };
             let _ = writeln!(
                 out,
-                "    e{i}: op{} -> op{}  {:?} -> {:?}, {:?} (line {})",
-                e.from.0,
-                e.to.0,
+                "    e{i}: {} -> {}  {:?} -> {:?}, {:?} (line {})",
+                name(e.from),
+                name(e.to),
                 e.from_class,
                 e.to_class,
                 e.scope,
@@ -131,6 +136,43 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
             }
             Stmt::Return { value, .. } => {
                 let _ = writeln!(out, "{pad}return {}", value.display(&s.params));
+            }
+            Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body: b,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}range local{local} ({}) in {}, {} step {} {{",
+                    s.locals.get(*local).map(String::as_str).unwrap_or("?"),
+                    start.display(&s.params),
+                    size.display(&s.params),
+                    step.display(&s.params)
+                );
+                body(prog, s, b, depth + 1, out);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::Invalidate {
+                id,
+                name,
+                operands,
+                span,
+            } => {
+                let ops: Vec<String> = operands
+                    .iter()
+                    .map(|o| o.display(&s.params).to_string())
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "{pad}op{}: {name} {}  (line {})",
+                    id.0,
+                    ops.join(", "),
+                    prog.line_of(*span)
+                );
             }
         }
     }

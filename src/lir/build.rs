@@ -65,6 +65,7 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
         bases: HashMap::new(),
         origin: Origin::default(),
         param_names: seq.params.clone(),
+        locals: HashMap::new(),
     };
     b.origin = Origin {
         line: Some(prog.line_of(seq.span)),
@@ -114,7 +115,31 @@ struct Builder<'a> {
     bases: HashMap<usize, VReg>,
     origin: Origin,
     param_names: Vec<String>,
+    /// Current register of each `range` loop variable in scope.
+    locals: HashMap<usize, VReg>,
 }
+
+/// The largest subexpressions of `e` that do not depend on loop variables.
+fn invariant_parts(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    if !e.uses_locals() {
+        f(e);
+        return;
+    }
+    match e {
+        Expr::Bin(_, a, b) => {
+            invariant_parts(a, f);
+            // Immediate right operands stay immediates.
+            if b.as_const().is_none() {
+                invariant_parts(b, f);
+            }
+        }
+        Expr::Not(a) | Expr::Insert { value: a, .. } => invariant_parts(a, f),
+        Expr::Const(_) | Expr::Param(_) | Expr::Local(_) => {}
+    }
+}
+
+/// -EINVAL, returned when a `range` step is 0 at run time.
+const EINVAL: i64 = -22;
 
 impl Builder<'_> {
     fn vreg(&mut self) -> VReg {
@@ -146,12 +171,19 @@ impl Builder<'_> {
     /// Compute, before `s`, every non-trivial write value used inside it.
     fn hoist_values(&mut self, s: &Stmt) {
         let mut exprs = Vec::new();
-        crate::ir::walk(std::slice::from_ref(s), &mut |x| {
-            if let Stmt::Write { value, access } = x {
-                exprs.push((value.clone(), access.span));
+        crate::ir::walk(std::slice::from_ref(s), &mut |x| match x {
+            Stmt::Write { value, access } => exprs.push((value.clone(), access.span)),
+            Stmt::Invalidate { operands, span, .. } => {
+                exprs.extend(operands.iter().map(|o| (o.clone(), *span)));
             }
+            _ => {}
         });
+        // Loop-variant values: hoist their loop-invariant parts.
+        let mut parts = Vec::new();
         for (e, span) in exprs {
+            invariant_parts(&e, &mut |p| parts.push((p.clone(), span)));
+        }
+        for (e, span) in parts {
             if matches!(e, Expr::Param(_)) || self.values.contains_key(&e) {
                 continue;
             }
@@ -165,10 +197,14 @@ impl Builder<'_> {
         if let Expr::Param(i) = e {
             return self.arg_of(&ArgKind::Param(*i));
         }
+        if let Expr::Local(l) = e {
+            return self.locals[l];
+        }
         if let Some(v) = self.values.get(e) {
             return *v;
         }
         let v = match e {
+            Expr::Local(_) => unreachable!("handled above"),
             Expr::Const(c) => {
                 let d = self.vreg();
                 self.emit(Inst::Imm { dst: d, value: *c });
@@ -213,7 +249,10 @@ impl Builder<'_> {
                 d
             }
         };
-        self.values.insert(e.clone(), v);
+        // Loop-variant values are recomputed where they are used.
+        if !e.uses_locals() {
+            self.values.insert(e.clone(), v);
+        }
         v
     }
 
@@ -337,6 +376,30 @@ impl Builder<'_> {
                 };
                 self.emit(Inst::Barrier { name: name.clone() });
             }
+            Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body,
+                span,
+            } => {
+                self.set_origin(*span);
+                self.range(*local, start, size, step, body)?;
+            }
+            Stmt::Invalidate {
+                name,
+                operands,
+                span,
+                ..
+            } => {
+                let ops: Vec<VReg> = operands.iter().map(|o| self.expr(o)).collect();
+                self.set_origin(*span);
+                self.emit(Inst::Invalidate {
+                    name: name.clone(),
+                    operands: ops,
+                });
+            }
             Stmt::Return { value, span } => {
                 self.set_origin(*span);
                 let op = match value.as_const() {
@@ -346,6 +409,86 @@ impl Builder<'_> {
                 self.emit(Inst::Ret { value: op });
             }
         }
+        Ok(())
+    }
+
+    /// `rem = size; a = start; do { body(a); if (rem <= step) break;
+    /// rem -= step; a += step; }`: terminates for every size and step, and
+    /// runs ceil(size / step) times.
+    fn range(
+        &mut self,
+        local: usize,
+        start: &Expr,
+        size: &Expr,
+        step: &Expr,
+        body: &[Stmt],
+    ) -> Result<(), Diag> {
+        let saved = self.origin.clone();
+        let size_v = self.expr(size);
+        let step_v = self.expr(step);
+        let start_v = self.expr(start);
+        let (top, exit) = (self.label(), self.label());
+        self.emit(Inst::Branch {
+            cmp: Cmp::Eq,
+            a: size_v,
+            b: Operand::Imm(0),
+            target: exit,
+        });
+        if step.as_const().is_none() {
+            let ok = self.label();
+            self.emit(Inst::Branch {
+                cmp: Cmp::Ne,
+                a: step_v,
+                b: Operand::Imm(0),
+                target: ok,
+            });
+            self.emit(Inst::Ret {
+                value: Operand::Imm(EINVAL as u64),
+            });
+            self.emit(Inst::Label(ok));
+        }
+        let rem = self.vreg();
+        let addr = self.vreg();
+        self.emit(Inst::Copy {
+            dst: rem,
+            src: size_v,
+        });
+        self.emit(Inst::Copy {
+            dst: addr,
+            src: start_v,
+        });
+        self.emit(Inst::Label(top));
+        self.locals.insert(local, addr);
+        for s in body {
+            self.stmt(s)?;
+        }
+        self.locals.remove(&local);
+        self.origin = saved;
+        // rem <= step  <=>  !(step < rem)
+        let step_op = match step.as_const() {
+            Some(c) => Operand::Imm(c),
+            None => Operand::Reg(step_v),
+        };
+        self.emit(Inst::Branch {
+            cmp: Cmp::Geu,
+            a: step_v,
+            b: Operand::Reg(rem),
+            target: exit,
+        });
+        self.emit(Inst::Bin {
+            op: BinOp::Sub,
+            dst: rem,
+            a: rem,
+            b: step_op,
+        });
+        self.emit(Inst::Bin {
+            op: BinOp::Add,
+            dst: addr,
+            a: addr,
+            b: step_op,
+        });
+        self.emit(Inst::Jump(top));
+        self.emit(Inst::Label(exit));
         Ok(())
     }
 

@@ -42,8 +42,13 @@ pub struct Layout {
 
 pub fn layout(prog: &Program, body: &[Stmt]) -> Layout {
     let mut l = Layout::default();
-    let mut lin = 0;
+    // The caller's earlier stores happen before everything; the return
+    // after everything (early returns of failed polls are error paths and
+    // are not given completion barriers).
+    l.ops.insert(OpId::ENTRY, (0, Vec::new()));
+    let mut lin = 1;
     walk(prog, body, &mut Vec::new(), 1, &mut lin, &mut l);
+    l.ops.insert(OpId::EXIT, (lin, Vec::new()));
     l
 }
 
@@ -70,11 +75,26 @@ fn walk(
             Stmt::Write { access, .. } | Stmt::Poll { access, .. } => {
                 l.ops.insert(access.id, (here, path.clone()));
             }
+            Stmt::Invalidate { id, .. } => {
+                l.ops.insert(*id, (here, path.clone()));
+            }
             Stmt::Barrier { name, .. } => l.existing.push((here, path.clone(), name.clone())),
             Stmt::Each { dev, body, .. } => {
                 path.push(i);
                 let w = weight.saturating_mul(prog.devices[*dev].instances.weight());
                 walk(prog, body, path, w, lin, l);
+                path.pop();
+            }
+            Stmt::Range { body, .. } => {
+                path.push(i);
+                walk(
+                    prog,
+                    body,
+                    path,
+                    weight.saturating_mul(crate::ir::RANGE_WEIGHT),
+                    lin,
+                    l,
+                );
                 path.pop();
             }
             Stmt::Return { .. } => {}
@@ -429,7 +449,7 @@ fn block_mut<'a>(body: &'a mut Vec<Stmt>, path: &[usize]) -> &'a mut Vec<Stmt> {
     match path.split_first() {
         None => body,
         Some((&i, rest)) => match &mut body[i] {
-            Stmt::Each { body, .. } => block_mut(body, rest),
+            Stmt::Each { body, .. } | Stmt::Range { body, .. } => block_mut(body, rest),
             _ => unreachable!("gap paths only go through loops"),
         },
     }

@@ -160,6 +160,33 @@ pub enum Stmt {
         #[serde(skip)]
         span: Span,
     },
+    /// `range a in start, size step g { ... }`: `a` takes start,
+    /// start+g, ... while below start+size.
+    Range {
+        var: Ident,
+        start: Expr,
+        size: Expr,
+        step: Expr,
+        body: Vec<Stmt>,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// A CPU invalidation instruction: `tlbi vale1is, EXPR`,
+    /// `tlbie RB, RS, RIC, PRS, R`, `invlpg EXPR`.
+    Invalidate {
+        /// Mnemonic with its operation (`tlbi vale1is`).
+        name: Ident,
+        operands: Vec<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// `order stores before invalidates` / `order invalidates before return`.
+    Order {
+        before: Ident,
+        after: Ident,
+        #[serde(skip)]
+        span: Span,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

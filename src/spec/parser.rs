@@ -394,6 +394,60 @@ impl Parser {
                 name: full,
             });
         }
+        let start_tok = start;
+        if self.eat_kw("range") {
+            let var = self.ident("a loop variable name")?;
+            self.expect_kw("in")?;
+            let start = self.expr()?;
+            self.expect(Tok::Comma)?;
+            let size = self.expr()?;
+            self.expect_kw("step")?;
+            let step = self.expr()?;
+            let body = self.block()?;
+            return Ok(Stmt::Range {
+                var,
+                start,
+                size,
+                step,
+                body,
+                span: start_span(start_tok, self.prev_span()),
+            });
+        }
+        if self.eat_kw("order") {
+            let before = self.ident("`stores` or `invalidates`")?;
+            self.expect_kw("before")?;
+            let after = self.ident("`invalidates` or `return`")?;
+            return Ok(Stmt::Order {
+                span: start.to(after.span),
+                before,
+                after,
+            });
+        }
+        if matches!(self.peek(), Tok::Ident(k) if is_invalidate_kw(k))
+            && self.peek_at(1) != &Tok::Dot
+        {
+            let kw = self.ident("an invalidation instruction")?;
+            let mut name = kw.clone();
+            let mut operands = Vec::new();
+            if kw.name == "tlbi" {
+                let op = self.ident("a TLBI operation (e.g. vale1is)")?;
+                name.name = format!("tlbi {}", op.name);
+                name.span = kw.span.to(op.span);
+                if self.eat(&Tok::Comma) {
+                    operands.push(self.expr()?);
+                }
+            } else {
+                operands.push(self.expr()?);
+                while self.eat(&Tok::Comma) {
+                    operands.push(self.expr()?);
+                }
+            }
+            return Ok(Stmt::Invalidate {
+                span: start.to(self.prev_span()),
+                name,
+                operands,
+            });
+        }
         if self.eat_kw("return") {
             let value = self.expr()?;
             return Ok(Stmt::Return {
@@ -539,6 +593,15 @@ impl Parser {
             _ => Err(self.unexpected("a value")),
         }
     }
+}
+
+fn start_span(a: Span, b: Span) -> Span {
+    a.to(b)
+}
+
+/// Statements that issue a CPU invalidation instruction.
+fn is_invalidate_kw(s: &str) -> bool {
+    matches!(s, "tlbi" | "tlbie" | "tlbiel" | "invlpg")
 }
 
 /// Words that continue a `barrier` statement (`barrier dsb ish`).
