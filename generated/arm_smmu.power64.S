@@ -5,11 +5,11 @@
 	.section ".opd","aw"
 	.p2align 3
 tlb_inv_range_s1:
-	.quad .L.tlb_inv_range_s1,.TOC.@tocbase,0
+	.quad .tlb_inv_range_s1,.TOC.@tocbase,0
 	.previous
 	.type tlb_inv_range_s1,@function
 	.p2align 4
-.L.tlb_inv_range_s1:
+.tlb_inv_range_s1:
 	/* 29: value (asid << 0x30) */
 	rldicr %r11,%r4,48,15
 	/* placed by place-barriers */
@@ -40,16 +40,16 @@ tlb_inv_range_s1:
 	/* end of sequence */
 	li %r3,0
 	blr
-	.size tlb_inv_range_s1,.-.L.tlb_inv_range_s1
+	.size tlb_inv_range_s1,.-.tlb_inv_range_s1
 	.globl tlb_sync
 	.section ".opd","aw"
 	.p2align 3
 tlb_sync:
-	.quad .L.tlb_sync,.TOC.@tocbase,0
+	.quad .tlb_sync,.TOC.@tocbase,0
 	.previous
 	.type tlb_sync,@function
 	.p2align 4
-.L.tlb_sync:
+.tlb_sync:
 	/* 35: value 0x0 */
 	li %r11,0
 	/* 35: cb.tlbsync = 0 */
@@ -75,16 +75,16 @@ tlb_sync:
 	/* end of sequence */
 	li %r3,0
 	blr
-	.size tlb_sync,.-.L.tlb_sync
+	.size tlb_sync,.-.tlb_sync
 	.globl tlb_inv_context_s1
 	.section ".opd","aw"
 	.p2align 3
 tlb_inv_context_s1:
-	.quad .L.tlb_inv_context_s1,.TOC.@tocbase,0
+	.quad .tlb_inv_context_s1,.TOC.@tocbase,0
 	.previous
 	.type tlb_inv_context_s1,@function
 	.p2align 4
-.L.tlb_inv_context_s1:
+.tlb_inv_context_s1:
 	/* placed by place-barriers */
 	sync
 	/* 41: cb.tlbiasid = asid */
@@ -93,5 +93,5 @@ tlb_inv_context_s1:
 	/* end of sequence */
 	li %r3,0
 	blr
-	.size tlb_inv_context_s1,.-.L.tlb_inv_context_s1
+	.size tlb_inv_context_s1,.-.tlb_inv_context_s1
 	.section .note.GNU-stack,"",@progbits

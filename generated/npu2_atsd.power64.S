@@ -5,11 +5,11 @@
 	.section ".opd","aw"
 	.p2align 3
 invalidate_va:
-	.quad .L.invalidate_va,.TOC.@tocbase,0
+	.quad .invalidate_va,.TOC.@tocbase,0
 	.previous
 	.type invalidate_va,@function
 	.p2align 4
-.L.invalidate_va:
+.invalidate_va:
 	/* 29: value (0x5400000000000 | insert(pid, shift 25, width 15)) */
 	li %r11,21
 	rldicr %r11,%r11,46,17
@@ -76,16 +76,16 @@ invalidate_va:
 	/* end of sequence */
 	li %r3,0
 	blr
-	.size invalidate_va,.-.L.invalidate_va
+	.size invalidate_va,.-.invalidate_va
 	.globl invalidate_pid
 	.section ".opd","aw"
 	.p2align 3
 invalidate_pid:
-	.quad .L.invalidate_pid,.TOC.@tocbase,0
+	.quad .invalidate_pid,.TOC.@tocbase,0
 	.previous
 	.type invalidate_pid,@function
 	.p2align 4
-.L.invalidate_pid:
+.invalidate_pid:
 	/* 36: value (0xc000000000000 | insert(pid, shift 25, width 15)) */
 	li %r11,3
 	rldicr %r11,%r11,50,13
@@ -135,5 +135,5 @@ invalidate_pid:
 	/* end of sequence */
 	li %r3,0
 	blr
-	.size invalidate_pid,.-.L.invalidate_pid
+	.size invalidate_pid,.-.invalidate_pid
 	.section .note.GNU-stack,"",@progbits

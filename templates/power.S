@@ -26,11 +26,11 @@ _GLOBAL({{ f.symbol }})
 	.section ".opd","aw"
 	.p2align 3
 {{ f.symbol }}:
-	.quad .L.{{ f.symbol }},.TOC.@tocbase,0
+	.quad .{{ f.symbol }},.TOC.@tocbase,0
 	.previous
 	.type {{ f.symbol }},@function
 	.p2align 4
-.L.{{ f.symbol }}:
+.{{ f.symbol }}:
 {%- endif %}
 {%- for l in f.body %}
 {{ l }}
@@ -39,7 +39,7 @@ _GLOBAL({{ f.symbol }})
 {%- if elfv2 %}
 	.size {{ f.symbol }},.-{{ f.symbol }}
 {%- else %}
-	.size {{ f.symbol }},.-.L.{{ f.symbol }}
+	.size {{ f.symbol }},.-.{{ f.symbol }}
 {%- endif %}
 {%- endif %}
 {%- endfor %}

@@ -70,6 +70,7 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
     b.origin = Origin {
         line: Some(prog.line_of(seq.span)),
         note: "arguments".into(),
+        op: None,
     };
     for i in 0..args.len() {
         let v = b.vreg();
@@ -96,6 +97,7 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
         b.origin = Origin {
             line: None,
             note: "end of sequence".into(),
+            op: None,
         };
         b.emit(Inst::Ret {
             value: Operand::Imm(0),
@@ -165,7 +167,15 @@ impl Builder<'_> {
         self.origin = Origin {
             line: Some(self.prog.line_of(span)),
             note: self.prog.snippet(span),
+            op: None,
         };
+    }
+
+    /// Emit the instruction that performs IR operation `op`.
+    fn emit_op(&mut self, op: crate::ir::OpId, i: Inst) {
+        let mut o = self.origin.clone();
+        o.op = Some(op);
+        self.f.insts.push((i, o));
     }
 
     /// Compute, before `s`, every non-trivial write value used inside it.
@@ -276,7 +286,7 @@ impl Builder<'_> {
                 let dev = &self.prog.devices[access.dev];
                 let base = self.bases[&access.dev];
                 let swap = self.swap(dev, access.reg);
-                self.emit(Inst::Store {
+                self.emit_op(access.id, Inst::Store {
                     src: v,
                     base,
                     offset: dev.regs[access.reg].offset,
@@ -312,7 +322,7 @@ impl Builder<'_> {
                 });
                 self.emit(Inst::Label(top));
                 let v = self.vreg();
-                self.emit(Inst::Load {
+                self.emit_op(access.id, Inst::Load {
                     dst: v,
                     base,
                     offset,
@@ -368,10 +378,12 @@ impl Builder<'_> {
                     crate::ir::Origin::Spec(span) => Origin {
                         line: Some(self.prog.line_of(*span)),
                         note: "barrier from the spec".into(),
+                        op: None,
                     },
                     crate::ir::Origin::Pass(p) => Origin {
                         line: None,
                         note: format!("placed by {p}"),
+                        op: None,
                     },
                 };
                 self.emit(Inst::Barrier { name: name.clone() });

@@ -155,6 +155,9 @@ pub struct Origin {
     pub line: Option<usize>,
     /// Short description: the spec statement, or the pass that placed it.
     pub note: String,
+    /// The IR operation this instruction performs (device accesses and
+    /// invalidations), for attributing emulator events to edges.
+    pub op: Option<crate::ir::OpId>,
 }
 
 /// How one ABI argument is used.
