@@ -13,6 +13,7 @@ pub mod output;
 pub mod passes;
 pub mod spec;
 pub mod target;
+pub mod verify;
 
 pub use codegen::{compile, load, Options, Style};
 pub use target::Target;

@@ -109,6 +109,46 @@ enum Cmd {
         #[command(flatten)]
         code: CodeOpts,
     },
+    /// Run a sequence's machine code in the emulator against simulated
+    /// devices and print every store, load, barrier and invalidate.
+    #[command(
+        after_help = "Example:\n  shootdown trace examples/npu2_atsd.inv --target power64 --seq invalidate_va \\\n      --instances 6 --arg pid=1 --arg va=0x10010000 --read npu.stat=1,1,0 --json"
+    )]
+    Trace {
+        spec: PathBuf,
+        #[arg(long, value_enum, default_value = "power64")]
+        target: TargetArg,
+        #[arg(long)]
+        seq: String,
+        /// Instances of every run-time device set.
+        #[arg(long, default_value_t = 1)]
+        instances: u64,
+        /// A parameter value, `name=value` (decimal or 0x hex).
+        #[arg(long = "arg")]
+        args: Vec<String>,
+        /// Scripted reads of a register, `dev.reg=v1,v2,...` (the last
+        /// value repeats); other registers read back what was stored.
+        #[arg(long = "read")]
+        reads: Vec<String>,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        code: CodeOpts,
+    },
+    /// Check the output against GNU as, capstone and the emulator (every
+    /// required ordering crossed by a barrier, same effects as the spec).
+    #[command(
+        after_help = "Example:\n  shootdown verify examples/*.inv --target power64 --target power64le"
+    )]
+    Verify {
+        #[arg(required = true)]
+        specs: Vec<PathBuf>,
+        /// Targets (default: each spec's `target` line).
+        #[arg(long, value_enum)]
+        target: Vec<TargetArg>,
+        #[command(flatten)]
+        code: CodeOpts,
+    },
     /// Static counts per sequence: instructions, bytes, stores, loads,
     /// barriers by kind, invalidates.
     #[command(
@@ -242,6 +282,71 @@ fn run(cli: Cli) -> Result<(), Reported> {
             print!("{text}");
             Ok(())
         }
+        #[cfg(feature = "emu")]
+        Cmd::Trace {
+            spec,
+            target,
+            seq,
+            instances,
+            args,
+            reads,
+            json,
+            code,
+        } => {
+            let opts = options(&code)?;
+            trace_cmd(
+                &spec,
+                target.into(),
+                &seq,
+                instances,
+                &args,
+                &reads,
+                json,
+                &opts,
+            )
+        }
+        #[cfg(not(feature = "emu"))]
+        Cmd::Trace { .. } => {
+            eprintln!("error: this shootdown was built without the `emu` feature (needs cmake and libclang)");
+            Err(Reported)
+        }
+        Cmd::Verify {
+            specs,
+            target,
+            code,
+        } => {
+            let opts = options(&code)?;
+            let mut ok = true;
+            for spec in &specs {
+                let name = spec.display().to_string();
+                let src = read_spec(spec)?;
+                let targets: Vec<Target> = if target.is_empty() {
+                    match shootdown::load(&name, &src) {
+                        Ok(p) => output::default_targets(&p),
+                        Err(d) => return Err(report(&name, &src, &d)),
+                    }
+                } else {
+                    target.iter().map(|&t| t.into()).collect()
+                };
+                let r = shootdown::verify::verify(&name, &src, &targets, &opts)
+                    .map_err(|d| report(&name, &src, &d))?;
+                for p in &r.passed {
+                    println!("ok    {name}: {p}");
+                }
+                for s in &r.skipped {
+                    println!("skip  {name}: {s}");
+                }
+                for f in &r.failures {
+                    println!("FAIL  {name}: {f}");
+                }
+                ok &= r.ok();
+            }
+            if ok {
+                Ok(())
+            } else {
+                Err(Reported)
+            }
+        }
         Cmd::Stats {
             spec,
             target,
@@ -263,6 +368,106 @@ fn run(cli: Cli) -> Result<(), Reported> {
             Ok(())
         }
     }
+}
+
+fn parse_num(s: &str) -> Option<u64> {
+    let s = s.trim();
+    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        u64::from_str_radix(&h.replace('_', ""), 16).ok()
+    } else if let Some(n) = s.strip_prefix('-') {
+        n.parse::<u64>().ok().map(|v| v.wrapping_neg())
+    } else {
+        s.replace('_', "").parse().ok()
+    }
+}
+
+#[cfg(feature = "emu")]
+#[allow(clippy::too_many_arguments)]
+fn trace_cmd(
+    spec: &Path,
+    target: Target,
+    seq: &str,
+    instances: u64,
+    args: &[String],
+    reads: &[String],
+    json: bool,
+    opts: &Options,
+) -> Result<(), Reported> {
+    use shootdown::verify::{interp::World, trace};
+    let name = spec.display().to_string();
+    let src = read_spec(spec)?;
+    let prog = shootdown::load(&name, &src).map_err(|d| report(&name, &src, &d))?;
+    let Some(si) = prog.seqs.iter().position(|s| s.name == seq) else {
+        eprintln!(
+            "error: {name} has no sequence `{seq}` (it has: {})",
+            prog.seqs
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Err(Reported);
+    };
+    let s = &prog.seqs[si];
+    let mut w = World {
+        params: vec![0; s.params.len()],
+        ..World::default()
+    };
+    for &d in &s.devices {
+        w.counts.insert(d, instances);
+    }
+    for a in args {
+        let Some((k, v)) = a.split_once('=') else {
+            eprintln!("error: --arg {a}: expected name=value");
+            return Err(Reported);
+        };
+        let (Some(i), Some(v)) = (s.params.iter().position(|p| p == k.trim()), parse_num(v)) else {
+            eprintln!(
+                "error: --arg {a}: `{seq}` parameters are {}; values are numbers",
+                s.params.join(", ")
+            );
+            return Err(Reported);
+        };
+        w.params[i] = v;
+    }
+    for r in reads {
+        let parsed = r.split_once('=').and_then(|(path, vals)| {
+            let (dn, rn) = path.split_once('.')?;
+            let d = prog.devices.iter().position(|d| d.name == dn)?;
+            let reg = prog.devices[d].regs.iter().position(|x| x.name == rn)?;
+            let vals: Option<Vec<u64>> = vals.split(',').map(parse_num).collect();
+            Some(((d, reg), vals?))
+        });
+        let Some((key, vals)) = parsed else {
+            eprintln!("error: --read {r}: expected dev.reg=v1,v2,...");
+            return Err(Reported);
+        };
+        w.reads.insert(key, vals);
+    }
+    let c = shootdown::compile(&prog, target, opts).map_err(|d| report(&name, &src, &d))?;
+    let t = trace::run(&prog, &c, si, &w, 100_000_000).map_err(|e| {
+        eprintln!("error: emulation failed: {e}");
+        Reported
+    })?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&t).unwrap_or_default());
+    } else {
+        for e in &t.events {
+            let kind = format!("{:?}", e.kind).to_lowercase();
+            match (&e.device, e.instance, &e.reg, &e.value) {
+                (Some(d), Some(i), Some(r), Some(v)) => {
+                    println!("{kind:<10} {d}[{i}].{r} = {v:<20} {}", e.insn)
+                }
+                (_, _, _, Some(v)) => println!("{kind:<10} {:<30} operand {v}", e.insn),
+                _ => println!("{kind:<10} {}", e.insn),
+            }
+        }
+        println!(
+            "return {} ({} instructions executed)",
+            t.ret, t.insns_executed
+        );
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {

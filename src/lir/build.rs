@@ -286,18 +286,21 @@ impl Builder<'_> {
                 let dev = &self.prog.devices[access.dev];
                 let base = self.bases[&access.dev];
                 let swap = self.swap(dev, access.reg);
-                self.emit_op(access.id, Inst::Store {
-                    src: v,
-                    base,
-                    offset: dev.regs[access.reg].offset,
-                    width: dev.regs[access.reg].width,
-                    swap,
-                    kind: MemKind::Device {
-                        dev: access.dev,
-                        reg: access.reg,
-                        op: access.id,
+                self.emit_op(
+                    access.id,
+                    Inst::Store {
+                        src: v,
+                        base,
+                        offset: dev.regs[access.reg].offset,
+                        width: dev.regs[access.reg].width,
+                        swap,
+                        kind: MemKind::Device {
+                            dev: access.dev,
+                            reg: access.reg,
+                            op: access.id,
+                        },
                     },
-                });
+                );
             }
             Stmt::Poll {
                 access,
@@ -322,18 +325,21 @@ impl Builder<'_> {
                 });
                 self.emit(Inst::Label(top));
                 let v = self.vreg();
-                self.emit_op(access.id, Inst::Load {
-                    dst: v,
-                    base,
-                    offset,
-                    width,
-                    swap,
-                    kind: MemKind::Device {
-                        dev: access.dev,
-                        reg: access.reg,
-                        op: access.id,
+                self.emit_op(
+                    access.id,
+                    Inst::Load {
+                        dst: v,
+                        base,
+                        offset,
+                        width,
+                        swap,
+                        kind: MemKind::Device {
+                            dev: access.dev,
+                            reg: access.reg,
+                            op: access.id,
+                        },
                     },
-                });
+                );
                 let t = if *mask & full == full {
                     v
                 } else {

@@ -137,14 +137,7 @@ fn needed(prog: &Program, seq: &Seq, target: Target) -> Result<Vec<(usize, Vec<u
     let table = target.barriers();
     let mut out = Vec::new();
     for (i, e) in seq.edges.iter().enumerate() {
-        let same_strong = e.scope == Scope::SameInstance
-            && e.dev
-                .is_some_and(|d| prog.devices[d].mapping == Mapping::Strong)
-            || e.dev.is_some_and(|d| {
-                prog.devices[d].mapping == Mapping::Strong
-                    && prog.devices[d].instances == Instances::Single
-            });
-        if target.orders_implicitly(e.from_class, e.to_class, same_strong) {
+        if ordered_by_target(prog, e, target) {
             continue;
         }
         let kinds: Vec<usize> = (0..table.len())
@@ -156,6 +149,17 @@ fn needed(prog: &Program, seq: &Seq, target: Target) -> Result<Vec<(usize, Vec<u
         out.push((i, kinds));
     }
     Ok(out)
+}
+
+/// Does the target's memory model order this edge with no barrier? Both
+/// ends on one strongly mapped device instance keep program order on
+/// targets that promise per-peripheral order.
+pub fn ordered_by_target(prog: &Program, e: &Edge, target: Target) -> bool {
+    let same_strong = e.dev.is_some_and(|d| {
+        prog.devices[d].mapping == Mapping::Strong
+            && (e.scope == Scope::SameInstance || prog.devices[d].instances == Instances::Single)
+    });
+    target.orders_implicitly(e.from_class, e.to_class, same_strong)
 }
 
 fn no_barrier(e: &Edge, target: Target) -> Diag {

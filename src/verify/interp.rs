@@ -1,0 +1,298 @@
+//! The spec's meaning: an interpreter of the checked IR.
+//!
+//! It is the oracle the emulator traces are compared with: for the same
+//! arguments and the same scripted device reads, the machine code must
+//! perform the same accesses on every device instance, in the same order
+//! per instance, with the same values, and return the same code.
+
+use crate::ir::expr::field_mask;
+use crate::ir::{DevId, Instances, OpId, PollOp, Program, RegId, Seq, Stmt};
+use std::collections::HashMap;
+
+/// Inputs of one run.
+#[derive(Clone, Debug, Default)]
+pub struct World {
+    /// Instance count of each multi-instance device the sequence uses.
+    pub counts: HashMap<DevId, u64>,
+    pub params: Vec<u64>,
+    /// Successive values read from a register (per instance, last repeats).
+    pub reads: HashMap<(DevId, RegId), Vec<u64>>,
+}
+
+impl World {
+    pub fn count(&self, prog: &Program, dev: DevId) -> u64 {
+        match prog.devices[dev].instances {
+            Instances::Single => 1,
+            Instances::Fixed(n) => n,
+            Instances::Dynamic { .. } => self.counts.get(&dev).copied().unwrap_or(1),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Access {
+    Store {
+        dev: DevId,
+        inst: u64,
+        reg: RegId,
+        value: u64,
+    },
+    Load {
+        dev: DevId,
+        inst: u64,
+        reg: RegId,
+        value: u64,
+    },
+    Invalidate {
+        name: String,
+        operands: Vec<u64>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub accesses: Vec<(OpId, Access)>,
+    pub ret: i64,
+}
+
+/// Runaway guard: specs with unbounded work cannot exist (polls and
+/// ranges are bounded), but a huge range could take long.
+const MAX_STEPS: u64 = 50_000_000;
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum InterpError {
+    TooLong,
+}
+
+pub fn run(prog: &Program, seq: &Seq, world: &World) -> Result<Outcome, InterpError> {
+    run_bounded(prog, seq, world, MAX_STEPS)
+}
+
+/// As [`run`], giving up after `max_steps` statements.
+pub fn run_bounded(
+    prog: &Program,
+    seq: &Seq,
+    world: &World,
+    max_steps: u64,
+) -> Result<Outcome, InterpError> {
+    let mut m = Machine {
+        max_steps,
+        prog,
+        world,
+        out: Vec::new(),
+        regs: HashMap::new(),
+        cursors: HashMap::new(),
+        locals: vec![0; seq.locals.len()],
+        inst: HashMap::new(),
+        steps: 0,
+    };
+    let ret = match m.block(&seq.body)? {
+        Flow::Next => 0,
+        Flow::Return(v) => v,
+    };
+    Ok(Outcome {
+        accesses: m.out,
+        ret,
+    })
+}
+
+enum Flow {
+    Next,
+    Return(i64),
+}
+
+struct Machine<'a> {
+    prog: &'a Program,
+    world: &'a World,
+    out: Vec<(OpId, Access)>,
+    /// Register contents: (dev, inst, reg) -> last stored value.
+    regs: HashMap<(DevId, u64, RegId), u64>,
+    cursors: HashMap<(DevId, u64, RegId), usize>,
+    locals: Vec<u64>,
+    /// Current instance of each device in scope.
+    inst: HashMap<DevId, u64>,
+    steps: u64,
+    max_steps: u64,
+}
+
+impl Machine<'_> {
+    fn tick(&mut self) -> Result<(), InterpError> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return Err(InterpError::TooLong);
+        }
+        Ok(())
+    }
+
+    fn block(&mut self, body: &[Stmt]) -> Result<Flow, InterpError> {
+        for s in body {
+            if let Flow::Return(v) = self.stmt(s)? {
+                return Ok(Flow::Return(v));
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn read(&mut self, dev: DevId, inst: u64, reg: RegId) -> u64 {
+        let key = (dev, inst, reg);
+        match self.world.reads.get(&(dev, reg)) {
+            Some(script) if !script.is_empty() => {
+                let c = self.cursors.entry(key).or_insert(0);
+                let v = script[(*c).min(script.len() - 1)];
+                *c += 1;
+                v
+            }
+            _ => self.regs.get(&key).copied().unwrap_or(0),
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<Flow, InterpError> {
+        self.tick()?;
+        match s {
+            Stmt::Each { dev, body, .. } => {
+                for i in 0..self.world.count(self.prog, *dev) {
+                    self.inst.insert(*dev, i);
+                    if let Flow::Return(v) = self.block(body)? {
+                        self.inst.remove(dev);
+                        return Ok(Flow::Return(v));
+                    }
+                }
+                self.inst.remove(dev);
+            }
+            Stmt::Write { access, value } => {
+                let inst = self.inst.get(&access.dev).copied().unwrap_or(0);
+                let width = self.prog.devices[access.dev].regs[access.reg].width;
+                let v = value.eval_with(&self.world.params, &self.locals) & field_mask(0, width);
+                self.regs.insert((access.dev, inst, access.reg), v);
+                self.out.push((
+                    access.id,
+                    Access::Store {
+                        dev: access.dev,
+                        inst,
+                        reg: access.reg,
+                        value: v,
+                    },
+                ));
+            }
+            Stmt::Poll {
+                access,
+                mask,
+                op,
+                value,
+                limit,
+                fail,
+            } => {
+                let inst = self.inst.get(&access.dev).copied().unwrap_or(0);
+                let mut done = false;
+                for _ in 0..*limit {
+                    self.tick()?;
+                    let v = self.read(access.dev, inst, access.reg);
+                    self.out.push((
+                        access.id,
+                        Access::Load {
+                            dev: access.dev,
+                            inst,
+                            reg: access.reg,
+                            value: v,
+                        },
+                    ));
+                    let hit = (v & mask) == *value;
+                    if hit == (*op == PollOp::Eq) {
+                        done = true;
+                        break;
+                    }
+                }
+                if !done {
+                    return Ok(Flow::Return(*fail));
+                }
+            }
+            Stmt::Barrier { .. } => {}
+            Stmt::Return { value, .. } => {
+                return Ok(Flow::Return(
+                    value.eval_with(&self.world.params, &self.locals) as i64,
+                ));
+            }
+            Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body,
+                ..
+            } => {
+                let p = &self.world.params;
+                let (start, size, step) = (
+                    start.eval_with(p, &self.locals),
+                    size.eval_with(p, &self.locals),
+                    step.eval_with(p, &self.locals),
+                );
+                if size == 0 {
+                    return Ok(Flow::Next);
+                }
+                if step == 0 {
+                    return Ok(Flow::Return(-22));
+                }
+                let (mut rem, mut addr) = (size, start);
+                loop {
+                    self.tick()?;
+                    self.locals[*local] = addr;
+                    if let Flow::Return(v) = self.block(body)? {
+                        return Ok(Flow::Return(v));
+                    }
+                    if rem <= step {
+                        break;
+                    }
+                    rem -= step;
+                    addr = addr.wrapping_add(step);
+                }
+            }
+            Stmt::Invalidate {
+                id, name, operands, ..
+            } => {
+                let ops = operands
+                    .iter()
+                    .map(|o| o.eval_with(&self.world.params, &self.locals))
+                    .collect();
+                self.out.push((
+                    *id,
+                    Access::Invalidate {
+                        name: name.clone(),
+                        operands: ops,
+                    },
+                ));
+            }
+        }
+        Ok(Flow::Next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn npu_values_match_the_issue() {
+        let src = std::fs::read_to_string("examples/npu2_atsd.inv").unwrap();
+        let prog = crate::load("npu2_atsd.inv", &src).unwrap();
+        let seq = &prog.seqs[0];
+        let mut w = World::default();
+        w.counts.insert(0, 6);
+        w.params = vec![1, 0x1001_0000];
+        let o = run(&prog, seq, &w).unwrap();
+        let stores: Vec<u64> = o
+            .accesses
+            .iter()
+            .filter_map(|(_, a)| match a {
+                Access::Store { value, .. } => Some(*value),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stores.len(), 12);
+        assert_eq!(stores[0], 0x1001_0000);
+        assert_eq!(stores[1], 0x0005_4000_0200_0000);
+        assert_eq!(o.ret, 0);
+        // A STAT that never clears: the poll gives up with -110.
+        w.reads.insert((0, 2), vec![1]);
+        assert_eq!(run(&prog, seq, &w).unwrap().ret, -110);
+    }
+}

@@ -1,0 +1,313 @@
+//! Run generated machine code in the emulator against simulated device
+//! memory and attribute every event to a device, instance, register and
+//! IR operation.
+
+use super::interp::World;
+use crate::codegen::Compiled;
+use crate::emu::{self, Arch, MmioRegion, RamRegion, Request, ScriptedRead};
+use crate::ir::expr::field_mask;
+use crate::ir::{DevId, Instances, OpId, Program, RegId};
+use crate::lir::ArgKind;
+use crate::spec::ast::Endian;
+use crate::target::mach::InsnClass;
+use crate::target::Target;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Where instance `inst` of device `dev` lives in the simulated machine.
+pub fn mmio_base(dev: DevId, inst: u64) -> u64 {
+    0x4000_0000 + ((dev as u64) << 24) + (inst << 16)
+}
+const ARRAY_BASE: u64 = 0x3000_0000;
+const WINDOW: u64 = 0x1_0000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Store,
+    Load,
+    Barrier,
+    Invalidate,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Event {
+    pub kind: Kind,
+    pub device: Option<String>,
+    pub instance: Option<u64>,
+    pub reg: Option<String>,
+    pub value: Option<String>,
+    pub insn: String,
+    #[serde(skip)]
+    pub dev_id: Option<DevId>,
+    #[serde(skip)]
+    pub reg_id: Option<RegId>,
+    #[serde(skip)]
+    pub raw: Option<u64>,
+    #[serde(skip)]
+    pub op: Option<OpId>,
+    /// Invalidate operand values.
+    #[serde(skip)]
+    pub operands: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Trace {
+    pub events: Vec<Event>,
+    #[serde(rename = "return")]
+    pub ret: i64,
+    #[serde(skip)]
+    pub insns_executed: u64,
+}
+
+fn arch(t: Target) -> Arch {
+    match t {
+        Target::Power64 => Arch::Power64Be,
+        Target::Power64le => Arch::Power64Le,
+        Target::Aarch64 => Arch::Aarch64,
+        Target::X86_64 => Arch::X86_64,
+    }
+}
+
+fn to_bytes(v: u64, bytes: u32, endian: Endian) -> Vec<u8> {
+    let b = v.to_le_bytes();
+    let mut out: Vec<u8> = b[..bytes as usize].to_vec();
+    if endian == Endian::Big {
+        out.reverse();
+    }
+    out
+}
+
+fn from_bytes(b: &[u8], endian: Endian) -> u64 {
+    let mut v = 0u64;
+    match endian {
+        Endian::Big => {
+            for &x in b {
+                v = (v << 8) | u64::from(x);
+            }
+        }
+        Endian::Little => {
+            for &x in b.iter().rev() {
+                v = (v << 8) | u64::from(x);
+            }
+        }
+    }
+    v
+}
+
+/// Parse the operand values the emulator appends to invalidate text
+/// (`... = 0x12` or `... = r4=0x1, r5=0x2`).
+fn operand_values(text: &str) -> Vec<u64> {
+    let Some((_, vals)) = text.split_once(" = ") else {
+        return Vec::new();
+    };
+    vals.split(',')
+        .filter_map(|p| {
+            let p = p.trim();
+            let hex = p.rsplit('=').next().unwrap_or(p).trim();
+            u64::from_str_radix(hex.trim_start_matches("0x"), 16).ok()
+        })
+        .collect()
+}
+
+pub fn run(
+    prog: &Program,
+    c: &Compiled,
+    seq_index: usize,
+    world: &World,
+    max_insns: u64,
+) -> Result<Trace, String> {
+    let f = &c.funcs[seq_index];
+    let lir = &c.lir[seq_index];
+    let seq = &c.opt.seqs[seq_index];
+
+    let mut mmio = Vec::new();
+    let mut ram = Vec::new();
+    let mut args = Vec::new();
+    let mut regions: Vec<(u64, DevId, u64)> = Vec::new();
+    for &d in &seq.devices {
+        let n = world.count(prog, d);
+        for i in 0..n.max(1) {
+            let dev = &prog.devices[d];
+            let reads = dev
+                .regs
+                .iter()
+                .enumerate()
+                .filter_map(|(ri, r)| {
+                    world.reads.get(&(d, ri)).map(|vals| ScriptedRead {
+                        offset: r.offset,
+                        values: vals
+                            .iter()
+                            .map(|v| to_bytes(v & field_mask(0, r.width), r.bytes(), r.endian))
+                            .collect(),
+                    })
+                })
+                .collect();
+            let top = dev
+                .regs
+                .iter()
+                .map(|r| r.offset + u64::from(r.bytes()))
+                .max()
+                .unwrap_or(8);
+            let size = top.div_ceil(WINDOW).max(1) * WINDOW;
+            if size > WINDOW {
+                return Err(format!(
+                    "device `{}` registers exceed the simulated 64 KiB window",
+                    dev.name
+                ));
+            }
+            mmio.push(MmioRegion {
+                base: mmio_base(d, i),
+                size,
+                reads,
+            });
+            regions.push((mmio_base(d, i), d, i));
+        }
+    }
+    for a in &lir.args {
+        args.push(match a {
+            ArgKind::DeviceBase(d) => mmio_base(*d, 0),
+            ArgKind::DeviceArray(d) => {
+                let n = world.count(prog, *d);
+                let base = ARRAY_BASE + (*d as u64) * 0x1_0000;
+                let mut bytes = Vec::new();
+                for i in 0..n {
+                    let p = mmio_base(*d, i);
+                    bytes.extend_from_slice(&if c.target.big_endian() {
+                        p.to_be_bytes()
+                    } else {
+                        p.to_le_bytes()
+                    });
+                }
+                bytes.resize(bytes.len().max(8).next_multiple_of(0x1000), 0);
+                ram.push(RamRegion { base, bytes });
+                base
+            }
+            ArgKind::DeviceCount(d) => match prog.devices[*d].instances {
+                Instances::Dynamic { .. } => world.count(prog, *d),
+                _ => 0,
+            },
+            ArgKind::Param(i) => world.params.get(*i).copied().unwrap_or(0),
+        });
+    }
+
+    let mut classes = BTreeMap::new();
+    let mut by_offset = BTreeMap::new();
+    for l in f.insns() {
+        by_offset.insert(l.offset, l);
+        match l.class {
+            InsnClass::Barrier => {
+                classes.insert(l.offset, (emu::InsnClass::Barrier, l.text.clone()));
+            }
+            InsnClass::Invalidate => {
+                classes.insert(l.offset, (emu::InsnClass::Invalidate, l.text.clone()));
+            }
+            _ => {}
+        }
+    }
+
+    let req = Request {
+        program: emu::Program {
+            arch: arch(c.target),
+            code: f.bytes.clone(),
+            classes,
+        },
+        args,
+        mmio,
+        ram,
+        max_insns,
+    };
+    let out = emu::run(&req).map_err(|e| e.to_string())?;
+    let mut events = Vec::new();
+    for e in out.events {
+        let line = by_offset.get(&e.pc_offset);
+        let insn = line.map(|l| l.text.clone()).unwrap_or_default();
+        let op = line.and_then(|l| l.origin.op);
+        let kind = match e.kind {
+            emu::EventKind::Store => Kind::Store,
+            emu::EventKind::Load => Kind::Load,
+            emu::EventKind::Barrier => Kind::Barrier,
+            emu::EventKind::Invalidate => Kind::Invalidate,
+        };
+        let mut ev = Event {
+            kind,
+            device: None,
+            instance: None,
+            reg: None,
+            value: None,
+            insn,
+            dev_id: None,
+            reg_id: None,
+            raw: None,
+            op,
+            operands: Vec::new(),
+        };
+        match kind {
+            Kind::Store | Kind::Load => {
+                let (base, d, i) = regions
+                    .iter()
+                    .copied()
+                    .find(|(b, _, _)| e.addr >= *b && e.addr < *b + WINDOW)
+                    .ok_or_else(|| format!("access to {:#x} outside every device", e.addr))?;
+                let dev = &prog.devices[d];
+                let off = e.addr - base;
+                let ri = dev
+                    .regs
+                    .iter()
+                    .position(|r| r.offset == off && r.bytes() as usize == e.bytes.len())
+                    .ok_or_else(|| {
+                        format!(
+                            "{}-byte access at offset {off:#x} of `{}` matches no register",
+                            e.bytes.len(),
+                            dev.name
+                        )
+                    })?;
+                let v = from_bytes(&e.bytes, dev.regs[ri].endian);
+                ev.device = Some(dev.name.clone());
+                ev.instance = Some(i);
+                ev.reg = Some(dev.regs[ri].name.clone());
+                ev.value = Some(format!("{v:#x}"));
+                ev.dev_id = Some(d);
+                ev.reg_id = Some(ri);
+                ev.raw = Some(v);
+            }
+            Kind::Invalidate => {
+                ev.operands = operand_values(&e.text);
+                ev.value = ev.operands.first().map(|v| format!("{v:#x}"));
+            }
+            Kind::Barrier => {}
+        }
+        events.push(ev);
+    }
+    Ok(Trace {
+        events,
+        ret: out.ret as i64,
+        insns_executed: out.insns_executed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_order_round_trips() {
+        for e in [Endian::Big, Endian::Little] {
+            for w in [1, 2, 4, 8] {
+                let v = 0x0102_0304_0506_0708u64 & field_mask(0, w * 8);
+                assert_eq!(from_bytes(&to_bytes(v, w, e), e), v);
+            }
+        }
+        assert_eq!(to_bytes(0x0102, 2, Endian::Big), vec![1, 2]);
+    }
+
+    #[test]
+    fn parses_operand_values() {
+        assert_eq!(operand_values("tlbi vale1is, x1 = 0x1234"), vec![0x1234]);
+        assert_eq!(
+            operand_values("tlbie 4,5 = r4=0x1000, r5=0x22"),
+            vec![0x1000, 0x22]
+        );
+        assert!(operand_values("eieio").is_empty());
+    }
+}

@@ -1,0 +1,182 @@
+//! `verify` and `trace` end to end: the emulator (unicorn) runs our bytes;
+//! the IR interpreter gives the spec's meaning.
+#![cfg(feature = "emu")]
+
+#[path = "support/mod.rs"]
+mod support;
+
+use shootdown::target::Target;
+use shootdown::verify::interp::World;
+use shootdown::verify::trace::{self, Kind};
+use support::compile_spec;
+
+fn npu_world(n: u64) -> World {
+    let mut w = World::default();
+    w.counts.insert(0, n);
+    w.params = vec![1, 0x1001_0000];
+    w
+}
+
+fn counts(t: &trace::Trace) -> (usize, Vec<String>) {
+    let stores = t.events.iter().filter(|e| e.kind == Kind::Store).count();
+    let barriers = t
+        .events
+        .iter()
+        .filter(|e| e.kind == Kind::Barrier)
+        .map(|e| e.insn.clone())
+        .collect();
+    (stores, barriers)
+}
+
+#[test]
+fn npu_atsd_dynamic_counts_match_the_seed() {
+    for target in [Target::Power64, Target::Power64le] {
+        let (c, _) = compile_spec("examples/npu2_atsd.inv", target, "all");
+        let prog = c.opt.clone();
+        // invalidate_va, 6 NPUs: 12 stores and exactly one eieio.
+        let t = trace::run(&prog, &c, 0, &npu_world(6), 1_000_000).unwrap();
+        assert_eq!(counts(&t), (12, vec!["eieio".to_string()]), "{target}");
+        assert_eq!(t.ret, 0);
+        // Every AVA store precedes the eieio, every LAUNCH follows it.
+        let eieio = t
+            .events
+            .iter()
+            .position(|e| e.kind == Kind::Barrier)
+            .unwrap();
+        for (i, e) in t
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.kind == Kind::Store)
+        {
+            let reg = e.reg.as_deref().unwrap();
+            assert_eq!(reg == "ava", i < eieio, "{target}: {reg} at {i}");
+            let v = e.raw.unwrap();
+            assert_eq!(
+                v,
+                if reg == "ava" {
+                    0x1001_0000
+                } else {
+                    0x0005_4000_0200_0000
+                }
+            );
+        }
+        // invalidate_pid: 6 LAUNCH stores, no barrier, value IS|PRS|PID.
+        let mut w = npu_world(6);
+        w.params = vec![1];
+        let t = trace::run(&prog, &c, 1, &w, 1_000_000).unwrap();
+        assert_eq!(counts(&t), (6, vec![]), "{target}");
+        assert!(t
+            .events
+            .iter()
+            .filter(|e| e.kind == Kind::Store)
+            .all(|e| e.raw == Some(0x000c_0000_0200_0000) && e.reg.as_deref() == Some("launch")));
+        // 1 and 0 NPUs.
+        let t = trace::run(&prog, &c, 0, &npu_world(1), 1_000_000).unwrap();
+        assert_eq!(counts(&t), (2, vec!["eieio".to_string()]));
+        let t = trace::run(&prog, &c, 0, &npu_world(0), 1_000_000).unwrap();
+        assert_eq!(t.events.iter().filter(|e| e.kind == Kind::Store).count(), 0);
+        assert_eq!(t.ret, 0);
+    }
+}
+
+#[test]
+fn naive_lowering_is_the_pre_patch_code() {
+    for target in [Target::Power64, Target::Power64le] {
+        let (c, _) = compile_spec("examples/npu2_atsd.inv", target, "none");
+        let t = trace::run(&c.opt.clone(), &c, 0, &npu_world(6), 1_000_000).unwrap();
+        let (stores, barriers) = counts(&t);
+        assert_eq!(stores, 12);
+        assert_eq!(barriers, vec!["eieio".to_string(); 6], "{target}");
+        // ava, eieio, launch per NPU.
+        let kinds: Vec<Kind> = t.events.iter().take(3).map(|e| e.kind).collect();
+        assert_eq!(kinds, vec![Kind::Store, Kind::Barrier, Kind::Store]);
+    }
+}
+
+#[test]
+fn poll_timeout_returns_the_spec_code() {
+    let (c, _) = compile_spec("examples/npu2_atsd.inv", Target::Power64le, "all");
+    let mut w = npu_world(3);
+    w.reads.insert((0, 2), vec![1]);
+    let t = trace::run(&c.opt.clone(), &c, 0, &w, 10_000_000).unwrap();
+    assert_eq!(t.ret, -110);
+    // The bound is 100000 reads of the first NPU, then no further NPU.
+    let loads: Vec<_> = t.events.iter().filter(|e| e.kind == Kind::Load).collect();
+    assert_eq!(loads.len(), 100_000);
+    assert!(loads.iter().all(|e| e.instance == Some(0)));
+}
+
+#[test]
+fn verify_passes_on_every_example() {
+    for spec in ["examples/npu2_atsd.inv", "examples/arm_smmu.inv"] {
+        let src = std::fs::read_to_string(spec).unwrap();
+        let prog = shootdown::load(spec, &src).unwrap();
+        let targets = shootdown::output::default_targets(&prog);
+        let r = shootdown::verify::verify(spec, &src, &targets, &support::options("all")).unwrap();
+        assert!(r.ok(), "{spec}: {:#?}", r.failures);
+        assert!(r.passed.len() > 4, "{spec}: {:#?}", r.passed);
+        assert!(r.skipped.is_empty(), "{spec}: {:#?}", r.skipped);
+    }
+}
+
+#[test]
+fn verify_fails_without_barrier_placement() {
+    let spec = "examples/npu2_atsd.inv";
+    let src = std::fs::read_to_string(spec).unwrap();
+    let r = shootdown::verify::verify(
+        spec,
+        &src,
+        &[Target::Power64],
+        &support::options("fission,fuse"),
+    )
+    .unwrap();
+    assert!(!r.ok());
+    assert!(
+        r.failures.iter().any(|f| f.contains("npu[0].launch")
+            && f.contains("no barrier ordering DevStore -> DevStore")),
+        "{:#?}",
+        r.failures
+    );
+}
+
+#[test]
+fn trace_cli_prints_the_design_json_shape() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shootdown"))
+        .args([
+            "trace",
+            "examples/npu2_atsd.inv",
+            "--target",
+            "power64",
+            "--seq",
+            "invalidate_va",
+            "--instances",
+            "2",
+            "--arg",
+            "pid=1",
+            "--arg",
+            "va=0x10010000",
+            "--read",
+            "npu.stat=1,0",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ev = v["events"].as_array().unwrap();
+    assert_eq!(ev[0]["kind"], "store");
+    assert_eq!(ev[0]["device"], "npu");
+    assert_eq!(ev[0]["instance"], 0);
+    assert_eq!(ev[0]["reg"], "ava");
+    assert_eq!(ev[0]["value"], "0x10010000");
+    assert!(ev[0]["insn"].as_str().unwrap().starts_with("std"));
+    assert_eq!(ev[2]["kind"], "barrier");
+    assert_eq!(v["return"], 0);
+    // Two reads of each STAT (busy, then ready).
+    assert_eq!(ev.iter().filter(|e| e["kind"] == "load").count(), 4);
+}
