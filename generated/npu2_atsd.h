@@ -103,6 +103,8 @@ extern "C" {
 long invalidate_va(void *const npu[], unsigned long npu_count, unsigned long long pid, unsigned long long va);
 /* invalidate_pid: returns 0, or a negative code when a poll runs out */
 long invalidate_pid(void *const npu[], unsigned long npu_count, unsigned long long pid);
+/* invalidate_range: returns 0, or a negative code when a poll runs out */
+long invalidate_range(void *const npu[], unsigned long npu_count, unsigned long long pid, unsigned long long start, unsigned long long size);
 
 #ifdef __cplusplus
 }

@@ -10,24 +10,24 @@ invalidate_va:
 	.type invalidate_va,@function
 	.p2align 4
 .invalidate_va:
-	/* 29: value (0x5400000000000 | insert(pid, shift 25, width 15)) */
-	li %r11,21
-	rldicr %r11,%r11,46,17
-	rldic %r12,%r5,25,24
-	or %r10,%r11,%r12
+	/* 29: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
+	rldic %r11,%r5,25,24
+	li %r0,21
+	rldicr %r0,%r0,46,17
+	or %r12,%r11,%r0
 	/* 27: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_va_1
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
-	mr %r12,%r3
+	mr %r10,%r3
 .Linvalidate_va_0:
-	ld %r9,0(%r12)
+	ld %r9,0(%r10)
 	/* 28: npu.ava = va */
 	std %r6,8(%r9)
 	/* 27: each npu */
-	addi %r12,%r12,8
-	cmpld 7,%r12,%r11
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_va_0
 .Linvalidate_va_1:
 	/* placed by place-barriers */
@@ -37,14 +37,14 @@ invalidate_va:
 	beq 7,.Linvalidate_va_3
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
-	mr %r12,%r3
+	mr %r10,%r3
 .Linvalidate_va_2:
-	ld %r9,0(%r12)
+	ld %r9,0(%r10)
 	/* 29: npu.launch = { prs: 1, ap: 5, pid: pid } */
-	std %r10,0(%r9)
+	std %r12,0(%r9)
 	/* 27: each npu */
-	addi %r12,%r12,8
-	cmpld 7,%r12,%r11
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_va_2
 .Linvalidate_va_3:
 	/* 31: each npu */
@@ -86,24 +86,24 @@ invalidate_pid:
 	.type invalidate_pid,@function
 	.p2align 4
 .invalidate_pid:
-	/* 36: value (0xc000000000000 | insert(pid, shift 25, width 15)) */
-	li %r11,3
-	rldicr %r11,%r11,50,13
-	rldic %r12,%r5,25,24
-	or %r10,%r11,%r12
+	/* 36: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	rldic %r11,%r5,25,24
+	li %r0,3
+	rldicr %r0,%r0,50,13
+	or %r12,%r11,%r0
 	/* 36: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_pid_1
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
-	mr %r12,%r3
+	mr %r10,%r3
 .Linvalidate_pid_0:
-	ld %r9,0(%r12)
+	ld %r9,0(%r10)
 	/* 36: npu.launch = { is: 1, prs: 1, pid: pid } */
-	std %r10,0(%r9)
+	std %r12,0(%r9)
 	/* 36: each npu */
-	addi %r12,%r12,8
-	cmpld 7,%r12,%r11
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_pid_0
 .Linvalidate_pid_1:
 	/* 37: each npu */
@@ -136,4 +136,210 @@ invalidate_pid:
 	li %r3,0
 	blr
 	.size invalidate_pid,.-.invalidate_pid
+	.globl invalidate_range
+	.section ".opd","aw"
+	.p2align 3
+invalidate_range:
+	.quad .invalidate_range,.TOC.@tocbase,0
+	.previous
+	.type invalidate_range,@function
+	.p2align 4
+.invalidate_range:
+	/* 52: arguments */
+	cmpdi 7,%r7,0
+	beq 7,.Linvalidate_range_0
+	add %r11,%r6,%r7
+	addi %r12,%r11,-1
+	xor %r11,%r6,%r12
+	lis %r0,1
+	cmpld 7,%r11,%r0
+	bge 7,.Linvalidate_range_2
+	/* 55: value (start & 0xffffffffffff0000) */
+	lis %r0,-1
+	and %r12,%r6,%r0
+	/* 54: each npu */
+	cmpdi 7,%r4,0
+	beq 7,.Linvalidate_range_5
+	rldicr %r10,%r4,3,60
+	add %r10,%r10,%r3
+	mr %r9,%r3
+.Linvalidate_range_4:
+	ld %r8,0(%r9)
+	/* 55: npu.ava = $addr */
+	std %r12,8(%r8)
+	/* 54: each npu */
+	addi %r9,%r9,8
+	cmpld 7,%r9,%r10
+	bne 7,.Linvalidate_range_4
+.Linvalidate_range_5:
+	/* placed by place-barriers */
+	eieio
+	/* 56: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
+	rldic %r12,%r5,25,24
+	li %r0,21
+	rldicr %r0,%r0,46,17
+	or %r10,%r12,%r0
+	/* 54: each npu */
+	cmpdi 7,%r4,0
+	beq 7,.Linvalidate_range_7
+	rldicr %r12,%r4,3,60
+	add %r12,%r12,%r3
+	mr %r9,%r3
+.Linvalidate_range_6:
+	ld %r8,0(%r9)
+	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	std %r10,0(%r8)
+	/* 54: each npu */
+	addi %r9,%r9,8
+	cmpld 7,%r9,%r12
+	bne 7,.Linvalidate_range_6
+.Linvalidate_range_7:
+	b .Linvalidate_range_3
+.Linvalidate_range_2:
+	lis %r0,32
+	cmpld 7,%r11,%r0
+	bge 7,.Linvalidate_range_8
+	/* 55: value (start & 0xffffffffffe00000) */
+	lis %r0,-32
+	and %r12,%r6,%r0
+	/* 54: each npu */
+	cmpdi 7,%r4,0
+	beq 7,.Linvalidate_range_11
+	rldicr %r10,%r4,3,60
+	add %r10,%r10,%r3
+	mr %r9,%r3
+.Linvalidate_range_10:
+	ld %r8,0(%r9)
+	/* 55: npu.ava = $addr */
+	std %r12,8(%r8)
+	/* 54: each npu */
+	addi %r9,%r9,8
+	cmpld 7,%r9,%r10
+	bne 7,.Linvalidate_range_10
+.Linvalidate_range_11:
+	/* placed by place-barriers */
+	eieio
+	/* 56: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
+	rldic %r12,%r5,25,24
+	li %r0,17
+	rldicr %r0,%r0,46,17
+	or %r10,%r12,%r0
+	/* 54: each npu */
+	cmpdi 7,%r4,0
+	beq 7,.Linvalidate_range_13
+	rldicr %r12,%r4,3,60
+	add %r12,%r12,%r3
+	mr %r9,%r3
+.Linvalidate_range_12:
+	ld %r8,0(%r9)
+	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	std %r10,0(%r8)
+	/* 54: each npu */
+	addi %r9,%r9,8
+	cmpld 7,%r9,%r12
+	bne 7,.Linvalidate_range_12
+.Linvalidate_range_13:
+	b .Linvalidate_range_9
+.Linvalidate_range_8:
+	lis %r0,16384
+	cmpld 7,%r11,%r0
+	bge 7,.Linvalidate_range_14
+	/* 55: value (start & 0xffffffffc0000000) */
+	lis %r0,-16384
+	and %r11,%r6,%r0
+	/* 54: each npu */
+	cmpdi 7,%r4,0
+	beq 7,.Linvalidate_range_17
+	rldicr %r12,%r4,3,60
+	add %r12,%r12,%r3
+	mr %r10,%r3
+.Linvalidate_range_16:
+	ld %r9,0(%r10)
+	/* 55: npu.ava = $addr */
+	std %r11,8(%r9)
+	/* 54: each npu */
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r12
+	bne 7,.Linvalidate_range_16
+.Linvalidate_range_17:
+	/* placed by place-barriers */
+	eieio
+	/* 56: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
+	rldic %r11,%r5,25,24
+	li %r0,9
+	rldicr %r0,%r0,47,16
+	or %r12,%r11,%r0
+	/* 54: each npu */
+	cmpdi 7,%r4,0
+	beq 7,.Linvalidate_range_19
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r10,%r3
+.Linvalidate_range_18:
+	ld %r9,0(%r10)
+	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	std %r12,0(%r9)
+	/* 54: each npu */
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r11
+	bne 7,.Linvalidate_range_18
+.Linvalidate_range_19:
+	b .Linvalidate_range_15
+.Linvalidate_range_14:
+	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	rldic %r11,%r5,25,24
+	li %r0,3
+	rldicr %r0,%r0,50,13
+	or %r12,%r11,%r0
+	/* 54: each npu */
+	cmpdi 7,%r4,0
+	beq 7,.Linvalidate_range_21
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r10,%r3
+.Linvalidate_range_20:
+	ld %r9,0(%r10)
+	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	std %r12,0(%r9)
+	/* 54: each npu */
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r11
+	bne 7,.Linvalidate_range_20
+.Linvalidate_range_21:
+.Linvalidate_range_15:
+.Linvalidate_range_9:
+.Linvalidate_range_3:
+	b .Linvalidate_range_1
+.Linvalidate_range_0:
+.Linvalidate_range_1:
+	/* 59: each npu */
+	cmpdi 7,%r4,0
+	beq 7,.Linvalidate_range_23
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r12,%r3
+.Linvalidate_range_22:
+	ld %r10,0(%r12)
+	/* 59: poll npu.stat == 0 limit 100000 else return -110 */
+	lis %r9,1
+	ori %r9,%r9,34464
+.Linvalidate_range_24:
+	ld %r8,16(%r10)
+	cmpdi 7,%r8,0
+	beq 7,.Linvalidate_range_25
+	addi %r9,%r9,-1
+	cmpdi 7,%r9,0
+	bne 7,.Linvalidate_range_24
+	li %r3,-110
+	blr
+.Linvalidate_range_25:
+	/* 59: each npu */
+	addi %r12,%r12,8
+	cmpld 7,%r12,%r11
+	bne 7,.Linvalidate_range_22
+.Linvalidate_range_23:
+	/* end of sequence */
+	li %r3,0
+	blr
+	.size invalidate_range,.-.invalidate_range
 	.section .note.GNU-stack,"",@progbits

@@ -26,6 +26,8 @@ pub struct Options {
     /// Prepended to every generated symbol (kernel names collide easily).
     pub prefix: String,
     pub spdx: Option<String>,
+    /// Cover mode override and pinned thresholds.
+    pub cover: crate::passes::cover::CoverConfig,
 }
 
 impl Default for Options {
@@ -35,6 +37,7 @@ impl Default for Options {
             style: Style::Plain,
             prefix: String::new(),
             spdx: None,
+            cover: Default::default(),
         }
     }
 }
@@ -58,7 +61,7 @@ pub struct Compiled {
 }
 
 pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compiled, Diag> {
-    let opt = passes::run(prog, target, &opts.passes)?;
+    let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
     let mut lirs = Vec::new();
     let mut funcs = Vec::new();
     for seq in &opt.seqs {

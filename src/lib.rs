@@ -9,6 +9,7 @@ pub mod emit;
 pub mod emu;
 pub mod ir;
 pub mod lir;
+pub mod model;
 pub mod output;
 pub mod passes;
 pub mod spec;

@@ -181,6 +181,7 @@ fn options(c: &CodeOpts) -> Result<Options, Reported> {
         },
         prefix: c.prefix.clone(),
         spdx: c.spdx.clone(),
+        cover: Default::default(),
     })
 }
 

@@ -44,6 +44,28 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         devices.push(check_device(d)?);
     }
 
+    let mut granules: Vec<GranuleSet> = Vec::new();
+    for g in &spec.granules {
+        if let Some(prev) = granules.iter().find(|p| p.name == g.name.name) {
+            return Err(Diag::new(
+                g.name.span,
+                format!("granule set `{}` defined twice", g.name.name),
+            )
+            .related(prev.span, "first defined here"));
+        }
+        granules.push(check_granules(&devices, g)?);
+    }
+    let mut thresholds: Vec<(String, u64)> = Vec::new();
+    for (n, v) in &spec.thresholds {
+        if thresholds.iter().any(|(x, _)| x == &n.name) {
+            return Err(Diag::new(
+                n.span,
+                format!("threshold `{}` pinned twice", n.name),
+            ));
+        }
+        thresholds.push((n.name.clone(), *v));
+    }
+
     let mut seqs: Vec<Seq> = Vec::new();
     let mut next_op = 0u32;
     let mut next_group = 0u32;
@@ -76,6 +98,9 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         }
         let mut cx = SeqCx {
             devices: &devices,
+            granules: &granules,
+            seq_name: s.name.name.clone(),
+            in_cover: Vec::new(),
             params: &params,
             locals: Vec::new(),
             scope: Vec::new(),
@@ -99,8 +124,9 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             body,
             edges: Vec::new(),
             locals,
+            orders,
         };
-        seq.edges = order::required_edges(&devices, &seq.body, &orders);
+        seq.edges = order::required_edges(&devices, &seq.body, &seq.orders);
         seqs.push(seq);
     }
 
@@ -109,7 +135,124 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         source_text: source_text.to_string(),
         targets,
         devices,
+        granules,
+        thresholds,
         seqs,
+    })
+}
+
+fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, Diag> {
+    let dev = match &g.dev {
+        None => None,
+        Some(d) => Some(
+            devices
+                .iter()
+                .position(|x| x.name == d.name)
+                .ok_or_else(|| {
+                    Diag::new(d.span, format!("unknown device `{}`", d.name)).label("not declared")
+                })?,
+        ),
+    };
+    let reg_of = |id: &ast::Ident| -> Result<RegId, Diag> {
+        let Some(d) = dev else {
+            return Err(Diag::new(
+                id.span,
+                "register named in a granule set without `on DEVICE`",
+            )
+            .help("write `granules NAME on DEVICE { ... }`"));
+        };
+        find_reg(&devices[d].regs, &devices[d].name, id)
+    };
+    let mut entries: Vec<Granule> = Vec::new();
+    for e in &g.entries {
+        let size = match &e.size {
+            ast::GranuleSize::Bytes(b) => {
+                if *b == 0 || !b.is_power_of_two() {
+                    return Err(Diag::new(e.span, "granule sizes are powers of two")
+                        .label("not a power of two"));
+                }
+                GSize::Bytes(*b)
+            }
+            ast::GranuleSize::Param(p) => GSize::Param(p.name.clone()),
+            ast::GranuleSize::All => GSize::All,
+        };
+        if entries.iter().any(|x| x.size == size) {
+            return Err(Diag::new(e.span, "granule size listed twice"));
+        }
+        let mut bits = 0u64;
+        for (reg, field, value) in &e.sets {
+            let r = reg_of(reg)?;
+            let d = dev.unwrap_or(0);
+            let f = devices[d]
+                .fields
+                .iter()
+                .find(|f| f.reg == r && f.name == field.name)
+                .ok_or_else(|| {
+                    Diag::new(
+                        field.span,
+                        format!("register `{}` has no field `{}`", reg.name, field.name),
+                    )
+                    .label("unknown field")
+                })?;
+            let v = match value {
+                ast::Expr::Int { value, .. } => *value,
+                other => {
+                    return Err(
+                        Diag::new(other.span(), "granule field settings are constants")
+                            .label("not a number"),
+                    )
+                }
+            };
+            if f.width < 64 && v >> f.width != 0 {
+                return Err(Diag::new(
+                    value.span(),
+                    format!("{v:#x} does not fit the {}-bit field `{}`", f.width, f.name),
+                )
+                .label("too large"));
+            }
+            bits |= (v << f.shift) & f.mask();
+        }
+        let addr = e.addr.as_ref().map(reg_of).transpose()?;
+        if addr.is_some() && size == GSize::All {
+            return Err(Diag::new(e.span, "`all` takes no address").label("remove `addr`"));
+        }
+        let via = match &e.via {
+            None => None,
+            Some(v) if v.name.starts_with("tlbi ") => Some(Via::Insn(v.name.clone())),
+            Some(v) => Some(Via::Reg(reg_of(v)?)),
+        };
+        entries.push(Granule {
+            size,
+            bits,
+            addr,
+            via,
+            span: e.span,
+        });
+    }
+    if entries.is_empty() {
+        return Err(Diag::new(g.span, "a granule set needs at least one entry"));
+    }
+    let mut costs = Costs::default();
+    for (k, v) in &g.costs {
+        let slot = match k.name.as_str() {
+            "invalidate" | "op" => &mut costs.invalidate,
+            "store" => &mut costs.store,
+            "barrier" => &mut costs.barrier,
+            "refill" => &mut costs.refill,
+            "all" => &mut costs.all,
+            _ => {
+                return Err(Diag::new(k.span, format!("unknown cost `{}`", k.name))
+                    .help("costs are invalidate, store, barrier, refill, all"))
+            }
+        };
+        *slot = *v;
+    }
+    Ok(GranuleSet {
+        name: g.name.name.clone(),
+        span: g.name.span,
+        dev,
+        entries,
+        costs,
     })
 }
 
@@ -326,6 +469,10 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
 
 struct SeqCx<'a> {
     devices: &'a [Device],
+    granules: &'a [GranuleSet],
+    seq_name: String,
+    /// Granule sets of the `cover`s we are inside.
+    in_cover: Vec<usize>,
     params: &'a [String],
     /// Loop variables: all declared (by index) and those in scope.
     locals: Vec<String>,
@@ -494,6 +641,77 @@ impl SeqCx<'_> {
                     name: name.name.clone(),
                     operands: ops,
                     span: *span,
+                }
+            }
+            ast::Stmt::Cover {
+                start,
+                size,
+                set,
+                mode,
+                mode_span,
+                body,
+                span,
+            } => {
+                let si = self
+                    .granules
+                    .iter()
+                    .position(|g| g.name == set.name)
+                    .ok_or_else(|| {
+                        Diag::new(set.span, format!("unknown granule set `{}`", set.name))
+                            .label("not declared")
+                    })?;
+                let g = &self.granules[si];
+                for e in &g.entries {
+                    if let GSize::Param(p) = &e.size {
+                        if !self.params.contains(p) {
+                            return Err(Diag::new(
+                                e.span,
+                                format!(
+                                    "granule size `{p}` is not a parameter of `{}`",
+                                    self.seq_name
+                                ),
+                            )
+                            .related(set.span, "used here"));
+                        }
+                    }
+                }
+                let has_all = g.entries.iter().any(|e| e.size == GSize::All);
+                let sized = g.entries.iter().filter(|e| e.size != GSize::All).count();
+                let need = match mode {
+                    ast::CoverMode::Single => {
+                        if g.entries.iter().any(|e| matches!(e.size, GSize::Param(_))) {
+                            Some("`single` needs constant sizes")
+                        } else if !has_all {
+                            Some("`single` needs an `all` entry for ranges no size covers")
+                        } else {
+                            None
+                        }
+                    }
+                    ast::CoverMode::Exact => (sized == 0).then_some("`exact` needs a sized entry"),
+                    ast::CoverMode::Auto => {
+                        if sized == 0 || !has_all {
+                            Some("`auto` chooses between a loop of sized ops and `all`: it needs both")
+                        } else {
+                            None
+                        }
+                    }
+                };
+                if let Some(msg) = need {
+                    return Err(Diag::new(*mode_span, msg).related(g.span, "granule set"));
+                }
+                let (start, size) = (self.expr(start, None)?, self.expr(size, None)?);
+                self.in_cover.push(si);
+                let body = self.block(body)?;
+                self.in_cover.pop();
+                Stmt::Cover {
+                    set: si,
+                    mode: *mode,
+                    start,
+                    size,
+                    body,
+                    span: *span,
+                    threshold: format!("{}_{}_THRESHOLD", self.seq_name, g.name)
+                        .to_ascii_uppercase(),
                 }
             }
             ast::Stmt::Order {
@@ -682,6 +900,24 @@ impl SeqCx<'_> {
                     return Err(d);
                 }
             },
+            ast::Expr::Binding(b) => {
+                if self.in_cover.is_empty() {
+                    return Err(Diag::new(
+                        b.span,
+                        format!("`${}` is only bound inside a `cover` body", b.name),
+                    )
+                    .label("not bound here"));
+                }
+                Expr::Binding(match b.name.as_str() {
+                    "addr" => super::expr::Binding::Addr,
+                    "bits" => super::expr::Binding::Bits,
+                    "size" => super::expr::Binding::Size,
+                    _ => {
+                        return Err(Diag::new(b.span, format!("unknown binding `${}`", b.name))
+                            .help("a cover binds $addr, $bits and $size"))
+                    }
+                })
+            }
             ast::Expr::Neg { inner, .. } => {
                 Expr::bin(BinOp::Sub, Expr::Const(0), self.expr(inner, reg)?)
             }
@@ -771,6 +1007,7 @@ fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
         | ast::Stmt::Return { span, .. }
         | ast::Stmt::Range { span, .. }
         | ast::Stmt::Invalidate { span, .. }
-        | ast::Stmt::Order { span, .. } => *span,
+        | ast::Stmt::Order { span, .. }
+        | ast::Stmt::Cover { span, .. } => *span,
     }
 }

@@ -56,6 +56,9 @@ pub enum Expr {
     /// A loop variable (of a `range` loop) by index into the sequence's
     /// locals.
     Local(usize),
+    /// `$addr`, `$bits`, `$size` in a `cover` body (replaced when the
+    /// cover pass instantiates the body).
+    Binding(Binding),
     Bin(BinOp, Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
     /// `(value & mask(width)) << shift`: a run-time value placed in a field.
@@ -64,6 +67,13 @@ pub enum Expr {
         shift: u32,
         width: u32,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Binding {
+    Addr,
+    Bits,
+    Size,
 }
 
 pub fn field_mask(shift: u32, width: u32) -> u64 {
@@ -88,6 +98,24 @@ impl Expr {
 
     /// Build a binary node, folding constants and identities.
     pub fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        let assoc = matches!(
+            op,
+            BinOp::Or | BinOp::And | BinOp::Xor | BinOp::Add | BinOp::Mul
+        );
+        // Constants to the right of commutative operators...
+        let (a, b) = if assoc && a.as_const().is_some() && b.as_const().is_none() {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        // ...and folded together: (x op c1) op c2 = x op (c1 op c2).
+        if let (true, Expr::Bin(op1, x, c1), Some(c2)) = (assoc, &a, b.as_const()) {
+            if *op1 == op {
+                if let Some(c1) = c1.as_const() {
+                    return Expr::bin(op, (**x).clone(), Expr::Const(op.apply(c1, c2)));
+                }
+            }
+        }
         match (op, a.as_const(), b.as_const()) {
             (_, Some(x), Some(y)) => Expr::Const(op.apply(x, y)),
             (BinOp::Or | BinOp::Xor | BinOp::Add, Some(0), _) => b,
@@ -134,7 +162,7 @@ impl Expr {
         match self {
             Expr::Const(v) => *v,
             Expr::Param(i) => params.get(*i).copied().unwrap_or(0),
-            Expr::Local(_) => 0,
+            Expr::Local(_) | Expr::Binding(_) => 0,
             Expr::Bin(op, a, b) => op.apply(a.eval(params), b.eval(params)),
             Expr::Not(a) => !a.eval(params),
             Expr::Insert {
@@ -149,7 +177,7 @@ impl Expr {
     pub fn uses_locals(&self) -> bool {
         match self {
             Expr::Local(_) => true,
-            Expr::Const(_) | Expr::Param(_) => false,
+            Expr::Const(_) | Expr::Param(_) | Expr::Binding(_) => false,
             Expr::Bin(_, a, b) => a.uses_locals() || b.uses_locals(),
             Expr::Not(a) | Expr::Insert { value: a, .. } => a.uses_locals(),
         }
@@ -161,6 +189,7 @@ impl Expr {
             Expr::Const(v) => *v,
             Expr::Param(i) => params.get(*i).copied().unwrap_or(0),
             Expr::Local(i) => locals.get(*i).copied().unwrap_or(0),
+            Expr::Binding(_) => 0,
             Expr::Bin(op, a, b) => {
                 op.apply(a.eval_with(params, locals), b.eval_with(params, locals))
             }
@@ -170,6 +199,30 @@ impl Expr {
                 shift,
                 width,
             } => (value.eval_with(params, locals) << shift) & field_mask(*shift, *width),
+        }
+    }
+
+    /// Replace cover bindings, refolding constants.
+    pub fn bind(&self, f: &dyn Fn(Binding) -> Expr) -> Expr {
+        match self {
+            Expr::Binding(b) => f(*b),
+            Expr::Const(_) | Expr::Param(_) | Expr::Local(_) => self.clone(),
+            Expr::Bin(op, a, b) => Expr::bin(*op, a.bind(f), b.bind(f)),
+            Expr::Not(a) => Expr::bit_not(a.bind(f)),
+            Expr::Insert {
+                value,
+                shift,
+                width,
+            } => Expr::insert(value.bind(f), *shift, *width),
+        }
+    }
+
+    pub fn uses_binding(&self) -> bool {
+        match self {
+            Expr::Binding(_) => true,
+            Expr::Const(_) | Expr::Param(_) | Expr::Local(_) => false,
+            Expr::Bin(_, a, b) => a.uses_binding() || b.uses_binding(),
+            Expr::Not(a) | Expr::Insert { value: a, .. } => a.uses_binding(),
         }
     }
 
@@ -192,6 +245,7 @@ impl fmt::Display for ExprDisplay<'_> {
                 None => write!(f, "arg{i}"),
             },
             Expr::Local(i) => write!(f, "local{i}"),
+            Expr::Binding(b) => write!(f, "${}", format!("{b:?}").to_lowercase()),
             Expr::Bin(op, a, b) => write!(
                 f,
                 "({} {} {})",

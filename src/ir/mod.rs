@@ -30,6 +30,9 @@ pub struct Program {
     pub source_text: String,
     pub targets: Vec<(String, Span)>,
     pub devices: Vec<Device>,
+    pub granules: Vec<GranuleSet>,
+    /// Thresholds pinned in the spec (`threshold NAME = VALUE`).
+    pub thresholds: Vec<(String, u64)>,
     pub seqs: Vec<Seq>,
 }
 
@@ -136,6 +139,8 @@ pub struct Seq {
     pub edges: Vec<order::Edge>,
     /// Names of `range` loop variables, by local index.
     pub locals: Vec<String>,
+    /// `order ...` declarations (edges are recomputed after expansion).
+    pub orders: Vec<(String, String, Span)>,
 }
 
 /// What placed a barrier: the spec author, or a named pass.
@@ -205,6 +210,24 @@ pub enum Stmt {
         body: Vec<Stmt>,
         span: Span,
     },
+    /// `cover start, size with set mode { body }` (expanded by the cover
+    /// pass into loops and branches over instantiations of the body).
+    Cover {
+        set: usize,
+        mode: CoverMode,
+        start: Expr,
+        size: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+        /// Name of its threshold `#define` (auto mode).
+        threshold: String,
+    },
+    /// Two-way branch (made by the cover pass).
+    If {
+        cond: Cond,
+        then_: Vec<Stmt>,
+        else_: Vec<Stmt>,
+    },
     /// A CPU TLB invalidation instruction.
     Invalidate {
         id: OpId,
@@ -213,6 +236,83 @@ pub enum Stmt {
         operands: Vec<Expr>,
         span: Span,
     },
+}
+
+/// A run-time comparison of two 64-bit values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cond {
+    pub cmp: crate::lir::Cmp,
+    pub a: Expr,
+    pub b: Expr,
+}
+
+impl Cond {
+    pub fn eval(&self, params: &[u64], locals: &[u64]) -> bool {
+        let (a, b) = (
+            self.a.eval_with(params, locals),
+            self.b.eval_with(params, locals),
+        );
+        match self.cmp {
+            crate::lir::Cmp::Eq => a == b,
+            crate::lir::Cmp::Ne => a != b,
+            crate::lir::Cmp::Ltu => a < b,
+            crate::lir::Cmp::Geu => a >= b,
+        }
+    }
+}
+
+pub use crate::spec::ast::CoverMode;
+
+/// A granule set: what one invalidate can cover, and what things cost.
+#[derive(Clone, Debug)]
+pub struct GranuleSet {
+    pub name: String,
+    pub span: Span,
+    pub dev: Option<DevId>,
+    pub entries: Vec<Granule>,
+    pub costs: Costs,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GSize {
+    Bytes(u64),
+    /// A sequence parameter by name (resolved per sequence).
+    Param(String),
+    All,
+}
+
+#[derive(Clone, Debug)]
+pub struct Granule {
+    pub size: GSize,
+    /// Field bits this op needs (`$bits`).
+    pub bits: u64,
+    /// Register the op reads its address from.
+    pub addr: Option<RegId>,
+    /// What launches the op: a register write or an instruction mnemonic.
+    pub via: Option<Via>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Via {
+    Reg(RegId),
+    Insn(String),
+}
+
+/// Modelled costs, in ns. Stated in the spec with where they come from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Costs {
+    /// One invalidate operation (latency seen by the issuing CPU).
+    pub invalidate: u64,
+    /// One MMIO store.
+    pub store: u64,
+    /// One barrier.
+    pub barrier: u64,
+    /// Refilling one granule's worth of translations that were thrown
+    /// away needlessly (over-invalidation).
+    pub refill: u64,
+    /// Refilling after a flush-all, beyond its `invalidate` cost.
+    pub all: u64,
 }
 
 /// Assumed iteration count of a `range` loop when costing barriers placed
@@ -233,7 +333,8 @@ impl Stmt {
             Stmt::Poll { .. } | Stmt::Return { .. } => true,
             // A zero step returns -EINVAL.
             Stmt::Range { .. } => true,
-            Stmt::Each { body, .. } => body.iter().any(Stmt::may_exit),
+            Stmt::Each { body, .. } | Stmt::Cover { body, .. } => body.iter().any(Stmt::may_exit),
+            Stmt::If { then_, else_, .. } => then_.iter().chain(else_).any(Stmt::may_exit),
             _ => false,
         }
     }
@@ -268,8 +369,15 @@ impl Program {
 pub fn walk<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
     for s in body {
         f(s);
-        if let Stmt::Each { body, .. } | Stmt::Range { body, .. } = s {
-            walk(body, f);
+        match s {
+            Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
+                walk(body, f)
+            }
+            Stmt::If { then_, else_, .. } => {
+                walk(then_, f);
+                walk(else_, f);
+            }
+            _ => {}
         }
     }
 }

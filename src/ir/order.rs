@@ -60,27 +60,54 @@ struct Op {
     id: OpId,
     reg: Option<(DevId, RegId)>,
     class: Class,
+    /// The branch arms it sits in: (branch number, arm).
+    arms: Vec<(usize, usize)>,
+}
+
+impl Op {
+    /// Never both executed: in different arms of one branch.
+    fn exclusive(&self, other: &Op) -> bool {
+        self.arms
+            .iter()
+            .any(|(b, a)| other.arms.iter().any(|(b2, a2)| b == b2 && a != a2))
+    }
 }
 
 /// Operations in program order (a loop body once).
 fn ops(body: &[Stmt]) -> Vec<Op> {
-    let mut out = Vec::new();
-    walk(body, &mut |s| {
-        let Some(class) = class_of(s) else { return };
-        match s {
-            Stmt::Write { access, .. } | Stmt::Poll { access, .. } => out.push(Op {
-                id: access.id,
-                reg: Some((access.dev, access.reg)),
-                class,
-            }),
-            Stmt::Invalidate { id, .. } => out.push(Op {
-                id: *id,
-                reg: None,
-                class,
-            }),
-            _ => {}
+    fn go(body: &[Stmt], arms: &mut Vec<(usize, usize)>, branches: &mut usize, out: &mut Vec<Op>) {
+        for s in body {
+            match s {
+                Stmt::Write { access, .. } | Stmt::Poll { access, .. } => out.push(Op {
+                    id: access.id,
+                    reg: Some((access.dev, access.reg)),
+                    class: class_of(s).unwrap_or(Class::DevStore),
+                    arms: arms.clone(),
+                }),
+                Stmt::Invalidate { id, .. } => out.push(Op {
+                    id: *id,
+                    reg: None,
+                    class: Class::TlbInvalidate,
+                    arms: arms.clone(),
+                }),
+                Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
+                    go(body, arms, branches, out)
+                }
+                Stmt::If { then_, else_, .. } => {
+                    let b = *branches;
+                    *branches += 1;
+                    for (arm, blk) in [then_, else_].into_iter().enumerate() {
+                        arms.push((b, arm));
+                        go(blk, arms, branches, out);
+                        arms.pop();
+                    }
+                }
+                _ => {}
+            }
         }
-    });
+    }
+    let mut out = Vec::new();
+    go(body, &mut Vec::new(), &mut 0, &mut out);
     out
 }
 
@@ -104,7 +131,7 @@ pub fn required_edges(
             let (Some((da, ra)), Some((db, rb))) = (a.reg, b.reg) else {
                 continue;
             };
-            if da != db {
+            if da != db || a.exclusive(b) {
                 continue;
             }
             for r in &devices[da].requires {

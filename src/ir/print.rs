@@ -156,6 +156,41 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
                 body(prog, s, b, depth + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }
+            Stmt::Cover {
+                set,
+                mode,
+                start,
+                size,
+                body: b,
+                threshold,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}cover {}, {} with {} {:?} (threshold {threshold}) {{",
+                    start.display(&s.params),
+                    size.display(&s.params),
+                    prog.granules[*set].name,
+                    mode
+                );
+                body(prog, s, b, depth + 1, out);
+                let _ = writeln!(out, "{pad}}}");
+            }
+            Stmt::If { cond, then_, else_ } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}if {} {:?} {} {{",
+                    cond.a.display(&s.params),
+                    cond.cmp,
+                    cond.b.display(&s.params)
+                );
+                body(prog, s, then_, depth + 1, out);
+                if !else_.is_empty() {
+                    let _ = writeln!(out, "{pad}}} else {{");
+                    body(prog, s, else_, depth + 1, out);
+                }
+                let _ = writeln!(out, "{pad}}}");
+            }
             Stmt::Invalidate {
                 id,
                 name,

@@ -136,7 +136,19 @@ fn invariant_parts(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             }
         }
         Expr::Not(a) | Expr::Insert { value: a, .. } => invariant_parts(a, f),
-        Expr::Const(_) | Expr::Param(_) | Expr::Local(_) => {}
+        Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Binding(_) => {}
+    }
+}
+
+/// Like `ir::walk`, but not into branches: values a branch needs are
+/// computed in that branch, not on every path.
+fn walk_unconditional<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
+    for s in body {
+        f(s);
+        match s {
+            Stmt::Each { body, .. } | Stmt::Range { body, .. } => walk_unconditional(body, f),
+            _ => {}
+        }
     }
 }
 
@@ -181,7 +193,7 @@ impl Builder<'_> {
     /// Compute, before `s`, every non-trivial write value used inside it.
     fn hoist_values(&mut self, s: &Stmt) {
         let mut exprs = Vec::new();
-        crate::ir::walk(std::slice::from_ref(s), &mut |x| match x {
+        walk_unconditional(std::slice::from_ref(s), &mut |x| match x {
             Stmt::Write { value, access } => exprs.push((value.clone(), access.span)),
             Stmt::Invalidate { operands, span, .. } => {
                 exprs.extend(operands.iter().map(|o| (o.clone(), *span)));
@@ -215,6 +227,12 @@ impl Builder<'_> {
         }
         let v = match e {
             Expr::Local(_) => unreachable!("handled above"),
+            // The cover pass replaces every binding before lowering.
+            Expr::Binding(_) => {
+                let d = self.vreg();
+                self.emit(Inst::Imm { dst: d, value: 0 });
+                d
+            }
             Expr::Const(c) => {
                 let d = self.vreg();
                 self.emit(Inst::Imm { dst: d, value: *c });
@@ -418,6 +436,46 @@ impl Builder<'_> {
                     operands: ops,
                 });
             }
+            Stmt::Cover { span, .. } => {
+                return Err(Diag::new(
+                    *span,
+                    "internal error: cover reached lowering unexpanded",
+                ));
+            }
+            Stmt::If { cond, then_, else_ } => {
+                let a = self.expr(&cond.a);
+                let b = match cond.b.as_const() {
+                    Some(c) => Operand::Imm(c),
+                    None => Operand::Reg(self.expr(&cond.b)),
+                };
+                let (else_l, end) = (self.label(), self.label());
+                let inverse = match cond.cmp {
+                    Cmp::Eq => Cmp::Ne,
+                    Cmp::Ne => Cmp::Eq,
+                    Cmp::Ltu => Cmp::Geu,
+                    Cmp::Geu => Cmp::Ltu,
+                };
+                self.emit(Inst::Branch {
+                    cmp: inverse,
+                    a,
+                    b,
+                    target: else_l,
+                });
+                let saved = self.values.clone();
+                for st in then_ {
+                    self.hoist_values(st);
+                    self.stmt(st)?;
+                }
+                self.values = saved.clone();
+                self.emit(Inst::Jump(end));
+                self.emit(Inst::Label(else_l));
+                for st in else_ {
+                    self.hoist_values(st);
+                    self.stmt(st)?;
+                }
+                self.values = saved;
+                self.emit(Inst::Label(end));
+            }
             Stmt::Return { value, span } => {
                 self.set_origin(*span);
                 let op = match value.as_const() {
@@ -477,9 +535,12 @@ impl Builder<'_> {
         });
         self.emit(Inst::Label(top));
         self.locals.insert(local, addr);
+        let saved_values = self.values.clone();
         for s in body {
             self.stmt(s)?;
         }
+        // Values first computed inside the loop are not available after it.
+        self.values = saved_values;
         self.locals.remove(&local);
         self.origin = saved;
         // rem <= step  <=>  !(step < rem)
@@ -568,9 +629,11 @@ impl Builder<'_> {
         });
         let saved = self.origin.clone();
         self.bases.insert(dev, base);
+        let saved_values = self.values.clone();
         for s in body {
             self.stmt(s)?;
         }
+        self.values = saved_values;
         self.bases.remove(&dev);
         self.origin = saved;
         self.emit(Inst::Bin {

@@ -85,6 +85,17 @@ fn walk(
                 walk(prog, body, path, w, lin, l);
                 path.pop();
             }
+            // Paths into a branch name the statement, then the arm.
+            Stmt::If { then_, else_, .. } => {
+                path.push(i);
+                for (arm, b) in [then_, else_].into_iter().enumerate() {
+                    path.push(arm);
+                    walk(prog, b, path, weight, lin, l);
+                    path.pop();
+                }
+                path.pop();
+            }
+            Stmt::Cover { .. } => {}
             Stmt::Range { body, .. } => {
                 path.push(i);
                 walk(
@@ -454,6 +465,11 @@ fn block_mut<'a>(body: &'a mut Vec<Stmt>, path: &[usize]) -> &'a mut Vec<Stmt> {
         None => body,
         Some((&i, rest)) => match &mut body[i] {
             Stmt::Each { body, .. } | Stmt::Range { body, .. } => block_mut(body, rest),
+            Stmt::If { then_, else_, .. } => match rest.split_first() {
+                Some((0, rest)) => block_mut(then_, rest),
+                Some((_, rest)) => block_mut(else_, rest),
+                None => unreachable!("branch paths name an arm"),
+            },
             _ => unreachable!("gap paths only go through loops"),
         },
     }

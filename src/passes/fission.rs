@@ -13,9 +13,20 @@ use crate::spec::ast::Scope;
 
 pub fn run(prog: &Program, seq: &mut Seq) {
     let body = std::mem::take(&mut seq.body);
+    seq.body = block(prog, body);
+}
+
+/// Fission the loops of a block, and of the arms of its branches (a branch
+/// arm is straight-line code like the top level).
+fn block(prog: &Program, body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     for s in body {
         match s {
+            Stmt::If { cond, then_, else_ } => out.push(Stmt::If {
+                cond,
+                then_: block(prog, then_),
+                else_: block(prog, else_),
+            }),
             Stmt::Each {
                 dev,
                 body,
@@ -34,7 +45,7 @@ pub fn run(prog: &Program, seq: &mut Seq) {
             other => out.push(other),
         }
     }
-    seq.body = out;
+    out
 }
 
 fn splittable(prog: &Program, dev: usize, body: &[Stmt]) -> bool {

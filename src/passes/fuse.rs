@@ -6,8 +6,20 @@ use crate::ir::{Seq, Stmt};
 
 pub fn run(seq: &mut Seq) {
     let body = std::mem::take(&mut seq.body);
+    seq.body = block(body);
+}
+
+fn block(body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out: Vec<Stmt> = Vec::with_capacity(body.len());
     for s in body {
+        let s = match s {
+            Stmt::If { cond, then_, else_ } => Stmt::If {
+                cond,
+                then_: block(then_),
+                else_: block(else_),
+            },
+            other => other,
+        };
         if let Stmt::Each {
             dev,
             body: inner,
@@ -30,5 +42,5 @@ pub fn run(seq: &mut Seq) {
         }
         out.push(s);
     }
-    seq.body = out;
+    out
 }

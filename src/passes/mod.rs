@@ -2,6 +2,7 @@
 //! (avo-style: each pass is a function over the IR in its own file).
 
 pub mod barriers;
+pub mod cover;
 pub mod fission;
 pub mod fuse;
 
@@ -75,9 +76,16 @@ pub fn parse_list(s: &str) -> Result<Vec<Pass>, String> {
     Ok(out)
 }
 
-/// Run the pipeline on every sequence for one target.
-pub fn run(prog: &Program, target: Target, passes: &[Pass]) -> Result<Program, Diag> {
-    let mut out = prog.clone();
+/// Run the pipeline on every sequence for one target. Covers are always
+/// expanded first: that is lowering, not optimization.
+pub fn run(
+    prog: &Program,
+    target: Target,
+    passes: &[Pass],
+    cover: &cover::CoverConfig,
+) -> Result<Program, Diag> {
+    let mut out = cover::run(prog, cover)?;
+    let prog = &out.clone();
     for seq in &mut out.seqs {
         for p in passes {
             run_one(prog, seq, target, *p)?;

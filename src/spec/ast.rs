@@ -14,7 +14,52 @@ pub struct Ident {
 pub struct Spec {
     pub targets: Vec<Ident>,
     pub devices: Vec<Device>,
+    pub granules: Vec<Granules>,
+    /// `threshold NAME = VALUE`: pinned strategy thresholds.
+    pub thresholds: Vec<(Ident, u64)>,
     pub seqs: Vec<Seq>,
+}
+
+/// `granules NAME [on DEV] { ... }`: what one invalidate can cover.
+#[derive(Clone, Debug, Serialize)]
+pub struct Granules {
+    pub name: Ident,
+    pub dev: Option<Ident>,
+    pub entries: Vec<Granule>,
+    /// `cost KIND VALUE [ns|us|ms]`, normalised to ns.
+    pub costs: Vec<(Ident, u64)>,
+    #[serde(skip)]
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum GranuleSize {
+    /// A constant size in bytes (`64K`).
+    Bytes(u64),
+    /// `size NAME`: given at run time by a sequence parameter.
+    Param(Ident),
+    /// `all`: everything (no address).
+    All,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Granule {
+    pub size: GranuleSize,
+    /// `set REG.FIELD = VALUE`: field settings this size needs.
+    pub sets: Vec<(Ident, Ident, Expr)>,
+    /// `addr REG`: the register the op reads its address from.
+    pub addr: Option<Ident>,
+    /// `via REG` or `via tlbi OP`: what launches the op.
+    pub via: Option<Ident>,
+    #[serde(skip)]
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CoverMode {
+    Single,
+    Exact,
+    Auto,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -180,6 +225,19 @@ pub enum Stmt {
         #[serde(skip)]
         span: Span,
     },
+    /// `cover START, SIZE with SET MODE { ... }`: the body runs once per
+    /// chosen invalidate with `$addr`, `$bits` and `$size` bound.
+    Cover {
+        start: Expr,
+        size: Expr,
+        set: Ident,
+        mode: CoverMode,
+        #[serde(skip)]
+        mode_span: Span,
+        body: Vec<Stmt>,
+        #[serde(skip)]
+        span: Span,
+    },
     /// `order stores before invalidates` / `order invalidates before return`.
     Order {
         before: Ident,
@@ -209,6 +267,8 @@ pub enum Expr {
         span: Span,
     },
     Name(Ident),
+    /// `$addr`, `$bits`, `$size` inside a `cover` body.
+    Binding(Ident),
     Neg {
         inner: Box<Expr>,
         #[serde(skip)]
@@ -242,7 +302,7 @@ impl Expr {
             | Expr::Not { span, .. }
             | Expr::Bin { span, .. }
             | Expr::Aggregate { span, .. } => *span,
-            Expr::Name(i) => i.span,
+            Expr::Name(i) | Expr::Binding(i) => i.span,
         }
     }
 }

@@ -127,6 +127,8 @@ impl Parser {
         let mut spec = Spec {
             targets: Vec::new(),
             devices: Vec::new(),
+            granules: Vec::new(),
+            thresholds: Vec::new(),
             seqs: Vec::new(),
         };
         loop {
@@ -144,7 +146,19 @@ impl Parser {
                 }
                 Tok::Ident(k) if k == "device" => spec.devices.push(self.device()?),
                 Tok::Ident(k) if k == "seq" => spec.seqs.push(self.seq()?),
-                _ => return Err(self.unexpected("`target`, `device` or `seq`")),
+                Tok::Ident(k) if k == "granules" => spec.granules.push(self.granules()?),
+                Tok::Ident(k) if k == "threshold" => {
+                    self.bump();
+                    let name = self.ident("a threshold name")?;
+                    self.expect(Tok::Assign)?;
+                    let (v, _) = self.int("the threshold value")?;
+                    spec.thresholds.push((name, v));
+                }
+                _ => {
+                    return Err(
+                        self.unexpected("`target`, `device`, `granules`, `threshold` or `seq`")
+                    )
+                }
             }
         }
         Ok(spec)
@@ -274,6 +288,100 @@ impl Parser {
             }
         }
         Ok(d)
+    }
+
+    fn granules(&mut self) -> Result<Granules, Diag> {
+        let start = self.expect_kw("granules")?;
+        let name = self.ident("a granule set name")?;
+        let dev = if self.eat_kw("on") {
+            Some(self.ident("a device name")?)
+        } else {
+            None
+        };
+        self.expect(Tok::LBrace)?;
+        let mut g = Granules {
+            name,
+            dev,
+            entries: Vec::new(),
+            costs: Vec::new(),
+            span: start,
+        };
+        loop {
+            self.skip_semis();
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+            let estart = self.span();
+            if self.eat_kw("cost") {
+                let kind = self.ident("a cost kind (invalidate, store, barrier, refill, all)")?;
+                let (v, _) = self.int("a cost")?;
+                let mult = if self.eat_kw("ns") {
+                    1
+                } else if self.eat_kw("us") {
+                    1000
+                } else if self.eat_kw("ms") {
+                    1_000_000
+                } else {
+                    1
+                };
+                let v = v
+                    .checked_mul(mult)
+                    .ok_or_else(|| Diag::new(estart.to(self.prev_span()), "cost too large"))?;
+                g.costs.push((kind, v));
+                continue;
+            }
+            let size = match self.peek().clone() {
+                Tok::Int(v) => {
+                    self.bump();
+                    GranuleSize::Bytes(v)
+                }
+                Tok::Ident(k) if k == "all" => {
+                    self.bump();
+                    GranuleSize::All
+                }
+                Tok::Ident(k) if k == "size" => {
+                    self.bump();
+                    GranuleSize::Param(self.ident("a parameter giving the size")?)
+                }
+                _ => {
+                    return Err(self.unexpected("a size (e.g. 64K), `size PARAM`, `all` or `cost`"))
+                }
+            };
+            let mut e = Granule {
+                size,
+                sets: Vec::new(),
+                addr: None,
+                via: None,
+                span: estart,
+            };
+            loop {
+                if self.eat_kw("set") {
+                    let reg = self.ident("a register")?;
+                    self.expect(Tok::Dot)?;
+                    let field = self.ident("a field")?;
+                    self.expect(Tok::Assign)?;
+                    let v = self.expr()?;
+                    e.sets.push((reg, field, v));
+                } else if self.eat_kw("addr") {
+                    e.addr = Some(self.ident("the register holding the address")?);
+                } else if self.eat_kw("via") {
+                    let first = self.ident("a register or instruction")?;
+                    let mut via = first.clone();
+                    if first.name == "tlbi" {
+                        let op = self.ident("a TLBI operation")?;
+                        via.name = format!("tlbi {}", op.name);
+                        via.span = first.span.to(op.span);
+                    }
+                    e.via = Some(via);
+                } else {
+                    break;
+                }
+            }
+            e.span = estart.to(self.prev_span());
+            g.entries.push(e);
+        }
+        g.span = start.to(self.prev_span());
+        Ok(g)
     }
 
     fn seq(&mut self) -> Result<Seq, Diag> {
@@ -411,6 +519,36 @@ impl Parser {
                 step,
                 body,
                 span: start_span(start_tok, self.prev_span()),
+            });
+        }
+        if self.eat_kw("cover") {
+            let cstart = self.expr()?;
+            self.expect(Tok::Comma)?;
+            let size = self.expr()?;
+            self.expect_kw("with")?;
+            let set = self.ident("a granule set")?;
+            let mode_id = self.ident("a cover mode (single, exact, auto)")?;
+            let mode = match mode_id.name.as_str() {
+                "single" => CoverMode::Single,
+                "exact" => CoverMode::Exact,
+                "auto" => CoverMode::Auto,
+                _ => {
+                    return Err(Diag::new(
+                        mode_id.span,
+                        format!("unknown cover mode `{}`", mode_id.name),
+                    )
+                    .label("expected single, exact or auto"))
+                }
+            };
+            let body = self.block()?;
+            return Ok(Stmt::Cover {
+                start: cstart,
+                size,
+                set,
+                mode,
+                mode_span: mode_id.span,
+                body,
+                span: start_tok.to(self.prev_span()),
             });
         }
         if self.eat_kw("order") {
@@ -555,11 +693,7 @@ impl Parser {
             }
             Tok::Dollar(name) => {
                 self.bump();
-                Err(Diag::new(
-                    start,
-                    format!("`${name}` is only bound inside a `cover` body"),
-                )
-                .label("not bound here"))
+                Ok(Expr::Binding(Ident { name, span: start }))
             }
             Tok::LParen => {
                 self.bump();

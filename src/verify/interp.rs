@@ -6,7 +6,12 @@
 //! per instance, with the same values, and return the same code.
 
 use crate::ir::expr::field_mask;
-use crate::ir::{DevId, Instances, OpId, PollOp, Program, RegId, Seq, Stmt};
+use crate::ir::expr::{Binding, Expr};
+use crate::ir::{
+    CoverMode, DevId, GSize, Granule, GranuleSet, Instances, OpId, PollOp, Program, RegId, Seq,
+    Stmt,
+};
+use crate::model;
 use std::collections::HashMap;
 
 /// Inputs of one run.
@@ -17,6 +22,8 @@ pub struct World {
     pub params: Vec<u64>,
     /// Successive values read from a register (per instance, last repeats).
     pub reads: HashMap<(DevId, RegId), Vec<u64>>,
+    /// Cover mode override and pinned thresholds, as given to the compiler.
+    pub cover: crate::passes::cover::CoverConfig,
 }
 
 impl World {
@@ -85,6 +92,7 @@ pub fn run_bounded(
         locals: vec![0; seq.locals.len()],
         inst: HashMap::new(),
         steps: 0,
+        cover: None,
     };
     let ret = match m.block(&seq.body)? {
         Flow::Next => 0,
@@ -113,6 +121,18 @@ struct Machine<'a> {
     inst: HashMap<DevId, u64>,
     steps: u64,
     max_steps: u64,
+    /// Inside a cover instantiation: its bindings and dead registers.
+    cover: Option<CoverCx>,
+}
+
+#[derive(Clone)]
+struct CoverCx {
+    addr: u64,
+    bits: u64,
+    size: u64,
+    dev: Option<DevId>,
+    dead_regs: Vec<RegId>,
+    dead_insns: Vec<String>,
 }
 
 impl Machine<'_> {
@@ -131,6 +151,129 @@ impl Machine<'_> {
             }
         }
         Ok(Flow::Next)
+    }
+
+    fn eval(&self, e: &crate::ir::Expr) -> u64 {
+        match &self.cover {
+            Some(c) if e.uses_binding() => {
+                let (a, b, z) = (c.addr, c.bits, c.size);
+                e.bind(&|x| match x {
+                    Binding::Addr => Expr::Const(a),
+                    Binding::Bits => Expr::Const(b),
+                    Binding::Size => Expr::Const(z),
+                })
+                .eval_with(&self.world.params, &self.locals)
+            }
+            _ => e.eval_with(&self.world.params, &self.locals),
+        }
+    }
+
+    /// Run a cover body for one chosen operation.
+    fn instance(
+        &mut self,
+        set: &GranuleSet,
+        entry: &Granule,
+        addr: u64,
+        size: u64,
+        body: &[Stmt],
+    ) -> Result<Flow, InterpError> {
+        let saved = self.cover.replace(CoverCx {
+            addr,
+            bits: entry.bits,
+            size,
+            dev: set.dev,
+            dead_regs: model::dropped_regs(set, entry),
+            dead_insns: model::dropped_insns(set, entry),
+        });
+        let r = self.block(body);
+        self.cover = saved;
+        r
+    }
+
+    fn cover(
+        &mut self,
+        set: &GranuleSet,
+        mode: CoverMode,
+        start: u64,
+        size: u64,
+        threshold: &str,
+        body: &[Stmt],
+    ) -> Result<Flow, InterpError> {
+        if size == 0 {
+            return Ok(Flow::Next);
+        }
+        let mode = self.world.cover.mode.unwrap_or(mode);
+        let all = model::all_entry(set);
+        let granule = |m: &Self, e: &Granule| match &e.size {
+            GSize::Bytes(b) => *b,
+            GSize::Param(p) => m
+                .prog
+                .seqs
+                .iter()
+                .find_map(|s| s.params.iter().position(|x| x == p))
+                .and_then(|i| m.world.params.get(i).copied())
+                .unwrap_or(0),
+            GSize::All => 0,
+        };
+        let exact = |m: &mut Self| -> Result<Flow, InterpError> {
+            let Some(e) = model::loop_entry(set) else {
+                return Ok(Flow::Next);
+            };
+            let g = granule(m, e);
+            if g == 0 {
+                return Ok(Flow::Return(-22));
+            }
+            let base = start & !(g - 1);
+            let span = size + (start & (g - 1));
+            let n = span.div_ceil(g);
+            for k in 0..n {
+                m.tick()?;
+                if let Flow::Return(v) = m.instance(set, e, base.wrapping_add(k * g), g, body)? {
+                    return Ok(Flow::Return(v));
+                }
+            }
+            Ok(Flow::Next)
+        };
+        match mode {
+            CoverMode::Single => {
+                let x = start ^ start.wrapping_add(size).wrapping_sub(1);
+                let mut sized: Vec<(u64, &Granule)> = set
+                    .entries
+                    .iter()
+                    .filter_map(|e| match e.size {
+                        GSize::Bytes(b) => Some((b, e)),
+                        _ => None,
+                    })
+                    .collect();
+                sized.sort_by_key(|(b, _)| *b);
+                for (b, e) in sized {
+                    if x < b {
+                        return self.instance(set, e, start & !(b - 1), b, body);
+                    }
+                }
+                match all {
+                    Some(a) => self.instance(set, a, 0, 0, body),
+                    None => Ok(Flow::Next),
+                }
+            }
+            CoverMode::Exact => exact(self),
+            CoverMode::Auto => {
+                let t = model::threshold(self.prog, set, threshold, body, &self.world.cover.pins)
+                    .map(|t| t.value)
+                    .unwrap_or(0);
+                let g = model::loop_entry(set)
+                    .map(|e| granule(self, e))
+                    .unwrap_or(0);
+                if size <= t.saturating_mul(g) {
+                    exact(self)
+                } else {
+                    match all {
+                        Some(a) => self.instance(set, a, 0, 0, body),
+                        None => Ok(Flow::Next),
+                    }
+                }
+            }
+        }
     }
 
     fn read(&mut self, dev: DevId, inst: u64, reg: RegId) -> u64 {
@@ -159,10 +302,42 @@ impl Machine<'_> {
                 }
                 self.inst.remove(dev);
             }
+            Stmt::Write { access, .. }
+                if self.cover.as_ref().is_some_and(|c| {
+                    c.dead_regs.contains(&access.reg) && c.dev.is_none_or(|d| d == access.dev)
+                }) => {}
+            Stmt::Invalidate { name, .. }
+                if self
+                    .cover
+                    .as_ref()
+                    .is_some_and(|c| c.dead_insns.contains(name)) => {}
+            Stmt::Cover {
+                set,
+                mode,
+                start,
+                size,
+                body,
+                threshold,
+                ..
+            } => {
+                let (start, size) = (self.eval(start), self.eval(size));
+                let set = &self.prog.granules[*set];
+                return self.cover(set, *mode, start, size, threshold, body);
+            }
+            Stmt::If { cond, then_, else_ } => {
+                let (a, b) = (self.eval(&cond.a), self.eval(&cond.b));
+                let taken = match cond.cmp {
+                    crate::lir::Cmp::Eq => a == b,
+                    crate::lir::Cmp::Ne => a != b,
+                    crate::lir::Cmp::Ltu => a < b,
+                    crate::lir::Cmp::Geu => a >= b,
+                };
+                return self.block(if taken { then_ } else { else_ });
+            }
             Stmt::Write { access, value } => {
                 let inst = self.inst.get(&access.dev).copied().unwrap_or(0);
                 let width = self.prog.devices[access.dev].regs[access.reg].width;
-                let v = value.eval_with(&self.world.params, &self.locals) & field_mask(0, width);
+                let v = self.eval(value) & field_mask(0, width);
                 self.regs.insert((access.dev, inst, access.reg), v);
                 self.out.push((
                     access.id,
@@ -220,12 +395,7 @@ impl Machine<'_> {
                 body,
                 ..
             } => {
-                let p = &self.world.params;
-                let (start, size, step) = (
-                    start.eval_with(p, &self.locals),
-                    size.eval_with(p, &self.locals),
-                    step.eval_with(p, &self.locals),
-                );
+                let (start, size, step) = (self.eval(start), self.eval(size), self.eval(step));
                 if size == 0 {
                     return Ok(Flow::Next);
                 }
@@ -249,10 +419,7 @@ impl Machine<'_> {
             Stmt::Invalidate {
                 id, name, operands, ..
             } => {
-                let ops = operands
-                    .iter()
-                    .map(|o| o.eval_with(&self.world.params, &self.locals))
-                    .collect();
+                let ops = operands.iter().map(|o| self.eval(o)).collect();
                 self.out.push((
                     *id,
                     Access::Invalidate {

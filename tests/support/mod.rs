@@ -29,6 +29,7 @@ pub fn options(passes: &str) -> Options {
         style: Style::Plain,
         prefix: String::new(),
         spdx: None,
+        cover: Default::default(),
     }
 }
 

@@ -1,0 +1,1 @@
+//! Modelled cost tables per request size.

@@ -1,0 +1,402 @@
+//! Cover expansion: `cover START, SIZE with SET MODE { body }` becomes
+//! branches and loops over instantiations of the body, one per operation
+//! the mode can choose. Each instantiation binds `$addr`, `$bits` and
+//! `$size`, and drops the writes that are dead for its operation (the
+//! address register of a flush-all, the launch register of another op):
+//! that is where "no AVA write for a whole-PID invalidate" comes from.
+//!
+//! Modes:
+//! - `single`: the smallest size whose aligned block holds the whole
+//!   range, else `all` (one operation);
+//! - `exact`: a loop of smallest-granule operations over the range;
+//! - `auto`: the loop while `size <= THRESHOLD * granule`, else `all`,
+//!   with the threshold from the cost model (or pinned).
+
+use crate::ir::expr::{BinOp, Binding, Expr};
+use crate::ir::{Cond, CoverMode, GSize, Granule, GranuleSet, OpId, Program, Seq, Stmt};
+use crate::lir::Cmp;
+use crate::model;
+use crate::spec::diag::Diag;
+
+/// What the command line can change about covers.
+#[derive(Clone, Debug, Default)]
+pub struct CoverConfig {
+    /// Force every cover to this mode (`diff --mode`).
+    pub mode: Option<CoverMode>,
+    /// `--set NAME=VALUE` thresholds.
+    pub pins: Vec<(String, u64)>,
+}
+
+struct Ids {
+    next_op: u32,
+    next_group: u32,
+}
+
+pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
+    let mut out = prog.clone();
+    let mut ids = Ids {
+        next_op: 0,
+        next_group: 0,
+    };
+    for s in &prog.seqs {
+        crate::ir::walk(&s.body, &mut |st| match st {
+            Stmt::Write { access, .. } | Stmt::Poll { access, .. } => {
+                ids.next_op = ids.next_op.max(access.id.0 + 1)
+            }
+            Stmt::Invalidate { id, .. } => ids.next_op = ids.next_op.max(id.0 + 1),
+            Stmt::Each { group, .. } => ids.next_group = ids.next_group.max(group + 1),
+            _ => {}
+        });
+    }
+    for seq in &mut out.seqs {
+        if !has_cover(&seq.body) {
+            continue;
+        }
+        let body = std::mem::take(&mut seq.body);
+        seq.body = expand_block(prog, seq, body, cfg, &mut ids)?;
+        seq.edges = crate::ir::order::required_edges(&prog.devices, &seq.body, &seq.orders);
+    }
+    Ok(out)
+}
+
+fn has_cover(body: &[Stmt]) -> bool {
+    let mut found = false;
+    crate::ir::walk(body, &mut |s| found |= matches!(s, Stmt::Cover { .. }));
+    found
+}
+
+fn expand_block(
+    prog: &Program,
+    seq: &mut Seq,
+    body: Vec<Stmt>,
+    cfg: &CoverConfig,
+    ids: &mut Ids,
+) -> Result<Vec<Stmt>, Diag> {
+    let mut out = Vec::new();
+    for s in body {
+        match s {
+            Stmt::Cover {
+                set,
+                mode,
+                start,
+                size,
+                body,
+                span,
+                threshold,
+            } => {
+                let g = &prog.granules[set];
+                let mode = cfg.mode.unwrap_or(mode);
+                let expanded = match mode {
+                    CoverMode::Single => single(seq, g, &start, &size, &body, ids),
+                    CoverMode::Exact => exact(seq, g, &start, &size, &body, ids),
+                    CoverMode::Auto => {
+                        let t = model::threshold(prog, g, &threshold, &body, &cfg.pins).ok_or_else(|| {
+                            Diag::new(span, "`auto` needs costs to derive its threshold")
+                                .related(g.span, "granule set")
+                                .help(format!(
+                                    "state `cost invalidate N ns` (and store, all) in the set, or pin `threshold {threshold} = N`"
+                                ))
+                        })?;
+                        auto(seq, g, &start, &size, &body, t.value, ids)
+                    }
+                };
+                out.extend(expanded.ok_or_else(|| {
+                    Diag::new(span, "this granule set cannot serve the requested mode")
+                        .related(g.span, "granule set")
+                })?);
+            }
+            Stmt::Each {
+                dev,
+                body,
+                span,
+                group,
+            } => out.push(Stmt::Each {
+                dev,
+                body: expand_block(prog, seq, body, cfg, ids)?,
+                span,
+                group,
+            }),
+            Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body,
+                span,
+            } => out.push(Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body: expand_block(prog, seq, body, cfg, ids)?,
+                span,
+            }),
+            other => out.push(other),
+        }
+    }
+    Ok(out)
+}
+
+fn size_expr(seq: &Seq, e: &Granule) -> Option<Expr> {
+    match &e.size {
+        GSize::Bytes(b) => Some(Expr::Const(*b)),
+        GSize::Param(p) => seq.params.iter().position(|x| x == p).map(Expr::Param),
+        GSize::All => None,
+    }
+}
+
+/// `x & ~(g - 1)`
+fn align_down(x: &Expr, g: &Expr) -> Expr {
+    Expr::bin(
+        BinOp::And,
+        x.clone(),
+        Expr::bit_not(Expr::bin(BinOp::Sub, g.clone(), Expr::Const(1))),
+    )
+}
+
+/// One copy of the body for `entry`, with bindings replaced, dead writes
+/// dropped, and fresh op ids (copies in different branches are different
+/// operations).
+fn instantiate(
+    set: &GranuleSet,
+    entry: &Granule,
+    addr: Expr,
+    size: Expr,
+    body: &[Stmt],
+    ids: &mut Ids,
+) -> Vec<Stmt> {
+    let dead_regs = model::dropped_regs(set, entry);
+    let dead_insns = model::dropped_insns(set, entry);
+    let bits = Expr::Const(entry.bits);
+    let bind = |b: Binding| match b {
+        Binding::Addr => addr.clone(),
+        Binding::Bits => bits.clone(),
+        Binding::Size => size.clone(),
+    };
+    fn copy(
+        body: &[Stmt],
+        bind: &dyn Fn(Binding) -> Expr,
+        dead_regs: &[usize],
+        dead_insns: &[String],
+        dev: Option<usize>,
+        ids: &mut Ids,
+    ) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for s in body {
+            match s {
+                Stmt::Write { access, value } => {
+                    if dead_regs.contains(&access.reg) && (dev.is_none() || dev == Some(access.dev))
+                    {
+                        continue;
+                    }
+                    let mut a = access.clone();
+                    a.id = OpId(ids.next_op);
+                    ids.next_op += 1;
+                    out.push(Stmt::Write {
+                        access: a,
+                        value: value.bind(bind),
+                    });
+                }
+                Stmt::Poll {
+                    access,
+                    mask,
+                    op,
+                    value,
+                    limit,
+                    fail,
+                } => {
+                    let mut a = access.clone();
+                    a.id = OpId(ids.next_op);
+                    ids.next_op += 1;
+                    out.push(Stmt::Poll {
+                        access: a,
+                        mask: *mask,
+                        op: *op,
+                        value: *value,
+                        limit: *limit,
+                        fail: *fail,
+                    });
+                }
+                Stmt::Invalidate {
+                    name,
+                    operands,
+                    span,
+                    ..
+                } => {
+                    if dead_insns.contains(name) {
+                        continue;
+                    }
+                    let id = OpId(ids.next_op);
+                    ids.next_op += 1;
+                    out.push(Stmt::Invalidate {
+                        id,
+                        name: name.clone(),
+                        operands: operands.iter().map(|o| o.bind(bind)).collect(),
+                        span: *span,
+                    });
+                }
+                Stmt::Each {
+                    dev: d, body, span, ..
+                } => {
+                    let inner = copy(body, bind, dead_regs, dead_insns, dev, ids);
+                    // A loop left empty by dead writes is dead too.
+                    if inner.is_empty() {
+                        continue;
+                    }
+                    let group = ids.next_group;
+                    ids.next_group += 1;
+                    out.push(Stmt::Each {
+                        dev: *d,
+                        body: inner,
+                        span: *span,
+                        group,
+                    });
+                }
+                Stmt::Range {
+                    local,
+                    start,
+                    size,
+                    step,
+                    body,
+                    span,
+                } => out.push(Stmt::Range {
+                    local: *local,
+                    start: start.bind(bind),
+                    size: size.bind(bind),
+                    step: step.bind(bind),
+                    body: copy(body, bind, dead_regs, dead_insns, dev, ids),
+                    span: *span,
+                }),
+                Stmt::Return { value, span } => out.push(Stmt::Return {
+                    value: value.bind(bind),
+                    span: *span,
+                }),
+                other => out.push(other.clone()),
+            }
+        }
+        out
+    }
+    copy(body, &bind, &dead_regs, &dead_insns, set.dev, ids)
+}
+
+fn single(
+    seq: &mut Seq,
+    set: &GranuleSet,
+    start: &Expr,
+    size: &Expr,
+    body: &[Stmt],
+    ids: &mut Ids,
+) -> Option<Vec<Stmt>> {
+    let all = model::all_entry(set)?;
+    let mut sized: Vec<(u64, &Granule)> = set
+        .entries
+        .iter()
+        .filter_map(|e| match e.size {
+            GSize::Bytes(b) => Some((b, e)),
+            _ => None,
+        })
+        .collect();
+    sized.sort_by_key(|(b, _)| *b);
+    // x = start ^ (start + size - 1): the range fits an aligned block of
+    // S bytes iff x < S.
+    let last = Expr::bin(
+        BinOp::Sub,
+        Expr::bin(BinOp::Add, start.clone(), size.clone()),
+        Expr::Const(1),
+    );
+    let x = Expr::bin(BinOp::Xor, start.clone(), last);
+    let mut chain = instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids);
+    for (b, e) in sized.into_iter().rev() {
+        let g = Expr::Const(b);
+        let then_ = instantiate(set, e, align_down(start, &g), g, body, ids);
+        chain = vec![Stmt::If {
+            cond: Cond {
+                cmp: Cmp::Ltu,
+                a: x.clone(),
+                b: Expr::Const(b),
+            },
+            then_,
+            else_: chain,
+        }];
+    }
+    let _ = seq;
+    // An empty range invalidates nothing.
+    Some(vec![Stmt::If {
+        cond: Cond {
+            cmp: Cmp::Ne,
+            a: size.clone(),
+            b: Expr::Const(0),
+        },
+        then_: chain,
+        else_: Vec::new(),
+    }])
+}
+
+/// The granule-sized loop over the range, from the aligned start.
+fn exact(
+    seq: &mut Seq,
+    set: &GranuleSet,
+    start: &Expr,
+    size: &Expr,
+    body: &[Stmt],
+    ids: &mut Ids,
+) -> Option<Vec<Stmt>> {
+    let e = model::loop_entry(set)?;
+    let g = size_expr(seq, e)?;
+    let local = seq.locals.len();
+    seq.locals.push(format!("{}_addr", set.name));
+    let misalign = Expr::bin(
+        BinOp::And,
+        start.clone(),
+        Expr::bin(BinOp::Sub, g.clone(), Expr::Const(1)),
+    );
+    let body = instantiate(set, e, Expr::Local(local), g.clone(), body, ids);
+    let range = Stmt::Range {
+        local,
+        start: align_down(start, &g),
+        size: Expr::bin(BinOp::Add, size.clone(), misalign),
+        step: g,
+        body,
+        span: Default::default(),
+    };
+    // An empty range invalidates nothing, even from an unaligned start.
+    Some(vec![Stmt::If {
+        cond: Cond {
+            cmp: Cmp::Ne,
+            a: size.clone(),
+            b: Expr::Const(0),
+        },
+        then_: vec![range],
+        else_: Vec::new(),
+    }])
+}
+
+fn auto(
+    seq: &mut Seq,
+    set: &GranuleSet,
+    start: &Expr,
+    size: &Expr,
+    body: &[Stmt],
+    t: u64,
+    ids: &mut Ids,
+) -> Option<Vec<Stmt>> {
+    let e = model::loop_entry(set)?;
+    let g = size_expr(seq, e)?;
+    let all = model::all_entry(set)?;
+    let looped = exact(seq, set, start, size, body, ids)?;
+    let flush = instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids);
+    let limit = match g {
+        // Saturate: a pinned threshold must not wrap into a small limit.
+        Expr::Const(b) => Expr::Const(t.saturating_mul(b)),
+        g => Expr::bin(BinOp::Mul, Expr::Const(t), g),
+    };
+    Some(vec![Stmt::If {
+        cond: Cond {
+            cmp: Cmp::Geu,
+            a: limit,
+            b: size.clone(),
+        },
+        then_: looped,
+        else_: flush,
+    }])
+}
