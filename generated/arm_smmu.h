@@ -36,6 +36,11 @@
 #define CB_TLBSTATUS_GSACTIVE_PREP(v) (((uint64_t)(v) << CB_TLBSTATUS_GSACTIVE_SHIFT) & CB_TLBSTATUS_GSACTIVE_MASK)
 #define CB_TLBSTATUS_GSACTIVE_GET(r) (((uint64_t)(r) & CB_TLBSTATUS_GSACTIVE_MASK) >> CB_TLBSTATUS_GSACTIVE_SHIFT)
 
+/* Strategy thresholds (compiled into the sequences; regenerate with
+ * `--set NAME=VALUE` or `threshold NAME = VALUE` in the spec to change). */
+/* derived: a loop op costs 126 ns, a flush-all 52126 ns (modelled); loop up to this many granules */
+#define TLB_INV_WALK_S1_S1_THRESHOLD 413
+
 #ifndef __ASSEMBLY__
 static inline uint64_t cb_tlbstatus_gsactive_prep(uint64_t v)
 {
@@ -54,6 +59,8 @@ extern "C" {
 long tlb_inv_range_s1(void *cb, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule);
 /* tlb_sync: returns 0, or a negative code when a poll runs out */
 long tlb_sync(void *cb);
+/* tlb_inv_walk_s1: returns 0, or a negative code when a poll runs out */
+long tlb_inv_walk_s1(void *cb, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule);
 /* tlb_inv_context_s1: returns 0, or a negative code when a poll runs out */
 long tlb_inv_context_s1(void *cb, unsigned long long asid);
 

@@ -76,6 +76,66 @@ tlb_sync:
 	li %r3,0
 	blr
 	.size tlb_sync,.-.tlb_sync
+	.globl tlb_inv_walk_s1
+	.section ".opd","aw"
+	.p2align 3
+tlb_inv_walk_s1:
+	.quad .tlb_inv_walk_s1,.TOC.@tocbase,0
+	.previous
+	.type tlb_inv_walk_s1,@function
+	.p2align 4
+.tlb_inv_walk_s1:
+	/* placed by place-barriers */
+	sync
+	li %r0,413
+	mulld %r11,%r7,%r0
+	cmpld 7,%r11,%r6
+	blt 7,.Ltlb_inv_walk_s1_0
+	cmpdi 7,%r6,0
+	beq 7,.Ltlb_inv_walk_s1_2
+	/* 55: value (asid << 0x30) */
+	rldicr %r11,%r4,48,15
+	/* 1:  */
+	addi %r12,%r7,-1
+	and %r10,%r5,%r12
+	add %r9,%r6,%r10
+	nor %r10,%r12,%r12
+	and %r12,%r5,%r10
+	cmpdi 7,%r9,0
+	beq 7,.Ltlb_inv_walk_s1_5
+	cmpdi 7,%r7,0
+	bne 7,.Ltlb_inv_walk_s1_6
+	li %r3,-22
+	blr
+.Ltlb_inv_walk_s1_6:
+	mr %r10,%r9
+	mr %r9,%r12
+.Ltlb_inv_walk_s1_4:
+	rldicl %r12,%r9,52,12
+	or %r8,%r12,%r11
+	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	li %r0,1536
+	stdbrx %r8,%r3,%r0
+	/* 1:  */
+	cmpld 7,%r7,%r10
+	bge 7,.Ltlb_inv_walk_s1_5
+	subf %r10,%r7,%r10
+	add %r9,%r9,%r7
+	b .Ltlb_inv_walk_s1_4
+.Ltlb_inv_walk_s1_5:
+	b .Ltlb_inv_walk_s1_3
+.Ltlb_inv_walk_s1_2:
+.Ltlb_inv_walk_s1_3:
+	b .Ltlb_inv_walk_s1_1
+.Ltlb_inv_walk_s1_0:
+	/* 56: cb.tlbiasid = asid */
+	li %r0,1552
+	stwbrx %r4,%r3,%r0
+.Ltlb_inv_walk_s1_1:
+	/* end of sequence */
+	li %r3,0
+	blr
+	.size tlb_inv_walk_s1,.-.tlb_inv_walk_s1
 	.globl tlb_inv_context_s1
 	.section ".opd","aw"
 	.p2align 3
@@ -87,7 +147,7 @@ tlb_inv_context_s1:
 .tlb_inv_context_s1:
 	/* placed by place-barriers */
 	sync
-	/* 41: cb.tlbiasid = asid */
+	/* 62: cb.tlbiasid = asid */
 	li %r0,1552
 	stwbrx %r4,%r3,%r0
 	/* end of sequence */

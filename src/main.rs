@@ -74,6 +74,19 @@ struct CodeOpts {
     /// SPDX license identifier to put in generated files.
     #[arg(long)]
     spdx: Option<String>,
+    /// Pin a strategy threshold, `NAME=VALUE` (names are in the header).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    sets: Vec<String>,
+    /// Force every `cover` to one mode: single, exact or auto.
+    #[arg(long)]
+    mode: Option<ModeArg>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ModeArg {
+    Single,
+    Exact,
+    Auto,
 }
 
 #[derive(Subcommand)]
@@ -173,6 +186,19 @@ fn options(c: &CodeOpts) -> Result<Options, Reported> {
         eprintln!("error: --passes: {e}");
         Reported
     })?;
+    let mut pins = Vec::new();
+    for s in &c.sets {
+        match s
+            .split_once('=')
+            .and_then(|(n, v)| Some((n.trim().to_string(), parse_num(v)?)))
+        {
+            Some(p) => pins.push(p),
+            None => {
+                eprintln!("error: --set {s}: expected NAME=VALUE");
+                return Err(Reported);
+            }
+        }
+    }
     Ok(Options {
         passes,
         style: match c.style {
@@ -181,7 +207,14 @@ fn options(c: &CodeOpts) -> Result<Options, Reported> {
         },
         prefix: c.prefix.clone(),
         spdx: c.spdx.clone(),
-        cover: Default::default(),
+        cover: shootdown::passes::cover::CoverConfig {
+            mode: c.mode.map(|m| match m {
+                ModeArg::Single => shootdown::ir::CoverMode::Single,
+                ModeArg::Exact => shootdown::ir::CoverMode::Exact,
+                ModeArg::Auto => shootdown::ir::CoverMode::Auto,
+            }),
+            pins,
+        },
     })
 }
 

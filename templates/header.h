@@ -36,6 +36,16 @@
 {%- endfor %}
 {%- endfor %}
 
+{%- if !thresholds.is_empty() %}
+
+/* Strategy thresholds (compiled into the sequences; regenerate with
+ * `--set NAME=VALUE` or `threshold NAME = VALUE` in the spec to change). */
+{%- for t in thresholds %}
+/* {{ t.doc }} */
+#define {{ t.name }} {{ t.value }}
+{%- endfor %}
+{%- endif %}
+
 #ifndef __ASSEMBLY__
 {%- for d in devices %}
 {%- for r in d.regs %}

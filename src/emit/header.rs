@@ -35,6 +35,12 @@ struct DevView {
     regs: Vec<RegView>,
 }
 
+struct ThresholdView {
+    name: String,
+    value: u64,
+    doc: String,
+}
+
 struct Proto {
     doc: String,
     decl: String,
@@ -50,6 +56,7 @@ struct Header<'a> {
     cast: &'static str,
     u64: &'static str,
     devices: Vec<DevView>,
+    thresholds: Vec<ThresholdView>,
     prototypes: Vec<Proto>,
 }
 
@@ -189,7 +196,22 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
             decl: prototype(prog, s, &format!("{}{}", opts.prefix, s.name), linux),
         })
         .collect();
+    let thresholds = crate::model::thresholds(prog, &opts.cover.pins)
+        .into_iter()
+        .map(|t| ThresholdView {
+            name: format!("{}{}", opts.prefix.to_ascii_uppercase(), t.name),
+            value: t.value,
+            doc: match t.source {
+                crate::model::Source::Derived { per_op, all } => format!(
+                    "derived: a loop op costs {per_op} ns, a flush-all {all} ns (modelled); loop up to this many granules"
+                ),
+                crate::model::Source::Spec => "pinned in the spec".into(),
+                crate::model::Source::Cli => "pinned on the command line (--set)".into(),
+            },
+        })
+        .collect();
     let mut text = Header {
+        thresholds,
         banner: crate::emit::banner(&prog.source_name, ""),
         spdx: opts.spdx.as_deref(),
         guard: guard(stem),
