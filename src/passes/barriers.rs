@@ -249,6 +249,26 @@ pub fn place_minimal(prog: &Program, seq: &mut Seq, target: Target) -> Result<()
     Ok(())
 }
 
+/// Cost of a minimal placement for the body as it stands (None when some
+/// requirement cannot be ordered in this emission order).
+pub fn min_cost(prog: &Program, seq: &Seq, target: Target) -> Option<u64> {
+    let table = target.barriers();
+    let l = layout(prog, &seq.body);
+    let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)
+        .ok()?
+        .into_iter()
+        .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e], table))
+        .collect();
+    if needed.is_empty() {
+        return Some(0);
+    }
+    let problem = Problem::build(&l, seq, table, &needed);
+    if problem.cands.iter().any(|c| c.is_empty()) {
+        return None;
+    }
+    Some(problem.total(&problem.solve()))
+}
+
 pub fn place_naive(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
     check_spec_barriers(seq, target)?;
     let table = target.barriers();

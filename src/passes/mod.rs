@@ -5,6 +5,7 @@ pub mod barriers;
 pub mod cover;
 pub mod fission;
 pub mod fuse;
+pub mod schedule;
 
 use crate::ir::{Program, Seq};
 use crate::spec::diag::Diag;
@@ -15,6 +16,9 @@ pub enum Pass {
     /// Split `each` loops so accesses that need ordering land in separate
     /// loops (write batching).
     Fission,
+    /// Choose the emission order of top-level statements whose minimal
+    /// barrier placement is cheapest.
+    Schedule,
     /// Minimal-cost barrier placement over the target's table.
     PlaceBarriers,
     /// Re-join loops that fission split and no barrier separates.
@@ -35,6 +39,7 @@ impl Pass {
     pub fn name(self) -> &'static str {
         match self {
             Pass::Fission => "fission",
+            Pass::Schedule => "schedule",
             Pass::PlaceBarriers => "place-barriers",
             Pass::Fuse => "fuse",
             Pass::NaiveBarriers => "naive-barriers",
@@ -47,7 +52,14 @@ impl Pass {
 /// order given.
 pub fn parse_list(s: &str) -> Result<Vec<Pass>, String> {
     match s.trim() {
-        "all" | "default" => return Ok(vec![Pass::Fission, Pass::PlaceBarriers, Pass::Fuse]),
+        "all" | "default" => {
+            return Ok(vec![
+                Pass::Fission,
+                Pass::Schedule,
+                Pass::PlaceBarriers,
+                Pass::Fuse,
+            ])
+        }
         "none" | "naive" => return Ok(vec![Pass::NaiveBarriers]),
         "" => return Ok(Vec::new()),
         _ => {}
@@ -97,6 +109,7 @@ pub fn run(
 fn run_one(prog: &Program, seq: &mut Seq, target: Target, pass: Pass) -> Result<(), Diag> {
     match pass {
         Pass::Fission => fission::run(prog, seq),
+        Pass::Schedule => schedule::run(prog, seq, target),
         Pass::Fuse => fuse::run(seq),
         Pass::PlaceBarriers => barriers::place_minimal(prog, seq, target)?,
         Pass::NaiveBarriers => barriers::place_naive(prog, seq, target)?,
