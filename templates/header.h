@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <linux/bits.h>
 {%- else %}
-#ifndef __ASSEMBLY__
+#if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 #include <stdint.h>
 #endif
 {%- endif %}
@@ -46,7 +46,7 @@
 {%- endfor %}
 {%- endif %}
 
-#ifndef __ASSEMBLY__
+#if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 {%- for d in devices %}
 {%- for r in d.regs %}
 {%- for f in r.fields %}

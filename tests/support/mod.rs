@@ -109,16 +109,26 @@ pub fn text_bytes(target: Target, obj: &Path) -> Vec<u8> {
     std::fs::read(bin).unwrap()
 }
 
-/// Build a static executable from a C harness, the header and the `.S`,
-/// then run it (under qemu-user for foreign targets). Returns stdout.
-pub fn run_harness(
+/// The qemu-user binary that runs `target` code (None: native).
+pub fn qemu(target: Target) -> Option<&'static str> {
+    match target {
+        Target::Power64 => Some("qemu-ppc64"),
+        Target::Power64le => Some("qemu-ppc64le"),
+        Target::Aarch64 => Some("qemu-aarch64"),
+        Target::X86_64 => None,
+    }
+}
+
+/// Build a static executable from a C harness, the header and the `.S`;
+/// returns its path (in a fresh scratch directory).
+pub fn build_harness(
     target: Target,
     asm: &str,
     header: &str,
     header_name: &str,
     harness_c: &str,
     tag: &str,
-) -> String {
+) -> PathBuf {
     let dir = scratch(tag);
     std::fs::write(dir.join(header_name), header).unwrap();
     let s = dir.join("gen.S");
@@ -135,14 +145,32 @@ pub fn run_harness(
         .arg(&s)
         .arg("-o")
         .arg(&exe));
-    let qemu = match target {
-        Target::Power64 => Some("qemu-ppc64"),
-        Target::Power64le => Some("qemu-ppc64le"),
-        Target::Aarch64 => Some("qemu-aarch64"),
-        Target::X86_64 => None,
-    };
-    match qemu {
-        Some(q) => run(Command::new(q).arg(&exe)),
-        None => run(&mut Command::new(&exe)),
+    exe
+}
+
+/// A command that runs `exe` (under qemu-user for foreign targets), with
+/// `qemu_args` before the executable when qemu is used.
+pub fn harness_command(target: Target, exe: &Path, qemu_args: &[&str]) -> Command {
+    match qemu(target) {
+        Some(q) => {
+            let mut c = Command::new(q);
+            c.args(qemu_args).arg(exe);
+            c
+        }
+        None => Command::new(exe),
     }
+}
+
+/// Build a static executable from a C harness, the header and the `.S`,
+/// then run it (under qemu-user for foreign targets). Returns stdout.
+pub fn run_harness(
+    target: Target,
+    asm: &str,
+    header: &str,
+    header_name: &str,
+    harness_c: &str,
+    tag: &str,
+) -> String {
+    let exe = build_harness(target, asm, header, header_name, harness_c, tag);
+    run(&mut harness_command(target, &exe, &[]))
 }
