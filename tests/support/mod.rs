@@ -48,7 +48,11 @@ pub fn asm_text(c: &Compiled, opts: &Options) -> String {
 pub fn header_text(path: &str, opts: &Options) -> String {
     let src = std::fs::read_to_string(path).unwrap();
     let prog = shootdown::load(path, &src).unwrap();
-    let stem = Path::new(path).file_stem().unwrap().to_string_lossy().into_owned();
+    let stem = Path::new(path)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     shootdown::emit::header::render(&prog, &stem, opts)
 }
 
@@ -68,9 +72,9 @@ pub fn tool(target: Target, name: &str) -> String {
 
 /// Run a command; panic with its output if it cannot start or fails.
 pub fn run(cmd: &mut Command) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?} (install it: ./scripts/install-deps.sh): {e}"));
+    let out = cmd.output().unwrap_or_else(|e| {
+        panic!("cannot run {cmd:?} (install it: ./scripts/install-deps.sh): {e}")
+    });
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
@@ -86,7 +90,11 @@ pub fn assemble(target: Target, asm: &str, dir: &Path, stem: &str) -> PathBuf {
     let s = dir.join(format!("{stem}.S"));
     let o = dir.join(format!("{stem}.o"));
     std::fs::write(&s, asm).unwrap();
-    run(Command::new(gcc(target)).arg("-c").arg(&s).arg("-o").arg(&o));
+    run(Command::new(gcc(target))
+        .arg("-c")
+        .arg(&s)
+        .arg("-o")
+        .arg(&o));
     o
 }
 
@@ -102,7 +110,14 @@ pub fn text_bytes(target: Target, obj: &Path) -> Vec<u8> {
 
 /// Build a static executable from a C harness, the header and the `.S`,
 /// then run it (under qemu-user for foreign targets). Returns stdout.
-pub fn run_harness(target: Target, asm: &str, header: &str, header_name: &str, harness_c: &str, tag: &str) -> String {
+pub fn run_harness(
+    target: Target,
+    asm: &str,
+    header: &str,
+    header_name: &str,
+    harness_c: &str,
+    tag: &str,
+) -> String {
     let dir = scratch(tag);
     std::fs::write(dir.join(header_name), header).unwrap();
     let s = dir.join("gen.S");
@@ -111,7 +126,9 @@ pub fn run_harness(target: Target, asm: &str, header: &str, header_name: &str, h
     std::fs::write(&c, harness_c).unwrap();
     let exe = dir.join("harness");
     run(Command::new(gcc(target))
-        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-static", "-I"])
+        .args([
+            "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-static", "-I",
+        ])
         .arg(&dir)
         .arg(&c)
         .arg(&s)
