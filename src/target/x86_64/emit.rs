@@ -1,21 +1,76 @@
 //! x86_64 code generation driver: lower, encode, and produce lines.
 
+use super::insn::{assemble, Insn};
+use super::lower;
 use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
-use crate::target::mach::MachFunc;
+use crate::target::mach::{label_name, InsnClass, Line, MachFunc};
 
 pub fn codegen(
-    _f: &Func,
-    _alloc: &Allocation,
-    _symbol: &str,
-    _style: Style,
+    f: &Func,
+    alloc: &Allocation,
+    symbol: &str,
+    style: Style,
 ) -> Result<MachFunc, String> {
-    Err("the x86_64 backend is not implemented yet".into())
+    let lowered = lower::lower(f, alloc).map_err(|e| e.0)?;
+    let insns: Vec<Insn> = lowered.insns.iter().map(|(i, _)| i.clone()).collect();
+    let name = |l: u32| label_name(symbol, l);
+    let asm = assemble(&insns, &name).map_err(|e| e.to_string())?;
+    let lines = lowered
+        .insns
+        .iter()
+        .zip(asm.offsets.iter().zip(&asm.text))
+        .map(|((insn, origin), (&offset, text))| {
+            let class = if insn.is_barrier() {
+                InsnClass::Barrier
+            } else if insn.is_invalidate() {
+                InsnClass::Invalidate
+            } else if insn.is_store() {
+                InsnClass::Store
+            } else if insn.is_load() {
+                InsnClass::Load
+            } else {
+                InsnClass::Other
+            };
+            // The kernel's RET (linkage.h) is `ret` plus the return-thunk
+            // and straight-line-speculation mitigations it is configured
+            // with; objtool rejects a bare `ret` in RETHUNK builds. The
+            // bytes stay those of a plain `ret`.
+            let text = match (insn, style) {
+                (Insn::Ret, Style::Linux) => "RET".to_string(),
+                _ => text.clone(),
+            };
+            Line {
+                label: match insn {
+                    Insn::Label(l) => Some(name(*l)),
+                    _ => None,
+                },
+                text,
+                mnemonic: insn.mnemonic().to_string(),
+                class,
+                offset,
+                origin: origin.clone(),
+            }
+        })
+        .collect();
+    Ok(MachFunc {
+        symbol: symbol.to_string(),
+        lines,
+        bytes: asm.bytes,
+        needs_arch: None,
+    })
 }
 
-/// The whole `.S` file.
-pub fn render_file(_v: &FileView) -> Result<String, askama::Error> {
-    Ok(String::new())
+#[derive(askama::Template)]
+#[template(path = "x86_64.S", escape = "none")]
+struct X86File<'a> {
+    v: &'a FileView<'a>,
+}
+
+/// The whole `.S` file: plain GNU as, or the kernel's
+/// `SYM_FUNC_START`/`SYM_FUNC_END` in Linux style.
+pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
+    askama::Template::render(&X86File { v })
 }

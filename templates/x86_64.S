@@ -1,0 +1,30 @@
+/* {{ v.banner }} */
+{%- if let Some(id) = v.spdx %}
+/* SPDX-License-Identifier: {{ id }} */
+{%- endif %}
+{%- if v.linux %}
+#include <linux/linkage.h>
+{%- endif %}
+	.text
+{%- for f in v.funcs %}
+
+{%- if v.linux %}
+SYM_FUNC_START({{ f.symbol }})
+{%- else %}
+	.p2align 4
+	.globl {{ f.symbol }}
+	.type {{ f.symbol }},@function
+{{ f.symbol }}:
+{%- endif %}
+{%- for l in f.body %}
+{{ l }}
+{%- endfor %}
+{%- if v.linux %}
+SYM_FUNC_END({{ f.symbol }})
+{%- else %}
+	.size {{ f.symbol }},.-{{ f.symbol }}
+{%- endif %}
+{%- endfor %}
+{%- if !v.linux %}
+	.section .note.GNU-stack,"",@progbits
+{%- endif %}
