@@ -61,7 +61,7 @@ invalidate_va:
 	.type invalidate_pid,%function
 invalidate_pid:
 	/* 36: value (0xc000000000000 | insert(pid, shift 25, width 15)) */
-	orr x9, xzr, #0xc000000000000
+	movz x9, #0xc, lsl #48
 	ubfiz x10, x2, #25, #15
 	orr x11, x9, x10
 	/* 36: each npu */
