@@ -1,21 +1,72 @@
 //! aarch64 code generation driver: lower, encode, and produce lines.
 
+use super::insn::{assemble, Insn};
+use super::lower;
 use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
-use crate::target::mach::MachFunc;
+use crate::target::mach::{label_name, InsnClass, Line, MachFunc};
 
 pub fn codegen(
-    _f: &Func,
-    _alloc: &Allocation,
-    _symbol: &str,
+    f: &Func,
+    alloc: &Allocation,
+    symbol: &str,
     _style: Style,
 ) -> Result<MachFunc, String> {
-    Err("the aarch64 backend is not implemented yet".into())
+    // GNU as and the kernel's linkage.h agree on register names (x0, not
+    // %x0), so the style changes only the file frame, not the body.
+    let lowered = lower::lower(f, alloc).map_err(|e| e.0)?;
+    let insns: Vec<Insn> = lowered.insns.iter().map(|(i, _)| i.clone()).collect();
+    let asm = assemble(&insns).map_err(|e| e.to_string())?;
+    let name = |l: u32| label_name(symbol, l);
+    let lines = lowered
+        .insns
+        .iter()
+        .zip(&asm.offsets)
+        .map(|((insn, origin), &offset)| {
+            let class = if insn.is_barrier() {
+                InsnClass::Barrier
+            } else if insn.is_invalidate() {
+                InsnClass::Invalidate
+            } else if insn.is_store() {
+                InsnClass::Store
+            } else if insn.is_load() {
+                InsnClass::Load
+            } else {
+                InsnClass::Other
+            };
+            Line {
+                label: match insn {
+                    Insn::Label(l) => Some(name(*l)),
+                    _ => None,
+                },
+                text: insn.text(&name),
+                mnemonic: insn.mnemonic().to_string(),
+                class,
+                offset,
+                origin: origin.clone(),
+            }
+        })
+        .collect();
+    // Architecture levels compare as strings: "armv8.1-a" < "armv8.4-a".
+    let needs_arch = insns.iter().filter_map(Insn::needs_arch).max();
+    Ok(MachFunc {
+        symbol: symbol.to_string(),
+        lines,
+        bytes: asm.bytes,
+        needs_arch,
+    })
 }
 
-/// The whole `.S` file.
-pub fn render_file(_v: &FileView) -> Result<String, askama::Error> {
-    Ok(String::new())
+#[derive(askama::Template)]
+#[template(path = "aarch64.S", escape = "none")]
+struct Aarch64File<'a> {
+    v: &'a FileView<'a>,
+}
+
+/// The whole `.S` file: plain GNU as, or the kernel's `SYM_FUNC_START()`
+/// in Linux style.
+pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
+    askama::Template::render(&Aarch64File { v })
 }

@@ -1,0 +1,35 @@
+/* {{ v.banner }} */
+{%- if let Some(id) = v.spdx %}
+/* SPDX-License-Identifier: {{ id }} */
+{%- endif %}
+{%- if v.linux %}
+#include <linux/linkage.h>
+{%- endif %}
+{%- if let Some(arch) = v.arch %}
+	.arch {{ arch }}
+{%- else if !v.linux %}
+	.arch armv8-a
+{%- endif %}
+	.text
+{%- for f in v.funcs %}
+
+{%- if v.linux %}
+SYM_FUNC_START({{ f.symbol }})
+{%- else %}
+	.p2align 2
+	.globl {{ f.symbol }}
+	.type {{ f.symbol }},%function
+{{ f.symbol }}:
+{%- endif %}
+{%- for l in f.body %}
+{{ l }}
+{%- endfor %}
+{%- if v.linux %}
+SYM_FUNC_END({{ f.symbol }})
+{%- else %}
+	.size {{ f.symbol }},.-{{ f.symbol }}
+{%- endif %}
+{%- endfor %}
+{%- if !v.linux %}
+	.section .note.GNU-stack,"",%progbits
+{%- endif %}
