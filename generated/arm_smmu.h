@@ -4,7 +4,7 @@
 #ifndef SHOOTDOWN_ARM_SMMU_H
 #define SHOOTDOWN_ARM_SMMU_H
 
-#ifndef __ASSEMBLY__
+#if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 #include <stdint.h>
 #endif
 
@@ -41,7 +41,7 @@
 /* derived: a loop op costs 126 ns, a flush-all 52126 ns (modelled); loop up to this many granules */
 #define TLB_INV_WALK_S1_S1_THRESHOLD 413
 
-#ifndef __ASSEMBLY__
+#if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 static inline uint64_t cb_tlbstatus_gsactive_prep(uint64_t v)
 {
 	return CB_TLBSTATUS_GSACTIVE_PREP(v);

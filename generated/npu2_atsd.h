@@ -4,7 +4,7 @@
 #ifndef SHOOTDOWN_NPU2_ATSD_H
 #define SHOOTDOWN_NPU2_ATSD_H
 
-#ifndef __ASSEMBLY__
+#if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 #include <stdint.h>
 #endif
 
@@ -53,7 +53,7 @@
 #define NPU_STAT_OFFSET 0x10
 #define NPU_STAT_WIDTH 64
 
-#ifndef __ASSEMBLY__
+#if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 static inline uint64_t npu_launch_is_prep(uint64_t v)
 {
 	return NPU_LAUNCH_IS_PREP(v);

@@ -4,7 +4,7 @@
 #ifndef SHOOTDOWN_NPU2_TCE_KILL_H
 #define SHOOTDOWN_NPU2_TCE_KILL_H
 
-#ifndef __ASSEMBLY__
+#if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 #include <stdint.h>
 #endif
 
@@ -37,7 +37,7 @@
 /* derived: a loop op costs 150 ns, a flush-all 19350 ns (modelled); loop up to this many granules */
 #define TCE_KILL_TCE_THRESHOLD 129
 
-#ifndef __ASSEMBLY__
+#if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 static inline uint64_t npu_tce_kill_kill_all_prep(uint64_t v)
 {
 	return NPU_TCE_KILL_KILL_ALL_PREP(v);

@@ -1,7 +1,7 @@
-/* {{ v.banner }} */
-{%- if let Some(id) = v.spdx %}
+{%- if let Some(id) = v.spdx -%}
 /* SPDX-License-Identifier: {{ id }} */
-{%- endif %}
+{% endif -%}
+/* {{ v.banner }} */
 {%- if v.linux %}
 #include <linux/linkage.h>
 {%- endif %}

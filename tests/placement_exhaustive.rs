@@ -93,15 +93,17 @@ fn case() -> impl Strategy<Value = Case> {
             any::<bool>(),
             any::<bool>(),
         )
-            .prop_map(|(target, weak, requires, after_stores, body, os, or)| Case {
-                target,
-                weak,
-                requires,
-                after_stores,
-                body,
-                order_stores: os,
-                order_return: or,
-            })
+            .prop_map(
+                |(target, weak, requires, after_stores, body, os, or)| Case {
+                    target,
+                    weak,
+                    requires,
+                    after_stores,
+                    body,
+                    order_stores: os,
+                    order_return: or,
+                },
+            )
     })
 }
 
@@ -156,7 +158,12 @@ fn orders(body: &[Stmt]) -> Vec<Vec<usize>> {
         }
     }
     let mut out = Vec::new();
-    go(body, &mut Vec::new(), &mut vec![false; body.len()], &mut out);
+    go(
+        body,
+        &mut Vec::new(),
+        &mut vec![false; body.len()],
+        &mut out,
+    );
     out
 }
 
@@ -168,7 +175,11 @@ fn exhaustive(prog: &Program, target: Target, body: &[Stmt], edges: &[Edge]) -> 
         return Some(0);
     }
     let kinds: Vec<usize> = (0..table.len())
-        .filter(|&k| needed.iter().any(|e| table[k].covers(e.from_class, e.to_class)))
+        .filter(|&k| {
+            needed
+                .iter()
+                .any(|e| table[k].covers(e.from_class, e.to_class))
+        })
         .collect();
     let mut best: Option<u64> = None;
     for ord in orders(body) {
@@ -179,11 +190,17 @@ fn exhaustive(prog: &Program, target: Target, body: &[Stmt], edges: &[Edge]) -> 
             match o {
                 OpId::ENTRY => -1,
                 OpId::EXIT => n,
-                o => pos.iter().position(|&p| p == o).map(|p| p as i64).unwrap_or(-2),
+                o => pos
+                    .iter()
+                    .position(|&p| p == o)
+                    .map(|p| p as i64)
+                    .unwrap_or(-2),
             }
         };
         // Gap g lies between position g-1 and g (0..=n).
-        let cands: Vec<(i64, usize)> = (0..=n).flat_map(|g| kinds.iter().map(move |&k| (g, k))).collect();
+        let cands: Vec<(i64, usize)> = (0..=n)
+            .flat_map(|g| kinds.iter().map(move |&k| (g, k)))
+            .collect();
         let ok = |chosen: &[(i64, usize)]| {
             needed.iter().all(|e: &Edge| {
                 let (a, b) = (at(e.from), at(e.to));
@@ -192,7 +209,12 @@ fn exhaustive(prog: &Program, target: Target, body: &[Stmt], edges: &[Edge]) -> 
                     .any(|&(g, k)| a < g && g <= b && table[k].covers(e.from_class, e.to_class))
             })
         };
-        let cost = |chosen: &[(i64, usize)]| chosen.iter().map(|&(_, k)| u64::from(table[k].cost)).sum::<u64>();
+        let cost = |chosen: &[(i64, usize)]| {
+            chosen
+                .iter()
+                .map(|&(_, k)| u64::from(table[k].cost))
+                .sum::<u64>()
+        };
         // A minimal placement never needs more barriers than edges.
         let mut stack: Vec<(usize, Vec<(i64, usize)>)> = vec![(0, Vec::new())];
         while let Some((from, chosen)) = stack.pop() {

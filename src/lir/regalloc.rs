@@ -14,6 +14,9 @@ pub struct RegFile {
     pub args: &'static [u8],
     /// Allocatable registers, in preference order (non-argument first).
     pub pool: &'static [u8],
+    /// Callee-saved registers usable as a last resort: the target's
+    /// lowering saves and restores the ones it is given.
+    pub callee_saved: &'static [u8],
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -27,7 +30,16 @@ pub struct Allocation {
 
 impl Allocation {
     pub fn get(&self, v: VReg) -> u8 {
-        self.reg[&v]
+        self.reg.get(&v).copied().unwrap_or(0)
+    }
+
+    /// Callee-saved registers the allocation used, in `rf` order.
+    pub fn used_callee_saved(&self, rf: &RegFile) -> Vec<u8> {
+        rf.callee_saved
+            .iter()
+            .copied()
+            .filter(|p| self.reg.values().any(|x| x == p))
+            .collect()
     }
 }
 
@@ -104,7 +116,7 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
                     *op == p && ranges.get(ov).is_some_and(|&(s, e)| s <= end && e >= start)
                 })
         };
-        let Some(&p) = rf.pool.iter().find(|&&p| !busy(p)) else {
+        let Some(&p) = rf.pool.iter().chain(rf.callee_saved).find(|&&p| !busy(p)) else {
             return Err(OutOfRegisters { needed_at: start });
         };
         reg.insert(v, p);

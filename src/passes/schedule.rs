@@ -28,7 +28,11 @@ struct Touch {
 
 fn touch(s: &Stmt) -> Touch {
     let mut t = Touch {
-        pinned: s.may_exit() || matches!(s, Stmt::Barrier { .. } | Stmt::If { .. } | Stmt::Cover { .. }),
+        pinned: s.may_exit()
+            || matches!(
+                s,
+                Stmt::Barrier { .. } | Stmt::If { .. } | Stmt::Cover { .. }
+            ),
         ..Touch::default()
     };
     crate::ir::walk(std::slice::from_ref(s), &mut |x| match x {
@@ -52,10 +56,10 @@ fn conflict(seq: &Seq, a: &Touch, b: &Touch) -> bool {
         || b.pinned
         || a.devices.iter().any(|d| b.devices.contains(d))
         || (a.invalidates && b.invalidates)
-        || seq
-            .edges
-            .iter()
-            .any(|e| (a.ops.contains(&e.from) && b.ops.contains(&e.to)) || (b.ops.contains(&e.from) && a.ops.contains(&e.to)))
+        || seq.edges.iter().any(|e| {
+            (a.ops.contains(&e.from) && b.ops.contains(&e.to))
+                || (b.ops.contains(&e.from) && a.ops.contains(&e.to))
+        })
 }
 
 pub fn run(prog: &Program, seq: &mut Seq, target: Target) {
@@ -72,13 +76,25 @@ pub fn run(prog: &Program, seq: &mut Seq, target: Target) {
             }
         }
     }
-    let Some(base) = barriers::min_cost(prog, seq, target) else { return };
+    let Some(base) = barriers::min_cost(prog, seq, target) else {
+        return;
+    };
     let mut best = (base, (0..n).collect::<Vec<_>>());
     let original = seq.body.clone();
     let mut order = Vec::with_capacity(n);
     let mut used = vec![false; n];
     let mut budget = 50_000u32;
-    search(prog, seq, target, &original, &preds, &mut order, &mut used, &mut best, &mut budget);
+    search(
+        prog,
+        seq,
+        target,
+        &original,
+        &preds,
+        &mut order,
+        &mut used,
+        &mut best,
+        &mut budget,
+    );
     seq.body = best.1.iter().map(|&i| original[i].clone()).collect();
 }
 
@@ -114,7 +130,9 @@ fn search(
         }
         used[i] = true;
         order.push(i);
-        search(prog, seq, target, original, preds, order, used, best, budget);
+        search(
+            prog, seq, target, original, preds, order, used, best, budget,
+        );
         order.pop();
         used[i] = false;
     }

@@ -20,6 +20,7 @@ use crate::target::Target;
 pub const REGS: RegFile = RegFile {
     args: &[0, 1, 2, 3, 4, 5, 6, 7],
     pool: &[9, 10, 11, 12, 13, 14, 15, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+    callee_saved: &[],
 };
 
 /// IP0: immediates, byte-reversed store data.

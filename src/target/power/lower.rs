@@ -16,6 +16,7 @@ use crate::target::Target;
 pub const REGS: RegFile = RegFile {
     args: &[3, 4, 5, 6, 7, 8, 9, 10],
     pool: &[11, 12, 10, 9, 8, 7, 6, 5, 4, 3],
+    callee_saved: &[],
 };
 
 const SCRATCH: Reg = 0;

@@ -178,6 +178,13 @@ pub enum Insn {
         target: Label,
     },
     Ret,
+    /// Save/restore of callee-saved registers a sequence borrows.
+    Push {
+        rs: Reg,
+    },
+    Pop {
+        rd: Reg,
+    },
     Pause,
     Nop,
     Sfence,
@@ -311,6 +318,8 @@ impl Insn {
             Insn::Jmp { .. } => "jmp",
             Insn::Ret => "ret",
             Insn::Pause => "pause",
+            Insn::Push { .. } => "push",
+            Insn::Pop { .. } => "pop",
             Insn::Nop => "nop",
             Insn::Sfence => "sfence",
             Insn::Lfence => "lfence",
@@ -696,6 +705,8 @@ fn lower(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
         Insn::Test { ra, rb } => rr(Code::Test_rm64_r64, ra, rb),
         Insn::Ret => Ok(Instruction::with(Code::Retnq)),
         Insn::Pause => Ok(Instruction::with(Code::Pause)),
+        Insn::Push { rs } => r1(Code::Push_r64, rs),
+        Insn::Pop { rd } => r1(Code::Pop_r64, rd),
         Insn::Nop => Ok(Instruction::with(Code::Nopd)),
         Insn::Sfence => Ok(Instruction::with(Code::Sfence)),
         Insn::Lfence => Ok(Instruction::with(Code::Lfence)),

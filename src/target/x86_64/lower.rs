@@ -22,6 +22,10 @@ use crate::target::barriers;
 pub const REGS: RegFile = RegFile {
     args: &[RDI, RSI, RDX, RCX, R8, R9],
     pool: &[RAX, R10, R9, R8, RCX, RDX, RSI, RDI],
+    // rbx, r12..r15: pushed at entry and popped before every return when a
+    // sequence needs more than the caller-saved set (rbp is left alone for
+    // frame-pointer unwinders).
+    callee_saved: &[3, 12, 13, 14, 15],
 };
 
 const RAX: Reg = 0;
@@ -50,6 +54,12 @@ fn fits_i32(v: u64) -> bool {
 pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
     let r = |v| alloc.get(v);
+    let saved = alloc.used_callee_saved(&REGS);
+    if let Some((_, origin)) = f.insts.first() {
+        for &p in &saved {
+            out.insns.push((Insn::Push { rs: p }, origin.clone()));
+        }
+    }
     for (inst, origin) in &f.insts {
         let prev = out.insns.last().map(|(i, _)| i.clone());
         let mut e = |i: Insn| out.insns.push((i, origin.clone()));
@@ -146,6 +156,9 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
                 match value {
                     Operand::Imm(v) => imm(RAX, *v, &mut e),
                     Operand::Reg(v) => mov(RAX, r(*v), &mut e),
+                }
+                for &p in saved.iter().rev() {
+                    e(Insn::Pop { rd: p });
                 }
                 e(Insn::Ret);
             }
