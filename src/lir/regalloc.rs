@@ -181,6 +181,7 @@ mod tests {
         let rf = RegFile {
             args: &[],
             pool: &[1, 2, 3],
+            callee_saved: &[],
         };
         let a = allocate(&f, &rf).unwrap();
         // v0 is live over the whole loop: nothing in the loop may share it.
@@ -210,6 +211,7 @@ mod tests {
         let rf = RegFile {
             args: &[],
             pool: &[1],
+            callee_saved: &[],
         };
         assert!(allocate(&f, &rf).is_err());
     }
