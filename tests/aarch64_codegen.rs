@@ -72,7 +72,10 @@ fn optimized_needs_no_barrier() {
     let (c, _) = compile_spec(SPEC, T, "all");
     let st = stats::collect(&c);
     let names: Vec<&str> = st.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, ["invalidate_va", "invalidate_pid"]);
+    assert_eq!(
+        names,
+        ["invalidate_va", "invalidate_pid", "invalidate_range"]
+    );
     for s in &st {
         assert!(s.barriers.is_empty(), "{}: {:?}", s.name, s.barriers);
         assert!(s.stores > 0, "{}: no stores", s.name);

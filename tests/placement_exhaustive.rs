@@ -226,9 +226,9 @@ fn exhaustive(prog: &Program, target: Target, body: &[Stmt], edges: &[Edge]) -> 
             if chosen.len() >= needed.len() {
                 continue;
             }
-            for i in from..cands.len() {
+            for (i, cand) in cands.iter().enumerate().skip(from) {
                 let mut next = chosen.clone();
-                next.push(cands[i]);
+                next.push(*cand);
                 if best.is_some_and(|b| cost(&next) >= b) {
                     continue;
                 }

@@ -75,7 +75,11 @@ fn check(target: Target, passes: &str) {
     let got = text_bytes(target, &obj);
 
     let funcs: Vec<&[u8]> = c.funcs.iter().map(|f| f.bytes.as_slice()).collect();
-    assert_eq!(funcs.len(), 2, "invalidate_va and invalidate_pid");
+    assert_eq!(
+        funcs.len(),
+        3,
+        "invalidate_va, invalidate_pid, invalidate_range"
+    );
     let (want, offsets) = expected_layout(target, &funcs);
     if got != want {
         let first = got

@@ -41,7 +41,7 @@ fn gcc_bytes_match_per_function() {
         let obj = assemble(Target::X86_64, &asm, &dir, "npu2_atsd");
         let text = text_bytes(Target::X86_64, &obj);
         let syms = symbols(&obj);
-        assert_eq!(c.funcs.len(), 2);
+        assert_eq!(c.funcs.len(), 3);
         for f in &c.funcs {
             let &(off, size) = syms
                 .get(&f.symbol)
