@@ -67,10 +67,10 @@ tlb_inv_walk_s1:
 	mul x9, x4, x16
 	cmp x9, x3
 	b.lo .Ltlb_inv_walk_s1_0
-	cbz x3, .Ltlb_inv_walk_s1_2
+	cbz x3, .Ltlb_inv_walk_s1_3
 	/* 55: value (asid << 0x30) */
 	lsl x9, x1, #48
-	/* 1:  */
+	/* 54: cover iova, size with s1 auto { ... */
 	sub x10, x4, #1
 	and x11, x2, x10
 	add x12, x3, x11
@@ -89,15 +89,13 @@ tlb_inv_walk_s1:
 	orr x13, x10, x9
 	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	str x13, [x0, #0x600]
-	/* 1:  */
+	/* 54: cover iova, size with s1 auto { ... */
 	cmp x4, x11
 	b.hs .Ltlb_inv_walk_s1_5
 	sub x11, x11, x4
 	add x12, x12, x4
 	b .Ltlb_inv_walk_s1_4
 .Ltlb_inv_walk_s1_5:
-	b .Ltlb_inv_walk_s1_3
-.Ltlb_inv_walk_s1_2:
 .Ltlb_inv_walk_s1_3:
 	b .Ltlb_inv_walk_s1_1
 .Ltlb_inv_walk_s1_0:

@@ -75,10 +75,10 @@ tlb_inv_walk_s1:
 	cmpld 7,%r11,%r6
 	blt 7,.Ltlb_inv_walk_s1_0
 	cmpdi 7,%r6,0
-	beq 7,.Ltlb_inv_walk_s1_2
+	beq 7,.Ltlb_inv_walk_s1_3
 	/* 55: value (asid << 0x30) */
 	rldicr %r11,%r4,48,15
-	/* 1:  */
+	/* 54: cover iova, size with s1 auto { ... */
 	addi %r12,%r7,-1
 	and %r10,%r5,%r12
 	add %r9,%r6,%r10
@@ -98,15 +98,13 @@ tlb_inv_walk_s1:
 	or %r8,%r12,%r11
 	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	std %r8,1536(%r3)
-	/* 1:  */
+	/* 54: cover iova, size with s1 auto { ... */
 	cmpld 7,%r7,%r10
 	bge 7,.Ltlb_inv_walk_s1_5
 	subf %r10,%r7,%r10
 	add %r9,%r9,%r7
 	b .Ltlb_inv_walk_s1_4
 .Ltlb_inv_walk_s1_5:
-	b .Ltlb_inv_walk_s1_3
-.Ltlb_inv_walk_s1_2:
 .Ltlb_inv_walk_s1_3:
 	b .Ltlb_inv_walk_s1_1
 .Ltlb_inv_walk_s1_0:

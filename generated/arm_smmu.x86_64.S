@@ -71,11 +71,11 @@ tlb_inv_walk_s1:
 	cmp %rcx,%rax
 	jb .Ltlb_inv_walk_s1_0
 	test %rcx,%rcx
-	je .Ltlb_inv_walk_s1_2
+	je .Ltlb_inv_walk_s1_3
 	/* 55: value (asid << 0x30) */
 	mov %rsi,%rax
 	shl $0x30,%rax
-	/* 1:  */
+	/* 54: cover iova, size with s1 auto { ... */
 	mov %r8,%r10
 	sub $1,%r10
 	mov %rdx,%r9
@@ -103,15 +103,13 @@ tlb_inv_walk_s1:
 	or %rax,%rdx
 	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %rdx,0x600(%rdi)
-	/* 1:  */
+	/* 54: cover iova, size with s1 auto { ... */
 	cmp %r9,%r8
 	jae .Ltlb_inv_walk_s1_5
 	sub %r8,%r9
 	add %r8,%rcx
 	jmp .Ltlb_inv_walk_s1_4
 .Ltlb_inv_walk_s1_5:
-	jmp .Ltlb_inv_walk_s1_3
-.Ltlb_inv_walk_s1_2:
 .Ltlb_inv_walk_s1_3:
 	jmp .Ltlb_inv_walk_s1_1
 .Ltlb_inv_walk_s1_0:

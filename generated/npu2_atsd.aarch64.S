@@ -111,7 +111,7 @@ invalidate_pid:
 	.type invalidate_range,%function
 invalidate_range:
 	/* 52: arguments */
-	cbz x4, .Linvalidate_range_0
+	cbz x4, .Linvalidate_range_1
 	add x9, x3, x4
 	sub x10, x9, #1
 	eor x9, x3, x10
@@ -226,8 +226,6 @@ invalidate_range:
 .Linvalidate_range_11:
 .Linvalidate_range_7:
 .Linvalidate_range_3:
-	b .Linvalidate_range_1
-.Linvalidate_range_0:
 .Linvalidate_range_1:
 	/* 59: each npu */
 	cbz x1, .Linvalidate_range_17

@@ -136,7 +136,7 @@ invalidate_pid:
 invalidate_range:
 	/* 52: arguments */
 	cmpdi 7,%r7,0
-	beq 7,.Linvalidate_range_0
+	beq 7,.Linvalidate_range_1
 	add %r11,%r6,%r7
 	addi %r12,%r11,-1
 	xor %r11,%r6,%r12
@@ -301,8 +301,6 @@ invalidate_range:
 .Linvalidate_range_15:
 .Linvalidate_range_9:
 .Linvalidate_range_3:
-	b .Linvalidate_range_1
-.Linvalidate_range_0:
 .Linvalidate_range_1:
 	/* 59: each npu */
 	cmpdi 7,%r4,0

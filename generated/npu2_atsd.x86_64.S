@@ -130,7 +130,7 @@ invalidate_range:
 	push %rbx
 	push %r12
 	test %r8,%r8
-	je .Linvalidate_range_0
+	je .Linvalidate_range_1
 	mov %rcx,%rax
 	add %r8,%rax
 	mov %rax,%r10
@@ -273,8 +273,6 @@ invalidate_range:
 .Linvalidate_range_11:
 .Linvalidate_range_7:
 .Linvalidate_range_3:
-	jmp .Linvalidate_range_1
-.Linvalidate_range_0:
 .Linvalidate_range_1:
 	/* 59: each npu */
 	test %rsi,%rsi

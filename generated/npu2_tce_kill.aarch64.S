@@ -11,11 +11,11 @@ tce_kill:
 	mul x10, x3, x4
 	cmp x9, x10
 	b.lo .Ltce_kill_0
-	cbz x10, .Ltce_kill_2
+	cbz x10, .Ltce_kill_3
 	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	ubfiz x9, x1, #56, #4
 	orr x11, x9, #0x2000000000000000
-	/* 1:  */
+	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
 	sub x9, x4, #1
 	and x12, x2, x9
 	add x13, x10, x12
@@ -34,15 +34,13 @@ tce_kill:
 	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
 	rev x16, x9
 	str x16, [x0]
-	/* 1:  */
+	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
 	cmp x4, x10
 	b.hs .Ltce_kill_5
 	sub x10, x10, x4
 	add x12, x12, x4
 	b .Ltce_kill_4
 .Ltce_kill_5:
-	b .Ltce_kill_3
-.Ltce_kill_2:
 .Ltce_kill_3:
 	b .Ltce_kill_1
 .Ltce_kill_0:

@@ -13,13 +13,13 @@ tce_kill:
 	cmpld 7,%r11,%r12
 	blt 7,.Ltce_kill_0
 	cmpdi 7,%r12,0
-	beq 7,.Ltce_kill_2
+	beq 7,.Ltce_kill_3
 	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	rldic %r11,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,61,2
 	or %r10,%r11,%r0
-	/* 1:  */
+	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
 	addi %r11,%r7,-1
 	and %r9,%r5,%r11
 	add %r8,%r12,%r9
@@ -38,15 +38,13 @@ tce_kill:
 	or %r11,%r10,%r9
 	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
 	stdbrx %r11,0,%r3
-	/* 1:  */
+	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
 	cmpld 7,%r7,%r12
 	bge 7,.Ltce_kill_5
 	subf %r12,%r7,%r12
 	add %r9,%r9,%r7
 	b .Ltce_kill_4
 .Ltce_kill_5:
-	b .Ltce_kill_3
-.Ltce_kill_2:
 .Ltce_kill_3:
 	b .Ltce_kill_1
 .Ltce_kill_0:

@@ -14,7 +14,7 @@ tce_kill:
 	cmp %r10,%rax
 	jb .Ltce_kill_0
 	test %r10,%r10
-	je .Ltce_kill_2
+	je .Ltce_kill_3
 	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	mov %rsi,%rax
 	and $0xf,%rax
@@ -22,7 +22,7 @@ tce_kill:
 	movabs $0x2000000000000000,%r11
 	mov %rax,%r9
 	or %r11,%r9
-	/* 1:  */
+	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov %r8,%rax
 	sub $1,%rax
 	mov %rdx,%rcx
@@ -50,15 +50,13 @@ tce_kill:
 	mov %rax,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 1:  */
+	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
 	cmp %r10,%r8
 	jae .Ltce_kill_5
 	sub %r8,%r10
 	add %r8,%rcx
 	jmp .Ltce_kill_4
 .Ltce_kill_5:
-	jmp .Ltce_kill_3
-.Ltce_kill_2:
 .Ltce_kill_3:
 	jmp .Ltce_kill_1
 .Ltce_kill_0:

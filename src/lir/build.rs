@@ -455,11 +455,13 @@ impl Builder<'_> {
                     Cmp::Ltu => Cmp::Geu,
                     Cmp::Geu => Cmp::Ltu,
                 };
+                // With no else arm the branch skips straight to the end.
+                let skip = if else_.is_empty() { end } else { else_l };
                 self.emit(Inst::Branch {
                     cmp: inverse,
                     a,
                     b,
-                    target: else_l,
+                    target: skip,
                 });
                 let saved = self.values.clone();
                 for st in then_ {
@@ -467,13 +469,15 @@ impl Builder<'_> {
                     self.stmt(st)?;
                 }
                 self.values = saved.clone();
-                self.emit(Inst::Jump(end));
-                self.emit(Inst::Label(else_l));
-                for st in else_ {
-                    self.hoist_values(st);
-                    self.stmt(st)?;
+                if !else_.is_empty() {
+                    self.emit(Inst::Jump(end));
+                    self.emit(Inst::Label(else_l));
+                    for st in else_ {
+                        self.hoist_values(st);
+                        self.stmt(st)?;
+                    }
+                    self.values = saved;
                 }
-                self.values = saved;
                 self.emit(Inst::Label(end));
             }
             Stmt::Return { value, span } => {

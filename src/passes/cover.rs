@@ -16,7 +16,7 @@ use crate::ir::expr::{BinOp, Binding, Expr};
 use crate::ir::{Cond, CoverMode, GSize, Granule, GranuleSet, OpId, Program, Seq, Stmt};
 use crate::lir::Cmp;
 use crate::model;
-use crate::spec::diag::Diag;
+use crate::spec::diag::{Diag, Span};
 
 /// What the command line can change about covers.
 #[derive(Clone, Debug, Default)]
@@ -88,7 +88,7 @@ fn expand_block(
                 let mode = cfg.mode.unwrap_or(mode);
                 let expanded = match mode {
                     CoverMode::Single => single(seq, g, &start, &size, &body, ids),
-                    CoverMode::Exact => exact(seq, g, &start, &size, &body, ids),
+                    CoverMode::Exact => exact(seq, g, &start, &size, &body, span, ids),
                     CoverMode::Auto => {
                         let t = model::threshold(prog, g, &threshold, &body, &cfg.pins).ok_or_else(|| {
                             Diag::new(span, "`auto` needs costs to derive its threshold")
@@ -97,7 +97,7 @@ fn expand_block(
                                     "state `cost invalidate N ns` (and store, all) in the set, or pin `threshold {threshold} = N`"
                                 ))
                         })?;
-                        auto(seq, g, &start, &size, &body, t.value, ids)
+                        auto(seq, g, &start, &size, &body, t.value, span, ids)
                     }
                 };
                 out.extend(expanded.ok_or_else(|| {
@@ -339,6 +339,7 @@ fn exact(
     start: &Expr,
     size: &Expr,
     body: &[Stmt],
+    span: Span,
     ids: &mut Ids,
 ) -> Option<Vec<Stmt>> {
     let e = model::loop_entry(set)?;
@@ -357,7 +358,7 @@ fn exact(
         size: Expr::bin(BinOp::Add, size.clone(), misalign),
         step: g,
         body,
-        span: Default::default(),
+        span,
     };
     // An empty range invalidates nothing, even from an unaligned start.
     Some(vec![Stmt::If {
@@ -371,6 +372,7 @@ fn exact(
     }])
 }
 
+#[allow(clippy::too_many_arguments)]
 fn auto(
     seq: &mut Seq,
     set: &GranuleSet,
@@ -378,12 +380,13 @@ fn auto(
     size: &Expr,
     body: &[Stmt],
     t: u64,
+    span: Span,
     ids: &mut Ids,
 ) -> Option<Vec<Stmt>> {
     let e = model::loop_entry(set)?;
     let g = size_expr(seq, e)?;
     let all = model::all_entry(set)?;
-    let looped = exact(seq, set, start, size, body, ids)?;
+    let looped = exact(seq, set, start, size, body, span, ids)?;
     let flush = instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids);
     let limit = match g {
         // Saturate: a pinned threshold must not wrap into a small limit.
