@@ -822,6 +822,12 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
                 all,
             }
         });
+    if let (Some(t), false) = (&threshold, cover.mode == CoverMode::Auto) {
+        notes.push(format!(
+            "the spec's cover is not `auto`: {} is what `auto` (the auto column) would use",
+            t.name
+        ));
+    }
     if let Some(t) = &threshold {
         let x = crossovers
             .iter()
