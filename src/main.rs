@@ -89,6 +89,26 @@ enum ModeArg {
     Auto,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum StrategyArg {
+    Exact,
+    Single,
+    All,
+    Auto,
+}
+
+impl From<StrategyArg> for shootdown::model::cost::Strategy {
+    fn from(s: StrategyArg) -> Self {
+        use shootdown::model::cost::Strategy;
+        match s {
+            StrategyArg::Exact => Strategy::Exact,
+            StrategyArg::Single => Strategy::Single,
+            StrategyArg::All => Strategy::All,
+            StrategyArg::Auto => Strategy::Auto,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Generate `<stem>.<target>.S` per target and `<stem>.h` per spec.
@@ -161,6 +181,88 @@ enum Cmd {
         target: Vec<TargetArg>,
         #[command(flatten)]
         code: CodeOpts,
+    },
+    /// Modelled cost per request size of each strategy a sequence's
+    /// `cover` can use (exact, single, all, auto), the crossovers and the
+    /// derived threshold. Modelled, not measured.
+    #[command(
+        after_help = "Sizes: bytes (4K, 2M, 0x1000, 4096) or smallest granules with a `p` suffix (8p);\n\
+default: powers of two from the smallest granule to 1G.\n\
+Example:\n  shootdown cost examples/npu2_tce_kill.inv --seq tce_kill --svg tce.svg"
+    )]
+    Cost {
+        spec: PathBuf,
+        /// The sequence (must contain a `cover`).
+        #[arg(long)]
+        seq: Option<String>,
+        #[arg(long, value_enum, default_value = "power64")]
+        target: TargetArg,
+        /// Request sizes, comma-separated.
+        #[arg(long)]
+        sizes: Option<String>,
+        /// Start address of every request (default: 1G, or the largest
+        /// request rounded up to a power of two: aligned).
+        #[arg(long)]
+        start: Option<String>,
+        /// Other parameter values, `name=value` (the cover's size is solved
+        /// for its one remaining parameter; a granule-size parameter
+        /// defaults to 4096).
+        #[arg(long = "arg")]
+        args: Vec<String>,
+        /// Instances of every run-time device set (default: its maximum,
+        /// as the threshold derivation assumes).
+        #[arg(long)]
+        instances: Option<u64>,
+        /// Override a cost of the cover's set, `KIND=NS` (invalidate,
+        /// store, barrier, refill, all).
+        #[arg(long = "cost", value_name = "KIND=NS")]
+        costs: Vec<String>,
+        /// Passes for every strategy (default all).
+        #[arg(long, default_value = "all")]
+        passes: String,
+        /// Pin a threshold, `NAME=VALUE`, for `auto`.
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        sets: Vec<String>,
+        /// Also draw the table as an SVG plot.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Two strategies side by side: the diff of their .S text, static
+    /// counts and, with --arg, dynamic counts and modelled cost. Defaults:
+    /// a = --passes none (naive), b = --passes all.
+    #[command(
+        after_help = "Example:\n  shootdown diff examples/npu2_atsd.inv --seq invalidate_va --instances 6 \\\n      --arg pid=1 --arg va=0x10010000"
+    )]
+    Diff {
+        spec: PathBuf,
+        /// A second spec for side b (default: the same).
+        spec2: Option<PathBuf>,
+        #[arg(long)]
+        seq: Option<String>,
+        #[arg(long, value_enum, default_value = "power64")]
+        target: TargetArg,
+        #[arg(long, default_value = "none")]
+        passes_a: String,
+        #[arg(long, default_value = "all")]
+        passes_b: String,
+        /// Force the covers of side a to a strategy.
+        #[arg(long, value_enum)]
+        mode_a: Option<StrategyArg>,
+        #[arg(long, value_enum)]
+        mode_b: Option<StrategyArg>,
+        /// A parameter value, `name=value`; any --arg turns on the dynamic
+        /// counts (missing parameters are 0).
+        #[arg(long = "arg")]
+        args: Vec<String>,
+        /// Instances of every run-time device set (default: its maximum).
+        #[arg(long)]
+        instances: Option<u64>,
+        #[arg(long = "cost", value_name = "KIND=NS")]
+        costs: Vec<String>,
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        sets: Vec<String>,
     },
     /// Static counts per sequence: instructions, bytes, stores, loads,
     /// barriers by kind, invalidates.
@@ -381,6 +483,121 @@ fn run(cli: Cli) -> Result<(), Reported> {
                 Err(Reported)
             }
         }
+        Cmd::Cost {
+            spec,
+            seq,
+            target,
+            sizes,
+            start,
+            args,
+            instances,
+            costs,
+            passes: pass_list,
+            sets,
+            svg,
+            json,
+        } => {
+            use shootdown::model::cost;
+            let name = spec.display().to_string();
+            let src = read_spec(&spec)?;
+            let seq = need_seq(&name, &src, seq)?;
+            let prog = shootdown::load(&name, &src).map_err(|d| report(&name, &src, &d))?;
+            let sizes = sizes
+                .map(|s| cost::parse_sizes(&s))
+                .transpose()
+                .map_err(|e| {
+                    eprintln!("error: {e}");
+                    Reported
+                })?;
+            let start = match start {
+                Some(s) => Some(cost::parse_bytes(&s).ok_or_else(|| {
+                    eprintln!("error: --start {s}: not an address");
+                    Reported
+                })?),
+                None => None,
+            };
+            let req = cost::Request {
+                target: target.into(),
+                passes: parse_passes("--passes", &pass_list)?,
+                args: pairs("--arg", &args)?,
+                sizes,
+                start,
+                instances,
+                pins: pairs("--set", &sets)?,
+                costs: pairs("--cost", &costs)?,
+            };
+            let table =
+                cost::table(&prog, &seq, &req).map_err(|e| cost_error(&[(&name, &src)], e))?;
+            if let Some(path) = &svg {
+                let text = shootdown::model::plot::svg(&table).map_err(|e| {
+                    eprintln!("error: {e}");
+                    Reported
+                })?;
+                std::fs::write(path, text).map_err(|e| {
+                    eprintln!("{}: error: cannot write: {e}", path.display());
+                    Reported
+                })?;
+            }
+            if json {
+                println!("{}", table.to_json());
+            } else {
+                print!("{}", table.to_text());
+            }
+            Ok(())
+        }
+        Cmd::Diff {
+            spec,
+            spec2,
+            seq,
+            target,
+            passes_a,
+            passes_b,
+            mode_a,
+            mode_b,
+            args,
+            instances,
+            costs,
+            sets,
+        } => {
+            use shootdown::emit::diff;
+            let name = spec.display().to_string();
+            let src = read_spec(&spec)?;
+            let seq = need_seq(&name, &src, seq)?;
+            let (name2, src2) = match &spec2 {
+                Some(p) => (p.display().to_string(), read_spec(p)?),
+                None => (name.clone(), src.clone()),
+            };
+            let prog = shootdown::load(&name, &src).map_err(|d| report(&name, &src, &d))?;
+            let prog2 = shootdown::load(&name2, &src2).map_err(|d| report(&name2, &src2, &d))?;
+            let args = pairs("--arg", &args)?;
+            let req = diff::Request {
+                target: target.into(),
+                seq,
+                dynamic: !args.is_empty(),
+                args,
+                instances,
+                pins: pairs("--set", &sets)?,
+                costs: pairs("--cost", &costs)?,
+            };
+            let a = diff::Side {
+                spec_index: 0,
+                prog: &prog,
+                passes: parse_passes("--passes-a", &passes_a)?,
+                passes_text: passes_a.clone(),
+                strategy: mode_a.map(Into::into),
+            };
+            let b = diff::Side {
+                spec_index: 1,
+                prog: &prog2,
+                passes: parse_passes("--passes-b", &passes_b)?,
+                passes_text: passes_b.clone(),
+                strategy: mode_b.map(Into::into),
+            };
+            let text = diff::render(&a, &b, &req)
+                .map_err(|e| cost_error(&[(&name, &src), (&name2, &src2)], e))?;
+            print!("{text}");
+            Ok(())
+        }
         Cmd::Stats {
             spec,
             target,
@@ -402,6 +619,53 @@ fn run(cli: Cli) -> Result<(), Reported> {
             Ok(())
         }
     }
+}
+
+/// `name=value` pairs (`--arg`, `--set`, `--cost`).
+fn pairs(flag: &str, list: &[String]) -> Result<Vec<(String, u64)>, Reported> {
+    list.iter()
+        .map(|a| {
+            a.split_once('=')
+                .and_then(|(k, v)| Some((k.trim().to_string(), parse_num(v)?)))
+                .ok_or_else(|| {
+                    eprintln!("error: {flag} {a}: expected name=value (value decimal or 0x hex)");
+                    Reported
+                })
+        })
+        .collect()
+}
+
+fn need_seq(name: &str, src: &str, seq: Option<String>) -> Result<String, Reported> {
+    match seq {
+        Some(s) => Ok(s),
+        None => {
+            let list = shootdown::load(name, src)
+                .map(|p| shootdown::model::cost::seq_names(&p))
+                .unwrap_or_default();
+            eprintln!("error: --seq NAME is required: which sequence of {name}? (it has: {list})");
+            Err(Reported)
+        }
+    }
+}
+
+fn cost_error(names: &[(&str, &str)], e: shootdown::model::cost::Error) -> Reported {
+    match e {
+        shootdown::model::cost::Error::Spec(i, d) => {
+            let (n, s) = names[i.min(names.len() - 1)];
+            report(n, s, &d)
+        }
+        shootdown::model::cost::Error::Usage(m) => {
+            eprintln!("error: {m}");
+            Reported
+        }
+    }
+}
+
+fn parse_passes(flag: &str, s: &str) -> Result<Vec<passes::Pass>, Reported> {
+    passes::parse_list(s).map_err(|e| {
+        eprintln!("error: {flag}: {e}");
+        Reported
+    })
 }
 
 fn parse_num(s: &str) -> Option<u64> {

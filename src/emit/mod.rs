@@ -2,6 +2,7 @@
 //! textual dumps of `show`.
 
 pub mod asm;
+pub mod diff;
 pub mod header;
 pub mod listing;
 pub mod show;

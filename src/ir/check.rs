@@ -180,8 +180,12 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
             return Err(Diag::new(e.span, "granule size listed twice"));
         }
         let mut bits = 0u64;
+        let mut set_regs = Vec::new();
         for (reg, field, value) in &e.sets {
             let r = reg_of(reg)?;
+            if !set_regs.contains(&r) {
+                set_regs.push(r);
+            }
             let d = dev.unwrap_or(0);
             let f = devices[d]
                 .fields
@@ -226,6 +230,7 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
             bits,
             addr,
             via,
+            set_regs,
             span: e.span,
         });
     }

@@ -290,6 +290,9 @@ pub struct Granule {
     pub addr: Option<RegId>,
     /// What launches the op: a register write or an instruction mnemonic.
     pub via: Option<Via>,
+    /// Registers of the fields the op sets (`set launch.ap = 5`): writing
+    /// them launches the op when no `via` says otherwise.
+    pub set_regs: Vec<RegId>,
     pub span: Span,
 }
 
@@ -320,6 +323,8 @@ pub struct Costs {
 pub const RANGE_WEIGHT: u64 = 16;
 
 impl OpId {
+    /// Not an access: what the interpreter records barriers under.
+    pub const BARRIER: OpId = OpId(u32::MAX - 2);
     /// The caller's earlier normal-memory stores (page-table updates).
     pub const ENTRY: OpId = OpId(u32::MAX - 1);
     /// The return to the caller.

@@ -2,16 +2,22 @@
 //! derived from it.
 //!
 //! Costs come from the spec's granule set (`cost invalidate 1500 ns`...),
-//! where the author says where each number comes from. A loop of sized
-//! operations costs, per operation, one invalidate plus the stores (and
-//! barriers) of one instantiation of the cover body; a flush-all costs one
-//! invalidate plus its stores plus the refill of everything thrown away.
-//! The loop wins up to `floor(all / per_op)` operations: that is the
-//! threshold, unless the spec or `--set` pins it.
+//! where the author says where each number comes from. One formula,
+//! [`cost`], prices [`Counts`]: operations launched (one per launch write
+//! per device instance, one per invalidate instruction), MMIO stores,
+//! barriers, over-invalidated granules and flush-alls. A loop of sized
+//! operations costs, per operation, the counts of one instantiation of the
+//! cover body; a flush-all the counts of its instantiation plus the
+//! refill of everything thrown away (`cost all`). The loop wins up to
+//! `floor(all / per_op)` operations: that is the threshold, unless the
+//! spec or `--set` pins it. `shootdown cost` prices the same [`Counts`],
+//! counted by running the generated IR ([`cost`] module), and checks that
+//! its crossover lands on the threshold.
 
 pub mod cost;
+pub mod plot;
 
-use crate::ir::{GSize, Granule, GranuleSet, Program, Stmt, Via};
+use crate::ir::{Costs, DevId, GSize, Granule, GranuleSet, Program, RegId, Stmt, Via};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -31,28 +37,127 @@ pub struct Threshold {
     pub source: Source,
 }
 
-/// Stores performed by one instantiation of a cover body for `entry`,
-/// counting loops over instances by their weight.
-pub fn stores_per_op(prog: &Program, set: &GranuleSet, entry: &Granule, body: &[Stmt]) -> u64 {
+/// What a strategy does, counted: the one input of [`cost`]. The static
+/// derivation ([`op_counts`], [`threshold`]) and the dynamic tables of
+/// `shootdown cost` / `diff` (counted by running the IR interpreter) both
+/// go through [`cost`], so a threshold and a crossover cannot disagree
+/// about what an operation costs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    /// Invalidate operations launched: writes to a launch register (per
+    /// device instance) and CPU invalidate instructions.
+    pub ops: u64,
+    /// MMIO stores (launches included).
+    pub stores: u64,
+    /// Barrier instructions executed.
+    pub barriers: u64,
+    /// Smallest granules invalidated beyond the request (over-invalidation
+    /// by a larger op), each refilled at `cost refill`.
+    pub refill: u64,
+    /// Flush-alls, each followed by a refill at `cost all`.
+    pub flushes: u64,
+}
+
+impl Counts {
+    pub fn add(&mut self, o: &Counts) {
+        self.ops += o.ops;
+        self.stores += o.stores;
+        self.barriers += o.barriers;
+        self.refill += o.refill;
+        self.flushes += o.flushes;
+    }
+}
+
+/// The cost model (ns): every operation, store, barrier, refilled granule
+/// and flush-all refill at its stated price.
+pub fn cost(c: &Costs, n: &Counts) -> u64 {
+    let parts = [
+        (n.ops, c.invalidate),
+        (n.stores, c.store),
+        (n.barriers, c.barrier),
+        (n.refill, c.refill),
+        (n.flushes, c.all),
+    ];
+    parts
+        .iter()
+        .fold(0u64, |acc, (k, v)| acc.saturating_add(k.saturating_mul(*v)))
+}
+
+/// Registers of the set's device whose writes launch an operation: every
+/// `via` register and every register an entry sets fields of; when the
+/// set names none, every register that is not an address register.
+pub fn is_launch(set: &GranuleSet, dev: DevId, reg: RegId) -> bool {
+    if set.dev != Some(dev) {
+        return false;
+    }
+    let launches: Vec<RegId> = set
+        .entries
+        .iter()
+        .flat_map(|e| {
+            e.set_regs.iter().copied().chain(match &e.via {
+                Some(Via::Reg(r)) => Some(*r),
+                _ => None,
+            })
+        })
+        .collect();
+    if launches.is_empty() {
+        !set.entries.iter().any(|e| e.addr == Some(reg))
+    } else {
+        launches.contains(&reg)
+    }
+}
+
+/// What one instantiation of a cover body for `entry` does, counting loops
+/// over instances by their weight (the maximum of a dynamic set) and a
+/// flush-all as one flush.
+pub fn op_counts(prog: &Program, set: &GranuleSet, entry: &Granule, body: &[Stmt]) -> Counts {
     let dropped = dropped_regs(set, entry);
-    fn count(prog: &Program, body: &[Stmt], dropped: &[usize], w: u64) -> u64 {
-        body.iter()
-            .map(|s| match s {
-                Stmt::Write { access, .. } if !dropped.contains(&access.reg) => w,
+    let dropped_i = dropped_insns(set, entry);
+    fn count(
+        prog: &Program,
+        set: &GranuleSet,
+        body: &[Stmt],
+        dropped: &[usize],
+        dropped_i: &[String],
+        w: u64,
+        n: &mut Counts,
+    ) {
+        for s in body {
+            match s {
+                Stmt::Write { access, .. } => {
+                    // As the cover pass drops them (passes/cover.rs).
+                    if dropped.contains(&access.reg) && set.dev.is_none_or(|d| d == access.dev) {
+                        continue;
+                    }
+                    n.stores += w;
+                    if is_launch(set, access.dev, access.reg) {
+                        n.ops += w;
+                    }
+                }
+                Stmt::Invalidate { name, .. } if !dropped_i.contains(name) => n.ops += w,
+                Stmt::Barrier { .. } => n.barriers += w,
                 Stmt::Each { dev, body, .. } => count(
                     prog,
+                    set,
                     body,
                     dropped,
+                    dropped_i,
                     w * prog.devices[*dev].instances.weight(),
+                    n,
                 ),
                 Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
-                    count(prog, body, dropped, w)
+                    count(prog, set, body, dropped, dropped_i, w, n)
                 }
-                _ => 0,
-            })
-            .sum()
+                _ => {}
+            }
+        }
     }
-    count(prog, body, &dropped, 1)
+    let mut n = Counts::default();
+    count(prog, set, body, &dropped, &dropped_i, 1, &mut n);
+    if entry.size == GSize::All {
+        n.flushes = 1;
+    }
+    n
 }
 
 /// Registers whose writes are dead in an instantiation for `entry`: the
@@ -110,23 +215,10 @@ pub fn all_entry(set: &GranuleSet) -> Option<&Granule> {
     set.entries.iter().find(|e| e.size == GSize::All)
 }
 
-/// Modelled cost of one operation of `entry` (ns).
+/// Modelled cost of one operation of `entry` (ns), a flush-all's refill
+/// included.
 pub fn op_cost(prog: &Program, set: &GranuleSet, entry: &Granule, body: &[Stmt]) -> u64 {
-    let stores = stores_per_op(prog, set, entry, body);
-    let insns = count_insns(body, &dropped_insns(set, entry));
-    set.costs.invalidate * insns.max(u64::from(stores > 0)) + set.costs.store * stores
-}
-
-fn count_insns(body: &[Stmt], dropped: &[String]) -> u64 {
-    let mut n = 0;
-    crate::ir::walk(body, &mut |s| {
-        if let Stmt::Invalidate { name, .. } = s {
-            if !dropped.contains(name) {
-                n += 1;
-            }
-        }
-    });
-    n
+    cost(&set.costs, &op_counts(prog, set, entry, body))
 }
 
 /// The threshold of an `auto` cover: pinned (CLI first, then spec) or
@@ -157,7 +249,7 @@ pub fn threshold(
     if per_op == 0 {
         return None;
     }
-    let all = op_cost(prog, set, a, body) + set.costs.all;
+    let all = op_cost(prog, set, a, body);
     Some(Threshold {
         name: name.to_string(),
         value: all / per_op,

@@ -54,12 +54,35 @@ pub enum Access {
         name: String,
         operands: Vec<u64>,
     },
+    /// An executed `Stmt::Barrier` (only in programs after the barrier
+    /// passes; recorded under [`OpId::BARRIER`]), for counting.
+    Barrier {
+        name: String,
+    },
+}
+
+/// One executed `cover` of an unexpanded program: what was asked and what
+/// the chosen operations covered (for the cost model's over-invalidation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coverage {
+    /// Index of the granule set.
+    pub set: usize,
+    /// Requested bytes.
+    pub requested: u64,
+    /// Bytes covered by the sized operations run.
+    pub covered: u64,
+    /// Smallest granule of the set (the unit of refill).
+    pub granule: u64,
+    /// Flush-alls run.
+    pub flushes: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
     pub accesses: Vec<(OpId, Access)>,
     pub ret: i64,
+    /// Covers executed (empty for an expanded program).
+    pub covers: Vec<Coverage>,
 }
 
 /// Runaway guard: specs with unbounded work cannot exist (polls and
@@ -93,6 +116,8 @@ pub fn run_bounded(
         inst: HashMap::new(),
         steps: 0,
         cover: None,
+        covers: Vec::new(),
+        seq,
     };
     let ret = match m.block(&seq.body)? {
         Flow::Next => 0,
@@ -101,6 +126,7 @@ pub fn run_bounded(
     Ok(Outcome {
         accesses: m.out,
         ret,
+        covers: m.covers,
     })
 }
 
@@ -123,6 +149,8 @@ struct Machine<'a> {
     max_steps: u64,
     /// Inside a cover instantiation: its bindings and dead registers.
     cover: Option<CoverCx>,
+    covers: Vec<Coverage>,
+    seq: &'a Seq,
 }
 
 #[derive(Clone)]
@@ -177,6 +205,13 @@ impl Machine<'_> {
         size: u64,
         body: &[Stmt],
     ) -> Result<Flow, InterpError> {
+        if let Some(c) = self.covers.last_mut() {
+            if entry.size == GSize::All {
+                c.flushes += 1;
+            } else {
+                c.covered = c.covered.saturating_add(size);
+            }
+        }
         let saved = self.cover.replace(CoverCx {
             addr,
             bits: entry.bits,
@@ -190,8 +225,10 @@ impl Machine<'_> {
         r
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn cover(
         &mut self,
+        set_index: usize,
         set: &GranuleSet,
         mode: CoverMode,
         start: u64,
@@ -207,14 +244,22 @@ impl Machine<'_> {
         let granule = |m: &Self, e: &Granule| match &e.size {
             GSize::Bytes(b) => *b,
             GSize::Param(p) => m
-                .prog
-                .seqs
+                .seq
+                .params
                 .iter()
-                .find_map(|s| s.params.iter().position(|x| x == p))
+                .position(|x| x == p)
                 .and_then(|i| m.world.params.get(i).copied())
                 .unwrap_or(0),
             GSize::All => 0,
         };
+        let unit = model::loop_entry(set).map_or(0, |e| granule(self, e));
+        self.covers.push(Coverage {
+            set: set_index,
+            requested: size,
+            covered: 0,
+            granule: unit,
+            flushes: 0,
+        });
         let exact = |m: &mut Self| -> Result<Flow, InterpError> {
             let Some(e) = model::loop_entry(set) else {
                 return Ok(Flow::Next);
@@ -321,8 +366,9 @@ impl Machine<'_> {
                 ..
             } => {
                 let (start, size) = (self.eval(start), self.eval(size));
-                let set = &self.prog.granules[*set];
-                return self.cover(set, *mode, start, size, threshold, body);
+                let index = *set;
+                let set = &self.prog.granules[index];
+                return self.cover(index, set, *mode, start, size, threshold, body);
             }
             Stmt::If { cond, then_, else_ } => {
                 let (a, b) = (self.eval(&cond.a), self.eval(&cond.b));
@@ -381,7 +427,9 @@ impl Machine<'_> {
                     return Ok(Flow::Return(*fail));
                 }
             }
-            Stmt::Barrier { .. } => {}
+            Stmt::Barrier { name, .. } => self
+                .out
+                .push((OpId::BARRIER, Access::Barrier { name: name.clone() })),
             Stmt::Return { value, .. } => {
                 return Ok(Flow::Return(
                     value.eval_with(&self.world.params, &self.locals) as i64,

@@ -36,7 +36,7 @@ fn per_instance_expected(o: &Outcome) -> BTreeMap<Key, Vec<(bool, usize, u64)>> 
                 .entry((*dev, *inst))
                 .or_default()
                 .push((true, *reg, *value)),
-            Access::Invalidate { .. } => {}
+            Access::Invalidate { .. } | Access::Barrier { .. } => {}
         }
     }
     m

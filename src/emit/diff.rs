@@ -1,0 +1,219 @@
+//! `shootdown diff`: two strategies for one sequence side by side: the
+//! unified diff of their `.S` text, their static counts and, for given
+//! arguments, what each does when run (IR interpreter over the optimized
+//! IR) and its modelled cost.
+
+use crate::codegen::{compile, Options};
+use crate::emit::stats::{self, SeqStats};
+use crate::ir::Program;
+use crate::model::cost::{self, Dynamic, Error, Strategy};
+use crate::passes::cover::CoverConfig;
+use crate::passes::Pass;
+use crate::target::Target;
+use crate::verify::interp::World;
+use std::collections::BTreeSet;
+
+/// One side of the diff.
+pub struct Side<'a> {
+    /// 0 for the first spec, 1 for the second (for error reports).
+    pub spec_index: usize,
+    pub prog: &'a Program,
+    pub passes: Vec<Pass>,
+    /// As given (`none`, `all`, a list), for the header.
+    pub passes_text: String,
+    /// Forced cover strategy, if any.
+    pub strategy: Option<Strategy>,
+}
+
+pub struct Request {
+    pub target: Target,
+    pub seq: String,
+    pub args: Vec<(String, u64)>,
+    /// Instances of every dynamic set (default: its maximum).
+    pub instances: Option<u64>,
+    pub pins: Vec<(String, u64)>,
+    pub costs: Vec<(String, u64)>,
+    /// Run both sides (when arguments were given).
+    pub dynamic: bool,
+}
+
+struct Done {
+    label: String,
+    text: String,
+    stats: SeqStats,
+    dynamic: Option<Dynamic>,
+    costs_note: String,
+}
+
+fn side(s: &Side<'_>, req: &Request) -> Result<Done, Error> {
+    let mut prog = cost::select_seq(s.prog, &req.seq)?;
+    // `--cost` acts on the set itself, so `auto` code and the pricing agree.
+    let (_, set) = cost::seq_costs(&prog, &prog.seqs[0]);
+    if let Some(i) = set {
+        cost::apply_costs(&mut prog.granules[i].costs, &req.costs)?;
+    }
+    let (mut costs, _) = cost::seq_costs(&prog, &prog.seqs[0]);
+    if set.is_none() {
+        cost::apply_costs(&mut costs, &req.costs)?;
+    }
+    let seq = &prog.seqs[0];
+    let cfg = match s.strategy {
+        Some(st) => st.config(seq, &req.pins),
+        None => CoverConfig {
+            mode: None,
+            pins: req.pins.clone(),
+        },
+    };
+    let opts = Options {
+        passes: s.passes.clone(),
+        cover: cfg.clone(),
+        ..Options::default()
+    };
+    let c = compile(&prog, req.target, &opts).map_err(|d| Error::Spec(s.spec_index, d))?;
+    let text = crate::emit::asm::render(&c, &opts);
+    let st = stats::collect(&c).remove(0);
+    let dynamic = if req.dynamic {
+        let given = cost::params(seq, &req.args)?;
+        let world = World {
+            counts: cost::instance_counts(&prog, seq, req.instances),
+            params: given.iter().map(|v| v.unwrap_or(0)).collect(),
+            cover: cfg,
+            ..World::default()
+        };
+        Some(cost::measure(&prog, &c, &world, &costs).map_err(Error::Usage)?)
+    } else {
+        None
+    };
+    let mut label = format!("{} --passes {}", prog.source_name, s.passes_text);
+    if let Some(st) = s.strategy {
+        label.push_str(&format!(" --mode {}", st.name()));
+    }
+    let costs_note = match set {
+        Some(i) => format!(
+            "set `{}`: invalidate {} ns, store {}, barrier {}, refill {}, all {}",
+            prog.granules[i].name,
+            costs.invalidate,
+            costs.store,
+            costs.barrier,
+            costs.refill,
+            costs.all
+        ),
+        None => format!(
+            "no granule set: invalidate {} ns, store {}, barrier {}, refill {}, all {}",
+            costs.invalidate, costs.store, costs.barrier, costs.refill, costs.all
+        ),
+    };
+    Ok(Done {
+        label,
+        text,
+        stats: st,
+        dynamic,
+        costs_note,
+    })
+}
+
+fn row(out: &mut String, name: &str, a: impl ToString, b: impl ToString) {
+    out.push_str(&format!(
+        "  {name:<22} {:>12} {:>12}\n",
+        a.to_string(),
+        b.to_string()
+    ));
+}
+
+/// The whole report.
+pub fn render(a: &Side<'_>, b: &Side<'_>, req: &Request) -> Result<String, Error> {
+    let (da, db) = (side(a, req)?, side(b, req)?);
+    let mut out = String::new();
+    out.push_str(&format!(
+        "a: {}\nb: {}\nsequence `{}` on {}\n\n",
+        da.label, db.label, req.seq, req.target
+    ));
+    let diff = similar::TextDiff::from_lines(&da.text, &db.text);
+    let unified = diff
+        .unified_diff()
+        .context_radius(3)
+        .header("a", "b")
+        .to_string();
+    if unified.is_empty() {
+        out.push_str("(the .S texts are identical)\n");
+    } else {
+        out.push_str(&unified);
+    }
+    out.push_str("\nstatic counts (emitted code):\n");
+    row(&mut out, "", "a", "b");
+    let (sa, sb) = (&da.stats, &db.stats);
+    row(&mut out, "instructions", sa.instructions, sb.instructions);
+    row(&mut out, "bytes", sa.bytes, sb.bytes);
+    row(&mut out, "stores", sa.stores, sb.stores);
+    row(&mut out, "loads", sa.loads, sb.loads);
+    row(&mut out, "invalidates", sa.invalidates, sb.invalidates);
+    let kinds: BTreeSet<&String> = sa.barriers.keys().chain(sb.barriers.keys()).collect();
+    for k in &kinds {
+        row(
+            &mut out,
+            &format!("barrier {k}"),
+            sa.barriers.get(*k).copied().unwrap_or(0),
+            sb.barriers.get(*k).copied().unwrap_or(0),
+        );
+    }
+    if let (Some(ya), Some(yb)) = (&da.dynamic, &db.dynamic) {
+        let args: Vec<String> = req
+            .args
+            .iter()
+            .map(|(k, v)| {
+                if *v < 4096 {
+                    format!("{k}={v}")
+                } else {
+                    format!("{k}={v:#x}")
+                }
+            })
+            .collect();
+        out.push_str(&format!(
+            "\ndynamic counts (IR interpreter{}{}):\n",
+            if args.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", args.join(" "))
+            },
+            match (
+                req.instances,
+                a.prog
+                    .devices
+                    .iter()
+                    .any(|d| matches!(d.instances, crate::ir::Instances::Dynamic { .. }))
+            ) {
+                (_, false) => String::new(),
+                (Some(n), true) => format!("; {n} instances"),
+                (None, true) => "; maximum instances".to_string(),
+            }
+        ));
+        row(&mut out, "", "a", "b");
+        row(&mut out, "ops (launches)", ya.counts.ops, yb.counts.ops);
+        row(&mut out, "stores", ya.counts.stores, yb.counts.stores);
+        row(&mut out, "loads", ya.loads, yb.loads);
+        row(&mut out, "invalidate insns", ya.invalidates, yb.invalidates);
+        let kinds: BTreeSet<&String> = ya.barriers.keys().chain(yb.barriers.keys()).collect();
+        for k in &kinds {
+            row(
+                &mut out,
+                &format!("barrier {k}"),
+                ya.barriers.get(*k).copied().unwrap_or(0),
+                yb.barriers.get(*k).copied().unwrap_or(0),
+            );
+        }
+        row(
+            &mut out,
+            "refilled granules",
+            ya.counts.refill,
+            yb.counts.refill,
+        );
+        row(&mut out, "flush-alls", ya.counts.flushes, yb.counts.flushes);
+        row(&mut out, "return", ya.ret, yb.ret);
+        row(&mut out, "MODELLED cost (ns)", ya.cost, yb.cost);
+        out.push_str(&format!("  costs a: {}\n", da.costs_note));
+        if db.costs_note != da.costs_note {
+            out.push_str(&format!("  costs b: {}\n", db.costs_note));
+        }
+    }
+    Ok(out)
+}

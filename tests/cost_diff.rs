@@ -1,0 +1,243 @@
+//! `shootdown cost` and `shootdown diff` end to end: the crossovers of the
+//! model land on the thresholds the generated headers print, the plot is
+//! an SVG with its legend and threshold marker, and the naive vs
+//! optimized diff of the NPU2 ATSD seed shows 6 vs 1 eieio executed.
+
+use std::process::{Command, Output};
+
+fn shootdown(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shootdown"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run shootdown")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let o = shootdown(args);
+    assert!(
+        o.status.success(),
+        "shootdown {args:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).expect("JSON output")
+}
+
+/// `#define NAME VALUE` from a checked-in header.
+fn header_define(header: &str, name: &str) -> u64 {
+    let text =
+        std::fs::read_to_string(format!("{}/generated/{header}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap();
+    text.lines()
+        .find_map(|l| {
+            let rest = l.strip_prefix("#define ")?.strip_prefix(name)?;
+            rest.trim().parse().ok()
+        })
+        .unwrap_or_else(|| panic!("{name} not in {header}"))
+}
+
+fn exact_to_all(t: &serde_json::Value) -> &serde_json::Value {
+    t["crossovers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["from"] == "exact" && c["to"] == "all")
+        .expect("an exact -> all crossover")
+}
+
+#[test]
+fn tce_kill_crossover_is_the_header_threshold() {
+    let t = json(&[
+        "cost",
+        "examples/npu2_tce_kill.inv",
+        "--seq",
+        "tce_kill",
+        "--json",
+    ]);
+    let define = header_define("npu2_tce_kill.h", "TCE_KILL_TCE_THRESHOLD");
+    assert_eq!(t["threshold"]["name"], "TCE_KILL_TCE_THRESHOLD");
+    assert_eq!(t["threshold"]["value"].as_u64(), Some(define));
+    assert_eq!(t["threshold"]["source"], "derived");
+    let x = exact_to_all(&t);
+    // Found by bisection: the loop is cheapest up to the threshold and
+    // the flush-all from one granule more.
+    assert_eq!(x["last_granules"].as_u64(), Some(define));
+    let g = t["granule"].as_u64().unwrap();
+    assert_eq!(g, 4096);
+    assert_eq!(x["last"].as_u64(), Some(define * g));
+    assert_eq!(x["first"].as_u64(), Some((define + 1) * g));
+    // Only one change of strategy over 4K..1G.
+    assert_eq!(t["crossovers"].as_array().unwrap().len(), 1);
+    // auto is what the model says is cheapest at every row.
+    for r in t["rows"].as_array().unwrap() {
+        assert_eq!(r["auto"], r["cheapest"], "row {r}");
+    }
+}
+
+#[test]
+fn tce_kill_eight_pages_loop_512_pages_flush() {
+    let t = json(&[
+        "cost",
+        "examples/npu2_tce_kill.inv",
+        "--seq",
+        "tce_kill",
+        "--sizes",
+        "8p,512p",
+        "--json",
+    ]);
+    let rows = t["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    let cost = |r: &serde_json::Value, s: &str| r["cost"][s].as_u64().unwrap();
+    assert_eq!(rows[0]["granules"].as_u64(), Some(8));
+    assert_eq!(rows[0]["cheapest"], "exact");
+    assert!(cost(&rows[0], "exact") < cost(&rows[0], "all"));
+    // 8 kill-one writes at 50 + 100 ns; a kill-all and its refill.
+    assert_eq!(cost(&rows[0], "exact"), 8 * 150);
+    assert_eq!(cost(&rows[0], "all"), 150 + 19200);
+    assert_eq!(rows[1]["granules"].as_u64(), Some(512));
+    assert_eq!(rows[1]["cheapest"], "all");
+    assert!(cost(&rows[1], "all") < cost(&rows[1], "exact"));
+    // The set's sizes are a parameter: no `single`.
+    assert!(rows[0]["cost"]["single"].is_null());
+}
+
+#[test]
+fn smmu_walk_crossover_is_the_header_threshold() {
+    let t = json(&[
+        "cost",
+        "examples/arm_smmu.inv",
+        "--seq",
+        "tlb_inv_walk_s1",
+        "--json",
+    ]);
+    let define = header_define("arm_smmu.h", "TLB_INV_WALK_S1_S1_THRESHOLD");
+    assert_eq!(t["threshold"]["value"].as_u64(), Some(define));
+    assert_eq!(exact_to_all(&t)["last_granules"].as_u64(), Some(define));
+}
+
+#[test]
+fn npu_range_single_over_invalidates() {
+    // No costs in the spec: model them on the command line.
+    let t = json(&[
+        "cost",
+        "examples/npu2_atsd.inv",
+        "--seq",
+        "invalidate_range",
+        "--sizes",
+        "64K,128K",
+        "--cost",
+        "invalidate=1500",
+        "--cost",
+        "refill=100",
+        "--instances",
+        "2",
+        "--json",
+    ]);
+    let rows = t["rows"].as_array().unwrap();
+    // 128K at an aligned start: one 2M ATSD per NPU, 30 granules refilled.
+    let single = &rows[1]["counts"]["single"];
+    assert_eq!(single["ops"].as_u64(), Some(2));
+    assert_eq!(single["refill"].as_u64(), Some(30));
+    let exact = &rows[1]["counts"]["exact"];
+    assert_eq!(exact["ops"].as_u64(), Some(4));
+    assert_eq!(exact["refill"].as_u64(), Some(0));
+}
+
+#[test]
+fn svg_has_lines_legend_and_threshold_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tce.svg");
+    let p = path.to_str().unwrap();
+    let args = [
+        "cost",
+        "examples/npu2_tce_kill.inv",
+        "--seq",
+        "tce_kill",
+        "--svg",
+        p,
+    ];
+    let o = shootdown(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        svg.starts_with("<svg") || svg.contains("<svg"),
+        "not an SVG"
+    );
+    assert!(svg.trim_end().ends_with("</svg>"));
+    // Text elements hold their text on lines of their own.
+    let texts: Vec<&str> = svg.lines().map(str::trim).collect();
+    for label in [
+        "exact",
+        "all",
+        "auto",
+        "threshold TCE_KILL_TCE_THRESHOLD = 129 (516K)",
+        "request size (bytes, log scale)",
+        "modelled cost (ns, log scale)",
+        "4K",
+        "1G",
+    ] {
+        assert!(texts.contains(&label), "missing text `{label}`");
+    }
+    // One line per strategy plus the legend samples and the marker.
+    assert!(svg.matches("<polyline").count() >= 3);
+    // Balanced enough to be XML: every opened element is closed.
+    let opens = svg.matches('<').count();
+    let closes = svg.matches('>').count();
+    assert_eq!(opens, closes);
+    // Deterministic.
+    let o = shootdown(&args);
+    assert!(o.status.success());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), svg);
+}
+
+#[test]
+fn diff_naive_vs_optimized_atsd_six_npus() {
+    let o = shootdown(&[
+        "diff",
+        "examples/npu2_atsd.inv",
+        "--seq",
+        "invalidate_va",
+        "--instances",
+        "6",
+        "--arg",
+        "pid=1",
+        "--arg",
+        "va=0x10010000",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("--- a"), "no unified diff:\n{text}");
+    assert!(text.contains("+++ b"));
+    let dynamic = text
+        .split("dynamic counts")
+        .nth(1)
+        .expect("dynamic counts section");
+    let row = |name: &str| -> Vec<u64> {
+        let line = dynamic
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no `{name}` row in:\n{dynamic}"));
+        line[line.find(name).unwrap() + name.len()..]
+            .split_whitespace()
+            .map(|x| x.parse().unwrap())
+            .collect()
+    };
+    assert_eq!(row("barrier eieio"), vec![6, 1]);
+    // 2N stores either way, N launches.
+    assert_eq!(row("stores"), vec![12, 12]);
+    assert_eq!(row("ops (launches)"), vec![6, 6]);
+}
+
+#[test]
+fn missing_seq_is_exit_1_with_a_message() {
+    for cmd in ["cost", "diff"] {
+        let o = shootdown(&[cmd, "examples/npu2_tce_kill.inv"]);
+        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("--seq"), "{cmd}: {err}");
+        assert!(err.contains("tce_kill"), "{cmd}: {err}");
+    }
+    let o = shootdown(&["cost", "examples/npu2_tce_kill.inv", "--seq", "nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no sequence `nope`"));
+}
