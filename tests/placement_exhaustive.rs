@@ -89,7 +89,7 @@ fn case() -> impl Strategy<Value = Case> {
             proptest::collection::vec(any::<bool>(), ndev),
             proptest::collection::vec((0..ndev, 0usize..3, 0usize..3), 0..4),
             proptest::collection::vec((0..ndev, 0usize..3), 0..2),
-            proptest::collection::vec(stmt, 1..=6),
+            proptest::collection::vec(stmt, 1..=5),
             any::<bool>(),
             any::<bool>(),
         )
@@ -244,7 +244,7 @@ fn classes_of(e: &Edge) -> (Class, Class) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn placement_is_minimal(c in case()) {

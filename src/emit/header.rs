@@ -70,6 +70,40 @@ pub fn guard(stem: &str) -> String {
     format!("SHOOTDOWN_{}_H", c_ident(stem).to_ascii_uppercase())
 }
 
+/// What a sequence's return value means.
+fn proto_doc(s: &crate::ir::Seq) -> String {
+    use crate::ir::{MemOp, Stmt};
+    if s.void {
+        return format!("{}: returns nothing", s.name);
+    }
+    let mut held = None;
+    let mut spins = false;
+    crate::ir::walk(&s.body, &mut |x| {
+        if let Stmt::Mem {
+            op: MemOp::Acquire { held: h, limit, .. },
+            ..
+        } = x
+        {
+            held = held.or(*h);
+            spins |= limit.is_some();
+        }
+    });
+    match (held, spins) {
+        (Some(h), _) => format!(
+            "{}: returns 0 (lock taken), {h} (already held by this owner: not taken, do not release), or a negative code when a poll or spin runs out",
+            s.name
+        ),
+        (None, true) => format!(
+            "{}: returns 0, or a negative code when a poll or lock spin runs out",
+            s.name
+        ),
+        (None, false) => format!(
+            "{}: returns 0, or a negative code when a poll runs out",
+            s.name
+        ),
+    }
+}
+
 /// C prototype of a sequence (the ABI contract of the `.S`).
 pub fn prototype(prog: &Program, seq: &crate::ir::Seq, symbol: &str, linux: bool) -> String {
     let (ul, ull) = if linux {
@@ -89,13 +123,39 @@ pub fn prototype(prog: &Program, seq: &crate::ir::Seq, symbol: &str, linux: bool
             }
         }
     }
-    for p in &seq.params {
-        args.push(format!("{ull} {}", c_ident(p)));
+    for (i, p) in seq.params.iter().enumerate() {
+        // `ptr u8` etc.: normal memory the sequence reads, writes or locks.
+        let ty = match seq.ptrs.get(i).copied().flatten() {
+            Some(8) => "unsigned char *",
+            Some(16) => "unsigned short *",
+            Some(32) => "unsigned int *",
+            Some(_) => "unsigned long *",
+            None => "",
+        };
+        if ty.is_empty() {
+            let t = seq.ctypes.get(i).copied().flatten().unwrap_or(ull);
+            args.push(format!("{t} {}", c_ident(p)));
+        } else if seq.ptrs.iter().flatten().count() > 1 {
+            // Distinct pointer parameters do not alias (the spec language's
+            // rule; `reuse-loads` relies on it): say so in C and C++.
+            args.push(format!("{ty}__restrict {}", c_ident(p)));
+        } else if linux {
+            let k = match seq.ptrs.get(i).copied().flatten() {
+                Some(8) => "u8",
+                Some(16) => "u16",
+                Some(32) => "u32",
+                _ => "u64",
+            };
+            args.push(format!("{k} *{}", c_ident(p)));
+        } else {
+            args.push(format!("{ty}{}", c_ident(p)));
+        }
     }
     if args.is_empty() {
         args.push("void".into());
     }
-    format!("long {symbol}({})", args.join(", "))
+    let ret = if seq.void { "void" } else { "long" };
+    format!("{ret} {symbol}({})", args.join(", "))
 }
 
 pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
@@ -189,10 +249,7 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
         .seqs
         .iter()
         .map(|s| Proto {
-            doc: format!(
-                "{}: returns 0, or a negative code when a poll runs out",
-                s.name
-            ),
+            doc: proto_doc(s),
             decl: prototype(prog, s, &format!("{}{}", opts.prefix, s.name), linux),
         })
         .collect();

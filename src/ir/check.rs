@@ -79,14 +79,34 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             .related(prev.span, "first defined here"));
         }
         let mut params: Vec<String> = Vec::new();
+        let mut ptrs: Vec<Option<u32>> = Vec::new();
+        let mut ctypes: Vec<Option<&'static str>> = Vec::new();
         for p in &s.params {
-            if p.ty.name != "u64" {
-                return Err(Diag::new(
-                    p.ty.span,
-                    format!("unsupported parameter type `{}`", p.ty.name),
-                )
-                .label("parameters are 64-bit integers")
-                .help("write `u64`"));
+            ctypes.push(match p.ty.name.as_str() {
+                "ulong" => Some("unsigned long"),
+                "long" => Some("long"),
+                _ => None,
+            });
+            match (p.ty.name.as_str(), &p.elem) {
+                ("u64" | "ulong" | "long", None) => ptrs.push(None),
+                ("ptr", Some(e)) => ptrs.push(Some(match e.name.as_str() {
+                    "u8" => 8,
+                    "u16" => 16,
+                    "u32" => 32,
+                    "u64" => 64,
+                    _ => {
+                        return Err(Diag::new(e.span, format!("unsupported pointer type `ptr {}`", e.name))
+                            .label("expected u8, u16, u32 or u64"))
+                    }
+                })),
+                _ => {
+                    return Err(Diag::new(
+                        p.ty.span,
+                        format!("unsupported parameter type `{}`", p.ty.name),
+                    )
+                    .label("parameters are 64-bit integers or pointers to normal memory")
+                    .help("write `u64` (C `unsigned long long`), `ulong`, `long`, or `ptr u8` (u16, u32, u64)"))
+                }
             }
             if params.contains(&p.name.name) {
                 return Err(Diag::new(
@@ -109,8 +129,13 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             used: Vec::new(),
             next_op: &mut next_op,
             next_group: &mut next_group,
+            ptrs: &ptrs,
+            pending: Vec::new(),
+            status: None,
+            void: s.void,
         };
         let body = cx.block(&s.body)?;
+        let status = cx.status;
         let locals = std::mem::take(&mut cx.locals);
         let orders = std::mem::take(&mut cx.orders);
         let mut used = cx.used;
@@ -125,6 +150,11 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             edges: Vec::new(),
             locals,
             orders,
+            ptrs,
+            ctypes,
+            void: s.void,
+            status,
+            notes: Vec::new(),
         };
         seq.edges = order::required_edges(&devices, &seq.body, &seq.orders);
         seqs.push(seq);
@@ -488,6 +518,14 @@ struct SeqCx<'a> {
     used: Vec<DevId>,
     next_op: &'a mut u32,
     next_group: &'a mut u32,
+    /// Element width of each pointer parameter.
+    ptrs: &'a [Option<u32>],
+    /// Loads of `p[OFF]` read by the statement being checked: they are
+    /// placed right before it (one per read, as written).
+    pending: Vec<Stmt>,
+    /// The `acquire ... held` status local.
+    status: Option<usize>,
+    void: bool,
 }
 
 impl SeqCx<'_> {
@@ -504,7 +542,10 @@ impl SeqCx<'_> {
                     .label("unreachable"));
                 }
             }
+            let saved = std::mem::take(&mut self.pending);
             let st = self.stmt(s)?;
+            let loads = std::mem::replace(&mut self.pending, saved);
+            out.extend(loads);
             if matches!(&st, Stmt::Barrier { name, .. } if name.is_empty()) {
                 continue;
             }
@@ -591,8 +632,218 @@ impl SeqCx<'_> {
             })
     }
 
+    /// Resolve `p[OFF]` to a memory reference.
+    fn mem_ref(&self, e: &ast::Expr) -> Result<MemRef, Diag> {
+        let ast::Expr::Mem { ptr, offset, span } = e else {
+            return Err(Diag::new(
+                e.span(),
+                "expected a pointer parameter (`p` or `p[OFFSET]`)",
+            ));
+        };
+        let i = self
+            .params
+            .iter()
+            .position(|p| p == &ptr.name)
+            .ok_or_else(|| {
+                Diag::new(ptr.span, format!("unknown name `{}`", ptr.name)).label("not a parameter")
+            })?;
+        let Some(width) = self.ptrs[i] else {
+            return Err(Diag::new(
+                ptr.span,
+                format!("`{}` is an integer, not a pointer", ptr.name),
+            )
+            .help(format!(
+                "declare it as `{}: ptr u8` (u16, u32, u64)",
+                ptr.name
+            )));
+        };
+        if offset % u64::from(width / 8) != 0 || *offset > 0x7ff0 {
+            return Err(Diag::new(
+                *span,
+                format!("offset {offset:#x} is not aligned to the {width}-bit element (or beyond 0x7ff0)"),
+            ));
+        }
+        Ok(MemRef {
+            ptr: i,
+            offset: *offset,
+            width,
+        })
+    }
+
+    fn lock_value(&mut self, v: &ast::LockValue, width: u32) -> Result<LockValue, Diag> {
+        Ok(match v {
+            ast::LockValue::Bit(b, s) => {
+                if *b >= u64::from(width) {
+                    return Err(Diag::new(
+                        *s,
+                        format!("bit {b} is outside the {width}-bit lock"),
+                    ));
+                }
+                LockValue::Bit(*b as u32)
+            }
+            ast::LockValue::Owner(e) => {
+                let before = self.pending.len();
+                let v = self.expr(e, None)?;
+                if self.pending.len() != before {
+                    return Err(Diag::new(e.span(), "a lock value cannot read memory")
+                        .help("read it into a store first, or pass it as a parameter"));
+                }
+                if let Some(c) = v.as_const() {
+                    if width < 64 && c >> width != 0 {
+                        return Err(Diag::new(
+                            e.span(),
+                            format!("{c:#x} does not fit the {width}-bit lock"),
+                        ));
+                    }
+                }
+                LockValue::Owner(v)
+            }
+        })
+    }
+
+    fn negative_code(&mut self, e: &ast::Expr, what: &str) -> Result<i64, Diag> {
+        let v = self.expr(e, None)?;
+        match v.as_const().map(|c| c as i64) {
+            Some(c) if c < 0 => Ok(c),
+            _ => Err(
+                Diag::new(e.span(), format!("{what} must be a negative constant"))
+                    .label("not a negative constant"),
+            ),
+        }
+    }
+
     fn stmt(&mut self, s: &ast::Stmt) -> Result<Stmt, Diag> {
+        if !self.in_cover.is_empty()
+            && matches!(
+                s,
+                ast::Stmt::Acquire { .. } | ast::Stmt::Release { .. } | ast::Stmt::MemWrite { .. }
+            )
+        {
+            return Err(Diag::new(
+                stmt_span(s),
+                "locks and memory stores are not allowed in a `cover` body",
+            ));
+        }
         Ok(match s {
+            ast::Stmt::Acquire {
+                mem,
+                value,
+                held,
+                limit,
+                fail,
+                span,
+            } => {
+                let m = self.mem_ref(mem)?;
+                let value = self.lock_value(value, m.width)?;
+                let held = match held {
+                    None => None,
+                    Some(h) => {
+                        if matches!(value, LockValue::Bit(_)) {
+                            return Err(Diag::new(
+                                h.span(),
+                                "a bit lock has no owner to detect recursion with",
+                            ));
+                        }
+                        if self.status.is_some() {
+                            return Err(Diag::new(
+                                h.span(),
+                                "only one `acquire ... held` per sequence",
+                            ));
+                        }
+                        match self.expr(h, None)?.as_const() {
+                            Some(c) if c != 0 && (c as i64) > 0 && c <= 0x7fff => Some(c),
+                            _ => {
+                                return Err(Diag::new(
+                                    h.span(),
+                                    "the `held` code is a positive constant (at most 0x7fff)",
+                                )
+                                .help("0 means `taken`; negative codes are failures"))
+                            }
+                        }
+                    }
+                };
+                let limit = match (limit, fail) {
+                    (None, None) => None,
+                    (None, Some(f)) => {
+                        return Err(Diag::new(f.span(), "`else return` needs a `limit`"))
+                    }
+                    (Some((n, ls)), f) => {
+                        if *n == 0 || *n > 0x7fff_ffff {
+                            return Err(Diag::new(
+                                *ls,
+                                "spin limit must be between 1 and 2147483647",
+                            ));
+                        }
+                        let code = match f {
+                            None => -16, // -EBUSY
+                            Some(f) => self.negative_code(f, "a spin's failure code")?,
+                        };
+                        Some((*n, code))
+                    }
+                };
+                if self.void && (held.is_some() || limit.is_some()) {
+                    return Err(Diag::new(
+                        *span,
+                        "a `-> void` sequence cannot report `held` or a spin failure",
+                    ));
+                }
+                let status = held.map(|_| {
+                    let l = self.locals.len();
+                    self.locals.push("status".into());
+                    self.scope.push(l);
+                    self.status = Some(l);
+                    l
+                });
+                Stmt::Mem {
+                    op: MemOp::Acquire {
+                        mem: m,
+                        value,
+                        held,
+                        status,
+                        limit,
+                        hoisted: false,
+                    },
+                    span: *span,
+                }
+            }
+            ast::Stmt::Release {
+                mem,
+                value,
+                cond,
+                span,
+            } => {
+                let m = self.mem_ref(mem)?;
+                let value = match value {
+                    None => LockValue::Owner(Expr::Const(0)),
+                    Some(v) => self.lock_value(v, m.width)?,
+                };
+                let cond = cond.as_ref().map(|c| self.expr(c, None)).transpose()?;
+                Stmt::Mem {
+                    op: MemOp::Release {
+                        mem: m,
+                        value,
+                        cond,
+                        order: ReleaseOrder::Full,
+                    },
+                    span: *span,
+                }
+            }
+            ast::Stmt::MemWrite { mem, value, span } => {
+                let m = self.mem_ref(mem)?;
+                let v = self.expr(value, None)?;
+                if let Some(c) = v.as_const() {
+                    if m.width < 64 && c >> m.width != 0 {
+                        return Err(Diag::new(
+                            value.span(),
+                            format!("{c:#x} does not fit the {}-bit element", m.width),
+                        ));
+                    }
+                }
+                Stmt::Mem {
+                    op: MemOp::Store { mem: m, value: v },
+                    span: *span,
+                }
+            }
             ast::Stmt::Range {
                 var,
                 start,
@@ -872,6 +1123,10 @@ impl SeqCx<'_> {
                 covers: Vec::new(),
             },
             ast::Stmt::Return { value, span } => {
+                if self.void {
+                    return Err(Diag::new(*span, "a `-> void` sequence returns no value")
+                        .help("remove `-> void` to return `long`"));
+                }
                 let v = self.expr(value, None)?;
                 Stmt::Return {
                     value: v,
@@ -885,6 +1140,42 @@ impl SeqCx<'_> {
     fn expr(&mut self, e: &ast::Expr, reg: Option<(DevId, RegId)>) -> Result<Expr, Diag> {
         Ok(match e {
             ast::Expr::Int { value, .. } => Expr::Const(*value),
+            ast::Expr::Mem { span, .. } => {
+                if !self.in_cover.is_empty() {
+                    return Err(Diag::new(
+                        *span,
+                        "memory reads are not allowed in a `cover` body",
+                    ));
+                }
+                let mem = self.mem_ref(e)?;
+                let l = self.locals.len();
+                self.locals
+                    .push(format!("{}[{}]", self.params[mem.ptr], mem.offset));
+                self.pending.push(Stmt::Mem {
+                    op: MemOp::Load { local: l, mem },
+                    span: *span,
+                });
+                Expr::Local(l)
+            }
+            ast::Expr::Name(n)
+                if self
+                    .ptrs
+                    .get(
+                        self.params
+                            .iter()
+                            .position(|p| p == &n.name)
+                            .unwrap_or(usize::MAX),
+                    )
+                    .copied()
+                    .flatten()
+                    .is_some()
+                    && !self.scope.iter().any(|&l| self.locals[l] == n.name) =>
+            {
+                return Err(Diag::new(
+                    n.span,
+                    format!("`{}` is a pointer: read it as `{}[OFFSET]`", n.name, n.name),
+                ));
+            }
             ast::Expr::Name(n) => match self.params.iter().position(|p| p == &n.name) {
                 _ if self.scope.iter().any(|&l| self.locals[l] == n.name) => {
                     let l = *self
@@ -1013,6 +1304,9 @@ fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
         | ast::Stmt::Range { span, .. }
         | ast::Stmt::Invalidate { span, .. }
         | ast::Stmt::Order { span, .. }
+        | ast::Stmt::Acquire { span, .. }
+        | ast::Stmt::Release { span, .. }
+        | ast::Stmt::MemWrite { span, .. }
         | ast::Stmt::Cover { span, .. } => *span,
     }
 }

@@ -141,6 +141,86 @@ pub struct Seq {
     pub locals: Vec<String>,
     /// `order ...` declarations (edges are recomputed after expansion).
     pub orders: Vec<(String, String, Span)>,
+    /// Element width in bits of each parameter that is a pointer
+    /// (`ptr u8` -> Some(8)); None for 64-bit integer parameters.
+    pub ptrs: Vec<Option<u32>>,
+    /// C type of each integer parameter written `ulong` or `long` (still
+    /// 64 bits in registers); None: `u64`, i.e. `unsigned long long`.
+    pub ctypes: Vec<Option<&'static str>>,
+    /// `-> void`: the C prototype returns nothing.
+    pub void: bool,
+    /// The local holding an `acquire ... held CODE` status (0 = taken,
+    /// CODE = already held by this owner): what the sequence returns when
+    /// it runs off its end.
+    pub status: Option<usize>,
+    /// What each pass did, for `show --stage opt`.
+    pub notes: Vec<String>,
+}
+
+/// `p[offset]`: normal (cacheable) memory through pointer parameter `ptr`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemRef {
+    pub ptr: usize,
+    pub offset: u64,
+    /// Bits: 8, 16, 32 or 64 (the pointer's element type).
+    pub width: u32,
+}
+
+/// What a lock operation stores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LockValue {
+    /// Free is 0; taken stores this owner value.
+    Owner(Expr),
+    /// Test-and-set of one bit (LSB0 number).
+    Bit(u32),
+}
+
+/// How a release orders the critical section before the releasing store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReleaseOrder {
+    /// Earlier loads and stores (POWER `lwsync`; AArch64 `stlr`; x86 TSO).
+    Full,
+    /// Earlier stores only: every load of the critical section feeds a
+    /// store that precedes the release (POWER `eieio` orders cacheable
+    /// stores among themselves; the data dependency orders the loads).
+    StoresOnly,
+}
+
+/// Normal-memory operations and reservation-loop locks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemOp {
+    /// `local = *mem` (zero-extended).
+    Load {
+        local: usize,
+        mem: MemRef,
+    },
+    Store {
+        mem: MemRef,
+        value: Expr,
+    },
+    /// Spin until the lock is free, then take it atomically (load-reserve,
+    /// compare, branch, store-conditional), then an acquire barrier.
+    Acquire {
+        mem: MemRef,
+        value: LockValue,
+        /// Already held by this owner: set `status` to this code and go on
+        /// without taking it (needs an `Owner` value and a status local).
+        held: Option<u64>,
+        status: Option<usize>,
+        /// Bounded spin: (reads, negative return code).
+        limit: Option<(u64, i64)>,
+        /// Loop-invariant work (the owner value, clearing the status) is
+        /// done before the reservation window; false (the naive code) does
+        /// it inside, on every retry.
+        hoisted: bool,
+    },
+    Release {
+        mem: MemRef,
+        value: LockValue,
+        /// Release only when this value is 0 (a token from `acquire held`).
+        cond: Option<Expr>,
+        order: ReleaseOrder,
+    },
 }
 
 /// What placed a barrier: the spec author, or a named pass.
@@ -234,6 +314,11 @@ pub enum Stmt {
         /// Target mnemonic with operation (`tlbi vale1is`, `tlbie`).
         name: String,
         operands: Vec<Expr>,
+        span: Span,
+    },
+    /// Normal memory and locks (see [`MemOp`]).
+    Mem {
+        op: MemOp,
         span: Span,
     },
 }
@@ -338,6 +423,10 @@ impl Stmt {
             Stmt::Poll { .. } | Stmt::Return { .. } => true,
             // A zero step returns -EINVAL.
             Stmt::Range { .. } => true,
+            Stmt::Mem {
+                op: MemOp::Acquire { limit, .. },
+                ..
+            } => limit.is_some(),
             Stmt::Each { body, .. } | Stmt::Cover { body, .. } => body.iter().any(Stmt::may_exit),
             Stmt::If { then_, else_, .. } => then_.iter().chain(else_).any(Stmt::may_exit),
             _ => false,

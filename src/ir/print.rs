@@ -2,6 +2,7 @@
 //! spec lines, the required edges, and who placed each barrier.
 
 use super::*;
+use crate::spec::diag::Span;
 use std::fmt::Write;
 
 pub fn program(prog: &Program) -> String {
@@ -72,7 +73,88 @@ pub fn seq(prog: &Program, s: &Seq, out: &mut String) {
             );
         }
     }
+    for n in &s.notes {
+        let _ = writeln!(out, "  pass {n}");
+    }
     body(prog, s, &s.body, 1, out);
+}
+
+fn mem_name(s: &Seq, m: &MemRef) -> String {
+    format!(
+        "{}[{:#x}] u{}",
+        s.params.get(m.ptr).map(String::as_str).unwrap_or("?"),
+        m.offset,
+        m.width
+    )
+}
+
+fn lock_value(s: &Seq, v: &LockValue) -> String {
+    match v {
+        LockValue::Owner(e) => format!("= {}", e.display(&s.params)),
+        LockValue::Bit(b) => format!("bit {b}"),
+    }
+}
+
+fn mem_op(prog: &Program, s: &Seq, op: &MemOp, span: Span, pad: &str, out: &mut String) {
+    let line = prog.line_of(span);
+    let _ = match op {
+        MemOp::Load { local, mem } => writeln!(
+            out,
+            "{pad}local{local} = load {}  (line {line})",
+            mem_name(s, mem)
+        ),
+        MemOp::Store { mem, value } => writeln!(
+            out,
+            "{pad}store {} = {}  (line {line})",
+            mem_name(s, mem),
+            value.display(&s.params)
+        ),
+        MemOp::Acquire {
+            mem,
+            value,
+            held,
+            status,
+            limit,
+            hoisted,
+        } => writeln!(
+            out,
+            "{pad}acquire {} {}{}{}  [{}]  (line {line})",
+            mem_name(s, mem),
+            lock_value(s, value),
+            match (held, status) {
+                (Some(h), Some(l)) => format!(" held -> local{l} = {h}"),
+                _ => String::new(),
+            },
+            match limit {
+                Some((n, c)) => format!(" limit {n} else return {c}"),
+                None => String::new(),
+            },
+            if *hoisted {
+                "invariant work before the reservation window"
+            } else {
+                "invariant work inside the reservation window"
+            }
+        ),
+        MemOp::Release {
+            mem,
+            value,
+            cond,
+            order,
+        } => writeln!(
+            out,
+            "{pad}release {} {}{}  [orders earlier {}]  (line {line})",
+            mem_name(s, mem),
+            lock_value(s, value),
+            match cond {
+                Some(c) => format!(" if {} == 0", c.display(&s.params)),
+                None => String::new(),
+            },
+            match order {
+                ReleaseOrder::Full => "loads and stores",
+                ReleaseOrder::StoresOnly => "stores (loads by data dependency)",
+            }
+        ),
+    };
 }
 
 fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String) {
@@ -191,6 +273,7 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
                 }
                 let _ = writeln!(out, "{pad}}}");
             }
+            Stmt::Mem { op, span } => mem_op(prog, s, op, *span, &pad, out),
             Stmt::Invalidate {
                 id,
                 name,

@@ -66,6 +66,7 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
         origin: Origin::default(),
         param_names: seq.params.clone(),
         locals: HashMap::new(),
+        cold: Vec::new(),
     };
     b.origin = Origin {
         line: Some(prog.line_of(seq.span)),
@@ -99,10 +100,16 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
             note: "end of sequence".into(),
             op: None,
         };
-        b.emit(Inst::Ret {
-            value: Operand::Imm(0),
-        });
+        // What a sequence with `acquire ... held` returns: its status.
+        let value = match seq.status.and_then(|l| b.locals.get(&l)) {
+            Some(v) => Operand::Reg(*v),
+            None => Operand::Imm(0),
+        };
+        b.emit(Inst::Ret { value });
     }
+    // Out-of-line code (lock contention spins) after the function body.
+    let cold = std::mem::take(&mut b.cold);
+    b.f.insts.extend(cold);
     Ok(b.f)
 }
 
@@ -117,8 +124,12 @@ struct Builder<'a> {
     bases: HashMap<usize, VReg>,
     origin: Origin,
     param_names: Vec<String>,
-    /// Current register of each `range` loop variable in scope.
+    /// Current register of each `range` loop variable in scope, of each
+    /// memory read, and of the `acquire ... held` status.
     locals: HashMap<usize, VReg>,
+    /// Out-of-line code, placed after the function body (the kernel's
+    /// `.subsection 1`): contention spins are off the fast path.
+    cold: Vec<(Inst, Origin)>,
 }
 
 /// The largest subexpressions of `e` that do not depend on loop variables.
@@ -436,6 +447,10 @@ impl Builder<'_> {
                     operands: ops,
                 });
             }
+            Stmt::Mem { op, span } => {
+                self.set_origin(*span);
+                self.mem_op(op)?;
+            }
             Stmt::Cover { span, .. } => {
                 return Err(Diag::new(
                     *span,
@@ -487,6 +502,300 @@ impl Builder<'_> {
                     None => Operand::Reg(self.expr(value)),
                 };
                 self.emit(Inst::Ret { value: op });
+            }
+        }
+        Ok(())
+    }
+
+    /// Emit into the out-of-line section.
+    fn cold(&mut self, f: &mut dyn FnMut(&mut Self)) {
+        let main = std::mem::take(&mut self.f.insts);
+        f(self);
+        let cold = std::mem::replace(&mut self.f.insts, main);
+        self.cold.extend(cold);
+    }
+
+    /// An expression computed afresh here (not taken from, nor left in,
+    /// the value cache): the naive code recomputes it on every retry.
+    fn fresh_expr(&mut self, e: &Expr) -> VReg {
+        let saved = std::mem::take(&mut self.values);
+        let v = self.expr(e);
+        self.values = saved;
+        v
+    }
+
+    /// Address of a pointer parameter's element.
+    fn mem_addr(&mut self, m: &crate::ir::MemRef) -> VReg {
+        let e = Expr::bin(BinOp::Add, Expr::Param(m.ptr), Expr::Const(m.offset));
+        self.expr(&e)
+    }
+
+    fn mem_op(&mut self, op: &crate::ir::MemOp) -> Result<(), Diag> {
+        use crate::ir::{LockValue, MemOp};
+        use crate::passes::locks;
+        match op {
+            MemOp::Load { local, mem } => {
+                let base = self.arg_of(&ArgKind::Param(mem.ptr));
+                let v = self.vreg();
+                self.emit(Inst::Load {
+                    dst: v,
+                    base,
+                    offset: mem.offset,
+                    width: mem.width,
+                    swap: false,
+                    kind: MemKind::Normal,
+                });
+                self.locals.insert(*local, v);
+            }
+            MemOp::Store { mem, value } => {
+                let v = self.expr(value);
+                let base = self.arg_of(&ArgKind::Param(mem.ptr));
+                self.emit(Inst::Store {
+                    src: v,
+                    base,
+                    offset: mem.offset,
+                    width: mem.width,
+                    swap: false,
+                    kind: MemKind::Normal,
+                });
+            }
+            MemOp::Acquire {
+                mem,
+                value,
+                held,
+                status,
+                limit,
+                hoisted,
+            } => {
+                let width = mem.width;
+                let addr = self.mem_addr(mem);
+                let (retry, busy, done) = (self.label(), self.label(), self.label());
+                let status_v = status.map(|l| {
+                    let v = self.vreg();
+                    self.locals.insert(l, v);
+                    v
+                });
+                let mut owner = None;
+                if *hoisted {
+                    if let LockValue::Owner(e) = value {
+                        owner = Some(self.expr(e));
+                    }
+                    if let Some(sv) = status_v {
+                        self.emit(Inst::Imm { dst: sv, value: 0 });
+                    }
+                }
+                let counter = limit.map(|(n, _)| {
+                    let v = self.vreg();
+                    self.emit(Inst::Imm { dst: v, value: n });
+                    v
+                });
+                self.emit(Inst::Label(retry));
+                let loaded = self.vreg();
+                self.emit(Inst::LoadReserve {
+                    dst: loaded,
+                    base: addr,
+                    width,
+                    acquire: true,
+                });
+                if !*hoisted {
+                    // The naive window: invariant work redone on each retry.
+                    if let Some(sv) = status_v {
+                        self.emit(Inst::Imm { dst: sv, value: 0 });
+                    }
+                    if let LockValue::Owner(e) = value {
+                        owner = Some(self.fresh_expr(e));
+                    }
+                }
+                let new = match value {
+                    LockValue::Owner(_) => {
+                        self.emit(Inst::Branch {
+                            cmp: Cmp::Ne,
+                            a: loaded,
+                            b: Operand::Imm(0),
+                            target: busy,
+                        });
+                        owner.unwrap_or(loaded)
+                    }
+                    LockValue::Bit(b) => {
+                        let t = self.vreg();
+                        self.emit(Inst::Bin {
+                            op: BinOp::And,
+                            dst: t,
+                            a: loaded,
+                            b: Operand::Imm(1 << b),
+                        });
+                        self.emit(Inst::Branch {
+                            cmp: Cmp::Ne,
+                            a: t,
+                            b: Operand::Imm(0),
+                            target: busy,
+                        });
+                        let n = self.vreg();
+                        self.emit(Inst::Bin {
+                            op: BinOp::Or,
+                            dst: n,
+                            a: loaded,
+                            b: Operand::Imm(1 << b),
+                        });
+                        n
+                    }
+                };
+                self.emit(Inst::StoreCond {
+                    src: new,
+                    base: addr,
+                    width,
+                    expected: loaded,
+                    release: false,
+                    retry,
+                });
+                if let Some(b) = locks::acquire_barrier(self.target) {
+                    self.emit(Inst::Barrier { name: b.into() });
+                }
+                self.emit(Inst::Label(done));
+                let (spin, held_l, fail_l) = (self.label(), self.label(), self.label());
+                let owner_v = owner;
+                let bit = match value {
+                    LockValue::Bit(b) => Some(*b),
+                    LockValue::Owner(_) => None,
+                };
+                let held = *held;
+                let limit = *limit;
+                self.cold(&mut |b| {
+                    b.emit(Inst::Label(busy));
+                    if let (Some(_), Some(o)) = (held, owner_v) {
+                        // Already ours (a nested handler): do not take it.
+                        b.emit(Inst::Branch {
+                            cmp: Cmp::Eq,
+                            a: loaded,
+                            b: Operand::Reg(o),
+                            target: held_l,
+                        });
+                    }
+                    b.emit(Inst::Label(spin));
+                    if let Some(n) = counter {
+                        b.emit(Inst::Bin {
+                            op: BinOp::Sub,
+                            dst: n,
+                            a: n,
+                            b: Operand::Imm(1),
+                        });
+                        b.emit(Inst::Branch {
+                            cmp: Cmp::Eq,
+                            a: n,
+                            b: Operand::Imm(0),
+                            target: fail_l,
+                        });
+                    }
+                    b.emit(Inst::SpinHint);
+                    // Spin with plain loads: no reservation traffic while
+                    // the lock is held.
+                    let s = b.vreg();
+                    b.emit(Inst::Load {
+                        dst: s,
+                        base: addr,
+                        offset: 0,
+                        width,
+                        swap: false,
+                        kind: MemKind::Normal,
+                    });
+                    let t = match bit {
+                        Some(k) => {
+                            let t = b.vreg();
+                            b.emit(Inst::Bin {
+                                op: BinOp::And,
+                                dst: t,
+                                a: s,
+                                b: Operand::Imm(1 << k),
+                            });
+                            t
+                        }
+                        None => s,
+                    };
+                    b.emit(Inst::Branch {
+                        cmp: Cmp::Ne,
+                        a: t,
+                        b: Operand::Imm(0),
+                        target: spin,
+                    });
+                    b.emit(Inst::Jump(retry));
+                    if let (Some(code), Some(sv)) = (held, status_v) {
+                        b.emit(Inst::Label(held_l));
+                        b.emit(Inst::Imm {
+                            dst: sv,
+                            value: code,
+                        });
+                        b.emit(Inst::Jump(done));
+                    }
+                    if let Some((_, code)) = limit {
+                        b.emit(Inst::Label(fail_l));
+                        b.emit(Inst::Ret {
+                            value: Operand::Imm(code as u64),
+                        });
+                    }
+                });
+            }
+            MemOp::Release {
+                mem,
+                value,
+                cond,
+                order,
+            } => {
+                let width = mem.width;
+                let addr = self.mem_addr(mem);
+                let skip = self.label();
+                if let Some(c) = cond {
+                    let c = self.expr(c);
+                    self.emit(Inst::Branch {
+                        cmp: Cmp::Ne,
+                        a: c,
+                        b: Operand::Imm(0),
+                        target: skip,
+                    });
+                }
+                let barrier = locks::release_barrier(self.target, *order);
+                match value {
+                    LockValue::Owner(e) => {
+                        let v = self.expr(e);
+                        if let Some(b) = barrier {
+                            self.emit(Inst::Barrier { name: b.into() });
+                        }
+                        self.emit(Inst::StoreRelease {
+                            src: v,
+                            base: addr,
+                            width,
+                        });
+                    }
+                    LockValue::Bit(k) => {
+                        if let Some(b) = barrier {
+                            self.emit(Inst::Barrier { name: b.into() });
+                        }
+                        let retry = self.label();
+                        self.emit(Inst::Label(retry));
+                        let l = self.vreg();
+                        self.emit(Inst::LoadReserve {
+                            dst: l,
+                            base: addr,
+                            width,
+                            acquire: false,
+                        });
+                        let n = self.vreg();
+                        self.emit(Inst::Bin {
+                            op: BinOp::And,
+                            dst: n,
+                            a: l,
+                            b: Operand::Imm(!(1u64 << k) & crate::ir::expr::field_mask(0, width)),
+                        });
+                        self.emit(Inst::StoreCond {
+                            src: n,
+                            base: addr,
+                            width,
+                            expected: l,
+                            release: true,
+                            retry,
+                        });
+                    }
+                }
+                self.emit(Inst::Label(skip));
             }
         }
         Ok(())

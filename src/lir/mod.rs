@@ -101,6 +101,37 @@ pub enum Inst {
         name: String,
         operands: Vec<VReg>,
     },
+    /// Load-reserve of `width` bits at `base` (POWER `l?arx`; AArch64
+    /// `ldaxr*` when `acquire`, else `ldxr*`; x86-64: a plain load, the
+    /// reservation being `lock cmpxchg` against this value). Zero-extends.
+    LoadReserve {
+        dst: VReg,
+        base: VReg,
+        width: u32,
+        acquire: bool,
+    },
+    /// Store-conditional of `src` at `base`, paired with the load-reserve
+    /// that produced `expected`; when the reservation is lost (x86-64: the
+    /// memory no longer holds `expected`) branch to `retry`. POWER
+    /// `st?cx.` + `bne- cr0`; AArch64 `st[l]xr*` + `cbnz`; x86-64
+    /// `lock cmpxchg` (with `expected` in rax) + `jne`.
+    StoreCond {
+        src: VReg,
+        base: VReg,
+        width: u32,
+        expected: VReg,
+        release: bool,
+        retry: LabelId,
+    },
+    /// The releasing store of a lock (AArch64 `stlr*`; elsewhere a plain
+    /// store after the barrier the builder placed).
+    StoreRelease {
+        src: VReg,
+        base: VReg,
+        width: u32,
+    },
+    /// Inside a contention spin (x86-64 `pause`; nothing elsewhere).
+    SpinHint,
     Label(LabelId),
     Jump(LabelId),
     Branch {
@@ -129,7 +160,24 @@ impl Inst {
             Inst::Branch { a, b, .. } => [vec![*a], op(b)].concat(),
             Inst::Ret { value } => op(value),
             Inst::Invalidate { operands, .. } => operands.clone(),
+            Inst::LoadReserve { base, .. } => vec![*base],
+            Inst::StoreCond {
+                src,
+                base,
+                expected,
+                ..
+            } => vec![*src, *base, *expected],
+            Inst::StoreRelease { src, base, .. } => vec![*src, *base],
             _ => vec![],
+        }
+    }
+
+    /// The label a jump or branch may go to.
+    pub fn branch_target(&self) -> Option<LabelId> {
+        match self {
+            Inst::Jump(t) | Inst::Branch { target: t, .. } => Some(*t),
+            Inst::StoreCond { retry, .. } => Some(*retry),
+            _ => None,
         }
     }
 
@@ -142,7 +190,8 @@ impl Inst {
             | Inst::Bin { dst, .. }
             | Inst::Not { dst, .. }
             | Inst::Insert { dst, .. }
-            | Inst::Load { dst, .. } => Some(*dst),
+            | Inst::Load { dst, .. }
+            | Inst::LoadReserve { dst, .. } => Some(*dst),
             _ => None,
         }
     }

@@ -17,6 +17,9 @@ pub struct RegFile {
     /// Callee-saved registers usable as a last resort: the target's
     /// lowering saves and restores the ones it is given.
     pub callee_saved: &'static [u8],
+    /// A register every load-reserve result must live in (x86-64: rax,
+    /// the implicit comparand of `lock cmpxchg`).
+    pub reserve: Option<u8>,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -62,9 +65,8 @@ pub fn live_ranges(f: &Func) -> HashMap<VReg, (usize, usize)> {
     }
     let mut loops = Vec::new();
     for (i, (inst, _)) in f.insts.iter().enumerate() {
-        let t = match inst {
-            Inst::Jump(t) | Inst::Branch { target: t, .. } => *t,
-            _ => continue,
+        let Some(t) = inst.branch_target() else {
+            continue;
         };
         if let Some(&top) = label_at.get(&t) {
             if top < i {
@@ -99,6 +101,9 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
             if let Some(&p) = rf.args.get(*index) {
                 reg.insert(*dst, p);
             }
+        }
+        if let (Inst::LoadReserve { dst, .. }, Some(p)) = (inst, rf.reserve) {
+            reg.insert(*dst, p);
         }
     }
     let mut active: Vec<(usize, u8, VReg)> = Vec::new(); // (end, preg, vreg)
@@ -182,6 +187,7 @@ mod tests {
             args: &[],
             pool: &[1, 2, 3],
             callee_saved: &[],
+            reserve: None,
         };
         let a = allocate(&f, &rf).unwrap();
         // v0 is live over the whole loop: nothing in the loop may share it.
@@ -212,6 +218,7 @@ mod tests {
             args: &[],
             pool: &[1],
             callee_saved: &[],
+            reserve: None,
         };
         assert!(allocate(&f, &rf).is_err());
     }

@@ -108,7 +108,7 @@ fn walk(
                 );
                 path.pop();
             }
-            Stmt::Return { .. } => {}
+            Stmt::Return { .. } | Stmt::Mem { .. } => {}
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod barriers;
 pub mod cover;
 pub mod fission;
 pub mod fuse;
+pub mod locks;
 pub mod schedule;
 
 use crate::ir::{Program, Seq};
@@ -26,14 +27,24 @@ pub enum Pass {
     /// One barrier right before the later access of every required edge,
     /// in program order: the hand-written, pre-optimization code.
     NaiveBarriers,
+    /// Loop-invariant work of an `acquire` before the reservation window.
+    HoistWindow,
+    /// A second read of a location reuses the register of the first.
+    ReuseLoads,
+    /// Release with store->store ordering when the section's loads all
+    /// feed its stores.
+    WeakenRelease,
 }
 
 impl Pass {
-    pub const ALL: [Pass; 4] = [
+    pub const ALL: [Pass; 7] = [
         Pass::Fission,
         Pass::PlaceBarriers,
         Pass::Fuse,
         Pass::NaiveBarriers,
+        Pass::HoistWindow,
+        Pass::ReuseLoads,
+        Pass::WeakenRelease,
     ];
 
     pub fn name(self) -> &'static str {
@@ -43,6 +54,9 @@ impl Pass {
             Pass::PlaceBarriers => "place-barriers",
             Pass::Fuse => "fuse",
             Pass::NaiveBarriers => "naive-barriers",
+            Pass::HoistWindow => "hoist-window",
+            Pass::ReuseLoads => "reuse-loads",
+            Pass::WeakenRelease => "weaken-release",
         }
     }
 }
@@ -58,6 +72,9 @@ pub fn parse_list(s: &str) -> Result<Vec<Pass>, String> {
                 Pass::Schedule,
                 Pass::PlaceBarriers,
                 Pass::Fuse,
+                Pass::HoistWindow,
+                Pass::ReuseLoads,
+                Pass::WeakenRelease,
             ])
         }
         "none" | "naive" => return Ok(vec![Pass::NaiveBarriers]),
@@ -112,7 +129,13 @@ fn run_one(prog: &Program, seq: &mut Seq, target: Target, pass: Pass) -> Result<
         Pass::Schedule => schedule::run(prog, seq, target),
         Pass::Fuse => fuse::run(seq),
         Pass::PlaceBarriers => barriers::place_minimal(prog, seq, target)?,
-        Pass::NaiveBarriers => barriers::place_naive(prog, seq, target)?,
+        Pass::NaiveBarriers => {
+            barriers::place_naive(prog, seq, target)?;
+            locks::naive_reload_barriers(seq, target);
+        }
+        Pass::HoistWindow => locks::hoist_window(prog, seq, target),
+        Pass::ReuseLoads => locks::reuse_loads(prog, seq),
+        Pass::WeakenRelease => locks::weaken_release(prog, seq, target),
     }
     Ok(())
 }

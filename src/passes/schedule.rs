@@ -31,7 +31,7 @@ fn touch(s: &Stmt) -> Touch {
         pinned: s.may_exit()
             || matches!(
                 s,
-                Stmt::Barrier { .. } | Stmt::If { .. } | Stmt::Cover { .. }
+                Stmt::Barrier { .. } | Stmt::If { .. } | Stmt::Cover { .. } | Stmt::Mem { .. }
             ),
         ..Touch::default()
     };
@@ -44,7 +44,9 @@ fn touch(s: &Stmt) -> Touch {
             t.invalidates = true;
             t.ops.push(*id);
         }
-        Stmt::Barrier { .. } | Stmt::If { .. } | Stmt::Return { .. } => t.pinned = true,
+        Stmt::Barrier { .. } | Stmt::If { .. } | Stmt::Return { .. } | Stmt::Mem { .. } => {
+            t.pinned = true
+        }
         _ => {}
     });
     t

@@ -147,15 +147,27 @@ pub struct Require {
 pub struct Param {
     pub name: Ident,
     pub ty: Ident,
+    /// `ptr u8|u16|u32|u64`: the element type of a pointer parameter
+    /// (normal memory the sequence loads, stores and locks).
+    pub elem: Option<Ident>,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Seq {
     pub name: Ident,
     pub params: Vec<Param>,
+    /// `-> void`: the C prototype returns `void`.
+    pub void: bool,
     pub body: Vec<Stmt>,
     #[serde(skip)]
     pub span: Span,
+}
+
+/// What an `acquire` stores: an owner value, or one bit (test-and-set).
+#[derive(Clone, Debug, Serialize)]
+pub enum LockValue {
+    Owner(Expr),
+    Bit(u64, #[serde(skip)] Span),
 }
 
 /// `dev.reg` or `dev.reg.field`.
@@ -238,6 +250,32 @@ pub enum Stmt {
         #[serde(skip)]
         span: Span,
     },
+    /// `acquire MEM = OWNER [held CODE] [limit N else return -CODE]` or
+    /// `acquire MEM bit N [limit ...]`: a reservation-loop lock.
+    Acquire {
+        mem: Expr,
+        value: LockValue,
+        held: Option<Expr>,
+        limit: Option<(u64, Span)>,
+        fail: Option<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// `release MEM [= VALUE | bit N] [if EXPR == 0]`.
+    Release {
+        mem: Expr,
+        value: Option<LockValue>,
+        cond: Option<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// `p[OFF] = VALUE`: a normal-memory store through a pointer parameter.
+    MemWrite {
+        mem: Expr,
+        value: Expr,
+        #[serde(skip)]
+        span: Span,
+    },
     /// `order stores before invalidates` / `order invalidates before return`.
     Order {
         before: Ident,
@@ -286,6 +324,14 @@ pub enum Expr {
         #[serde(skip)]
         span: Span,
     },
+    /// `p` or `p[OFF]`: the element at byte offset OFF of pointer
+    /// parameter `p` (a normal-memory load when used as a value).
+    Mem {
+        ptr: Ident,
+        offset: u64,
+        #[serde(skip)]
+        span: Span,
+    },
     /// `{ field: value, ... }`: fields of the register being written.
     Aggregate {
         fields: Vec<(Ident, Expr)>,
@@ -301,6 +347,7 @@ impl Expr {
             | Expr::Neg { span, .. }
             | Expr::Not { span, .. }
             | Expr::Bin { span, .. }
+            | Expr::Mem { span, .. }
             | Expr::Aggregate { span, .. } => *span,
             Expr::Name(i) | Expr::Binding(i) => i.span,
         }

@@ -12,6 +12,8 @@ pub enum Tok {
     /// `$name`: a binding introduced by the generator (e.g. `$addr`).
     Dollar(String),
     LBrace,
+    LBracket,
+    RBracket,
     RBrace,
     LParen,
     RParen,
@@ -53,6 +55,8 @@ impl Tok {
     fn symbol(&self) -> &'static str {
         match self {
             Tok::LBrace => "{",
+            Tok::LBracket => "[",
+            Tok::RBracket => "]",
             Tok::RBrace => "}",
             Tok::LParen => "(",
             Tok::RParen => ")",
@@ -218,6 +222,8 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
         } else {
             let t = match c {
                 b'{' => Tok::LBrace,
+                b'[' => Tok::LBracket,
+                b']' => Tok::RBracket,
                 b'}' => Tok::RBrace,
                 b'(' => Tok::LParen,
                 b')' => Tok::RParen,

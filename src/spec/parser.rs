@@ -393,18 +393,42 @@ impl Parser {
             loop {
                 let pname = self.ident("a parameter name")?;
                 self.expect(Tok::Colon)?;
-                let ty = self.ident("a parameter type (u64)")?;
-                params.push(Param { name: pname, ty });
+                let ty = self.ident("a parameter type (u64 or ptr u8|u16|u32|u64)")?;
+                let elem = if ty.name == "ptr" {
+                    Some(self.ident("the pointed-to type (u8, u16, u32, u64)")?)
+                } else {
+                    None
+                };
+                params.push(Param {
+                    name: pname,
+                    ty,
+                    elem,
+                });
                 if self.eat(&Tok::RParen) {
                     break;
                 }
                 self.expect(Tok::Comma)?;
             }
         }
+        let void = if self.eat(&Tok::Minus) {
+            self.expect(Tok::Gt)?;
+            let t = self.ident("a return type (`long` or `void`)")?;
+            match t.name.as_str() {
+                "void" => true,
+                "long" => false,
+                _ => {
+                    return Err(Diag::new(t.span, "sequences return `long` or `void`")
+                        .label("unknown return type"))
+                }
+            }
+        } else {
+            false
+        };
         let body = self.block()?;
         Ok(Seq {
             name,
             params,
+            void,
             body,
             span: start.to(self.prev_span()),
         })
@@ -551,6 +575,80 @@ impl Parser {
                 span: start_tok.to(self.prev_span()),
             });
         }
+        if self.eat_kw("acquire") {
+            let mem = self.mem()?;
+            let value = if self.eat_kw("bit") {
+                let (b, s) = self.int("a bit number")?;
+                LockValue::Bit(b, s)
+            } else {
+                self.expect(Tok::Assign)?;
+                LockValue::Owner(self.expr()?)
+            };
+            let held = if self.eat_kw("held") {
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            let limit = if self.eat_kw("limit") {
+                Some(self.int("the spin bound (number of reads)")?)
+            } else {
+                None
+            };
+            let fail = if self.eat_kw("else") {
+                self.expect_kw("return")?;
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            return Ok(Stmt::Acquire {
+                mem,
+                value,
+                held,
+                limit,
+                fail,
+                span: start.to(self.prev_span()),
+            });
+        }
+        if self.eat_kw("release") {
+            let mem = self.mem()?;
+            let value = if self.eat_kw("bit") {
+                let (b, s) = self.int("a bit number")?;
+                Some(LockValue::Bit(b, s))
+            } else if self.eat(&Tok::Assign) {
+                Some(LockValue::Owner(self.expr()?))
+            } else {
+                None
+            };
+            let cond = if self.eat_kw("if") {
+                let c = self.expr()?;
+                self.expect(Tok::EqEq)?;
+                let (z, zs) = self.int("0")?;
+                if z != 0 {
+                    return Err(
+                        Diag::new(zs, "a conditional release tests `== 0`").label("expected 0")
+                    );
+                }
+                Some(c)
+            } else {
+                None
+            };
+            return Ok(Stmt::Release {
+                mem,
+                value,
+                cond,
+                span: start.to(self.prev_span()),
+            });
+        }
+        if matches!(self.peek(), Tok::Ident(_)) && self.peek_at(1) == &Tok::LBracket {
+            let mem = self.mem()?;
+            self.expect(Tok::Assign)?;
+            let value = self.expr()?;
+            return Ok(Stmt::MemWrite {
+                span: mem.span().to(value.span()),
+                mem,
+                value,
+            });
+        }
         if self.eat_kw("order") {
             let before = self.ident("`stores` or `invalidates`")?;
             self.expect_kw("before")?;
@@ -605,6 +703,20 @@ impl Parser {
         }
         Err(self
             .unexpected("a statement (`each`, `poll`, `barrier`, `return` or `dev.reg = value`)"))
+    }
+
+    /// `p` or `p[OFF]` (OFF a constant byte offset).
+    fn mem(&mut self) -> Result<Expr, Diag> {
+        let ptr = self.ident("a pointer parameter")?;
+        let mut span = ptr.span;
+        let offset = if self.eat(&Tok::LBracket) {
+            let (o, _) = self.int("a byte offset")?;
+            span = span.to(self.expect(Tok::RBracket)?);
+            o
+        } else {
+            0
+        };
+        Ok(Expr::Mem { ptr, offset, span })
     }
 
     fn expr(&mut self) -> Result<Expr, Diag> {
@@ -687,6 +799,7 @@ impl Parser {
                 self.bump();
                 Ok(Expr::Int { value, span: start })
             }
+            Tok::Ident(_) if self.peek_at(1) == &Tok::LBracket => self.mem(),
             Tok::Ident(name) => {
                 self.bump();
                 Ok(Expr::Name(Ident { name, span: start }))

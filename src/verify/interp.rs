@@ -8,8 +8,8 @@
 use crate::ir::expr::field_mask;
 use crate::ir::expr::{Binding, Expr};
 use crate::ir::{
-    CoverMode, DevId, GSize, Granule, GranuleSet, Instances, OpId, PollOp, Program, RegId, Seq,
-    Stmt,
+    CoverMode, DevId, GSize, Granule, GranuleSet, Instances, LockValue, MemOp, MemRef, OpId,
+    PollOp, Program, RegId, Seq, Stmt,
 };
 use crate::model;
 use std::collections::HashMap;
@@ -24,6 +24,9 @@ pub struct World {
     pub reads: HashMap<(DevId, RegId), Vec<u64>>,
     /// Cover mode override and pinned thresholds, as given to the compiler.
     pub cover: crate::passes::cover::CoverConfig,
+    /// Normal memory behind each pointer parameter (by parameter index),
+    /// little-endian; missing bytes read as 0.
+    pub memory: HashMap<usize, Vec<u8>>,
 }
 
 impl World {
@@ -83,6 +86,8 @@ pub struct Outcome {
     pub ret: i64,
     /// Covers executed (empty for an expanded program).
     pub covers: Vec<Coverage>,
+    /// Normal memory after the run.
+    pub memory: HashMap<usize, Vec<u8>>,
 }
 
 /// Runaway guard: specs with unbounded work cannot exist (polls and
@@ -92,6 +97,9 @@ const MAX_STEPS: u64 = 50_000_000;
 #[derive(Debug, PartialEq, Eq)]
 pub enum InterpError {
     TooLong,
+    /// An unbounded `acquire` of a lock held by someone else: in a
+    /// single-threaded run nobody will release it.
+    Deadlock,
 }
 
 pub fn run(prog: &Program, seq: &Seq, world: &World) -> Result<Outcome, InterpError> {
@@ -118,15 +126,20 @@ pub fn run_bounded(
         cover: None,
         covers: Vec::new(),
         seq,
+        memory: world.memory.clone(),
     };
     let ret = match m.block(&seq.body)? {
-        Flow::Next => 0,
+        Flow::Next => match seq.status {
+            Some(l) => m.locals.get(l).copied().unwrap_or(0) as i64,
+            None => 0,
+        },
         Flow::Return(v) => v,
     };
     Ok(Outcome {
         accesses: m.out,
         ret,
         covers: m.covers,
+        memory: m.memory,
     })
 }
 
@@ -151,6 +164,7 @@ struct Machine<'a> {
     cover: Option<CoverCx>,
     covers: Vec<Coverage>,
     seq: &'a Seq,
+    memory: HashMap<usize, Vec<u8>>,
 }
 
 #[derive(Clone)]
@@ -334,9 +348,91 @@ impl Machine<'_> {
         }
     }
 
+    fn mem_read(&self, m: &MemRef) -> u64 {
+        let bytes = self.memory.get(&m.ptr);
+        (0..u64::from(m.width / 8)).fold(0u64, |acc, i| {
+            let b = bytes
+                .and_then(|v| v.get((m.offset + i) as usize))
+                .copied()
+                .unwrap_or(0);
+            acc | (u64::from(b) << (8 * i))
+        })
+    }
+
+    fn mem_write(&mut self, m: &MemRef, value: u64) {
+        let bytes = self.memory.entry(m.ptr).or_default();
+        let end = (m.offset + u64::from(m.width / 8)) as usize;
+        if bytes.len() < end {
+            bytes.resize(end, 0);
+        }
+        for i in 0..u64::from(m.width / 8) {
+            bytes[(m.offset + i) as usize] = (value >> (8 * i)) as u8;
+        }
+    }
+
+    fn mem_op(&mut self, op: &MemOp) -> Result<Flow, InterpError> {
+        let mask = |w: u32| field_mask(0, w);
+        match op {
+            MemOp::Load { local, mem } => {
+                let v = self.mem_read(mem);
+                self.locals[*local] = v;
+            }
+            MemOp::Store { mem, value } => {
+                let v = self.eval(value) & mask(mem.width);
+                self.mem_write(mem, v);
+            }
+            MemOp::Acquire {
+                mem,
+                value,
+                held,
+                status,
+                limit,
+                ..
+            } => {
+                let cur = self.mem_read(mem);
+                if let Some(l) = status {
+                    self.locals[*l] = 0;
+                }
+                let (free, new) = match value {
+                    LockValue::Owner(e) => (cur == 0, self.eval(e) & mask(mem.width)),
+                    LockValue::Bit(b) => (cur & (1 << b) == 0, cur | (1 << b)),
+                };
+                if free {
+                    self.mem_write(mem, new);
+                } else if held.is_some() && matches!(value, LockValue::Owner(_)) && cur == new {
+                    if let (Some(l), Some(code)) = (status, held) {
+                        self.locals[*l] = *code;
+                    }
+                } else {
+                    // Single-threaded: nobody releases it while we spin.
+                    return match limit {
+                        Some((_, code)) => Ok(Flow::Return(*code)),
+                        None => Err(InterpError::Deadlock),
+                    };
+                }
+            }
+            MemOp::Release {
+                mem, value, cond, ..
+            } => {
+                if let Some(c) = cond {
+                    if self.eval(c) != 0 {
+                        return Ok(Flow::Next);
+                    }
+                }
+                let new = match value {
+                    LockValue::Owner(e) => self.eval(e) & mask(mem.width),
+                    LockValue::Bit(b) => self.mem_read(mem) & !(1u64 << b),
+                };
+                self.mem_write(mem, new);
+            }
+        }
+        Ok(Flow::Next)
+    }
+
     fn stmt(&mut self, s: &Stmt) -> Result<Flow, InterpError> {
         self.tick()?;
         match s {
+            Stmt::Mem { op, .. } => return self.mem_op(op),
             Stmt::Each { dev, body, .. } => {
                 for i in 0..self.world.count(self.prog, *dev) {
                     self.inst.insert(*dev, i);

@@ -21,6 +21,7 @@ pub const REGS: RegFile = RegFile {
     args: &[0, 1, 2, 3, 4, 5, 6, 7],
     pool: &[9, 10, 11, 12, 13, 14, 15, 8, 7, 6, 5, 4, 3, 2, 1, 0],
     callee_saved: &[],
+    reserve: None,
 };
 
 /// IP0: immediates, byte-reversed store data.
@@ -124,6 +125,45 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
                 };
                 e(Insn::Tlbi { op, rt });
             }
+            Inst::LoadReserve {
+                dst,
+                base,
+                width,
+                acquire,
+            } => {
+                let (size, rt, rn) = (xsize(*width), r(*dst), r(*base));
+                e(if *acquire {
+                    Insn::Ldaxr { size, rt, rn }
+                } else {
+                    Insn::Ldxr { size, rt, rn }
+                });
+            }
+            Inst::StoreCond {
+                src,
+                base,
+                width,
+                release,
+                retry,
+                ..
+            } => {
+                // The status (0 = stored) goes to the scratch register.
+                let (size, rs, rt, rn) = (xsize(*width), SCRATCH, r(*src), r(*base));
+                e(if *release {
+                    Insn::Stlxr { size, rs, rt, rn }
+                } else {
+                    Insn::Stxr { size, rs, rt, rn }
+                });
+                e(Insn::Cbnz {
+                    rt: SCRATCH,
+                    target: *retry,
+                });
+            }
+            Inst::StoreRelease { src, base, width } => e(Insn::Stlr {
+                size: xsize(*width),
+                rt: r(*src),
+                rn: r(*base),
+            }),
+            Inst::SpinHint => {}
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::Branch { cmp, a, b, target } => {
@@ -163,6 +203,15 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         }
     }
     Ok(out)
+}
+
+fn xsize(width: u32) -> Size {
+    match width {
+        8 => Size::B,
+        16 => Size::H,
+        32 => Size::W,
+        _ => Size::X,
+    }
 }
 
 fn mov(rd: Reg, rm: Reg, e: &mut dyn FnMut(Insn)) {

@@ -17,6 +17,7 @@ pub const REGS: RegFile = RegFile {
     args: &[3, 4, 5, 6, 7, 8, 9, 10],
     pool: &[11, 12, 10, 9, 8, 7, 6, 5, 4, 3],
     callee_saved: &[],
+    reserve: None,
 };
 
 const SCRATCH: Reg = 0;
@@ -96,6 +97,42 @@ pub fn lower(f: &Func, alloc: &Allocation, _target: Target) -> Result<Lowered, L
                     "`{name}` is not supported on POWER yet"
                 )))
             }
+            Inst::LoadReserve {
+                dst, base, width, ..
+            } => {
+                let (rt, ra, rb, eh) = (r(*dst), 0, r(*base), false);
+                e(match width {
+                    8 => Insn::Lbarx { rt, ra, rb, eh },
+                    16 => Insn::Lharx { rt, ra, rb, eh },
+                    32 => Insn::Lwarx { rt, ra, rb, eh },
+                    _ => Insn::Ldarx { rt, ra, rb, eh },
+                });
+            }
+            Inst::StoreCond {
+                src,
+                base,
+                width,
+                retry,
+                ..
+            } => {
+                let (rs, ra, rb) = (r(*src), 0, r(*base));
+                e(match width {
+                    8 => Insn::Stbcx { rs, ra, rb },
+                    16 => Insn::Sthcx { rs, ra, rb },
+                    32 => Insn::Stwcx { rs, ra, rb },
+                    _ => Insn::Stdcx { rs, ra, rb },
+                });
+                // cr0.eq is set when the store was performed.
+                e(Insn::Bc {
+                    cond: Cond::Ne,
+                    bf: 0,
+                    target: *retry,
+                });
+            }
+            Inst::StoreRelease { src, base, width } => {
+                mem(true, r(*src), r(*base), 0, *width, false, &mut e)?
+            }
+            Inst::SpinHint => {}
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::Branch { cmp, a, b, target } => {

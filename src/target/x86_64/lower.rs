@@ -26,6 +26,7 @@ pub const REGS: RegFile = RegFile {
     // sequence needs more than the caller-saved set (rbp is left alone for
     // frame-pointer unwinders).
     callee_saved: &[3, 12, 13, 14, 15],
+    reserve: Some(RAX),
 };
 
 const RAX: Reg = 0;
@@ -115,6 +116,41 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
                     )))
                 }
             },
+            // No load-reserve on x86-64: a plain load into rax (the
+            // allocator pins it there), and `lock cmpxchg` stores only if
+            // the memory still holds that value.
+            Inst::LoadReserve {
+                dst, base, width, ..
+            } => load(r(*dst), r(*base), 0, *width, false, &mut e)?,
+            Inst::StoreCond {
+                src,
+                base,
+                width,
+                expected,
+                retry,
+                ..
+            } => {
+                if r(*expected) != RAX {
+                    return Err(LowerError(
+                        "lock cmpxchg needs the expected value in rax".into(),
+                    ));
+                }
+                e(Insn::LockCmpxchg {
+                    size: size(*width)?,
+                    base: r(*base),
+                    disp: 0,
+                    src: r(*src),
+                });
+                e(Insn::Jcc {
+                    cond: Cond::Ne,
+                    target: *retry,
+                });
+            }
+            // TSO: stores are not reordered with earlier loads or stores.
+            Inst::StoreRelease { src, base, width } => {
+                store(r(*src), r(*base), 0, *width, false, &mut e)?
+            }
+            Inst::SpinHint => e(Insn::Pause),
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::Jmp { target: *l }),
             Inst::Branch { cmp, a, b, target } => {
