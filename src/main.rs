@@ -742,6 +742,12 @@ fn trace_cmd(
         };
         w.reads.insert(key, vals);
     }
+    w.big_endian = target.big_endian();
+    for (i, p) in s.ptrs.iter().enumerate() {
+        if p.is_some() {
+            w.memory.insert(i, vec![0; 16]);
+        }
+    }
     let c = shootdown::compile(&prog, target, opts).map_err(|d| report(&name, &src, &d))?;
     let t = trace::run(&prog, &c, si, &w, 100_000_000).map_err(|e| {
         eprintln!("error: emulation failed: {e}");

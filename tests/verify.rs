@@ -109,7 +109,13 @@ fn poll_timeout_returns_the_spec_code() {
 
 #[test]
 fn verify_passes_on_every_example() {
-    for spec in ["examples/npu2_atsd.inv", "examples/arm_smmu.inv"] {
+    for spec in [
+        "examples/npu2_atsd.inv",
+        "examples/arm_smmu.inv",
+        "examples/npu2_tce_kill.inv",
+        "examples/arm64_tlb_range.inv",
+        "examples/e6500_tcd_lock.inv",
+    ] {
         let src = std::fs::read_to_string(spec).unwrap();
         let prog = shootdown::load(spec, &src).unwrap();
         let targets = shootdown::output::default_targets(&prog);

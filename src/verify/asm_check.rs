@@ -203,7 +203,13 @@ pub fn capstone(c: &Compiled, report: &mut Report) {
                 )),
                 Some(d) => {
                     let theirs = d.split_whitespace().next().unwrap_or("");
-                    let ours = l.text.split_whitespace().next().unwrap_or("");
+                    // `lock; cmpxchg` (our text) and `lock cmpxchgb` (capstone).
+                    let ours = l
+                        .text
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .trim_end_matches(';');
                     if !same_mnemonic(t, ours, theirs) && !same_mnemonic(t, &l.mnemonic, theirs) {
                         failures.push(format!(
                             "{}+{:#x}: we wrote `{}`, capstone reads `{d}`",

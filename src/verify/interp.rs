@@ -25,8 +25,10 @@ pub struct World {
     /// Cover mode override and pinned thresholds, as given to the compiler.
     pub cover: crate::passes::cover::CoverConfig,
     /// Normal memory behind each pointer parameter (by parameter index),
-    /// little-endian; missing bytes read as 0.
+    /// in the target's byte order; missing bytes read as 0.
     pub memory: HashMap<usize, Vec<u8>>,
+    /// Byte order of normal memory (the target's).
+    pub big_endian: bool,
 }
 
 impl World {
@@ -348,14 +350,24 @@ impl Machine<'_> {
         }
     }
 
+    /// Bit position of byte `i` of an access `n` bytes wide.
+    fn byte_shift(&self, i: u64, n: u64) -> u64 {
+        if self.world.big_endian {
+            8 * (n - 1 - i)
+        } else {
+            8 * i
+        }
+    }
+
     fn mem_read(&self, m: &MemRef) -> u64 {
         let bytes = self.memory.get(&m.ptr);
-        (0..u64::from(m.width / 8)).fold(0u64, |acc, i| {
+        let n = u64::from(m.width / 8);
+        (0..n).fold(0u64, |acc, i| {
             let b = bytes
                 .and_then(|v| v.get((m.offset + i) as usize))
                 .copied()
                 .unwrap_or(0);
-            acc | (u64::from(b) << (8 * i))
+            acc | (u64::from(b) << self.byte_shift(i, n))
         })
     }
 
@@ -365,8 +377,11 @@ impl Machine<'_> {
         if bytes.len() < end {
             bytes.resize(end, 0);
         }
-        for i in 0..u64::from(m.width / 8) {
-            bytes[(m.offset + i) as usize] = (value >> (8 * i)) as u8;
+        let n = u64::from(m.width / 8);
+        let big = self.world.big_endian;
+        for i in 0..n {
+            let sh = if big { 8 * (n - 1 - i) } else { 8 * i };
+            bytes[(m.offset + i) as usize] = (value >> sh) as u8;
         }
     }
 

@@ -90,6 +90,14 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
             for &d in &dynamic {
                 w.counts.insert(d, count);
             }
+            // Memory behind pointer parameters starts zeroed (a free lock:
+            // a lock held by another owner would never be released in a
+            // single-threaded run).
+            for (i, p) in seq.ptrs.iter().enumerate() {
+                if p.is_some() {
+                    w.memory.insert(i, vec![0; 16]);
+                }
+            }
             for (key, busy, ready) in &polls {
                 w.reads.insert(*key, vec![*busy, *busy, *ready]);
             }
@@ -121,7 +129,8 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
 #[cfg(feature = "emu")]
 fn semantics(prog: &Program, c: &codegen::Compiled, report: &mut Report) {
     for (i, seq) in c.opt.seqs.iter().enumerate() {
-        for (wname, w) in worlds(prog, i) {
+        for (wname, mut w) in worlds(prog, i) {
+            w.big_endian = c.target.big_endian();
             let what = format!("{} {} ({wname})", c.target, seq.name);
             let expect = match interp::run_bounded(prog, &prog.seqs[i], &w, 5_000_000) {
                 Ok(o) => o,

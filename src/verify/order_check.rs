@@ -55,6 +55,14 @@ fn per_instance_traced(t: &Trace) -> BTreeMap<Key, Vec<(bool, usize, u64)>> {
 }
 
 pub fn same_effects(what: &str, expect: &Outcome, trace: &Trace, report: &mut Report) {
+    for (p, bytes) in &trace.memory {
+        let want = expect.memory.get(p).map(|m| &m[..bytes.len().min(m.len())]);
+        if want != Some(bytes.as_slice()) {
+            report.failures.push(format!(
+                "{what}: memory behind parameter {p} ends as {bytes:02x?}, the spec says {want:02x?}"
+            ));
+        }
+    }
     if expect.ret != trace.ret {
         report.failures.push(format!(
             "{what}: returned {} but the spec returns {}",

@@ -58,6 +58,14 @@ pub struct Trace {
     pub ret: i64,
     #[serde(skip)]
     pub insns_executed: u64,
+    /// Final normal memory behind each pointer parameter (by index).
+    #[serde(skip)]
+    pub memory: std::collections::HashMap<usize, Vec<u8>>,
+}
+
+/// Where the memory behind pointer parameter `i` lives.
+fn ptr_base(i: usize) -> u64 {
+    0x2000_0000 + (i as u64) * 0x1_0000
 }
 
 fn arch(t: Target) -> Arch {
@@ -125,6 +133,8 @@ pub fn run(
     let mut ram = Vec::new();
     let mut args = Vec::new();
     let mut regions: Vec<(u64, DevId, u64)> = Vec::new();
+    // (parameter, bytes given, index into `ram`)
+    let mut ptr_params: Vec<(usize, usize, usize)> = Vec::new();
     for &d in &seq.devices {
         let n = world.count(prog, d);
         for i in 0..n.max(1) {
@@ -187,6 +197,16 @@ pub fn run(
                 Instances::Dynamic { .. } => world.count(prog, *d),
                 _ => 0,
             },
+            ArgKind::Param(i) if seq.ptrs.get(*i).is_some_and(Option::is_some) => {
+                let mut bytes = world.memory.get(i).cloned().unwrap_or_default();
+                ptr_params.push((*i, bytes.len().max(1), ram.len()));
+                bytes.resize(bytes.len().max(1).next_multiple_of(0x1000), 0);
+                ram.push(RamRegion {
+                    base: ptr_base(*i),
+                    bytes,
+                });
+                ptr_base(*i)
+            }
             ArgKind::Param(i) => world.params.get(*i).copied().unwrap_or(0),
         });
     }
@@ -279,10 +299,19 @@ pub fn run(
         }
         events.push(ev);
     }
+    let memory = ptr_params
+        .iter()
+        .filter_map(|&(p, len, ri)| {
+            out.ram
+                .get(ri)
+                .map(|r| (p, r.bytes[..len.min(r.bytes.len())].to_vec()))
+        })
+        .collect();
     Ok(Trace {
         events,
         ret: out.ret as i64,
         insns_executed: out.insns_executed,
+        memory,
     })
 }
 
