@@ -23,6 +23,8 @@ extern "C" {
 long flush_tlb_range(unsigned long long asid, unsigned long long start, unsigned long long end);
 /* flush_tlb_page: returns 0, or a negative code when a poll runs out */
 long flush_tlb_page(unsigned long long asid, unsigned long long addr);
+/* flush_tlb_range_r: returns 0, or a negative code when a poll runs out */
+long flush_tlb_range_r(unsigned long long asid, unsigned long long start, unsigned long long end);
 
 #ifdef __cplusplus
 }

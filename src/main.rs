@@ -87,6 +87,7 @@ enum ModeArg {
     Single,
     Exact,
     Auto,
+    Range,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -314,6 +315,7 @@ fn options(c: &CodeOpts) -> Result<Options, Reported> {
                 ModeArg::Single => shootdown::ir::CoverMode::Single,
                 ModeArg::Exact => shootdown::ir::CoverMode::Exact,
                 ModeArg::Auto => shootdown::ir::CoverMode::Auto,
+                ModeArg::Range => shootdown::ir::CoverMode::Range,
             }),
             pins,
         },

@@ -198,3 +198,51 @@ fn arm64_flush_tlb_range() {
     assert!(inv[0].starts_with("tlbi aside1is"));
     assert_eq!(barriers(&t), vec!["dsb ishst", "dsb ish"]);
 }
+
+#[test]
+fn arm64_flush_tlb_range_with_range_ops() {
+    let spec = "examples/arm64_tlb_range.inv";
+    let ops = |pages: u64| -> Vec<(String, u64)> {
+        let t = run(
+            spec,
+            Target::Aarch64,
+            "flush_tlb_range_r",
+            &[5, 0x40_0000, 0x40_0000 + pages * 4096],
+            1,
+        );
+        assert_eq!(barriers(&t), vec!["dsb ishst", "dsb ish"], "{pages} pages");
+        t.events
+            .iter()
+            .filter(|e| e.kind == Kind::Invalidate)
+            .map(|e| (e.insn.split(',').next().unwrap().to_string(), e.operands[0]))
+            .collect()
+    };
+    // 16 pages: one RVALE1IS, NUM = 7, SCALE = 0, TG = 1 (4K), ASID 5.
+    assert_eq!(
+        ops(16),
+        vec![(
+            "tlbi rvale1is".to_string(),
+            (5 << 48) | (1 << 46) | (7 << 39) | 0x400
+        )]
+    );
+    // 17 pages: one VALE1IS for the odd page, then 16 from the next page.
+    let o = ops(17);
+    assert_eq!(o[0], ("tlbi vale1is".to_string(), (5 << 48) | 0x400));
+    assert_eq!(o[1].1 & 0x1f_ffff_ffff, 0x401);
+    // Past the range operations' reach (2M pages): one ASIDE1IS.
+    let o = ops(1 << 21);
+    assert_eq!(o, vec![("tlbi aside1is".to_string(), 5 << 48)]);
+    // Pages covered add up for an awkward count.
+    let covered: u64 = ops(3000)
+        .iter()
+        .map(|(n, v)| {
+            if n == "tlbi vale1is" {
+                1
+            } else {
+                let (num, scale) = ((v >> 39) & 31, (v >> 44) & 3);
+                (num + 1) << (5 * scale + 1)
+            }
+        })
+        .sum();
+    assert_eq!(covered, 3000);
+}

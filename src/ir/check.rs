@@ -205,6 +205,7 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
             }
             ast::GranuleSize::Param(p) => GSize::Param(p.name.clone()),
             ast::GranuleSize::All => GSize::All,
+            ast::GranuleSize::Range => GSize::Range,
         };
         if entries.iter().any(|x| x.size == size) {
             return Err(Diag::new(e.span, "granule size listed twice"));
@@ -932,7 +933,12 @@ impl SeqCx<'_> {
                     }
                 }
                 let has_all = g.entries.iter().any(|e| e.size == GSize::All);
-                let sized = g.entries.iter().filter(|e| e.size != GSize::All).count();
+                let sized = g
+                    .entries
+                    .iter()
+                    .filter(|e| matches!(e.size, GSize::Bytes(_) | GSize::Param(_)))
+                    .count();
+                let has_range = g.entries.iter().any(|e| e.size == GSize::Range);
                 let need = match mode {
                     ast::CoverMode::Single => {
                         if g.entries.iter().any(|e| matches!(e.size, GSize::Param(_))) {
@@ -944,6 +950,13 @@ impl SeqCx<'_> {
                         }
                     }
                     ast::CoverMode::Exact => (sized == 0).then_some("`exact` needs a sized entry"),
+                    ast::CoverMode::Range => {
+                        if sized == 0 || !has_range || !has_all {
+                            Some("`range` needs a sized entry, a `range` entry and `all`")
+                        } else {
+                            None
+                        }
+                    }
                     ast::CoverMode::Auto => {
                         if sized == 0 || !has_all {
                             Some("`auto` chooses between a loop of sized ops and `all`: it needs both")
@@ -1208,10 +1221,12 @@ impl SeqCx<'_> {
                     "addr" => super::expr::Binding::Addr,
                     "bits" => super::expr::Binding::Bits,
                     "size" => super::expr::Binding::Size,
-                    _ => {
-                        return Err(Diag::new(b.span, format!("unknown binding `${}`", b.name))
-                            .help("a cover binds $addr, $bits and $size"))
-                    }
+                    "num" => super::expr::Binding::Num,
+                    "scale" => super::expr::Binding::Scale,
+                    _ => return Err(Diag::new(b.span, format!("unknown binding `${}`", b.name))
+                        .help(
+                        "a cover binds $addr, $bits, $size (and $num, $scale for range operations)",
+                    )),
                 })
             }
             ast::Expr::Neg { inner, .. } => {

@@ -74,6 +74,9 @@ pub enum Binding {
     Addr,
     Bits,
     Size,
+    /// Range operations: NUM and SCALE of (NUM + 1) << (5 * SCALE + 1).
+    Num,
+    Scale,
 }
 
 pub fn field_mask(shift: u32, width: u32) -> u64 {
@@ -118,6 +121,10 @@ impl Expr {
         }
         match (op, a.as_const(), b.as_const()) {
             (_, Some(x), Some(y)) => Expr::Const(op.apply(x, y)),
+            // x * 2^k = x << k: every target has the shift.
+            (BinOp::Mul, None, Some(c)) if c.is_power_of_two() && c > 1 => {
+                Expr::bin(BinOp::Shl, a, Expr::Const(u64::from(c.trailing_zeros())))
+            }
             (BinOp::Or | BinOp::Xor | BinOp::Add, Some(0), _) => b,
             (
                 BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::Sub | BinOp::Shl | BinOp::Shr,

@@ -364,6 +364,8 @@ pub enum GSize {
     /// A sequence parameter by name (resolved per sequence).
     Param(String),
     All,
+    /// A run of granules per operation (`$num`, `$scale`).
+    Range,
 }
 
 #[derive(Clone, Debug)]

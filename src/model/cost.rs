@@ -570,6 +570,7 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
             CoverMode::Single => "single",
             CoverMode::Exact => "exact",
             CoverMode::Auto => "auto",
+            CoverMode::Range => "range",
         }
     );
     let [p] = free[..] else {

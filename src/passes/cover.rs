@@ -89,6 +89,7 @@ fn expand_block(
                 let expanded = match mode {
                     CoverMode::Single => single(seq, g, &start, &size, &body, ids),
                     CoverMode::Exact => exact(seq, g, &start, &size, &body, span, ids),
+                    CoverMode::Range => range_ops(seq, g, &start, &size, &body, ids),
                     CoverMode::Auto => {
                         let t = model::threshold(prog, g, &threshold, &body, &cfg.pins).ok_or_else(|| {
                             Diag::new(span, "`auto` needs costs to derive its threshold")
@@ -141,7 +142,7 @@ fn size_expr(seq: &Seq, e: &Granule) -> Option<Expr> {
     match &e.size {
         GSize::Bytes(b) => Some(Expr::Const(*b)),
         GSize::Param(p) => seq.params.iter().position(|x| x == p).map(Expr::Param),
-        GSize::All => None,
+        GSize::All | GSize::Range => None,
     }
 }
 
@@ -165,6 +166,27 @@ fn instantiate(
     body: &[Stmt],
     ids: &mut Ids,
 ) -> Vec<Stmt> {
+    instantiate_range(
+        set,
+        entry,
+        addr,
+        size,
+        (Expr::Const(0), Expr::Const(0)),
+        body,
+        ids,
+    )
+}
+
+/// As [`instantiate`], with `$num` and `$scale` bound (range operations).
+fn instantiate_range(
+    set: &GranuleSet,
+    entry: &Granule,
+    addr: Expr,
+    size: Expr,
+    (num, scale): (Expr, Expr),
+    body: &[Stmt],
+    ids: &mut Ids,
+) -> Vec<Stmt> {
     let dead_regs = model::dropped_regs(set, entry);
     let dead_insns = model::dropped_insns(set, entry);
     let bits = Expr::Const(entry.bits);
@@ -172,6 +194,8 @@ fn instantiate(
         Binding::Addr => addr.clone(),
         Binding::Bits => bits.clone(),
         Binding::Size => size.clone(),
+        Binding::Num => num.clone(),
+        Binding::Scale => scale.clone(),
     };
     fn copy(
         body: &[Stmt],
@@ -401,5 +425,107 @@ fn auto(
         },
         then_: looped,
         else_: flush,
+    }])
+}
+
+/// Granules one range operation can reach at most: (31 + 1) << (5*3 + 1)
+/// (Linux MAX_TLBI_RANGE_PAGES).
+pub const MAX_RANGE_GRANULES: u64 = 32 << 16;
+
+/// Range operations, as Linux `__flush_tlb_range_op` issues them with
+/// FEAT_TLBIRANGE: for `pages` granules from the aligned start, one single
+/// op when the count is odd, then for SCALE = 0..=3 one range op of
+/// (NUM + 1) << (5 * SCALE + 1) granules where that 5-bit digit of the
+/// count is nonzero. The loop over SCALE has four fixed steps, so it is
+/// unrolled here into straight-line code; beyond the reach of range ops,
+/// `all`.
+fn range_ops(
+    seq: &mut Seq,
+    set: &GranuleSet,
+    start: &Expr,
+    size: &Expr,
+    body: &[Stmt],
+    ids: &mut Ids,
+) -> Option<Vec<Stmt>> {
+    let single_e = model::loop_entry(set)?;
+    let range_e = set.entries.iter().find(|e| e.size == GSize::Range)?;
+    let all = model::all_entry(set)?;
+    let g = size_expr(seq, single_e)?;
+    let base = align_down(start, &g);
+    let misalign = Expr::bin(
+        BinOp::And,
+        start.clone(),
+        Expr::bin(BinOp::Sub, g.clone(), Expr::Const(1)),
+    );
+    let span = Expr::bin(BinOp::Add, size.clone(), misalign);
+    // pages = ceil(span / g); g is a power of two: (span + g - 1) >> log2(g)
+    let pages = match g {
+        Expr::Const(b) => Expr::bin(
+            BinOp::Shr,
+            Expr::bin(BinOp::Add, span, Expr::Const(b - 1)),
+            Expr::Const(u64::from(b.trailing_zeros())),
+        ),
+        _ => return None,
+    };
+    let times_g = |e: Expr| Expr::bin(BinOp::Mul, e, g.clone());
+    let mut code = Vec::new();
+    // Odd count: one single op at the start.
+    let odd = Expr::bin(BinOp::And, pages.clone(), Expr::Const(1));
+    code.push(Stmt::If {
+        cond: Cond {
+            cmp: Cmp::Ne,
+            a: odd.clone(),
+            b: Expr::Const(0),
+        },
+        then_: instantiate(set, single_e, base.clone(), g.clone(), body, ids),
+        else_: Vec::new(),
+    });
+    let mut addr = Expr::bin(BinOp::Add, base, times_g(odd.clone()));
+    let rest = Expr::bin(BinOp::Sub, pages.clone(), odd);
+    for scale in 0..=3u64 {
+        let shift = 5 * scale + 1;
+        let digit = Expr::bin(
+            BinOp::And,
+            Expr::bin(BinOp::Shr, rest.clone(), Expr::Const(shift)),
+            Expr::Const(31),
+        );
+        let num = Expr::bin(BinOp::Sub, digit.clone(), Expr::Const(1));
+        let granules = Expr::bin(BinOp::Shl, digit.clone(), Expr::Const(shift));
+        code.push(Stmt::If {
+            cond: Cond {
+                cmp: Cmp::Ne,
+                a: digit,
+                b: Expr::Const(0),
+            },
+            then_: instantiate_range(
+                set,
+                range_e,
+                addr.clone(),
+                times_g(granules.clone()),
+                (num, Expr::Const(scale)),
+                body,
+                ids,
+            ),
+            else_: Vec::new(),
+        });
+        addr = Expr::bin(BinOp::Add, addr, times_g(granules));
+    }
+    let flush = instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids);
+    Some(vec![Stmt::If {
+        cond: Cond {
+            cmp: Cmp::Eq,
+            a: size.clone(),
+            b: Expr::Const(0),
+        },
+        then_: Vec::new(),
+        else_: vec![Stmt::If {
+            cond: Cond {
+                cmp: Cmp::Ltu,
+                a: pages,
+                b: Expr::Const(MAX_RANGE_GRANULES),
+            },
+            then_: code,
+            else_: flush,
+        }],
     }])
 }

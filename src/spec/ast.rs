@@ -40,6 +40,9 @@ pub enum GranuleSize {
     Param(Ident),
     /// `all`: everything (no address).
     All,
+    /// `range`: an operation covering a run of granules (arm64 TLBI R*:
+    /// `$num` and `$scale` give (num + 1) << (5 * scale + 1) granules).
+    Range,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -60,6 +63,9 @@ pub enum CoverMode {
     Single,
     Exact,
     Auto,
+    /// Range operations (arm64 FEAT_TLBIRANGE), single ops for an odd
+    /// count, and `all` only past the range operations' reach.
+    Range,
 }
 
 #[derive(Clone, Debug, Serialize)]

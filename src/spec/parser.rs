@@ -339,6 +339,10 @@ impl Parser {
                     self.bump();
                     GranuleSize::All
                 }
+                Tok::Ident(k) if k == "range" => {
+                    self.bump();
+                    GranuleSize::Range
+                }
                 Tok::Ident(k) if k == "size" => {
                     self.bump();
                     GranuleSize::Param(self.ident("a parameter giving the size")?)
@@ -556,6 +560,7 @@ impl Parser {
                 "single" => CoverMode::Single,
                 "exact" => CoverMode::Exact,
                 "auto" => CoverMode::Auto,
+                "range" => CoverMode::Range,
                 _ => {
                     return Err(Diag::new(
                         mode_id.span,

@@ -126,6 +126,7 @@ pub fn run_bounded(
         inst: HashMap::new(),
         steps: 0,
         cover: None,
+        range_op: None,
         covers: Vec::new(),
         seq,
         memory: world.memory.clone(),
@@ -164,6 +165,8 @@ struct Machine<'a> {
     max_steps: u64,
     /// Inside a cover instantiation: its bindings and dead registers.
     cover: Option<CoverCx>,
+    /// NUM and SCALE for the next range-operation instance.
+    range_op: Option<(u64, u64)>,
     covers: Vec<Coverage>,
     seq: &'a Seq,
     memory: HashMap<usize, Vec<u8>>,
@@ -171,6 +174,8 @@ struct Machine<'a> {
 
 #[derive(Clone)]
 struct CoverCx {
+    num: u64,
+    scale: u64,
     addr: u64,
     bits: u64,
     size: u64,
@@ -200,11 +205,13 @@ impl Machine<'_> {
     fn eval(&self, e: &crate::ir::Expr) -> u64 {
         match &self.cover {
             Some(c) if e.uses_binding() => {
-                let (a, b, z) = (c.addr, c.bits, c.size);
+                let (a, b, z, n, sc) = (c.addr, c.bits, c.size, c.num, c.scale);
                 e.bind(&|x| match x {
                     Binding::Addr => Expr::Const(a),
                     Binding::Bits => Expr::Const(b),
                     Binding::Size => Expr::Const(z),
+                    Binding::Num => Expr::Const(n),
+                    Binding::Scale => Expr::Const(sc),
                 })
                 .eval_with(&self.world.params, &self.locals)
             }
@@ -228,7 +235,10 @@ impl Machine<'_> {
                 c.covered = c.covered.saturating_add(size);
             }
         }
+        let (num, scale) = self.range_op.take().unwrap_or((0, 0));
         let saved = self.cover.replace(CoverCx {
+            num,
+            scale,
             addr,
             bits: entry.bits,
             size,
@@ -266,7 +276,7 @@ impl Machine<'_> {
                 .position(|x| x == p)
                 .and_then(|i| m.world.params.get(i).copied())
                 .unwrap_or(0),
-            GSize::All => 0,
+            GSize::All | GSize::Range => 0,
         };
         let unit = model::loop_entry(set).map_or(0, |e| granule(self, e));
         self.covers.push(Coverage {
@@ -318,6 +328,49 @@ impl Machine<'_> {
                 }
             }
             CoverMode::Exact => exact(self),
+            // Linux __flush_tlb_range_op with FEAT_TLBIRANGE, as a loop.
+            CoverMode::Range => {
+                let (Some(single), Some(range), Some(all)) = (
+                    model::loop_entry(set),
+                    set.entries.iter().find(|e| e.size == GSize::Range),
+                    all,
+                ) else {
+                    return Ok(Flow::Next);
+                };
+                let g = granule(self, single);
+                if g == 0 {
+                    return Ok(Flow::Next);
+                }
+                let mut addr = start & !(g - 1);
+                let mut pages = (size + (start & (g - 1))).div_ceil(g);
+                if pages >= crate::passes::cover::MAX_RANGE_GRANULES {
+                    return self.instance(set, all, 0, 0, body);
+                }
+                let mut scale = 0u64;
+                while pages > 0 {
+                    self.tick()?;
+                    if pages % 2 == 1 {
+                        if let Flow::Return(v) = self.instance(set, single, addr, g, body)? {
+                            return Ok(Flow::Return(v));
+                        }
+                        addr = addr.wrapping_add(g);
+                        pages -= 1;
+                        continue;
+                    }
+                    let num = ((pages >> (5 * scale + 1)) & 31) as i64 - 1;
+                    if num >= 0 {
+                        let n = ((num as u64) + 1) << (5 * scale + 1);
+                        self.range_op = Some((num as u64, scale));
+                        if let Flow::Return(v) = self.instance(set, range, addr, n * g, body)? {
+                            return Ok(Flow::Return(v));
+                        }
+                        addr = addr.wrapping_add(n * g);
+                        pages -= n;
+                    }
+                    scale += 1;
+                }
+                Ok(Flow::Next)
+            }
             CoverMode::Auto => {
                 let t = model::threshold(self.prog, set, threshold, body, &self.world.cover.pins)
                     .map(|t| t.value)
