@@ -246,3 +246,30 @@ fn arm64_flush_tlb_range_with_range_ops() {
         .sum();
     assert_eq!(covered, 3000);
 }
+
+#[test]
+fn vtd_iotlb_flush_waits_for_ivt() {
+    let spec = "examples/vtd_iotlb.inv";
+    for target in [Target::X86_64, Target::Aarch64, Target::Power64le] {
+        let (c, _) = compile_spec(spec, target, "all");
+        let mut w = World {
+            params: vec![0x1234, 0x7f00_0020_0000, 9],
+            ..World::default()
+        };
+        // IOTLB reads busy twice, then IVT clear.
+        w.reads.insert((0, 1), vec![1 << 63, 1 << 63, 0]);
+        let t = trace::run(&c.opt.clone(), &c, 0, &w, 1_000_000).unwrap();
+        assert_eq!(t.ret, 0, "{target}");
+        assert_eq!(stores(&t, "iva"), vec![0x7f00_0020_0009]);
+        assert_eq!(
+            stores(&t, "iotlb"),
+            vec![(1 << 63) | (3 << 60) | (0x1234 << 32)]
+        );
+        assert_eq!(t.events.iter().filter(|e| e.kind == Kind::Load).count(), 3);
+        let fences = barriers(&t);
+        match target {
+            Target::Power64le => assert_eq!(fences, vec!["eieio"]),
+            _ => assert!(fences.is_empty(), "{target}: {fences:?}"),
+        }
+    }
+}
