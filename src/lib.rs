@@ -3,6 +3,7 @@
 //! Pipeline (one direction): [`spec`] text -> AST -> checked [`ir`] ->
 //! [`passes`] -> [`lir`] -> [`target`] code -> [`emit`]ters.
 
+pub mod build_api;
 pub mod codegen;
 pub mod emit;
 #[cfg(feature = "emu")]
@@ -16,5 +17,6 @@ pub mod spec;
 pub mod target;
 pub mod verify;
 
+pub use build_api::Build;
 pub use codegen::{compile, load, Options, Style};
 pub use target::Target;

@@ -12,8 +12,29 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const AFTER_HELP: &str = "\
+Examples:
+  shootdown gen examples/npu2_atsd.inv --out build/
+  shootdown gen examples/npu2_atsd.inv --style linux --prefix sd_ --spdx GPL-2.0 \\
+      --target aarch64 --out build/ --depfile build/npu2_atsd.d
+  shootdown show examples/npu2_atsd.inv --stage opt
+
 Exit codes: 0 success; 1 a spec has errors, or --check found stale outputs,
 or an output could not be written; 2 bad command-line usage.";
+
+const GEN_HELP: &str = "\
+Examples:
+  shootdown gen examples/npu2_atsd.inv --target power64le --out build/
+  shootdown gen examples/*.inv --out generated --check
+  shootdown gen examples/npu2_atsd.inv --style linux --prefix sd_ --spdx GPL-2.0 \\
+      --target aarch64 --out build/ --depfile build/npu2_atsd.d
+
+Files are written through a temporary file and a rename, and only when
+their bytes change (an unchanged output keeps its mtime). Output bytes
+depend only on the spec and the options.
+
+Exit codes: 0 success (with --check: nothing stale); 1 a spec has errors,
+--check found stale outputs (listed on stderr), or a file could not be
+written; 2 bad command-line usage.";
 
 #[derive(Parser)]
 #[command(name = "shootdown", version, about = "Generate optimized invalidation sequences (TLB, IOMMU, device TLB) from a spec", after_help = AFTER_HELP)]
@@ -113,9 +134,7 @@ impl From<StrategyArg> for shootdown::model::cost::Strategy {
 #[derive(Subcommand)]
 enum Cmd {
     /// Generate `<stem>.<target>.S` per target and `<stem>.h` per spec.
-    #[command(
-        after_help = "Example:\n  shootdown gen examples/npu2_atsd.inv --target power64le --out build/"
-    )]
+    #[command(after_help = GEN_HELP)]
     Gen {
         #[arg(required = true)]
         specs: Vec<PathBuf>,
@@ -127,9 +146,27 @@ enum Cmd {
         /// Write nothing; exit 1 and list the files that would change.
         #[arg(long)]
         check: bool,
+        /// Also write a make-style dependency file: every output depends
+        /// on its spec (one `output: spec` line per output).
+        #[arg(long, value_name = "FILE")]
+        depfile: Option<PathBuf>,
         #[command(flatten)]
         code: CodeOpts,
     },
+    /// Print a shell completion script.
+    #[command(after_help = "\
+Examples:
+  shootdown completions bash > /etc/bash_completion.d/shootdown
+  shootdown completions zsh > ~/.zfunc/_shootdown")]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) for shootdown(1).
+    #[command(after_help = "\
+Example:
+  shootdown man > shootdown.1 && man ./shootdown.1")]
+    Man,
     /// Print one stage of the pipeline for a spec.
     #[command(
         after_help = "Example:\n  shootdown show examples/npu2_atsd.inv --stage opt --passes none"
@@ -356,11 +393,13 @@ fn run(cli: Cli) -> Result<(), Reported> {
             target,
             out,
             check,
+            depfile,
             code,
         } => {
             let opts = options(&code)?;
             let targets: Vec<Target> = target.into_iter().map(Target::from).collect();
             let mut planned = Vec::new();
+            let mut deps = Vec::new();
             let mut failed = false;
             for spec in &specs {
                 let name = spec.display().to_string();
@@ -369,7 +408,10 @@ fn run(cli: Cli) -> Result<(), Reported> {
                     continue;
                 };
                 match output::plan(&name, &src, &targets, &out, &opts) {
-                    Ok(p) => planned.extend(p),
+                    Ok(p) => {
+                        deps.push((spec.clone(), p.iter().map(|p| p.path.clone()).collect()));
+                        planned.extend(p)
+                    }
                     Err(d) => {
                         report(&name, &src, &d);
                         failed = true;
@@ -390,12 +432,34 @@ fn run(cli: Cli) -> Result<(), Reported> {
                     Err(Reported)
                 };
             }
+            if let Some(d) = depfile {
+                planned.push(output::Planned {
+                    content: output::depfile(&deps),
+                    path: d,
+                });
+            }
             for p in &planned {
                 if let Err(e) = output::write(p) {
                     eprintln!("{}: error: cannot write: {e}", p.path.display());
                     return Err(Reported);
                 }
             }
+            Ok(())
+        }
+        Cmd::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "shootdown", &mut std::io::stdout());
+            Ok(())
+        }
+        Cmd::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_mangen::Man::new(cmd).render(&mut out).map_err(|e| {
+                eprintln!("error: {e}");
+                Reported
+            })?;
+            use std::io::Write;
+            std::io::stdout().write_all(&out).map_err(|_| Reported)?;
             Ok(())
         }
         Cmd::Show {

@@ -7,8 +7,11 @@
 #ifndef {{ guard }}
 #define {{ guard }}
 {% if linux %}
-#include <linux/types.h>
 #include <linux/bits.h>
+#ifndef __ASSEMBLY__
+#include <linux/bitfield.h>
+#include <linux/types.h>
+#endif
 {%- else %}
 #if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 #include <stdint.h>
@@ -29,9 +32,18 @@
 /* {{ d.name }}.{{ r.name }}.{{ f.name }}: {{ f.doc }} */
 #define {{ f.upper }}_SHIFT {{ f.shift }}
 #define {{ f.upper }}_WIDTH {{ f.width }}
+{%- if let Some(ppc) = f.ppc %}
+#define {{ f.upper }}_MASK {{ f.mask_c }}	/* {{ ppc }} */
+{%- else %}
 #define {{ f.upper }}_MASK {{ f.mask_c }}
+{%- endif %}
+{%- if linux %}
+#define {{ f.upper }}_PREP(v) FIELD_PREP({{ f.upper }}_MASK, (v))
+#define {{ f.upper }}_GET(r) FIELD_GET({{ f.upper }}_MASK, (r))
+{%- else %}
 #define {{ f.upper }}_PREP(v) (({{ cast }}(v) << {{ f.upper }}_SHIFT) & {{ f.upper }}_MASK)
 #define {{ f.upper }}_GET(r) (({{ cast }}(r) & {{ f.upper }}_MASK) >> {{ f.upper }}_SHIFT)
+{%- endif %}
 {%- endfor %}
 {%- endfor %}
 {%- endfor %}
@@ -46,7 +58,11 @@
 {%- endfor %}
 {%- endif %}
 
+{% if linux -%}
+#ifndef __ASSEMBLY__
+{%- else -%}
 #if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
+{%- endif %}
 {%- for d in devices %}
 {%- for r in d.regs %}
 {%- for f in r.fields %}
@@ -61,18 +77,22 @@ static inline {{ u64 }} {{ f.lower }}_get({{ u64 }} r)
 {%- endfor %}
 {%- endfor %}
 {%- endfor %}
+{%- if !linux %}
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+{%- endif %}
 {% for p in prototypes %}
 /* {{ p.doc }} */
 {{ p.decl }};
 {%- endfor %}
+{%- if !linux %}
 
 #ifdef __cplusplus
 }
 #endif
+{%- endif %}
 #endif /* __ASSEMBLY__ */
 
 #endif /* {{ guard }} */

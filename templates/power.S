@@ -4,12 +4,19 @@
 /* {{ v.banner }} */
 {%- if v.linux %}
 #include <asm/ppc_asm.h>
-{%- endif %}
-{%- if !v.linux %}
+
+/*
+ * _GLOBAL() gives the ELFv2 entry point or the ELFv1 function descriptor
+ * (and .name code symbol), whichever ABI the kernel is built for; the
+ * radix tlbie form needs POWER9, so the level is raised for this file only.
+ */
+	.machine push
 	.machine power9
-{%- endif %}
+{%- else %}
+	.machine power9
 {%- if elfv2 %}
 	.abiversion 2
+{%- endif %}
 {%- endif %}
 	.text
 {%- for f in v.funcs %}
@@ -35,14 +42,16 @@ _GLOBAL({{ f.symbol }})
 {%- for l in f.body %}
 {{ l }}
 {%- endfor %}
-{%- if !v.linux %}
-{%- if elfv2 %}
+{%- if v.linux %}
+	.size DOTSYM({{ f.symbol }}),.-DOTSYM({{ f.symbol }})
+{%- else if elfv2 %}
 	.size {{ f.symbol }},.-{{ f.symbol }}
 {%- else %}
 	.size {{ f.symbol }},.-.{{ f.symbol }}
 {%- endif %}
-{%- endif %}
 {%- endfor %}
-{%- if !v.linux %}
+{%- if v.linux %}
+	.machine pop
+{%- else %}
 	.section .note.GNU-stack,"",@progbits
 {%- endif %}

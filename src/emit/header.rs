@@ -15,6 +15,10 @@ struct FieldView {
     shift: u32,
     width: u32,
     mask_c: String,
+    /// Linux style, MSB0 fields: the `PPC_BIT`-style spelling of the mask,
+    /// as a comment (the header is shared by all architectures, and
+    /// `PPC_BITMASK` exists only on powerpc).
+    ppc: Option<String>,
     doc: String,
 }
 
@@ -111,14 +115,16 @@ pub fn prototype(prog: &Program, seq: &crate::ir::Seq, symbol: &str, linux: bool
     } else {
         ("unsigned long", "unsigned long long")
     };
+    // Device bases are MMIO: sparse's `__iomem` in kernel style.
+    let iomem = if linux { "__iomem " } else { "" };
     let mut args = Vec::new();
     for &d in &seq.devices {
         let name = c_ident(&prog.devices[d].name);
         match prog.devices[d].instances {
-            Instances::Single => args.push(format!("void *{name}")),
-            Instances::Fixed(_) => args.push(format!("void *const {name}[]")),
+            Instances::Single => args.push(format!("void {iomem}*{name}")),
+            Instances::Fixed(_) => args.push(format!("void {iomem}*const {name}[]")),
             Instances::Dynamic { .. } => {
-                args.push(format!("void *const {name}[]"));
+                args.push(format!("void {iomem}*const {name}[]"));
                 args.push(format!("{ul} {name}_count"));
             }
         }
@@ -214,6 +220,17 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
                                 upper: fup,
                                 shift: f.shift,
                                 width: f.width,
+                                ppc: (linux
+                                    && f.numbering == Numbering::Msb0
+                                    && matches!(r.width, 32 | 64))
+                                .then(|| {
+                                    let suffix = if r.width == 32 { "32" } else { "" };
+                                    if f.first == f.last {
+                                        format!("PPC_BIT{suffix}({})", f.first)
+                                    } else {
+                                        format!("PPC_BITMASK{suffix}({}, {})", f.first, f.last)
+                                    }
+                                }),
                                 mask_c: if linux {
                                     format!("GENMASK_ULL({hi}, {})", f.shift)
                                 } else {

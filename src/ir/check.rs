@@ -163,6 +163,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
     Ok(Program {
         source_name: source_name.to_string(),
         source_text: source_text.to_string(),
+        line_starts: Default::default(),
         targets,
         devices,
         granules,

@@ -28,6 +28,10 @@ pub struct Program {
     pub source_name: String,
     /// The spec text, for mapping spans to lines in listings.
     pub source_text: String,
+    /// Byte offsets where each line of `source_text` starts (built on
+    /// first use: `line_of` is called for every emitted statement, and a
+    /// scan from the top each time made generation quadratic).
+    pub line_starts: std::sync::OnceLock<Vec<usize>>,
     pub targets: Vec<(String, Span)>,
     pub devices: Vec<Device>,
     pub granules: Vec<GranuleSet>,
@@ -446,7 +450,19 @@ impl Stmt {
 impl Program {
     /// 1-based line of a span's start.
     pub fn line_of(&self, span: Span) -> usize {
-        crate::spec::diag::line_col(&self.source_text, span.offset).0
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(
+                    self.source_text
+                        .bytes()
+                        .enumerate()
+                        .filter(|&(_, c)| c == b'\n')
+                        .map(|(i, _)| i + 1),
+                )
+                .collect()
+        });
+        // Lines whose start is at or before the offset.
+        starts.partition_point(|&s| s <= span.offset.min(self.source_text.len()))
     }
     /// The trimmed source text of a span's first line (for comments).
     pub fn snippet(&self, span: Span) -> String {

@@ -321,6 +321,15 @@ pub struct Problem {
     pub cost: BTreeMap<Choice, u64>,
     valid: Vec<Vec<bool>>,
     kinds_of: Vec<Vec<usize>>,
+    /// The needed edges each choice covers (the branch and bound updates
+    /// coverage through these, not by scanning every edge).
+    covered_by: BTreeMap<Choice, Vec<usize>>,
+    /// valid[n] as a bit set over gaps, for the packing lower bound.
+    bits: Vec<Vec<u64>>,
+    /// Edges by the position of their last valid gap (interval order).
+    by_end: Vec<usize>,
+    /// Cheapest choice of each edge.
+    min_cost: Vec<u64>,
 }
 
 impl Problem {
@@ -335,11 +344,20 @@ impl Problem {
         let mut valid = Vec::new();
         for (ei, kinds) in needed {
             let e = &seq.edges[*ei];
-            let v: Vec<bool> = l
-                .gaps
-                .iter()
-                .map(|g| point_orders(l, e, g.lin, &g.block))
-                .collect();
+            // Gaps are in line order: a forward edge can only be crossed
+            // between its ends, so only that window is examined.
+            let window = match (l.ops.get(&e.from), l.ops.get(&e.to)) {
+                (Some((la, _)), Some((lb, _))) if la < lb => {
+                    l.gaps.partition_point(|g| g.lin <= *la)
+                        ..l.gaps.partition_point(|g| g.lin < *lb)
+                }
+                _ => 0..l.gaps.len(),
+            };
+            let mut v = vec![false; l.gaps.len()];
+            for gi in window {
+                let g = &l.gaps[gi];
+                v[gi] = point_orders(l, e, g.lin, &g.block);
+            }
             let mut c = Vec::new();
             for (gi, ok) in v.iter().enumerate() {
                 if *ok {
@@ -354,16 +372,76 @@ impl Problem {
             }
             // Cheapest first; among equals prefer the latest gap, next to
             // the access that needs the ordering.
-            c.sort_by_key(|&(g, k)| (cost[&(g, k)], std::cmp::Reverse(l.gaps[g].lin), k));
+            c.sort_by_key(|&(g, k)| {
+                (
+                    l.gaps[g].weight.saturating_mul(u64::from(table[k].cost)),
+                    std::cmp::Reverse(l.gaps[g].lin),
+                    k,
+                )
+            });
             cands.push(c);
             valid.push(v);
         }
+        let kinds_of: Vec<Vec<usize>> = needed.iter().map(|(_, k)| k.clone()).collect();
+        let mut covered_by: BTreeMap<Choice, Vec<usize>> = BTreeMap::new();
+        for c in cands.iter().flatten() {
+            covered_by.entry(*c).or_insert_with(|| {
+                (0..valid.len())
+                    .filter(|&m| valid[m][c.0] && kinds_of[m].contains(&c.1))
+                    .collect()
+            });
+        }
+        let bits: Vec<Vec<u64>> = valid
+            .iter()
+            .map(|v| {
+                let mut b = vec![0u64; v.len().div_ceil(64)];
+                for (g, ok) in v.iter().enumerate() {
+                    if *ok {
+                        b[g / 64] |= 1 << (g % 64);
+                    }
+                }
+                b
+            })
+            .collect();
+        let mut by_end: Vec<usize> = (0..valid.len()).collect();
+        by_end.sort_by_key(|&n| valid[n].iter().rposition(|&ok| ok));
+        let min_cost = cands
+            .iter()
+            .map(|c| c.iter().map(|x| cost[x]).min().unwrap_or(0))
+            .collect();
         Problem {
             cands,
             cost,
             valid,
-            kinds_of: needed.iter().map(|(_, k)| k.clone()).collect(),
+            kinds_of,
+            covered_by,
+            bits,
+            by_end,
+            min_cost,
         }
+    }
+
+    /// A lower bound on the cost of covering the uncovered edges: edges
+    /// whose valid gaps are pairwise disjoint need pairwise distinct
+    /// barriers, so the sum of their cheapest choices is a bound (packed
+    /// greedily in interval order, which is optimal for plain intervals).
+    fn lower_bound(&self, covered: &[u32]) -> u64 {
+        let words = self.bits.first().map_or(0, Vec::len);
+        let mut used = vec![0u64; words];
+        let mut lb = 0u64;
+        for &n in &self.by_end {
+            if covered[n] != 0 {
+                continue;
+            }
+            let b = &self.bits[n];
+            if b.iter().zip(&used).all(|(x, u)| x & u == 0) {
+                for (u, x) in used.iter_mut().zip(b) {
+                    *u |= x;
+                }
+                lb = lb.saturating_add(self.min_cost[n]);
+            }
+        }
+        lb
     }
 
     fn gap_orders(&self, g: usize, n: usize) -> bool {
@@ -428,22 +506,21 @@ impl Problem {
             }
             return;
         };
+        if cost.saturating_add(self.lower_bound(covered)) >= best.0 {
+            return;
+        }
         for &c in &self.cands[n] {
             let cc = self.cost[&c];
             if cost + cc >= best.0 {
                 continue;
             }
             chosen.push(c);
-            for (m, cov) in covered.iter_mut().enumerate() {
-                if self.covers(c, m) {
-                    *cov += 1;
-                }
+            for &m in &self.covered_by[&c] {
+                covered[m] += 1;
             }
             self.bb(chosen, covered, cost + cc, best, budget);
-            for (m, cov) in covered.iter_mut().enumerate() {
-                if self.covers(c, m) {
-                    *cov -= 1;
-                }
+            for &m in &self.covered_by[&c] {
+                covered[m] -= 1;
             }
             chosen.pop();
         }
