@@ -62,6 +62,8 @@ struct Op {
     class: Class,
     /// The branch arms it sits in: (branch number, arm).
     arms: Vec<(usize, usize)>,
+    /// The loops around it (numbered in program order).
+    loops: Vec<usize>,
 }
 
 impl Op {
@@ -75,31 +77,42 @@ impl Op {
 
 /// Operations in program order (a loop body once).
 fn ops(body: &[Stmt]) -> Vec<Op> {
-    fn go(body: &[Stmt], arms: &mut Vec<(usize, usize)>, branches: &mut usize, out: &mut Vec<Op>) {
+    struct Cx {
+        arms: Vec<(usize, usize)>,
+        loops: Vec<usize>,
+        branches: usize,
+        nloops: usize,
+    }
+    fn go(body: &[Stmt], cx: &mut Cx, out: &mut Vec<Op>) {
         for s in body {
             match s {
                 Stmt::Write { access, .. } | Stmt::Poll { access, .. } => out.push(Op {
                     id: access.id,
                     reg: Some((access.dev, access.reg)),
                     class: class_of(s).unwrap_or(Class::DevStore),
-                    arms: arms.clone(),
+                    arms: cx.arms.clone(),
+                    loops: cx.loops.clone(),
                 }),
                 Stmt::Invalidate { id, .. } => out.push(Op {
                     id: *id,
                     reg: None,
                     class: Class::TlbInvalidate,
-                    arms: arms.clone(),
+                    arms: cx.arms.clone(),
+                    loops: cx.loops.clone(),
                 }),
                 Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
-                    go(body, arms, branches, out)
+                    cx.loops.push(cx.nloops);
+                    cx.nloops += 1;
+                    go(body, cx, out);
+                    cx.loops.pop();
                 }
                 Stmt::If { then_, else_, .. } => {
-                    let b = *branches;
-                    *branches += 1;
+                    let b = cx.branches;
+                    cx.branches += 1;
                     for (arm, blk) in [then_, else_].into_iter().enumerate() {
-                        arms.push((b, arm));
-                        go(blk, arms, branches, out);
-                        arms.pop();
+                        cx.arms.push((b, arm));
+                        go(blk, cx, out);
+                        cx.arms.pop();
                     }
                 }
                 _ => {}
@@ -107,7 +120,13 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
         }
     }
     let mut out = Vec::new();
-    go(body, &mut Vec::new(), &mut 0, &mut out);
+    let mut cx = Cx {
+        arms: Vec::new(),
+        loops: Vec::new(),
+        branches: 0,
+        nloops: 0,
+    };
+    go(body, &mut cx, &mut out);
     out
 }
 
@@ -121,17 +140,25 @@ pub fn required_edges(
 ) -> Vec<Edge> {
     let ops = ops(body);
     let mut edges = Vec::new();
+    let mut seen_edges = std::collections::HashSet::new();
     let mut push = |e: Edge| {
-        if !edges.contains(&e) {
+        if seen_edges.insert((e.from, e.to, e.span.offset)) {
             edges.push(e);
         }
     };
-    for (i, a) in ops.iter().enumerate() {
-        for b in ops.iter().skip(i + 1) {
-            let (Some((da, ra)), Some((db, rb))) = (a.reg, b.reg) else {
-                continue;
-            };
+    for (j, b) in ops.iter().enumerate() {
+        let Some((db, rb)) = b.reg else { continue };
+        // Only the latest earlier access of each register (in the same
+        // loops and branch arms) needs an edge to `b`: a barrier after it
+        // and before `b` is after every earlier one too. This keeps the
+        // graph linear in the number of accesses.
+        let mut latest = std::collections::HashSet::new();
+        for a in ops[..j].iter().rev() {
+            let Some((da, ra)) = a.reg else { continue };
             if da != db || a.exclusive(b) {
+                continue;
+            }
+            if !latest.insert((ra, a.class, a.arms.clone(), a.loops.clone())) {
                 continue;
             }
             for r in &devices[da].requires {
