@@ -28,6 +28,9 @@ pub struct Program {
     pub source_name: String,
     /// The spec text, for mapping spans to lines in listings.
     pub source_text: String,
+    /// Byte offset of each line's start in `source_text` (for `line_of`:
+    /// scanning the text per span was quadratic on large specs).
+    pub line_starts: Vec<usize>,
     pub targets: Vec<(String, Span)>,
     pub devices: Vec<Device>,
     pub granules: Vec<GranuleSet>,
@@ -350,7 +353,9 @@ impl Stmt {
 impl Program {
     /// 1-based line of a span's start.
     pub fn line_of(&self, span: Span) -> usize {
-        crate::spec::diag::line_col(&self.source_text, span.offset).0
+        self.line_starts
+            .partition_point(|&s| s <= span.offset)
+            .max(1)
     }
     /// The trimmed source text of a span's first line (for comments).
     pub fn snippet(&self, span: Span) -> String {

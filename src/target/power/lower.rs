@@ -153,6 +153,12 @@ pub fn lower(f: &Func, alloc: &Allocation, _target: Target) -> Result<Lowered, L
     Ok(out)
 }
 
+/// Can `name` with `n` register operands be lowered? No CPU invalidation
+/// instruction is lowered for POWER yet.
+pub fn check_invalidate(name: &str, _n: usize) -> Result<(), String> {
+    Err(format!("`{name}` is not supported on POWER yet"))
+}
+
 fn barrier(name: &str) -> Result<Insn, LowerError> {
     if barriers::find(Target::Power64.barriers(), name).is_none() {
         return Err(LowerError(format!("power has no barrier `{name}`")));
