@@ -66,6 +66,7 @@ pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compile
     let mut funcs = Vec::new();
     for seq in &opt.seqs {
         passes::barriers::check_spec_barriers(seq, target)?;
+        check_invalidates(seq, target)?;
         let regs = target.regfile();
         let mut f = lir::build::build(&opt, seq, target, Hoist::Entry)?;
         let mut alloc = regalloc::allocate(&f, regs);
@@ -98,4 +99,27 @@ pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compile
         lir: lirs,
         funcs,
     })
+}
+
+/// Every CPU invalidation instruction must exist on `target` with the
+/// operands given; reported at the statement (lowering would only know
+/// the sequence).
+fn check_invalidates(seq: &ir::Seq, target: Target) -> Result<(), Diag> {
+    let mut err = None;
+    ir::walk(&seq.body, &mut |s| {
+        if let ir::Stmt::Invalidate {
+            name,
+            operands,
+            span,
+            ..
+        } = s
+        {
+            if err.is_none() {
+                if let Err(e) = target.check_invalidate(name, operands.len()) {
+                    err = Some(Diag::new(*span, e).label("not an instruction of this target"));
+                }
+            }
+        }
+    });
+    err.map_or(Ok(()), Err)
 }

@@ -130,3 +130,68 @@ fn header_cross_compilers() {
             .arg(dir.join("use.o")));
     }
 }
+
+/// Every example's header, on its own and used from a translation unit
+/// that takes the address of every prototype: C99 and C11 (`-pedantic`)
+/// and C++17 with `-Wall -Wextra -Werror`, natively and with every cross
+/// gcc.
+#[test]
+fn every_example_header_compiles() {
+    let mut specs: Vec<_> = std::fs::read_dir("examples")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "inv"))
+        .collect();
+    specs.sort();
+    assert!(specs.len() >= 3, "{specs:?}");
+    let opts = options("all");
+    for spec in &specs {
+        let spec = spec.to_str().unwrap();
+        let stem = Path::new(spec).file_stem().unwrap().to_str().unwrap();
+        let src = std::fs::read_to_string(spec).unwrap();
+        let prog = shootdown::load(spec, &src).unwrap();
+        let dir = scratch(&format!("header-{stem}"));
+        std::fs::write(dir.join(format!("{stem}.h")), header_text(spec, &opts)).unwrap();
+        let mut uses = format!("#include \"{stem}.h\"\n#include \"{stem}.h\"\n");
+        uses.push_str("void *const fns[] = {\n");
+        for s in &prog.seqs {
+            uses.push_str(&format!("\t(void *)&{},\n", s.name));
+        }
+        uses.push_str("\t0\n};\n");
+        std::fs::write(dir.join("use.c"), &uses).unwrap();
+        std::fs::write(dir.join("use.cpp"), &uses).unwrap();
+        let mut compilers: Vec<(String, &str, &str)> = vec![
+            ("gcc".into(), "-std=c99", "use.c"),
+            ("gcc".into(), "-std=c11", "use.c"),
+            ("g++".into(), "-std=c++17", "use.cpp"),
+        ];
+        for t in CROSS {
+            compilers.push((gcc(t), "-std=c99", "use.c"));
+            compilers.push((gcc(t), "-std=c11", "use.c"));
+        }
+        for (cc, std, src) in compilers {
+            // ISO C forbids object <-> function pointer casts under
+            // -pedantic; the point here is the header, so C++ and C keep
+            // -pedantic only where the casts are allowed.
+            let mut cmd = Command::new(&cc);
+            cmd.args([std, "-Wall", "-Wextra", "-Werror", "-c", "-I"])
+                .arg(&dir)
+                .arg(dir.join(src))
+                .arg("-o")
+                .arg(dir.join(format!("{src}.{std}.o")));
+            run(&mut cmd);
+            // The header alone, -pedantic.
+            let alone = dir.join(format!(
+                "alone.{}",
+                if src.ends_with("cpp") { "cpp" } else { "c" }
+            ));
+            std::fs::write(&alone, format!("#include \"{stem}.h\"\nint x;\n")).unwrap();
+            run(Command::new(&cc)
+                .args([std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-c", "-I"])
+                .arg(&dir)
+                .arg(&alone)
+                .arg("-o")
+                .arg(dir.join(format!("alone.{std}.o"))));
+        }
+    }
+}

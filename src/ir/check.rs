@@ -15,6 +15,17 @@ pub const KNOWN_TARGETS: &[&str] = &["power64", "power64le", "aarch64", "x86_64"
 pub const DEFAULT_POLL_FAIL: i64 = -110;
 
 pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<Program, Diag> {
+    // An empty spec (or one of only comments and `target` lines) is an
+    // error rather than a header with nothing in it: it is almost always a
+    // wrong path or a truncated file, and a build should stop there.
+    if spec.devices.is_empty() && spec.seqs.is_empty() {
+        return Err(Diag::new(
+            crate::spec::diag::Span::new(0, 0),
+            "spec declares no device and no sequence",
+        )
+        .label("nothing to generate")
+        .help("a spec needs at least one `device` or `seq`"));
+    }
     let mut targets = Vec::new();
     for t in &spec.targets {
         if !KNOWN_TARGETS.contains(&t.name.as_str()) {

@@ -252,6 +252,12 @@ pub fn place_minimal(prog: &Program, seq: &mut Seq, target: Target) -> Result<()
 /// Cost of a minimal placement for the body as it stands (None when some
 /// requirement cannot be ordered in this emission order).
 pub fn min_cost(prog: &Program, seq: &Seq, target: Target) -> Option<u64> {
+    let mut budget = SOLVE_WORK;
+    min_cost_within(prog, seq, target, &mut budget)
+}
+
+/// [`min_cost`] spending at most `budget` (see [`Problem::solve_within`]).
+pub fn min_cost_within(prog: &Program, seq: &Seq, target: Target, budget: &mut u64) -> Option<u64> {
     let table = target.barriers();
     let l = layout(prog, &seq.body);
     let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)
@@ -266,7 +272,7 @@ pub fn min_cost(prog: &Program, seq: &Seq, target: Target) -> Option<u64> {
     if problem.cands.iter().any(|c| c.is_empty()) {
         return None;
     }
-    Some(problem.total(&problem.solve()))
+    Some(problem.total(&problem.solve_within(budget)))
 }
 
 pub fn place_naive(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
@@ -313,6 +319,10 @@ pub fn place_naive(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), 
     insert(seq, &l, &chosen, table, &problem, &needed, "naive-barriers");
     Ok(())
 }
+
+/// Work one exact solve may spend (units: edges examined; ~0.1 s). Past
+/// it the best placement found so far stands: valid, perhaps not minimal.
+pub const SOLVE_WORK: u64 = 30_000_000;
 
 /// The covering problem: for each needed edge, the (gap, kind) choices.
 pub struct Problem {
@@ -460,12 +470,18 @@ impl Problem {
     /// solution. Bounded work: beyond the node budget the best found so far
     /// is returned (never observed on real specs; reported by `show`).
     pub fn solve(&self) -> Vec<Choice> {
+        let mut budget = SOLVE_WORK;
+        self.solve_within(&mut budget)
+    }
+
+    /// [`Problem::solve`] spending at most `budget` units of work (one unit
+    /// per edge examined), so many solves can share one budget.
+    pub fn solve_within(&self, budget: &mut u64) -> Vec<Choice> {
         let greedy = self.greedy();
         let mut best = (self.total(&greedy), greedy);
-        let mut budget = 2_000_000u64;
         let mut chosen = Vec::new();
         let mut covered = vec![0u32; self.cands.len()];
-        self.bb(&mut chosen, &mut covered, 0, &mut best, &mut budget);
+        self.bb(&mut chosen, &mut covered, 0, &mut best, budget);
         let mut sol = best.1;
         sol.sort();
         sol
@@ -492,10 +508,15 @@ impl Problem {
         best: &mut (u64, Vec<Choice>),
         budget: &mut u64,
     ) {
-        if *budget == 0 {
+        // Work is counted per edge examined, not per node: a node costs
+        // O(edges) and a child O(edges) more, and with hundreds of edges a
+        // node budget alone ran for minutes (found by fuzzing).
+        let work = self.cands.len() as u64;
+        if *budget < work {
+            *budget = 0;
             return;
         }
-        *budget -= 1;
+        *budget -= work;
         // The uncovered edge with the fewest choices branches least.
         let next = (0..self.cands.len())
             .filter(|&n| covered[n] == 0)
@@ -514,6 +535,11 @@ impl Problem {
             if cost + cc >= best.0 {
                 continue;
             }
+            if *budget < 2 * work {
+                *budget = 0;
+                return;
+            }
+            *budget -= 2 * work;
             chosen.push(c);
             for &m in &self.covered_by[&c] {
                 covered[m] += 1;

@@ -85,7 +85,9 @@ pub fn run(prog: &Program, seq: &mut Seq, target: Target) {
     let original = seq.body.clone();
     let mut order = Vec::with_capacity(n);
     let mut used = vec![false; n];
-    let mut budget = 50_000u32;
+    // Orders tried, and the placement work all their solves may spend
+    // together (one slow solve per order times 8! orders was a hang).
+    let mut budget = (50_000u32, 4 * barriers::SOLVE_WORK);
     search(
         prog,
         seq,
@@ -110,16 +112,16 @@ fn search(
     order: &mut Vec<usize>,
     used: &mut [bool],
     best: &mut (u64, Vec<usize>),
-    budget: &mut u32,
+    budget: &mut (u32, u64),
 ) {
-    if *budget == 0 {
+    if budget.0 == 0 || budget.1 == 0 {
         return;
     }
     let n = original.len();
     if order.len() == n {
-        *budget -= 1;
+        budget.0 -= 1;
         seq.body = order.iter().map(|&i| original[i].clone()).collect();
-        if let Some(c) = barriers::min_cost(prog, seq, target) {
+        if let Some(c) = barriers::min_cost_within(prog, seq, target, &mut budget.1) {
             if c < best.0 {
                 *best = (c, order.clone());
             }

@@ -137,7 +137,11 @@ impl Diagnostic for SpecError {
 pub fn render(name: &str, src: &str, diag: &Diag) -> String {
     let (line, col) = diag.line_col(src);
     let mut out = format!("{name}:{line}:{col}: error: {}\n", diag.message);
-    let err = diag.clone().with_source(name, src);
+    // miette shows no snippet for an empty source; one empty line still
+    // gets the caret.
+    let err = diag
+        .clone()
+        .with_source(name, if src.is_empty() { "\n" } else { src });
     let handler =
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
             .with_context_lines(1);

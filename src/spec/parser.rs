@@ -10,14 +10,42 @@ use super::lexer::{lex, Tok, Token};
 /// Deeper nesting than this is certainly not a hardware sequence.
 const MAX_DEPTH: usize = 32;
 const MAX_EXPR_DEPTH: usize = 48;
+/// Operators and operands in one expression: keeps every later recursive
+/// walk over the tree shallow (a long `x + x + ...` chain nests as deeply
+/// as parentheses do).
+const MAX_EXPR_NODES: usize = 256;
+/// Larger specs are rejected up front: real ones are a few KiB, and this
+/// bounds the time and memory any input can cost.
+pub const MAX_SPEC_BYTES: usize = 8 << 20;
+/// Statements in one sequence, nested ones included. The passes search
+/// for optimal schedules and barrier placements; this keeps every
+/// sequence small enough for them (real ones have a few dozen).
+pub const MAX_SEQ_STMTS: usize = 256;
 
 pub fn parse(src: &str) -> Result<Spec, Diag> {
+    if src.len() > MAX_SPEC_BYTES {
+        let mut at = MAX_SPEC_BYTES;
+        while !src.is_char_boundary(at) {
+            at -= 1;
+        }
+        return Err(Diag::new(
+            Span::new(at, 0),
+            format!(
+                "spec is {} bytes, more than the limit of {MAX_SPEC_BYTES}",
+                src.len()
+            ),
+        )
+        .label("the limit is reached here")
+        .help("split the spec into several files"));
+    }
     let toks = lex(src)?;
     let mut p = Parser {
         toks,
         pos: 0,
         depth: 0,
         expr_depth: 0,
+        expr_nodes: 0,
+        stmts: 0,
     };
     p.spec()
 }
@@ -27,6 +55,10 @@ struct Parser {
     pos: usize,
     depth: usize,
     expr_depth: usize,
+    /// Nodes of the outermost expression being parsed.
+    expr_nodes: usize,
+    /// Statements of the sequence being parsed.
+    stmts: usize,
 }
 
 impl Parser {
@@ -428,6 +460,7 @@ impl Parser {
         } else {
             false
         };
+        self.stmts = 0;
         let body = self.block()?;
         Ok(Seq {
             name,
@@ -449,6 +482,15 @@ impl Parser {
             }
             if *self.peek() == Tok::Eof {
                 return Err(Diag::new(open, "unclosed `{`").label("this block is never closed"));
+            }
+            self.stmts += 1;
+            if self.stmts > MAX_SEQ_STMTS {
+                return Err(Diag::new(
+                    self.span(),
+                    format!("sequence has more than {MAX_SEQ_STMTS} statements"),
+                )
+                .label("one too many")
+                .help("split it into several sequences"));
             }
             body.push(self.stmt()?);
         }
@@ -724,7 +766,24 @@ impl Parser {
         Ok(Expr::Mem { ptr, offset, span })
     }
 
+    /// Count one node of the current expression.
+    fn node(&mut self) -> Result<(), Diag> {
+        self.expr_nodes += 1;
+        if self.expr_nodes > MAX_EXPR_NODES {
+            return Err(Diag::new(
+                self.span(),
+                format!("expression has more than {MAX_EXPR_NODES} terms"),
+            )
+            .label("too large")
+            .help("split it, or compute the value at run time in C"));
+        }
+        Ok(())
+    }
+
     fn expr(&mut self) -> Result<Expr, Diag> {
+        if self.expr_depth == 0 {
+            self.expr_nodes = 0;
+        }
         self.expr_depth += 1;
         if self.expr_depth > MAX_EXPR_DEPTH {
             return Err(Diag::new(self.span(), "expression nested too deeply"));
@@ -751,6 +810,7 @@ impl Parser {
         'outer: loop {
             for (t, op) in LEVELS[level] {
                 if self.peek() == t {
+                    self.node()?;
                     self.bump();
                     let rhs = self.binary(level + 1)?;
                     let span = lhs.span().to(rhs.span());
@@ -798,6 +858,7 @@ impl Parser {
     }
 
     fn atom(&mut self) -> Result<Expr, Diag> {
+        self.node()?;
         let start = self.span();
         match self.peek().clone() {
             Tok::Int(value) => {

@@ -274,6 +274,19 @@ const TLBI_OPS: &[(&str, TlbiOp)] = &[
     ("rvaale1is", TlbiOp::Rvaale1is),
 ];
 
+/// Can `name` with `n` register operands be lowered? (Checked before
+/// lowering, so the error points at the spec statement.)
+pub fn check_invalidate(name: &str, n: usize) -> Result<(), String> {
+    let op = tlbi_op(name).map_err(|e| e.0)?;
+    let takes = usize::from(op_takes_reg(op));
+    if takes != n {
+        return Err(format!(
+            "`{name}` takes {takes} register operand(s), got {n}"
+        ));
+    }
+    Ok(())
+}
+
 /// `tlbi <op>` by name (with or without the `tlbi ` prefix).
 fn tlbi_op(name: &str) -> Result<TlbiOp, LowerError> {
     let op = name.strip_prefix("tlbi ").unwrap_or(name).trim();

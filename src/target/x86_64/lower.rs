@@ -52,6 +52,17 @@ fn fits_i32(v: u64) -> bool {
     i32::try_from(v as i64).is_ok()
 }
 
+/// Can `name` with `n` register operands be lowered?
+pub fn check_invalidate(name: &str, n: usize) -> Result<(), String> {
+    match (name, n) {
+        ("invlpg", 1) => Ok(()),
+        ("invlpg", n) => Err(format!("`invlpg` takes one address operand, got {n}")),
+        (other, _) => Err(format!(
+            "`{other}` is not an x86-64 invalidation instruction"
+        )),
+    }
+}
+
 pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
     let r = |v| alloc.get(v);
