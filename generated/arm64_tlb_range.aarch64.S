@@ -206,4 +206,52 @@ flush_tlb_range_r:
 	movz x0, #0
 	ret
 	.size flush_tlb_range_r,.-flush_tlb_range_r
+	.p2align 2
+	.globl flush_tlb_kernel_range
+	.type flush_tlb_kernel_range,%function
+flush_tlb_kernel_range:
+	/* placed by place-barriers */
+	dsb ishst
+	movz x9, #0x5000
+	movk x9, #0x1f, lsl #16
+	sub x10, x1, x0
+	cmp x9, x10
+	b.lo .Lflush_tlb_kernel_range_0
+	cbz x10, .Lflush_tlb_kernel_range_3
+	/* 80: cover start, end - start with tlb4k_kernel auto { ... */
+	and x9, x0, #0xfff
+	add x11, x10, x9
+	movz x9, #0x1000
+	and x10, x0, #0xfffffffffffff000
+	cbz x11, .Lflush_tlb_kernel_range_5
+	mov x12, x11
+	mov x11, x10
+.Lflush_tlb_kernel_range_4:
+	lsr x10, x11, #12
+	and x13, x10, #0xfffffffffff
+	/* 81: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x13
+	/* 80: cover start, end - start with tlb4k_kernel auto { ... */
+	cmp x9, x12
+	b.hs .Lflush_tlb_kernel_range_5
+	movz x16, #0x1000
+	sub x12, x12, x16
+	movz x16, #0x1000
+	add x11, x11, x16
+	b .Lflush_tlb_kernel_range_4
+.Lflush_tlb_kernel_range_5:
+.Lflush_tlb_kernel_range_3:
+	b .Lflush_tlb_kernel_range_1
+.Lflush_tlb_kernel_range_0:
+	/* 82: tlbi vmalle1is */
+	tlbi vmalle1is
+.Lflush_tlb_kernel_range_1:
+	/* 84: barrier from the spec */
+	dsb ish
+	/* 85: barrier from the spec */
+	isb
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size flush_tlb_kernel_range,.-flush_tlb_kernel_range
 	.section .note.GNU-stack,"",%progbits

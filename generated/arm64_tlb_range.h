@@ -12,6 +12,8 @@
  * `--set NAME=VALUE` or `threshold NAME = VALUE` in the spec to change). */
 /* derived: a loop op costs 40 ns, a flush-all 20040 ns (modelled); loop up to this many granules */
 #define FLUSH_TLB_RANGE_TLB4K_THRESHOLD 501
+/* derived: a loop op costs 40 ns, a flush-all 20040 ns (modelled); loop up to this many granules */
+#define FLUSH_TLB_KERNEL_RANGE_TLB4K_KERNEL_THRESHOLD 501
 
 #if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 
@@ -25,6 +27,8 @@ long flush_tlb_range(unsigned long long asid, unsigned long long start, unsigned
 long flush_tlb_page(unsigned long long asid, unsigned long long addr);
 /* flush_tlb_range_r: returns 0, or a negative code when a poll runs out */
 long flush_tlb_range_r(unsigned long long asid, unsigned long long start, unsigned long long end);
+/* flush_tlb_kernel_range: returns 0, or a negative code when a poll runs out */
+long flush_tlb_kernel_range(unsigned long long start, unsigned long long end);
 
 #ifdef __cplusplus
 }

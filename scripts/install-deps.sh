@@ -1,15 +1,16 @@
 #!/bin/sh
 # Install what the test suite needs on a Debian machine: the cross
 # toolchains that are our oracles (GNU as, gcc), qemu-user to run harnesses,
-# cmake + libclang for unicorn's bundled build (the `emu` feature), and
-# Debian's linux-source-6.1 with what building it needs (tests/kbuild.rs).
+# cmake + libclang for unicorn's bundled build (the `emu` feature), and for
+# the kernel test (tests/kernel_tlb.rs) Debian's kernel source, what a
+# kernel build needs and qemu-system-aarch64.
 set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PKGS="binutils-powerpc64le-linux-gnu binutils-powerpc64-linux-gnu binutils-aarch64-linux-gnu \
 gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-aarch64-linux-gnu g++ \
 qemu-user cmake libclang-dev \
-linux-source-6.1 flex bison bc libssl-dev libelf-dev make xz-utils"
+linux-source-6.1 flex bison bc libssl-dev libelf-dev make xz-utils qemu-system-arm"
 missing=""
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
