@@ -244,7 +244,14 @@ fn classes_of(e: &Edge) -> (Class, Class) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    // A fixed seed: the exhaustive side's cost varies a lot between random
+    // cases (seconds to minutes); CI needs a bounded, repeatable run.
+    // PROPTEST_RNG_SEED / PROPTEST_CASES override both for exploration.
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_0004),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn placement_is_minimal(c in case()) {
