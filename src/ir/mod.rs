@@ -341,12 +341,7 @@ impl Cond {
             self.a.eval_with(params, locals),
             self.b.eval_with(params, locals),
         );
-        match self.cmp {
-            crate::lir::Cmp::Eq => a == b,
-            crate::lir::Cmp::Ne => a != b,
-            crate::lir::Cmp::Ltu => a < b,
-            crate::lir::Cmp::Geu => a >= b,
-        }
+        self.cmp.holds(a, b)
     }
 }
 

@@ -464,12 +464,7 @@ impl Builder<'_> {
                     None => Operand::Reg(self.expr(&cond.b)),
                 };
                 let (else_l, end) = (self.label(), self.label());
-                let inverse = match cond.cmp {
-                    Cmp::Eq => Cmp::Ne,
-                    Cmp::Ne => Cmp::Eq,
-                    Cmp::Ltu => Cmp::Geu,
-                    Cmp::Geu => Cmp::Ltu,
-                };
+                let inverse = cond.cmp.inverse();
                 // With no else arm the branch skips straight to the end.
                 let skip = if else_.is_empty() { end } else { else_l };
                 self.emit(Inst::Branch {

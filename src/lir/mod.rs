@@ -32,6 +32,28 @@ pub enum Cmp {
     Geu,
 }
 
+impl Cmp {
+    /// Does `a cmp b` hold?
+    pub fn holds(self, a: u64, b: u64) -> bool {
+        match self {
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::Ltu => a < b,
+            Cmp::Geu => a >= b,
+        }
+    }
+
+    /// The condition that holds exactly when this one does not.
+    pub fn inverse(self) -> Cmp {
+        match self {
+            Cmp::Eq => Cmp::Ne,
+            Cmp::Ne => Cmp::Eq,
+            Cmp::Ltu => Cmp::Geu,
+            Cmp::Geu => Cmp::Ltu,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemKind {
     /// A device register access (an event the emulator attributes).

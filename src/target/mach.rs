@@ -14,6 +14,24 @@ pub enum InsnClass {
     Other,
 }
 
+impl InsnClass {
+    /// The class of an instruction from its target's predicates; barriers
+    /// and invalidations first (a locked RMW is a barrier, not a store).
+    pub fn of(barrier: bool, invalidate: bool, store: bool, load: bool) -> InsnClass {
+        if barrier {
+            InsnClass::Barrier
+        } else if invalidate {
+            InsnClass::Invalidate
+        } else if store {
+            InsnClass::Store
+        } else if load {
+            InsnClass::Load
+        } else {
+            InsnClass::Other
+        }
+    }
+}
+
 /// One line of a function body in the `.S` file.
 #[derive(Clone, Debug)]
 pub struct Line {

@@ -536,12 +536,7 @@ impl Machine<'_> {
             }
             Stmt::If { cond, then_, else_ } => {
                 let (a, b) = (self.eval(&cond.a), self.eval(&cond.b));
-                let taken = match cond.cmp {
-                    crate::lir::Cmp::Eq => a == b,
-                    crate::lir::Cmp::Ne => a != b,
-                    crate::lir::Cmp::Ltu => a < b,
-                    crate::lir::Cmp::Geu => a >= b,
-                };
+                let taken = cond.cmp.holds(a, b);
                 return self.block(if taken { then_ } else { else_ });
             }
             Stmt::Write { access, value } => {

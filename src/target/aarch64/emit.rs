@@ -25,17 +25,12 @@ pub fn codegen(
         .iter()
         .zip(&asm.offsets)
         .map(|((insn, origin), &offset)| {
-            let class = if insn.is_barrier() {
-                InsnClass::Barrier
-            } else if insn.is_invalidate() {
-                InsnClass::Invalidate
-            } else if insn.is_store() {
-                InsnClass::Store
-            } else if insn.is_load() {
-                InsnClass::Load
-            } else {
-                InsnClass::Other
-            };
+            let class = InsnClass::of(
+                insn.is_barrier(),
+                insn.is_invalidate(),
+                insn.is_store(),
+                insn.is_load(),
+            );
             Line {
                 label: match insn {
                     Insn::Label(l) => Some(name(*l)),

@@ -23,17 +23,12 @@ pub fn codegen(
         .iter()
         .zip(asm.offsets.iter().zip(&asm.text))
         .map(|((insn, origin), (&offset, text))| {
-            let class = if insn.is_barrier() {
-                InsnClass::Barrier
-            } else if insn.is_invalidate() {
-                InsnClass::Invalidate
-            } else if insn.is_store() {
-                InsnClass::Store
-            } else if insn.is_load() {
-                InsnClass::Load
-            } else {
-                InsnClass::Other
-            };
+            let class = InsnClass::of(
+                insn.is_barrier(),
+                insn.is_invalidate(),
+                insn.is_store(),
+                insn.is_load(),
+            );
             // The kernel's RET (linkage.h) is `ret` plus the return-thunk
             // and straight-line-speculation mitigations it is configured
             // with; objtool rejects a bare `ret` in RETHUNK builds. The
