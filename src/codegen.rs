@@ -62,43 +62,49 @@ pub struct Compiled {
 
 pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compiled, Diag> {
     let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
-    let mut lirs = Vec::new();
-    let mut funcs = Vec::new();
-    for seq in &opt.seqs {
-        passes::barriers::check_spec_barriers(seq, target)?;
-        check_invalidates(seq, target)?;
-        let regs = target.regfile();
-        let mut f = lir::build::build(&opt, seq, target, Hoist::Entry)?;
-        let mut alloc = regalloc::allocate(&f, regs);
-        if alloc.is_err() {
-            f = lir::build::build(&opt, seq, target, Hoist::PerStatement)?;
-            alloc = regalloc::allocate(&f, regs);
-        }
-        let alloc = alloc.map_err(|_| {
-            Diag::new(
-                seq.span,
-                format!("`{}` needs more registers than {target} has free", seq.name),
-            )
-            .help("split the sequence")
-        })?;
-        let symbol = format!("{}{}", opts.prefix, seq.name);
-        let m = target
-            .codegen(&f, &alloc, &symbol, opts.style)
-            .map_err(|e| {
-                Diag::new(
-                    seq.span,
-                    format!("cannot generate `{}` for {target}: {e}", seq.name),
-                )
-            })?;
-        lirs.push(f);
-        funcs.push(m);
-    }
+    let built = crate::par::map(&opt.seqs, |seq| compile_seq(&opt, seq, target, opts))?;
+    let (lirs, funcs) = built.into_iter().unzip();
     Ok(Compiled {
         target,
         opt,
         lir: lirs,
         funcs,
     })
+}
+
+/// One sequence from optimized IR to machine code.
+fn compile_seq(
+    opt: &Program,
+    seq: &ir::Seq,
+    target: Target,
+    opts: &Options,
+) -> Result<(lir::Func, MachFunc), Diag> {
+    passes::barriers::check_spec_barriers(seq, target)?;
+    check_invalidates(seq, target)?;
+    let regs = target.regfile();
+    let mut f = lir::build::build(opt, seq, target, Hoist::Entry)?;
+    let mut alloc = regalloc::allocate(&f, regs);
+    if alloc.is_err() {
+        f = lir::build::build(opt, seq, target, Hoist::PerStatement)?;
+        alloc = regalloc::allocate(&f, regs);
+    }
+    let alloc = alloc.map_err(|_| {
+        Diag::new(
+            seq.span,
+            format!("`{}` needs more registers than {target} has free", seq.name),
+        )
+        .help("split the sequence")
+    })?;
+    let symbol = format!("{}{}", opts.prefix, seq.name);
+    let m = target
+        .codegen(&f, &alloc, &symbol, opts.style)
+        .map_err(|e| {
+            Diag::new(
+                seq.span,
+                format!("cannot generate `{}` for {target}: {e}", seq.name),
+            )
+        })?;
+    Ok((f, m))
 }
 
 /// Every CPU invalidation instruction must exist on `target` with the

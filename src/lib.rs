@@ -12,6 +12,7 @@ pub mod ir;
 pub mod lir;
 pub mod model;
 pub mod output;
+mod par;
 pub mod passes;
 pub mod spec;
 pub mod target;

@@ -39,9 +39,7 @@ _GLOBAL({{ f.symbol }})
 	.p2align 4
 .{{ f.symbol }}:
 {%- endif %}
-{%- for l in f.body %}
-{{ l }}
-{%- endfor %}
+{{- f.body }}
 {%- if v.linux %}
 	.size DOTSYM({{ f.symbol }}),.-DOTSYM({{ f.symbol }})
 {%- else if elfv2 %}

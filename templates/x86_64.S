@@ -16,9 +16,7 @@ SYM_FUNC_START({{ f.symbol }})
 	.type {{ f.symbol }},@function
 {{ f.symbol }}:
 {%- endif %}
-{%- for l in f.body %}
-{{ l }}
-{%- endfor %}
+{{- f.body }}
 {%- if v.linux %}
 SYM_FUNC_END({{ f.symbol }})
 {%- else %}

@@ -7,7 +7,9 @@ use crate::target::{aarch64, power, x86_64, Target};
 /// One function as the file templates see it.
 pub struct FuncView {
     pub symbol: String,
-    pub body: Vec<String>,
+    /// Every line preceded by a newline (one string: large specs have
+    /// millions of lines).
+    pub body: String,
 }
 
 /// What every target's file template gets.
@@ -20,45 +22,42 @@ pub struct FileView<'a> {
     pub arch: Option<&'static str>,
 }
 
-/// Comment text safe inside `/* */`.
-fn comment(s: &str) -> String {
-    s.replace("*/", "* /")
-}
-
-/// Function body lines: a comment whenever the source statement changes,
-/// labels flush left, instructions tab-indented.
-fn body(f: &MachFunc) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut last = None;
+/// Function body lines, each preceded by a newline: a comment whenever
+/// the source statement changes, labels flush left, instructions
+/// tab-indented. `*/` in a note is broken up so it cannot end the comment.
+fn body(f: &MachFunc) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(f.lines.len() * 24);
+    let mut last: Option<(Option<usize>, &str)> = None;
     for l in &f.lines {
         if let Some(label) = &l.label {
-            out.push(format!("{label}:"));
+            let _ = write!(out, "\n{label}:");
             continue;
         }
-        let key = (l.origin.line, l.origin.note.clone());
-        if last.as_ref() != Some(&key) {
-            let note = comment(&l.origin.note);
-            out.push(match l.origin.line {
-                Some(n) => format!("\t/* {n}: {note} */"),
-                None => format!("\t/* {note} */"),
-            });
+        let key = (l.origin.line, &*l.origin.note);
+        if last != Some(key) {
+            let note = l.origin.note.replace("*/", "* /");
+            let _ = match l.origin.line {
+                Some(n) => write!(out, "\n\t/* {n}: {note} */"),
+                None => write!(out, "\n\t/* {note} */"),
+            };
             last = Some(key);
         }
-        out.push(format!("\t{}", l.text));
+        out.push_str("\n\t");
+        out.push_str(&l.text);
     }
     out
 }
 
 pub fn render(c: &Compiled, opts: &Options) -> String {
     let banner = crate::emit::banner(&c.opt.source_name, &format!(" for {}", c.target));
-    let funcs: Vec<FuncView> = c
-        .funcs
-        .iter()
-        .map(|f| FuncView {
+    let funcs: Vec<FuncView> = crate::par::map(&c.funcs, |f| {
+        Ok::<_, std::convert::Infallible>(FuncView {
             symbol: f.symbol.clone(),
             body: body(f),
         })
-        .collect();
+    })
+    .unwrap_or_else(|e| match e {});
     let arch = c.funcs.iter().filter_map(|f| f.needs_arch).max();
     let view = FileView {
         banner,

@@ -64,6 +64,10 @@ struct Op {
     arms: Vec<(usize, usize)>,
     /// The loops around it (numbered in program order).
     loops: Vec<usize>,
+    /// Runs for every instance of its device whenever the sequence gets
+    /// past it: in no branch arm, and every loop around it is an `each`
+    /// over its own device (ranges and covers may run zero times).
+    unconditional: bool,
 }
 
 impl Op {
@@ -82,6 +86,11 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
         loops: Vec<usize>,
         branches: usize,
         nloops: usize,
+        /// The device of each enclosing `each`, None for other loops.
+        loop_devs: Vec<Option<DevId>>,
+    }
+    fn unconditional(cx: &Cx, dev: Option<DevId>) -> bool {
+        cx.arms.is_empty() && cx.loop_devs.iter().all(|d| d.is_some() && *d == dev)
     }
     fn go(body: &[Stmt], cx: &mut Cx, out: &mut Vec<Op>) {
         for s in body {
@@ -92,6 +101,7 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
                     class: class_of(s).unwrap_or(Class::DevStore),
                     arms: cx.arms.clone(),
                     loops: cx.loops.clone(),
+                    unconditional: unconditional(cx, Some(access.dev)),
                 }),
                 Stmt::Invalidate { id, .. } => out.push(Op {
                     id: *id,
@@ -99,11 +109,17 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
                     class: Class::TlbInvalidate,
                     arms: cx.arms.clone(),
                     loops: cx.loops.clone(),
+                    unconditional: false,
                 }),
                 Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
                     cx.loops.push(cx.nloops);
                     cx.nloops += 1;
+                    cx.loop_devs.push(match s {
+                        Stmt::Each { dev, .. } => Some(*dev),
+                        _ => None,
+                    });
                     go(body, cx, out);
+                    cx.loop_devs.pop();
                     cx.loops.pop();
                 }
                 Stmt::If { then_, else_, .. } => {
@@ -125,6 +141,7 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
         loops: Vec::new(),
         branches: 0,
         nloops: 0,
+        loop_devs: Vec::new(),
     };
     go(body, &mut cx, &mut out);
     out
@@ -138,6 +155,26 @@ pub fn required_edges(
     body: &[Stmt],
     orders: &[(String, String, Span)],
 ) -> Vec<Edge> {
+    edges(devices, body, orders, true)
+}
+
+/// Every edge the `require`s name, none dropped as implied: quadratic, for
+/// checking traces against the requirements themselves rather than
+/// against the pruned graph the optimizer works on.
+pub fn all_required_edges(
+    devices: &[Device],
+    body: &[Stmt],
+    orders: &[(String, String, Span)],
+) -> Vec<Edge> {
+    edges(devices, body, orders, false)
+}
+
+fn edges(
+    devices: &[Device],
+    body: &[Stmt],
+    orders: &[(String, String, Span)],
+    prune: bool,
+) -> Vec<Edge> {
     let ops = ops(body);
     let mut edges = Vec::new();
     let mut seen_edges = std::collections::HashSet::new();
@@ -146,20 +183,60 @@ pub fn required_edges(
             edges.push(e);
         }
     };
+    // The classes each register is accessed with, to know when a backward
+    // scan has closed everything it could still find.
+    let mut classes: std::collections::HashMap<(DevId, RegId), Vec<Class>> = Default::default();
+    for o in &ops {
+        if let Some(r) = o.reg {
+            let c = classes.entry(r).or_default();
+            if !c.contains(&o.class) {
+                c.push(o.class);
+            }
+        }
+    }
     for (j, b) in ops.iter().enumerate() {
         let Some((db, rb)) = b.reg else { continue };
+        let wanted: Vec<RegId> = devices[db]
+            .requires
+            .iter()
+            .filter(|r| r.after == rb)
+            .map(|r| r.before)
+            .collect();
+        if wanted.is_empty() {
+            continue;
+        }
         // Only the latest earlier access of each register (in the same
         // loops and branch arms) needs an edge to `b`: a barrier after it
-        // and before `b` is after every earlier one too. This keeps the
-        // graph linear in the number of accesses.
+        // and before `b` is after every earlier one too. An unconditional
+        // access (see [`Op::unconditional`]) closes its register and class
+        // for everything before it, in any loop: for each instance it runs
+        // between the earlier access and `b`, so a barrier that orders it
+        // before `b` is also, in program order, between the earlier access
+        // and `b`. This keeps the graph linear in the accesses.
         let mut latest = std::collections::HashSet::new();
+        let mut closed: Vec<(RegId, Class)> = Vec::new();
         for a in ops[..j].iter().rev() {
             let Some((da, ra)) = a.reg else { continue };
-            if da != db || a.exclusive(b) {
+            if da != db || a.exclusive(b) || !wanted.contains(&ra) {
                 continue;
             }
-            if !latest.insert((ra, a.class, a.arms.clone(), a.loops.clone())) {
+            if prune && closed.contains(&(ra, a.class)) {
+                // Every class of every wanted register closed: nothing
+                // earlier can add an edge.
+                if wanted.iter().all(|w| {
+                    classes
+                        .get(&(db, *w))
+                        .is_none_or(|cs| cs.iter().all(|c| closed.contains(&(*w, *c))))
+                }) {
+                    break;
+                }
                 continue;
+            }
+            if prune && !latest.insert((ra, a.class, a.arms.clone(), a.loops.clone())) {
+                continue;
+            }
+            if a.unconditional {
+                closed.push((ra, a.class));
             }
             for r in &devices[da].requires {
                 if r.before == ra && r.after == rb {

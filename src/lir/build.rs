@@ -62,6 +62,7 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
         },
         arg_regs: Vec::new(),
         values: HashMap::new(),
+        scope_log: Vec::new(),
         bases: HashMap::new(),
         origin: Origin::default(),
         param_names: seq.params.clone(),
@@ -120,6 +121,9 @@ struct Builder<'a> {
     arg_regs: Vec<VReg>,
     /// Computed values of expressions, valid for the rest of the function.
     values: HashMap<Expr, VReg>,
+    /// Keys of `values` in insertion order: leaving a loop body or branch
+    /// arm forgets what it computed (see [`Builder::unscope`]).
+    scope_log: Vec<Expr>,
     /// Base address of the current instance of each device in scope.
     bases: HashMap<usize, VReg>,
     origin: Origin,
@@ -177,6 +181,21 @@ impl Builder<'_> {
         self.f.nlabels += 1;
         l
     }
+    /// Mark the value cache before a loop body or branch arm.
+    fn scope(&self) -> usize {
+        self.scope_log.len()
+    }
+
+    /// Forget values computed since `mark`: they are not available on
+    /// every path after the loop or branch.
+    fn unscope(&mut self, mark: usize) {
+        while self.scope_log.len() > mark {
+            if let Some(e) = self.scope_log.pop() {
+                self.values.remove(&e);
+            }
+        }
+    }
+
     fn emit(&mut self, i: Inst) {
         self.f.insts.push((i, self.origin.clone()));
     }
@@ -189,7 +208,7 @@ impl Builder<'_> {
     fn set_origin(&mut self, span: crate::spec::diag::Span) {
         self.origin = Origin {
             line: Some(self.prog.line_of(span)),
-            note: self.prog.snippet(span),
+            note: self.prog.snippet(span).into(),
             op: None,
         };
     }
@@ -221,7 +240,7 @@ impl Builder<'_> {
                 continue;
             }
             self.set_origin(span);
-            self.origin.note = format!("value {}", e.display(&self.param_names));
+            self.origin.note = format!("value {}", e.display(&self.param_names)).into();
             let _ = self.expr(&e);
         }
     }
@@ -289,8 +308,8 @@ impl Builder<'_> {
             }
         };
         // Loop-variant values are recomputed where they are used.
-        if !e.uses_locals() {
-            self.values.insert(e.clone(), v);
+        if !e.uses_locals() && self.values.insert(e.clone(), v).is_none() {
+            self.scope_log.push(e.clone());
         }
         v
     }
@@ -306,7 +325,7 @@ impl Builder<'_> {
                 dev, body, span, ..
             } => {
                 self.set_origin(*span);
-                self.origin.note = format!("each {}", self.prog.devices[*dev].name);
+                self.origin.note = format!("each {}", self.prog.devices[*dev].name).into();
                 self.each(*dev, body)?;
             }
             Stmt::Write { access, value } => {
@@ -417,7 +436,7 @@ impl Builder<'_> {
                     },
                     crate::ir::Origin::Pass(p) => Origin {
                         line: None,
-                        note: format!("placed by {p}"),
+                        note: format!("placed by {p}").into(),
                         op: None,
                     },
                 };
@@ -473,12 +492,12 @@ impl Builder<'_> {
                     b,
                     target: skip,
                 });
-                let saved = self.values.clone();
+                let saved = self.scope();
                 for st in then_ {
                     self.hoist_values(st);
                     self.stmt(st)?;
                 }
-                self.values = saved.clone();
+                self.unscope(saved);
                 if !else_.is_empty() {
                     self.emit(Inst::Jump(end));
                     self.emit(Inst::Label(else_l));
@@ -486,7 +505,7 @@ impl Builder<'_> {
                         self.hoist_values(st);
                         self.stmt(st)?;
                     }
-                    self.values = saved;
+                    self.unscope(saved);
                 }
                 self.emit(Inst::Label(end));
             }
@@ -514,8 +533,10 @@ impl Builder<'_> {
     /// the value cache): the naive code recomputes it on every retry.
     fn fresh_expr(&mut self, e: &Expr) -> VReg {
         let saved = std::mem::take(&mut self.values);
+        let saved_log = std::mem::take(&mut self.scope_log);
         let v = self.expr(e);
         self.values = saved;
+        self.scope_log = saved_log;
         v
     }
 
@@ -843,12 +864,12 @@ impl Builder<'_> {
         });
         self.emit(Inst::Label(top));
         self.locals.insert(local, addr);
-        let saved_values = self.values.clone();
+        let saved_values = self.scope();
         for s in body {
             self.stmt(s)?;
         }
         // Values first computed inside the loop are not available after it.
-        self.values = saved_values;
+        self.unscope(saved_values);
         self.locals.remove(&local);
         self.origin = saved;
         // rem <= step  <=>  !(step < rem)
@@ -937,11 +958,11 @@ impl Builder<'_> {
         });
         let saved = self.origin.clone();
         self.bases.insert(dev, base);
-        let saved_values = self.values.clone();
+        let saved_values = self.scope();
         for s in body {
             self.stmt(s)?;
         }
-        self.values = saved_values;
+        self.unscope(saved_values);
         self.bases.remove(&dev);
         self.origin = saved;
         self.emit(Inst::Bin {

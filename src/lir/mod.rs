@@ -225,7 +225,8 @@ pub struct Origin {
     /// 1-based spec line.
     pub line: Option<usize>,
     /// Short description: the spec statement, or the pass that placed it.
-    pub note: String,
+    /// Shared: every instruction of a statement carries the same note.
+    pub note: std::sync::Arc<str>,
     /// The IR operation this instruction performs (device accesses and
     /// invalidations), for attributing emulator events to edges.
     pub op: Option<crate::ir::OpId>,

@@ -46,23 +46,39 @@ impl Allocation {
     }
 }
 
-/// [start, end] instruction indices where each vreg is live.
+/// Live range of each virtual register (first and last instruction
+/// index), stretched over loops it is live into.
 pub fn live_ranges(f: &Func) -> HashMap<VReg, (usize, usize)> {
-    let mut r: HashMap<VReg, (usize, usize)> = HashMap::new();
+    ranges(f)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(v, r)| Some((VReg(v as u32), r?)))
+        .collect()
+}
+
+/// [`live_ranges`] indexed by virtual register number.
+fn ranges(f: &Func) -> Vec<Option<(usize, usize)>> {
+    let n = f
+        .insts
+        .iter()
+        .flat_map(|(i, _)| i.uses().into_iter().chain(i.def()))
+        .map(|v| v.0 as usize + 1)
+        .max()
+        .unwrap_or(0)
+        .max(f.nvregs as usize);
+    let mut r: Vec<Option<(usize, usize)>> = vec![None; n];
+    let mut label_at = HashMap::new();
     for (i, (inst, _)) in f.insts.iter().enumerate() {
         for v in inst.uses().into_iter().chain(inst.def()) {
-            let e = r.entry(v).or_insert((i, i));
+            let e = r[v.0 as usize].get_or_insert((i, i));
             e.0 = e.0.min(i);
             e.1 = e.1.max(i);
         }
-    }
-    // Loops: a label with a later branch back to it.
-    let mut label_at = HashMap::new();
-    for (i, (inst, _)) in f.insts.iter().enumerate() {
         if let Inst::Label(l) = inst {
             label_at.insert(*l, i);
         }
     }
+    // Backward branches are loops (top label, back edge).
     let mut loops = Vec::new();
     for (i, (inst, _)) in f.insts.iter().enumerate() {
         let Some(t) = inst.branch_target() else {
@@ -74,16 +90,18 @@ pub fn live_ranges(f: &Func) -> HashMap<VReg, (usize, usize)> {
             }
         }
     }
-    // Stretch to a fixpoint: nested loops can extend each other.
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (_, range) in r.iter_mut() {
-            for &(top, back) in &loops {
-                if range.0 < top && range.1 >= top && range.1 < back {
-                    range.1 = back;
-                    changed = true;
-                }
+    // A value defined before a loop and used inside it must survive every
+    // iteration: live to the back edge. In order of loop tops one pass is
+    // enough: a stretch only moves an end later, and an enclosing loop
+    // (earlier top) has already been considered with an end inside it.
+    loops.sort_unstable();
+    for range in r.iter_mut().flatten() {
+        for &(top, back) in &loops {
+            if top > range.1 {
+                break;
+            }
+            if range.0 < top && range.1 < back {
+                range.1 = back;
             }
         }
     }
@@ -91,11 +109,14 @@ pub fn live_ranges(f: &Func) -> HashMap<VReg, (usize, usize)> {
 }
 
 pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
-    let ranges = live_ranges(f);
-    let mut order: Vec<(VReg, (usize, usize))> = ranges.iter().map(|(v, r)| (*v, *r)).collect();
-    order.sort_by_key(|(v, r)| (r.0, v.0));
+    let ranges = ranges(f);
+    let mut order: Vec<(usize, usize, VReg)> = ranges
+        .iter()
+        .enumerate()
+        .filter_map(|(v, r)| r.map(|(s, e)| (s, e, VReg(v as u32))))
+        .collect();
+    order.sort_unstable_by_key(|&(s, _, v)| (s, v.0));
     let mut reg: HashMap<VReg, u8> = HashMap::new();
-    // Pre-colour arguments.
     for (inst, _) in &f.insts {
         if let Inst::Arg { dst, index } = inst {
             if let Some(&p) = rf.args.get(*index) {
@@ -106,26 +127,33 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
             reg.insert(*dst, p);
         }
     }
-    let mut active: Vec<(usize, u8, VReg)> = Vec::new(); // (end, preg, vreg)
-    for (v, (start, end)) in order {
-        active.retain(|(e, _, _)| *e >= start);
+    // Pre-coloured ranges block their register for their whole life, also
+    // before they start (a later argument use must find it intact).
+    let fixed: Vec<(u8, usize, usize)> = reg
+        .iter()
+        .filter_map(|(v, &p)| {
+            let (s, e) = ranges.get(v.0 as usize).copied().flatten()?;
+            Some((p, s, e))
+        })
+        .collect();
+    let mut active: Vec<(usize, u8)> = Vec::new(); // (end, preg)
+    for (start, end, v) in order {
+        active.retain(|(e, _)| *e >= start);
         if let Some(&p) = reg.get(&v) {
-            active.push((end, p, v));
+            active.push((end, p));
             continue;
         }
-        // Registers pre-coloured to arguments that are live later are
-        // busy for their whole range, even before this point in `order`.
         let busy = |p: u8| {
-            active.iter().any(|(_, ap, _)| *ap == p)
-                || reg.iter().any(|(ov, op)| {
-                    *op == p && ranges.get(ov).is_some_and(|&(s, e)| s <= end && e >= start)
-                })
+            active.iter().any(|(_, ap)| *ap == p)
+                || fixed
+                    .iter()
+                    .any(|&(fp, s, e)| fp == p && s <= end && e >= start)
         };
         let Some(&p) = rf.pool.iter().chain(rf.callee_saved).find(|&&p| !busy(p)) else {
             return Err(OutOfRegisters { needed_at: start });
         };
         reg.insert(v, p);
-        active.push((end, p, v));
+        active.push((end, p));
     }
     Ok(Allocation { reg })
 }

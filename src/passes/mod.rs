@@ -114,12 +114,16 @@ pub fn run(
     cover: &cover::CoverConfig,
 ) -> Result<Program, Diag> {
     let mut out = cover::run(prog, cover)?;
-    let prog = &out.clone();
-    for seq in &mut out.seqs {
-        for p in passes {
-            run_one(prog, seq, target, *p)?;
-        }
-    }
+    // The passes read devices and source, never other sequences: give
+    // them the program without its sequences instead of a deep copy.
+    let mut seqs = std::mem::take(&mut out.seqs);
+    let ctx = out.clone();
+    crate::par::each_mut(&mut seqs, |seq| {
+        passes
+            .iter()
+            .try_for_each(|p| run_one(&ctx, seq, target, *p))
+    })?;
+    out.seqs = seqs;
     Ok(out)
 }
 

@@ -120,8 +120,10 @@ pub fn edges_crossed(
     report: &mut Report,
 ) {
     let table = target.barriers();
-    let edges: Vec<&Edge> = seq
-        .edges
+    // Every edge the requirements name, not the pruned graph placement
+    // worked from: the pruning itself is checked here.
+    let all = crate::ir::order::all_required_edges(&prog.devices, &seq.body, &seq.orders);
+    let edges: Vec<&Edge> = all
         .iter()
         .filter(|e| !crate::passes::barriers::ordered_by_target(prog, e, target))
         .collect();

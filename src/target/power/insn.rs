@@ -462,16 +462,18 @@ impl Insn {
             RegStyle::Percent => "%r",
             RegStyle::Bare => "r",
         };
-        let r = |n: Reg| format!("{p}{n}");
+        let r = |n: Reg| RegText {
+            prefix: p,
+            n,
+            zero_is_literal: false,
+        };
         // RA0 operands (addi/addis base, every load/store base): GPR 0 in
         // that slot means literal zero, and GNU as warns ("invalid register
         // expression") if it is spelled as a register, so print `0`.
-        let r0 = |n: Reg| {
-            if n == 0 {
-                "0".to_string()
-            } else {
-                format!("{p}{n}")
-            }
+        let r0 = |n: Reg| RegText {
+            prefix: p,
+            n,
+            zero_is_literal: true,
         };
         let m = self.mnemonic();
         let eh = |e: bool| if e { ",1" } else { "" };
@@ -749,6 +751,24 @@ pub fn assemble(insns: &[Insn], big_endian: bool) -> Result<Assembled, EncodeErr
         });
     }
     Ok(Assembled { bytes, offsets })
+}
+
+/// A register operand as GNU as spells it. Display, so an instruction's
+/// text costs one allocation, not one per operand.
+struct RegText {
+    prefix: &'static str,
+    n: Reg,
+    zero_is_literal: bool,
+}
+
+impl std::fmt::Display for RegText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.zero_is_literal && self.n == 0 {
+            f.write_str("0")
+        } else {
+            write!(f, "{}{}", self.prefix, self.n)
+        }
+    }
 }
 
 #[cfg(test)]
