@@ -1,0 +1,598 @@
+//! `shootdown trace` against qemu-user. For every example, every target of
+//! its `target` line and every sequence (the worlds `verify` uses: 0/1/3
+//! instances, two parameter sets, polls ready on the third read; polls
+//! that never get ready on a copy of the spec with poll limits lowered to
+//! 4), the generated `.S` runs under qemu-user (natively on x86-64) inside
+//! tests/harness/store_log.c, which logs every device access and trapped
+//! invalidate; the same case runs through the trace API (what `shootdown
+//! trace --json` prints). Both must make the same accesses in the same
+//! order: kind, device, instance, register, width, value, instruction,
+//! and return the same value with the same final normal memory. Barriers
+//! are not data accesses and are not compared (docs/trace-oracle.md).
+#![cfg(feature = "emu")]
+
+mod store_log;
+mod support;
+
+use shootdown::ir::Program;
+use shootdown::verify::{interp::World, worlds};
+use store_log::log::{first_divergence, from_harness, Access, Run};
+use store_log::{run_cases, Case, Outcome};
+
+type Claim = fn(&Run) -> Result<(), String>;
+
+/// A hand-picked case (arguments that reach a strategy the generic worlds
+/// miss), maybe with a claim about what the hardware sees, checked on the
+/// qemu side once it agreed with `trace`.
+struct Extra {
+    seq: &'static str,
+    what: &'static str,
+    params: &'static [(&'static str, u64)],
+    /// Instances of every run-time set.
+    instances: u64,
+    /// (device, register, successive values read)
+    reads: &'static [(&'static str, &'static str, &'static [u64])],
+    claim: Option<Claim>,
+}
+
+impl Extra {
+    const fn new(
+        seq: &'static str,
+        what: &'static str,
+        params: &'static [(&'static str, u64)],
+    ) -> Self {
+        Extra {
+            seq,
+            what,
+            params,
+            instances: 1,
+            reads: &[],
+            claim: None,
+        }
+    }
+}
+
+fn world(prog: &Program, seq: usize, x: &Extra) -> World {
+    let s = &prog.seqs[seq];
+    let mut w = World {
+        params: vec![0; s.params.len()],
+        ..World::default()
+    };
+    for &d in &s.devices {
+        w.counts.insert(d, x.instances);
+    }
+    for (name, v) in x.params {
+        let i = s.params.iter().position(|p| p == name).unwrap();
+        w.params[i] = *v;
+    }
+    for (dev, reg, vals) in x.reads {
+        let d = prog.devices.iter().position(|d| d.name == *dev).unwrap();
+        let r = prog.devices[d]
+            .regs
+            .iter()
+            .position(|r| r.name == *reg)
+            .unwrap();
+        w.reads.insert((d, r), vals.to_vec());
+    }
+    w
+}
+
+/// The spec with every poll limit lowered to 4: a poll that never gets
+/// ready then costs 4 faults per instance instead of up to a million (each
+/// fault is two signals, ~50 us under qemu).
+fn lower_poll_limits(src: &str) -> String {
+    src.lines()
+        .map(|l| match (l.contains("poll "), l.find("limit ")) {
+            (true, Some(at)) => {
+                let rest = &l[at + 6..];
+                let digits =
+                    rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                format!("{}limit 4{}", &l[..at], &rest[digits..])
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[derive(Default)]
+struct Tally {
+    cases: usize,
+    accesses: usize,
+    invalidates: usize,
+    /// Pointer parameters whose final memory was compared.
+    memories: usize,
+    barriers: usize,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn add(&mut self, outcomes: Vec<Outcome>, claims: &[Option<Claim>]) {
+        for (o, claim) in outcomes.into_iter().zip(claims) {
+            self.cases += 1;
+            let observed = match o.observed {
+                Ok(r) => r,
+                Err(e) => {
+                    self.failures.push(format!("{}: {e}", o.name));
+                    continue;
+                }
+            };
+            if let Some(d) = first_divergence(&o.expected, &observed) {
+                self.failures.push(format!("{}: {d}", o.name));
+                continue;
+            }
+            if let Some(Err(e)) = claim.map(|c| c(&observed)) {
+                self.failures.push(format!("{}: claim: {e}", o.name));
+            }
+            self.accesses += observed.accesses.len();
+            self.invalidates += observed
+                .accesses
+                .iter()
+                .filter(|a| a.kind == "invalidate")
+                .count();
+            self.memories += observed.memory.len();
+            self.barriers += o.barriers;
+        }
+    }
+}
+
+fn check_example(stem: &str, extras: &[Extra]) {
+    let path = format!("examples/{stem}.inv");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let prog = shootdown::load(&path, &src).unwrap();
+    let low_src = lower_poll_limits(&src);
+    let low = shootdown::load(&path, &low_src).unwrap();
+    let opts = support::options("all");
+    let mut tally = Tally::default();
+    for target in shootdown::output::default_targets(&prog) {
+        let c = shootdown::compile(&prog, target, &opts).unwrap();
+        let mut cases = Vec::new();
+        let mut claims = Vec::new();
+        for (i, s) in prog.seqs.iter().enumerate() {
+            for (wname, mut w) in worlds(&prog, i) {
+                if wname.contains("never ready") {
+                    continue;
+                }
+                w.big_endian = target.big_endian();
+                cases.push(Case {
+                    seq: i,
+                    name: format!("{stem} {target} {} ({wname})", s.name),
+                    world: w,
+                });
+                claims.push(None);
+            }
+        }
+        for x in extras {
+            let i = prog.seqs.iter().position(|s| s.name == x.seq).unwrap();
+            let mut w = world(&prog, i, x);
+            w.big_endian = target.big_endian();
+            cases.push(Case {
+                seq: i,
+                name: format!("{stem} {target} {} ({})", x.seq, x.what),
+                world: w,
+            });
+            claims.push(x.claim);
+        }
+        let tag = format!("storelog-{stem}-{target}");
+        tally.add(run_cases(&prog, stem, &c, &opts, &cases, &tag), &claims);
+
+        let c = shootdown::compile(&low, target, &opts).unwrap();
+        let cases: Vec<Case> = (0..low.seqs.len())
+            .flat_map(|i| {
+                worlds(&low, i)
+                    .into_iter()
+                    .filter(|(n, _)| n.contains("never ready"))
+                    .map(move |(n, w)| (i, n, w))
+            })
+            .map(|(i, n, mut w)| {
+                w.big_endian = target.big_endian();
+                Case {
+                    seq: i,
+                    name: format!("{stem} {target} {} ({n}, poll limits 4)", low.seqs[i].name),
+                    world: w,
+                }
+            })
+            .collect();
+        if !cases.is_empty() {
+            let claims = vec![None; cases.len()];
+            let tag = format!("storelog-{stem}-{target}-limit4");
+            tally.add(run_cases(&low, stem, &c, &opts, &cases, &tag), &claims);
+        }
+    }
+    eprintln!(
+        "{stem}: {} cases, {} accesses compared ({} invalidates), {} final memories compared, {} barriers not compared",
+        tally.cases, tally.accesses, tally.invalidates, tally.memories, tally.barriers
+    );
+    assert!(
+        tally.failures.is_empty(),
+        "{stem}: {} of {} cases disagree:\n{}",
+        tally.failures.len(),
+        tally.cases,
+        tally.failures.join("\n")
+    );
+    assert!(
+        tally.cases > 0 && tally.accesses + tally.memories > 0,
+        "{stem}: nothing compared"
+    );
+}
+
+// ----------------------------------------------------------------- claims
+
+fn value(a: &Access) -> u64 {
+    u64::from_str_radix(a.value.trim_start_matches("0x"), 16).unwrap_or(u64::MAX)
+}
+
+fn expect(ok: bool, r: &Run, what: &str) -> Result<(), String> {
+    if ok {
+        return Ok(());
+    }
+    let log: Vec<String> = r.accesses.iter().take(8).map(|a| a.to_string()).collect();
+    Err(format!(
+        "{what}; return {}, {} accesses, first:\n{}",
+        r.ret,
+        r.accesses.len(),
+        log.join("\n")
+    ))
+}
+
+const SMMU_ASID: u64 = 0x2a;
+
+fn smmu_2m_range(r: &Run) -> Result<(), String> {
+    let last = r.accesses.last();
+    expect(
+        r.ret == 0
+            && r.accesses.len() == 512
+            && r.accesses
+                .iter()
+                .all(|a| a.kind == "store" && a.place == "cb[0].tlbiva" && a.width == 8)
+            && last.map(value) == Some((SMMU_ASID << 48) | 0x3ff),
+        r,
+        "512 TLBIVA stores, the last (asid << 48) | 0x3ff",
+    )
+}
+
+fn smmu_sync_idle(r: &Run) -> Result<(), String> {
+    let places: Vec<(&str, &str, u64)> = r
+        .accesses
+        .iter()
+        .map(|a| (a.kind, a.place.as_str(), value(a)))
+        .collect();
+    expect(
+        r.ret == 0
+            && places
+                == [
+                    ("store", "cb[0].tlbsync", 0),
+                    ("load", "cb[0].tlbstatus", 0),
+                ],
+        r,
+        "one TLBSYNC store, one TLBSTATUS read of 0, return 0",
+    )
+}
+
+const TCE_PE: u64 = 3;
+const TCE_DMA: u64 = 0x8000_0000;
+const KILL_ALL: u64 = 1 << 63; // msb0 0
+const KILL_ONE: u64 = 1 << 61; // msb0 2
+
+fn tce_8_pages(r: &Run) -> Result<(), String> {
+    let want: Vec<u64> = (0..8)
+        .map(|k| KILL_ONE | (TCE_PE << 56) | (TCE_DMA + k * 0x1000))
+        .collect();
+    let got: Vec<u64> = r.accesses.iter().map(value).collect();
+    expect(
+        r.ret == 0
+            && got == want
+            && r.accesses
+                .iter()
+                .all(|a| a.kind == "store" && a.place == "npu[0].tce_kill"),
+        r,
+        "8 KILL_ONE stores, one per page",
+    )
+}
+
+fn tce_512_pages(r: &Run) -> Result<(), String> {
+    expect(
+        r.ret == 0
+            && r.accesses.len() == 1
+            && r.accesses[0].place == "npu[0].tce_kill"
+            && value(&r.accesses[0]) & (KILL_ALL | KILL_ONE) == KILL_ALL,
+        r,
+        "one KILL_ALL store",
+    )
+}
+
+const TLB_ASID: u64 = 0x42;
+const TLB_START: u64 = 0x7f00_1234_5000;
+
+fn tlb_16_pages(r: &Run) -> Result<(), String> {
+    let want: Vec<(String, u64)> = (0..16)
+        .map(|k| {
+            (
+                "tlbi vale1is".to_string(),
+                ((TLB_START >> 12) + k) | (TLB_ASID << 48),
+            )
+        })
+        .collect();
+    let got: Vec<(String, u64)> = r
+        .accesses
+        .iter()
+        .map(|a| (a.place.clone(), value(a)))
+        .collect();
+    expect(
+        r.ret == 0 && got == want,
+        r,
+        "16 TLBI VALE1IS, operand (page | asid << 48)",
+    )
+}
+
+// ------------------------------------------------------------------ tests
+
+const PS_64K: u64 = 0x1_0000;
+
+#[test]
+fn npu2_atsd() {
+    let e = |what, params| Extra {
+        instances: 3,
+        ..Extra::new("invalidate_range", what, params)
+    };
+    check_example(
+        "npu2_atsd",
+        &[
+            e(
+                "one 64K page",
+                &[("pid", 5), ("start", 0x1000_0000), ("size", PS_64K)],
+            ),
+            e(
+                "64K across a 64K boundary: 2M",
+                &[("pid", 5), ("start", 0x1000_8000), ("size", PS_64K)],
+            ),
+            e(
+                "1G block",
+                &[("pid", 5), ("start", 0x4000_0000), ("size", 0x4000_0000)],
+            ),
+            e(
+                "across a 1G boundary: all",
+                &[("pid", 5), ("start", 0x7fff_0000), ("size", 0x2_0000)],
+            ),
+        ],
+    );
+}
+
+#[test]
+fn npu2_tce_kill() {
+    let tce = |what, params, claim| Extra {
+        claim: Some(claim),
+        ..Extra::new("tce_kill", what, params)
+    };
+    check_example(
+        "npu2_tce_kill",
+        &[
+            tce(
+                "8 pages of 4K",
+                &[
+                    ("pe", TCE_PE),
+                    ("dma_addr", TCE_DMA),
+                    ("npages", 8),
+                    ("tce_size", 0x1000),
+                ],
+                tce_8_pages,
+            ),
+            tce(
+                "512 pages of 4K",
+                &[
+                    ("pe", TCE_PE),
+                    ("dma_addr", TCE_DMA),
+                    ("npages", 512),
+                    ("tce_size", 0x1000),
+                ],
+                tce_512_pages,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn arm_smmu() {
+    let walk =
+        |what, pages: &'static [(&'static str, u64)]| Extra::new("tlb_inv_walk_s1", what, pages);
+    check_example(
+        "arm_smmu",
+        &[
+            Extra {
+                claim: Some(smmu_2m_range),
+                ..Extra::new(
+                    "tlb_inv_range_s1",
+                    "2 MiB at 2 MiB, 4K granule",
+                    &[
+                        ("asid", SMMU_ASID),
+                        ("iova", 0x20_0000),
+                        ("size", 0x20_0000),
+                        ("granule", 0x1000),
+                    ],
+                )
+            },
+            Extra {
+                reads: &[("cb", "tlbstatus", &[0])],
+                claim: Some(smmu_sync_idle),
+                ..Extra::new("tlb_sync", "TLBSTATUS reads 0", &[])
+            },
+            walk(
+                "8 granules: TLBIVA each",
+                &[
+                    ("asid", SMMU_ASID),
+                    ("iova", 0x40_0000),
+                    ("size", 0x8000),
+                    ("granule", 0x1000),
+                ],
+            ),
+            walk(
+                "32M of 4K granules: TLBIASID",
+                &[
+                    ("asid", SMMU_ASID),
+                    ("iova", 0x40_0000),
+                    ("size", 0x200_0000),
+                    ("granule", 0x1000),
+                ],
+            ),
+        ],
+    );
+}
+
+const fn user_pages(n: u64) -> [(&'static str, u64); 3] {
+    [
+        ("asid", TLB_ASID),
+        ("start", TLB_START),
+        ("end", TLB_START + n * 0x1000),
+    ]
+}
+
+#[test]
+fn arm64_tlb_range() {
+    const P16: [(&str, u64); 3] = user_pages(16);
+    const P600: [(&str, u64); 3] = user_pages(600);
+    const P37: [(&str, u64); 3] = user_pages(37);
+    const P4099: [(&str, u64); 3] = user_pages(4099);
+    const K5: [(&str, u64); 2] = [
+        ("start", 0xffff_8000_1000_0000),
+        ("end", 0xffff_8000_1000_5000),
+    ];
+    check_example(
+        "arm64_tlb_range",
+        &[
+            Extra {
+                claim: Some(tlb_16_pages),
+                ..Extra::new("flush_tlb_range", "16 pages", &P16)
+            },
+            Extra::new("flush_tlb_range", "600 pages: past the threshold", &P600),
+            Extra::new(
+                "flush_tlb_range_r",
+                "37 pages: one page, then range ops",
+                &P37,
+            ),
+            Extra::new("flush_tlb_range_r", "4099 pages", &P4099),
+            Extra::new("flush_tlb_kernel_range", "5 kernel pages", &K5),
+        ],
+    );
+}
+
+#[test]
+fn vtd_iotlb() {
+    check_example("vtd_iotlb", &[]);
+}
+
+#[test]
+fn e6500_tcd_lock() {
+    check_example("e6500_tcd_lock", &[]);
+}
+
+/// The comparison must see a changed log: take a real qemu log (natively
+/// run x86-64 code, 4 TLBIVA stores) and perturb it.
+#[test]
+fn perturbed_logs_are_caught() {
+    let path = "examples/arm_smmu.inv";
+    let (c, opts) = support::compile_spec(path, shootdown::Target::X86_64, "all");
+    let prog = shootdown::load(path, &std::fs::read_to_string(path).unwrap()).unwrap();
+    let seq = prog
+        .seqs
+        .iter()
+        .position(|s| s.name == "tlb_inv_range_s1")
+        .unwrap();
+    let x = Extra::new(
+        "tlb_inv_range_s1",
+        "",
+        &[
+            ("asid", 7),
+            ("iova", 0x10_0000),
+            ("size", 0x4000),
+            ("granule", 0x1000),
+        ],
+    );
+    let case = Case {
+        seq,
+        name: "perturb".into(),
+        world: world(&prog, seq, &x),
+    };
+    let o = run_cases(&prog, "arm_smmu", &c, &opts, &[case], "storelog-perturb").remove(0);
+    let parse = |lines: &[String]| {
+        let l: Vec<&str> = lines.iter().map(String::as_str).collect();
+        from_harness(&prog, &c, seq, &l).unwrap()
+    };
+    assert_eq!(parse(&o.raw), o.expected, "the unperturbed log agrees");
+    let stores: Vec<usize> = (0..o.raw.len())
+        .filter(|&i| o.raw[i].starts_with("store"))
+        .collect();
+    assert_eq!(stores.len(), 4, "{:#?}", o.raw);
+    let field = |l: &str, k: usize| l.split(' ').nth(k).unwrap().to_string();
+    let with_field = |l: &str, k: usize, v: &str| {
+        let mut f: Vec<String> = l.split(' ').map(String::from).collect();
+        f[k] = v.to_string();
+        f.join(" ")
+    };
+
+    let mut swapped = o.raw.clone();
+    let (a, b) = (field(&o.raw[stores[1]], 5), field(&o.raw[stores[2]], 5));
+    swapped[stores[1]] = with_field(&o.raw[stores[1]], 5, &b);
+    swapped[stores[2]] = with_field(&o.raw[stores[2]], 5, &a);
+    let mut dropped = o.raw.clone();
+    dropped.remove(stores[2]);
+    let mut narrow = o.raw.clone();
+    narrow[stores[0]] = with_field(&o.raw[stores[0]], 4, "4");
+    let mut other_instance = o.raw.clone();
+    other_instance[stores[3]] = with_field(&o.raw[stores[3]], 2, "1");
+    let mut ret = o.raw.clone();
+    *ret.iter_mut().find(|l| l.starts_with("ret")).unwrap() = "ret -110".into();
+
+    for (what, log, at) in [
+        ("two values swapped", swapped, Some(1)),
+        ("a store dropped", dropped, Some(2)),
+        ("a 4-byte store", narrow, Some(0)),
+        ("another instance", other_instance, Some(3)),
+        ("another return value", ret, None),
+    ] {
+        let d = first_divergence(&o.expected, &parse(&log))
+            .unwrap_or_else(|| panic!("{what}: not detected"));
+        eprintln!("{what}:\n{d}");
+        match at {
+            Some(i) => assert!(
+                d.starts_with(&format!("first divergence at access {i} ")),
+                "{what}: {d}"
+            ),
+            None => assert!(d.contains("return: trace 0 qemu -110"), "{what}: {d}"),
+        }
+    }
+}
+
+/// End to end: qemu running the naive lowering (`--passes none`: ava,
+/// eieio, launch per NPU) must disagree with `trace` of the optimized code
+/// (all AVAs, one eieio, all LAUNCHes) at the second NPU's AVA store.
+#[test]
+fn other_code_is_caught() {
+    let path = "examples/npu2_atsd.inv";
+    let prog = shootdown::load(path, &std::fs::read_to_string(path).unwrap()).unwrap();
+    let t = shootdown::Target::Power64le;
+    let (naive, opts) = support::compile_spec(path, t, "none");
+    let (optimized, _) = support::compile_spec(path, t, "all");
+    let (_, mut w) = worlds(&prog, 0)
+        .into_iter()
+        .find(|(n, _)| n.starts_with("3 instances"))
+        .unwrap();
+    w.big_endian = t.big_endian();
+    let case = Case {
+        seq: 0,
+        name: "naive".into(),
+        world: w.clone(),
+    };
+    let (observed, _) =
+        store_log::observe(&prog, "npu2_atsd", &naive, &opts, &[case], "storelog-naive").remove(0);
+    let case = Case {
+        seq: 0,
+        name: "optimized".into(),
+        world: w,
+    };
+    let (expected, _) = store_log::expect(&prog, &optimized, &case);
+    let d = first_divergence(&expected, &observed.unwrap()).expect("naive code not told apart");
+    assert!(
+        d.starts_with("first divergence at access 1 ") && d.contains("npu[1].ava"),
+        "{d}"
+    );
+}
