@@ -3,6 +3,8 @@
 //! qemu-user (natively on x86-64), and pair each case's observed accesses
 //! with what `trace` reports for it.
 
+pub mod cases;
+pub mod claims;
 pub mod driver;
 pub mod log;
 
