@@ -72,6 +72,25 @@ pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compile
     })
 }
 
+/// [`compile`] and [`crate::emit::asm::render`] in one, for `gen`: each
+/// function is rendered to text as soon as it is made and its LIR and
+/// machine lines dropped, so a large spec never holds them all at once.
+/// The text is the same as rendering a [`Compiled`].
+pub fn compile_to_asm(prog: &Program, target: Target, opts: &Options) -> Result<String, Diag> {
+    let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
+    let views = crate::par::map(&opt.seqs, |seq| {
+        let (_, m) = compile_seq(&opt, seq, target, opts)?;
+        Ok::<_, Diag>((crate::emit::asm::view(&m), m.needs_arch))
+    })?;
+    drop(opt);
+    Ok(crate::emit::asm::render_views(
+        target,
+        &prog.source_name,
+        views,
+        opts,
+    ))
+}
+
 /// One sequence from optimized IR to machine code.
 fn compile_seq(
     opt: &Program,

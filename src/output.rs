@@ -52,10 +52,9 @@ pub fn plan(
     };
     let mut out = Vec::new();
     for t in targets {
-        let c = codegen::compile(&prog, t, opts)?;
         out.push(Planned {
             path: out_dir.join(format!("{stem}.{}.S", t.name())),
-            content: crate::emit::asm::render(&c, opts),
+            content: codegen::compile_to_asm(&prog, t, opts)?,
         });
     }
     out.push(Planned {

@@ -50,24 +50,40 @@ fn body(f: &MachFunc) -> String {
 }
 
 pub fn render(c: &Compiled, opts: &Options) -> String {
-    let banner = crate::emit::banner(&c.opt.source_name, &format!(" for {}", c.target));
-    let funcs: Vec<FuncView> = crate::par::map(&c.funcs, |f| {
-        Ok::<_, std::convert::Infallible>(FuncView {
-            symbol: f.symbol.clone(),
-            body: body(f),
-        })
+    let funcs: Vec<(FuncView, Option<&'static str>)> = crate::par::map(&c.funcs, |f| {
+        Ok::<_, std::convert::Infallible>((view(f), f.needs_arch))
     })
     .unwrap_or_else(|e| match e {});
-    let arch = c.funcs.iter().filter_map(|f| f.needs_arch).max();
+    render_views(c.target, &c.opt.source_name, funcs, opts)
+}
+
+/// A function as the file template needs it: symbol and body text.
+pub fn view(f: &MachFunc) -> FuncView {
+    FuncView {
+        symbol: f.symbol.clone(),
+        body: body(f),
+    }
+}
+
+/// The `.S` file around functions already rendered by [`view`], with the
+/// `.arch`/`.machine` level each needs.
+pub fn render_views(
+    target: Target,
+    source_name: &str,
+    funcs: Vec<(FuncView, Option<&'static str>)>,
+    opts: &Options,
+) -> String {
+    let banner = crate::emit::banner(source_name, &format!(" for {target}"));
+    let arch = funcs.iter().filter_map(|(_, a)| *a).max();
     let view = FileView {
         banner,
         spdx: opts.spdx.as_deref(),
         linux: opts.style == Style::Linux,
-        funcs,
+        funcs: funcs.into_iter().map(|(f, _)| f).collect(),
         arch,
     };
-    let mut text = match c.target {
-        Target::Power64 | Target::Power64le => power::emit::render_file(c.target, &view),
+    let mut text = match target {
+        Target::Power64 | Target::Power64le => power::emit::render_file(target, &view),
         Target::Aarch64 => aarch64::emit::render_file(&view),
         Target::X86_64 => x86_64::emit::render_file(&view),
     }

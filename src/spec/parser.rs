@@ -74,12 +74,14 @@ impl Parser {
     fn prev_span(&self) -> Span {
         self.toks[self.pos.saturating_sub(1)].span
     }
-    fn bump(&mut self) -> Token {
-        let t = self.toks[self.pos].clone();
+    /// Step past the current token; its span (tokens are read in place
+    /// through `peek`, never cloned: identifiers own their text).
+    fn bump(&mut self) -> Span {
+        let span = self.toks[self.pos].span;
         if self.pos + 1 < self.toks.len() {
             self.pos += 1;
         }
-        t
+        span
     }
     fn eat(&mut self, t: &Tok) -> bool {
         if self.peek() == t {
@@ -109,22 +111,23 @@ impl Parser {
     }
     fn expect(&mut self, t: Tok) -> Result<Span, Diag> {
         if self.peek() == &t {
-            Ok(self.bump().span)
+            Ok(self.bump())
         } else {
             Err(self.unexpected(&t.describe()))
         }
     }
     fn expect_kw(&mut self, kw: &str) -> Result<Span, Diag> {
         if self.is_kw(kw) {
-            Ok(self.bump().span)
+            Ok(self.bump())
         } else {
             Err(self.unexpected(&format!("`{kw}`")))
         }
     }
     fn ident(&mut self, what: &str) -> Result<Ident, Diag> {
-        match self.peek().clone() {
+        match self.peek() {
             Tok::Ident(name) => {
-                let span = self.bump().span;
+                let name = name.clone();
+                let span = self.bump();
                 Ok(Ident { name, span })
             }
             _ => Err(self.unexpected(what)),
@@ -133,7 +136,7 @@ impl Parser {
     fn int(&mut self, what: &str) -> Result<(u64, Span), Diag> {
         match *self.peek() {
             Tok::Int(v) => {
-                let span = self.bump().span;
+                let span = self.bump();
                 Ok((v, span))
             }
             _ => Err(self.unexpected(what)),
@@ -562,10 +565,10 @@ impl Parser {
                 if !is_barrier_operand(&s) {
                     break;
                 }
-                let t = self.bump();
+                let span = self.bump();
                 full.name.push(' ');
                 full.name.push_str(&s);
-                full.span = full.span.to(t.span);
+                full.span = full.span.to(span);
             }
             return Ok(Stmt::Barrier {
                 span: start.to(full.span),
