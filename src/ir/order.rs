@@ -177,7 +177,7 @@ fn edges(
 ) -> Vec<Edge> {
     let ops = ops(body);
     let mut edges = Vec::new();
-    let mut seen_edges = std::collections::HashSet::new();
+    let mut seen_edges = rustc_hash::FxHashSet::default();
     let mut push = |e: Edge| {
         if seen_edges.insert((e.from, e.to, e.span.offset)) {
             edges.push(e);
@@ -185,7 +185,7 @@ fn edges(
     };
     // The classes each register is accessed with, to know when a backward
     // scan has closed everything it could still find.
-    let mut classes: std::collections::HashMap<(DevId, RegId), Vec<Class>> = Default::default();
+    let mut classes: rustc_hash::FxHashMap<(DevId, RegId), Vec<Class>> = Default::default();
     for o in &ops {
         if let Some(r) = o.reg {
             let c = classes.entry(r).or_default();
@@ -213,7 +213,7 @@ fn edges(
         // between the earlier access and `b`, so a barrier that orders it
         // before `b` is also, in program order, between the earlier access
         // and `b`. This keeps the graph linear in the accesses.
-        let mut latest = std::collections::HashSet::new();
+        let mut latest = rustc_hash::FxHashSet::default();
         let mut closed: Vec<(RegId, Class)> = Vec::new();
         for a in ops[..j].iter().rev() {
             let Some((da, ra)) = a.reg else { continue };

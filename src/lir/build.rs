@@ -11,7 +11,7 @@ use crate::ir::{Device, Instances, PollOp, Program, Seq, Stmt};
 use crate::spec::ast::Endian;
 use crate::spec::diag::Diag;
 use crate::target::Target;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Where computed register values are placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,12 +61,12 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
             nlabels: 0,
         },
         arg_regs: Vec::new(),
-        values: HashMap::new(),
+        values: HashMap::default(),
         scope_log: Vec::new(),
-        bases: HashMap::new(),
+        bases: HashMap::default(),
         origin: Origin::default(),
         param_names: seq.params.clone(),
-        locals: HashMap::new(),
+        locals: HashMap::default(),
         cold: Vec::new(),
     };
     b.origin = Origin {
@@ -137,7 +137,7 @@ struct Builder<'a> {
 }
 
 /// The largest subexpressions of `e` that do not depend on loop variables.
-fn invariant_parts(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+fn invariant_parts<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
     if !e.uses_locals() {
         f(e);
         return;
@@ -222,26 +222,29 @@ impl Builder<'_> {
 
     /// Compute, before `s`, every non-trivial write value used inside it.
     fn hoist_values(&mut self, s: &Stmt) {
-        let mut exprs = Vec::new();
+        let mut exprs: Vec<(&Expr, crate::spec::diag::Span)> = Vec::new();
         walk_unconditional(std::slice::from_ref(s), &mut |x| match x {
-            Stmt::Write { value, access } => exprs.push((value.clone(), access.span)),
+            Stmt::Write { value, access } => exprs.push((value, access.span)),
             Stmt::Invalidate { operands, span, .. } => {
-                exprs.extend(operands.iter().map(|o| (o.clone(), *span)));
+                exprs.extend(operands.iter().map(|o| (o, *span)));
             }
             _ => {}
         });
         // Loop-variant values: hoist their loop-invariant parts.
-        let mut parts = Vec::new();
+        let mut parts: Vec<(&Expr, crate::spec::diag::Span)> = Vec::new();
         for (e, span) in exprs {
-            invariant_parts(&e, &mut |p| parts.push((p.clone(), span)));
+            invariant_parts(e, &mut |p| parts.push((p, span)));
         }
         for (e, span) in parts {
-            if matches!(e, Expr::Param(_)) || self.values.contains_key(&e) {
+            if matches!(e, Expr::Param(_)) || self.values.contains_key(e) {
                 continue;
             }
-            self.set_origin(span);
-            self.origin.note = format!("value {}", e.display(&self.param_names)).into();
-            let _ = self.expr(&e);
+            self.origin = Origin {
+                line: Some(self.prog.line_of(span)),
+                note: format!("value {}", e.display(&self.param_names)).into(),
+                op: None,
+            };
+            let _ = self.expr(e);
         }
     }
 

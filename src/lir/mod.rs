@@ -170,27 +170,43 @@ pub enum Inst {
 impl Inst {
     /// Registers read.
     pub fn uses(&self) -> Vec<VReg> {
-        let op = |o: &Operand| match o {
-            Operand::Reg(r) => vec![*r],
-            Operand::Imm(_) => vec![],
+        let mut out = Vec::new();
+        self.each_use(|v| out.push(v));
+        out
+    }
+
+    /// [`Inst::uses`] without building a vector (the allocator visits
+    /// every instruction of every function).
+    pub fn each_use(&self, mut f: impl FnMut(VReg)) {
+        let op = |o: &Operand, f: &mut dyn FnMut(VReg)| {
+            if let Operand::Reg(r) = o {
+                f(*r)
+            }
         };
         match self {
-            Inst::Copy { src, .. } | Inst::Not { src, .. } | Inst::Insert { src, .. } => vec![*src],
-            Inst::Bin { a, b, .. } => [vec![*a], op(b)].concat(),
-            Inst::Load { base, .. } => vec![*base],
-            Inst::Store { src, base, .. } => vec![*src, *base],
-            Inst::Branch { a, b, .. } => [vec![*a], op(b)].concat(),
-            Inst::Ret { value } => op(value),
-            Inst::Invalidate { operands, .. } => operands.clone(),
-            Inst::LoadReserve { base, .. } => vec![*base],
+            Inst::Copy { src, .. } | Inst::Not { src, .. } | Inst::Insert { src, .. } => f(*src),
+            Inst::Bin { a, b, .. } | Inst::Branch { a, b, .. } => {
+                f(*a);
+                op(b, &mut f);
+            }
+            Inst::Load { base, .. } | Inst::LoadReserve { base, .. } => f(*base),
+            Inst::Store { src, base, .. } | Inst::StoreRelease { src, base, .. } => {
+                f(*src);
+                f(*base);
+            }
+            Inst::Ret { value } => op(value, &mut f),
+            Inst::Invalidate { operands, .. } => operands.iter().for_each(|v| f(*v)),
             Inst::StoreCond {
                 src,
                 base,
                 expected,
                 ..
-            } => vec![*src, *base, *expected],
-            Inst::StoreRelease { src, base, .. } => vec![*src, *base],
-            _ => vec![],
+            } => {
+                f(*src);
+                f(*base);
+                f(*expected);
+            }
+            _ => {}
         }
     }
 

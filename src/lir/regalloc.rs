@@ -6,7 +6,7 @@
 //! ranges that reach into a loop are stretched to the loop's back edge.
 
 use super::*;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Physical register numbers in the target's own numbering.
 pub struct RegFile {
@@ -58,21 +58,24 @@ pub fn live_ranges(f: &Func) -> HashMap<VReg, (usize, usize)> {
 
 /// [`live_ranges`] indexed by virtual register number.
 fn ranges(f: &Func) -> Vec<Option<(usize, usize)>> {
-    let n = f
-        .insts
-        .iter()
-        .flat_map(|(i, _)| i.uses().into_iter().chain(i.def()))
-        .map(|v| v.0 as usize + 1)
-        .max()
-        .unwrap_or(0)
-        .max(f.nvregs as usize);
+    let mut n = f.nvregs as usize;
+    for (i, _) in &f.insts {
+        i.each_use(|v| n = n.max(v.0 as usize + 1));
+        if let Some(v) = i.def() {
+            n = n.max(v.0 as usize + 1);
+        }
+    }
     let mut r: Vec<Option<(usize, usize)>> = vec![None; n];
-    let mut label_at = HashMap::new();
+    let mut label_at = HashMap::default();
     for (i, (inst, _)) in f.insts.iter().enumerate() {
-        for v in inst.uses().into_iter().chain(inst.def()) {
+        let mut touch = |v: VReg| {
             let e = r[v.0 as usize].get_or_insert((i, i));
             e.0 = e.0.min(i);
             e.1 = e.1.max(i);
+        };
+        inst.each_use(&mut touch);
+        if let Some(v) = inst.def() {
+            touch(v);
         }
         if let Inst::Label(l) = inst {
             label_at.insert(*l, i);
@@ -116,7 +119,7 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
         .filter_map(|(v, r)| r.map(|(s, e)| (s, e, VReg(v as u32))))
         .collect();
     order.sort_unstable_by_key(|&(s, _, v)| (s, v.0));
-    let mut reg: HashMap<VReg, u8> = HashMap::new();
+    let mut reg: HashMap<VReg, u8> = HashMap::default();
     for (inst, _) in &f.insts {
         if let Inst::Arg { dst, index } = inst {
             if let Some(&p) = rf.args.get(*index) {

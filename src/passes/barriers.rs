@@ -19,7 +19,7 @@ use crate::spec::ast::Scope;
 use crate::spec::diag::Diag;
 use crate::target::barriers::BarrierKind;
 use crate::target::Target;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Clone, Debug)]
 pub struct Gap {
@@ -325,15 +325,21 @@ pub fn place_naive(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), 
 pub const SOLVE_WORK: u64 = 30_000_000;
 
 /// The covering problem: for each needed edge, the (gap, kind) choices.
+/// Sparse throughout: an edge's valid gaps are the few between its ends,
+/// and a sequence has hundreds of gaps, so nothing is sized edges x gaps
+/// except the small bit sets of the lower bound.
 pub struct Problem {
     /// cands[n] = choices covering needed edge n.
     pub cands: Vec<Vec<Choice>>,
-    pub cost: BTreeMap<Choice, u64>,
-    valid: Vec<Vec<bool>>,
+    /// Gaps where a barrier orders needed edge n, ascending.
+    valid: Vec<Vec<usize>>,
     kinds_of: Vec<Vec<usize>>,
+    /// Instance weight of each gap and cost of each barrier kind.
+    gap_weight: Vec<u64>,
+    kind_cost: Vec<u64>,
     /// The needed edges each choice covers (the branch and bound updates
     /// coverage through these, not by scanning every edge).
-    covered_by: BTreeMap<Choice, Vec<usize>>,
+    covered_by: HashMap<Choice, Vec<usize>>,
     /// valid[n] as a bit set over gaps, for the packing lower bound.
     bits: Vec<Vec<u64>>,
     /// Edges by the position of their last valid gap (interval order).
@@ -349,10 +355,14 @@ impl Problem {
         table: &[BarrierKind],
         needed: &[(usize, Vec<usize>)],
     ) -> Problem {
-        let mut cands = Vec::new();
-        let mut cost = BTreeMap::new();
-        let mut valid = Vec::new();
-        for (ei, kinds) in needed {
+        let gap_weight: Vec<u64> = l.gaps.iter().map(|g| g.weight).collect();
+        let kind_cost: Vec<u64> = table.iter().map(|k| u64::from(k.cost)).collect();
+        let cost = |(g, k): Choice| gap_weight[g].saturating_mul(kind_cost[k]);
+        let mut cands = Vec::with_capacity(needed.len());
+        let mut valid = Vec::with_capacity(needed.len());
+        // Edges each gap orders: the inverted index behind `covered_by`.
+        let mut at_gap: Vec<Vec<usize>> = vec![Vec::new(); l.gaps.len()];
+        for (n, (ei, kinds)) in needed.iter().enumerate() {
             let e = &seq.edges[*ei];
             // Gaps are in line order: a forward edge can only be crossed
             // between its ends, so only that window is examined.
@@ -363,72 +373,65 @@ impl Problem {
                 }
                 _ => 0..l.gaps.len(),
             };
-            let mut v = vec![false; l.gaps.len()];
-            for gi in window {
-                let g = &l.gaps[gi];
-                v[gi] = point_orders(l, e, g.lin, &g.block);
+            let v: Vec<usize> = window
+                .filter(|&gi| point_orders(l, e, l.gaps[gi].lin, &l.gaps[gi].block))
+                .collect();
+            for &g in &v {
+                at_gap[g].push(n);
             }
-            let mut c = Vec::new();
-            for (gi, ok) in v.iter().enumerate() {
-                if *ok {
-                    for &k in kinds {
-                        c.push((gi, k));
-                        cost.insert(
-                            (gi, k),
-                            l.gaps[gi].weight.saturating_mul(u64::from(table[k].cost)),
-                        );
-                    }
-                }
-            }
+            let mut c: Vec<Choice> = v
+                .iter()
+                .flat_map(|&g| kinds.iter().map(move |&k| (g, k)))
+                .collect();
             // Cheapest first; among equals prefer the latest gap, next to
             // the access that needs the ordering.
-            c.sort_by_key(|&(g, k)| {
-                (
-                    l.gaps[g].weight.saturating_mul(u64::from(table[k].cost)),
-                    std::cmp::Reverse(l.gaps[g].lin),
-                    k,
-                )
-            });
+            c.sort_by_key(|&(g, k)| (cost((g, k)), std::cmp::Reverse(l.gaps[g].lin), k));
             cands.push(c);
             valid.push(v);
         }
         let kinds_of: Vec<Vec<usize>> = needed.iter().map(|(_, k)| k.clone()).collect();
-        let mut covered_by: BTreeMap<Choice, Vec<usize>> = BTreeMap::new();
+        let mut covered_by: HashMap<Choice, Vec<usize>> = HashMap::default();
         for c in cands.iter().flatten() {
             covered_by.entry(*c).or_insert_with(|| {
-                (0..valid.len())
-                    .filter(|&m| valid[m][c.0] && kinds_of[m].contains(&c.1))
+                at_gap[c.0]
+                    .iter()
+                    .copied()
+                    .filter(|&m| kinds_of[m].contains(&c.1))
                     .collect()
             });
         }
+        let words = l.gaps.len().div_ceil(64);
         let bits: Vec<Vec<u64>> = valid
             .iter()
             .map(|v| {
-                let mut b = vec![0u64; v.len().div_ceil(64)];
-                for (g, ok) in v.iter().enumerate() {
-                    if *ok {
-                        b[g / 64] |= 1 << (g % 64);
-                    }
+                let mut b = vec![0u64; words];
+                for &g in v {
+                    b[g / 64] |= 1 << (g % 64);
                 }
                 b
             })
             .collect();
         let mut by_end: Vec<usize> = (0..valid.len()).collect();
-        by_end.sort_by_key(|&n| valid[n].iter().rposition(|&ok| ok));
+        by_end.sort_by_key(|&n| valid[n].last().copied());
         let min_cost = cands
             .iter()
-            .map(|c| c.iter().map(|x| cost[x]).min().unwrap_or(0))
+            .map(|c| c.iter().map(|&x| cost(x)).min().unwrap_or(0))
             .collect();
         Problem {
             cands,
-            cost,
             valid,
             kinds_of,
+            gap_weight,
+            kind_cost,
             covered_by,
             bits,
             by_end,
             min_cost,
         }
+    }
+
+    fn cost(&self, (g, k): Choice) -> u64 {
+        self.gap_weight[g].saturating_mul(self.kind_cost[k])
     }
 
     /// A lower bound on the cost of covering the uncovered edges: edges
@@ -455,15 +458,15 @@ impl Problem {
     }
 
     fn gap_orders(&self, g: usize, n: usize) -> bool {
-        self.valid[n][g]
+        self.valid[n].binary_search(&g).is_ok()
     }
 
     pub fn covers(&self, c: Choice, n: usize) -> bool {
-        self.valid[n][c.0] && self.kinds_of[n].contains(&c.1)
+        self.gap_orders(c.0, n) && self.kinds_of[n].contains(&c.1)
     }
 
     pub fn total(&self, chosen: &[Choice]) -> u64 {
-        chosen.iter().map(|c| self.cost[c]).sum()
+        chosen.iter().map(|&c| self.cost(c)).sum()
     }
 
     /// Exact minimum-cost cover by branch and bound, seeded with a greedy
@@ -531,7 +534,7 @@ impl Problem {
             return;
         }
         for &c in &self.cands[n] {
-            let cc = self.cost[&c];
+            let cc = self.cost(c);
             if cost + cc >= best.0 {
                 continue;
             }

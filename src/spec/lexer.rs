@@ -107,7 +107,9 @@ fn size_suffix(c: u8) -> Option<u64> {
 pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
     let b = src.as_bytes();
     let mut i = 0;
-    let mut out = Vec::new();
+    // Specs average a token per 4-5 bytes; sizing once avoids re-copying
+    // a large token vector as it grows.
+    let mut out = Vec::with_capacity(src.len() / 4 + 1);
     while i < b.len() {
         let c = b[i];
         if c.is_ascii_whitespace() {
@@ -177,7 +179,12 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
                 }
                 i += 1;
             }
-            let digits: String = src[digits_start..i].chars().filter(|&c| c != '_').collect();
+            let raw = &src[digits_start..i];
+            let digits: std::borrow::Cow<str> = if raw.contains('_') {
+                raw.replace('_', "").into()
+            } else {
+                raw.into()
+            };
             let span_num = Span::new(start, i - start);
             if digits.is_empty() {
                 return Err(Diag::new(span_num, "number has no digits"));

@@ -11,7 +11,7 @@
 //! Nothing here panics on operand values: every field is range-checked and an
 //! out-of-range value yields `EncodeError::BadOperand`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 
 /// General-purpose register number, 0..=31.
@@ -722,7 +722,7 @@ impl Insn {
 /// forward branches work. Words are stored in the requested byte order.
 pub fn assemble(insns: &[Insn], big_endian: bool) -> Result<Assembled, EncodeError> {
     let mut offsets = Vec::with_capacity(insns.len());
-    let mut labels: HashMap<Label, u32> = HashMap::new();
+    let mut labels: HashMap<Label, u32> = HashMap::default();
     let mut pc: u32 = 0;
     for (index, insn) in insns.iter().enumerate() {
         offsets.push(pc);
