@@ -12,6 +12,20 @@ pub struct FuncView {
     pub body: String,
 }
 
+/// Render a file template into a string sized for it up front: the bodies
+/// are most of the file, and growing a many-megabyte string by doubling
+/// copied it several times over.
+pub fn render_sized(t: &impl askama::Template, v: &FileView) -> Result<String, askama::Error> {
+    let size: usize = v
+        .funcs
+        .iter()
+        .map(|f| f.body.len() + 4 * f.symbol.len() + 256)
+        .sum();
+    let mut out = String::with_capacity(size + 1024);
+    t.render_into(&mut out)?;
+    Ok(out)
+}
+
 /// What every target's file template gets.
 pub struct FileView<'a> {
     pub banner: String,

@@ -41,7 +41,9 @@ pub fn collect(c: &Compiled) -> Vec<SeqStats> {
                 match l.class {
                     InsnClass::Store => st.stores += 1,
                     InsnClass::Load => st.loads += 1,
-                    InsnClass::Barrier => *st.barriers.entry(l.mnemonic.clone()).or_default() += 1,
+                    InsnClass::Barrier => {
+                        *st.barriers.entry(l.mnemonic.to_string()).or_default() += 1
+                    }
                     InsnClass::Invalidate => st.invalidates += 1,
                     InsnClass::Other => {}
                 }

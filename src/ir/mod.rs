@@ -464,8 +464,12 @@ impl Program {
         let end = (span.offset + span.len).min(self.source_text.len());
         let text = self.source_text.get(span.offset..end).unwrap_or("");
         let first = text.lines().next().unwrap_or("").trim();
-        let mut s: String = first.chars().take(60).collect();
-        if first.chars().count() > 60 || text.lines().count() > 1 {
+        // Only look as far as needed: the span of a loop covers its body.
+        let more_lines = text.find('\n').is_some_and(|i| i + 1 < text.len());
+        let cut = first.char_indices().nth(60).map(|(i, _)| i);
+        let mut s = String::with_capacity(first.len().min(240) + 4);
+        s.push_str(&first[..cut.unwrap_or(first.len())]);
+        if cut.is_some() || more_lines {
             s.push_str(" ...");
         }
         s

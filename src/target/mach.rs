@@ -38,7 +38,7 @@ pub struct Line {
     /// A local label defined here (`.Lname_3:`), or an instruction.
     pub label: Option<String>,
     pub text: String,
-    pub mnemonic: String,
+    pub mnemonic: &'static str,
     pub class: InsnClass,
     /// Byte offset within the function (instructions only).
     pub offset: u32,

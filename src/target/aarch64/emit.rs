@@ -37,7 +37,7 @@ pub fn codegen(
                     _ => None,
                 },
                 text: insn.text(&name),
-                mnemonic: insn.mnemonic().to_string(),
+                mnemonic: insn.mnemonic(),
                 class,
                 offset,
                 origin: origin.clone(),
@@ -63,5 +63,5 @@ struct Aarch64File<'a> {
 /// The whole `.S` file: plain GNU as, or the kernel's `SYM_FUNC_START()`
 /// in Linux style.
 pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
-    askama::Template::render(&Aarch64File { v })
+    crate::emit::asm::render_sized(&Aarch64File { v }, v)
 }

@@ -42,7 +42,7 @@ pub fn codegen(
                     _ => None,
                 },
                 text: insn.text(style, &name),
-                mnemonic: insn.mnemonic().to_string(),
+                mnemonic: insn.mnemonic(),
                 class,
                 offset,
                 origin: origin.clone(),
@@ -67,8 +67,11 @@ struct PowerFile<'a> {
 /// The whole `.S` file: ELFv1 function descriptors on big-endian, ELFv2
 /// on little-endian, or the kernel's `_GLOBAL()` in Linux style.
 pub fn render_file(target: Target, v: &FileView) -> Result<String, askama::Error> {
-    askama::Template::render(&PowerFile {
+    crate::emit::asm::render_sized(
+        &PowerFile {
+            v,
+            elfv2: target == Target::Power64le,
+        },
         v,
-        elfv2: target == Target::Power64le,
-    })
+    )
 }

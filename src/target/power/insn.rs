@@ -753,20 +753,40 @@ pub fn assemble(insns: &[Insn], big_endian: bool) -> Result<Assembled, EncodeErr
     Ok(Assembled { bytes, offsets })
 }
 
-/// A register operand as GNU as spells it. Display, so an instruction's
-/// text costs one allocation, not one per operand.
+/// A register operand as GNU as spells it. Display from a table of names,
+/// so an instruction's text costs one allocation and no integer formatting
+/// per operand.
 struct RegText {
     prefix: &'static str,
     n: Reg,
     zero_is_literal: bool,
 }
 
+const PERCENT_NAMES: [&str; 32] = [
+    "%r0", "%r1", "%r2", "%r3", "%r4", "%r5", "%r6", "%r7", "%r8", "%r9", "%r10", "%r11", "%r12",
+    "%r13", "%r14", "%r15", "%r16", "%r17", "%r18", "%r19", "%r20", "%r21", "%r22", "%r23", "%r24",
+    "%r25", "%r26", "%r27", "%r28", "%r29", "%r30", "%r31",
+];
+const BARE_NAMES: [&str; 32] = [
+    "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
+    "r15", "r16", "r17", "r18", "r19", "r20", "r21", "r22", "r23", "r24", "r25", "r26", "r27",
+    "r28", "r29", "r30", "r31",
+];
+
 impl std::fmt::Display for RegText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.zero_is_literal && self.n == 0 {
-            f.write_str("0")
+            return f.write_str("0");
+        }
+        let table = if self.prefix == "r" {
+            &BARE_NAMES
         } else {
-            write!(f, "{}{}", self.prefix, self.n)
+            &PERCENT_NAMES
+        };
+        match table.get(usize::from(self.n)) {
+            Some(name) => f.write_str(name),
+            // Out of range: printed as is for the assembler to reject.
+            None => write!(f, "{}{}", self.prefix, self.n),
         }
     }
 }

@@ -43,7 +43,7 @@ pub fn codegen(
                     _ => None,
                 },
                 text,
-                mnemonic: insn.mnemonic().to_string(),
+                mnemonic: insn.mnemonic(),
                 class,
                 offset,
                 origin: origin.clone(),
@@ -67,5 +67,5 @@ struct X86File<'a> {
 /// The whole `.S` file: plain GNU as, or the kernel's
 /// `SYM_FUNC_START`/`SYM_FUNC_END` in Linux style.
 pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
-    askama::Template::render(&X86File { v })
+    crate::emit::asm::render_sized(&X86File { v }, v)
 }
