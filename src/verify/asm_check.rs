@@ -196,7 +196,7 @@ pub fn capstone(c: &Compiled, report: &mut Report) {
         for (l, d) in insns.iter().zip(decoded) {
             n += 1;
             match d {
-                None if known_gap(t, &l.mnemonic) => {}
+                None if known_gap(t, l.mnemonic) => {}
                 None => failures.push(format!(
                     "{}+{:#x}: capstone cannot decode `{}`",
                     f.symbol, l.offset, l.text
@@ -210,7 +210,7 @@ pub fn capstone(c: &Compiled, report: &mut Report) {
                         .next()
                         .unwrap_or("")
                         .trim_end_matches(';');
-                    if !same_mnemonic(t, ours, theirs) && !same_mnemonic(t, &l.mnemonic, theirs) {
+                    if !same_mnemonic(t, ours, theirs) && !same_mnemonic(t, l.mnemonic, theirs) {
                         failures.push(format!(
                             "{}+{:#x}: we wrote `{}`, capstone reads `{d}`",
                             f.symbol, l.offset, l.text
