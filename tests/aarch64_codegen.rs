@@ -84,7 +84,7 @@ fn optimized_needs_no_barrier() {
     for f in &c.funcs {
         for l in f.insns() {
             assert!(
-                !matches!(l.mnemonic.as_str(), "dmb" | "dsb" | "isb"),
+                !matches!(l.mnemonic, "dmb" | "dsb" | "isb"),
                 "{}: {}",
                 f.symbol,
                 l.text

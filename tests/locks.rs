@@ -26,7 +26,7 @@ fn func<'a>(c: &'a shootdown::codegen::Compiled, name: &str) -> &'a MachFunc {
 
 /// Mnemonics strictly between the load-reserve and the store-conditional.
 fn window(f: &MachFunc, larx: &str, stcx: &str) -> Vec<String> {
-    let m: Vec<&str> = f.insns().map(|l| l.mnemonic.as_str()).collect();
+    let m: Vec<&str> = f.insns().map(|l| l.mnemonic).collect();
     let a = m.iter().position(|x| *x == larx).expect("load-reserve");
     let b = m
         .iter()
@@ -42,7 +42,7 @@ fn power64_window_holds_only_compare_and_branch() {
     let w = window(f, "lbarx", "stbcx.");
     assert_eq!(w, ["cmpdi", "bne"], "optimized window");
     // The retry branch right after the store-conditional, isync after.
-    let m: Vec<&str> = f.insns().map(|l| l.mnemonic.as_str()).collect();
+    let m: Vec<&str> = f.insns().map(|l| l.mnemonic).collect();
     let s = m.iter().position(|x| *x == "stbcx.").unwrap();
     assert_eq!(&m[s + 1..s + 3], ["bne", "isync"]);
     // The invariant work happens before the window.
