@@ -86,6 +86,18 @@ pub struct Device {
     pub after_stores: Vec<(RegId, Span)>,
 }
 
+impl Device {
+    /// Bytes from the base to the end of the highest register (8 for a
+    /// device without registers): the window a simulated instance needs.
+    pub fn extent(&self) -> u64 {
+        self.regs
+            .iter()
+            .map(|r| r.offset + u64::from(r.bytes()))
+            .max()
+            .unwrap_or(8)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Reg {
     pub name: String,

@@ -324,6 +324,11 @@ pub fn place_naive(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), 
 /// it the best placement found so far stands: valid, perhaps not minimal.
 pub const SOLVE_WORK: u64 = 30_000_000;
 
+/// A barrier's cost: its kind's cost times its gap's instance weight.
+fn choice_cost(gap_weight: &[u64], kind_cost: &[u64], (g, k): Choice) -> u64 {
+    gap_weight[g].saturating_mul(kind_cost[k])
+}
+
 /// The covering problem: for each needed edge, the (gap, kind) choices.
 /// Sparse throughout: an edge's valid gaps are the few between its ends,
 /// and a sequence has hundreds of gaps, so nothing is sized edges x gaps
@@ -357,7 +362,7 @@ impl Problem {
     ) -> Problem {
         let gap_weight: Vec<u64> = l.gaps.iter().map(|g| g.weight).collect();
         let kind_cost: Vec<u64> = table.iter().map(|k| u64::from(k.cost)).collect();
-        let cost = |(g, k): Choice| gap_weight[g].saturating_mul(kind_cost[k]);
+        let cost = |c: Choice| choice_cost(&gap_weight, &kind_cost, c);
         let mut cands = Vec::with_capacity(needed.len());
         let mut valid = Vec::with_capacity(needed.len());
         // Edges each gap orders: the inverted index behind `covered_by`.
@@ -430,8 +435,8 @@ impl Problem {
         }
     }
 
-    fn cost(&self, (g, k): Choice) -> u64 {
-        self.gap_weight[g].saturating_mul(self.kind_cost[k])
+    fn cost(&self, c: Choice) -> u64 {
+        choice_cost(&self.gap_weight, &self.kind_cost, c)
     }
 
     /// A lower bound on the cost of covering the uncovered edges: edges

@@ -153,12 +153,7 @@ pub fn run(
                     })
                 })
                 .collect();
-            let top = dev
-                .regs
-                .iter()
-                .map(|r| r.offset + u64::from(r.bytes()))
-                .max()
-                .unwrap_or(8);
+            let top = dev.extent();
             let size = top.div_ceil(WINDOW).max(1) * WINDOW;
             if size > WINDOW {
                 return Err(format!(

@@ -98,12 +98,7 @@ pub fn directives(prog: &Program, c: &Compiled, seq: usize, world: &World) -> St
     let mut out = String::new();
     for &d in &s.devices {
         let dev = &prog.devices[d];
-        let top = dev
-            .regs
-            .iter()
-            .map(|r| r.offset + u64::from(r.bytes()))
-            .max()
-            .unwrap_or(8);
+        let top = dev.extent();
         for inst in 0..world.count(prog, d).max(1) {
             let _ = writeln!(out, "win {d} {inst} {top}");
         }
