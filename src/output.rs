@@ -44,6 +44,7 @@ pub fn plan(
     opts: &Options,
 ) -> Result<Vec<Planned>, Diag> {
     let prog = codegen::load(name, src)?;
+    crate::emit::names::check(&prog, opts)?;
     let stem = stem(Path::new(name));
     let targets = if targets.is_empty() {
         default_targets(&prog)

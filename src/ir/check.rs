@@ -52,6 +52,16 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             .label("second definition")
             .related(prev.span, "first defined here"));
         }
+        if let Some(why) = crate::emit::names::reserved(&d.name.name) {
+            return Err(Diag::new(
+                d.name.span,
+                format!("device `{}`: the name is {why}", d.name.name),
+            )
+            .label("reserved in C")
+            .help(
+                "prototypes name a device's base-address parameter after the device; rename it",
+            ));
+        }
         devices.push(check_device(d)?);
     }
 
@@ -152,6 +162,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         let mut used = cx.used;
         used.sort_unstable();
         used.dedup();
+        check_c_params(&devices, &used, s)?;
         let mut seq = Seq {
             name: s.name.name.clone(),
             span: s.name.span,
@@ -171,6 +182,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         seqs.push(seq);
     }
 
+    check_threshold_names(spec, &seqs)?;
     Ok(Program {
         source_name: source_name.to_string(),
         source_text: source_text.to_string(),
@@ -181,6 +193,77 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         thresholds,
         seqs,
     })
+}
+
+/// The C prototype's parameters: each device's base (and `DEV_count` for
+/// a run-time set), then the sequence's own; all distinct, none reserved.
+fn check_c_params(devices: &[Device], used: &[DevId], s: &ast::Seq) -> Result<(), Diag> {
+    for p in &s.params {
+        let n = p.name.name.as_str();
+        if let Some(why) = crate::emit::names::reserved(n) {
+            return Err(
+                Diag::new(p.name.span, format!("parameter `{n}`: the name is {why}"))
+                    .label("reserved in C")
+                    .help("rename the parameter"),
+            );
+        }
+        for &d in used {
+            let dev = &devices[d];
+            let count = matches!(dev.instances, Instances::Dynamic { .. })
+                .then(|| format!("{}_count", dev.name));
+            if dev.name == n || count.as_deref() == Some(n) {
+                return Err(Diag::new(
+                    p.name.span,
+                    format!(
+                        "parameter `{n}` has the name of the C parameter for device `{}`",
+                        dev.name
+                    ),
+                )
+                .label("duplicate prototype parameter")
+                .related(dev.span, format!("device `{}`", dev.name))
+                .help("the prototype passes each device the sequence uses as `DEV` (and `DEV_count`); rename the parameter"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A `threshold NAME = V` line must name a cover's threshold: a typo
+/// would otherwise leave the real threshold at its derived value.
+fn check_threshold_names(spec: &ast::Spec, seqs: &[Seq]) -> Result<(), Diag> {
+    if spec.thresholds.is_empty() {
+        return Ok(());
+    }
+    let mut names = Vec::new();
+    for s in seqs {
+        walk(&s.body, &mut |st| {
+            if let Stmt::Cover { threshold, .. } = st {
+                names.push(threshold.as_str());
+            }
+        });
+    }
+    names.sort_unstable();
+    names.dedup();
+    for (n, _) in &spec.thresholds {
+        if names.binary_search(&n.name.as_str()).is_err() {
+            let known = if names.is_empty() {
+                "this spec has no `cover`, so no threshold".to_string()
+            } else {
+                let more = if names.len() > 8 { ", ..." } else { "" };
+                format!(
+                    "thresholds are named SEQ_SET_THRESHOLD: {}{more}",
+                    names[..names.len().min(8)].join(", ")
+                )
+            };
+            return Err(Diag::new(
+                n.span,
+                format!("no `cover` has a threshold named `{}`", n.name),
+            )
+            .label("unknown threshold")
+            .help(known));
+        }
+    }
+    Ok(())
 }
 
 fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, Diag> {
@@ -266,6 +349,17 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
         let via = match &e.via {
             None => None,
             Some(v) if v.name.starts_with("tlbi ") => Some(Via::Insn(v.name.clone())),
+            Some(v) if matches!(v.name.as_str(), "tlbie" | "tlbiel" | "invlpg") => {
+                return Err(Diag::new(
+                    v.span,
+                    format!("`via {}`: a granule set launches through a device register or `tlbi OP`", v.name),
+                )
+                .label("not supported as `via`")
+                .help(format!(
+                    "issue `{}` from the sequence (inside the `cover`), or launch through a register of `granules NAME on DEVICE`",
+                    v.name
+                )));
+            }
             Some(v) => Some(Via::Reg(reg_of(v)?)),
         };
         entries.push(Granule {
@@ -1088,8 +1182,10 @@ impl SeqCx<'_> {
                 };
                 let v = self.expr(value, None)?;
                 let Some(v) = v.as_const() else {
-                    return Err(Diag::new(value.span(), "poll compares against a constant")
-                        .label("not constant"));
+                    return Err(
+                        Diag::new(value.span(), "a poll must compare against a constant")
+                            .label("not a constant"),
+                    );
                 };
                 if width < 64 && v >> width != 0 {
                     return Err(Diag::new(

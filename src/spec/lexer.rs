@@ -104,9 +104,17 @@ fn size_suffix(c: u8) -> Option<u64> {
     }
 }
 
+/// Longer names are certainly not register or sequence names; the bound
+/// keeps messages that quote a name readable.
+pub const MAX_IDENT: usize = 128;
+
+/// Unit words that may follow a number directly (`1500ns`).
+const UNITS: [&str; 3] = ["ns", "us", "ms"];
+
 pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
     let b = src.as_bytes();
-    let mut i = 0;
+    // A UTF-8 byte order mark (Windows editors write one) is not text.
+    let mut i = if src.starts_with('\u{feff}') { 3 } else { 0 };
     // Specs average a token per 4-5 bytes; sizing once avoids re-copying
     // a large token vector as it grows.
     let mut out = Vec::with_capacity(src.len() / 4 + 1);
@@ -145,6 +153,16 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
                 i += 1;
             }
             let text = &src[start..i];
+            if text.len() > MAX_IDENT {
+                return Err(Diag::new(
+                    Span::new(start, i - start),
+                    format!(
+                        "name is {} characters long, more than the limit of {MAX_IDENT}",
+                        text.len()
+                    ),
+                )
+                .label("this name"));
+            }
             let tok = if let Some(name) = text.strip_prefix('$') {
                 if name.is_empty() {
                     return Err(Diag::new(
@@ -195,15 +213,37 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
                     "number does not fit in 64 bits or has invalid digits",
                 )
             })?;
+            let word = |at: usize| {
+                let mut e = at;
+                while e < b.len() && (b[e].is_ascii_alphanumeric() || b[e] == b'_') {
+                    e += 1;
+                }
+                e
+            };
             if let Some(mult) = b.get(i).copied().and_then(size_suffix) {
                 // A suffix only counts when it is not the start of a word (`64K`, not `64Kfoo`).
-                let next = b.get(i + 1).copied();
-                if !next.is_some_and(|n| n.is_ascii_alphanumeric() || n == b'_') {
+                if word(i + 1) == i + 1 {
                     i += 1;
                     value = value.checked_mul(mult).ok_or_else(|| {
                         Diag::new(Span::new(start, i - start), "size does not fit in 64 bits")
                     })?;
                 }
+            }
+            // Letters glued to a number are a unit (`1500ns`) or a mistake
+            // (`5Q`, `64Kfoo`): say so here rather than at the next token.
+            let end = word(i);
+            if end > i && !UNITS.contains(&&src[i..end]) {
+                let suffix = &src[i..end];
+                return Err(Diag::new(
+                    Span::new(start, end - start),
+                    format!(
+                        "number `{}` has an unknown suffix `{}`",
+                        &src[start..end].chars().take(40).collect::<String>(),
+                        suffix.chars().take(40).collect::<String>()
+                    ),
+                )
+                .label("unknown suffix")
+                .help("sizes take K, M, G or T (64K); costs ns, us or ms (1500ns); otherwise put a space after the number"));
             }
             out.push(Token {
                 tok: Tok::Int(value),
@@ -300,6 +340,34 @@ mod tests {
             toks("1500ns"),
             vec![Tok::Int(1500), Tok::Ident("ns".into()), Tok::Eof]
         );
+    }
+
+    #[test]
+    fn unknown_suffixes_are_errors_at_the_number() {
+        for (src, at) in [("d.a = 5Q", 6), ("64Kfoo", 0), ("0x10zz", 0), ("7_", 99)] {
+            match lex(src) {
+                Err(e) => assert_eq!(e.span.offset, at, "{src}: {e:?}"),
+                Ok(t) => assert_eq!(at, 99, "{src}: {t:?}"),
+            }
+        }
+        assert_eq!(
+            toks("3us"),
+            vec![Tok::Int(3), Tok::Ident("us".into()), Tok::Eof]
+        );
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        assert_eq!(
+            toks("\u{feff}target x"),
+            vec![
+                Tok::Ident("target".into()),
+                Tok::Ident("x".into()),
+                Tok::Eof
+            ]
+        );
+        // Only at the start.
+        assert!(lex("a \u{feff}").is_err());
     }
 
     #[test]

@@ -174,8 +174,21 @@ impl Parser {
                     self.bump();
                     loop {
                         spec.targets.push(self.ident("a target name")?);
+                        let comma = self.span();
                         if !self.eat(&Tok::Comma) {
                             break;
+                        }
+                        // `target aarch64,` then `device d {`: the comma
+                        // is the mistake, not `device` as a target name.
+                        if let Tok::Ident(k) = self.peek() {
+                            if TOP_LEVEL.contains(&k.as_str()) {
+                                return Err(Diag::new(
+                                    comma,
+                                    format!("expected a target name after `,`, found `{k}`"),
+                                )
+                                .label("trailing comma")
+                                .help("remove the comma, or name another target after it"));
+                            }
                         }
                     }
                 }
@@ -238,7 +251,15 @@ impl Parser {
                     }
                     d.instances = Some(inst);
                 }
-                "mapping" => d.mapping = Some(self.ident("a mapping (e.g. nGnRE)")?),
+                "mapping" => {
+                    let m = self.ident("a mapping (e.g. nGnRE)")?;
+                    if d.mapping.is_some() {
+                        return Err(
+                            Diag::new(kw.span, "`mapping` given twice").label("second `mapping`")
+                        );
+                    }
+                    d.mapping = Some(m);
+                }
                 "reg" => {
                     let name = self.ident("a register name")?;
                     let (offset, offset_span) = self.int("the register offset")?;
@@ -914,6 +935,9 @@ impl Parser {
 fn start_span(a: Span, b: Span) -> Span {
     a.to(b)
 }
+
+/// Keywords that start a top-level item.
+const TOP_LEVEL: [&str; 5] = ["target", "device", "granules", "threshold", "seq"];
 
 /// Statements that issue a CPU invalidation instruction.
 fn is_invalidate_kw(s: &str) -> bool {
