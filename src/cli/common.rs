@@ -34,14 +34,273 @@ pub enum Fail {
     /// A spec error, stale outputs under `--check`, a file that could not
     /// be read or written, a failed check: exit 1.
     Reported,
+    /// The command line is wrong (a bad option value, a name the spec
+    /// does not have, a count over its limit): exit 2, as clap's own.
+    Usage,
 }
 
 impl Fail {
     pub fn code(self) -> u8 {
         match self {
             Fail::Reported => 1,
+            Fail::Usage => 2,
         }
     }
+}
+
+/// Report a command-line mistake the spec reveals (exit 2).
+pub fn usage(io: &mut Io, msg: impl std::fmt::Display) -> Fail {
+    errln!(io, "error: {msg}");
+    Fail::Usage
+}
+
+// Value parsers: clap reports their errors itself, with the option's name,
+// and exits 2.
+
+/// `NAME=VALUE` with a number (decimal, 0x hex, `_` separators, or a
+/// negative decimal).
+pub fn pair(s: &str) -> Result<(String, u64), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or("expected NAME=VALUE (value decimal or 0x hex)")?;
+    let k = k.trim();
+    if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("`{k}` is not a name (expected NAME=VALUE)"));
+    }
+    let v = parse_num(v)
+        .ok_or_else(|| format!("`{}` is not a number (decimal or 0x hex)", v.trim()))?;
+    Ok((k.to_string(), v))
+}
+
+/// A pass list as `--passes` takes it, and its text.
+#[derive(Clone, Debug)]
+pub struct PassList(pub Vec<passes::Pass>, pub String);
+
+pub fn pass_list(s: &str) -> Result<PassList, String> {
+    if s.trim().is_empty() {
+        return Err("empty: give `all`, `none` or a comma-separated list of passes".into());
+    }
+    Ok(PassList(passes::parse_list(s)?, s.to_string()))
+}
+
+/// `--prefix`: what goes in front of C and assembler symbols must make
+/// identifiers of them.
+pub fn c_prefix(s: &str) -> Result<String, String> {
+    let ok = s.len() <= 64
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit());
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err("a prefix is letters, digits and `_` (at most 64), not starting with a digit".into())
+    }
+}
+
+/// `--spdx`: an SPDX license expression. It goes inside a `/* */` or `#`
+/// comment of every output, so only the expression's own characters are
+/// allowed (no `*/`, no line break).
+pub fn spdx(s: &str) -> Result<String, String> {
+    let ok = !s.trim().is_empty()
+        && s.len() <= 200
+        && s.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '(' | ')' | ' ' | ':')
+        });
+    if ok {
+        Ok(s.trim().to_string())
+    } else {
+        Err("an SPDX expression is letters, digits, `.`, `-`, `+`, `:`, parentheses and spaces (e.g. GPL-2.0-only OR MIT)".into())
+    }
+}
+
+/// `--read dev.reg=v1,v2,...`, the device and register still by name.
+#[derive(Clone, Debug)]
+pub struct ReadArg {
+    pub dev: String,
+    pub reg: String,
+    pub values: Vec<u64>,
+}
+
+pub fn read_arg(s: &str) -> Result<ReadArg, String> {
+    let bad = || "expected DEV.REG=V1,V2,... (values decimal or 0x hex)".to_string();
+    let (path, vals) = s.split_once('=').ok_or_else(bad)?;
+    let (dev, reg) = path.trim().split_once('.').ok_or_else(bad)?;
+    let values: Option<Vec<u64>> = vals.split(',').map(parse_num).collect();
+    let values = values.ok_or_else(bad)?;
+    if values.len() > 1 << 16 {
+        return Err("at most 65536 values".into());
+    }
+    Ok(ReadArg {
+        dev: dev.to_string(),
+        reg: reg.to_string(),
+        values,
+    })
+}
+
+/// The same name twice (`--arg x=1 --arg x=2`) is a mistake, not "the
+/// last wins".
+pub fn no_repeats(io: &mut Io, flag: &str, list: &[(String, u64)]) -> Result<(), Fail> {
+    for (i, (k, _)) in list.iter().enumerate() {
+        if list[..i].iter().any(|(x, _)| x == k) {
+            return Err(usage(io, format!("{flag} {k}=...: `{k}` is given twice")));
+        }
+    }
+    Ok(())
+}
+
+/// Scripted reads by device and register index.
+pub fn resolve_reads(
+    io: &mut Io,
+    prog: &crate::ir::Program,
+    reads: &[ReadArg],
+) -> Result<std::collections::HashMap<(usize, usize), Vec<u64>>, Fail> {
+    let mut out = std::collections::HashMap::new();
+    for r in reads {
+        let Some(d) = prog.devices.iter().position(|d| d.name == r.dev) else {
+            let names: Vec<&str> = prog.devices.iter().map(|d| d.name.as_str()).collect();
+            return Err(usage(
+                io,
+                format!(
+                    "--read {}.{}: no device `{}` (devices: {})",
+                    r.dev,
+                    r.reg,
+                    r.dev,
+                    names.join(", ")
+                ),
+            ));
+        };
+        let dev = &prog.devices[d];
+        let Some(reg) = dev.regs.iter().position(|x| x.name == r.reg) else {
+            let names: Vec<&str> = dev.regs.iter().map(|x| x.name.as_str()).collect();
+            return Err(usage(
+                io,
+                format!(
+                    "--read {}.{}: device `{}` has no register `{}` (registers: {})",
+                    r.dev,
+                    r.reg,
+                    r.dev,
+                    r.reg,
+                    names.join(", ")
+                ),
+            ));
+        };
+        if out.insert((d, reg), r.values.clone()).is_some() {
+            return Err(usage(
+                io,
+                format!("--read {}.{}: given twice", r.dev, r.reg),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Every `--set NAME` must be a threshold of the spec: a typo would leave
+/// the real one at its derived value.
+pub fn check_pins(
+    io: &mut Io,
+    prog: &crate::ir::Program,
+    pins: &[(String, u64)],
+) -> Result<(), Fail> {
+    no_repeats(io, "--set", pins)?;
+    let mut names = Vec::new();
+    for s in &prog.seqs {
+        crate::ir::walk(&s.body, &mut |st| {
+            if let crate::ir::Stmt::Cover { threshold, .. } = st {
+                names.push(threshold.as_str());
+            }
+        });
+    }
+    names.sort_unstable();
+    names.dedup();
+    for (k, _) in pins {
+        if names.binary_search(&k.as_str()).is_err() {
+            let known = if names.is_empty() {
+                "the spec has no `cover`, so no threshold".to_string()
+            } else {
+                format!(
+                    "thresholds: {}",
+                    names.iter().take(8).copied().collect::<Vec<_>>().join(", ")
+                )
+            };
+            return Err(usage(
+                io,
+                format!("--set {k}=...: no threshold named `{k}` ({known})"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The target a single-target verb uses: `--target`, else the first of
+/// the spec's `target` line, else power64 (as `gen` chooses).
+pub fn target_for(t: Option<TargetArg>, src: &str) -> Target {
+    if let Some(t) = t {
+        return t.into();
+    }
+    crate::spec::parser::parse(&crate::spec::diag::unix_breaks(src))
+        .ok()
+        .and_then(|s| s.targets.iter().find_map(|t| Target::from_name(&t.name)))
+        .unwrap_or(Target::Power64)
+}
+
+/// Run-time instance counts for `cost`, `diff` and `trace`: `--instances`
+/// (or each set's maximum) for every dynamic set the sequence uses,
+/// checked before anything is allocated. `limit` is what the runner
+/// handles (the emulator maps a 64 KiB window per instance).
+pub fn instance_counts(
+    io: &mut Io,
+    prog: &crate::ir::Program,
+    seq: &crate::ir::Seq,
+    instances: Option<u64>,
+    limit: u64,
+    runner: &str,
+) -> Result<std::collections::HashMap<usize, u64>, Fail> {
+    use crate::ir::Instances;
+    let mut out = std::collections::HashMap::new();
+    let mut dynamic = false;
+    for &d in &seq.devices {
+        let dev = &prog.devices[d];
+        let n = match dev.instances {
+            Instances::Single => 1,
+            Instances::Fixed(n) => n,
+            Instances::Dynamic { max } => {
+                dynamic = true;
+                let n = instances.unwrap_or(max);
+                if n > max {
+                    return Err(usage(
+                        io,
+                        format!("--instances {n}: device `{}` has at most {max} (`instances dynamic max {max}`)", dev.name),
+                    ));
+                }
+                out.insert(d, n);
+                n
+            }
+        };
+        if n > limit {
+            return Err(usage(
+                io,
+                format!(
+                    "{} instances of device `{}`: {runner} runs at most {limit}{}",
+                    n,
+                    dev.name,
+                    if instances.is_none() {
+                        " (give a smaller --instances)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+    }
+    if let (Some(n), false) = (instances, dynamic) {
+        return Err(usage(
+            io,
+            format!(
+                "--instances {n}: sequence `{}` uses no run-time (`dynamic`) device set",
+                seq.name
+            ),
+        ));
+    }
+    Ok(out)
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -102,46 +361,29 @@ impl From<StrategyArg> for crate::model::cost::Strategy {
 pub struct CodeOpts {
     /// Passes to run: `all` (default), `none` (naive lowering: one barrier
     /// at each required edge, in program order), or a comma-separated list
-    /// of fission, place-barriers, fuse, naive-barriers.
-    #[arg(long, default_value = "all")]
-    passes: String,
+    /// of pass names.
+    #[arg(long, default_value = "all", value_parser = pass_list)]
+    pub passes: PassList,
     /// Output style: plain GNU as (default) or Linux kernel macros.
     #[arg(long, value_enum, default_value = "plain")]
     style: StyleArg,
-    /// Prefix for every generated symbol.
-    #[arg(long, default_value = "")]
+    /// Prefix for every generated symbol (letters, digits, `_`).
+    #[arg(long, default_value = "", value_parser = c_prefix)]
     prefix: String,
-    /// SPDX license identifier to put in generated files.
-    #[arg(long)]
+    /// SPDX license expression to put in generated files.
+    #[arg(long, value_parser = spdx)]
     spdx: Option<String>,
     /// Pin a strategy threshold, `NAME=VALUE` (names are in the header).
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    sets: Vec<String>,
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = pair)]
+    pub sets: Vec<(String, u64)>,
     /// Force every `cover` to one mode: single, exact or auto.
     #[arg(long)]
     mode: Option<ModeArg>,
 }
 
-pub fn options(c: &CodeOpts, io: &mut Io) -> Result<Options, Fail> {
-    let passes = passes::parse_list(&c.passes).map_err(|e| {
-        errln!(io, "error: --passes: {e}");
-        Fail::Reported
-    })?;
-    let mut pins = Vec::new();
-    for s in &c.sets {
-        match s
-            .split_once('=')
-            .and_then(|(n, v)| Some((n.trim().to_string(), parse_num(v)?)))
-        {
-            Some(p) => pins.push(p),
-            None => {
-                errln!(io, "error: --set {s}: expected NAME=VALUE");
-                return Err(Fail::Reported);
-            }
-        }
-    }
-    Ok(Options {
-        passes,
+pub fn options(c: &CodeOpts) -> Options {
+    Options {
+        passes: c.passes.0.clone(),
         style: match c.style {
             StyleArg::Plain => Style::Plain,
             StyleArg::Linux => Style::Linux,
@@ -155,9 +397,21 @@ pub fn options(c: &CodeOpts, io: &mut Io) -> Result<Options, Fail> {
                 ModeArg::Auto => crate::ir::CoverMode::Auto,
                 ModeArg::Range => crate::ir::CoverMode::Range,
             }),
-            pins,
+            pins: c.sets.clone(),
         },
-    })
+    }
+}
+
+/// Load a spec and check the options that name things in it.
+pub fn load_checked(
+    io: &mut Io,
+    name: &str,
+    src: &str,
+    opts: &Options,
+) -> Result<crate::ir::Program, Fail> {
+    let prog = crate::load(name, src).map_err(|d| report(io, name, src, &d))?;
+    check_pins(io, &prog, &opts.cover.pins)?;
+    Ok(prog)
 }
 
 /// Read a spec; unreadable or non-UTF-8 files are diagnostics too.
@@ -187,27 +441,6 @@ pub fn report(io: &mut Io, name: &str, src: &str, d: &Diag) -> Fail {
     Fail::Reported
 }
 
-/// `name=value` pairs (`--arg`, `--set`, `--cost`).
-pub fn pairs(io: &mut Io, flag: &str, list: &[String]) -> Result<Vec<(String, u64)>, Fail> {
-    let mut out = Vec::new();
-    for a in list {
-        match a
-            .split_once('=')
-            .and_then(|(k, v)| Some((k.trim().to_string(), parse_num(v)?)))
-        {
-            Some(p) => out.push(p),
-            None => {
-                errln!(
-                    io,
-                    "error: {flag} {a}: expected name=value (value decimal or 0x hex)"
-                );
-                return Err(Fail::Reported);
-            }
-        }
-    }
-    Ok(out)
-}
-
 pub fn need_seq(io: &mut Io, name: &str, src: &str, seq: Option<String>) -> Result<String, Fail> {
     match seq {
         Some(s) => Ok(s),
@@ -215,11 +448,10 @@ pub fn need_seq(io: &mut Io, name: &str, src: &str, seq: Option<String>) -> Resu
             let list = crate::load(name, src)
                 .map(|p| crate::model::cost::seq_names(&p))
                 .unwrap_or_default();
-            errln!(
+            Err(usage(
                 io,
-                "error: --seq NAME is required: which sequence of {name}? (it has: {list})"
-            );
-            Err(Fail::Reported)
+                format!("--seq NAME is required: which sequence of {name}? (it has: {list})"),
+            ))
         }
     }
 }
@@ -230,18 +462,8 @@ pub fn cost_error(io: &mut Io, names: &[(&str, &str)], e: crate::model::cost::Er
             let (n, s) = names[i.min(names.len() - 1)];
             report(io, n, s, &d)
         }
-        crate::model::cost::Error::Usage(m) => {
-            errln!(io, "error: {m}");
-            Fail::Reported
-        }
+        crate::model::cost::Error::Usage(m) => usage(io, m),
     }
-}
-
-pub fn parse_passes(io: &mut Io, flag: &str, s: &str) -> Result<Vec<passes::Pass>, Fail> {
-    passes::parse_list(s).map_err(|e| {
-        errln!(io, "error: {flag}: {e}");
-        Fail::Reported
-    })
 }
 
 pub fn parse_num(s: &str) -> Option<u64> {

@@ -41,10 +41,11 @@ pub struct Args {
 }
 
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
-    let opts = options(&a.code, io)?;
+    let opts = options(&a.code);
     let targets: Vec<Target> = a.target.into_iter().map(Target::from).collect();
     let mut planned = Vec::new();
     let mut deps = Vec::new();
+    let mut progs = Vec::new();
     let mut failed = false;
     for spec in &a.specs {
         let name = spec.display().to_string();
@@ -52,7 +53,15 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
             failed = true;
             continue;
         };
-        match output::plan(&name, &src, &targets, &a.out, &opts) {
+        let prog = match crate::load(&name, &src) {
+            Ok(p) => p,
+            Err(d) => {
+                report(io, &name, &src, &d);
+                failed = true;
+                continue;
+            }
+        };
+        match output::plan_program(&prog, &targets, &a.out, &opts) {
             Ok(p) => {
                 deps.push((spec.clone(), p.iter().map(|p| p.path.clone()).collect()));
                 planned.extend(p)
@@ -62,30 +71,70 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
                 failed = true;
             }
         }
+        progs.push(prog);
     }
     if failed {
         return Err(Fail::Reported);
     }
-    if a.check {
-        let stale: Vec<_> = planned.iter().filter(|p| output::is_stale(p)).collect();
-        for p in &stale {
-            errln!(io, "stale: {}", p.path.display());
-        }
-        return if stale.is_empty() {
-            Ok(())
-        } else {
-            Err(Fail::Reported)
+    // One `--set` applies to every spec: it must name a threshold of one.
+    for (k, v) in &opts.cover.pins {
+        let pin = [(k.clone(), *v)];
+        let mut sink = Vec::new();
+        let mut quiet = Io {
+            out: &mut std::io::sink(),
+            err: &mut sink,
         };
+        if !progs
+            .iter()
+            .any(|p| check_pins(&mut quiet, p, &pin).is_ok())
+        {
+            return Err(match progs.first() {
+                Some(p) if progs.len() == 1 => check_pins(io, p, &pin).unwrap_err(),
+                _ => usage(
+                    io,
+                    format!("--set {k}=...: no spec has a threshold named `{k}`"),
+                ),
+            });
+        }
     }
+    no_repeats(io, "--set", &opts.cover.pins)?;
     if let Some(d) = a.depfile {
         planned.push(output::Planned {
             content: output::depfile(&deps),
             path: d,
+            what: "the depfile".into(),
         });
     }
-    for p in &planned {
-        if let Err(e) = output::write(p) {
-            errln!(io, "{}: error: cannot write: {e}", p.path.display());
+    let inputs: Vec<_> = a
+        .specs
+        .iter()
+        .map(|s| (s.clone(), format!("the spec {}", s.display())))
+        .collect();
+    let written = if a.check {
+        output::check(&planned, &inputs).map(|_| 0)
+    } else {
+        output::write_all(&planned, &inputs)
+    };
+    match written {
+        Ok(_) => {}
+        Err(e @ output::WriteError::Clash(_)) => {
+            errln!(io, "{e}");
+            return Err(Fail::Usage);
+        }
+        Err(e) => {
+            errln!(io, "{e}");
+            return Err(Fail::Reported);
+        }
+    }
+    if a.check {
+        let stale: Vec<_> = planned
+            .iter()
+            .filter(|p| p.what != "the depfile" && output::is_stale(p))
+            .collect();
+        for p in &stale {
+            errln!(io, "stale: {}", p.path.display());
+        }
+        if !stale.is_empty() {
             return Err(Fail::Reported);
         }
     }

@@ -114,3 +114,13 @@ pub fn run(cli: Cli, io: &mut Io) -> u8 {
 pub(crate) fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
 }
+
+#[cfg(test)]
+mod tests {
+    /// clap checks the derive's consistency only when asked (a mismatch
+    /// between an option's parser and its field panics at run time).
+    #[test]
+    fn command_line_definition_is_consistent() {
+        super::command().debug_assert();
+    }
+}

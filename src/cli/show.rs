@@ -20,14 +20,15 @@ pub struct Args {
     spec: PathBuf,
     #[arg(long, value_enum, default_value = "asm")]
     stage: StageArg,
-    #[arg(long, value_enum, default_value = "power64")]
-    target: TargetArg,
+    /// Target (default: the first of the spec's `target` line, else power64).
+    #[arg(long, value_enum)]
+    target: Option<TargetArg>,
     #[command(flatten)]
     code: CodeOpts,
 }
 
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
-    let opts = options(&a.code, io)?;
+    let opts = options(&a.code);
     let name = a.spec.display().to_string();
     let src = read_spec(&a.spec, io)?;
     let stage = match a.stage {
@@ -38,7 +39,11 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         StageArg::Asm => Stage::Asm,
         StageArg::Bytes => Stage::Bytes,
     };
-    let text = crate::emit::show::render(&name, &src, stage, a.target.into(), &opts)
+    if !matches!(stage, Stage::Ast) {
+        load_checked(io, &name, &src, &opts)?;
+    }
+    let target = target_for(a.target, &src);
+    let text = crate::emit::show::render(&name, &src, stage, target, &opts)
         .map_err(|d| report(io, &name, &src, &d))?;
     out!(io, "{text}");
     Ok(())

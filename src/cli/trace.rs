@@ -3,23 +3,34 @@
 use super::common::*;
 use std::path::PathBuf;
 
+/// Instances of one device the emulator maps: `verify::trace` gives each
+/// instance a 64 KiB window and each device 16 MiB of address space.
+pub const EMU_MAX_INSTANCES: u64 = 256;
+
+/// Instructions a trace may execute. Every device access is an event kept
+/// in memory (and printed): this bounds a run to a few hundred MB.
+#[cfg(feature = "emu")]
+const MAX_INSNS: u64 = 20_000_000;
+
 #[derive(clap::Args)]
 pub struct Args {
     spec: PathBuf,
-    #[arg(long, value_enum, default_value = "power64")]
-    target: TargetArg,
+    /// Target (default: the first of the spec's `target` line, else power64).
+    #[arg(long, value_enum)]
+    target: Option<TargetArg>,
     #[arg(long)]
     seq: String,
-    /// Instances of every run-time device set.
-    #[arg(long, default_value_t = 1)]
-    instances: u64,
+    /// Instances of every run-time device set (default 1; at most the
+    /// set's `max` and 256).
+    #[arg(long)]
+    instances: Option<u64>,
     /// A parameter value, `name=value` (decimal or 0x hex).
-    #[arg(long = "arg")]
-    args: Vec<String>,
+    #[arg(long = "arg", value_parser = pair)]
+    args: Vec<(String, u64)>,
     /// Scripted reads of a register, `dev.reg=v1,v2,...` (the last
     /// value repeats); other registers read back what was stored.
-    #[arg(long = "read")]
-    reads: Vec<String>,
+    #[arg(long = "read", value_parser = read_arg)]
+    reads: Vec<ReadArg>,
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -37,62 +48,61 @@ pub fn run(_: Args, io: &mut Io) -> Result<(), Fail> {
 
 #[cfg(feature = "emu")]
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
+    use crate::ir::Instances;
     use crate::verify::{interp::World, trace};
-    let opts = options(&a.code, io)?;
-    let target: crate::Target = a.target.into();
+    let opts = options(&a.code);
     let seq = a.seq.as_str();
     let name = a.spec.display().to_string();
     let src = read_spec(&a.spec, io)?;
-    let prog = crate::load(&name, &src).map_err(|d| report(io, &name, &src, &d))?;
+    let target = target_for(a.target, &src);
+    let prog = load_checked(io, &name, &src, &opts)?;
     let Some(si) = prog.seqs.iter().position(|s| s.name == seq) else {
-        errln!(
+        return Err(usage(
             io,
-            "error: {name} has no sequence `{seq}` (it has: {})",
-            prog.seqs
-                .iter()
-                .map(|s| s.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        return Err(Fail::Reported);
+            format!(
+                "--seq {seq}: {name} has no sequence `{seq}` (it has: {})",
+                crate::model::cost::seq_names(&prog)
+            ),
+        ));
     };
     let s = &prog.seqs[si];
+    // The default is one instance, not the maximum: a trace is read.
+    let one = s
+        .devices
+        .iter()
+        .any(|&d| matches!(prog.devices[d].instances, Instances::Dynamic { .. }))
+        .then_some(1);
+    let counts = instance_counts(
+        io,
+        &prog,
+        s,
+        a.instances.or(one),
+        EMU_MAX_INSTANCES,
+        "the emulator",
+    )?;
     let mut w = World {
         params: vec![0; s.params.len()],
+        counts,
         ..World::default()
     };
-    for &d in &s.devices {
-        w.counts.insert(d, a.instances);
-    }
-    for arg in &a.args {
-        let Some((k, v)) = arg.split_once('=') else {
-            errln!(io, "error: --arg {arg}: expected name=value");
-            return Err(Fail::Reported);
-        };
-        let (Some(i), Some(v)) = (s.params.iter().position(|p| p == k.trim()), parse_num(v)) else {
-            errln!(
+    no_repeats(io, "--arg", &a.args)?;
+    for (k, v) in &a.args {
+        let Some(i) = s.params.iter().position(|p| p == k) else {
+            return Err(usage(
                 io,
-                "error: --arg {arg}: `{seq}` parameters are {}; values are numbers",
-                s.params.join(", ")
-            );
-            return Err(Fail::Reported);
+                format!(
+                    "--arg {k}=...: `{seq}` has parameters {}",
+                    if s.params.is_empty() {
+                        "none".into()
+                    } else {
+                        s.params.join(", ")
+                    }
+                ),
+            ));
         };
-        w.params[i] = v;
+        w.params[i] = *v;
     }
-    for r in &a.reads {
-        let parsed = r.split_once('=').and_then(|(path, vals)| {
-            let (dn, rn) = path.split_once('.')?;
-            let d = prog.devices.iter().position(|d| d.name == dn)?;
-            let reg = prog.devices[d].regs.iter().position(|x| x.name == rn)?;
-            let vals: Option<Vec<u64>> = vals.split(',').map(parse_num).collect();
-            Some(((d, reg), vals?))
-        });
-        let Some((key, vals)) = parsed else {
-            errln!(io, "error: --read {r}: expected dev.reg=v1,v2,...");
-            return Err(Fail::Reported);
-        };
-        w.reads.insert(key, vals);
-    }
+    w.reads = resolve_reads(io, &prog, &a.reads)?;
     w.big_endian = target.big_endian();
     for (i, p) in s.ptrs.iter().enumerate() {
         if p.is_some() {
@@ -100,8 +110,14 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         }
     }
     let c = crate::compile(&prog, target, &opts).map_err(|d| report(io, &name, &src, &d))?;
-    let t = trace::run(&prog, &c, si, &w, 100_000_000).map_err(|e| {
+    let t = trace::run(&prog, &c, si, &w, MAX_INSNS).map_err(|e| {
         errln!(io, "error: emulation failed: {e}");
+        if e.contains("no return after") {
+            errln!(
+                io,
+                "help: a poll whose register never reads its value runs to its limit; script the reads with --read DEV.REG=V1,V2,..."
+            );
+        }
         Fail::Reported
     })?;
     if a.json {

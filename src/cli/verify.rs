@@ -17,16 +17,14 @@ pub struct Args {
 }
 
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
-    let opts = options(&a.code, io)?;
+    let opts = options(&a.code);
     let mut ok = true;
     for spec in &a.specs {
         let name = spec.display().to_string();
         let src = read_spec(spec, io)?;
+        let prog = load_checked(io, &name, &src, &opts)?;
         let targets: Vec<Target> = if a.target.is_empty() {
-            match crate::load(&name, &src) {
-                Ok(p) => output::default_targets(&p),
-                Err(d) => return Err(report(io, &name, &src, &d)),
-            }
+            output::default_targets(&prog)
         } else {
             a.target.iter().map(|&t| t.into()).collect()
         };
