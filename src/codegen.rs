@@ -107,8 +107,11 @@ fn compile_seq(
     let regs = target.regfile();
     let mut f = lir::build::build(opt, seq, target, Hoist::Entry)?;
     let mut alloc = regalloc::allocate(&f, regs);
-    if alloc.is_err() {
-        f = lir::build::build(opt, seq, target, Hoist::PerStatement)?;
+    for hoist in [Hoist::PerStatement, Hoist::AtUse] {
+        if alloc.is_ok() {
+            break;
+        }
+        f = lir::build::build(opt, seq, target, hoist)?;
         alloc = regalloc::allocate(&f, regs);
     }
     let alloc = alloc.map_err(|_| {

@@ -5,12 +5,13 @@
 
 use super::diag::{Diag, Span};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
-    Ident(String),
+/// A token; names borrow the spec text (a large spec has millions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tok<'a> {
+    Ident(&'a str),
     Int(u64),
     /// `$name`: a binding introduced by the generator (e.g. `$addr`).
-    Dollar(String),
+    Dollar(&'a str),
     LBrace,
     LBracket,
     RBracket,
@@ -41,7 +42,7 @@ pub enum Tok {
     Eof,
 }
 
-impl Tok {
+impl Tok<'_> {
     pub fn describe(&self) -> String {
         match self {
             Tok::Ident(s) => format!("`{s}`"),
@@ -86,9 +87,9 @@ impl Tok {
     }
 }
 
-#[derive(Clone, Debug)]
-pub struct Token {
-    pub tok: Tok,
+#[derive(Clone, Copy, Debug)]
+pub struct Token<'a> {
+    pub tok: Tok<'a>,
     pub span: Span,
 }
 
@@ -111,7 +112,7 @@ pub const MAX_IDENT: usize = 128;
 /// Unit words that may follow a number directly (`1500ns`).
 const UNITS: [&str; 3] = ["ns", "us", "ms"];
 
-pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
+pub fn lex(src: &str) -> Result<Vec<Token<'_>>, Diag> {
     let b = src.as_bytes();
     // A UTF-8 byte order mark (Windows editors write one) is not text.
     let mut i = if src.starts_with('\u{feff}') { 3 } else { 0 };
@@ -170,9 +171,9 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
                         "`$` must be followed by a name",
                     ));
                 }
-                Tok::Dollar(name.to_string())
+                Tok::Dollar(name)
             } else {
-                Tok::Ident(text.to_string())
+                Tok::Ident(text)
             };
             out.push(Token {
                 tok,
@@ -315,7 +316,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
 mod tests {
     use super::*;
 
-    fn toks(s: &str) -> Vec<Tok> {
+    fn toks(s: &str) -> Vec<Tok<'_>> {
         lex(s).unwrap().into_iter().map(|t| t.tok).collect()
     }
 
@@ -338,7 +339,7 @@ mod tests {
     fn unit_after_number_is_an_identifier() {
         assert_eq!(
             toks("1500ns"),
-            vec![Tok::Int(1500), Tok::Ident("ns".into()), Tok::Eof]
+            vec![Tok::Int(1500), Tok::Ident("ns"), Tok::Eof]
         );
     }
 
@@ -350,21 +351,14 @@ mod tests {
                 Ok(t) => assert_eq!(at, 99, "{src}: {t:?}"),
             }
         }
-        assert_eq!(
-            toks("3us"),
-            vec![Tok::Int(3), Tok::Ident("us".into()), Tok::Eof]
-        );
+        assert_eq!(toks("3us"), vec![Tok::Int(3), Tok::Ident("us"), Tok::Eof]);
     }
 
     #[test]
     fn byte_order_mark_is_skipped() {
         assert_eq!(
             toks("\u{feff}target x"),
-            vec![
-                Tok::Ident("target".into()),
-                Tok::Ident("x".into()),
-                Tok::Eof
-            ]
+            vec![Tok::Ident("target"), Tok::Ident("x"), Tok::Eof]
         );
         // Only at the start.
         assert!(lex("a \u{feff}").is_err());
@@ -383,7 +377,7 @@ mod tests {
         assert!(lex("/* open").is_err());
         assert_eq!(
             toks("a // c\n b"),
-            vec![Tok::Ident("a".into()), Tok::Ident("b".into()), Tok::Eof]
+            vec![Tok::Ident("a"), Tok::Ident("b"), Tok::Eof]
         );
     }
 }
