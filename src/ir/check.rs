@@ -808,12 +808,14 @@ impl SeqCx<'_> {
                     l
                 });
                 Stmt::Mem {
+                    id: self.op_id(),
                     op: MemOp::Acquire {
                         mem: m,
                         value,
                         held,
                         status,
                         limit,
+                        fail_barrier: None,
                         hoisted: false,
                     },
                     span: *span,
@@ -832,6 +834,7 @@ impl SeqCx<'_> {
                 };
                 let cond = cond.as_ref().map(|c| self.expr(c, None)).transpose()?;
                 Stmt::Mem {
+                    id: self.op_id(),
                     op: MemOp::Release {
                         mem: m,
                         value,
@@ -853,6 +856,7 @@ impl SeqCx<'_> {
                     }
                 }
                 Stmt::Mem {
+                    id: self.op_id(),
                     op: MemOp::Store { mem: m, value: v },
                     span: *span,
                 }
@@ -894,6 +898,7 @@ impl SeqCx<'_> {
                     step,
                     body,
                     span: *span,
+                    fail_barrier: None,
                 }
             }
             ast::Stmt::Invalidate {
@@ -1140,6 +1145,7 @@ impl SeqCx<'_> {
                     value: v << shift,
                     limit,
                     fail,
+                    fail_barrier: None,
                 }
             }
             ast::Stmt::Barrier { name, span } => Stmt::Barrier {
@@ -1176,7 +1182,9 @@ impl SeqCx<'_> {
                 let l = self.locals.len();
                 self.locals
                     .push(format!("{}[{}]", self.params[mem.ptr], mem.offset));
+                let id = self.op_id();
                 self.pending.push(Stmt::Mem {
+                    id,
                     op: MemOp::Load { local: l, mem },
                     span: *span,
                 });

@@ -124,6 +124,7 @@ fn expand_block(
                 step,
                 body,
                 span,
+                fail_barrier,
             } => out.push(Stmt::Range {
                 local,
                 start,
@@ -131,6 +132,7 @@ fn expand_block(
                 step,
                 body: expand_block(prog, seq, body, cfg, ids)?,
                 span,
+                fail_barrier,
             }),
             other => out.push(other),
         }
@@ -228,6 +230,7 @@ fn instantiate_range(
                     value,
                     limit,
                     fail,
+                    fail_barrier,
                 } => {
                     let mut a = access.clone();
                     a.id = OpId(ids.next_op);
@@ -239,6 +242,7 @@ fn instantiate_range(
                         value: *value,
                         limit: *limit,
                         fail: *fail,
+                        fail_barrier: fail_barrier.clone(),
                     });
                 }
                 Stmt::Invalidate {
@@ -283,6 +287,7 @@ fn instantiate_range(
                     step,
                     body,
                     span,
+                    fail_barrier,
                 } => out.push(Stmt::Range {
                     local: *local,
                     start: start.bind(bind),
@@ -290,6 +295,7 @@ fn instantiate_range(
                     step: step.bind(bind),
                     body: copy(body, bind, dead_regs, dead_insns, dev, ids),
                     span: *span,
+                    fail_barrier: fail_barrier.clone(),
                 }),
                 Stmt::Return { value, span } => out.push(Stmt::Return {
                     value: value.bind(bind),
@@ -383,6 +389,7 @@ fn exact(
         step: g,
         body,
         span,
+        fail_barrier: None,
     };
     // An empty range invalidates nothing, even from an unaligned start.
     Some(vec![Stmt::If {
