@@ -21,13 +21,13 @@
 extern "C" {
 #endif
 
-/* flush_tlb_range: returns 0, or a negative code when a poll runs out */
+/* flush_tlb_range: returns 0 */
 long flush_tlb_range(unsigned long long asid, unsigned long long start, unsigned long long end);
-/* flush_tlb_page: returns 0, or a negative code when a poll runs out */
+/* flush_tlb_page: returns 0 */
 long flush_tlb_page(unsigned long long asid, unsigned long long addr);
-/* flush_tlb_range_r: returns 0, or a negative code when a poll runs out */
+/* flush_tlb_range_r: returns 0 */
 long flush_tlb_range_r(unsigned long long asid, unsigned long long start, unsigned long long end);
-/* flush_tlb_kernel_range: returns 0, or a negative code when a poll runs out */
+/* flush_tlb_kernel_range: returns 0 */
 long flush_tlb_kernel_range(unsigned long long start, unsigned long long end);
 
 #ifdef __cplusplus

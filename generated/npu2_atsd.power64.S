@@ -148,30 +148,55 @@ invalidate_range:
 	/* 52: arguments */
 	cmpdi 7,%r7,0
 	beq 7,.Linvalidate_range_1
+	nor %r11,%r6,%r6
+	cmpld 7,%r11,%r7
+	bge 7,.Linvalidate_range_2
+	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	rldic %r11,%r5,25,24
+	li %r0,3
+	rldicr %r0,%r0,50,13
+	or %r12,%r11,%r0
+	/* 54: each npu */
+	cmpdi 7,%r4,0
+	beq 7,.Linvalidate_range_5
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r10,%r3
+.Linvalidate_range_4:
+	ld %r9,0(%r10)
+	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	std %r12,0(%r9)
+	/* 54: each npu */
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r11
+	bne 7,.Linvalidate_range_4
+.Linvalidate_range_5:
+	b .Linvalidate_range_3
+.Linvalidate_range_2:
 	add %r11,%r6,%r7
 	addi %r12,%r11,-1
 	xor %r11,%r6,%r12
 	lis %r0,1
 	cmpld 7,%r11,%r0
-	bge 7,.Linvalidate_range_2
+	bge 7,.Linvalidate_range_6
 	/* 55: value (start & 0xffffffffffff0000) */
 	lis %r0,-1
 	and %r12,%r6,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range_5
+	beq 7,.Linvalidate_range_9
 	rldicr %r10,%r4,3,60
 	add %r10,%r10,%r3
 	mr %r9,%r3
-.Linvalidate_range_4:
+.Linvalidate_range_8:
 	ld %r8,0(%r9)
 	/* 55: npu.ava = $addr */
 	std %r12,8(%r8)
 	/* 54: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r10
-	bne 7,.Linvalidate_range_4
-.Linvalidate_range_5:
+	bne 7,.Linvalidate_range_8
+.Linvalidate_range_9:
 	/* placed by place-barriers */
 	eieio
 	/* 56: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
@@ -181,42 +206,42 @@ invalidate_range:
 	or %r10,%r12,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range_7
+	beq 7,.Linvalidate_range_11
 	rldicr %r12,%r4,3,60
 	add %r12,%r12,%r3
 	mr %r9,%r3
-.Linvalidate_range_6:
+.Linvalidate_range_10:
 	ld %r8,0(%r9)
 	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
 	std %r10,0(%r8)
 	/* 54: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r12
-	bne 7,.Linvalidate_range_6
-.Linvalidate_range_7:
-	b .Linvalidate_range_3
-.Linvalidate_range_2:
+	bne 7,.Linvalidate_range_10
+.Linvalidate_range_11:
+	b .Linvalidate_range_7
+.Linvalidate_range_6:
 	lis %r0,32
 	cmpld 7,%r11,%r0
-	bge 7,.Linvalidate_range_8
+	bge 7,.Linvalidate_range_12
 	/* 55: value (start & 0xffffffffffe00000) */
 	lis %r0,-32
 	and %r12,%r6,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range_11
+	beq 7,.Linvalidate_range_15
 	rldicr %r10,%r4,3,60
 	add %r10,%r10,%r3
 	mr %r9,%r3
-.Linvalidate_range_10:
+.Linvalidate_range_14:
 	ld %r8,0(%r9)
 	/* 55: npu.ava = $addr */
 	std %r12,8(%r8)
 	/* 54: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r10
-	bne 7,.Linvalidate_range_10
-.Linvalidate_range_11:
+	bne 7,.Linvalidate_range_14
+.Linvalidate_range_15:
 	/* placed by place-barriers */
 	eieio
 	/* 56: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
@@ -226,42 +251,42 @@ invalidate_range:
 	or %r10,%r12,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range_13
+	beq 7,.Linvalidate_range_17
 	rldicr %r12,%r4,3,60
 	add %r12,%r12,%r3
 	mr %r9,%r3
-.Linvalidate_range_12:
+.Linvalidate_range_16:
 	ld %r8,0(%r9)
 	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
 	std %r10,0(%r8)
 	/* 54: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r12
-	bne 7,.Linvalidate_range_12
-.Linvalidate_range_13:
-	b .Linvalidate_range_9
-.Linvalidate_range_8:
+	bne 7,.Linvalidate_range_16
+.Linvalidate_range_17:
+	b .Linvalidate_range_13
+.Linvalidate_range_12:
 	lis %r0,16384
 	cmpld 7,%r11,%r0
-	bge 7,.Linvalidate_range_14
+	bge 7,.Linvalidate_range_18
 	/* 55: value (start & 0xffffffffc0000000) */
 	lis %r0,-16384
 	and %r11,%r6,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range_17
+	beq 7,.Linvalidate_range_21
 	rldicr %r12,%r4,3,60
 	add %r12,%r12,%r3
 	mr %r10,%r3
-.Linvalidate_range_16:
+.Linvalidate_range_20:
 	ld %r9,0(%r10)
 	/* 55: npu.ava = $addr */
 	std %r11,8(%r9)
 	/* 54: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r12
-	bne 7,.Linvalidate_range_16
-.Linvalidate_range_17:
+	bne 7,.Linvalidate_range_20
+.Linvalidate_range_21:
 	/* placed by place-barriers */
 	eieio
 	/* 56: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
@@ -271,21 +296,21 @@ invalidate_range:
 	or %r12,%r11,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range_19
+	beq 7,.Linvalidate_range_23
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
 	mr %r10,%r3
-.Linvalidate_range_18:
+.Linvalidate_range_22:
 	ld %r9,0(%r10)
 	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
 	std %r12,0(%r9)
 	/* 54: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r11
-	bne 7,.Linvalidate_range_18
-.Linvalidate_range_19:
-	b .Linvalidate_range_15
-.Linvalidate_range_14:
+	bne 7,.Linvalidate_range_22
+.Linvalidate_range_23:
+	b .Linvalidate_range_19
+.Linvalidate_range_18:
 	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	rldic %r11,%r5,25,24
 	li %r0,3
@@ -293,49 +318,50 @@ invalidate_range:
 	or %r12,%r11,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range_21
+	beq 7,.Linvalidate_range_25
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
 	mr %r10,%r3
-.Linvalidate_range_20:
+.Linvalidate_range_24:
 	ld %r9,0(%r10)
 	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
 	std %r12,0(%r9)
 	/* 54: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r11
-	bne 7,.Linvalidate_range_20
-.Linvalidate_range_21:
-.Linvalidate_range_15:
-.Linvalidate_range_9:
+	bne 7,.Linvalidate_range_24
+.Linvalidate_range_25:
+.Linvalidate_range_19:
+.Linvalidate_range_13:
+.Linvalidate_range_7:
 .Linvalidate_range_3:
 .Linvalidate_range_1:
 	/* 59: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range_23
+	beq 7,.Linvalidate_range_27
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
 	mr %r12,%r3
-.Linvalidate_range_22:
+.Linvalidate_range_26:
 	ld %r10,0(%r12)
 	/* 59: poll npu.stat == 0 limit 100000 else return -110 */
 	lis %r9,1
 	ori %r9,%r9,34464
-.Linvalidate_range_24:
+.Linvalidate_range_28:
 	ld %r8,16(%r10)
 	cmpdi 7,%r8,0
-	beq 7,.Linvalidate_range_25
+	beq 7,.Linvalidate_range_29
 	addi %r9,%r9,-1
 	cmpdi 7,%r9,0
-	bne 7,.Linvalidate_range_24
+	bne 7,.Linvalidate_range_28
 	li %r3,-110
 	blr
-.Linvalidate_range_25:
+.Linvalidate_range_29:
 	/* 59: each npu */
 	addi %r12,%r12,8
 	cmpld 7,%r12,%r11
-	bne 7,.Linvalidate_range_22
-.Linvalidate_range_23:
+	bne 7,.Linvalidate_range_26
+.Linvalidate_range_27:
 	/* end of sequence */
 	li %r3,0
 	blr

@@ -91,6 +91,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         }
         let mut params: Vec<String> = Vec::new();
         let mut ptrs: Vec<Option<u32>> = Vec::new();
+        let mut private: Vec<bool> = Vec::new();
         let mut ctypes: Vec<Option<&'static str>> = Vec::new();
         for p in &s.params {
             ctypes.push(match p.ty.name.as_str() {
@@ -119,6 +120,12 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
                     .help("write `u64` (C `unsigned long long`), `ulong`, `long`, or `ptr u8` (u16, u32, u64)"))
                 }
             }
+            if let (Some(sp), None) = (p.private, &p.elem) {
+                return Err(Diag::new(sp, "only pointer parameters can be `private`")
+                    .label("not a pointer")
+                    .help("write `NAME: ptr u64 private` for memory only this CPU touches"));
+            }
+            private.push(p.private.is_some());
             if params.contains(&p.name.name) {
                 return Err(Diag::new(
                     p.name.span,
@@ -162,6 +169,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             locals,
             orders,
             ptrs,
+            private,
             ctypes,
             void: s.void,
             status,
@@ -223,6 +231,7 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
             return Err(Diag::new(e.span, "granule size listed twice"));
         }
         let mut bits = 0u64;
+        let mut reg_bits: Vec<(RegId, u64)> = Vec::new();
         let mut set_regs = Vec::new();
         for (reg, field, value) in &e.sets {
             let r = reg_of(reg)?;
@@ -258,6 +267,10 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
                 .label("too large"));
             }
             bits |= (v << f.shift) & f.mask();
+            match reg_bits.iter_mut().find(|(x, _)| *x == r) {
+                Some((_, b)) => *b |= (v << f.shift) & f.mask(),
+                None => reg_bits.push((r, (v << f.shift) & f.mask())),
+            }
         }
         let addr = e.addr.as_ref().map(reg_of).transpose()?;
         if addr.is_some() && size == GSize::All {
@@ -271,6 +284,7 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
         entries.push(Granule {
             size,
             bits,
+            reg_bits,
             addr,
             via,
             set_regs,
@@ -800,6 +814,48 @@ impl SeqCx<'_> {
                         "a `-> void` sequence cannot report `held` or a spin failure",
                     ));
                 }
+                if let LockValue::Owner(o) = &value {
+                    // Taken means nonzero, and the lock stores the owner
+                    // in `width` bits: an owner outside 1..2^width - 1
+                    // would store 0 (a free lock) or another owner's
+                    // value. Constants are checked here, run-time owners
+                    // before the acquire (-EINVAL).
+                    let fits = field_mask(0, m.width);
+                    match o.as_const() {
+                        Some(0) => {
+                            return Err(Diag::new(
+                                stmt_span(s),
+                                "an owner of 0 would leave the lock free",
+                            )
+                            .label("owner 0"))
+                        }
+                        Some(_) => {}
+                        None if self.void => {
+                            return Err(Diag::new(
+                                *span,
+                                format!(
+                                    "a `-> void` sequence cannot report a run-time owner that does not fit the {}-bit lock (or is 0)",
+                                    m.width
+                                ),
+                            )
+                            .help("remove `-> void`: the sequence then returns -22 for such an owner"))
+                        }
+                        None => self.pending.push(Stmt::If {
+                            // owner - 1 >= 2^width - 1, as owner + ~0 so
+                            // that `cpu + 1` folds to `cpu`.
+                            cond: Cond {
+                                cmp: crate::lir::Cmp::Geu,
+                                a: Expr::bin(BinOp::Add, o.clone(), Expr::Const(u64::MAX)),
+                                b: Expr::Const(fits),
+                            },
+                            then_: vec![Stmt::Return {
+                                value: Expr::Const(crate::passes::cover::EINVAL as u64),
+                                span: *span,
+                            }],
+                            else_: Vec::new(),
+                        }),
+                    }
+                }
                 let status = held.map(|_| {
                     let l = self.locals.len();
                     self.locals.push("status".into());
@@ -839,7 +895,13 @@ impl SeqCx<'_> {
                         mem: m,
                         value,
                         cond,
-                        order: ReleaseOrder::Full,
+                        // Device accesses earlier in program order must be
+                        // ordered before the releasing store too.
+                        order: if self.used.is_empty() {
+                            ReleaseOrder::Full
+                        } else {
+                            ReleaseOrder::Device
+                        },
                     },
                     span: *span,
                 }
@@ -989,6 +1051,7 @@ impl SeqCx<'_> {
                 self.in_cover.push(si);
                 let body = self.block(body)?;
                 self.in_cover.pop();
+                super::cover_map::check(self.devices, g, &body)?;
                 Stmt::Cover {
                     set: si,
                     mode: *mode,
@@ -1167,6 +1230,69 @@ impl SeqCx<'_> {
         })
     }
 
+    /// What `$bits` means here: in a write to a register, the granule's
+    /// settings of that register's fields; elsewhere all its settings,
+    /// which is only meaningful when they live in one register.
+    fn bits_binding(
+        &self,
+        span: crate::spec::diag::Span,
+        reg: Option<(DevId, RegId)>,
+    ) -> Result<super::expr::Binding, Diag> {
+        let set = &self.granules[*self.in_cover.last().unwrap_or(&0)];
+        let mut regs: Vec<RegId> = Vec::new();
+        for e in &set.entries {
+            for &r in &e.set_regs {
+                if !regs.contains(&r) {
+                    regs.push(r);
+                }
+            }
+        }
+        let name = |r: RegId| match set.dev {
+            Some(d) => format!("{}.{}", self.devices[d].name, self.devices[d].regs[r].name),
+            None => format!("register {r}"),
+        };
+        match reg {
+            Some((dev, r)) if set.dev == Some(dev) && regs.contains(&r) => {
+                Ok(super::expr::Binding::RegBits(r))
+            }
+            Some((dev, r)) => {
+                let written = format!(
+                    "{}.{}",
+                    self.devices[dev].name, self.devices[dev].regs[r].name
+                );
+                let mut d = Diag::new(
+                    span,
+                    format!(
+                        "no granule of `{}` sets a field of `{written}`: `$bits` would always be 0 here",
+                        set.name
+                    ),
+                )
+                .label("nothing to bind")
+                .related(set.span, "granule set");
+                d = match regs.as_slice() {
+                    [] => d.help("the set's granules `set` no fields; remove `$bits`"),
+                    rs => d.help(format!(
+                        "`$bits` in a write to a register is that register's settings; the set's are in {}",
+                        rs.iter().map(|&r| format!("`{}`", name(r))).collect::<Vec<_>>().join(", ")
+                    )),
+                };
+                Err(d)
+            }
+            None if regs.len() > 1 => Err(Diag::new(
+                span,
+                format!(
+                    "`$bits` is ambiguous here: the granules of `{}` set fields of {}",
+                    set.name,
+                    regs.iter().map(|&r| format!("`{}`", name(r))).collect::<Vec<_>>().join(" and ")
+                ),
+            )
+            .label("which register's settings?")
+            .related(set.span, "granule set")
+            .help("use `$bits` directly in writes to those registers: each write gets its own register's settings")),
+            None => Ok(super::expr::Binding::Bits),
+        }
+    }
+
     /// `reg` is the register a field aggregate refers to.
     fn expr(&mut self, e: &ast::Expr, reg: Option<(DevId, RegId)>) -> Result<Expr, Diag> {
         Ok(match e {
@@ -1239,7 +1365,7 @@ impl SeqCx<'_> {
                 }
                 Expr::Binding(match b.name.as_str() {
                     "addr" => super::expr::Binding::Addr,
-                    "bits" => super::expr::Binding::Bits,
+                    "bits" => self.bits_binding(b.span, reg)?,
                     "size" => super::expr::Binding::Size,
                     "num" => super::expr::Binding::Num,
                     "scale" => super::expr::Binding::Scale,
@@ -1265,6 +1391,36 @@ impl SeqCx<'_> {
                     ast::BinOp::Mul => BinOp::Mul,
                 };
                 let (a, b) = (self.expr(lhs, reg)?, self.expr(rhs, reg)?);
+                // A constant that overflows 64 bits is an error, as an
+                // oversized literal is (run-time values wrap: that is
+                // what the machine does).
+                if let (Some(x), Some(y)) = (a.as_const(), b.as_const()) {
+                    let exact = match op {
+                        BinOp::Add => x.checked_add(y),
+                        BinOp::Sub => x.checked_sub(y),
+                        BinOp::Mul => x.checked_mul(y),
+                        _ => Some(0),
+                    };
+                    if exact.is_none() {
+                        let what = match op {
+                            BinOp::Sub => "is below 0",
+                            _ => "does not fit 64 bits",
+                        };
+                        return Err(Diag::new(
+                            e.span(),
+                            format!(
+                                "constant {x:#x} {} {y:#x} {what}",
+                                match op {
+                                    BinOp::Add => "+",
+                                    BinOp::Sub => "-",
+                                    _ => "*",
+                                }
+                            ),
+                        )
+                        .label("overflows")
+                        .help("write the value you mean; constants are unsigned 64-bit"));
+                    }
+                }
                 if matches!(op, BinOp::Shl | BinOp::Shr) {
                     match b.as_const() {
                         Some(s) if s < 64 => {}

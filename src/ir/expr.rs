@@ -72,7 +72,12 @@ pub enum Expr {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Binding {
     Addr,
+    /// `$bits` where no register gives it a meaning: every setting of the
+    /// granule (allowed only when they all live in one register).
     Bits,
+    /// `$bits` in a write to this register: the granule's settings of
+    /// this register's fields only.
+    RegBits(usize),
     Size,
     /// Range operations: NUM and SCALE of (NUM + 1) << (5 * SCALE + 1).
     Num,
@@ -252,6 +257,7 @@ impl fmt::Display for ExprDisplay<'_> {
                 None => write!(f, "arg{i}"),
             },
             Expr::Local(i) => write!(f, "local{i}"),
+            Expr::Binding(Binding::RegBits(_)) => f.write_str("$bits"),
             Expr::Binding(b) => write!(f, "${}", format!("{b:?}").to_lowercase()),
             Expr::Bin(op, a, b) => write!(
                 f,

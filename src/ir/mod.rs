@@ -5,6 +5,7 @@
 //! so it survives reordering and loop fission.
 
 pub mod check;
+pub mod cover_map;
 pub mod expr;
 pub mod order;
 pub mod print;
@@ -160,6 +161,9 @@ pub struct Seq {
     /// Element width in bits of each parameter that is a pointer
     /// (`ptr u8` -> Some(8)); None for 64-bit integer parameters.
     pub ptrs: Vec<Option<u32>>,
+    /// Pointer parameters declared `private`: memory no device or other
+    /// CPU writes (loads of it may be reused across device accesses).
+    pub private: Vec<bool>,
     /// C type of each integer parameter written `ulong` or `long` (still
     /// 64 bits in registers); None: `u64`, i.e. `unsigned long long`.
     pub ctypes: Vec<Option<&'static str>>,
@@ -200,6 +204,11 @@ pub enum ReleaseOrder {
     /// store that precedes the release (POWER `eieio` orders cacheable
     /// stores among themselves; the data dependency orders the loads).
     StoresOnly,
+    /// Earlier device accesses too (the sequence touches a device before
+    /// the release): POWER needs `sync`, as Linux's `arch_spin_unlock`
+    /// issues when `io_sync` is set; `lwsync` does not order
+    /// caching-inhibited accesses.
+    Device,
 }
 
 /// Normal-memory operations and reservation-loop locks.
@@ -393,8 +402,11 @@ pub enum GSize {
 #[derive(Clone, Debug)]
 pub struct Granule {
     pub size: GSize,
-    /// Field bits this op needs (`$bits`).
+    /// Field bits this op needs, all registers together.
     pub bits: u64,
+    /// The same settings per register: what `$bits` is in a write to
+    /// that register (a register the granule sets nothing in gets 0).
+    pub reg_bits: Vec<(RegId, u64)>,
     /// Register the op reads its address from.
     pub addr: Option<RegId>,
     /// What launches the op: a register write or an instruction mnemonic.
@@ -403,6 +415,16 @@ pub struct Granule {
     /// them launches the op when no `via` says otherwise.
     pub set_regs: Vec<RegId>,
     pub span: Span,
+}
+
+impl Granule {
+    /// `$bits` in a write to `reg`.
+    pub fn bits_of(&self, reg: RegId) -> u64 {
+        self.reg_bits
+            .iter()
+            .find(|(r, _)| *r == reg)
+            .map_or(0, |(_, b)| *b)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -154,6 +154,7 @@ fn mem_op(prog: &Program, s: &Seq, op: &MemOp, span: Span, pad: &str, out: &mut 
             match order {
                 ReleaseOrder::Full => "loads and stores",
                 ReleaseOrder::StoresOnly => "stores (loads by data dependency)",
+                ReleaseOrder::Device => "loads and stores, device accesses included",
             }
         ),
     };

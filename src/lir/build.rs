@@ -111,6 +111,15 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
     // Out-of-line code (lock contention spins) after the function body.
     let cold = std::mem::take(&mut b.cold);
     b.f.insts.extend(cold);
+    // A `-> void` sequence reports nothing: every exit (a poll that ran
+    // out, a zero step) leaves 0 in the return register, as its end does.
+    if seq.void {
+        for (i, _) in &mut b.f.insts {
+            if let Inst::Ret { value } = i {
+                *value = Operand::Imm(0);
+            }
+        }
+    }
     Ok(b.f)
 }
 

@@ -156,6 +156,11 @@ pub struct Param {
     /// `ptr u8|u16|u32|u64`: the element type of a pointer parameter
     /// (normal memory the sequence loads, stores and locks).
     pub elem: Option<Ident>,
+    /// `ptr u64 private`: memory only this CPU reads and writes (no device
+    /// or other CPU changes it), so a load of it may be reused across
+    /// device accesses, polls, barriers and lock operations.
+    #[serde(skip)]
+    pub private: Option<Span>,
 }
 
 #[derive(Clone, Debug, Serialize)]

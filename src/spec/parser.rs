@@ -438,10 +438,12 @@ impl Parser {
                 } else {
                     None
                 };
+                let private = self.is_kw("private").then(|| self.bump());
                 params.push(Param {
                     name: pname,
                     ty,
                     elem,
+                    private,
                 });
                 if self.eat(&Tok::RParen) {
                     break;

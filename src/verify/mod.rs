@@ -45,9 +45,103 @@ pub fn verify(name: &str, src: &str, targets: &[Target], opts: &Options) -> Resu
     Ok(report)
 }
 
+/// What a parameter is to the sequence, for choosing edge values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// In the start of a `cover` or `range`.
+    Start,
+    /// In the size of a `cover` or `range` (and not in a start).
+    Size,
+    /// A run-time granule size of a `cover`.
+    Granule,
+    Other,
+}
+
+fn roles(prog: &Program, seq: &crate::ir::Seq) -> Vec<Role> {
+    fn params(e: &crate::ir::Expr, out: &mut Vec<usize>) {
+        use crate::ir::Expr;
+        match e {
+            Expr::Param(i) => out.push(*i),
+            Expr::Bin(_, a, b) => {
+                params(a, out);
+                params(b, out);
+            }
+            Expr::Not(a) | Expr::Insert { value: a, .. } => params(a, out),
+            Expr::Const(_) | Expr::Local(_) | Expr::Binding(_) => {}
+        }
+    }
+    let mut r = vec![Role::Other; seq.params.len()];
+    let (mut starts, mut sizes) = (Vec::new(), Vec::new());
+    crate::ir::walk(&seq.body, &mut |s| match s {
+        Stmt::Cover {
+            set, start, size, ..
+        } => {
+            params(start, &mut starts);
+            params(size, &mut sizes);
+            for e in &prog.granules[*set].entries {
+                if let crate::ir::GSize::Param(p) = &e.size {
+                    if let Some(i) = seq.params.iter().position(|x| x == p) {
+                        r[i] = Role::Granule;
+                    }
+                }
+            }
+        }
+        Stmt::Range { start, size, .. } => {
+            params(start, &mut starts);
+            params(size, &mut sizes);
+        }
+        _ => {}
+    });
+    for i in sizes {
+        if r[i] == Role::Other {
+            r[i] = Role::Size;
+        }
+    }
+    for i in starts {
+        if r[i] != Role::Granule {
+            r[i] = Role::Start;
+        }
+    }
+    r
+}
+
+/// Bytes of normal memory each pointer parameter needs: up to its
+/// highest element the sequence touches, at least 16.
+fn memory_sizes(seq: &crate::ir::Seq) -> Vec<(usize, usize)> {
+    use crate::ir::MemOp;
+    let mut top: Vec<(usize, usize)> = seq
+        .ptrs
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.is_some())
+        .map(|(i, _)| (i, 16))
+        .collect();
+    crate::ir::walk(&seq.body, &mut |s| {
+        if let Stmt::Mem { op, .. } = s {
+            let m = match op {
+                MemOp::Load { mem, .. }
+                | MemOp::Store { mem, .. }
+                | MemOp::Acquire { mem, .. }
+                | MemOp::Release { mem, .. } => mem,
+            };
+            let end = (m.offset + u64::from(m.width / 8)) as usize;
+            if let Some(t) = top.iter_mut().find(|(i, _)| *i == m.ptr) {
+                t.1 = t.1.max(end);
+            }
+        }
+    });
+    top
+}
+
 /// Representative worlds for a sequence: instance counts 0, 1 and 3 for
 /// run-time sets; two parameter vectors; polls that succeed after two busy
-/// reads, and one run where every poll stays busy.
+/// reads, and one run where every poll stays busy. Then the edges: every
+/// parameter 0, 1 or all ones; a cover or range from 0x10000 of size
+/// 2^64 - 1, from an unaligned start 0xedd below 2^64 of size 0x3000 (both
+/// wrap past 2^64), and from an unaligned start 0x1234 of size 0x2345
+/// (run-time granule sizes stay 4 KiB in those three). Edge worlds the
+/// spec's meaning cannot run in 200,000 steps (a `range` over 2^64 bytes)
+/// are left out.
 pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
     let seq = &prog.seqs[seq_index];
     let dynamic: Vec<usize> = seq
@@ -79,49 +173,98 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
             polls.push(((access.dev, access.reg), busy, ready));
         }
     });
+    // Memory behind pointer parameters starts zeroed (a free lock: a lock
+    // held by another owner would never be released in a single-threaded
+    // run), as large as the sequence's highest offset.
+    let memory = memory_sizes(seq);
+    let make = |params: &[u64], count: u64, ready: bool| {
+        let mut w = World {
+            params: params.to_vec(),
+            ..World::default()
+        };
+        for &d in &dynamic {
+            w.counts.insert(d, count);
+        }
+        for &(i, len) in &memory {
+            w.memory.insert(i, vec![0; len]);
+        }
+        for (key, busy, r) in &polls {
+            let script = if ready {
+                vec![*busy, *busy, *r]
+            } else {
+                vec![*busy]
+            };
+            w.reads.insert(*key, script);
+        }
+        w
+    };
     let mut out = Vec::new();
     let counts: &[u64] = if dynamic.is_empty() { &[1] } else { &[0, 1, 3] };
     for &count in counts {
         for (pname, params) in [("ascending", &params_up), ("descending", &params_down)] {
-            let mut w = World {
-                params: params.clone(),
-                ..World::default()
-            };
-            for &d in &dynamic {
-                w.counts.insert(d, count);
-            }
-            // Memory behind pointer parameters starts zeroed (a free lock:
-            // a lock held by another owner would never be released in a
-            // single-threaded run).
-            for (i, p) in seq.ptrs.iter().enumerate() {
-                if p.is_some() {
-                    w.memory.insert(i, vec![0; 16]);
-                }
-            }
-            for (key, busy, ready) in &polls {
-                w.reads.insert(*key, vec![*busy, *busy, *ready]);
-            }
             out.push((
                 format!(
                     "{count} instance{}, {pname} parameters, polls ready on the third read",
                     if count == 1 { "" } else { "s" }
                 ),
-                w,
+                make(params, count, true),
             ));
         }
     }
     if !polls.is_empty() {
-        let mut w = World {
-            params: params_up.clone(),
-            ..World::default()
-        };
-        for &d in &dynamic {
-            w.counts.insert(d, 2);
+        out.push((
+            "2 instances, polls never ready".to_string(),
+            make(&params_up, 2, false),
+        ));
+    }
+    let roles = roles(prog, seq);
+    let edge = |start: u64, size: u64| -> Vec<u64> {
+        roles
+            .iter()
+            .zip(&params_up)
+            .map(|(r, up)| match r {
+                Role::Start => start,
+                Role::Size => size,
+                Role::Granule => 0x1000,
+                Role::Other => *up,
+            })
+            .collect()
+    };
+    let edges = [
+        ("every parameter 0".to_string(), vec![0; n as usize]),
+        ("every parameter 1".to_string(), vec![1; n as usize]),
+        (
+            "every parameter all ones".to_string(),
+            vec![u64::MAX; n as usize],
+        ),
+        (
+            "start 0x10000, size 2^64 - 1 (wraps)".to_string(),
+            edge(0x1_0000, u64::MAX),
+        ),
+        (
+            "start 2^64 - 0xedd, size 0x3000 (wraps)".to_string(),
+            edge(0u64.wrapping_sub(0xedd), 0x3000),
+        ),
+        (
+            "unaligned start 0x1234, size 0x2345".to_string(),
+            edge(0x1234, 0x2345),
+        ),
+    ];
+    let count = if dynamic.is_empty() { 1 } else { 3 };
+    for (name, params) in edges {
+        if out.iter().any(|(_, w)| w.params == params) {
+            continue;
         }
-        for (key, busy, _) in &polls {
-            w.reads.insert(*key, vec![*busy]);
+        let w = make(&params, count, true);
+        if interp::run_bounded(prog, seq, &w, 200_000).is_ok() {
+            out.push((
+                format!(
+                    "{count} instance{}, {name}",
+                    if count == 1 { "" } else { "s" }
+                ),
+                w,
+            ));
         }
-        out.push(("2 instances, polls never ready".to_string(), w));
     }
     out
 }
@@ -151,6 +294,12 @@ fn semantics(prog: &Program, c: &codegen::Compiled, report: &mut Report) {
                 }
             };
             let before = report.failures.len();
+            for cv in expect.covers.iter().filter(|c| c.short) {
+                report.failures.push(format!(
+                    "{what}: cover with `{}` invalidates less than the {:#x} bytes it was asked",
+                    prog.granules[cv.set].name, cv.requested
+                ));
+            }
             order_check::same_effects(&what, &expect, &trace, report);
             order_check::edges_crossed(&what, prog, &c.opt.seqs[i], c.target, &trace, report);
             if report.failures.len() == before {
