@@ -131,10 +131,11 @@ for m in $MODES; do
         echo "$verdict" | grep -q '^tlb-stress: verdict PASS cpus 4 ' ||
             fail "$m: the stress program did not pass: ${verdict:-no verdict}"
         [ -n "$calls" ] || fail "$m: no flush counts (the kernel did not power off cleanly)"
-        # Which generated flushes the kernel ran (inline: which it would have).
+        # Which generated flushes the kernel ran (inline: which the kernel's
+        # own code stood in for).
         case $m in
-        gen) need="mm page range-r range-r-nl" ;;
-        *) need="mm page range range-nl" ;;
+        norange) need="mm page range range-nl" ;;
+        *) need="mm page range-r range-r-nl" ;;
         esac
         for k in $need; do
             n=$(field "$k" "$calls")

@@ -29,7 +29,11 @@
  *   tlb_stress [-t SECONDS] [-s SMALL_SLOTS_PER_CPU] [-p PROBES_PER_OP]
  *
  * Prints one line per CPU, then "tlb-stress: verdict PASS|FAIL ...";
- * exit 0 on PASS, 1 on FAIL, 2 on a setup error.
+ * exit 0 on PASS, 1 on FAIL, 2 on a setup error. Each violation is printed
+ * as "tlb-stress: violation ..." the moment it is seen (the first 8 per
+ * thread), because under a broken flush the program's own memory is not
+ * to be trusted either: counts and violations travel through pipes, and
+ * an alarm ends a hang.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -79,12 +83,23 @@ struct slot {
 	char pad[64 - 2 * sizeof(long) - sizeof(char *) - sizeof(long) - 2 * sizeof(int)];
 };
 
+/* Set up before the workers start, then only read. */
 struct worker {
 	pthread_t th;
 	int cpu;
-	uint64_t rng;
 	struct slot *slots;	/* nslots, the last one the bulk slot */
 	char *scratch;		/* where mremap's source pages are filled */
+};
+
+/*
+ * What a worker changes, on its own stack: with a broken flush, pages that
+ * several CPUs write (the globals after a fork, say) read differently on
+ * different CPUs, and the counts must not suffer from what they measure.
+ */
+struct wstate {
+	struct worker *w;
+	int cpu;
+	uint64_t rng;
 	unsigned long ops[OP_N], bulk_ops, probes, skipped, faults, cow_writes;
 	unsigned long cow_last[COW_PAGES];
 };
@@ -94,10 +109,15 @@ static double seconds = 10;
 static struct worker workers[MAX_CPUS];
 static char *cow;
 static _Atomic int stop;
-static _Atomic int nviol;
-static char viol[MAX_VIOL][256];
+/*
+ * Violations and the workers' counts reach the main thread through pipes,
+ * i.e. through the kernel, not through memory a stale translation could
+ * show differently to different CPUs; each violation is also written to
+ * stdout at once, from the detecting thread's stack.
+ */
+static int viol_pipe[2], stats_pipe[2];
 static struct timespec t_start;
-static unsigned long forks;
+static __thread int my_viol;
 
 static __thread sigjmp_buf probe_jmp;
 static __thread volatile int probing;
@@ -110,33 +130,55 @@ static double now(void)
 	return (t.tv_sec - t_start.tv_sec) + (t.tv_nsec - t_start.tv_nsec) / 1e9;
 }
 
+/* printf without stdio's shared buffers: formatted on the stack. */
+static void say(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(1, buf, n) < 0)
+		_exit(3);
+}
+
 static void die(const char *fmt, ...)
 {
+	char buf[256];
+	int e = errno;
 	va_list ap;
 
 	va_start(ap, fmt);
-	printf("tlb-stress: setup error: ");
-	vprintf(fmt, ap);
-	printf(" (%s)\n", strerror(errno));
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fflush(stdout);
+	say("tlb-stress: setup error: %s (%s)", buf, strerror(e));
 	_exit(2);
 }
 
 static void violation(const char *fmt, ...)
 {
-	int n = atomic_fetch_add(&nviol, 1);
+	char buf[400];
 	va_list ap;
 
-	if (n < MAX_VIOL) {
+	if (my_viol++ < MAX_VIOL) {
 		va_start(ap, fmt);
-		vsnprintf(viol[n], sizeof(viol[n]), fmt, ap);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
 		va_end(ap);
+		say("tlb-stress: violation %s", buf);
 	}
+	if (write(viol_pipe[1], "v", 1) != 1)
+		_exit(3);
 	atomic_store(&stop, 1);
 }
 
-static uint64_t rnd(struct worker *w)
+static uint64_t rnd(struct wstate *w)
 {
 	w->rng ^= w->rng << 13;
 	w->rng ^= w->rng >> 7;
@@ -168,7 +210,8 @@ static void fill(char *p, int slot, unsigned long npages, unsigned long gen)
 
 static void segv(int sig, siginfo_t *si, void *uc)
 {
-	static const char msg[] = "tlb-stress: verdict FAIL unexpected SIGSEGV outside a probe\n";
+	static const char msg[] = "tlb-stress: violation SIGSEGV outside a probe\n"
+				  "tlb-stress: verdict FAIL (SIGSEGV)\n";
 
 	(void)sig; (void)uc;
 	if (probing)
@@ -192,7 +235,7 @@ static void end(struct slot *s, enum state st, unsigned long gen, enum op op)
 	atomic_fetch_add(&s->seq, 1);
 }
 
-static void owner_op(struct worker *w, struct slot *s)
+static void owner_op(struct wstate *w, struct slot *s)
 {
 	unsigned long word = atomic_load(&s->word);
 	enum state st = word & 15;
@@ -218,12 +261,12 @@ static void owner_op(struct worker *w, struct slot *s)
 	switch (op) {
 	case OP_REPLACE:
 		/* The new pages are filled away from the slot, then moved in. */
-		if (mmap(w->scratch, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != w->scratch)
+		if (mmap(w->w->scratch, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != w->w->scratch)
 			die("mmap scratch");
-		fill(w->scratch, s->id, s->npages, gen + 1);
+		fill(w->w->scratch, s->id, s->npages, gen + 1);
 		begin(s);
-		if (mremap(w->scratch, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, s->addr) != s->addr)
+		if (mremap(w->w->scratch, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, s->addr) != s->addr)
 			die("mremap");
 		end(s, ST_PATTERN, gen + 1, op);
 		break;
@@ -273,7 +316,7 @@ static void owner_op(struct worker *w, struct slot *s)
 		w->bulk_ops++;
 }
 
-static void probe(struct worker *w, struct slot *s)
+static void probe(struct wstate *w, struct slot *s)
 {
 	unsigned long pg = rnd(w) % s->npages;
 	volatile unsigned long *p = (unsigned long *)(s->addr + pg * PAGE);
@@ -339,34 +382,46 @@ static void probe(struct worker *w, struct slot *s)
 				bad_i = i;
 			}
 		}
-		if (!bad && st == ST_RO && wrote && !wfault)
+		if (!bad && st == ST_RO && wrote && !wfault) {
 			bad = "write-after-mprotect-ro";
-		if (!bad && st == ST_PATTERN && wfault)
+			want = 0;
+		}
+		if (!bad && st == ST_PATTERN && wfault) {
 			bad = "fault-on-writable-page";
+			want = 0;
+		}
 	}
 	if (!bad)
 		return;
-	/* Whose data it is: this slot's pattern of some recent generation? */
-	long from = -1;
+	/*
+	 * Whose data it is: a recent generation of some slot's page (a stale
+	 * translation to a freed page that was reused) or unknown.
+	 */
+	char tail[96] = "";
 
-	for (unsigned long g = gen + 1; saw && from < 0 && g + 64 > gen; g--) {
-		if (saw == pat(s->id, pg, g, probe_idx[bad_i]))
-			from = g;
-		if (!g)
-			break;
-	}
-	char tail[48] = "";
+	for (int c = 0; saw && !tail[0] && c < ncpu; c++)
+		for (int k = 0; !tail[0] && k < nslots; k++) {
+			struct slot *o = &workers[c].slots[k];
+			unsigned long og = atomic_load(&o->word) >> 8;
 
-	if (from >= 0)
-		snprintf(tail, sizeof(tail), " (this page's data of gen %ld)", from);
-	violation("%s cpu %d slot %d (owner cpu %d, %lu pages) page %lu state %s gen %lu "
-		  "after %s: word %d want %#lx saw %#lx%s",
+			for (unsigned long opg = 0; !tail[0] && opg < o->npages; opg++)
+				for (unsigned long g = og + 1; !tail[0] && g + 16 > og && g; g--)
+					if (saw == pat(o->id, opg, g, probe_idx[bad_i]))
+						snprintf(tail, sizeof(tail), " (data of slot %d page %lu gen %lu)",
+							 o->id, opg, g);
+		}
+	char what[160] = "";
+
+	if (saw || want)
+		snprintf(what, sizeof(what), ": word %d want %#lx saw %#lx%s",
+			 probe_idx[bad_i], want, saw, tail);
+	violation("%s cpu %d slot %d (owner cpu %d, %lu pages) page %lu state %s gen %lu after %s%s",
 		  bad, w->cpu, s->id, s->owner, s->npages, pg, state_name[st], gen,
-		  op_name[(word >> 4) & 15], probe_idx[bad_i], want, saw, tail);
+		  op_name[(word >> 4) & 15], what);
 }
 
 /* Each worker's own word on every COW page: a lost write shows. */
-static void cow_touch(struct worker *w)
+static void cow_touch(struct wstate *w)
 {
 	unsigned p = rnd(w) % COW_PAGES;
 	volatile unsigned long *c = (unsigned long *)(cow + p * PAGE) + w->cpu * 8;
@@ -381,10 +436,12 @@ static void cow_touch(struct worker *w)
 
 static void *work(void *arg)
 {
-	struct worker *w = arg;
+	struct wstate ws = { .w = arg, .cpu = ((struct worker *)arg)->cpu };
+	struct wstate *w = &ws;
 	cpu_set_t set;
 	unsigned long it = 0;
 
+	w->rng = 0x9e3779b97f4a7c15ULL * (w->cpu + 1);
 	CPU_ZERO(&set);
 	CPU_SET(w->cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
@@ -393,7 +450,7 @@ static void *work(void *arg)
 		/* Bulk slots cost a few hundred page faults: 1 op in 16. */
 		int k = rnd(w) % 16 ? (int)(rnd(w) % nsmall) : nslots - 1;
 
-		owner_op(w, &w->slots[k]);
+		owner_op(w, &w->w->slots[k]);
 		for (int i = 0; i < probes_per_op; i++) {
 			struct worker *o = &workers[rnd(w) % ncpu];
 			int j = rnd(w) % 8 ? (int)(rnd(w) % nsmall) : nslots - 1;
@@ -404,6 +461,22 @@ static void *work(void *arg)
 		if ((++it & 7) == 0 && now() >= seconds)
 			break;
 	}
+
+	unsigned long o = 0;
+	char kinds[256];
+	int l = 0;
+
+	for (int k = 0; k < OP_N; k++) {
+		o += w->ops[k];
+		l += snprintf(kinds + l, sizeof(kinds) - l, " %s %lu", op_name[k], w->ops[k]);
+	}
+	say("tlb-stress: cpu %d ops %lu (%s, bulk %lu) probes %lu skipped %lu faults %lu "
+	    "cow-writes %lu", w->cpu, o, kinds + 1, w->bulk_ops, w->probes, w->skipped,
+	    w->faults, w->cow_writes);
+	unsigned long tot[2] = { o, w->probes };
+
+	if (write(stats_pipe[1], tot, sizeof(tot)) != sizeof(tot))
+		_exit(3);
 	return NULL;
 }
 
@@ -432,9 +505,9 @@ static int cow_child(void)
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
+	unsigned long forks = 0;
 	int opt;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((opt = getopt(argc, argv, "t:s:p:")) != -1) {
 		switch (opt) {
 		case 't': seconds = atof(optarg); break;
@@ -476,7 +549,6 @@ int main(int argc, char **argv)
 		char *a = base + c * per_cpu * PAGE;
 
 		w->cpu = c;
-		w->rng = 0x9e3779b97f4a7c15ULL * (c + 1);
 		w->slots = calloc(nslots, sizeof(*w->slots));
 		if (!w->slots)
 			die("calloc");
@@ -499,8 +571,12 @@ int main(int argc, char **argv)
 			die("munmap scratch");
 	}
 
-	printf("tlb-stress: %d cpus, %d slots of %d pages and one of %d per cpu, %d probes per op, %.0f s\n",
-	       ncpu, nsmall, SMALL_PAGES, BULK_PAGES, probes_per_op, seconds);
+	if (pipe(viol_pipe) || pipe(stats_pipe))
+		die("pipe");
+	/* A hang (a futex word read stale, say) still ends, and says so. */
+	alarm((unsigned)seconds + 60);
+	say("tlb-stress: %d cpus, %d slots of %d pages and one of %d per cpu, %d probes per op, %.0f s",
+	    ncpu, nsmall, SMALL_PAGES, BULK_PAGES, probes_per_op, seconds);
 	clock_gettime(CLOCK_MONOTONIC, &t_start);
 	for (int c = 0; c < ncpu; c++)
 		if (pthread_create(&workers[c].th, NULL, work, &workers[c]))
@@ -530,29 +606,20 @@ int main(int argc, char **argv)
 		pthread_join(workers[c].th, NULL);
 
 	double secs = now();
-	unsigned long ops = 0, probes = 0;
+	unsigned long ops = 0, probes = 0, tot[2];
+	int n = 0;
+	char v;
 
 	for (int c = 0; c < ncpu; c++) {
-		struct worker *w = &workers[c];
-		unsigned long o = 0;
-		char kinds[256];
-		int l = 0;
-
-		for (int k = 0; k < OP_N; k++) {
-			o += w->ops[k];
-			l += snprintf(kinds + l, sizeof(kinds) - l, " %s %lu", op_name[k], w->ops[k]);
-		}
-		ops += o;
-		probes += w->probes;
-		printf("tlb-stress: cpu %d ops %lu (%s, bulk %lu) probes %lu skipped %lu "
-		       "faults %lu cow-writes %lu\n", w->cpu, o, kinds + 1, w->bulk_ops,
-		       w->probes, w->skipped, w->faults, w->cow_writes);
+		if (read(stats_pipe[0], tot, sizeof(tot)) != sizeof(tot))
+			die("stats pipe");
+		ops += tot[0];
+		probes += tot[1];
 	}
-	int n = atomic_load(&nviol);
-
-	for (int i = 0; i < n && i < MAX_VIOL; i++)
-		printf("tlb-stress: violation %s\n", viol[i]);
-	printf("tlb-stress: verdict %s cpus %d seconds %.1f ops %lu probes %lu forks %lu violations %d\n",
-	       n ? "FAIL" : "PASS", ncpu, secs, ops, probes, forks, n);
+	close(viol_pipe[1]);
+	while (read(viol_pipe[0], &v, 1) == 1)
+		n++;
+	say("tlb-stress: verdict %s cpus %d seconds %.1f ops %lu probes %lu forks %lu violations %d",
+	    n ? "FAIL" : "PASS", ncpu, secs, ops, probes, forks, n);
 	return n ? 1 : 0;
 }
