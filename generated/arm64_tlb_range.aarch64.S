@@ -286,4 +286,228 @@ flush_tlb_kernel_range:
 	movz x0, #0
 	ret
 	.size flush_tlb_kernel_range,.-flush_tlb_kernel_range
+	.p2align 2
+	.globl flush_tlb_mm
+	.type flush_tlb_mm,%function
+flush_tlb_mm:
+	/* 94: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* placed by place-barriers */
+	dsb ishst
+	/* 94: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x9
+	/* placed by place-barriers */
+	dsb ish
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size flush_tlb_mm,.-flush_tlb_mm
+	.p2align 2
+	.globl flush_tlb_range_nl
+	.type flush_tlb_range_nl,%function
+flush_tlb_range_nl:
+	/* 108: arguments */
+	sub x9, x2, x1
+	cbz x9, .Lflush_tlb_range_nl_1
+	/* placed by place-barriers */
+	dsb ishst
+	movn x16, #0
+	eor x10, x1, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_range_nl_2
+	/* 113: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 113: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x10
+	b .Lflush_tlb_range_nl_3
+.Lflush_tlb_range_nl_2:
+	movz x10, #0x5000
+	movk x10, #0x1f, lsl #16
+	cmp x10, x9
+	b.lo .Lflush_tlb_range_nl_4
+	/* 112: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 111: cover start, end - start with tlb4k_walk auto { ... */
+	and x11, x1, #0xfff
+	add x12, x9, x11
+	movz x9, #0x1000
+	and x11, x1, #0xfffffffffffff000
+	cbz x12, .Lflush_tlb_range_nl_7
+	mov x13, x12
+	mov x12, x11
+.Lflush_tlb_range_nl_6:
+	lsr x11, x12, #12
+	and x14, x11, #0xfffffffffff
+	orr x11, x14, x10
+	/* 112: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x11
+	/* 111: cover start, end - start with tlb4k_walk auto { ... */
+	cmp x9, x13
+	b.hs .Lflush_tlb_range_nl_7
+	movz x16, #0x1000
+	sub x13, x13, x16
+	movz x16, #0x1000
+	add x12, x12, x16
+	b .Lflush_tlb_range_nl_6
+.Lflush_tlb_range_nl_7:
+	b .Lflush_tlb_range_nl_5
+.Lflush_tlb_range_nl_4:
+	/* 113: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 113: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x9
+.Lflush_tlb_range_nl_5:
+.Lflush_tlb_range_nl_3:
+.Lflush_tlb_range_nl_1:
+	/* placed by place-barriers */
+	dsb ish
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size flush_tlb_range_nl,.-flush_tlb_range_nl
+	.p2align 2
+	.globl flush_tlb_range_r_nl
+	.type flush_tlb_range_r_nl,%function
+flush_tlb_range_r_nl:
+	/* 123: arguments */
+	sub x9, x2, x1
+	cbz x9, .Lflush_tlb_range_r_nl_1
+	/* placed by place-barriers */
+	dsb ishst
+	movn x16, #0
+	eor x10, x1, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_range_r_nl_2
+	/* 129: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 129: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x10
+	b .Lflush_tlb_range_r_nl_3
+.Lflush_tlb_range_r_nl_2:
+	and x10, x1, #0xfff
+	add x11, x9, x10
+	sub x9, x11, #1
+	lsr x10, x9, #12
+	add x9, x10, #1
+	movz x16, #0x20, lsl #16
+	cmp x9, x16
+	b.hs .Lflush_tlb_range_r_nl_4
+	and x10, x9, #1
+	cbz x10, .Lflush_tlb_range_r_nl_7
+	/* 127: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	and x11, x1, #0xfffffffffffff000
+	lsr x12, x11, #12
+	and x11, x12, #0xfffffffffff
+	lsl x12, x0, #48
+	orr x13, x11, x12
+	/* 127: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x13
+.Lflush_tlb_range_r_nl_7:
+	sub x11, x9, x10
+	lsr x9, x11, #1
+	and x12, x9, #0x1f
+	cbz x12, .Lflush_tlb_range_r_nl_9
+	/* 128: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x13, x10, #12
+	add x14, x9, x13
+	lsr x9, x14, #12
+	and x13, x9, #0x1fffffffff
+	sub x9, x12, #1
+	lsl x14, x9, #39
+	orr x9, x13, x14
+	orr x13, x9, #0x400000000000
+	lsl x9, x0, #48
+	orr x14, x13, x9
+	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x14
+.Lflush_tlb_range_r_nl_9:
+	lsr x9, x11, #6
+	and x13, x9, #0x1f
+	cbz x13, .Lflush_tlb_range_r_nl_11
+	/* 128: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x14, x10, #12
+	add x15, x9, x14
+	lsl x9, x12, #1
+	lsl x14, x9, #12
+	add x9, x15, x14
+	lsr x14, x9, #12
+	and x9, x14, #0x1fffffffff
+	sub x14, x13, #1
+	lsl x15, x14, #39
+	orr x14, x9, x15
+	movz x16, #0x5000, lsl #32
+	orr x9, x14, x16
+	lsl x14, x0, #48
+	orr x15, x9, x14
+	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x15
+.Lflush_tlb_range_r_nl_11:
+	lsr x9, x11, #11
+	and x14, x9, #0x1f
+	cbz x14, .Lflush_tlb_range_r_nl_13
+	/* 128: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x15, x10, #12
+	add x8, x9, x15
+	lsl x9, x12, #1
+	lsl x15, x9, #12
+	add x9, x8, x15
+	lsl x15, x13, #6
+	lsl x8, x15, #12
+	add x15, x9, x8
+	lsr x9, x15, #12
+	and x15, x9, #0x1fffffffff
+	sub x9, x14, #1
+	lsl x8, x9, #39
+	orr x9, x15, x8
+	orr x15, x9, #0x600000000000
+	lsl x9, x0, #48
+	orr x8, x15, x9
+	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x8
+.Lflush_tlb_range_r_nl_13:
+	lsr x9, x11, #16
+	and x11, x9, #0x1f
+	cbz x11, .Lflush_tlb_range_r_nl_15
+	/* 128: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x15, x10, #12
+	add x10, x9, x15
+	lsl x9, x12, #1
+	lsl x12, x9, #12
+	add x9, x10, x12
+	lsl x10, x13, #6
+	lsl x12, x10, #12
+	add x10, x9, x12
+	lsl x9, x14, #11
+	lsl x12, x9, #12
+	add x9, x10, x12
+	lsr x10, x9, #12
+	and x9, x10, #0x1fffffffff
+	sub x10, x11, #1
+	lsl x11, x10, #39
+	orr x10, x9, x11
+	orr x9, x10, #0x700000000000
+	lsl x10, x0, #48
+	orr x11, x9, x10
+	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x11
+.Lflush_tlb_range_r_nl_15:
+	b .Lflush_tlb_range_r_nl_5
+.Lflush_tlb_range_r_nl_4:
+	/* 129: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 129: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x9
+.Lflush_tlb_range_r_nl_5:
+.Lflush_tlb_range_r_nl_3:
+.Lflush_tlb_range_r_nl_1:
+	/* placed by place-barriers */
+	dsb ish
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size flush_tlb_range_r_nl,.-flush_tlb_range_r_nl
 	.section .note.GNU-stack,"",%progbits

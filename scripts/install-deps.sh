@@ -19,3 +19,12 @@ if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
+
+BB_DIR=/usr/local/share/shootdown
+if ! ls "$BB_DIR"/busybox-static_*_arm64.deb >/dev/null 2>&1; then
+    dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
+    $SUDO apt-get update -qq
+    $SUDO mkdir -p "$BB_DIR"
+    (cd "$BB_DIR" && $SUDO apt-get download -qq busybox-static:arm64)
+    ls "$BB_DIR"/busybox-static_*_arm64.deb >/dev/null
+fi

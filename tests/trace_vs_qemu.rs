@@ -298,6 +298,8 @@ fn arm64_tlb_range() {
             ),
             Extra::new("flush_tlb_range_r", "4099 pages", &P4099),
             Extra::new("flush_tlb_kernel_range", "5 kernel pages", &K5),
+            Extra::new("flush_tlb_range_nl", "600 pages: past the threshold", &P600),
+            Extra::new("flush_tlb_range_r_nl", "37 pages", &P37),
         ],
     );
 }
