@@ -3,7 +3,7 @@
 //! Everything a spec author can get wrong is caught here with a span, so
 //! passes and backends may assume a well-formed program.
 
-use super::expr::{field_mask, BinOp, Expr};
+use super::expr::{field_mask, BinOp, Expr, Func, Rel};
 use super::*;
 use crate::spec::ast::{self, Numbering};
 use crate::spec::diag::Diag;
@@ -1000,6 +1000,26 @@ impl SeqCx<'_> {
                         .to_ascii_uppercase(),
                 }
             }
+            ast::Stmt::If {
+                cond,
+                then_,
+                else_,
+                span,
+            } => {
+                if !self.in_cover.is_empty() {
+                    return Err(Diag::new(*span, "`if` is not allowed in a `cover` body")
+                        .label("inside a cover")
+                        .help("put the `if` around the `cover`, or choose with the cover's mode"));
+                }
+                let c = self.expr(cond, None)?;
+                let then_ = self.block(then_)?;
+                let else_ = self.block(else_)?;
+                Stmt::If {
+                    cond: Cond::of(c),
+                    then_,
+                    else_,
+                }
+            }
             ast::Stmt::Order {
                 before,
                 after,
@@ -1253,6 +1273,64 @@ impl SeqCx<'_> {
                 Expr::bin(BinOp::Sub, Expr::Const(0), self.expr(inner, reg)?)
             }
             ast::Expr::Not { inner, .. } => Expr::bit_not(self.expr(inner, reg)?),
+            ast::Expr::LogNot { inner, .. } => {
+                Expr::cmp(Rel::Eq, self.expr(inner, None)?, Expr::Const(0))
+            }
+            ast::Expr::Call { func, args, span } => {
+                let Some(f) = Func::ALL.into_iter().find(|f| f.name() == func.name) else {
+                    let mut d = Diag::new(func.span, format!("unknown function `{}`", func.name))
+                        .label("not a built-in");
+                    d = d.help(format!(
+                        "built-ins: {}",
+                        Func::ALL.map(|f| f.name()).join(", ")
+                    ));
+                    return Err(d);
+                };
+                if args.len() != f.arity() {
+                    return Err(Diag::new(
+                        *span,
+                        format!(
+                            "`{}` takes {} argument{}, not {}",
+                            f.name(),
+                            f.arity(),
+                            if f.arity() == 1 { "" } else { "s" },
+                            args.len()
+                        ),
+                    ));
+                }
+                let args = args
+                    .iter()
+                    .map(|a| self.expr(a, None))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Expr::call(f, args)
+            }
+            ast::Expr::Bin {
+                op:
+                    op @ (ast::BinOp::Eq
+                    | ast::BinOp::Ne
+                    | ast::BinOp::Lt
+                    | ast::BinOp::Le
+                    | ast::BinOp::Gt
+                    | ast::BinOp::Ge
+                    | ast::BinOp::LogAnd
+                    | ast::BinOp::LogOr),
+                lhs,
+                rhs,
+                ..
+            } => {
+                let (a, b) = (self.expr(lhs, None)?, self.expr(rhs, None)?);
+                let rel = match op {
+                    ast::BinOp::Eq => Rel::Eq,
+                    ast::BinOp::Ne => Rel::Ne,
+                    ast::BinOp::Lt => Rel::Lt,
+                    ast::BinOp::Le => Rel::Le,
+                    ast::BinOp::Gt => Rel::Gt,
+                    ast::BinOp::Ge => Rel::Ge,
+                    ast::BinOp::LogAnd => return Ok(Expr::bin(BinOp::And, a.truth(), b.truth())),
+                    _ => return Ok(Expr::bin(BinOp::Or, a.truth(), b.truth())),
+                };
+                Expr::cmp(rel, a, b)
+            }
             ast::Expr::Bin { op, lhs, rhs, .. } => {
                 let op = match op {
                     ast::BinOp::Or => BinOp::Or,
@@ -1262,21 +1340,15 @@ impl SeqCx<'_> {
                     ast::BinOp::Shr => BinOp::Shr,
                     ast::BinOp::Add => BinOp::Add,
                     ast::BinOp::Sub => BinOp::Sub,
-                    ast::BinOp::Mul => BinOp::Mul,
+                    _ => BinOp::Mul,
                 };
                 let (a, b) = (self.expr(lhs, reg)?, self.expr(rhs, reg)?);
-                if matches!(op, BinOp::Shl | BinOp::Shr) {
-                    match b.as_const() {
-                        Some(s) if s < 64 => {}
-                        Some(_) => {
-                            return Err(Diag::new(rhs.span(), "shift amount must be below 64")
-                                .label("too large"))
-                        }
-                        None => {
-                            return Err(Diag::new(rhs.span(), "shift amounts must be constants")
-                                .label("not constant"))
-                        }
-                    }
+                // A constant amount of 64 or more is a mistake; a run-time
+                // one shifts every bit out (the value is 0), see README.
+                if matches!(op, BinOp::Shl | BinOp::Shr) && b.as_const().is_some_and(|s| s >= 64) {
+                    return Err(
+                        Diag::new(rhs.span(), "shift amount must be below 64").label("too large")
+                    );
                 }
                 Expr::bin(op, a, b)
             }
@@ -1339,6 +1411,7 @@ fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
         | ast::Stmt::Range { span, .. }
         | ast::Stmt::Invalidate { span, .. }
         | ast::Stmt::Order { span, .. }
+        | ast::Stmt::If { span, .. }
         | ast::Stmt::Acquire { span, .. }
         | ast::Stmt::Release { span, .. }
         | ast::Stmt::MemWrite { span, .. }

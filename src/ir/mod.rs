@@ -359,6 +359,30 @@ pub struct Cond {
 }
 
 impl Cond {
+    /// Branch on a value: a comparison becomes the branch's own, anything
+    /// else branches on `value != 0`.
+    pub fn of(e: Expr) -> Cond {
+        use crate::lir::Cmp;
+        match e {
+            Expr::Cmp(rel, a, b) => {
+                let (cmp, a, b) = match rel {
+                    expr::Rel::Eq => (Cmp::Eq, *a, *b),
+                    expr::Rel::Ne => (Cmp::Ne, *a, *b),
+                    expr::Rel::Lt => (Cmp::Ltu, *a, *b),
+                    expr::Rel::Ge => (Cmp::Geu, *a, *b),
+                    expr::Rel::Le => (Cmp::Geu, *b, *a),
+                    expr::Rel::Gt => (Cmp::Ltu, *b, *a),
+                };
+                Cond { cmp, a, b }
+            }
+            other => Cond {
+                cmp: Cmp::Ne,
+                a: other,
+                b: Expr::Const(0),
+            },
+        }
+    }
+
     pub fn eval(&self, params: &[u64], locals: &[u64]) -> bool {
         let (a, b) = (
             self.a.eval_with(params, locals),

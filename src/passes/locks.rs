@@ -170,6 +170,8 @@ fn subst(e: &Expr, from: usize, to: usize) -> Expr {
             shift,
             width,
         } => Expr::insert(subst(value, from, to), *shift, *width),
+        E::Cmp(rel, a, b) => Expr::cmp(*rel, subst(a, from, to), subst(b, from, to)),
+        E::Call(f, args) => Expr::call(*f, args.iter().map(|a| subst(a, from, to)).collect()),
     }
 }
 
@@ -320,8 +322,9 @@ fn uses_local(e: &Expr, l: usize) -> bool {
     match e {
         E::Local(x) => *x == l,
         E::Const(_) | E::Param(_) | E::Binding(_) => false,
-        E::Bin(_, a, b) => uses_local(a, l) || uses_local(b, l),
+        E::Bin(_, a, b) | E::Cmp(_, a, b) => uses_local(a, l) || uses_local(b, l),
         E::Not(a) | E::Insert { value: a, .. } => uses_local(a, l),
+        E::Call(_, args) => args.iter().any(|a| uses_local(a, l)),
     }
 }
 

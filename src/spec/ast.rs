@@ -282,6 +282,14 @@ pub enum Stmt {
         #[serde(skip)]
         span: Span,
     },
+    /// `if COND { ... } else { ... }` (`else if` nests in the else arm).
+    If {
+        cond: Expr,
+        then_: Vec<Stmt>,
+        else_: Vec<Stmt>,
+        #[serde(skip)]
+        span: Span,
+    },
     /// `order stores before invalidates` / `order invalidates before return`.
     Order {
         before: Ident,
@@ -301,6 +309,16 @@ pub enum BinOp {
     Add,
     Sub,
     Mul,
+    /// Comparisons (unsigned), 1 when they hold, else 0.
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// `&&`, `||`: 1 when both / either operand is nonzero, else 0.
+    LogAnd,
+    LogOr,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -320,6 +338,19 @@ pub enum Expr {
     },
     Not {
         inner: Box<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// `!x`: 1 when x is 0, else 0.
+    LogNot {
+        inner: Box<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// A built-in function: `ffs(x)`, `min(a, b)`, ...
+    Call {
+        func: Ident,
+        args: Vec<Expr>,
         #[serde(skip)]
         span: Span,
     },
@@ -352,6 +383,8 @@ impl Expr {
             Expr::Int { span, .. }
             | Expr::Neg { span, .. }
             | Expr::Not { span, .. }
+            | Expr::LogNot { span, .. }
+            | Expr::Call { span, .. }
             | Expr::Bin { span, .. }
             | Expr::Mem { span, .. }
             | Expr::Aggregate { span, .. } => *span,

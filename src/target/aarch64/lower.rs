@@ -61,6 +61,9 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
                     rm: SCRATCH,
                 });
             }
+            Inst::Un { op, .. } => {
+                return Err(LowerError(format!("{op:?} is not lowered on AArch64 yet")))
+            }
             Inst::Insert {
                 dst,
                 src,

@@ -73,6 +73,9 @@ pub fn lower(f: &Func, alloc: &Allocation, _target: Target) -> Result<Lowered, L
                     });
                 }
             }
+            Inst::Un { op, .. } => {
+                return Err(LowerError(format!("{op:?} is not lowered on POWER yet")))
+            }
             Inst::Not { dst, src } => e(Insn::Nor {
                 ra: r(*dst),
                 rs: r(*src),

@@ -79,6 +79,9 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
             Inst::Arg { .. } => {}
             Inst::Imm { dst, value } => imm(r(*dst), *value, &mut e),
             Inst::Copy { dst, src } => mov(r(*dst), r(*src), &mut e),
+            Inst::Un { op, .. } => {
+                return Err(LowerError(format!("{op:?} is not lowered on x86-64 yet")))
+            }
             Inst::Not { dst, src } => {
                 mov(r(*dst), r(*src), &mut e);
                 e(Insn::Not { rd: r(*dst) });
