@@ -646,13 +646,53 @@ impl SeqCx<'_> {
     }
 
     /// Resolve `p[OFF]` to a memory reference.
+    /// A lock word or other location at a constant offset.
     fn mem_ref(&self, e: &ast::Expr) -> Result<MemRef, Diag> {
-        let ast::Expr::Mem { ptr, offset, span } = e else {
+        let ast::Expr::Mem {
+            ptr,
+            offset,
+            index,
+            span,
+        } = e
+        else {
             return Err(Diag::new(
                 e.span(),
                 "expected a pointer parameter (`p` or `p[OFFSET]`)",
             ));
         };
+        if let Some(ix) = index {
+            return Err(Diag::new(ix.span(), "a lock word needs a constant offset")
+                .label("computed at run time"));
+        }
+        let (i, width) = self.ptr_param(ptr)?;
+        self.fixed(i, width, *offset, *span)
+    }
+
+    /// A location at a constant or a run-time byte offset.
+    fn place(&mut self, e: &ast::Expr) -> Result<Place, Diag> {
+        let ast::Expr::Mem {
+            ptr,
+            index: Some(ix),
+            span,
+            ..
+        } = e
+        else {
+            return Ok(Place::Fixed(self.mem_ref(e)?));
+        };
+        let (i, width) = self.ptr_param(ptr)?;
+        let v = self.expr(ix, None)?;
+        Ok(match v.as_const() {
+            Some(c) => Place::Fixed(self.fixed(i, width, c, *span)?),
+            None => Place::At {
+                ptr: i,
+                width,
+                index: v,
+            },
+        })
+    }
+
+    /// Pointer parameter `ptr`: its index and element width.
+    fn ptr_param(&self, ptr: &ast::Ident) -> Result<(usize, u32), Diag> {
         let i = self
             .params
             .iter()
@@ -670,6 +710,12 @@ impl SeqCx<'_> {
                 ptr.name
             )));
         };
+        Ok((i, width))
+    }
+
+    fn fixed(&self, i: usize, width: u32, offset: u64, span: Span) -> Result<MemRef, Diag> {
+        let offset = &offset;
+        let span = &span;
         if offset % u64::from(width / 8) != 0 || *offset > 0x7ff0 {
             return Err(Diag::new(
                 *span,
@@ -845,19 +891,29 @@ impl SeqCx<'_> {
                 }
             }
             ast::Stmt::MemWrite { mem, value, span } => {
-                let m = self.mem_ref(mem)?;
+                let place = self.place(mem)?;
+                let width = place.width();
                 let v = self.expr(value, None)?;
                 if let Some(c) = v.as_const() {
-                    if m.width < 64 && c >> m.width != 0 {
+                    if width < 64 && c >> width != 0 {
                         return Err(Diag::new(
                             value.span(),
-                            format!("{c:#x} does not fit the {}-bit element", m.width),
+                            format!("{c:#x} does not fit the {width}-bit element"),
                         ));
                     }
                 }
+                let op = match place {
+                    Place::Fixed(m) => MemOp::Store { mem: m, value: v },
+                    Place::At { ptr, width, index } => MemOp::StoreAt {
+                        ptr,
+                        width,
+                        index,
+                        value: v,
+                    },
+                };
                 Stmt::Mem {
                     id: self.op_id(),
-                    op: MemOp::Store { mem: m, value: v },
+                    op,
                     span: *span,
                 }
             }
@@ -1105,24 +1161,6 @@ impl SeqCx<'_> {
                 fail,
                 span,
             } => {
-                let (dev, reg, field) = self.path(target)?;
-                let d = &self.devices[dev];
-                let (mask, shift, width) = match field {
-                    Some(f) => (d.fields[f].mask(), d.fields[f].shift, d.fields[f].width),
-                    None => (field_mask(0, d.regs[reg].width), 0, d.regs[reg].width),
-                };
-                let v = self.expr(value, None)?;
-                let Some(v) = v.as_const() else {
-                    return Err(Diag::new(value.span(), "poll compares against a constant")
-                        .label("not constant"));
-                };
-                if width < 64 && v >> width != 0 {
-                    return Err(Diag::new(
-                        value.span(),
-                        format!("{v:#x} does not fit the {width}-bit field"),
-                    )
-                    .label("too large"));
-                }
                 let Some((limit, lspan)) = *limit else {
                     return Err(Diag::new(*span, "unbounded poll")
                         .label("no `limit`")
@@ -1150,6 +1188,65 @@ impl SeqCx<'_> {
                         }
                     }
                 };
+                let op = match op {
+                    ast::CmpOp::Eq => PollOp::Eq,
+                    ast::CmpOp::Ne => PollOp::Ne,
+                };
+                let target = match target {
+                    ast::PollTarget::Reg(p) => p,
+                    ast::PollTarget::Mem(m) => {
+                        if !self.in_cover.is_empty() {
+                            return Err(Diag::new(
+                                *span,
+                                "memory reads are not allowed in a `cover` body",
+                            ));
+                        }
+                        let (ptr, width, index) = match self.place(m)? {
+                            Place::Fixed(r) => (r.ptr, r.width, Expr::Const(r.offset)),
+                            Place::At { ptr, width, index } => (ptr, width, index),
+                        };
+                        let v = self.expr(value, None)?;
+                        if let Some(c) = v.as_const() {
+                            if width < 64 && c >> width != 0 {
+                                return Err(Diag::new(
+                                    value.span(),
+                                    format!("{c:#x} does not fit the {width}-bit element"),
+                                )
+                                .label("too large"));
+                            }
+                        }
+                        return Ok(Stmt::Mem {
+                            id: self.op_id(),
+                            op: MemOp::Poll {
+                                ptr,
+                                width,
+                                index,
+                                op,
+                                value: Expr::insert(v, 0, width),
+                                limit,
+                                fail,
+                                fail_barrier: None,
+                            },
+                            span: *span,
+                        });
+                    }
+                };
+                let (dev, reg, field) = self.path(target)?;
+                let d = &self.devices[dev];
+                let (mask, shift, width) = match field {
+                    Some(f) => (d.fields[f].mask(), d.fields[f].shift, d.fields[f].width),
+                    None => (field_mask(0, d.regs[reg].width), 0, d.regs[reg].width),
+                };
+                let v = self.expr(value, None)?;
+                if let Some(c) = v.as_const() {
+                    if width < 64 && c >> width != 0 {
+                        return Err(Diag::new(
+                            value.span(),
+                            format!("{c:#x} does not fit the {width}-bit field"),
+                        )
+                        .label("too large"));
+                    }
+                }
                 Stmt::Poll {
                     access: Access {
                         id: self.op_id(),
@@ -1158,11 +1255,10 @@ impl SeqCx<'_> {
                         span: *span,
                     },
                     mask,
-                    op: match op {
-                        ast::CmpOp::Eq => PollOp::Eq,
-                        ast::CmpOp::Ne => PollOp::Ne,
-                    },
-                    value: v << shift,
+                    op,
+                    // A run-time value is truncated to the field, as the
+                    // masked register it is compared with.
+                    value: Expr::insert(v, shift, width),
                     limit,
                     fail,
                     fail_barrier: None,
@@ -1198,14 +1294,28 @@ impl SeqCx<'_> {
                         "memory reads are not allowed in a `cover` body",
                     ));
                 }
-                let mem = self.mem_ref(e)?;
+                let place = self.place(e)?;
                 let l = self.locals.len();
-                self.locals
-                    .push(format!("{}[{}]", self.params[mem.ptr], mem.offset));
+                let op = match place {
+                    Place::Fixed(mem) => {
+                        self.locals
+                            .push(format!("{}[{}]", self.params[mem.ptr], mem.offset));
+                        MemOp::Load { local: l, mem }
+                    }
+                    Place::At { ptr, width, index } => {
+                        self.locals.push(format!("{}[...]", self.params[ptr]));
+                        MemOp::LoadAt {
+                            local: l,
+                            ptr,
+                            width,
+                            index,
+                        }
+                    }
+                };
                 let id = self.op_id();
                 self.pending.push(Stmt::Mem {
                     id,
-                    op: MemOp::Load { local: l, mem },
+                    op,
                     span: *span,
                 });
                 Expr::Local(l)
@@ -1398,6 +1508,22 @@ impl SeqCx<'_> {
                 acc
             }
         })
+    }
+}
+
+/// A normal-memory location: a constant offset, or one computed at run
+/// time.
+enum Place {
+    Fixed(MemRef),
+    At { ptr: usize, width: u32, index: Expr },
+}
+
+impl Place {
+    fn width(&self) -> u32 {
+        match self {
+            Place::Fixed(m) => m.width,
+            Place::At { width, .. } => *width,
+        }
     }
 }
 

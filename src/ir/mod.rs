@@ -232,6 +232,32 @@ pub enum MemOp {
         /// it inside, on every retry.
         hoisted: bool,
     },
+    /// `local = p[index]` at a byte offset computed at run time.
+    LoadAt {
+        local: usize,
+        ptr: usize,
+        width: u32,
+        index: Expr,
+    },
+    /// `p[index] = value` at a byte offset computed at run time.
+    StoreAt {
+        ptr: usize,
+        width: u32,
+        index: Expr,
+        value: Expr,
+    },
+    /// Wait until `p[index] == value` (or `!=`): memory a device writes
+    /// (a completion word, a semaphore), bounded like a register poll.
+    Poll {
+        ptr: usize,
+        width: u32,
+        index: Expr,
+        op: PollOp,
+        value: Expr,
+        limit: u64,
+        fail: i64,
+        fail_barrier: Option<String>,
+    },
     Release {
         mem: MemRef,
         value: LockValue,
@@ -282,7 +308,9 @@ pub enum Stmt {
         access: Access,
         mask: u64,
         op: PollOp,
-        value: u64,
+        /// Compared with the masked register; a constant or a run-time
+        /// value (e.g. a producer index), already shifted into the field.
+        value: Expr,
         limit: u64,
         fail: i64,
         /// Barrier run before returning `fail` (completes invalidations

@@ -353,6 +353,20 @@ impl Builder<'_> {
         v
     }
 
+    /// Pointer parameter `ptr` plus a byte offset computed at run time.
+    fn address(&mut self, ptr: usize, index: &Expr) -> VReg {
+        let base = self.arg_of(&ArgKind::Param(ptr));
+        let i = self.expr(index);
+        let d = self.vreg();
+        self.emit(Inst::Bin {
+            op: BinOp::Add,
+            dst: d,
+            a: base,
+            b: Operand::Reg(i),
+        });
+        d
+    }
+
     /// A constant in a register (shared through the value cache).
     fn constant(&mut self, c: u64) -> VReg {
         self.expr(&Expr::Const(c))
@@ -516,6 +530,8 @@ impl Builder<'_> {
                 let swap = self.swap(dev, access.reg);
                 let base = self.bases[&access.dev];
                 let full = crate::ir::expr::field_mask(0, width);
+                // A run-time value is computed once, before the loop.
+                let want = self.operand(value);
                 let (top, done) = (self.label(), self.label());
                 let n = self.vreg();
                 self.emit(Inst::Imm {
@@ -558,7 +574,7 @@ impl Builder<'_> {
                 self.emit(Inst::Branch {
                     cmp,
                     a: t,
-                    b: Operand::Imm(*value),
+                    b: want,
                     target: done,
                 });
                 self.emit(Inst::Bin {
@@ -742,6 +758,108 @@ impl Builder<'_> {
                         kind: MemKind::Normal,
                     },
                 );
+            }
+            MemOp::LoadAt {
+                local,
+                ptr,
+                width,
+                index,
+            } => {
+                let addr = self.address(*ptr, index);
+                let v = self.vreg();
+                self.emit_op(
+                    id,
+                    Inst::Load {
+                        dst: v,
+                        base: addr,
+                        offset: 0,
+                        width: *width,
+                        swap: false,
+                        kind: MemKind::Normal,
+                    },
+                );
+                self.locals.insert(*local, v);
+            }
+            MemOp::StoreAt {
+                ptr,
+                width,
+                index,
+                value,
+            } => {
+                let v = self.expr(value);
+                let addr = self.address(*ptr, index);
+                self.emit_op(
+                    id,
+                    Inst::Store {
+                        src: v,
+                        base: addr,
+                        offset: 0,
+                        width: *width,
+                        swap: false,
+                        kind: MemKind::Normal,
+                    },
+                );
+            }
+            MemOp::Poll {
+                ptr,
+                width,
+                index,
+                op,
+                value,
+                limit,
+                fail,
+                fail_barrier,
+            } => {
+                let addr = self.address(*ptr, index);
+                let want = self.operand(value);
+                let (top, done) = (self.label(), self.label());
+                let n = self.vreg();
+                self.emit(Inst::Imm {
+                    dst: n,
+                    value: *limit,
+                });
+                self.emit(Inst::Label(top));
+                let v = self.vreg();
+                self.emit_op(
+                    id,
+                    Inst::Load {
+                        dst: v,
+                        base: addr,
+                        offset: 0,
+                        width: *width,
+                        swap: false,
+                        kind: MemKind::Normal,
+                    },
+                );
+                let cmp = match op {
+                    PollOp::Eq => Cmp::Eq,
+                    PollOp::Ne => Cmp::Ne,
+                };
+                self.emit(Inst::Branch {
+                    cmp,
+                    a: v,
+                    b: want,
+                    target: done,
+                });
+                self.emit(Inst::Bin {
+                    op: BinOp::Sub,
+                    dst: n,
+                    a: n,
+                    b: Operand::Imm(1),
+                });
+                self.emit(Inst::Branch {
+                    cmp: Cmp::Ne,
+                    a: n,
+                    b: Operand::Imm(0),
+                    target: top,
+                });
+                if let Some(b) = fail_barrier {
+                    self.exit_barrier(b);
+                }
+                self.emit(Inst::Ret {
+                    value: Operand::Imm(*fail as u64),
+                });
+                self.emit(Inst::Label(done));
             }
             MemOp::Acquire {
                 mem,

@@ -201,6 +201,11 @@ fn map_exprs(body: &mut [Stmt], f: &dyn Fn(&Expr) -> Expr) {
         }
         Stmt::Mem { op, .. } => match op {
             MemOp::Store { value, .. } => *value = f(value),
+            MemOp::LoadAt { index, .. } => *index = f(index),
+            MemOp::StoreAt { index, value, .. } | MemOp::Poll { index, value, .. } => {
+                *index = f(index);
+                *value = f(value);
+            }
             MemOp::Acquire {
                 value: crate::ir::LockValue::Owner(e),
                 ..
@@ -226,7 +231,14 @@ fn blocks_reuse(s: &Stmt) -> bool {
         found |= matches!(
             x,
             Stmt::Mem {
-                op: MemOp::Store { .. } | MemOp::Acquire { .. } | MemOp::Release { .. },
+                // A store at a computed offset may overwrite anything
+                // behind its pointer; a memory poll waits for a device
+                // to write.
+                op: MemOp::Store { .. }
+                    | MemOp::StoreAt { .. }
+                    | MemOp::Poll { .. }
+                    | MemOp::Acquire { .. }
+                    | MemOp::Release { .. },
                 ..
             } | Stmt::Barrier { .. }
         )

@@ -205,7 +205,7 @@ pub enum Stmt {
         span: Span,
     },
     Poll {
-        target: Path,
+        target: PollTarget,
         op: CmpOp,
         value: Expr,
         limit: Option<(u64, Span)>,
@@ -299,6 +299,13 @@ pub enum Stmt {
     },
 }
 
+/// What a `poll` reads: a device register (or field), or normal memory.
+#[derive(Clone, Debug, Serialize)]
+pub enum PollTarget {
+    Reg(Path),
+    Mem(Expr),
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum BinOp {
     Or,
@@ -366,6 +373,8 @@ pub enum Expr {
     Mem {
         ptr: Ident,
         offset: u64,
+        /// A byte offset computed at run time (`p[(idx & mask) * 16]`).
+        index: Option<Box<Expr>>,
         #[serde(skip)]
         span: Span,
     },

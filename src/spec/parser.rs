@@ -525,7 +525,12 @@ impl Parser {
             });
         }
         if self.eat_kw("poll") {
-            let target = self.path()?;
+            // `dev.reg[.field]`, or `p` / `p[OFF]` for memory.
+            let target = if matches!(self.peek(), Tok::Ident(_)) && self.peek_at(1) != &Tok::Dot {
+                PollTarget::Mem(self.mem()?)
+            } else {
+                PollTarget::Reg(self.path()?)
+            };
             let op = if self.eat(&Tok::EqEq) {
                 CmpOp::Eq
             } else if self.eat(&Tok::NotEq) {
@@ -796,14 +801,22 @@ impl Parser {
     fn mem(&mut self) -> Result<Expr, Diag> {
         let ptr = self.ident("a pointer parameter")?;
         let mut span = ptr.span;
-        let offset = if self.eat(&Tok::LBracket) {
-            let (o, _) = self.int("a byte offset")?;
+        let (offset, index) = if self.eat(&Tok::LBracket) {
+            let e = self.expr()?;
             span = span.to(self.expect(Tok::RBracket)?);
-            o
+            match e {
+                Expr::Int { value, .. } => (value, None),
+                other => (0, Some(Box::new(other))),
+            }
         } else {
-            0
+            (0, None)
         };
-        Ok(Expr::Mem { ptr, offset, span })
+        Ok(Expr::Mem {
+            ptr,
+            offset,
+            index,
+            span,
+        })
     }
 
     /// Count one node of the current expression.

@@ -95,13 +95,34 @@ pub struct Outcome {
 /// Runaway guard: specs with unbounded work cannot exist (polls and
 /// ranges are bounded), but a huge range could take long.
 const MAX_STEPS: u64 = 50_000_000;
+/// Bytes of simulated memory behind each pointer parameter (what `trace`
+/// maps for it).
+pub const MAX_MEMORY: u64 = 0x1_0000;
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum InterpError {
     TooLong,
+    /// A computed offset past the simulated memory behind a pointer.
+    OutOfMemory {
+        ptr: usize,
+        offset: u64,
+    },
     /// An unbounded `acquire` of a lock held by someone else: in a
     /// single-threaded run nobody will release it.
     Deadlock,
+}
+
+impl std::fmt::Display for InterpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InterpError::TooLong => write!(f, "too long to interpret"),
+            InterpError::Deadlock => write!(f, "spins forever on a lock nobody releases"),
+            InterpError::OutOfMemory { ptr, offset } => write!(
+                f,
+                "offset {offset:#x} behind pointer parameter {ptr} is past the {MAX_MEMORY:#x} simulated bytes"
+            ),
+        }
+    }
 }
 
 pub fn run(prog: &Program, seq: &Seq, world: &World) -> Result<Outcome, InterpError> {
@@ -420,6 +441,16 @@ impl Machine<'_> {
         }
     }
 
+    /// The location `index` bytes into pointer parameter `ptr`'s memory;
+    /// beyond what the simulated memory holds is an error, not a silent 0.
+    fn at(&self, ptr: usize, width: u32, index: &Expr) -> Result<MemRef, InterpError> {
+        let offset = self.eval(index);
+        if offset.saturating_add(u64::from(width / 8)) > MAX_MEMORY {
+            return Err(InterpError::OutOfMemory { ptr, offset });
+        }
+        Ok(MemRef { ptr, offset, width })
+    }
+
     fn mem_read(&self, m: &MemRef) -> u64 {
         let bytes = self.memory.get(&m.ptr);
         let n = u64::from(m.width / 8);
@@ -456,6 +487,49 @@ impl Machine<'_> {
             MemOp::Store { mem, value } => {
                 let v = self.eval(value) & mask(mem.width);
                 self.mem_write(mem, v);
+            }
+            MemOp::LoadAt {
+                local,
+                ptr,
+                width,
+                index,
+            } => {
+                let m = self.at(*ptr, *width, index)?;
+                self.locals[*local] = self.mem_read(&m);
+            }
+            MemOp::StoreAt {
+                ptr,
+                width,
+                index,
+                value,
+            } => {
+                let m = self.at(*ptr, *width, index)?;
+                let v = self.eval(value) & mask(*width);
+                self.mem_write(&m, v);
+            }
+            MemOp::Poll {
+                ptr,
+                width,
+                index,
+                op,
+                value,
+                limit,
+                fail,
+                fail_barrier,
+            } => {
+                // Nothing else writes memory in a single-threaded run: the
+                // first read decides, the rest of the bound only counts.
+                let m = self.at(*ptr, *width, index)?;
+                let want = self.eval(value) & mask(*width);
+                let hit = (self.mem_read(&m) == want) == (*op == PollOp::Eq);
+                self.tick()?;
+                if !hit {
+                    for _ in 1..*limit {
+                        self.tick()?;
+                    }
+                    self.fail_barrier(fail_barrier);
+                    return Ok(Flow::Return(*fail));
+                }
             }
             MemOp::Acquire {
                 mem,
@@ -576,6 +650,7 @@ impl Machine<'_> {
                 fail_barrier,
             } => {
                 let inst = self.inst.get(&access.dev).copied().unwrap_or(0);
+                let want = self.eval(value);
                 let mut done = false;
                 for _ in 0..*limit {
                     self.tick()?;
@@ -589,7 +664,7 @@ impl Machine<'_> {
                             value: v,
                         },
                     ));
-                    let hit = (v & mask) == *value;
+                    let hit = (v & mask) == want;
                     if hit == (*op == PollOp::Eq) {
                         done = true;
                         break;

@@ -71,14 +71,25 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
             ..
         } = s
         {
-            let low = *mask & mask.wrapping_neg();
-            let (busy, ready) = match op {
-                PollOp::Eq => (value ^ low, *value),
-                PollOp::Ne => (*value, value ^ low),
-            };
-            polls.push(((access.dev, access.reg), busy, ready));
+            polls.push(((access.dev, access.reg), *mask, *op, value.clone()));
         }
     });
+    // The busy and the ready register value of each poll under `params`
+    // (a run-time right-hand side depends on them).
+    let script = |params: &[u64]| -> Vec<((usize, usize), u64, u64)> {
+        polls
+            .iter()
+            .map(|(key, mask, op, value)| {
+                let v = value.eval(params);
+                let low = mask & mask.wrapping_neg();
+                let (busy, ready) = match op {
+                    PollOp::Eq => (v ^ low, v),
+                    PollOp::Ne => (v, v ^ low),
+                };
+                (*key, busy, ready)
+            })
+            .collect()
+    };
     let mut out = Vec::new();
     let counts: &[u64] = if dynamic.is_empty() { &[1] } else { &[0, 1, 3] };
     for &count in counts {
@@ -98,8 +109,8 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
                     w.memory.insert(i, vec![0; 16]);
                 }
             }
-            for (key, busy, ready) in &polls {
-                w.reads.insert(*key, vec![*busy, *busy, *ready]);
+            for (key, busy, ready) in script(params) {
+                w.reads.insert(key, vec![busy, busy, ready]);
             }
             out.push((
                 format!(
@@ -118,8 +129,8 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
         for &d in &dynamic {
             w.counts.insert(d, 2);
         }
-        for (key, busy, _) in &polls {
-            w.reads.insert(*key, vec![*busy]);
+        for (key, busy, _) in script(&params_up) {
+            w.reads.insert(key, vec![busy]);
         }
         out.push(("2 instances, polls never ready".to_string(), w));
     }
@@ -134,10 +145,8 @@ fn semantics(prog: &Program, c: &codegen::Compiled, report: &mut Report) {
             let what = format!("{} {} ({wname})", c.target, seq.name);
             let expect = match interp::run_bounded(prog, &prog.seqs[i], &w, 5_000_000) {
                 Ok(o) => o,
-                Err(_) => {
-                    report
-                        .skipped
-                        .push(format!("{what}: too long to interpret"));
+                Err(e) => {
+                    report.skipped.push(format!("{what}: {e}"));
                     continue;
                 }
             };
