@@ -210,3 +210,21 @@ fn generated_file_assembles_to_our_bytes() {
         }
     }
 }
+
+/// `shootdown verify` on the spec: capstone decodes every instruction to
+/// what we wrote (bsr/bsf/cmove, clz/rbit, cntlzd/cnttzd/popcntd), and the
+/// emulator's stores equal the interpreter's.
+#[test]
+fn verify_passes() {
+    let src = std::fs::read_to_string(SPEC).unwrap();
+    for passes in ["all", "none"] {
+        let r =
+            shootdown::verify::verify(SPEC, &src, &Target::ALL, &support::options(passes)).unwrap();
+        assert!(r.ok(), "--passes {passes}: {:#?}", r.failures);
+        assert!(
+            r.passed.iter().any(|p| p.contains("capstone round trip")),
+            "{:#?}",
+            r.passed
+        );
+    }
+}
