@@ -6,7 +6,7 @@
 //! returns `long`), all of x0..x15 caller-saved. We use only those and no
 //! stack, so there is no prologue. x16/x17 (IP0/IP1, intra-procedure-call
 //! scratch) are reserved as this lowering's scratch registers: x16 for
-//! materialised immediates and byte-reversed store data, x17 for
+//! materialised immediates, byte-reversed store data and popcount, x17 for
 //! out-of-range memory offsets. x18 (platform register), x19..x28
 //! (callee-saved), x29/x30 (FP/LR) and sp are never touched.
 

@@ -4,8 +4,9 @@
 //! rax, rcx, rdx, rsi, rdi, r8..r11 are caller-saved. We use only those and
 //! no stack, so there is no prologue. r11 is reserved as the scratch
 //! register of this lowering (large immediates, byte-swapped store values,
-//! the right operand of a `sub` whose destination it would clobber) and is
-//! never handed to the allocator.
+//! the right operand of a `sub` whose destination it would clobber, the
+//! zero-case value of `bsr`/`bsf`, popcount's masks, rcx parked around a
+//! shift by cl) and is never handed to the allocator.
 //!
 //! x86 is two-address: `dst = a op b` becomes `mov dst,a; op dst,b`, with
 //! the `mov` left out when `dst == a`. Device registers are mapped UC by
