@@ -90,6 +90,9 @@ pub struct Outcome {
     pub covers: Vec<Coverage>,
     /// Normal memory after the run.
     pub memory: HashMap<usize, Vec<u8>>,
+    /// Branch arms taken: (the `If` statement's address in the interpreted
+    /// sequence, then-arm?), for `verify`'s coverage of both arms.
+    pub arms: std::collections::BTreeSet<(usize, bool)>,
 }
 
 /// Runaway guard: specs with unbounded work cannot exist (polls and
@@ -151,6 +154,7 @@ pub fn run_bounded(
         covers: Vec::new(),
         seq,
         memory: world.memory.clone(),
+        arms: Default::default(),
     };
     let ret = match m.block(&seq.body)? {
         Flow::Next => match seq.status {
@@ -164,6 +168,7 @@ pub fn run_bounded(
         ret,
         covers: m.covers,
         memory: m.memory,
+        arms: m.arms,
     })
 }
 
@@ -191,6 +196,7 @@ struct Machine<'a> {
     covers: Vec<Coverage>,
     seq: &'a Seq,
     memory: HashMap<usize, Vec<u8>>,
+    arms: std::collections::BTreeSet<(usize, bool)>,
 }
 
 #[derive(Clone)]
@@ -623,6 +629,7 @@ impl Machine<'_> {
             Stmt::If { cond, then_, else_ } => {
                 let (a, b) = (self.eval(&cond.a), self.eval(&cond.b));
                 let taken = cond.cmp.holds(a, b);
+                self.arms.insert((s as *const Stmt as usize, taken));
                 return self.block(if taken { then_ } else { else_ });
             }
             Stmt::Write { access, value } => {
