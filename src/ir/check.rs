@@ -716,7 +716,7 @@ impl SeqCx<'_> {
     fn fixed(&self, i: usize, width: u32, offset: u64, span: Span) -> Result<MemRef, Diag> {
         let offset = &offset;
         let span = &span;
-        if offset % u64::from(width / 8) != 0 || *offset > 0x7ff0 {
+        if !offset.is_multiple_of(u64::from(width / 8)) || *offset > 0x7ff0 {
             return Err(Diag::new(
                 *span,
                 format!("offset {offset:#x} is not aligned to the {width}-bit element (or beyond 0x7ff0)"),
