@@ -3,7 +3,7 @@
 //! Everything a spec author can get wrong is caught here with a span, so
 //! passes and backends may assume a well-formed program.
 
-use super::expr::{field_mask, BinOp, Expr};
+use super::expr::{field_mask, BinOp, Expr, Func, Rel};
 use super::*;
 use crate::spec::ast::{self, Numbering};
 use crate::spec::diag::Diag;
@@ -660,13 +660,53 @@ impl SeqCx<'_> {
     }
 
     /// Resolve `p[OFF]` to a memory reference.
+    /// A lock word or other location at a constant offset.
     fn mem_ref(&self, e: &ast::Expr) -> Result<MemRef, Diag> {
-        let ast::Expr::Mem { ptr, offset, span } = e else {
+        let ast::Expr::Mem {
+            ptr,
+            offset,
+            index,
+            span,
+        } = e
+        else {
             return Err(Diag::new(
                 e.span(),
                 "expected a pointer parameter (`p` or `p[OFFSET]`)",
             ));
         };
+        if let Some(ix) = index {
+            return Err(Diag::new(ix.span(), "a lock word needs a constant offset")
+                .label("computed at run time"));
+        }
+        let (i, width) = self.ptr_param(ptr)?;
+        self.fixed(i, width, *offset, *span)
+    }
+
+    /// A location at a constant or a run-time byte offset.
+    fn place(&mut self, e: &ast::Expr) -> Result<Place, Diag> {
+        let ast::Expr::Mem {
+            ptr,
+            index: Some(ix),
+            span,
+            ..
+        } = e
+        else {
+            return Ok(Place::Fixed(self.mem_ref(e)?));
+        };
+        let (i, width) = self.ptr_param(ptr)?;
+        let v = self.expr(ix, None)?;
+        Ok(match v.as_const() {
+            Some(c) => Place::Fixed(self.fixed(i, width, c, *span)?),
+            None => Place::At {
+                ptr: i,
+                width,
+                index: v,
+            },
+        })
+    }
+
+    /// Pointer parameter `ptr`: its index and element width.
+    fn ptr_param(&self, ptr: &ast::Ident) -> Result<(usize, u32), Diag> {
         let i = self
             .params
             .iter()
@@ -684,7 +724,13 @@ impl SeqCx<'_> {
                 ptr.name
             )));
         };
-        if offset % u64::from(width / 8) != 0 || *offset > 0x7ff0 {
+        Ok((i, width))
+    }
+
+    fn fixed(&self, i: usize, width: u32, offset: u64, span: Span) -> Result<MemRef, Diag> {
+        let offset = &offset;
+        let span = &span;
+        if !offset.is_multiple_of(u64::from(width / 8)) || *offset > 0x7ff0 {
             return Err(Diag::new(
                 *span,
                 format!("offset {offset:#x} is not aligned to the {width}-bit element (or beyond 0x7ff0)"),
@@ -907,19 +953,29 @@ impl SeqCx<'_> {
                 }
             }
             ast::Stmt::MemWrite { mem, value, span } => {
-                let m = self.mem_ref(mem)?;
+                let place = self.place(mem)?;
+                let width = place.width();
                 let v = self.expr(value, None)?;
                 if let Some(c) = v.as_const() {
-                    if m.width < 64 && c >> m.width != 0 {
+                    if width < 64 && c >> width != 0 {
                         return Err(Diag::new(
                             value.span(),
-                            format!("{c:#x} does not fit the {}-bit element", m.width),
+                            format!("{c:#x} does not fit the {width}-bit element"),
                         ));
                     }
                 }
+                let op = match place {
+                    Place::Fixed(m) => MemOp::Store { mem: m, value: v },
+                    Place::At { ptr, width, index } => MemOp::StoreAt {
+                        ptr,
+                        width,
+                        index,
+                        value: v,
+                    },
+                };
                 Stmt::Mem {
                     id: self.op_id(),
-                    op: MemOp::Store { mem: m, value: v },
+                    op,
                     span: *span,
                 }
             }
@@ -1063,6 +1119,26 @@ impl SeqCx<'_> {
                         .to_ascii_uppercase(),
                 }
             }
+            ast::Stmt::If {
+                cond,
+                then_,
+                else_,
+                span,
+            } => {
+                if !self.in_cover.is_empty() {
+                    return Err(Diag::new(*span, "`if` is not allowed in a `cover` body")
+                        .label("inside a cover")
+                        .help("put the `if` around the `cover`, or choose with the cover's mode"));
+                }
+                let c = self.expr(cond, None)?;
+                let then_ = self.block(then_)?;
+                let else_ = self.block(else_)?;
+                Stmt::If {
+                    cond: Cond::of(c),
+                    then_,
+                    else_,
+                }
+            }
             ast::Stmt::Order {
                 before,
                 after,
@@ -1148,24 +1224,6 @@ impl SeqCx<'_> {
                 fail,
                 span,
             } => {
-                let (dev, reg, field) = self.path(target)?;
-                let d = &self.devices[dev];
-                let (mask, shift, width) = match field {
-                    Some(f) => (d.fields[f].mask(), d.fields[f].shift, d.fields[f].width),
-                    None => (field_mask(0, d.regs[reg].width), 0, d.regs[reg].width),
-                };
-                let v = self.expr(value, None)?;
-                let Some(v) = v.as_const() else {
-                    return Err(Diag::new(value.span(), "poll compares against a constant")
-                        .label("not constant"));
-                };
-                if width < 64 && v >> width != 0 {
-                    return Err(Diag::new(
-                        value.span(),
-                        format!("{v:#x} does not fit the {width}-bit field"),
-                    )
-                    .label("too large"));
-                }
                 let Some((limit, lspan)) = *limit else {
                     return Err(Diag::new(*span, "unbounded poll")
                         .label("no `limit`")
@@ -1193,6 +1251,65 @@ impl SeqCx<'_> {
                         }
                     }
                 };
+                let op = match op {
+                    ast::CmpOp::Eq => PollOp::Eq,
+                    ast::CmpOp::Ne => PollOp::Ne,
+                };
+                let target = match target {
+                    ast::PollTarget::Reg(p) => p,
+                    ast::PollTarget::Mem(m) => {
+                        if !self.in_cover.is_empty() {
+                            return Err(Diag::new(
+                                *span,
+                                "memory reads are not allowed in a `cover` body",
+                            ));
+                        }
+                        let (ptr, width, index) = match self.place(m)? {
+                            Place::Fixed(r) => (r.ptr, r.width, Expr::Const(r.offset)),
+                            Place::At { ptr, width, index } => (ptr, width, index),
+                        };
+                        let v = self.expr(value, None)?;
+                        if let Some(c) = v.as_const() {
+                            if width < 64 && c >> width != 0 {
+                                return Err(Diag::new(
+                                    value.span(),
+                                    format!("{c:#x} does not fit the {width}-bit element"),
+                                )
+                                .label("too large"));
+                            }
+                        }
+                        return Ok(Stmt::Mem {
+                            id: self.op_id(),
+                            op: MemOp::Poll {
+                                ptr,
+                                width,
+                                index,
+                                op,
+                                value: Expr::insert(v, 0, width),
+                                limit,
+                                fail,
+                                fail_barrier: None,
+                            },
+                            span: *span,
+                        });
+                    }
+                };
+                let (dev, reg, field) = self.path(target)?;
+                let d = &self.devices[dev];
+                let (mask, shift, width) = match field {
+                    Some(f) => (d.fields[f].mask(), d.fields[f].shift, d.fields[f].width),
+                    None => (field_mask(0, d.regs[reg].width), 0, d.regs[reg].width),
+                };
+                let v = self.expr(value, None)?;
+                if let Some(c) = v.as_const() {
+                    if width < 64 && c >> width != 0 {
+                        return Err(Diag::new(
+                            value.span(),
+                            format!("{c:#x} does not fit the {width}-bit field"),
+                        )
+                        .label("too large"));
+                    }
+                }
                 Stmt::Poll {
                     access: Access {
                         id: self.op_id(),
@@ -1201,11 +1318,10 @@ impl SeqCx<'_> {
                         span: *span,
                     },
                     mask,
-                    op: match op {
-                        ast::CmpOp::Eq => PollOp::Eq,
-                        ast::CmpOp::Ne => PollOp::Ne,
-                    },
-                    value: v << shift,
+                    op,
+                    // A run-time value is truncated to the field, as the
+                    // masked register it is compared with.
+                    value: Expr::insert(v, shift, width),
                     limit,
                     fail,
                     fail_barrier: None,
@@ -1304,14 +1420,28 @@ impl SeqCx<'_> {
                         "memory reads are not allowed in a `cover` body",
                     ));
                 }
-                let mem = self.mem_ref(e)?;
+                let place = self.place(e)?;
                 let l = self.locals.len();
-                self.locals
-                    .push(format!("{}[{}]", self.params[mem.ptr], mem.offset));
+                let op = match place {
+                    Place::Fixed(mem) => {
+                        self.locals
+                            .push(format!("{}[{}]", self.params[mem.ptr], mem.offset));
+                        MemOp::Load { local: l, mem }
+                    }
+                    Place::At { ptr, width, index } => {
+                        self.locals.push(format!("{}[...]", self.params[ptr]));
+                        MemOp::LoadAt {
+                            local: l,
+                            ptr,
+                            width,
+                            index,
+                        }
+                    }
+                };
                 let id = self.op_id();
                 self.pending.push(Stmt::Mem {
                     id,
-                    op: MemOp::Load { local: l, mem },
+                    op,
                     span: *span,
                 });
                 Expr::Local(l)
@@ -1379,6 +1509,64 @@ impl SeqCx<'_> {
                 Expr::bin(BinOp::Sub, Expr::Const(0), self.expr(inner, reg)?)
             }
             ast::Expr::Not { inner, .. } => Expr::bit_not(self.expr(inner, reg)?),
+            ast::Expr::LogNot { inner, .. } => {
+                Expr::cmp(Rel::Eq, self.expr(inner, None)?, Expr::Const(0))
+            }
+            ast::Expr::Call { func, args, span } => {
+                let Some(f) = Func::ALL.into_iter().find(|f| f.name() == func.name) else {
+                    let mut d = Diag::new(func.span, format!("unknown function `{}`", func.name))
+                        .label("not a built-in");
+                    d = d.help(format!(
+                        "built-ins: {}",
+                        Func::ALL.map(|f| f.name()).join(", ")
+                    ));
+                    return Err(d);
+                };
+                if args.len() != f.arity() {
+                    return Err(Diag::new(
+                        *span,
+                        format!(
+                            "`{}` takes {} argument{}, not {}",
+                            f.name(),
+                            f.arity(),
+                            if f.arity() == 1 { "" } else { "s" },
+                            args.len()
+                        ),
+                    ));
+                }
+                let args = args
+                    .iter()
+                    .map(|a| self.expr(a, None))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Expr::call(f, args)
+            }
+            ast::Expr::Bin {
+                op:
+                    op @ (ast::BinOp::Eq
+                    | ast::BinOp::Ne
+                    | ast::BinOp::Lt
+                    | ast::BinOp::Le
+                    | ast::BinOp::Gt
+                    | ast::BinOp::Ge
+                    | ast::BinOp::LogAnd
+                    | ast::BinOp::LogOr),
+                lhs,
+                rhs,
+                ..
+            } => {
+                let (a, b) = (self.expr(lhs, None)?, self.expr(rhs, None)?);
+                let rel = match op {
+                    ast::BinOp::Eq => Rel::Eq,
+                    ast::BinOp::Ne => Rel::Ne,
+                    ast::BinOp::Lt => Rel::Lt,
+                    ast::BinOp::Le => Rel::Le,
+                    ast::BinOp::Gt => Rel::Gt,
+                    ast::BinOp::Ge => Rel::Ge,
+                    ast::BinOp::LogAnd => return Ok(Expr::bin(BinOp::And, a.truth(), b.truth())),
+                    _ => return Ok(Expr::bin(BinOp::Or, a.truth(), b.truth())),
+                };
+                Expr::cmp(rel, a, b)
+            }
             ast::Expr::Bin { op, lhs, rhs, .. } => {
                 let op = match op {
                     ast::BinOp::Or => BinOp::Or,
@@ -1388,7 +1576,7 @@ impl SeqCx<'_> {
                     ast::BinOp::Shr => BinOp::Shr,
                     ast::BinOp::Add => BinOp::Add,
                     ast::BinOp::Sub => BinOp::Sub,
-                    ast::BinOp::Mul => BinOp::Mul,
+                    _ => BinOp::Mul,
                 };
                 let (a, b) = (self.expr(lhs, reg)?, self.expr(rhs, reg)?);
                 // A constant that overflows 64 bits is an error, as an
@@ -1421,18 +1609,12 @@ impl SeqCx<'_> {
                         .help("write the value you mean; constants are unsigned 64-bit"));
                     }
                 }
-                if matches!(op, BinOp::Shl | BinOp::Shr) {
-                    match b.as_const() {
-                        Some(s) if s < 64 => {}
-                        Some(_) => {
-                            return Err(Diag::new(rhs.span(), "shift amount must be below 64")
-                                .label("too large"))
-                        }
-                        None => {
-                            return Err(Diag::new(rhs.span(), "shift amounts must be constants")
-                                .label("not constant"))
-                        }
-                    }
+                // A constant amount of 64 or more is a mistake; a run-time
+                // one shifts every bit out (the value is 0), see README.
+                if matches!(op, BinOp::Shl | BinOp::Shr) && b.as_const().is_some_and(|s| s >= 64) {
+                    return Err(
+                        Diag::new(rhs.span(), "shift amount must be below 64").label("too large")
+                    );
                 }
                 Expr::bin(op, a, b)
             }
@@ -1485,6 +1667,22 @@ impl SeqCx<'_> {
     }
 }
 
+/// A normal-memory location: a constant offset, or one computed at run
+/// time.
+enum Place {
+    Fixed(MemRef),
+    At { ptr: usize, width: u32, index: Expr },
+}
+
+impl Place {
+    fn width(&self) -> u32 {
+        match self {
+            Place::Fixed(m) => m.width,
+            Place::At { width, .. } => *width,
+        }
+    }
+}
+
 fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
     match s {
         ast::Stmt::Each { span, .. }
@@ -1495,6 +1693,7 @@ fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
         | ast::Stmt::Range { span, .. }
         | ast::Stmt::Invalidate { span, .. }
         | ast::Stmt::Order { span, .. }
+        | ast::Stmt::If { span, .. }
         | ast::Stmt::Acquire { span, .. }
         | ast::Stmt::Release { span, .. }
         | ast::Stmt::MemWrite { span, .. }

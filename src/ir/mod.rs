@@ -241,6 +241,32 @@ pub enum MemOp {
         /// it inside, on every retry.
         hoisted: bool,
     },
+    /// `local = p[index]` at a byte offset computed at run time.
+    LoadAt {
+        local: usize,
+        ptr: usize,
+        width: u32,
+        index: Expr,
+    },
+    /// `p[index] = value` at a byte offset computed at run time.
+    StoreAt {
+        ptr: usize,
+        width: u32,
+        index: Expr,
+        value: Expr,
+    },
+    /// Wait until `p[index] == value` (or `!=`): memory a device writes
+    /// (a completion word, a semaphore), bounded like a register poll.
+    Poll {
+        ptr: usize,
+        width: u32,
+        index: Expr,
+        op: PollOp,
+        value: Expr,
+        limit: u64,
+        fail: i64,
+        fail_barrier: Option<String>,
+    },
     Release {
         mem: MemRef,
         value: LockValue,
@@ -291,7 +317,9 @@ pub enum Stmt {
         access: Access,
         mask: u64,
         op: PollOp,
-        value: u64,
+        /// Compared with the masked register; a constant or a run-time
+        /// value (e.g. a producer index), already shifted into the field.
+        value: Expr,
         limit: u64,
         fail: i64,
         /// Barrier run before returning `fail` (completes invalidations
@@ -368,6 +396,30 @@ pub struct Cond {
 }
 
 impl Cond {
+    /// Branch on a value: a comparison becomes the branch's own, anything
+    /// else branches on `value != 0`.
+    pub fn of(e: Expr) -> Cond {
+        use crate::lir::Cmp;
+        match e {
+            Expr::Cmp(rel, a, b) => {
+                let (cmp, a, b) = match rel {
+                    expr::Rel::Eq => (Cmp::Eq, *a, *b),
+                    expr::Rel::Ne => (Cmp::Ne, *a, *b),
+                    expr::Rel::Lt => (Cmp::Ltu, *a, *b),
+                    expr::Rel::Ge => (Cmp::Geu, *a, *b),
+                    expr::Rel::Le => (Cmp::Geu, *b, *a),
+                    expr::Rel::Gt => (Cmp::Ltu, *b, *a),
+                };
+                Cond { cmp, a, b }
+            }
+            other => Cond {
+                cmp: Cmp::Ne,
+                a: other,
+                b: Expr::Const(0),
+            },
+        }
+    }
+
     pub fn eval(&self, params: &[u64], locals: &[u64]) -> bool {
         let (a, b) = (
             self.a.eval_with(params, locals),

@@ -118,7 +118,7 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
                 // own acquire/release order, and no device reads them.
                 Stmt::Mem {
                     id,
-                    op: MemOp::Store { .. },
+                    op: MemOp::Store { .. } | MemOp::StoreAt { .. },
                     ..
                 } => out.push(Op {
                     id: *id,

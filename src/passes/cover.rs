@@ -256,7 +256,7 @@ fn instantiate_range(
                         access: a,
                         mask: *mask,
                         op: *op,
-                        value: *value,
+                        value: value.bind(bind),
                         limit: *limit,
                         fail: *fail,
                         fail_barrier: fail_barrier.clone(),

@@ -82,7 +82,8 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: bool) -> bool {
                         limit: Some(_),
                         fail_barrier,
                         ..
-                    },
+                    }
+                    | MemOp::Poll { fail_barrier, .. },
                 ..
             } => cx.mark(pending, fail_barrier),
             Stmt::Range {

@@ -182,6 +182,8 @@ fn subst(e: &Expr, from: usize, to: usize) -> Expr {
             shift,
             width,
         } => Expr::insert(subst(value, from, to), *shift, *width),
+        E::Cmp(rel, a, b) => Expr::cmp(*rel, subst(a, from, to), subst(b, from, to)),
+        E::Call(f, args) => Expr::call(*f, args.iter().map(|a| subst(a, from, to)).collect()),
     }
 }
 
@@ -211,6 +213,11 @@ fn map_exprs(body: &mut [Stmt], f: &dyn Fn(&Expr) -> Expr) {
         }
         Stmt::Mem { op, .. } => match op {
             MemOp::Store { value, .. } => *value = f(value),
+            MemOp::LoadAt { index, .. } => *index = f(index),
+            MemOp::StoreAt { index, value, .. } | MemOp::Poll { index, value, .. } => {
+                *index = f(index);
+                *value = f(value);
+            }
             MemOp::Acquire {
                 value: crate::ir::LockValue::Owner(e),
                 ..
@@ -240,7 +247,14 @@ fn blocks_reuse(s: &Stmt) -> bool {
         found |= matches!(
             x,
             Stmt::Mem {
-                op: MemOp::Store { .. } | MemOp::Acquire { .. } | MemOp::Release { .. },
+                // A store at a computed offset may overwrite anything
+                // behind its pointer; a memory poll waits for a device
+                // to write.
+                op: MemOp::Store { .. }
+                    | MemOp::StoreAt { .. }
+                    | MemOp::Poll { .. }
+                    | MemOp::Acquire { .. }
+                    | MemOp::Release { .. },
                 ..
             } | Stmt::Barrier { .. }
                 | Stmt::Write { .. }
@@ -356,8 +370,9 @@ fn uses_local(e: &Expr, l: usize) -> bool {
     match e {
         E::Local(x) => *x == l,
         E::Const(_) | E::Param(_) | E::Binding(_) => false,
-        E::Bin(_, a, b) => uses_local(a, l) || uses_local(b, l),
+        E::Bin(_, a, b) | E::Cmp(_, a, b) => uses_local(a, l) || uses_local(b, l),
         E::Not(a) | E::Insert { value: a, .. } => uses_local(a, l),
+        E::Call(_, args) => args.iter().any(|a| uses_local(a, l)),
     }
 }
 

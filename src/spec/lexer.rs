@@ -38,6 +38,9 @@ pub enum Tok {
     Gt,
     Le,
     Ge,
+    AndAnd,
+    OrOr,
+    Bang,
     Eof,
 }
 
@@ -81,6 +84,9 @@ impl Tok {
             Tok::Gt => ">",
             Tok::Le => "<=",
             Tok::Ge => ">=",
+            Tok::AndAnd => "&&",
+            Tok::OrOr => "||",
+            Tok::Bang => "!",
             _ => "?",
         }
     }
@@ -226,6 +232,10 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
             (Tok::Le, 2)
         } else if two(b'>', b'=') {
             (Tok::Ge, 2)
+        } else if two(b'&', b'&') {
+            (Tok::AndAnd, 2)
+        } else if two(b'|', b'|') {
+            (Tok::OrOr, 2)
         } else {
             let t = match c {
                 b'{' => Tok::LBrace,
@@ -246,6 +256,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
                 b'|' => Tok::Pipe,
                 b'^' => Tok::Caret,
                 b'~' => Tok::Tilde,
+                b'!' => Tok::Bang,
                 b'<' => Tok::Lt,
                 b'>' => Tok::Gt,
                 _ => {

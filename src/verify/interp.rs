@@ -120,18 +120,42 @@ pub struct Outcome {
     pub covers: Vec<Coverage>,
     /// Normal memory after the run.
     pub memory: HashMap<usize, Vec<u8>>,
+    /// Branch arms taken: (the `If` statement's address in the interpreted
+    /// sequence, then-arm?), for `verify`'s coverage of both arms.
+    pub arms: std::collections::BTreeSet<(usize, bool)>,
 }
 
 /// Runaway guard: specs with unbounded work cannot exist (polls and
 /// ranges are bounded), but a huge range could take long.
 const MAX_STEPS: u64 = 50_000_000;
+/// Bytes of simulated memory behind each pointer parameter (what `trace`
+/// maps for it).
+pub const MAX_MEMORY: u64 = 0x1_0000;
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum InterpError {
     TooLong,
+    /// A computed offset past the simulated memory behind a pointer.
+    OutOfMemory {
+        ptr: usize,
+        offset: u64,
+    },
     /// An unbounded `acquire` of a lock held by someone else: in a
     /// single-threaded run nobody will release it.
     Deadlock,
+}
+
+impl std::fmt::Display for InterpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InterpError::TooLong => write!(f, "too long to interpret"),
+            InterpError::Deadlock => write!(f, "spins forever on a lock nobody releases"),
+            InterpError::OutOfMemory { ptr, offset } => write!(
+                f,
+                "offset {offset:#x} behind pointer parameter {ptr} is past the {MAX_MEMORY:#x} simulated bytes"
+            ),
+        }
+    }
 }
 
 pub fn run(prog: &Program, seq: &Seq, world: &World) -> Result<Outcome, InterpError> {
@@ -160,6 +184,7 @@ pub fn run_bounded(
         covers: Vec::new(),
         seq,
         memory: world.memory.clone(),
+        arms: Default::default(),
     };
     let ret = match m.block(&seq.body)? {
         Flow::Next => match seq.status {
@@ -175,6 +200,7 @@ pub fn run_bounded(
         ret,
         covers: m.covers,
         memory: m.memory,
+        arms: m.arms,
     })
 }
 
@@ -202,6 +228,7 @@ struct Machine<'a> {
     covers: Vec<Coverage>,
     seq: &'a Seq,
     memory: HashMap<usize, Vec<u8>>,
+    arms: std::collections::BTreeSet<(usize, bool)>,
 }
 
 #[derive(Clone)]
@@ -508,6 +535,16 @@ impl Machine<'_> {
         }
     }
 
+    /// The location `index` bytes into pointer parameter `ptr`'s memory;
+    /// beyond what the simulated memory holds is an error, not a silent 0.
+    fn at(&self, ptr: usize, width: u32, index: &Expr) -> Result<MemRef, InterpError> {
+        let offset = self.eval(index);
+        if offset.saturating_add(u64::from(width / 8)) > MAX_MEMORY {
+            return Err(InterpError::OutOfMemory { ptr, offset });
+        }
+        Ok(MemRef { ptr, offset, width })
+    }
+
     fn mem_read(&self, m: &MemRef) -> u64 {
         let bytes = self.memory.get(&m.ptr);
         let n = u64::from(m.width / 8);
@@ -544,6 +581,49 @@ impl Machine<'_> {
             MemOp::Store { mem, value } => {
                 let v = self.eval(value) & mask(mem.width);
                 self.mem_write(mem, v);
+            }
+            MemOp::LoadAt {
+                local,
+                ptr,
+                width,
+                index,
+            } => {
+                let m = self.at(*ptr, *width, index)?;
+                self.locals[*local] = self.mem_read(&m);
+            }
+            MemOp::StoreAt {
+                ptr,
+                width,
+                index,
+                value,
+            } => {
+                let m = self.at(*ptr, *width, index)?;
+                let v = self.eval(value) & mask(*width);
+                self.mem_write(&m, v);
+            }
+            MemOp::Poll {
+                ptr,
+                width,
+                index,
+                op,
+                value,
+                limit,
+                fail,
+                fail_barrier,
+            } => {
+                // Nothing else writes memory in a single-threaded run: the
+                // first read decides, the rest of the bound only counts.
+                let m = self.at(*ptr, *width, index)?;
+                let want = self.eval(value) & mask(*width);
+                let hit = (self.mem_read(&m) == want) == (*op == PollOp::Eq);
+                self.tick()?;
+                if !hit {
+                    for _ in 1..*limit {
+                        self.tick()?;
+                    }
+                    self.fail_barrier(fail_barrier);
+                    return Ok(Flow::Return(*fail));
+                }
             }
             MemOp::Acquire {
                 mem,
@@ -637,6 +717,7 @@ impl Machine<'_> {
             Stmt::If { cond, then_, else_ } => {
                 let (a, b) = (self.eval(&cond.a), self.eval(&cond.b));
                 let taken = cond.cmp.holds(a, b);
+                self.arms.insert((s as *const Stmt as usize, taken));
                 return self.block(if taken { then_ } else { else_ });
             }
             Stmt::Write { access, value } => {
@@ -664,6 +745,7 @@ impl Machine<'_> {
                 fail_barrier,
             } => {
                 let inst = self.inst.get(&access.dev).copied().unwrap_or(0);
+                let want = self.eval(value);
                 let mut done = false;
                 for _ in 0..*limit {
                     self.tick()?;
@@ -677,7 +759,7 @@ impl Machine<'_> {
                             value: v,
                         },
                     ));
-                    let hit = (v & mask) == *value;
+                    let hit = (v & mask) == want;
                     if hit == (*op == PollOp::Eq) {
                         done = true;
                         break;

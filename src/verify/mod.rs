@@ -66,6 +66,11 @@ fn roles(prog: &Program, seq: &crate::ir::Seq) -> Vec<Role> {
                 params(a, out);
                 params(b, out);
             }
+            Expr::Cmp(_, a, b) => {
+                params(a, out);
+                params(b, out);
+            }
+            Expr::Call(_, args) => args.iter().for_each(|a| params(a, out)),
             Expr::Not(a) | Expr::Insert { value: a, .. } => params(a, out),
             Expr::Const(_) | Expr::Local(_) | Expr::Binding(_) => {}
         }
@@ -118,14 +123,20 @@ fn memory_sizes(seq: &crate::ir::Seq) -> Vec<(usize, usize)> {
         .collect();
     crate::ir::walk(&seq.body, &mut |s| {
         if let Stmt::Mem { op, .. } = s {
-            let m = match op {
+            let (ptr, end) = match op {
                 MemOp::Load { mem, .. }
                 | MemOp::Store { mem, .. }
                 | MemOp::Acquire { mem, .. }
-                | MemOp::Release { mem, .. } => mem,
+                | MemOp::Release { mem, .. } => {
+                    (mem.ptr, (mem.offset + u64::from(mem.width / 8)) as usize)
+                }
+                // A run-time offset may reach anywhere: a page of zeros
+                // (the interpreter reports offsets past what it simulates).
+                MemOp::LoadAt { ptr, .. }
+                | MemOp::StoreAt { ptr, .. }
+                | MemOp::Poll { ptr, .. } => (*ptr, 0x1000),
             };
-            let end = (m.offset + u64::from(m.width / 8)) as usize;
-            if let Some(t) = top.iter_mut().find(|(i, _)| *i == m.ptr) {
+            if let Some(t) = top.iter_mut().find(|(i, _)| *i == ptr) {
                 t.1 = t.1.max(end);
             }
         }
@@ -165,14 +176,25 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
             ..
         } = s
         {
-            let low = *mask & mask.wrapping_neg();
-            let (busy, ready) = match op {
-                PollOp::Eq => (value ^ low, *value),
-                PollOp::Ne => (*value, value ^ low),
-            };
-            polls.push(((access.dev, access.reg), busy, ready));
+            polls.push(((access.dev, access.reg), *mask, *op, value.clone()));
         }
     });
+    // The busy and the ready register value of each poll under `params`
+    // (a run-time right-hand side depends on them).
+    let script = |params: &[u64]| -> Vec<((usize, usize), u64, u64)> {
+        polls
+            .iter()
+            .map(|(key, mask, op, value)| {
+                let v = value.eval(params);
+                let low = mask & mask.wrapping_neg();
+                let (busy, ready) = match op {
+                    PollOp::Eq => (v ^ low, v),
+                    PollOp::Ne => (v, v ^ low),
+                };
+                (*key, busy, ready)
+            })
+            .collect()
+    };
     // Memory behind pointer parameters starts zeroed (a free lock: a lock
     // held by another owner would never be released in a single-threaded
     // run), as large as the sequence's highest offset.
@@ -188,13 +210,13 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
         for &(i, len) in &memory {
             w.memory.insert(i, vec![0; len]);
         }
-        for (key, busy, r) in &polls {
-            let script = if ready {
-                vec![*busy, *busy, *r]
+        for (key, busy, r) in script(params) {
+            let reads = if ready {
+                vec![busy, busy, r]
             } else {
-                vec![*busy]
+                vec![busy]
             };
-            w.reads.insert(*key, script);
+            w.reads.insert(key, reads);
         }
         w
     };
@@ -266,21 +288,93 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
             ));
         }
     }
+    // Branch arms: parameters drawn (deterministically) from the values the
+    // conditions compare against, one either side of each, and small
+    // numbers, so both arms of most conditions are among the worlds.
+    let mut pool: Vec<u64> = vec![0, 1, 2];
+    let mut ifs = 0;
+    crate::ir::walk(&seq.body, &mut |s| {
+        if let Stmt::If { cond, .. } = s {
+            ifs += 1;
+            compared_constants(&cond.a, &mut pool);
+            compared_constants(&cond.b, &mut pool);
+            for e in [&cond.a, &cond.b] {
+                if let Some(c) = e.as_const() {
+                    pool.extend([c.wrapping_sub(1), c, c.wrapping_add(1)]);
+                }
+            }
+        }
+    });
+    pool.sort_unstable();
+    pool.dedup();
+    // Coverage-guided: of up to 1024 candidate parameter vectors, keep
+    // (at most 16) those whose interpretation reaches an arm no kept world
+    // reached.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut reached = std::collections::BTreeSet::new();
+    let mut kept = 0;
+    for _ in 0..if ifs > 0 && n > 0 { 1024 } else { 0 } {
+        if kept == 16 || reached.len() == 2 * ifs {
+            break;
+        }
+        let params: Vec<u64> = (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                pool[(x % pool.len() as u64) as usize]
+            })
+            .collect();
+        let w = make(&params, 1, true);
+        let Ok(o) = interp::run_bounded(prog, seq, &w, 100_000) else {
+            continue;
+        };
+        if o.arms.is_subset(&reached) {
+            continue;
+        }
+        reached.extend(o.arms);
+        kept += 1;
+        out.push((format!("branch probe: parameters {params:x?}"), w));
+    }
     out
+}
+
+/// Constants compared with something in `e` (and one either side).
+fn compared_constants(e: &crate::ir::Expr, out: &mut Vec<u64>) {
+    use crate::ir::Expr;
+    match e {
+        Expr::Cmp(_, a, b) => {
+            for x in [a, b] {
+                if let Some(c) = x.as_const() {
+                    out.extend([c.wrapping_sub(1), c, c.wrapping_add(1)]);
+                }
+                compared_constants(x, out);
+            }
+        }
+        Expr::Bin(_, a, b) => {
+            compared_constants(a, out);
+            compared_constants(b, out);
+        }
+        Expr::Not(a) | Expr::Insert { value: a, .. } => compared_constants(a, out),
+        Expr::Call(_, args) => args.iter().for_each(|a| compared_constants(a, out)),
+        Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Binding(_) => {}
+    }
 }
 
 #[cfg(feature = "emu")]
 fn semantics(prog: &Program, c: &codegen::Compiled, report: &mut Report) {
     for (i, seq) in c.opt.seqs.iter().enumerate() {
+        let mut arms = std::collections::BTreeSet::new();
         for (wname, mut w) in worlds(prog, i) {
             w.big_endian = c.target.big_endian();
             let what = format!("{} {} ({wname})", c.target, seq.name);
             let expect = match interp::run_bounded(prog, &prog.seqs[i], &w, 5_000_000) {
-                Ok(o) => o,
-                Err(_) => {
-                    report
-                        .skipped
-                        .push(format!("{what}: too long to interpret"));
+                Ok(o) => {
+                    arms.extend(o.arms.iter().copied());
+                    o
+                }
+                Err(e) => {
+                    report.skipped.push(format!("{what}: {e}"));
                     continue;
                 }
             };
@@ -309,6 +403,55 @@ fn semantics(prog: &Program, c: &codegen::Compiled, report: &mut Report) {
                 ));
             }
         }
+        arm_coverage(
+            prog,
+            i,
+            &arms,
+            &format!("{} {}", c.target, seq.name),
+            report,
+        );
+    }
+}
+
+/// Report which arms of the spec's `if`s the worlds reached: a reached arm
+/// was checked against the spec, an unreached one was not (a skip, not a
+/// failure: some conditions need arguments no generic world has).
+#[cfg(feature = "emu")]
+fn arm_coverage(
+    prog: &Program,
+    i: usize,
+    taken: &std::collections::BTreeSet<(usize, bool)>,
+    what: &str,
+    report: &mut Report,
+) {
+    let mut ifs = Vec::new();
+    crate::ir::walk(&prog.seqs[i].body, &mut |s| {
+        if matches!(s, Stmt::If { .. }) {
+            ifs.push(s as *const Stmt as usize);
+        }
+    });
+    if ifs.is_empty() {
+        return;
+    }
+    let mut missed = Vec::new();
+    for (n, &at) in ifs.iter().enumerate() {
+        for (arm, name) in [(true, "then"), (false, "else")] {
+            if !taken.contains(&(at, arm)) {
+                missed.push(format!("`if` #{} {name} arm", n + 1));
+            }
+        }
+    }
+    let total = 2 * ifs.len();
+    if missed.is_empty() {
+        report
+            .passed
+            .push(format!("{what}: the worlds reach all {total} branch arms"));
+    } else {
+        report.skipped.push(format!(
+            "{what}: {} of {total} branch arms never reached by the worlds: {}",
+            missed.len(),
+            missed.join(", ")
+        ));
     }
 }
 

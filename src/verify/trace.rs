@@ -80,7 +80,7 @@ fn ptr_base(i: usize) -> u64 {
     0x2000_0000 + (i as u64) * PTR_SPAN
 }
 /// Address space reserved for each pointer parameter's memory.
-const PTR_SPAN: u64 = 0x1_0000;
+const PTR_SPAN: u64 = super::interp::MAX_MEMORY;
 
 fn arch(t: Target) -> Arch {
     match t {
@@ -215,7 +215,9 @@ pub fn run(
             ArgKind::Param(i) if seq.ptrs.get(*i).is_some_and(Option::is_some) => {
                 let mut bytes = world.memory.get(i).cloned().unwrap_or_default();
                 ptr_params.push((*i, bytes.len().max(1), ram.len()));
-                bytes.resize(bytes.len().max(1).next_multiple_of(0x1000), 0);
+                // As much as the interpreter simulates (computed offsets
+                // may reach anywhere in it).
+                bytes.resize(PTR_SPAN as usize, 0);
                 ram.push(RamRegion {
                     base: ptr_base(*i),
                     bytes,
