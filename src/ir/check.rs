@@ -864,12 +864,14 @@ impl SeqCx<'_> {
                     l
                 });
                 Stmt::Mem {
+                    id: self.op_id(),
                     op: MemOp::Acquire {
                         mem: m,
                         value,
                         held,
                         status,
                         limit,
+                        fail_barrier: None,
                         hoisted: false,
                     },
                     span: *span,
@@ -888,6 +890,7 @@ impl SeqCx<'_> {
                 };
                 let cond = cond.as_ref().map(|c| self.expr(c, None)).transpose()?;
                 Stmt::Mem {
+                    id: self.op_id(),
                     op: MemOp::Release {
                         mem: m,
                         value,
@@ -915,6 +918,7 @@ impl SeqCx<'_> {
                     }
                 }
                 Stmt::Mem {
+                    id: self.op_id(),
                     op: MemOp::Store { mem: m, value: v },
                     span: *span,
                 }
@@ -956,6 +960,7 @@ impl SeqCx<'_> {
                     step,
                     body,
                     span: *span,
+                    fail_barrier: None,
                 }
             }
             ast::Stmt::Invalidate {
@@ -1203,6 +1208,7 @@ impl SeqCx<'_> {
                     value: v << shift,
                     limit,
                     fail,
+                    fail_barrier: None,
                 }
             }
             ast::Stmt::Barrier { name, span } => Stmt::Barrier {
@@ -1302,7 +1308,9 @@ impl SeqCx<'_> {
                 let l = self.locals.len();
                 self.locals
                     .push(format!("{}[{}]", self.params[mem.ptr], mem.offset));
+                let id = self.op_id();
                 self.pending.push(Stmt::Mem {
+                    id,
                     op: MemOp::Load { local: l, mem },
                     span: *span,
                 });

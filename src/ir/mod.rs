@@ -234,6 +234,8 @@ pub enum MemOp {
         status: Option<usize>,
         /// Bounded spin: (reads, negative return code).
         limit: Option<(u64, i64)>,
+        /// Barrier run before returning the spin's failure code.
+        fail_barrier: Option<String>,
         /// Loop-invariant work (the owner value, clearing the status) is
         /// done before the reservation window; false (the naive code) does
         /// it inside, on every retry.
@@ -292,6 +294,10 @@ pub enum Stmt {
         value: u64,
         limit: u64,
         fail: i64,
+        /// Barrier run before returning `fail` (completes invalidations
+        /// the sequence must finish before any return; see
+        /// `passes::exits`).
+        fail_barrier: Option<String>,
     },
     Barrier {
         /// Target mnemonic, e.g. `eieio`, `dsb ish`.
@@ -314,6 +320,8 @@ pub enum Stmt {
         step: Expr,
         body: Vec<Stmt>,
         span: Span,
+        /// Barrier run before returning `-EINVAL` for a zero step.
+        fail_barrier: Option<String>,
     },
     /// `cover start, size with set mode { body }` (expanded by the cover
     /// pass into loops and branches over instantiations of the body).
@@ -341,8 +349,11 @@ pub enum Stmt {
         operands: Vec<Expr>,
         span: Span,
     },
-    /// Normal memory and locks (see [`MemOp`]).
+    /// Normal memory and locks (see [`MemOp`]). Stores (plain, lock
+    /// taking and releasing) are ordering-graph operations of class
+    /// `NormalStore` under `id`.
     Mem {
+        id: OpId,
         op: MemOp,
         span: Span,
     },

@@ -115,10 +115,11 @@ fn mem_op(prog: &Program, s: &Seq, op: &MemOp, span: Span, pad: &str, out: &mut 
             held,
             status,
             limit,
+            fail_barrier,
             hoisted,
         } => writeln!(
             out,
-            "{pad}acquire {} {}{}{}  [{}]  (line {line})",
+            "{pad}acquire {} {}{}{}{}  [{}]  (line {line})",
             mem_name(s, mem),
             lock_value(s, value),
             match (held, status) {
@@ -129,6 +130,7 @@ fn mem_op(prog: &Program, s: &Seq, op: &MemOp, span: Span, pad: &str, out: &mut 
                 Some((n, c)) => format!(" limit {n} else return {c}"),
                 None => String::new(),
             },
+            fail_note(fail_barrier),
             if *hoisted {
                 "invariant work before the reservation window"
             } else {
@@ -184,13 +186,15 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
                 value,
                 limit,
                 fail,
+                fail_barrier,
             } => {
                 let _ = writeln!(
                     out,
-                    "{pad}op{}: poll {} & {mask:#x} {} {value:#x} limit {limit} else return {fail}  (line {})",
+                    "{pad}op{}: poll {} & {mask:#x} {} {value:#x} limit {limit} else {}return {fail}  (line {})",
                     access.id.0,
                     access_name(prog, access),
                     if *op == PollOp::Eq { "==" } else { "!=" },
+                    fail_barrier.as_ref().map(|b| format!("{b}; ")).unwrap_or_default(),
                     prog.line_of(access.span)
                 );
             }
@@ -274,7 +278,7 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
                 }
                 let _ = writeln!(out, "{pad}}}");
             }
-            Stmt::Mem { op, span } => mem_op(prog, s, op, *span, &pad, out),
+            Stmt::Mem { op, span, .. } => mem_op(prog, s, op, *span, &pad, out),
             Stmt::Invalidate {
                 id,
                 name,
@@ -295,4 +299,11 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
             }
         }
     }
+}
+
+/// How a failure return completes pending invalidations, if it must.
+fn fail_note(b: &Option<String>) -> String {
+    b.as_ref()
+        .map(|b| format!(" (failure: {b}; return)"))
+        .unwrap_or_default()
 }

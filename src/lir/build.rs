@@ -222,6 +222,21 @@ impl Builder<'_> {
         };
     }
 
+    /// The barrier `passes::exits` gave a failure return, marked as such
+    /// in listings.
+    fn exit_barrier(&mut self, name: &str) {
+        let saved = std::mem::replace(
+            &mut self.origin,
+            Origin {
+                line: None,
+                note: "placed by complete-exits: invalidations done before this return".into(),
+                op: None,
+            },
+        );
+        self.emit(Inst::Barrier { name: name.into() });
+        self.origin = saved;
+    }
+
     /// Emit the instruction that performs IR operation `op`.
     fn emit_op(&mut self, op: crate::ir::OpId, i: Inst) {
         let mut o = self.origin.clone();
@@ -369,6 +384,7 @@ impl Builder<'_> {
                 value,
                 limit,
                 fail,
+                fail_barrier,
             } => {
                 self.set_origin(access.span);
                 let dev = &self.prog.devices[access.dev];
@@ -434,6 +450,9 @@ impl Builder<'_> {
                     b: Operand::Imm(0),
                     target: top,
                 });
+                if let Some(b) = fail_barrier {
+                    self.exit_barrier(b);
+                }
                 self.emit(Inst::Ret {
                     value: Operand::Imm(*fail as u64),
                 });
@@ -461,26 +480,32 @@ impl Builder<'_> {
                 step,
                 body,
                 span,
+                fail_barrier,
             } => {
                 self.set_origin(*span);
-                self.range(*local, start, size, step, body)?;
+                self.range(*local, start, size, step, body, fail_barrier.as_deref())?;
             }
             Stmt::Invalidate {
+                id,
                 name,
                 operands,
                 span,
-                ..
             } => {
                 let ops: Vec<VReg> = operands.iter().map(|o| self.expr(o)).collect();
                 self.set_origin(*span);
-                self.emit(Inst::Invalidate {
-                    name: name.clone(),
-                    operands: ops,
-                });
+                // Traces attribute the executed instruction to `id`, so
+                // `verify` checks the orderings that end or start at it.
+                self.emit_op(
+                    *id,
+                    Inst::Invalidate {
+                        name: name.clone(),
+                        operands: ops,
+                    },
+                );
             }
-            Stmt::Mem { op, span } => {
+            Stmt::Mem { id, op, span } => {
                 self.set_origin(*span);
-                self.mem_op(op)?;
+                self.mem_op(*id, op)?;
             }
             Stmt::Cover { span, .. } => {
                 return Err(Diag::new(
@@ -558,34 +583,42 @@ impl Builder<'_> {
         self.expr(&e)
     }
 
-    fn mem_op(&mut self, op: &crate::ir::MemOp) -> Result<(), Diag> {
+    /// Lower a normal-memory or lock operation; the instructions that
+    /// access the memory carry IR operation `id`, so traces attribute them.
+    fn mem_op(&mut self, id: crate::ir::OpId, op: &crate::ir::MemOp) -> Result<(), Diag> {
         use crate::ir::{LockValue, MemOp};
         use crate::passes::locks;
         match op {
             MemOp::Load { local, mem } => {
                 let base = self.arg_of(&ArgKind::Param(mem.ptr));
                 let v = self.vreg();
-                self.emit(Inst::Load {
-                    dst: v,
-                    base,
-                    offset: mem.offset,
-                    width: mem.width,
-                    swap: false,
-                    kind: MemKind::Normal,
-                });
+                self.emit_op(
+                    id,
+                    Inst::Load {
+                        dst: v,
+                        base,
+                        offset: mem.offset,
+                        width: mem.width,
+                        swap: false,
+                        kind: MemKind::Normal,
+                    },
+                );
                 self.locals.insert(*local, v);
             }
             MemOp::Store { mem, value } => {
                 let v = self.expr(value);
                 let base = self.arg_of(&ArgKind::Param(mem.ptr));
-                self.emit(Inst::Store {
-                    src: v,
-                    base,
-                    offset: mem.offset,
-                    width: mem.width,
-                    swap: false,
-                    kind: MemKind::Normal,
-                });
+                self.emit_op(
+                    id,
+                    Inst::Store {
+                        src: v,
+                        base,
+                        offset: mem.offset,
+                        width: mem.width,
+                        swap: false,
+                        kind: MemKind::Normal,
+                    },
+                );
             }
             MemOp::Acquire {
                 mem,
@@ -593,6 +626,7 @@ impl Builder<'_> {
                 held,
                 status,
                 limit,
+                fail_barrier,
                 hoisted,
             } => {
                 let width = mem.width;
@@ -668,14 +702,17 @@ impl Builder<'_> {
                         n
                     }
                 };
-                self.emit(Inst::StoreCond {
-                    src: new,
-                    base: addr,
-                    width,
-                    expected: loaded,
-                    release: false,
-                    retry,
-                });
+                self.emit_op(
+                    id,
+                    Inst::StoreCond {
+                        src: new,
+                        base: addr,
+                        width,
+                        expected: loaded,
+                        release: false,
+                        retry,
+                    },
+                );
                 if let Some(b) = locks::acquire_barrier(self.target) {
                     self.emit(Inst::Barrier { name: b.into() });
                 }
@@ -756,6 +793,9 @@ impl Builder<'_> {
                     }
                     if let Some((_, code)) = limit {
                         b.emit(Inst::Label(fail_l));
+                        if let Some(name) = fail_barrier {
+                            b.exit_barrier(name);
+                        }
                         b.emit(Inst::Ret {
                             value: Operand::Imm(code as u64),
                         });
@@ -787,11 +827,14 @@ impl Builder<'_> {
                         if let Some(b) = barrier {
                             self.emit(Inst::Barrier { name: b.into() });
                         }
-                        self.emit(Inst::StoreRelease {
-                            src: v,
-                            base: addr,
-                            width,
-                        });
+                        self.emit_op(
+                            id,
+                            Inst::StoreRelease {
+                                src: v,
+                                base: addr,
+                                width,
+                            },
+                        );
                     }
                     LockValue::Bit(k) => {
                         if let Some(b) = barrier {
@@ -813,14 +856,17 @@ impl Builder<'_> {
                             a: l,
                             b: Operand::Imm(!(1u64 << k) & crate::ir::expr::field_mask(0, width)),
                         });
-                        self.emit(Inst::StoreCond {
-                            src: n,
-                            base: addr,
-                            width,
-                            expected: l,
-                            release: true,
-                            retry,
-                        });
+                        self.emit_op(
+                            id,
+                            Inst::StoreCond {
+                                src: n,
+                                base: addr,
+                                width,
+                                expected: l,
+                                release: true,
+                                retry,
+                            },
+                        );
                     }
                 }
                 self.emit(Inst::Label(skip));
@@ -839,6 +885,7 @@ impl Builder<'_> {
         size: &Expr,
         step: &Expr,
         body: &[Stmt],
+        fail_barrier: Option<&str>,
     ) -> Result<(), Diag> {
         let saved = self.origin.clone();
         let size_v = self.expr(size);
@@ -859,6 +906,9 @@ impl Builder<'_> {
                 b: Operand::Imm(0),
                 target: ok,
             });
+            if let Some(name) = fail_barrier {
+                self.exit_barrier(name);
+            }
             self.emit(Inst::Ret {
                 value: Operand::Imm(EINVAL as u64),
             });

@@ -140,6 +140,7 @@ fn expand_block(
                 step,
                 body,
                 span,
+                fail_barrier,
             } => out.push(Stmt::Range {
                 local,
                 start,
@@ -147,6 +148,7 @@ fn expand_block(
                 step,
                 body: expand_block(prog, seq, body, cfg, ids)?,
                 span,
+                fail_barrier,
             }),
             other => out.push(other),
         }
@@ -245,6 +247,7 @@ fn instantiate_range(
                     value,
                     limit,
                     fail,
+                    fail_barrier,
                 } => {
                     let mut a = access.clone();
                     a.id = OpId(ids.next_op);
@@ -256,6 +259,7 @@ fn instantiate_range(
                         value: *value,
                         limit: *limit,
                         fail: *fail,
+                        fail_barrier: fail_barrier.clone(),
                     });
                 }
                 Stmt::Invalidate {
@@ -300,6 +304,7 @@ fn instantiate_range(
                     step,
                     body,
                     span,
+                    fail_barrier,
                 } => out.push(Stmt::Range {
                     local: *local,
                     start: start.bind(bind),
@@ -307,6 +312,7 @@ fn instantiate_range(
                     step: step.bind(bind),
                     body: copy(body, bind, dead_regs, dead_insns, dev, ids),
                     span: *span,
+                    fail_barrier: fail_barrier.clone(),
                 }),
                 Stmt::Return { value, span } => out.push(Stmt::Return {
                     value: value.bind(bind),
@@ -461,6 +467,7 @@ fn exact(
         step: g.clone(),
         body,
         span,
+        fail_barrier: None,
     };
     Some(vec![range])
 }

@@ -130,6 +130,7 @@ pub fn hoist_window(prog: &Program, seq: &mut Seq, target: Target) {
     let snapshot = seq.clone();
     walk_mut(&mut seq.body, &mut |s| {
         if let Stmt::Mem {
+            id: _,
             op:
                 MemOp::Acquire {
                     mem,
@@ -300,6 +301,7 @@ fn reuse_block(
             Stmt::Mem {
                 op: MemOp::Load { local, mem },
                 span,
+                ..
             } => {
                 let line = prog.line_of(*span);
                 if let Some((_, first, first_line)) = avail.iter().find(|(m, _, _)| m == mem) {
@@ -365,6 +367,7 @@ pub fn weaken_release(prog: &Program, seq: &mut Seq, target: Target) {
     let n = seq.body.len();
     for r in 0..n {
         let Stmt::Mem {
+            id: _,
             op:
                 MemOp::Release {
                     mem,

@@ -226,6 +226,14 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// A failure return runs the barrier the exits pass gave it.
+    fn fail_barrier(&mut self, b: &Option<String>) {
+        if let Some(name) = b {
+            self.out
+                .push((OpId::BARRIER, Access::Barrier { name: name.clone() }));
+        }
+    }
+
     fn block(&mut self, body: &[Stmt]) -> Result<Flow, InterpError> {
         for s in body {
             if let Flow::Return(v) = self.stmt(s)? {
@@ -543,6 +551,7 @@ impl Machine<'_> {
                 held,
                 status,
                 limit,
+                fail_barrier,
                 ..
             } => {
                 let cur = self.mem_read(mem);
@@ -562,7 +571,10 @@ impl Machine<'_> {
                 } else {
                     // Single-threaded: nobody releases it while we spin.
                     return match limit {
-                        Some((_, code)) => Ok(Flow::Return(*code)),
+                        Some((_, code)) => {
+                            self.fail_barrier(fail_barrier);
+                            Ok(Flow::Return(*code))
+                        }
                         None => Err(InterpError::Deadlock),
                     };
                 }
@@ -649,6 +661,7 @@ impl Machine<'_> {
                 value,
                 limit,
                 fail,
+                fail_barrier,
             } => {
                 let inst = self.inst.get(&access.dev).copied().unwrap_or(0);
                 let mut done = false;
@@ -671,6 +684,7 @@ impl Machine<'_> {
                     }
                 }
                 if !done {
+                    self.fail_barrier(fail_barrier);
                     return Ok(Flow::Return(*fail));
                 }
             }
@@ -688,6 +702,7 @@ impl Machine<'_> {
                 size,
                 step,
                 body,
+                fail_barrier,
                 ..
             } => {
                 let (start, size, step) = (self.eval(start), self.eval(size), self.eval(step));
@@ -695,6 +710,7 @@ impl Machine<'_> {
                     return Ok(Flow::Next);
                 }
                 if step == 0 {
+                    self.fail_barrier(fail_barrier);
                     return Ok(Flow::Return(EINVAL));
                 }
                 let (mut rem, mut addr) = (size, start);

@@ -45,6 +45,9 @@ pub struct Event {
     pub device: Option<String>,
     pub instance: Option<u64>,
     pub reg: Option<String>,
+    /// Normal memory behind a pointer parameter, `name[offset]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
     pub value: Option<String>,
     pub insn: String,
     #[serde(skip)]
@@ -74,8 +77,10 @@ pub struct Trace {
 
 /// Where the memory behind pointer parameter `i` lives.
 fn ptr_base(i: usize) -> u64 {
-    0x2000_0000 + (i as u64) * 0x1_0000
+    0x2000_0000 + (i as u64) * PTR_SPAN
 }
+/// Address space reserved for each pointer parameter's memory.
+const PTR_SPAN: u64 = 0x1_0000;
 
 fn arch(t: Target) -> Arch {
     match t {
@@ -196,7 +201,11 @@ pub fn run(
                     });
                 }
                 bytes.resize(bytes.len().max(8).next_multiple_of(0x1000), 0);
-                ram.push(RamRegion { base, bytes });
+                ram.push(RamRegion {
+                    base,
+                    bytes,
+                    watch: false,
+                });
                 base
             }
             ArgKind::DeviceCount(d) => match prog.devices[*d].instances {
@@ -210,6 +219,7 @@ pub fn run(
                 ram.push(RamRegion {
                     base: ptr_base(*i),
                     bytes,
+                    watch: true,
                 });
                 ptr_base(*i)
             }
@@ -260,6 +270,7 @@ pub fn run(
             device: None,
             instance: None,
             reg: None,
+            memory: None,
             value: None,
             insn,
             dev_id: None,
@@ -268,7 +279,26 @@ pub fn run(
             op,
             operands: Vec::new(),
         };
+        let in_ptr = ptr_params
+            .iter()
+            .find(|&&(p, _, _)| e.addr >= ptr_base(p) && e.addr - ptr_base(p) < PTR_SPAN);
         match kind {
+            Kind::Store | Kind::Load if in_ptr.is_some() => {
+                let &(p, _, _) = in_ptr.unwrap_or(&(0, 0, 0));
+                let endian = if c.target.big_endian() {
+                    Endian::Big
+                } else {
+                    Endian::Little
+                };
+                let v = from_bytes(&e.bytes, endian);
+                ev.memory = Some(format!(
+                    "{}[{:#x}]",
+                    seq.params.get(p).map_or("?", String::as_str),
+                    e.addr - ptr_base(p)
+                ));
+                ev.value = Some(format!("{v:#x}"));
+                ev.raw = Some(v);
+            }
             Kind::Store | Kind::Load => {
                 let (base, d, i, _) = regions
                     .iter()
