@@ -7,6 +7,9 @@ use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criteri
 use shootdown::{output, Options, Target};
 use std::path::Path;
 
+#[path = "../tests/support/synth.rs"]
+mod synth;
+
 fn examples() -> Vec<(String, String)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
     let mut v: Vec<(String, String)> = std::fs::read_dir(dir)
@@ -93,6 +96,21 @@ fn bench(c: &mut Criterion) {
                 ))
             })
         });
+    }
+    g.finish();
+    // Issue 16: an 8 MiB spec (the input limit) of every shape checks in
+    // about a second; `cargo bench --bench gen -- shape`.
+    let mut g = c.benchmark_group("shape");
+    g.sample_size(10);
+    for shape in synth::SHAPES {
+        for (label, bytes) in [("1MiB", 1usize << 20), ("8MiB", 8 << 20)] {
+            let src = synth::shape(shape, bytes);
+            g.bench_with_input(
+                BenchmarkId::new(format!("check/{shape}"), label),
+                &src,
+                |b, src| b.iter(|| black_box(shootdown::load("s.inv", src).unwrap())),
+            );
+        }
     }
     g.finish();
 }

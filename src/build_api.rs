@@ -38,11 +38,10 @@ pub enum Error {
     },
     #[error("{0}")]
     Spec(String),
-    #[error("{path}: cannot write: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    /// Nothing was written, or (a rename failing part way) the message
+    /// lists what was.
+    #[error("{0}")]
+    Write(String),
     #[error("no output directory: call .out_dir() or set OUT_DIR")]
     NoOutDir,
 }
@@ -124,8 +123,10 @@ impl Build {
             .cargo_metadata
             .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some());
         let mut planned = Vec::new();
+        let mut inputs = Vec::new();
         let mut stdout = std::io::stdout().lock();
         for spec in &self.specs {
+            inputs.push((spec.clone(), format!("the spec {}", spec.display())));
             if meta {
                 writeln!(stdout, "cargo:rerun-if-changed={}", spec.display()).ok();
             }
@@ -138,12 +139,7 @@ impl Build {
                 .map_err(|d| Error::Spec(render(&name, &src, &d)))?;
             planned.extend(p);
         }
-        for p in &planned {
-            output::write(p).map_err(|source| Error::Write {
-                path: p.path.clone(),
-                source,
-            })?;
-        }
+        output::write_all(&planned, &inputs).map_err(|e| Error::Write(e.to_string()))?;
         Ok(planned.into_iter().map(|p| p.path).collect())
     }
 }

@@ -48,8 +48,11 @@ pub fn parse(src: &str) -> Result<ast::Spec, Diag> {
 
 /// Parse and check a spec.
 pub fn load(name: &str, src: &str) -> Result<Program, Diag> {
-    let spec = parser::parse(src)?;
-    ir::check::check(name, src, &spec)
+    // Lone `\r` line breaks become `\n` (same offsets), so the line numbers
+    // in listings and `.S` comments agree with the diagnostics'.
+    let src = crate::spec::diag::unix_breaks(src);
+    let spec = parser::parse(&src)?;
+    ir::check::check(name, &src, &spec)
 }
 
 pub struct Compiled {
@@ -61,6 +64,7 @@ pub struct Compiled {
 }
 
 pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compiled, Diag> {
+    crate::emit::names::check(prog, opts)?;
     let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
     let built = crate::par::map(&opt.seqs, |seq| compile_seq(&opt, seq, target, opts))?;
     let (lirs, funcs) = built.into_iter().unzip();
@@ -103,8 +107,11 @@ fn compile_seq(
     let regs = target.regfile();
     let mut f = lir::build::build(opt, seq, target, Hoist::Entry)?;
     let mut alloc = regalloc::allocate(&f, regs);
-    if alloc.is_err() {
-        f = lir::build::build(opt, seq, target, Hoist::PerStatement)?;
+    for hoist in [Hoist::PerStatement, Hoist::AtUse] {
+        if alloc.is_ok() {
+            break;
+        }
+        f = lir::build::build(opt, seq, target, hoist)?;
         alloc = regalloc::allocate(&f, regs);
     }
     let alloc = alloc.map_err(|_| {

@@ -4,6 +4,7 @@
 //! [`passes`] -> [`lir`] -> [`target`] code -> [`emit`]ters.
 
 pub mod build_api;
+pub mod cli;
 pub mod codegen;
 pub mod emit;
 #[cfg(feature = "emu")]

@@ -1,17 +1,34 @@
 //! Planning and writing generated files: everything is rendered in memory
-//! first, so a failing spec leaves no file behind; each file is written
-//! through a temporary file and a rename, and only when its content
-//! changed (Kbuild `filechk` behaviour: unchanged outputs keep their mtime).
+//! first, so a failing spec leaves no file behind; then every destination
+//! is checked (no output may be an input, another output or the depfile;
+//! no directory or dangling link in the way) before anything is written;
+//! then each changed file is written to a temporary file beside it, and
+//! only when all of them are written are they renamed into place. An
+//! output whose bytes did not change is not touched (Kbuild `filechk`
+//! behaviour: it keeps its mtime).
+//!
+//! Symbolic links at an output path are written through: the link stays
+//! and the file it points to gets the new content (as `cp` does); a link
+//! to nothing is refused. New files get the mode `touch` would give them
+//! (0666 less the umask), replaced files keep theirs.
+//!
+//! If a rename fails part way (the directory's permissions changed under
+//! us, a full file system's metadata), the outputs renamed so far are
+//! complete new files and the others keep their old content; the error
+//! lists both, and no temporary file is left.
 
 use crate::codegen::{self, Options};
+use crate::ir::Program;
 use crate::spec::diag::Diag;
 use crate::target::Target;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 pub struct Planned {
     pub path: PathBuf,
     pub content: String,
+    /// What the file is, for messages ("the header of x.inv").
+    pub what: String,
 }
 
 /// The spec's default targets (`target ...` lines), else power64.
@@ -44,9 +61,21 @@ pub fn plan(
     opts: &Options,
 ) -> Result<Vec<Planned>, Diag> {
     let prog = codegen::load(name, src)?;
+    plan_program(&prog, targets, out_dir, opts)
+}
+
+/// Render every output of one loaded spec (named by `prog.source_name`).
+pub fn plan_program(
+    prog: &Program,
+    targets: &[Target],
+    out_dir: &Path,
+    opts: &Options,
+) -> Result<Vec<Planned>, Diag> {
+    crate::emit::names::check(prog, opts)?;
+    let name = &prog.source_name;
     let stem = stem(Path::new(name));
     let targets = if targets.is_empty() {
-        default_targets(&prog)
+        default_targets(prog)
     } else {
         targets.to_vec()
     };
@@ -54,12 +83,14 @@ pub fn plan(
     for t in targets {
         out.push(Planned {
             path: out_dir.join(format!("{stem}.{}.S", t.name())),
-            content: codegen::compile_to_asm(&prog, t, opts)?,
+            content: codegen::compile_to_asm(prog, t, opts)?,
+            what: format!("the {} assembly of {name}", t.name()),
         });
     }
     out.push(Planned {
         path: out_dir.join(format!("{stem}.h")),
-        content: crate::emit::header::render(&prog, &stem, opts),
+        content: crate::emit::header::render(prog, &stem, opts),
+        what: format!("the header of {name}"),
     });
     Ok(out)
 }
@@ -71,24 +102,246 @@ pub fn is_stale(p: &Planned) -> bool {
         .unwrap_or(true)
 }
 
-/// Write if changed; returns whether the file was written.
-pub fn write(p: &Planned) -> std::io::Result<bool> {
-    if !is_stale(p) {
-        return Ok(false);
+/// Why a set of outputs was not written.
+#[derive(Debug)]
+pub enum WriteError {
+    /// Two files of the run are one file (an output is an input, another
+    /// output or the depfile): a command-line mistake. Nothing written.
+    Clash(String),
+    /// A destination cannot be written (a directory or a dangling link in
+    /// the way, a file system error). Nothing written.
+    Dest(String),
+    /// Some outputs were renamed into place before one failed.
+    Partial(String),
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::Clash(m) | WriteError::Dest(m) | WriteError::Partial(m) => f.write_str(m),
+        }
     }
-    let dir = p
-        .path
+}
+
+/// `p` made absolute, its longest existing prefix resolved (symbolic
+/// links, `..`), the rest normalised: two spellings of one file (and a
+/// link and its target) give the same path.
+pub fn identity(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let comps: Vec<Component> = abs.components().collect();
+    for i in (0..=comps.len()).rev() {
+        let prefix: PathBuf = comps[..i].iter().collect();
+        let base = if i == 0 {
+            Some(PathBuf::new())
+        } else {
+            prefix.canonicalize().ok()
+        };
+        if let Some(mut r) = base {
+            for c in &comps[i..] {
+                match c {
+                    Component::ParentDir => {
+                        r.pop();
+                    }
+                    Component::CurDir => {}
+                    c => r.push(c.as_os_str()),
+                }
+            }
+            return r;
+        }
+    }
+    abs
+}
+
+/// Where a planned file really goes: through symbolic links; an error
+/// when something other than a regular file (or nothing) is there, or
+/// when what should be its directory is not one.
+fn destination(p: &Planned) -> Result<PathBuf, WriteError> {
+    let path = &p.path;
+    let shown = path.display();
+    let dest = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => path.canonicalize().map_err(|_| {
+            let to = std::fs::read_link(path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            WriteError::Dest(format!(
+                "{shown}: error: cannot write {}: it is a symbolic link to `{to}`, which does not exist (not written through)",
+                p.what
+            ))
+        })?,
+        _ => path.clone(),
+    };
+    match std::fs::metadata(&dest) {
+        Ok(m) if m.is_dir() => {
+            return Err(WriteError::Dest(format!(
+                "{shown}: error: cannot write {}: a directory is in the way",
+                p.what
+            )))
+        }
+        Ok(m) if !m.is_file() => {
+            return Err(WriteError::Dest(format!(
+                "{shown}: error: cannot write {}: it exists and is not a regular file",
+                p.what
+            )))
+        }
+        _ => {}
+    }
+    // The nearest existing ancestor must be a directory (`--out FILE`).
+    let mut dir = dest.parent();
+    while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+        match std::fs::metadata(d) {
+            Ok(m) if m.is_dir() => break,
+            Ok(_) => {
+                return Err(WriteError::Dest(format!(
+                    "{shown}: error: cannot write {}: `{}` exists and is not a directory",
+                    p.what,
+                    d.display()
+                )))
+            }
+            Err(_) => dir = d.parent(),
+        }
+    }
+    Ok(dest)
+}
+
+/// Check a run's outputs against each other and against its inputs
+/// (`(path, what)`): every destination distinct, none an input, each
+/// writable as far as can be told without writing. Returns the
+/// destinations (symbolic links resolved), in order.
+pub fn check(files: &[Planned], inputs: &[(PathBuf, String)]) -> Result<Vec<PathBuf>, WriteError> {
+    let mut seen: rustc_hash::FxHashMap<PathBuf, (String, PathBuf)> = Default::default();
+    for (path, what) in inputs {
+        seen.entry(identity(path))
+            .or_insert((what.clone(), path.clone()));
+    }
+    let mut dests = Vec::with_capacity(files.len());
+    for p in files {
+        let id = identity(&p.path);
+        if let Some((what, path)) = seen.get(&id) {
+            let at = if *path == p.path {
+                format!("`{}`", path.display())
+            } else {
+                format!("`{}` and `{}`, one file,", path.display(), p.path.display())
+            };
+            return Err(WriteError::Clash(format!(
+                "error: {at} would be both {what} and {}: nothing written",
+                p.what
+            )));
+        }
+        seen.insert(id, (p.what.clone(), p.path.clone()));
+    }
+    for p in files {
+        dests.push(destination(p)?);
+    }
+    Ok(dests)
+}
+
+/// Check, then write every file whose content changed (see the module
+/// documentation); returns how many were written.
+pub fn write_all(files: &[Planned], inputs: &[(PathBuf, String)]) -> Result<usize, WriteError> {
+    let dests = check(files, inputs)?;
+    let mut created: Vec<PathBuf> = Vec::new();
+    let mut temps = Vec::new();
+    let undo = |created: &[PathBuf]| {
+        for d in created.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+    };
+    for (p, dest) in files.iter().zip(&dests) {
+        if std::fs::read(dest).is_ok_and(|b| b == p.content.as_bytes()) {
+            continue;
+        }
+        match temp_for(p, dest, &mut created) {
+            Ok(t) => temps.push((t, dest, p)),
+            Err(e) => {
+                drop(temps);
+                undo(&created);
+                return Err(WriteError::Dest(format!(
+                    "{}: error: cannot write {}: {e} (nothing written)",
+                    p.path.display(),
+                    p.what
+                )));
+            }
+        }
+    }
+    let n = temps.len();
+    let mut done: Vec<&Path> = Vec::new();
+    let mut temps = temps.into_iter();
+    while let Some((t, dest, p)) = temps.next() {
+        if let Err(e) = t.persist(dest) {
+            let left: Vec<String> = std::iter::once(p)
+                .chain(temps.map(|(_, _, p)| p))
+                .map(|p| p.path.display().to_string())
+                .collect();
+            return Err(WriteError::Partial(format!(
+                "{}: error: cannot rename into place: {}; updated: {}; unchanged: {}",
+                p.path.display(),
+                e.error,
+                if done.is_empty() {
+                    "none".to_string()
+                } else {
+                    done.iter()
+                        .map(|d| d.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                },
+                left.join(", ")
+            )));
+        }
+        done.push(&p.path);
+    }
+    Ok(n)
+}
+
+/// The content of `p` in a temporary file beside `dest`, with the mode the
+/// file will have: `dest`'s if it exists, else 0666 less the umask.
+fn temp_for(
+    p: &Planned,
+    dest: &Path,
+    created: &mut Vec<PathBuf>,
+) -> std::io::Result<tempfile::NamedTempFile> {
+    let dir = dest
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    if !dir.is_dir() {
+        let mut missing = Vec::new();
+        let mut d = Some(dir);
+        while let Some(x) = d.filter(|x| !x.as_os_str().is_empty() && !x.exists()) {
+            missing.push(x.to_path_buf());
+            d = x.parent();
+        }
+        std::fs::create_dir_all(dir)?;
+        created.extend(missing.into_iter().rev());
+    }
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let prefix = format!(".{name}.");
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = b.tempfile_in(dir)?;
     // No fsync: outputs are regenerable build products (as Kbuild's own);
     // the rename alone keeps readers from seeing a partial file, and an
     // fsync per file made `gen` of the examples cost ~0.1 s on a busy disk.
     tmp.write_all(p.content.as_bytes())?;
-    tmp.persist(&p.path).map_err(|e| e.error)?;
-    Ok(true)
+    if let Ok(m) = std::fs::metadata(dest) {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = m.permissions().mode() & 0o7777;
+            tmp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(mode))?;
+        }
+        #[cfg(not(unix))]
+        tmp.as_file().set_permissions(m.permissions())?;
+    }
+    Ok(tmp)
 }
 
 /// Escape a path for a make rule (spaces, `#`, `$`).

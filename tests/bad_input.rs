@@ -252,3 +252,36 @@ fn device_only_spec_is_valid() {
     );
     assert_eq!(files(&out).len(), 2);
 }
+
+/// miette pads with a `u16` width: a column past 65535 panicked
+/// ("Formatting argument out of range"). Such lines show as a window.
+#[test]
+fn error_past_column_65535() {
+    let s = format!("{}@\n", " ".repeat(70_000));
+    let d = generated("wide.inv", &s);
+    assert!(d.starts_with("wide.inv:1:70001: error:"), "{d}");
+    snapshot("wide_line", &d);
+    let s = format!(
+        "device d {{ reg a 0x0 u64 le }}\nseq s() {{ d.a = 1{}d.b = 2 }}\n",
+        " ".repeat(70_000)
+    );
+    let d = generated("wide2.inv", &s);
+    assert!(
+        d.starts_with("wide2.inv:2:70020: error: device `d` has no register `b`"),
+        "{d}"
+    );
+    snapshot("wide_line_unknown_register", &d);
+}
+
+/// A 100,000-character name is an error at the name (it used to be
+/// quoted whole in the message, and its column overflowed miette).
+#[test]
+fn hundred_thousand_character_name() {
+    let s = format!(
+        "device d {{ reg a 0x0 u64 le }}\nseq s() {{ d.{} = 1 }}\n",
+        "a".repeat(100_000)
+    );
+    let d = generated("longname.inv", &s);
+    assert!(d.len() < 2000, "{d}");
+    snapshot("long_name", &d);
+}

@@ -229,15 +229,15 @@ fn diff_naive_vs_optimized_atsd_six_npus() {
 }
 
 #[test]
-fn missing_seq_is_exit_1_with_a_message() {
+fn missing_seq_is_bad_usage_with_a_message() {
     for cmd in ["cost", "diff"] {
         let o = shootdown(&[cmd, "examples/npu2_tce_kill.inv"]);
-        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("--seq"), "{cmd}: {err}");
         assert!(err.contains("tce_kill"), "{cmd}: {err}");
     }
     let o = shootdown(&["cost", "examples/npu2_tce_kill.inv", "--seq", "nope"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no sequence `nope`"));
 }

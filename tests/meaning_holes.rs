@@ -482,7 +482,7 @@ seq shared(p: ptr u32) {
     poll d.st == 0 limit 3
     d.out = p[0]
 }
-seq private(p: ptr u32 private) {
+seq private_mem(p: ptr u32 private) {
     d.out = p[0]
     d.go = 1
     poll d.st == 0 limit 3
@@ -517,7 +517,11 @@ fn reuse_loads_stops_at_device_accesses() {
             n
         };
         assert_eq!(loads("shared"), 2, "{target}: reload after the doorbell");
-        assert_eq!(loads("private"), 1, "{target}: private memory is reused");
+        assert_eq!(
+            loads("private_mem"),
+            1,
+            "{target}: private memory is reused"
+        );
         assert_eq!(loads("plain"), 1, "{target}: nothing between: reused");
     }
 }

@@ -23,6 +23,8 @@ pub struct Side<'a> {
     pub passes_text: String,
     /// Forced cover strategy, if any.
     pub strategy: Option<Strategy>,
+    /// Scripted register reads for the dynamic counts (`--read`).
+    pub reads: std::collections::HashMap<(crate::ir::DevId, crate::ir::RegId), Vec<u64>>,
 }
 
 pub struct Request {
@@ -77,6 +79,7 @@ fn side(s: &Side<'_>, req: &Request) -> Result<Done, Error> {
         let world = World {
             counts: cost::instance_counts(&prog, seq, req.instances),
             params: given.iter().map(|v| v.unwrap_or(0)).collect(),
+            reads: s.reads.clone(),
             cover: cfg,
             ..World::default()
         };

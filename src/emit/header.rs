@@ -294,16 +294,20 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
                     Some(max),
                 ),
             };
+            // Fields by register, in declaration order (one pass: a
+            // device may have hundreds of thousands).
+            let mut by_reg: Vec<Vec<&crate::ir::Field>> = vec![Vec::new(); d.regs.len()];
+            for f in &d.fields {
+                by_reg[f.reg].push(f);
+            }
             let regs = d
                 .regs
                 .iter()
                 .enumerate()
                 .map(|(ri, r)| {
                     let rup = format!("{dup}_{}", c_ident(&r.name).to_ascii_uppercase());
-                    let fields = d
-                        .fields
+                    let fields = by_reg[ri]
                         .iter()
-                        .filter(|f| f.reg == ri)
                         .map(|f| {
                             let fup = format!("{rup}_{}", c_ident(&f.name).to_ascii_uppercase());
                             let numbering = match f.numbering {

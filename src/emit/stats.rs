@@ -41,9 +41,7 @@ pub fn collect(c: &Compiled) -> Vec<SeqStats> {
                 match l.class {
                     InsnClass::Store => st.stores += 1,
                     InsnClass::Load => st.loads += 1,
-                    InsnClass::Barrier => {
-                        *st.barriers.entry(l.mnemonic.to_string()).or_default() += 1
-                    }
+                    InsnClass::Barrier => *st.barriers.entry(barrier_kind(l)).or_default() += 1,
                     InsnClass::Invalidate => st.invalidates += 1,
                     InsnClass::Other => {}
                 }
@@ -51,6 +49,23 @@ pub fn collect(c: &Compiled) -> Vec<SeqStats> {
             st
         })
         .collect()
+}
+
+/// A barrier's kind as `stats` and `diff` count it: AArch64 `dmb`/`dsb`
+/// with their option (`dsb ish` waits for TLBIs, `dsb ishst` only orders
+/// stores: different barriers), others by mnemonic (register operands,
+/// as in a locked `cmpxchg`, are not part of the kind).
+pub fn barrier_kind(l: &crate::target::mach::Line) -> String {
+    match l.mnemonic {
+        "dmb" | "dsb" => {
+            let mut words = l.text.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some(m), Some(opt)) => format!("{m} {opt}"),
+                _ => l.mnemonic.to_string(),
+            }
+        }
+        m => m.to_string(),
+    }
 }
 
 pub fn to_json(stats: Vec<SeqStats>) -> String {

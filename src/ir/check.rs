@@ -7,6 +7,7 @@ use super::expr::{field_mask, BinOp, Expr, Func, Rel};
 use super::*;
 use crate::spec::ast::{self, Numbering};
 use crate::spec::diag::Diag;
+use rustc_hash::FxHashMap;
 
 pub const KNOWN_TARGETS: &[&str] = &["power64", "power64le", "aarch64", "x86_64"];
 
@@ -42,9 +43,13 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         targets.push((t.name.clone(), t.span));
     }
 
+    // Name lookups go through maps built as declarations are checked: a
+    // spec may declare hundreds of thousands of devices, registers, fields
+    // or sequences, and checking stays linear in its size.
     let mut devices: Vec<Device> = Vec::new();
+    let mut device_ids: FxHashMap<&str, DevId> = FxHashMap::default();
     for d in &spec.devices {
-        if let Some(prev) = devices.iter().find(|p| p.name == d.name.name) {
+        if let Some(prev) = device_ids.get(d.name.name.as_str()).map(|&i| &devices[i]) {
             return Err(Diag::new(
                 d.name.span,
                 format!("device `{}` defined twice", d.name.name),
@@ -52,23 +57,39 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             .label("second definition")
             .related(prev.span, "first defined here"));
         }
+        if let Some(why) = crate::emit::names::reserved(&d.name.name) {
+            return Err(Diag::new(
+                d.name.span,
+                format!("device `{}`: the name is {why}", d.name.name),
+            )
+            .label("reserved in C")
+            .help(
+                "prototypes name a device's base-address parameter after the device; rename it",
+            ));
+        }
+        device_ids.insert(&d.name.name, devices.len());
         devices.push(check_device(d)?);
     }
+    drop(device_ids);
+    let index = Index::new(&devices);
 
     let mut granules: Vec<GranuleSet> = Vec::new();
+    let mut granule_ids: FxHashMap<&str, usize> = FxHashMap::default();
     for g in &spec.granules {
-        if let Some(prev) = granules.iter().find(|p| p.name == g.name.name) {
+        if let Some(prev) = granule_ids.get(g.name.name.as_str()).map(|&i| &granules[i]) {
             return Err(Diag::new(
                 g.name.span,
                 format!("granule set `{}` defined twice", g.name.name),
             )
             .related(prev.span, "first defined here"));
         }
+        granule_ids.insert(&g.name.name, granules.len());
         granules.push(check_granules(&devices, g)?);
     }
     let mut thresholds: Vec<(String, u64)> = Vec::new();
+    let mut threshold_names: rustc_hash::FxHashSet<&str> = Default::default();
     for (n, v) in &spec.thresholds {
-        if thresholds.iter().any(|(x, _)| x == &n.name) {
+        if !threshold_names.insert(n.name.as_str()) {
             return Err(Diag::new(
                 n.span,
                 format!("threshold `{}` pinned twice", n.name),
@@ -78,10 +99,11 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
     }
 
     let mut seqs: Vec<Seq> = Vec::new();
+    let mut seq_ids: FxHashMap<&str, usize> = FxHashMap::default();
     let mut next_op = 0u32;
     let mut next_group = 0u32;
     for s in &spec.seqs {
-        if let Some(prev) = seqs.iter().find(|p| p.name == s.name.name) {
+        if let Some(prev) = seq_ids.get(s.name.name.as_str()).map(|&i| &seqs[i]) {
             return Err(Diag::new(
                 s.name.span,
                 format!("sequence `{}` defined twice", s.name.name),
@@ -135,6 +157,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             params.push(p.name.name.clone());
         }
         let mut cx = SeqCx {
+            index: &index,
             devices: &devices,
             granules: &granules,
             seq_name: s.name.name.clone(),
@@ -159,6 +182,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         let mut used = cx.used;
         used.sort_unstable();
         used.dedup();
+        check_c_params(&devices, &used, s)?;
         let mut seq = Seq {
             name: s.name.name.clone(),
             span: s.name.span,
@@ -176,9 +200,11 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             notes: Vec::new(),
         };
         seq.edges = order::required_edges(&devices, &seq.body, &seq.orders);
+        seq_ids.insert(&s.name.name, seqs.len());
         seqs.push(seq);
     }
 
+    check_threshold_names(spec, &seqs)?;
     Ok(Program {
         source_name: source_name.to_string(),
         source_text: source_text.to_string(),
@@ -189,6 +215,77 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         thresholds,
         seqs,
     })
+}
+
+/// The C prototype's parameters: each device's base (and `DEV_count` for
+/// a run-time set), then the sequence's own; all distinct, none reserved.
+fn check_c_params(devices: &[Device], used: &[DevId], s: &ast::Seq) -> Result<(), Diag> {
+    for p in &s.params {
+        let n = p.name.name.as_str();
+        if let Some(why) = crate::emit::names::reserved(n) {
+            return Err(
+                Diag::new(p.name.span, format!("parameter `{n}`: the name is {why}"))
+                    .label("reserved in C")
+                    .help("rename the parameter"),
+            );
+        }
+        for &d in used {
+            let dev = &devices[d];
+            let count = matches!(dev.instances, Instances::Dynamic { .. })
+                .then(|| format!("{}_count", dev.name));
+            if dev.name == n || count.as_deref() == Some(n) {
+                return Err(Diag::new(
+                    p.name.span,
+                    format!(
+                        "parameter `{n}` has the name of the C parameter for device `{}`",
+                        dev.name
+                    ),
+                )
+                .label("duplicate prototype parameter")
+                .related(dev.span, format!("device `{}`", dev.name))
+                .help("the prototype passes each device the sequence uses as `DEV` (and `DEV_count`); rename the parameter"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A `threshold NAME = V` line must name a cover's threshold: a typo
+/// would otherwise leave the real threshold at its derived value.
+fn check_threshold_names(spec: &ast::Spec, seqs: &[Seq]) -> Result<(), Diag> {
+    if spec.thresholds.is_empty() {
+        return Ok(());
+    }
+    let mut names = Vec::new();
+    for s in seqs {
+        walk(&s.body, &mut |st| {
+            if let Stmt::Cover { threshold, .. } = st {
+                names.push(threshold.as_str());
+            }
+        });
+    }
+    names.sort_unstable();
+    names.dedup();
+    for (n, _) in &spec.thresholds {
+        if names.binary_search(&n.name.as_str()).is_err() {
+            let known = if names.is_empty() {
+                "this spec has no `cover`, so no threshold".to_string()
+            } else {
+                let more = if names.len() > 8 { ", ..." } else { "" };
+                format!(
+                    "thresholds are named SEQ_SET_THRESHOLD: {}{more}",
+                    names[..names.len().min(8)].join(", ")
+                )
+            };
+            return Err(Diag::new(
+                n.span,
+                format!("no `cover` has a threshold named `{}`", n.name),
+            )
+            .label("unknown threshold")
+            .help(known));
+        }
+    }
+    Ok(())
 }
 
 fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, Diag> {
@@ -279,6 +376,17 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
         let via = match &e.via {
             None => None,
             Some(v) if v.name.starts_with("tlbi ") => Some(Via::Insn(v.name.clone())),
+            Some(v) if matches!(v.name.as_str(), "tlbie" | "tlbiel" | "invlpg") => {
+                return Err(Diag::new(
+                    v.span,
+                    format!("`via {}`: a granule set launches through a device register or `tlbi OP`", v.name),
+                )
+                .label("not supported as `via`")
+                .help(format!(
+                    "issue `{}` from the sequence (inside the `cover`), or launch through a register of `granules NAME on DEVICE`",
+                    v.name
+                )));
+            }
             Some(v) => Some(Via::Reg(reg_of(v)?)),
         };
         entries.push(Granule {
@@ -353,8 +461,11 @@ fn check_device(d: &ast::Device) -> Result<Device, Diag> {
     };
 
     let mut regs: Vec<Reg> = Vec::new();
+    let mut reg_ids: FxHashMap<&str, RegId> = FxHashMap::default();
+    // Registers by offset: a new one can only overlap its neighbours.
+    let mut by_offset: std::collections::BTreeMap<u64, RegId> = Default::default();
     for r in &d.regs {
-        if let Some(prev) = regs.iter().find(|p| p.name == r.name.name) {
+        if let Some(prev) = reg_ids.get(r.name.name.as_str()).map(|&i| &regs[i]) {
             return Err(Diag::new(
                 r.name.span,
                 format!("register `{}` defined twice", r.name.name),
@@ -375,8 +486,14 @@ fn check_device(d: &ast::Device) -> Result<Device, Diag> {
         if r.offset > 1 << 32 {
             return Err(Diag::new(r.offset_span, "register offset beyond 4 GiB"));
         }
-        for p in &regs {
-            let (a0, a1) = (r.offset, r.offset + bytes);
+        let (a0, a1) = (r.offset, r.offset + bytes);
+        let neighbours = by_offset
+            .range(..=a0)
+            .next_back()
+            .into_iter()
+            .chain(by_offset.range(a0..).next());
+        for (_, &pi) in neighbours {
+            let p = &regs[pi];
             let (b0, b1) = (p.offset, p.offset + u64::from(p.bytes()));
             if a0 < b1 && b0 < a1 {
                 return Err(Diag::new(
@@ -387,6 +504,8 @@ fn check_device(d: &ast::Device) -> Result<Device, Diag> {
                 .related(p.span, format!("bytes {b0:#x}..{b1:#x}")));
             }
         }
+        reg_ids.insert(&r.name.name, regs.len());
+        by_offset.insert(a0, regs.len());
         regs.push(Reg {
             name: r.name.name.clone(),
             span: r.name.span,
@@ -397,8 +516,14 @@ fn check_device(d: &ast::Device) -> Result<Device, Diag> {
     }
 
     let mut fields: Vec<Field> = Vec::new();
+    let mut field_ids: FxHashMap<(RegId, &str), FieldId> = FxHashMap::default();
+    // Bits of each register taken by the fields so far.
+    let mut taken = vec![0u64; regs.len()];
     for f in &d.fields {
-        let reg = find_reg(&regs, &d.name.name, &f.reg)?;
+        let reg = match reg_ids.get(f.reg.name.as_str()) {
+            Some(&r) => r,
+            None => find_reg(&regs, &d.name.name, &f.reg)?,
+        };
         let width_bits = u64::from(regs[reg].width);
         let (lo_written, hi_written) = (f.first.min(f.last), f.first.max(f.last));
         if hi_written >= width_bits {
@@ -427,9 +552,9 @@ fn check_device(d: &ast::Device) -> Result<Device, Diag> {
             Numbering::Msb0 => (width_bits - 1 - hi_written) as u32,
             Numbering::Lsb0 => lo_written as u32,
         };
-        if let Some(prev) = fields
-            .iter()
-            .find(|p| p.reg == reg && p.name == f.name.name)
+        if let Some(prev) = field_ids
+            .get(&(reg, f.name.name.as_str()))
+            .map(|&i| &fields[i])
         {
             return Err(Diag::new(
                 f.name.span,
@@ -438,7 +563,10 @@ fn check_device(d: &ast::Device) -> Result<Device, Diag> {
             .related(prev.span, "first defined here"));
         }
         let mask = field_mask(shift, width);
-        if let Some(prev) = fields.iter().find(|p| p.reg == reg && p.mask() & mask != 0) {
+        let clash = (taken[reg] & mask != 0)
+            .then(|| fields.iter().find(|p| p.reg == reg && p.mask() & mask != 0))
+            .flatten();
+        if let Some(prev) = clash {
             return Err(Diag::new(
                 f.bits_span,
                 format!(
@@ -449,6 +577,8 @@ fn check_device(d: &ast::Device) -> Result<Device, Diag> {
             .label(format!("mask {mask:#x}"))
             .related(prev.span, format!("mask {:#x}", prev.mask())));
         }
+        taken[reg] |= mask;
+        field_ids.insert((reg, &f.name.name), fields.len());
         fields.push(Field {
             reg,
             name: f.name.name.clone(),
@@ -464,7 +594,7 @@ fn check_device(d: &ast::Device) -> Result<Device, Diag> {
     let mut requires = Vec::new();
     let mut after_stores = Vec::new();
     for r in &d.requires {
-        if r.before.name == "stores" && !regs.iter().any(|x| x.name == "stores") {
+        if r.before.name == "stores" && !reg_ids.contains_key("stores") {
             let after = find_reg(&regs, &d.name.name, &r.after)?;
             after_stores.push((after, r.span));
             continue;
@@ -489,6 +619,45 @@ fn check_device(d: &ast::Device) -> Result<Device, Diag> {
         requires,
         after_stores,
     })
+}
+
+/// Name lookups of the checked devices (see `check`).
+struct Index<'a> {
+    devices: FxHashMap<&'a str, DevId>,
+    regs: Vec<FxHashMap<&'a str, RegId>>,
+    fields: Vec<FxHashMap<(RegId, &'a str), FieldId>>,
+}
+
+impl<'a> Index<'a> {
+    fn new(devices: &'a [Device]) -> Index<'a> {
+        Index {
+            devices: devices
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (d.name.as_str(), i))
+                .collect(),
+            regs: devices
+                .iter()
+                .map(|d| {
+                    d.regs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| (r.name.as_str(), i))
+                        .collect()
+                })
+                .collect(),
+            fields: devices
+                .iter()
+                .map(|d| {
+                    d.fields
+                        .iter()
+                        .enumerate()
+                        .map(|(i, f)| ((f.reg, f.name.as_str()), i))
+                        .collect()
+                })
+                .collect(),
+        }
+    }
 }
 
 fn find_reg(regs: &[Reg], dev: &str, name: &ast::Ident) -> Result<RegId, Diag> {
@@ -530,6 +699,7 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
 }
 
 struct SeqCx<'a> {
+    index: &'a Index<'a>,
     devices: &'a [Device],
     granules: &'a [GranuleSet],
     seq_name: String,
@@ -578,13 +748,15 @@ impl SeqCx<'_> {
             }
             out.push(st);
         }
+        out.shrink_to_fit();
         Ok(out)
     }
 
     fn device(&self, name: &ast::Ident) -> Result<DevId, Diag> {
-        self.devices
-            .iter()
-            .position(|d| d.name == name.name)
+        self.index
+            .devices
+            .get(name.name.as_str())
+            .copied()
             .ok_or_else(|| {
                 let mut d = Diag::new(name.span, format!("unknown device `{}`", name.name))
                     .label("not declared");
@@ -624,7 +796,10 @@ impl SeqCx<'_> {
             )
             .label("which instance?"));
         }
-        let reg = find_reg(&d.regs, &d.name, &p.parts[1])?;
+        let reg = match self.index.regs[dev].get(p.parts[1].name.as_str()) {
+            Some(&r) => r,
+            None => find_reg(&d.regs, &d.name, &p.parts[1])?,
+        };
         let field = match p.parts.get(2) {
             None => None,
             Some(f) => Some(self.field(dev, reg, f)?),
@@ -635,9 +810,9 @@ impl SeqCx<'_> {
 
     fn field(&self, dev: DevId, reg: RegId, f: &ast::Ident) -> Result<FieldId, Diag> {
         let d = &self.devices[dev];
-        d.fields
-            .iter()
-            .position(|x| x.reg == reg && x.name == f.name)
+        self.index.fields[dev]
+            .get(&(reg, f.name.as_str()))
+            .copied()
             .ok_or_else(|| {
                 let mut diag = Diag::new(
                     f.span,

@@ -237,15 +237,28 @@ pub fn measure(
             _ => {}
         }
     }
+    // A store launches an operation when a granule set on its device says
+    // so; on a device without one, when no `require REG before ...` names
+    // its register: registers that must precede others carry operands
+    // (VT-d's IVA before IOTLB: one page flush is one op, not two).
+    let launch = |dev: DevId, reg: crate::ir::RegId| {
+        let mut sets = c
+            .opt
+            .granules
+            .iter()
+            .filter(|g| g.dev == Some(dev))
+            .peekable();
+        if sets.peek().is_none() {
+            !c.opt.devices[dev].requires.iter().any(|r| r.before == reg)
+        } else {
+            sets.any(|g| super::is_launch(g, dev, reg))
+        }
+    };
     for (_, a) in &run.accesses {
         match a {
             Access::Store { dev, reg, .. } => {
                 d.counts.stores += 1;
-                if c.opt
-                    .granules
-                    .iter()
-                    .any(|g| super::is_launch(g, *dev, *reg))
-                {
+                if launch(*dev, *reg) {
                     d.counts.ops += 1;
                 }
             }
@@ -345,6 +358,9 @@ pub struct Request {
     pub sizes: Option<Vec<SizeSpec>>,
     pub start: Option<u64>,
     pub instances: Option<u64>,
+    /// Scripted register reads (`--read`), e.g. a status bit the device
+    /// clears, so that polls see it.
+    pub reads: HashMap<(DevId, crate::ir::RegId), Vec<u64>>,
     pub pins: Vec<(String, u64)>,
     pub costs: Vec<(String, u64)>,
 }
@@ -413,6 +429,9 @@ pub struct Table {
     /// The parameter solved for the request size, and bytes per unit of it.
     pub size_param: String,
     pub size_step: u64,
+    /// The request size is `size_step * param - size_base` (`end - start`
+    /// with start given: size_base = start).
+    pub size_base: i64,
     /// Smallest granule (bytes): the unit of `granules` and of refill.
     pub granule: u64,
     pub start: u64,
@@ -562,6 +581,21 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
     let mut free = Vec::new();
     collect_params(cover.size, &mut free);
     free.retain(|i| fixed[*i].is_none());
+    // `cover start, end - start`: the start is fixed (--start, else 1G)
+    // and the size solved for `end`.
+    if let (Expr::Param(si), 2) = (cover.start, free.len()) {
+        if free.contains(si) {
+            let v = req.start.unwrap_or(1 << 30);
+            fixed[*si] = Some(v);
+            free.retain(|i| i != si);
+            if req.start.is_none() {
+                notes.push(format!(
+                    "start `{}` = {v:#x} (1G); set it with --start or --arg {}=N",
+                    seq.params[*si], seq.params[*si]
+                ));
+            }
+        }
+    }
     let cover_text = format!(
         "cover {}, {} with {} {}",
         cover.start.display(&seq.params),
@@ -594,14 +628,32 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
         ps[p] = v;
         cover.size.eval(&ps)
     };
-    let k = size_at(1);
-    if k == 0 || size_at(0) != 0 || size_at(2) != 2 * k || size_at(1 << 20) != k << 20 {
+    // size = c + k * v: `n * 4K`, but also `end - start` with `start`
+    // given (c = -start), so any fixed arguments work.
+    let c0 = size_at(0);
+    let k = size_at(1).wrapping_sub(c0);
+    let affine = |v: u64| c0.wrapping_add(k.wrapping_mul(v));
+    if k == 0
+        || k > 1 << 62
+        || c0 as i64 == i64::MIN
+        || size_at(2) != affine(2)
+        || size_at(1 << 20) != affine(1 << 20)
+    {
         return Err(Error::Usage(format!(
-            "the request size `{}` is not a multiple of `{}`: give the other parameters with --arg",
+            "the request size `{}` does not grow in steps with `{}`: give the other parameters with --arg",
             cover.size.display(&seq.params),
             seq.params[p]
         )));
     }
+    let (c, kk) = (c0 as i64 as i128, k as i128);
+    // The smallest value of the parameter giving at least `bytes` (and at
+    // least one byte).
+    let value_for = |bytes: u64| -> u64 {
+        let want = (bytes as i128).max(1);
+        let v = (want - c + kk - 1).div_euclid(kk).max(0);
+        v.min(u64::MAX as i128) as u64
+    };
+    let size_of = |v: u64| (c + kk * v as i128).clamp(0, u64::MAX as i128) as u64;
     let granule = match loop_entry.map(|e| &e.size) {
         Some(GSize::Bytes(b)) => *b,
         Some(GSize::Param(n)) => seq
@@ -633,23 +685,23 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
             .collect(),
         None => {
             let mut v = Vec::new();
-            let mut s = unit.next_power_of_two();
-            while s <= top {
-                v.push(s);
-                s <<= 1;
+            let mut s = unit.checked_next_power_of_two();
+            while let Some(x) = s.filter(|&x| x <= top) {
+                v.push(x);
+                s = x.checked_mul(2);
             }
             v
         }
     };
     // Request sizes in units of the solved parameter (rounded up).
-    let mut values: Vec<u64> = sizes.iter().map(|s| s.div_ceil(k).max(1)).collect();
+    let mut values: Vec<u64> = sizes.iter().map(|&s| value_for(s)).collect();
     values.sort_unstable();
     values.dedup();
-    let max_size = values.last().copied().unwrap_or(1).saturating_mul(k);
+    let max_size = size_of(values.last().copied().unwrap_or(1));
     // Start: aligned beyond every request, so `single` sees aligned ranges.
-    let start = req
-        .start
-        .unwrap_or_else(|| (1u64 << 30).max(max_size.next_power_of_two()));
+    let start = req.start.unwrap_or_else(|| {
+        (1u64 << 30).max(max_size.checked_next_power_of_two().unwrap_or(1 << 63))
+    });
     let mut start_free = Vec::new();
     collect_params(cover.start, &mut start_free);
     start_free.retain(|i| fixed[*i].is_none() && *i != p);
@@ -672,6 +724,7 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
     let world = World {
         counts: counts.clone(),
         params: world_params.clone(),
+        reads: req.reads.clone(),
         ..World::default()
     };
 
@@ -737,7 +790,7 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
                 Strategy::Exact
             }
         });
-        let size = v * k;
+        let size = size_of(v);
         if let (Some(a), Some(b)) = (m.get(&Strategy::Auto), m.get(&cheapest)) {
             let best_of_two = [Strategy::Exact, Strategy::All]
                 .iter()
@@ -797,9 +850,9 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
             crossovers.push(Crossover {
                 from: lo_best,
                 to,
-                last: a * k,
-                first: b * k,
-                last_granules: (a * k).div_ceil(granule),
+                last: size_of(a),
+                first: size_of(b),
+                last_granules: size_of(a).div_ceil(granule),
                 at_last: [ma[&lo_best].cost, ma[&to].cost],
                 at_first: [mb[&lo_best].cost, mb[&to].cost],
             });
@@ -863,6 +916,7 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
         cover: cover_text,
         size_param: seq.params[p].clone(),
         size_step: k,
+        size_base: (c0 as i64).wrapping_neg(),
         granule,
         start: real_start,
         params: seq
@@ -900,13 +954,17 @@ impl Table {
     pub fn to_text(&self) -> String {
         let mut o = String::new();
         o.push_str(&format!(
-            "MODELLED cost (ns, not measured) of `{}` in {} on {}\n{}   [{} = request / {}; start {:#x}; granule {}]\n",
+            "MODELLED cost (ns, not measured) of `{}` in {} on {}\n{}   [{} = {}; start {:#x}; granule {}]\n",
             self.seq,
             self.spec,
             self.target,
             self.cover,
             self.size_param,
-            self.size_step,
+            match (self.size_base, self.size_step) {
+                (0, k) => format!("request / {k}"),
+                (b, 1) => format!("{:#x} + request", b.unsigned_abs()),
+                (b, k) => format!("({:#x} + request) / {k}", b.unsigned_abs()),
+            },
             self.start,
             human(self.granule)
         ));
@@ -1032,6 +1090,7 @@ mod tests {
             sizes: Some(vec![SizeSpec::Granules(1), SizeSpec::Granules(2)]),
             start: None,
             instances: None,
+            reads: HashMap::new(),
             pins: Vec::new(),
             costs: Vec::new(),
         };

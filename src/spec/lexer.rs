@@ -5,12 +5,13 @@
 
 use super::diag::{Diag, Span};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
-    Ident(String),
+/// A token; names borrow the spec text (a large spec has millions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tok<'a> {
+    Ident(&'a str),
     Int(u64),
     /// `$name`: a binding introduced by the generator (e.g. `$addr`).
-    Dollar(String),
+    Dollar(&'a str),
     LBrace,
     LBracket,
     RBracket,
@@ -44,7 +45,7 @@ pub enum Tok {
     Eof,
 }
 
-impl Tok {
+impl Tok<'_> {
     pub fn describe(&self) -> String {
         match self {
             Tok::Ident(s) => format!("`{s}`"),
@@ -92,9 +93,9 @@ impl Tok {
     }
 }
 
-#[derive(Clone, Debug)]
-pub struct Token {
-    pub tok: Tok,
+#[derive(Clone, Copy, Debug)]
+pub struct Token<'a> {
+    pub tok: Tok<'a>,
     pub span: Span,
 }
 
@@ -110,9 +111,17 @@ fn size_suffix(c: u8) -> Option<u64> {
     }
 }
 
-pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
+/// Longer names are certainly not register or sequence names; the bound
+/// keeps messages that quote a name readable.
+pub const MAX_IDENT: usize = 128;
+
+/// Unit words that may follow a number directly (`1500ns`).
+const UNITS: [&str; 3] = ["ns", "us", "ms"];
+
+pub fn lex(src: &str) -> Result<Vec<Token<'_>>, Diag> {
     let b = src.as_bytes();
-    let mut i = 0;
+    // A UTF-8 byte order mark (Windows editors write one) is not text.
+    let mut i = if src.starts_with('\u{feff}') { 3 } else { 0 };
     // Specs average a token per 4-5 bytes; sizing once avoids re-copying
     // a large token vector as it grows.
     let mut out = Vec::with_capacity(src.len() / 4 + 1);
@@ -151,6 +160,16 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
                 i += 1;
             }
             let text = &src[start..i];
+            if text.len() > MAX_IDENT {
+                return Err(Diag::new(
+                    Span::new(start, i - start),
+                    format!(
+                        "name is {} characters long, more than the limit of {MAX_IDENT}",
+                        text.len()
+                    ),
+                )
+                .label("this name"));
+            }
             let tok = if let Some(name) = text.strip_prefix('$') {
                 if name.is_empty() {
                     return Err(Diag::new(
@@ -158,9 +177,9 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
                         "`$` must be followed by a name",
                     ));
                 }
-                Tok::Dollar(name.to_string())
+                Tok::Dollar(name)
             } else {
-                Tok::Ident(text.to_string())
+                Tok::Ident(text)
             };
             out.push(Token {
                 tok,
@@ -201,15 +220,37 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
                     "number does not fit in 64 bits or has invalid digits",
                 )
             })?;
+            let word = |at: usize| {
+                let mut e = at;
+                while e < b.len() && (b[e].is_ascii_alphanumeric() || b[e] == b'_') {
+                    e += 1;
+                }
+                e
+            };
             if let Some(mult) = b.get(i).copied().and_then(size_suffix) {
                 // A suffix only counts when it is not the start of a word (`64K`, not `64Kfoo`).
-                let next = b.get(i + 1).copied();
-                if !next.is_some_and(|n| n.is_ascii_alphanumeric() || n == b'_') {
+                if word(i + 1) == i + 1 {
                     i += 1;
                     value = value.checked_mul(mult).ok_or_else(|| {
                         Diag::new(Span::new(start, i - start), "size does not fit in 64 bits")
                     })?;
                 }
+            }
+            // Letters glued to a number are a unit (`1500ns`) or a mistake
+            // (`5Q`, `64Kfoo`): say so here rather than at the next token.
+            let end = word(i);
+            if end > i && !UNITS.contains(&&src[i..end]) {
+                let suffix = &src[i..end];
+                return Err(Diag::new(
+                    Span::new(start, end - start),
+                    format!(
+                        "number `{}` has an unknown suffix `{}`",
+                        &src[start..end].chars().take(40).collect::<String>(),
+                        suffix.chars().take(40).collect::<String>()
+                    ),
+                )
+                .label("unknown suffix")
+                .help("sizes take K, M, G or T (64K); costs ns, us or ms (1500ns); otherwise put a space after the number"));
             }
             out.push(Token {
                 tok: Tok::Int(value),
@@ -286,7 +327,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, Diag> {
 mod tests {
     use super::*;
 
-    fn toks(s: &str) -> Vec<Tok> {
+    fn toks(s: &str) -> Vec<Tok<'_>> {
         lex(s).unwrap().into_iter().map(|t| t.tok).collect()
     }
 
@@ -309,8 +350,29 @@ mod tests {
     fn unit_after_number_is_an_identifier() {
         assert_eq!(
             toks("1500ns"),
-            vec![Tok::Int(1500), Tok::Ident("ns".into()), Tok::Eof]
+            vec![Tok::Int(1500), Tok::Ident("ns"), Tok::Eof]
         );
+    }
+
+    #[test]
+    fn unknown_suffixes_are_errors_at_the_number() {
+        for (src, at) in [("d.a = 5Q", 6), ("64Kfoo", 0), ("0x10zz", 0), ("7_", 99)] {
+            match lex(src) {
+                Err(e) => assert_eq!(e.span.offset, at, "{src}: {e:?}"),
+                Ok(t) => assert_eq!(at, 99, "{src}: {t:?}"),
+            }
+        }
+        assert_eq!(toks("3us"), vec![Tok::Int(3), Tok::Ident("us"), Tok::Eof]);
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped() {
+        assert_eq!(
+            toks("\u{feff}target x"),
+            vec![Tok::Ident("target"), Tok::Ident("x"), Tok::Eof]
+        );
+        // Only at the start.
+        assert!(lex("a \u{feff}").is_err());
     }
 
     #[test]
@@ -326,7 +388,7 @@ mod tests {
         assert!(lex("/* open").is_err());
         assert_eq!(
             toks("a // c\n b"),
-            vec![Tok::Ident("a".into()), Tok::Ident("b".into()), Tok::Eof]
+            vec![Tok::Ident("a"), Tok::Ident("b"), Tok::Eof]
         );
     }
 }

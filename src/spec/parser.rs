@@ -50,8 +50,8 @@ pub fn parse(src: &str) -> Result<Spec, Diag> {
     p.spec()
 }
 
-struct Parser {
-    toks: Vec<Token>,
+struct Parser<'a> {
+    toks: Vec<Token<'a>>,
     pos: usize,
     depth: usize,
     expr_depth: usize,
@@ -61,11 +61,11 @@ struct Parser {
     stmts: usize,
 }
 
-impl Parser {
-    fn peek(&self) -> &Tok {
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Tok<'a> {
         &self.toks[self.pos].tok
     }
-    fn peek_at(&self, n: usize) -> &Tok {
+    fn peek_at(&self, n: usize) -> &Tok<'a> {
         &self.toks[(self.pos + n).min(self.toks.len() - 1)].tok
     }
     fn span(&self) -> Span {
@@ -83,7 +83,7 @@ impl Parser {
         }
         span
     }
-    fn eat(&mut self, t: &Tok) -> bool {
+    fn eat(&mut self, t: &Tok<'_>) -> bool {
         if self.peek() == t {
             self.bump();
             true
@@ -92,7 +92,7 @@ impl Parser {
         }
     }
     fn is_kw(&self, kw: &str) -> bool {
-        matches!(self.peek(), Tok::Ident(s) if s == kw)
+        matches!(self.peek(), Tok::Ident(s) if *s == kw)
     }
     fn eat_kw(&mut self, kw: &str) -> bool {
         if self.is_kw(kw) {
@@ -109,7 +109,7 @@ impl Parser {
         )
         .label(format!("expected {wanted}"))
     }
-    fn expect(&mut self, t: Tok) -> Result<Span, Diag> {
+    fn expect(&mut self, t: Tok<'_>) -> Result<Span, Diag> {
         if self.peek() == &t {
             Ok(self.bump())
         } else {
@@ -126,7 +126,7 @@ impl Parser {
     fn ident(&mut self, what: &str) -> Result<Ident, Diag> {
         match self.peek() {
             Tok::Ident(name) => {
-                let name = name.clone();
+                let name = name.to_string();
                 let span = self.bump();
                 Ok(Ident { name, span })
             }
@@ -170,19 +170,32 @@ impl Parser {
             self.skip_semis();
             match self.peek() {
                 Tok::Eof => break,
-                Tok::Ident(k) if k == "target" => {
+                Tok::Ident("target") => {
                     self.bump();
                     loop {
                         spec.targets.push(self.ident("a target name")?);
+                        let comma = self.span();
                         if !self.eat(&Tok::Comma) {
                             break;
                         }
+                        // `target aarch64,` then `device d {`: the comma
+                        // is the mistake, not `device` as a target name.
+                        if let Tok::Ident(k) = self.peek() {
+                            if TOP_LEVEL.contains(k) {
+                                return Err(Diag::new(
+                                    comma,
+                                    format!("expected a target name after `,`, found `{k}`"),
+                                )
+                                .label("trailing comma")
+                                .help("remove the comma, or name another target after it"));
+                            }
+                        }
                     }
                 }
-                Tok::Ident(k) if k == "device" => spec.devices.push(self.device()?),
-                Tok::Ident(k) if k == "seq" => spec.seqs.push(self.seq()?),
-                Tok::Ident(k) if k == "granules" => spec.granules.push(self.granules()?),
-                Tok::Ident(k) if k == "threshold" => {
+                Tok::Ident("device") => spec.devices.push(self.device()?),
+                Tok::Ident("seq") => spec.seqs.push(self.seq()?),
+                Tok::Ident("granules") => spec.granules.push(self.granules()?),
+                Tok::Ident("threshold") => {
                     self.bump();
                     let name = self.ident("a threshold name")?;
                     self.expect(Tok::Assign)?;
@@ -238,7 +251,15 @@ impl Parser {
                     }
                     d.instances = Some(inst);
                 }
-                "mapping" => d.mapping = Some(self.ident("a mapping (e.g. nGnRE)")?),
+                "mapping" => {
+                    let m = self.ident("a mapping (e.g. nGnRE)")?;
+                    if d.mapping.is_some() {
+                        return Err(
+                            Diag::new(kw.span, "`mapping` given twice").label("second `mapping`")
+                        );
+                    }
+                    d.mapping = Some(m);
+                }
                 "reg" => {
                     let name = self.ident("a register name")?;
                     let (offset, offset_span) = self.int("the register offset")?;
@@ -365,20 +386,20 @@ impl Parser {
                 g.costs.push((kind, v));
                 continue;
             }
-            let size = match self.peek().clone() {
+            let size = match *self.peek() {
                 Tok::Int(v) => {
                     self.bump();
                     GranuleSize::Bytes(v)
                 }
-                Tok::Ident(k) if k == "all" => {
+                Tok::Ident("all") => {
                     self.bump();
                     GranuleSize::All
                 }
-                Tok::Ident(k) if k == "range" => {
+                Tok::Ident("range") => {
                     self.bump();
                     GranuleSize::Range
                 }
-                Tok::Ident(k) if k == "size" => {
+                Tok::Ident("size") => {
                     self.bump();
                     GranuleSize::Param(self.ident("a parameter giving the size")?)
                 }
@@ -450,6 +471,7 @@ impl Parser {
                 }
                 self.expect(Tok::Comma)?;
             }
+            params.shrink_to_fit();
         }
         let void = if self.eat(&Tok::Minus) {
             self.expect(Tok::Gt)?;
@@ -500,6 +522,9 @@ impl Parser {
             body.push(self.stmt()?);
         }
         self.depth -= 1;
+        // Most blocks hold one or two statements; a Vec grows to four
+        // (300 bytes each): a large spec's AST was mostly spare capacity.
+        body.shrink_to_fit();
         Ok(body)
     }
 
@@ -512,6 +537,7 @@ impl Parser {
             span = span.to(p.span);
             parts.push(p);
         }
+        parts.shrink_to_fit();
         Ok(Path { parts, span })
     }
 
@@ -565,16 +591,16 @@ impl Parser {
             let name = self.ident("a barrier instruction name")?;
             // Barrier operands such as `dsb ish` are part of the name.
             let mut full = name.clone();
-            while let Tok::Ident(s) = self.peek().clone() {
+            while let Tok::Ident(s) = *self.peek() {
                 if self.peek_at(1) == &Tok::Dot || self.peek_at(1) == &Tok::Assign {
                     break;
                 }
-                if !is_barrier_operand(&s) {
+                if !is_barrier_operand(s) {
                     break;
                 }
                 let span = self.bump();
                 full.name.push(' ');
-                full.name.push_str(&s);
+                full.name.push_str(s);
                 full.span = full.span.to(span);
             }
             return Ok(Stmt::Barrier {
@@ -932,7 +958,7 @@ impl Parser {
     fn atom(&mut self) -> Result<Expr, Diag> {
         self.node()?;
         let start = self.span();
-        match self.peek().clone() {
+        match *self.peek() {
             Tok::Int(value) => {
                 self.bump();
                 Ok(Expr::Int { value, span: start })
@@ -952,18 +978,27 @@ impl Parser {
                     }
                 }
                 Ok(Expr::Call {
-                    func: Ident { name, span: start },
+                    func: Ident {
+                        name: name.to_string(),
+                        span: start,
+                    },
                     args,
                     span: start.to(self.prev_span()),
                 })
             }
             Tok::Ident(name) => {
                 self.bump();
-                Ok(Expr::Name(Ident { name, span: start }))
+                Ok(Expr::Name(Ident {
+                    name: name.to_string(),
+                    span: start,
+                }))
             }
             Tok::Dollar(name) => {
                 self.bump();
-                Ok(Expr::Binding(Ident { name, span: start }))
+                Ok(Expr::Binding(Ident {
+                    name: name.to_string(),
+                    span: start,
+                }))
             }
             Tok::LParen => {
                 self.bump();
@@ -1002,6 +1037,9 @@ impl Parser {
 fn start_span(a: Span, b: Span) -> Span {
     a.to(b)
 }
+
+/// Keywords that start a top-level item.
+const TOP_LEVEL: [&str; 5] = ["target", "device", "granules", "threshold", "seq"];
 
 /// Statements that issue a CPU invalidation instruction.
 fn is_invalidate_kw(s: &str) -> bool {

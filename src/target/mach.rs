@@ -62,7 +62,9 @@ impl MachFunc {
     }
 }
 
-/// Local label name for label `n` of a function.
+/// Local label name for label `n` of a function. The `.` keeps it apart
+/// from every symbol: sequence names are C identifiers, and ELFv1's code
+/// entry of `Ls_0` is `.Ls_0`, which `.L{symbol}_{n}` of `s` would be.
 pub fn label_name(symbol: &str, n: u32) -> String {
-    format!(".L{symbol}_{n}")
+    format!(".L{symbol}.{n}")
 }

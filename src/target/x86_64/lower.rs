@@ -606,9 +606,39 @@ fn store(
     let sz = size(width)?;
     let swap = swap && sz != Size::B;
     if swap && !fits_i32(offset) {
-        return Err(LowerError(format!(
-            "byte-swapped store at offset {offset:#x}: the offset does not fit disp32"
-        )));
+        // The scratch register holds the swapped copy, so the offset
+        // cannot go there: step the base up by two imm32 adds, store with
+        // the remaining disp32, step it back (offsets are below 4 GiB).
+        const STEP: i32 = 0x7fff_f000;
+        e(Insn::MovReg {
+            rd: SCRATCH,
+            rs: src,
+        });
+        byte_swap(SCRATCH, sz, e);
+        let mut steps = 0;
+        while !fits_i32(offset.wrapping_sub(steps * STEP as u64)) && steps < 4 {
+            e(Insn::AddImm {
+                rd: base,
+                imm: STEP,
+            });
+            steps += 1;
+        }
+        let disp = i32::try_from(offset as i64 - steps as i64 * i64::from(STEP))
+            .map_err(|_| LowerError(format!("register offset {offset:#x} beyond 8 GiB")))?;
+        e(Insn::Store {
+            size: sz,
+            base,
+            index: None,
+            disp,
+            src: SCRATCH,
+        });
+        for _ in 0..steps {
+            e(Insn::AddImm {
+                rd: base,
+                imm: -STEP,
+            });
+        }
+        return Ok(());
     }
     let src = if swap {
         e(Insn::MovReg {
@@ -715,6 +745,68 @@ mod tests {
         BinOp::Shl,
         BinOp::Shr,
     ];
+
+    /// Byte-swapped stores past disp32 (offsets 2 GiB..4 GiB): the right
+    /// address and bytes, the source and the base intact afterwards.
+    #[test]
+    fn swapped_stores_beyond_disp32() {
+        let (base, src) = (7u8, 6u8);
+        for offset in [
+            0x8000_0000u64,
+            0x8000_0008,
+            0xffff_fff8,
+            0x1_0000_0000,
+            0x7fff_fff8,
+        ] {
+            for (width, want) in [
+                (64, 0x0807_0605_0403_0201u64),
+                (32, 0x0807_0605),
+                (16, 0x0807),
+            ] {
+                let mut seq = Vec::new();
+                store(src, base, offset, width, true, &mut |i| seq.push(i)).unwrap();
+                let mut regs = [0u64; 16];
+                regs[base as usize] = 0x7f00_0000_0000;
+                regs[src as usize] = 0x0102_0304_0506_0708;
+                let mut stored = Vec::new();
+                for i in &seq {
+                    match *i {
+                        Insn::Store {
+                            base: b,
+                            index,
+                            disp,
+                            src: s,
+                            ..
+                        } => {
+                            let idx = index.map_or(0, |(r, k)| regs[r as usize] * k as u64);
+                            let addr = regs[b as usize]
+                                .wrapping_add(idx)
+                                .wrapping_add(disp as i64 as u64);
+                            stored.push((addr, regs[s as usize] & (u64::MAX >> (64 - width))));
+                        }
+                        Insn::Bswap { size: Size::Q, rd } => {
+                            regs[rd as usize] = regs[rd as usize].swap_bytes()
+                        }
+                        Insn::Bswap { size: Size::D, rd } => {
+                            regs[rd as usize] = (regs[rd as usize] as u32).swap_bytes() as u64
+                        }
+                        Insn::Rol16 { rd } => {
+                            let v = regs[rd as usize];
+                            regs[rd as usize] = (v & !0xffff) | ((v as u16).rotate_left(8) as u64)
+                        }
+                        ref other => run(std::slice::from_ref(other), &mut regs),
+                    }
+                }
+                assert_eq!(
+                    stored,
+                    [(0x7f00_0000_0000 + offset, want)],
+                    "{offset:#x} u{width}: {seq:?}"
+                );
+                assert_eq!(regs[base as usize], 0x7f00_0000_0000, "base moved: {seq:?}");
+                assert_eq!(regs[src as usize], 0x0102_0304_0506_0708);
+            }
+        }
+    }
 
     #[test]
     fn two_address_bin_handles_every_aliasing() {

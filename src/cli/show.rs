@@ -1,0 +1,50 @@
+//! `shootdown show`: one stage of the pipeline.
+
+use super::common::*;
+use crate::emit::show::Stage;
+use clap::ValueEnum;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, ValueEnum)]
+enum StageArg {
+    Ast,
+    Ir,
+    Opt,
+    Lir,
+    Asm,
+    Bytes,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    spec: PathBuf,
+    #[arg(long, value_enum, default_value = "asm")]
+    stage: StageArg,
+    /// Target (default: the first of the spec's `target` line, else power64).
+    #[arg(long, value_enum)]
+    target: Option<TargetArg>,
+    #[command(flatten)]
+    code: CodeOpts,
+}
+
+pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
+    let opts = options(&a.code);
+    let name = a.spec.display().to_string();
+    let src = read_spec(&a.spec, io)?;
+    let stage = match a.stage {
+        StageArg::Ast => Stage::Ast,
+        StageArg::Ir => Stage::Ir,
+        StageArg::Opt => Stage::Opt,
+        StageArg::Lir => Stage::Lir,
+        StageArg::Asm => Stage::Asm,
+        StageArg::Bytes => Stage::Bytes,
+    };
+    if !matches!(stage, Stage::Ast) {
+        load_checked(io, &name, &src, &opts)?;
+    }
+    let target = target_for(a.target, &src);
+    let text = crate::emit::show::render(&name, &src, stage, target, &opts)
+        .map_err(|d| report(io, &name, &src, &d))?;
+    out!(io, "{text}");
+    Ok(())
+}

@@ -1,0 +1,32 @@
+//! `shootdown stats`: static counts per sequence.
+
+use super::common::*;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    spec: PathBuf,
+    /// Target (default: the first of the spec's `target` line, else power64).
+    #[arg(long, value_enum)]
+    target: Option<TargetArg>,
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    code: CodeOpts,
+}
+
+pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
+    let opts = options(&a.code);
+    let name = a.spec.display().to_string();
+    let src = read_spec(&a.spec, io)?;
+    let prog = load_checked(io, &name, &src, &opts)?;
+    let c = crate::compile(&prog, target_for(a.target, &src), &opts)
+        .map_err(|d| report(io, &name, &src, &d))?;
+    let stats = crate::emit::stats::collect(&c);
+    if a.json {
+        outln!(io, "{}", crate::emit::stats::to_json(stats));
+    } else {
+        out!(io, "{}", crate::emit::stats::to_text(&stats));
+    }
+    Ok(())
+}

@@ -1,0 +1,148 @@
+//! `shootdown trace`: run a sequence in the emulator and print its events.
+
+use super::common::*;
+use std::path::PathBuf;
+
+/// Instances of one device the emulator maps: `verify::trace` gives each
+/// instance a 64 KiB window and each device 16 MiB of address space.
+pub const EMU_MAX_INSTANCES: u64 = 256;
+
+/// Instructions a trace may execute. Every device access is an event kept
+/// in memory (and printed): this bounds a run to a few hundred MB.
+#[cfg(feature = "emu")]
+const MAX_INSNS: u64 = 20_000_000;
+
+#[derive(clap::Args)]
+pub struct Args {
+    spec: PathBuf,
+    /// Target (default: the first of the spec's `target` line, else power64).
+    #[arg(long, value_enum)]
+    target: Option<TargetArg>,
+    #[arg(long)]
+    seq: String,
+    /// Instances of every run-time device set (default 1; at most the
+    /// set's `max` and 256).
+    #[arg(long)]
+    instances: Option<u64>,
+    /// A parameter value, `name=value` (decimal or 0x hex).
+    #[arg(long = "arg", value_parser = pair)]
+    args: Vec<(String, u64)>,
+    /// Scripted reads of a register, `dev.reg=v1,v2,...` (the last
+    /// value repeats); other registers read back what was stored.
+    #[arg(long = "read", value_parser = read_arg)]
+    reads: Vec<ReadArg>,
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    code: CodeOpts,
+}
+
+#[cfg(not(feature = "emu"))]
+pub fn run(_: Args, io: &mut Io) -> Result<(), Fail> {
+    errln!(
+        io,
+        "error: this shootdown was built without the `emu` feature (needs cmake and libclang)"
+    );
+    Err(Fail::Reported)
+}
+
+#[cfg(feature = "emu")]
+pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
+    use crate::ir::Instances;
+    use crate::verify::{interp::World, trace};
+    let opts = options(&a.code);
+    let seq = a.seq.as_str();
+    let name = a.spec.display().to_string();
+    let src = read_spec(&a.spec, io)?;
+    let target = target_for(a.target, &src);
+    let prog = load_checked(io, &name, &src, &opts)?;
+    let Some(si) = prog.seqs.iter().position(|s| s.name == seq) else {
+        return Err(usage(
+            io,
+            format!(
+                "--seq {seq}: {name} has no sequence `{seq}` (it has: {})",
+                crate::model::cost::seq_names(&prog)
+            ),
+        ));
+    };
+    let s = &prog.seqs[si];
+    // The default is one instance, not the maximum: a trace is read.
+    let one = s
+        .devices
+        .iter()
+        .any(|&d| matches!(prog.devices[d].instances, Instances::Dynamic { .. }))
+        .then_some(1);
+    let counts = instance_counts(
+        io,
+        &prog,
+        s,
+        a.instances.or(one),
+        EMU_MAX_INSTANCES,
+        "the emulator",
+    )?;
+    let mut w = World {
+        params: vec![0; s.params.len()],
+        counts,
+        ..World::default()
+    };
+    no_repeats(io, "--arg", &a.args)?;
+    for (k, v) in &a.args {
+        let Some(i) = s.params.iter().position(|p| p == k) else {
+            return Err(usage(
+                io,
+                format!(
+                    "--arg {k}=...: `{seq}` has parameters {}",
+                    if s.params.is_empty() {
+                        "none".into()
+                    } else {
+                        s.params.join(", ")
+                    }
+                ),
+            ));
+        };
+        w.params[i] = *v;
+    }
+    w.reads = resolve_reads(io, &prog, &a.reads)?;
+    w.big_endian = target.big_endian();
+    for (i, p) in s.ptrs.iter().enumerate() {
+        if p.is_some() {
+            w.memory.insert(i, vec![0; 16]);
+        }
+    }
+    let c = crate::compile(&prog, target, &opts).map_err(|d| report(io, &name, &src, &d))?;
+    let t = trace::run(&prog, &c, si, &w, MAX_INSNS).map_err(|e| {
+        errln!(io, "error: emulation failed: {e}");
+        if e.contains("no return after") {
+            errln!(
+                io,
+                "help: a poll whose register never reads its value runs to its limit; script the reads with --read DEV.REG=V1,V2,..."
+            );
+        }
+        Fail::Reported
+    })?;
+    if a.json {
+        outln!(
+            io,
+            "{}",
+            serde_json::to_string_pretty(&t).unwrap_or_default()
+        );
+    } else {
+        for e in &t.events {
+            let kind = format!("{:?}", e.kind).to_lowercase();
+            match (&e.device, e.instance, &e.reg, &e.value) {
+                (Some(d), Some(i), Some(r), Some(v)) => {
+                    outln!(io, "{kind:<10} {d}[{i}].{r} = {v:<20} {}", e.insn)
+                }
+                (_, _, _, Some(v)) => outln!(io, "{kind:<10} {:<30} operand {v}", e.insn),
+                _ => outln!(io, "{kind:<10} {}", e.insn),
+            }
+        }
+        outln!(
+            io,
+            "return {} ({} instructions executed)",
+            t.ret,
+            t.insns_executed
+        );
+    }
+    Ok(())
+}

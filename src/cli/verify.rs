@@ -1,0 +1,49 @@
+//! `shootdown verify`: every check we have, on every target.
+
+use super::common::*;
+use crate::output;
+use crate::Target;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(required = true)]
+    specs: Vec<PathBuf>,
+    /// Targets (default: each spec's `target` line).
+    #[arg(long, value_enum)]
+    target: Vec<TargetArg>,
+    #[command(flatten)]
+    code: CodeOpts,
+}
+
+pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
+    let opts = options(&a.code);
+    let mut ok = true;
+    for spec in &a.specs {
+        let name = spec.display().to_string();
+        let src = read_spec(spec, io)?;
+        let prog = load_checked(io, &name, &src, &opts)?;
+        let targets: Vec<Target> = if a.target.is_empty() {
+            output::default_targets(&prog)
+        } else {
+            a.target.iter().map(|&t| t.into()).collect()
+        };
+        let r = crate::verify::verify(&name, &src, &targets, &opts)
+            .map_err(|d| report(io, &name, &src, &d))?;
+        for p in &r.passed {
+            outln!(io, "ok    {name}: {p}");
+        }
+        for s in &r.skipped {
+            outln!(io, "skip  {name}: {s}");
+        }
+        for f in &r.failures {
+            outln!(io, "FAIL  {name}: {f}");
+        }
+        ok &= r.ok();
+    }
+    if ok {
+        Ok(())
+    } else {
+        Err(Fail::Reported)
+    }
+}

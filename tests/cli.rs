@@ -1,0 +1,720 @@
+//! The command line as a hostile but fair user meets it (issue 16): exit
+//! codes (2 for every bad usage, as the README says), counts checked
+//! against their limits before anything is allocated, options that name
+//! things the spec does not have, closed pipes, single-target verbs that
+//! follow the spec's `target` line, and the numbers `cost`, `diff` and
+//! `stats` report, each against an independent count.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_shootdown");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn sd(args: &[&str]) -> Out {
+    sd_in(Path::new(ROOT), args)
+}
+
+fn sd_in(cwd: &Path, args: &[&str]) -> Out {
+    let t = Instant::now();
+    let o = Command::new(BIN)
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("run shootdown");
+    let out = Out {
+        code: o.status.code(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    };
+    assert!(
+        !out.stderr.contains("panicked") && !out.stderr.contains("RUST_BACKTRACE"),
+        "{args:?} panicked:\n{}",
+        out.stderr
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(30),
+        "{args:?} took {:?}",
+        t.elapsed()
+    );
+    out
+}
+
+fn tmp_spec(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// The README's promise, checked: `2 bad usage`.
+#[test]
+fn readme_says_bad_usage_exits_2() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    assert!(
+        readme.contains("2 bad usage"),
+        "README changed its exit codes"
+    );
+}
+
+/// Every bad option value, and every option naming what the spec does not
+/// have, exits 2 with a message that names the option.
+#[test]
+fn bad_usage_exits_2_and_names_the_option() {
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().to_str().unwrap();
+    let atsd = "examples/npu2_atsd.inv";
+    let tce = "examples/npu2_tce_kill.inv";
+    let cases: &[(&[&str], &str)] = &[
+        (&["gen", atsd, "--out", o, "--set", "FOO"], "--set"),
+        (&["gen", atsd, "--out", o, "--set", "NOPE=5"], "NOPE"),
+        (&["gen", atsd, "--out", o, "--set", "X=0xZZ"], "--set"),
+        (&["gen", atsd, "--out", o, "--passes", ""], "--passes"),
+        (
+            &["gen", atsd, "--out", o, "--passes", "fission,,"],
+            "--passes",
+        ),
+        (&["gen", atsd, "--out", o, "--passes", "nope"], "--passes"),
+        (&["gen", atsd, "--out", o, "--prefix", "1 bad;"], "--prefix"),
+        (&["gen", atsd, "--out", o, "--prefix", "a-b"], "--prefix"),
+        (
+            &["gen", atsd, "--out", o, "--spdx", "GPL */ evil\n#define X"],
+            "--spdx",
+        ),
+        (&["gen", atsd, "--out", o, "--spdx", "MIT */"], "--spdx"),
+        (&["gen", atsd, "--out", o, "--target", "riscv"], "--target"),
+        (&["show", atsd, "--stage", "nope"], "--stage"),
+        (&["show", atsd, "--set", "NOPE=1"], "NOPE"),
+        (&["stats", atsd, "--passes", ""], "--passes"),
+        (
+            &["cost", tce, "--seq", "tce_kill", "--sizes", "4Q"],
+            "--sizes",
+        ),
+        (
+            &["cost", tce, "--seq", "tce_kill", "--sizes", ","],
+            "--sizes",
+        ),
+        (
+            &["cost", tce, "--seq", "tce_kill", "--start", "x"],
+            "--start",
+        ),
+        (
+            &["cost", tce, "--seq", "tce_kill", "--cost", "invalidate"],
+            "--cost",
+        ),
+        (
+            &["cost", tce, "--seq", "tce_kill", "--cost", "bogus=5"],
+            "--cost",
+        ),
+        (&["cost", tce, "--seq", "tce_kill", "--arg", "pe"], "--arg"),
+        (
+            &["cost", tce, "--seq", "tce_kill", "--arg", "nope=1"],
+            "--arg",
+        ),
+        (
+            &[
+                "cost", tce, "--seq", "tce_kill", "--arg", "pe=1", "--arg", "pe=2",
+            ],
+            "--arg",
+        ),
+        (
+            &["cost", tce, "--seq", "tce_kill", "--set", "NOPE=3"],
+            "NOPE",
+        ),
+        (&["cost", tce, "--seq", "nope"], "nope"),
+        (&["cost", tce], "--seq"),
+        (
+            &["cost", tce, "--seq", "tce_kill", "--passes", ""],
+            "--passes",
+        ),
+        (
+            &["diff", atsd, "--seq", "invalidate_va", "--passes-a", ""],
+            "--passes-a",
+        ),
+        (
+            &["diff", atsd, "--seq", "invalidate_va", "--read", "npu"],
+            "--read",
+        ),
+        (
+            &[
+                "diff",
+                atsd,
+                "--seq",
+                "invalidate_va",
+                "--read",
+                "npu.nope=1",
+            ],
+            "--read",
+        ),
+        (
+            &[
+                "diff",
+                atsd,
+                "--seq",
+                "invalidate_va",
+                "--read",
+                "nope.stat=1",
+            ],
+            "--read",
+        ),
+        (
+            &[
+                "diff",
+                atsd,
+                "--seq",
+                "invalidate_va",
+                "--arg",
+                "pid=1",
+                "--arg",
+                "pid=1",
+            ],
+            "--arg",
+        ),
+        (
+            &["diff", atsd, "--seq", "invalidate_va", "--instances", "7"],
+            "--instances",
+        ),
+        (
+            &[
+                "cost",
+                atsd,
+                "--seq",
+                "invalidate_range",
+                "--instances",
+                "18446744073709551615",
+            ],
+            "--instances",
+        ),
+        (
+            &["diff", atsd, "--seq", "invalidate_va", "--instances", "x"],
+            "--instances",
+        ),
+        (&["nope"], "nope"),
+        (&["gen"], "SPECS"),
+    ];
+    for (args, needle) in cases {
+        let r = sd(args);
+        assert_eq!(r.code, Some(2), "{args:?}: stderr:\n{}", r.stderr);
+        assert!(
+            r.stderr.contains(needle),
+            "{args:?}: `{needle}` not in:\n{}",
+            r.stderr
+        );
+        assert!(r.stdout.is_empty(), "{args:?}: stdout:\n{}", r.stdout);
+    }
+    assert!(
+        std::fs::read_dir(out.path()).unwrap().next().is_none(),
+        "a bad command line wrote files"
+    );
+}
+
+/// Counts are checked against the spec's `max` and the runner's limit
+/// before anything is allocated: these used to grow to gigabytes.
+#[cfg(feature = "emu")]
+#[test]
+fn trace_instances_are_bounded() {
+    let atsd = "examples/npu2_atsd.inv";
+    for n in ["7", "100000", "4294967296", "18446744073709551615"] {
+        let r = sd(&["trace", atsd, "--seq", "invalidate_va", "--instances", n]);
+        assert_eq!(r.code, Some(2), "{n}: {}", r.stderr);
+        assert!(r.stderr.contains("at most 6"), "{n}: {}", r.stderr);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let spec = tmp_spec(
+        dir.path(),
+        "big.inv",
+        "target aarch64\ndevice d {\n instances dynamic max 100000\n reg a 0x0 u64 le\n}\n\
+         seq s() { each d { d.a = 1 } }\n",
+    );
+    let s = spec.to_str().unwrap();
+    let r = sd(&["trace", s, "--seq", "s", "--instances", "100000"]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("the emulator runs at most 256"),
+        "{}",
+        r.stderr
+    );
+    // At the limit it runs, and every instance gets its store.
+    let r = sd(&["trace", s, "--seq", "s", "--instances", "256", "--json"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let stores = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "store")
+        .count();
+    assert_eq!(stores, 256);
+    // `cost`/`diff` take the maximum by default: bounded too.
+    let r = sd(&["diff", s, "--seq", "s", "--arg", "x=1"]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(r.stderr.contains("at most 4096"), "{}", r.stderr);
+    let r = sd(&[
+        "trace",
+        s,
+        "--seq",
+        "s",
+        "--instances",
+        "3",
+        "--read",
+        "d.a=1",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+}
+
+/// `trace`, `cost`, `diff`, `show` and `stats` follow the spec's `target`
+/// line as `gen` does (they used to default to power64 and fail).
+#[test]
+fn single_target_verbs_default_to_the_specs_first_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(Path::new(ROOT).join("examples/arm64_tlb_range.inv"))
+        .unwrap()
+        .replace("target aarch64", "target aarch64 // only");
+    let spec = tmp_spec(dir.path(), "arm.inv", &src);
+    let s = spec.to_str().unwrap();
+    let r = sd(&["stats", s, "--json"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(r.stdout.contains("\"target\": \"aarch64\""), "{}", r.stdout);
+    let r = sd(&["show", s]);
+    assert!(
+        r.code == Some(0) && r.stdout.contains("tlbi"),
+        "{}",
+        r.stderr
+    );
+    let r = sd(&["cost", s, "--seq", "flush_tlb_range", "--sizes", "4K"]);
+    assert!(
+        r.code == Some(0) && r.stdout.contains("on aarch64"),
+        "{}",
+        r.stderr
+    );
+    let r = sd(&["diff", s, "--seq", "flush_tlb_page", "--arg", "addr=0x1000"]);
+    assert!(
+        r.code == Some(0) && r.stdout.contains("on aarch64"),
+        "{}",
+        r.stderr
+    );
+    #[cfg(feature = "emu")]
+    {
+        let r = sd(&[
+            "trace",
+            s,
+            "--seq",
+            "flush_tlb_page",
+            "--arg",
+            "addr=0x1000",
+        ]);
+        assert!(
+            r.code == Some(0) && r.stdout.contains("tlbi"),
+            "{}",
+            r.stderr
+        );
+    }
+    // --target still wins.
+    let r = sd(&["stats", s, "--json", "--target", "power64"]);
+    assert_eq!(r.code, Some(1), "tlbi is not a POWER instruction");
+}
+
+/// `cost` of `cover start, end - start` with a nonzero start: the same
+/// table as the spec written `cover start, size` (an independent
+/// formulation of the same requests).
+#[test]
+fn cost_with_a_nonzero_start_matches_the_size_formulation() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        std::fs::read_to_string(Path::new(ROOT).join("examples/arm64_tlb_range.inv")).unwrap();
+    let sized = src
+        .replace(
+            "seq flush_tlb_range(asid: u64, start: u64, end: u64)",
+            "seq flush_tlb_range(asid: u64, start: u64, size: u64)",
+        )
+        .replacen(
+            "cover start, end - start with tlb4k auto",
+            "cover start, size with tlb4k auto",
+            1,
+        );
+    assert_ne!(src, sized);
+    let a = tmp_spec(dir.path(), "end.inv", &src);
+    let b = tmp_spec(dir.path(), "size.inv", &sized);
+    for start in ["0x10000", "0x7ff000", "0"] {
+        let common = [
+            "--seq",
+            "flush_tlb_range",
+            "--sizes",
+            "4K,64K,1M,2M,4M,1G",
+            "--json",
+        ];
+        let arg = format!("start={start}");
+        let mut x = vec!["cost", a.to_str().unwrap(), "--arg", &arg];
+        x.extend(common);
+        let mut y = vec!["cost", b.to_str().unwrap(), "--arg", &arg];
+        y.extend(common);
+        let (ra, rb) = (sd(&x), sd(&y));
+        assert_eq!(ra.code, Some(0), "{start}: {}", ra.stderr);
+        assert_eq!(rb.code, Some(0), "{start}: {}", rb.stderr);
+        let (ja, jb): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_str(&ra.stdout).unwrap(),
+            serde_json::from_str(&rb.stdout).unwrap(),
+        );
+        assert_eq!(ja["rows"], jb["rows"], "start {start}");
+        assert_eq!(ja["rows"].as_array().unwrap().len(), 6);
+        assert_eq!(ja["rows"][0]["size"], 4096);
+    }
+}
+
+/// VT-d page flush: one op (IVA carries the operand, IOTLB launches), and
+/// with `--read` the self-clearing poll sees its bit cleared. The
+/// emulator trace of the machine code is the independent count.
+#[cfg(feature = "emu")]
+#[test]
+fn diff_counts_one_op_per_vtd_flush_and_scripts_reads() {
+    let spec = "examples/vtd_iotlb.inv";
+    let args = [
+        "--seq",
+        "iotlb_flush_page",
+        "--target",
+        "x86_64",
+        "--arg",
+        "did=1",
+        "--arg",
+        "addr=0x1000",
+        "--arg",
+        "am=0",
+        "--read",
+        "iotlb.iotlb=0x8000000000000000,0x8000000000000000,0",
+    ];
+    let mut d = vec!["diff", spec];
+    d.extend(args);
+    let r = sd(&d);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let row = |name: &str| -> Vec<String> {
+        let l = r
+            .stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("dynamic counts"))
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no `{name}` in\n{}", r.stdout));
+        l.split_whitespace()
+            .rev()
+            .take(2)
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(row("ops (launches)"), ["1", "1"]);
+    assert_eq!(row("return"), ["0", "0"]);
+    let mut t = vec!["trace", spec, "--json"];
+    t.extend(args);
+    let tr = sd(&t);
+    assert_eq!(tr.code, Some(0), "{}", tr.stderr);
+    let v: serde_json::Value = serde_json::from_str(&tr.stdout).unwrap();
+    let count = |k: &str| {
+        v["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"] == k)
+            .count()
+            .to_string()
+    };
+    assert_eq!(row("loads"), [count("load"), count("load")]);
+    assert_eq!(row("stores"), [count("store"), count("store")]);
+    assert_eq!(count("load"), "3");
+    assert_eq!(v["return"], 0);
+}
+
+/// `stats --json` keeps a barrier's option: `dsb ish` and `dsb ishst` are
+/// counted apart, as GNU objdump's disassembly of the assembled file
+/// tells them apart.
+#[test]
+fn stats_barrier_kinds_keep_their_operands() {
+    let r = sd(&[
+        "stats",
+        "examples/arm64_tlb_range.inv",
+        "--target",
+        "aarch64",
+        "--json",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let g = sd(&[
+        "gen",
+        "examples/arm64_tlb_range.inv",
+        "--target",
+        "aarch64",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(g.code, Some(0), "{}", g.stderr);
+    let obj = dir.path().join("x.o");
+    let st = Command::new("aarch64-linux-gnu-gcc")
+        .arg("-c")
+        .arg(dir.path().join("arm64_tlb_range.aarch64.S"))
+        .arg("-o")
+        .arg(&obj)
+        .status()
+        .expect("aarch64-linux-gnu-gcc (./scripts/install-deps.sh)");
+    assert!(st.success());
+    let dis = Command::new("aarch64-linux-gnu-objdump")
+        .arg("-d")
+        .arg(&obj)
+        .output()
+        .expect("aarch64-linux-gnu-objdump");
+    let dis = String::from_utf8_lossy(&dis.stdout);
+    // objdump: per function `<name>:` then `addr: word \tmnemonic\toperands`.
+    let mut by_fn: std::collections::BTreeMap<String, std::collections::BTreeMap<String, u64>> =
+        Default::default();
+    let mut cur = String::new();
+    for l in dis.lines() {
+        if let Some(name) = l.strip_suffix(">:").and_then(|l| l.split('<').nth(1)) {
+            cur = name.to_string();
+            by_fn.entry(cur.clone()).or_default();
+            continue;
+        }
+        let f: Vec<&str> = l.split('\t').collect();
+        if f.len() >= 3 {
+            let m = f[2].trim();
+            let kind = match m {
+                "dsb" | "dmb" => format!("{m} {}", f.get(3).map_or("", |o| o.trim())),
+                "isb" => "isb".to_string(),
+                _ => continue,
+            };
+            *by_fn.get_mut(&cur).unwrap().entry(kind).or_default() += 1;
+        }
+    }
+    let mut kinds = std::collections::BTreeSet::new();
+    for s in v["sequences"].as_array().unwrap() {
+        let name = s["name"].as_str().unwrap();
+        let ours: std::collections::BTreeMap<String, u64> =
+            serde_json::from_value(s["barriers"].clone()).unwrap();
+        assert_eq!(ours, by_fn[name], "{name}");
+        kinds.extend(ours.into_keys());
+    }
+    assert!(
+        kinds.contains("dsb ish") && kinds.contains("dsb ishst"),
+        "{kinds:?}"
+    );
+}
+
+/// A closed pipe ends the program quietly (no "failed printing to
+/// stdout" panic), on standard output and on standard error alike.
+#[test]
+fn closed_pipes_end_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut big = String::from("device d {\n instances dynamic max 4\n reg a 0x0 u64 le\n}\n");
+    for i in 0..2000 {
+        big.push_str(&format!(
+            "seq s{i}(x: u64) {{ each d {{ d.a = x + {i} }} }}\n"
+        ));
+    }
+    let spec = tmp_spec(dir.path(), "big.inv", &big);
+    // stdout: read one line, then close.
+    let mut child = Command::new(BIN)
+        .args(["show", spec.to_str().unwrap(), "--stage", "ast"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(first.trim(), "{");
+    assert!(err.is_empty(), "stderr: {err}");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    // stderr: `gen --check` lists 10,000 stale files; the reader leaves
+    // after one line.
+    let mut specs = Vec::new();
+    for i in 0..2000 {
+        specs.push(tmp_spec(
+            dir.path(),
+            &format!("t{i}.inv"),
+            "target power64, power64le, aarch64, x86_64\ndevice d { reg a 0x0 u64 le }\n",
+        ));
+    }
+    let mut child = Command::new(BIN)
+        .arg("gen")
+        .args(&specs)
+        .args(["--check", "--out"])
+        .arg(dir.path().join("out"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(first.starts_with("stale: "), "{first}");
+    assert_eq!(status.code(), Some(1), "stale outputs: exit 1, no panic");
+}
+
+/// A 7-argument sequence on x86-64: one diagnostic per run, whatever the
+/// verb.
+#[test]
+fn seven_arguments_on_x86_64_report_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = tmp_spec(
+        dir.path(),
+        "seven.inv",
+        "target x86_64\ndevice d { reg a 0x0 u64 le }\n\
+         seq s(a1: u64, a2: u64, a3: u64, a4: u64, a5: u64, a6: u64, a7: u64) { d.a = a7 }\n",
+    );
+    let s = spec.to_str().unwrap();
+    let o = dir.path().join("o");
+    for args in [
+        vec!["gen", s, "--out", o.to_str().unwrap()],
+        vec!["stats", s],
+        vec!["show", s],
+        vec!["verify", s],
+    ] {
+        let r = sd(&args);
+        assert_eq!(r.code, Some(1), "{args:?}");
+        assert_eq!(
+            r.stderr.matches(": error: ").count(),
+            1,
+            "{args:?}:\n{}",
+            r.stderr
+        );
+        assert!(r.stderr.contains("at most 6 in registers"), "{}", r.stderr);
+    }
+}
+
+/// A spec saved with CR-only line endings or a UTF-8 byte order mark
+/// generates the same files as the plain one.
+#[test]
+fn cr_line_endings_and_byte_order_mark_are_plain_text() {
+    let src = std::fs::read_to_string(Path::new(ROOT).join("examples/npu2_atsd.inv")).unwrap();
+    let variants = [
+        ("plain", src.clone()),
+        ("cr", src.replace('\n', "\r")),
+        ("crlf", src.replace('\n', "\r\n")),
+        ("bom", format!("\u{feff}{src}")),
+    ];
+    let mut outputs = Vec::new();
+    for (tag, text) in &variants {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(tag)).unwrap();
+        let spec = tmp_spec(&dir.path().join(tag), "npu2_atsd.inv", text);
+        let out = dir.path().join("out");
+        let r = sd(&[
+            "gen",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(r.code, Some(0), "{tag}: {}", r.stderr);
+        let mut files: Vec<(String, String)> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        outputs.push((tag, files));
+    }
+    for (tag, files) in &outputs[1..] {
+        assert_eq!(files, &outputs[0].1, "{tag} differs from plain");
+    }
+    // An error in a CR-only spec is reported on its own line.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = tmp_spec(
+        dir.path(),
+        "cr.inv",
+        "device d {\r  reg a 0x0 u64 le\r}\rseq s() {\r  d.b = 1\r}\r",
+    );
+    let r = sd_in(dir.path(), &["gen", "cr.inv", "--out", "o"]);
+    assert!(r.stderr.starts_with("cr.inv:5:5: error:"), "{}", r.stderr);
+    let _ = spec;
+}
+
+/// `--spdx` takes an SPDX expression and nothing that could end the
+/// comment it is written into.
+#[test]
+fn spdx_expressions_are_accepted_and_comment_injection_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().to_str().unwrap();
+    let r = sd(&[
+        "gen",
+        "examples/npu2_tce_kill.inv",
+        "--out",
+        o,
+        "--spdx",
+        "GPL-2.0-only OR (MIT AND BSD-2-Clause)",
+        "--target",
+        "aarch64",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let h = std::fs::read_to_string(dir.path().join("npu2_tce_kill.h")).unwrap();
+    assert!(
+        h.starts_with("/* SPDX-License-Identifier: GPL-2.0-only OR (MIT AND BSD-2-Clause) */\n")
+    );
+    for bad in ["GPL */ evil", "MIT\n#define X 1", "MIT // x", "x;y"] {
+        let r = sd(&[
+            "gen",
+            "examples/npu2_tce_kill.inv",
+            "--out",
+            o,
+            "--spdx",
+            bad,
+        ]);
+        assert_eq!(r.code, Some(2), "{bad:?}: {}", r.stderr);
+    }
+}
+
+/// `--out` naming a file says which path is in the way.
+#[test]
+fn out_naming_a_file_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("existing_file");
+    std::fs::write(&f, "keep\n").unwrap();
+    let r = sd(&[
+        "gen",
+        "examples/npu2_tce_kill.inv",
+        "--out",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, Some(1));
+    assert!(
+        r.stderr
+            .contains("existing_file` exists and is not a directory"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("os error 17"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "keep\n");
+}
+
+/// `--help` and `--version` are not errors.
+#[test]
+fn help_and_version_exit_0() {
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["gen", "--help"],
+        &["man"],
+    ] {
+        let r = sd(args);
+        assert_eq!(r.code, Some(0), "{args:?}: {}", r.stderr);
+        assert!(!r.stdout.is_empty());
+    }
+}

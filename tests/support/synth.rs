@@ -1,0 +1,93 @@
+//! Valid specs of about `bytes` that are large in one dimension (the
+//! shapes of `scripts/synth-spec.py --shape`; docs/performance.md).
+
+#![allow(dead_code)]
+
+pub const SHAPES: [&str; 5] = ["devices", "registers", "fields", "sequences", "statements"];
+
+pub fn shape(name: &str, bytes: usize) -> String {
+    let mut s = String::with_capacity(bytes + 4096);
+    s.push_str("target aarch64\n");
+    let dev = "device d {\n    instances dynamic max 8\n";
+    let fits = |s: &String, more: usize| s.len() + more <= bytes;
+    match name {
+        "devices" => {
+            s.push_str("seq s(x: u64) { each d0 { d0.a = x } }\n");
+            let mut i = 0;
+            loop {
+                let t = format!(
+                    "device d{i} {{\n    instances dynamic max 8\n    reg a 0x0 u64 le\n    field a.f lsb0 0..3\n}}\n"
+                );
+                if !fits(&s, t.len()) {
+                    break;
+                }
+                s.push_str(&t);
+                i += 1;
+            }
+        }
+        "registers" => {
+            s.push_str(dev);
+            let tail = "}\nseq s(x: u64) { each d { d.r0 = x } }\n";
+            let mut i = 0;
+            loop {
+                let t = format!("    reg r{i} {:#x} u64 le\n", i * 8);
+                if !fits(&s, t.len() + tail.len()) {
+                    break;
+                }
+                s.push_str(&t);
+                i += 1;
+            }
+            s.push_str(tail);
+        }
+        "fields" => {
+            s.push_str(dev);
+            let tail = "}\nseq s(x: u64) { each d { d.r0 = x } }\n";
+            let mut i = 0;
+            while fits(&s, 2000 + tail.len()) {
+                s.push_str(&format!("    reg r{i} {:#x} u64 le\n", i * 8));
+                for b in 0..64 {
+                    s.push_str(&format!("    field r{i}.f{b} lsb0 {b}\n"));
+                }
+                i += 1;
+            }
+            s.push_str(tail);
+        }
+        "sequences" => {
+            s.push_str(dev);
+            s.push_str("    reg a 0x0 u64 le\n    reg b 0x8 u64 le\n    require a before b\n}\n");
+            let mut i = 0;
+            loop {
+                let t = format!("seq s{i}(x: u64) {{ each d {{ d.a = x; d.b = {i} }} }}\n");
+                if !fits(&s, t.len()) {
+                    break;
+                }
+                s.push_str(&t);
+                i += 1;
+            }
+        }
+        "statements" => {
+            s.push_str(dev);
+            s.push_str("    reg a 0x0 u64 le\n    reg b 0x8 u64 le\n    require a before b\n}\n");
+            let body: String = (0..255)
+                .map(|j| {
+                    if j % 2 == 0 {
+                        format!("    d.a = x + {j}\n")
+                    } else {
+                        format!("    d.b = x ^ {j}\n")
+                    }
+                })
+                .collect();
+            let mut i = 0;
+            loop {
+                let t = format!("seq s{i}(x: u64) {{\n  each d {{\n{body}  }}\n}}\n");
+                if !fits(&s, t.len()) {
+                    break;
+                }
+                s.push_str(&t);
+                i += 1;
+            }
+        }
+        _ => panic!("unknown shape {name}"),
+    }
+    s
+}
