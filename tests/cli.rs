@@ -97,6 +97,15 @@ fn bad_usage_exits_2_and_names_the_option() {
             &["cost", tce, "--seq", "tce_kill", "--sizes", "4Q"],
             "--sizes",
         ),
+        // 2^28 pages: refused up front (it ran for 30 s into 2.3 GB).
+        (
+            &["cost", tce, "--seq", "tce_kill", "--sizes", "1T"],
+            "at most 262144 granules",
+        ),
+        (
+            &["cost", atsd, "--seq", "invalidate_range", "--sizes", "1T"],
+            "at most 262144 granules",
+        ),
         (
             &["cost", tce, "--seq", "tce_kill", "--sizes", ","],
             "--sizes",

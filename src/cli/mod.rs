@@ -111,6 +111,28 @@ pub fn run(cli: Cli, io: &mut Io) -> u8 {
     }
 }
 
+/// Parse `args` (the first is the program name) and run them: what the
+/// binary does, with clap's own messages written to `io` too. For the fuzz
+/// target and tests, which drive the command line in-process.
+pub fn main_with<I, T>(args: I, io: &mut Io) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    match <Cli as clap::Parser>::try_parse_from(args) {
+        Ok(cli) => run(cli, io),
+        Err(e) => {
+            let text = e.render().to_string();
+            let _ = if e.use_stderr() {
+                io.err.write_all(text.as_bytes())
+            } else {
+                io.out.write_all(text.as_bytes())
+            };
+            u8::try_from(e.exit_code()).unwrap_or(2)
+        }
+    }
+}
+
 pub(crate) fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 /// Instances of one device the emulator maps: `verify::trace` gives each
 /// instance a 64 KiB window and each device 16 MiB of address space.
+#[cfg(feature = "emu")]
 pub const EMU_MAX_INSTANCES: u64 = 256;
 
 /// Instructions a trace may execute. Every device access is an event kept

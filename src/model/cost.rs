@@ -194,6 +194,15 @@ pub fn seq_costs(prog: &Program, seq: &Seq) -> (Costs, Option<usize>) {
     }
 }
 
+/// Statements one interpreted run may execute. The interpreter keeps every
+/// access of a run (about 80 bytes each): this bounds a run to ~300 MB and
+/// a few seconds. A 1G request in 4K pages on six instances takes ~1M.
+pub const MAX_STEPS: u64 = 4_000_000;
+
+/// Smallest granules one request of `cost` may span (1G of 4K pages):
+/// beyond, a table is refused up front rather than by the step bound.
+pub const MAX_GRANULES: u64 = 1 << 18;
+
 /// What one run did, counted and priced.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Dynamic {
@@ -221,9 +230,13 @@ pub fn measure(
     world: &World,
     costs: &Costs,
 ) -> Result<Dynamic, String> {
-    let too_long = |_| "the run takes too long to interpret (over 50M steps)".to_string();
-    let run = interp::run(&c.opt, &c.opt.seqs[0], world).map_err(too_long)?;
-    let spec = interp::run(prog, &prog.seqs[0], world).map_err(too_long)?;
+    let too_long = |_| {
+        format!(
+            "the run takes more than {MAX_STEPS} interpreter steps: give smaller --sizes or --instances"
+        )
+    };
+    let run = interp::run_bounded(&c.opt, &c.opt.seqs[0], world, MAX_STEPS).map_err(too_long)?;
+    let spec = interp::run_bounded(prog, &prog.seqs[0], world, MAX_STEPS).map_err(too_long)?;
     let mut d = Dynamic {
         ret: run.ret,
         ..Dynamic::default()
@@ -693,6 +706,14 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
             v
         }
     };
+    if let Some(&big) = sizes.iter().find(|&&b| b / granule > MAX_GRANULES) {
+        return Err(Error::Usage(format!(
+            "--sizes: {} is {} granules of {}; `cost` models requests of at most {MAX_GRANULES} granules",
+            human(big),
+            big / granule,
+            human(granule)
+        )));
+    }
     // Request sizes in units of the solved parameter (rounded up).
     let mut values: Vec<u64> = sizes.iter().map(|&s| value_for(s)).collect();
     values.sort_unstable();
