@@ -5,46 +5,58 @@
 	.globl flush_tlb_range
 	.type flush_tlb_range,%function
 flush_tlb_range:
+	/* 22: arguments */
+	sub x9, x2, x1
+	cbz x9, .Lflush_tlb_range.1
 	/* placed by place-barriers */
 	dsb ishst
-	movz x9, #0x5000
-	movk x9, #0x1f, lsl #16
-	sub x10, x2, x1
-	cmp x9, x10
-	b.lo .Lflush_tlb_range.0
-	cbz x10, .Lflush_tlb_range.3
+	movn x16, #0
+	eor x10, x1, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_range.2
+	/* 27: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 27: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x10
+	b .Lflush_tlb_range.3
+.Lflush_tlb_range.2:
+	movz x10, #0x5000
+	movk x10, #0x1f, lsl #16
+	cmp x10, x9
+	b.lo .Lflush_tlb_range.4
 	/* 26: value (asid << 0x30) */
-	lsl x9, x0, #48
+	lsl x10, x0, #48
 	/* 25: cover start, end - start with tlb4k auto { ... */
 	and x11, x1, #0xfff
-	add x12, x10, x11
-	movz x10, #0x1000
+	add x12, x9, x11
+	movz x9, #0x1000
 	and x11, x1, #0xfffffffffffff000
-	cbz x12, .Lflush_tlb_range.5
+	cbz x12, .Lflush_tlb_range.7
 	mov x13, x12
 	mov x12, x11
-.Lflush_tlb_range.4:
+.Lflush_tlb_range.6:
 	lsr x11, x12, #12
 	and x14, x11, #0xfffffffffff
-	orr x11, x14, x9
+	orr x11, x14, x10
 	/* 26: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x11
 	/* 25: cover start, end - start with tlb4k auto { ... */
-	cmp x10, x13
-	b.hs .Lflush_tlb_range.5
+	cmp x9, x13
+	b.hs .Lflush_tlb_range.7
 	movz x16, #0x1000
 	sub x13, x13, x16
 	movz x16, #0x1000
 	add x12, x12, x16
-	b .Lflush_tlb_range.4
-.Lflush_tlb_range.5:
-.Lflush_tlb_range.3:
-	b .Lflush_tlb_range.1
-.Lflush_tlb_range.0:
+	b .Lflush_tlb_range.6
+.Lflush_tlb_range.7:
+	b .Lflush_tlb_range.5
+.Lflush_tlb_range.4:
 	/* 27: value (asid << 0x30) */
 	lsl x9, x0, #48
 	/* 27: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
+.Lflush_tlb_range.5:
+.Lflush_tlb_range.3:
 .Lflush_tlb_range.1:
 	/* placed by place-barriers */
 	dsb ish
@@ -77,20 +89,29 @@ flush_tlb_page:
 flush_tlb_range_r:
 	/* 51: arguments */
 	sub x9, x2, x1
-	cbnz x9, .Lflush_tlb_range_r.0
-	b .Lflush_tlb_range_r.1
-.Lflush_tlb_range_r.0:
+	cbz x9, .Lflush_tlb_range_r.1
 	/* placed by place-barriers */
 	dsb ishst
+	movn x16, #0
+	eor x10, x1, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_range_r.2
+	/* 57: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 57: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x10
+	b .Lflush_tlb_range_r.3
+.Lflush_tlb_range_r.2:
 	and x10, x1, #0xfff
 	add x11, x9, x10
-	add x9, x11, #0xfff
+	sub x9, x11, #1
 	lsr x10, x9, #12
+	add x9, x10, #1
 	movz x16, #0x20, lsl #16
-	cmp x10, x16
-	b.hs .Lflush_tlb_range_r.2
-	and x9, x10, #1
-	cbz x9, .Lflush_tlb_range_r.5
+	cmp x9, x16
+	b.hs .Lflush_tlb_range_r.4
+	and x10, x9, #1
+	cbz x10, .Lflush_tlb_range_r.7
 	/* 55: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	and x11, x1, #0xfffffffffffff000
 	lsr x12, x11, #12
@@ -99,105 +120,106 @@ flush_tlb_range_r:
 	orr x13, x11, x12
 	/* 55: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x13
-.Lflush_tlb_range_r.5:
-	sub x11, x10, x9
-	lsr x10, x11, #1
-	and x12, x10, #0x1f
-	cbz x12, .Lflush_tlb_range_r.7
-	/* 56: value (((((((start & 0xfffffffffffff000) + ((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | (((((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) - (((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
-	and x10, x1, #0xfffffffffffff000
-	lsl x13, x9, #12
-	add x14, x10, x13
-	lsr x10, x14, #12
-	and x13, x10, #0x1fffffffff
-	sub x10, x12, #1
-	lsl x14, x10, #39
-	orr x10, x13, x14
-	orr x13, x10, #0x400000000000
-	lsl x10, x0, #48
-	orr x14, x13, x10
+.Lflush_tlb_range_r.7:
+	sub x11, x9, x10
+	lsr x9, x11, #1
+	and x12, x9, #0x1f
+	cbz x12, .Lflush_tlb_range_r.9
+	/* 56: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x13, x10, #12
+	add x14, x9, x13
+	lsr x9, x14, #12
+	and x13, x9, #0x1fffffffff
+	sub x9, x12, #1
+	lsl x14, x9, #39
+	orr x9, x13, x14
+	orr x13, x9, #0x400000000000
+	lsl x9, x0, #48
+	orr x14, x13, x9
 	/* 56: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x14
-.Lflush_tlb_range_r.7:
-	lsr x10, x11, #6
-	and x13, x10, #0x1f
-	cbz x13, .Lflush_tlb_range_r.9
-	/* 56: value ((((((((start & 0xfffffffffffff000) + ((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1) << 0xc)) + (((((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) - (((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | (((((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) - (((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
-	and x10, x1, #0xfffffffffffff000
-	lsl x14, x9, #12
-	add x15, x10, x14
-	lsl x10, x12, #1
+.Lflush_tlb_range_r.9:
+	lsr x9, x11, #6
+	and x13, x9, #0x1f
+	cbz x13, .Lflush_tlb_range_r.11
+	/* 56: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
 	lsl x14, x10, #12
-	add x10, x15, x14
-	lsr x14, x10, #12
-	and x10, x14, #0x1fffffffff
+	add x15, x9, x14
+	lsl x9, x12, #1
+	lsl x14, x9, #12
+	add x9, x15, x14
+	lsr x14, x9, #12
+	and x9, x14, #0x1fffffffff
 	sub x14, x13, #1
 	lsl x15, x14, #39
-	orr x14, x10, x15
+	orr x14, x9, x15
 	movz x16, #0x5000, lsl #32
-	orr x10, x14, x16
+	orr x9, x14, x16
 	lsl x14, x0, #48
-	orr x15, x10, x14
+	orr x15, x9, x14
 	/* 56: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x15
-.Lflush_tlb_range_r.9:
-	lsr x10, x11, #11
-	and x14, x10, #0x1f
-	cbz x14, .Lflush_tlb_range_r.11
-	/* 56: value (((((((((start & 0xfffffffffffff000) + ((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1) << 0xc)) + (((((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) - (((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + (((((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) - (((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | (((((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) - (((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
-	and x10, x1, #0xfffffffffffff000
-	lsl x15, x9, #12
-	add x8, x10, x15
-	lsl x10, x12, #1
+.Lflush_tlb_range_r.11:
+	lsr x9, x11, #11
+	and x14, x9, #0x1f
+	cbz x14, .Lflush_tlb_range_r.13
+	/* 56: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
-	add x10, x8, x15
+	add x8, x9, x15
+	lsl x9, x12, #1
+	lsl x15, x9, #12
+	add x9, x8, x15
 	lsl x15, x13, #6
 	lsl x8, x15, #12
-	add x15, x10, x8
-	lsr x10, x15, #12
-	and x15, x10, #0x1fffffffff
-	sub x10, x14, #1
-	lsl x8, x10, #39
-	orr x10, x15, x8
-	orr x15, x10, #0x600000000000
-	lsl x10, x0, #48
-	orr x8, x15, x10
+	add x15, x9, x8
+	lsr x9, x15, #12
+	and x15, x9, #0x1fffffffff
+	sub x9, x14, #1
+	lsl x8, x9, #39
+	orr x9, x15, x8
+	orr x15, x9, #0x600000000000
+	lsl x9, x0, #48
+	orr x8, x15, x9
 	/* 56: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x8
-.Lflush_tlb_range_r.11:
-	lsr x10, x11, #16
-	and x11, x10, #0x1f
-	cbz x11, .Lflush_tlb_range_r.13
-	/* 56: value ((((((((((start & 0xfffffffffffff000) + ((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1) << 0xc)) + (((((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) - (((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + (((((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) - (((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + (((((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) - (((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | (((((((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) - (((((end - start) + (start & 0xfff)) + 0xfff) >> 0xc) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
-	and x10, x1, #0xfffffffffffff000
-	lsl x15, x9, #12
-	add x9, x10, x15
-	lsl x10, x12, #1
-	lsl x12, x10, #12
-	add x10, x9, x12
-	lsl x9, x13, #6
+.Lflush_tlb_range_r.13:
+	lsr x9, x11, #16
+	and x11, x9, #0x1f
+	cbz x11, .Lflush_tlb_range_r.15
+	/* 56: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x15, x10, #12
+	add x10, x9, x15
+	lsl x9, x12, #1
 	lsl x12, x9, #12
 	add x9, x10, x12
-	lsl x10, x14, #11
+	lsl x10, x13, #6
 	lsl x12, x10, #12
 	add x10, x9, x12
-	lsr x9, x10, #12
-	and x10, x9, #0x1fffffffff
-	sub x9, x11, #1
-	lsl x11, x9, #39
-	orr x9, x10, x11
-	orr x10, x9, #0x700000000000
-	lsl x9, x0, #48
-	orr x11, x10, x9
+	lsl x9, x14, #11
+	lsl x12, x9, #12
+	add x9, x10, x12
+	lsr x10, x9, #12
+	and x9, x10, #0x1fffffffff
+	sub x10, x11, #1
+	lsl x11, x10, #39
+	orr x10, x9, x11
+	orr x9, x10, #0x700000000000
+	lsl x10, x0, #48
+	orr x11, x9, x10
 	/* 56: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x11
-.Lflush_tlb_range_r.13:
-	b .Lflush_tlb_range_r.3
-.Lflush_tlb_range_r.2:
+.Lflush_tlb_range_r.15:
+	b .Lflush_tlb_range_r.5
+.Lflush_tlb_range_r.4:
 	/* 57: value (asid << 0x30) */
 	lsl x9, x0, #48
 	/* 57: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
+.Lflush_tlb_range_r.5:
 .Lflush_tlb_range_r.3:
 .Lflush_tlb_range_r.1:
 	/* placed by place-barriers */
@@ -210,41 +232,51 @@ flush_tlb_range_r:
 	.globl flush_tlb_kernel_range
 	.type flush_tlb_kernel_range,%function
 flush_tlb_kernel_range:
+	/* 77: arguments */
+	sub x9, x1, x0
+	cbz x9, .Lflush_tlb_kernel_range.1
 	/* placed by place-barriers */
 	dsb ishst
-	movz x9, #0x5000
-	movk x9, #0x1f, lsl #16
-	sub x10, x1, x0
-	cmp x9, x10
-	b.lo .Lflush_tlb_kernel_range.0
-	cbz x10, .Lflush_tlb_kernel_range.3
+	movn x16, #0
+	eor x10, x0, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_kernel_range.2
+	/* 82: tlbi vmalle1is */
+	tlbi vmalle1is
+	b .Lflush_tlb_kernel_range.3
+.Lflush_tlb_kernel_range.2:
+	movz x10, #0x5000
+	movk x10, #0x1f, lsl #16
+	cmp x10, x9
+	b.lo .Lflush_tlb_kernel_range.4
 	/* 80: cover start, end - start with tlb4k_kernel auto { ... */
-	and x9, x0, #0xfff
-	add x11, x10, x9
+	and x10, x0, #0xfff
+	add x11, x9, x10
 	movz x9, #0x1000
 	and x10, x0, #0xfffffffffffff000
-	cbz x11, .Lflush_tlb_kernel_range.5
+	cbz x11, .Lflush_tlb_kernel_range.7
 	mov x12, x11
 	mov x11, x10
-.Lflush_tlb_kernel_range.4:
+.Lflush_tlb_kernel_range.6:
 	lsr x10, x11, #12
 	and x13, x10, #0xfffffffffff
 	/* 81: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x13
 	/* 80: cover start, end - start with tlb4k_kernel auto { ... */
 	cmp x9, x12
-	b.hs .Lflush_tlb_kernel_range.5
+	b.hs .Lflush_tlb_kernel_range.7
 	movz x16, #0x1000
 	sub x12, x12, x16
 	movz x16, #0x1000
 	add x11, x11, x16
-	b .Lflush_tlb_kernel_range.4
-.Lflush_tlb_kernel_range.5:
-.Lflush_tlb_kernel_range.3:
-	b .Lflush_tlb_kernel_range.1
-.Lflush_tlb_kernel_range.0:
+	b .Lflush_tlb_kernel_range.6
+.Lflush_tlb_kernel_range.7:
+	b .Lflush_tlb_kernel_range.5
+.Lflush_tlb_kernel_range.4:
 	/* 82: tlbi vmalle1is */
 	tlbi vmalle1is
+.Lflush_tlb_kernel_range.5:
+.Lflush_tlb_kernel_range.3:
 .Lflush_tlb_kernel_range.1:
 	/* 84: barrier from the spec */
 	dsb ish
@@ -254,4 +286,228 @@ flush_tlb_kernel_range:
 	movz x0, #0
 	ret
 	.size flush_tlb_kernel_range,.-flush_tlb_kernel_range
+	.p2align 2
+	.globl flush_tlb_mm
+	.type flush_tlb_mm,%function
+flush_tlb_mm:
+	/* 94: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* placed by place-barriers */
+	dsb ishst
+	/* 94: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x9
+	/* placed by place-barriers */
+	dsb ish
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size flush_tlb_mm,.-flush_tlb_mm
+	.p2align 2
+	.globl flush_tlb_range_nl
+	.type flush_tlb_range_nl,%function
+flush_tlb_range_nl:
+	/* 108: arguments */
+	sub x9, x2, x1
+	cbz x9, .Lflush_tlb_range_nl.1
+	/* placed by place-barriers */
+	dsb ishst
+	movn x16, #0
+	eor x10, x1, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_range_nl.2
+	/* 113: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 113: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x10
+	b .Lflush_tlb_range_nl.3
+.Lflush_tlb_range_nl.2:
+	movz x10, #0x5000
+	movk x10, #0x1f, lsl #16
+	cmp x10, x9
+	b.lo .Lflush_tlb_range_nl.4
+	/* 112: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 111: cover start, end - start with tlb4k_walk auto { ... */
+	and x11, x1, #0xfff
+	add x12, x9, x11
+	movz x9, #0x1000
+	and x11, x1, #0xfffffffffffff000
+	cbz x12, .Lflush_tlb_range_nl.7
+	mov x13, x12
+	mov x12, x11
+.Lflush_tlb_range_nl.6:
+	lsr x11, x12, #12
+	and x14, x11, #0xfffffffffff
+	orr x11, x14, x10
+	/* 112: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x11
+	/* 111: cover start, end - start with tlb4k_walk auto { ... */
+	cmp x9, x13
+	b.hs .Lflush_tlb_range_nl.7
+	movz x16, #0x1000
+	sub x13, x13, x16
+	movz x16, #0x1000
+	add x12, x12, x16
+	b .Lflush_tlb_range_nl.6
+.Lflush_tlb_range_nl.7:
+	b .Lflush_tlb_range_nl.5
+.Lflush_tlb_range_nl.4:
+	/* 113: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 113: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x9
+.Lflush_tlb_range_nl.5:
+.Lflush_tlb_range_nl.3:
+.Lflush_tlb_range_nl.1:
+	/* placed by place-barriers */
+	dsb ish
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size flush_tlb_range_nl,.-flush_tlb_range_nl
+	.p2align 2
+	.globl flush_tlb_range_r_nl
+	.type flush_tlb_range_r_nl,%function
+flush_tlb_range_r_nl:
+	/* 123: arguments */
+	sub x9, x2, x1
+	cbz x9, .Lflush_tlb_range_r_nl.1
+	/* placed by place-barriers */
+	dsb ishst
+	movn x16, #0
+	eor x10, x1, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_range_r_nl.2
+	/* 129: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 129: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x10
+	b .Lflush_tlb_range_r_nl.3
+.Lflush_tlb_range_r_nl.2:
+	and x10, x1, #0xfff
+	add x11, x9, x10
+	sub x9, x11, #1
+	lsr x10, x9, #12
+	add x9, x10, #1
+	movz x16, #0x20, lsl #16
+	cmp x9, x16
+	b.hs .Lflush_tlb_range_r_nl.4
+	and x10, x9, #1
+	cbz x10, .Lflush_tlb_range_r_nl.7
+	/* 127: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	and x11, x1, #0xfffffffffffff000
+	lsr x12, x11, #12
+	and x11, x12, #0xfffffffffff
+	lsl x12, x0, #48
+	orr x13, x11, x12
+	/* 127: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x13
+.Lflush_tlb_range_r_nl.7:
+	sub x11, x9, x10
+	lsr x9, x11, #1
+	and x12, x9, #0x1f
+	cbz x12, .Lflush_tlb_range_r_nl.9
+	/* 128: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x13, x10, #12
+	add x14, x9, x13
+	lsr x9, x14, #12
+	and x13, x9, #0x1fffffffff
+	sub x9, x12, #1
+	lsl x14, x9, #39
+	orr x9, x13, x14
+	orr x13, x9, #0x400000000000
+	lsl x9, x0, #48
+	orr x14, x13, x9
+	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x14
+.Lflush_tlb_range_r_nl.9:
+	lsr x9, x11, #6
+	and x13, x9, #0x1f
+	cbz x13, .Lflush_tlb_range_r_nl.11
+	/* 128: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x14, x10, #12
+	add x15, x9, x14
+	lsl x9, x12, #1
+	lsl x14, x9, #12
+	add x9, x15, x14
+	lsr x14, x9, #12
+	and x9, x14, #0x1fffffffff
+	sub x14, x13, #1
+	lsl x15, x14, #39
+	orr x14, x9, x15
+	movz x16, #0x5000, lsl #32
+	orr x9, x14, x16
+	lsl x14, x0, #48
+	orr x15, x9, x14
+	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x15
+.Lflush_tlb_range_r_nl.11:
+	lsr x9, x11, #11
+	and x14, x9, #0x1f
+	cbz x14, .Lflush_tlb_range_r_nl.13
+	/* 128: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x15, x10, #12
+	add x8, x9, x15
+	lsl x9, x12, #1
+	lsl x15, x9, #12
+	add x9, x8, x15
+	lsl x15, x13, #6
+	lsl x8, x15, #12
+	add x15, x9, x8
+	lsr x9, x15, #12
+	and x15, x9, #0x1fffffffff
+	sub x9, x14, #1
+	lsl x8, x9, #39
+	orr x9, x15, x8
+	orr x15, x9, #0x600000000000
+	lsl x9, x0, #48
+	orr x8, x15, x9
+	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x8
+.Lflush_tlb_range_r_nl.13:
+	lsr x9, x11, #16
+	and x11, x9, #0x1f
+	cbz x11, .Lflush_tlb_range_r_nl.15
+	/* 128: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x15, x10, #12
+	add x10, x9, x15
+	lsl x9, x12, #1
+	lsl x12, x9, #12
+	add x9, x10, x12
+	lsl x10, x13, #6
+	lsl x12, x10, #12
+	add x10, x9, x12
+	lsl x9, x14, #11
+	lsl x12, x9, #12
+	add x9, x10, x12
+	lsr x10, x9, #12
+	and x9, x10, #0x1fffffffff
+	sub x10, x11, #1
+	lsl x11, x10, #39
+	orr x10, x9, x11
+	orr x9, x10, #0x700000000000
+	lsl x10, x0, #48
+	orr x11, x9, x10
+	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x11
+.Lflush_tlb_range_r_nl.15:
+	b .Lflush_tlb_range_r_nl.5
+.Lflush_tlb_range_r_nl.4:
+	/* 129: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 129: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x9
+.Lflush_tlb_range_r_nl.5:
+.Lflush_tlb_range_r_nl.3:
+.Lflush_tlb_range_r_nl.1:
+	/* placed by place-barriers */
+	dsb ish
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size flush_tlb_range_r_nl,.-flush_tlb_range_r_nl
 	.section .note.GNU-stack,"",%progbits

@@ -14,6 +14,8 @@
 #define FLUSH_TLB_RANGE_TLB4K_THRESHOLD 501
 /* derived: a loop op costs 40 ns, a flush-all 20040 ns (modelled); loop up to this many granules */
 #define FLUSH_TLB_KERNEL_RANGE_TLB4K_KERNEL_THRESHOLD 501
+/* derived: a loop op costs 40 ns, a flush-all 20040 ns (modelled); loop up to this many granules */
+#define FLUSH_TLB_RANGE_NL_TLB4K_WALK_THRESHOLD 501
 
 #if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 
@@ -21,14 +23,20 @@
 extern "C" {
 #endif
 
-/* flush_tlb_range: returns 0, or a negative code when a poll runs out */
+/* flush_tlb_range: returns 0 */
 long flush_tlb_range(unsigned long long asid, unsigned long long start, unsigned long long end);
-/* flush_tlb_page: returns 0, or a negative code when a poll runs out */
+/* flush_tlb_page: returns 0 */
 long flush_tlb_page(unsigned long long asid, unsigned long long addr);
-/* flush_tlb_range_r: returns 0, or a negative code when a poll runs out */
+/* flush_tlb_range_r: returns 0 */
 long flush_tlb_range_r(unsigned long long asid, unsigned long long start, unsigned long long end);
-/* flush_tlb_kernel_range: returns 0, or a negative code when a poll runs out */
+/* flush_tlb_kernel_range: returns 0 */
 long flush_tlb_kernel_range(unsigned long long start, unsigned long long end);
+/* flush_tlb_mm: returns 0 */
+long flush_tlb_mm(unsigned long long asid);
+/* flush_tlb_range_nl: returns 0 */
+long flush_tlb_range_nl(unsigned long long asid, unsigned long long start, unsigned long long end);
+/* flush_tlb_range_r_nl: returns 0 */
+long flush_tlb_range_r_nl(unsigned long long asid, unsigned long long start, unsigned long long end);
 
 #ifdef __cplusplus
 }

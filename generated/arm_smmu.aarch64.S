@@ -61,46 +61,66 @@ tlb_sync:
 	.globl tlb_inv_walk_s1
 	.type tlb_inv_walk_s1,%function
 tlb_inv_walk_s1:
+	/* 53: arguments */
+	cbz x3, .Ltlb_inv_walk_s1.1
 	/* placed by place-barriers */
 	dmb oshst
-	movz x16, #0x19d
-	mul x9, x4, x16
+	movn x16, #0
+	eor x9, x2, x16
 	cmp x9, x3
-	b.lo .Ltlb_inv_walk_s1.0
-	cbz x3, .Ltlb_inv_walk_s1.3
+	b.hs .Ltlb_inv_walk_s1.2
+	/* 56: cb.tlbiasid = asid */
+	str w1, [x0, #0x610]
+	b .Ltlb_inv_walk_s1.3
+.Ltlb_inv_walk_s1.2:
+	sub x9, x4, #1
+	eor x10, x4, x9
+	and x11, x10, #0xffffffffffffff
+	cmp x9, x11
+	b.hs .Ltlb_inv_walk_s1.4
+	movz x16, #0x19d
+	mul x10, x4, x16
+	cmp x10, x3
+	b.lo .Ltlb_inv_walk_s1.6
 	/* 55: value (asid << 0x30) */
-	lsl x9, x1, #48
+	lsl x10, x1, #48
 	/* 54: cover iova, size with s1 auto { ... */
-	sub x10, x4, #1
-	and x11, x2, x10
+	and x11, x2, x9
 	add x12, x3, x11
 	movn x16, #0
-	eor x11, x10, x16
-	and x10, x2, x11
-	cbz x12, .Ltlb_inv_walk_s1.5
-	cbnz x4, .Ltlb_inv_walk_s1.6
+	eor x11, x9, x16
+	and x9, x2, x11
+	cbz x12, .Ltlb_inv_walk_s1.9
+	cbnz x4, .Ltlb_inv_walk_s1.10
 	movn x0, #0x15
 	ret
-.Ltlb_inv_walk_s1.6:
+.Ltlb_inv_walk_s1.10:
 	mov x11, x12
-	mov x12, x10
-.Ltlb_inv_walk_s1.4:
-	lsr x10, x12, #12
-	orr x13, x10, x9
+	mov x12, x9
+.Ltlb_inv_walk_s1.8:
+	lsr x9, x12, #12
+	orr x13, x9, x10
 	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	str x13, [x0, #0x600]
 	/* 54: cover iova, size with s1 auto { ... */
 	cmp x4, x11
-	b.hs .Ltlb_inv_walk_s1.5
+	b.hs .Ltlb_inv_walk_s1.9
 	sub x11, x11, x4
 	add x12, x12, x4
-	b .Ltlb_inv_walk_s1.4
-.Ltlb_inv_walk_s1.5:
-.Ltlb_inv_walk_s1.3:
-	b .Ltlb_inv_walk_s1.1
-.Ltlb_inv_walk_s1.0:
+	b .Ltlb_inv_walk_s1.8
+.Ltlb_inv_walk_s1.9:
+	b .Ltlb_inv_walk_s1.7
+.Ltlb_inv_walk_s1.6:
 	/* 56: cb.tlbiasid = asid */
 	str w1, [x0, #0x610]
+.Ltlb_inv_walk_s1.7:
+	b .Ltlb_inv_walk_s1.5
+.Ltlb_inv_walk_s1.4:
+	/* 54: cover iova, size with s1 auto { ... */
+	movn x0, #0x15
+	ret
+.Ltlb_inv_walk_s1.5:
+.Ltlb_inv_walk_s1.3:
 .Ltlb_inv_walk_s1.1:
 	/* end of sequence */
 	movz x0, #0

@@ -55,13 +55,13 @@ static inline uint64_t cb_tlbstatus_gsactive_get(uint64_t r)
 extern "C" {
 #endif
 
-/* tlb_inv_range_s1: returns 0, or a negative code when a poll runs out */
+/* tlb_inv_range_s1: returns 0; -22 (-EINVAL) when a run-time `range` step is 0 */
 long tlb_inv_range_s1(void *cb, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule);
-/* tlb_sync: returns 0, or a negative code when a poll runs out */
+/* tlb_sync: returns 0; -110 (-ETIMEDOUT) when a poll of cb.tlbstatus runs out */
 long tlb_sync(void *cb);
-/* tlb_inv_walk_s1: returns 0, or a negative code when a poll runs out */
+/* tlb_inv_walk_s1: returns 0; -22 (-EINVAL) when the granule size `granule` is not a power of two (or too large) */
 long tlb_inv_walk_s1(void *cb, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule);
-/* tlb_inv_context_s1: returns 0, or a negative code when a poll runs out */
+/* tlb_inv_context_s1: returns 0 */
 long tlb_inv_context_s1(void *cb, unsigned long long asid);
 
 #ifdef __cplusplus

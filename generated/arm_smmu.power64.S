@@ -85,50 +85,75 @@ tlb_inv_walk_s1:
 	.type tlb_inv_walk_s1,@function
 	.p2align 4
 .tlb_inv_walk_s1:
+	/* 53: arguments */
+	cmpdi 7,%r6,0
+	beq 7,.Ltlb_inv_walk_s1.1
 	/* placed by place-barriers */
 	sync
-	li %r0,413
-	mulld %r11,%r7,%r0
+	nor %r11,%r5,%r5
 	cmpld 7,%r11,%r6
-	blt 7,.Ltlb_inv_walk_s1.0
-	cmpdi 7,%r6,0
-	beq 7,.Ltlb_inv_walk_s1.3
+	bge 7,.Ltlb_inv_walk_s1.2
+	/* 56: cb.tlbiasid = asid */
+	li %r0,1552
+	stwbrx %r4,%r3,%r0
+	b .Ltlb_inv_walk_s1.3
+.Ltlb_inv_walk_s1.2:
+	addi %r11,%r7,-1
+	xor %r12,%r7,%r11
+	lis %r0,255
+	ori %r0,%r0,65535
+	rldicr %r0,%r0,32,31
+	oris %r0,%r0,65535
+	ori %r0,%r0,65535
+	and %r10,%r12,%r0
+	cmpld 7,%r11,%r10
+	bge 7,.Ltlb_inv_walk_s1.4
+	li %r0,413
+	mulld %r12,%r7,%r0
+	cmpld 7,%r12,%r6
+	blt 7,.Ltlb_inv_walk_s1.6
 	/* 55: value (asid << 0x30) */
-	rldicr %r11,%r4,48,15
+	rldicr %r12,%r4,48,15
 	/* 54: cover iova, size with s1 auto { ... */
-	addi %r12,%r7,-1
-	and %r10,%r5,%r12
+	and %r10,%r5,%r11
 	add %r9,%r6,%r10
-	nor %r10,%r12,%r12
-	and %r12,%r5,%r10
+	nor %r10,%r11,%r11
+	and %r11,%r5,%r10
 	cmpdi 7,%r9,0
-	beq 7,.Ltlb_inv_walk_s1.5
+	beq 7,.Ltlb_inv_walk_s1.9
 	cmpdi 7,%r7,0
-	bne 7,.Ltlb_inv_walk_s1.6
+	bne 7,.Ltlb_inv_walk_s1.10
 	li %r3,-22
 	blr
-.Ltlb_inv_walk_s1.6:
+.Ltlb_inv_walk_s1.10:
 	mr %r10,%r9
-	mr %r9,%r12
-.Ltlb_inv_walk_s1.4:
-	rldicl %r12,%r9,52,12
-	or %r8,%r12,%r11
+	mr %r9,%r11
+.Ltlb_inv_walk_s1.8:
+	rldicl %r11,%r9,52,12
+	or %r8,%r11,%r12
 	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	li %r0,1536
 	stdbrx %r8,%r3,%r0
 	/* 54: cover iova, size with s1 auto { ... */
 	cmpld 7,%r7,%r10
-	bge 7,.Ltlb_inv_walk_s1.5
+	bge 7,.Ltlb_inv_walk_s1.9
 	subf %r10,%r7,%r10
 	add %r9,%r9,%r7
-	b .Ltlb_inv_walk_s1.4
-.Ltlb_inv_walk_s1.5:
-.Ltlb_inv_walk_s1.3:
-	b .Ltlb_inv_walk_s1.1
-.Ltlb_inv_walk_s1.0:
+	b .Ltlb_inv_walk_s1.8
+.Ltlb_inv_walk_s1.9:
+	b .Ltlb_inv_walk_s1.7
+.Ltlb_inv_walk_s1.6:
 	/* 56: cb.tlbiasid = asid */
 	li %r0,1552
 	stwbrx %r4,%r3,%r0
+.Ltlb_inv_walk_s1.7:
+	b .Ltlb_inv_walk_s1.5
+.Ltlb_inv_walk_s1.4:
+	/* 54: cover iova, size with s1 auto { ... */
+	li %r3,-22
+	blr
+.Ltlb_inv_walk_s1.5:
+.Ltlb_inv_walk_s1.3:
 .Ltlb_inv_walk_s1.1:
 	/* end of sequence */
 	li %r3,0

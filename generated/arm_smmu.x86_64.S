@@ -65,56 +65,79 @@ tlb_sync:
 tlb_inv_walk_s1:
 	/* 53: arguments */
 	push %rbx
-	mov $0x19d,%r11d
-	mov %r8,%rax
-	imul %r11,%rax
-	cmp %rcx,%rax
-	jb .Ltlb_inv_walk_s1.0
 	test %rcx,%rcx
-	je .Ltlb_inv_walk_s1.3
-	/* 55: value (asid << 0x30) */
-	mov %rsi,%rax
-	shl $0x30,%rax
-	/* 54: cover iova, size with s1 auto { ... */
+	je .Ltlb_inv_walk_s1.1
+	mov %rdx,%rax
+	not %rax
+	cmp %rcx,%rax
+	jae .Ltlb_inv_walk_s1.2
+	/* 56: cb.tlbiasid = asid */
+	mov %esi,0x610(%rdi)
+	jmp .Ltlb_inv_walk_s1.3
+.Ltlb_inv_walk_s1.2:
+	mov %r8,%rax
+	sub $1,%rax
 	mov %r8,%r10
-	sub $1,%r10
+	xor %rax,%r10
+	movabs $0xffffffffffffff,%r11
+	mov %r10,%r9
+	and %r11,%r9
+	cmp %r9,%rax
+	jae .Ltlb_inv_walk_s1.4
+	mov $0x19d,%r11d
+	mov %r8,%r10
+	imul %r11,%r10
+	cmp %rcx,%r10
+	jb .Ltlb_inv_walk_s1.6
+	/* 55: value (asid << 0x30) */
+	mov %rsi,%r10
+	shl $0x30,%r10
+	/* 54: cover iova, size with s1 auto { ... */
 	mov %rdx,%r9
-	and %r10,%r9
+	and %rax,%r9
 	mov %rcx,%rbx
 	add %r9,%rbx
-	mov %r10,%r9
+	mov %rax,%r9
 	not %r9
-	mov %rdx,%r10
-	and %r9,%r10
+	mov %rdx,%rax
+	and %r9,%rax
 	test %rbx,%rbx
-	je .Ltlb_inv_walk_s1.5
+	je .Ltlb_inv_walk_s1.9
 	test %r8,%r8
-	jne .Ltlb_inv_walk_s1.6
+	jne .Ltlb_inv_walk_s1.10
 	mov $0xffffffffffffffea,%rax
 	pop %rbx
 	ret
-.Ltlb_inv_walk_s1.6:
+.Ltlb_inv_walk_s1.10:
 	mov %rbx,%r9
-	mov %r10,%rcx
-.Ltlb_inv_walk_s1.4:
-	mov %rcx,%r10
-	shr $0xc,%r10
-	mov %r10,%rdx
-	or %rax,%rdx
+	mov %rax,%rcx
+.Ltlb_inv_walk_s1.8:
+	mov %rcx,%rax
+	shr $0xc,%rax
+	mov %rax,%rdx
+	or %r10,%rdx
 	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %rdx,0x600(%rdi)
 	/* 54: cover iova, size with s1 auto { ... */
 	cmp %r9,%r8
-	jae .Ltlb_inv_walk_s1.5
+	jae .Ltlb_inv_walk_s1.9
 	sub %r8,%r9
 	add %r8,%rcx
-	jmp .Ltlb_inv_walk_s1.4
-.Ltlb_inv_walk_s1.5:
-.Ltlb_inv_walk_s1.3:
-	jmp .Ltlb_inv_walk_s1.1
-.Ltlb_inv_walk_s1.0:
+	jmp .Ltlb_inv_walk_s1.8
+.Ltlb_inv_walk_s1.9:
+	jmp .Ltlb_inv_walk_s1.7
+.Ltlb_inv_walk_s1.6:
 	/* 56: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
+.Ltlb_inv_walk_s1.7:
+	jmp .Ltlb_inv_walk_s1.5
+.Ltlb_inv_walk_s1.4:
+	/* 54: cover iova, size with s1 auto { ... */
+	mov $0xffffffffffffffea,%rax
+	pop %rbx
+	ret
+.Ltlb_inv_walk_s1.5:
+.Ltlb_inv_walk_s1.3:
 .Ltlb_inv_walk_s1.1:
 	/* end of sequence */
 	xor %rax,%rax

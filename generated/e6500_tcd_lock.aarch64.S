@@ -5,29 +5,35 @@
 	.globl tcd_lock
 	.type tcd_lock,%function
 tcd_lock:
+	/* 25: arguments */
+	cmp x1, #0xff
+	b.lo .Ltcd_lock.1
 	/* 26: acquire lock = cpu + 1 held 1 */
+	movn x0, #0x15
+	ret
+.Ltcd_lock.1:
 	add x9, x1, #1
 	movz x10, #0
-.Ltcd_lock.0:
-	ldaxrb w11, [x0]
-	cbnz x11, .Ltcd_lock.1
-	stxrb w16, w9, [x0]
-	cbnz x16, .Ltcd_lock.0
 .Ltcd_lock.2:
+	ldaxrb w11, [x0]
+	cbnz x11, .Ltcd_lock.3
+	stxrb w16, w9, [x0]
+	cbnz x16, .Ltcd_lock.2
+.Ltcd_lock.4:
 	/* end of sequence */
 	mov x0, x10
 	ret
-.Ltcd_lock.1:
+.Ltcd_lock.3:
 	/* 26: acquire lock = cpu + 1 held 1 */
 	cmp x11, x9
-	b.eq .Ltcd_lock.4
-.Ltcd_lock.3:
+	b.eq .Ltcd_lock.6
+.Ltcd_lock.5:
 	ldrb w12, [x0]
-	cbnz x12, .Ltcd_lock.3
-	b .Ltcd_lock.0
-.Ltcd_lock.4:
-	movz x10, #1
+	cbnz x12, .Ltcd_lock.5
 	b .Ltcd_lock.2
+.Ltcd_lock.6:
+	movz x10, #1
+	b .Ltcd_lock.4
 	.size tcd_lock,.-tcd_lock
 	.p2align 2
 	.globl tcd_unlock
@@ -46,41 +52,58 @@ tcd_unlock:
 	.globl tcd_next_esel
 	.type tcd_next_esel,%function
 tcd_next_esel:
-	/* 40: acquire tcd[3] = cpu + 1 */
-	add x9, x0, #3
-	add x10, x2, #1
-.Ltcd_next_esel.0:
-	ldaxrb w11, [x9]
-	cbnz x11, .Ltcd_next_esel.1
-	stxrb w16, w10, [x9]
-	cbnz x16, .Ltcd_next_esel.0
+	/* 46: arguments */
+	cmp x2, #0xff
+	b.lo .Ltcd_next_esel.1
+	/* 47: acquire tcd[0] = cpu + 1 */
+	movn x0, #0x15
+	ret
+.Ltcd_next_esel.1:
+	add x9, x2, #1
 .Ltcd_next_esel.2:
-	/* 41: tcd[0] */
-	ldrb w11, [x0]
-	/* 41: mas0[0] = 0x10000000 | tcd[0] << 16 */
-	lsl x12, x11, #16
-	orr x13, x12, #0x10000000
-	str w13, [x1]
-	/* 42: mas0[4] = 0x10000000 | tcd[0] << 16 */
-	lsl x12, x11, #16
-	orr x13, x12, #0x10000000
-	str w13, [x1, #4]
-	/* 43: tcd[0] = (tcd[0] + 1) & 3 */
-	add x12, x11, #1
-	and x11, x12, #3
-	strb w11, [x0]
-	/* 44: release tcd[3] */
+	ldaxrb w10, [x0]
+	cbnz x10, .Ltcd_next_esel.3
+	stxrb w16, w9, [x0]
+	cbnz x16, .Ltcd_next_esel.2
+.Ltcd_next_esel.4:
+	/* 48: tcd[1] */
+	ldrb w10, [x0, #1]
+	/* 48: mas0[0] = 0x10000000 | tcd[1] << 16 */
+	lsl x11, x10, #16
+	orr x12, x11, #0x10000000
+	str w12, [x1]
+	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
+	lsl x11, x10, #16
+	orr x12, x11, #0x10000000
+	str w12, [x1, #4]
+	/* 50: tcd[3] */
+	ldrb w11, [x0, #3]
+	/* 50: tcd[2] */
+	ldrb w12, [x0, #2]
+	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
+	add x13, x10, #1
+	add x14, x10, #1
+	eor x15, x14, x11
 	movz x11, #0
-	stlrb w11, [x9]
-.Ltcd_next_esel.6:
+	add x14, x10, #1
+	eor x10, x14, x12
+	sub x12, x10, #1
+	lsr x10, x12, #63
+	sub x12, x11, x10
+	and x10, x15, x12
+	eor x12, x13, x10
+	strb w12, [x0, #1]
+	/* 51: release tcd[0] */
+	stlrb w11, [x0]
+.Ltcd_next_esel.8:
 	/* end of sequence */
 	movz x0, #0
 	ret
-.Ltcd_next_esel.1:
 .Ltcd_next_esel.3:
-	/* 40: acquire tcd[3] = cpu + 1 */
-	ldrb w11, [x9]
-	cbnz x11, .Ltcd_next_esel.3
-	b .Ltcd_next_esel.0
+.Ltcd_next_esel.5:
+	/* 47: acquire tcd[0] = cpu + 1 */
+	ldrb w10, [x0]
+	cbnz x10, .Ltcd_next_esel.5
+	b .Ltcd_next_esel.2
 	.size tcd_next_esel,.-tcd_next_esel
 	.section .note.GNU-stack,"",%progbits

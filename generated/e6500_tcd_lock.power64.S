@@ -10,32 +10,38 @@ tcd_lock:
 	.type tcd_lock,@function
 	.p2align 4
 .tcd_lock:
+	/* 25: arguments */
+	cmpldi 7,%r4,255
+	blt 7,.Ltcd_lock.1
 	/* 26: acquire lock = cpu + 1 held 1 */
+	li %r3,-22
+	blr
+.Ltcd_lock.1:
 	addi %r11,%r4,1
 	li %r12,0
-.Ltcd_lock.0:
+.Ltcd_lock.2:
 	lbarx %r10,0,%r3
 	cmpdi 7,%r10,0
-	bne 7,.Ltcd_lock.1
+	bne 7,.Ltcd_lock.3
 	stbcx. %r11,0,%r3
-	bne 0,.Ltcd_lock.0
+	bne 0,.Ltcd_lock.2
 	isync
-.Ltcd_lock.2:
+.Ltcd_lock.4:
 	/* end of sequence */
 	mr %r3,%r12
 	blr
-.Ltcd_lock.1:
+.Ltcd_lock.3:
 	/* 26: acquire lock = cpu + 1 held 1 */
 	cmpld 7,%r10,%r11
-	beq 7,.Ltcd_lock.4
-.Ltcd_lock.3:
+	beq 7,.Ltcd_lock.6
+.Ltcd_lock.5:
 	lbz %r9,0(%r3)
 	cmpdi 7,%r9,0
-	bne 7,.Ltcd_lock.3
-	b .Ltcd_lock.0
-.Ltcd_lock.4:
-	li %r12,1
+	bne 7,.Ltcd_lock.5
 	b .Ltcd_lock.2
+.Ltcd_lock.6:
+	li %r12,1
+	b .Ltcd_lock.4
 	.size tcd_lock,.-.tcd_lock
 	.globl tcd_unlock
 	.section ".opd","aw"
@@ -66,45 +72,62 @@ tcd_next_esel:
 	.type tcd_next_esel,@function
 	.p2align 4
 .tcd_next_esel:
-	/* 40: acquire tcd[3] = cpu + 1 */
-	addi %r11,%r3,3
-	addi %r12,%r5,1
-.Ltcd_next_esel.0:
-	lbarx %r10,0,%r11
-	cmpdi 7,%r10,0
-	bne 7,.Ltcd_next_esel.1
-	stbcx. %r12,0,%r11
-	bne 0,.Ltcd_next_esel.0
-	isync
+	/* 46: arguments */
+	cmpldi 7,%r5,255
+	blt 7,.Ltcd_next_esel.1
+	/* 47: acquire tcd[0] = cpu + 1 */
+	li %r3,-22
+	blr
+.Ltcd_next_esel.1:
+	addi %r11,%r5,1
 .Ltcd_next_esel.2:
-	/* 41: tcd[0] */
-	lbz %r10,0(%r3)
-	/* 41: mas0[0] = 0x10000000 | tcd[0] << 16 */
-	rldicr %r9,%r10,16,47
-	oris %r8,%r9,4096
-	stw %r8,0(%r4)
-	/* 42: mas0[4] = 0x10000000 | tcd[0] << 16 */
-	rldicr %r9,%r10,16,47
-	oris %r8,%r9,4096
-	stw %r8,4(%r4)
-	/* 43: tcd[0] = (tcd[0] + 1) & 3 */
-	addi %r9,%r10,1
-	andi. %r10,%r9,3
-	stb %r10,0(%r3)
-	/* 44: release tcd[3] */
+	lbarx %r12,0,%r3
+	cmpdi 7,%r12,0
+	bne 7,.Ltcd_next_esel.3
+	stbcx. %r11,0,%r3
+	bne 0,.Ltcd_next_esel.2
+	isync
+.Ltcd_next_esel.4:
+	/* 48: tcd[1] */
+	lbz %r12,1(%r3)
+	/* 48: mas0[0] = 0x10000000 | tcd[1] << 16 */
+	rldicr %r10,%r12,16,47
+	oris %r9,%r10,4096
+	stw %r9,0(%r4)
+	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
+	rldicr %r10,%r12,16,47
+	oris %r9,%r10,4096
+	stw %r9,4(%r4)
+	/* 50: tcd[3] */
+	lbz %r10,3(%r3)
+	/* 50: tcd[2] */
+	lbz %r9,2(%r3)
+	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
+	addi %r8,%r12,1
+	addi %r7,%r12,1
+	xor %r6,%r7,%r10
 	li %r10,0
+	addi %r7,%r12,1
+	xor %r12,%r7,%r9
+	addi %r9,%r12,-1
+	rldicl %r12,%r9,1,63
+	subf %r9,%r12,%r10
+	and %r12,%r6,%r9
+	xor %r9,%r8,%r12
+	stb %r9,1(%r3)
+	/* 51: release tcd[0] */
 	eieio
-	stb %r10,0(%r11)
-.Ltcd_next_esel.6:
+	stb %r10,0(%r3)
+.Ltcd_next_esel.8:
 	/* end of sequence */
 	li %r3,0
 	blr
-.Ltcd_next_esel.1:
 .Ltcd_next_esel.3:
-	/* 40: acquire tcd[3] = cpu + 1 */
-	lbz %r10,0(%r11)
-	cmpdi 7,%r10,0
-	bne 7,.Ltcd_next_esel.3
-	b .Ltcd_next_esel.0
+.Ltcd_next_esel.5:
+	/* 47: acquire tcd[0] = cpu + 1 */
+	lbz %r12,0(%r3)
+	cmpdi 7,%r12,0
+	bne 7,.Ltcd_next_esel.5
+	b .Ltcd_next_esel.2
 	.size tcd_next_esel,.-.tcd_next_esel
 	.section .note.GNU-stack,"",@progbits

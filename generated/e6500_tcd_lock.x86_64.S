@@ -4,33 +4,39 @@
 	.globl tcd_lock
 	.type tcd_lock,@function
 tcd_lock:
+	/* 25: arguments */
+	cmp $0xff,%rsi
+	jb .Ltcd_lock.1
 	/* 26: acquire lock = cpu + 1 held 1 */
+	mov $0xffffffffffffffea,%rax
+	ret
+.Ltcd_lock.1:
 	mov %rsi,%r10
 	add $1,%r10
 	xor %r9,%r9
-.Ltcd_lock.0:
+.Ltcd_lock.2:
 	movzbl (%rdi),%eax
 	test %rax,%rax
-	jne .Ltcd_lock.1
+	jne .Ltcd_lock.3
 	lock; cmpxchg %r10b,(%rdi)
-	jne .Ltcd_lock.0
-.Ltcd_lock.2:
+	jne .Ltcd_lock.2
+.Ltcd_lock.4:
 	/* end of sequence */
 	mov %r9,%rax
 	ret
-.Ltcd_lock.1:
+.Ltcd_lock.3:
 	/* 26: acquire lock = cpu + 1 held 1 */
 	cmp %r10,%rax
-	je .Ltcd_lock.4
-.Ltcd_lock.3:
+	je .Ltcd_lock.6
+.Ltcd_lock.5:
 	pause
 	movzbl (%rdi),%r8d
 	test %r8,%r8
-	jne .Ltcd_lock.3
-	jmp .Ltcd_lock.0
-.Ltcd_lock.4:
-	mov $1,%r9d
+	jne .Ltcd_lock.5
 	jmp .Ltcd_lock.2
+.Ltcd_lock.6:
+	mov $1,%r9d
+	jmp .Ltcd_lock.4
 	.size tcd_lock,.-tcd_lock
 	.p2align 4
 	.globl tcd_unlock
@@ -50,52 +56,79 @@ tcd_unlock:
 	.globl tcd_next_esel
 	.type tcd_next_esel,@function
 tcd_next_esel:
-	/* 40: acquire tcd[3] = cpu + 1 */
-	mov %rdi,%r10
-	add $3,%r10
-	mov %rdx,%r9
-	add $1,%r9
-.Ltcd_next_esel.0:
-	movzbl (%r10),%eax
-	test %rax,%rax
-	jne .Ltcd_next_esel.1
-	lock; cmpxchg %r9b,(%r10)
-	jne .Ltcd_next_esel.0
-.Ltcd_next_esel.2:
-	/* 41: tcd[0] */
-	movzbl (%rdi),%eax
-	/* 41: mas0[0] = 0x10000000 | tcd[0] << 16 */
-	mov %rax,%r8
-	shl $0x10,%r8
-	mov %r8,%rcx
-	or $0x10000000,%rcx
-	mov %ecx,(%rsi)
-	/* 42: mas0[4] = 0x10000000 | tcd[0] << 16 */
-	mov %rax,%r8
-	shl $0x10,%r8
-	mov %r8,%rcx
-	or $0x10000000,%rcx
-	mov %ecx,4(%rsi)
-	/* 43: tcd[0] = (tcd[0] + 1) & 3 */
-	mov %rax,%r8
-	add $1,%r8
-	mov %r8,%rax
-	and $3,%rax
-	mov %al,(%rdi)
-	/* 44: release tcd[3] */
-	xor %rax,%rax
-	mov %al,(%r10)
-.Ltcd_next_esel.6:
-	/* end of sequence */
-	xor %rax,%rax
+	/* 46: arguments */
+	push %rbx
+	cmp $0xff,%rdx
+	jb .Ltcd_next_esel.1
+	/* 47: acquire tcd[0] = cpu + 1 */
+	mov $0xffffffffffffffea,%rax
+	pop %rbx
 	ret
 .Ltcd_next_esel.1:
-.Ltcd_next_esel.3:
-	/* 40: acquire tcd[3] = cpu + 1 */
-	pause
-	movzbl (%r10),%eax
+	mov %rdx,%r10
+	add $1,%r10
+.Ltcd_next_esel.2:
+	movzbl (%rdi),%eax
 	test %rax,%rax
 	jne .Ltcd_next_esel.3
-	jmp .Ltcd_next_esel.0
+	lock; cmpxchg %r10b,(%rdi)
+	jne .Ltcd_next_esel.2
+.Ltcd_next_esel.4:
+	/* 48: tcd[1] */
+	movzbl 1(%rdi),%eax
+	/* 48: mas0[0] = 0x10000000 | tcd[1] << 16 */
+	mov %rax,%r9
+	shl $0x10,%r9
+	mov %r9,%r8
+	or $0x10000000,%r8
+	mov %r8d,(%rsi)
+	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
+	mov %rax,%r9
+	shl $0x10,%r9
+	mov %r9,%r8
+	or $0x10000000,%r8
+	mov %r8d,4(%rsi)
+	/* 50: tcd[3] */
+	movzbl 3(%rdi),%r9d
+	/* 50: tcd[2] */
+	movzbl 2(%rdi),%r8d
+	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
+	mov %rax,%rcx
+	add $1,%rcx
+	mov %rax,%rdx
+	add $1,%rdx
+	mov %rdx,%rbx
+	xor %r9,%rbx
+	xor %r9,%r9
+	mov %rax,%rdx
+	add $1,%rdx
+	mov %rdx,%rax
+	xor %r8,%rax
+	mov %rax,%r8
+	sub $1,%r8
+	mov %r8,%rax
+	shr $0x3f,%rax
+	mov %r9,%r8
+	sub %rax,%r8
+	mov %rbx,%rax
+	and %r8,%rax
+	mov %rcx,%r8
+	xor %rax,%r8
+	mov %r8b,1(%rdi)
+	/* 51: release tcd[0] */
+	mov %r9b,(%rdi)
+.Ltcd_next_esel.8:
+	/* end of sequence */
+	xor %rax,%rax
+	pop %rbx
+	ret
+.Ltcd_next_esel.3:
+.Ltcd_next_esel.5:
+	/* 47: acquire tcd[0] = cpu + 1 */
+	pause
+	movzbl (%rdi),%eax
+	test %rax,%rax
+	jne .Ltcd_next_esel.5
+	jmp .Ltcd_next_esel.2
 	.size tcd_next_esel,.-tcd_next_esel
 	.section .note.GNU-stack,"",@progbits

@@ -112,48 +112,42 @@ invalidate_pid:
 invalidate_range:
 	/* 52: arguments */
 	cbz x4, .Linvalidate_range.1
+	movn x16, #0
+	eor x9, x3, x16
+	cmp x9, x4
+	b.hs .Linvalidate_range.2
+	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	ubfiz x9, x2, #25, #15
+	orr x10, x9, #0xc000000000000
+	/* 54: each npu */
+	cbz x1, .Linvalidate_range.5
+	lsl x9, x1, #3
+	add x9, x9, x0
+	mov x11, x0
+.Linvalidate_range.4:
+	ldr x12, [x11]
+	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	rev x16, x10
+	str x16, [x12]
+	/* 54: each npu */
+	add x11, x11, #8
+	cmp x11, x9
+	b.ne .Linvalidate_range.4
+.Linvalidate_range.5:
+	b .Linvalidate_range.3
+.Linvalidate_range.2:
 	add x9, x3, x4
 	sub x10, x9, #1
 	eor x9, x3, x10
 	movz x16, #1, lsl #16
 	cmp x9, x16
-	b.hs .Linvalidate_range.2
+	b.hs .Linvalidate_range.6
 	/* 55: value (start & 0xffffffffffff0000) */
 	and x10, x3, #0xffffffffffff0000
 	/* 56: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
 	ubfiz x11, x2, #25, #15
 	movz x16, #0x4000, lsl #32
 	movk x16, #5, lsl #48
-	orr x12, x11, x16
-	/* 54: each npu */
-	cbz x1, .Linvalidate_range.5
-	lsl x11, x1, #3
-	add x11, x11, x0
-	mov x13, x0
-.Linvalidate_range.4:
-	ldr x14, [x13]
-	/* 55: npu.ava = $addr */
-	rev x16, x10
-	str x16, [x14, #8]
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
-	rev x16, x12
-	str x16, [x14]
-	/* 54: each npu */
-	add x13, x13, #8
-	cmp x13, x11
-	b.ne .Linvalidate_range.4
-.Linvalidate_range.5:
-	b .Linvalidate_range.3
-.Linvalidate_range.2:
-	movz x16, #0x20, lsl #16
-	cmp x9, x16
-	b.hs .Linvalidate_range.6
-	/* 55: value (start & 0xffffffffffe00000) */
-	and x10, x3, #0xffffffffffe00000
-	/* 56: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
-	ubfiz x11, x2, #25, #15
-	movz x16, #0x4000, lsl #32
-	movk x16, #4, lsl #48
 	orr x12, x11, x16
 	/* 54: each npu */
 	cbz x1, .Linvalidate_range.9
@@ -175,9 +169,39 @@ invalidate_range:
 .Linvalidate_range.9:
 	b .Linvalidate_range.7
 .Linvalidate_range.6:
-	movz x16, #0x4000, lsl #16
+	movz x16, #0x20, lsl #16
 	cmp x9, x16
 	b.hs .Linvalidate_range.10
+	/* 55: value (start & 0xffffffffffe00000) */
+	and x10, x3, #0xffffffffffe00000
+	/* 56: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
+	ubfiz x11, x2, #25, #15
+	movz x16, #0x4000, lsl #32
+	movk x16, #4, lsl #48
+	orr x12, x11, x16
+	/* 54: each npu */
+	cbz x1, .Linvalidate_range.13
+	lsl x11, x1, #3
+	add x11, x11, x0
+	mov x13, x0
+.Linvalidate_range.12:
+	ldr x14, [x13]
+	/* 55: npu.ava = $addr */
+	rev x16, x10
+	str x16, [x14, #8]
+	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	rev x16, x12
+	str x16, [x14]
+	/* 54: each npu */
+	add x13, x13, #8
+	cmp x13, x11
+	b.ne .Linvalidate_range.12
+.Linvalidate_range.13:
+	b .Linvalidate_range.11
+.Linvalidate_range.10:
+	movz x16, #0x4000, lsl #16
+	cmp x9, x16
+	b.hs .Linvalidate_range.14
 	/* 55: value (start & 0xffffffffc0000000) */
 	and x9, x3, #0xffffffffc0000000
 	/* 56: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
@@ -186,11 +210,11 @@ invalidate_range:
 	movk x16, #4, lsl #48
 	orr x11, x10, x16
 	/* 54: each npu */
-	cbz x1, .Linvalidate_range.13
+	cbz x1, .Linvalidate_range.17
 	lsl x10, x1, #3
 	add x10, x10, x0
 	mov x12, x0
-.Linvalidate_range.12:
+.Linvalidate_range.16:
 	ldr x13, [x12]
 	/* 55: npu.ava = $addr */
 	rev x16, x9
@@ -201,19 +225,19 @@ invalidate_range:
 	/* 54: each npu */
 	add x12, x12, #8
 	cmp x12, x10
-	b.ne .Linvalidate_range.12
-.Linvalidate_range.13:
-	b .Linvalidate_range.11
-.Linvalidate_range.10:
+	b.ne .Linvalidate_range.16
+.Linvalidate_range.17:
+	b .Linvalidate_range.15
+.Linvalidate_range.14:
 	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	ubfiz x9, x2, #25, #15
 	orr x10, x9, #0xc000000000000
 	/* 54: each npu */
-	cbz x1, .Linvalidate_range.15
+	cbz x1, .Linvalidate_range.19
 	lsl x9, x1, #3
 	add x9, x9, x0
 	mov x11, x0
-.Linvalidate_range.14:
+.Linvalidate_range.18:
 	ldr x12, [x11]
 	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
 	rev x16, x10
@@ -221,36 +245,37 @@ invalidate_range:
 	/* 54: each npu */
 	add x11, x11, #8
 	cmp x11, x9
-	b.ne .Linvalidate_range.14
+	b.ne .Linvalidate_range.18
+.Linvalidate_range.19:
 .Linvalidate_range.15:
 .Linvalidate_range.11:
 .Linvalidate_range.7:
 .Linvalidate_range.3:
 .Linvalidate_range.1:
 	/* 59: each npu */
-	cbz x1, .Linvalidate_range.17
+	cbz x1, .Linvalidate_range.21
 	lsl x9, x1, #3
 	add x9, x9, x0
 	mov x10, x0
-.Linvalidate_range.16:
+.Linvalidate_range.20:
 	ldr x11, [x10]
 	/* 59: poll npu.stat == 0 limit 100000 else return -110 */
 	movz x12, #0x86a0
 	movk x12, #1, lsl #16
-.Linvalidate_range.18:
+.Linvalidate_range.22:
 	ldr x13, [x11, #0x10]
 	rev x13, x13
-	cbz x13, .Linvalidate_range.19
+	cbz x13, .Linvalidate_range.23
 	sub x12, x12, #1
-	cbnz x12, .Linvalidate_range.18
+	cbnz x12, .Linvalidate_range.22
 	movn x0, #0x6d
 	ret
-.Linvalidate_range.19:
+.Linvalidate_range.23:
 	/* 59: each npu */
 	add x10, x10, #8
 	cmp x10, x9
-	b.ne .Linvalidate_range.16
-.Linvalidate_range.17:
+	b.ne .Linvalidate_range.20
+.Linvalidate_range.21:
 	/* end of sequence */
 	movz x0, #0
 	ret

@@ -99,11 +99,11 @@ static inline uint64_t npu_launch_no_flush_get(uint64_t r)
 extern "C" {
 #endif
 
-/* invalidate_va: returns 0, or a negative code when a poll runs out */
+/* invalidate_va: returns 0; -110 (-ETIMEDOUT) when a poll of npu.stat runs out */
 long invalidate_va(void *const npu[], unsigned long npu_count, unsigned long long pid, unsigned long long va);
-/* invalidate_pid: returns 0, or a negative code when a poll runs out */
+/* invalidate_pid: returns 0; -110 (-ETIMEDOUT) when a poll of npu.stat runs out */
 long invalidate_pid(void *const npu[], unsigned long npu_count, unsigned long long pid);
-/* invalidate_range: returns 0, or a negative code when a poll runs out */
+/* invalidate_range: returns 0; -110 (-ETIMEDOUT) when a poll of npu.stat runs out */
 long invalidate_range(void *const npu[], unsigned long npu_count, unsigned long long pid, unsigned long long start, unsigned long long size);
 
 #ifdef __cplusplus

@@ -137,22 +137,47 @@ invalidate_range:
 	/* 52: arguments */
 	cmpdi 7,%r7,0
 	beq 7,.Linvalidate_range.1
+	nor %r11,%r6,%r6
+	cmpld 7,%r11,%r7
+	bge 7,.Linvalidate_range.2
+	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	rldic %r11,%r5,25,24
+	li %r0,3
+	rldicr %r0,%r0,50,13
+	or %r12,%r11,%r0
+	/* 54: each npu */
+	cmpdi 7,%r4,0
+	beq 7,.Linvalidate_range.5
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r10,%r3
+.Linvalidate_range.4:
+	ld %r9,0(%r10)
+	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	stdbrx %r12,0,%r9
+	/* 54: each npu */
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r11
+	bne 7,.Linvalidate_range.4
+.Linvalidate_range.5:
+	b .Linvalidate_range.3
+.Linvalidate_range.2:
 	add %r11,%r6,%r7
 	addi %r12,%r11,-1
 	xor %r11,%r6,%r12
 	lis %r0,1
 	cmpld 7,%r11,%r0
-	bge 7,.Linvalidate_range.2
+	bge 7,.Linvalidate_range.6
 	/* 55: value (start & 0xffffffffffff0000) */
 	lis %r0,-1
 	and %r12,%r6,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.5
+	beq 7,.Linvalidate_range.9
 	rldicr %r10,%r4,3,60
 	add %r10,%r10,%r3
 	mr %r9,%r3
-.Linvalidate_range.4:
+.Linvalidate_range.8:
 	ld %r8,0(%r9)
 	/* 55: npu.ava = $addr */
 	li %r0,8
@@ -160,8 +185,8 @@ invalidate_range:
 	/* 54: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r10
-	bne 7,.Linvalidate_range.4
-.Linvalidate_range.5:
+	bne 7,.Linvalidate_range.8
+.Linvalidate_range.9:
 	/* placed by place-barriers */
 	eieio
 	/* 56: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
@@ -171,34 +196,34 @@ invalidate_range:
 	or %r10,%r12,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.7
+	beq 7,.Linvalidate_range.11
 	rldicr %r12,%r4,3,60
 	add %r12,%r12,%r3
 	mr %r9,%r3
-.Linvalidate_range.6:
+.Linvalidate_range.10:
 	ld %r8,0(%r9)
 	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
 	stdbrx %r10,0,%r8
 	/* 54: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r12
-	bne 7,.Linvalidate_range.6
-.Linvalidate_range.7:
-	b .Linvalidate_range.3
-.Linvalidate_range.2:
+	bne 7,.Linvalidate_range.10
+.Linvalidate_range.11:
+	b .Linvalidate_range.7
+.Linvalidate_range.6:
 	lis %r0,32
 	cmpld 7,%r11,%r0
-	bge 7,.Linvalidate_range.8
+	bge 7,.Linvalidate_range.12
 	/* 55: value (start & 0xffffffffffe00000) */
 	lis %r0,-32
 	and %r12,%r6,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.11
+	beq 7,.Linvalidate_range.15
 	rldicr %r10,%r4,3,60
 	add %r10,%r10,%r3
 	mr %r9,%r3
-.Linvalidate_range.10:
+.Linvalidate_range.14:
 	ld %r8,0(%r9)
 	/* 55: npu.ava = $addr */
 	li %r0,8
@@ -206,8 +231,8 @@ invalidate_range:
 	/* 54: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r10
-	bne 7,.Linvalidate_range.10
-.Linvalidate_range.11:
+	bne 7,.Linvalidate_range.14
+.Linvalidate_range.15:
 	/* placed by place-barriers */
 	eieio
 	/* 56: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
@@ -217,34 +242,34 @@ invalidate_range:
 	or %r10,%r12,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.13
+	beq 7,.Linvalidate_range.17
 	rldicr %r12,%r4,3,60
 	add %r12,%r12,%r3
 	mr %r9,%r3
-.Linvalidate_range.12:
+.Linvalidate_range.16:
 	ld %r8,0(%r9)
 	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
 	stdbrx %r10,0,%r8
 	/* 54: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r12
-	bne 7,.Linvalidate_range.12
-.Linvalidate_range.13:
-	b .Linvalidate_range.9
-.Linvalidate_range.8:
+	bne 7,.Linvalidate_range.16
+.Linvalidate_range.17:
+	b .Linvalidate_range.13
+.Linvalidate_range.12:
 	lis %r0,16384
 	cmpld 7,%r11,%r0
-	bge 7,.Linvalidate_range.14
+	bge 7,.Linvalidate_range.18
 	/* 55: value (start & 0xffffffffc0000000) */
 	lis %r0,-16384
 	and %r11,%r6,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.17
+	beq 7,.Linvalidate_range.21
 	rldicr %r12,%r4,3,60
 	add %r12,%r12,%r3
 	mr %r10,%r3
-.Linvalidate_range.16:
+.Linvalidate_range.20:
 	ld %r9,0(%r10)
 	/* 55: npu.ava = $addr */
 	li %r0,8
@@ -252,8 +277,8 @@ invalidate_range:
 	/* 54: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r12
-	bne 7,.Linvalidate_range.16
-.Linvalidate_range.17:
+	bne 7,.Linvalidate_range.20
+.Linvalidate_range.21:
 	/* placed by place-barriers */
 	eieio
 	/* 56: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
@@ -263,21 +288,21 @@ invalidate_range:
 	or %r12,%r11,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.19
+	beq 7,.Linvalidate_range.23
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
 	mr %r10,%r3
-.Linvalidate_range.18:
+.Linvalidate_range.22:
 	ld %r9,0(%r10)
 	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
 	stdbrx %r12,0,%r9
 	/* 54: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r11
-	bne 7,.Linvalidate_range.18
-.Linvalidate_range.19:
-	b .Linvalidate_range.15
-.Linvalidate_range.14:
+	bne 7,.Linvalidate_range.22
+.Linvalidate_range.23:
+	b .Linvalidate_range.19
+.Linvalidate_range.18:
 	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	rldic %r11,%r5,25,24
 	li %r0,3
@@ -285,50 +310,51 @@ invalidate_range:
 	or %r12,%r11,%r0
 	/* 54: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.21
+	beq 7,.Linvalidate_range.25
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
 	mr %r10,%r3
-.Linvalidate_range.20:
+.Linvalidate_range.24:
 	ld %r9,0(%r10)
 	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
 	stdbrx %r12,0,%r9
 	/* 54: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r11
-	bne 7,.Linvalidate_range.20
-.Linvalidate_range.21:
-.Linvalidate_range.15:
-.Linvalidate_range.9:
+	bne 7,.Linvalidate_range.24
+.Linvalidate_range.25:
+.Linvalidate_range.19:
+.Linvalidate_range.13:
+.Linvalidate_range.7:
 .Linvalidate_range.3:
 .Linvalidate_range.1:
 	/* 59: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.23
+	beq 7,.Linvalidate_range.27
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
 	mr %r12,%r3
-.Linvalidate_range.22:
+.Linvalidate_range.26:
 	ld %r10,0(%r12)
 	/* 59: poll npu.stat == 0 limit 100000 else return -110 */
 	lis %r9,1
 	ori %r9,%r9,34464
-.Linvalidate_range.24:
+.Linvalidate_range.28:
 	li %r0,16
 	ldbrx %r8,%r10,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Linvalidate_range.25
+	beq 7,.Linvalidate_range.29
 	addi %r9,%r9,-1
 	cmpdi 7,%r9,0
-	bne 7,.Linvalidate_range.24
+	bne 7,.Linvalidate_range.28
 	li %r3,-110
 	blr
-.Linvalidate_range.25:
+.Linvalidate_range.29:
 	/* 59: each npu */
 	addi %r12,%r12,8
 	cmpld 7,%r12,%r11
-	bne 7,.Linvalidate_range.22
-.Linvalidate_range.23:
+	bne 7,.Linvalidate_range.26
+.Linvalidate_range.27:
 	/* end of sequence */
 	li %r3,0
 	blr

@@ -132,13 +132,44 @@ invalidate_range:
 	test %r8,%r8
 	je .Linvalidate_range.1
 	mov %rcx,%rax
+	not %rax
+	cmp %r8,%rax
+	jae .Linvalidate_range.2
+	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	mov %rdx,%rax
+	and $0x7fff,%rax
+	shl $0x19,%rax
+	movabs $0xc000000000000,%r11
+	mov %rax,%r10
+	or %r11,%r10
+	/* 54: each npu */
+	test %rsi,%rsi
+	je .Linvalidate_range.5
+	mov %rsi,%rax
+	shl $3,%rax
+	add %rdi,%rax
+	mov %rdi,%r9
+.Linvalidate_range.4:
+	mov (%r9),%rbx
+	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	mov %r10,%r11
+	bswap %r11
+	mov %r11,(%rbx)
+	/* 54: each npu */
+	add $8,%r9
+	cmp %rax,%r9
+	jne .Linvalidate_range.4
+.Linvalidate_range.5:
+	jmp .Linvalidate_range.3
+.Linvalidate_range.2:
+	mov %rcx,%rax
 	add %r8,%rax
 	mov %rax,%r10
 	sub $1,%r10
 	mov %rcx,%rax
 	xor %r10,%rax
 	cmp $0x10000,%rax
-	jae .Linvalidate_range.2
+	jae .Linvalidate_range.6
 	/* 55: value (start & 0xffffffffffff0000) */
 	mov %rcx,%r10
 	and $0xffffffffffff0000,%r10
@@ -147,42 +178,6 @@ invalidate_range:
 	and $0x7fff,%r9
 	shl $0x19,%r9
 	movabs $0x5400000000000,%r11
-	mov %r9,%r8
-	or %r11,%r8
-	/* 54: each npu */
-	test %rsi,%rsi
-	je .Linvalidate_range.5
-	mov %rsi,%r9
-	shl $3,%r9
-	add %rdi,%r9
-	mov %rdi,%rbx
-.Linvalidate_range.4:
-	mov (%rbx),%r12
-	/* 55: npu.ava = $addr */
-	mov %r10,%r11
-	bswap %r11
-	mov %r11,8(%r12)
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
-	mov %r8,%r11
-	bswap %r11
-	mov %r11,(%r12)
-	/* 54: each npu */
-	add $8,%rbx
-	cmp %r9,%rbx
-	jne .Linvalidate_range.4
-.Linvalidate_range.5:
-	jmp .Linvalidate_range.3
-.Linvalidate_range.2:
-	cmp $0x200000,%rax
-	jae .Linvalidate_range.6
-	/* 55: value (start & 0xffffffffffe00000) */
-	mov %rcx,%r10
-	and $0xffffffffffe00000,%r10
-	/* 56: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
-	mov %rdx,%r9
-	and $0x7fff,%r9
-	shl $0x19,%r9
-	movabs $0x4400000000000,%r11
 	mov %r9,%r8
 	or %r11,%r8
 	/* 54: each npu */
@@ -209,8 +204,44 @@ invalidate_range:
 .Linvalidate_range.9:
 	jmp .Linvalidate_range.7
 .Linvalidate_range.6:
-	cmp $0x40000000,%rax
+	cmp $0x200000,%rax
 	jae .Linvalidate_range.10
+	/* 55: value (start & 0xffffffffffe00000) */
+	mov %rcx,%r10
+	and $0xffffffffffe00000,%r10
+	/* 56: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
+	mov %rdx,%r9
+	and $0x7fff,%r9
+	shl $0x19,%r9
+	movabs $0x4400000000000,%r11
+	mov %r9,%r8
+	or %r11,%r8
+	/* 54: each npu */
+	test %rsi,%rsi
+	je .Linvalidate_range.13
+	mov %rsi,%r9
+	shl $3,%r9
+	add %rdi,%r9
+	mov %rdi,%rbx
+.Linvalidate_range.12:
+	mov (%rbx),%r12
+	/* 55: npu.ava = $addr */
+	mov %r10,%r11
+	bswap %r11
+	mov %r11,8(%r12)
+	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	mov %r8,%r11
+	bswap %r11
+	mov %r11,(%r12)
+	/* 54: each npu */
+	add $8,%rbx
+	cmp %r9,%rbx
+	jne .Linvalidate_range.12
+.Linvalidate_range.13:
+	jmp .Linvalidate_range.11
+.Linvalidate_range.10:
+	cmp $0x40000000,%rax
+	jae .Linvalidate_range.14
 	/* 55: value (start & 0xffffffffc0000000) */
 	mov %rcx,%rax
 	and $0xffffffffc0000000,%rax
@@ -223,12 +254,12 @@ invalidate_range:
 	or %r11,%r9
 	/* 54: each npu */
 	test %rsi,%rsi
-	je .Linvalidate_range.13
+	je .Linvalidate_range.17
 	mov %rsi,%r10
 	shl $3,%r10
 	add %rdi,%r10
 	mov %rdi,%r8
-.Linvalidate_range.12:
+.Linvalidate_range.16:
 	mov (%r8),%rcx
 	/* 55: npu.ava = $addr */
 	mov %rax,%r11
@@ -241,10 +272,10 @@ invalidate_range:
 	/* 54: each npu */
 	add $8,%r8
 	cmp %r10,%r8
-	jne .Linvalidate_range.12
-.Linvalidate_range.13:
-	jmp .Linvalidate_range.11
-.Linvalidate_range.10:
+	jne .Linvalidate_range.16
+.Linvalidate_range.17:
+	jmp .Linvalidate_range.15
+.Linvalidate_range.14:
 	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	mov %rdx,%rax
 	and $0x7fff,%rax
@@ -254,12 +285,12 @@ invalidate_range:
 	or %r11,%r10
 	/* 54: each npu */
 	test %rsi,%rsi
-	je .Linvalidate_range.15
+	je .Linvalidate_range.19
 	mov %rsi,%rax
 	shl $3,%rax
 	add %rdi,%rax
 	mov %rdi,%r9
-.Linvalidate_range.14:
+.Linvalidate_range.18:
 	mov (%r9),%r8
 	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %r10,%r11
@@ -268,7 +299,8 @@ invalidate_range:
 	/* 54: each npu */
 	add $8,%r9
 	cmp %rax,%r9
-	jne .Linvalidate_range.14
+	jne .Linvalidate_range.18
+.Linvalidate_range.19:
 .Linvalidate_range.15:
 .Linvalidate_range.11:
 .Linvalidate_range.7:
@@ -276,32 +308,32 @@ invalidate_range:
 .Linvalidate_range.1:
 	/* 59: each npu */
 	test %rsi,%rsi
-	je .Linvalidate_range.17
+	je .Linvalidate_range.21
 	mov %rsi,%rax
 	shl $3,%rax
 	add %rdi,%rax
 	mov %rdi,%r10
-.Linvalidate_range.16:
+.Linvalidate_range.20:
 	mov (%r10),%r9
 	/* 59: poll npu.stat == 0 limit 100000 else return -110 */
 	mov $0x186a0,%r8d
-.Linvalidate_range.18:
+.Linvalidate_range.22:
 	mov 0x10(%r9),%rcx
 	bswap %rcx
 	test %rcx,%rcx
-	je .Linvalidate_range.19
+	je .Linvalidate_range.23
 	sub $1,%r8
-	jne .Linvalidate_range.18
+	jne .Linvalidate_range.22
 	mov $0xffffffffffffff92,%rax
 	pop %r12
 	pop %rbx
 	ret
-.Linvalidate_range.19:
+.Linvalidate_range.23:
 	/* 59: each npu */
 	add $8,%r10
 	cmp %rax,%r10
-	jne .Linvalidate_range.16
-.Linvalidate_range.17:
+	jne .Linvalidate_range.20
+.Linvalidate_range.21:
 	/* end of sequence */
 	xor %rax,%rax
 	pop %r12

@@ -6,50 +6,73 @@
 	.type tce_kill,%function
 tce_kill:
 	/* 30: arguments */
-	movz x16, #0x81
-	mul x9, x4, x16
-	mul x10, x3, x4
-	cmp x9, x10
-	b.lo .Ltce_kill.0
-	cbz x10, .Ltce_kill.3
-	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
-	ubfiz x9, x1, #56, #4
-	orr x11, x9, #0x2000000000000000
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
-	sub x9, x4, #1
-	and x12, x2, x9
-	add x13, x10, x12
+	mul x9, x3, x4
+	cbz x9, .Ltce_kill.1
 	movn x16, #0
-	eor x10, x9, x16
-	and x9, x2, x10
-	cbz x13, .Ltce_kill.5
-	cbnz x4, .Ltce_kill.6
+	eor x10, x2, x16
+	cmp x10, x9
+	b.hs .Ltce_kill.2
+	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	ubfiz x10, x1, #56, #4
+	orr x11, x10, #0x8000000000000000
+	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	rev x16, x11
+	str x16, [x0]
+	b .Ltce_kill.3
+.Ltce_kill.2:
+	sub x10, x4, #1
+	eor x11, x4, x10
+	and x12, x11, #0x1ffffffffffffff
+	cmp x10, x12
+	b.hs .Ltce_kill.4
+	movz x16, #0x81
+	mul x11, x4, x16
+	cmp x11, x9
+	b.lo .Ltce_kill.6
+	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	ubfiz x11, x1, #56, #4
+	orr x12, x11, #0x2000000000000000
+	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	and x11, x2, x10
+	add x13, x9, x11
+	movn x16, #0
+	eor x9, x10, x16
+	and x10, x2, x9
+	cbz x13, .Ltce_kill.9
+	cbnz x4, .Ltce_kill.10
 	movn x0, #0x15
 	ret
-.Ltce_kill.6:
-	mov x10, x13
-	mov x12, x9
-.Ltce_kill.4:
-	orr x9, x11, x12
+.Ltce_kill.10:
+	mov x9, x13
+	mov x11, x10
+.Ltce_kill.8:
+	orr x10, x12, x11
 	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
-	rev x16, x9
+	rev x16, x10
 	str x16, [x0]
 	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
-	cmp x4, x10
-	b.hs .Ltce_kill.5
-	sub x10, x10, x4
-	add x12, x12, x4
-	b .Ltce_kill.4
-.Ltce_kill.5:
-.Ltce_kill.3:
-	b .Ltce_kill.1
-.Ltce_kill.0:
+	cmp x4, x9
+	b.hs .Ltce_kill.9
+	sub x9, x9, x4
+	add x11, x11, x4
+	b .Ltce_kill.8
+.Ltce_kill.9:
+	b .Ltce_kill.7
+.Ltce_kill.6:
 	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	ubfiz x9, x1, #56, #4
 	orr x10, x9, #0x8000000000000000
 	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
 	rev x16, x10
 	str x16, [x0]
+.Ltce_kill.7:
+	b .Ltce_kill.5
+.Ltce_kill.4:
+	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	movn x0, #0x15
+	ret
+.Ltce_kill.5:
+.Ltce_kill.3:
 .Ltce_kill.1:
 	/* end of sequence */
 	movz x0, #0

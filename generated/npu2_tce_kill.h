@@ -67,7 +67,7 @@ static inline uint64_t npu_tce_kill_pe_get(uint64_t r)
 extern "C" {
 #endif
 
-/* tce_kill: returns 0, or a negative code when a poll runs out */
+/* tce_kill: returns 0; -22 (-EINVAL) when the granule size `tce_size` is not a power of two (or too large) */
 long tce_kill(void *npu, unsigned long long pe, unsigned long long dma_addr, unsigned long long npages, unsigned long long tce_size);
 
 #ifdef __cplusplus

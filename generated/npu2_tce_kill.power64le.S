@@ -7,47 +7,67 @@
 	.type tce_kill,@function
 tce_kill:
 	/* 30: arguments */
+	mulld %r11,%r6,%r7
+	cmpdi 7,%r11,0
+	beq 7,.Ltce_kill.1
+	nor %r12,%r5,%r5
+	cmpld 7,%r12,%r11
+	bge 7,.Ltce_kill.2
+	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	rldic %r12,%r4,56,4
+	li %r0,1
+	rldicr %r0,%r0,63,0
+	or %r10,%r12,%r0
+	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	stdbrx %r10,0,%r3
+	b .Ltce_kill.3
+.Ltce_kill.2:
+	addi %r12,%r7,-1
+	xor %r10,%r7,%r12
+	lis %r0,511
+	ori %r0,%r0,65535
+	rldicr %r0,%r0,32,31
+	oris %r0,%r0,65535
+	ori %r0,%r0,65535
+	and %r9,%r10,%r0
+	cmpld 7,%r12,%r9
+	bge 7,.Ltce_kill.4
 	li %r0,129
-	mulld %r11,%r7,%r0
-	mulld %r12,%r6,%r7
-	cmpld 7,%r11,%r12
-	blt 7,.Ltce_kill.0
-	cmpdi 7,%r12,0
-	beq 7,.Ltce_kill.3
+	mulld %r10,%r7,%r0
+	cmpld 7,%r10,%r11
+	blt 7,.Ltce_kill.6
 	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
-	rldic %r11,%r4,56,4
+	rldic %r10,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,61,2
-	or %r10,%r11,%r0
+	or %r9,%r10,%r0
 	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
-	addi %r11,%r7,-1
-	and %r9,%r5,%r11
-	add %r8,%r12,%r9
-	nor %r12,%r11,%r11
-	and %r11,%r5,%r12
+	and %r10,%r5,%r12
+	add %r8,%r11,%r10
+	nor %r11,%r12,%r12
+	and %r12,%r5,%r11
 	cmpdi 7,%r8,0
-	beq 7,.Ltce_kill.5
+	beq 7,.Ltce_kill.9
 	cmpdi 7,%r7,0
-	bne 7,.Ltce_kill.6
+	bne 7,.Ltce_kill.10
 	li %r3,-22
 	blr
-.Ltce_kill.6:
-	mr %r12,%r8
-	mr %r9,%r11
-.Ltce_kill.4:
-	or %r11,%r10,%r9
+.Ltce_kill.10:
+	mr %r11,%r8
+	mr %r10,%r12
+.Ltce_kill.8:
+	or %r12,%r9,%r10
 	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
-	stdbrx %r11,0,%r3
+	stdbrx %r12,0,%r3
 	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
-	cmpld 7,%r7,%r12
-	bge 7,.Ltce_kill.5
-	subf %r12,%r7,%r12
-	add %r9,%r9,%r7
-	b .Ltce_kill.4
-.Ltce_kill.5:
-.Ltce_kill.3:
-	b .Ltce_kill.1
-.Ltce_kill.0:
+	cmpld 7,%r7,%r11
+	bge 7,.Ltce_kill.9
+	subf %r11,%r7,%r11
+	add %r10,%r10,%r7
+	b .Ltce_kill.8
+.Ltce_kill.9:
+	b .Ltce_kill.7
+.Ltce_kill.6:
 	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	rldic %r11,%r4,56,4
 	li %r0,1
@@ -55,6 +75,14 @@ tce_kill:
 	or %r12,%r11,%r0
 	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
 	stdbrx %r12,0,%r3
+.Ltce_kill.7:
+	b .Ltce_kill.5
+.Ltce_kill.4:
+	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	li %r3,-22
+	blr
+.Ltce_kill.5:
+.Ltce_kill.3:
 .Ltce_kill.1:
 	/* end of sequence */
 	li %r3,0

@@ -6,60 +6,83 @@
 tce_kill:
 	/* 30: arguments */
 	push %rbx
-	mov $0x81,%r11d
-	mov %r8,%rax
-	imul %r11,%rax
-	mov %rcx,%r10
-	imul %r8,%r10
-	cmp %r10,%rax
-	jb .Ltce_kill.0
-	test %r10,%r10
-	je .Ltce_kill.3
-	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
-	mov %rsi,%rax
-	and $0xf,%rax
-	shl $0x38,%rax
-	movabs $0x2000000000000000,%r11
-	mov %rax,%r9
-	or %r11,%r9
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
-	mov %r8,%rax
-	sub $1,%rax
-	mov %rdx,%rcx
-	and %rax,%rcx
-	mov %r10,%rbx
-	add %rcx,%rbx
-	mov %rax,%r10
+	mov %rcx,%rax
+	imul %r8,%rax
+	test %rax,%rax
+	je .Ltce_kill.1
+	mov %rdx,%r10
 	not %r10
-	mov %rdx,%rax
-	and %r10,%rax
+	cmp %rax,%r10
+	jae .Ltce_kill.2
+	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	mov %rsi,%r10
+	and $0xf,%r10
+	shl $0x38,%r10
+	movabs $0x8000000000000000,%r11
+	mov %r10,%r9
+	or %r11,%r9
+	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	mov %r9,%r11
+	bswap %r11
+	mov %r11,(%rdi)
+	jmp .Ltce_kill.3
+.Ltce_kill.2:
+	mov %r8,%r10
+	sub $1,%r10
+	mov %r8,%r9
+	xor %r10,%r9
+	movabs $0x1ffffffffffffff,%r11
+	mov %r9,%rcx
+	and %r11,%rcx
+	cmp %rcx,%r10
+	jae .Ltce_kill.4
+	mov $0x81,%r11d
+	mov %r8,%r9
+	imul %r11,%r9
+	cmp %rax,%r9
+	jb .Ltce_kill.6
+	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	mov %rsi,%r9
+	and $0xf,%r9
+	shl $0x38,%r9
+	movabs $0x2000000000000000,%r11
+	mov %r9,%rcx
+	or %r11,%rcx
+	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	mov %rdx,%r9
+	and %r10,%r9
+	mov %rax,%rbx
+	add %r9,%rbx
+	mov %r10,%rax
+	not %rax
+	mov %rdx,%r10
+	and %rax,%r10
 	test %rbx,%rbx
-	je .Ltce_kill.5
+	je .Ltce_kill.9
 	test %r8,%r8
-	jne .Ltce_kill.6
+	jne .Ltce_kill.10
 	mov $0xffffffffffffffea,%rax
 	pop %rbx
 	ret
-.Ltce_kill.6:
-	mov %rbx,%r10
-	mov %rax,%rcx
-.Ltce_kill.4:
-	mov %r9,%rax
-	or %rcx,%rax
+.Ltce_kill.10:
+	mov %rbx,%rax
+	mov %r10,%r9
+.Ltce_kill.8:
+	mov %rcx,%r10
+	or %r9,%r10
 	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
-	mov %rax,%r11
+	mov %r10,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
-	cmp %r10,%r8
-	jae .Ltce_kill.5
-	sub %r8,%r10
-	add %r8,%rcx
-	jmp .Ltce_kill.4
-.Ltce_kill.5:
-.Ltce_kill.3:
-	jmp .Ltce_kill.1
-.Ltce_kill.0:
+	cmp %rax,%r8
+	jae .Ltce_kill.9
+	sub %r8,%rax
+	add %r8,%r9
+	jmp .Ltce_kill.8
+.Ltce_kill.9:
+	jmp .Ltce_kill.7
+.Ltce_kill.6:
 	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	mov %rsi,%rax
 	and $0xf,%rax
@@ -71,6 +94,15 @@ tce_kill:
 	mov %r10,%r11
 	bswap %r11
 	mov %r11,(%rdi)
+.Ltce_kill.7:
+	jmp .Ltce_kill.5
+.Ltce_kill.4:
+	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	mov $0xffffffffffffffea,%rax
+	pop %rbx
+	ret
+.Ltce_kill.5:
+.Ltce_kill.3:
 .Ltce_kill.1:
 	/* end of sequence */
 	xor %rax,%rax

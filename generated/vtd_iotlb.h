@@ -122,9 +122,9 @@ static inline uint64_t iotlb_iotlb_did_get(uint64_t r)
 extern "C" {
 #endif
 
-/* iotlb_flush_page: returns 0, or a negative code when a poll runs out */
+/* iotlb_flush_page: returns 0; -110 (-ETIMEDOUT) when a poll of iotlb.iotlb runs out */
 long iotlb_flush_page(void *iotlb, unsigned long long did, unsigned long long addr, unsigned long long am);
-/* iotlb_flush_domain: returns 0, or a negative code when a poll runs out */
+/* iotlb_flush_domain: returns 0; -110 (-ETIMEDOUT) when a poll of iotlb.iotlb runs out */
 long iotlb_flush_domain(void *iotlb, unsigned long long did);
 
 #ifdef __cplusplus

@@ -9,6 +9,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PKGS="binutils-powerpc64le-linux-gnu binutils-powerpc64-linux-gnu binutils-aarch64-linux-gnu \
 gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-aarch64-linux-gnu g++ \
+libc6-dev-ppc64el-cross libc6-dev-ppc64-cross libc6-dev-arm64-cross \
 qemu-user cmake libclang-dev \
 linux-source-6.1 flex bison bc libssl-dev libelf-dev make xz-utils qemu-system-arm"
 missing=""
@@ -18,4 +19,13 @@ done
 if [ -n "$missing" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+
+BB_DIR=/usr/local/share/shootdown
+if ! ls "$BB_DIR"/busybox-static_*_arm64.deb >/dev/null 2>&1; then
+    dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
+    $SUDO apt-get update -qq
+    $SUDO mkdir -p "$BB_DIR"
+    (cd "$BB_DIR" && $SUDO apt-get download -qq busybox-static:arm64)
+    ls "$BB_DIR"/busybox-static_*_arm64.deb >/dev/null
 fi

@@ -40,6 +40,9 @@ one() {
     tree=$W/$name
     if [ ! -f "$tree/.shootdown-prepared" ]; then
         echo "== preparing $name kernel tree ($config)"
+        # No stamp: a run was interrupted mid-build and may have left
+        # half-written objects that make does not rebuild. Start clean.
+        rm -rf "$tree"
         make -s -j"$JOBS" -C "$SRC" O="$tree" ARCH="$arch" CROSS_COMPILE="$cross" \
             "$config" modules_prepare
         touch "$tree/.shootdown-prepared"

@@ -83,6 +83,10 @@ pub struct ScriptedRead {
 pub struct RamRegion {
     pub base: u64,
     pub bytes: Vec<u8>,
+    /// Loads and stores here become events (memory behind a pointer
+    /// parameter: command entries, page tables), unlike bookkeeping such
+    /// as the array of device bases.
+    pub watch: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -749,6 +753,15 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
         )
         .map_err(|e| uc_err("memory hook", e))?;
     }
+    for r in req.ram.iter().filter(|r| r.watch && !r.bytes.is_empty()) {
+        uc.add_mem_hook(
+            HookType::MEM_READ | HookType::MEM_WRITE,
+            r.base,
+            r.base + r.bytes.len() as u64 - 1,
+            |uc, kind, addr, size, _value| on_mem(uc, kind, addr, size),
+        )
+        .map_err(|e| uc_err("memory hook", e))?;
+    }
     uc.add_mem_hook(HookType::MEM_UNMAPPED, 1, 0, |uc, kind, addr, size, _| {
         flush_stores(uc);
         let what = match kind {
@@ -838,6 +851,7 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
         ram.push(RamRegion {
             base: r.base,
             bytes,
+            watch: r.watch,
         });
     }
     let st = uc.get_data();

@@ -174,9 +174,11 @@ fn variant_index(i: &Insn) -> usize {
         Insn::Nop => 47,
         Insn::Tlbi { .. } => 48,
         Insn::Label(_) => 49,
+        Insn::Clz { .. } => 50,
+        Insn::Rbit { .. } => 51,
     }
 }
-const VARIANTS: usize = 50;
+const VARIANTS: usize = 52;
 
 #[test]
 fn corpus_covers_every_variant_and_enum_value() {

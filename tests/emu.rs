@@ -473,6 +473,7 @@ fn ram_is_not_an_event_and_is_returned() {
         ram: vec![RamRegion {
             base: 0x2000_0000,
             bytes: ptrs,
+            watch: false,
         }],
         max_insns: 100,
     };

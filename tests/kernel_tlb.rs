@@ -1,12 +1,13 @@
 //! System test (issue 8): the arm64 flushes generated from
 //! examples/arm64_tlb_range.inv remove stale translations in a running
-//! Linux. scripts/kernel-tlb-test.sh builds a tinyconfig arm64 kernel from
-//! Debian's linux-source-6.1 with a built-in test linking the generated
-//! `.S`, boots it under qemu-system-aarch64 and checks every verdict line;
-//! this test runs it with this build's binary and re-checks the console.
-//! The kernel tree and its build are cached under target/kernel-tlb (first
-//! run: unpack + clean build, minutes; later runs: seconds). A missing tool
-//! is a failure (scripts/install-deps.sh installs them).
+//! Linux. scripts/kernel-tlb-test.sh builds a small arm64 kernel from
+//! Debian's linux-source-6.1 (the one tests/kernel_mm.rs boots too) with a
+//! built-in test linking the generated `.S`, boots it on one CPU under
+//! qemu-system-aarch64 and checks every verdict line; this test runs it
+//! with this build's binary and re-checks the console. The kernel tree and
+//! its build are cached under target/kernel-tlb (first run: unpack + clean
+//! build, minutes; later runs: seconds). A missing tool is a failure
+//! (scripts/install-deps.sh installs them).
 
 use std::process::Command;
 

@@ -298,6 +298,8 @@ fn arm64_tlb_range() {
             ),
             Extra::new("flush_tlb_range_r", "4099 pages", &P4099),
             Extra::new("flush_tlb_kernel_range", "5 kernel pages", &K5),
+            Extra::new("flush_tlb_range_nl", "600 pages: past the threshold", &P600),
+            Extra::new("flush_tlb_range_r_nl", "37 pages", &P37),
         ],
     );
 }
@@ -310,7 +312,8 @@ fn vtd_iotlb() {
 #[test]
 fn e6500_tcd_lock() {
     // The generic worlds start with every lock free; here it is already
-    // held by this cpu (5 + 1), and esel_next wraps around.
+    // held by this cpu (5 + 1), and esel_next reaches esel_max (struct
+    // tlb_core_data: lock, esel_next, esel_max, esel_first).
     let held = |seq, what, params| Extra {
         memory: &[("lock", &[6, 0, 0, 0])],
         ..Extra::new(seq, what, params)
@@ -322,8 +325,16 @@ fn e6500_tcd_lock() {
             held("tcd_unlock", "nested holder", &[("token", 1)]),
             held("tcd_unlock", "owner", &[("token", 0)]),
             Extra {
-                memory: &[("tcd", &[3, 3, 0, 0])],
-                ..Extra::new("tcd_next_esel", "esel_next 3 wraps to 0", &[("cpu", 1)])
+                memory: &[("tcd", &[0, 3, 4, 1])],
+                ..Extra::new(
+                    "tcd_next_esel",
+                    "esel_next 3 reaches esel_max 4: esel_first 1",
+                    &[("cpu", 1)],
+                )
+            },
+            Extra {
+                memory: &[("tcd", &[0, 1, 4, 1])],
+                ..Extra::new("tcd_next_esel", "esel_next 1 advances to 2", &[("cpu", 1)])
             },
         ],
     );

@@ -158,6 +158,9 @@ fn reg_reg_all_pairs() {
             v.push(Insn::Imul { rd, rs });
             v.push(Insn::CmpReg { ra: rd, rb: rs });
             v.push(Insn::Test { ra: rd, rb: rs });
+            v.push(Insn::Bsr { rd, rs });
+            v.push(Insn::Bsf { rd, rs });
+            v.push(Insn::Cmove { rd, rs });
         }
     }
     check(&v);
@@ -211,6 +214,7 @@ fn immediates() {
             v.push(Insn::AndImm { rd, imm });
             v.push(Insn::AddImm { rd, imm });
             v.push(Insn::SubImm { rd, imm });
+            v.push(Insn::XorImm { rd, imm });
             v.push(Insn::CmpImm { ra: rd, imm });
             v.push(Insn::TestImm { ra: rd, imm });
         }
@@ -538,6 +542,14 @@ fn objdump_mnemonics() {
         Insn::AndImm { rd: 3, imm: -8 },
         Insn::AddImm { rd: 3, imm: 1 },
         Insn::SubImm { rd: 3, imm: 1000 },
+        Insn::XorImm { rd: 0, imm: 63 },
+        Insn::XorImm {
+            rd: 11,
+            imm: 0x1000,
+        },
+        Insn::Bsr { rd: 1, rs: 11 },
+        Insn::Bsf { rd: 11, rs: 2 },
+        Insn::Cmove { rd: 7, rs: 11 },
         Insn::ShlImm { rd: 4, sh: 1 },
         Insn::ShrImm { rd: 4, sh: 12 },
         Insn::ShlCl { rd: 5 },
@@ -649,6 +661,8 @@ fn errors() {
         disp: 0,
     });
     bad(Insn::Invlpg { base: 16 });
+    bad(Insn::Bsr { rd: 16, rs: 0 });
+    bad(Insn::Cmove { rd: 0, rs: 99 });
     // Display / Error
     let e: Box<dyn std::error::Error> = Box::new(EncodeError::UndefinedLabel(1));
     assert!(!e.to_string().is_empty());
@@ -692,4 +706,17 @@ fn classification() {
     assert!(Insn::Mfence.is_barrier() && Insn::Sfence.is_barrier() && Insn::Lfence.is_barrier());
     assert!(Insn::Invlpg { base: 0 }.is_invalidate());
     assert!(!Insn::Nop.is_invalidate() && !Insn::Pause.is_barrier());
+    // Register-only computations: no memory access, no ordering.
+    for i in [
+        Insn::Bsr { rd: 0, rs: 1 },
+        Insn::Bsf { rd: 0, rs: 1 },
+        Insn::Cmove { rd: 0, rs: 11 },
+        Insn::XorImm { rd: 0, imm: 63 },
+        Insn::ShlCl { rd: 2 },
+    ] {
+        assert!(
+            !i.is_load() && !i.is_store() && !i.is_barrier() && !i.is_invalidate(),
+            "{i:?}"
+        );
+    }
 }

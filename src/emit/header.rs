@@ -74,37 +74,147 @@ pub fn guard(stem: &str) -> String {
     format!("SHOOTDOWN_{}_H", c_ident(stem).to_ascii_uppercase())
 }
 
-/// What a sequence's return value means.
-fn proto_doc(s: &crate::ir::Seq) -> String {
-    use crate::ir::{MemOp, Stmt};
-    if s.void {
-        return format!("{}: returns nothing", s.name);
-    }
-    let mut held = None;
-    let mut spins = false;
+/// Every value a sequence can return, with why: (code, reason), in the
+/// order first met. The header lists them all (README, "Return codes").
+pub fn return_codes(prog: &Program, s: &crate::ir::Seq) -> Vec<(i64, String)> {
+    use crate::ir::{GSize, LockValue, MemOp, Stmt};
+    let mut out: Vec<(i64, String)> = Vec::new();
+    let mut add = |c: i64, why: String| {
+        if !out.iter().any(|(x, w)| *x == c && *w == why) {
+            out.push((c, why));
+        }
+    };
+    let einval = crate::passes::cover::EINVAL;
+    let reg = |a: &crate::ir::Access| {
+        let d = &prog.devices[a.dev];
+        format!("{}.{}", d.name, d.regs[a.reg].name)
+    };
+    // Returns inside a branch are the checks `check` adds (a lock owner
+    // that does not fit), reported with their statement below.
+    let mut checks = Vec::new();
     crate::ir::walk(&s.body, &mut |x| {
-        if let Stmt::Mem {
-            op: MemOp::Acquire { held: h, limit, .. },
-            ..
-        } = x
-        {
-            held = held.or(*h);
-            spins |= limit.is_some();
+        if let Stmt::If { then_, .. } = x {
+            checks.extend(then_.iter().filter_map(|t| match t {
+                Stmt::Return { span, .. } => Some(*span),
+                _ => None,
+            }));
         }
     });
-    match (held, spins) {
-        (Some(h), _) => format!(
-            "{}: returns 0 (lock taken), {h} (already held by this owner: not taken, do not release), or a negative code when a poll or spin runs out",
-            s.name
-        ),
-        (None, true) => format!(
-            "{}: returns 0, or a negative code when a poll or lock spin runs out",
-            s.name
-        ),
-        (None, false) => format!(
-            "{}: returns 0, or a negative code when a poll runs out",
-            s.name
-        ),
+    crate::ir::walk(&s.body, &mut |x| match x {
+        Stmt::Poll { access, fail, .. } => {
+            add(*fail, format!("a poll of {} runs out", reg(access)))
+        }
+        Stmt::Return { span, .. } if checks.contains(span) => {}
+        Stmt::Return { value, span } => match value.as_const() {
+            Some(c) => add(
+                c as i64,
+                format!("`return` at line {}", prog.line_of(*span)),
+            ),
+            None => add(
+                i64::MIN,
+                format!("the value of `return` at line {}", prog.line_of(*span)),
+            ),
+        },
+        Stmt::Range { step, .. } if step.as_const().is_none() => {
+            add(einval, "a run-time `range` step is 0".into())
+        }
+        Stmt::Cover { set, .. } => {
+            let g = &prog.granules[*set];
+            if crate::model::all_entry(g).is_none() {
+                add(
+                    einval,
+                    format!("a cover's range reaches 2^64 (`{}` has no `all`)", g.name),
+                );
+            }
+            if let Some(GSize::Param(p)) = crate::model::loop_entry(g).map(|e| &e.size) {
+                add(
+                    einval,
+                    format!("the granule size `{p}` is not a power of two (or too large)"),
+                );
+            }
+        }
+        Stmt::Mem {
+            op: MemOp::Acquire {
+                value, held, limit, ..
+            },
+            ..
+        } => {
+            if let Some(h) = held {
+                add(
+                    *h as i64,
+                    "the lock is already held by this owner (not taken: do not release it)".into(),
+                );
+            }
+            if let Some((_, code)) = limit {
+                add(*code, "the lock spin runs out".into());
+            }
+            if matches!(value, LockValue::Owner(e) if e.as_const().is_none()) {
+                add(
+                    einval,
+                    "the lock owner does not fit the lock (or is 0)".into(),
+                );
+            }
+        }
+        _ => {}
+    });
+    out
+}
+
+fn errno_name(c: i64) -> Option<&'static str> {
+    Some(match c {
+        -5 => "EIO",
+        -11 => "EAGAIN",
+        -16 => "EBUSY",
+        -19 => "ENODEV",
+        -22 => "EINVAL",
+        -34 => "ERANGE",
+        -110 => "ETIMEDOUT",
+        _ => return None,
+    })
+}
+
+/// What a sequence's return value means: every code it can return.
+fn proto_doc(prog: &Program, s: &crate::ir::Seq) -> String {
+    let codes = return_codes(prog, s);
+    if s.void {
+        let early: Vec<String> = codes
+            .iter()
+            .filter(|(c, _)| *c < 0)
+            .map(|(_, w)| w.clone())
+            .collect();
+        return if early.is_empty() {
+            format!("{}: returns nothing", s.name)
+        } else {
+            format!(
+                "{}: returns nothing; it stops early when {}",
+                s.name,
+                early.join(", or when ")
+            )
+        };
+    }
+    let mut parts = vec!["0".to_string()];
+    let mut seen: Vec<i64> = Vec::new();
+    for (c, _) in &codes {
+        if seen.contains(c) {
+            continue;
+        }
+        seen.push(*c);
+        let whys: Vec<&str> = codes
+            .iter()
+            .filter(|(x, _)| x == c)
+            .map(|(_, w)| w.as_str())
+            .collect();
+        let code = match (*c, errno_name(*c)) {
+            (i64::MIN, _) => "the value".to_string(),
+            (c, Some(n)) => format!("{c} (-{n})"),
+            (c, None) => c.to_string(),
+        };
+        parts.push(format!("{code} when {}", whys.join(" or when ")));
+    }
+    if parts.len() == 1 {
+        format!("{}: returns 0", s.name)
+    } else {
+        format!("{}: returns {}", s.name, parts.join("; "))
     }
 }
 
@@ -270,7 +380,7 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
         .seqs
         .iter()
         .map(|s| Proto {
-            doc: proto_doc(s),
+            doc: proto_doc(prog, s),
             decl: prototype(prog, s, &format!("{}{}", opts.prefix, s.name), linux),
         })
         .collect();

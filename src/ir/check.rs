@@ -3,7 +3,7 @@
 //! Everything a spec author can get wrong is caught here with a span, so
 //! passes and backends may assume a well-formed program.
 
-use super::expr::{field_mask, BinOp, Expr};
+use super::expr::{field_mask, BinOp, Expr, Func, Rel};
 use super::*;
 use crate::spec::ast::{self, Numbering};
 use crate::spec::diag::Diag;
@@ -113,6 +113,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         }
         let mut params: Vec<String> = Vec::new();
         let mut ptrs: Vec<Option<u32>> = Vec::new();
+        let mut private: Vec<bool> = Vec::new();
         let mut ctypes: Vec<Option<&'static str>> = Vec::new();
         for p in &s.params {
             ctypes.push(match p.ty.name.as_str() {
@@ -141,6 +142,12 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
                     .help("write `u64` (C `unsigned long long`), `ulong`, `long`, or `ptr u8` (u16, u32, u64)"))
                 }
             }
+            if let (Some(sp), None) = (p.private, &p.elem) {
+                return Err(Diag::new(sp, "only pointer parameters can be `private`")
+                    .label("not a pointer")
+                    .help("write `NAME: ptr u64 private` for memory only this CPU touches"));
+            }
+            private.push(p.private.is_some());
             if params.contains(&p.name.name) {
                 return Err(Diag::new(
                     p.name.span,
@@ -186,6 +193,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             locals,
             orders,
             ptrs,
+            private,
             ctypes,
             void: s.void,
             status,
@@ -320,6 +328,7 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
             return Err(Diag::new(e.span, "granule size listed twice"));
         }
         let mut bits = 0u64;
+        let mut reg_bits: Vec<(RegId, u64)> = Vec::new();
         let mut set_regs = Vec::new();
         for (reg, field, value) in &e.sets {
             let r = reg_of(reg)?;
@@ -355,6 +364,10 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
                 .label("too large"));
             }
             bits |= (v << f.shift) & f.mask();
+            match reg_bits.iter_mut().find(|(x, _)| *x == r) {
+                Some((_, b)) => *b |= (v << f.shift) & f.mask(),
+                None => reg_bits.push((r, (v << f.shift) & f.mask())),
+            }
         }
         let addr = e.addr.as_ref().map(reg_of).transpose()?;
         if addr.is_some() && size == GSize::All {
@@ -379,6 +392,7 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
         entries.push(Granule {
             size,
             bits,
+            reg_bits,
             addr,
             via,
             set_regs,
@@ -821,13 +835,53 @@ impl SeqCx<'_> {
     }
 
     /// Resolve `p[OFF]` to a memory reference.
+    /// A lock word or other location at a constant offset.
     fn mem_ref(&self, e: &ast::Expr) -> Result<MemRef, Diag> {
-        let ast::Expr::Mem { ptr, offset, span } = e else {
+        let ast::Expr::Mem {
+            ptr,
+            offset,
+            index,
+            span,
+        } = e
+        else {
             return Err(Diag::new(
                 e.span(),
                 "expected a pointer parameter (`p` or `p[OFFSET]`)",
             ));
         };
+        if let Some(ix) = index {
+            return Err(Diag::new(ix.span(), "a lock word needs a constant offset")
+                .label("computed at run time"));
+        }
+        let (i, width) = self.ptr_param(ptr)?;
+        self.fixed(i, width, *offset, *span)
+    }
+
+    /// A location at a constant or a run-time byte offset.
+    fn place(&mut self, e: &ast::Expr) -> Result<Place, Diag> {
+        let ast::Expr::Mem {
+            ptr,
+            index: Some(ix),
+            span,
+            ..
+        } = e
+        else {
+            return Ok(Place::Fixed(self.mem_ref(e)?));
+        };
+        let (i, width) = self.ptr_param(ptr)?;
+        let v = self.expr(ix, None)?;
+        Ok(match v.as_const() {
+            Some(c) => Place::Fixed(self.fixed(i, width, c, *span)?),
+            None => Place::At {
+                ptr: i,
+                width,
+                index: v,
+            },
+        })
+    }
+
+    /// Pointer parameter `ptr`: its index and element width.
+    fn ptr_param(&self, ptr: &ast::Ident) -> Result<(usize, u32), Diag> {
         let i = self
             .params
             .iter()
@@ -845,7 +899,13 @@ impl SeqCx<'_> {
                 ptr.name
             )));
         };
-        if offset % u64::from(width / 8) != 0 || *offset > 0x7ff0 {
+        Ok((i, width))
+    }
+
+    fn fixed(&self, i: usize, width: u32, offset: u64, span: Span) -> Result<MemRef, Diag> {
+        let offset = &offset;
+        let span = &span;
+        if !offset.is_multiple_of(u64::from(width / 8)) || *offset > 0x7ff0 {
             return Err(Diag::new(
                 *span,
                 format!("offset {offset:#x} is not aligned to the {width}-bit element (or beyond 0x7ff0)"),
@@ -975,6 +1035,48 @@ impl SeqCx<'_> {
                         "a `-> void` sequence cannot report `held` or a spin failure",
                     ));
                 }
+                if let LockValue::Owner(o) = &value {
+                    // Taken means nonzero, and the lock stores the owner
+                    // in `width` bits: an owner outside 1..2^width - 1
+                    // would store 0 (a free lock) or another owner's
+                    // value. Constants are checked here, run-time owners
+                    // before the acquire (-EINVAL).
+                    let fits = field_mask(0, m.width);
+                    match o.as_const() {
+                        Some(0) => {
+                            return Err(Diag::new(
+                                stmt_span(s),
+                                "an owner of 0 would leave the lock free",
+                            )
+                            .label("owner 0"))
+                        }
+                        Some(_) => {}
+                        None if self.void => {
+                            return Err(Diag::new(
+                                *span,
+                                format!(
+                                    "a `-> void` sequence cannot report a run-time owner that does not fit the {}-bit lock (or is 0)",
+                                    m.width
+                                ),
+                            )
+                            .help("remove `-> void`: the sequence then returns -22 for such an owner"))
+                        }
+                        None => self.pending.push(Stmt::If {
+                            // owner - 1 >= 2^width - 1, as owner + ~0 so
+                            // that `cpu + 1` folds to `cpu`.
+                            cond: Cond {
+                                cmp: crate::lir::Cmp::Geu,
+                                a: Expr::bin(BinOp::Add, o.clone(), Expr::Const(u64::MAX)),
+                                b: Expr::Const(fits),
+                            },
+                            then_: vec![Stmt::Return {
+                                value: Expr::Const(crate::passes::cover::EINVAL as u64),
+                                span: *span,
+                            }],
+                            else_: Vec::new(),
+                        }),
+                    }
+                }
                 let status = held.map(|_| {
                     let l = self.locals.len();
                     self.locals.push("status".into());
@@ -983,12 +1085,14 @@ impl SeqCx<'_> {
                     l
                 });
                 Stmt::Mem {
+                    id: self.op_id(),
                     op: MemOp::Acquire {
                         mem: m,
                         value,
                         held,
                         status,
                         limit,
+                        fail_barrier: None,
                         hoisted: false,
                     },
                     span: *span,
@@ -1007,28 +1111,46 @@ impl SeqCx<'_> {
                 };
                 let cond = cond.as_ref().map(|c| self.expr(c, None)).transpose()?;
                 Stmt::Mem {
+                    id: self.op_id(),
                     op: MemOp::Release {
                         mem: m,
                         value,
                         cond,
-                        order: ReleaseOrder::Full,
+                        // Device accesses earlier in program order must be
+                        // ordered before the releasing store too.
+                        order: if self.used.is_empty() {
+                            ReleaseOrder::Full
+                        } else {
+                            ReleaseOrder::Device
+                        },
                     },
                     span: *span,
                 }
             }
             ast::Stmt::MemWrite { mem, value, span } => {
-                let m = self.mem_ref(mem)?;
+                let place = self.place(mem)?;
+                let width = place.width();
                 let v = self.expr(value, None)?;
                 if let Some(c) = v.as_const() {
-                    if m.width < 64 && c >> m.width != 0 {
+                    if width < 64 && c >> width != 0 {
                         return Err(Diag::new(
                             value.span(),
-                            format!("{c:#x} does not fit the {}-bit element", m.width),
+                            format!("{c:#x} does not fit the {width}-bit element"),
                         ));
                     }
                 }
+                let op = match place {
+                    Place::Fixed(m) => MemOp::Store { mem: m, value: v },
+                    Place::At { ptr, width, index } => MemOp::StoreAt {
+                        ptr,
+                        width,
+                        index,
+                        value: v,
+                    },
+                };
                 Stmt::Mem {
-                    op: MemOp::Store { mem: m, value: v },
+                    id: self.op_id(),
+                    op,
                     span: *span,
                 }
             }
@@ -1069,6 +1191,7 @@ impl SeqCx<'_> {
                     step,
                     body,
                     span: *span,
+                    fail_barrier: None,
                 }
             }
             ast::Stmt::Invalidate {
@@ -1159,6 +1282,7 @@ impl SeqCx<'_> {
                 self.in_cover.push(si);
                 let body = self.block(body)?;
                 self.in_cover.pop();
+                super::cover_map::check(self.devices, g, &body)?;
                 Stmt::Cover {
                     set: si,
                     mode: *mode,
@@ -1168,6 +1292,26 @@ impl SeqCx<'_> {
                     span: *span,
                     threshold: format!("{}_{}_THRESHOLD", self.seq_name, g.name)
                         .to_ascii_uppercase(),
+                }
+            }
+            ast::Stmt::If {
+                cond,
+                then_,
+                else_,
+                span,
+            } => {
+                if !self.in_cover.is_empty() {
+                    return Err(Diag::new(*span, "`if` is not allowed in a `cover` body")
+                        .label("inside a cover")
+                        .help("put the `if` around the `cover`, or choose with the cover's mode"));
+                }
+                let c = self.expr(cond, None)?;
+                let then_ = self.block(then_)?;
+                let else_ = self.block(else_)?;
+                Stmt::If {
+                    cond: Cond::of(c),
+                    then_,
+                    else_,
                 }
             }
             ast::Stmt::Order {
@@ -1255,26 +1399,6 @@ impl SeqCx<'_> {
                 fail,
                 span,
             } => {
-                let (dev, reg, field) = self.path(target)?;
-                let d = &self.devices[dev];
-                let (mask, shift, width) = match field {
-                    Some(f) => (d.fields[f].mask(), d.fields[f].shift, d.fields[f].width),
-                    None => (field_mask(0, d.regs[reg].width), 0, d.regs[reg].width),
-                };
-                let v = self.expr(value, None)?;
-                let Some(v) = v.as_const() else {
-                    return Err(
-                        Diag::new(value.span(), "a poll must compare against a constant")
-                            .label("not a constant"),
-                    );
-                };
-                if width < 64 && v >> width != 0 {
-                    return Err(Diag::new(
-                        value.span(),
-                        format!("{v:#x} does not fit the {width}-bit field"),
-                    )
-                    .label("too large"));
-                }
                 let Some((limit, lspan)) = *limit else {
                     return Err(Diag::new(*span, "unbounded poll")
                         .label("no `limit`")
@@ -1302,6 +1426,65 @@ impl SeqCx<'_> {
                         }
                     }
                 };
+                let op = match op {
+                    ast::CmpOp::Eq => PollOp::Eq,
+                    ast::CmpOp::Ne => PollOp::Ne,
+                };
+                let target = match target {
+                    ast::PollTarget::Reg(p) => p,
+                    ast::PollTarget::Mem(m) => {
+                        if !self.in_cover.is_empty() {
+                            return Err(Diag::new(
+                                *span,
+                                "memory reads are not allowed in a `cover` body",
+                            ));
+                        }
+                        let (ptr, width, index) = match self.place(m)? {
+                            Place::Fixed(r) => (r.ptr, r.width, Expr::Const(r.offset)),
+                            Place::At { ptr, width, index } => (ptr, width, index),
+                        };
+                        let v = self.expr(value, None)?;
+                        if let Some(c) = v.as_const() {
+                            if width < 64 && c >> width != 0 {
+                                return Err(Diag::new(
+                                    value.span(),
+                                    format!("{c:#x} does not fit the {width}-bit element"),
+                                )
+                                .label("too large"));
+                            }
+                        }
+                        return Ok(Stmt::Mem {
+                            id: self.op_id(),
+                            op: MemOp::Poll {
+                                ptr,
+                                width,
+                                index,
+                                op,
+                                value: Expr::insert(v, 0, width),
+                                limit,
+                                fail,
+                                fail_barrier: None,
+                            },
+                            span: *span,
+                        });
+                    }
+                };
+                let (dev, reg, field) = self.path(target)?;
+                let d = &self.devices[dev];
+                let (mask, shift, width) = match field {
+                    Some(f) => (d.fields[f].mask(), d.fields[f].shift, d.fields[f].width),
+                    None => (field_mask(0, d.regs[reg].width), 0, d.regs[reg].width),
+                };
+                let v = self.expr(value, None)?;
+                if let Some(c) = v.as_const() {
+                    if width < 64 && c >> width != 0 {
+                        return Err(Diag::new(
+                            value.span(),
+                            format!("{c:#x} does not fit the {width}-bit field"),
+                        )
+                        .label("too large"));
+                    }
+                }
                 Stmt::Poll {
                     access: Access {
                         id: self.op_id(),
@@ -1310,13 +1493,13 @@ impl SeqCx<'_> {
                         span: *span,
                     },
                     mask,
-                    op: match op {
-                        ast::CmpOp::Eq => PollOp::Eq,
-                        ast::CmpOp::Ne => PollOp::Ne,
-                    },
-                    value: v << shift,
+                    op,
+                    // A run-time value is truncated to the field, as the
+                    // masked register it is compared with.
+                    value: Expr::insert(v, shift, width),
                     limit,
                     fail,
+                    fail_barrier: None,
                 }
             }
             ast::Stmt::Barrier { name, span } => Stmt::Barrier {
@@ -1338,6 +1521,69 @@ impl SeqCx<'_> {
         })
     }
 
+    /// What `$bits` means here: in a write to a register, the granule's
+    /// settings of that register's fields; elsewhere all its settings,
+    /// which is only meaningful when they live in one register.
+    fn bits_binding(
+        &self,
+        span: crate::spec::diag::Span,
+        reg: Option<(DevId, RegId)>,
+    ) -> Result<super::expr::Binding, Diag> {
+        let set = &self.granules[*self.in_cover.last().unwrap_or(&0)];
+        let mut regs: Vec<RegId> = Vec::new();
+        for e in &set.entries {
+            for &r in &e.set_regs {
+                if !regs.contains(&r) {
+                    regs.push(r);
+                }
+            }
+        }
+        let name = |r: RegId| match set.dev {
+            Some(d) => format!("{}.{}", self.devices[d].name, self.devices[d].regs[r].name),
+            None => format!("register {r}"),
+        };
+        match reg {
+            Some((dev, r)) if set.dev == Some(dev) && regs.contains(&r) => {
+                Ok(super::expr::Binding::RegBits(r))
+            }
+            Some((dev, r)) => {
+                let written = format!(
+                    "{}.{}",
+                    self.devices[dev].name, self.devices[dev].regs[r].name
+                );
+                let mut d = Diag::new(
+                    span,
+                    format!(
+                        "no granule of `{}` sets a field of `{written}`: `$bits` would always be 0 here",
+                        set.name
+                    ),
+                )
+                .label("nothing to bind")
+                .related(set.span, "granule set");
+                d = match regs.as_slice() {
+                    [] => d.help("the set's granules `set` no fields; remove `$bits`"),
+                    rs => d.help(format!(
+                        "`$bits` in a write to a register is that register's settings; the set's are in {}",
+                        rs.iter().map(|&r| format!("`{}`", name(r))).collect::<Vec<_>>().join(", ")
+                    )),
+                };
+                Err(d)
+            }
+            None if regs.len() > 1 => Err(Diag::new(
+                span,
+                format!(
+                    "`$bits` is ambiguous here: the granules of `{}` set fields of {}",
+                    set.name,
+                    regs.iter().map(|&r| format!("`{}`", name(r))).collect::<Vec<_>>().join(" and ")
+                ),
+            )
+            .label("which register's settings?")
+            .related(set.span, "granule set")
+            .help("use `$bits` directly in writes to those registers: each write gets its own register's settings")),
+            None => Ok(super::expr::Binding::Bits),
+        }
+    }
+
     /// `reg` is the register a field aggregate refers to.
     fn expr(&mut self, e: &ast::Expr, reg: Option<(DevId, RegId)>) -> Result<Expr, Diag> {
         Ok(match e {
@@ -1349,12 +1595,28 @@ impl SeqCx<'_> {
                         "memory reads are not allowed in a `cover` body",
                     ));
                 }
-                let mem = self.mem_ref(e)?;
+                let place = self.place(e)?;
                 let l = self.locals.len();
-                self.locals
-                    .push(format!("{}[{}]", self.params[mem.ptr], mem.offset));
+                let op = match place {
+                    Place::Fixed(mem) => {
+                        self.locals
+                            .push(format!("{}[{}]", self.params[mem.ptr], mem.offset));
+                        MemOp::Load { local: l, mem }
+                    }
+                    Place::At { ptr, width, index } => {
+                        self.locals.push(format!("{}[...]", self.params[ptr]));
+                        MemOp::LoadAt {
+                            local: l,
+                            ptr,
+                            width,
+                            index,
+                        }
+                    }
+                };
+                let id = self.op_id();
                 self.pending.push(Stmt::Mem {
-                    op: MemOp::Load { local: l, mem },
+                    id,
+                    op,
                     span: *span,
                 });
                 Expr::Local(l)
@@ -1408,7 +1670,7 @@ impl SeqCx<'_> {
                 }
                 Expr::Binding(match b.name.as_str() {
                     "addr" => super::expr::Binding::Addr,
-                    "bits" => super::expr::Binding::Bits,
+                    "bits" => self.bits_binding(b.span, reg)?,
                     "size" => super::expr::Binding::Size,
                     "num" => super::expr::Binding::Num,
                     "scale" => super::expr::Binding::Scale,
@@ -1422,6 +1684,64 @@ impl SeqCx<'_> {
                 Expr::bin(BinOp::Sub, Expr::Const(0), self.expr(inner, reg)?)
             }
             ast::Expr::Not { inner, .. } => Expr::bit_not(self.expr(inner, reg)?),
+            ast::Expr::LogNot { inner, .. } => {
+                Expr::cmp(Rel::Eq, self.expr(inner, None)?, Expr::Const(0))
+            }
+            ast::Expr::Call { func, args, span } => {
+                let Some(f) = Func::ALL.into_iter().find(|f| f.name() == func.name) else {
+                    let mut d = Diag::new(func.span, format!("unknown function `{}`", func.name))
+                        .label("not a built-in");
+                    d = d.help(format!(
+                        "built-ins: {}",
+                        Func::ALL.map(|f| f.name()).join(", ")
+                    ));
+                    return Err(d);
+                };
+                if args.len() != f.arity() {
+                    return Err(Diag::new(
+                        *span,
+                        format!(
+                            "`{}` takes {} argument{}, not {}",
+                            f.name(),
+                            f.arity(),
+                            if f.arity() == 1 { "" } else { "s" },
+                            args.len()
+                        ),
+                    ));
+                }
+                let args = args
+                    .iter()
+                    .map(|a| self.expr(a, None))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Expr::call(f, args)
+            }
+            ast::Expr::Bin {
+                op:
+                    op @ (ast::BinOp::Eq
+                    | ast::BinOp::Ne
+                    | ast::BinOp::Lt
+                    | ast::BinOp::Le
+                    | ast::BinOp::Gt
+                    | ast::BinOp::Ge
+                    | ast::BinOp::LogAnd
+                    | ast::BinOp::LogOr),
+                lhs,
+                rhs,
+                ..
+            } => {
+                let (a, b) = (self.expr(lhs, None)?, self.expr(rhs, None)?);
+                let rel = match op {
+                    ast::BinOp::Eq => Rel::Eq,
+                    ast::BinOp::Ne => Rel::Ne,
+                    ast::BinOp::Lt => Rel::Lt,
+                    ast::BinOp::Le => Rel::Le,
+                    ast::BinOp::Gt => Rel::Gt,
+                    ast::BinOp::Ge => Rel::Ge,
+                    ast::BinOp::LogAnd => return Ok(Expr::bin(BinOp::And, a.truth(), b.truth())),
+                    _ => return Ok(Expr::bin(BinOp::Or, a.truth(), b.truth())),
+                };
+                Expr::cmp(rel, a, b)
+            }
             ast::Expr::Bin { op, lhs, rhs, .. } => {
                 let op = match op {
                     ast::BinOp::Or => BinOp::Or,
@@ -1431,21 +1751,45 @@ impl SeqCx<'_> {
                     ast::BinOp::Shr => BinOp::Shr,
                     ast::BinOp::Add => BinOp::Add,
                     ast::BinOp::Sub => BinOp::Sub,
-                    ast::BinOp::Mul => BinOp::Mul,
+                    _ => BinOp::Mul,
                 };
                 let (a, b) = (self.expr(lhs, reg)?, self.expr(rhs, reg)?);
-                if matches!(op, BinOp::Shl | BinOp::Shr) {
-                    match b.as_const() {
-                        Some(s) if s < 64 => {}
-                        Some(_) => {
-                            return Err(Diag::new(rhs.span(), "shift amount must be below 64")
-                                .label("too large"))
-                        }
-                        None => {
-                            return Err(Diag::new(rhs.span(), "shift amounts must be constants")
-                                .label("not constant"))
-                        }
+                // A constant that overflows 64 bits is an error, as an
+                // oversized literal is (run-time values wrap: that is
+                // what the machine does).
+                if let (Some(x), Some(y)) = (a.as_const(), b.as_const()) {
+                    let exact = match op {
+                        BinOp::Add => x.checked_add(y),
+                        BinOp::Sub => x.checked_sub(y),
+                        BinOp::Mul => x.checked_mul(y),
+                        _ => Some(0),
+                    };
+                    if exact.is_none() {
+                        let what = match op {
+                            BinOp::Sub => "is below 0",
+                            _ => "does not fit 64 bits",
+                        };
+                        return Err(Diag::new(
+                            e.span(),
+                            format!(
+                                "constant {x:#x} {} {y:#x} {what}",
+                                match op {
+                                    BinOp::Add => "+",
+                                    BinOp::Sub => "-",
+                                    _ => "*",
+                                }
+                            ),
+                        )
+                        .label("overflows")
+                        .help("write the value you mean; constants are unsigned 64-bit"));
                     }
+                }
+                // A constant amount of 64 or more is a mistake; a run-time
+                // one shifts every bit out (the value is 0), see README.
+                if matches!(op, BinOp::Shl | BinOp::Shr) && b.as_const().is_some_and(|s| s >= 64) {
+                    return Err(
+                        Diag::new(rhs.span(), "shift amount must be below 64").label("too large")
+                    );
                 }
                 Expr::bin(op, a, b)
             }
@@ -1498,6 +1842,22 @@ impl SeqCx<'_> {
     }
 }
 
+/// A normal-memory location: a constant offset, or one computed at run
+/// time.
+enum Place {
+    Fixed(MemRef),
+    At { ptr: usize, width: u32, index: Expr },
+}
+
+impl Place {
+    fn width(&self) -> u32 {
+        match self {
+            Place::Fixed(m) => m.width,
+            Place::At { width, .. } => *width,
+        }
+    }
+}
+
 fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
     match s {
         ast::Stmt::Each { span, .. }
@@ -1508,6 +1868,7 @@ fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
         | ast::Stmt::Range { span, .. }
         | ast::Stmt::Invalidate { span, .. }
         | ast::Stmt::Order { span, .. }
+        | ast::Stmt::If { span, .. }
         | ast::Stmt::Acquire { span, .. }
         | ast::Stmt::Release { span, .. }
         | ast::Stmt::MemWrite { span, .. }

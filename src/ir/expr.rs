@@ -67,12 +67,139 @@ pub enum Expr {
         shift: u32,
         width: u32,
     },
+    /// An unsigned comparison as a value: 1 when it holds, else 0.
+    Cmp(Rel, Box<Expr>, Box<Expr>),
+    /// A built-in function of one or two values.
+    Call(Func, Vec<Expr>),
+}
+
+/// Unsigned comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rel {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Rel {
+    pub fn holds(self, a: u64, b: u64) -> bool {
+        match self {
+            Rel::Eq => a == b,
+            Rel::Ne => a != b,
+            Rel::Lt => a < b,
+            Rel::Le => a <= b,
+            Rel::Gt => a > b,
+            Rel::Ge => a >= b,
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Rel::Eq => "==",
+            Rel::Ne => "!=",
+            Rel::Lt => "<",
+            Rel::Le => "<=",
+            Rel::Gt => ">",
+            Rel::Ge => ">=",
+        }
+    }
+}
+
+/// Built-in functions on 64-bit unsigned values. Each is defined at every
+/// input, 0 included, as the kernel's 64-bit helper of the same meaning
+/// computes it (README, "Expressions").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Func {
+    /// 1 + index of the lowest set bit; 0 for 0 (`__ffs64(x) + 1`, C `ffsll`).
+    Ffs,
+    /// 1 + index of the highest set bit; 0 for 0 (`fls64`).
+    Fls,
+    /// Trailing zero bits; 64 for 0 (`__ffs64` where defined).
+    Ctz,
+    /// Leading zero bits; 64 for 0.
+    Clz,
+    /// Index of the highest set bit; all ones (-1) for 0 (`fls64(x) - 1`,
+    /// as `ilog2()` computes it at run time).
+    Ilog2,
+    /// The smallest power of two >= x: `1 << fls64(x - 1)`, so 0 for 0 and
+    /// for x > 2^63 (the shift passes 63), 1 for 1 (`roundup_pow_of_two`).
+    RoundupPow2,
+    /// Set bits (`hweight64`).
+    Popcount,
+    /// Unsigned minimum and maximum of two values.
+    Min,
+    Max,
+}
+
+impl Func {
+    pub const ALL: [Func; 9] = [
+        Func::Ffs,
+        Func::Fls,
+        Func::Ctz,
+        Func::Clz,
+        Func::Ilog2,
+        Func::RoundupPow2,
+        Func::Popcount,
+        Func::Min,
+        Func::Max,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Ffs => "ffs",
+            Func::Fls => "fls",
+            Func::Ctz => "ctz",
+            Func::Clz => "clz",
+            Func::Ilog2 => "ilog2",
+            Func::RoundupPow2 => "roundup_pow2",
+            Func::Popcount => "popcount",
+            Func::Min => "min",
+            Func::Max => "max",
+        }
+    }
+
+    pub fn arity(self) -> usize {
+        match self {
+            Func::Min | Func::Max => 2,
+            _ => 1,
+        }
+    }
+
+    /// The meaning (the interpreter's and constant folding's).
+    pub fn apply(self, a: u64, b: u64) -> u64 {
+        let fls = |x: u64| 64 - u64::from(x.leading_zeros());
+        match self {
+            Func::Ffs => {
+                if a == 0 {
+                    0
+                } else {
+                    u64::from(a.trailing_zeros()) + 1
+                }
+            }
+            Func::Fls => fls(a),
+            Func::Ctz => u64::from(a.trailing_zeros()),
+            Func::Clz => u64::from(a.leading_zeros()),
+            Func::Ilog2 => fls(a).wrapping_sub(1),
+            Func::RoundupPow2 => BinOp::Shl.apply(1, fls(a.wrapping_sub(1))),
+            Func::Popcount => u64::from(a.count_ones()),
+            Func::Min => a.min(b),
+            Func::Max => a.max(b),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Binding {
     Addr,
+    /// `$bits` where no register gives it a meaning: every setting of the
+    /// granule (allowed only when they all live in one register).
     Bits,
+    /// `$bits` in a write to this register: the granule's settings of
+    /// this register's fields only.
+    RegBits(usize),
     Size,
     /// Range operations: NUM and SCALE of (NUM + 1) << (5 * SCALE + 1).
     Num,
@@ -140,6 +267,44 @@ impl Expr {
         }
     }
 
+    /// A comparison as a value, folded when both sides are constants.
+    pub fn cmp(rel: Rel, a: Expr, b: Expr) -> Expr {
+        match (a.as_const(), b.as_const()) {
+            (Some(x), Some(y)) => Expr::Const(u64::from(rel.holds(x, y))),
+            _ => Expr::Cmp(rel, Box::new(a), Box::new(b)),
+        }
+    }
+
+    /// Is the value always 0 or 1?
+    pub fn is_truth(&self) -> bool {
+        match self {
+            Expr::Cmp(..) => true,
+            Expr::Const(c) => *c <= 1,
+            Expr::Bin(BinOp::And | BinOp::Or, a, b) => a.is_truth() && b.is_truth(),
+            _ => false,
+        }
+    }
+
+    /// `x != 0` as 0 or 1 (x itself when it already is).
+    pub fn truth(self) -> Expr {
+        if self.is_truth() {
+            self
+        } else {
+            Expr::cmp(Rel::Ne, self, Expr::Const(0))
+        }
+    }
+
+    /// A built-in call, folded when its arguments are constants.
+    pub fn call(f: Func, args: Vec<Expr>) -> Expr {
+        let consts: Vec<u64> = args.iter().filter_map(Expr::as_const).collect();
+        if consts.len() == args.len() {
+            let a = consts.first().copied().unwrap_or(0);
+            let b = consts.get(1).copied().unwrap_or(0);
+            return Expr::Const(f.apply(a, b));
+        }
+        Expr::Call(f, args)
+    }
+
     pub fn bit_not(a: Expr) -> Expr {
         match a {
             Expr::Const(v) => Expr::Const(!v),
@@ -177,6 +342,7 @@ impl Expr {
                 shift,
                 width,
             } => (value.eval(params) << shift) & field_mask(*shift, *width),
+            Expr::Cmp(..) | Expr::Call(..) => self.eval_with(params, &[]),
         }
     }
 
@@ -185,8 +351,9 @@ impl Expr {
         match self {
             Expr::Local(_) => true,
             Expr::Const(_) | Expr::Param(_) | Expr::Binding(_) => false,
-            Expr::Bin(_, a, b) => a.uses_locals() || b.uses_locals(),
+            Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => a.uses_locals() || b.uses_locals(),
             Expr::Not(a) | Expr::Insert { value: a, .. } => a.uses_locals(),
+            Expr::Call(_, args) => args.iter().any(Expr::uses_locals),
         }
     }
 
@@ -206,6 +373,13 @@ impl Expr {
                 shift,
                 width,
             } => (value.eval_with(params, locals) << shift) & field_mask(*shift, *width),
+            Expr::Cmp(rel, a, b) => {
+                u64::from(rel.holds(a.eval_with(params, locals), b.eval_with(params, locals)))
+            }
+            Expr::Call(f, args) => {
+                let v = |i: usize| args.get(i).map_or(0, |a| a.eval_with(params, locals));
+                f.apply(v(0), v(1))
+            }
         }
     }
 
@@ -221,6 +395,8 @@ impl Expr {
                 shift,
                 width,
             } => Expr::insert(value.bind(f), *shift, *width),
+            Expr::Cmp(rel, a, b) => Expr::cmp(*rel, a.bind(f), b.bind(f)),
+            Expr::Call(func, args) => Expr::call(*func, args.iter().map(|a| a.bind(f)).collect()),
         }
     }
 
@@ -228,8 +404,9 @@ impl Expr {
         match self {
             Expr::Binding(_) => true,
             Expr::Const(_) | Expr::Param(_) | Expr::Local(_) => false,
-            Expr::Bin(_, a, b) => a.uses_binding() || b.uses_binding(),
+            Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => a.uses_binding() || b.uses_binding(),
             Expr::Not(a) | Expr::Insert { value: a, .. } => a.uses_binding(),
+            Expr::Call(_, args) => args.iter().any(Expr::uses_binding),
         }
     }
 
@@ -252,6 +429,7 @@ impl fmt::Display for ExprDisplay<'_> {
                 None => write!(f, "arg{i}"),
             },
             Expr::Local(i) => write!(f, "local{i}"),
+            Expr::Binding(Binding::RegBits(_)) => f.write_str("$bits"),
             Expr::Binding(b) => write!(f, "${}", format!("{b:?}").to_lowercase()),
             Expr::Bin(op, a, b) => write!(
                 f,
@@ -270,6 +448,23 @@ impl fmt::Display for ExprDisplay<'_> {
                 "insert({}, shift {shift}, width {width})",
                 value.display(self.params)
             ),
+            Expr::Cmp(rel, a, b) => write!(
+                f,
+                "({} {} {})",
+                a.display(self.params),
+                rel.symbol(),
+                b.display(self.params)
+            ),
+            Expr::Call(func, args) => {
+                write!(f, "{}(", func.name())?;
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{}", a.display(self.params))?;
+                }
+                f.write_str(")")
+            }
         }
     }
 }

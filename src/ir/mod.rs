@@ -5,6 +5,7 @@
 //! so it survives reordering and loop fission.
 
 pub mod check;
+pub mod cover_map;
 pub mod expr;
 pub mod order;
 pub mod print;
@@ -160,6 +161,9 @@ pub struct Seq {
     /// Element width in bits of each parameter that is a pointer
     /// (`ptr u8` -> Some(8)); None for 64-bit integer parameters.
     pub ptrs: Vec<Option<u32>>,
+    /// Pointer parameters declared `private`: memory no device or other
+    /// CPU writes (loads of it may be reused across device accesses).
+    pub private: Vec<bool>,
     /// C type of each integer parameter written `ulong` or `long` (still
     /// 64 bits in registers); None: `u64`, i.e. `unsigned long long`.
     pub ctypes: Vec<Option<&'static str>>,
@@ -200,6 +204,11 @@ pub enum ReleaseOrder {
     /// store that precedes the release (POWER `eieio` orders cacheable
     /// stores among themselves; the data dependency orders the loads).
     StoresOnly,
+    /// Earlier device accesses too (the sequence touches a device before
+    /// the release): POWER needs `sync`, as Linux's `arch_spin_unlock`
+    /// issues when `io_sync` is set; `lwsync` does not order
+    /// caching-inhibited accesses.
+    Device,
 }
 
 /// Normal-memory operations and reservation-loop locks.
@@ -225,10 +234,38 @@ pub enum MemOp {
         status: Option<usize>,
         /// Bounded spin: (reads, negative return code).
         limit: Option<(u64, i64)>,
+        /// Barrier run before returning the spin's failure code.
+        fail_barrier: Option<String>,
         /// Loop-invariant work (the owner value, clearing the status) is
         /// done before the reservation window; false (the naive code) does
         /// it inside, on every retry.
         hoisted: bool,
+    },
+    /// `local = p[index]` at a byte offset computed at run time.
+    LoadAt {
+        local: usize,
+        ptr: usize,
+        width: u32,
+        index: Expr,
+    },
+    /// `p[index] = value` at a byte offset computed at run time.
+    StoreAt {
+        ptr: usize,
+        width: u32,
+        index: Expr,
+        value: Expr,
+    },
+    /// Wait until `p[index] == value` (or `!=`): memory a device writes
+    /// (a completion word, a semaphore), bounded like a register poll.
+    Poll {
+        ptr: usize,
+        width: u32,
+        index: Expr,
+        op: PollOp,
+        value: Expr,
+        limit: u64,
+        fail: i64,
+        fail_barrier: Option<String>,
     },
     Release {
         mem: MemRef,
@@ -280,9 +317,15 @@ pub enum Stmt {
         access: Access,
         mask: u64,
         op: PollOp,
-        value: u64,
+        /// Compared with the masked register; a constant or a run-time
+        /// value (e.g. a producer index), already shifted into the field.
+        value: Expr,
         limit: u64,
         fail: i64,
+        /// Barrier run before returning `fail` (completes invalidations
+        /// the sequence must finish before any return; see
+        /// `passes::exits`).
+        fail_barrier: Option<String>,
     },
     Barrier {
         /// Target mnemonic, e.g. `eieio`, `dsb ish`.
@@ -305,6 +348,8 @@ pub enum Stmt {
         step: Expr,
         body: Vec<Stmt>,
         span: Span,
+        /// Barrier run before returning `-EINVAL` for a zero step.
+        fail_barrier: Option<String>,
     },
     /// `cover start, size with set mode { body }` (expanded by the cover
     /// pass into loops and branches over instantiations of the body).
@@ -332,8 +377,11 @@ pub enum Stmt {
         operands: Vec<Expr>,
         span: Span,
     },
-    /// Normal memory and locks (see [`MemOp`]).
+    /// Normal memory and locks (see [`MemOp`]). Stores (plain, lock
+    /// taking and releasing) are ordering-graph operations of class
+    /// `NormalStore` under `id`.
     Mem {
+        id: OpId,
         op: MemOp,
         span: Span,
     },
@@ -348,6 +396,30 @@ pub struct Cond {
 }
 
 impl Cond {
+    /// Branch on a value: a comparison becomes the branch's own, anything
+    /// else branches on `value != 0`.
+    pub fn of(e: Expr) -> Cond {
+        use crate::lir::Cmp;
+        match e {
+            Expr::Cmp(rel, a, b) => {
+                let (cmp, a, b) = match rel {
+                    expr::Rel::Eq => (Cmp::Eq, *a, *b),
+                    expr::Rel::Ne => (Cmp::Ne, *a, *b),
+                    expr::Rel::Lt => (Cmp::Ltu, *a, *b),
+                    expr::Rel::Ge => (Cmp::Geu, *a, *b),
+                    expr::Rel::Le => (Cmp::Geu, *b, *a),
+                    expr::Rel::Gt => (Cmp::Ltu, *b, *a),
+                };
+                Cond { cmp, a, b }
+            }
+            other => Cond {
+                cmp: Cmp::Ne,
+                a: other,
+                b: Expr::Const(0),
+            },
+        }
+    }
+
     pub fn eval(&self, params: &[u64], locals: &[u64]) -> bool {
         let (a, b) = (
             self.a.eval_with(params, locals),
@@ -382,8 +454,11 @@ pub enum GSize {
 #[derive(Clone, Debug)]
 pub struct Granule {
     pub size: GSize,
-    /// Field bits this op needs (`$bits`).
+    /// Field bits this op needs, all registers together.
     pub bits: u64,
+    /// The same settings per register: what `$bits` is in a write to
+    /// that register (a register the granule sets nothing in gets 0).
+    pub reg_bits: Vec<(RegId, u64)>,
     /// Register the op reads its address from.
     pub addr: Option<RegId>,
     /// What launches the op: a register write or an instruction mnemonic.
@@ -392,6 +467,16 @@ pub struct Granule {
     /// them launches the op when no `via` says otherwise.
     pub set_regs: Vec<RegId>,
     pub span: Span,
+}
+
+impl Granule {
+    /// `$bits` in a write to `reg`.
+    pub fn bits_of(&self, reg: RegId) -> u64 {
+        self.reg_bits
+            .iter()
+            .find(|(r, _)| *r == reg)
+            .map_or(0, |(_, b)| *b)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -77,6 +77,14 @@ impl Op {
             .iter()
             .any(|(b, a)| other.arms.iter().any(|(b2, a2)| b == b2 && a != a2))
     }
+
+    /// Does the block this op sits in also enclose `later`? Then a barrier
+    /// that orders this op before `later` lies in a block enclosing
+    /// `later`, after this op on the line, so it also follows everything
+    /// earlier on the line: this op closes the backward scan.
+    fn encloses(&self, later: &Op) -> bool {
+        later.loops.starts_with(&self.loops) && later.arms.starts_with(&self.arms)
+    }
 }
 
 /// Operations in program order (a loop body once).
@@ -102,6 +110,23 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
                     arms: cx.arms.clone(),
                     loops: cx.loops.clone(),
                     unconditional: unconditional(cx, Some(access.dev)),
+                }),
+                // Plain stores to normal memory (command entries, page
+                // tables): what `require stores before` and `order stores
+                // before invalidates` order, besides the caller's stores.
+                // Lock words are not: they synchronise CPUs through their
+                // own acquire/release order, and no device reads them.
+                Stmt::Mem {
+                    id,
+                    op: MemOp::Store { .. } | MemOp::StoreAt { .. },
+                    ..
+                } => out.push(Op {
+                    id: *id,
+                    reg: None,
+                    class: Class::NormalStore,
+                    arms: cx.arms.clone(),
+                    loops: cx.loops.clone(),
+                    unconditional: false,
                 }),
                 Stmt::Invalidate { id, .. } => out.push(Op {
                     id: *id,
@@ -253,46 +278,116 @@ fn edges(
             }
         }
     }
-    for b in &ops {
-        let Some((d, r)) = b.reg else { continue };
-        for (reg, span) in &devices[d].after_stores {
-            if *reg == r {
+    // `require stores before REG` and `order stores before invalidates`:
+    // the caller's stores (entry) and the sequence's own earlier ones.
+    let stores: Vec<usize> = (0..ops.len())
+        .filter(|&i| ops[i].class == Class::NormalStore)
+        .collect();
+    let stores_first = orders
+        .iter()
+        .find(|(b, a, _)| b == "stores" && a == "invalidates")
+        .map(|o| o.2);
+    for (j, b) in ops.iter().enumerate() {
+        let mut spans: Vec<Span> = Vec::new();
+        if let Some((d, r)) = b.reg {
+            spans.extend(
+                devices[d]
+                    .after_stores
+                    .iter()
+                    .filter(|(reg, _)| *reg == r)
+                    .map(|(_, s)| *s),
+            );
+        }
+        if b.class == Class::TlbInvalidate {
+            spans.extend(stores_first);
+        }
+        for span in spans {
+            push(Edge {
+                from: OpId::ENTRY,
+                to: b.id,
+                from_class: Class::NormalStore,
+                to_class: b.class,
+                dev: None,
+                scope: Scope::AnyInstance,
+                span,
+            });
+            for a in stores_before(&ops, &stores, j, prune) {
                 push(Edge {
-                    from: OpId::ENTRY,
+                    from: ops[a].id,
                     to: b.id,
                     from_class: Class::NormalStore,
                     to_class: b.class,
                     dev: None,
                     scope: Scope::AnyInstance,
-                    span: *span,
+                    span,
                 });
             }
         }
     }
     for (before, after, span) in orders {
+        if (before.as_str(), after.as_str()) == ("stores", "invalidates") {
+            continue;
+        }
         for op in ops.iter().filter(|o| o.class == Class::TlbInvalidate) {
-            let e = match (before.as_str(), after.as_str()) {
-                ("stores", "invalidates") => Edge {
-                    from: OpId::ENTRY,
-                    to: op.id,
-                    from_class: Class::NormalStore,
-                    to_class: Class::TlbInvalidate,
-                    dev: None,
-                    scope: Scope::AnyInstance,
-                    span: *span,
-                },
-                _ => Edge {
-                    from: op.id,
-                    to: OpId::EXIT,
-                    from_class: Class::TlbInvalidate,
-                    to_class: Class::InvalidateCompletion,
-                    dev: None,
-                    scope: Scope::AnyInstance,
-                    span: *span,
-                },
-            };
-            push(e);
+            push(Edge {
+                from: op.id,
+                to: OpId::EXIT,
+                from_class: Class::TlbInvalidate,
+                to_class: Class::InvalidateCompletion,
+                dev: None,
+                scope: Scope::AnyInstance,
+                span: *span,
+            });
         }
     }
     edges
+}
+
+/// A block as its enclosing branch arms and loops.
+type Block<'a> = (&'a [(usize, usize)], &'a [usize]);
+
+/// The sequence's own stores (indices into `ops`) that may run before op
+/// `j` with no other op of theirs between: earlier in program order, or
+/// later in a loop around `j` (the previous iteration's). Pruned, only the
+/// latest store of each block, back to the first whose block encloses `j`
+/// (see [`Op::encloses`]); unpruned, all of them.
+fn stores_before(ops: &[Op], stores: &[usize], j: usize, prune: bool) -> Vec<usize> {
+    let b = &ops[j];
+    let mut out = Vec::new();
+    // Blocks (arms, loops) already given their latest store.
+    let mut seen: Vec<Block> = Vec::new();
+    let mut keep = |a: usize, seen: &mut Vec<_>| {
+        let o = &ops[a];
+        if o.exclusive(b) {
+            return;
+        }
+        if prune {
+            let ctx = (o.arms.as_slice(), o.loops.as_slice());
+            if seen.contains(&ctx) {
+                return;
+            }
+            seen.push(ctx);
+        }
+        out.push(a);
+    };
+    // Loop-carried: stores after `j` inside a loop that also runs `j`.
+    if let Some(&outer) = b.loops.first() {
+        let after = stores.partition_point(|&a| a <= j);
+        let n = stores[after..]
+            .iter()
+            .take_while(|&&a| ops[a].loops.first() == Some(&outer))
+            .count();
+        for &a in stores[after..after + n].iter().rev() {
+            keep(a, &mut seen);
+        }
+        seen.clear();
+    }
+    let before = stores.partition_point(|&a| a < j);
+    for &a in stores[..before].iter().rev() {
+        keep(a, &mut seen);
+        if prune && ops[a].encloses(b) {
+            break;
+        }
+    }
+    out
 }

@@ -97,64 +97,114 @@ fn lock_value(s: &Seq, v: &LockValue) -> String {
 
 fn mem_op(prog: &Program, s: &Seq, op: &MemOp, span: Span, pad: &str, out: &mut String) {
     let line = prog.line_of(span);
-    let _ = match op {
-        MemOp::Load { local, mem } => writeln!(
+    let _ =
+        match op {
+            MemOp::Load { local, mem } => writeln!(
+                out,
+                "{pad}local{local} = load {}  (line {line})",
+                mem_name(s, mem)
+            ),
+            MemOp::Store { mem, value } => writeln!(
+                out,
+                "{pad}store {} = {}  (line {line})",
+                mem_name(s, mem),
+                value.display(&s.params)
+            ),
+            MemOp::LoadAt {
+                local,
+                ptr,
+                width,
+                index,
+            } => writeln!(
+                out,
+                "{pad}local{local} = load {}[{}] u{width}  (line {line})",
+                s.params.get(*ptr).map(String::as_str).unwrap_or("?"),
+                index.display(&s.params)
+            ),
+            MemOp::StoreAt {
+                ptr,
+                width,
+                index,
+                value,
+            } => writeln!(
+                out,
+                "{pad}store {}[{}] u{width} = {}  (line {line})",
+                s.params.get(*ptr).map(String::as_str).unwrap_or("?"),
+                index.display(&s.params),
+                value.display(&s.params)
+            ),
+            MemOp::Poll {
+                ptr,
+                width,
+                index,
+                op,
+                value,
+                limit,
+                fail,
+                fail_barrier,
+            } => {
+                writeln!(
             out,
-            "{pad}local{local} = load {}  (line {line})",
-            mem_name(s, mem)
-        ),
-        MemOp::Store { mem, value } => writeln!(
-            out,
-            "{pad}store {} = {}  (line {line})",
-            mem_name(s, mem),
-            value.display(&s.params)
-        ),
-        MemOp::Acquire {
-            mem,
-            value,
-            held,
-            status,
-            limit,
-            hoisted,
-        } => writeln!(
-            out,
-            "{pad}acquire {} {}{}{}  [{}]  (line {line})",
-            mem_name(s, mem),
-            lock_value(s, value),
-            match (held, status) {
-                (Some(h), Some(l)) => format!(" held -> local{l} = {h}"),
-                _ => String::new(),
-            },
-            match limit {
-                Some((n, c)) => format!(" limit {n} else return {c}"),
-                None => String::new(),
-            },
-            if *hoisted {
-                "invariant work before the reservation window"
-            } else {
-                "invariant work inside the reservation window"
+            "{pad}poll {}[{}] u{width} {} {} limit {limit} else {}return {fail}  (line {line})",
+            s.params.get(*ptr).map(String::as_str).unwrap_or("?"),
+            index.display(&s.params),
+            if *op == crate::ir::PollOp::Eq { "==" } else { "!=" },
+            value.display(&s.params),
+            fail_barrier
+                .as_ref()
+                .map(|b| format!("{b}; "))
+                .unwrap_or_default(),
+        )
             }
-        ),
-        MemOp::Release {
-            mem,
-            value,
-            cond,
-            order,
-        } => writeln!(
-            out,
-            "{pad}release {} {}{}  [orders earlier {}]  (line {line})",
-            mem_name(s, mem),
-            lock_value(s, value),
-            match cond {
-                Some(c) => format!(" if {} == 0", c.display(&s.params)),
-                None => String::new(),
-            },
-            match order {
-                ReleaseOrder::Full => "loads and stores",
-                ReleaseOrder::StoresOnly => "stores (loads by data dependency)",
-            }
-        ),
-    };
+            MemOp::Acquire {
+                mem,
+                value,
+                held,
+                status,
+                limit,
+                fail_barrier,
+                hoisted,
+            } => writeln!(
+                out,
+                "{pad}acquire {} {}{}{}{}  [{}]  (line {line})",
+                mem_name(s, mem),
+                lock_value(s, value),
+                match (held, status) {
+                    (Some(h), Some(l)) => format!(" held -> local{l} = {h}"),
+                    _ => String::new(),
+                },
+                match limit {
+                    Some((n, c)) => format!(" limit {n} else return {c}"),
+                    None => String::new(),
+                },
+                fail_note(fail_barrier),
+                if *hoisted {
+                    "invariant work before the reservation window"
+                } else {
+                    "invariant work inside the reservation window"
+                }
+            ),
+            MemOp::Release {
+                mem,
+                value,
+                cond,
+                order,
+            } => writeln!(
+                out,
+                "{pad}release {} {}{}  [orders earlier {}]  (line {line})",
+                mem_name(s, mem),
+                lock_value(s, value),
+                match cond {
+                    Some(c) => format!(" if {} == 0", c.display(&s.params)),
+                    None => String::new(),
+                },
+                match order {
+                    ReleaseOrder::Full => "loads and stores",
+                    ReleaseOrder::StoresOnly => "stores (loads by data dependency)",
+                    ReleaseOrder::Device => "loads and stores, device accesses included",
+                }
+            ),
+        };
 }
 
 fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String) {
@@ -183,13 +233,16 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
                 value,
                 limit,
                 fail,
+                fail_barrier,
             } => {
                 let _ = writeln!(
                     out,
-                    "{pad}op{}: poll {} & {mask:#x} {} {value:#x} limit {limit} else return {fail}  (line {})",
+                    "{pad}op{}: poll {} & {mask:#x} {} {} limit {limit} else {}return {fail}  (line {})",
                     access.id.0,
                     access_name(prog, access),
                     if *op == PollOp::Eq { "==" } else { "!=" },
+                    value.display(&s.params),
+                    fail_barrier.as_ref().map(|b| format!("{b}; ")).unwrap_or_default(),
                     prog.line_of(access.span)
                 );
             }
@@ -273,7 +326,7 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
                 }
                 let _ = writeln!(out, "{pad}}}");
             }
-            Stmt::Mem { op, span } => mem_op(prog, s, op, *span, &pad, out),
+            Stmt::Mem { op, span, .. } => mem_op(prog, s, op, *span, &pad, out),
             Stmt::Invalidate {
                 id,
                 name,
@@ -294,4 +347,11 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
             }
         }
     }
+}
+
+/// How a failure return completes pending invalidations, if it must.
+fn fail_note(b: &Option<String>) -> String {
+    b.as_ref()
+        .map(|b| format!(" (failure: {b}; return)"))
+        .unwrap_or_default()
 }

@@ -117,6 +117,15 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
     // Out-of-line code (lock contention spins) after the function body.
     let cold = std::mem::take(&mut b.cold);
     b.f.insts.extend(cold);
+    // A `-> void` sequence reports nothing: every exit (a poll that ran
+    // out, a zero step) leaves 0 in the return register, as its end does.
+    if seq.void {
+        for (i, _) in &mut b.f.insts {
+            if let Inst::Ret { value } = i {
+                *value = Operand::Imm(0);
+            }
+        }
+    }
     Ok(b.f)
 }
 
@@ -156,6 +165,11 @@ fn invariant_parts<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
                 invariant_parts(b, f);
             }
         }
+        Expr::Cmp(_, a, b) => {
+            invariant_parts(a, f);
+            invariant_parts(b, f);
+        }
+        Expr::Call(_, args) => args.iter().for_each(|a| invariant_parts(a, f)),
         Expr::Not(a) | Expr::Insert { value: a, .. } => invariant_parts(a, f),
         Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Binding(_) => {}
     }
@@ -217,6 +231,21 @@ impl Builder<'_> {
             note: self.prog.snippet(span).into(),
             op: None,
         };
+    }
+
+    /// The barrier `passes::exits` gave a failure return, marked as such
+    /// in listings.
+    fn exit_barrier(&mut self, name: &str) {
+        let saved = std::mem::replace(
+            &mut self.origin,
+            Origin {
+                line: None,
+                note: "placed by complete-exits: invalidations done before this return".into(),
+                op: None,
+            },
+        );
+        self.emit(Inst::Barrier { name: name.into() });
+        self.origin = saved;
     }
 
     /// Emit the instruction that performs IR operation `op`.
@@ -313,14 +342,155 @@ impl Builder<'_> {
                     a: av,
                     b: bo,
                 });
-                d
+                match (op, bo) {
+                    // A run-time amount of 64 or more shifts every bit out;
+                    // the instructions take it modulo 64 (POWER: 128).
+                    (BinOp::Shl | BinOp::Shr, Operand::Reg(n)) => {
+                        let zero = self.constant(0);
+                        self.select(Cmp::Geu, n, Operand::Imm(64), zero, d)
+                    }
+                    _ => d,
+                }
             }
+            Expr::Cmp(..) => {
+                let c = crate::ir::Cond::of(e.clone());
+                let a = self.expr(&c.a);
+                let b = self.operand(&c.b);
+                let (one, zero) = (self.constant(1), self.constant(0));
+                self.select(c.cmp, a, b, one, zero)
+            }
+            Expr::Call(f, args) => self.call(*f, args),
         };
         // Loop-variant values are recomputed where they are used.
         if !e.uses_locals() && self.values.insert(e.clone(), v).is_none() {
             self.scope_log.push(e.clone());
         }
         v
+    }
+
+    /// Pointer parameter `ptr` plus a byte offset computed at run time.
+    fn address(&mut self, ptr: usize, index: &Expr) -> VReg {
+        let base = self.arg_of(&ArgKind::Param(ptr));
+        let i = self.expr(index);
+        let d = self.vreg();
+        self.emit(Inst::Bin {
+            op: BinOp::Add,
+            dst: d,
+            a: base,
+            b: Operand::Reg(i),
+        });
+        d
+    }
+
+    /// A constant in a register (shared through the value cache).
+    fn constant(&mut self, c: u64) -> VReg {
+        self.expr(&Expr::Const(c))
+    }
+
+    /// An immediate where it is a constant, else a register.
+    fn operand(&mut self, e: &Expr) -> Operand {
+        match e.as_const() {
+            Some(c) => Operand::Imm(c),
+            None => Operand::Reg(self.expr(e)),
+        }
+    }
+
+    /// `a cmp b ? t : f` in a fresh register, by a branch around a copy
+    /// (every target has these; none of the uses is in a hot loop).
+    fn select(&mut self, cmp: Cmp, a: VReg, b: Operand, t: VReg, f: VReg) -> VReg {
+        let d = self.vreg();
+        let done = self.label();
+        self.emit(Inst::Copy { dst: d, src: t });
+        self.emit(Inst::Branch {
+            cmp,
+            a,
+            b,
+            target: done,
+        });
+        self.emit(Inst::Copy { dst: d, src: f });
+        self.emit(Inst::Label(done));
+        d
+    }
+
+    fn un(&mut self, op: crate::lir::UnOp, src: VReg) -> VReg {
+        let d = self.vreg();
+        self.emit(Inst::Un { op, dst: d, src });
+        d
+    }
+
+    fn bin_imm(&mut self, op: BinOp, a: VReg, c: u64) -> VReg {
+        let d = self.vreg();
+        self.emit(Inst::Bin {
+            op,
+            dst: d,
+            a,
+            b: Operand::Imm(c),
+        });
+        d
+    }
+
+    /// `c - a` for a constant `c`.
+    fn rsub(&mut self, c: u64, a: VReg) -> VReg {
+        let k = self.constant(c);
+        let d = self.vreg();
+        self.emit(Inst::Bin {
+            op: BinOp::Sub,
+            dst: d,
+            a: k,
+            b: Operand::Reg(a),
+        });
+        d
+    }
+
+    /// Built-in functions from the three bit counts, arithmetic and
+    /// selects; the definitions at 0 follow from clz(0) = ctz(0) = 64.
+    fn call(&mut self, f: crate::ir::expr::Func, args: &[Expr]) -> VReg {
+        use crate::ir::expr::Func;
+        use crate::lir::UnOp;
+        let x = self.expr(&args[0]);
+        match f {
+            Func::Clz => self.un(UnOp::Clz, x),
+            Func::Ctz => self.un(UnOp::Ctz, x),
+            Func::Popcount => self.un(UnOp::Popcount, x),
+            // 64 - clz(x): 0 for 0.
+            Func::Fls => {
+                let c = self.un(UnOp::Clz, x);
+                self.rsub(64, c)
+            }
+            // 63 - clz(x): all ones for 0.
+            Func::Ilog2 => {
+                let c = self.un(UnOp::Clz, x);
+                self.rsub(63, c)
+            }
+            // ctz(x) + 1, and 0 for 0.
+            Func::Ffs => {
+                let c = self.un(UnOp::Ctz, x);
+                let c1 = self.bin_imm(BinOp::Add, c, 1);
+                let zero = self.constant(0);
+                self.select(Cmp::Eq, x, Operand::Imm(0), zero, c1)
+            }
+            // 1 << (64 - clz(x - 1)), 0 once the amount reaches 64.
+            Func::RoundupPow2 => {
+                let m = self.bin_imm(BinOp::Sub, x, 1);
+                let c = self.un(UnOp::Clz, m);
+                let n = self.rsub(64, c);
+                let one = self.constant(1);
+                let p = self.vreg();
+                self.emit(Inst::Bin {
+                    op: BinOp::Shl,
+                    dst: p,
+                    a: one,
+                    b: Operand::Reg(n),
+                });
+                let zero = self.constant(0);
+                self.select(Cmp::Geu, n, Operand::Imm(64), zero, p)
+            }
+            Func::Min | Func::Max => {
+                let y = self.expr(&args[1]);
+                let cmp = if f == Func::Min { Cmp::Ltu } else { Cmp::Geu };
+                self.select(cmp, x, Operand::Reg(y), x, y)
+            }
+        }
     }
 
     fn swap(&self, dev: &Device, reg: usize) -> bool {
@@ -366,6 +536,7 @@ impl Builder<'_> {
                 value,
                 limit,
                 fail,
+                fail_barrier,
             } => {
                 self.set_origin(access.span);
                 let dev = &self.prog.devices[access.dev];
@@ -374,6 +545,8 @@ impl Builder<'_> {
                 let swap = self.swap(dev, access.reg);
                 let base = self.bases[&access.dev];
                 let full = crate::ir::expr::field_mask(0, width);
+                // A run-time value is computed once, before the loop.
+                let want = self.operand(value);
                 let (top, done) = (self.label(), self.label());
                 let n = self.vreg();
                 self.emit(Inst::Imm {
@@ -416,7 +589,7 @@ impl Builder<'_> {
                 self.emit(Inst::Branch {
                     cmp,
                     a: t,
-                    b: Operand::Imm(*value),
+                    b: want,
                     target: done,
                 });
                 self.emit(Inst::Bin {
@@ -431,6 +604,9 @@ impl Builder<'_> {
                     b: Operand::Imm(0),
                     target: top,
                 });
+                if let Some(b) = fail_barrier {
+                    self.exit_barrier(b);
+                }
                 self.emit(Inst::Ret {
                     value: Operand::Imm(*fail as u64),
                 });
@@ -458,26 +634,32 @@ impl Builder<'_> {
                 step,
                 body,
                 span,
+                fail_barrier,
             } => {
                 self.set_origin(*span);
-                self.range(*local, start, size, step, body)?;
+                self.range(*local, start, size, step, body, fail_barrier.as_deref())?;
             }
             Stmt::Invalidate {
+                id,
                 name,
                 operands,
                 span,
-                ..
             } => {
                 let ops: Vec<VReg> = operands.iter().map(|o| self.expr(o)).collect();
                 self.set_origin(*span);
-                self.emit(Inst::Invalidate {
-                    name: name.clone(),
-                    operands: ops,
-                });
+                // Traces attribute the executed instruction to `id`, so
+                // `verify` checks the orderings that end or start at it.
+                self.emit_op(
+                    *id,
+                    Inst::Invalidate {
+                        name: name.clone(),
+                        operands: ops,
+                    },
+                );
             }
-            Stmt::Mem { op, span } => {
+            Stmt::Mem { id, op, span } => {
                 self.set_origin(*span);
-                self.mem_op(op)?;
+                self.mem_op(*id, op)?;
             }
             Stmt::Cover { span, .. } => {
                 return Err(Diag::new(
@@ -555,34 +737,144 @@ impl Builder<'_> {
         self.expr(&e)
     }
 
-    fn mem_op(&mut self, op: &crate::ir::MemOp) -> Result<(), Diag> {
+    /// Lower a normal-memory or lock operation; the instructions that
+    /// access the memory carry IR operation `id`, so traces attribute them.
+    fn mem_op(&mut self, id: crate::ir::OpId, op: &crate::ir::MemOp) -> Result<(), Diag> {
         use crate::ir::{LockValue, MemOp};
         use crate::passes::locks;
         match op {
             MemOp::Load { local, mem } => {
                 let base = self.arg_of(&ArgKind::Param(mem.ptr));
                 let v = self.vreg();
-                self.emit(Inst::Load {
-                    dst: v,
-                    base,
-                    offset: mem.offset,
-                    width: mem.width,
-                    swap: false,
-                    kind: MemKind::Normal,
-                });
+                self.emit_op(
+                    id,
+                    Inst::Load {
+                        dst: v,
+                        base,
+                        offset: mem.offset,
+                        width: mem.width,
+                        swap: false,
+                        kind: MemKind::Normal,
+                    },
+                );
                 self.locals.insert(*local, v);
             }
             MemOp::Store { mem, value } => {
                 let v = self.expr(value);
                 let base = self.arg_of(&ArgKind::Param(mem.ptr));
-                self.emit(Inst::Store {
-                    src: v,
-                    base,
-                    offset: mem.offset,
-                    width: mem.width,
-                    swap: false,
-                    kind: MemKind::Normal,
+                self.emit_op(
+                    id,
+                    Inst::Store {
+                        src: v,
+                        base,
+                        offset: mem.offset,
+                        width: mem.width,
+                        swap: false,
+                        kind: MemKind::Normal,
+                    },
+                );
+            }
+            MemOp::LoadAt {
+                local,
+                ptr,
+                width,
+                index,
+            } => {
+                let addr = self.address(*ptr, index);
+                let v = self.vreg();
+                self.emit_op(
+                    id,
+                    Inst::Load {
+                        dst: v,
+                        base: addr,
+                        offset: 0,
+                        width: *width,
+                        swap: false,
+                        kind: MemKind::Normal,
+                    },
+                );
+                self.locals.insert(*local, v);
+            }
+            MemOp::StoreAt {
+                ptr,
+                width,
+                index,
+                value,
+            } => {
+                let v = self.expr(value);
+                let addr = self.address(*ptr, index);
+                self.emit_op(
+                    id,
+                    Inst::Store {
+                        src: v,
+                        base: addr,
+                        offset: 0,
+                        width: *width,
+                        swap: false,
+                        kind: MemKind::Normal,
+                    },
+                );
+            }
+            MemOp::Poll {
+                ptr,
+                width,
+                index,
+                op,
+                value,
+                limit,
+                fail,
+                fail_barrier,
+            } => {
+                let addr = self.address(*ptr, index);
+                let want = self.operand(value);
+                let (top, done) = (self.label(), self.label());
+                let n = self.vreg();
+                self.emit(Inst::Imm {
+                    dst: n,
+                    value: *limit,
                 });
+                self.emit(Inst::Label(top));
+                let v = self.vreg();
+                self.emit_op(
+                    id,
+                    Inst::Load {
+                        dst: v,
+                        base: addr,
+                        offset: 0,
+                        width: *width,
+                        swap: false,
+                        kind: MemKind::Normal,
+                    },
+                );
+                let cmp = match op {
+                    PollOp::Eq => Cmp::Eq,
+                    PollOp::Ne => Cmp::Ne,
+                };
+                self.emit(Inst::Branch {
+                    cmp,
+                    a: v,
+                    b: want,
+                    target: done,
+                });
+                self.emit(Inst::Bin {
+                    op: BinOp::Sub,
+                    dst: n,
+                    a: n,
+                    b: Operand::Imm(1),
+                });
+                self.emit(Inst::Branch {
+                    cmp: Cmp::Ne,
+                    a: n,
+                    b: Operand::Imm(0),
+                    target: top,
+                });
+                if let Some(b) = fail_barrier {
+                    self.exit_barrier(b);
+                }
+                self.emit(Inst::Ret {
+                    value: Operand::Imm(*fail as u64),
+                });
+                self.emit(Inst::Label(done));
             }
             MemOp::Acquire {
                 mem,
@@ -590,6 +882,7 @@ impl Builder<'_> {
                 held,
                 status,
                 limit,
+                fail_barrier,
                 hoisted,
             } => {
                 let width = mem.width;
@@ -665,14 +958,17 @@ impl Builder<'_> {
                         n
                     }
                 };
-                self.emit(Inst::StoreCond {
-                    src: new,
-                    base: addr,
-                    width,
-                    expected: loaded,
-                    release: false,
-                    retry,
-                });
+                self.emit_op(
+                    id,
+                    Inst::StoreCond {
+                        src: new,
+                        base: addr,
+                        width,
+                        expected: loaded,
+                        release: false,
+                        retry,
+                    },
+                );
                 if let Some(b) = locks::acquire_barrier(self.target) {
                     self.emit(Inst::Barrier { name: b.into() });
                 }
@@ -753,6 +1049,9 @@ impl Builder<'_> {
                     }
                     if let Some((_, code)) = limit {
                         b.emit(Inst::Label(fail_l));
+                        if let Some(name) = fail_barrier {
+                            b.exit_barrier(name);
+                        }
                         b.emit(Inst::Ret {
                             value: Operand::Imm(code as u64),
                         });
@@ -784,11 +1083,14 @@ impl Builder<'_> {
                         if let Some(b) = barrier {
                             self.emit(Inst::Barrier { name: b.into() });
                         }
-                        self.emit(Inst::StoreRelease {
-                            src: v,
-                            base: addr,
-                            width,
-                        });
+                        self.emit_op(
+                            id,
+                            Inst::StoreRelease {
+                                src: v,
+                                base: addr,
+                                width,
+                            },
+                        );
                     }
                     LockValue::Bit(k) => {
                         if let Some(b) = barrier {
@@ -810,14 +1112,17 @@ impl Builder<'_> {
                             a: l,
                             b: Operand::Imm(!(1u64 << k) & crate::ir::expr::field_mask(0, width)),
                         });
-                        self.emit(Inst::StoreCond {
-                            src: n,
-                            base: addr,
-                            width,
-                            expected: l,
-                            release: true,
-                            retry,
-                        });
+                        self.emit_op(
+                            id,
+                            Inst::StoreCond {
+                                src: n,
+                                base: addr,
+                                width,
+                                expected: l,
+                                release: true,
+                                retry,
+                            },
+                        );
                     }
                 }
                 self.emit(Inst::Label(skip));
@@ -836,6 +1141,7 @@ impl Builder<'_> {
         size: &Expr,
         step: &Expr,
         body: &[Stmt],
+        fail_barrier: Option<&str>,
     ) -> Result<(), Diag> {
         let saved = self.origin.clone();
         let size_v = self.expr(size);
@@ -856,6 +1162,9 @@ impl Builder<'_> {
                 b: Operand::Imm(0),
                 target: ok,
             });
+            if let Some(name) = fail_barrier {
+                self.exit_barrier(name);
+            }
             self.emit(Inst::Ret {
                 value: Operand::Imm(EINVAL as u64),
             });

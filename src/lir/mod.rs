@@ -54,6 +54,29 @@ impl Cmp {
     }
 }
 
+/// One-operand bit counts. Targets lower them natively where the ISA has
+/// them (AArch64 `clz`, `rbit`; POWER `cntlzd`, `cnttzd`, `popcntd`) and
+/// define the value at 0 as given, so x86-64's `bsr`/`bsf` get a zero test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// Leading zero bits; 64 for 0.
+    Clz,
+    /// Trailing zero bits; 64 for 0.
+    Ctz,
+    /// Set bits.
+    Popcount,
+}
+
+impl UnOp {
+    pub fn apply(self, x: u64) -> u64 {
+        u64::from(match self {
+            UnOp::Clz => x.leading_zeros(),
+            UnOp::Ctz => x.trailing_zeros(),
+            UnOp::Popcount => x.count_ones(),
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemKind {
     /// A device register access (an event the emulator attributes).
@@ -85,6 +108,12 @@ pub enum Inst {
         b: Operand,
     },
     Not {
+        dst: VReg,
+        src: VReg,
+    },
+    /// `dst = op(src)`: bit counts, each defined at 0 (see [`UnOp`]).
+    Un {
+        op: UnOp,
         dst: VReg,
         src: VReg,
     },
@@ -184,7 +213,10 @@ impl Inst {
             }
         };
         match self {
-            Inst::Copy { src, .. } | Inst::Not { src, .. } | Inst::Insert { src, .. } => f(*src),
+            Inst::Copy { src, .. }
+            | Inst::Not { src, .. }
+            | Inst::Un { src, .. }
+            | Inst::Insert { src, .. } => f(*src),
             Inst::Bin { a, b, .. } | Inst::Branch { a, b, .. } => {
                 f(*a);
                 op(b, &mut f);
@@ -227,6 +259,7 @@ impl Inst {
             | Inst::Copy { dst, .. }
             | Inst::Bin { dst, .. }
             | Inst::Not { dst, .. }
+            | Inst::Un { dst, .. }
             | Inst::Insert { dst, .. }
             | Inst::Load { dst, .. }
             | Inst::LoadReserve { dst, .. } => Some(*dst),

@@ -75,7 +75,7 @@ fn walk(
             Stmt::Write { access, .. } | Stmt::Poll { access, .. } => {
                 l.ops.insert(access.id, (here, path.clone()));
             }
-            Stmt::Invalidate { id, .. } => {
+            Stmt::Invalidate { id, .. } | Stmt::Mem { id, .. } => {
                 l.ops.insert(*id, (here, path.clone()));
             }
             Stmt::Barrier { name, .. } => l.existing.push((here, path.clone(), name.clone())),
@@ -108,7 +108,7 @@ fn walk(
                 );
                 path.pop();
             }
-            Stmt::Return { .. } | Stmt::Mem { .. } => {}
+            Stmt::Return { .. } => {}
         }
     }
 }

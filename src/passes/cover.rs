@@ -11,6 +11,13 @@
 //! - `exact`: a loop of smallest-granule operations over the range;
 //! - `auto`: the loop while `size <= THRESHOLD * granule`, else `all`,
 //!   with the threshold from the cost model (or pinned).
+//!
+//! Every mode first makes sure it can cover the request: an empty range
+//! does nothing; a range whose end `start + size` reaches 2^64 is not a
+//! range of addresses and takes the flush-all path (`-EINVAL` when the
+//! set has no `all`); a run-time granule size that is not a power of two
+//! (or so large that THRESHOLD granules pass 2^64) returns `-EINVAL`.
+//! So a cover never invalidates less than it was asked.
 
 use crate::ir::expr::{BinOp, Binding, Expr};
 use crate::ir::{Cond, CoverMode, GSize, Granule, GranuleSet, OpId, Program, Seq, Stmt};
@@ -88,7 +95,15 @@ fn expand_block(
                 let mode = cfg.mode.unwrap_or(mode);
                 let expanded = match mode {
                     CoverMode::Single => single(seq, g, &start, &size, &body, ids),
-                    CoverMode::Exact => exact(seq, g, &start, &size, &body, span, ids),
+                    CoverMode::Exact => {
+                        exact(seq, g, &start, &size, &body, span, ids).map(|code| {
+                            let e = model::loop_entry(g).and_then(|e| size_expr(seq, e));
+                            match e {
+                                Some(ge) => check_granule(&ge, 1 << 63, span, code),
+                                None => code,
+                            }
+                        })
+                    }
                     CoverMode::Range => range_ops(seq, g, &start, &size, &body, ids),
                     CoverMode::Auto => {
                         let t = model::threshold(prog, g, &threshold, &body, &cfg.pins).ok_or_else(|| {
@@ -101,10 +116,11 @@ fn expand_block(
                         auto(seq, g, &start, &size, &body, t.value, span, ids)
                     }
                 };
-                out.extend(expanded.ok_or_else(|| {
+                let code = expanded.ok_or_else(|| {
                     Diag::new(span, "this granule set cannot serve the requested mode")
                         .related(g.span, "granule set")
-                })?);
+                })?;
+                out.extend(guard(g, &start, &size, &body, span, code, ids));
             }
             Stmt::Each {
                 dev,
@@ -124,6 +140,7 @@ fn expand_block(
                 step,
                 body,
                 span,
+                fail_barrier,
             } => out.push(Stmt::Range {
                 local,
                 start,
@@ -131,6 +148,7 @@ fn expand_block(
                 step,
                 body: expand_block(prog, seq, body, cfg, ids)?,
                 span,
+                fail_barrier,
             }),
             other => out.push(other),
         }
@@ -193,6 +211,7 @@ fn instantiate_range(
     let bind = |b: Binding| match b {
         Binding::Addr => addr.clone(),
         Binding::Bits => bits.clone(),
+        Binding::RegBits(r) => Expr::Const(entry.bits_of(r)),
         Binding::Size => size.clone(),
         Binding::Num => num.clone(),
         Binding::Scale => scale.clone(),
@@ -228,6 +247,7 @@ fn instantiate_range(
                     value,
                     limit,
                     fail,
+                    fail_barrier,
                 } => {
                     let mut a = access.clone();
                     a.id = OpId(ids.next_op);
@@ -236,9 +256,10 @@ fn instantiate_range(
                         access: a,
                         mask: *mask,
                         op: *op,
-                        value: *value,
+                        value: value.bind(bind),
                         limit: *limit,
                         fail: *fail,
+                        fail_barrier: fail_barrier.clone(),
                     });
                 }
                 Stmt::Invalidate {
@@ -283,6 +304,7 @@ fn instantiate_range(
                     step,
                     body,
                     span,
+                    fail_barrier,
                 } => out.push(Stmt::Range {
                     local: *local,
                     start: start.bind(bind),
@@ -290,6 +312,7 @@ fn instantiate_range(
                     step: step.bind(bind),
                     body: copy(body, bind, dead_regs, dead_insns, dev, ids),
                     span: *span,
+                    fail_barrier: fail_barrier.clone(),
                 }),
                 Stmt::Return { value, span } => out.push(Stmt::Return {
                     value: value.bind(bind),
@@ -344,19 +367,80 @@ fn single(
         }];
     }
     let _ = seq;
-    // An empty range invalidates nothing.
-    Some(vec![Stmt::If {
+    Some(chain)
+}
+
+/// -EINVAL: what a cover returns when it cannot cover the request.
+pub const EINVAL: i64 = -22;
+
+/// What every mode's code runs inside: nothing for an empty range, the
+/// flush-all (or -EINVAL without one) when `start + size` reaches 2^64.
+fn guard(
+    set: &GranuleSet,
+    start: &Expr,
+    size: &Expr,
+    body: &[Stmt],
+    span: Span,
+    code: Vec<Stmt>,
+    ids: &mut Ids,
+) -> Vec<Stmt> {
+    let flush = match model::all_entry(set) {
+        Some(all) => instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids),
+        None => vec![Stmt::Return {
+            value: Expr::Const(EINVAL as u64),
+            span,
+        }],
+    };
+    vec![Stmt::If {
         cond: Cond {
             cmp: Cmp::Ne,
             a: size.clone(),
             b: Expr::Const(0),
         },
-        then_: chain,
+        // start + size >= 2^64  <=>  ~start < size
+        then_: vec![Stmt::If {
+            cond: Cond {
+                cmp: Cmp::Ltu,
+                a: Expr::bit_not(start.clone()),
+                b: size.clone(),
+            },
+            then_: flush,
+            else_: code,
+        }],
         else_: Vec::new(),
-    }])
+    }]
 }
 
-/// The granule-sized loop over the range, from the aligned start.
+/// A run-time granule size `g` is usable when it is a power of two no
+/// larger than `max_pow2` (itself a power of two): in one comparison,
+/// `g - 1 < (g ^ (g - 1)) & (2 * max_pow2 - 1)`. For a power of two,
+/// `g ^ (g - 1)` is `2g - 1`, which the mask keeps whole exactly when
+/// `g <= max_pow2`; with two or more bits set it is below `g`; for 0 it
+/// is all ones, and `g - 1` wraps to all ones too.
+fn granule_ok(g: &Expr, max_pow2: u64) -> Cond {
+    let m1 = Expr::bin(BinOp::Sub, g.clone(), Expr::Const(1));
+    let low = Expr::bin(BinOp::Xor, g.clone(), m1.clone());
+    Cond {
+        cmp: Cmp::Ltu,
+        a: m1,
+        b: Expr::bin(
+            BinOp::And,
+            low,
+            Expr::Const(max_pow2.wrapping_mul(2).wrapping_sub(1)),
+        ),
+    }
+}
+
+/// The largest power of two `g` with `t * g` below 2^64 (t > 0).
+pub fn max_granule(t: u64) -> u64 {
+    match u64::MAX / t.max(1) {
+        0 => 0,
+        q => 1 << (63 - q.leading_zeros()),
+    }
+}
+
+/// The granule-sized loop over the range, from the aligned start (the
+/// guard has ruled out an empty or wrapping range).
 fn exact(
     seq: &mut Seq,
     set: &GranuleSet,
@@ -380,20 +464,28 @@ fn exact(
         local,
         start: align_down(start, &g),
         size: Expr::bin(BinOp::Add, size.clone(), misalign),
-        step: g,
+        step: g.clone(),
         body,
         span,
+        fail_barrier: None,
     };
-    // An empty range invalidates nothing, even from an unaligned start.
-    Some(vec![Stmt::If {
-        cond: Cond {
-            cmp: Cmp::Ne,
-            a: size.clone(),
-            b: Expr::Const(0),
-        },
-        then_: vec![range],
-        else_: Vec::new(),
-    }])
+    Some(vec![range])
+}
+
+/// `code` when the loop granule is usable, else -EINVAL (run-time
+/// granule sizes only: aligning needs a power of two).
+fn check_granule(g: &Expr, max_pow2: u64, span: Span, code: Vec<Stmt>) -> Vec<Stmt> {
+    if g.as_const().is_some() {
+        return code;
+    }
+    vec![Stmt::If {
+        cond: granule_ok(g, max_pow2),
+        then_: code,
+        else_: vec![Stmt::Return {
+            value: Expr::Const(EINVAL as u64),
+            span,
+        }],
+    }]
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -412,12 +504,13 @@ fn auto(
     let all = model::all_entry(set)?;
     let looped = exact(seq, set, start, size, body, span, ids)?;
     let flush = instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids);
-    let limit = match g {
+    let limit = match &g {
         // Saturate: a pinned threshold must not wrap into a small limit.
-        Expr::Const(b) => Expr::Const(t.saturating_mul(b)),
-        g => Expr::bin(BinOp::Mul, Expr::Const(t), g),
+        Expr::Const(b) => Expr::Const(t.saturating_mul(*b)),
+        // `check_granule` rejects a run-time granule for which this wraps.
+        g => Expr::bin(BinOp::Mul, Expr::Const(t), g.clone()),
     };
-    Some(vec![Stmt::If {
+    let code = vec![Stmt::If {
         cond: Cond {
             cmp: Cmp::Geu,
             a: limit,
@@ -425,7 +518,8 @@ fn auto(
         },
         then_: looped,
         else_: flush,
-    }])
+    }];
+    Some(check_granule(&g, max_granule(t), span, code))
 }
 
 /// Granules one range operation can reach at most: (31 + 1) << (5*3 + 1)
@@ -458,12 +552,18 @@ fn range_ops(
         Expr::bin(BinOp::Sub, g.clone(), Expr::Const(1)),
     );
     let span = Expr::bin(BinOp::Add, size.clone(), misalign);
-    // pages = ceil(span / g); g is a power of two: (span + g - 1) >> log2(g)
+    // pages = ceil(span / g); g is a power of two and span > 0 (the guard
+    // rules out empty and wrapping ranges): ((span - 1) >> log2(g)) + 1,
+    // which does not overflow where (span + g - 1) >> log2(g) would.
     let pages = match g {
         Expr::Const(b) => Expr::bin(
-            BinOp::Shr,
-            Expr::bin(BinOp::Add, span, Expr::Const(b - 1)),
-            Expr::Const(u64::from(b.trailing_zeros())),
+            BinOp::Add,
+            Expr::bin(
+                BinOp::Shr,
+                Expr::bin(BinOp::Sub, span, Expr::Const(1)),
+                Expr::Const(u64::from(b.trailing_zeros())),
+            ),
+            Expr::Const(1),
         ),
         _ => return None,
     };
@@ -513,19 +613,11 @@ fn range_ops(
     let flush = instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids);
     Some(vec![Stmt::If {
         cond: Cond {
-            cmp: Cmp::Eq,
-            a: size.clone(),
-            b: Expr::Const(0),
+            cmp: Cmp::Ltu,
+            a: pages,
+            b: Expr::Const(MAX_RANGE_GRANULES),
         },
-        then_: Vec::new(),
-        else_: vec![Stmt::If {
-            cond: Cond {
-                cmp: Cmp::Ltu,
-                a: pages,
-                b: Expr::Const(MAX_RANGE_GRANULES),
-            },
-            then_: code,
-            else_: flush,
-        }],
+        then_: code,
+        else_: flush,
     }])
 }

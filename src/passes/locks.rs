@@ -8,8 +8,11 @@
 //!   store-conditional (plus its retry branch). The naive code redoes it
 //!   inside the window on every retry, widening it.
 //! - `reuse-loads`: a second read of the same location with no store, lock
-//!   operation or barrier in between reuses the register of the first
-//!   (merging two such reads is always a legal execution). This is the
+//!   operation, barrier, device access or poll in between reuses the
+//!   register of the first (merging two such reads is always a legal
+//!   execution; across a doorbell or a poll the device may have written
+//!   the memory by DMA). Memory declared `ptr T private` is written by
+//!   nobody else: only this CPU's stores and lock operations end reuse. This is the
 //!   `esel_next` fix: the naive code reloads and needs a barrier to order
 //!   the reload.
 //! - `weaken-release`: a release whose critical section (from the
@@ -38,8 +41,11 @@ pub fn cheapest(target: Target, pairs: &[(Class, Class)]) -> Option<&'static str
 }
 
 /// The barrier (if any) a release of `order` needs before its store, on
-/// targets that release with a plain store (POWER). AArch64 releases with
-/// `stlr` and x86-64 stores are ordered (TSO): none.
+/// targets that release with a plain store (POWER: `lwsync`, `sync` after
+/// device accesses). AArch64 releases with `stlr`, which orders every
+/// earlier explicit access, Device memory included (Arm ARM B2.3.7; Linux
+/// arm64 has no `mmiowb` for this reason), and x86-64 stores are ordered
+/// among themselves, UC included (TSO): none.
 pub fn release_barrier(target: Target, order: ReleaseOrder) -> Option<&'static str> {
     match target {
         Target::Power64 | Target::Power64le => {
@@ -49,6 +55,12 @@ pub fn release_barrier(target: Target, order: ReleaseOrder) -> Option<&'static s
                     (Class::NormalStore, Class::NormalStore),
                 ],
                 ReleaseOrder::StoresOnly => &[(Class::NormalStore, Class::NormalStore)],
+                ReleaseOrder::Device => &[
+                    (Class::NormalLoad, Class::NormalStore),
+                    (Class::NormalStore, Class::NormalStore),
+                    (Class::DevLoad, Class::NormalStore),
+                    (Class::DevStore, Class::NormalStore),
+                ],
             };
             cheapest(target, pairs)
         }
@@ -118,6 +130,7 @@ pub fn hoist_window(prog: &Program, seq: &mut Seq, target: Target) {
     let snapshot = seq.clone();
     walk_mut(&mut seq.body, &mut |s| {
         if let Stmt::Mem {
+            id: _,
             op:
                 MemOp::Acquire {
                     mem,
@@ -169,6 +182,8 @@ fn subst(e: &Expr, from: usize, to: usize) -> Expr {
             shift,
             width,
         } => Expr::insert(subst(value, from, to), *shift, *width),
+        E::Cmp(rel, a, b) => Expr::cmp(*rel, subst(a, from, to), subst(b, from, to)),
+        E::Call(f, args) => Expr::call(*f, args.iter().map(|a| subst(a, from, to)).collect()),
     }
 }
 
@@ -198,6 +213,11 @@ fn map_exprs(body: &mut [Stmt], f: &dyn Fn(&Expr) -> Expr) {
         }
         Stmt::Mem { op, .. } => match op {
             MemOp::Store { value, .. } => *value = f(value),
+            MemOp::LoadAt { index, .. } => *index = f(index),
+            MemOp::StoreAt { index, value, .. } | MemOp::Poll { index, value, .. } => {
+                *index = f(index);
+                *value = f(value);
+            }
             MemOp::Acquire {
                 value: crate::ir::LockValue::Owner(e),
                 ..
@@ -215,9 +235,38 @@ fn overlaps(a: &MemRef, b: &MemRef) -> bool {
     a0 < b1 && b0 < a1
 }
 
-/// Does `s` (a compound statement) contain memory operations or barriers
-/// that end load reuse across it?
+/// Does `s` (or a statement inside it) end the reuse of a load of shared
+/// memory across it? Memory a device may write by DMA, or another CPU
+/// under a lock, can change across a device access (a doorbell), a poll
+/// (waiting for the device to finish), a barrier or a lock operation, so
+/// a later read must reload. Stores through a pointer are handled by the
+/// caller (they forget only what they overwrite).
 fn blocks_reuse(s: &Stmt) -> bool {
+    let mut found = false;
+    crate::ir::walk(std::slice::from_ref(s), &mut |x| {
+        found |= matches!(
+            x,
+            Stmt::Mem {
+                // A store at a computed offset may overwrite anything
+                // behind its pointer; a memory poll waits for a device
+                // to write.
+                op: MemOp::Store { .. }
+                    | MemOp::StoreAt { .. }
+                    | MemOp::Poll { .. }
+                    | MemOp::Acquire { .. }
+                    | MemOp::Release { .. },
+                ..
+            } | Stmt::Barrier { .. }
+                | Stmt::Write { .. }
+                | Stmt::Poll { .. }
+        )
+    });
+    found
+}
+
+/// Does `s` overwrite memory a `private` load may come from? Only this
+/// CPU's own stores and lock operations on it do.
+fn blocks_private(s: &Stmt) -> bool {
     let mut found = false;
     crate::ir::walk(std::slice::from_ref(s), &mut |x| {
         found |= matches!(
@@ -225,7 +274,7 @@ fn blocks_reuse(s: &Stmt) -> bool {
             Stmt::Mem {
                 op: MemOp::Store { .. } | MemOp::Acquire { .. } | MemOp::Release { .. },
                 ..
-            } | Stmt::Barrier { .. }
+            }
         )
     });
     found
@@ -235,7 +284,8 @@ fn blocks_reuse(s: &Stmt) -> bool {
 pub fn reuse_loads(prog: &Program, seq: &mut Seq) {
     let mut renames: Vec<(usize, usize, String)> = Vec::new();
     let params = seq.params.clone();
-    reuse_block(prog, &params, &mut seq.body, &mut renames);
+    let private = seq.private.clone();
+    reuse_block(prog, &params, &private, &mut seq.body, &mut renames);
     for (from, to, note) in renames {
         map_exprs(&mut seq.body, &|e| subst(e, from, to));
         seq.notes.push(note);
@@ -245,9 +295,18 @@ pub fn reuse_loads(prog: &Program, seq: &mut Seq) {
 fn reuse_block(
     prog: &Program,
     params: &[String],
+    private: &[bool],
     body: &mut Vec<Stmt>,
     renames: &mut Vec<(usize, usize, String)>,
 ) {
+    // What survives `s`: loads of `private` memory unless `s` stores.
+    let forget = |avail: &mut Vec<(MemRef, usize, usize)>, s: &Stmt| {
+        if blocks_private(s) {
+            avail.clear();
+        } else if blocks_reuse(s) {
+            avail.retain(|(m, _, _)| private.get(m.ptr).copied().unwrap_or(false));
+        }
+    };
     // Available loads: (location, local, line).
     let mut avail: Vec<(MemRef, usize, usize)> = Vec::new();
     let mut out = Vec::with_capacity(body.len());
@@ -256,6 +315,7 @@ fn reuse_block(
             Stmt::Mem {
                 op: MemOp::Load { local, mem },
                 span,
+                ..
             } => {
                 let line = prog.line_of(*span);
                 if let Some((_, first, first_line)) = avail.iter().find(|(m, _, _)| m == mem) {
@@ -263,7 +323,7 @@ fn reuse_block(
                         *local,
                         *first,
                         format!(
-                            "reuse-loads: {}[{:#x}] read at line {line} reuses the value loaded at line {first_line} (no store, lock operation or barrier between): no reload, no barrier to order it",
+                            "reuse-loads: {}[{:#x}] read at line {line} reuses the value loaded at line {first_line} (no store, lock operation, barrier or device access between): no reload, no barrier to order it",
                             params.get(mem.ptr).map(String::as_str).unwrap_or("?"),
                             mem.offset
                         ),
@@ -283,30 +343,22 @@ fn reuse_block(
                 avail.retain(|(a, _, _)| a.ptr != m.ptr || !overlaps(a, &m));
             }
             Stmt::Each { .. } | Stmt::Range { .. } | Stmt::Cover { .. } => {
-                if blocks_reuse(&s) {
-                    avail.clear();
-                }
+                forget(&mut avail, &s);
                 if let Stmt::Each { body, .. }
                 | Stmt::Range { body, .. }
                 | Stmt::Cover { body, .. } = &mut s
                 {
-                    reuse_block(prog, params, body, renames);
+                    reuse_block(prog, params, private, body, renames);
                 }
             }
             Stmt::If { .. } => {
-                if blocks_reuse(&s) {
-                    avail.clear();
-                }
+                forget(&mut avail, &s);
                 if let Stmt::If { then_, else_, .. } = &mut s {
-                    reuse_block(prog, params, then_, renames);
-                    reuse_block(prog, params, else_, renames);
+                    reuse_block(prog, params, private, then_, renames);
+                    reuse_block(prog, params, private, else_, renames);
                 }
             }
-            _ => {
-                if blocks_reuse(&s) {
-                    avail.clear();
-                }
-            }
+            _ => forget(&mut avail, &s),
         }
         out.push(s);
     }
@@ -318,8 +370,9 @@ fn uses_local(e: &Expr, l: usize) -> bool {
     match e {
         E::Local(x) => *x == l,
         E::Const(_) | E::Param(_) | E::Binding(_) => false,
-        E::Bin(_, a, b) => uses_local(a, l) || uses_local(b, l),
+        E::Bin(_, a, b) | E::Cmp(_, a, b) => uses_local(a, l) || uses_local(b, l),
         E::Not(a) | E::Insert { value: a, .. } => uses_local(a, l),
+        E::Call(_, args) => args.iter().any(|a| uses_local(a, l)),
     }
 }
 
@@ -329,6 +382,7 @@ pub fn weaken_release(prog: &Program, seq: &mut Seq, target: Target) {
     let n = seq.body.len();
     for r in 0..n {
         let Stmt::Mem {
+            id: _,
             op:
                 MemOp::Release {
                     mem,

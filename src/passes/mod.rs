@@ -3,6 +3,7 @@
 
 pub mod barriers;
 pub mod cover;
+pub mod exits;
 pub mod fission;
 pub mod fuse;
 pub mod locks;
@@ -132,10 +133,16 @@ fn run_one(prog: &Program, seq: &mut Seq, target: Target, pass: Pass) -> Result<
         Pass::Fission => fission::run(prog, seq),
         Pass::Schedule => schedule::run(prog, seq, target),
         Pass::Fuse => fuse::run(seq),
-        Pass::PlaceBarriers => barriers::place_minimal(prog, seq, target)?,
+        // Placement orders the normal return; the exits pass completes
+        // the early ones (see `exits`).
+        Pass::PlaceBarriers => {
+            barriers::place_minimal(prog, seq, target)?;
+            exits::run(seq, target);
+        }
         Pass::NaiveBarriers => {
             barriers::place_naive(prog, seq, target)?;
             locks::naive_reload_barriers(seq, target);
+            exits::run(seq, target);
         }
         Pass::HoistWindow => locks::hoist_window(prog, seq, target),
         Pass::ReuseLoads => locks::reuse_loads(prog, seq),

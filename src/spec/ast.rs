@@ -156,6 +156,11 @@ pub struct Param {
     /// `ptr u8|u16|u32|u64`: the element type of a pointer parameter
     /// (normal memory the sequence loads, stores and locks).
     pub elem: Option<Ident>,
+    /// `ptr u64 private`: memory only this CPU reads and writes (no device
+    /// or other CPU changes it), so a load of it may be reused across
+    /// device accesses, polls, barriers and lock operations.
+    #[serde(skip)]
+    pub private: Option<Span>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -205,7 +210,7 @@ pub enum Stmt {
         span: Span,
     },
     Poll {
-        target: Path,
+        target: PollTarget,
         op: CmpOp,
         value: Expr,
         limit: Option<(u64, Span)>,
@@ -282,6 +287,14 @@ pub enum Stmt {
         #[serde(skip)]
         span: Span,
     },
+    /// `if COND { ... } else { ... }` (`else if` nests in the else arm).
+    If {
+        cond: Expr,
+        then_: Vec<Stmt>,
+        else_: Vec<Stmt>,
+        #[serde(skip)]
+        span: Span,
+    },
     /// `order stores before invalidates` / `order invalidates before return`.
     Order {
         before: Ident,
@@ -289,6 +302,13 @@ pub enum Stmt {
         #[serde(skip)]
         span: Span,
     },
+}
+
+/// What a `poll` reads: a device register (or field), or normal memory.
+#[derive(Clone, Debug, Serialize)]
+pub enum PollTarget {
+    Reg(Path),
+    Mem(Expr),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -301,6 +321,16 @@ pub enum BinOp {
     Add,
     Sub,
     Mul,
+    /// Comparisons (unsigned), 1 when they hold, else 0.
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// `&&`, `||`: 1 when both / either operand is nonzero, else 0.
+    LogAnd,
+    LogOr,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -323,6 +353,19 @@ pub enum Expr {
         #[serde(skip)]
         span: Span,
     },
+    /// `!x`: 1 when x is 0, else 0.
+    LogNot {
+        inner: Box<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// A built-in function: `ffs(x)`, `min(a, b)`, ...
+    Call {
+        func: Ident,
+        args: Vec<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
     Bin {
         op: BinOp,
         lhs: Box<Expr>,
@@ -335,6 +378,8 @@ pub enum Expr {
     Mem {
         ptr: Ident,
         offset: u64,
+        /// A byte offset computed at run time (`p[(idx & mask) * 16]`).
+        index: Option<Box<Expr>>,
         #[serde(skip)]
         span: Span,
     },
@@ -352,6 +397,8 @@ impl Expr {
             Expr::Int { span, .. }
             | Expr::Neg { span, .. }
             | Expr::Not { span, .. }
+            | Expr::LogNot { span, .. }
+            | Expr::Call { span, .. }
             | Expr::Bin { span, .. }
             | Expr::Mem { span, .. }
             | Expr::Aggregate { span, .. } => *span,

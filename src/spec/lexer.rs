@@ -39,6 +39,9 @@ pub enum Tok<'a> {
     Gt,
     Le,
     Ge,
+    AndAnd,
+    OrOr,
+    Bang,
     Eof,
 }
 
@@ -82,6 +85,9 @@ impl Tok<'_> {
             Tok::Gt => ">",
             Tok::Le => "<=",
             Tok::Ge => ">=",
+            Tok::AndAnd => "&&",
+            Tok::OrOr => "||",
+            Tok::Bang => "!",
             _ => "?",
         }
     }
@@ -267,6 +273,10 @@ pub fn lex(src: &str) -> Result<Vec<Token<'_>>, Diag> {
             (Tok::Le, 2)
         } else if two(b'>', b'=') {
             (Tok::Ge, 2)
+        } else if two(b'&', b'&') {
+            (Tok::AndAnd, 2)
+        } else if two(b'|', b'|') {
+            (Tok::OrOr, 2)
         } else {
             let t = match c {
                 b'{' => Tok::LBrace,
@@ -287,6 +297,7 @@ pub fn lex(src: &str) -> Result<Vec<Token<'_>>, Diag> {
                 b'|' => Tok::Pipe,
                 b'^' => Tok::Caret,
                 b'~' => Tok::Tilde,
+                b'!' => Tok::Bang,
                 b'<' => Tok::Lt,
                 b'>' => Tok::Gt,
                 _ => {

@@ -459,10 +459,12 @@ impl<'a> Parser<'a> {
                 } else {
                     None
                 };
+                let private = self.is_kw("private").then(|| self.bump());
                 params.push(Param {
                     name: pname,
                     ty,
                     elem,
+                    private,
                 });
                 if self.eat(&Tok::RParen) {
                     break;
@@ -551,7 +553,12 @@ impl<'a> Parser<'a> {
             });
         }
         if self.eat_kw("poll") {
-            let target = self.path()?;
+            // `dev.reg[.field]`, or `p` / `p[OFF]` for memory.
+            let target = if matches!(self.peek(), Tok::Ident(_)) && self.peek_at(1) != &Tok::Dot {
+                PollTarget::Mem(self.mem()?)
+            } else {
+                PollTarget::Reg(self.path()?)
+            };
             let op = if self.eat(&Tok::EqEq) {
                 CmpOp::Eq
             } else if self.eat(&Tok::NotEq) {
@@ -696,15 +703,22 @@ impl<'a> Parser<'a> {
                 None
             };
             let cond = if self.eat_kw("if") {
-                let c = self.expr()?;
-                self.expect(Tok::EqEq)?;
-                let (z, zs) = self.int("0")?;
-                if z != 0 {
-                    return Err(
-                        Diag::new(zs, "a conditional release tests `== 0`").label("expected 0")
-                    );
+                // `EXPR == 0`, parsed as one comparison.
+                match self.expr()? {
+                    Expr::Bin {
+                        op: BinOp::Eq,
+                        lhs,
+                        rhs,
+                        ..
+                    } if matches!(*rhs, Expr::Int { value: 0, .. }) => Some(*lhs),
+                    other => {
+                        return Err(Diag::new(
+                            other.span(),
+                            "a conditional release tests `EXPR == 0`",
+                        )
+                        .label("expected `... == 0`"))
+                    }
                 }
-                Some(c)
             } else {
                 None
             };
@@ -760,6 +774,10 @@ impl<'a> Parser<'a> {
                 operands,
             });
         }
+        if self.is_kw("if") && self.peek_at(1) != &Tok::Dot {
+            self.bump();
+            return self.if_rest(start);
+        }
         if self.eat_kw("return") {
             let value = self.expr()?;
             return Ok(Stmt::Return {
@@ -781,18 +799,52 @@ impl<'a> Parser<'a> {
             .unexpected("a statement (`each`, `poll`, `barrier`, `return` or `dev.reg = value`)"))
     }
 
+    /// After `if`: `COND { ... } [else if ... | else { ... }]`.
+    fn if_rest(&mut self, start: Span) -> Result<Stmt, Diag> {
+        let cond = self.expr()?;
+        let then_ = self.block()?;
+        let else_ = if self.eat_kw("else") {
+            let at = self.span();
+            if self.eat_kw("if") {
+                let open = self.prev_span();
+                self.enter(open)?;
+                let nested = self.if_rest(at)?;
+                self.depth -= 1;
+                vec![nested]
+            } else {
+                self.block()?
+            }
+        } else {
+            Vec::new()
+        };
+        Ok(Stmt::If {
+            cond,
+            then_,
+            else_,
+            span: start.to(self.prev_span()),
+        })
+    }
+
     /// `p` or `p[OFF]` (OFF a constant byte offset).
     fn mem(&mut self) -> Result<Expr, Diag> {
         let ptr = self.ident("a pointer parameter")?;
         let mut span = ptr.span;
-        let offset = if self.eat(&Tok::LBracket) {
-            let (o, _) = self.int("a byte offset")?;
+        let (offset, index) = if self.eat(&Tok::LBracket) {
+            let e = self.expr()?;
             span = span.to(self.expect(Tok::RBracket)?);
-            o
+            match e {
+                Expr::Int { value, .. } => (value, None),
+                other => (0, Some(Box::new(other))),
+            }
         } else {
-            0
+            (0, None)
         };
-        Ok(Expr::Mem { ptr, offset, span })
+        Ok(Expr::Mem {
+            ptr,
+            offset,
+            index,
+            span,
+        })
     }
 
     /// Count one node of the current expression.
@@ -822,12 +874,22 @@ impl<'a> Parser<'a> {
         r
     }
 
-    /// Precedence climbing; levels follow C: | ^ & (<< >>) (+ -) (*).
+    /// Precedence climbing; levels follow C: || && | ^ & (== !=)
+    /// (< <= > >=) (<< >>) (+ -) (*).
     fn binary(&mut self, level: usize) -> Result<Expr, Diag> {
         const LEVELS: &[&[(Tok, BinOp)]] = &[
+            &[(Tok::OrOr, BinOp::LogOr)],
+            &[(Tok::AndAnd, BinOp::LogAnd)],
             &[(Tok::Pipe, BinOp::Or)],
             &[(Tok::Caret, BinOp::Xor)],
             &[(Tok::Amp, BinOp::And)],
+            &[(Tok::EqEq, BinOp::Eq), (Tok::NotEq, BinOp::Ne)],
+            &[
+                (Tok::Lt, BinOp::Lt),
+                (Tok::Le, BinOp::Le),
+                (Tok::Gt, BinOp::Gt),
+                (Tok::Ge, BinOp::Ge),
+            ],
             &[(Tok::Shl, BinOp::Shl), (Tok::Shr, BinOp::Shr)],
             &[(Tok::Plus, BinOp::Add), (Tok::Minus, BinOp::Sub)],
             &[(Tok::Star, BinOp::Mul)],
@@ -873,6 +935,13 @@ impl<'a> Parser<'a> {
                 inner: Box::new(inner),
             });
         }
+        if self.eat(&Tok::Bang) {
+            let inner = self.unary_nested()?;
+            return Ok(Expr::LogNot {
+                span: start.to(inner.span()),
+                inner: Box::new(inner),
+            });
+        }
         self.atom()
     }
 
@@ -895,6 +964,28 @@ impl<'a> Parser<'a> {
                 Ok(Expr::Int { value, span: start })
             }
             Tok::Ident(_) if self.peek_at(1) == &Tok::LBracket => self.mem(),
+            Tok::Ident(name) if self.peek_at(1) == &Tok::LParen => {
+                self.bump();
+                self.bump();
+                let mut args = Vec::new();
+                if !self.eat(&Tok::RParen) {
+                    loop {
+                        args.push(self.expr()?);
+                        if self.eat(&Tok::RParen) {
+                            break;
+                        }
+                        self.expect(Tok::Comma)?;
+                    }
+                }
+                Ok(Expr::Call {
+                    func: Ident {
+                        name: name.to_string(),
+                        span: start,
+                    },
+                    args,
+                    span: start.to(self.prev_span()),
+                })
+            }
             Tok::Ident(name) => {
                 self.bump();
                 Ok(Expr::Name(Ident {

@@ -5,6 +5,7 @@
 
 pub mod aarch64;
 pub mod barriers;
+pub mod hweight;
 pub mod mach;
 pub mod power;
 pub mod x86_64;

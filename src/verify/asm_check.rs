@@ -65,14 +65,20 @@ pub fn gnu_as(c: &Compiled, text: &str, report: &mut Report) {
         ));
         return;
     }
-    let steps = run(Command::new(gcc(t)).arg("-c").arg(&s).arg("-o").arg(&o))
-        .and_then(|_| {
-            run(Command::new(tool(t, "objcopy"))
-                .args(["-O", "binary", "-j", ".text"])
-                .arg(&o)
-                .arg(&bin))
-        })
-        .and_then(|_| run(Command::new(tool(t, "nm")).arg(&o)));
+    // `-L` keeps local symbols: an ELFv1 sequence named `L` or `Lfoo` has
+    // its code at `.L`/`.Lfoo`, which GNU as treats as local and drops.
+    let steps = run(Command::new(gcc(t))
+        .args(["-c", "-Wa,-L"])
+        .arg(&s)
+        .arg("-o")
+        .arg(&o))
+    .and_then(|_| {
+        run(Command::new(tool(t, "objcopy"))
+            .args(["-O", "binary", "-j", ".text"])
+            .arg(&o)
+            .arg(&bin))
+    })
+    .and_then(|_| run(Command::new(tool(t, "nm")).arg(&o)));
     let nm = match steps {
         Ok(nm) => nm,
         Err(e) => {

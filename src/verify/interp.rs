@@ -80,6 +80,36 @@ pub struct Coverage {
     pub granule: u64,
     /// Flush-alls run.
     pub flushes: u64,
+    /// Each sized operation run: (address, bytes).
+    pub ops: Vec<(u64, u64)>,
+    /// The cover ran to its end without a flush-all, and its operations
+    /// leave part of `[start, start + size)` uncovered (a wrapping range
+    /// counts as reaching past 2^64, which no sized operation covers).
+    pub short: bool,
+}
+
+/// -EINVAL: a run-time zero `range` step, a cover that cannot cover its
+/// request (an unusable run-time granule size, or a range reaching 2^64
+/// with no `all` to fall back to).
+pub const EINVAL: i64 = -22;
+
+/// Do `ops` cover `[start, start + size)`? Computed in 128 bits, apart
+/// from the cover code: the meaning's own check that a cover never
+/// invalidates less than it was asked.
+pub fn covers_range(start: u64, size: u64, ops: &[(u64, u64)]) -> bool {
+    let end = u128::from(start) + u128::from(size);
+    let mut ops: Vec<(u128, u128)> = ops
+        .iter()
+        .map(|&(a, n)| (u128::from(a), u128::from(a) + u128::from(n)))
+        .collect();
+    ops.sort_unstable();
+    let mut reached = u128::from(start);
+    for (lo, hi) in ops {
+        if lo <= reached {
+            reached = reached.max(hi);
+        }
+    }
+    reached >= end
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,18 +120,42 @@ pub struct Outcome {
     pub covers: Vec<Coverage>,
     /// Normal memory after the run.
     pub memory: HashMap<usize, Vec<u8>>,
+    /// Branch arms taken: (the `If` statement's address in the interpreted
+    /// sequence, then-arm?), for `verify`'s coverage of both arms.
+    pub arms: std::collections::BTreeSet<(usize, bool)>,
 }
 
 /// Runaway guard: specs with unbounded work cannot exist (polls and
 /// ranges are bounded), but a huge range could take long.
 const MAX_STEPS: u64 = 50_000_000;
+/// Bytes of simulated memory behind each pointer parameter (what `trace`
+/// maps for it).
+pub const MAX_MEMORY: u64 = 0x1_0000;
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum InterpError {
     TooLong,
+    /// A computed offset past the simulated memory behind a pointer.
+    OutOfMemory {
+        ptr: usize,
+        offset: u64,
+    },
     /// An unbounded `acquire` of a lock held by someone else: in a
     /// single-threaded run nobody will release it.
     Deadlock,
+}
+
+impl std::fmt::Display for InterpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InterpError::TooLong => write!(f, "too long to interpret"),
+            InterpError::Deadlock => write!(f, "spins forever on a lock nobody releases"),
+            InterpError::OutOfMemory { ptr, offset } => write!(
+                f,
+                "offset {offset:#x} behind pointer parameter {ptr} is past the {MAX_MEMORY:#x} simulated bytes"
+            ),
+        }
+    }
 }
 
 pub fn run(prog: &Program, seq: &Seq, world: &World) -> Result<Outcome, InterpError> {
@@ -130,6 +184,7 @@ pub fn run_bounded(
         covers: Vec::new(),
         seq,
         memory: world.memory.clone(),
+        arms: Default::default(),
     };
     let ret = match m.block(&seq.body)? {
         Flow::Next => match seq.status {
@@ -138,11 +193,14 @@ pub fn run_bounded(
         },
         Flow::Return(v) => v,
     };
+    // `-> void`: nothing to report, whichever way it ended.
+    let ret = if seq.void { 0 } else { ret };
     Ok(Outcome {
         accesses: m.out,
         ret,
         covers: m.covers,
         memory: m.memory,
+        arms: m.arms,
     })
 }
 
@@ -170,6 +228,7 @@ struct Machine<'a> {
     covers: Vec<Coverage>,
     seq: &'a Seq,
     memory: HashMap<usize, Vec<u8>>,
+    arms: std::collections::BTreeSet<(usize, bool)>,
 }
 
 #[derive(Clone)]
@@ -178,6 +237,7 @@ struct CoverCx {
     scale: u64,
     addr: u64,
     bits: u64,
+    reg_bits: Vec<(RegId, u64)>,
     size: u64,
     dev: Option<DevId>,
     dead_regs: Vec<RegId>,
@@ -193,6 +253,14 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// A failure return runs the barrier the exits pass gave it.
+    fn fail_barrier(&mut self, b: &Option<String>) {
+        if let Some(name) = b {
+            self.out
+                .push((OpId::BARRIER, Access::Barrier { name: name.clone() }));
+        }
+    }
+
     fn block(&mut self, body: &[Stmt]) -> Result<Flow, InterpError> {
         for s in body {
             if let Flow::Return(v) = self.stmt(s)? {
@@ -206,9 +274,16 @@ impl Machine<'_> {
         match &self.cover {
             Some(c) if e.uses_binding() => {
                 let (a, b, z, n, sc) = (c.addr, c.bits, c.size, c.num, c.scale);
+                let reg_bits = &c.reg_bits;
                 e.bind(&|x| match x {
                     Binding::Addr => Expr::Const(a),
                     Binding::Bits => Expr::Const(b),
+                    Binding::RegBits(r) => Expr::Const(
+                        reg_bits
+                            .iter()
+                            .find(|(x, _)| *x == r)
+                            .map_or(0, |(_, v)| *v),
+                    ),
                     Binding::Size => Expr::Const(z),
                     Binding::Num => Expr::Const(n),
                     Binding::Scale => Expr::Const(sc),
@@ -233,6 +308,7 @@ impl Machine<'_> {
                 c.flushes += 1;
             } else {
                 c.covered = c.covered.saturating_add(size);
+                c.ops.push((addr, size));
             }
         }
         let (num, scale) = self.range_op.take().unwrap_or((0, 0));
@@ -241,6 +317,7 @@ impl Machine<'_> {
             scale,
             addr,
             bits: entry.bits,
+            reg_bits: entry.reg_bits.clone(),
             size,
             dev: set.dev,
             dead_regs: model::dropped_regs(set, entry),
@@ -253,6 +330,25 @@ impl Machine<'_> {
 
     #[allow(clippy::too_many_arguments)]
     fn cover(
+        &mut self,
+        set_index: usize,
+        set: &GranuleSet,
+        mode: CoverMode,
+        start: u64,
+        size: u64,
+        threshold: &str,
+        body: &[Stmt],
+    ) -> Result<Flow, InterpError> {
+        let n = self.covers.len();
+        let r = self.cover_ops(set_index, set, mode, start, size, threshold, body);
+        if let (Ok(Flow::Next), Some(c)) = (&r, self.covers.get_mut(n)) {
+            c.short = c.flushes == 0 && !covers_range(start, size, &c.ops);
+        }
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn cover_ops(
         &mut self,
         set_index: usize,
         set: &GranuleSet,
@@ -285,14 +381,43 @@ impl Machine<'_> {
             covered: 0,
             granule: unit,
             flushes: 0,
+            ops: Vec::new(),
+            short: false,
         });
+        // A range reaching 2^64 is not a range of addresses: flush all.
+        if size > !start {
+            return match all {
+                Some(a) => self.instance(set, a, 0, 0, body),
+                None => Ok(Flow::Return(EINVAL)),
+            };
+        }
+        // A run-time granule size must be a power of two (to align to
+        // it) and, for `auto`, small enough that THRESHOLD granules do
+        // not pass 2^64.
+        let t = match mode {
+            CoverMode::Auto => Some(
+                model::threshold(self.prog, set, threshold, body, &self.world.cover.pins)
+                    .map(|t| t.value)
+                    .unwrap_or(0),
+            ),
+            _ => None,
+        };
+        if matches!(mode, CoverMode::Exact | CoverMode::Auto) {
+            if let Some(e) = model::loop_entry(set).filter(|e| matches!(e.size, GSize::Param(_))) {
+                let g = granule(self, e);
+                let max = t.map_or(1 << 63, crate::passes::cover::max_granule);
+                if !g.is_power_of_two() || g > max {
+                    return Ok(Flow::Return(EINVAL));
+                }
+            }
+        }
         let exact = |m: &mut Self| -> Result<Flow, InterpError> {
             let Some(e) = model::loop_entry(set) else {
                 return Ok(Flow::Next);
             };
             let g = granule(m, e);
             if g == 0 {
-                return Ok(Flow::Return(-22));
+                return Ok(Flow::Return(EINVAL));
             }
             let base = start & !(g - 1);
             let span = size + (start & (g - 1));
@@ -372,9 +497,7 @@ impl Machine<'_> {
                 Ok(Flow::Next)
             }
             CoverMode::Auto => {
-                let t = model::threshold(self.prog, set, threshold, body, &self.world.cover.pins)
-                    .map(|t| t.value)
-                    .unwrap_or(0);
+                let t = t.unwrap_or(0);
                 let g = model::loop_entry(set)
                     .map(|e| granule(self, e))
                     .unwrap_or(0);
@@ -410,6 +533,16 @@ impl Machine<'_> {
         } else {
             8 * i
         }
+    }
+
+    /// The location `index` bytes into pointer parameter `ptr`'s memory;
+    /// beyond what the simulated memory holds is an error, not a silent 0.
+    fn at(&self, ptr: usize, width: u32, index: &Expr) -> Result<MemRef, InterpError> {
+        let offset = self.eval(index);
+        if offset.saturating_add(u64::from(width / 8)) > MAX_MEMORY {
+            return Err(InterpError::OutOfMemory { ptr, offset });
+        }
+        Ok(MemRef { ptr, offset, width })
     }
 
     fn mem_read(&self, m: &MemRef) -> u64 {
@@ -449,12 +582,56 @@ impl Machine<'_> {
                 let v = self.eval(value) & mask(mem.width);
                 self.mem_write(mem, v);
             }
+            MemOp::LoadAt {
+                local,
+                ptr,
+                width,
+                index,
+            } => {
+                let m = self.at(*ptr, *width, index)?;
+                self.locals[*local] = self.mem_read(&m);
+            }
+            MemOp::StoreAt {
+                ptr,
+                width,
+                index,
+                value,
+            } => {
+                let m = self.at(*ptr, *width, index)?;
+                let v = self.eval(value) & mask(*width);
+                self.mem_write(&m, v);
+            }
+            MemOp::Poll {
+                ptr,
+                width,
+                index,
+                op,
+                value,
+                limit,
+                fail,
+                fail_barrier,
+            } => {
+                // Nothing else writes memory in a single-threaded run: the
+                // first read decides, the rest of the bound only counts.
+                let m = self.at(*ptr, *width, index)?;
+                let want = self.eval(value) & mask(*width);
+                let hit = (self.mem_read(&m) == want) == (*op == PollOp::Eq);
+                self.tick()?;
+                if !hit {
+                    for _ in 1..*limit {
+                        self.tick()?;
+                    }
+                    self.fail_barrier(fail_barrier);
+                    return Ok(Flow::Return(*fail));
+                }
+            }
             MemOp::Acquire {
                 mem,
                 value,
                 held,
                 status,
                 limit,
+                fail_barrier,
                 ..
             } => {
                 let cur = self.mem_read(mem);
@@ -474,7 +651,10 @@ impl Machine<'_> {
                 } else {
                     // Single-threaded: nobody releases it while we spin.
                     return match limit {
-                        Some((_, code)) => Ok(Flow::Return(*code)),
+                        Some((_, code)) => {
+                            self.fail_barrier(fail_barrier);
+                            Ok(Flow::Return(*code))
+                        }
                         None => Err(InterpError::Deadlock),
                     };
                 }
@@ -537,6 +717,7 @@ impl Machine<'_> {
             Stmt::If { cond, then_, else_ } => {
                 let (a, b) = (self.eval(&cond.a), self.eval(&cond.b));
                 let taken = cond.cmp.holds(a, b);
+                self.arms.insert((s as *const Stmt as usize, taken));
                 return self.block(if taken { then_ } else { else_ });
             }
             Stmt::Write { access, value } => {
@@ -561,8 +742,10 @@ impl Machine<'_> {
                 value,
                 limit,
                 fail,
+                fail_barrier,
             } => {
                 let inst = self.inst.get(&access.dev).copied().unwrap_or(0);
+                let want = self.eval(value);
                 let mut done = false;
                 for _ in 0..*limit {
                     self.tick()?;
@@ -576,13 +759,14 @@ impl Machine<'_> {
                             value: v,
                         },
                     ));
-                    let hit = (v & mask) == *value;
+                    let hit = (v & mask) == want;
                     if hit == (*op == PollOp::Eq) {
                         done = true;
                         break;
                     }
                 }
                 if !done {
+                    self.fail_barrier(fail_barrier);
                     return Ok(Flow::Return(*fail));
                 }
             }
@@ -600,6 +784,7 @@ impl Machine<'_> {
                 size,
                 step,
                 body,
+                fail_barrier,
                 ..
             } => {
                 let (start, size, step) = (self.eval(start), self.eval(size), self.eval(step));
@@ -607,7 +792,8 @@ impl Machine<'_> {
                     return Ok(Flow::Next);
                 }
                 if step == 0 {
-                    return Ok(Flow::Return(-22));
+                    self.fail_barrier(fail_barrier);
+                    return Ok(Flow::Return(EINVAL));
                 }
                 let (mut rem, mut addr) = (size, start);
                 loop {
@@ -643,6 +829,49 @@ impl Machine<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn coverage_is_exact_and_does_not_wrap() {
+        assert!(covers_range(
+            0x1800,
+            0x1000,
+            &[(0x1000, 0x1000), (0x2000, 0x1000)]
+        ));
+        assert!(!covers_range(0x1800, 0x1000, &[(0x1000, 0x1000)]));
+        assert!(!covers_range(0x1800, 0x1000, &[(0x2000, 0x1000)]));
+        // start + size reaches past 2^64: no sized op covers the top.
+        assert!(!covers_range(0x1_0000, u64::MAX, &[(0, 0x2_0000)]));
+        assert!(!covers_range(
+            u64::MAX - 0xfff,
+            0x2000,
+            &[(u64::MAX - 0xfff, 0x1000), (0, 0x1000)]
+        ));
+        // Ending exactly at 2^64 is covered by the top page.
+        assert!(covers_range(
+            u64::MAX - 0xfff,
+            0x1000,
+            &[(u64::MAX - 0xfff, 0x1000)]
+        ));
+    }
+
+    /// The issue's reproducer: `cover ... single` asked for 2^64 - 1 bytes
+    /// from 0x10000 issues the flush-all (not one 64K ATSD at 0).
+    #[test]
+    fn wrapping_single_cover_flushes_all() {
+        let src = std::fs::read_to_string("examples/npu2_atsd.inv").unwrap();
+        let prog = crate::load("npu2_atsd.inv", &src).unwrap();
+        let i = prog
+            .seqs
+            .iter()
+            .position(|s| s.name == "invalidate_range")
+            .unwrap();
+        let mut w = World::default();
+        w.counts.insert(0, 1);
+        w.params = vec![1, 0x1_0000, u64::MAX];
+        let o = run(&prog, &prog.seqs[i], &w).unwrap();
+        assert_eq!(o.covers.len(), 1);
+        assert_eq!((o.covers[0].flushes, o.covers[0].short), (1, false));
+    }
 
     #[test]
     fn npu_values_match_the_issue() {

@@ -189,8 +189,8 @@ pub fn edges_crossed(
         }
     }
     for (i, e) in edges.iter().enumerate() {
-        // Error returns (a poll that gave up) skip the completion barrier.
-        if e.to == OpId::EXIT && trace.ret >= 0 && !pending[i].is_empty() {
+        // Every return, error returns included (a poll that gave up).
+        if e.to == OpId::EXIT && !pending[i].is_empty() {
             report.failures.push(format!(
                 "{what}: returns with an invalidation not completed (no barrier ordering {:?} -> {:?}, line {})",
                 e.from_class,

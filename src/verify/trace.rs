@@ -14,11 +14,20 @@ use crate::target::Target;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Where instance `inst` of device `dev` lives in the simulated machine.
-pub fn mmio_base(dev: DevId, inst: u64) -> u64 {
-    0x4000_0000 + ((dev as u64) << 24) + (inst << 16)
+/// Where instance `inst` of device `dev` lives in the simulated machine:
+/// each device has 2^36 bytes from 4 GiB up (below AArch64's 40-bit
+/// physical addresses), each instance a power-of-two stride that holds
+/// its highest register (offsets reach 4 GiB: 8 instances of such a
+/// device fit, more than the worlds use).
+pub fn mmio_base(dev: &crate::ir::Device, d: DevId, inst: u64) -> u64 {
+    0x1_0000_0000 + ((d as u64) << 36) + inst * stride(dev)
+}
+fn stride(dev: &crate::ir::Device) -> u64 {
+    dev.extent().next_power_of_two().max(WINDOW)
 }
 const ARRAY_BASE: u64 = 0x3000_0000;
+/// Only the 64 KiB windows that hold registers are mapped: a register at
+/// 4 GiB does not map 4 GiB of guest memory.
 const WINDOW: u64 = 0x1_0000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -36,6 +45,9 @@ pub struct Event {
     pub device: Option<String>,
     pub instance: Option<u64>,
     pub reg: Option<String>,
+    /// Normal memory behind a pointer parameter, `name[offset]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
     pub value: Option<String>,
     pub insn: String,
     #[serde(skip)]
@@ -65,8 +77,10 @@ pub struct Trace {
 
 /// Where the memory behind pointer parameter `i` lives.
 fn ptr_base(i: usize) -> u64 {
-    0x2000_0000 + (i as u64) * 0x1_0000
+    0x2000_0000 + (i as u64) * PTR_SPAN
 }
+/// Address space reserved for each pointer parameter's memory.
+const PTR_SPAN: u64 = super::interp::MAX_MEMORY;
 
 fn arch(t: Target) -> Arch {
     match t {
@@ -132,52 +146,54 @@ pub fn run(
     let mut mmio = Vec::new();
     let mut ram = Vec::new();
     let mut args = Vec::new();
-    let mut regions: Vec<(u64, DevId, u64)> = Vec::new();
+    // (instance base, device, instance, stride)
+    let mut regions: Vec<(u64, DevId, u64, u64)> = Vec::new();
     // (parameter, bytes given, index into `ram`)
     let mut ptr_params: Vec<(usize, usize, usize)> = Vec::new();
     for &d in &seq.devices {
         let n = world.count(prog, d);
         for i in 0..n.max(1) {
             let dev = &prog.devices[d];
-            let reads = dev
-                .regs
-                .iter()
-                .enumerate()
-                .filter_map(|(ri, r)| {
-                    world.reads.get(&(d, ri)).map(|vals| ScriptedRead {
-                        offset: r.offset,
-                        values: vals
-                            .iter()
-                            .map(|v| to_bytes(v & field_mask(0, r.width), r.bytes(), r.endian))
-                            .collect(),
+            let base = mmio_base(dev, d, i);
+            let mut windows: Vec<u64> = dev.regs.iter().map(|r| r.offset / WINDOW).collect();
+            windows.push(0);
+            windows.sort_unstable();
+            windows.dedup();
+            for w in windows {
+                let lo = w * WINDOW;
+                let reads = dev
+                    .regs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.offset / WINDOW == w)
+                    .filter_map(|(ri, r)| {
+                        world.reads.get(&(d, ri)).map(|vals| ScriptedRead {
+                            offset: r.offset - lo,
+                            values: vals
+                                .iter()
+                                .map(|v| to_bytes(v & field_mask(0, r.width), r.bytes(), r.endian))
+                                .collect(),
+                        })
                     })
-                })
-                .collect();
-            let top = dev.extent();
-            let size = top.div_ceil(WINDOW).max(1) * WINDOW;
-            if size > WINDOW {
-                return Err(format!(
-                    "device `{}` registers exceed the simulated 64 KiB window",
-                    dev.name
-                ));
+                    .collect();
+                mmio.push(MmioRegion {
+                    base: base + lo,
+                    size: WINDOW,
+                    reads,
+                });
             }
-            mmio.push(MmioRegion {
-                base: mmio_base(d, i),
-                size,
-                reads,
-            });
-            regions.push((mmio_base(d, i), d, i));
+            regions.push((base, d, i, stride(dev)));
         }
     }
     for a in &lir.args {
         args.push(match a {
-            ArgKind::DeviceBase(d) => mmio_base(*d, 0),
+            ArgKind::DeviceBase(d) => mmio_base(&prog.devices[*d], *d, 0),
             ArgKind::DeviceArray(d) => {
                 let n = world.count(prog, *d);
                 let base = ARRAY_BASE + (*d as u64) * 0x1_0000;
                 let mut bytes = Vec::new();
                 for i in 0..n {
-                    let p = mmio_base(*d, i);
+                    let p = mmio_base(&prog.devices[*d], *d, i);
                     bytes.extend_from_slice(&if c.target.big_endian() {
                         p.to_be_bytes()
                     } else {
@@ -185,7 +201,11 @@ pub fn run(
                     });
                 }
                 bytes.resize(bytes.len().max(8).next_multiple_of(0x1000), 0);
-                ram.push(RamRegion { base, bytes });
+                ram.push(RamRegion {
+                    base,
+                    bytes,
+                    watch: false,
+                });
                 base
             }
             ArgKind::DeviceCount(d) => match prog.devices[*d].instances {
@@ -195,10 +215,13 @@ pub fn run(
             ArgKind::Param(i) if seq.ptrs.get(*i).is_some_and(Option::is_some) => {
                 let mut bytes = world.memory.get(i).cloned().unwrap_or_default();
                 ptr_params.push((*i, bytes.len().max(1), ram.len()));
-                bytes.resize(bytes.len().max(1).next_multiple_of(0x1000), 0);
+                // As much as the interpreter simulates (computed offsets
+                // may reach anywhere in it).
+                bytes.resize(PTR_SPAN as usize, 0);
                 ram.push(RamRegion {
                     base: ptr_base(*i),
                     bytes,
+                    watch: true,
                 });
                 ptr_base(*i)
             }
@@ -249,6 +272,7 @@ pub fn run(
             device: None,
             instance: None,
             reg: None,
+            memory: None,
             value: None,
             insn,
             dev_id: None,
@@ -257,12 +281,31 @@ pub fn run(
             op,
             operands: Vec::new(),
         };
+        let in_ptr = ptr_params
+            .iter()
+            .find(|&&(p, _, _)| e.addr >= ptr_base(p) && e.addr - ptr_base(p) < PTR_SPAN);
         match kind {
+            Kind::Store | Kind::Load if in_ptr.is_some() => {
+                let &(p, _, _) = in_ptr.unwrap_or(&(0, 0, 0));
+                let endian = if c.target.big_endian() {
+                    Endian::Big
+                } else {
+                    Endian::Little
+                };
+                let v = from_bytes(&e.bytes, endian);
+                ev.memory = Some(format!(
+                    "{}[{:#x}]",
+                    seq.params.get(p).map_or("?", String::as_str),
+                    e.addr - ptr_base(p)
+                ));
+                ev.value = Some(format!("{v:#x}"));
+                ev.raw = Some(v);
+            }
             Kind::Store | Kind::Load => {
-                let (base, d, i) = regions
+                let (base, d, i, _) = regions
                     .iter()
                     .copied()
-                    .find(|(b, _, _)| e.addr >= *b && e.addr < *b + WINDOW)
+                    .find(|(b, _, _, n)| e.addr >= *b && e.addr < *b + n)
                     .ok_or_else(|| format!("access to {:#x} outside every device", e.addr))?;
                 let dev = &prog.devices[d];
                 let off = e.addr - base;

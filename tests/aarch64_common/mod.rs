@@ -144,6 +144,8 @@ pub fn forms() -> Vec<Insn> {
         v.push(Insn::LslReg { rd, rn, rm });
         v.push(Insn::LsrReg { rd, rn, rm });
         v.push(Insn::Rev { rd, rn });
+        v.push(Insn::Clz { rd, rn });
+        v.push(Insn::Rbit { rd, rn });
         v.push(Insn::Rev32W { rd, rn });
         v.push(Insn::Rev16W { rd, rn });
         v.push(Insn::CmpReg { rn, rm });

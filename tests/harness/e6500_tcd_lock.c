@@ -14,11 +14,13 @@ int main(void)
 	tcd_unlock(&lock, r);
 	printf("release %u\n", lock);
 
-	unsigned char tcd[4] = { 2, 3, 0, 0 };
+	/* The kernel's struct tlb_core_data: lock, esel_next, esel_max,
+	 * esel_first. */
+	unsigned char tcd[4] = { 0, 2, 4, 1 };
 	unsigned int mas0[2] = { 0, 0 };
 	r = tcd_next_esel(tcd, mas0, 1);
-	printf("esel %ld %x %x %u %u\n", r, mas0[0], mas0[1], tcd[0], tcd[3]);
+	printf("esel %ld %x %x %u %u\n", r, mas0[0], mas0[1], tcd[1], tcd[0]);
 	r = tcd_next_esel(tcd, mas0, 7);
-	printf("esel %ld %x %x %u %u\n", r, mas0[0], mas0[1], tcd[0], tcd[3]);
+	printf("esel %ld %x %x %u %u\n", r, mas0[0], mas0[1], tcd[1], tcd[0]);
 	return 0;
 }

@@ -217,6 +217,16 @@ pub enum Insn {
         lsb: u8,
         width: u8,
     },
+    /// Count leading zeros (64-bit; 64 for 0).
+    Clz {
+        rd: Reg,
+        rn: Reg,
+    },
+    /// Reverse the bit order (64-bit).
+    Rbit {
+        rd: Reg,
+        rn: Reg,
+    },
     /// 64-bit byte reverse.
     Rev {
         rd: Reg,
@@ -601,7 +611,9 @@ impl Insn {
             Insn::Ubfiz { rd, rn, lsb, width } | Insn::Ubfx { rd, rn, lsb, width } => {
                 format!("{m} {}, {}, #{lsb}, #{width}", xr(rd), xr(rn))
             }
-            Insn::Rev { rd, rn } => format!("rev {}, {}", xr(rd), xr(rn)),
+            Insn::Rev { rd, rn } | Insn::Clz { rd, rn } | Insn::Rbit { rd, rn } => {
+                format!("{m} {}, {}", xr(rd), xr(rn))
+            }
             Insn::Rev32W { rd, rn } | Insn::Rev16W { rd, rn } => {
                 format!("{m} {}, {}", wr(rd), wr(rn))
             }
@@ -689,6 +701,8 @@ impl Insn {
             Insn::LsrImm { .. } | Insn::LsrReg { .. } => "lsr",
             Insn::Ubfiz { .. } => "ubfiz",
             Insn::Ubfx { .. } => "ubfx",
+            Insn::Clz { .. } => "clz",
+            Insn::Rbit { .. } => "rbit",
             Insn::Rev { .. } | Insn::Rev32W { .. } => "rev",
             Insn::Rev16W { .. } => "rev16",
             Insn::Str { size, .. } | Insn::StrReg { size, .. } => {
@@ -952,6 +966,15 @@ fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
         Insn::Rev { rd, rn } => {
             let (rd, rn) = (cx.reg(rd)?, cx.reg(rn)?);
             dynasm!(ops ; .arch aarch64 ; rev X(rd), X(rn));
+        }
+        // Data-processing (1 source): 31 is XZR in both fields.
+        Insn::Clz { rd, rn } => {
+            let (rd, rn) = (cx.reg(rd)?, cx.reg(rn)?);
+            dynasm!(ops ; .arch aarch64 ; clz X(rd), X(rn));
+        }
+        Insn::Rbit { rd, rn } => {
+            let (rd, rn) = (cx.reg(rd)?, cx.reg(rn)?);
+            dynasm!(ops ; .arch aarch64 ; rbit X(rd), X(rn));
         }
         Insn::Rev32W { rd, rn } => {
             let (rd, rn) = (cx.reg(rd)?, cx.reg(rn)?);
@@ -1718,6 +1741,21 @@ mod tests {
             Some("armv8.4-a")
         );
         assert_eq!(t.text(&|l| format!("L{l}")), "tlbi rvale1is, x1");
+        for i in [Insn::Clz { rd: 31, rn: 2 }, Insn::Rbit { rd: 1, rn: 31 }] {
+            assert!(!i.is_load() && !i.is_store() && !i.is_barrier() && !i.is_invalidate());
+            assert_eq!(i.needs_arch(), None);
+        }
+        assert_eq!(
+            Insn::Clz { rd: 31, rn: 2 }.text(&|l| format!("L{l}")),
+            "clz xzr, x2"
+        );
+        assert_eq!(
+            Insn::Rbit { rd: 1, rn: 31 }.text(&|l| format!("L{l}")),
+            "rbit x1, xzr"
+        );
+        // Arm ARM C6.2 "CLZ" (sf=1: 0xdac01000), "RBIT" (0xdac00000).
+        assert_eq!(encode_one(&Insn::Clz { rd: 0, rn: 1 }), Ok(0xdac0_1020));
+        assert_eq!(encode_one(&Insn::Rbit { rd: 0, rn: 1 }), Ok(0xdac0_0020));
         assert_eq!(
             Insn::Str {
                 size: Size::W,
@@ -1855,6 +1893,8 @@ mod tests {
                     rn: c,
                 },
                 Insn::CmpImm { rn: a, imm: imm16 },
+                Insn::Clz { rd: a, rn: b },
+                Insn::Rbit { rd: c, rn: a },
                 Insn::Tlbi {
                     op: TlbiOp::Vae1is,
                     rt: if r & 2 == 0 { None } else { Some(a) },

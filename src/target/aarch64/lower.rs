@@ -6,15 +6,16 @@
 //! returns `long`), all of x0..x15 caller-saved. We use only those and no
 //! stack, so there is no prologue. x16/x17 (IP0/IP1, intra-procedure-call
 //! scratch) are reserved as this lowering's scratch registers: x16 for
-//! materialised immediates and byte-reversed store data, x17 for
+//! materialised immediates, byte-reversed store data and popcount, x17 for
 //! out-of-range memory offsets. x18 (platform register), x19..x28
 //! (callee-saved), x29/x30 (FP/LR) and sp are never touched.
 
 use super::insn::{logical_imm_encodable, BarrierOpt, Cond, Insn, Reg, Size, TlbiOp};
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
-use crate::lir::{Cmp, Func, Inst, Operand, Origin};
+use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp};
 use crate::target::barriers;
+use crate::target::hweight::{self, Loc, Step};
 use crate::target::Target;
 
 pub const REGS: RegFile = RegFile {
@@ -61,6 +62,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
                     rm: SCRATCH,
                 });
             }
+            Inst::Un { op, dst, src } => un(*op, r(*dst), r(*src), &mut e),
             Inst::Insert {
                 dst,
                 src,
@@ -203,6 +205,59 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         }
     }
     Ok(out)
+}
+
+/// Bit counts: `clz` is defined at 0 (64), ctz is `clz` of the reversed
+/// bits. Base ARMv8 has no popcount for general registers (`cnt` is
+/// Advanced SIMD): [`hweight::HWEIGHT64`], whose masks are all bitmask
+/// immediates, with x16 as its scratch register.
+fn un(op: UnOp, rd: Reg, rn: Reg, e: &mut dyn FnMut(Insn)) {
+    match op {
+        UnOp::Clz => e(Insn::Clz { rd, rn }),
+        UnOp::Ctz => {
+            e(Insn::Rbit { rd, rn });
+            e(Insn::Clz { rd, rn: rd });
+        }
+        UnOp::Popcount => {
+            mov(rd, rn, e);
+            let reg = |l: Loc| match l {
+                Loc::D => rd,
+                Loc::S => SCRATCH,
+            };
+            for step in hweight::HWEIGHT64 {
+                match step {
+                    Step::And { dst, k } => e(Insn::AndImm {
+                        rd: reg(dst),
+                        rn: rd,
+                        imm: k,
+                    }),
+                    Step::Shr { dst, src, n } => e(Insn::LsrImm {
+                        rd: reg(dst),
+                        rn: reg(src),
+                        sh: n,
+                    }),
+                    Step::Sub => e(Insn::Sub {
+                        rd,
+                        rn: rd,
+                        rm: SCRATCH,
+                    }),
+                    Step::Add => e(Insn::Add {
+                        rd,
+                        rn: rd,
+                        rm: SCRATCH,
+                    }),
+                    Step::Mul(k) => {
+                        materialize(SCRATCH, k, e);
+                        e(Insn::Mul {
+                            rd,
+                            rn: rd,
+                            rm: SCRATCH,
+                        });
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn xsize(width: u32) -> Size {
@@ -695,6 +750,8 @@ mod tests {
                 Insn::LsrImm { rd, rn, sh } => (rd, x(rn) >> sh),
                 Insn::LslReg { rd, rn, rm } => (rd, x(rn) << (x(rm) & 63)),
                 Insn::LsrReg { rd, rn, rm } => (rd, x(rn) >> (x(rm) & 63)),
+                Insn::Clz { rd, rn } => (rd, u64::from(x(rn).leading_zeros())),
+                Insn::Rbit { rd, rn } => (rd, x(rn).reverse_bits()),
                 Insn::Ubfiz { rd, rn, lsb, width } => {
                     (rd, (x(rn) & (u64::MAX >> (64 - width))) << lsb)
                 }
@@ -846,6 +903,47 @@ mod tests {
                 (a & mask) << shift,
                 "insert {a:#x} shift {shift} width {width}: {seq:?}"
             );
+        }
+    }
+
+    #[test]
+    fn bit_counts_match_their_definitions() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut vals = vec![0, 1, 2, 3, 1 << 63, (1 << 63) + 1, (1 << 63) - 1, u64::MAX];
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            vals.extend([x, x >> (x % 64), x << (x % 61)]);
+        }
+        for op in [UnOp::Clz, UnOp::Ctz, UnOp::Popcount] {
+            for (rd, rs) in [(9u8, 3u8), (3, 3)] {
+                let alloc = alloc_of(&[(0, rs), (1, rd)]);
+                let seq = lower_one(
+                    Inst::Un {
+                        op,
+                        dst: VReg(1),
+                        src: VReg(0),
+                    },
+                    &alloc,
+                )
+                .unwrap();
+                super::super::insn::assemble(&seq).unwrap();
+                for &v in &vals {
+                    let mut regs = [0u64; 32];
+                    regs[rs as usize] = v;
+                    run_alu(&seq, &mut regs);
+                    assert_eq!(regs[rd as usize], op.apply(v), "{op:?} {v:#x}: {seq:?}");
+                    if rd != rs {
+                        assert_eq!(regs[rs as usize], v, "{op:?} clobbered the source");
+                    }
+                    for r in 0..32u8 {
+                        if ![rd, rs, SCRATCH].contains(&r) {
+                            assert_eq!(regs[r as usize], 0, "{op:?} touched x{r}");
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -64,6 +64,11 @@ pub enum Insn {
     Mulld { rt: Reg, ra: Reg, rb: Reg },
     Sld { ra: Reg, rs: Reg, rb: Reg },
     Srd { ra: Reg, rs: Reg, rb: Reg },
+    /// Count leading / trailing zeros, population count (64 for 0 in the
+    /// counts; `cnttzd` is v3.0, `popcntd` v2.06).
+    Cntlzd { ra: Reg, rs: Reg },
+    Cnttzd { ra: Reg, rs: Reg },
+    Popcntd { ra: Reg, rs: Reg },
     Rldicl { ra: Reg, rs: Reg, sh: u8, mb: u8 },
     Rldicr { ra: Reg, rs: Reg, sh: u8, me: u8 },
     Rldic { ra: Reg, rs: Reg, sh: u8, mb: u8 },
@@ -360,6 +365,10 @@ impl Insn {
             // X-form shifts.
             Sld { ra: a, rs: s, rb: b } => x_form(27, rs(s)?, ra(a)?, rb(b)?, 0),
             Srd { ra: a, rs: s, rb: b } => x_form(539, rs(s)?, ra(a)?, rb(b)?, 0),
+            // X-form one-source logicals, RB field 0, Rc=0.
+            Cntlzd { ra: a, rs: s } => x_form(58, rs(s)?, ra(a)?, 0, 0),
+            Cnttzd { ra: a, rs: s } => x_form(570, rs(s)?, ra(a)?, 0, 0),
+            Popcntd { ra: a, rs: s } => x_form(506, rs(s)?, ra(a)?, 0, 0),
             // MD-form rotates.
             Rldicl { ra: a, rs: s, sh, mb } => md_form(0, rs(s)?, ra(a)?, sh6(sh)?, mb6(mb)?),
             Rldicr { ra: a, rs: s, sh, me } => md_form(1, rs(s)?, ra(a)?, sh6(sh)?, mb6(me)?),
@@ -502,7 +511,9 @@ impl Insn {
             | Rldicr { ra, rs, sh, me: b }
             | Rldic { ra, rs, sh, mb: b }
             | Rldimi { ra, rs, sh, mb: b } => format!("{m} {},{},{sh},{b}", r(*ra), r(*rs)),
-            Mr { ra, rs } => format!("{m} {},{}", r(*ra), r(*rs)),
+            Mr { ra, rs } | Cntlzd { ra, rs } | Cnttzd { ra, rs } | Popcntd { ra, rs } => {
+                format!("{m} {},{}", r(*ra), r(*rs))
+            }
             Std { rs: t, d, ra }
             | Stw { rs: t, d, ra }
             | Sth { rs: t, d, ra }
@@ -653,6 +664,9 @@ impl Insn {
             Mulld { .. } => "mulld",
             Sld { .. } => "sld",
             Srd { .. } => "srd",
+            Cntlzd { .. } => "cntlzd",
+            Cnttzd { .. } => "cnttzd",
+            Popcntd { .. } => "popcntd",
             Rldicl { .. } => "rldicl",
             Rldicr { .. } => "rldicr",
             Rldic { .. } => "rldic",
@@ -828,6 +842,10 @@ mod tests {
             r: 1,
         };
         assert_eq!(w(t), 0x7ca3_2264);
+        // cntlzd r3,r4 / cnttzd r3,r4 / popcntd r3,r4 (ISA v3.0B 3.3.13).
+        assert_eq!(w(Insn::Cntlzd { ra: 3, rs: 4 }), 0x7c83_0074);
+        assert_eq!(w(Insn::Cnttzd { ra: 3, rs: 4 }), 0x7c83_0474);
+        assert_eq!(w(Insn::Popcntd { ra: 3, rs: 4 }), 0x7c83_03f4);
     }
 
     #[test]
@@ -967,6 +985,7 @@ mod tests {
             Andc { ra: a, rs: b, rb: c }, Nor { ra: a, rs: b, rb: c }, Add { rt: a, ra: b, rb: c },
             Subf { rt: a, ra: b, rb: c }, Neg { rt: a, ra: b }, Mulld { rt: a, ra: b, rb: c },
             Sld { ra: a, rs: b, rb: c }, Srd { ra: a, rs: b, rb: c },
+            Cntlzd { ra: a, rs: b }, Cnttzd { ra: b, rs: c }, Popcntd { ra: c, rs: a },
             Rldicl { ra: a, rs: b, sh: c, mb: d }, Rldicr { ra: a, rs: b, sh: c, me: d },
             Rldic { ra: a, rs: b, sh: c, mb: d }, Rldimi { ra: a, rs: b, sh: c, mb: d }, Mr { ra: a, rs: b },
             Std { rs: a, d: i, ra: b }, Stw { rs: a, d: i, ra: b }, Sth { rs: a, d: i, ra: b }, Stb { rs: a, d: i, ra: b },
@@ -1114,5 +1133,12 @@ mod tests {
         }
         .is_invalidate());
         assert_eq!(Insn::Label(3).mnemonic(), "");
+        for i in [
+            Insn::Cntlzd { ra: 3, rs: 4 },
+            Insn::Cnttzd { ra: 3, rs: 4 },
+            Insn::Popcntd { ra: 3, rs: 4 },
+        ] {
+            assert!(!i.is_load() && !i.is_store() && !i.is_barrier() && !i.is_invalidate());
+        }
     }
 }

@@ -13,7 +13,7 @@
 use super::insn::{Cond, Insn, Reg};
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
-use crate::lir::{Cmp, Func, Inst, Operand, Origin};
+use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp};
 use crate::target::barriers;
 use crate::target::Target;
 
@@ -72,6 +72,15 @@ pub fn lower(f: &Func, alloc: &Allocation, _target: Target) -> Result<Lowered, L
                         rs: r(*src),
                     });
                 }
+            }
+            // Each defined at 0 as the LIR wants it (64 for the counts).
+            Inst::Un { op, dst, src } => {
+                let (ra, rs) = (r(*dst), r(*src));
+                e(match op {
+                    UnOp::Clz => Insn::Cntlzd { ra, rs },
+                    UnOp::Ctz => Insn::Cnttzd { ra, rs },
+                    UnOp::Popcount => Insn::Popcntd { ra, rs },
+                });
             }
             Inst::Not { dst, src } => e(Insn::Nor {
                 ra: r(*dst),

@@ -131,6 +131,10 @@ pub enum Insn {
         rd: Reg,
         imm: i32,
     },
+    XorImm {
+        rd: Reg,
+        imm: i32,
+    },
     /// `sh` must be 0..=63.
     ShlImm {
         rd: Reg,
@@ -152,6 +156,22 @@ pub enum Insn {
     },
     Neg {
         rd: Reg,
+    },
+    /// `bsr %rs, %rd`: index of the highest set bit of `rs`; ZF set and
+    /// `rd` undefined (Intel SDM) when `rs` is 0.
+    Bsr {
+        rd: Reg,
+        rs: Reg,
+    },
+    /// `bsf %rs, %rd`: index of the lowest set bit, likewise.
+    Bsf {
+        rd: Reg,
+        rs: Reg,
+    },
+    /// `cmove %rs, %rd`: `rd = rs` when ZF is set.
+    Cmove {
+        rd: Reg,
+        rs: Reg,
     },
     /// Flags from `ra - rb` (AT&T: `cmp %rb, %ra`).
     CmpReg {
@@ -304,7 +324,7 @@ impl Insn {
             Insn::Rol16 { .. } => "rol",
             Insn::Or { .. } | Insn::OrImm { .. } => "or",
             Insn::And { .. } | Insn::AndImm { .. } => "and",
-            Insn::Xor { .. } => "xor",
+            Insn::Xor { .. } | Insn::XorImm { .. } => "xor",
             Insn::Add { .. } | Insn::AddImm { .. } => "add",
             Insn::Sub { .. } | Insn::SubImm { .. } => "sub",
             Insn::Imul { .. } => "imul",
@@ -312,6 +332,9 @@ impl Insn {
             Insn::ShrImm { .. } | Insn::ShrCl { .. } => "shr",
             Insn::Not { .. } => "not",
             Insn::Neg { .. } => "neg",
+            Insn::Bsr { .. } => "bsr",
+            Insn::Bsf { .. } => "bsf",
+            Insn::Cmove { .. } => "cmove",
             Insn::CmpReg { .. } | Insn::CmpImm { .. } => "cmp",
             Insn::Test { .. } | Insn::TestImm { .. } => "test",
             Insn::Jcc { cond, .. } => cond.mnemonic(),
@@ -656,6 +679,16 @@ fn lower(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
                 Code::Sub_rm64_imm32,
             ],
         ),
+        Insn::XorImm { rd, imm } => alu_imm(
+            cx,
+            rd,
+            imm,
+            [
+                Code::Xor_rm64_imm8,
+                Code::Xor_RAX_imm32,
+                Code::Xor_rm64_imm32,
+            ],
+        ),
         Insn::CmpImm { ra, imm } => alu_imm(
             cx,
             ra,
@@ -701,6 +734,9 @@ fn lower(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
         )),
         Insn::Not { rd } => r1(Code::Not_rm64, rd),
         Insn::Neg { rd } => r1(Code::Neg_rm64, rd),
+        Insn::Bsr { rd, rs } => rr(Code::Bsr_r64_rm64, rd, rs),
+        Insn::Bsf { rd, rs } => rr(Code::Bsf_r64_rm64, rd, rs),
+        Insn::Cmove { rd, rs } => rr(Code::Cmove_r64_rm64, rd, rs),
         Insn::CmpReg { ra, rb } => rr(Code::Cmp_rm64_r64, ra, rb),
         Insn::Test { ra, rb } => rr(Code::Test_rm64_r64, ra, rb),
         Insn::Ret => Ok(Instruction::with(Code::Retnq)),

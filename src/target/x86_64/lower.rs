@@ -4,8 +4,9 @@
 //! rax, rcx, rdx, rsi, rdi, r8..r11 are caller-saved. We use only those and
 //! no stack, so there is no prologue. r11 is reserved as the scratch
 //! register of this lowering (large immediates, byte-swapped store values,
-//! the right operand of a `sub` whose destination it would clobber) and is
-//! never handed to the allocator.
+//! the right operand of a `sub` whose destination it would clobber, the
+//! zero-case value of `bsr`/`bsf`, popcount's masks, rcx parked around a
+//! shift by cl) and is never handed to the allocator.
 //!
 //! x86 is two-address: `dst = a op b` becomes `mov dst,a; op dst,b`, with
 //! the `mov` left out when `dst == a`. Device registers are mapped UC by
@@ -15,8 +16,9 @@ use super::barriers::TABLE;
 use super::insn::{Cond, Insn, Reg, Size};
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
-use crate::lir::{Cmp, Func, Inst, Operand, Origin};
+use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp};
 use crate::target::barriers;
+use crate::target::hweight::{self, Loc, Step};
 
 /// Hardware numbering: 0=rax 1=rcx 2=rdx 6=rsi 7=rdi 8..=r8...
 pub const REGS: RegFile = RegFile {
@@ -67,6 +69,9 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
     let r = |v| alloc.get(v);
     let saved = alloc.used_callee_saved(&REGS);
+    // A shift by a register amount needs it in cl; rcx is kept intact
+    // around it only when some value lives there.
+    let rcx_live = alloc.reg.values().any(|&p| p == RCX);
     if let Some((_, origin)) = f.insts.first() {
         for &p in &saved {
             out.insns.push((Insn::Push { rs: p }, origin.clone()));
@@ -79,6 +84,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
             Inst::Arg { .. } => {}
             Inst::Imm { dst, value } => imm(r(*dst), *value, &mut e),
             Inst::Copy { dst, src } => mov(r(*dst), r(*src), &mut e),
+            Inst::Un { op, dst, src } => un(*op, r(*dst), r(*src), &mut e),
             Inst::Not { dst, src } => {
                 mov(r(*dst), r(*src), &mut e);
                 e(Insn::Not { rd: r(*dst) });
@@ -94,7 +100,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
                     Operand::Reg(v) => Operand2::Reg(r(*v)),
                     Operand::Imm(v) => Operand2::Imm(*v),
                 };
-                bin(*op, r(*dst), r(*a), b, &mut e)?
+                bin(*op, r(*dst), r(*a), b, rcx_live, &mut e)?
             }
             Inst::Load {
                 dst,
@@ -329,7 +335,7 @@ fn reg_op(op: BinOp, rd: Reg, rs: Reg) -> Result<Insn, LowerError> {
         BinOp::Mul => Insn::Imul { rd, rs },
         BinOp::Shl | BinOp::Shr => {
             return Err(LowerError(
-                "shift by a register amount (LIR shifts take immediates)".into(),
+                "internal: a shift by a register goes through shift_by_reg".into(),
             ))
         }
     })
@@ -340,9 +346,13 @@ fn bin(
     rd: Reg,
     ra: Reg,
     b: Operand2,
+    rcx_live: bool,
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
     match b {
+        Operand2::Reg(rn) if matches!(op, BinOp::Shl | BinOp::Shr) => {
+            shift_by_reg(op == BinOp::Shl, rd, ra, rn, rcx_live, e)
+        }
         Operand2::Reg(rb) => {
             if rd == ra {
                 e(reg_op(op, rd, rb)?);
@@ -404,6 +414,126 @@ fn bin(
         }
     }
     Ok(())
+}
+
+/// `rd = ra << (rn mod 64)` (or `>>`): x86 takes a variable count only in
+/// cl. The LIR fixes amounts of 64 and more up afterwards, so the
+/// hardware's modulo 64 is what it expects. rcx may hold another value:
+/// it is parked in the scratch register around the shift when anything
+/// lives there, and `rd`, `ra` or `rn` may each be rcx.
+fn shift_by_reg(shl: bool, rd: Reg, ra: Reg, rn: Reg, rcx_live: bool, e: &mut dyn FnMut(Insn)) {
+    let sh = |rd| {
+        if shl {
+            Insn::ShlCl { rd }
+        } else {
+            Insn::ShrCl { rd }
+        }
+    };
+    match (rd == RCX, rn == RCX) {
+        // The amount is in place; the result may not overwrite it before
+        // the shift.
+        (false, true) => {
+            mov(rd, ra, e);
+            e(sh(rd));
+        }
+        // rcx is overwritten by the result: shift in the scratch register.
+        (true, _) => {
+            mov(SCRATCH, ra, e);
+            mov(RCX, rn, e);
+            e(sh(SCRATCH));
+            e(Insn::MovReg {
+                rd: RCX,
+                rs: SCRATCH,
+            });
+        }
+        (false, false) if !rcx_live => {
+            e(Insn::MovReg { rd: RCX, rs: rn });
+            mov(rd, ra, e);
+            e(sh(rd));
+        }
+        (false, false) => {
+            e(Insn::MovReg {
+                rd: SCRATCH,
+                rs: RCX,
+            });
+            e(Insn::MovReg { rd: RCX, rs: rn });
+            // ra's value, if it was rcx's, is now in the scratch register.
+            mov(rd, if ra == RCX { SCRATCH } else { ra }, e);
+            e(sh(rd));
+            e(Insn::MovReg {
+                rd: RCX,
+                rs: SCRATCH,
+            });
+        }
+    }
+}
+
+/// Bit counts without BMI/ABM/POPCNT (the kernel's x86-64 baseline):
+/// `bsr`/`bsf` leave the destination undefined for 0 and set ZF, so the
+/// value for 0 comes from the scratch register by `cmove`. clz is
+/// `63 - bsr`, computed as `bsr ^ 63` (as compilers do), with 127 for 0
+/// so that 127 ^ 63 = 64. Popcount is [`hweight::HWEIGHT64`].
+fn un(op: UnOp, rd: Reg, rs: Reg, e: &mut dyn FnMut(Insn)) {
+    match op {
+        UnOp::Clz => {
+            e(Insn::MovImm {
+                rd: SCRATCH,
+                imm: 127,
+            });
+            e(Insn::Bsr { rd, rs });
+            e(Insn::Cmove { rd, rs: SCRATCH });
+            e(Insn::XorImm { rd, imm: 63 });
+        }
+        UnOp::Ctz => {
+            e(Insn::MovImm {
+                rd: SCRATCH,
+                imm: 64,
+            });
+            e(Insn::Bsf { rd, rs });
+            e(Insn::Cmove { rd, rs: SCRATCH });
+        }
+        UnOp::Popcount => {
+            mov(rd, rs, e);
+            let reg = |l: Loc| match l {
+                Loc::D => rd,
+                Loc::S => SCRATCH,
+            };
+            for step in hweight::HWEIGHT64 {
+                match step {
+                    // The constant goes into the scratch register first.
+                    Step::And { dst, k } => {
+                        e(Insn::MovImm {
+                            rd: SCRATCH,
+                            imm: k,
+                        });
+                        match dst {
+                            Loc::S => e(Insn::And {
+                                rd: SCRATCH,
+                                rs: rd,
+                            }),
+                            Loc::D => e(Insn::And { rd, rs: SCRATCH }),
+                        }
+                    }
+                    Step::Shr { dst, src, n } => {
+                        mov(reg(dst), reg(src), e);
+                        e(Insn::ShrImm {
+                            rd: reg(dst),
+                            sh: n,
+                        });
+                    }
+                    Step::Sub => e(Insn::Sub { rd, rs: SCRATCH }),
+                    Step::Add => e(Insn::Add { rd, rs: SCRATCH }),
+                    Step::Mul(k) => {
+                        e(Insn::MovImm {
+                            rd: SCRATCH,
+                            imm: k,
+                        });
+                        e(Insn::Imul { rd, rs: SCRATCH });
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn size(width: u32) -> Result<Size, LowerError> {
@@ -539,8 +669,28 @@ mod tests {
     /// emits (encodings are checked against GNU as elsewhere, values end
     /// to end in the native harness).
     fn run(seq: &[Insn], regs: &mut [u64; 16]) {
+        // ZF as the bit scans leave it (nothing else here reads flags).
+        let mut zf = false;
         for i in seq {
             match *i {
+                // The destination is undefined for 0: poison it.
+                Insn::Bsr { rd, rs } | Insn::Bsf { rd, rs } => {
+                    let x = regs[rs as usize];
+                    zf = x == 0;
+                    regs[rd as usize] = match (x, i) {
+                        (0, _) => 0xdead_beef_dead_beef,
+                        (_, Insn::Bsr { .. }) => 63 - u64::from(x.leading_zeros()),
+                        _ => u64::from(x.trailing_zeros()),
+                    };
+                }
+                Insn::Cmove { rd, rs } => {
+                    if zf {
+                        regs[rd as usize] = regs[rs as usize]
+                    }
+                }
+                Insn::XorImm { rd, imm } => regs[rd as usize] ^= imm as i64 as u64,
+                Insn::ShlCl { rd } => regs[rd as usize] <<= regs[RCX as usize] & 63,
+                Insn::ShrCl { rd } => regs[rd as usize] >>= regs[RCX as usize] & 63,
                 Insn::MovImm { rd, imm } => regs[rd as usize] = imm,
                 Insn::MovReg { rd, rs } => regs[rd as usize] = regs[rs as usize],
                 Insn::And { rd, rs } => regs[rd as usize] &= regs[rs as usize],
@@ -672,11 +822,103 @@ mod tests {
                 regs[rb as usize] = b;
                 let want = reference(op, regs[ra as usize], regs[rb as usize]);
                 let mut seq = Vec::new();
-                bin(op, rd, ra, Operand2::Reg(rb), &mut |i| seq.push(i)).unwrap();
+                bin(op, rd, ra, Operand2::Reg(rb), true, &mut |i| seq.push(i)).unwrap();
                 run(&seq, &mut regs);
                 assert_eq!(regs[rd as usize], want, "{op:?} {rd},{ra},{rb}: {seq:?}");
                 if rb != rd {
                     assert_eq!(regs[rb as usize], b, "{op:?} clobbered b: {seq:?}");
+                }
+            }
+        }
+    }
+
+    /// Every way rd, ra and the amount can share registers, rcx among
+    /// them or not, with and without a value living in rcx.
+    #[test]
+    fn shift_by_register_handles_rcx_in_every_role() {
+        let (a, n, other) = (0x8123_4567_89ab_cdefu64, 0x47u64, 0x5a5a_0000_1111_2222u64);
+        for shl in [true, false] {
+            let op = if shl { BinOp::Shl } else { BinOp::Shr };
+            let cands = [RCX, RAX, RDX, RSI];
+            for rd in cands {
+                for ra in cands {
+                    for rn in cands {
+                        for rcx_live in [true, false] {
+                            if !rcx_live && (ra == RCX || rn == RCX) {
+                                continue;
+                            }
+                            let mut regs = [0u64; 16];
+                            regs[RCX as usize] = other;
+                            regs[rn as usize] = n;
+                            regs[ra as usize] = a;
+                            let (va, vn) = (regs[ra as usize], regs[rn as usize]);
+                            let mut seq = Vec::new();
+                            bin(op, rd, ra, Operand2::Reg(rn), rcx_live, &mut |i| {
+                                seq.push(i)
+                            })
+                            .unwrap();
+                            run(&seq, &mut regs);
+                            let ctx = format!("{op:?} rd={rd} ra={ra} rn={rn} live={rcx_live}");
+                            assert_eq!(
+                                regs[rd as usize],
+                                reference(op, va, vn & 63),
+                                "{ctx}: {seq:?}"
+                            );
+                            for (r, v) in [(ra, va), (rn, vn)] {
+                                if r != rd {
+                                    assert_eq!(regs[r as usize], v, "{ctx} clobbered: {seq:?}");
+                                }
+                            }
+                            let rcx_before = match (ra == RCX, rn == RCX) {
+                                (true, _) => va,
+                                (_, true) => vn,
+                                _ => other,
+                            };
+                            if rcx_live && rd != RCX {
+                                assert_eq!(
+                                    regs[RCX as usize], rcx_before,
+                                    "{ctx}: rcx not restored: {seq:?}"
+                                );
+                            }
+                            for &r in &[3u8, 5, 12, 13, 14, 15] {
+                                assert_eq!(regs[r as usize], 0, "{ctx}: touched {r}");
+                            }
+                            assert!(seq.len() <= 5, "{ctx}: {seq:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bit_counts_match_their_definitions() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut vals = vec![0, 1, 2, 3, 1 << 63, (1 << 63) + 1, (1 << 63) - 1, u64::MAX];
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            vals.extend([x, x >> (x % 64), x << (x % 61)]);
+        }
+        for op in [UnOp::Clz, UnOp::Ctz, UnOp::Popcount] {
+            for (rd, rs) in [(RAX, RDX), (RDX, RDX), (R10, RCX)] {
+                let mut seq = Vec::new();
+                un(op, rd, rs, &mut |i| seq.push(i));
+                super::super::insn::assemble(&seq, &|l| l.to_string()).unwrap();
+                for &v in &vals {
+                    let mut regs = [0u64; 16];
+                    regs[rs as usize] = v;
+                    run(&seq, &mut regs);
+                    assert_eq!(regs[rd as usize], op.apply(v), "{op:?} {v:#x}: {seq:?}");
+                    if rd != rs {
+                        assert_eq!(regs[rs as usize], v, "{op:?} clobbered the source");
+                    }
+                    for r in 0..16u8 {
+                        if ![rd, rs, SCRATCH].contains(&r) {
+                            assert_eq!(regs[r as usize], 0, "{op:?} touched {r}");
+                        }
+                    }
                 }
             }
         }
@@ -710,7 +952,7 @@ mod tests {
                     let mut regs = [0u64; 16];
                     regs[ra as usize] = a;
                     let mut seq = Vec::new();
-                    bin(op, rd, ra, Operand2::Imm(v), &mut |i| seq.push(i)).unwrap();
+                    bin(op, rd, ra, Operand2::Imm(v), true, &mut |i| seq.push(i)).unwrap();
                     run(&seq, &mut regs);
                     assert_eq!(
                         regs[rd as usize],

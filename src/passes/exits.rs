@@ -1,0 +1,138 @@
+//! Completion on every return path.
+//!
+//! `order invalidates before return` asks that no return leaves an
+//! invalidation incomplete. Placement covers the normal return (the edges
+//! to [`crate::ir::OpId::EXIT`]); this pass covers the early ones: a poll
+//! that runs out, a bounded lock spin that gives up, a `range` with a zero
+//! step. Each gets the completion barrier on its failure path, and only
+//! when an invalidation may still be incomplete there: on that path alone
+//! it costs nothing on the normal path, which is why it is not an edge of
+//! the ordering graph (an edge would pull the barrier in front of the poll
+//! for every call). An explicit `return` gets a barrier statement before
+//! it, under the same condition.
+
+use crate::ir::order::Class;
+use crate::ir::{MemOp, Origin, Seq, Stmt};
+use crate::target::Target;
+
+/// Give every early exit of `seq` the completion barrier it needs.
+pub fn run(seq: &mut Seq, target: Target) {
+    if !seq
+        .orders
+        .iter()
+        .any(|(b, a, _)| b == "invalidates" && a == "return")
+    {
+        return;
+    }
+    let (from, to) = (Class::TlbInvalidate, Class::InvalidateCompletion);
+    if target.orders_implicitly(from, to, false) {
+        return;
+    }
+    let Some(kind) = target
+        .barriers()
+        .iter()
+        .filter(|k| k.covers(from, to))
+        .min_by_key(|k| k.cost)
+    else {
+        // Placement has already reported that nothing orders these.
+        return;
+    };
+    let cx = Cx {
+        completes: &|name: &str| {
+            crate::target::barriers::find(target.barriers(), name)
+                .is_some_and(|k| k.covers(from, to))
+        },
+        name: kind.name,
+    };
+    block(&cx, &mut seq.body, false);
+}
+
+struct Cx<'a> {
+    /// Does the barrier of this mnemonic complete invalidations?
+    completes: &'a dyn Fn(&str) -> bool,
+    name: &'static str,
+}
+
+impl Cx<'_> {
+    fn mark(&self, pending: bool, slot: &mut Option<String>) {
+        if pending && slot.is_none() {
+            *slot = Some(self.name.to_string());
+        }
+    }
+}
+
+/// Walk a block with `pending` (an invalidation may be incomplete) at its
+/// start; returns whether one may be incomplete at its end. Marking is
+/// monotone, so running a loop body again with a larger entry state only
+/// adds barriers the loop's back edge makes necessary.
+fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: bool) -> bool {
+    let mut i = 0;
+    while i < body.len() {
+        match &mut body[i] {
+            Stmt::Invalidate { .. } => pending = true,
+            Stmt::Barrier { name, .. } => {
+                if (cx.completes)(name) {
+                    pending = false;
+                }
+            }
+            Stmt::Poll { fail_barrier, .. } => cx.mark(pending, fail_barrier),
+            Stmt::Mem {
+                op:
+                    MemOp::Acquire {
+                        limit: Some(_),
+                        fail_barrier,
+                        ..
+                    }
+                    | MemOp::Poll { fail_barrier, .. },
+                ..
+            } => cx.mark(pending, fail_barrier),
+            Stmt::Range {
+                step,
+                fail_barrier,
+                body: b,
+                ..
+            } => {
+                if step.as_const().is_none() {
+                    cx.mark(pending, fail_barrier);
+                }
+                pending = looped(cx, b, pending);
+            }
+            Stmt::Each { body: b, .. } | Stmt::Cover { body: b, .. } => {
+                pending = looped(cx, b, pending);
+            }
+            Stmt::If { then_, else_, .. } => {
+                let t = block(cx, then_, pending);
+                let e = block(cx, else_, pending);
+                pending = t || e;
+            }
+            Stmt::Return { .. } => {
+                if pending {
+                    body.insert(
+                        i,
+                        Stmt::Barrier {
+                            name: cx.name.to_string(),
+                            origin: Origin::Pass("complete-exits"),
+                            covers: Vec::new(),
+                        },
+                    );
+                    i += 1;
+                }
+                // Nothing after a return runs on this path.
+                pending = false;
+            }
+            Stmt::Write { .. } | Stmt::Mem { .. } => {}
+        }
+        i += 1;
+    }
+    pending
+}
+
+/// A loop body that may run zero or more times.
+fn looped(cx: &Cx, body: &mut Vec<Stmt>, pending: bool) -> bool {
+    let out = block(cx, body, pending);
+    if out && !pending {
+        // The next iteration starts with what the last one left.
+        block(cx, body, true);
+    }
+    pending || out
+}
