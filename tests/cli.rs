@@ -276,6 +276,39 @@ fn trace_instances_are_bounded() {
         "d.a=1",
     ]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
+    // A poll that never sees its value: a million reads were a million
+    // events in memory (560 MB); the run stops at its instruction bound
+    // and says how to script the register.
+    let spec = tmp_spec(
+        dir.path(),
+        "poll.inv",
+        "target aarch64\ndevice d {\n instances dynamic max 256\n reg a 0x0 u64 le\n}\n\
+         seq s() { each d { poll d.a == 1 limit 1000000 else return -110 } }\n",
+    );
+    let p = spec.to_str().unwrap();
+    let r = sd(&["trace", p, "--seq", "s", "--instances", "256"]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("--read"), "{}", r.stderr);
+    let r = sd(&[
+        "trace",
+        p,
+        "--seq",
+        "s",
+        "--instances",
+        "256",
+        "--read",
+        "d.a=0,1",
+        "--json",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let loads = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "load")
+        .count();
+    assert_eq!(loads, 2 * 256, "two reads per instance");
 }
 
 /// `trace`, `cost`, `diff`, `show` and `stats` follow the spec's `target`
