@@ -37,11 +37,11 @@ tlb_inv_range_s1:
 	.globl tlb_sync
 	.type tlb_sync,%function
 tlb_sync:
-	/* 35: value 0x0 */
-	movz x9, #0
-	/* 35: cb.tlbsync = 0 */
+	/* 38: value 0xffffffff */
+	orr x9, xzr, #0xffffffff
+	/* 38: cb.tlbsync = 0xffffffff */
 	str w9, [x0, #0x7f0]
-	/* 36: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
 .Ltlb_sync_0:
@@ -68,9 +68,9 @@ tlb_inv_walk_s1:
 	cmp x9, x3
 	b.lo .Ltlb_inv_walk_s1_0
 	cbz x3, .Ltlb_inv_walk_s1_3
-	/* 55: value (asid << 0x30) */
+	/* 58: value (asid << 0x30) */
 	lsl x9, x1, #48
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	sub x10, x4, #1
 	and x11, x2, x10
 	add x12, x3, x11
@@ -87,9 +87,9 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1_4:
 	lsr x10, x12, #12
 	orr x13, x10, x9
-	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	str x13, [x0, #0x600]
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	cmp x4, x11
 	b.hs .Ltlb_inv_walk_s1_5
 	sub x11, x11, x4
@@ -99,7 +99,7 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1_3:
 	b .Ltlb_inv_walk_s1_1
 .Ltlb_inv_walk_s1_0:
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	str w1, [x0, #0x610]
 .Ltlb_inv_walk_s1_1:
 	/* end of sequence */
@@ -112,7 +112,7 @@ tlb_inv_walk_s1:
 tlb_inv_context_s1:
 	/* placed by place-barriers */
 	dmb oshst
-	/* 62: cb.tlbiasid = asid */
+	/* 65: cb.tlbiasid = asid */
 	str w1, [x0, #0x610]
 	/* end of sequence */
 	movz x0, #0

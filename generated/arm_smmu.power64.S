@@ -50,14 +50,16 @@ tlb_sync:
 	.type tlb_sync,@function
 	.p2align 4
 .tlb_sync:
-	/* 35: value 0x0 */
-	li %r11,0
-	/* 35: cb.tlbsync = 0 */
+	/* 38: value 0xffffffff */
+	lis %r11,-1
+	ori %r11,%r11,65535
+	rldicl %r11,%r11,0,32
+	/* 38: cb.tlbsync = 0xffffffff */
 	li %r0,2032
 	stwbrx %r11,%r3,%r0
 	/* placed by place-barriers */
 	eieio
-	/* 36: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	lis %r11,15
 	ori %r11,%r11,16960
 .Ltlb_sync_0:
@@ -93,9 +95,9 @@ tlb_inv_walk_s1:
 	blt 7,.Ltlb_inv_walk_s1_0
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1_3
-	/* 55: value (asid << 0x30) */
+	/* 58: value (asid << 0x30) */
 	rldicr %r11,%r4,48,15
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	addi %r12,%r7,-1
 	and %r10,%r5,%r12
 	add %r9,%r6,%r10
@@ -113,10 +115,10 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1_4:
 	rldicl %r12,%r9,52,12
 	or %r8,%r12,%r11
-	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	li %r0,1536
 	stdbrx %r8,%r3,%r0
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	cmpld 7,%r7,%r10
 	bge 7,.Ltlb_inv_walk_s1_5
 	subf %r10,%r7,%r10
@@ -126,7 +128,7 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1_3:
 	b .Ltlb_inv_walk_s1_1
 .Ltlb_inv_walk_s1_0:
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	li %r0,1552
 	stwbrx %r4,%r3,%r0
 .Ltlb_inv_walk_s1_1:
@@ -145,7 +147,7 @@ tlb_inv_context_s1:
 .tlb_inv_context_s1:
 	/* placed by place-barriers */
 	sync
-	/* 62: cb.tlbiasid = asid */
+	/* 65: cb.tlbiasid = asid */
 	li %r0,1552
 	stwbrx %r4,%r3,%r0
 	/* end of sequence */

@@ -40,13 +40,15 @@ tlb_inv_range_s1:
 	.globl tlb_sync
 	.type tlb_sync,@function
 tlb_sync:
-	/* 35: value 0x0 */
-	li %r11,0
-	/* 35: cb.tlbsync = 0 */
+	/* 38: value 0xffffffff */
+	lis %r11,-1
+	ori %r11,%r11,65535
+	rldicl %r11,%r11,0,32
+	/* 38: cb.tlbsync = 0xffffffff */
 	stw %r11,2032(%r3)
 	/* placed by place-barriers */
 	eieio
-	/* 36: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	lis %r11,15
 	ori %r11,%r11,16960
 .Ltlb_sync_0:
@@ -76,9 +78,9 @@ tlb_inv_walk_s1:
 	blt 7,.Ltlb_inv_walk_s1_0
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1_3
-	/* 55: value (asid << 0x30) */
+	/* 58: value (asid << 0x30) */
 	rldicr %r11,%r4,48,15
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	addi %r12,%r7,-1
 	and %r10,%r5,%r12
 	add %r9,%r6,%r10
@@ -96,9 +98,9 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1_4:
 	rldicl %r12,%r9,52,12
 	or %r8,%r12,%r11
-	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	std %r8,1536(%r3)
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	cmpld 7,%r7,%r10
 	bge 7,.Ltlb_inv_walk_s1_5
 	subf %r10,%r7,%r10
@@ -108,7 +110,7 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1_3:
 	b .Ltlb_inv_walk_s1_1
 .Ltlb_inv_walk_s1_0:
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	stw %r4,1552(%r3)
 .Ltlb_inv_walk_s1_1:
 	/* end of sequence */
@@ -121,7 +123,7 @@ tlb_inv_walk_s1:
 tlb_inv_context_s1:
 	/* placed by place-barriers */
 	sync
-	/* 62: cb.tlbiasid = asid */
+	/* 65: cb.tlbiasid = asid */
 	stw %r4,1552(%r3)
 	/* end of sequence */
 	li %r3,0

@@ -39,11 +39,11 @@ tlb_inv_range_s1:
 	.globl tlb_sync
 	.type tlb_sync,@function
 tlb_sync:
-	/* 35: value 0x0 */
-	xor %rax,%rax
-	/* 35: cb.tlbsync = 0 */
+	/* 38: value 0xffffffff */
+	mov $0xffffffff,%eax
+	/* 38: cb.tlbsync = 0xffffffff */
 	mov %eax,0x7f0(%rdi)
-	/* 36: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	mov $0xf4240,%eax
 .Ltlb_sync_0:
 	mov 0x7f4(%rdi),%r10d
@@ -63,7 +63,7 @@ tlb_sync:
 	.globl tlb_inv_walk_s1
 	.type tlb_inv_walk_s1,@function
 tlb_inv_walk_s1:
-	/* 53: arguments */
+	/* 56: arguments */
 	push %rbx
 	mov $0x19d,%r11d
 	mov %r8,%rax
@@ -72,10 +72,10 @@ tlb_inv_walk_s1:
 	jb .Ltlb_inv_walk_s1_0
 	test %rcx,%rcx
 	je .Ltlb_inv_walk_s1_3
-	/* 55: value (asid << 0x30) */
+	/* 58: value (asid << 0x30) */
 	mov %rsi,%rax
 	shl $0x30,%rax
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	mov %r8,%r10
 	sub $1,%r10
 	mov %rdx,%r9
@@ -101,9 +101,9 @@ tlb_inv_walk_s1:
 	shr $0xc,%r10
 	mov %r10,%rdx
 	or %rax,%rdx
-	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %rdx,0x600(%rdi)
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	cmp %r9,%r8
 	jae .Ltlb_inv_walk_s1_5
 	sub %r8,%r9
@@ -113,7 +113,7 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1_3:
 	jmp .Ltlb_inv_walk_s1_1
 .Ltlb_inv_walk_s1_0:
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
 .Ltlb_inv_walk_s1_1:
 	/* end of sequence */
@@ -125,7 +125,7 @@ tlb_inv_walk_s1:
 	.globl tlb_inv_context_s1
 	.type tlb_inv_context_s1,@function
 tlb_inv_context_s1:
-	/* 62: cb.tlbiasid = asid */
+	/* 65: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
 	/* end of sequence */
 	xor %rax,%rax

@@ -5,17 +5,18 @@
 	.globl tce_kill
 	.type tce_kill,%function
 tce_kill:
-	/* 30: arguments */
+	/* placed by place-barriers */
+	dmb oshst
 	movz x16, #0x81
 	mul x9, x4, x16
 	mul x10, x3, x4
 	cmp x9, x10
 	b.lo .Ltce_kill_0
 	cbz x10, .Ltce_kill_3
-	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	ubfiz x9, x1, #56, #4
 	orr x11, x9, #0x2000000000000000
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	sub x9, x4, #1
 	and x12, x2, x9
 	add x13, x10, x12
@@ -31,10 +32,10 @@ tce_kill:
 	mov x12, x9
 .Ltce_kill_4:
 	orr x9, x11, x12
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	rev x16, x9
 	str x16, [x0]
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	cmp x4, x10
 	b.hs .Ltce_kill_5
 	sub x10, x10, x4
@@ -44,10 +45,10 @@ tce_kill:
 .Ltce_kill_3:
 	b .Ltce_kill_1
 .Ltce_kill_0:
-	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	ubfiz x9, x1, #56, #4
 	orr x10, x9, #0x8000000000000000
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	rev x16, x10
 	str x16, [x0]
 .Ltce_kill_1:

@@ -6,7 +6,8 @@
 	.globl tce_kill
 	.type tce_kill,@function
 tce_kill:
-	/* 30: arguments */
+	/* placed by place-barriers */
+	sync
 	li %r0,129
 	mulld %r11,%r7,%r0
 	mulld %r12,%r6,%r7
@@ -14,12 +15,12 @@ tce_kill:
 	blt 7,.Ltce_kill_0
 	cmpdi 7,%r12,0
 	beq 7,.Ltce_kill_3
-	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	rldic %r11,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,61,2
 	or %r10,%r11,%r0
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	addi %r11,%r7,-1
 	and %r9,%r5,%r11
 	add %r8,%r12,%r9
@@ -36,9 +37,9 @@ tce_kill:
 	mr %r9,%r11
 .Ltce_kill_4:
 	or %r11,%r10,%r9
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	stdbrx %r11,0,%r3
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	cmpld 7,%r7,%r12
 	bge 7,.Ltce_kill_5
 	subf %r12,%r7,%r12
@@ -48,12 +49,12 @@ tce_kill:
 .Ltce_kill_3:
 	b .Ltce_kill_1
 .Ltce_kill_0:
-	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	rldic %r11,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,63,0
 	or %r12,%r11,%r0
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	stdbrx %r12,0,%r3
 .Ltce_kill_1:
 	/* end of sequence */

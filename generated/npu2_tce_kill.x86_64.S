@@ -4,7 +4,7 @@
 	.globl tce_kill
 	.type tce_kill,@function
 tce_kill:
-	/* 30: arguments */
+	/* 33: arguments */
 	push %rbx
 	mov $0x81,%r11d
 	mov %r8,%rax
@@ -15,14 +15,14 @@ tce_kill:
 	jb .Ltce_kill_0
 	test %r10,%r10
 	je .Ltce_kill_3
-	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	mov %rsi,%rax
 	and $0xf,%rax
 	shl $0x38,%rax
 	movabs $0x2000000000000000,%r11
 	mov %rax,%r9
 	or %r11,%r9
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov %r8,%rax
 	sub $1,%rax
 	mov %rdx,%rcx
@@ -46,11 +46,11 @@ tce_kill:
 .Ltce_kill_4:
 	mov %r9,%rax
 	or %rcx,%rax
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	mov %rax,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	cmp %r10,%r8
 	jae .Ltce_kill_5
 	sub %r8,%r10
@@ -60,14 +60,14 @@ tce_kill:
 .Ltce_kill_3:
 	jmp .Ltce_kill_1
 .Ltce_kill_0:
-	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	mov %rsi,%rax
 	and $0xf,%rax
 	shl $0x38,%rax
 	movabs $0x8000000000000000,%r11
 	mov %rax,%r10
 	or %r11,%r10
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	mov %r10,%r11
 	bswap %r11
 	mov %r11,(%rdi)
