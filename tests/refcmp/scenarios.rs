@@ -393,9 +393,29 @@ fn arm_smmu() -> Vec<Build> {
             ],
         },
         Build {
-            pins: vec![("TLB_INV_WALK_S1_S1_THRESHOLD", u64::MAX)],
-            why: "the generic driver's choice: TLBIVA per granule at any size",
+            // Not u64::MAX: THRESHOLD granules must fit in 2^64 for the
+            // cover to promise its per-granule path (README, "What a cover
+            // never does"); 2^32 granules is more than any range here.
+            pins: vec![("TLB_INV_WALK_S1_S1_THRESHOLD", 1 << 32)],
+            why: "the generic driver's choice: TLBIVA per granule at any size a scenario asks",
             scenarios: vec![generic(large())],
+        },
+        Build {
+            pins: vec![("TLB_INV_WALK_S1_S1_THRESHOLD", u64::MAX)],
+            why: "a threshold no granule size fits under: the cover returns -22",
+            scenarios: vec![generic(
+                large()
+                    .into_iter()
+                    .map(|i| {
+                        i.differs(
+                            "with THRESHOLD u64::MAX, THRESHOLD granules of any size above 1 \
+                             pass 2^64, so the cover cannot promise to cover the range and \
+                             returns -22 before any write (README, \"What a cover never \
+                             does\"); the kernel has no threshold to overflow",
+                        )
+                    })
+                    .collect(),
+            )],
         },
         Build {
             pins: vec![("TLB_INV_WALK_S1_S1_THRESHOLD", 0)],
@@ -681,9 +701,20 @@ fn e6500_tcd_lock(src: &str) -> Vec<Build> {
                     vec![
                         esel("esel_next 0", 0),
                         esel("esel_next 3 wraps", 3),
-                        esel("held by cpu 1, released after two reads", 2)
+                        // Held by another cpu (lock value 2) while cpu 5 asks.
+                        Input::new("held by cpu 1, released after two reads", &[("cpu", 5)])
                             .mem("tcd", &[2, 2, 4, 0])
-                            .mem_reads("tcd", 0, &[2, 0]),
+                            .mem_reads("tcd", 0, &[2, 0])
+                            .mem("mas0", &[0; 8]),
+                        esel("held by this cpu (a nested handler)", 2)
+                            .mem("tcd", &[2, 2, 4, 0])
+                            .mem_reads("tcd", 0, &[2, 0])
+                            .differs(
+                                "the kernel's handler finds its own cpu + 1 in the lock, \
+                                 neither takes nor releases it; the example's tcd_next_esel \
+                                 has no `held` and waits for the lock to read 0 (here after \
+                                 two reads), then takes and releases it",
+                            ),
                     ],
                     // While the example has its own layout, inputs in that
                     // layout too (esel_next at byte 0, the lock at byte 3).
