@@ -420,7 +420,9 @@ fn driver_c(prog: &Program, c: &Compiled, header: &str, build: &Build) -> String
             } else {
                 let _ = writeln!(body, "\tr = {sym}({});", args.join(", "));
             }
-            body += "\tif (r < 0)\n\t\treturn r;\n";
+            // Only 0 goes on to the next call: a call that succeeds with
+            // another value (an invalidate returning 1) must show.
+            body += "\tif (r != 0)\n\t\treturn r;\n";
         }
         body += "\treturn r;\n";
         let _ = write!(

@@ -348,6 +348,13 @@ fn arm_smmu() -> Vec<Build> {
                             0x1000,
                         ),
                         range("granule 1", 7, 0x20_0000, 2, 1),
+                        range(
+                            "iova with bit 63 set",
+                            7,
+                            0x8000_0000_0020_0000,
+                            0x2000,
+                            0x1000,
+                        ),
                         range("granule 0", 7, 0x20_0000, 0x1000, 0)
                             .outside("the kernel loops forever on a granule of 0"),
                     ],
@@ -383,13 +390,42 @@ fn arm_smmu() -> Vec<Build> {
                         Input::new("asid 0xffff", &[("asid", 0xffff)]),
                     ],
                 },
-                generic([small(), vec![odd()]].concat()),
-                qcom(vec![walk(
-                    "32M of 4K granules",
-                    0x40_0000,
-                    0x200_0000,
-                    0x1000,
-                )]),
+                generic(
+                    [
+                        small(),
+                        vec![
+                            odd(),
+                            walk(
+                                "413 granules of 4K (the threshold)",
+                                0x40_0000,
+                                413 << 12,
+                                0x1000,
+                            ),
+                            walk(
+                                "iova with bit 63 set",
+                                0x8000_0000_0040_0000,
+                                0x2000,
+                                0x1000,
+                            ),
+                            walk("end wraps past 2^64", 0xffff_ffff_ffff_f000, 0x2000, 0x1000)
+                                .differs(
+                                "a range whose end passes 2^64 takes the flush-all path (README, \
+                                 \"What a cover never does\"): one TLBIASID; the kernel's walk \
+                                 writes TLBIVA for the wrapped addresses",
+                            ),
+                        ],
+                    ]
+                    .concat(),
+                ),
+                qcom(vec![
+                    walk("32M of 4K granules", 0x40_0000, 0x200_0000, 0x1000),
+                    walk(
+                        "414 granules of 4K (one above)",
+                        0x40_0000,
+                        414 << 12,
+                        0x1000,
+                    ),
+                ]),
             ],
         },
         Build {
@@ -638,6 +674,9 @@ fn vtd_iotlb() -> Vec<Build> {
 fn e6500_tcd_lock(src: &str) -> Vec<Build> {
     // struct tlb_core_data in the kernel's layout: lock, esel_next,
     // esel_max, esel_first.
+    const CPU255: &str = "the lock byte holds cpu + 1: the kernel's `stbcx.` of 256 stores 0 \
+                          (a lock that reads free; no e6500 system has 256 cpus), the example \
+                          returns -22 for an owner outside 1..255 before touching the lock";
     let tcd = |next: u8| [0u8, next, 4, 0];
     let layout = (!src.contains("acquire tcd[0]")).then_some(
         "the example's tlb_core_data is not the kernel's (issue 12 section 4: the kernel \
@@ -669,6 +708,11 @@ fn e6500_tcd_lock(src: &str) -> Vec<Build> {
                     Input::new("free", &[("cpu", 5)]).mem("lock", &[0, 0, 0, 0]),
                     Input::new("held by this cpu", &[("cpu", 5)]).mem("lock", &[6, 0, 0, 0]),
                     Input::new("cpu 0, free", &[("cpu", 0)]).mem("lock", &[0, 9, 9, 9]),
+                    Input::new("cpu 254 (owner 255, the largest)", &[("cpu", 254)])
+                        .mem("lock", &[0, 0, 0, 0]),
+                    Input::new("cpu 255 (owner 256)", &[("cpu", 255)])
+                        .mem("lock", &[0, 0, 0, 0])
+                        .differs(CPU255),
                     Input::new("held by cpu 1, released after two reads", &[("cpu", 5)])
                         .mem("lock", &[2, 0, 0, 0])
                         .mem_reads("lock", 0, &[2, 0]),
@@ -701,6 +745,15 @@ fn e6500_tcd_lock(src: &str) -> Vec<Build> {
                     vec![
                         esel("esel_next 0", 0),
                         esel("esel_next 3 wraps", 3),
+                        // n = 4, n ^ esel_max = 1: only n == esel_max wraps.
+                        esel("esel_next 3 of esel_max 5", 3).mem("tcd", &[0, 3, 5, 1]),
+                        Input::new("cpu 254 (owner 255)", &[("cpu", 254)])
+                            .mem("tcd", &tcd(1))
+                            .mem("mas0", &[0; 8]),
+                        Input::new("cpu 255 (owner 256)", &[("cpu", 255)])
+                            .mem("tcd", &tcd(1))
+                            .mem("mas0", &[0; 8])
+                            .differs(CPU255),
                         // Held by another cpu (lock value 2) while cpu 5 asks.
                         Input::new("held by cpu 1, released after two reads", &[("cpu", 5)])
                             .mem("tcd", &[2, 2, 4, 0])
