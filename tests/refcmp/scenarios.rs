@@ -544,6 +544,17 @@ fn arm64_tlb_range() -> Vec<Build> {
                         ],
                     )
                     .differs(DERIVED),
+                    // The last two pages, end one byte short of 2^64: no
+                    // wrap, so page by page (one more byte and the cover
+                    // would take the flush-all path).
+                    Input::new(
+                        "last two pages, end 2^64 - 1",
+                        &[
+                            ("asid", ASID),
+                            ("start", 0xffff_ffff_ffff_e000),
+                            ("end", u64::MAX),
+                        ],
+                    ),
                 ]),
                 Scenario {
                     name: "flush_tlb_page",
