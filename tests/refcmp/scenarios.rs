@@ -210,6 +210,18 @@ fn npu2_tce_kill() -> Vec<Build> {
                      the pages the range touches, from the aligned-down address (callers \
                      pass aligned addresses)",
                 ),
+                // One byte at the last address but one: the range ends
+                // at 2^64 - 1, no wrap, so page by page.
+                kill_at(3, 0xffff_ffff_ffff_fffe, 1, 1).differs(
+                    "a DMA address with its top byte set overlaps the PE field: skiboot's \
+                     SETFIELD replaces it with the PE (0xf3..), the example ORs the PE in \
+                     (0xff..)",
+                ),
+                // 129 (the threshold) pages of 2^57 pass 2^64: -22.
+                kill_at(3, 0x8000_0000, 1, 1 << 57).outside(
+                    "skiboot's tce_size is a u32; 2^57 does not fit (the example returns -22: \
+                     129 such pages pass 2^64)",
+                ),
                 kill_at(3, 0x8000_0000, 8, 0).outside(
                     "a TCE size of 0 is no TVE page size (skiboot returns OPAL_PARAMETER)",
                 ),
