@@ -96,6 +96,11 @@ fn npu2_atsd() -> Vec<Build> {
                     range("across a 1G boundary", 5, 0x7fff_0000, 0x2_0000),
                     range("everything (size ~0)", 5, 0, u64::MAX),
                     range("pid 0x7fff, 2M", 0x7fff, 0x1001_0000, 0x2_0000),
+                    range("pid 0x7fff, 64K", 0x7fff, 0x1001_0000, 0x1_0000),
+                    range("pid 0x7fff, one 1G block", 0x7fff, 0x4000_0000, 0x4000_0000),
+                    range("pid 0x7fff, everything", 0x7fff, 0, u64::MAX),
+                    // Ends at 2^64 - 1 (an odd size): no wrap.
+                    range("up to 2^64 - 1", 5, 0xffff_ffff_fff0_0000, 0xf_ffff),
                     range(
                         "pid 0x7fff, across a 1G boundary",
                         0x7fff,
