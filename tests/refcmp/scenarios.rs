@@ -182,6 +182,9 @@ fn npu2_tce_kill() -> Vec<Build> {
          example's carries the PE number too (0x83.. for PE 3), because a granule's field \
          settings are constants and the PE field has to be in the body's write for both \
          granules. skiboot: \"NPU2 doesn't support killing a PE\"";
+    const WRAPS: &str = "a range whose end passes 2^64 takes the flush-all path (README, \
+        \"What a cover never does\"): one KILL_ALL; skiboot kills page by page at the \
+        wrapped addresses";
     let all = |i: Input| i.differs(KILL_ALL_PE);
     let sc = |inputs| Scenario {
         name: "tce_kill",
@@ -222,6 +225,8 @@ fn npu2_tce_kill() -> Vec<Build> {
                      SETFIELD replaces it with the PE (0xf3..), the example ORs the PE in \
                      (0xff..)",
                 ),
+                kill_at(3, 0xffff_ffff_ffff_f000, 2, 0x1000).differs(WRAPS),
+                kill_at(16, 0xffff_ffff_ffff_f000, 2, 0x1000).differs(WRAPS),
                 // 129 (the threshold) pages of 2^57 pass 2^64: -22.
                 kill_at(3, 0x8000_0000, 1, 1 << 57).outside(
                     "skiboot's tce_size is a u32; 2^57 does not fit (the example returns -22: \
