@@ -37,11 +37,11 @@ tlb_inv_range_s1:
 	.globl tlb_sync
 	.type tlb_sync,%function
 tlb_sync:
-	/* 35: value 0x0 */
-	movz x9, #0
-	/* 35: cb.tlbsync = 0 */
+	/* 38: value 0xffffffff */
+	orr x9, xzr, #0xffffffff
+	/* 38: cb.tlbsync = 0xffffffff */
 	str w9, [x0, #0x7f0]
-	/* 36: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
 .Ltlb_sync.0:
@@ -61,7 +61,7 @@ tlb_sync:
 	.globl tlb_inv_walk_s1
 	.type tlb_inv_walk_s1,%function
 tlb_inv_walk_s1:
-	/* 53: arguments */
+	/* 56: arguments */
 	cbz x3, .Ltlb_inv_walk_s1.1
 	/* placed by place-barriers */
 	dmb oshst
@@ -69,7 +69,7 @@ tlb_inv_walk_s1:
 	eor x9, x2, x16
 	cmp x9, x3
 	b.hs .Ltlb_inv_walk_s1.2
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	str w1, [x0, #0x610]
 	b .Ltlb_inv_walk_s1.3
 .Ltlb_inv_walk_s1.2:
@@ -82,9 +82,9 @@ tlb_inv_walk_s1:
 	mul x10, x4, x16
 	cmp x10, x3
 	b.lo .Ltlb_inv_walk_s1.6
-	/* 55: value (asid << 0x30) */
+	/* 58: value (asid << 0x30) */
 	lsl x10, x1, #48
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	and x11, x2, x9
 	add x12, x3, x11
 	movn x16, #0
@@ -100,9 +100,9 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1.8:
 	lsr x9, x12, #12
 	orr x13, x9, x10
-	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	str x13, [x0, #0x600]
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	cmp x4, x11
 	b.hs .Ltlb_inv_walk_s1.9
 	sub x11, x11, x4
@@ -111,12 +111,12 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1.9:
 	b .Ltlb_inv_walk_s1.7
 .Ltlb_inv_walk_s1.6:
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	str w1, [x0, #0x610]
 .Ltlb_inv_walk_s1.7:
 	b .Ltlb_inv_walk_s1.5
 .Ltlb_inv_walk_s1.4:
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	movn x0, #0x15
 	ret
 .Ltlb_inv_walk_s1.5:
@@ -132,7 +132,7 @@ tlb_inv_walk_s1:
 tlb_inv_context_s1:
 	/* placed by place-barriers */
 	dmb oshst
-	/* 62: cb.tlbiasid = asid */
+	/* 65: cb.tlbiasid = asid */
 	str w1, [x0, #0x610]
 	/* end of sequence */
 	movz x0, #0

@@ -50,14 +50,16 @@ tlb_sync:
 	.type tlb_sync,@function
 	.p2align 4
 .tlb_sync:
-	/* 35: value 0x0 */
-	li %r11,0
-	/* 35: cb.tlbsync = 0 */
+	/* 38: value 0xffffffff */
+	lis %r11,-1
+	ori %r11,%r11,65535
+	rldicl %r11,%r11,0,32
+	/* 38: cb.tlbsync = 0xffffffff */
 	li %r0,2032
 	stwbrx %r11,%r3,%r0
 	/* placed by place-barriers */
 	eieio
-	/* 36: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	lis %r11,15
 	ori %r11,%r11,16960
 .Ltlb_sync.0:
@@ -85,7 +87,7 @@ tlb_inv_walk_s1:
 	.type tlb_inv_walk_s1,@function
 	.p2align 4
 .tlb_inv_walk_s1:
-	/* 53: arguments */
+	/* 56: arguments */
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1.1
 	/* placed by place-barriers */
@@ -93,7 +95,7 @@ tlb_inv_walk_s1:
 	nor %r11,%r5,%r5
 	cmpld 7,%r11,%r6
 	bge 7,.Ltlb_inv_walk_s1.2
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	li %r0,1552
 	stwbrx %r4,%r3,%r0
 	b .Ltlb_inv_walk_s1.3
@@ -112,9 +114,9 @@ tlb_inv_walk_s1:
 	mulld %r12,%r7,%r0
 	cmpld 7,%r12,%r6
 	blt 7,.Ltlb_inv_walk_s1.6
-	/* 55: value (asid << 0x30) */
+	/* 58: value (asid << 0x30) */
 	rldicr %r12,%r4,48,15
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	and %r10,%r5,%r11
 	add %r9,%r6,%r10
 	nor %r10,%r11,%r11
@@ -131,10 +133,10 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1.8:
 	rldicl %r11,%r9,52,12
 	or %r8,%r11,%r12
-	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	li %r0,1536
 	stdbrx %r8,%r3,%r0
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	cmpld 7,%r7,%r10
 	bge 7,.Ltlb_inv_walk_s1.9
 	subf %r10,%r7,%r10
@@ -143,13 +145,13 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1.9:
 	b .Ltlb_inv_walk_s1.7
 .Ltlb_inv_walk_s1.6:
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	li %r0,1552
 	stwbrx %r4,%r3,%r0
 .Ltlb_inv_walk_s1.7:
 	b .Ltlb_inv_walk_s1.5
 .Ltlb_inv_walk_s1.4:
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	li %r3,-22
 	blr
 .Ltlb_inv_walk_s1.5:
@@ -170,7 +172,7 @@ tlb_inv_context_s1:
 .tlb_inv_context_s1:
 	/* placed by place-barriers */
 	sync
-	/* 62: cb.tlbiasid = asid */
+	/* 65: cb.tlbiasid = asid */
 	li %r0,1552
 	stwbrx %r4,%r3,%r0
 	/* end of sequence */

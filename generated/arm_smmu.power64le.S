@@ -40,13 +40,15 @@ tlb_inv_range_s1:
 	.globl tlb_sync
 	.type tlb_sync,@function
 tlb_sync:
-	/* 35: value 0x0 */
-	li %r11,0
-	/* 35: cb.tlbsync = 0 */
+	/* 38: value 0xffffffff */
+	lis %r11,-1
+	ori %r11,%r11,65535
+	rldicl %r11,%r11,0,32
+	/* 38: cb.tlbsync = 0xffffffff */
 	stw %r11,2032(%r3)
 	/* placed by place-barriers */
 	eieio
-	/* 36: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	lis %r11,15
 	ori %r11,%r11,16960
 .Ltlb_sync.0:
@@ -68,7 +70,7 @@ tlb_sync:
 	.globl tlb_inv_walk_s1
 	.type tlb_inv_walk_s1,@function
 tlb_inv_walk_s1:
-	/* 53: arguments */
+	/* 56: arguments */
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1.1
 	/* placed by place-barriers */
@@ -76,7 +78,7 @@ tlb_inv_walk_s1:
 	nor %r11,%r5,%r5
 	cmpld 7,%r11,%r6
 	bge 7,.Ltlb_inv_walk_s1.2
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	stw %r4,1552(%r3)
 	b .Ltlb_inv_walk_s1.3
 .Ltlb_inv_walk_s1.2:
@@ -94,9 +96,9 @@ tlb_inv_walk_s1:
 	mulld %r12,%r7,%r0
 	cmpld 7,%r12,%r6
 	blt 7,.Ltlb_inv_walk_s1.6
-	/* 55: value (asid << 0x30) */
+	/* 58: value (asid << 0x30) */
 	rldicr %r12,%r4,48,15
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	and %r10,%r5,%r11
 	add %r9,%r6,%r10
 	nor %r10,%r11,%r11
@@ -113,9 +115,9 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1.8:
 	rldicl %r11,%r9,52,12
 	or %r8,%r11,%r12
-	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	std %r8,1536(%r3)
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	cmpld 7,%r7,%r10
 	bge 7,.Ltlb_inv_walk_s1.9
 	subf %r10,%r7,%r10
@@ -124,12 +126,12 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1.9:
 	b .Ltlb_inv_walk_s1.7
 .Ltlb_inv_walk_s1.6:
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	stw %r4,1552(%r3)
 .Ltlb_inv_walk_s1.7:
 	b .Ltlb_inv_walk_s1.5
 .Ltlb_inv_walk_s1.4:
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	li %r3,-22
 	blr
 .Ltlb_inv_walk_s1.5:
@@ -145,7 +147,7 @@ tlb_inv_walk_s1:
 tlb_inv_context_s1:
 	/* placed by place-barriers */
 	sync
-	/* 62: cb.tlbiasid = asid */
+	/* 65: cb.tlbiasid = asid */
 	stw %r4,1552(%r3)
 	/* end of sequence */
 	li %r3,0

@@ -39,11 +39,11 @@ tlb_inv_range_s1:
 	.globl tlb_sync
 	.type tlb_sync,@function
 tlb_sync:
-	/* 35: value 0x0 */
-	xor %rax,%rax
-	/* 35: cb.tlbsync = 0 */
+	/* 38: value 0xffffffff */
+	mov $0xffffffff,%eax
+	/* 38: cb.tlbsync = 0xffffffff */
 	mov %eax,0x7f0(%rdi)
-	/* 36: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	mov $0xf4240,%eax
 .Ltlb_sync.0:
 	mov 0x7f4(%rdi),%r10d
@@ -63,7 +63,7 @@ tlb_sync:
 	.globl tlb_inv_walk_s1
 	.type tlb_inv_walk_s1,@function
 tlb_inv_walk_s1:
-	/* 53: arguments */
+	/* 56: arguments */
 	push %rbx
 	test %rcx,%rcx
 	je .Ltlb_inv_walk_s1.1
@@ -71,7 +71,7 @@ tlb_inv_walk_s1:
 	not %rax
 	cmp %rcx,%rax
 	jae .Ltlb_inv_walk_s1.2
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
 	jmp .Ltlb_inv_walk_s1.3
 .Ltlb_inv_walk_s1.2:
@@ -89,10 +89,10 @@ tlb_inv_walk_s1:
 	imul %r11,%r10
 	cmp %rcx,%r10
 	jb .Ltlb_inv_walk_s1.6
-	/* 55: value (asid << 0x30) */
+	/* 58: value (asid << 0x30) */
 	mov %rsi,%r10
 	shl $0x30,%r10
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	mov %rdx,%r9
 	and %rax,%r9
 	mov %rcx,%rbx
@@ -116,9 +116,9 @@ tlb_inv_walk_s1:
 	shr $0xc,%rax
 	mov %rax,%rdx
 	or %r10,%rdx
-	/* 55: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %rdx,0x600(%rdi)
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	cmp %r9,%r8
 	jae .Ltlb_inv_walk_s1.9
 	sub %r8,%r9
@@ -127,12 +127,12 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1.9:
 	jmp .Ltlb_inv_walk_s1.7
 .Ltlb_inv_walk_s1.6:
-	/* 56: cb.tlbiasid = asid */
+	/* 59: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
 .Ltlb_inv_walk_s1.7:
 	jmp .Ltlb_inv_walk_s1.5
 .Ltlb_inv_walk_s1.4:
-	/* 54: cover iova, size with s1 auto { ... */
+	/* 57: cover iova, size with s1 auto { ... */
 	mov $0xffffffffffffffea,%rax
 	pop %rbx
 	ret
@@ -148,7 +148,7 @@ tlb_inv_walk_s1:
 	.globl tlb_inv_context_s1
 	.type tlb_inv_context_s1,@function
 tlb_inv_context_s1:
-	/* 62: cb.tlbiasid = asid */
+	/* 65: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
 	/* end of sequence */
 	xor %rax,%rax

@@ -5,17 +5,19 @@
 	.globl tce_kill
 	.type tce_kill,%function
 tce_kill:
-	/* 30: arguments */
+	/* 33: arguments */
 	mul x9, x3, x4
 	cbz x9, .Ltce_kill.1
+	/* placed by place-barriers */
+	dmb oshst
 	movn x16, #0
 	eor x10, x2, x16
 	cmp x10, x9
 	b.hs .Ltce_kill.2
-	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	ubfiz x10, x1, #56, #4
 	orr x11, x10, #0x8000000000000000
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	rev x16, x11
 	str x16, [x0]
 	b .Ltce_kill.3
@@ -29,10 +31,10 @@ tce_kill:
 	mul x11, x4, x16
 	cmp x11, x9
 	b.lo .Ltce_kill.6
-	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	ubfiz x11, x1, #56, #4
 	orr x12, x11, #0x2000000000000000
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	and x11, x2, x10
 	add x13, x9, x11
 	movn x16, #0
@@ -47,10 +49,10 @@ tce_kill:
 	mov x11, x10
 .Ltce_kill.8:
 	orr x10, x12, x11
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	rev x16, x10
 	str x16, [x0]
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	cmp x4, x9
 	b.hs .Ltce_kill.9
 	sub x9, x9, x4
@@ -59,16 +61,16 @@ tce_kill:
 .Ltce_kill.9:
 	b .Ltce_kill.7
 .Ltce_kill.6:
-	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	ubfiz x9, x1, #56, #4
 	orr x10, x9, #0x8000000000000000
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	rev x16, x10
 	str x16, [x0]
 .Ltce_kill.7:
 	b .Ltce_kill.5
 .Ltce_kill.4:
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	movn x0, #0x15
 	ret
 .Ltce_kill.5:

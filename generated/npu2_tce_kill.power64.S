@@ -10,19 +10,21 @@ tce_kill:
 	.type tce_kill,@function
 	.p2align 4
 .tce_kill:
-	/* 30: arguments */
+	/* 33: arguments */
 	mulld %r11,%r6,%r7
 	cmpdi 7,%r11,0
 	beq 7,.Ltce_kill.1
+	/* placed by place-barriers */
+	sync
 	nor %r12,%r5,%r5
 	cmpld 7,%r12,%r11
 	bge 7,.Ltce_kill.2
-	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	rldic %r12,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,63,0
 	or %r10,%r12,%r0
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	std %r10,0(%r3)
 	b .Ltce_kill.3
 .Ltce_kill.2:
@@ -40,12 +42,12 @@ tce_kill:
 	mulld %r10,%r7,%r0
 	cmpld 7,%r10,%r11
 	blt 7,.Ltce_kill.6
-	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	rldic %r10,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,61,2
 	or %r9,%r10,%r0
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	and %r10,%r5,%r12
 	add %r8,%r11,%r10
 	nor %r11,%r12,%r12
@@ -61,9 +63,9 @@ tce_kill:
 	mr %r10,%r12
 .Ltce_kill.8:
 	or %r12,%r9,%r10
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	std %r12,0(%r3)
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	cmpld 7,%r7,%r11
 	bge 7,.Ltce_kill.9
 	subf %r11,%r7,%r11
@@ -72,17 +74,17 @@ tce_kill:
 .Ltce_kill.9:
 	b .Ltce_kill.7
 .Ltce_kill.6:
-	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	rldic %r11,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,63,0
 	or %r12,%r11,%r0
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	std %r12,0(%r3)
 .Ltce_kill.7:
 	b .Ltce_kill.5
 .Ltce_kill.4:
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	li %r3,-22
 	blr
 .Ltce_kill.5:

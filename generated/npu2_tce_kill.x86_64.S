@@ -4,7 +4,7 @@
 	.globl tce_kill
 	.type tce_kill,@function
 tce_kill:
-	/* 30: arguments */
+	/* 33: arguments */
 	push %rbx
 	mov %rcx,%rax
 	imul %r8,%rax
@@ -14,14 +14,14 @@ tce_kill:
 	not %r10
 	cmp %rax,%r10
 	jae .Ltce_kill.2
-	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	mov %rsi,%r10
 	and $0xf,%r10
 	shl $0x38,%r10
 	movabs $0x8000000000000000,%r11
 	mov %r10,%r9
 	or %r11,%r9
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	mov %r9,%r11
 	bswap %r11
 	mov %r11,(%rdi)
@@ -41,14 +41,14 @@ tce_kill:
 	imul %r11,%r9
 	cmp %rax,%r9
 	jb .Ltce_kill.6
-	/* 32: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	mov %rsi,%r9
 	and $0xf,%r9
 	shl $0x38,%r9
 	movabs $0x2000000000000000,%r11
 	mov %r9,%rcx
 	or %r11,%rcx
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov %rdx,%r9
 	and %r10,%r9
 	mov %rax,%rbx
@@ -70,11 +70,11 @@ tce_kill:
 .Ltce_kill.8:
 	mov %rcx,%r10
 	or %r9,%r10
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	mov %r10,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	cmp %rax,%r8
 	jae .Ltce_kill.9
 	sub %r8,%rax
@@ -83,21 +83,21 @@ tce_kill:
 .Ltce_kill.9:
 	jmp .Ltce_kill.7
 .Ltce_kill.6:
-	/* 32: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	mov %rsi,%rax
 	and $0xf,%rax
 	shl $0x38,%rax
 	movabs $0x8000000000000000,%r11
 	mov %rax,%r10
 	or %r11,%r10
-	/* 32: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	mov %r10,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 .Ltce_kill.7:
 	jmp .Ltce_kill.5
 .Ltce_kill.4:
-	/* 31: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov $0xffffffffffffffea,%rax
 	pop %rbx
 	ret

@@ -5,17 +5,19 @@
 	.globl iotlb_flush_page
 	.type iotlb_flush_page,%function
 iotlb_flush_page:
-	/* 25: value (addr | am) */
+	/* 29: value (addr | am) */
 	orr x9, x2, x3
-	/* 26: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
+	/* 30: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
 	ubfiz x10, x1, #32, #16
 	movz x16, #0xb000, lsl #48
 	orr x11, x10, x16
-	/* 25: iotlb.iva = addr | am */
+	/* 29: iotlb.iva = addr | am */
 	str x9, [x0]
-	/* 26: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
+	/* placed by place-barriers */
+	dmb osh
+	/* 30: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
 	str x11, [x0, #8]
-	/* 27: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 31: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
 .Liotlb_flush_page.0:
@@ -35,13 +37,15 @@ iotlb_flush_page:
 	.globl iotlb_flush_domain
 	.type iotlb_flush_domain,%function
 iotlb_flush_domain:
-	/* 32: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
+	/* 36: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
 	ubfiz x9, x1, #32, #16
 	movz x16, #0xa000, lsl #48
 	orr x10, x9, x16
-	/* 32: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
+	/* placed by place-barriers */
+	dmb osh
+	/* 36: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
 	str x10, [x0, #8]
-	/* 33: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 37: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
 .Liotlb_flush_domain.0:

@@ -6,20 +6,20 @@
 	.globl iotlb_flush_page
 	.type iotlb_flush_page,@function
 iotlb_flush_page:
-	/* 25: value (addr | am) */
+	/* 29: value (addr | am) */
 	or %r11,%r5,%r6
-	/* 26: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
+	/* 30: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
 	rldic %r12,%r4,32,16
 	li %r0,11
 	rldicr %r0,%r0,60,3
 	or %r10,%r12,%r0
-	/* 25: iotlb.iva = addr | am */
+	/* 29: iotlb.iva = addr | am */
 	std %r11,0(%r3)
 	/* placed by place-barriers */
-	eieio
-	/* 26: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
+	sync
+	/* 30: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
 	std %r10,8(%r3)
-	/* 27: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 31: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	lis %r11,15
 	ori %r11,%r11,16960
 .Liotlb_flush_page.0:
@@ -43,14 +43,16 @@ iotlb_flush_page:
 	.globl iotlb_flush_domain
 	.type iotlb_flush_domain,@function
 iotlb_flush_domain:
-	/* 32: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
+	/* 36: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
 	rldic %r11,%r4,32,16
 	li %r0,5
 	rldicr %r0,%r0,61,2
 	or %r12,%r11,%r0
-	/* 32: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
+	/* placed by place-barriers */
+	sync
+	/* 36: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
 	std %r12,8(%r3)
-	/* 33: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 37: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	lis %r11,15
 	ori %r11,%r11,16960
 .Liotlb_flush_domain.0:

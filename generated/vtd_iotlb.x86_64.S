@@ -4,21 +4,21 @@
 	.globl iotlb_flush_page
 	.type iotlb_flush_page,@function
 iotlb_flush_page:
-	/* 25: value (addr | am) */
+	/* 29: value (addr | am) */
 	mov %rdx,%rax
 	or %rcx,%rax
-	/* 26: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
+	/* 30: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
 	mov %rsi,%r10
 	and $0xffff,%r10
 	shl $0x20,%r10
 	movabs $0xb000000000000000,%r11
 	mov %r10,%r9
 	or %r11,%r9
-	/* 25: iotlb.iva = addr | am */
+	/* 29: iotlb.iva = addr | am */
 	mov %rax,(%rdi)
-	/* 26: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
+	/* 30: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
 	mov %r9,8(%rdi)
-	/* 27: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 31: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	mov $0xf4240,%eax
 .Liotlb_flush_page.0:
 	mov 8(%rdi),%r10
@@ -39,16 +39,16 @@ iotlb_flush_page:
 	.globl iotlb_flush_domain
 	.type iotlb_flush_domain,@function
 iotlb_flush_domain:
-	/* 32: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
+	/* 36: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
 	mov %rsi,%rax
 	and $0xffff,%rax
 	shl $0x20,%rax
 	movabs $0xa000000000000000,%r11
 	mov %rax,%r10
 	or %r11,%r10
-	/* 32: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
+	/* 36: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
 	mov %r10,8(%rdi)
-	/* 33: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 37: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	mov $0xf4240,%eax
 .Liotlb_flush_domain.0:
 	mov 8(%rdi),%r10

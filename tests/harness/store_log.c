@@ -20,10 +20,16 @@
  *   read D OFF HEX,HEX...  successive loads at OFF of each instance of D
  *                          see these bytes (memory order; the last repeats)
  *   mem P HEX              normal memory for pointer parameter P
+ *   lmem P HEX             the same, logged: a window of its own whose
+ *                          accesses print as nstore/nload (a lock's
+ *                          intermediate values are meaning too)
  *   arg base D | arg array D N | arg int V | arg mem P
  *   call S                 run sequence S of the driver's table
+ *                          (PCOFF is from its entry, or absolute when
+ *                          the table has no function for it)
  * stdout, per call:
  *   store|load D I OFF WIDTH HEX PCOFF   (HEX: bytes in memory order)
+ *   nstore|nload P OFF WIDTH HEX PCOFF   (lmem P)
  *   inval PCOFF WORD [OPERAND...]
  *   mem P HEX
  *   ret V
@@ -85,6 +91,7 @@ static int nwins;
 static struct sl_script scripts[SL_MAXSCRIPT];
 static int nscripts;
 static unsigned char *mems[SL_MAXMEM];
+static int logged_mem[SL_MAXMEM]; /* mems[p] is a window (lmem) */
 static size_t memlen[SL_MAXMEM];
 static struct sl_event *events;
 static size_t nevents;
@@ -222,7 +229,7 @@ static int decode(const unsigned char *pc, int *store, unsigned *width)
 	for (;; pc++) {
 		if (*pc == 0x66)
 			o16 = 1;
-		else if (*pc != 0x2e && *pc != 0x3e && *pc != 0x26 && *pc != 0x36 &&
+		else if (*pc != 0xf0 && *pc != 0x2e && *pc != 0x3e && *pc != 0x26 && *pc != 0x36 &&
 			 *pc != 0x64 && *pc != 0x65 && *pc != 0x67)
 			break;
 	}
@@ -236,6 +243,10 @@ static int decode(const unsigned char *pc, int *store, unsigned *width)
 	case 0x8b: *store = 0; *width = full; return 0;
 	case 0x0f:
 		switch (pc[1]) {
+		/* (lock) cmpxchg: 2, a store only if it changes the bytes (a
+		 * failing one writes back what it read) */
+		case 0xb0: *store = 2; *width = 1; return 0;
+		case 0xb1: *store = 2; *width = full; return 0;
 		case 0xb6: case 0xbe: *store = 0; *width = 1; return 0;
 		case 0xb7: case 0xbf: *store = 0; *width = 2; return 0;
 		case 0x38: /* movbe */
@@ -251,6 +262,172 @@ static int decode(const unsigned char *pc, int *store, unsigned *width)
 }
 
 /* ------------------------------------------------------------- handlers */
+
+/*
+ * Load-reserve / store-conditional pairs (a lock on logged memory) cannot
+ * run one at a time in the trampoline: the signal between them loses the
+ * reservation, and a store-conditional without one fails without touching
+ * memory (so without faulting), forever. The handler emulates the
+ * load-reserve (it loads and remembers address and bytes). The
+ * store-conditional then fails in qemu and the loop comes back to the
+ * load-reserve with no other access between: that second fault at the
+ * same pc is where the handler performs the store-conditional the code
+ * ran (the next one after the load-reserve), if the bytes are unchanged
+ * (single-threaded: nothing else writes), reports success as the
+ * architecture does (POWER CR0.EQ, AArch64 Ws = 0) and resumes after it.
+ * Returns the access width, or 0 for other instructions.
+ */
+#if defined(__powerpc64__) || defined(__aarch64__)
+static struct {
+	uintptr_t addr, pc;
+	unsigned width;
+	unsigned char bytes[8];
+	int valid;
+	int fresh; /* no other access since the load-reserve */
+} resv;
+
+static uint64_t sl_from_bytes(const unsigned char *b, unsigned n)
+{
+	uint64_t v = 0;
+	unsigned i;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	for (i = 0; i < n; i++)
+		v = (v << 8) | b[i];
+#else
+	for (i = n; i-- > 0;)
+		v = (v << 8) | b[i];
+#endif
+	return v;
+}
+
+static void sl_to_bytes(uint64_t v, unsigned char *b, unsigned n)
+{
+	unsigned i;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	for (i = n; i-- > 0; v >>= 8)
+		b[i] = (unsigned char)v;
+#else
+	for (i = 0; i < n; i++, v >>= 8)
+		b[i] = (unsigned char)v;
+#endif
+}
+
+/* kind: 1 load-reserve, 2 store-conditional; 0 neither */
+static int reservation_form(uint32_t w, unsigned *width)
+{
+#if defined(__powerpc64__)
+	if (w >> 26 != 31)
+		return 0;
+	switch ((w >> 1) & 0x3ff) {
+	case 52: *width = 1; return 1;  /* lbarx */
+	case 116: *width = 2; return 1; /* lharx */
+	case 20: *width = 4; return 1;  /* lwarx */
+	case 84: *width = 8; return 1;  /* ldarx */
+	case 694: *width = 1; return 2; /* stbcx. */
+	case 726: *width = 2; return 2; /* sthcx. */
+	case 150: *width = 4; return 2; /* stwcx. */
+	case 214: *width = 8; return 2; /* stdcx. */
+	}
+	return 0;
+#else
+	/* load/store exclusive, one register: o2 (bit 23) = 0, o1 (bit 21) = 0 */
+	if ((w & 0x3fa00000) != 0x08000000)
+		return 0;
+	*width = 1u << (w >> 30);
+	return (w & (1u << 22)) ? 1 : 2;
+#endif
+}
+
+static unsigned emulate_reservation(ucontext_t *uc, uintptr_t pc, uintptr_t a, int wi)
+{
+	struct sl_win *w = &wins[wi];
+	struct sl_event *e;
+	unsigned width, w2, k;
+	uint32_t insn;
+	int kind, ok = 0;
+	unsigned char *page = (unsigned char *)(a & ~(uintptr_t)(pagesz - 1));
+
+	memcpy(&insn, (const void *)pc, 4);
+	kind = reservation_form(insn, &width);
+	if (!kind) {
+		resv.fresh = 0;
+		return 0;
+	}
+	if (kind == 1 && resv.valid && resv.fresh && resv.pc == pc && resv.addr == a) {
+		/* The store-conditional after it failed in qemu: run it here. */
+		for (k = 1; k <= 16; k++) {
+			memcpy(&insn, (const void *)(pc + 4 * k), 4);
+			if (reservation_form(insn, &w2) == 2)
+				break;
+		}
+		if (k > 16 || w2 != width)
+			fatal("no store-conditional after the load-reserve at pc offset", pc - entry);
+		pc += 4 * k;
+		kind = 2;
+	}
+	if ((a & (width - 1)) || (a & (pagesz - 1)) + width > pagesz)
+		fatal("unaligned reservation access at", a);
+	if (mprotect(page, pagesz, PROT_READ | PROT_WRITE))
+		fatal("mprotect RW", a);
+#if defined(__powerpc64__)
+	{
+		unsigned rt = (insn >> 21) & 31;
+		if (kind == 1) {
+			SL_GPR(uc, rt) = sl_from_bytes((unsigned char *)a, width);
+		} else {
+			unsigned long cr = SL_GPR(uc, 38) & 0x0fffffffUL; /* PT_CCR */
+			ok = resv.valid && resv.addr == a && resv.width == width &&
+			     !memcmp(resv.bytes, (void *)a, width);
+			if (ok)
+				sl_to_bytes(SL_GPR(uc, rt), (unsigned char *)a, width);
+			if (ok)
+				cr |= 0x20000000UL; /* CR0.EQ */
+			if (SL_GPR(uc, 37) & 0x80000000UL) /* XER.SO */
+				cr |= 0x10000000UL;
+			SL_GPR(uc, 38) = cr;
+		}
+	}
+#else
+	{
+		unsigned rt = insn & 31, rs = (insn >> 16) & 31;
+		if (kind == 1) {
+			if (rt != 31)
+				SL_GPR(uc, rt) = sl_from_bytes((unsigned char *)a, width);
+		} else {
+			uint64_t v = rt == 31 ? 0 : SL_GPR(uc, rt);
+			ok = resv.valid && resv.addr == a && resv.width == width &&
+			     !memcmp(resv.bytes, (void *)a, width);
+			if (ok)
+				sl_to_bytes(v, (unsigned char *)a, width);
+			if (rs != 31)
+				SL_GPR(uc, rs) = ok ? 0 : 1;
+		}
+	}
+#endif
+	if (kind == 1) {
+		resv.addr = a;
+		resv.pc = pc;
+		resv.width = width;
+		memcpy(resv.bytes, (void *)a, width);
+		resv.valid = 1;
+		resv.fresh = 1;
+	} else {
+		resv.valid = 0;
+	}
+	if (kind == 1 || ok) {
+		e = new_event(kind == 1 ? 'l' : 's');
+		e->win = (short)wi;
+		e->off = a - (uintptr_t)w->base;
+		e->width = (unsigned char)width;
+		memcpy(e->bytes, (void *)a, width);
+		e->pcoff = pc - entry;
+	}
+	if (mprotect(page, pagesz, PROT_NONE))
+		fatal("mprotect NONE", a);
+	SL_PC(uc) = pc + 4;
+	return width;
+}
+#endif
 
 static int find_win(uintptr_t a)
 {
@@ -288,6 +465,10 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 	if (step.active)
 		fatal("fault while stepping, at", a);
 	w = &wins[wi];
+#if defined(__powerpc64__) || defined(__aarch64__)
+	if (emulate_reservation(uc, pc, a, wi))
+		return;
+#endif
 	if (decode((const unsigned char *)pc, &step.store, &step.width))
 		fatal("device access by an instruction we cannot decode, at pc offset", pc - entry);
 	step.win = wi;
@@ -342,7 +523,9 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 		if ((i < step.off || i >= step.off + step.width) &&
 		    w->base[i] != step.before[i - step.lo])
 			fatal("byte changed outside the decoded access, at offset", i);
-	e = new_event(step.store ? 's' : 'l');
+	e = new_event(step.store == 1 || (step.store == 2 &&
+				      memcmp(w->base + step.off, step.before + (step.off - step.lo),
+					     step.width)) ? 's' : 'l');
 	e->win = (short)step.win;
 	e->off = step.off;
 	e->width = (unsigned char)step.width;
@@ -417,8 +600,12 @@ static void print_events(void)
 			for (j = 0; j < e->nops; j++)
 				printf(" %#llx", (unsigned long long)e->ops[j]);
 		} else {
-			printf("%s %d %u %#lx %u ", e->kind == 's' ? "store" : "load",
-			       wins[e->win].dev, wins[e->win].inst, e->off, e->width);
+			if (wins[e->win].dev < 0)
+				printf("%s %d %#lx %u ", e->kind == 's' ? "nstore" : "nload",
+				       -1 - wins[e->win].dev, e->off, e->width);
+			else
+				printf("%s %d %u %#lx %u ", e->kind == 's' ? "store" : "load",
+				       wins[e->win].dev, wins[e->win].inst, e->off, e->width);
 			print_hex(e->bytes, e->width);
 			printf(" %#lx", e->pcoff);
 		}
@@ -448,12 +635,17 @@ static void reset(void)
 	for (i = 0; i < nwins; i++)
 		munmap(wins[i].base, wins[i].mapped);
 	for (i = 0; i < SL_MAXMEM; i++) {
-		free(mems[i]);
+		if (!logged_mem[i])
+			free(mems[i]);
+		logged_mem[i] = 0;
 		mems[i] = NULL;
 		memlen[i] = 0;
 	}
 	nwins = nscripts = 0;
 	nevents = 0;
+#if defined(__powerpc64__) || defined(__aarch64__)
+	resv.valid = 0;
+#endif
 }
 
 static void *win_base(int dev, unsigned inst)
@@ -540,6 +732,26 @@ static int sl_main(const struct sl_seq *seqs, int nseqs)
 					break;
 			}
 			nscripts++;
+		} else if (sscanf(line, "lmem %d", &p) == 1) {
+			struct sl_win *w = &wins[nwins];
+			size_t n;
+			const char *q = strchr(line + 5, ' ');
+			if (p < 0 || p >= SL_MAXMEM || !q || nwins == SL_MAXWIN)
+				fatal("bad lmem directive", (uint64_t)p);
+			memset(w, 0, sizeof *w);
+			w->dev = -1 - p;
+			w->size = 4096;
+			w->mapped = 2 * pagesz;
+			w->base = mmap(NULL, w->mapped, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (w->base == MAP_FAILED || parse_hex(q + 1, w->base, 4096, &n))
+				fatal("bad lmem bytes", (uint64_t)p);
+			if (mprotect(w->base, w->mapped, PROT_NONE))
+				fatal("mprotect lmem", (uint64_t)p);
+			nwins++;
+			mems[p] = w->base;
+			memlen[p] = n;
+			logged_mem[p] = 1;
 		} else if (sscanf(line, "mem %d", &p) == 1) {
 			size_t n;
 			const char *q = strchr(line + 4, ' ');
@@ -574,12 +786,17 @@ static int sl_main(const struct sl_seq *seqs, int nseqs)
 			long r;
 			if (s < 0 || s >= nseqs)
 				fatal("no such sequence", (uint64_t)s);
+			/* A NULL fn (a driver's composite case) logs absolute pcs. */
 			entry = (uintptr_t)seqs[s].fn;
 #if defined(__powerpc64__) && (!defined(_CALL_ELF) || _CALL_ELF == 1)
-			entry = *(const uintptr_t *)entry; /* ELFv1: the descriptor's code address */
+			if (entry)
+				entry = *(const uintptr_t *)entry; /* ELFv1: the descriptor's code address */
 #endif
 			r = seqs[s].call(args);
 			print_events();
+			for (p = 0; p < SL_MAXMEM; p++)
+				if (logged_mem[p] && mprotect(mems[p], pagesz, PROT_READ))
+					fatal("mprotect lmem", (uint64_t)p);
 			for (p = 0; p < SL_MAXMEM; p++) {
 				if (!mems[p])
 					continue;

@@ -46,11 +46,11 @@ pub fn smmu_sync_idle(r: &Run) -> Result<(), String> {
         r.ret == 0
             && places
                 == [
-                    ("store", "cb[0].tlbsync", 0),
+                    ("store", "cb[0].tlbsync", 0xffff_ffff),
                     ("load", "cb[0].tlbstatus", 0),
                 ],
         r,
-        "one TLBSYNC store, one TLBSTATUS read of 0, return 0",
+        "one TLBSYNC store of QCOM_DUMMY_VAL, one TLBSTATUS read of 0, return 0",
     )
 }
 

@@ -1,0 +1,843 @@
+//! Which kernel function each example's sequences stand for, the calls
+//! that make it up, and the inputs both run on: in the kernel's domain
+//! (what its callers pass), several sizes and alignments. Where the
+//! example chooses differently from the kernel by design, either a build
+//! pins the kernel's threshold (`--set`), or the input is marked
+//! `differs` and the comparison must find the difference.
+
+use super::{Arg, Build, Call, Input, Scenario, Val};
+
+const NONE: &[(&str, Val)] = &[];
+const PID0: &[(&str, Val)] = &[("pid", Val::K(0))];
+/// mmio_invalidate() ends with two flush ATSDs for PID 0 (the GPU needs
+/// two): the example's invalidate_pid(0), twice.
+const RANGE_FLUSHES: &[Call] = &[
+    Call {
+        seq: "invalidate_range",
+        bind: NONE,
+    },
+    Call {
+        seq: "invalidate_pid",
+        bind: PID0,
+    },
+    Call {
+        seq: "invalidate_pid",
+        bind: PID0,
+    },
+];
+const VA_FLUSHES: &[Call] = &[
+    Call {
+        seq: "invalidate_va",
+        bind: NONE,
+    },
+    Call {
+        seq: "invalidate_pid",
+        bind: PID0,
+    },
+    Call {
+        seq: "invalidate_pid",
+        bind: PID0,
+    },
+];
+const PID_FLUSHES: &[Call] = &[
+    Call {
+        seq: "invalidate_pid",
+        bind: NONE,
+    },
+    Call {
+        seq: "invalidate_pid",
+        bind: PID0,
+    },
+    Call {
+        seq: "invalidate_pid",
+        bind: PID0,
+    },
+];
+
+const PID: &str = "the example's PID field is 15 bits (MSB0 24..38) and drops bit 15; \
+    the kernel shifts the whole PID (radix PIDs have up to 20 bits) to bit 38, so PID bits \
+    15..19 land in launch bits 19..23";
+
+fn npu2_atsd() -> Vec<Build> {
+    let range = |label: &str, pid: u64, start: u64, size: u64| {
+        Input::new(label, &[("pid", pid), ("start", start), ("size", size)])
+    };
+    vec![Build {
+        pins: vec![],
+        why: "no threshold",
+        scenarios: vec![
+            Scenario {
+                name: "invalidate_range; invalidate_pid(0) x2",
+                kernel: "npu-dma.c mmio_invalidate() (Linux v5.2)",
+                ref_fn: "ref_mmio_invalidate",
+                args: &[
+                    Arg::Dev("npu"),
+                    Arg::Count("npu"),
+                    Arg::Int("pid"),
+                    Arg::Int("start"),
+                    Arg::Int("size"),
+                ],
+                calls: RANGE_FLUSHES,
+                inputs: vec![
+                    range("one 64K page", 5, 0x1001_0000, 0x1_0000),
+                    range("64K from an unaligned start", 5, 0x1000_8000, 0x1_0000).differs(
+                        "for size == 64K the kernel issues one 64K ATSD at the unaligned start \
+                         (its callers pass whole pages); the example takes the 2M block that \
+                         holds both 64K pages the range touches",
+                    ),
+                    range("4K inside a 64K page", 5, 0x1001_3000, 0x1000).differs(
+                        "below 64K the kernel's smallest choice is the 2M block (only size == 64K \
+                         gets a 64K ATSD); the example takes the 64K page that holds the range",
+                    ),
+                    range("128K: two 64K pages", 5, 0x1001_0000, 0x2_0000),
+                    range("1M inside a 2M block", 5, 0x1008_0000, 0x10_0000),
+                    range("one 1G block", 5, 0x4000_0000, 0x4000_0000),
+                    range("across 2M, inside 1G", 5, 0x401f_0000, 0x2_0000),
+                    range("across a 1G boundary", 5, 0x7fff_0000, 0x2_0000),
+                    range("everything (size ~0)", 5, 0, u64::MAX),
+                    range("pid 0x7fff, 2M", 0x7fff, 0x1001_0000, 0x2_0000),
+                    range("pid 0x7fff, 64K", 0x7fff, 0x1001_0000, 0x1_0000),
+                    range("pid 0x7fff, one 1G block", 0x7fff, 0x4000_0000, 0x4000_0000),
+                    range("pid 0x7fff, everything", 0x7fff, 0, u64::MAX),
+                    // Ends at 2^64 - 1 (an odd size): no wrap.
+                    range("up to 2^64 - 1", 5, 0xffff_ffff_fff0_0000, 0xf_ffff),
+                    range(
+                        "pid 0x7fff, across a 1G boundary",
+                        0x7fff,
+                        0x7fff_0000,
+                        0x2_0000,
+                    ),
+                    range("64K + 1 byte: 2M", 5, 0x1000_0000, 0x1_0001),
+                    range(
+                        "2M + 1 byte from a 1G boundary: 1G",
+                        5,
+                        0x4000_0000,
+                        0x20_0001,
+                    ),
+                    range("pid 0x8001, 64K", 0x8001, 0x1001_0000, 0x1_0000).differs(PID),
+                    range("pid 0x8001, 2M", 0x8001, 0x1001_0000, 0x2_0000).differs(PID),
+                    range("pid 0x8001, 1G", 0x8001, 0x4000_0000, 0x4000_0000).differs(PID),
+                    range("pid 0x8001, all", 0x8001, 0x7fff_0000, 0x2_0000).differs(PID),
+                ],
+            },
+            Scenario {
+                name: "invalidate_va; invalidate_pid(0) x2",
+                kernel: "npu-dma.c mmio_invalidate(va, SZ_64K) (Linux v5.2)",
+                ref_fn: "ref_mmio_invalidate_page",
+                args: &[
+                    Arg::Dev("npu"),
+                    Arg::Count("npu"),
+                    Arg::Int("pid"),
+                    Arg::Int("va"),
+                ],
+                calls: VA_FLUSHES,
+                inputs: vec![
+                    Input::new("aligned", &[("pid", 5), ("va", 0x1001_0000)]),
+                    Input::new("unaligned va", &[("pid", 0x1234), ("va", 0x1001_2345)]),
+                    Input::new("pid 0x7fff", &[("pid", 0x7fff), ("va", 0x1001_0000)]),
+                ],
+            },
+            Scenario {
+                name: "invalidate_pid; invalidate_pid(0) x2",
+                kernel: "npu-dma.c mmio_invalidate(0, ~0UL) (pnv_npu2_mn_release, Linux v5.2)",
+                ref_fn: "ref_mmio_invalidate_all",
+                args: &[Arg::Dev("npu"), Arg::Count("npu"), Arg::Int("pid")],
+                calls: PID_FLUSHES,
+                inputs: vec![
+                    Input::new("pid 5", &[("pid", 5)]),
+                    Input::new("pid 0x7fff", &[("pid", 0x7fff)]),
+                ],
+            },
+        ],
+    }]
+}
+
+fn npu2_tce_kill() -> Vec<Build> {
+    const ARGS: &[Arg] = &[
+        Arg::Dev("npu"),
+        Arg::Int("pe"),
+        Arg::Int("dma_addr"),
+        Arg::Int("npages"),
+        Arg::Int("tce_size"),
+    ];
+    const CALLS: &[Call] = &[Call {
+        seq: "tce_kill",
+        bind: NONE,
+    }];
+    let kill_at = |pe: u64, dma: u64, npages: u64, tce_size: u64| {
+        Input::new(
+            format!("PE {pe}, {npages} pages of {tce_size:#x} at {dma:#x}"),
+            &[
+                ("pe", pe),
+                ("dma_addr", dma),
+                ("npages", npages),
+                ("tce_size", tce_size),
+            ],
+        )
+    };
+    let kill = |npages: u64, tce_size: u64| kill_at(3, 0x8000_0000, npages, tce_size);
+    const PAST: &str = "the example's threshold is derived (129 pages), skiboot's is \
+        npages < 128: here one of them kills page by page, the other all";
+    const KILL_ALL_PE: &str = "skiboot's KILL_ALL write is the KILL_ALL bit alone; the \
+         example's carries the PE number too (0x83.. for PE 3), because a granule's field \
+         settings are constants and the PE field has to be in the body's write for both \
+         granules. skiboot: \"NPU2 doesn't support killing a PE\"";
+    const WRAPS: &str = "a range whose end passes 2^64 takes the flush-all path (README, \
+        \"What a cover never does\"): one KILL_ALL; skiboot kills page by page at the \
+        wrapped addresses";
+    let all = |i: Input| i.differs(KILL_ALL_PE);
+    let sc = |inputs| Scenario {
+        name: "tce_kill",
+        kernel: "skiboot hw/npu2.c npu2_tce_kill(OPAL_PCI_TCE_KILL_PAGES) (v7.1)",
+        ref_fn: "ref_npu2_tce_kill",
+        args: ARGS,
+        calls: CALLS,
+        inputs,
+    };
+    vec![
+        Build {
+            pins: vec![],
+            why: "the derived threshold (129 pages); inputs where skiboot's `npages < 128` \
+                  chooses the same",
+            scenarios: vec![sc(vec![
+                kill(0, 0x1000),
+                kill(1, 0x1000),
+                kill(8, 0x1000),
+                kill(8, 0x1_0000),
+                kill(127, 0x1000),
+                kill(129, 0x1000).differs(PAST),
+                all(kill(130, 0x1000)),
+                all(kill(512, 0x1000)),
+                kill_at(15, 0x8000_0000, 8, 0x1000),
+                kill_at(16, 0x8000_0000, 8, 0x1000),
+                all(kill_at(15, 0x8000_0000, 512, 0x1000)),
+                kill_at(16, 0x8000_0000, 512, 0x1000),
+                kill_at(3, 0x8000_0000, 1, 1),
+                kill_at(3, 0x8000_0801, 8, 0x1000).differs(
+                    "skiboot kills at dma_addr + k * tce_size as given; the example covers \
+                     the pages the range touches, from the aligned-down address (callers \
+                     pass aligned addresses)",
+                ),
+                // One byte at the last address but one: the range ends
+                // at 2^64 - 1, no wrap, so page by page.
+                kill_at(3, 0xffff_ffff_ffff_fffe, 1, 1).differs(
+                    "a DMA address with its top byte set overlaps the PE field: skiboot's \
+                     SETFIELD replaces it with the PE (0xf3..), the example ORs the PE in \
+                     (0xff..)",
+                ),
+                kill_at(3, 0xffff_ffff_ffff_f000, 2, 0x1000).differs(WRAPS),
+                kill_at(16, 0xffff_ffff_ffff_f000, 2, 0x1000).differs(WRAPS),
+                // 129 (the threshold) pages of 2^57 pass 2^64: -22.
+                kill_at(3, 0x8000_0000, 1, 1 << 57).outside(
+                    "skiboot's tce_size is a u32; 2^57 does not fit (the example returns -22: \
+                     129 such pages pass 2^64)",
+                ),
+                kill_at(3, 0x8000_0000, 8, 0).outside(
+                    "a TCE size of 0 is no TVE page size (skiboot returns OPAL_PARAMETER)",
+                ),
+            ])],
+        },
+        Build {
+            pins: vec![("TCE_KILL_TCE_THRESHOLD", 127)],
+            why: "skiboot's choice: KILL_ONE per page while npages < 128",
+            scenarios: vec![sc(vec![
+                kill(127, 0x1000),
+                all(kill(128, 0x1000)),
+                all(kill(129, 0x1000)),
+            ])],
+        },
+    ]
+}
+
+fn arm_smmu() -> Vec<Build> {
+    const RANGE_ARGS: &[Arg] = &[
+        Arg::Dev("cb"),
+        Arg::Int("asid"),
+        Arg::Int("iova"),
+        Arg::Int("size"),
+        Arg::Int("granule"),
+    ];
+    const WALK: &[Call] = &[
+        Call {
+            seq: "tlb_inv_walk_s1",
+            bind: NONE,
+        },
+        Call {
+            seq: "tlb_sync",
+            bind: NONE,
+        },
+    ];
+    let walk = |label: &str, iova: u64, size: u64, granule: u64| {
+        Input::new(
+            label,
+            &[
+                ("asid", 7),
+                ("iova", iova),
+                ("size", size),
+                ("granule", granule),
+            ],
+        )
+    };
+    let generic = |inputs| Scenario {
+        name: "tlb_inv_walk_s1; tlb_sync",
+        kernel: "arm-smmu.c arm_smmu_tlb_inv_walk_s1() (Linux 6.1)",
+        ref_fn: "ref_tlb_inv_walk_s1",
+        args: RANGE_ARGS,
+        calls: WALK,
+        inputs,
+    };
+    let qcom = |inputs| Scenario {
+        name: "tlb_inv_walk_s1; tlb_sync (qcom)",
+        kernel: "arm-smmu.c arm_smmu_tlb_inv_walk_s1() with flush_walk_prefer_tlbiasid \
+                 (arm-smmu-qcom.c, Linux 6.1)",
+        ref_fn: "ref_qcom_tlb_inv_walk_s1",
+        args: RANGE_ARGS,
+        calls: WALK,
+        inputs,
+    };
+    let small = || {
+        vec![
+            walk("8 granules of 4K", 0x40_0000, 0x8000, 0x1000),
+            walk("4 granules of 64K", 0x1000_0000, 0x4_0000, 0x1_0000),
+            Input::new(
+                "asid with bits above 15",
+                &[
+                    ("asid", 0x8000_0000_0001_0007),
+                    ("iova", 0x40_0000),
+                    ("size", 0x2000),
+                    ("granule", 0x1000),
+                ],
+            )
+            .outside(
+                "ASIDs are 16 bits: the kernel's TLBIASID write is the u16 ASID, the \
+                 example's the low 32 bits of its u64 parameter",
+            ),
+            walk("granule 1", 0x40_0000, 2, 1),
+            walk("granule 0", 0x40_0000, 0x1000, 0)
+                .outside("the kernel loops forever on a granule of 0"),
+        ]
+    };
+    let odd = || {
+        walk("odd unaligned iova", 0x40_1001, 0x2000, 0x1000).differs(
+            "the kernel steps from iova by the granule size / granule times (callers \
+             pass granule-aligned ranges); the example invalidates every granule the \
+             range touches, one more here",
+        )
+    };
+    let large = || {
+        vec![
+            walk("2M of 4K granules", 0x20_0000, 0x20_0000, 0x1000),
+            walk("1G of 2M granules", 0x4000_0000, 0x4000_0000, 0x20_0000),
+        ]
+    };
+    let range = |label: &str, asid: u64, iova: u64, size: u64, granule: u64| {
+        Input::new(
+            label,
+            &[
+                ("asid", asid),
+                ("iova", iova),
+                ("size", size),
+                ("granule", granule),
+            ],
+        )
+    };
+    vec![
+        Build {
+            pins: vec![],
+            why: "the derived threshold (413 granules): below it the generic walk flush, \
+                  above it the qcom one choose as the example does",
+            scenarios: vec![
+                Scenario {
+                    name: "tlb_inv_range_s1",
+                    kernel: "arm-smmu.c arm_smmu_tlb_inv_range_s1(TLBIVA) (Linux 6.1)",
+                    ref_fn: "ref_tlb_inv_range_s1",
+                    args: RANGE_ARGS,
+                    calls: &[Call {
+                        seq: "tlb_inv_range_s1",
+                        bind: NONE,
+                    }],
+                    inputs: vec![
+                        range("one 4K granule", 7, 0x20_0000, 0x1000, 0x1000),
+                        range("2M of 4K granules", 7, 0x20_0000, 0x20_0000, 0x1000),
+                        range("3 granules of 64K", 0xffff, 0x1000_0000, 0x3_0000, 0x1_0000),
+                        range("2 granules of 2M", 1, 0x4000_0000, 0x40_0000, 0x20_0000),
+                        range("unaligned iova", 7, 0x1800, 0x2000, 0x1000),
+                        range(
+                            "asid with bits above 15 (both shift them out)",
+                            0x8000_0000_0001_0007,
+                            0x20_0000,
+                            0x2000,
+                            0x1000,
+                        ),
+                        range("granule 1", 7, 0x20_0000, 2, 1),
+                        range(
+                            "iova with bit 63 set",
+                            7,
+                            0x8000_0000_0020_0000,
+                            0x2000,
+                            0x1000,
+                        ),
+                        range("granule 0", 7, 0x20_0000, 0x1000, 0)
+                            .outside("the kernel loops forever on a granule of 0"),
+                    ],
+                },
+                Scenario {
+                    name: "tlb_sync",
+                    kernel: "arm-smmu.c arm_smmu_tlb_sync_context() (Linux 6.1)",
+                    ref_fn: "ref_tlb_sync_context",
+                    args: &[Arg::Dev("cb")],
+                    calls: &[Call {
+                        seq: "tlb_sync",
+                        bind: NONE,
+                    }],
+                    inputs: vec![Input::new("", &[])],
+                },
+                Scenario {
+                    name: "tlb_inv_context_s1; tlb_sync",
+                    kernel: "arm-smmu.c arm_smmu_tlb_inv_context_s1() (Linux 6.1)",
+                    ref_fn: "ref_tlb_inv_context_s1",
+                    args: &[Arg::Dev("cb"), Arg::Int("asid")],
+                    calls: &[
+                        Call {
+                            seq: "tlb_inv_context_s1",
+                            bind: NONE,
+                        },
+                        Call {
+                            seq: "tlb_sync",
+                            bind: NONE,
+                        },
+                    ],
+                    inputs: vec![
+                        Input::new("asid 7", &[("asid", 7)]),
+                        Input::new("asid 0xffff", &[("asid", 0xffff)]),
+                    ],
+                },
+                generic(
+                    [
+                        small(),
+                        vec![
+                            odd(),
+                            walk(
+                                "413 granules of 4K (the threshold)",
+                                0x40_0000,
+                                413 << 12,
+                                0x1000,
+                            ),
+                            walk(
+                                "iova with bit 63 set",
+                                0x8000_0000_0040_0000,
+                                0x2000,
+                                0x1000,
+                            ),
+                            walk("end wraps past 2^64", 0xffff_ffff_ffff_f000, 0x2000, 0x1000)
+                                .differs(
+                                "a range whose end passes 2^64 takes the flush-all path (README, \
+                                 \"What a cover never does\"): one TLBIASID; the kernel's walk \
+                                 writes TLBIVA for the wrapped addresses",
+                            ),
+                        ],
+                    ]
+                    .concat(),
+                ),
+                qcom(vec![
+                    walk("32M of 4K granules", 0x40_0000, 0x200_0000, 0x1000),
+                    walk(
+                        "414 granules of 4K (one above)",
+                        0x40_0000,
+                        414 << 12,
+                        0x1000,
+                    ),
+                ]),
+            ],
+        },
+        Build {
+            // Not u64::MAX: THRESHOLD granules must fit in 2^64 for the
+            // cover to promise its per-granule path (README, "What a cover
+            // never does"); 2^32 granules is more than any range here.
+            pins: vec![("TLB_INV_WALK_S1_S1_THRESHOLD", 1 << 32)],
+            why: "the generic driver's choice: TLBIVA per granule at any size a scenario asks",
+            scenarios: vec![generic(large())],
+        },
+        Build {
+            pins: vec![("TLB_INV_WALK_S1_S1_THRESHOLD", u64::MAX)],
+            why: "a threshold no granule size fits under: the cover returns -22",
+            scenarios: vec![generic(
+                large()
+                    .into_iter()
+                    .map(|i| {
+                        i.differs(
+                            "with THRESHOLD u64::MAX, THRESHOLD granules of any size above 1 \
+                             pass 2^64, so the cover cannot promise to cover the range and \
+                             returns -22 before any write (README, \"What a cover never \
+                             does\"); the kernel has no threshold to overflow",
+                        )
+                    })
+                    .collect(),
+            )],
+        },
+        Build {
+            pins: vec![("TLB_INV_WALK_S1_S1_THRESHOLD", 0)],
+            why: "arm-smmu-qcom.c's choice: TLBIASID at any size",
+            scenarios: vec![qcom([small(), large()].concat())],
+        },
+    ]
+}
+
+fn arm64_tlb_range() -> Vec<Build> {
+    const ASID: u64 = 0x42;
+    const BASE: u64 = 0x7f12_3400_0000;
+    const KBASE: u64 = 0xffff_8000_1000_0000;
+    const USER: &[Arg] = &[Arg::Int("asid"), Arg::Int("start"), Arg::Int("end")];
+    const KERNEL: &[Arg] = &[Arg::Int("start"), Arg::Int("end")];
+    let pages = |label: &str, start: u64, n: u64| {
+        Input::new(
+            label,
+            &[
+                ("asid", ASID),
+                ("start", start),
+                ("end", start + n * 0x1000),
+            ],
+        )
+    };
+    let user = |n: u64| pages(&format!("{n} pages"), BASE, n);
+    let kpages = |n: u64| {
+        Input::new(
+            format!("{n} kernel pages"),
+            &[("start", KBASE), ("end", KBASE + n * 0x1000)],
+        )
+    };
+    const DERIVED: &str = "the example's threshold is derived (501 pages): past it the \
+        example flushes the ASID (or everything), the kernel goes on page by page up to \
+        MAX_TLBI_OPS = 512";
+    let one = |seq: &'static str| -> &'static [Call] {
+        match seq {
+            "flush_tlb_range" => &[Call {
+                seq: "flush_tlb_range",
+                bind: NONE,
+            }],
+            "flush_tlb_page" => &[Call {
+                seq: "flush_tlb_page",
+                bind: NONE,
+            }],
+            "flush_tlb_range_r" => &[Call {
+                seq: "flush_tlb_range_r",
+                bind: NONE,
+            }],
+            _ => &[Call {
+                seq: "flush_tlb_kernel_range",
+                bind: NONE,
+            }],
+        }
+    };
+    let range = |inputs| Scenario {
+        name: "flush_tlb_range",
+        kernel: "tlbflush.h __flush_tlb_range(PAGE_SIZE, last_level) (Linux 6.1)",
+        ref_fn: "ref_flush_tlb_range",
+        args: USER,
+        calls: one("flush_tlb_range"),
+        inputs,
+    };
+    let kernel = |inputs| Scenario {
+        name: "flush_tlb_kernel_range",
+        kernel: "tlbflush.h flush_tlb_kernel_range() (Linux 6.1)",
+        ref_fn: "ref_flush_tlb_kernel_range",
+        args: KERNEL,
+        calls: one("flush_tlb_kernel_range"),
+        inputs,
+    };
+    vec![
+        Build {
+            pins: vec![],
+            why: "the derived thresholds (501 pages); sizes where the kernel's \
+                  MAX_TLBI_OPS = 512 chooses the same",
+            scenarios: vec![
+                range(vec![
+                    user(1),
+                    user(16),
+                    pages("5 pages, unaligned start and end", BASE + 0x800, 5),
+                    user(600),
+                    user(501),
+                    Input::new(
+                        "501 pages + 1 byte",
+                        &[
+                            ("asid", ASID),
+                            ("start", BASE),
+                            ("end", BASE + 501 * 0x1000 + 1),
+                        ],
+                    )
+                    .differs(DERIVED),
+                    // The last two pages, end one byte short of 2^64: no
+                    // wrap, so page by page (one more byte and the cover
+                    // would take the flush-all path).
+                    Input::new(
+                        "last two pages, end 2^64 - 1",
+                        &[
+                            ("asid", ASID),
+                            ("start", 0xffff_ffff_ffff_e000),
+                            ("end", u64::MAX),
+                        ],
+                    ),
+                ]),
+                Scenario {
+                    name: "flush_tlb_page",
+                    kernel: "tlbflush.h flush_tlb_page() (Linux 6.1)",
+                    ref_fn: "ref_flush_tlb_page",
+                    args: &[Arg::Int("asid"), Arg::Int("addr")],
+                    calls: one("flush_tlb_page"),
+                    inputs: vec![
+                        Input::new("aligned", &[("asid", ASID), ("addr", BASE + 0x5000)]),
+                        Input::new("unaligned", &[("asid", 0xffff), ("addr", BASE + 0x5678)]),
+                    ],
+                },
+                Scenario {
+                    name: "flush_tlb_range_r",
+                    kernel: "tlbflush.h __flush_tlb_range(PAGE_SIZE, last_level) with \
+                             FEAT_TLBIRANGE (Linux 6.1)",
+                    ref_fn: "ref_flush_tlb_range_r",
+                    args: USER,
+                    calls: one("flush_tlb_range_r"),
+                    inputs: vec![
+                        user(1),
+                        user(2),
+                        user(37),
+                        user(64),
+                        user(4099),
+                        pages("37 pages, unaligned start", BASE + 0x800, 37),
+                        user((32 << 16) - 1),
+                        user(32 << 16),
+                    ],
+                },
+                kernel(vec![
+                    kpages(1),
+                    kpages(5),
+                    kpages(600),
+                    kpages(501),
+                    Input::new(
+                        "2 kernel pages + 1 byte",
+                        &[("start", KBASE), ("end", KBASE + 0x2001)],
+                    )
+                    .differs(
+                        "the kernel flushes the pages [start >> 12, end >> 12): a last, \
+                             partial page is left out (callers pass page-aligned ends); the \
+                             example covers every page the range touches",
+                    ),
+                    Input::new(
+                        "501 kernel pages + 4K",
+                        &[("start", KBASE), ("end", KBASE + 502 * 0x1000)],
+                    )
+                    .differs(DERIVED),
+                ]),
+            ],
+        },
+        Build {
+            pins: vec![
+                ("FLUSH_TLB_RANGE_TLB4K_THRESHOLD", 511),
+                ("FLUSH_TLB_KERNEL_RANGE_TLB4K_KERNEL_THRESHOLD", 512),
+            ],
+            why: "the kernel's choice: per page while end - start < MAX_TLBI_OPS pages \
+                  (user) or <= MAX_TLBI_OPS pages (kernel)",
+            scenarios: vec![
+                range(vec![
+                    user(510),
+                    user(511),
+                    user(512),
+                    pages("511 pages from an unaligned start", BASE + 0x800, 511).differs(
+                        "the kernel compares the page-rounded range (512 pages here: \
+                         TLBI ASIDE1IS), the example the requested size (511 pages: it \
+                         invalidates the 512 pages touched one by one)",
+                    ),
+                ]),
+                kernel(vec![kpages(511), kpages(512), kpages(513)]),
+            ],
+        },
+    ]
+}
+
+fn vtd_iotlb() -> Vec<Build> {
+    let page = |label: &str, did: u64, addr: u64, am: u64| {
+        Input::new(label, &[("did", did), ("addr", addr), ("am", am)])
+    };
+    vec![Build {
+        pins: vec![],
+        why: "no threshold",
+        scenarios: vec![
+            Scenario {
+                name: "iotlb_flush_page",
+                kernel: "intel/iommu.c __iommu_flush_iotlb(DMA_TLB_PSI_FLUSH) (Linux 6.1)",
+                ref_fn: "ref_iommu_flush_iotlb_psi",
+                args: &[
+                    Arg::Dev("iotlb"),
+                    Arg::Int("did"),
+                    Arg::Int("addr"),
+                    Arg::Int("am"),
+                ],
+                calls: &[Call {
+                    seq: "iotlb_flush_page",
+                    bind: NONE,
+                }],
+                inputs: vec![
+                    page("one page", 5, 0x1234_5000, 0),
+                    page("512 pages, did 0xffff", 0xffff, 0x8000_0000, 9),
+                    page("IH set in the address", 1, 0x40_0040, 0),
+                    page("address 0, one page", 2, 0, 0).differs(
+                        "the kernel skips the IVA write when addr | size_order is 0 \
+                         (`if (val_iva)`), so IVA keeps whatever an earlier flush left; \
+                         the example always writes IVA",
+                    ),
+                ],
+            },
+            Scenario {
+                name: "iotlb_flush_domain",
+                kernel: "intel/iommu.c __iommu_flush_iotlb(DMA_TLB_DSI_FLUSH) (Linux 6.1)",
+                ref_fn: "ref_iommu_flush_iotlb_dsi",
+                args: &[Arg::Dev("iotlb"), Arg::Int("did")],
+                calls: &[Call {
+                    seq: "iotlb_flush_domain",
+                    bind: NONE,
+                }],
+                inputs: vec![
+                    Input::new("did 5", &[("did", 5)]),
+                    Input::new("did 0xffff", &[("did", 0xffff)]),
+                ],
+            },
+        ],
+    }]
+}
+
+fn e6500_tcd_lock(src: &str) -> Vec<Build> {
+    // struct tlb_core_data in the kernel's layout: lock, esel_next,
+    // esel_max, esel_first.
+    const CPU255: &str = "the lock byte holds cpu + 1: the kernel's `stbcx.` of 256 stores 0 \
+                          (a lock that reads free; no e6500 system has 256 cpus), the example \
+                          returns -22 for an owner outside 1..255 before touching the lock";
+    let tcd = |next: u8| [0u8, next, 4, 0];
+    let layout = (!src.contains("acquire tcd[0]")).then_some(
+        "the example's tlb_core_data is not the kernel's (issue 12 section 4: the kernel \
+         has the lock at byte 0, esel_next at byte 1)",
+    );
+    let esel = |label: &str, next: u8| {
+        let i = Input::new(label, &[("cpu", 1)])
+            .mem("tcd", &tcd(next))
+            .mem("mas0", &[0; 8]);
+        match layout {
+            Some(why) => i.differs(why),
+            None => i,
+        }
+    };
+    vec![Build {
+        pins: vec![],
+        why: "no threshold",
+        scenarios: vec![
+            Scenario {
+                name: "tcd_lock",
+                kernel: "tlb_low_64e.S tlb_miss_common_e6500 lock (Linux 6.1)",
+                ref_fn: "ref_tcd_lock",
+                args: &[Arg::Mem("lock"), Arg::Int("cpu")],
+                calls: &[Call {
+                    seq: "tcd_lock",
+                    bind: NONE,
+                }],
+                inputs: vec![
+                    Input::new("free", &[("cpu", 5)]).mem("lock", &[0, 0, 0, 0]),
+                    Input::new("held by this cpu", &[("cpu", 5)]).mem("lock", &[6, 0, 0, 0]),
+                    Input::new("cpu 0, free", &[("cpu", 0)]).mem("lock", &[0, 9, 9, 9]),
+                    Input::new("cpu 254 (owner 255, the largest)", &[("cpu", 254)])
+                        .mem("lock", &[0, 0, 0, 0]),
+                    Input::new("cpu 255 (owner 256)", &[("cpu", 255)])
+                        .mem("lock", &[0, 0, 0, 0])
+                        .differs(CPU255),
+                    Input::new("held by cpu 1, released after two reads", &[("cpu", 5)])
+                        .mem("lock", &[2, 0, 0, 0])
+                        .mem_reads("lock", 0, &[2, 0]),
+                ],
+            },
+            Scenario {
+                name: "tcd_unlock",
+                kernel: "tlb_low_64e.S tlb_unlock_e6500 (Linux 6.1)",
+                ref_fn: "ref_tcd_unlock",
+                args: &[Arg::Mem("lock"), Arg::Int("token")],
+                calls: &[Call {
+                    seq: "tcd_unlock",
+                    bind: NONE,
+                }],
+                inputs: vec![
+                    Input::new("owner", &[("token", 0)]).mem("lock", &[6, 1, 2, 3]),
+                    Input::new("nested holder", &[("token", 1)]).mem("lock", &[6, 1, 2, 3]),
+                ],
+            },
+            Scenario {
+                name: "tcd_next_esel",
+                kernel: "tlb_low_64e.S tlb_miss_common_e6500 esel_next (Linux 6.1)",
+                ref_fn: "ref_tcd_next_esel",
+                args: &[Arg::Mem("tcd"), Arg::Mem("mas0"), Arg::Int("cpu")],
+                calls: &[Call {
+                    seq: "tcd_next_esel",
+                    bind: NONE,
+                }],
+                inputs: [
+                    vec![
+                        esel("esel_next 0", 0),
+                        esel("esel_next 3 wraps", 3),
+                        // n = 4, n ^ esel_max = 1: only n == esel_max wraps.
+                        esel("esel_next 3 of esel_max 5", 3).mem("tcd", &[0, 3, 5, 1]),
+                        Input::new("cpu 254 (owner 255)", &[("cpu", 254)])
+                            .mem("tcd", &tcd(1))
+                            .mem("mas0", &[0; 8]),
+                        Input::new("cpu 255 (owner 256)", &[("cpu", 255)])
+                            .mem("tcd", &tcd(1))
+                            .mem("mas0", &[0; 8])
+                            .differs(CPU255),
+                        // Held by another cpu (lock value 2) while cpu 5 asks.
+                        Input::new("held by cpu 1, released after two reads", &[("cpu", 5)])
+                            .mem("tcd", &[2, 2, 4, 0])
+                            .mem_reads("tcd", 0, &[2, 0])
+                            .mem("mas0", &[0; 8]),
+                        esel("held by this cpu (a nested handler)", 2)
+                            .mem("tcd", &[2, 2, 4, 0])
+                            .mem_reads("tcd", 0, &[2, 0])
+                            .differs(
+                                "the kernel's handler finds its own cpu + 1 in the lock, \
+                                 neither takes nor releases it; the example's tcd_next_esel \
+                                 has no `held` and waits for the lock to read 0 (here after \
+                                 two reads), then takes and releases it",
+                            ),
+                    ],
+                    // While the example has its own layout, inputs in that
+                    // layout too (esel_next at byte 0, the lock at byte 3).
+                    match layout {
+                        Some(why) => vec![
+                            Input::new("example layout, esel_next 2", &[("cpu", 1)])
+                                .mem("tcd", &[2, 0, 0, 0])
+                                .mem("mas0", &[0; 8])
+                                .outside(why),
+                            Input::new("example layout, esel_next 3 wraps", &[("cpu", 6)])
+                                .mem("tcd", &[3, 0, 0, 0])
+                                .mem("mas0", &[0; 8])
+                                .outside(why),
+                            Input::new("example layout, held by cpu 1, released", &[("cpu", 6)])
+                                .mem("tcd", &[1, 0, 0, 2])
+                                .mem_reads("tcd", 3, &[2, 0])
+                                .mem("mas0", &[0; 8])
+                                .outside(why),
+                        ],
+                        None => vec![],
+                    },
+                ]
+                .concat(),
+            },
+        ],
+    }]
+}
+
+/// The builds of an example (`src`: its spec text).
+pub fn builds(stem: &str, src: &str) -> Vec<Build> {
+    match stem {
+        "npu2_atsd" => npu2_atsd(),
+        "npu2_tce_kill" => npu2_tce_kill(),
+        "arm_smmu" => arm_smmu(),
+        "arm64_tlb_range" => arm64_tlb_range(),
+        "vtd_iotlb" => vtd_iotlb(),
+        "e6500_tcd_lock" => e6500_tcd_lock(src),
+        _ => panic!("no scenarios for {stem}"),
+    }
+}

@@ -1,0 +1,296 @@
+//! The kernel's own code as a second oracle for meaning (issue 12 section
+//! 6, docs/trace-oracle.md). For every example and every target of its
+//! `target` line, the generated code and a C transcription of the kernel
+//! or firmware function it stands for (tests/reference/, gcc -O2 with the
+//! kernel's accessors) run on the same inputs in tests/harness/store_log.c
+//! under qemu-user; qemu's log of executed instructions gives the barriers
+//! each side executed. Per case: the same device accesses per instance
+//! (register, width, value, order), invalidates, return value and final
+//! memory; every ordering the spec requires crossed, in the generated
+//! code, by an executed barrier the target's table says orders it. Where
+//! the generated code fences less than the kernel, the list printed must
+//! be the one in docs/trace-oracle.md, which says why each is correct.
+#![cfg(feature = "emu")]
+
+mod refcmp;
+mod support;
+
+use refcmp::scenarios::builds;
+use refcmp::{
+    barrier_count, build_exe, call_reqs, cases, compile, difference, lower_poll_limits, merged,
+    order_violations, run, weaker_than_kernel, HIGH_LIMIT, LOW_LIMIT,
+};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+const DOC: &str = "docs/trace-oracle.md";
+const WEAKER: &str = "weaker-than-kernel";
+const KERNEL: &str = "kernel-unordered";
+
+/// The lines for one example of a marked block of docs/trace-oracle.md
+/// (`<!-- NAME: begin -->` ... `<!-- NAME: end -->`).
+fn documented(block: &str, stem: &str) -> BTreeSet<String> {
+    let doc = std::fs::read_to_string(DOC).unwrap();
+    let (begin, end) = (
+        format!("<!-- {block}: begin -->"),
+        format!("<!-- {block}: end -->"),
+    );
+    let block = doc
+        .split_once(&begin)
+        .and_then(|(_, r)| r.split_once(&end))
+        .map(|(b, _)| b)
+        .unwrap_or_else(|| panic!("{DOC}: no `{begin}` ... `{end}` block"));
+    block
+        .lines()
+        .filter(|l| l.starts_with(&format!("{stem} ")))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A violation without its event numbers (they vary with the case).
+fn strip_events(v: &str) -> String {
+    let mut out = String::new();
+    let mut rest = v;
+    while let Some(at) = rest.find("event ") {
+        let digits = rest[at + 6..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .count();
+        if digits == 0 {
+            out += &rest[..at + 6];
+            rest = &rest[at + 6..];
+            continue;
+        }
+        let mut head = &rest[..at];
+        let mut tail = &rest[at + 6 + digits..];
+        if head.ends_with('(') && tail.starts_with(')') {
+            head = &head[..head.len() - 1];
+            tail = &tail[1..];
+        }
+        out += head;
+        rest = tail;
+    }
+    out += rest;
+    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    out.replace(" :", ":").replace("( ", "(").trim().to_string()
+}
+
+fn check_example(stem: &str) {
+    let path = format!("examples/{stem}.inv");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let prog = shootdown::load(&path, &src).unwrap();
+    let low = shootdown::load(&path, &lower_poll_limits(&src)).unwrap();
+    let mut failures = Vec::new();
+    let mut weaker: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
+    let mut kernel_unordered = BTreeSet::new();
+    let (mut ncases, mut naccess, mut ndiffer, mut noutside) = (0, 0, 0, 0);
+    let (mut gbar, mut rbar) = (0, 0);
+    for target in shootdown::output::default_targets(&prog) {
+        for (bi, build) in builds(stem, &src).iter().enumerate() {
+            for (never, p) in [(false, &prog), (true, &low)] {
+                let cases = cases(p, build, never);
+                if cases.is_empty() {
+                    continue;
+                }
+                if !never {
+                    eprintln!("{stem} {target} {:?}: {}", build.pins, build.why);
+                }
+                let (c, opts) = compile(p, target, &build.pins);
+                let asm = support::asm_text(&c, &opts);
+                let (limit, what) = if never {
+                    (LOW_LIMIT, "poll limits 4")
+                } else {
+                    (HIGH_LIMIT, "as generated")
+                };
+                let tag = format!("ref-{stem}-{target}-{bi}-{}", u8::from(never));
+                let exe = build_exe(p, stem, &c, &opts, build, &asm, limit, &tag)
+                    .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
+                let obs = run(p, &exe, build, &cases, Duration::from_secs(600))
+                    .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
+                let pins: Vec<String> = build
+                    .pins
+                    .iter()
+                    .map(|(n, v)| format!("--set {n}={v}"))
+                    .collect();
+                let pins = if pins.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}]", pins.join(" "))
+                };
+                for (case, r) in obs.cases {
+                    let sc = &build.scenarios[case.scenario];
+                    let input = &sc.inputs[case.input];
+                    let name = format!(
+                        "{stem} {target}{pins} {} ({}; {} instance(s), polls {:?}, {what}) vs {}",
+                        sc.name, input.label, case.count, case.poll, sc.kernel
+                    );
+                    ncases += 1;
+                    let (g, r) = match r {
+                        Ok(x) => x,
+                        Err(e) => {
+                            failures.push(format!("{name}: {e}"));
+                            continue;
+                        }
+                    };
+                    if let Some(why) = input.outside {
+                        noutside += 1;
+                        eprintln!("not run against the kernel, {name}: {why}");
+                    }
+                    // With no instance there is nothing to differ in.
+                    let untouched = g.memory.is_empty()
+                        && !g.events.iter().any(|e| {
+                            matches!(e, refcmp::Ev::Access { .. } | refcmp::Ev::Inval { .. })
+                        });
+                    // A generated run that touches nothing with instances
+                    // present (a -22 before any write) still has to differ.
+                    let silent = untouched && case.count == 0;
+                    let differs = input.differs.filter(|_| !silent);
+                    let d = if input.outside.is_some() {
+                        None
+                    } else {
+                        difference(p, &g, &r)
+                    };
+                    match (differs, d) {
+                        (None, Some(d)) => {
+                            failures.push(format!("{name}:\n{d}"));
+                            continue;
+                        }
+                        (Some(why), None) => {
+                            failures.push(format!(
+                                "{name}: expected to differ from the kernel ({why}), but agrees"
+                            ));
+                            continue;
+                        }
+                        (Some(why), Some(d)) => {
+                            ndiffer += 1;
+                            eprintln!("as documented, {name} differs: {why}:\n  {}", d.trim());
+                        }
+                        (None, None) => {
+                            naccess += g
+                                .events
+                                .iter()
+                                .filter(|e| {
+                                    matches!(
+                                        e,
+                                        refcmp::Ev::Access { .. } | refcmp::Ev::Inval { .. }
+                                    )
+                                })
+                                .count();
+                            // Without an access, no ordering matters.
+                            if !untouched && input.outside.is_none() {
+                                for w in weaker_than_kernel(p, target, &g, &r) {
+                                    weaker
+                                        .entry(format!("{stem} {target}: {w}"))
+                                        .or_default()
+                                        .insert(sc.name);
+                                }
+                            }
+                        }
+                    }
+                    let reqs = call_reqs(p, sc);
+                    let v = order_violations(p, target, &g, &reqs, &exe.insns);
+                    if !v.is_empty() {
+                        failures.push(format!(
+                            "{name}: the generated code misses a required ordering:\n  {}",
+                            v.join("\n  ")
+                        ));
+                    }
+                    let kernel_ran = input.outside.is_none();
+                    for v in order_violations(p, target, &r, &[merged(&reqs)], &exe.insns)
+                        .into_iter()
+                        .filter(|_| kernel_ran)
+                    {
+                        kernel_unordered.insert(format!(
+                            "{stem} {target} {}: {}",
+                            sc.name,
+                            strip_events(&v)
+                        ));
+                    }
+                    gbar += barrier_count(&g);
+                    rbar += barrier_count(&r);
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{stem}: {ncases} cases against the kernel's code, {naccess} accesses and invalidates \
+         compared, {ndiffer} documented differences seen, {noutside} outside the kernel's domain; \
+         barriers executed: generated {gbar}, kernel {rbar}"
+    );
+    for k in &kernel_unordered {
+        eprintln!("the kernel's code crosses no barrier our table accepts: {k}");
+    }
+    eprintln!("where the generated code fences less than the kernel:");
+    for (w, scenarios) in &weaker {
+        let s: Vec<&str> = scenarios.iter().copied().collect();
+        eprintln!("{w}\n    in: {}", s.join(" | "));
+    }
+    let weaker: BTreeSet<String> = weaker.into_keys().collect();
+    assert!(
+        failures.is_empty(),
+        "{stem}: {} of {ncases} cases fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(ncases > 0, "{stem}: nothing compared");
+    for (block, seen, what) in [
+        (
+            WEAKER,
+            &weaker,
+            "where the generated code fences less than the kernel",
+        ),
+        (
+            KERNEL,
+            &kernel_unordered,
+            "where the kernel's code misses an ordering of our model",
+        ),
+    ] {
+        let doc = documented(block, stem);
+        let new: Vec<&String> = seen.difference(&doc).collect();
+        let stale: Vec<&String> = doc.difference(seen).collect();
+        assert!(
+            new.is_empty() && stale.is_empty(),
+            "{DOC} lists {what} (block `{block}`); for {stem}\n\
+             not listed there:\n{}\nlisted but not seen:\n{}",
+            new.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            stale
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
+
+#[test]
+fn npu2_atsd() {
+    check_example("npu2_atsd");
+}
+
+#[test]
+fn npu2_tce_kill() {
+    check_example("npu2_tce_kill");
+}
+
+#[test]
+fn arm_smmu() {
+    check_example("arm_smmu");
+}
+
+#[test]
+fn arm64_tlb_range() {
+    check_example("arm64_tlb_range");
+}
+
+#[test]
+fn vtd_iotlb() {
+    check_example("vtd_iotlb");
+}
+
+#[test]
+fn e6500_tcd_lock() {
+    check_example("e6500_tcd_lock");
+}
