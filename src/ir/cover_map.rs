@@ -60,10 +60,7 @@ pub fn granule_name(e: &Granule) -> String {
 fn uses(e: &Expr, f: &dyn Fn(Binding) -> bool) -> bool {
     match e {
         Expr::Binding(b) => f(*b),
-        Expr::Const(_) | Expr::Param(_) | Expr::Local(_) => false,
-        Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => uses(a, f) || uses(b, f),
-        Expr::Not(a) | Expr::Insert { value: a, .. } => uses(a, f),
-        Expr::Call(_, args) => args.iter().any(|a| uses(a, f)),
+        _ => e.children().into_iter().any(|c| uses(c, f)),
     }
 }
 

@@ -346,6 +346,17 @@ impl Expr {
         }
     }
 
+    /// The operands of this node (none for leaves): for traversals that
+    /// only look, so a new node kind is handled in one place.
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Binding(_) => Vec::new(),
+            Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => vec![a, b],
+            Expr::Not(a) | Expr::Insert { value: a, .. } => vec![a],
+            Expr::Call(_, args) => args.iter().collect(),
+        }
+    }
+
     /// Does the value change from one loop iteration to the next?
     pub fn uses_locals(&self) -> bool {
         match self {

@@ -129,6 +129,15 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
     Ok(b.f)
 }
 
+/// What a poll compares and how it gives up.
+struct Poll<'a> {
+    op: PollOp,
+    want: Operand,
+    limit: u64,
+    fail: i64,
+    fail_barrier: Option<&'a str>,
+}
+
 struct Builder<'a> {
     prog: &'a Program,
     target: Target,
@@ -368,6 +377,61 @@ impl Builder<'_> {
         v
     }
 
+    /// A bounded poll of a register or of memory: `load` builds the read
+    /// into a fresh register (attributed to IR operation `id`), `mask`
+    /// selects the field; `limit` reads, then the failure return (after
+    /// the completion barrier `passes::exits` gave it).
+    fn poll_loop(
+        &mut self,
+        id: crate::ir::OpId,
+        load: &dyn Fn(VReg) -> Inst,
+        mask: Option<u64>,
+        p: &Poll,
+    ) {
+        let (top, done) = (self.label(), self.label());
+        let n = self.vreg();
+        self.emit(Inst::Imm {
+            dst: n,
+            value: p.limit,
+        });
+        self.emit(Inst::Label(top));
+        let v = self.vreg();
+        self.emit_op(id, load(v));
+        let t = match mask {
+            None => v,
+            Some(m) => self.bin_imm(BinOp::And, v, m),
+        };
+        let cmp = match p.op {
+            PollOp::Eq => Cmp::Eq,
+            PollOp::Ne => Cmp::Ne,
+        };
+        self.emit(Inst::Branch {
+            cmp,
+            a: t,
+            b: p.want,
+            target: done,
+        });
+        self.emit(Inst::Bin {
+            op: BinOp::Sub,
+            dst: n,
+            a: n,
+            b: Operand::Imm(1),
+        });
+        self.emit(Inst::Branch {
+            cmp: Cmp::Ne,
+            a: n,
+            b: Operand::Imm(0),
+            target: top,
+        });
+        if let Some(b) = p.fail_barrier {
+            self.exit_barrier(b);
+        }
+        self.emit(Inst::Ret {
+            value: Operand::Imm(p.fail as u64),
+        });
+        self.emit(Inst::Label(done));
+    }
+
     /// Pointer parameter `ptr` plus a byte offset computed at run time.
     fn address(&mut self, ptr: usize, index: &Expr) -> VReg {
         let base = self.arg_of(&ArgKind::Param(ptr));
@@ -547,70 +611,28 @@ impl Builder<'_> {
                 let full = crate::ir::expr::field_mask(0, width);
                 // A run-time value is computed once, before the loop.
                 let want = self.operand(value);
-                let (top, done) = (self.label(), self.label());
-                let n = self.vreg();
-                self.emit(Inst::Imm {
-                    dst: n,
-                    value: *limit,
-                });
-                self.emit(Inst::Label(top));
-                let v = self.vreg();
-                self.emit_op(
-                    access.id,
-                    Inst::Load {
-                        dst: v,
-                        base,
-                        offset,
-                        width,
-                        swap,
-                        kind: MemKind::Device {
-                            dev: access.dev,
-                            reg: access.reg,
-                            op: access.id,
-                        },
-                    },
-                );
-                let t = if *mask & full == full {
-                    v
-                } else {
-                    let t = self.vreg();
-                    self.emit(Inst::Bin {
-                        op: BinOp::And,
-                        dst: t,
-                        a: v,
-                        b: Operand::Imm(*mask),
-                    });
-                    t
+                let mask = (*mask & full != full).then_some(*mask);
+                let kind = MemKind::Device {
+                    dev: access.dev,
+                    reg: access.reg,
+                    op: access.id,
                 };
-                let cmp = match op {
-                    PollOp::Eq => Cmp::Eq,
-                    PollOp::Ne => Cmp::Ne,
+                let load = |dst| Inst::Load {
+                    dst,
+                    base,
+                    offset,
+                    width,
+                    swap,
+                    kind,
                 };
-                self.emit(Inst::Branch {
-                    cmp,
-                    a: t,
-                    b: want,
-                    target: done,
-                });
-                self.emit(Inst::Bin {
-                    op: BinOp::Sub,
-                    dst: n,
-                    a: n,
-                    b: Operand::Imm(1),
-                });
-                self.emit(Inst::Branch {
-                    cmp: Cmp::Ne,
-                    a: n,
-                    b: Operand::Imm(0),
-                    target: top,
-                });
-                if let Some(b) = fail_barrier {
-                    self.exit_barrier(b);
-                }
-                self.emit(Inst::Ret {
-                    value: Operand::Imm(*fail as u64),
-                });
-                self.emit(Inst::Label(done));
+                let poll = Poll {
+                    op: *op,
+                    want,
+                    limit: *limit,
+                    fail: *fail,
+                    fail_barrier: fail_barrier.as_deref(),
+                };
+                self.poll_loop(access.id, &load, mask, &poll);
             }
             Stmt::Barrier { name, origin, .. } => {
                 self.origin = match origin {
@@ -827,54 +849,23 @@ impl Builder<'_> {
             } => {
                 let addr = self.address(*ptr, index);
                 let want = self.operand(value);
-                let (top, done) = (self.label(), self.label());
-                let n = self.vreg();
-                self.emit(Inst::Imm {
-                    dst: n,
-                    value: *limit,
-                });
-                self.emit(Inst::Label(top));
-                let v = self.vreg();
-                self.emit_op(
-                    id,
-                    Inst::Load {
-                        dst: v,
-                        base: addr,
-                        offset: 0,
-                        width: *width,
-                        swap: false,
-                        kind: MemKind::Normal,
-                    },
-                );
-                let cmp = match op {
-                    PollOp::Eq => Cmp::Eq,
-                    PollOp::Ne => Cmp::Ne,
+                let width = *width;
+                let load = |dst| Inst::Load {
+                    dst,
+                    base: addr,
+                    offset: 0,
+                    width,
+                    swap: false,
+                    kind: MemKind::Normal,
                 };
-                self.emit(Inst::Branch {
-                    cmp,
-                    a: v,
-                    b: want,
-                    target: done,
-                });
-                self.emit(Inst::Bin {
-                    op: BinOp::Sub,
-                    dst: n,
-                    a: n,
-                    b: Operand::Imm(1),
-                });
-                self.emit(Inst::Branch {
-                    cmp: Cmp::Ne,
-                    a: n,
-                    b: Operand::Imm(0),
-                    target: top,
-                });
-                if let Some(b) = fail_barrier {
-                    self.exit_barrier(b);
-                }
-                self.emit(Inst::Ret {
-                    value: Operand::Imm(*fail as u64),
-                });
-                self.emit(Inst::Label(done));
+                let poll = Poll {
+                    op: *op,
+                    want,
+                    limit: *limit,
+                    fail: *fail,
+                    fail_barrier: fail_barrier.as_deref(),
+                };
+                self.poll_loop(id, &load, None, &poll);
             }
             MemOp::Acquire {
                 mem,

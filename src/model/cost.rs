@@ -465,14 +465,10 @@ fn collect_params(e: &Expr, out: &mut Vec<usize>) {
                 out.push(*i)
             }
         }
-        Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => {
-            collect_params(a, out);
-            collect_params(b, out);
-        }
-        Expr::Call(_, args) => args.iter().for_each(|a| collect_params(a, out)),
-        Expr::Not(a) => collect_params(a, out),
-        Expr::Insert { value, .. } => collect_params(value, out),
-        Expr::Const(_) | Expr::Local(_) | Expr::Binding(_) => {}
+        _ => e
+            .children()
+            .into_iter()
+            .for_each(|c| collect_params(c, out)),
     }
 }
 

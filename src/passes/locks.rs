@@ -369,10 +369,7 @@ fn uses_local(e: &Expr, l: usize) -> bool {
     use crate::ir::expr::Expr as E;
     match e {
         E::Local(x) => *x == l,
-        E::Const(_) | E::Param(_) | E::Binding(_) => false,
-        E::Bin(_, a, b) | E::Cmp(_, a, b) => uses_local(a, l) || uses_local(b, l),
-        E::Not(a) | E::Insert { value: a, .. } => uses_local(a, l),
-        E::Call(_, args) => args.iter().any(|a| uses_local(a, l)),
+        _ => e.children().into_iter().any(|c| uses_local(c, l)),
     }
 }
 

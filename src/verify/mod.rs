@@ -62,17 +62,7 @@ fn roles(prog: &Program, seq: &crate::ir::Seq) -> Vec<Role> {
         use crate::ir::Expr;
         match e {
             Expr::Param(i) => out.push(*i),
-            Expr::Bin(_, a, b) => {
-                params(a, out);
-                params(b, out);
-            }
-            Expr::Cmp(_, a, b) => {
-                params(a, out);
-                params(b, out);
-            }
-            Expr::Call(_, args) => args.iter().for_each(|a| params(a, out)),
-            Expr::Not(a) | Expr::Insert { value: a, .. } => params(a, out),
-            Expr::Const(_) | Expr::Local(_) | Expr::Binding(_) => {}
+            _ => e.children().into_iter().for_each(|c| params(c, out)),
         }
     }
     let mut r = vec![Role::Other; seq.params.len()];
@@ -351,13 +341,10 @@ fn compared_constants(e: &crate::ir::Expr, out: &mut Vec<u64>) {
                 compared_constants(x, out);
             }
         }
-        Expr::Bin(_, a, b) => {
-            compared_constants(a, out);
-            compared_constants(b, out);
-        }
-        Expr::Not(a) | Expr::Insert { value: a, .. } => compared_constants(a, out),
-        Expr::Call(_, args) => args.iter().for_each(|a| compared_constants(a, out)),
-        Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Binding(_) => {}
+        _ => e
+            .children()
+            .into_iter()
+            .for_each(|c| compared_constants(c, out)),
     }
 }
 
