@@ -28,6 +28,8 @@ pub struct Options {
     pub spdx: Option<String>,
     /// Cover mode override and pinned thresholds.
     pub cover: crate::passes::cover::CoverConfig,
+    /// `--feature NAME=on|off` and `--feature-suffix`.
+    pub features: crate::features::Selection,
 }
 
 impl Default for Options {
@@ -38,6 +40,7 @@ impl Default for Options {
             prefix: String::new(),
             spdx: None,
             cover: Default::default(),
+            features: Default::default(),
         }
     }
 }
@@ -63,7 +66,13 @@ pub struct Compiled {
     pub funcs: Vec<MachFunc>,
 }
 
+/// The program as `opts` selects its features (see [`crate::features`]).
+pub fn resolve<'p>(prog: &'p Program, opts: &Options) -> std::borrow::Cow<'p, Program> {
+    crate::features::resolve(prog, &opts.features, opts.style)
+}
+
 pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compiled, Diag> {
+    let prog = &*resolve(prog, opts);
     crate::emit::names::check(prog, opts)?;
     let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
     let built = crate::par::map(&opt.seqs, |seq| compile_seq(&opt, seq, target, opts))?;
@@ -81,6 +90,7 @@ pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compile
 /// machine lines dropped, so a large spec never holds them all at once.
 /// The text is the same as rendering a [`Compiled`].
 pub fn compile_to_asm(prog: &Program, target: Target, opts: &Options) -> Result<String, Diag> {
+    let prog = &*resolve(prog, opts);
     let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
     let views = crate::par::map(&opt.seqs, |seq| {
         let (_, m) = compile_seq(&opt, seq, target, opts)?;

@@ -9,6 +9,7 @@ pub mod codegen;
 pub mod emit;
 #[cfg(feature = "emu")]
 pub mod emu;
+pub mod features;
 pub mod ir;
 pub mod lir;
 pub mod model;

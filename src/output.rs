@@ -71,6 +71,7 @@ pub fn plan_program(
     out_dir: &Path,
     opts: &Options,
 ) -> Result<Vec<Planned>, Diag> {
+    let prog = &*codegen::resolve(prog, opts);
     crate::emit::names::check(prog, opts)?;
     let name = &prog.source_name;
     let stem = stem(Path::new(name));

@@ -4,6 +4,9 @@
 /* {{ v.banner }} */
 {%- if v.linux %}
 #include <linux/linkage.h>
+{%- for i in v.includes %}
+#include <{{ i }}>
+{%- endfor %}
 {%- endif %}
 {%- if let Some(arch) = v.arch %}
 	.arch {{ arch }}

@@ -58,6 +58,16 @@
 {%- endfor %}
 {%- endif %}
 
+{%- if !features.is_empty() %}
+
+/* CPU features: bits of the `features` argument of the sequences that
+ * test them at run time (fixed ones with `gen --feature NAME=on|off`). */
+{%- for f in features %}
+/* {{ f.doc }} */
+#define {{ f.upper }} (1UL << {{ f.bit }})
+{%- endfor %}
+{%- endif %}
+
 {% if linux -%}
 #ifndef __ASSEMBLY__
 {%- else -%}

@@ -4,6 +4,9 @@
 /* {{ v.banner }} */
 {%- if v.linux %}
 #include <asm/ppc_asm.h>
+{%- for i in v.includes %}
+#include <{{ i }}>
+{%- endfor %}
 
 /*
  * _GLOBAL() gives the ELFv2 entry point or the ELFv1 function descriptor

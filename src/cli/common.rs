@@ -72,6 +72,56 @@ pub fn pair(s: &str) -> Result<(String, u64), String> {
     Ok((k.to_string(), v))
 }
 
+/// `--feature NAME=on|off`.
+pub fn feature_pair(s: &str) -> Result<(String, bool), String> {
+    let (k, v) = s.split_once('=').ok_or("expected NAME=on or NAME=off")?;
+    let k = k.trim();
+    if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!(
+            "`{k}` is not a feature name (expected NAME=on|off)"
+        ));
+    }
+    let on = match v.trim() {
+        "on" | "1" | "yes" => true,
+        "off" | "0" | "no" => false,
+        other => return Err(format!("`{other}` is not on or off")),
+    };
+    Ok((k.to_string(), on))
+}
+
+/// Every `--feature` must name a feature one of the specs declares, and
+/// only once.
+pub fn check_features(
+    io: &mut Io,
+    progs: &[&crate::ir::Program],
+    fixed: &[(String, bool)],
+) -> Result<(), Fail> {
+    for (i, (k, _)) in fixed.iter().enumerate() {
+        if fixed[..i].iter().any(|(p, _)| p == k) {
+            return Err(usage(io, format!("--feature {k}=... given twice")));
+        }
+        if !progs
+            .iter()
+            .any(|p| p.features.iter().any(|f| &f.name == k))
+        {
+            let known: Vec<&str> = progs
+                .iter()
+                .flat_map(|p| p.features.iter().map(|f| f.name.as_str()))
+                .collect();
+            let what = if known.is_empty() {
+                "the spec declares no `feature`".to_string()
+            } else {
+                format!("features: {}", known.join(", "))
+            };
+            return Err(usage(
+                io,
+                format!("--feature {k}=...: no feature named `{k}` ({what})"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A pass list as `--passes` takes it, and its text.
 #[derive(Clone, Debug)]
 pub struct PassList(pub Vec<passes::Pass>, pub String);
@@ -379,6 +429,14 @@ pub struct CodeOpts {
     /// Force every `cover` to one mode: single, exact or auto.
     #[arg(long)]
     mode: Option<ModeArg>,
+    /// Fix a CPU feature at generation time, `NAME=on` or `NAME=off`:
+    /// code specialized for it, with no run-time test (repeatable).
+    #[arg(long = "feature", value_name = "NAME=on|off", value_parser = feature_pair)]
+    pub features: Vec<(String, bool)>,
+    /// Name each sequence specialized by `--feature` after it: `_NAME`
+    /// (on) or `_noNAME` (off) per fixed feature it tests.
+    #[arg(long)]
+    feature_suffix: bool,
 }
 
 pub fn options(c: &CodeOpts) -> Options {
@@ -399,6 +457,10 @@ pub fn options(c: &CodeOpts) -> Options {
             }),
             pins: c.sets.clone(),
         },
+        features: crate::features::Selection {
+            fixed: c.features.clone(),
+            suffix: c.feature_suffix,
+        },
     }
 }
 
@@ -411,6 +473,10 @@ pub fn load_checked(
 ) -> Result<crate::ir::Program, Fail> {
     let prog = crate::load(name, src).map_err(|d| report(io, name, src, &d))?;
     check_pins(io, &prog, &opts.cover.pins)?;
+    check_features(io, &[&prog], &opts.features.fixed)?;
+    // Callers use the program as the options select its features (the
+    // interpreter, `trace --arg`, the header all see the same parameters).
+    let prog = crate::codegen::resolve(&prog, opts).into_owned();
     Ok(prog)
 }
 

@@ -98,6 +98,7 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         }
     }
     no_repeats(io, "--set", &opts.cover.pins)?;
+    check_features(io, &progs.iter().collect::<Vec<_>>(), &opts.features.fixed)?;
     if let Some(d) = a.depfile {
         planned.push(output::Planned {
             content: output::depfile(&deps),

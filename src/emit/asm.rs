@@ -10,6 +10,8 @@ pub struct FuncView {
     /// Every line preceded by a newline (one string: large specs have
     /// millions of lines).
     pub body: String,
+    /// Kernel headers its patched feature tests need (`--style linux`).
+    pub includes: Vec<&'static str>,
 }
 
 /// Render a file template into a string sized for it up front: the bodies
@@ -34,6 +36,8 @@ pub struct FileView<'a> {
     pub funcs: Vec<FuncView>,
     /// `.arch`/`.machine` level the functions need, if any.
     pub arch: Option<&'static str>,
+    /// Kernel headers for the kernel's patching of feature tests.
+    pub includes: Vec<&'static str>,
 }
 
 /// Function body lines, each preceded by a newline: a comment whenever
@@ -76,7 +80,27 @@ pub fn view(f: &MachFunc) -> FuncView {
     FuncView {
         symbol: f.symbol.clone(),
         body: body(f),
+        includes: includes(f),
     }
+}
+
+/// Headers that define the patching macros and capability numbers of the
+/// feature tests in `f` (see `crate::features`).
+fn includes(f: &MachFunc) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for l in &f.lines {
+        let t = l.text.as_str();
+        if t.starts_with("alternative_if ") {
+            out.push("asm/alternative.h");
+        } else if t.starts_with("BEGIN_MMU_FTR_SECTION") {
+            out.extend(["asm/feature-fixups.h", "asm/mmu.h"]);
+        } else if t.starts_with("BEGIN_FTR_SECTION") {
+            out.extend(["asm/feature-fixups.h", "asm/cputable.h"]);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// The `.S` file around functions already rendered by [`view`], with the
@@ -89,7 +113,14 @@ pub fn render_views(
 ) -> String {
     let banner = crate::emit::banner(source_name, &format!(" for {target}"));
     let arch = funcs.iter().filter_map(|(_, a)| *a).max();
+    let mut includes: Vec<&'static str> = funcs
+        .iter()
+        .flat_map(|(f, _)| f.includes.iter().copied())
+        .collect();
+    includes.sort_unstable();
+    includes.dedup();
     let view = FileView {
+        includes,
         banner,
         spdx: opts.spdx.as_deref(),
         linux: opts.style == Style::Linux,

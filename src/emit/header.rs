@@ -61,7 +61,15 @@ struct Header<'a> {
     u64: &'static str,
     devices: Vec<DevView>,
     thresholds: Vec<ThresholdView>,
+    features: Vec<FeatureView>,
     prototypes: Vec<Proto>,
+}
+
+/// A bit of the feature word (`features` argument).
+struct FeatureView {
+    upper: String,
+    bit: usize,
+    doc: String,
 }
 
 fn c_ident(s: &str) -> String {
@@ -275,6 +283,9 @@ pub fn prototype(prog: &Program, seq: &crate::ir::Seq, symbol: &str, linux: bool
 }
 
 pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
+    // Prototypes as the code is built (the feature word goes when every
+    // feature is fixed or patched).
+    let prog = &*crate::codegen::resolve(prog, opts);
     let linux = opts.style == Style::Linux;
     let (cast, u64t) = if linux {
         ("(u64)", "u64")
@@ -398,8 +409,33 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
             },
         })
         .collect();
+    let features = prog
+        .features
+        .iter()
+        .enumerate()
+        .map(|(bit, f)| FeatureView {
+            upper: format!(
+                "{}{}_FEATURE_{}",
+                opts.prefix.to_ascii_uppercase(),
+                c_ident(stem).to_ascii_uppercase(),
+                c_ident(&f.name).to_ascii_uppercase()
+            ),
+            bit,
+            doc: match (&f.cap, linux) {
+                (Some(c), true) => format!(
+                    "feature {}: kernel capability {c}, selected by the kernel's boot-time patching",
+                    f.name
+                ),
+                (Some(c), false) => {
+                    format!("feature {} (kernel capability {c})", f.name)
+                }
+                (None, _) => format!("feature {}", f.name),
+            },
+        })
+        .collect();
     let mut text = Header {
         thresholds,
+        features,
         banner: crate::emit::banner(&prog.source_name, ""),
         spdx: opts.spdx.as_deref(),
         guard: guard(stem),

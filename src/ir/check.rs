@@ -98,6 +98,8 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         thresholds.push((n.name.clone(), *v));
     }
 
+    let features = check_features(spec)?;
+
     let mut seqs: Vec<Seq> = Vec::new();
     let mut seq_ids: FxHashMap<&str, usize> = FxHashMap::default();
     let mut next_op = 0u32;
@@ -174,8 +176,11 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             pending: Vec::new(),
             status: None,
             void: s.void,
+            features: &features,
+            feature_word: None,
         };
         let body = cx.block(&s.body)?;
+        let feature_word = cx.feature_word;
         let status = cx.status;
         let locals = std::mem::take(&mut cx.locals);
         let orders = std::mem::take(&mut cx.orders);
@@ -183,6 +188,24 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         used.sort_unstable();
         used.dedup();
         check_c_params(&devices, &used, s)?;
+        if let Some(w) = feature_word {
+            // The feature word is the last argument (README, "CPU features
+            // and errata"); `verify`, `trace --arg features=...` and the
+            // header treat it as the parameter it is.
+            if let Some(p) = s.params.iter().find(|p| p.name.name == "features") {
+                return Err(Diag::new(
+                    p.name.span,
+                    "a sequence that tests `feature`s takes the feature word as its parameter `features`",
+                )
+                .label("name taken")
+                .help("rename this parameter"));
+            }
+            debug_assert_eq!(w, params.len());
+            params.push("features".to_string());
+            ptrs.push(None);
+            private.push(false);
+            ctypes.push(Some("unsigned long"));
+        }
         let mut seq = Seq {
             name: s.name.name.clone(),
             span: s.name.span,
@@ -197,6 +220,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             ctypes,
             void: s.void,
             status,
+            feature_word,
             notes: Vec::new(),
         };
         seq.edges = order::required_edges(&devices, &seq.body, &seq.orders);
@@ -213,8 +237,48 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         devices,
         granules,
         thresholds,
+        features,
         seqs,
     })
+}
+
+/// At most 64: each is one bit of the feature word.
+fn check_features(spec: &ast::Spec) -> Result<Vec<Feature>, Diag> {
+    let mut out: Vec<Feature> = Vec::new();
+    for f in &spec.features {
+        if let Some(prev) = out.iter().find(|p| p.name == f.name.name) {
+            return Err(Diag::new(
+                f.name.span,
+                format!("feature `{}` declared twice", f.name.name),
+            )
+            .label("second declaration")
+            .related(prev.span, "first declared here"));
+        }
+        if out.len() == 64 {
+            return Err(Diag::new(f.name.span, "more than 64 features")
+                .label("the 65th")
+                .help("each feature is one bit of a 64-bit feature word"));
+        }
+        if let Some(c) = &f.cap {
+            if crate::features::patching_of(&c.name).is_none() {
+                return Err(Diag::new(
+                    c.span,
+                    format!(
+                        "`{}` is not a kernel capability shootdown can patch",
+                        c.name
+                    ),
+                )
+                .label("unknown kind of capability")
+                .help(crate::features::CAPABILITY_HELP));
+            }
+        }
+        out.push(Feature {
+            name: f.name.name.clone(),
+            span: f.name.span,
+            cap: f.cap.as_ref().map(|c| c.name.clone()),
+        });
+    }
+    Ok(out)
 }
 
 /// The C prototype's parameters: each device's base (and `DEV_count` for
@@ -723,6 +787,10 @@ struct SeqCx<'a> {
     /// The `acquire ... held` status local.
     status: Option<usize>,
     void: bool,
+    features: &'a [Feature],
+    /// Set at the first `feature NAME`: the index the feature word
+    /// parameter will have (after the declared ones).
+    feature_word: Option<usize>,
 }
 
 impl SeqCx<'_> {
@@ -1660,6 +1728,20 @@ impl SeqCx<'_> {
                     return Err(d);
                 }
             },
+            ast::Expr::Feature(n) => {
+                let Some(i) = self.features.iter().position(|f| f.name == n.name) else {
+                    let mut d = Diag::new(n.span, format!("unknown feature `{}`", n.name))
+                        .label("not declared")
+                        .help("declare it at the top level: `feature NAME` or `feature NAME = KERNEL_CAPABILITY`");
+                    if let Some(s) = closest(&n.name, self.features.iter().map(|f| f.name.as_str()))
+                    {
+                        d = d.help(format!("did you mean `{s}`?"));
+                    }
+                    return Err(d);
+                };
+                let w = *self.feature_word.get_or_insert(self.params.len());
+                crate::features::test_bit(w, i)
+            }
             ast::Expr::Binding(b) => {
                 if self.in_cover.is_empty() {
                     return Err(Diag::new(

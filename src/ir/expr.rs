@@ -71,6 +71,11 @@ pub enum Expr {
     Cmp(Rel, Box<Expr>, Box<Expr>),
     /// A built-in function of one or two values.
     Call(Func, Vec<Expr>),
+    /// Feature `i` as the kernel's boot-time patching selects it (only in
+    /// the branch that picks a sequence's variant; see
+    /// [`crate::features`]). Unpatched code takes the path without it,
+    /// so its value before patching is 0.
+    Feature(usize),
 }
 
 /// Unsigned comparisons.
@@ -334,7 +339,7 @@ impl Expr {
         match self {
             Expr::Const(v) => *v,
             Expr::Param(i) => params.get(*i).copied().unwrap_or(0),
-            Expr::Local(_) | Expr::Binding(_) => 0,
+            Expr::Local(_) | Expr::Binding(_) | Expr::Feature(_) => 0,
             Expr::Bin(op, a, b) => op.apply(a.eval(params), b.eval(params)),
             Expr::Not(a) => !a.eval(params),
             Expr::Insert {
@@ -350,7 +355,11 @@ impl Expr {
     /// only look, so a new node kind is handled in one place.
     pub fn children(&self) -> Vec<&Expr> {
         match self {
-            Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Binding(_) => Vec::new(),
+            Expr::Const(_)
+            | Expr::Param(_)
+            | Expr::Local(_)
+            | Expr::Binding(_)
+            | Expr::Feature(_) => Vec::new(),
             Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => vec![a, b],
             Expr::Not(a) | Expr::Insert { value: a, .. } => vec![a],
             Expr::Call(_, args) => args.iter().collect(),
@@ -361,7 +370,7 @@ impl Expr {
     pub fn uses_locals(&self) -> bool {
         match self {
             Expr::Local(_) => true,
-            Expr::Const(_) | Expr::Param(_) | Expr::Binding(_) => false,
+            Expr::Const(_) | Expr::Param(_) | Expr::Binding(_) | Expr::Feature(_) => false,
             Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => a.uses_locals() || b.uses_locals(),
             Expr::Not(a) | Expr::Insert { value: a, .. } => a.uses_locals(),
             Expr::Call(_, args) => args.iter().any(Expr::uses_locals),
@@ -374,7 +383,7 @@ impl Expr {
             Expr::Const(v) => *v,
             Expr::Param(i) => params.get(*i).copied().unwrap_or(0),
             Expr::Local(i) => locals.get(*i).copied().unwrap_or(0),
-            Expr::Binding(_) => 0,
+            Expr::Binding(_) | Expr::Feature(_) => 0,
             Expr::Bin(op, a, b) => {
                 op.apply(a.eval_with(params, locals), b.eval_with(params, locals))
             }
@@ -398,7 +407,7 @@ impl Expr {
     pub fn bind(&self, f: &dyn Fn(Binding) -> Expr) -> Expr {
         match self {
             Expr::Binding(b) => f(*b),
-            Expr::Const(_) | Expr::Param(_) | Expr::Local(_) => self.clone(),
+            Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Feature(_) => self.clone(),
             Expr::Bin(op, a, b) => Expr::bin(*op, a.bind(f), b.bind(f)),
             Expr::Not(a) => Expr::bit_not(a.bind(f)),
             Expr::Insert {
@@ -411,10 +420,34 @@ impl Expr {
         }
     }
 
+    /// Rebuild with `f` applied where it returns a replacement (checked
+    /// before descending), refolding constants on the way up.
+    pub fn subst(&self, f: &dyn Fn(&Expr) -> Option<Expr>) -> Expr {
+        if let Some(e) = f(self) {
+            return e;
+        }
+        match self {
+            Expr::Const(_)
+            | Expr::Param(_)
+            | Expr::Local(_)
+            | Expr::Binding(_)
+            | Expr::Feature(_) => self.clone(),
+            Expr::Bin(op, a, b) => Expr::bin(*op, a.subst(f), b.subst(f)),
+            Expr::Not(a) => Expr::bit_not(a.subst(f)),
+            Expr::Insert {
+                value,
+                shift,
+                width,
+            } => Expr::insert(value.subst(f), *shift, *width),
+            Expr::Cmp(rel, a, b) => Expr::cmp(*rel, a.subst(f), b.subst(f)),
+            Expr::Call(func, args) => Expr::call(*func, args.iter().map(|a| a.subst(f)).collect()),
+        }
+    }
+
     pub fn uses_binding(&self) -> bool {
         match self {
             Expr::Binding(_) => true,
-            Expr::Const(_) | Expr::Param(_) | Expr::Local(_) => false,
+            Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Feature(_) => false,
             Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => a.uses_binding() || b.uses_binding(),
             Expr::Not(a) | Expr::Insert { value: a, .. } => a.uses_binding(),
             Expr::Call(_, args) => args.iter().any(Expr::uses_binding),
@@ -440,6 +473,7 @@ impl fmt::Display for ExprDisplay<'_> {
                 None => write!(f, "arg{i}"),
             },
             Expr::Local(i) => write!(f, "local{i}"),
+            Expr::Feature(i) => write!(f, "patched_feature{i}"),
             Expr::Binding(Binding::RegBits(_)) => f.write_str("$bits"),
             Expr::Binding(b) => write!(f, "${}", format!("{b:?}").to_lowercase()),
             Expr::Bin(op, a, b) => write!(

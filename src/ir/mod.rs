@@ -38,7 +38,20 @@ pub struct Program {
     pub granules: Vec<GranuleSet>,
     /// Thresholds pinned in the spec (`threshold NAME = VALUE`).
     pub thresholds: Vec<(String, u64)>,
+    /// `feature` declarations; bit `i` of a sequence's feature word is
+    /// `features[i]`.
+    pub features: Vec<Feature>,
     pub seqs: Vec<Seq>,
+}
+
+/// A CPU feature or erratum (see [`crate::features`] for how code that
+/// depends on one is selected).
+#[derive(Clone, Debug)]
+pub struct Feature {
+    pub name: String,
+    pub span: Span,
+    /// The kernel capability it stands for, if the spec names one.
+    pub cap: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,6 +182,9 @@ pub struct Seq {
     pub ctypes: Vec<Option<&'static str>>,
     /// `-> void`: the C prototype returns nothing.
     pub void: bool,
+    /// The parameter holding the feature word (`features`, appended to
+    /// the declared ones) when the sequence tests features at run time.
+    pub feature_word: Option<usize>,
     /// The local holding an `acquire ... held CODE` status (0 = taken,
     /// CODE = already held by this owner): what the sequence returns when
     /// it runs off its end.
@@ -571,6 +587,67 @@ impl Program {
         }
         s
     }
+}
+
+/// [`walk`] with mutable access.
+pub fn walk_mut(body: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
+    for s in body {
+        f(s);
+        match s {
+            Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
+                walk_mut(body, f)
+            }
+            Stmt::If { then_, else_, .. } => {
+                walk_mut(then_, f);
+                walk_mut(else_, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Apply `f` to every expression of the statements.
+pub fn map_exprs(body: &mut [Stmt], f: &dyn Fn(&Expr) -> Expr) {
+    walk_mut(body, &mut |s| match s {
+        Stmt::Write { value, .. } | Stmt::Return { value, .. } | Stmt::Poll { value, .. } => {
+            *value = f(value)
+        }
+        Stmt::Range {
+            start, size, step, ..
+        } => {
+            *start = f(start);
+            *size = f(size);
+            *step = f(step);
+        }
+        Stmt::Cover { start, size, .. } => {
+            *start = f(start);
+            *size = f(size);
+        }
+        Stmt::If { cond, .. } => {
+            cond.a = f(&cond.a);
+            cond.b = f(&cond.b);
+        }
+        Stmt::Invalidate { operands, .. } => {
+            for o in operands {
+                *o = f(o);
+            }
+        }
+        Stmt::Mem { op, .. } => match op {
+            MemOp::Store { value, .. } => *value = f(value),
+            MemOp::LoadAt { index, .. } => *index = f(index),
+            MemOp::StoreAt { index, value, .. } | MemOp::Poll { index, value, .. } => {
+                *index = f(index);
+                *value = f(value);
+            }
+            MemOp::Acquire {
+                value: LockValue::Owner(e),
+                ..
+            } => *e = f(e),
+            MemOp::Release { cond: Some(c), .. } => *c = f(c),
+            _ => {}
+        },
+        _ => {}
+    });
 }
 
 /// Visit every statement, depth first, in program order.

@@ -180,7 +180,7 @@ fn invariant_parts<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
         }
         Expr::Call(_, args) => args.iter().for_each(|a| invariant_parts(a, f)),
         Expr::Not(a) | Expr::Insert { value: a, .. } => invariant_parts(a, f),
-        Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Binding(_) => {}
+        Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Binding(_) | Expr::Feature(_) => {}
     }
 }
 
@@ -205,6 +205,17 @@ impl Builder<'_> {
         self.f.nvregs += 1;
         v
     }
+    /// The capability of a dispatch on a patched feature (see
+    /// `crate::features`): `Feature(i) != 0`.
+    fn patched_cap(&self, cond: &crate::ir::Cond) -> Option<String> {
+        match (&cond.a, cond.cmp, cond.b.as_const()) {
+            (Expr::Feature(i), crate::lir::Cmp::Ne, Some(0)) => {
+                self.prog.features.get(*i)?.cap.clone()
+            }
+            _ => None,
+        }
+    }
+
     fn label(&mut self) -> LabelId {
         let l = self.f.nlabels;
         self.f.nlabels += 1;
@@ -304,8 +315,10 @@ impl Builder<'_> {
         }
         let v = match e {
             Expr::Local(_) => unreachable!("handled above"),
-            // The cover pass replaces every binding before lowering.
-            Expr::Binding(_) => {
+            // The cover pass replaces every binding before lowering; a
+            // patched feature is only ever a dispatch condition (handled
+            // at the `if`), whose unpatched value is 0.
+            Expr::Binding(_) | Expr::Feature(_) => {
                 let d = self.vreg();
                 self.emit(Inst::Imm { dst: d, value: 0 });
                 d
@@ -688,6 +701,27 @@ impl Builder<'_> {
                     *span,
                     "internal error: cover reached lowering unexpanded",
                 ));
+            }
+            Stmt::If { cond, then_, else_ } if self.patched_cap(cond).is_some() => {
+                // The kernel patches the `nop` into a branch to the arm
+                // with the feature; unpatched code runs the arm without.
+                let cap = self.patched_cap(cond).unwrap_or_default();
+                let (on, end) = (self.label(), self.label());
+                self.emit(Inst::FeatureJump { cap, target: on });
+                let saved = self.scope();
+                for st in else_ {
+                    self.hoist_values(st);
+                    self.stmt(st)?;
+                }
+                self.unscope(saved);
+                self.emit(Inst::Jump(end));
+                self.emit(Inst::Label(on));
+                for st in then_ {
+                    self.hoist_values(st);
+                    self.stmt(st)?;
+                }
+                self.unscope(saved);
+                self.emit(Inst::Label(end));
             }
             Stmt::If { cond, then_, else_ } => {
                 let a = self.expr(&cond.a);

@@ -194,6 +194,13 @@ pub enum Inst {
     Ret {
         value: Operand,
     },
+    /// Go to `target` when the CPU has kernel capability `cap`, by the
+    /// kernel's boot-time patching (arm64 alternatives, POWER feature
+    /// sections): unpatched, a `nop` that falls through.
+    FeatureJump {
+        cap: String,
+        target: LabelId,
+    },
 }
 
 impl Inst {
@@ -245,7 +252,9 @@ impl Inst {
     /// The label a jump or branch may go to.
     pub fn branch_target(&self) -> Option<LabelId> {
         match self {
-            Inst::Jump(t) | Inst::Branch { target: t, .. } => Some(*t),
+            Inst::Jump(t)
+            | Inst::Branch { target: t, .. }
+            | Inst::FeatureJump { target: t, .. } => Some(*t),
             Inst::StoreCond { retry, .. } => Some(*retry),
             _ => None,
         }

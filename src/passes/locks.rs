@@ -27,7 +27,7 @@
 
 use crate::ir::expr::Expr;
 use crate::ir::order::Class;
-use crate::ir::{MemOp, MemRef, Origin, Program, ReleaseOrder, Seq, Stmt};
+use crate::ir::{map_exprs, walk_mut, MemOp, MemRef, Origin, Program, ReleaseOrder, Seq, Stmt};
 use crate::target::Target;
 
 /// The cheapest barrier of `target`'s table that orders every pair.
@@ -107,22 +107,6 @@ fn mem_text(seq: &Seq, m: &MemRef) -> String {
     )
 }
 
-fn walk_mut(body: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
-    for s in body {
-        f(s);
-        match s {
-            Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
-                walk_mut(body, f)
-            }
-            Stmt::If { then_, else_, .. } => {
-                walk_mut(then_, f);
-                walk_mut(else_, f);
-            }
-            _ => {}
-        }
-    }
-}
-
 /// `hoist-window`.
 pub fn hoist_window(prog: &Program, seq: &mut Seq, target: Target) {
     let mut notes = Vec::new();
@@ -174,7 +158,7 @@ fn subst(e: &Expr, from: usize, to: usize) -> Expr {
     use crate::ir::expr::Expr as E;
     match e {
         E::Local(l) if *l == from => E::Local(to),
-        E::Const(_) | E::Param(_) | E::Local(_) | E::Binding(_) => e.clone(),
+        E::Const(_) | E::Param(_) | E::Local(_) | E::Binding(_) | E::Feature(_) => e.clone(),
         E::Bin(op, a, b) => Expr::bin(*op, subst(a, from, to), subst(b, from, to)),
         E::Not(a) => Expr::bit_not(subst(a, from, to)),
         E::Insert {
@@ -185,48 +169,6 @@ fn subst(e: &Expr, from: usize, to: usize) -> Expr {
         E::Cmp(rel, a, b) => Expr::cmp(*rel, subst(a, from, to), subst(b, from, to)),
         E::Call(f, args) => Expr::call(*f, args.iter().map(|a| subst(a, from, to)).collect()),
     }
-}
-
-/// Apply `f` to every expression of the statements.
-fn map_exprs(body: &mut [Stmt], f: &dyn Fn(&Expr) -> Expr) {
-    walk_mut(body, &mut |s| match s {
-        Stmt::Write { value, .. } | Stmt::Return { value, .. } => *value = f(value),
-        Stmt::Range {
-            start, size, step, ..
-        } => {
-            *start = f(start);
-            *size = f(size);
-            *step = f(step);
-        }
-        Stmt::Cover { start, size, .. } => {
-            *start = f(start);
-            *size = f(size);
-        }
-        Stmt::If { cond, .. } => {
-            cond.a = f(&cond.a);
-            cond.b = f(&cond.b);
-        }
-        Stmt::Invalidate { operands, .. } => {
-            for o in operands {
-                *o = f(o);
-            }
-        }
-        Stmt::Mem { op, .. } => match op {
-            MemOp::Store { value, .. } => *value = f(value),
-            MemOp::LoadAt { index, .. } => *index = f(index),
-            MemOp::StoreAt { index, value, .. } | MemOp::Poll { index, value, .. } => {
-                *index = f(index);
-                *value = f(value);
-            }
-            MemOp::Acquire {
-                value: crate::ir::LockValue::Owner(e),
-                ..
-            } => *e = f(e),
-            MemOp::Release { cond: Some(c), .. } => *c = f(c),
-            _ => {}
-        },
-        _ => {}
-    });
 }
 
 fn overlaps(a: &MemRef, b: &MemRef) -> bool {

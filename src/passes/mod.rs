@@ -120,9 +120,11 @@ pub fn run(
     let mut seqs = std::mem::take(&mut out.seqs);
     let ctx = out.clone();
     crate::par::each_mut(&mut seqs, |seq| {
-        passes
-            .iter()
-            .try_for_each(|p| run_one(&ctx, seq, target, *p))
+        // A sequence that tests features is optimized once per
+        // combination of them (see `crate::features`).
+        crate::features::split_optimize(&ctx, seq, &|v| {
+            passes.iter().try_for_each(|p| run_one(&ctx, v, target, *p))
+        })
     })?;
     out.seqs = seqs;
     Ok(out)

@@ -17,7 +17,19 @@ pub struct Spec {
     pub granules: Vec<Granules>,
     /// `threshold NAME = VALUE`: pinned strategy thresholds.
     pub thresholds: Vec<(Ident, u64)>,
+    /// `feature NAME [= CAPABILITY]`: CPU features and errata.
+    pub features: Vec<FeatureDecl>,
     pub seqs: Vec<Seq>,
+}
+
+/// `feature NAME [= CAPABILITY]`: a property of the CPU fixed at boot
+/// (an erratum, an ISA level). CAPABILITY names the kernel's own bit
+/// (`ARM64_WORKAROUND_REPEAT_TLBI`, `CPU_FTR_ARCH_31`) so that
+/// `--style linux` code is patched by the kernel's alternatives.
+#[derive(Clone, Debug, Serialize)]
+pub struct FeatureDecl {
+    pub name: Ident,
+    pub cap: Option<Ident>,
 }
 
 /// `granules NAME [on DEV] { ... }`: what one invalidate can cover.
@@ -343,6 +355,8 @@ pub enum Expr {
     Name(Ident),
     /// `$addr`, `$bits`, `$size` inside a `cover` body.
     Binding(Ident),
+    /// `feature NAME`: 1 when the CPU has the feature, else 0.
+    Feature(Ident),
     Neg {
         inner: Box<Expr>,
         #[serde(skip)]
@@ -402,7 +416,7 @@ impl Expr {
             | Expr::Bin { span, .. }
             | Expr::Mem { span, .. }
             | Expr::Aggregate { span, .. } => *span,
-            Expr::Name(i) | Expr::Binding(i) => i.span,
+            Expr::Name(i) | Expr::Binding(i) | Expr::Feature(i) => i.span,
         }
     }
 }

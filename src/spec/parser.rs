@@ -164,6 +164,7 @@ impl<'a> Parser<'a> {
             devices: Vec::new(),
             granules: Vec::new(),
             thresholds: Vec::new(),
+            features: Vec::new(),
             seqs: Vec::new(),
         };
         loop {
@@ -195,6 +196,16 @@ impl<'a> Parser<'a> {
                 Tok::Ident("device") => spec.devices.push(self.device()?),
                 Tok::Ident("seq") => spec.seqs.push(self.seq()?),
                 Tok::Ident("granules") => spec.granules.push(self.granules()?),
+                Tok::Ident("feature") => {
+                    self.bump();
+                    let name = self.ident("a feature name")?;
+                    let cap = if self.eat(&Tok::Assign) {
+                        Some(self.ident("a kernel capability (e.g. ARM64_WORKAROUND_REPEAT_TLBI)")?)
+                    } else {
+                        None
+                    };
+                    spec.features.push(FeatureDecl { name, cap });
+                }
                 Tok::Ident("threshold") => {
                     self.bump();
                     let name = self.ident("a threshold name")?;
@@ -203,9 +214,9 @@ impl<'a> Parser<'a> {
                     spec.thresholds.push((name, v));
                 }
                 _ => {
-                    return Err(
-                        self.unexpected("`target`, `device`, `granules`, `threshold` or `seq`")
-                    )
+                    return Err(self.unexpected(
+                        "`target`, `device`, `granules`, `feature`, `threshold` or `seq`",
+                    ))
                 }
             }
         }
@@ -964,6 +975,14 @@ impl<'a> Parser<'a> {
                 Ok(Expr::Int { value, span: start })
             }
             Tok::Ident(_) if self.peek_at(1) == &Tok::LBracket => self.mem(),
+            Tok::Ident("feature") if matches!(self.peek_at(1), Tok::Ident(_)) => {
+                self.bump();
+                let name = self.ident("a feature name")?;
+                Ok(Expr::Feature(Ident {
+                    name: name.name,
+                    span: start.to(name.span),
+                }))
+            }
             Tok::Ident(name) if self.peek_at(1) == &Tok::LParen => {
                 self.bump();
                 self.bump();
@@ -1039,7 +1058,14 @@ fn start_span(a: Span, b: Span) -> Span {
 }
 
 /// Keywords that start a top-level item.
-const TOP_LEVEL: [&str; 5] = ["target", "device", "granules", "threshold", "seq"];
+const TOP_LEVEL: [&str; 6] = [
+    "target",
+    "device",
+    "granules",
+    "feature",
+    "threshold",
+    "seq",
+];
 
 /// Statements that issue a CPU invalidation instruction.
 fn is_invalidate_kw(s: &str) -> bool {

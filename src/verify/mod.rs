@@ -34,6 +34,8 @@ impl Report {
 /// Verify one spec for the given targets.
 pub fn verify(name: &str, src: &str, targets: &[Target], opts: &Options) -> Result<Report, Diag> {
     let prog = codegen::load(name, src)?;
+    // The meaning of the code under test: features fixed as `opts` says.
+    let prog = codegen::resolve(&prog, opts).into_owned();
     let mut report = Report::default();
     for &t in targets {
         let c = codegen::compile(&prog, t, opts)?;

@@ -30,6 +30,7 @@ pub fn options(passes: &str) -> Options {
         prefix: String::new(),
         spdx: None,
         cover: Default::default(),
+        features: Default::default(),
     }
 }
 

@@ -339,6 +339,14 @@ pub enum Insn {
     B {
         target: Label,
     },
+    /// `nop`, patched by the kernel into `b target` when the CPU has the
+    /// capability (`alternative_if CAP` ... `alternative_else_nop_endif`,
+    /// `<asm/alternative.h>`; the patcher rebases a branch that leaves
+    /// the alternative). Linux style only.
+    AltB {
+        cap: String,
+        target: Label,
+    },
     Ret,
     Dmb(BarrierOpt),
     Dsb(BarrierOpt),
@@ -572,6 +580,12 @@ impl Insn {
     /// GNU as syntax for this instruction (no leading indentation).
     pub fn text(&self, label_name: &dyn Fn(Label) -> String) -> String {
         let m = self.mnemonic();
+        if let Insn::AltB { cap, target } = self {
+            return format!(
+                "alternative_if {cap}\n\tb {}\nalternative_else_nop_endif",
+                label_name(*target)
+            );
+        }
         match *self {
             Insn::Movz { rd, imm: i, shift }
             | Insn::Movk { rd, imm: i, shift }
@@ -671,7 +685,7 @@ impl Insn {
             Insn::BCond { target, .. } | Insn::B { target } => {
                 format!("{m} {}", label_name(target))
             }
-            Insn::Ret | Insn::Isb | Insn::Nop => m.to_string(),
+            Insn::Ret | Insn::Isb | Insn::Nop | Insn::AltB { .. } => m.to_string(),
             Insn::Dmb(o) | Insn::Dsb(o) => format!("{m} {}", o.name()),
             Insn::Tlbi { op, rt } => match rt {
                 Some(r) => format!("tlbi {}, {}", op.name(), xr(r)),
@@ -728,7 +742,7 @@ impl Insn {
             Insn::Dmb(_) => "dmb",
             Insn::Dsb(_) => "dsb",
             Insn::Isb => "isb",
-            Insn::Nop => "nop",
+            Insn::Nop | Insn::AltB { .. } => "nop",
             Insn::Tlbi { .. } => "tlbi",
             Insn::Label(_) => "",
         }
@@ -1196,7 +1210,8 @@ fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
             BarrierOpt::Nshst => dynasm!(ops ; .arch aarch64 ; dsb nshst),
         },
         Insn::Isb => dynasm!(ops ; .arch aarch64 ; isb),
-        Insn::Nop => dynasm!(ops ; .arch aarch64 ; nop),
+        // Unpatched, the alternative is its default: a `nop`.
+        Insn::Nop | Insn::AltB { .. } => dynasm!(ops ; .arch aarch64 ; nop),
         Insn::Tlbi { op, rt } => emit_tlbi(ops, cx, op, rt)?,
         Insn::Label(l) => {
             let l = cx.label(l)?;

@@ -168,6 +168,19 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
             Inst::SpinHint => {}
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
+            Inst::FeatureJump { cap, target } => {
+                if crate::features::patching_of(cap)
+                    != Some(crate::features::Patching::Arm64Alternative)
+                {
+                    return Err(LowerError(format!(
+                        "`{cap}` is not an arm64 capability: aarch64 code is patched for `ARM64_*` cpucaps"
+                    )));
+                }
+                e(Insn::AltB {
+                    cap: cap.clone(),
+                    target: *target,
+                })
+            }
             Inst::Branch { cmp, a, b, target } => {
                 let rn = r(*a);
                 let target = *target;

@@ -133,6 +133,13 @@ pub enum Insn {
     Isync,
     Tlbsync,
     Nop,
+    /// `nop`, patched by the kernel into `b target` when the CPU has
+    /// capability `cap` (a feature section, `<asm/feature-fixups.h>`:
+    /// `BEGIN_FTR_SECTION nop FTR_SECTION_ELSE b target
+    /// ALT_FTR_SECTION_END_IFCLR(cap)`; `mmu`: the MMU_FTR_ form). The
+    /// patcher rebases a branch that leaves the alternative. Linux style
+    /// only.
+    FtrB { mmu: bool, cap: String, target: Label },
     Tlbie { rb: Reg, rs: Reg, ric: u8, prs: u8, r: u8 },
     Tlbiel { rb: Reg, rs: Reg, ric: u8, prs: u8, r: u8 },
     /// Pseudo: no bytes, defines a branch target.
@@ -452,7 +459,8 @@ impl Insn {
             Isync => po(19) | 150 << 1,
             Tlbsync => x_form(566, 0, 0, 0, 0),
             // Preferred no-op is ori 0,0,0 (D-form).
-            Nop => d_form(24, 0, 0, 0),
+            // Unpatched, the feature section holds its default: a `nop`.
+            Nop | FtrB { .. } => d_form(24, 0, 0, 0),
             Tlbie { rb: b, rs: s, ric, prs, r } => tlbi(306, b, s, ric, prs, r)?,
             Tlbiel { rb: b, rs: s, ric, prs, r } => tlbi(274, b, s, ric, prs, r)?,
             Label(_) => return Err(c.bad("Label is a pseudo-instruction with no encoding")),
@@ -561,6 +569,13 @@ impl Insn {
             Bc { bf, target, .. } => format!("{m} {bf},{}", label_name(*target)),
             Mtctr { rs: t } | Mfctr { rt: t } => format!("{m} {}", r(*t)),
             Blr | Eieio | Sync | Lwsync | Ptesync | Isync | Tlbsync | Nop => m.to_string(),
+            FtrB { mmu, cap, target } => {
+                let k = if *mmu { "MMU_" } else { "" };
+                format!(
+                    "BEGIN_{k}FTR_SECTION\n\tnop\n{k}FTR_SECTION_ELSE\n\tb {}\nALT_{k}FTR_SECTION_END_IFCLR({cap})",
+                    label_name(*target)
+                )
+            }
             Tlbie {
                 rb,
                 rs,
@@ -723,7 +738,7 @@ impl Insn {
             Ptesync => "ptesync",
             Isync => "isync",
             Tlbsync => "tlbsync",
-            Nop => "nop",
+            Nop | FtrB { .. } => "nop",
             Tlbie { .. } => "tlbie",
             Tlbiel { .. } => "tlbiel",
             Label(_) => "",

@@ -169,6 +169,23 @@ pub fn lower(f: &Func, alloc: &Allocation, _target: Target) -> Result<Lowered, L
             Inst::SpinHint => {}
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
+            Inst::FeatureJump { cap, target } => {
+                use crate::features::{patching_of, Patching};
+                let mmu = match patching_of(cap) {
+                    Some(Patching::PowerCpuFtr) => false,
+                    Some(Patching::PowerMmuFtr) => true,
+                    _ => {
+                        return Err(LowerError(format!(
+                            "`{cap}` is not a POWER capability: POWER code is patched for `CPU_FTR_*` and `MMU_FTR_*` bits"
+                        )))
+                    }
+                };
+                e(Insn::FtrB {
+                    mmu,
+                    cap: cap.clone(),
+                    target: *target,
+                })
+            }
             Inst::Branch { cmp, a, b, target } => {
                 let ra = r(*a);
                 let signed = matches!(cmp, Cmp::Eq | Cmp::Ne);

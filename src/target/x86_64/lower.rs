@@ -170,6 +170,11 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
             Inst::SpinHint => e(Insn::Pause),
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::Jmp { target: *l }),
+            Inst::FeatureJump { cap, .. } => {
+                return Err(LowerError(format!(
+                    "x86-64 code is not patched by kernel alternatives (`{cap}`): fix the feature with `--feature NAME=on|off`, or declare it without a capability to test it at run time"
+                )))
+            }
             Inst::Branch { cmp, a, b, target } => {
                 let ra = r(*a);
                 match b {

@@ -1,0 +1,393 @@
+//! CPU features and errata: how code that tests `feature NAME` is
+//! selected.
+//!
+//! A feature is fixed for the life of the machine, so a sequence that
+//! tests features is compiled once per combination of the features it
+//! tests (a *variant*: the sequence with each test replaced by 0 or 1,
+//! its dead arms dropped), each variant through every pass on its own.
+//! The function is then a dispatch on the features into the variants.
+//! Barrier placement is therefore exactly as minimal, for every
+//! combination, as for a spec written for that CPU alone; the cost is
+//! code size (2^k bodies for k features, k at most [`MAX_PER_SEQ`]).
+//!
+//! How the dispatch tests a feature:
+//! - at run time, from the feature word the caller passes as the last
+//!   argument, `features` (bit i = the i-th `feature` declaration; the
+//!   header names the bits): plain style, or a feature without a kernel
+//!   capability;
+//! - with the kernel's own boot-time patching, in `--style linux` for a
+//!   feature declared `= CAPABILITY`: one patched branch per feature
+//!   (arm64 `alternative_if CAP` / `alternative_else_nop_endif` around a
+//!   `b`, POWER `BEGIN_FTR_SECTION` ... `ALT_FTR_SECTION_END_IFCLR`), so
+//!   the unpatched path is a `nop` into the variant without the feature;
+//! - not at all when `gen --feature NAME=on|off` fixes it.
+
+use crate::codegen::Style;
+use crate::ir::expr::{BinOp, Expr};
+use crate::ir::{Cond, Program, Seq, Stmt};
+use crate::lir::Cmp;
+
+/// Features one sequence may test (it is compiled 2^k times).
+pub const MAX_PER_SEQ: usize = 4;
+
+/// How the kernel patches code for a capability, by its name's prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Patching {
+    /// arm64 `ARM64_*` cpucaps: `<asm/alternative.h>`.
+    Arm64Alternative,
+    /// POWER `CPU_FTR_*`: `BEGIN_FTR_SECTION` (`<asm/feature-fixups.h>`).
+    PowerCpuFtr,
+    /// POWER `MMU_FTR_*`: `BEGIN_MMU_FTR_SECTION`.
+    PowerMmuFtr,
+}
+
+pub const CAPABILITY_HELP: &str =
+    "capabilities are arm64 cpucaps (`ARM64_WORKAROUND_REPEAT_TLBI`, \
+patched with `alternative_if`) or POWER `CPU_FTR_*` / `MMU_FTR_*` bits (patched with feature \
+sections)";
+
+pub fn patching_of(cap: &str) -> Option<Patching> {
+    let rest = |p: &str| cap.strip_prefix(p).filter(|r| !r.is_empty());
+    if rest("ARM64_").is_some() {
+        Some(Patching::Arm64Alternative)
+    } else if rest("CPU_FTR_").is_some() {
+        Some(Patching::PowerCpuFtr)
+    } else if rest("MMU_FTR_").is_some() {
+        Some(Patching::PowerMmuFtr)
+    } else {
+        None
+    }
+}
+
+/// `feature i` as read from the feature word, parameter `word`.
+pub fn test_bit(word: usize, i: usize) -> Expr {
+    Expr::bin(
+        BinOp::And,
+        Expr::bin(BinOp::Shr, Expr::Param(word), Expr::Const(i as u64)),
+        Expr::Const(1),
+    )
+}
+
+/// The feature `e` tests, if it is [`test_bit`] of `word` (or the patched
+/// form, [`Expr::Feature`]).
+fn feature_of(e: &Expr, word: Option<usize>) -> Option<usize> {
+    feature_form(e, word).map(|(i, _)| i)
+}
+
+/// The feature `e` tests and whether the kernel patches the test.
+fn feature_form(e: &Expr, word: Option<usize>) -> Option<(usize, bool)> {
+    if let Expr::Feature(i) = e {
+        return Some((*i, true));
+    }
+    let w = word?;
+    let Expr::Bin(BinOp::And, x, one) = e else {
+        return None;
+    };
+    if one.as_const() != Some(1) {
+        return None;
+    }
+    match &**x {
+        Expr::Param(p) if *p == w => Some((0, false)),
+        Expr::Bin(BinOp::Shr, p, i) if **p == Expr::Param(w) => {
+            i.as_const().map(|i| (i as usize, false))
+        }
+        _ => None,
+    }
+}
+
+/// What the command line fixes and how the rest is tested.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// `--feature NAME=on|off`, in the order given.
+    pub fixed: Vec<(String, bool)>,
+    /// `--feature-suffix`: a sequence specialized by `fixed` gets
+    /// `_NAME` (on) or `_noNAME` (off) per fixed feature it tests.
+    pub suffix: bool,
+}
+
+/// Apply the selection to a checked program: fixed features become
+/// constants, features the kernel patches become [`Expr::Feature`], and
+/// a sequence left with no run-time test loses its feature word.
+/// Idempotent, so every entry point (header, code, verify) may call it.
+pub fn resolve<'p>(
+    prog: &'p Program,
+    sel: &Selection,
+    style: Style,
+) -> std::borrow::Cow<'p, Program> {
+    if prog.features.is_empty() {
+        return std::borrow::Cow::Borrowed(prog);
+    }
+    let mut fixed: Vec<Option<bool>> = vec![None; prog.features.len()];
+    // A name the spec does not declare may belong to another spec of the
+    // same `gen` run; the command line checks that some spec has it.
+    for (name, on) in &sel.fixed {
+        if let Some(i) = prog.features.iter().position(|f| &f.name == name) {
+            fixed[i] = Some(*on);
+        }
+    }
+    let patched = |i: usize| style == Style::Linux && prog.features[i].cap.is_some();
+    let mut out = prog.clone();
+    for seq in &mut out.seqs {
+        let Some(w) = seq.feature_word else {
+            continue;
+        };
+        let used = used_features(seq);
+        let mut suffix = String::new();
+        for &(i, _) in &used {
+            if let (true, Some(on)) = (sel.suffix, fixed[i]) {
+                suffix.push('_');
+                if !on {
+                    suffix.push_str("no");
+                }
+                suffix.push_str(&prog.features[i].name);
+            }
+        }
+        let word = Some(w);
+        crate::ir::map_exprs(&mut seq.body, &|e| {
+            e.subst(&|x| {
+                let i = feature_of(x, word)?;
+                match fixed[i] {
+                    Some(on) => Some(Expr::Const(u64::from(on))),
+                    None if patched(i) => Some(Expr::Feature(i)),
+                    None => None,
+                }
+            })
+        });
+        seq.body = fold_ifs(std::mem::take(&mut seq.body));
+        if !uses_word(seq, w) {
+            // Last parameter: nothing after it shifts.
+            seq.params.truncate(w);
+            seq.ptrs.truncate(w);
+            seq.private.truncate(w);
+            seq.ctypes.truncate(w);
+            seq.feature_word = None;
+        }
+        seq.name.push_str(&suffix);
+        seq.edges = crate::ir::order::required_edges(&out.devices, &seq.body, &seq.orders);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+fn each_expr(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
+    // `map_exprs` visits every expression; it is read-only here.
+    let mut copy = body.to_vec();
+    let cell = std::cell::RefCell::new(f);
+    crate::ir::map_exprs(&mut copy, &|e| {
+        (cell.borrow_mut())(e);
+        e.clone()
+    });
+}
+
+fn visit(e: &Expr, word: Option<usize>, out: &mut Vec<(usize, bool)>) {
+    if let Some(f) = feature_form(e, word) {
+        out.push(f);
+        return;
+    }
+    for c in e.children() {
+        visit(c, word, out);
+    }
+}
+
+/// Features the sequence still tests, sorted, each with whether the
+/// kernel patches the test (else it reads the feature word).
+pub fn used_features(seq: &Seq) -> Vec<(usize, bool)> {
+    let mut out = Vec::new();
+    each_expr(&seq.body, &mut |e| visit(e, seq.feature_word, &mut out));
+    out.sort_unstable();
+    out.dedup_by_key(|f| f.0);
+    out
+}
+
+fn uses_word(seq: &Seq, w: usize) -> bool {
+    let mut found = false;
+    fn param(e: &Expr, w: usize, found: &mut bool) {
+        if *e == Expr::Param(w) {
+            *found = true;
+        }
+        for c in e.children() {
+            param(c, w, found);
+        }
+    }
+    each_expr(&seq.body, &mut |e| param(e, w, &mut found));
+    found
+}
+
+/// Drop the dead arm of every `if` whose condition is now constant.
+pub fn fold_ifs(body: Vec<Stmt>) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(body.len());
+    for s in body {
+        match s {
+            Stmt::If { cond, then_, else_ } => match (cond.a.as_const(), cond.b.as_const()) {
+                (Some(a), Some(b)) => {
+                    let arm = if cond.cmp.holds(a, b) { then_ } else { else_ };
+                    out.extend(fold_ifs(arm));
+                }
+                _ => out.push(Stmt::If {
+                    cond,
+                    then_: fold_ifs(then_),
+                    else_: fold_ifs(else_),
+                }),
+            },
+            Stmt::Each {
+                dev,
+                body,
+                span,
+                group,
+            } => out.push(Stmt::Each {
+                dev,
+                body: fold_ifs(body),
+                span,
+                group,
+            }),
+            Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body,
+                span,
+                fail_barrier,
+            } => out.push(Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body: fold_ifs(body),
+                span,
+                fail_barrier,
+            }),
+            Stmt::Cover {
+                set,
+                mode,
+                start,
+                size,
+                body,
+                span,
+                threshold,
+            } => out.push(Stmt::Cover {
+                set,
+                mode,
+                start,
+                size,
+                body: fold_ifs(body),
+                span,
+                threshold,
+            }),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The sequence with each feature of `used` set as `combo` says (bit j
+/// for `used[j]`).
+fn specialize(prog: &Program, seq: &Seq, used: &[usize], combo: u32) -> Seq {
+    let mut v = seq.clone();
+    let word = seq.feature_word;
+    crate::ir::map_exprs(&mut v.body, &|e| {
+        e.subst(&|x| {
+            let i = feature_of(x, word)?;
+            let j = used.iter().position(|&u| u == i)?;
+            Some(Expr::Const(u64::from(combo >> j & 1)))
+        })
+    });
+    v.body = fold_ifs(v.body);
+    v.edges = crate::ir::order::required_edges(&prog.devices, &v.body, &v.orders);
+    v
+}
+
+/// The sequence's variants, one per combination of the features it
+/// tests, each optimized by `optimize`, joined under a dispatch on the
+/// features. A sequence that tests none is optimized as it is.
+pub fn split_optimize(
+    prog: &Program,
+    seq: &mut Seq,
+    optimize: &dyn Fn(&mut Seq) -> Result<(), crate::spec::diag::Diag>,
+) -> Result<(), crate::spec::diag::Diag> {
+    let forms = used_features(seq);
+    let used: Vec<usize> = forms.iter().map(|f| f.0).collect();
+    if used.is_empty() {
+        return optimize(seq);
+    }
+    if used.len() > MAX_PER_SEQ {
+        return Err(crate::spec::diag::Diag::new(
+            seq.span,
+            format!(
+                "`{}` tests {} features; a sequence may test at most {MAX_PER_SEQ}",
+                seq.name,
+                used.len()
+            ),
+        )
+        .label("compiled once per combination of its features")
+        .help("split the sequence, or fix some with `--feature NAME=on|off`"));
+    }
+    let mut variants = Vec::with_capacity(1 << used.len());
+    let mut notes = Vec::new();
+    for combo in 0..(1u32 << used.len()) {
+        let mut v = specialize(prog, seq, &used, combo);
+        v.notes.clear();
+        optimize(&mut v)?;
+        let label: Vec<String> = used
+            .iter()
+            .enumerate()
+            .map(|(j, &i)| {
+                let on = if combo >> j & 1 == 1 { "on" } else { "off" };
+                format!("{}={on}", prog.features[i].name)
+            })
+            .collect();
+        notes.push(format!(
+            "features: variant {} ({} statements)",
+            label.join(" "),
+            v.body.len()
+        ));
+        notes.extend(
+            v.notes
+                .iter()
+                .map(|n| format!("  [{}] {n}", label.join(" "))),
+        );
+        variants.push(v.body);
+    }
+    seq.body = dispatch(seq.feature_word, &forms, variants);
+    seq.notes.extend(notes);
+    seq.edges = crate::ir::order::required_edges(&prog.devices, &seq.body, &seq.orders);
+    Ok(())
+}
+
+/// `if feature used[0] { .. } else { .. }` nested over every feature,
+/// the variant of combination c at the leaf c.
+fn dispatch(word: Option<usize>, used: &[(usize, bool)], variants: Vec<Vec<Stmt>>) -> Vec<Stmt> {
+    fn go(
+        word: Option<usize>,
+        used: &[(usize, bool)],
+        j: usize,
+        combo: u32,
+        variants: &mut [Option<Vec<Stmt>>],
+    ) -> Vec<Stmt> {
+        if j == used.len() {
+            return variants[combo as usize].take().unwrap_or_default();
+        }
+        let test = match (used[j], word) {
+            ((i, false), Some(w)) => test_bit(w, i),
+            ((i, _), _) => Expr::Feature(i),
+        };
+        let on = go(word, used, j + 1, combo | 1 << j, variants);
+        let off = go(word, used, j + 1, combo, variants);
+        // A feature that only matters when another is off (`if feature a
+        // {..} else if feature b {..}`) need not be tested where it does
+        // not change the code.
+        if format!("{on:?}") == format!("{off:?}") {
+            return on;
+        }
+        vec![Stmt::If {
+            cond: Cond {
+                cmp: Cmp::Ne,
+                a: test,
+                b: Expr::Const(0),
+            },
+            then_: on,
+            else_: off,
+        }]
+    }
+    let mut slots: Vec<Option<Vec<Stmt>>> = variants.into_iter().map(Some).collect();
+    go(word, used, 0, 0, &mut slots)
+}
