@@ -5,7 +5,7 @@
 	.globl flush_tlb_range
 	.type flush_tlb_range,%function
 flush_tlb_range:
-	/* 22: arguments */
+	/* 31: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range.1
 	/* placed by place-barriers */
@@ -14,9 +14,9 @@ flush_tlb_range:
 	eor x10, x1, x16
 	cmp x10, x9
 	b.hs .Lflush_tlb_range.2
-	/* 27: value (asid << 0x30) */
+	/* 36: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 27: tlbi aside1is, asid << 48 */
+	/* 36: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
 	b .Lflush_tlb_range.3
 .Lflush_tlb_range.2:
@@ -24,9 +24,9 @@ flush_tlb_range:
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
 	b.lo .Lflush_tlb_range.4
-	/* 26: value (asid << 0x30) */
+	/* 35: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 25: cover start, end - start with tlb4k auto { ... */
+	/* 34: cover start, end - start with tlb4k auto { ... */
 	and x11, x1, #0xfff
 	add x12, x9, x11
 	movz x9, #0x1000
@@ -38,9 +38,9 @@ flush_tlb_range:
 	lsr x11, x12, #12
 	and x14, x11, #0xfffffffffff
 	orr x11, x14, x10
-	/* 26: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 35: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x11
-	/* 25: cover start, end - start with tlb4k auto { ... */
+	/* 34: cover start, end - start with tlb4k auto { ... */
 	cmp x9, x13
 	b.hs .Lflush_tlb_range.7
 	movz x16, #0x1000
@@ -51,9 +51,9 @@ flush_tlb_range:
 .Lflush_tlb_range.7:
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
-	/* 27: value (asid << 0x30) */
+	/* 36: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 27: tlbi aside1is, asid << 48 */
+	/* 36: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
 .Lflush_tlb_range.5:
 .Lflush_tlb_range.3:
@@ -68,17 +68,39 @@ flush_tlb_range:
 	.globl flush_tlb_page
 	.type flush_tlb_page,%function
 flush_tlb_page:
-	/* 35: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	/* 41: arguments */
+	and x9, x2, #1
+	cbz x9, .Lflush_tlb_page.0
+	/* placed by place-barriers */
+	dsb ishst
+	/* 44: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	lsr x9, x1, #12
 	and x10, x9, #0xfffffffffff
 	lsl x9, x0, #48
 	orr x11, x10, x9
+	/* 44: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x11
+	/* 46: barrier from the spec */
+	dsb ish
+	/* 47: value 0x0 */
+	movz x9, #0
+	/* 47: tlbi vale1is, 0 */
+	tlbi vale1is, xzr
 	/* placed by place-barriers */
+	dsb ish
+	b .Lflush_tlb_page.1
+.Lflush_tlb_page.0:
 	dsb ishst
-	/* 35: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 44: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	lsr x9, x1, #12
+	and x10, x9, #0xfffffffffff
+	lsl x9, x0, #48
+	orr x11, x10, x9
+	/* 44: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x11
 	/* placed by place-barriers */
 	dsb ish
+.Lflush_tlb_page.1:
 	/* end of sequence */
 	movz x0, #0
 	ret
@@ -87,7 +109,7 @@ flush_tlb_page:
 	.globl flush_tlb_range_r
 	.type flush_tlb_range_r,%function
 flush_tlb_range_r:
-	/* 51: arguments */
+	/* 64: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_r.1
 	/* placed by place-barriers */
@@ -96,9 +118,9 @@ flush_tlb_range_r:
 	eor x10, x1, x16
 	cmp x10, x9
 	b.hs .Lflush_tlb_range_r.2
-	/* 57: value (asid << 0x30) */
+	/* 70: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 57: tlbi aside1is, asid << 48 */
+	/* 70: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
 	b .Lflush_tlb_range_r.3
 .Lflush_tlb_range_r.2:
@@ -112,20 +134,20 @@ flush_tlb_range_r:
 	b.hs .Lflush_tlb_range_r.4
 	and x10, x9, #1
 	cbz x10, .Lflush_tlb_range_r.7
-	/* 55: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	/* 68: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	and x11, x1, #0xfffffffffffff000
 	lsr x12, x11, #12
 	and x11, x12, #0xfffffffffff
 	lsl x12, x0, #48
 	orr x13, x11, x12
-	/* 55: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 68: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x13
 .Lflush_tlb_range_r.7:
 	sub x11, x9, x10
 	lsr x9, x11, #1
 	and x12, x9, #0x1f
 	cbz x12, .Lflush_tlb_range_r.9
-	/* 56: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	/* 69: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x13, x10, #12
 	add x14, x9, x13
@@ -137,13 +159,13 @@ flush_tlb_range_r:
 	orr x13, x9, #0x400000000000
 	lsl x9, x0, #48
 	orr x14, x13, x9
-	/* 56: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 69: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x14
 .Lflush_tlb_range_r.9:
 	lsr x9, x11, #6
 	and x13, x9, #0x1f
 	cbz x13, .Lflush_tlb_range_r.11
-	/* 56: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	/* 69: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x14, x10, #12
 	add x15, x9, x14
@@ -159,13 +181,13 @@ flush_tlb_range_r:
 	orr x9, x14, x16
 	lsl x14, x0, #48
 	orr x15, x9, x14
-	/* 56: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 69: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x15
 .Lflush_tlb_range_r.11:
 	lsr x9, x11, #11
 	and x14, x9, #0x1f
 	cbz x14, .Lflush_tlb_range_r.13
-	/* 56: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	/* 69: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x8, x9, x15
@@ -183,13 +205,13 @@ flush_tlb_range_r:
 	orr x15, x9, #0x600000000000
 	lsl x9, x0, #48
 	orr x8, x15, x9
-	/* 56: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 69: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x8
 .Lflush_tlb_range_r.13:
 	lsr x9, x11, #16
 	and x11, x9, #0x1f
 	cbz x11, .Lflush_tlb_range_r.15
-	/* 56: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	/* 69: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x10, x9, x15
@@ -210,14 +232,14 @@ flush_tlb_range_r:
 	orr x9, x10, #0x700000000000
 	lsl x10, x0, #48
 	orr x11, x9, x10
-	/* 56: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 69: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x11
 .Lflush_tlb_range_r.15:
 	b .Lflush_tlb_range_r.5
 .Lflush_tlb_range_r.4:
-	/* 57: value (asid << 0x30) */
+	/* 70: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 57: tlbi aside1is, asid << 48 */
+	/* 70: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
 .Lflush_tlb_range_r.5:
 .Lflush_tlb_range_r.3:
@@ -232,7 +254,7 @@ flush_tlb_range_r:
 	.globl flush_tlb_kernel_range
 	.type flush_tlb_kernel_range,%function
 flush_tlb_kernel_range:
-	/* 77: arguments */
+	/* 90: arguments */
 	sub x9, x1, x0
 	cbz x9, .Lflush_tlb_kernel_range.1
 	/* placed by place-barriers */
@@ -241,7 +263,7 @@ flush_tlb_kernel_range:
 	eor x10, x0, x16
 	cmp x10, x9
 	b.hs .Lflush_tlb_kernel_range.2
-	/* 82: tlbi vmalle1is */
+	/* 95: tlbi vmalle1is */
 	tlbi vmalle1is
 	b .Lflush_tlb_kernel_range.3
 .Lflush_tlb_kernel_range.2:
@@ -249,7 +271,7 @@ flush_tlb_kernel_range:
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
 	b.lo .Lflush_tlb_kernel_range.4
-	/* 80: cover start, end - start with tlb4k_kernel auto { ... */
+	/* 93: cover start, end - start with tlb4k_kernel auto { ... */
 	and x10, x0, #0xfff
 	add x11, x9, x10
 	movz x9, #0x1000
@@ -260,9 +282,9 @@ flush_tlb_kernel_range:
 .Lflush_tlb_kernel_range.6:
 	lsr x10, x11, #12
 	and x13, x10, #0xfffffffffff
-	/* 81: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	/* 94: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x13
-	/* 80: cover start, end - start with tlb4k_kernel auto { ... */
+	/* 93: cover start, end - start with tlb4k_kernel auto { ... */
 	cmp x9, x12
 	b.hs .Lflush_tlb_kernel_range.7
 	movz x16, #0x1000
@@ -273,14 +295,14 @@ flush_tlb_kernel_range:
 .Lflush_tlb_kernel_range.7:
 	b .Lflush_tlb_kernel_range.5
 .Lflush_tlb_kernel_range.4:
-	/* 82: tlbi vmalle1is */
+	/* 95: tlbi vmalle1is */
 	tlbi vmalle1is
 .Lflush_tlb_kernel_range.5:
 .Lflush_tlb_kernel_range.3:
 .Lflush_tlb_kernel_range.1:
-	/* 84: barrier from the spec */
+	/* 97: barrier from the spec */
 	dsb ish
-	/* 85: barrier from the spec */
+	/* 98: barrier from the spec */
 	isb
 	/* end of sequence */
 	movz x0, #0
@@ -290,14 +312,33 @@ flush_tlb_kernel_range:
 	.globl flush_tlb_mm
 	.type flush_tlb_mm,%function
 flush_tlb_mm:
-	/* 94: value (asid << 0x30) */
-	lsl x9, x0, #48
+	/* 104: arguments */
+	and x9, x1, #1
+	cbz x9, .Lflush_tlb_mm.0
 	/* placed by place-barriers */
 	dsb ishst
-	/* 94: tlbi aside1is, asid << 48 */
+	/* 107: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 107: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x9
+	/* 109: barrier from the spec */
+	dsb ish
+	/* 110: value 0x0 */
+	movz x9, #0
+	/* 110: tlbi vale1is, 0 */
+	tlbi vale1is, xzr
+	/* placed by place-barriers */
+	dsb ish
+	b .Lflush_tlb_mm.1
+.Lflush_tlb_mm.0:
+	dsb ishst
+	/* 107: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 107: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
 	/* placed by place-barriers */
 	dsb ish
+.Lflush_tlb_mm.1:
 	/* end of sequence */
 	movz x0, #0
 	ret
@@ -306,7 +347,7 @@ flush_tlb_mm:
 	.globl flush_tlb_range_nl
 	.type flush_tlb_range_nl,%function
 flush_tlb_range_nl:
-	/* 108: arguments */
+	/* 125: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_nl.1
 	/* placed by place-barriers */
@@ -315,9 +356,9 @@ flush_tlb_range_nl:
 	eor x10, x1, x16
 	cmp x10, x9
 	b.hs .Lflush_tlb_range_nl.2
-	/* 113: value (asid << 0x30) */
+	/* 130: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 113: tlbi aside1is, asid << 48 */
+	/* 130: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
 	b .Lflush_tlb_range_nl.3
 .Lflush_tlb_range_nl.2:
@@ -325,9 +366,9 @@ flush_tlb_range_nl:
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
 	b.lo .Lflush_tlb_range_nl.4
-	/* 112: value (asid << 0x30) */
+	/* 129: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 111: cover start, end - start with tlb4k_walk auto { ... */
+	/* 128: cover start, end - start with tlb4k_walk auto { ... */
 	and x11, x1, #0xfff
 	add x12, x9, x11
 	movz x9, #0x1000
@@ -339,9 +380,9 @@ flush_tlb_range_nl:
 	lsr x11, x12, #12
 	and x14, x11, #0xfffffffffff
 	orr x11, x14, x10
-	/* 112: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 129: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x11
-	/* 111: cover start, end - start with tlb4k_walk auto { ... */
+	/* 128: cover start, end - start with tlb4k_walk auto { ... */
 	cmp x9, x13
 	b.hs .Lflush_tlb_range_nl.7
 	movz x16, #0x1000
@@ -352,9 +393,9 @@ flush_tlb_range_nl:
 .Lflush_tlb_range_nl.7:
 	b .Lflush_tlb_range_nl.5
 .Lflush_tlb_range_nl.4:
-	/* 113: value (asid << 0x30) */
+	/* 130: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 113: tlbi aside1is, asid << 48 */
+	/* 130: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
 .Lflush_tlb_range_nl.5:
 .Lflush_tlb_range_nl.3:
@@ -369,7 +410,7 @@ flush_tlb_range_nl:
 	.globl flush_tlb_range_r_nl
 	.type flush_tlb_range_r_nl,%function
 flush_tlb_range_r_nl:
-	/* 123: arguments */
+	/* 140: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_r_nl.1
 	/* placed by place-barriers */
@@ -378,9 +419,9 @@ flush_tlb_range_r_nl:
 	eor x10, x1, x16
 	cmp x10, x9
 	b.hs .Lflush_tlb_range_r_nl.2
-	/* 129: value (asid << 0x30) */
+	/* 146: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 129: tlbi aside1is, asid << 48 */
+	/* 146: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
 	b .Lflush_tlb_range_r_nl.3
 .Lflush_tlb_range_r_nl.2:
@@ -394,20 +435,20 @@ flush_tlb_range_r_nl:
 	b.hs .Lflush_tlb_range_r_nl.4
 	and x10, x9, #1
 	cbz x10, .Lflush_tlb_range_r_nl.7
-	/* 127: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	/* 144: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	and x11, x1, #0xfffffffffffff000
 	lsr x12, x11, #12
 	and x11, x12, #0xfffffffffff
 	lsl x12, x0, #48
 	orr x13, x11, x12
-	/* 127: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 144: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x13
 .Lflush_tlb_range_r_nl.7:
 	sub x11, x9, x10
 	lsr x9, x11, #1
 	and x12, x9, #0x1f
 	cbz x12, .Lflush_tlb_range_r_nl.9
-	/* 128: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	/* 145: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x13, x10, #12
 	add x14, x9, x13
@@ -419,13 +460,13 @@ flush_tlb_range_r_nl:
 	orr x13, x9, #0x400000000000
 	lsl x9, x0, #48
 	orr x14, x13, x9
-	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 145: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x14
 .Lflush_tlb_range_r_nl.9:
 	lsr x9, x11, #6
 	and x13, x9, #0x1f
 	cbz x13, .Lflush_tlb_range_r_nl.11
-	/* 128: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	/* 145: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x14, x10, #12
 	add x15, x9, x14
@@ -441,13 +482,13 @@ flush_tlb_range_r_nl:
 	orr x9, x14, x16
 	lsl x14, x0, #48
 	orr x15, x9, x14
-	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 145: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x15
 .Lflush_tlb_range_r_nl.11:
 	lsr x9, x11, #11
 	and x14, x9, #0x1f
 	cbz x14, .Lflush_tlb_range_r_nl.13
-	/* 128: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	/* 145: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x8, x9, x15
@@ -465,13 +506,13 @@ flush_tlb_range_r_nl:
 	orr x15, x9, #0x600000000000
 	lsl x9, x0, #48
 	orr x8, x15, x9
-	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 145: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x8
 .Lflush_tlb_range_r_nl.13:
 	lsr x9, x11, #16
 	and x11, x9, #0x1f
 	cbz x11, .Lflush_tlb_range_r_nl.15
-	/* 128: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	/* 145: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x10, x9, x15
@@ -492,14 +533,14 @@ flush_tlb_range_r_nl:
 	orr x9, x10, #0x700000000000
 	lsl x10, x0, #48
 	orr x11, x9, x10
-	/* 128: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 145: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x11
 .Lflush_tlb_range_r_nl.15:
 	b .Lflush_tlb_range_r_nl.5
 .Lflush_tlb_range_r_nl.4:
-	/* 129: value (asid << 0x30) */
+	/* 146: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 129: tlbi aside1is, asid << 48 */
+	/* 146: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
 .Lflush_tlb_range_r_nl.5:
 .Lflush_tlb_range_r_nl.3:

@@ -17,6 +17,11 @@
 /* derived: a loop op costs 40 ns, a flush-all 20040 ns (modelled); loop up to this many granules */
 #define FLUSH_TLB_RANGE_NL_TLB4K_WALK_THRESHOLD 501
 
+/* CPU features: bits of the `features` argument of the sequences that
+ * test them at run time (fixed ones with `gen --feature NAME=on|off`). */
+/* feature repeat_tlbi (kernel capability ARM64_WORKAROUND_REPEAT_TLBI) */
+#define ARM64_TLB_RANGE_FEATURE_REPEAT_TLBI (1UL << 0)
+
 #if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 
 #ifdef __cplusplus
@@ -26,13 +31,13 @@ extern "C" {
 /* flush_tlb_range: returns 0 */
 long flush_tlb_range(unsigned long long asid, unsigned long long start, unsigned long long end);
 /* flush_tlb_page: returns 0 */
-long flush_tlb_page(unsigned long long asid, unsigned long long addr);
+long flush_tlb_page(unsigned long long asid, unsigned long long addr, unsigned long features);
 /* flush_tlb_range_r: returns 0 */
 long flush_tlb_range_r(unsigned long long asid, unsigned long long start, unsigned long long end);
 /* flush_tlb_kernel_range: returns 0 */
 long flush_tlb_kernel_range(unsigned long long start, unsigned long long end);
 /* flush_tlb_mm: returns 0 */
-long flush_tlb_mm(unsigned long long asid);
+long flush_tlb_mm(unsigned long long asid, unsigned long features);
 /* flush_tlb_range_nl: returns 0 */
 long flush_tlb_range_nl(unsigned long long asid, unsigned long long start, unsigned long long end);
 /* flush_tlb_range_r_nl: returns 0 */

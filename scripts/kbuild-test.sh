@@ -79,6 +79,23 @@ one() {
         *) hdr=include/linux/linkage.h ;;
     esac
     grep -q "$hdr" "$mod"/.npu2_atsd.*.o.cmd || fail "$name: $hdr not used"
+    # The errata spec's feature tests are patched by the kernel: its object
+    # carries the entries the kernel's patching reads (arm64 alternatives,
+    # POWER CPU and MMU feature sections), pointing into its code.
+    eobj=$(ls "$mod"/errata.*.o)
+    secs=$("${cross}objdump" -h "$eobj")
+    relocs=$("${cross}objdump" -r "$eobj")
+    case $arch in
+        arm64) want=".altinstructions" ;;
+        powerpc) want="__ftr_fixup __mmu_ftr_fixup" ;;
+    esac
+    for s in $want; do
+        echo "$secs" | grep -q " $s " || fail "$name: no $s section in $eobj"
+        echo "$relocs" | grep -q "RELOCATION RECORDS FOR \[$s\]" \
+            || fail "$name: $s has no entries"
+    done
+    echo "$syms" | grep -q "sdtest_errata_kick" || fail "$name: errata_kick not in sdtest.ko"
+    echo "== $name: feature tests patched through: $want"
     ko_mtime=$(stat -c %Y.%y "$mod/sdtest.ko")
 
     echo "== $name: second build (must rebuild nothing)"

@@ -73,6 +73,7 @@ pub fn resolve<'p>(prog: &'p Program, opts: &Options) -> std::borrow::Cow<'p, Pr
 
 pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compiled, Diag> {
     let prog = &*resolve(prog, opts);
+    let prog = &*crate::features::for_target(prog, target);
     crate::emit::names::check(prog, opts)?;
     let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
     let built = crate::par::map(&opt.seqs, |seq| compile_seq(&opt, seq, target, opts))?;
@@ -91,6 +92,7 @@ pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compile
 /// The text is the same as rendering a [`Compiled`].
 pub fn compile_to_asm(prog: &Program, target: Target, opts: &Options) -> Result<String, Diag> {
     let prog = &*resolve(prog, opts);
+    let prog = &*crate::features::for_target(prog, target);
     let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
     let views = crate::par::map(&opt.seqs, |seq| {
         let (_, m) = compile_seq(&opt, seq, target, opts)?;

@@ -415,6 +415,10 @@ fn invalidate_operands(uc: &Uc<'_>, pc: u64, text: &str) -> Vec<(String, u64)> {
                     let rt = (w & 31) as usize;
                     if let Some(r) = A64_GPRS.get(rt) {
                         out.push((format!("x{rt}"), uc.reg_read(*r).unwrap_or(0)));
+                    } else if (w >> 5) & 7 != 0 {
+                        // Every EL1 TLBI but VMALLE1* (op2 0) reads Xt:
+                        // register 31 is XZR there.
+                        out.push(("xzr".to_string(), 0));
                     }
                 }
             }

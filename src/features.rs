@@ -168,6 +168,50 @@ pub fn resolve<'p>(
     std::borrow::Cow::Owned(out)
 }
 
+/// Patched features whose capability belongs to another architecture are
+/// absent on `target` (an arm64 erratum never affects a POWER CPU): they
+/// become 0, so one spec can name the capabilities of several kernels.
+pub fn for_target(prog: &Program, target: crate::target::Target) -> std::borrow::Cow<'_, Program> {
+    use crate::target::Target;
+    let foreign = |i: usize| {
+        let Some(p) = prog.features[i].cap.as_deref().and_then(patching_of) else {
+            return false;
+        };
+        let native = match target {
+            Target::Aarch64 => p == Patching::Arm64Alternative,
+            Target::Power64 | Target::Power64le => {
+                matches!(p, Patching::PowerCpuFtr | Patching::PowerMmuFtr)
+            }
+            Target::X86_64 => false,
+        };
+        !native
+    };
+    let mut touched = false;
+    let mut out = prog.clone();
+    for seq in &mut out.seqs {
+        if !used_features(seq)
+            .iter()
+            .any(|&(i, patched)| patched && foreign(i))
+        {
+            continue;
+        }
+        touched = true;
+        crate::ir::map_exprs(&mut seq.body, &|e| {
+            e.subst(&|x| match x {
+                Expr::Feature(i) if foreign(*i) => Some(Expr::Const(0)),
+                _ => None,
+            })
+        });
+        seq.body = fold_ifs(std::mem::take(&mut seq.body));
+        seq.edges = crate::ir::order::required_edges(&out.devices, &seq.body, &seq.orders);
+    }
+    if touched {
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(prog)
+    }
+}
+
 fn each_expr(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
     // `map_exprs` visits every expression; it is read-only here.
     let mut copy = body.to_vec();

@@ -8,10 +8,12 @@
 #include <linux/io.h>
 
 #include "npu2_atsd.h"
+#include "errata.h"
 
 EXPORT_SYMBOL_GPL(sdtest_invalidate_va);
 EXPORT_SYMBOL_GPL(sdtest_invalidate_pid);
 EXPORT_SYMBOL_GPL(sdtest_invalidate_range);
+EXPORT_SYMBOL_GPL(sdtest_errata_kick);
 
 static int __init sdtest_init(void)
 {

@@ -231,6 +231,33 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
             make(&params_up, 2, false),
         ));
     }
+    // Every combination of the features the sequence tests: each is a
+    // CPU the code must be right for (the feature word is a parameter).
+    if let Some(w) = seq.feature_word {
+        let used = crate::features::used_features(seq);
+        let count = if dynamic.is_empty() { 1 } else { 3 };
+        for combo in 0..(1u64 << used.len()) {
+            let mut params = params_up.clone();
+            params[w] = used
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| combo >> j & 1 == 1)
+                .fold(0, |acc, (_, &(i, _))| acc | 1 << i);
+            let on: Vec<&str> = used
+                .iter()
+                .filter(|&&(i, _)| params[w] >> i & 1 == 1)
+                .map(|&(i, _)| prog.features[i].name.as_str())
+                .collect();
+            out.push((
+                format!(
+                    "{count} instance{}, features {{{}}}",
+                    if count == 1 { "" } else { "s" },
+                    on.join(", ")
+                ),
+                make(&params, count, true),
+            ));
+        }
+    }
     let roles = roles(prog, seq);
     let edge = |start: u64, size: u64| -> Vec<u64> {
         roles

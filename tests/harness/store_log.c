@@ -550,12 +550,13 @@ static void on_ill(int sig, siginfo_t *si, void *ctx)
 	memcpy(&w, (const void *)pc, 4);
 	SL_PC(uc) = pc + 4;
 #if defined(__aarch64__)
-	/* SYS #op1, C8, Cm, #op2, Xt: TLBI; Xt = 31 (xzr) means no operand. */
+	/* SYS #op1, C8, Cm, #op2, Xt: TLBI. */
 	if ((w & 0xfff8f000u) != 0xd5088000u)
 		fatal("illegal instruction (not a TLBI) at pc offset", pc - entry);
 	e = new_event('i');
-	if ((w & 31) != 31)
-		e->ops[e->nops++] = SL_GPR(uc, w & 31);
+	/* Every EL1 TLBI but VMALLE1* (op2 0) reads Xt; Rt 31 is XZR. */
+	if (((w >> 5) & 7) != 0)
+		e->ops[e->nops++] = (w & 31) == 31 ? 0 : SL_GPR(uc, w & 31);
 #else
 	if (w >> 26 != 31)
 		fatal("illegal instruction at pc offset", pc - entry);

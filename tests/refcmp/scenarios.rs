@@ -515,9 +515,22 @@ fn arm64_tlb_range() -> Vec<Build> {
                 seq: "flush_tlb_range",
                 bind: NONE,
             }],
+            // The feature word: no ARM64_WORKAROUND_REPEAT_TLBI.
             "flush_tlb_page" => &[Call {
                 seq: "flush_tlb_page",
-                bind: NONE,
+                bind: &[("features", Val::K(0))],
+            }],
+            "flush_tlb_page repeat_tlbi" => &[Call {
+                seq: "flush_tlb_page",
+                bind: &[("features", Val::K(1))],
+            }],
+            "flush_tlb_mm" => &[Call {
+                seq: "flush_tlb_mm",
+                bind: &[("features", Val::K(0))],
+            }],
+            "flush_tlb_mm repeat_tlbi" => &[Call {
+                seq: "flush_tlb_mm",
+                bind: &[("features", Val::K(1))],
             }],
             "flush_tlb_range_r" => &[Call {
                 seq: "flush_tlb_range_r",
@@ -588,6 +601,38 @@ fn arm64_tlb_range() -> Vec<Build> {
                         Input::new("aligned", &[("asid", ASID), ("addr", BASE + 0x5000)]),
                         Input::new("unaligned", &[("asid", 0xffff), ("addr", BASE + 0x5678)]),
                     ],
+                },
+                Scenario {
+                    name: "flush_tlb_page repeat_tlbi",
+                    kernel: "tlbflush.h flush_tlb_page() on a CPU with \
+                             ARM64_WORKAROUND_REPEAT_TLBI (Linux 6.1 __tlbi_sync_s1ish)",
+                    ref_fn: "ref_flush_tlb_page_repeat",
+                    args: &[Arg::Int("asid"), Arg::Int("addr")],
+                    calls: one("flush_tlb_page repeat_tlbi"),
+                    inputs: vec![
+                        Input::new("aligned", &[("asid", ASID), ("addr", BASE + 0x5000)]),
+                        Input::new("unaligned", &[("asid", 0xffff), ("addr", BASE + 0x5678)]),
+                    ],
+                },
+                Scenario {
+                    name: "flush_tlb_mm",
+                    kernel: "tlbflush.h flush_tlb_mm() (Linux 6.1)",
+                    ref_fn: "ref_flush_tlb_mm",
+                    args: &[Arg::Int("asid")],
+                    calls: one("flush_tlb_mm"),
+                    inputs: vec![
+                        Input::new("asid", &[("asid", ASID)]),
+                        Input::new("asid 0xffff", &[("asid", 0xffff)]),
+                    ],
+                },
+                Scenario {
+                    name: "flush_tlb_mm repeat_tlbi",
+                    kernel: "tlbflush.h flush_tlb_mm() on a CPU with \
+                             ARM64_WORKAROUND_REPEAT_TLBI (Linux 6.1 __tlbi_sync_s1ish)",
+                    ref_fn: "ref_flush_tlb_mm_repeat",
+                    args: &[Arg::Int("asid")],
+                    calls: one("flush_tlb_mm repeat_tlbi"),
+                    inputs: vec![Input::new("asid", &[("asid", ASID)])],
                 },
                 Scenario {
                     name: "flush_tlb_range_r",

@@ -3,9 +3,10 @@
  * arch/arm64/include/asm/tlbflush.h, 4K pages, transcribed. The CPU
  * capabilities are constants here: no KPTI (arm64_kernel_unmapped_at_el0()
  * false, so __tlbi_user() issues nothing), no ARMv8.4-TTL (tlb_level 0
- * adds no hint anyway), no ARM64_WORKAROUND_REPEAT_TLBI (so
- * __tlbi_sync_s1ish() is dsb(ish)); system_supports_tlb_range() is the
- * `range` argument of __flush_tlb_range().
+ * adds no hint anyway); ARM64_WORKAROUND_REPEAT_TLBI is `repeat_tlbi`
+ * (what alternative_has_feature_unlikely() answers after boot patching; 0
+ * unless a ref_*_repeat function sets it); system_supports_tlb_range() is
+ * the `range` argument of __flush_tlb_range().
  */
 #include "kernel.h"
 
@@ -21,7 +22,17 @@
  * .arch armv8.4-a: the range operations are FEAT_TLBIRANGE. */
 #define __tlbi1(op, arg) __asm__ __volatile__(".arch armv8.4-a\n\ttlbi " #op ", %x0" : : "rZ"(arg))
 #define __tlbi0(op) __asm__ __volatile__("tlbi " #op)
-#define __tlbi_sync_s1ish() dsb(ish)
+static int repeat_tlbi;
+
+/* Debian's 6.1: __repeat_tlbi_sync(vale1is, 0) after the DSB. */
+static void __tlbi_sync_s1ish(void)
+{
+	dsb(ish);
+	if (!repeat_tlbi)
+		return;
+	__tlbi1(vale1is, 0);
+	dsb(ish);
+}
 
 #define __TLBI_VADDR(addr, asid)                                                \
 	({                                                                      \
@@ -155,6 +166,30 @@ long ref_flush_tlb_range(const uint64_t *a)
 long ref_flush_tlb_page(const uint64_t *a)
 {
 	flush_tlb_page(a[0], a[1]);
+	return 0;
+}
+
+/* a: asid, addr; a CPU with ARM64_WORKAROUND_REPEAT_TLBI */
+long ref_flush_tlb_page_repeat(const uint64_t *a)
+{
+	repeat_tlbi = 1;
+	flush_tlb_page(a[0], a[1]);
+	repeat_tlbi = 0;
+	return 0;
+}
+
+/* a: asid */
+long ref_flush_tlb_mm(const uint64_t *a)
+{
+	flush_tlb_mm(a[0]);
+	return 0;
+}
+
+long ref_flush_tlb_mm_repeat(const uint64_t *a)
+{
+	repeat_tlbi = 1;
+	flush_tlb_mm(a[0]);
+	repeat_tlbi = 0;
 	return 0;
 }
 

@@ -40,9 +40,27 @@ pub struct Lowered {
 #[derive(Debug)]
 pub struct LowerError(pub String);
 
+/// Virtual registers that only ever hold 0 (one definition, `Imm 0`).
+fn zero_vregs(f: &Func) -> std::collections::HashSet<crate::lir::VReg> {
+    let mut defs: std::collections::HashMap<crate::lir::VReg, bool> = Default::default();
+    for (inst, _) in &f.insts {
+        if let Some(d) = inst.def() {
+            let zero = matches!(inst, Inst::Imm { value: 0, .. });
+            defs.entry(d).and_modify(|z| *z = false).or_insert(zero);
+        }
+    }
+    defs.into_iter()
+        .filter(|&(_, z)| z)
+        .map(|(v, _)| v)
+        .collect()
+}
+
 pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
     let r = |v| alloc.get(v);
+    // A TLBI operand of constant 0 reads XZR, as the kernel's "rZ"
+    // constraint makes GCC emit (`tlbi vale1is, xzr`).
+    let zeros = zero_vregs(f);
     for (inst, origin) in &f.insts {
         let mut e = |i: Insn| out.insns.push((i, origin.clone()));
         match inst {
@@ -115,6 +133,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
             Inst::Invalidate { name, operands } => {
                 let op = tlbi_op(name)?;
                 let rt = match (op_takes_reg(op), operands.as_slice()) {
+                    (true, [x]) if zeros.contains(x) => Some(XZR),
                     (true, [x]) => Some(r(*x)),
                     (false, []) => None,
                     (takes, ops) => {
