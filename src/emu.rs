@@ -2,8 +2,9 @@
 //! record what they do to device registers.
 //!
 //! [`run`] maps the code at [`CODE_BASE`], puts the arguments where the ABI
-//! passes them (argument registers, then the caller's stack), points the return address at [`SENTINEL_ADDR`] and runs
-//! until the function returns there.  Loads and stores that hit an
+//! passes them (argument registers, then the caller's stack), points the
+//! return address at [`SENTINEL_ADDR`] and runs until the function returns
+//! there.  Loads and stores that hit an
 //! [`MmioRegion`] become [`Event`]s (in execution order, bytes in memory
 //! order); executed instructions listed in [`Program::classes`] become
 //! `Barrier`/`Invalidate` events.  RAM regions are plain memory whose final
