@@ -5,7 +5,9 @@
 # (little-endian, ELFv2) and ppc64_defconfig (big-endian, ELFv1 function
 # descriptors). Then make again and check that nothing is rebuilt, and that
 # touching the spec reruns shootdown but rebuilds no object (its outputs are
-# written only when their bytes change).
+# written only when their bytes change). Then tests/stack_args/stack_args.inv
+# in Linux style, built as a second module: its stack argument loads must be
+# the plain-style code's.
 #
 # The unpacked source and the prepared trees are cached under
 # target/kbuild/ (first run: a few minutes; later runs: seconds).
@@ -115,7 +117,51 @@ one() {
         fail "$name: unchanged outputs rebuilt objects"
     fi
     [ "$(stat -c %y "$mod"/npu2_atsd.*.S)" = "$s_mtime" ] || fail "$name: .S rewritten"
+    stack_args "$name" "$arch" "$cross"
     echo "== $name: ok"
+}
+
+# Sequences with arguments past the argument registers, Linux style: the
+# kernel's own macros (POWER `STK_PARAM(R11)`, ELFv1 or ELFv2 as the tree
+# is configured) must give the same stack slots as the plain-style code
+# that tests/stack_args.rs runs under qemu-user.
+stack_args() {
+    name=$1 arch=$2 cross=$3
+    case $name in
+        arm64) t=aarch64 ;;
+        powerpc) t=power64le ;;
+        powerpc-be) t=power64 ;;
+    esac
+    sa=$W/sa-$name
+    rm -rf "$sa"
+    mkdir -p "$sa/plain"
+    spec=$ROOT/tests/stack_args/stack_args.inv
+    "$SHOOTDOWN" gen "$spec" --style linux --prefix sa_ --target $t --out "$sa"
+    "$SHOOTDOWN" gen "$spec" --prefix sa_ --target $t --out "$sa/plain"
+    printf 'obj-m := sa.o\nsa-y := sa_main.o stack_args.%s.o\n' $t >"$sa/Kbuild"
+    printf '%s\n' '// SPDX-License-Identifier: GPL-2.0' '#include <linux/module.h>' \
+        '#include <linux/io.h>' '#include "stack_args.h"' 'EXPORT_SYMBOL_GPL(sa_ten);' \
+        'EXPORT_SYMBOL_GPL(sa_twelve);' 'MODULE_LICENSE("GPL");' >"$sa/sa_main.c"
+    echo "== $name: stack arguments"
+    make -j"$JOBS" -C "$tree" ARCH="$arch" CROSS_COMPILE="$cross" M="$sa" modules 2>&1 \
+        | tee "$sa/build.log"
+    [ -f "$sa/sa.ko" ] || fail "$name: no sa.ko"
+    "${cross}gcc" -c "$sa/plain/stack_args.$t.S" -o "$sa/plain/stack_args.o"
+    # The loads relative to the stack pointer, in order (alignment padding
+    # differs between _GLOBAL/SYM_FUNC_START and the plain file).
+    slots() {
+        "${cross}objdump" -d --no-show-raw-insn "$1" | grep -E '\(r1\)|\[sp' \
+            | sed 's/^[^\t]*\t//; s/[[:space:]]*$//'
+    }
+    slots "$sa/stack_args.$t.o" >"$sa/kernel.slots"
+    slots "$sa/plain/stack_args.o" >"$sa/plain.slots"
+    [ -s "$sa/plain.slots" ] || fail "$name: no stack loads in the plain code"
+    cmp -s "$sa/kernel.slots" "$sa/plain.slots" || {
+        diff "$sa/plain.slots" "$sa/kernel.slots" >&2
+        fail "$name: kernel-built stack argument loads differ from the plain code"
+    }
+    [ "$t" = aarch64 ] || grep -q 'STK_PARAM(R11)' "$sa/stack_args.$t.S" \
+        || fail "$name: no STK_PARAM in the Linux-style code"
 }
 
 [ $# -gt 0 ] || set -- arm64 powerpc powerpc-be

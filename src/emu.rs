@@ -1,9 +1,10 @@
 //! Execute generated invalidation sequences under the Unicorn CPU emulator and
 //! record what they do to device registers.
 //!
-//! [`run`] maps the code at [`CODE_BASE`], puts the arguments into the ABI
-//! argument registers, points the return address at [`SENTINEL_ADDR`] and runs
-//! until the function returns there.  Loads and stores that hit an
+//! [`run`] maps the code at [`CODE_BASE`], puts the arguments where the ABI
+//! passes them (argument registers, then the caller's stack), points the
+//! return address at [`SENTINEL_ADDR`] and runs until the function returns
+//! there.  Loads and stores that hit an
 //! [`MmioRegion`] become [`Event`]s (in execution order, bytes in memory
 //! order); executed instructions listed in [`Program::classes`] become
 //! `Barrier`/`Invalidate` events.  RAM regions are plain memory whose final
@@ -521,6 +522,23 @@ fn skip_or_fault(uc: &mut Uc<'_>, what: String) -> bool {
     }
 }
 
+/// Write stack argument `v` at `addr`, which must lie in the stack's
+/// reserve above the initial stack pointer.
+fn stack_arg(uc: &mut Uc<'_>, addr: u64, v: u64, big_endian: bool) -> Result<(), EmuError> {
+    if addr + 8 > STACK_BASE + STACK_SIZE {
+        return Err(EmuError::Unicorn(format!(
+            "stack argument at {addr:#x} is past the stack's end"
+        )));
+    }
+    let bytes = if big_endian {
+        v.to_be_bytes()
+    } else {
+        v.to_le_bytes()
+    };
+    uc.mem_write(addr, &bytes)
+        .map_err(|e| uc_err("stack argument", e))
+}
+
 /// A mapped span: (start, length) with a label for overlap diagnostics.
 struct Span {
     start: u64,
@@ -695,11 +713,20 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
     };
     match arch {
         Arch::Power64Be | Arch::Power64Le => {
-            if req.args.len() > 8 {
-                return Err(EmuError::Unicorn("POWER takes at most 8 args".into()));
-            }
+            // Past r10, each argument is in its doubleword of the
+            // parameter save area, after the 48-byte (ELFv1) or 32-byte
+            // (ELFv2) frame header (see target::power::lower).
+            let area = if arch == Arch::Power64Le { 32 } else { 48 };
             for (i, a) in req.args.iter().enumerate() {
-                reg(&mut uc, PPC_GPRS[3 + i].into(), *a)?;
+                match PPC_GPRS.get(3 + i).filter(|_| i < 8) {
+                    Some(r) => reg(&mut uc, (*r).into(), *a)?,
+                    None => stack_arg(
+                        &mut uc,
+                        sp + area + 8 * i as u64,
+                        *a,
+                        arch == Arch::Power64Be,
+                    )?,
+                }
             }
             reg(&mut uc, RegisterPPC::R1.into(), sp)?;
             uc.mem_write(sp, &0u64.to_be_bytes())
@@ -714,11 +741,12 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
             }
         }
         Arch::Aarch64 => {
-            if req.args.len() > 8 {
-                return Err(EmuError::Unicorn("AArch64 takes at most 8 args".into()));
-            }
+            // AAPCS64: past x7, 8-byte slots from sp up.
             for (i, a) in req.args.iter().enumerate() {
-                reg(&mut uc, A64_GPRS[i].into(), *a)?;
+                match A64_GPRS.get(i).filter(|_| i < 8) {
+                    Some(r) => reg(&mut uc, (*r).into(), *a)?,
+                    None => stack_arg(&mut uc, sp + 8 * (i as u64 - 8), *a, false)?,
+                }
             }
             reg(&mut uc, RegisterARM64::SP.into(), sp)?;
             reg(&mut uc, RegisterARM64::X30.into(), SENTINEL_ADDR)?;
@@ -732,11 +760,12 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
                 RegisterX86::R8,
                 RegisterX86::R9,
             ];
-            if req.args.len() > ARGS.len() {
-                return Err(EmuError::Unicorn("x86-64 takes at most 6 args".into()));
-            }
+            // SysV: past r9, 8-byte slots above the return address.
             for (i, a) in req.args.iter().enumerate() {
-                reg(&mut uc, ARGS[i].into(), *a)?;
+                match ARGS.get(i) {
+                    Some(r) => reg(&mut uc, (*r).into(), *a)?,
+                    None => stack_arg(&mut uc, sp + 8 * (i - ARGS.len()) as u64, *a, false)?,
+                }
             }
             let rsp = sp - 8;
             uc.mem_write(rsp, &SENTINEL_ADDR.to_le_bytes())

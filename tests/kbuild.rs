@@ -3,6 +3,8 @@
 //! (powernv_defconfig) and big-endian ELFv1 (ppc64_defconfig), with the
 //! kernel's own asm/ppc_asm.h and linux/linkage.h; a second make rebuilds
 //! nothing, and a touched spec reruns shootdown without rebuilding objects.
+//! tests/stack_args/stack_args.inv builds there too, in Linux style: the
+//! kernel's `STK_PARAM` slots must be the plain-style code's.
 //! scripts/kbuild-test.sh does the work; prepared trees are cached under
 //! target/kbuild/ (first run: minutes; later runs: seconds).
 

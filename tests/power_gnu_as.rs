@@ -50,11 +50,48 @@ fn run(cmd: &mut Command, what: &str) {
     );
 }
 
-/// Assemble `source` and return the raw `.text` bytes.
+/// The kernel's names for the parameter save area (Linux 6.1,
+/// `arch/powerpc/include/asm/ppc_asm.h` and the `__REG_Rn` numbers of
+/// `asm/ppc-opcode.h`), which Linux-style code uses for stack arguments:
+/// `elfv2` picks the `CONFIG_PPC64_ELF_ABI_V2` definition.
+fn kernel_stk_param(elfv2: bool) -> String {
+    let mut s = String::new();
+    for n in 0..32 {
+        s.push_str(&format!("#define __REG_R{n} {n}\n"));
+    }
+    s.push_str(if elfv2 {
+        "#define __STK_PARAM(i) (32 + ((i)-3)*8)\n"
+    } else {
+        "#define __STK_PARAM(i) (48 + ((i)-3)*8)\n"
+    });
+    s.push_str("#define STK_PARAM(i) __STK_PARAM(__REG_##i)\n");
+    s
+}
+
+/// Assemble `source` and return the raw `.text` bytes. A source holding
+/// `#define`s goes through the C preprocessor first, as a kernel `.S` does.
 fn gas(tc: &Toolchain, source: &str, extra: &[&str], tag: &str) -> Vec<u8> {
     let s = scratch_path(tag, "S");
     let o = scratch_path(tag, "o");
     let bin = scratch_path(tag, "bin");
+    let source = if source.contains("#define") {
+        let pre = scratch_path(tag, "pre.S");
+        std::fs::write(&pre, source).unwrap();
+        let out = Command::new("cpp")
+            .args(["-P", "-undef", "-x", "assembler-with-cpp"])
+            .arg(&pre)
+            .output()
+            .expect("run cpp");
+        assert!(
+            out.status.success(),
+            "cpp: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let _ = std::fs::remove_file(pre);
+        String::from_utf8(out.stdout).unwrap()
+    } else {
+        source.to_string()
+    };
     std::fs::write(&s, source).unwrap();
     // --fatal-warnings: e.g. "invalid register expression" for %r0 in an
     // RA0 slot is only a warning, but it means our text is not what a
@@ -163,15 +200,27 @@ fn percent_style_matches_gas_be_and_le() {
 fn bare_style_matches_gas_with_mregnames() {
     let c = common::corpus();
     for (tc, tag) in [(&BE, "bare-be"), (&LE, "bare-le")] {
-        let n = check(
-            &c,
-            tc,
-            RegStyle::Bare,
-            &["-mregnames"],
-            "\t.machine power9\n",
-            tag,
-        );
+        let prologue = format!("{}\t.machine power9\n", kernel_stk_param(false));
+        let n = check(&c, tc, RegStyle::Bare, &["-mregnames"], &prologue, tag);
         eprintln!("{tag}: {n} instruction words byte-identical to GNU as");
+    }
+}
+
+/// Linux-style stack argument loads under the kernel's ELFv2 definition of
+/// `STK_PARAM` (power64le kernels, and big-endian ones built for ELFv2)
+/// give the ELFv2 displacements the plain style encodes for power64le.
+#[test]
+fn kernel_stk_param_elfv2_matches_our_displacements() {
+    let c: Vec<Insn> = (11..=31)
+        .map(|param| Insn::LdArg {
+            rt: 9,
+            d: common::elfv2_param_slot(param),
+            param,
+        })
+        .collect();
+    let prologue = format!("{}\t.machine power9\n", kernel_stk_param(true));
+    for (tc, tag) in [(&LE, "stk-le"), (&BE, "stk-be")] {
+        check(&c, tc, RegStyle::Bare, &["-mregnames"], &prologue, tag);
     }
 }
 
@@ -274,11 +323,12 @@ fn corpus_covers_every_variant() {
             Insn::Cntlzd { .. } => 80,
             Insn::Cnttzd { .. } => 81,
             Insn::Popcntd { .. } => 82,
+            Insn::LdArg { .. } => 83,
             // Kernel feature-section macros, not plain GNU as: the Kbuild
             // test assembles them against the kernel's own headers.
             Insn::FtrB { .. } => panic!("FtrB is not in the plain-as corpus"),
         };
         seen.insert(id);
     }
-    assert_eq!(seen.len(), 83, "corpus misses some variants");
+    assert_eq!(seen.len(), 84, "corpus misses some variants");
 }

@@ -41,18 +41,21 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
         }
     }
     args.extend((0..seq.params.len()).map(ArgKind::Param));
-    if args.len() > target.max_args() {
+    if args.len() > crate::target::MAX_ARGS {
         return Err(Diag::new(
             seq.span,
             format!(
-                "`{}` takes {} arguments; {target} passes at most {} in registers",
+                "`{}` takes {} arguments; at most {} are supported",
                 seq.name,
                 args.len(),
-                target.max_args()
+                crate::target::MAX_ARGS
             ),
         )
         .label("too many arguments")
-        .help("split the sequence or use fewer parameters"));
+        .help(
+            "split the sequence or use fewer parameters (a dynamic device set \
+             takes two arguments, its array and its count)",
+        ));
     }
     let mut b = Builder {
         prog,
@@ -65,6 +68,7 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
             nlabels: 0,
         },
         arg_regs: Vec::new(),
+        arg_override: HashMap::default(),
         values: HashMap::default(),
         scope_log: Vec::new(),
         bases: HashMap::default(),
@@ -78,15 +82,13 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
         note: "arguments".into(),
         op: None,
     };
-    for i in 0..args.len() {
+    // Register arguments are defined at entry, pre-coloured to their ABI
+    // registers; stack arguments are loaded where they are used (see
+    // `Builder::arg_of`), so they occupy a register only briefly.
+    for i in 0..args.len().min(target.regfile().args.len()) {
         let v = b.vreg();
         b.emit(Inst::Arg { dst: v, index: i });
         b.arg_regs.push(v);
-    }
-    for (i, a) in args.iter().enumerate() {
-        if let ArgKind::DeviceBase(d) = a {
-            b.bases.insert(*d, b.arg_regs[i]);
-        }
     }
     let mut returned = false;
     if hoist == Hoist::Entry {
@@ -142,7 +144,11 @@ struct Builder<'a> {
     prog: &'a Program,
     target: Target,
     f: Func,
+    /// The entry definitions of the arguments passed in registers.
     arg_regs: Vec<VReg>,
+    /// Stack arguments already loaded, by argument index, where a load at
+    /// the use is not wanted (inside a reservation window).
+    arg_override: HashMap<usize, VReg>,
     /// Computed values of expressions, valid for the rest of the function.
     values: HashMap<Expr, VReg>,
     /// Keys of `values` in insertion order: leaving a loop body or branch
@@ -182,6 +188,14 @@ fn invariant_parts<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
         Expr::Not(a) | Expr::Insert { value: a, .. } => invariant_parts(a, f),
         Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Binding(_) | Expr::Feature(_) => {}
     }
+}
+
+/// Every parameter `e` reads.
+fn params_of(e: &Expr, out: &mut Vec<usize>) {
+    if let Expr::Param(p) = e {
+        out.push(*p);
+    }
+    e.children().into_iter().for_each(|c| params_of(c, out));
 }
 
 /// Like `ir::walk`, but not into branches: values a branch needs are
@@ -240,9 +254,45 @@ impl Builder<'_> {
         self.f.insts.push((i, self.origin.clone()));
     }
 
-    fn arg_of(&self, kind: &ArgKind) -> VReg {
+    fn arg_of(&mut self, kind: &ArgKind) -> VReg {
         let i = self.f.args.iter().position(|a| a == kind).unwrap_or(0);
-        self.arg_regs[i]
+        if let Some(&v) = self.arg_regs.get(i) {
+            return v;
+        }
+        if let Some(&v) = self.arg_override.get(&i) {
+            return v;
+        }
+        // A stack argument: loaded afresh at each use rather than kept in
+        // a register from entry, so ten of them do not exhaust x86-64's
+        // registers (the load is one instruction from a cache-hot slot).
+        let v = self.vreg();
+        self.emit(Inst::Arg { dst: v, index: i });
+        v
+    }
+
+    /// Base address of the current instance of `dev`: the instance loop's
+    /// register, or the argument of a single-instance device.
+    fn base_of(&mut self, dev: usize) -> VReg {
+        match self.bases.get(&dev) {
+            Some(&v) => v,
+            None => self.arg_of(&ArgKind::DeviceBase(dev)),
+        }
+    }
+
+    /// Load the stack arguments `e` reads now, so that evaluating `e`
+    /// later (in a reservation window, which must hold no other memory
+    /// access) finds them in registers. Returns what to restore.
+    fn preload_args(&mut self, e: &Expr) -> HashMap<usize, VReg> {
+        let saved = self.arg_override.clone();
+        let mut params = Vec::new();
+        params_of(e, &mut params);
+        for p in params {
+            let v = self.arg_of(&ArgKind::Param(p));
+            if let Some(i) = self.f.args.iter().position(|a| *a == ArgKind::Param(p)) {
+                self.arg_override.insert(i, v);
+            }
+        }
+        saved
     }
 
     fn set_origin(&mut self, span: crate::spec::diag::Span) {
@@ -588,7 +638,7 @@ impl Builder<'_> {
                 let v = self.expr(value);
                 self.set_origin(access.span);
                 let dev = &self.prog.devices[access.dev];
-                let base = self.bases[&access.dev];
+                let base = self.base_of(access.dev);
                 let swap = self.swap(dev, access.reg);
                 self.emit_op(
                     access.id,
@@ -620,7 +670,7 @@ impl Builder<'_> {
                 let reg = &dev.regs[access.reg];
                 let (offset, width) = (reg.offset, reg.width);
                 let swap = self.swap(dev, access.reg);
-                let base = self.bases[&access.dev];
+                let base = self.base_of(access.dev);
                 let full = crate::ir::expr::field_mask(0, width);
                 // A run-time value is computed once, before the loop.
                 let want = self.operand(value);
@@ -932,6 +982,15 @@ impl Builder<'_> {
                     self.emit(Inst::Imm { dst: v, value: n });
                     v
                 });
+                // The naive window recomputes the owner, but a stack
+                // argument it reads is loaded before the window: another
+                // load between load-reserve and store-conditional may
+                // lose the reservation (Arm ARM B2.9.5 leaves it
+                // IMPLEMENTATION DEFINED), retrying forever.
+                let restore = match value {
+                    LockValue::Owner(e) if !*hoisted => Some(self.preload_args(e)),
+                    _ => None,
+                };
                 self.emit(Inst::Label(retry));
                 let loaded = self.vreg();
                 self.emit(Inst::LoadReserve {
@@ -948,6 +1007,9 @@ impl Builder<'_> {
                     if let LockValue::Owner(e) = value {
                         owner = Some(self.fresh_expr(e));
                     }
+                }
+                if let Some(saved) = restore {
+                    self.arg_override = saved;
                 }
                 let new = match value {
                     LockValue::Owner(_) => {

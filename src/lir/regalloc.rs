@@ -2,7 +2,8 @@
 //!
 //! Sequences are short and live ranges few, so there is no spilling: if a
 //! sequence needs more registers than the target's volatile set, that is a
-//! diagnostic. Arguments are pre-coloured to their ABI registers. Live
+//! diagnostic. Register arguments are pre-coloured to their ABI registers
+//! (stack arguments are plain values, loaded where they are used). Live
 //! ranges that reach into a loop are stretched to the loop's back edge.
 
 use super::*;

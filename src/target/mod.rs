@@ -17,6 +17,15 @@ use crate::lir::Func;
 use mach::MachFunc;
 use std::fmt;
 
+/// The most arguments a sequence may take (device bases and counts
+/// included), on every target alike so that a spec does not build for one
+/// and fail for another. Arguments past the argument registers are read
+/// from the caller's stack; Linux-style POWER code names those slots with
+/// the kernel's `STK_PARAM(R11)` .. `STK_PARAM(R31)` (`asm/ppc_asm.h`, the
+/// idiom of `plpar_hcall9`), whose register names end at r31: arguments 1
+/// to 29.
+pub const MAX_ARGS: usize = 29;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
     Power64,
@@ -57,14 +66,6 @@ impl Target {
             Target::Power64le => "powerpc64le-linux-gnu",
             Target::Aarch64 => "aarch64-linux-gnu",
             Target::X86_64 => "x86_64-linux-gnu",
-        }
-    }
-
-    /// Integer argument registers available to a function.
-    pub fn max_args(self) -> usize {
-        match self {
-            Target::Power64 | Target::Power64le | Target::Aarch64 => 8,
-            Target::X86_64 => 6,
         }
     }
 

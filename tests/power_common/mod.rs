@@ -24,6 +24,15 @@ const SH: [(u8, u8); 7] = [
 ];
 const CONDS: [Cond; 6] = [Cond::Lt, Cond::Gt, Cond::Eq, Cond::Ne, Cond::Ge, Cond::Le];
 
+/// Displacement from r1 of the parameter save area slot of argument
+/// register `param` (r3 = the first argument) in ELFv1 and in ELFv2.
+pub fn elfv1_param_slot(param: u8) -> i16 {
+    48 + 8 * (i16::from(param) - 3)
+}
+pub fn elfv2_param_slot(param: u8) -> i16 {
+    32 + 8 * (i16::from(param) - 3)
+}
+
 pub fn label_name(l: Label) -> String {
     format!(".L{l}")
 }
@@ -115,6 +124,11 @@ pub fn corpus() -> Vec<Insn> {
             Rldic { ra: a, rs: b, sh, mb: m },
             Rldimi { ra: b, rs: a, sh, mb: m },
         ]);
+    }
+    // Stack arguments (the ninth to the 29th), at ELFv1 displacements: the
+    // bare-style check expands `STK_PARAM(Rn)` with the ELFv1 definition.
+    for (rt, param) in [(11, 11), (0, 12), (31, 20), (3, 31)] {
+        v.push(LdArg { rt, d: elfv1_param_slot(param), param });
     }
     // The usual radix-invalidate shapes, and crclr.
     v.extend([

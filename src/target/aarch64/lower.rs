@@ -3,12 +3,13 @@
 //! ABI (AAPCS64, "Procedure Call Standard for the Arm 64-bit
 //! Architecture", 6.1.1): arguments in x0..x7, result in x0, x9..x15
 //! temporaries, x8 the indirect-result register (free in a function that
-//! returns `long`), all of x0..x15 caller-saved. We use only those and no
-//! stack, so there is no prologue. x16/x17 (IP0/IP1, intra-procedure-call
+//! returns `long`), all of x0..x15 caller-saved. We use only those and
+//! never move sp, so there is no prologue; arguments past x7 are read from
+//! the caller's stack, `[sp]`, `[sp, #8]`..., where they are used. x16/x17 (IP0/IP1, intra-procedure-call
 //! scratch) are reserved as this lowering's scratch registers: x16 for
 //! materialised immediates, byte-reversed store data and popcount, x17 for
 //! out-of-range memory offsets. x18 (platform register), x19..x28
-//! (callee-saved), x29/x30 (FP/LR) and sp are never touched.
+//! (callee-saved), x29/x30 (FP/LR) are never touched.
 
 use super::insn::{logical_imm_encodable, BarrierOpt, Cond, Insn, Reg, Size, TlbiOp};
 use crate::ir::expr::BinOp;
@@ -31,6 +32,19 @@ const SCRATCH: Reg = 16;
 const SCRATCH_OFF: Reg = 17;
 /// Register number 31 reads as zero in the forms we use it in.
 const XZR: Reg = 31;
+
+/// As a load/store base, register 31 is SP (Arm ARM C1.2.5).
+const SP: Reg = 31;
+
+/// `[sp, #off]` of incoming argument `index` (0-based) when it is passed
+/// on the stack. AAPCS64 6.8.2 (C.16, C.17): past x7, each 64-bit argument
+/// takes the next 8-byte slot from the stack pointer at the call (gcc's
+/// caller stores the ninth and tenth with `stp x3, x2, [sp]`). The
+/// function never moves sp, so that holds at every instruction.
+fn stack_arg_offset(index: usize) -> Option<u32> {
+    let slot = index.checked_sub(REGS.args.len())?;
+    u32::try_from(8 * slot).ok()
+}
 
 /// Lowered function: instructions with their origins (labels included).
 pub struct Lowered {
@@ -64,7 +78,16 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     for (inst, origin) in &f.insts {
         let mut e = |i: Insn| out.insns.push((i, origin.clone()));
         match inst {
-            Inst::Arg { .. } => {}
+            Inst::Arg { dst, index } => {
+                if let Some(off) = stack_arg_offset(*index) {
+                    e(Insn::Ldr {
+                        size: Size::X,
+                        rt: r(*dst),
+                        rn: SP,
+                        off,
+                    });
+                }
+            }
             Inst::Imm { dst, value } => materialize(r(*dst), *value, &mut e),
             Inst::Copy { dst, src } => mov(r(*dst), r(*src), &mut e),
             Inst::Not { dst, src } => {

@@ -81,6 +81,12 @@ pub enum Insn {
     Sth { rs: Reg, d: i16, ra: Reg },
     Stb { rs: Reg, d: i16, ra: Reg },
     Ld { rt: Reg, d: i16, ra: Reg },
+    /// `ld rt,d(r1)`: an incoming argument from the caller's parameter
+    /// save area, `param` being the argument register the slot belongs to
+    /// (r11 for the ninth argument). Linux style prints the kernel's
+    /// `STK_PARAM(R11)` for `d`, which follows the ABI the kernel is built
+    /// for (ELFv1 or ELFv2 big-endian alike); the bytes use `d`.
+    LdArg { rt: Reg, d: i16, param: u8 },
     Lwz { rt: Reg, d: i16, ra: Reg },
     Lhz { rt: Reg, d: i16, ra: Reg },
     Lbz { rt: Reg, d: i16, ra: Reg },
@@ -384,6 +390,7 @@ impl Insn {
             // DS-form doubleword load/store (XO=0 in bits 30-31).
             Std { rs: s, d, ra: a } => d_form(62, rs(s)?, ra(a)?, ds(d)?),
             Ld { rt: t, d, ra: a } => d_form(58, rt(t)?, ra(a)?, ds(d)?),
+            LdArg { rt: t, d, .. } => d_form(58, rt(t)?, 1, ds(d)?),
             // D-form word/half/byte load/store.
             Stw { rs: s, d, ra: a } => d_form(36, rs(s)?, ra(a)?, s16(d)),
             Sth { rs: s, d, ra: a } => d_form(44, rs(s)?, ra(a)?, s16(d)),
@@ -530,6 +537,10 @@ impl Insn {
             | Lwz { rt: t, d, ra }
             | Lhz { rt: t, d, ra }
             | Lbz { rt: t, d, ra } => format!("{m} {},{d}({})", r(*t), r0(*ra)),
+            LdArg { rt, d, param } => match style {
+                RegStyle::Percent => format!("{m} {},{d}({})", r(*rt), r(1)),
+                RegStyle::Bare => format!("{m} {},STK_PARAM(R{param})({})", r(*rt), r(1)),
+            },
             Stdx { rs: t, ra, rb }
             | Stwx { rs: t, ra, rb }
             | Sthx { rs: t, ra, rb }
@@ -632,6 +643,7 @@ impl Insn {
         matches!(
             self,
             Ld { .. }
+                | LdArg { .. }
                 | Lwz { .. }
                 | Lhz { .. }
                 | Lbz { .. }
@@ -691,7 +703,7 @@ impl Insn {
             Stw { .. } => "stw",
             Sth { .. } => "sth",
             Stb { .. } => "stb",
-            Ld { .. } => "ld",
+            Ld { .. } | LdArg { .. } => "ld",
             Lwz { .. } => "lwz",
             Lhz { .. } => "lhz",
             Lbz { .. } => "lbz",
@@ -1004,7 +1016,7 @@ mod tests {
             Rldicl { ra: a, rs: b, sh: c, mb: d }, Rldicr { ra: a, rs: b, sh: c, me: d },
             Rldic { ra: a, rs: b, sh: c, mb: d }, Rldimi { ra: a, rs: b, sh: c, mb: d }, Mr { ra: a, rs: b },
             Std { rs: a, d: i, ra: b }, Stw { rs: a, d: i, ra: b }, Sth { rs: a, d: i, ra: b }, Stb { rs: a, d: i, ra: b },
-            Ld { rt: a, d: i, ra: b }, Lwz { rt: a, d: i, ra: b }, Lhz { rt: a, d: i, ra: b }, Lbz { rt: a, d: i, ra: b },
+            Ld { rt: a, d: i, ra: b }, LdArg { rt: a, d: i, param: c }, Lwz { rt: a, d: i, ra: b }, Lhz { rt: a, d: i, ra: b }, Lbz { rt: a, d: i, ra: b },
             Stdx { rs: a, ra: b, rb: c }, Stwx { rs: a, ra: b, rb: c }, Sthx { rs: a, ra: b, rb: c }, Stbx { rs: a, ra: b, rb: c },
             Ldx { rt: a, ra: b, rb: c }, Lwzx { rt: a, ra: b, rb: c }, Lhzx { rt: a, ra: b, rb: c }, Lbzx { rt: a, ra: b, rb: c },
             Stdbrx { rs: a, ra: b, rb: c }, Stwbrx { rs: a, ra: b, rb: c }, Sthbrx { rs: a, ra: b, rb: c },

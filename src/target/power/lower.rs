@@ -6,7 +6,8 @@
 //! are saved below the stack pointer, in the 288-byte protected zone both
 //! ABIs give a leaf function (ELFv2 2.2.2.4; the ELFv1 Linux supplement
 //! 3.2.2), and restored before every `blr`, so there is still no stack
-//! frame. r0 is reserved as the scratch register
+//! frame; arguments past r10 are read from the caller's parameter save
+//! area where they are used (see [`stack_arg_slot`]). r0 is reserved as the scratch register
 //! of this lowering: it reads as zero in the RA slot of D-form and X-form
 //! addresses, so it is never given to a value that serves as a base.
 
@@ -32,6 +33,24 @@ fn save_slot(r: Reg) -> i16 {
     -8 * (32 - i16::from(r))
 }
 
+/// Displacement from r1 of incoming argument `index` (0-based) when it is
+/// passed on the stack, and the argument register its slot shadows (the
+/// `R11` of the kernel's `STK_PARAM(R11)`). Every argument has a
+/// doubleword in the caller's parameter save area, r3's first, which
+/// starts after the fixed frame header: 48(r1) in ELFv1 (64-bit PowerPC
+/// ELF ABI Supplement 1.9, "The Stack Frame": back chain, CR, LR, two
+/// reserved doublewords, TOC), 32(r1) in ELFv2 (ELFv2 ABI, "The Stack
+/// Frame": no reserved doublewords; a caller allocates the area when the
+/// prototype has arguments on the stack, as ours then do). So the ninth is
+/// at 112(r1) or 96(r1), where gcc's callers store it, and the kernel's
+/// `__STK_PARAM` says the same. `power64` is ELFv1, `power64le` ELFv2.
+fn stack_arg_slot(index: usize, target: Target) -> Option<(i16, u8)> {
+    index.checked_sub(REGS.args.len())?;
+    let area = if target == Target::Power64le { 32 } else { 48 };
+    let d = i16::try_from(area + 8 * index).ok()?;
+    Some((d, u8::try_from(index + 3).ok()?))
+}
+
 const SCRATCH: Reg = 0;
 /// cr7, as GCC uses for compares it does not need cr0 for.
 const CR: u8 = 7;
@@ -44,7 +63,7 @@ pub struct Lowered {
 #[derive(Debug)]
 pub struct LowerError(pub String);
 
-pub fn lower(f: &Func, alloc: &Allocation, _target: Target) -> Result<Lowered, LowerError> {
+pub fn lower(f: &Func, alloc: &Allocation, target: Target) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
     let r = |v| alloc.get(v);
     let saved = alloc.used_callee_saved(&REGS);
@@ -63,7 +82,15 @@ pub fn lower(f: &Func, alloc: &Allocation, _target: Target) -> Result<Lowered, L
     for (inst, origin) in &f.insts {
         let mut e = |i: Insn| out.insns.push((i, origin.clone()));
         match inst {
-            Inst::Arg { .. } => {}
+            Inst::Arg { dst, index } => {
+                if let Some((d, param)) = stack_arg_slot(*index, target) {
+                    e(Insn::LdArg {
+                        rt: r(*dst),
+                        d,
+                        param,
+                    });
+                }
+            }
             Inst::Imm { dst, value } => materialize(r(*dst), *value, &mut e),
             Inst::Copy { dst, src } => {
                 if r(*dst) != r(*src) {

@@ -1,8 +1,9 @@
 //! LIR -> x86-64 instructions (SysV ABI).
 //!
 //! ABI: integer arguments in rdi, rsi, rdx, rcx, r8, r9; result in rax;
-//! rax, rcx, rdx, rsi, rdi, r8..r11 are caller-saved. We use only those and
-//! no stack, so there is no prologue. r11 is reserved as the scratch
+//! rax, rcx, rdx, rsi, rdi, r8..r11 are caller-saved. We use those first
+//! and push rbx, r12.. only when they run out; arguments past the sixth are
+//! read from the caller's stack where they are used. r11 is reserved as the scratch
 //! register of this lowering (large immediates, byte-swapped store values,
 //! the right operand of a `sub` whose destination it would clobber, the
 //! zero-case value of `bsr`/`bsf`, popcount's masks, rcx parked around a
@@ -39,6 +40,18 @@ const RDI: Reg = 7;
 const R8: Reg = 8;
 const R9: Reg = 9;
 const R10: Reg = 10;
+const RSP: Reg = 4;
+
+/// `disp(%rsp)` of incoming argument `index` (0-based) when it is passed on
+/// the stack, after `pushed` callee-saved registers were pushed at entry.
+/// SysV psABI 3.2.3: arguments past the six registers are pushed right to
+/// left, so the seventh is at 8(%rsp) on entry, above the return address
+/// (what gcc -O2 reads in a callee: `movq 24(%rsp)` for the ninth).
+fn stack_arg_disp(index: usize, pushed: usize) -> Option<i32> {
+    let slot = index.checked_sub(REGS.args.len())?;
+    i32::try_from(8 * (1 + pushed + slot)).ok()
+}
+
 /// The lowering's scratch register (caller-saved, not an argument).
 pub const SCRATCH: Reg = 11;
 
@@ -81,7 +94,17 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         let prev = out.insns.last().map(|(i, _)| i.clone());
         let mut e = |i: Insn| out.insns.push((i, origin.clone()));
         match inst {
-            Inst::Arg { .. } => {}
+            Inst::Arg { dst, index } => {
+                if let Some(disp) = stack_arg_disp(*index, saved.len()) {
+                    e(Insn::Load {
+                        size: Size::Q,
+                        rd: r(*dst),
+                        base: RSP,
+                        index: None,
+                        disp,
+                    });
+                }
+            }
             Inst::Imm { dst, value } => imm(r(*dst), *value, &mut e),
             Inst::Copy { dst, src } => mov(r(*dst), r(*src), &mut e),
             Inst::Un { op, dst, src } => un(*op, r(*dst), r(*src), &mut e),
