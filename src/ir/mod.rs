@@ -363,6 +363,23 @@ pub enum Stmt {
         /// Name of its threshold `#define` (auto mode).
         threshold: String,
     },
+    /// `local = value`: a `let` (its first assignment) or an assignment.
+    Assign {
+        local: usize,
+        value: Expr,
+        span: Span,
+    },
+    /// `while cond limit N else return fail { body }`: the body runs while
+    /// `cond` holds, at most `limit` times; still true after `limit` runs,
+    /// the sequence returns `fail` (after `fail_barrier`).
+    While {
+        cond: Cond,
+        body: Vec<Stmt>,
+        limit: u64,
+        fail: i64,
+        span: Span,
+        fail_barrier: Option<String>,
+    },
     /// Two-way branch (made by the cover pass).
     If {
         cond: Cond,
@@ -519,8 +536,8 @@ impl Stmt {
     pub fn may_exit(&self) -> bool {
         match self {
             Stmt::Poll { .. } | Stmt::Return { .. } => true,
-            // A zero step returns -EINVAL.
-            Stmt::Range { .. } => true,
+            // A zero step returns -EINVAL; a loop past its limit its code.
+            Stmt::Range { .. } | Stmt::While { .. } => true,
             Stmt::Mem {
                 op: MemOp::Acquire { limit, .. },
                 ..
@@ -578,9 +595,10 @@ pub fn walk<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
     for s in body {
         f(s);
         match s {
-            Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
-                walk(body, f)
-            }
+            Stmt::Each { body, .. }
+            | Stmt::Range { body, .. }
+            | Stmt::Cover { body, .. }
+            | Stmt::While { body, .. } => walk(body, f),
             Stmt::If { then_, else_, .. } => {
                 walk(then_, f);
                 walk(else_, f);

@@ -111,9 +111,10 @@ fn walk_mut(body: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
     for s in body {
         f(s);
         match s {
-            Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
-                walk_mut(body, f)
-            }
+            Stmt::Each { body, .. }
+            | Stmt::Range { body, .. }
+            | Stmt::Cover { body, .. }
+            | Stmt::While { body, .. } => walk_mut(body, f),
             Stmt::If { then_, else_, .. } => {
                 walk_mut(then_, f);
                 walk_mut(else_, f);
@@ -190,7 +191,13 @@ fn subst(e: &Expr, from: usize, to: usize) -> Expr {
 /// Apply `f` to every expression of the statements.
 fn map_exprs(body: &mut [Stmt], f: &dyn Fn(&Expr) -> Expr) {
     walk_mut(body, &mut |s| match s {
-        Stmt::Write { value, .. } | Stmt::Return { value, .. } => *value = f(value),
+        Stmt::Write { value, .. } | Stmt::Return { value, .. } | Stmt::Assign { value, .. } => {
+            *value = f(value)
+        }
+        Stmt::While { cond, .. } => {
+            cond.a = f(&cond.a);
+            cond.b = f(&cond.b);
+        }
         Stmt::Range {
             start, size, step, ..
         } => {
@@ -342,11 +349,14 @@ fn reuse_block(
                 let m = *mem;
                 avail.retain(|(a, _, _)| a.ptr != m.ptr || !overlaps(a, &m));
             }
-            Stmt::Each { .. } | Stmt::Range { .. } | Stmt::Cover { .. } => {
+            Stmt::Each { .. } | Stmt::Range { .. } | Stmt::Cover { .. } | Stmt::While { .. } => {
                 forget(&mut avail, &s);
+                // A body starts with nothing available: an earlier
+                // iteration's loads are not reused across the back edge.
                 if let Stmt::Each { body, .. }
                 | Stmt::Range { body, .. }
-                | Stmt::Cover { body, .. } = &mut s
+                | Stmt::Cover { body, .. }
+                | Stmt::While { body, .. } = &mut s
                 {
                     reuse_block(prog, params, private, body, renames);
                 }
@@ -473,7 +483,9 @@ fn naive_block(body: &mut Vec<Stmt>, name: &'static str) {
                     seen.push(*mem);
                 }
             }
-            Stmt::Each { body, .. } | Stmt::Range { body, .. } => naive_block(body, name),
+            Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::While { body, .. } => {
+                naive_block(body, name)
+            }
             Stmt::If { then_, else_, .. } => {
                 naive_block(then_, name);
                 naive_block(else_, name);
