@@ -1044,8 +1044,13 @@ impl SeqCx<'_> {
                 ast::Stmt::Let { .. } | ast::Stmt::Assign { .. } | ast::Stmt::While { .. }
             )
         {
+            // The keyword, not the whole loop: one line to point at.
+            let at = match s {
+                ast::Stmt::While { span, .. } => Span::new(span.offset, "while".len()),
+                _ => stmt_span(s),
+            };
             return Err(Diag::new(
-                stmt_span(s),
+                at,
                 "locals and `while` are not allowed in a `cover` body",
             )
             .label("inside a cover")
