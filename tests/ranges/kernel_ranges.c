@@ -162,6 +162,7 @@ int main(void)
 			if (scanf("%lx", &a[i]) != 1)
 				return 2;
 		outlen = 0;
+		out[0] = 0;
 		if (!strcmp(name, "arm64_69"))
 			ret = arm64_69(a[0], a[1], a[2]);
 		else if (!strcmp(name, "arm64_510"))
