@@ -103,6 +103,22 @@ fn observed(t: &Trace) -> String {
 
 /// Run `seq` of `spec` on `target` over `inputs` and compare with `want`.
 fn check(spec: &str, seq: &str, target: Target, inputs: &[Vec<u64>], want: &[String]) {
+    check_in(spec, seq, target, inputs, want, &|args| World {
+        params: args.to_vec(),
+        big_endian: target.big_endian(),
+        ..Default::default()
+    })
+}
+
+/// As [`check`], with the emulator's world built from each input.
+fn check_in(
+    spec: &str,
+    seq: &str,
+    target: Target,
+    inputs: &[Vec<u64>],
+    want: &[String],
+    world: &dyn Fn(&[u64]) -> World,
+) {
     let (c, _) = compile_spec(spec, target, "all");
     let i = c
         .opt
@@ -112,11 +128,7 @@ fn check(spec: &str, seq: &str, target: Target, inputs: &[Vec<u64>], want: &[Str
         .unwrap_or_else(|| panic!("{spec}: no sequence {seq}"));
     let mut mismatches = Vec::new();
     for (args, want) in inputs.iter().zip(want) {
-        let w = World {
-            params: args.clone(),
-            big_endian: target.big_endian(),
-            ..Default::default()
-        };
+        let w = world(args);
         let t = trace::run(&c.opt, &c, i, &w, 1_000_000)
             .unwrap_or_else(|e| panic!("{target} {seq} {args:x?}: {e}"));
         let got = observed(&t);
@@ -146,7 +158,13 @@ fn arm64_page_counts() -> Vec<u64> {
             v.extend([p - 1, p, p + 1]);
         }
     }
-    v.extend([(1 << 21) - 2, (1 << 21) - 1, 1 << 21, (1 << 21) + 1, 1 << 22]);
+    v.extend([
+        (1 << 21) - 2,
+        (1 << 21) - 1,
+        1 << 21,
+        (1 << 21) + 1,
+        1 << 22,
+    ]);
     v
 }
 
@@ -170,7 +188,11 @@ fn arm64_inputs() -> Vec<Vec<u64>> {
             let asid = r.below(1 << 16);
             v.push(vec![asid, s, s.wrapping_add(p << 12)]);
             // Unaligned ends round up; an unaligned start rounds down.
-            v.push(vec![asid, s | 0x80, s.wrapping_add(p << 12).wrapping_add(0x10)]);
+            v.push(vec![
+                asid,
+                s | 0x80,
+                s.wrapping_add(p << 12).wrapping_add(0x10),
+            ]);
         }
         // Size 0 and one byte.
         v.push(vec![1, s, s]);
@@ -236,5 +258,157 @@ fn arm64_510_range_loop_is_the_kernels() {
     assert!(want[i].starts_with("aside1is="), "{}", want[i]);
     for t in targets_of(spec) {
         check(spec, "flush_tlb_range_510", t, &ins, &want);
+    }
+}
+
+/// Addresses at the places the encodings change: 0, page and block
+/// boundaries, bit 51 (AMD's sign-extension limit), the top.
+const ADDRESS_EDGES: [u64; 12] = [
+    0,
+    0x1000,
+    0x1fff,
+    0x20_0000,
+    0x7_ffff_ffff_f000,
+    0x8_0000_0000_0000,
+    0xf_ffff_ffff_f000,
+    0x10_0000_0000_0000,
+    0x8000_0000_0000_0000,
+    u64::MAX - 0x1000,
+    u64::MAX - 0xfff,
+    u64::MAX,
+];
+const SIZE_EDGES: [u64; 10] = [
+    0,
+    1,
+    0xfff,
+    0x1000,
+    0x1001,
+    0x2000,
+    0x20_0000,
+    1 << 51,
+    1 << 52,
+    u64::MAX,
+];
+
+/// AMD: (address, size, domid, pde).
+fn amd_inputs() -> Vec<Vec<u64>> {
+    let mut r = Rng(0x2545_f491_4f6c_dd1d);
+    let mut v = Vec::new();
+    for &a in &ADDRESS_EDGES {
+        for &s in &SIZE_EDGES {
+            v.push(vec![a, s, r.next(), r.below(3)]);
+            v.push(vec![a | 0x123, s, r.below(1 << 16), 1]);
+        }
+    }
+    while v.len() < INPUTS {
+        let a = match r.below(3) {
+            0 => r.next(),
+            1 => r.below(1 << 52) & !0xfff,
+            _ => r.below(1 << 48),
+        };
+        let bits = r.below(64);
+        let s = r.below(1u64 << bits.max(1)) + r.below(2);
+        v.push(vec![a, s, r.next(), r.below(2)]);
+    }
+    v
+}
+
+#[test]
+fn amd_build_inv_address_is_the_kernels() {
+    let spec = "examples/amd_iommu.inv";
+    let ins = amd_inputs();
+    let want = oracle("amd_inv_pages", &ins);
+    // The whole-address-space encoding is among the answers.
+    assert!(want.iter().any(|w| w.contains("cmd[0x8]=fffff001")));
+    for t in targets_of(spec) {
+        // The command record is parameter 0; the rest follow it.
+        check_in(spec, "build_inv_iommu_pages", t, &ins, &want, &|a| World {
+            params: vec![0, a[0], a[1], a[2], a[3]],
+            memory: [(0, vec![0xa5; 16])].into_iter().collect(),
+            big_endian: t.big_endian(),
+            ..Default::default()
+        });
+    }
+}
+
+/// VT-d: (did, start, end, pgsel, max_amask), start <= end and never a
+/// range whose page count wraps to 0 (the kernel's
+/// __roundup_pow_of_two(0) shifts by 64; see README).
+fn vtd_inputs() -> Vec<Vec<u64>> {
+    let mut r = Rng(0xd1b5_4a32_d192_ed03);
+    let mut v = Vec::new();
+    let push = |v: &mut Vec<Vec<u64>>, did: u64, s: u64, e: u64, pgsel: u64, amask: u64| {
+        let (s, e) = (s.min(e), s.max(e));
+        let pages = ((s & 0xfff)
+            .wrapping_add(e - s)
+            .wrapping_add(1)
+            .wrapping_add(0xfff))
+            >> 12;
+        if pages != 0 || (s == 0 && e == u64::MAX) {
+            v.push(vec![did, s, e, pgsel, amask]);
+        }
+    };
+    for &a in &ADDRESS_EDGES {
+        for &n in &SIZE_EDGES {
+            for amask in [0, 9, 52, 63] {
+                let did = r.next();
+                push(
+                    &mut v,
+                    did,
+                    a,
+                    a.saturating_add(n.saturating_sub(1)),
+                    1,
+                    amask,
+                );
+                push(&mut v, did, a | 0x234, a.saturating_add(n), 1, amask);
+            }
+            push(&mut v, 5, a, a.saturating_add(n), 0, 63);
+        }
+    }
+    push(&mut v, 7, 0, u64::MAX, 1, 63);
+    while v.len() < INPUTS {
+        let s = match r.below(3) {
+            0 => r.next(),
+            1 => r.below(1 << 40) & !0xfff,
+            _ => r.below(1 << 48),
+        };
+        let bits = r.below(50);
+        let e = s.saturating_add(r.below(1u64 << bits.max(1)));
+        let pgsel = u64::from(r.below(8) != 0);
+        let did = r.next();
+        let amask = r.below(64);
+        push(&mut v, did, s, e, pgsel, amask);
+    }
+    v
+}
+
+#[test]
+fn vtd_psi_mask_and_dsi_fallback_are_the_kernels() {
+    let spec = "examples/vtd_iotlb.inv";
+    let ins = vtd_inputs();
+    let want = oracle("vtd_flush_range", &ins);
+    // Both PSI (an IVA write) and the DSI fallback are among the answers.
+    assert!(want.iter().any(|w| w.starts_with("iva=")));
+    assert!(want.iter().any(|w| w.starts_with("iotlb=a")));
+    for t in targets_of(spec) {
+        let (c, _) = compile_spec(spec, t, "all");
+        let dev = c
+            .opt
+            .devices
+            .iter()
+            .position(|d| d.name == "iotlb")
+            .unwrap();
+        let reg = c.opt.devices[dev]
+            .regs
+            .iter()
+            .position(|r| r.name == "iotlb")
+            .unwrap();
+        // The hardware clears IVT at once: the poll's first read is done.
+        check_in(spec, "iotlb_flush_range", t, &ins, &want, &|a| World {
+            params: a.to_vec(),
+            reads: [((dev, reg), vec![0])].into_iter().collect(),
+            big_endian: t.big_endian(),
+            ..Default::default()
+        });
     }
 }

@@ -369,8 +369,21 @@ impl Builder<'_> {
                 let c = crate::ir::Cond::of(e.clone());
                 let a = self.expr(&c.a);
                 let b = self.operand(&c.b);
-                let (one, zero) = (self.constant(1), self.constant(0));
-                self.select(c.cmp, a, b, one, zero)
+                // 1 and 0 as immediates, not cached registers: a cached
+                // constant stays live to the end of the function, and a
+                // sequence with many conditions ran out of registers.
+                let d = self.vreg();
+                let done = self.label();
+                self.emit(Inst::Imm { dst: d, value: 1 });
+                self.emit(Inst::Branch {
+                    cmp: c.cmp,
+                    a,
+                    b,
+                    target: done,
+                });
+                self.emit(Inst::Imm { dst: d, value: 0 });
+                self.emit(Inst::Label(done));
+                d
             }
             Expr::Call(f, args) => self.call(*f, args),
         };

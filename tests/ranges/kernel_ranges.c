@@ -9,6 +9,12 @@
  *    system_supports_tlb_range() true, LPA2 and KPTI off, stride PAGE_SIZE,
  *    last_level false, tlb_level 0;
  *  - arm64 5.10 .. 6.8: the same file in linux-source-6.1, __flush_tlb_range.
+ *  - AMD: drivers/iommu/amd/iommu.c (6.1) build_inv_iommu_pages and
+ *    build_inv_address, iommu_num_pages() from lib/iommu-helper;
+ *  - VT-d: drivers/iommu/intel/cache.c (6.11, with the 6.10 fixes
+ *    "aligned_pages = 1UL << mask" and MAX_AGAW_PFN_WIDTH)
+ *    calculate_psi_aligned_address and cache_tag_flush_iotlb, and
+ *    dmar.c __iommu_flush_iotlb (register-based, no drain capabilities).
  *
  * stdin: lines "NAME ARG..." in hex; stdout: one line per input, the ops
  * as "op=operand" in hex, then "ret=VALUE".
@@ -150,6 +156,147 @@ static long arm64_510(unsigned long asid, unsigned long start, unsigned long end
 	return 0;
 }
 
+/* AMD */
+#define PAGE_MASK (~(PAGE_SIZE - 1))
+#define CMD_INV_IOMMU_PAGES 0x03
+#define CMD_INV_IOMMU_PAGES_SIZE_MASK 0x01
+#define CMD_INV_IOMMU_PAGES_PDE_MASK 0x02
+#define CMD_INV_IOMMU_ALL_PAGES_ADDRESS 0x7fffffffffffffffULL
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+
+static int fls64(unsigned long x)
+{
+	return x ? 64 - __builtin_clzl(x) : 0;
+}
+
+static unsigned long iommu_num_pages(unsigned long addr, unsigned long len,
+				     unsigned long io_page_size)
+{
+	unsigned long size = (addr & (io_page_size - 1)) + len;
+
+	return DIV_ROUND_UP(size, io_page_size);
+}
+
+static unsigned long build_inv_address(unsigned long address, unsigned long size)
+{
+	unsigned long pages, end, msb_diff;
+
+	pages = iommu_num_pages(address, size, PAGE_SIZE);
+	if (pages == 1)
+		return address & PAGE_MASK;
+	end = address + size - 1;
+	msb_diff = (unsigned long)(fls64(end ^ address) - 1);
+	if (msb_diff > 51)
+		address = CMD_INV_IOMMU_ALL_PAGES_ADDRESS;
+	else
+		address |= (1ull << msb_diff) - 1;
+	address &= PAGE_MASK;
+	return address | CMD_INV_IOMMU_PAGES_SIZE_MASK;
+}
+
+static long amd_inv_pages(unsigned long address, unsigned long size,
+			  unsigned long domid, unsigned long pde)
+{
+	unsigned int data[4];
+	unsigned long inv_address = build_inv_address(address, size);
+	char name[16];
+
+	memset(data, 0, sizeof(data));
+	data[1] |= (unsigned short)domid;
+	data[2] = (unsigned int)inv_address;
+	data[3] = (unsigned int)(inv_address >> 32);
+	data[1] |= (CMD_INV_IOMMU_PAGES & 0x0f) << 28;
+	if (pde)
+		data[2] |= CMD_INV_IOMMU_PAGES_PDE_MASK;
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "cmd[0x%x]", 4 * i);
+		emit(name, data[i]);
+	}
+	return 0;
+}
+
+/* VT-d */
+#define VTD_PAGE_SHIFT 12
+#define VTD_PAGE_SIZE (1UL << VTD_PAGE_SHIFT)
+#define MAX_AGAW_WIDTH 64
+#define MAX_AGAW_PFN_WIDTH (MAX_AGAW_WIDTH - VTD_PAGE_SHIFT)
+#define ALIGN_DOWN(x, a) ((x) & ~((a) - 1))
+#define PAGE_ALIGN(x) (((x) + PAGE_SIZE - 1) & PAGE_MASK)
+#define IOVA_PFN(addr) ((addr) >> PAGE_SHIFT)
+#define DMA_TLB_IVT (1UL << 63)
+#define DMA_TLB_DSI_FLUSH (2UL << 60)
+#define DMA_TLB_PSI_FLUSH (3UL << 60)
+#define DMA_TLB_DID(id) (((unsigned long)((id) & 0xffff)) << 32)
+
+static unsigned long aligned_nrpages(unsigned long host_addr, unsigned long size)
+{
+	host_addr &= ~PAGE_MASK;
+	return PAGE_ALIGN(host_addr + size) >> VTD_PAGE_SHIFT;
+}
+
+/* __roundup_pow_of_two: 1UL << fls_long(n - 1), undefined for 0. */
+static unsigned long roundup_pow_of_two(unsigned long n)
+{
+	return 1UL << fls64(n - 1);
+}
+
+static unsigned long calculate_psi_aligned_address(unsigned long start, unsigned long end,
+						   unsigned long *_pages, unsigned long *_mask)
+{
+	unsigned long pages = aligned_nrpages(start, end - start + 1);
+	unsigned long aligned_pages = roundup_pow_of_two(pages);
+	unsigned long bitmask = aligned_pages - 1;
+	unsigned long mask = (unsigned long)(fls64(aligned_pages) - 1);
+	unsigned long pfn = IOVA_PFN(start);
+
+	if (bitmask & pfn) {
+		unsigned long end_pfn = pfn + pages - 1, shared_bits;
+
+		shared_bits = ~(pfn ^ end_pfn) & ~bitmask;
+		mask = shared_bits ? (unsigned long)__builtin_ctzl(shared_bits) : MAX_AGAW_PFN_WIDTH;
+		aligned_pages = 1UL << mask;
+	}
+	*_pages = aligned_pages;
+	*_mask = mask;
+	return ALIGN_DOWN(start, VTD_PAGE_SIZE << mask);
+}
+
+static void __iommu_flush_iotlb(unsigned long did, unsigned long addr,
+				unsigned int size_order, unsigned long type)
+{
+	unsigned long val = 0, val_iva = 0;
+
+	if (type == DMA_TLB_DSI_FLUSH) {
+		val = DMA_TLB_DSI_FLUSH | DMA_TLB_IVT | DMA_TLB_DID(did);
+	} else {
+		val = DMA_TLB_PSI_FLUSH | DMA_TLB_IVT | DMA_TLB_DID(did);
+		val_iva = size_order | addr;
+	}
+	if (val_iva)
+		emit("iva", val_iva);
+	emit("iotlb", val);
+}
+
+/* pgsel: cap_pgsel_inv(); max_amask: cap_max_amask_val(); ih 0. */
+static long vtd_flush_range(unsigned long did, unsigned long start, unsigned long end,
+			    unsigned long pgsel, unsigned long max_amask)
+{
+	unsigned long pages, mask, addr;
+
+	if (start == 0 && end == ~0UL) {
+		addr = 0;
+		pages = -1;
+		mask = MAX_AGAW_PFN_WIDTH;
+	} else {
+		addr = calculate_psi_aligned_address(start, end, &pages, &mask);
+	}
+	if (!pgsel || mask > max_amask || pages == (unsigned long)-1)
+		__iommu_flush_iotlb(did, 0, 0, DMA_TLB_DSI_FLUSH);
+	else
+		__iommu_flush_iotlb(did, addr, (unsigned int)mask, DMA_TLB_PSI_FLUSH);
+	return 0;
+}
+
 int main(void)
 {
 	char name[64];
@@ -158,7 +305,9 @@ int main(void)
 	while (scanf("%63s", name) == 1) {
 		long ret;
 
-		for (int i = 0; i < 3; i++)
+		int n = !strcmp(name, "amd_inv_pages") ? 4 : !strcmp(name, "vtd_flush_range") ? 5 : 3;
+
+		for (int i = 0; i < n; i++)
 			if (scanf("%lx", &a[i]) != 1)
 				return 2;
 		outlen = 0;
@@ -167,6 +316,10 @@ int main(void)
 			ret = arm64_69(a[0], a[1], a[2]);
 		else if (!strcmp(name, "arm64_510"))
 			ret = arm64_510(a[0], a[1], a[2]);
+		else if (!strcmp(name, "amd_inv_pages"))
+			ret = amd_inv_pages(a[0], a[1], a[2], a[3]);
+		else if (!strcmp(name, "vtd_flush_range"))
+			ret = vtd_flush_range(a[0], a[1], a[2], a[3], a[4]);
 		else
 			return 3;
 		printf("%sret=%lx\n", out, (unsigned long)ret);
