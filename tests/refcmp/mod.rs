@@ -366,17 +366,20 @@ fn driver_c(prog: &Program, c: &Compiled, header: &str, build: &Build) -> String
                             .iter()
                             .find(|(n, _)| *n == pname)
                             .map(|(_, v)| *v)
-                            .unwrap_or(Val::A(
-                                sc.args
-                                    .iter()
-                                    .find_map(|x| match x {
-                                        Arg::Int(n) | Arg::Mem(n) if *n == pname => Some(*n),
-                                        _ => None,
-                                    })
-                                    .unwrap_or_else(|| {
-                                        panic!("{}: `{pname}` of {} unbound", sc.name, call.seq)
-                                    }),
-                            ));
+                            // Lazily: a bound parameter need not be an argument.
+                            .unwrap_or_else(|| {
+                                Val::A(
+                                    sc.args
+                                        .iter()
+                                        .find_map(|x| match x {
+                                            Arg::Int(n) | Arg::Mem(n) if *n == pname => Some(*n),
+                                            _ => None,
+                                        })
+                                        .unwrap_or_else(|| {
+                                            panic!("{}: `{pname}` of {} unbound", sc.name, call.seq)
+                                        }),
+                                )
+                            });
                         let ptr = c.opt.seqs[i].ptrs.get(*p).is_some_and(Option::is_some);
                         let v = match val {
                             Val::K(v) => format!("{v:#x}ULL"),

@@ -295,6 +295,37 @@ fn arm_smmu() -> Vec<Build> {
         calls: WALK,
         inputs,
     };
+    // The flag as a parameter of one sequence: each arm against the
+    // kernel's function with the flag the same way.
+    const FLAG_ON: &[Call] = &[Call {
+        seq: "tlb_inv_walk_s1_flag",
+        bind: &[("prefer_tlbiasid", Val::K(1))],
+    }];
+    const FLAG_OFF: &[Call] = &[Call {
+        seq: "tlb_inv_walk_s1_flag",
+        bind: &[("prefer_tlbiasid", Val::K(0))],
+    }];
+    let flag = |on: bool| Scenario {
+        name: if on {
+            "tlb_inv_walk_s1_flag(prefer_tlbiasid = 1)"
+        } else {
+            "tlb_inv_walk_s1_flag(prefer_tlbiasid = 0)"
+        },
+        kernel: "arm-smmu.c arm_smmu_tlb_inv_walk_s1() with cfg->flush_walk_prefer_tlbiasid \
+                 as set or not (Linux 6.1)",
+        ref_fn: if on {
+            "ref_qcom_tlb_inv_walk_s1"
+        } else {
+            "ref_tlb_inv_walk_s1"
+        },
+        args: RANGE_ARGS,
+        calls: if on { FLAG_ON } else { FLAG_OFF },
+        inputs: vec![
+            walk("8 granules of 4K", 0x40_0000, 0x8000, 0x1000),
+            walk("4 granules of 64K", 0x1000_0000, 0x4_0000, 0x1_0000),
+            walk("one 2M granule", 0x4000_0000, 0x20_0000, 0x20_0000),
+        ],
+    };
     let small = || {
         vec![
             walk("8 granules of 4K", 0x40_0000, 0x8000, 0x1000),
@@ -439,6 +470,8 @@ fn arm_smmu() -> Vec<Build> {
                     ]
                     .concat(),
                 ),
+                flag(true),
+                flag(false),
                 qcom(vec![
                     walk("32M of 4K granules", 0x40_0000, 0x200_0000, 0x1000),
                     walk(
