@@ -15,6 +15,9 @@
  *    "aligned_pages = 1UL << mask" and MAX_AGAW_PFN_WIDTH)
  *    calculate_psi_aligned_address and cache_tag_flush_iotlb, and
  *    dmar.c __iommu_flush_iotlb (register-based, no drain capabilities).
+ *  - SMMUv3: drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c (6.1)
+ *    __arm_smmu_tlb_inv_range with ARM_SMMU_FEAT_RANGE_INV and the
+ *    CMDQ_OP_TLBI_NH_VA layout of arm_smmu_cmdq_build_cmd (VMID 0).
  *
  * stdin: lines "NAME ARG..." in hex; stdout: one line per input, the ops
  * as "op=operand" in hex, then "ret=VALUE".
@@ -297,6 +300,93 @@ static long vtd_flush_range(unsigned long did, unsigned long start, unsigned lon
 	return 0;
 }
 
+/* SMMUv3 */
+#define FIELD_PREP(mask, val) (((unsigned long)(val) << __builtin_ctzll(mask)) & (mask))
+#define CMDQ_0_OP GENMASK_ULL(7, 0)
+#define CMDQ_TLBI_0_NUM GENMASK_ULL(16, 12)
+#define CMDQ_TLBI_RANGE_NUM_MAX 31
+#define CMDQ_TLBI_0_SCALE GENMASK_ULL(24, 20)
+#define CMDQ_TLBI_0_VMID GENMASK_ULL(47, 32)
+#define CMDQ_TLBI_0_ASID GENMASK_ULL(63, 48)
+#define CMDQ_TLBI_1_LEAF (1UL << 0)
+#define CMDQ_TLBI_1_TTL GENMASK_ULL(9, 8)
+#define CMDQ_TLBI_1_TG GENMASK_ULL(11, 10)
+#define CMDQ_TLBI_1_VA_MASK GENMASK_ULL(63, 12)
+#define CMDQ_OP_TLBI_NH_VA 0x12
+
+struct tlbi_ent {
+	unsigned char num, scale;
+	unsigned short asid, vmid;
+	_Bool leaf;
+	unsigned char ttl, tg;
+	unsigned long addr;
+};
+
+static int ncmds;
+
+static void cmdq_batch_add(const struct tlbi_ent *t)
+{
+	unsigned long cmd[2] = { 0, 0 };
+	char name[32];
+
+	cmd[0] |= FIELD_PREP(CMDQ_0_OP, CMDQ_OP_TLBI_NH_VA);
+	cmd[0] |= FIELD_PREP(CMDQ_TLBI_0_VMID, t->vmid);
+	cmd[0] |= FIELD_PREP(CMDQ_TLBI_0_NUM, t->num);
+	cmd[0] |= FIELD_PREP(CMDQ_TLBI_0_SCALE, t->scale);
+	cmd[0] |= FIELD_PREP(CMDQ_TLBI_0_ASID, t->asid);
+	cmd[1] |= FIELD_PREP(CMDQ_TLBI_1_LEAF, t->leaf);
+	cmd[1] |= FIELD_PREP(CMDQ_TLBI_1_TTL, t->ttl);
+	cmd[1] |= FIELD_PREP(CMDQ_TLBI_1_TG, t->tg);
+	cmd[1] |= t->addr & CMDQ_TLBI_1_VA_MASK;
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "cmds[0x%x]", 16 * ncmds + 8 * i);
+		emit(name, cmd[i]);
+	}
+	ncmds++;
+}
+
+static int ilog2_ul(unsigned long x)
+{
+	return fls64(x) - 1;
+}
+
+static long smmuv3_inv_range(unsigned long asid, unsigned long iova, unsigned long size,
+			     unsigned long granule, unsigned long pgsize_bitmap,
+			     unsigned long leaf)
+{
+	unsigned long end = iova + size, num_pages = 0, tg = 0;
+	unsigned long inv_range = granule;
+	struct tlbi_ent cmd = { .asid = (unsigned short)asid, .leaf = leaf != 0 };
+
+	ncmds = 0;
+	if (!size)
+		return 0;
+	tg = (unsigned long)__builtin_ctzl(pgsize_bitmap);
+	num_pages = size >> tg;
+	cmd.tg = (unsigned char)((tg - 10) / 2);
+	if (cmd.leaf)
+		cmd.ttl = (unsigned char)(4 - ((ilog2_ul(granule) - 3) / (tg - 3)));
+	else if ((num_pages & CMDQ_TLBI_RANGE_NUM_MAX) == 1)
+		num_pages++;
+	while (iova < end) {
+		unsigned long scale, num;
+
+		/* The kernel would spin here: not an input the test gives. */
+		if (ncmds == 64 || !num_pages)
+			return 1000;
+		scale = (unsigned long)__builtin_ctzl(num_pages);
+		cmd.scale = (unsigned char)scale;
+		num = (num_pages >> scale) & CMDQ_TLBI_RANGE_NUM_MAX;
+		cmd.num = (unsigned char)(num - 1);
+		inv_range = num << (scale + tg);
+		num_pages -= num << scale;
+		cmd.addr = iova;
+		cmdq_batch_add(&cmd);
+		iova += inv_range;
+	}
+	return ncmds;
+}
+
 int main(void)
 {
 	char name[64];
@@ -305,7 +395,9 @@ int main(void)
 	while (scanf("%63s", name) == 1) {
 		long ret;
 
-		int n = !strcmp(name, "amd_inv_pages") ? 4 : !strcmp(name, "vtd_flush_range") ? 5 : 3;
+		int n = !strcmp(name, "amd_inv_pages") ? 4 :
+			!strcmp(name, "vtd_flush_range") ? 5 :
+			!strcmp(name, "smmuv3_inv_range") ? 6 : 3;
 
 		for (int i = 0; i < n; i++)
 			if (scanf("%lx", &a[i]) != 1)
@@ -318,6 +410,8 @@ int main(void)
 			ret = arm64_510(a[0], a[1], a[2]);
 		else if (!strcmp(name, "amd_inv_pages"))
 			ret = amd_inv_pages(a[0], a[1], a[2], a[3]);
+		else if (!strcmp(name, "smmuv3_inv_range"))
+			ret = smmuv3_inv_range(a[0], a[1], a[2], a[3], a[4], a[5]);
 		else if (!strcmp(name, "vtd_flush_range"))
 			ret = vtd_flush_range(a[0], a[1], a[2], a[3], a[4]);
 		else
