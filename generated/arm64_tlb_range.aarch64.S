@@ -551,4 +551,260 @@ flush_tlb_range_r_nl:
 	movz x0, #0
 	ret
 	.size flush_tlb_range_r_nl,.-flush_tlb_range_r_nl
+	.p2align 2
+	.globl flush_tlb_range_69
+	.type flush_tlb_range_69,%function
+flush_tlb_range_69:
+	/* 164: arguments */
+	and x9, x1, #0xfffffffffffff000
+	/* 167: let addr = start & ~0xfff */
+	mov x10, x9
+	add x9, x2, #0xfff
+	and x11, x9, #0xfffffffffffff000
+	sub x9, x11, x10
+	lsr x11, x9, #12
+	/* 168: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
+	mov x9, x11
+	/* placed by place-barriers */
+	dsb ishst
+	movz x11, #0x20, lsl #16
+	cmp x11, x9
+	b.hs .Lflush_tlb_range_69.0
+	/* 170: value (asid << 0x30) */
+	lsl x11, x0, #48
+	/* 170: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x11
+	b .Lflush_tlb_range_69.1
+.Lflush_tlb_range_69.0:
+	/* 172: let scale = 3 */
+	movz x11, #3
+	/* 173: while pages > 0 limit 5 { ... */
+	movz x12, #5
+.Lflush_tlb_range_69.2:
+	movz x13, #0
+	cmp x13, x9
+	b.hs .Lflush_tlb_range_69.4
+	cbz x12, .Lflush_tlb_range_69.3
+	sub x12, x12, #1
+	cmp x9, #1
+	b.ne .Lflush_tlb_range_69.5
+	/* 175: value (asid << 0x30) */
+	lsl x14, x0, #48
+	lsr x15, x10, #12
+	and x8, x15, #0xfffffffffff
+	orr x15, x8, x14
+	/* 175: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x15
+	movz x16, #0x1000
+	add x14, x10, x16
+	/* 176: addr = addr + 4K */
+	mov x10, x14
+	sub x14, x9, #1
+	/* 177: pages = pages - 1 */
+	mov x9, x14
+	b .Lflush_tlb_range_69.6
+.Lflush_tlb_range_69.5:
+	movz x16, #5
+	mul x14, x11, x16
+	add x15, x14, #1
+	/* 181: let shift = 5 * scale + 1 */
+	mov x14, x15
+	movz x15, #0x20
+	lsl x8, x15, x14
+	mov x15, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_69.7
+	mov x15, x8
+.Lflush_tlb_range_69.7:
+	mov x8, x9
+	cmp x9, x15
+	b.lo .Lflush_tlb_range_69.8
+	mov x8, x15
+.Lflush_tlb_range_69.8:
+	lsr x15, x8, x14
+	mov x8, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_69.9
+	mov x8, x15
+.Lflush_tlb_range_69.9:
+	/* 182: let runs = min(pages, 32 << shift) >> shift */
+	mov x15, x8
+	cmp x13, x15
+	b.hs .Lflush_tlb_range_69.11
+	/* 184: value (asid << 0x30) */
+	lsl x8, x0, #48
+	lsr x7, x10, #12
+	and x6, x7, #0x1fffffffff
+	sub x7, x15, #1
+	lsl x5, x7, #39
+	orr x7, x6, x5
+	lsl x6, x11, #44
+	orr x5, x7, x6
+	orr x7, x5, #0x400000000000
+	orr x6, x7, x8
+	/* 184: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
+	tlbi rvae1is, x6
+	lsl x8, x15, x14
+	mov x7, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_69.12
+	mov x7, x8
+.Lflush_tlb_range_69.12:
+	lsl x8, x7, #12
+	add x7, x10, x8
+	/* 185: addr = addr + ((runs << shift) << 12 */
+	mov x10, x7
+	lsl x8, x15, x14
+	mov x15, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_69.13
+	mov x15, x8
+.Lflush_tlb_range_69.13:
+	sub x13, x9, x15
+	/* 186: pages = pages - (runs << shift */
+	mov x9, x13
+.Lflush_tlb_range_69.11:
+	sub x13, x11, #1
+	/* 188: scale = scale - 1 */
+	mov x11, x13
+.Lflush_tlb_range_69.6:
+	/* 173: while pages > 0 limit 5 { ... */
+	b .Lflush_tlb_range_69.2
+.Lflush_tlb_range_69.3:
+	/* placed by complete-exits: invalidations done before this return */
+	dsb ish
+	/* 173: while pages > 0 limit 5 { ... */
+	movn x0, #0x15
+	ret
+.Lflush_tlb_range_69.4:
+.Lflush_tlb_range_69.1:
+	/* placed by place-barriers */
+	dsb ish
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size flush_tlb_range_69,.-flush_tlb_range_69
+	.p2align 2
+	.globl flush_tlb_range_510
+	.type flush_tlb_range_510,%function
+flush_tlb_range_510:
+	/* 198: arguments */
+	and x9, x1, #0xfffffffffffff000
+	/* 201: let addr = start & ~0xfff */
+	mov x10, x9
+	add x9, x2, #0xfff
+	and x11, x9, #0xfffffffffffff000
+	sub x9, x11, x10
+	lsr x11, x9, #12
+	/* 202: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
+	mov x9, x11
+	/* placed by place-barriers */
+	dsb ishst
+	movz x16, #0x20, lsl #16
+	cmp x9, x16
+	b.lo .Lflush_tlb_range_510.0
+	/* 204: value (asid << 0x30) */
+	lsl x11, x0, #48
+	/* 204: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x11
+	b .Lflush_tlb_range_510.1
+.Lflush_tlb_range_510.0:
+	/* 206: let scale = 0 */
+	movz x11, #0
+	/* 207: while pages > 0 limit 5 { ... */
+	movz x12, #5
+.Lflush_tlb_range_510.2:
+	movz x13, #0
+	cmp x13, x9
+	b.hs .Lflush_tlb_range_510.4
+	cbz x12, .Lflush_tlb_range_510.3
+	sub x12, x12, #1
+	and x14, x9, #1
+	cmp x14, #1
+	b.ne .Lflush_tlb_range_510.5
+	/* 209: value (asid << 0x30) */
+	lsl x14, x0, #48
+	lsr x15, x10, #12
+	and x8, x15, #0xfffffffffff
+	orr x15, x8, x14
+	/* 209: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x15
+	movz x16, #0x1000
+	add x14, x10, x16
+	/* 210: addr = addr + 4K */
+	mov x10, x14
+	sub x14, x9, #1
+	/* 211: pages = pages - 1 */
+	mov x9, x14
+	b .Lflush_tlb_range_510.6
+.Lflush_tlb_range_510.5:
+	movz x16, #5
+	mul x14, x11, x16
+	add x15, x14, #1
+	/* 213: let shift = 5 * scale + 1 */
+	mov x14, x15
+	lsr x15, x9, x14
+	mov x8, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_510.7
+	mov x8, x15
+.Lflush_tlb_range_510.7:
+	and x15, x8, #0x1f
+	/* 214: let runs = (pages >> shift) & 31 */
+	mov x8, x15
+	cmp x13, x8
+	b.hs .Lflush_tlb_range_510.9
+	/* 216: value (asid << 0x30) */
+	lsl x15, x0, #48
+	lsr x7, x10, #12
+	and x6, x7, #0x1fffffffff
+	sub x7, x8, #1
+	lsl x5, x7, #39
+	orr x7, x6, x5
+	lsl x6, x11, #44
+	orr x5, x7, x6
+	orr x7, x5, #0x400000000000
+	orr x6, x7, x15
+	/* 216: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
+	tlbi rvae1is, x6
+	lsl x15, x8, x14
+	mov x7, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_510.10
+	mov x7, x15
+.Lflush_tlb_range_510.10:
+	lsl x15, x7, #12
+	add x7, x10, x15
+	/* 217: addr = addr + ((runs << shift) << 12 */
+	mov x10, x7
+	lsl x15, x8, x14
+	mov x8, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_510.11
+	mov x8, x15
+.Lflush_tlb_range_510.11:
+	sub x13, x9, x8
+	/* 218: pages = pages - (runs << shift */
+	mov x9, x13
+.Lflush_tlb_range_510.9:
+	add x13, x11, #1
+	/* 220: scale = scale + 1 */
+	mov x11, x13
+.Lflush_tlb_range_510.6:
+	/* 207: while pages > 0 limit 5 { ... */
+	b .Lflush_tlb_range_510.2
+.Lflush_tlb_range_510.3:
+	/* placed by complete-exits: invalidations done before this return */
+	dsb ish
+	/* 207: while pages > 0 limit 5 { ... */
+	movn x0, #0x15
+	ret
+.Lflush_tlb_range_510.4:
+.Lflush_tlb_range_510.1:
+	/* placed by place-barriers */
+	dsb ish
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size flush_tlb_range_510,.-flush_tlb_range_510
 	.section .note.GNU-stack,"",%progbits

@@ -138,4 +138,58 @@ tlb_inv_context_s1:
 	movz x0, #0
 	ret
 	.size tlb_inv_context_s1,.-tlb_inv_context_s1
+	.p2align 2
+	.globl tlb_inv_walk_s1_flag
+	.type tlb_inv_walk_s1_flag,%function
+tlb_inv_walk_s1_flag:
+	/* 82: value 0xffffffff */
+	orr x9, xzr, #0xffffffff
+	/* placed by place-barriers */
+	dmb oshst
+	cbz x5, .Ltlb_inv_walk_s1_flag.0
+	/* 76: cb.tlbiasid = asid */
+	str w1, [x0, #0x610]
+	b .Ltlb_inv_walk_s1_flag.1
+.Ltlb_inv_walk_s1_flag.0:
+	/* 79: value (asid << 0x30) */
+	lsl x10, x1, #48
+	/* 78: range a in iova, size step granule { ... */
+	cbz x3, .Ltlb_inv_walk_s1_flag.3
+	cbnz x4, .Ltlb_inv_walk_s1_flag.4
+	movn x0, #0x15
+	ret
+.Ltlb_inv_walk_s1_flag.4:
+	mov x11, x3
+	mov x12, x2
+.Ltlb_inv_walk_s1_flag.2:
+	lsr x13, x12, #12
+	orr x14, x13, x10
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	str x14, [x0, #0x600]
+	/* 78: range a in iova, size step granule { ... */
+	cmp x4, x11
+	b.hs .Ltlb_inv_walk_s1_flag.3
+	sub x11, x11, x4
+	add x12, x12, x4
+	b .Ltlb_inv_walk_s1_flag.2
+.Ltlb_inv_walk_s1_flag.3:
+.Ltlb_inv_walk_s1_flag.1:
+	/* 82: cb.tlbsync = 0xffffffff */
+	str w9, [x0, #0x7f0]
+	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	movz x9, #0x4240
+	movk x9, #0xf, lsl #16
+.Ltlb_inv_walk_s1_flag.5:
+	ldr w10, [x0, #0x7f4]
+	and x11, x10, #1
+	cbz x11, .Ltlb_inv_walk_s1_flag.6
+	sub x9, x9, #1
+	cbnz x9, .Ltlb_inv_walk_s1_flag.5
+	movn x0, #0x6d
+	ret
+.Ltlb_inv_walk_s1_flag.6:
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size tlb_inv_walk_s1_flag,.-tlb_inv_walk_s1_flag
 	.section .note.GNU-stack,"",%progbits

@@ -63,6 +63,8 @@ long tlb_sync(void *cb);
 long tlb_inv_walk_s1(void *cb, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule);
 /* tlb_inv_context_s1: returns 0 */
 long tlb_inv_context_s1(void *cb, unsigned long long asid);
+/* tlb_inv_walk_s1_flag: returns 0; -22 (-EINVAL) when a run-time `range` step is 0; -110 (-ETIMEDOUT) when a poll of cb.tlbstatus runs out */
+long tlb_inv_walk_s1_flag(void *cb, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule, unsigned long long prefer_tlbiasid);
 
 #ifdef __cplusplus
 }

@@ -153,4 +153,67 @@ tlb_inv_context_s1:
 	li %r3,0
 	blr
 	.size tlb_inv_context_s1,.-tlb_inv_context_s1
+	.p2align 4
+	.globl tlb_inv_walk_s1_flag
+	.type tlb_inv_walk_s1_flag,@function
+tlb_inv_walk_s1_flag:
+	/* 82: value 0xffffffff */
+	lis %r11,-1
+	ori %r11,%r11,65535
+	rldicl %r11,%r11,0,32
+	/* placed by place-barriers */
+	sync
+	cmpdi 7,%r8,0
+	beq 7,.Ltlb_inv_walk_s1_flag.0
+	/* 76: cb.tlbiasid = asid */
+	stw %r4,1552(%r3)
+	b .Ltlb_inv_walk_s1_flag.1
+.Ltlb_inv_walk_s1_flag.0:
+	/* 79: value (asid << 0x30) */
+	rldicr %r12,%r4,48,15
+	/* 78: range a in iova, size step granule { ... */
+	cmpdi 7,%r6,0
+	beq 7,.Ltlb_inv_walk_s1_flag.3
+	cmpdi 7,%r7,0
+	bne 7,.Ltlb_inv_walk_s1_flag.4
+	li %r3,-22
+	blr
+.Ltlb_inv_walk_s1_flag.4:
+	mr %r10,%r6
+	mr %r9,%r5
+.Ltlb_inv_walk_s1_flag.2:
+	rldicl %r8,%r9,52,12
+	or %r6,%r8,%r12
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	std %r6,1536(%r3)
+	/* 78: range a in iova, size step granule { ... */
+	cmpld 7,%r7,%r10
+	bge 7,.Ltlb_inv_walk_s1_flag.3
+	subf %r10,%r7,%r10
+	add %r9,%r9,%r7
+	b .Ltlb_inv_walk_s1_flag.2
+.Ltlb_inv_walk_s1_flag.3:
+.Ltlb_inv_walk_s1_flag.1:
+	/* 82: cb.tlbsync = 0xffffffff */
+	stw %r11,2032(%r3)
+	/* placed by place-barriers */
+	eieio
+	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	lis %r11,15
+	ori %r11,%r11,16960
+.Ltlb_inv_walk_s1_flag.5:
+	lwz %r12,2036(%r3)
+	andi. %r10,%r12,1
+	cmpdi 7,%r10,0
+	beq 7,.Ltlb_inv_walk_s1_flag.6
+	addi %r11,%r11,-1
+	cmpdi 7,%r11,0
+	bne 7,.Ltlb_inv_walk_s1_flag.5
+	li %r3,-110
+	blr
+.Ltlb_inv_walk_s1_flag.6:
+	/* end of sequence */
+	li %r3,0
+	blr
+	.size tlb_inv_walk_s1_flag,.-tlb_inv_walk_s1_flag
 	.section .note.GNU-stack,"",@progbits

@@ -154,4 +154,62 @@ tlb_inv_context_s1:
 	xor %rax,%rax
 	ret
 	.size tlb_inv_context_s1,.-tlb_inv_context_s1
+	.p2align 4
+	.globl tlb_inv_walk_s1_flag
+	.type tlb_inv_walk_s1_flag,@function
+tlb_inv_walk_s1_flag:
+	/* 82: value 0xffffffff */
+	mov $0xffffffff,%eax
+	test %r9,%r9
+	je .Ltlb_inv_walk_s1_flag.0
+	/* 76: cb.tlbiasid = asid */
+	mov %esi,0x610(%rdi)
+	jmp .Ltlb_inv_walk_s1_flag.1
+.Ltlb_inv_walk_s1_flag.0:
+	/* 79: value (asid << 0x30) */
+	mov %rsi,%r10
+	shl $0x30,%r10
+	/* 78: range a in iova, size step granule { ... */
+	test %rcx,%rcx
+	je .Ltlb_inv_walk_s1_flag.3
+	test %r8,%r8
+	jne .Ltlb_inv_walk_s1_flag.4
+	mov $0xffffffffffffffea,%rax
+	ret
+.Ltlb_inv_walk_s1_flag.4:
+	mov %rcx,%r9
+	mov %rdx,%rcx
+.Ltlb_inv_walk_s1_flag.2:
+	mov %rcx,%rdx
+	shr $0xc,%rdx
+	mov %rdx,%rsi
+	or %r10,%rsi
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	mov %rsi,0x600(%rdi)
+	/* 78: range a in iova, size step granule { ... */
+	cmp %r9,%r8
+	jae .Ltlb_inv_walk_s1_flag.3
+	sub %r8,%r9
+	add %r8,%rcx
+	jmp .Ltlb_inv_walk_s1_flag.2
+.Ltlb_inv_walk_s1_flag.3:
+.Ltlb_inv_walk_s1_flag.1:
+	/* 82: cb.tlbsync = 0xffffffff */
+	mov %eax,0x7f0(%rdi)
+	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	mov $0xf4240,%eax
+.Ltlb_inv_walk_s1_flag.5:
+	mov 0x7f4(%rdi),%r10d
+	mov %r10,%r9
+	and $1,%r9
+	je .Ltlb_inv_walk_s1_flag.6
+	sub $1,%rax
+	jne .Ltlb_inv_walk_s1_flag.5
+	mov $0xffffffffffffff92,%rax
+	ret
+.Ltlb_inv_walk_s1_flag.6:
+	/* end of sequence */
+	xor %rax,%rax
+	ret
+	.size tlb_inv_walk_s1_flag,.-tlb_inv_walk_s1_flag
 	.section .note.GNU-stack,"",@progbits

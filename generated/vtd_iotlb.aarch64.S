@@ -61,4 +61,145 @@ iotlb_flush_domain:
 	movz x0, #0
 	ret
 	.size iotlb_flush_domain,.-iotlb_flush_domain
+	.p2align 2
+	.globl iotlb_flush_range
+	.type iotlb_flush_range,%function
+iotlb_flush_range:
+	/* 51: arguments */
+	movz x9, #1
+	cbz x2, .Liotlb_flush_range.0
+	movz x9, #0
+.Liotlb_flush_range.0:
+	movz x10, #1
+	movn x16, #0
+	cmp x3, x16
+	b.eq .Liotlb_flush_range.1
+	movz x10, #0
+.Liotlb_flush_range.1:
+	and x11, x9, x10
+	/* 53: let all = start == 0 && end == 0xffffffffffffffff */
+	mov x9, x11
+	/* 54: let mask = 52 */
+	movz x10, #0x34
+	cbnz x9, .Liotlb_flush_range.3
+	and x11, x2, #0xfff
+	sub x12, x3, x2
+	add x13, x12, #1
+	add x12, x11, x13
+	add x11, x12, #0xfff
+	lsr x12, x11, #12
+	/* 57: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
+	mov x11, x12
+	sub x12, x11, #1
+	clz x13, x12
+	movz x12, #0x40
+	sub x14, x12, x13
+	movz x12, #1
+	lsl x13, x12, x14
+	movz x12, #0
+	mov x15, x12
+	cmp x14, #0x40
+	b.hs .Liotlb_flush_range.4
+	mov x15, x13
+.Liotlb_flush_range.4:
+	/* 58: let aligned = roundup_pow2(pages) */
+	mov x12, x15
+	clz x13, x12
+	movz x14, #0x3f
+	sub x15, x14, x13
+	/* 59: mask = ilog2(aligned) */
+	mov x10, x15
+	sub x13, x12, #1
+	lsr x14, x2, #12
+	and x15, x13, x14
+	cbz x15, .Liotlb_flush_range.6
+	add x13, x14, x11
+	sub x11, x13, #1
+	eor x13, x14, x11
+	movn x16, #0
+	eor x11, x13, x16
+	sub x13, x12, #1
+	movn x16, #0
+	eor x12, x13, x16
+	and x13, x11, x12
+	/* 63: let shared = ~((start >> 12) ^ ((start >> 12) + pages - 1))  ... */
+	mov x11, x13
+	/* 64: mask = 52 */
+	movz x10, #0x34
+	cbz x11, .Liotlb_flush_range.8
+	rbit x12, x11
+	clz x12, x12
+	/* 66: mask = ctz(shared) */
+	mov x10, x12
+.Liotlb_flush_range.8:
+.Liotlb_flush_range.6:
+.Liotlb_flush_range.3:
+	/* placed by place-barriers */
+	dmb osh
+	movz x11, #1
+	cbnz x9, .Liotlb_flush_range.9
+	movz x11, #0
+.Liotlb_flush_range.9:
+	movz x9, #1
+	cbz x4, .Liotlb_flush_range.10
+	movz x9, #0
+.Liotlb_flush_range.10:
+	orr x12, x11, x9
+	movz x9, #1
+	cmp x5, x10
+	b.lo .Liotlb_flush_range.11
+	movz x9, #0
+.Liotlb_flush_range.11:
+	orr x11, x12, x9
+	cbz x11, .Liotlb_flush_range.12
+	/* 71: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
+	ubfiz x9, x1, #32, #16
+	movz x16, #0xa000, lsl #48
+	orr x11, x9, x16
+	/* 71: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
+	str x11, [x0, #8]
+	b .Liotlb_flush_range.13
+.Liotlb_flush_range.12:
+	movz x9, #0x1000
+	lsl x11, x9, x10
+	movz x9, #0
+	mov x12, x9
+	cmp x10, #0x40
+	b.hs .Liotlb_flush_range.14
+	mov x12, x11
+.Liotlb_flush_range.14:
+	sub x9, x12, #1
+	movn x16, #0
+	eor x11, x9, x16
+	and x9, x2, x11
+	orr x11, x9, x10
+	/* 75: let iva = (start & ~((4096 << mask) - 1)) | mask */
+	mov x9, x11
+	cbz x9, .Liotlb_flush_range.16
+	/* 77: iotlb.iva = iva */
+	str x9, [x0]
+.Liotlb_flush_range.16:
+	/* 79: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
+	ubfiz x9, x1, #32, #16
+	movz x16, #0xb000, lsl #48
+	orr x10, x9, x16
+	/* 79: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
+	str x10, [x0, #8]
+.Liotlb_flush_range.13:
+	/* 81: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	movz x9, #0x4240
+	movk x9, #0xf, lsl #16
+.Liotlb_flush_range.17:
+	ldr x10, [x0, #8]
+	and x11, x10, #0x8000000000000000
+	cbz x11, .Liotlb_flush_range.18
+	sub x9, x9, #1
+	cbnz x9, .Liotlb_flush_range.17
+	movn x0, #0x6d
+	ret
+.Liotlb_flush_range.18:
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size iotlb_flush_range,.-iotlb_flush_range
 	.section .note.GNU-stack,"",%progbits

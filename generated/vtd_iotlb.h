@@ -126,6 +126,8 @@ extern "C" {
 long iotlb_flush_page(void *iotlb, unsigned long long did, unsigned long long addr, unsigned long long am);
 /* iotlb_flush_domain: returns 0; -110 (-ETIMEDOUT) when a poll of iotlb.iotlb runs out */
 long iotlb_flush_domain(void *iotlb, unsigned long long did);
+/* iotlb_flush_range: returns 0; -110 (-ETIMEDOUT) when a poll of iotlb.iotlb runs out */
+long iotlb_flush_range(void *iotlb, unsigned long long did, unsigned long long start, unsigned long long end, unsigned long long pgsel, unsigned long long max_amask);
 
 #ifdef __cplusplus
 }

@@ -72,4 +72,162 @@ iotlb_flush_domain:
 	li %r3,0
 	blr
 	.size iotlb_flush_domain,.-iotlb_flush_domain
+	.p2align 4
+	.globl iotlb_flush_range
+	.type iotlb_flush_range,@function
+iotlb_flush_range:
+	/* 51: arguments */
+	std %r31,-8(%r1)
+	std %r30,-16(%r1)
+	li %r11,1
+	cmpdi 7,%r5,0
+	beq 7,.Liotlb_flush_range.0
+	li %r11,0
+.Liotlb_flush_range.0:
+	li %r12,1
+	cmpdi 7,%r6,-1
+	beq 7,.Liotlb_flush_range.1
+	li %r12,0
+.Liotlb_flush_range.1:
+	and %r10,%r11,%r12
+	/* 53: let all = start == 0 && end == 0xffffffffffffffff */
+	mr %r11,%r10
+	/* 54: let mask = 52 */
+	li %r12,52
+	cmpdi 7,%r11,0
+	bne 7,.Liotlb_flush_range.3
+	andi. %r10,%r5,4095
+	subf %r9,%r5,%r6
+	addi %r6,%r9,1
+	add %r9,%r10,%r6
+	addi %r10,%r9,4095
+	rldicl %r9,%r10,52,12
+	/* 57: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
+	mr %r10,%r9
+	addi %r9,%r10,-1
+	cntlzd %r6,%r9
+	li %r9,64
+	subf %r31,%r6,%r9
+	li %r9,1
+	sld %r6,%r9,%r31
+	li %r9,0
+	mr %r30,%r9
+	cmpldi 7,%r31,64
+	bge 7,.Liotlb_flush_range.4
+	mr %r30,%r6
+.Liotlb_flush_range.4:
+	/* 58: let aligned = roundup_pow2(pages) */
+	mr %r9,%r30
+	cntlzd %r6,%r9
+	li %r31,63
+	subf %r30,%r6,%r31
+	/* 59: mask = ilog2(aligned) */
+	mr %r12,%r30
+	addi %r6,%r9,-1
+	rldicl %r31,%r5,52,12
+	and %r30,%r6,%r31
+	cmpdi 7,%r30,0
+	beq 7,.Liotlb_flush_range.6
+	add %r6,%r31,%r10
+	addi %r10,%r6,-1
+	xor %r6,%r31,%r10
+	nor %r10,%r6,%r6
+	addi %r6,%r9,-1
+	nor %r9,%r6,%r6
+	and %r6,%r10,%r9
+	/* 63: let shared = ~((start >> 12) ^ ((start >> 12) + pages - 1))  ... */
+	mr %r10,%r6
+	/* 64: mask = 52 */
+	li %r12,52
+	cmpdi 7,%r10,0
+	beq 7,.Liotlb_flush_range.8
+	cnttzd %r9,%r10
+	/* 66: mask = ctz(shared) */
+	mr %r12,%r9
+.Liotlb_flush_range.8:
+.Liotlb_flush_range.6:
+.Liotlb_flush_range.3:
+	/* placed by place-barriers */
+	sync
+	li %r10,1
+	cmpdi 7,%r11,0
+	bne 7,.Liotlb_flush_range.9
+	li %r10,0
+.Liotlb_flush_range.9:
+	li %r11,1
+	cmpdi 7,%r7,0
+	beq 7,.Liotlb_flush_range.10
+	li %r11,0
+.Liotlb_flush_range.10:
+	or %r9,%r10,%r11
+	li %r11,1
+	cmpld 7,%r8,%r12
+	blt 7,.Liotlb_flush_range.11
+	li %r11,0
+.Liotlb_flush_range.11:
+	or %r10,%r9,%r11
+	cmpdi 7,%r10,0
+	beq 7,.Liotlb_flush_range.12
+	/* 71: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
+	rldic %r11,%r4,32,16
+	li %r0,5
+	rldicr %r0,%r0,61,2
+	or %r10,%r11,%r0
+	/* 71: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
+	std %r10,8(%r3)
+	b .Liotlb_flush_range.13
+.Liotlb_flush_range.12:
+	li %r11,4096
+	sld %r10,%r11,%r12
+	li %r11,0
+	mr %r9,%r11
+	cmpldi 7,%r12,64
+	bge 7,.Liotlb_flush_range.14
+	mr %r9,%r10
+.Liotlb_flush_range.14:
+	addi %r11,%r9,-1
+	nor %r10,%r11,%r11
+	and %r11,%r5,%r10
+	or %r10,%r11,%r12
+	/* 75: let iva = (start & ~((4096 << mask) - 1)) | mask */
+	mr %r11,%r10
+	cmpdi 7,%r11,0
+	beq 7,.Liotlb_flush_range.16
+	/* 77: iotlb.iva = iva */
+	std %r11,0(%r3)
+.Liotlb_flush_range.16:
+	/* placed by place-barriers */
+	eieio
+	/* 79: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
+	rldic %r11,%r4,32,16
+	li %r0,11
+	rldicr %r0,%r0,60,3
+	or %r12,%r11,%r0
+	/* 79: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
+	std %r12,8(%r3)
+.Liotlb_flush_range.13:
+	/* 81: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	lis %r11,15
+	ori %r11,%r11,16960
+.Liotlb_flush_range.17:
+	ld %r12,8(%r3)
+	li %r0,1
+	rldicr %r0,%r0,63,0
+	and %r10,%r12,%r0
+	cmpdi 7,%r10,0
+	beq 7,.Liotlb_flush_range.18
+	addi %r11,%r11,-1
+	cmpdi 7,%r11,0
+	bne 7,.Liotlb_flush_range.17
+	li %r3,-110
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
+	blr
+.Liotlb_flush_range.18:
+	/* end of sequence */
+	li %r3,0
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
+	blr
+	.size iotlb_flush_range,.-iotlb_flush_range
 	.section .note.GNU-stack,"",@progbits

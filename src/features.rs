@@ -317,6 +317,21 @@ pub fn fold_ifs(body: Vec<Stmt>) -> Vec<Stmt> {
                 span,
                 threshold,
             }),
+            Stmt::While {
+                cond,
+                body,
+                limit,
+                fail,
+                span,
+                fail_barrier,
+            } => out.push(Stmt::While {
+                cond,
+                body: fold_ifs(body),
+                limit,
+                fail,
+                span,
+                fail_barrier,
+            }),
             other => out.push(other),
         }
     }

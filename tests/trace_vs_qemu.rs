@@ -310,6 +310,16 @@ fn vtd_iotlb() {
 }
 
 #[test]
+fn amd_iommu() {
+    check_example("amd_iommu", &[]);
+}
+
+#[test]
+fn arm_smmu_v3() {
+    check_example("arm_smmu_v3", &[]);
+}
+
+#[test]
 fn e6500_tcd_lock() {
     // The generic worlds start with every lock free; here it is already
     // held by this cpu (5 + 1), and esel_next reaches esel_max (struct

@@ -126,6 +126,15 @@ pub fn return_codes(prog: &Program, s: &crate::ir::Seq) -> Vec<(i64, String)> {
         Stmt::Range { step, .. } if step.as_const().is_none() => {
             add(einval, "a run-time `range` step is 0".into())
         }
+        Stmt::While {
+            limit, fail, span, ..
+        } => add(
+            *fail,
+            format!(
+                "the `while` at line {} is still running after {limit} iterations",
+                prog.line_of(*span)
+            ),
+        ),
         Stmt::Cover { set, .. } => {
             let g = &prog.granules[*set];
             if crate::model::all_entry(g).is_none() {

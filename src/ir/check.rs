@@ -14,6 +14,10 @@ pub const KNOWN_TARGETS: &[&str] = &["power64", "power64le", "aarch64", "x86_64"
 /// Default code when a poll runs out of its bound: -ETIMEDOUT, as Linux
 /// drivers return.
 pub const DEFAULT_POLL_FAIL: i64 = -110;
+/// What a `while` returns when it is still running at its limit (-EINVAL:
+/// the bound the author proved did not hold, so the input was not one the
+/// loop was written for).
+pub const DEFAULT_WHILE_FAIL: i64 = -22;
 
 pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<Program, Diag> {
     // An empty spec (or one of only comments and `target` lines) is an
@@ -178,6 +182,8 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             void: s.void,
             features: &features,
             feature_word: None,
+            lets: Vec::new(),
+            declared: let_decls(&s.body),
         };
         let body = cx.block(&s.body)?;
         let feature_word = cx.feature_word;
@@ -791,10 +797,31 @@ struct SeqCx<'a> {
     /// Set at the first `feature NAME`: the index the feature word
     /// parameter will have (after the declared ones).
     feature_word: Option<usize>,
+    /// `let` locals (assignable; range variables and the status are not).
+    lets: Vec<usize>,
+    /// Every `let` of the sequence by name, wherever it is: to tell "used
+    /// before its `let`" from an unknown name.
+    declared: Vec<(String, Span)>,
 }
 
 impl SeqCx<'_> {
     fn block(&mut self, body: &[ast::Stmt]) -> Result<Vec<Stmt>, Diag> {
+        let mark = self.scope.len();
+        let r = self.block_inner(body);
+        // A `let` is visible to the end of its block.
+        let lets = &self.lets;
+        let mut i = mark;
+        while i < self.scope.len() {
+            if lets.contains(&self.scope[i]) {
+                self.scope.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        r
+    }
+
+    fn block_inner(&mut self, body: &[ast::Stmt]) -> Result<Vec<Stmt>, Diag> {
         let mut out = Vec::new();
         for (i, s) in body.iter().enumerate() {
             if let ast::Stmt::Return { span, .. } = s {
@@ -1028,7 +1055,75 @@ impl SeqCx<'_> {
         }
     }
 
+    /// A `let` local in scope by that name, else why not.
+    fn assignable(&self, name: &ast::Ident) -> Result<usize, Diag> {
+        let found = self
+            .scope
+            .iter()
+            .rev()
+            .find(|&&l| self.locals[l] == name.name)
+            .copied();
+        match found {
+            Some(l) if self.lets.contains(&l) => Ok(l),
+            Some(_) => Err(
+                Diag::new(name.span, format!("cannot assign to `{}`", name.name))
+                    .label("a loop variable or lock status, not a `let` local")
+                    .help("copy it into a local: `let v = ...`"),
+            ),
+            None if self.params.contains(&name.name) => Err(Diag::new(
+                name.span,
+                format!("cannot assign to parameter `{}`", name.name),
+            )
+            .label("parameters are read-only")
+            .help(format!(
+                "copy it into a local first: `let {0}_left = {0}`",
+                name.name
+            ))),
+            None if self.index.devices.contains_key(name.name.as_str()) => Err(Diag::new(
+                name.span,
+                format!("`{}` is a device, not a local", name.name),
+            )
+            .label("write one of its registers")
+            .help(format!("write `{}.REG = VALUE`", name.name))),
+            None => Err(self.undefined(name)),
+        }
+    }
+
+    /// An unknown name: unknown, or a `let` used outside its block or
+    /// before it.
+    fn undefined(&self, n: &ast::Ident) -> Diag {
+        if let Some((_, at)) = self.declared.iter().find(|(d, _)| *d == n.name) {
+            return Diag::new(n.span, format!("`{}` is not defined here", n.name))
+                .label("used before its `let`, or outside the block of its `let`")
+                .related(*at, "declared here");
+        }
+        let mut d =
+            Diag::new(n.span, format!("unknown name `{}`", n.name)).label("not a parameter");
+        if let Some(s) = closest(&n.name, self.params.iter().map(String::as_str)) {
+            d = d.help(format!("did you mean `{s}`?"));
+        }
+        d
+    }
+
     fn stmt(&mut self, s: &ast::Stmt) -> Result<Stmt, Diag> {
+        if !self.in_cover.is_empty()
+            && matches!(
+                s,
+                ast::Stmt::Let { .. } | ast::Stmt::Assign { .. } | ast::Stmt::While { .. }
+            )
+        {
+            // The keyword, not the whole loop: one line to point at.
+            let at = match s {
+                ast::Stmt::While { span, .. } => Span::new(span.offset, "while".len()),
+                _ => stmt_span(s),
+            };
+            return Err(Diag::new(
+                at,
+                "locals and `while` are not allowed in a `cover` body",
+            )
+            .label("inside a cover")
+            .help("the body is copied once per granule and run once per operation: compute the value before the `cover`"));
+        }
         if !self.in_cover.is_empty()
             && matches!(
                 s,
@@ -1258,6 +1353,79 @@ impl SeqCx<'_> {
                     size,
                     step,
                     body,
+                    span: *span,
+                    fail_barrier: None,
+                }
+            }
+            ast::Stmt::Let { name, value, span } => {
+                if self.params.contains(&name.name)
+                    || self.scope.iter().any(|&l| self.locals[l] == name.name)
+                {
+                    return Err(Diag::new(
+                        name.span,
+                        format!("`{}` is already a name here", name.name),
+                    )
+                    .label("shadows a parameter, loop variable or local")
+                    .help("choose another name, or assign the existing local: `NAME = VALUE`"));
+                }
+                // The value first: `let x = x` reads no `x`.
+                let v = self.expr(value, None)?;
+                let local = self.locals.len();
+                self.locals.push(name.name.clone());
+                self.scope.push(local);
+                self.lets.push(local);
+                Stmt::Assign {
+                    local,
+                    value: v,
+                    span: *span,
+                }
+            }
+            ast::Stmt::Assign { name, value, span } => {
+                let local = self.assignable(name)?;
+                let v = self.expr(value, None)?;
+                Stmt::Assign {
+                    local,
+                    value: v,
+                    span: *span,
+                }
+            }
+            ast::Stmt::While {
+                cond,
+                limit,
+                limit_span,
+                fail,
+                body,
+                span,
+            } => {
+                if *limit == 0 || *limit > u64::from(u32::MAX) {
+                    return Err(Diag::new(
+                        *limit_span,
+                        "while limit must be between 1 and 4294967295",
+                    )
+                    .label("iterations"));
+                }
+                let before = self.pending.len();
+                let c = self.expr(cond, None)?;
+                if self.pending.len() != before {
+                    return Err(Diag::new(
+                        cond.span(),
+                        "memory reads are not allowed in a `while` condition",
+                    )
+                    .label("read once, not on every test")
+                    .help("read it into a local before the loop and again at the end of the body: `let v = p[OFF]`, `v = p[OFF]`"));
+                }
+                let fail = match fail {
+                    None => DEFAULT_WHILE_FAIL,
+                    Some(e) => {
+                        self.negative_code(e, "the code a `while` returns past its limit")?
+                    }
+                };
+                let body = self.block(body)?;
+                Stmt::While {
+                    cond: Cond::of(c),
+                    body,
+                    limit: *limit,
+                    fail,
                     span: *span,
                     fail_barrier: None,
                 }
@@ -1719,14 +1887,7 @@ impl SeqCx<'_> {
                     Expr::Local(l)
                 }
                 Some(i) => Expr::Param(i),
-                None => {
-                    let mut d = Diag::new(n.span, format!("unknown name `{}`", n.name))
-                        .label("not a parameter");
-                    if let Some(s) = closest(&n.name, self.params.iter().map(String::as_str)) {
-                        d = d.help(format!("did you mean `{s}`?"));
-                    }
-                    return Err(d);
-                }
+                None => return Err(self.undefined(n)),
             },
             ast::Expr::Feature(n) => {
                 let Some(i) = self.features.iter().position(|f| f.name == n.name) else {
@@ -1954,6 +2115,32 @@ fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
         | ast::Stmt::Acquire { span, .. }
         | ast::Stmt::Release { span, .. }
         | ast::Stmt::MemWrite { span, .. }
-        | ast::Stmt::Cover { span, .. } => *span,
+        | ast::Stmt::Cover { span, .. }
+        | ast::Stmt::Let { span, .. }
+        | ast::Stmt::Assign { span, .. }
+        | ast::Stmt::While { span, .. } => *span,
     }
+}
+
+/// Every `let` in a body, nested blocks included, in source order.
+fn let_decls(body: &[ast::Stmt]) -> Vec<(String, Span)> {
+    fn go(body: &[ast::Stmt], out: &mut Vec<(String, Span)>) {
+        for s in body {
+            match s {
+                ast::Stmt::Let { name, .. } => out.push((name.name.clone(), name.span)),
+                ast::Stmt::Each { body, .. }
+                | ast::Stmt::Range { body, .. }
+                | ast::Stmt::Cover { body, .. }
+                | ast::Stmt::While { body, .. } => go(body, out),
+                ast::Stmt::If { then_, else_, .. } => {
+                    go(then_, out);
+                    go(else_, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(body, &mut out);
+    out
 }

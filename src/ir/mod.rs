@@ -379,6 +379,23 @@ pub enum Stmt {
         /// Name of its threshold `#define` (auto mode).
         threshold: String,
     },
+    /// `local = value`: a `let` (its first assignment) or an assignment.
+    Assign {
+        local: usize,
+        value: Expr,
+        span: Span,
+    },
+    /// `while cond limit N else return fail { body }`: the body runs while
+    /// `cond` holds, at most `limit` times; still true after `limit` runs,
+    /// the sequence returns `fail` (after `fail_barrier`).
+    While {
+        cond: Cond,
+        body: Vec<Stmt>,
+        limit: u64,
+        fail: i64,
+        span: Span,
+        fail_barrier: Option<String>,
+    },
     /// Two-way branch (made by the cover pass).
     If {
         cond: Cond,
@@ -535,8 +552,8 @@ impl Stmt {
     pub fn may_exit(&self) -> bool {
         match self {
             Stmt::Poll { .. } | Stmt::Return { .. } => true,
-            // A zero step returns -EINVAL.
-            Stmt::Range { .. } => true,
+            // A zero step returns -EINVAL; a loop past its limit its code.
+            Stmt::Range { .. } | Stmt::While { .. } => true,
             Stmt::Mem {
                 op: MemOp::Acquire { limit, .. },
                 ..
@@ -594,9 +611,10 @@ pub fn walk_mut(body: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
     for s in body {
         f(s);
         match s {
-            Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
-                walk_mut(body, f)
-            }
+            Stmt::Each { body, .. }
+            | Stmt::Range { body, .. }
+            | Stmt::Cover { body, .. }
+            | Stmt::While { body, .. } => walk_mut(body, f),
             Stmt::If { then_, else_, .. } => {
                 walk_mut(then_, f);
                 walk_mut(else_, f);
@@ -609,8 +627,13 @@ pub fn walk_mut(body: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
 /// Apply `f` to every expression of the statements.
 pub fn map_exprs(body: &mut [Stmt], f: &dyn Fn(&Expr) -> Expr) {
     walk_mut(body, &mut |s| match s {
-        Stmt::Write { value, .. } | Stmt::Return { value, .. } | Stmt::Poll { value, .. } => {
-            *value = f(value)
+        Stmt::Write { value, .. }
+        | Stmt::Return { value, .. }
+        | Stmt::Poll { value, .. }
+        | Stmt::Assign { value, .. } => *value = f(value),
+        Stmt::While { cond, .. } => {
+            cond.a = f(&cond.a);
+            cond.b = f(&cond.b);
         }
         Stmt::Range {
             start, size, step, ..
@@ -655,9 +678,10 @@ pub fn walk<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
     for s in body {
         f(s);
         match s {
-            Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
-                walk(body, f)
-            }
+            Stmt::Each { body, .. }
+            | Stmt::Range { body, .. }
+            | Stmt::Cover { body, .. }
+            | Stmt::While { body, .. } => walk(body, f),
             Stmt::If { then_, else_, .. } => {
                 walk(then_, f);
                 walk(else_, f);

@@ -136,7 +136,12 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
                     loops: cx.loops.clone(),
                     unconditional: false,
                 }),
-                Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::Cover { body, .. } => {
+                // A `while` is a loop like a `range`: it may run zero
+                // times, and its iterations follow each other.
+                Stmt::Each { body, .. }
+                | Stmt::Range { body, .. }
+                | Stmt::Cover { body, .. }
+                | Stmt::While { body, .. } => {
                     cx.loops.push(cx.nloops);
                     cx.nloops += 1;
                     cx.loop_devs.push(match s {

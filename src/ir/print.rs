@@ -311,6 +311,38 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
                 body(prog, s, b, depth + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }
+            Stmt::Assign { local, value, span } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}local{local} ({}) = {}  (line {})",
+                    s.locals.get(*local).map(String::as_str).unwrap_or("?"),
+                    value.display(&s.params),
+                    prog.line_of(*span)
+                );
+            }
+            Stmt::While {
+                cond,
+                body: b,
+                limit,
+                fail,
+                span,
+                fail_barrier,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}while {} {:?} {} limit {limit} else {}return {fail} {{  (line {})",
+                    cond.a.display(&s.params),
+                    cond.cmp,
+                    cond.b.display(&s.params),
+                    fail_barrier
+                        .as_ref()
+                        .map(|b| format!("{b}; "))
+                        .unwrap_or_default(),
+                    prog.line_of(*span)
+                );
+                body(prog, s, b, depth + 1, out);
+                let _ = writeln!(out, "{pad}}}");
+            }
             Stmt::If { cond, then_, else_ } => {
                 let _ = writeln!(
                     out,

@@ -204,7 +204,11 @@ fn walk_unconditional<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
     for s in body {
         f(s);
         match s {
-            Stmt::Each { body, .. } | Stmt::Range { body, .. } => walk_unconditional(body, f),
+            // Loop-invariant parts of a `while` body are computed before
+            // the loop, like a `range`'s.
+            Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::While { body, .. } => {
+                walk_unconditional(body, f)
+            }
             _ => {}
         }
     }
@@ -428,8 +432,21 @@ impl Builder<'_> {
                 let c = crate::ir::Cond::of(e.clone());
                 let a = self.expr(&c.a);
                 let b = self.operand(&c.b);
-                let (one, zero) = (self.constant(1), self.constant(0));
-                self.select(c.cmp, a, b, one, zero)
+                // 1 and 0 as immediates, not cached registers: a cached
+                // constant stays live to the end of the function, and a
+                // sequence with many conditions ran out of registers.
+                let d = self.vreg();
+                let done = self.label();
+                self.emit(Inst::Imm { dst: d, value: 1 });
+                self.emit(Inst::Branch {
+                    cmp: c.cmp,
+                    a,
+                    b,
+                    target: done,
+                });
+                self.emit(Inst::Imm { dst: d, value: 0 });
+                self.emit(Inst::Label(done));
+                d
             }
             Expr::Call(f, args) => self.call(*f, args),
         };
@@ -745,6 +762,37 @@ impl Builder<'_> {
             Stmt::Mem { id, op, span } => {
                 self.set_origin(*span);
                 self.mem_op(*id, op)?;
+            }
+            Stmt::Assign { local, value, span } => {
+                let v = self.operand(value);
+                self.set_origin(*span);
+                // A local is one virtual register from its `let` on; an
+                // assignment copies into it (expressions that read locals
+                // are never cached, so nothing stale survives it).
+                let dst = match self.locals.get(local) {
+                    Some(d) => *d,
+                    None => {
+                        let d = self.vreg();
+                        self.locals.insert(*local, d);
+                        d
+                    }
+                };
+                match v {
+                    Operand::Imm(c) => self.emit(Inst::Imm { dst, value: c }),
+                    Operand::Reg(src) if src == dst => {}
+                    Operand::Reg(src) => self.emit(Inst::Copy { dst, src }),
+                }
+            }
+            Stmt::While {
+                cond,
+                body,
+                limit,
+                fail,
+                span,
+                fail_barrier,
+            } => {
+                self.set_origin(*span);
+                self.while_loop(cond, body, *limit, *fail, fail_barrier.as_deref())?;
             }
             Stmt::Cover { span, .. } => {
                 return Err(Diag::new(
@@ -1301,6 +1349,64 @@ impl Builder<'_> {
             b: step_op,
         });
         self.emit(Inst::Jump(top));
+        self.emit(Inst::Label(exit));
+        Ok(())
+    }
+
+    /// `n = limit; top: if !cond goto exit; if n == 0 goto fail; n--;
+    /// body; goto top; fail: return code; exit:`.
+    fn while_loop(
+        &mut self,
+        cond: &crate::ir::Cond,
+        body: &[Stmt],
+        limit: u64,
+        fail: i64,
+        fail_barrier: Option<&str>,
+    ) -> Result<(), Diag> {
+        let saved = self.origin.clone();
+        let (top, fail_l, exit) = (self.label(), self.label(), self.label());
+        let n = self.vreg();
+        self.emit(Inst::Imm {
+            dst: n,
+            value: limit,
+        });
+        // Values first computed in the loop (the condition's included) are
+        // not available after it: the failure path leaves from inside.
+        let saved_values = self.scope();
+        self.emit(Inst::Label(top));
+        let a = self.expr(&cond.a);
+        let b = self.operand(&cond.b);
+        self.emit(Inst::Branch {
+            cmp: cond.cmp.inverse(),
+            a,
+            b,
+            target: exit,
+        });
+        self.emit(Inst::Branch {
+            cmp: Cmp::Eq,
+            a: n,
+            b: Operand::Imm(0),
+            target: fail_l,
+        });
+        self.emit(Inst::Bin {
+            op: BinOp::Sub,
+            dst: n,
+            a: n,
+            b: Operand::Imm(1),
+        });
+        for s in body {
+            self.stmt(s)?;
+        }
+        self.unscope(saved_values);
+        self.origin = saved;
+        self.emit(Inst::Jump(top));
+        self.emit(Inst::Label(fail_l));
+        if let Some(name) = fail_barrier {
+            self.exit_barrier(name);
+        }
+        self.emit(Inst::Ret {
+            value: Operand::Imm(fail as u64),
+        });
         self.emit(Inst::Label(exit));
         Ok(())
     }

@@ -108,7 +108,20 @@ fn walk(
                 );
                 path.pop();
             }
-            Stmt::Return { .. } => {}
+            // Costed like a range, or by its limit when that is smaller.
+            Stmt::While { body, limit, .. } => {
+                path.push(i);
+                walk(
+                    prog,
+                    body,
+                    path,
+                    weight.saturating_mul((*limit).min(crate::ir::RANGE_WEIGHT)),
+                    lin,
+                    l,
+                );
+                path.pop();
+            }
+            Stmt::Return { .. } | Stmt::Assign { .. } => {}
         }
     }
 }
@@ -595,7 +608,9 @@ fn block_mut<'a>(body: &'a mut Vec<Stmt>, path: &[usize]) -> &'a mut Vec<Stmt> {
     match path.split_first() {
         None => body,
         Some((&i, rest)) => match &mut body[i] {
-            Stmt::Each { body, .. } | Stmt::Range { body, .. } => block_mut(body, rest),
+            Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::While { body, .. } => {
+                block_mut(body, rest)
+            }
             Stmt::If { then_, else_, .. } => match rest.split_first() {
                 Some((0, rest)) => block_mut(then_, rest),
                 Some((_, rest)) => block_mut(else_, rest),

@@ -150,6 +150,26 @@ fn expand_block(
                 span,
                 fail_barrier,
             }),
+            Stmt::While {
+                cond,
+                body,
+                limit,
+                fail,
+                span,
+                fail_barrier,
+            } => out.push(Stmt::While {
+                cond,
+                body: expand_block(prog, seq, body, cfg, ids)?,
+                limit,
+                fail,
+                span,
+                fail_barrier,
+            }),
+            Stmt::If { cond, then_, else_ } => out.push(Stmt::If {
+                cond,
+                then_: expand_block(prog, seq, then_, cfg, ids)?,
+                else_: expand_block(prog, seq, else_, cfg, ids)?,
+            }),
             other => out.push(other),
         }
     }

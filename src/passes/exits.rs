@@ -100,6 +100,16 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: bool) -> bool {
             Stmt::Each { body: b, .. } | Stmt::Cover { body: b, .. } => {
                 pending = looped(cx, b, pending);
             }
+            // The limit is hit at the loop head after a full run of the
+            // body: whatever an iteration leaves pending is pending there.
+            Stmt::While {
+                body: b,
+                fail_barrier,
+                ..
+            } => {
+                pending = looped(cx, b, pending);
+                cx.mark(pending, fail_barrier);
+            }
             Stmt::If { then_, else_, .. } => {
                 let t = block(cx, then_, pending);
                 let e = block(cx, else_, pending);
@@ -120,7 +130,7 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: bool) -> bool {
                 // Nothing after a return runs on this path.
                 pending = false;
             }
-            Stmt::Write { .. } | Stmt::Mem { .. } => {}
+            Stmt::Write { .. } | Stmt::Mem { .. } | Stmt::Assign { .. } => {}
         }
         i += 1;
     }

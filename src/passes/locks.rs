@@ -284,11 +284,14 @@ fn reuse_block(
                 let m = *mem;
                 avail.retain(|(a, _, _)| a.ptr != m.ptr || !overlaps(a, &m));
             }
-            Stmt::Each { .. } | Stmt::Range { .. } | Stmt::Cover { .. } => {
+            Stmt::Each { .. } | Stmt::Range { .. } | Stmt::Cover { .. } | Stmt::While { .. } => {
                 forget(&mut avail, &s);
+                // A body starts with nothing available: an earlier
+                // iteration's loads are not reused across the back edge.
                 if let Stmt::Each { body, .. }
                 | Stmt::Range { body, .. }
-                | Stmt::Cover { body, .. } = &mut s
+                | Stmt::Cover { body, .. }
+                | Stmt::While { body, .. } = &mut s
                 {
                     reuse_block(prog, params, private, body, renames);
                 }
@@ -415,7 +418,9 @@ fn naive_block(body: &mut Vec<Stmt>, name: &'static str) {
                     seen.push(*mem);
                 }
             }
-            Stmt::Each { body, .. } | Stmt::Range { body, .. } => naive_block(body, name),
+            Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::While { body, .. } => {
+                naive_block(body, name)
+            }
             Stmt::If { then_, else_, .. } => {
                 naive_block(then_, name);
                 naive_block(else_, name);

@@ -307,6 +307,32 @@ pub enum Stmt {
         #[serde(skip)]
         span: Span,
     },
+    /// `let NAME = VALUE`: a 64-bit local, visible to the end of its block.
+    Let {
+        name: Ident,
+        value: Expr,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// `NAME = VALUE`: assignment to a `let` local.
+    Assign {
+        name: Ident,
+        value: Expr,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// `while COND limit N [else return -CODE] { ... }`: at most N runs of
+    /// the body; still true after N runs, the sequence returns CODE.
+    While {
+        cond: Expr,
+        limit: u64,
+        #[serde(skip)]
+        limit_span: Span,
+        fail: Option<Expr>,
+        body: Vec<Stmt>,
+        #[serde(skip)]
+        span: Span,
+    },
     /// `order stores before invalidates` / `order invalidates before return`.
     Order {
         before: Ident,

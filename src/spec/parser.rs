@@ -785,6 +785,57 @@ impl<'a> Parser<'a> {
                 operands,
             });
         }
+        // `let x = ...`; a device named `let` still reads `let.reg = ...`.
+        if self.is_kw("let") && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.bump();
+            let name = self.ident("a local variable name")?;
+            self.expect(Tok::Assign)?;
+            let value = self.expr()?;
+            return Ok(Stmt::Let {
+                span: start.to(value.span()),
+                name,
+                value,
+            });
+        }
+        if self.is_kw("while") && self.peek_at(1) != &Tok::Dot && self.peek_at(1) != &Tok::Assign {
+            self.bump();
+            let cond = self.expr()?;
+            if !self.is_kw("limit") {
+                return Err(self
+                    .unexpected("`limit N`")
+                    .help("a `while` runs at most N times: `while COND limit N { ... }`"));
+            }
+            self.bump();
+            let (limit, limit_span) = self.int("the loop bound (number of iterations)")?;
+            let fail = if self.eat_kw("else") {
+                self.expect_kw("return")?;
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            let body = self.block()?;
+            return Ok(Stmt::While {
+                cond,
+                limit,
+                limit_span,
+                fail,
+                body,
+                span: start.to(self.prev_span()),
+            });
+        }
+        // `x = ...` (one name): assignment to a local; `dev.reg = ...` is a
+        // register write and `p[OFF] = ...` a store (both handled above or
+        // below by their second token).
+        if matches!(self.peek(), Tok::Ident(_)) && self.peek_at(1) == &Tok::Assign {
+            let name = self.ident("a local variable name")?;
+            self.bump();
+            let value = self.expr()?;
+            return Ok(Stmt::Assign {
+                span: name.span.to(value.span()),
+                name,
+                value,
+            });
+        }
         if self.is_kw("if") && self.peek_at(1) != &Tok::Dot {
             self.bump();
             return self.if_rest(start);

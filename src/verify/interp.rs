@@ -809,6 +809,38 @@ impl Machine<'_> {
                     addr = addr.wrapping_add(step);
                 }
             }
+            Stmt::Assign { local, value, .. } => {
+                self.locals[*local] = self.eval(value);
+            }
+            Stmt::While {
+                cond,
+                body,
+                limit,
+                fail,
+                fail_barrier,
+                ..
+            } => {
+                let mut runs = 0u64;
+                loop {
+                    self.tick()?;
+                    let (a, b) = (self.eval(&cond.a), self.eval(&cond.b));
+                    let more = cond.cmp.holds(a, b);
+                    // Coverage: a loop never entered, entered, and run out.
+                    self.arms
+                        .insert((s as *const Stmt as usize, runs == 0 && !more));
+                    if !more {
+                        break;
+                    }
+                    if runs == *limit {
+                        self.fail_barrier(fail_barrier);
+                        return Ok(Flow::Return(*fail));
+                    }
+                    runs += 1;
+                    if let Flow::Return(v) = self.block(body)? {
+                        return Ok(Flow::Return(v));
+                    }
+                }
+            }
             Stmt::Invalidate {
                 id, name, operands, ..
             } => {

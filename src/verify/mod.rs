@@ -313,7 +313,7 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
     let mut pool: Vec<u64> = vec![0, 1, 2];
     let mut ifs = 0;
     crate::ir::walk(&seq.body, &mut |s| {
-        if let Stmt::If { cond, .. } = s {
+        if let Stmt::If { cond, .. } | Stmt::While { cond, .. } = s {
             ifs += 1;
             compared_constants(&cond.a, &mut pool);
             compared_constants(&cond.b, &mut pool);
@@ -442,18 +442,25 @@ fn arm_coverage(
 ) {
     let mut ifs = Vec::new();
     crate::ir::walk(&prog.seqs[i].body, &mut |s| {
-        if matches!(s, Stmt::If { .. }) {
-            ifs.push(s as *const Stmt as usize);
+        if matches!(s, Stmt::If { .. } | Stmt::While { .. }) {
+            ifs.push((s as *const Stmt as usize, matches!(s, Stmt::While { .. })));
         }
     });
     if ifs.is_empty() {
         return;
     }
     let mut missed = Vec::new();
-    for (n, &at) in ifs.iter().enumerate() {
-        for (arm, name) in [(true, "then"), (false, "else")] {
+    for (n, &(at, is_while)) in ifs.iter().enumerate() {
+        // A `while` records `true` for a loop never entered, `false` for
+        // every other test of its condition.
+        let (kw, arms) = if is_while {
+            ("while", [(true, "zero-trip"), (false, "entered")])
+        } else {
+            ("if", [(true, "then"), (false, "else")])
+        };
+        for (arm, name) in arms {
             if !taken.contains(&(at, arm)) {
-                missed.push(format!("`if` #{} {name} arm", n + 1));
+                missed.push(format!("`{kw}` #{} {name} arm", n + 1));
             }
         }
     }

@@ -366,6 +366,7 @@ fn driver_c(prog: &Program, c: &Compiled, header: &str, build: &Build) -> String
                             .iter()
                             .find(|(n, _)| *n == pname)
                             .map(|(_, v)| *v)
+                            // Lazily: a bound parameter need not be an argument.
                             .unwrap_or_else(|| {
                                 Val::A(
                                     sc.args

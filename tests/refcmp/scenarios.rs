@@ -295,6 +295,40 @@ fn arm_smmu() -> Vec<Build> {
         calls: WALK,
         inputs,
     };
+    // The flag as a parameter of one sequence: each arm against the
+    // kernel's function with the flag the same way.
+    const FLAG_ON: &[Call] = &[Call {
+        seq: "tlb_inv_walk_s1_flag",
+        bind: &[("prefer_tlbiasid", Val::K(1))],
+    }];
+    const FLAG_OFF: &[Call] = &[Call {
+        seq: "tlb_inv_walk_s1_flag",
+        bind: &[("prefer_tlbiasid", Val::K(0))],
+    }];
+    let flag = |on: bool| Scenario {
+        name: if on {
+            "tlb_inv_walk_s1_flag(prefer_tlbiasid = 1)"
+        } else {
+            "tlb_inv_walk_s1_flag(prefer_tlbiasid = 0)"
+        },
+        kernel: "arm-smmu.c arm_smmu_tlb_inv_walk_s1() with cfg->flush_walk_prefer_tlbiasid \
+                 as set or not (Linux 6.1)",
+        ref_fn: if on {
+            "ref_qcom_tlb_inv_walk_s1"
+        } else {
+            "ref_tlb_inv_walk_s1"
+        },
+        args: RANGE_ARGS,
+        calls: if on { FLAG_ON } else { FLAG_OFF },
+        inputs: vec![
+            walk("8 granules of 4K", 0x40_0000, 0x8000, 0x1000),
+            walk("4 granules of 64K", 0x1000_0000, 0x4_0000, 0x1_0000),
+            walk("one 2M granule", 0x4000_0000, 0x20_0000, 0x20_0000),
+            // The range's size test: one byte of granule 1 is one TLBIVA.
+            walk("1 byte, granule 1", 0x40_0000, 1, 1),
+            walk("granule 1", 0x40_0000, 2, 1),
+        ],
+    };
     let small = || {
         vec![
             walk("8 granules of 4K", 0x40_0000, 0x8000, 0x1000),
@@ -439,6 +473,8 @@ fn arm_smmu() -> Vec<Build> {
                     ]
                     .concat(),
                 ),
+                flag(true),
+                flag(false),
                 qcom(vec![
                     walk("32M of 4K granules", 0x40_0000, 0x200_0000, 0x1000),
                     walk(
@@ -702,6 +738,18 @@ fn vtd_iotlb() -> Vec<Build> {
     let page = |label: &str, did: u64, addr: u64, am: u64| {
         Input::new(label, &[("did", did), ("addr", addr), ("am", am)])
     };
+    let range = |label: &str, did: u64, start: u64, end: u64, pgsel: u64, max_amask: u64| {
+        Input::new(
+            label,
+            &[
+                ("did", did),
+                ("start", start),
+                ("end", end),
+                ("pgsel", pgsel),
+                ("max_amask", max_amask),
+            ],
+        )
+    };
     vec![Build {
         pins: vec![],
         why: "no threshold",
@@ -743,6 +791,58 @@ fn vtd_iotlb() -> Vec<Build> {
                 inputs: vec![
                     Input::new("did 5", &[("did", 5)]),
                     Input::new("did 0xffff", &[("did", 0xffff)]),
+                ],
+            },
+            Scenario {
+                name: "iotlb_flush_range",
+                kernel: "intel/cache.c cache_tag_flush_range() mask and PSI/DSI choice \
+                         (Linux 6.11), dmar.c __iommu_flush_iotlb()",
+                ref_fn: "ref_iotlb_flush_range",
+                args: &[
+                    Arg::Dev("iotlb"),
+                    Arg::Int("did"),
+                    Arg::Int("start"),
+                    Arg::Int("end"),
+                    Arg::Int("pgsel"),
+                    Arg::Int("max_amask"),
+                ],
+                calls: &[Call {
+                    seq: "iotlb_flush_range",
+                    bind: NONE,
+                }],
+                inputs: vec![
+                    range("one page", 5, 0x1234_5000, 0x1234_5fff, 1, 9),
+                    range("two pages, unaligned: mask 3", 5, 0x3000, 0x4fff, 1, 9),
+                    range("512 aligned pages", 0xffff, 0x20_0000, 0x3f_ffff, 1, 9),
+                    range(
+                        "513 pages: mask 10 above max_amask 9, DSI",
+                        1,
+                        0x20_0000,
+                        0x40_0fff,
+                        1,
+                        9,
+                    ),
+                    range("no PSI (pgsel 0): DSI", 2, 0x1000, 0x1fff, 0, 63),
+                    range("everything: DSI", 3, 0, u64::MAX, 1, 63),
+                    range("page 0, mask 0: no IVA write", 4, 0, 0xfff, 1, 9),
+                    range("one byte past a page", 6, 0x5fff, 0x6000, 1, 9),
+                    range("did with bit 16", 0x1_0005, 0x3000, 0x3fff, 1, 9),
+                    range(
+                        "everything, any max_amask: DSI",
+                        3,
+                        0,
+                        u64::MAX,
+                        1,
+                        u64::MAX,
+                    ),
+                    range(
+                        "half the address space: mask 51",
+                        3,
+                        0,
+                        (1 << 63) - 1,
+                        1,
+                        63,
+                    ),
                 ],
             },
         ],

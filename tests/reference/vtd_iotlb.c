@@ -68,3 +68,65 @@ long ref_iommu_flush_iotlb_dsi(const uint64_t *a)
 {
 	return __iommu_flush_iotlb((char *)(uintptr_t)a[0], 0, (u16)a[1], 0, 0, DMA_TLB_DSI_FLUSH);
 }
+
+/*
+ * Linux >= 6.11 drivers/iommu/intel/cache.c: cache_tag_flush_range()'s
+ * mask (calculate_psi_aligned_address(), with the 6.10 fixes) and
+ * cache_tag_flush_iotlb()'s PSI or DSI choice, register-based, ih 0.
+ * pgsel and max_amask stand for cap_pgsel_inv() and cap_max_amask_val().
+ */
+#define VTD_PAGE_SHIFT 12
+#define VTD_PAGE_SIZE (1UL << VTD_PAGE_SHIFT)
+#define MAX_AGAW_PFN_WIDTH (64 - VTD_PAGE_SHIFT)
+
+/* fls_long(): 0 for 0, as the kernel's (the builtin is undefined there) */
+static unsigned long fls_long(unsigned long x)
+{
+	return x ? 64 - (unsigned long)__builtin_clzl(x) : 0;
+}
+
+static unsigned long aligned_nrpages(unsigned long host_addr, unsigned long size)
+{
+	host_addr &= VTD_PAGE_SIZE - 1;
+	return ((host_addr + size + VTD_PAGE_SIZE - 1) & ~(VTD_PAGE_SIZE - 1)) >> VTD_PAGE_SHIFT;
+}
+
+static unsigned long calculate_psi_aligned_address(unsigned long start, unsigned long end,
+						   unsigned long *_pages, unsigned long *_mask)
+{
+	unsigned long pages = aligned_nrpages(start, end - start + 1);
+	/* __roundup_pow_of_two(): 1UL << fls_long(n - 1) */
+	unsigned long aligned_pages = 1UL << fls_long(pages - 1);
+	unsigned long bitmask = aligned_pages - 1;
+	unsigned long mask = fls_long(aligned_pages) - 1; /* ilog2() */
+	unsigned long pfn = start >> VTD_PAGE_SHIFT;
+
+	if (bitmask & pfn) {
+		unsigned long end_pfn = pfn + pages - 1, shared_bits;
+
+		shared_bits = ~(pfn ^ end_pfn) & ~bitmask;
+		mask = shared_bits ? (unsigned long)__builtin_ctzl(shared_bits) : MAX_AGAW_PFN_WIDTH;
+		aligned_pages = 1UL << mask;
+	}
+	*_pages = aligned_pages;
+	*_mask = mask;
+	return start & ~((VTD_PAGE_SIZE << mask) - 1);
+}
+
+/* a: iotlb base, did, start, end, pgsel, max_amask */
+long ref_iotlb_flush_range(const uint64_t *a)
+{
+	char *reg = (char *)(uintptr_t)a[0];
+	unsigned long start = a[2], end = a[3], pages, mask, addr;
+
+	if (start == 0 && end == ~0UL) {
+		addr = 0;
+		pages = -1;
+		mask = MAX_AGAW_PFN_WIDTH;
+	} else {
+		addr = calculate_psi_aligned_address(start, end, &pages, &mask);
+	}
+	if (!a[4] || mask > a[5] || pages == (unsigned long)-1)
+		return __iommu_flush_iotlb(reg, 0, (u16)a[1], 0, 0, DMA_TLB_DSI_FLUSH);
+	return __iommu_flush_iotlb(reg, 0, (u16)a[1], addr, (unsigned int)mask, DMA_TLB_PSI_FLUSH);
+}
