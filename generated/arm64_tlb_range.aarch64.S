@@ -5,7 +5,7 @@
 	.globl flush_tlb_range
 	.type flush_tlb_range,%function
 flush_tlb_range:
-	/* 31: arguments */
+	/* 33: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range.1
 	/* placed by place-barriers */
@@ -14,9 +14,9 @@ flush_tlb_range:
 	eor x10, x1, x16
 	cmp x10, x9
 	b.hs .Lflush_tlb_range.2
-	/* 36: value (asid << 0x30) */
+	/* 38: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 36: tlbi aside1is, asid << 48 */
+	/* 38: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
 	b .Lflush_tlb_range.3
 .Lflush_tlb_range.2:
@@ -24,9 +24,9 @@ flush_tlb_range:
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
 	b.lo .Lflush_tlb_range.4
-	/* 35: value (asid << 0x30) */
+	/* 37: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 34: cover start, end - start with tlb4k auto { ... */
+	/* 36: cover start, end - start with tlb4k auto { ... */
 	and x11, x1, #0xfff
 	add x12, x9, x11
 	movz x9, #0x1000
@@ -38,9 +38,9 @@ flush_tlb_range:
 	lsr x11, x12, #12
 	and x14, x11, #0xfffffffffff
 	orr x11, x14, x10
-	/* 35: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 37: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x11
-	/* 34: cover start, end - start with tlb4k auto { ... */
+	/* 36: cover start, end - start with tlb4k auto { ... */
 	cmp x9, x13
 	b.hs .Lflush_tlb_range.7
 	movz x16, #0x1000
@@ -51,9 +51,9 @@ flush_tlb_range:
 .Lflush_tlb_range.7:
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
-	/* 36: value (asid << 0x30) */
+	/* 38: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 36: tlbi aside1is, asid << 48 */
+	/* 38: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
 .Lflush_tlb_range.5:
 .Lflush_tlb_range.3:
@@ -68,35 +68,35 @@ flush_tlb_range:
 	.globl flush_tlb_page
 	.type flush_tlb_page,%function
 flush_tlb_page:
-	/* 41: arguments */
+	/* 43: arguments */
 	and x9, x2, #1
 	cbz x9, .Lflush_tlb_page.0
 	/* placed by place-barriers */
 	dsb ishst
-	/* 44: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	/* 46: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	lsr x9, x1, #12
 	and x10, x9, #0xfffffffffff
 	lsl x9, x0, #48
 	orr x11, x10, x9
-	/* 44: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 46: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x11
-	/* 46: barrier from the spec */
+	/* placed by place-barriers */
 	dsb ish
-	/* 47: value 0x0 */
+	/* 49: value 0x0 */
 	movz x9, #0
-	/* 47: tlbi vale1is, 0 */
+	/* 49: tlbi vale1is, 0 */
 	tlbi vale1is, xzr
 	/* placed by place-barriers */
 	dsb ish
 	b .Lflush_tlb_page.1
 .Lflush_tlb_page.0:
 	dsb ishst
-	/* 44: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	/* 46: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	lsr x9, x1, #12
 	and x10, x9, #0xfffffffffff
 	lsl x9, x0, #48
 	orr x11, x10, x9
-	/* 44: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 46: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x11
 	/* placed by place-barriers */
 	dsb ish
@@ -109,7 +109,7 @@ flush_tlb_page:
 	.globl flush_tlb_range_r
 	.type flush_tlb_range_r,%function
 flush_tlb_range_r:
-	/* 64: arguments */
+	/* 66: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_r.1
 	/* placed by place-barriers */
@@ -118,9 +118,9 @@ flush_tlb_range_r:
 	eor x10, x1, x16
 	cmp x10, x9
 	b.hs .Lflush_tlb_range_r.2
-	/* 70: value (asid << 0x30) */
+	/* 72: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 70: tlbi aside1is, asid << 48 */
+	/* 72: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
 	b .Lflush_tlb_range_r.3
 .Lflush_tlb_range_r.2:
@@ -134,20 +134,20 @@ flush_tlb_range_r:
 	b.hs .Lflush_tlb_range_r.4
 	and x10, x9, #1
 	cbz x10, .Lflush_tlb_range_r.7
-	/* 68: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	/* 70: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	and x11, x1, #0xfffffffffffff000
 	lsr x12, x11, #12
 	and x11, x12, #0xfffffffffff
 	lsl x12, x0, #48
 	orr x13, x11, x12
-	/* 68: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 70: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x13
 .Lflush_tlb_range_r.7:
 	sub x11, x9, x10
 	lsr x9, x11, #1
 	and x12, x9, #0x1f
 	cbz x12, .Lflush_tlb_range_r.9
-	/* 69: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	/* 71: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x13, x10, #12
 	add x14, x9, x13
@@ -159,13 +159,13 @@ flush_tlb_range_r:
 	orr x13, x9, #0x400000000000
 	lsl x9, x0, #48
 	orr x14, x13, x9
-	/* 69: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 71: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x14
 .Lflush_tlb_range_r.9:
 	lsr x9, x11, #6
 	and x13, x9, #0x1f
 	cbz x13, .Lflush_tlb_range_r.11
-	/* 69: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	/* 71: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x14, x10, #12
 	add x15, x9, x14
@@ -181,13 +181,13 @@ flush_tlb_range_r:
 	orr x9, x14, x16
 	lsl x14, x0, #48
 	orr x15, x9, x14
-	/* 69: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 71: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x15
 .Lflush_tlb_range_r.11:
 	lsr x9, x11, #11
 	and x14, x9, #0x1f
 	cbz x14, .Lflush_tlb_range_r.13
-	/* 69: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	/* 71: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x8, x9, x15
@@ -205,13 +205,13 @@ flush_tlb_range_r:
 	orr x15, x9, #0x600000000000
 	lsl x9, x0, #48
 	orr x8, x15, x9
-	/* 69: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 71: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x8
 .Lflush_tlb_range_r.13:
 	lsr x9, x11, #16
 	and x11, x9, #0x1f
 	cbz x11, .Lflush_tlb_range_r.15
-	/* 69: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	/* 71: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x10, x9, x15
@@ -232,14 +232,14 @@ flush_tlb_range_r:
 	orr x9, x10, #0x700000000000
 	lsl x10, x0, #48
 	orr x11, x9, x10
-	/* 69: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 71: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x11
 .Lflush_tlb_range_r.15:
 	b .Lflush_tlb_range_r.5
 .Lflush_tlb_range_r.4:
-	/* 70: value (asid << 0x30) */
+	/* 72: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 70: tlbi aside1is, asid << 48 */
+	/* 72: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
 .Lflush_tlb_range_r.5:
 .Lflush_tlb_range_r.3:
@@ -254,7 +254,7 @@ flush_tlb_range_r:
 	.globl flush_tlb_kernel_range
 	.type flush_tlb_kernel_range,%function
 flush_tlb_kernel_range:
-	/* 90: arguments */
+	/* 92: arguments */
 	sub x9, x1, x0
 	cbz x9, .Lflush_tlb_kernel_range.1
 	/* placed by place-barriers */
@@ -263,7 +263,7 @@ flush_tlb_kernel_range:
 	eor x10, x0, x16
 	cmp x10, x9
 	b.hs .Lflush_tlb_kernel_range.2
-	/* 95: tlbi vmalle1is */
+	/* 97: tlbi vmalle1is */
 	tlbi vmalle1is
 	b .Lflush_tlb_kernel_range.3
 .Lflush_tlb_kernel_range.2:
@@ -271,7 +271,7 @@ flush_tlb_kernel_range:
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
 	b.lo .Lflush_tlb_kernel_range.4
-	/* 93: cover start, end - start with tlb4k_kernel auto { ... */
+	/* 95: cover start, end - start with tlb4k_kernel auto { ... */
 	and x10, x0, #0xfff
 	add x11, x9, x10
 	movz x9, #0x1000
@@ -282,9 +282,9 @@ flush_tlb_kernel_range:
 .Lflush_tlb_kernel_range.6:
 	lsr x10, x11, #12
 	and x13, x10, #0xfffffffffff
-	/* 94: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	/* 96: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x13
-	/* 93: cover start, end - start with tlb4k_kernel auto { ... */
+	/* 95: cover start, end - start with tlb4k_kernel auto { ... */
 	cmp x9, x12
 	b.hs .Lflush_tlb_kernel_range.7
 	movz x16, #0x1000
@@ -295,14 +295,14 @@ flush_tlb_kernel_range:
 .Lflush_tlb_kernel_range.7:
 	b .Lflush_tlb_kernel_range.5
 .Lflush_tlb_kernel_range.4:
-	/* 95: tlbi vmalle1is */
+	/* 97: tlbi vmalle1is */
 	tlbi vmalle1is
 .Lflush_tlb_kernel_range.5:
 .Lflush_tlb_kernel_range.3:
 .Lflush_tlb_kernel_range.1:
-	/* 97: barrier from the spec */
+	/* 99: barrier from the spec */
 	dsb ish
-	/* 98: barrier from the spec */
+	/* 100: barrier from the spec */
 	isb
 	/* end of sequence */
 	movz x0, #0
@@ -312,29 +312,29 @@ flush_tlb_kernel_range:
 	.globl flush_tlb_mm
 	.type flush_tlb_mm,%function
 flush_tlb_mm:
-	/* 104: arguments */
+	/* 106: arguments */
 	and x9, x1, #1
 	cbz x9, .Lflush_tlb_mm.0
 	/* placed by place-barriers */
 	dsb ishst
-	/* 107: value (asid << 0x30) */
+	/* 109: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 107: tlbi aside1is, asid << 48 */
+	/* 109: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
-	/* 109: barrier from the spec */
+	/* placed by place-barriers */
 	dsb ish
-	/* 110: value 0x0 */
+	/* 112: value 0x0 */
 	movz x9, #0
-	/* 110: tlbi vale1is, 0 */
+	/* 112: tlbi vale1is, 0 */
 	tlbi vale1is, xzr
 	/* placed by place-barriers */
 	dsb ish
 	b .Lflush_tlb_mm.1
 .Lflush_tlb_mm.0:
 	dsb ishst
-	/* 107: value (asid << 0x30) */
+	/* 109: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 107: tlbi aside1is, asid << 48 */
+	/* 109: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
 	/* placed by place-barriers */
 	dsb ish
@@ -347,7 +347,7 @@ flush_tlb_mm:
 	.globl flush_tlb_range_nl
 	.type flush_tlb_range_nl,%function
 flush_tlb_range_nl:
-	/* 125: arguments */
+	/* 127: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_nl.1
 	/* placed by place-barriers */
@@ -356,9 +356,9 @@ flush_tlb_range_nl:
 	eor x10, x1, x16
 	cmp x10, x9
 	b.hs .Lflush_tlb_range_nl.2
-	/* 130: value (asid << 0x30) */
+	/* 132: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 130: tlbi aside1is, asid << 48 */
+	/* 132: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
 	b .Lflush_tlb_range_nl.3
 .Lflush_tlb_range_nl.2:
@@ -366,9 +366,9 @@ flush_tlb_range_nl:
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
 	b.lo .Lflush_tlb_range_nl.4
-	/* 129: value (asid << 0x30) */
+	/* 131: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 128: cover start, end - start with tlb4k_walk auto { ... */
+	/* 130: cover start, end - start with tlb4k_walk auto { ... */
 	and x11, x1, #0xfff
 	add x12, x9, x11
 	movz x9, #0x1000
@@ -380,9 +380,9 @@ flush_tlb_range_nl:
 	lsr x11, x12, #12
 	and x14, x11, #0xfffffffffff
 	orr x11, x14, x10
-	/* 129: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 131: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x11
-	/* 128: cover start, end - start with tlb4k_walk auto { ... */
+	/* 130: cover start, end - start with tlb4k_walk auto { ... */
 	cmp x9, x13
 	b.hs .Lflush_tlb_range_nl.7
 	movz x16, #0x1000
@@ -393,9 +393,9 @@ flush_tlb_range_nl:
 .Lflush_tlb_range_nl.7:
 	b .Lflush_tlb_range_nl.5
 .Lflush_tlb_range_nl.4:
-	/* 130: value (asid << 0x30) */
+	/* 132: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 130: tlbi aside1is, asid << 48 */
+	/* 132: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
 .Lflush_tlb_range_nl.5:
 .Lflush_tlb_range_nl.3:
@@ -410,7 +410,7 @@ flush_tlb_range_nl:
 	.globl flush_tlb_range_r_nl
 	.type flush_tlb_range_r_nl,%function
 flush_tlb_range_r_nl:
-	/* 140: arguments */
+	/* 142: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_r_nl.1
 	/* placed by place-barriers */
@@ -419,9 +419,9 @@ flush_tlb_range_r_nl:
 	eor x10, x1, x16
 	cmp x10, x9
 	b.hs .Lflush_tlb_range_r_nl.2
-	/* 146: value (asid << 0x30) */
+	/* 148: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 146: tlbi aside1is, asid << 48 */
+	/* 148: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
 	b .Lflush_tlb_range_r_nl.3
 .Lflush_tlb_range_r_nl.2:
@@ -435,20 +435,20 @@ flush_tlb_range_r_nl:
 	b.hs .Lflush_tlb_range_r_nl.4
 	and x10, x9, #1
 	cbz x10, .Lflush_tlb_range_r_nl.7
-	/* 144: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	/* 146: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	and x11, x1, #0xfffffffffffff000
 	lsr x12, x11, #12
 	and x11, x12, #0xfffffffffff
 	lsl x12, x0, #48
 	orr x13, x11, x12
-	/* 144: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 146: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x13
 .Lflush_tlb_range_r_nl.7:
 	sub x11, x9, x10
 	lsr x9, x11, #1
 	and x12, x9, #0x1f
 	cbz x12, .Lflush_tlb_range_r_nl.9
-	/* 145: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	/* 147: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x13, x10, #12
 	add x14, x9, x13
@@ -460,13 +460,13 @@ flush_tlb_range_r_nl:
 	orr x13, x9, #0x400000000000
 	lsl x9, x0, #48
 	orr x14, x13, x9
-	/* 145: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 147: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x14
 .Lflush_tlb_range_r_nl.9:
 	lsr x9, x11, #6
 	and x13, x9, #0x1f
 	cbz x13, .Lflush_tlb_range_r_nl.11
-	/* 145: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	/* 147: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x14, x10, #12
 	add x15, x9, x14
@@ -482,13 +482,13 @@ flush_tlb_range_r_nl:
 	orr x9, x14, x16
 	lsl x14, x0, #48
 	orr x15, x9, x14
-	/* 145: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 147: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x15
 .Lflush_tlb_range_r_nl.11:
 	lsr x9, x11, #11
 	and x14, x9, #0x1f
 	cbz x14, .Lflush_tlb_range_r_nl.13
-	/* 145: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	/* 147: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x8, x9, x15
@@ -506,13 +506,13 @@ flush_tlb_range_r_nl:
 	orr x15, x9, #0x600000000000
 	lsl x9, x0, #48
 	orr x8, x15, x9
-	/* 145: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 147: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x8
 .Lflush_tlb_range_r_nl.13:
 	lsr x9, x11, #16
 	and x11, x9, #0x1f
 	cbz x11, .Lflush_tlb_range_r_nl.15
-	/* 145: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	/* 147: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x10, x9, x15
@@ -533,14 +533,14 @@ flush_tlb_range_r_nl:
 	orr x9, x10, #0x700000000000
 	lsl x10, x0, #48
 	orr x11, x9, x10
-	/* 145: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 147: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x11
 .Lflush_tlb_range_r_nl.15:
 	b .Lflush_tlb_range_r_nl.5
 .Lflush_tlb_range_r_nl.4:
-	/* 146: value (asid << 0x30) */
+	/* 148: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 146: tlbi aside1is, asid << 48 */
+	/* 148: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
 .Lflush_tlb_range_r_nl.5:
 .Lflush_tlb_range_r_nl.3:

@@ -382,10 +382,21 @@ pub fn split_optimize(
     }
     let mut variants = Vec::with_capacity(1 << used.len());
     let mut notes = Vec::new();
+    // Each variant's required orderings, one after the other; barriers
+    // name theirs by index, so a variant's are shifted past the earlier
+    // variants'.
+    let mut edges = Vec::new();
     for combo in 0..(1u32 << used.len()) {
         let mut v = specialize(prog, seq, &used, combo);
         v.notes.clear();
         optimize(&mut v)?;
+        let shift = edges.len();
+        edges.append(&mut v.edges);
+        crate::ir::walk_mut(&mut v.body, &mut |s| {
+            if let Stmt::Barrier { covers, .. } = s {
+                covers.iter_mut().for_each(|c| *c += shift);
+            }
+        });
         let label: Vec<String> = used
             .iter()
             .enumerate()
@@ -408,7 +419,7 @@ pub fn split_optimize(
     }
     seq.body = dispatch(seq.feature_word, &forms, variants);
     seq.notes.extend(notes);
-    seq.edges = crate::ir::order::required_edges(&prog.devices, &seq.body, &seq.orders);
+    seq.edges = edges;
     Ok(())
 }
 

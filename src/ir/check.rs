@@ -1557,12 +1557,14 @@ impl SeqCx<'_> {
             } => {
                 let ok = matches!(
                     (before.name.as_str(), after.name.as_str()),
-                    ("stores", "invalidates") | ("invalidates", "return")
+                    ("stores", "invalidates")
+                        | ("invalidates", "return")
+                        | ("invalidates", "invalidates")
                 );
                 if !ok {
                     return Err(Diag::new(*span, "unknown ordering")
                         .label("not supported")
-                        .help("write `order stores before invalidates` or `order invalidates before return`"));
+                        .help("write `order stores before invalidates`, `order invalidates before return` or `order invalidates before invalidates`"));
                 }
                 self.orders
                     .push((before.name.clone(), after.name.clone(), *span));

@@ -329,8 +329,32 @@ fn edges(
             }
         }
     }
+    // `order invalidates before invalidates`: each CPU invalidation is
+    // complete before the next is issued (errata that repeat a TLBI:
+    // `tlbi; dsb ish; tlbi`), the previous iteration's included.
+    let invalidates: Vec<usize> = (0..ops.len())
+        .filter(|&i| ops[i].class == Class::TlbInvalidate)
+        .collect();
     for (before, after, span) in orders {
-        if (before.as_str(), after.as_str()) == ("stores", "invalidates") {
+        if (before.as_str(), after.as_str()) != ("invalidates", "invalidates") {
+            continue;
+        }
+        for &j in &invalidates {
+            for a in stores_before(&ops, &invalidates, j, prune) {
+                push(Edge {
+                    from: ops[a].id,
+                    to: ops[j].id,
+                    from_class: Class::TlbInvalidate,
+                    to_class: Class::InvalidateCompletion,
+                    dev: None,
+                    scope: Scope::AnyInstance,
+                    span: *span,
+                });
+            }
+        }
+    }
+    for (before, after, span) in orders {
+        if (before.as_str(), after.as_str()) != ("invalidates", "return") {
             continue;
         }
         for op in ops.iter().filter(|o| o.class == Class::TlbInvalidate) {
@@ -351,8 +375,9 @@ fn edges(
 /// A block as its enclosing branch arms and loops.
 type Block<'a> = (&'a [(usize, usize)], &'a [usize]);
 
-/// The sequence's own stores (indices into `ops`) that may run before op
-/// `j` with no other op of theirs between: earlier in program order, or
+/// The sequence's own stores (indices into `ops`; or any other ops of
+/// one kind, as the invalidations) that may run before op `j` with no
+/// other op of theirs between: earlier in program order, or
 /// later in a loop around `j` (the previous iteration's). Pruned, only the
 /// latest store of each block, back to the first whose block encloses `j`
 /// (see [`Op::encloses`]); unpruned, all of them.

@@ -1286,7 +1286,8 @@ fn mnemonic_at(insns: &BTreeMap<u64, String>, pc: u64) -> &str {
 /// - `require A before B` (per instance or across instances) and
 ///   `require stores before R` (the caller's stores, i.e. function entry,
 ///   and the function's own normal-memory stores), `order stores before
-///   invalidates`, `order invalidates before return` (on every return):
+///   invalidates`, `order invalidates before invalidates`, `order
+///   invalidates before return` (on every return):
 ///   between the latest earlier event of each required kind and the later
 ///   one, an executed barrier whose table entry orders their classes,
 ///   unless the target orders them without one;
@@ -1548,6 +1549,17 @@ pub fn order_violations(
                         if !covered(a, pos, Class::NormalStore, Class::TlbInvalidate) {
                             out.push(format!(
                                 "event {pos} ({}) after {} (event {a}): no barrier orders NormalStore -> TlbInvalidate",
+                                name(e),
+                                name(&s.events[a])
+                            ));
+                        }
+                    }
+                }
+                if has(call, "invalidates", "invalidates") {
+                    if let Some(a) = latest_inval {
+                        if !covered(a, pos, Class::TlbInvalidate, Class::InvalidateCompletion) {
+                            out.push(format!(
+                                "event {pos} ({}) after {} (event {a}): the earlier invalidation is not complete (TlbInvalidate -> InvalidateCompletion)",
                                 name(e),
                                 name(&s.events[a])
                             ));

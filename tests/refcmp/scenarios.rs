@@ -691,6 +691,12 @@ fn arm64_tlb_range() -> Vec<Build> {
                 kernel(vec![
                     kpages(1),
                     kpages(5),
+                    // Bit 12 of the start set and an offset in the page:
+                    // both sides flush the two pages from 0x1000.
+                    Input::new(
+                        "2 kernel pages from an unaligned start",
+                        &[("start", KBASE + 0x1800), ("end", KBASE + 0x3000)],
+                    ),
                     kpages(600),
                     kpages(501),
                     Input::new(
