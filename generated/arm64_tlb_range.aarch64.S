@@ -555,30 +555,30 @@ flush_tlb_range_r_nl:
 	.globl flush_tlb_range_69
 	.type flush_tlb_range_69,%function
 flush_tlb_range_69:
-	/* 164: arguments */
+	/* 166: arguments */
 	and x9, x1, #0xfffffffffffff000
-	/* 167: let addr = start & ~0xfff */
+	/* 169: let addr = start & ~0xfff */
 	mov x10, x9
 	add x9, x2, #0xfff
 	and x11, x9, #0xfffffffffffff000
 	sub x9, x11, x10
 	lsr x11, x9, #12
-	/* 168: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
+	/* 170: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
 	mov x9, x11
 	/* placed by place-barriers */
 	dsb ishst
 	movz x11, #0x20, lsl #16
 	cmp x11, x9
 	b.hs .Lflush_tlb_range_69.0
-	/* 170: value (asid << 0x30) */
+	/* 172: value (asid << 0x30) */
 	lsl x11, x0, #48
-	/* 170: tlbi aside1is, asid << 48 */
+	/* 172: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x11
 	b .Lflush_tlb_range_69.1
 .Lflush_tlb_range_69.0:
-	/* 172: let scale = 3 */
+	/* 174: let scale = 3 */
 	movz x11, #3
-	/* 173: while pages > 0 limit 5 { ... */
+	/* 175: while pages > 0 limit 5 { ... */
 	movz x12, #5
 .Lflush_tlb_range_69.2:
 	movz x13, #0
@@ -588,26 +588,26 @@ flush_tlb_range_69:
 	sub x12, x12, #1
 	cmp x9, #1
 	b.ne .Lflush_tlb_range_69.5
-	/* 175: value (asid << 0x30) */
+	/* 177: value (asid << 0x30) */
 	lsl x14, x0, #48
 	lsr x15, x10, #12
 	and x8, x15, #0xfffffffffff
 	orr x15, x8, x14
-	/* 175: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 177: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x15
 	movz x16, #0x1000
 	add x14, x10, x16
-	/* 176: addr = addr + 4K */
+	/* 178: addr = addr + 4K */
 	mov x10, x14
 	sub x14, x9, #1
-	/* 177: pages = pages - 1 */
+	/* 179: pages = pages - 1 */
 	mov x9, x14
 	b .Lflush_tlb_range_69.6
 .Lflush_tlb_range_69.5:
 	movz x16, #5
 	mul x14, x11, x16
 	add x15, x14, #1
-	/* 181: let shift = 5 * scale + 1 */
+	/* 183: let shift = 5 * scale + 1 */
 	mov x14, x15
 	movz x15, #0x20
 	lsl x8, x15, x14
@@ -627,11 +627,11 @@ flush_tlb_range_69:
 	b.hs .Lflush_tlb_range_69.9
 	mov x8, x15
 .Lflush_tlb_range_69.9:
-	/* 182: let runs = min(pages, 32 << shift) >> shift */
+	/* 184: let runs = min(pages, 32 << shift) >> shift */
 	mov x15, x8
 	cmp x13, x15
 	b.hs .Lflush_tlb_range_69.11
-	/* 184: value (asid << 0x30) */
+	/* 186: value (asid << 0x30) */
 	lsl x8, x0, #48
 	lsr x7, x10, #12
 	and x6, x7, #0x1fffffffff
@@ -642,7 +642,7 @@ flush_tlb_range_69:
 	orr x5, x7, x6
 	orr x7, x5, #0x400000000000
 	orr x6, x7, x8
-	/* 184: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
+	/* 186: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
 	tlbi rvae1is, x6
 	lsl x8, x15, x14
 	mov x7, x13
@@ -652,7 +652,7 @@ flush_tlb_range_69:
 .Lflush_tlb_range_69.12:
 	lsl x8, x7, #12
 	add x7, x10, x8
-	/* 185: addr = addr + ((runs << shift) << 12 */
+	/* 187: addr = addr + ((runs << shift) << 12 */
 	mov x10, x7
 	lsl x8, x15, x14
 	mov x15, x13
@@ -661,19 +661,19 @@ flush_tlb_range_69:
 	mov x15, x8
 .Lflush_tlb_range_69.13:
 	sub x13, x9, x15
-	/* 186: pages = pages - (runs << shift */
+	/* 188: pages = pages - (runs << shift */
 	mov x9, x13
 .Lflush_tlb_range_69.11:
 	sub x13, x11, #1
-	/* 188: scale = scale - 1 */
+	/* 190: scale = scale - 1 */
 	mov x11, x13
 .Lflush_tlb_range_69.6:
-	/* 173: while pages > 0 limit 5 { ... */
+	/* 175: while pages > 0 limit 5 { ... */
 	b .Lflush_tlb_range_69.2
 .Lflush_tlb_range_69.3:
 	/* placed by complete-exits: invalidations done before this return */
 	dsb ish
-	/* 173: while pages > 0 limit 5 { ... */
+	/* 175: while pages > 0 limit 5 { ... */
 	movn x0, #0x15
 	ret
 .Lflush_tlb_range_69.4:
@@ -688,30 +688,30 @@ flush_tlb_range_69:
 	.globl flush_tlb_range_510
 	.type flush_tlb_range_510,%function
 flush_tlb_range_510:
-	/* 198: arguments */
+	/* 200: arguments */
 	and x9, x1, #0xfffffffffffff000
-	/* 201: let addr = start & ~0xfff */
+	/* 203: let addr = start & ~0xfff */
 	mov x10, x9
 	add x9, x2, #0xfff
 	and x11, x9, #0xfffffffffffff000
 	sub x9, x11, x10
 	lsr x11, x9, #12
-	/* 202: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
+	/* 204: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
 	mov x9, x11
 	/* placed by place-barriers */
 	dsb ishst
 	movz x16, #0x20, lsl #16
 	cmp x9, x16
 	b.lo .Lflush_tlb_range_510.0
-	/* 204: value (asid << 0x30) */
+	/* 206: value (asid << 0x30) */
 	lsl x11, x0, #48
-	/* 204: tlbi aside1is, asid << 48 */
+	/* 206: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x11
 	b .Lflush_tlb_range_510.1
 .Lflush_tlb_range_510.0:
-	/* 206: let scale = 0 */
+	/* 208: let scale = 0 */
 	movz x11, #0
-	/* 207: while pages > 0 limit 5 { ... */
+	/* 209: while pages > 0 limit 5 { ... */
 	movz x12, #5
 .Lflush_tlb_range_510.2:
 	movz x13, #0
@@ -722,26 +722,26 @@ flush_tlb_range_510:
 	and x14, x9, #1
 	cmp x14, #1
 	b.ne .Lflush_tlb_range_510.5
-	/* 209: value (asid << 0x30) */
+	/* 211: value (asid << 0x30) */
 	lsl x14, x0, #48
 	lsr x15, x10, #12
 	and x8, x15, #0xfffffffffff
 	orr x15, x8, x14
-	/* 209: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 211: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x15
 	movz x16, #0x1000
 	add x14, x10, x16
-	/* 210: addr = addr + 4K */
+	/* 212: addr = addr + 4K */
 	mov x10, x14
 	sub x14, x9, #1
-	/* 211: pages = pages - 1 */
+	/* 213: pages = pages - 1 */
 	mov x9, x14
 	b .Lflush_tlb_range_510.6
 .Lflush_tlb_range_510.5:
 	movz x16, #5
 	mul x14, x11, x16
 	add x15, x14, #1
-	/* 213: let shift = 5 * scale + 1 */
+	/* 215: let shift = 5 * scale + 1 */
 	mov x14, x15
 	lsr x15, x9, x14
 	mov x8, x13
@@ -750,11 +750,11 @@ flush_tlb_range_510:
 	mov x8, x15
 .Lflush_tlb_range_510.7:
 	and x15, x8, #0x1f
-	/* 214: let runs = (pages >> shift) & 31 */
+	/* 216: let runs = (pages >> shift) & 31 */
 	mov x8, x15
 	cmp x13, x8
 	b.hs .Lflush_tlb_range_510.9
-	/* 216: value (asid << 0x30) */
+	/* 218: value (asid << 0x30) */
 	lsl x15, x0, #48
 	lsr x7, x10, #12
 	and x6, x7, #0x1fffffffff
@@ -765,7 +765,7 @@ flush_tlb_range_510:
 	orr x5, x7, x6
 	orr x7, x5, #0x400000000000
 	orr x6, x7, x15
-	/* 216: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
+	/* 218: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
 	tlbi rvae1is, x6
 	lsl x15, x8, x14
 	mov x7, x13
@@ -775,7 +775,7 @@ flush_tlb_range_510:
 .Lflush_tlb_range_510.10:
 	lsl x15, x7, #12
 	add x7, x10, x15
-	/* 217: addr = addr + ((runs << shift) << 12 */
+	/* 219: addr = addr + ((runs << shift) << 12 */
 	mov x10, x7
 	lsl x15, x8, x14
 	mov x8, x13
@@ -784,19 +784,19 @@ flush_tlb_range_510:
 	mov x8, x15
 .Lflush_tlb_range_510.11:
 	sub x13, x9, x8
-	/* 218: pages = pages - (runs << shift */
+	/* 220: pages = pages - (runs << shift */
 	mov x9, x13
 .Lflush_tlb_range_510.9:
 	add x13, x11, #1
-	/* 220: scale = scale + 1 */
+	/* 222: scale = scale + 1 */
 	mov x11, x13
 .Lflush_tlb_range_510.6:
-	/* 207: while pages > 0 limit 5 { ... */
+	/* 209: while pages > 0 limit 5 { ... */
 	b .Lflush_tlb_range_510.2
 .Lflush_tlb_range_510.3:
 	/* placed by complete-exits: invalidations done before this return */
 	dsb ish
-	/* 207: while pages > 0 limit 5 { ... */
+	/* 209: while pages > 0 limit 5 { ... */
 	movn x0, #0x15
 	ret
 .Lflush_tlb_range_510.4:

@@ -42,9 +42,9 @@ long flush_tlb_mm(unsigned long long asid, unsigned long features);
 long flush_tlb_range_nl(unsigned long long asid, unsigned long long start, unsigned long long end);
 /* flush_tlb_range_r_nl: returns 0 */
 long flush_tlb_range_r_nl(unsigned long long asid, unsigned long long start, unsigned long long end);
-/* flush_tlb_range_69: returns 0; -22 (-EINVAL) when the `while` at line 173 is still running after 5 iterations */
+/* flush_tlb_range_69: returns 0; -22 (-EINVAL) when the `while` at line 175 is still running after 5 iterations */
 long flush_tlb_range_69(unsigned long long asid, unsigned long long start, unsigned long long end);
-/* flush_tlb_range_510: returns 0; -22 (-EINVAL) when the `while` at line 207 is still running after 5 iterations */
+/* flush_tlb_range_510: returns 0; -22 (-EINVAL) when the `while` at line 209 is still running after 5 iterations */
 long flush_tlb_range_510(unsigned long long asid, unsigned long long start, unsigned long long end);
 
 #ifdef __cplusplus
