@@ -44,9 +44,14 @@ fn touch(s: &Stmt) -> Touch {
             t.invalidates = true;
             t.ops.push(*id);
         }
-        Stmt::Barrier { .. } | Stmt::If { .. } | Stmt::Return { .. } | Stmt::Mem { .. } => {
-            t.pinned = true
-        }
+        // An assignment changes what later statements read: nothing may
+        // cross it (statements do not record which locals they read).
+        Stmt::Barrier { .. }
+        | Stmt::If { .. }
+        | Stmt::Return { .. }
+        | Stmt::Mem { .. }
+        | Stmt::Assign { .. }
+        | Stmt::While { .. } => t.pinned = true,
         _ => {}
     });
     t
