@@ -261,78 +261,20 @@ pub fn fold_ifs(body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     for s in body {
         match s {
-            Stmt::If { cond, then_, else_ } => match (cond.a.as_const(), cond.b.as_const()) {
-                (Some(a), Some(b)) => {
-                    let arm = if cond.cmp.holds(a, b) { then_ } else { else_ };
-                    out.extend(fold_ifs(arm));
-                }
-                _ => out.push(Stmt::If {
-                    cond,
-                    then_: fold_ifs(then_),
-                    else_: fold_ifs(else_),
-                }),
-            },
-            Stmt::Each {
-                dev,
-                body,
-                span,
-                group,
-            } => out.push(Stmt::Each {
-                dev,
-                body: fold_ifs(body),
-                span,
-                group,
-            }),
-            Stmt::Range {
-                local,
-                start,
-                size,
-                step,
-                body,
-                span,
-                fail_barrier,
-            } => out.push(Stmt::Range {
-                local,
-                start,
-                size,
-                step,
-                body: fold_ifs(body),
-                span,
-                fail_barrier,
-            }),
-            Stmt::Cover {
-                set,
-                mode,
-                start,
-                size,
-                body,
-                span,
-                threshold,
-            } => out.push(Stmt::Cover {
-                set,
-                mode,
-                start,
-                size,
-                body: fold_ifs(body),
-                span,
-                threshold,
-            }),
-            Stmt::While {
-                cond,
-                body,
-                limit,
-                fail,
-                span,
-                fail_barrier,
-            } => out.push(Stmt::While {
-                cond,
-                body: fold_ifs(body),
-                limit,
-                fail,
-                span,
-                fail_barrier,
-            }),
-            other => out.push(other),
+            Stmt::If { cond, then_, else_ }
+                if cond.a.as_const().is_some() && cond.b.as_const().is_some() =>
+            {
+                let holds = cond.cmp.holds(
+                    cond.a.as_const().unwrap_or(0),
+                    cond.b.as_const().unwrap_or(0),
+                );
+                out.extend(fold_ifs(if holds { then_ } else { else_ }));
+            }
+            other => {
+                let folded: Result<Stmt, std::convert::Infallible> =
+                    other.try_map_blocks(&mut |b| Ok(fold_ifs(b)));
+                out.extend(folded);
+            }
         }
     }
     out

@@ -564,6 +564,82 @@ impl Stmt {
         }
     }
 
+    /// Rebuild the statement with each block nested directly in it (loop
+    /// bodies, cover bodies, both arms of an `if`) passed through `f`.
+    pub fn try_map_blocks<E>(
+        self,
+        f: &mut dyn FnMut(Vec<Stmt>) -> Result<Vec<Stmt>, E>,
+    ) -> Result<Stmt, E> {
+        Ok(match self {
+            Stmt::Each {
+                dev,
+                body,
+                span,
+                group,
+            } => Stmt::Each {
+                dev,
+                body: f(body)?,
+                span,
+                group,
+            },
+            Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body,
+                span,
+                fail_barrier,
+            } => Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body: f(body)?,
+                span,
+                fail_barrier,
+            },
+            Stmt::While {
+                cond,
+                body,
+                limit,
+                fail,
+                span,
+                fail_barrier,
+            } => Stmt::While {
+                cond,
+                body: f(body)?,
+                limit,
+                fail,
+                span,
+                fail_barrier,
+            },
+            Stmt::Cover {
+                set,
+                mode,
+                start,
+                size,
+                body,
+                span,
+                threshold,
+            } => Stmt::Cover {
+                set,
+                mode,
+                start,
+                size,
+                body: f(body)?,
+                span,
+                threshold,
+            },
+            Stmt::If { cond, then_, else_ } => Stmt::If {
+                cond,
+                then_: f(then_)?,
+                else_: f(else_)?,
+            },
+            other => other,
+        })
+    }
+
     pub fn access(&self) -> Option<&Access> {
         match self {
             Stmt::Write { access, .. } | Stmt::Poll { access, .. } => Some(access),

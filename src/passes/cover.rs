@@ -122,55 +122,8 @@ fn expand_block(
                 })?;
                 out.extend(guard(g, &start, &size, &body, span, code, ids));
             }
-            Stmt::Each {
-                dev,
-                body,
-                span,
-                group,
-            } => out.push(Stmt::Each {
-                dev,
-                body: expand_block(prog, seq, body, cfg, ids)?,
-                span,
-                group,
-            }),
-            Stmt::Range {
-                local,
-                start,
-                size,
-                step,
-                body,
-                span,
-                fail_barrier,
-            } => out.push(Stmt::Range {
-                local,
-                start,
-                size,
-                step,
-                body: expand_block(prog, seq, body, cfg, ids)?,
-                span,
-                fail_barrier,
-            }),
-            Stmt::While {
-                cond,
-                body,
-                limit,
-                fail,
-                span,
-                fail_barrier,
-            } => out.push(Stmt::While {
-                cond,
-                body: expand_block(prog, seq, body, cfg, ids)?,
-                limit,
-                fail,
-                span,
-                fail_barrier,
-            }),
-            Stmt::If { cond, then_, else_ } => out.push(Stmt::If {
-                cond,
-                then_: expand_block(prog, seq, then_, cfg, ids)?,
-                else_: expand_block(prog, seq, else_, cfg, ids)?,
-            }),
-            other => out.push(other),
+            // Covers inside loops and branch arms are expanded too.
+            other => out.push(other.try_map_blocks(&mut |b| expand_block(prog, seq, b, cfg, ids))?),
         }
     }
     Ok(out)
