@@ -126,11 +126,23 @@ pub fn resolve<'p>(
         }
     }
     let patched = |i: usize| style == Style::Linux && prog.features[i].cap.is_some();
-    let mut out = prog.clone();
-    for seq in &mut out.seqs {
+    // Cloned at the first sequence that changes: a resolved program
+    // resolves to itself without a copy.
+    let mut out: Option<Program> = None;
+    for (si, seq) in prog.seqs.iter().enumerate() {
         let Some(w) = seq.feature_word else {
             continue;
         };
+        let needs = used_features(seq)
+            .iter()
+            .any(|&(i, is_patched)| fixed[i].is_some() || (!is_patched && patched(i)))
+            || !uses_word(seq, w);
+        if !needs {
+            continue;
+        }
+        let out = out.get_or_insert_with(|| prog.clone());
+        let devices = &out.devices;
+        let seq = &mut out.seqs[si];
         let used = used_features(seq);
         let mut suffix = String::new();
         for &(i, _) in &used {
@@ -143,7 +155,7 @@ pub fn resolve<'p>(
             }
         }
         let word = Some(w);
-        crate::ir::map_exprs(&mut seq.body, &|e| {
+        crate::ir::map_exprs(&mut seq.body, &mut |e| {
             e.subst(&|x| {
                 let i = feature_of(x, word)?;
                 match fixed[i] {
@@ -163,9 +175,9 @@ pub fn resolve<'p>(
             seq.feature_word = None;
         }
         seq.name.push_str(&suffix);
-        seq.edges = crate::ir::order::required_edges(&out.devices, &seq.body, &seq.orders);
+        seq.edges = crate::ir::order::required_edges(devices, &seq.body, &seq.orders);
     }
-    std::borrow::Cow::Owned(out)
+    out.map_or(std::borrow::Cow::Borrowed(prog), std::borrow::Cow::Owned)
 }
 
 /// Patched features whose capability belongs to another architecture are
@@ -186,38 +198,35 @@ pub fn for_target(prog: &Program, target: crate::target::Target) -> std::borrow:
         };
         !native
     };
-    let mut touched = false;
-    let mut out = prog.clone();
-    for seq in &mut out.seqs {
+    let mut out: Option<Program> = None;
+    for (si, seq) in prog.seqs.iter().enumerate() {
         if !used_features(seq)
             .iter()
             .any(|&(i, patched)| patched && foreign(i))
         {
             continue;
         }
-        touched = true;
-        crate::ir::map_exprs(&mut seq.body, &|e| {
+        let out = out.get_or_insert_with(|| prog.clone());
+        let devices = &out.devices;
+        let seq = &mut out.seqs[si];
+        crate::ir::map_exprs(&mut seq.body, &mut |e| {
             e.subst(&|x| match x {
                 Expr::Feature(i) if foreign(*i) => Some(Expr::Const(0)),
                 _ => None,
             })
         });
         seq.body = fold_ifs(std::mem::take(&mut seq.body));
-        seq.edges = crate::ir::order::required_edges(&out.devices, &seq.body, &seq.orders);
+        seq.edges = crate::ir::order::required_edges(devices, &seq.body, &seq.orders);
     }
-    if touched {
-        std::borrow::Cow::Owned(out)
-    } else {
-        std::borrow::Cow::Borrowed(prog)
-    }
+    out.map_or(std::borrow::Cow::Borrowed(prog), std::borrow::Cow::Owned)
 }
 
 fn each_expr(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
-    // `map_exprs` visits every expression; it is read-only here.
+    // `map_exprs` is the one list of where statements hold expressions;
+    // read-only here, on a copy.
     let mut copy = body.to_vec();
-    let cell = std::cell::RefCell::new(f);
-    crate::ir::map_exprs(&mut copy, &|e| {
-        (cell.borrow_mut())(e);
+    crate::ir::map_exprs(&mut copy, &mut |e| {
+        f(e);
         e.clone()
     });
 }
@@ -285,7 +294,7 @@ pub fn fold_ifs(body: Vec<Stmt>) -> Vec<Stmt> {
 fn specialize(prog: &Program, seq: &Seq, used: &[usize], combo: u32) -> Seq {
     let mut v = seq.clone();
     let word = seq.feature_word;
-    crate::ir::map_exprs(&mut v.body, &|e| {
+    crate::ir::map_exprs(&mut v.body, &mut |e| {
         e.subst(&|x| {
             let i = feature_of(x, word)?;
             let j = used.iter().position(|&u| u == i)?;

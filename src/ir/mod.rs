@@ -701,7 +701,7 @@ pub fn walk_mut(body: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
 }
 
 /// Apply `f` to every expression of the statements.
-pub fn map_exprs(body: &mut [Stmt], f: &dyn Fn(&Expr) -> Expr) {
+pub fn map_exprs(body: &mut [Stmt], f: &mut dyn FnMut(&Expr) -> Expr) {
     walk_mut(body, &mut |s| match s {
         Stmt::Write { value, .. }
         | Stmt::Return { value, .. }

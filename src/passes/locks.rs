@@ -229,7 +229,7 @@ pub fn reuse_loads(prog: &Program, seq: &mut Seq) {
     let private = seq.private.clone();
     reuse_block(prog, &params, &private, &mut seq.body, &mut renames);
     for (from, to, note) in renames {
-        map_exprs(&mut seq.body, &|e| subst(e, from, to));
+        map_exprs(&mut seq.body, &mut |e| subst(e, from, to));
         seq.notes.push(note);
     }
 }
