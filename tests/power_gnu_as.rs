@@ -224,6 +224,28 @@ fn kernel_stk_param_elfv2_matches_our_displacements() {
     }
 }
 
+/// Book III-E: the CPU from `-me6500` (percent style) or `.machine e6500`
+/// (bare style, as the generated files select it).
+#[test]
+fn book3e_matches_gas_be_and_le() {
+    let c = common::book3e_corpus();
+    for (tc, tag) in [(&BE, "b3e-pct-be"), (&LE, "b3e-pct-le")] {
+        let n = check(&c, tc, RegStyle::Percent, &["-me6500"], "", tag);
+        eprintln!("{tag}: {n} instruction words byte-identical to GNU as");
+    }
+    for (tc, tag) in [(&BE, "b3e-bare-be"), (&LE, "b3e-bare-le")] {
+        let n = check(
+            &c,
+            tc,
+            RegStyle::Bare,
+            &["-mregnames"],
+            "\t.machine e6500\n",
+            tag,
+        );
+        eprintln!("{tag}: {n} instruction words byte-identical to GNU as");
+    }
+}
+
 #[test]
 fn branch_limits_match_gas() {
     let c = common::long_branches();
@@ -238,7 +260,7 @@ fn branch_limits_match_gas() {
 #[test]
 fn corpus_covers_every_variant() {
     let mut seen = std::collections::HashSet::new();
-    for i in common::corpus() {
+    for i in common::corpus().into_iter().chain(common::book3e_corpus()) {
         let id: u32 = match i {
             Insn::Li { .. } => 0,
             Insn::Lis { .. } => 1,
@@ -310,6 +332,18 @@ fn corpus_covers_every_variant() {
             Insn::Blr => 67,
             Insn::Mtctr { .. } => 68,
             Insn::Mfctr { .. } => 69,
+            Insn::Tlbilx { .. } => 100,
+            Insn::Tlbivax { .. } => 101,
+            Insn::Tlbsx { .. } => 102,
+            Insn::Tlbre => 103,
+            Insn::Tlbwe => 104,
+            Insn::Msync => 105,
+            Insn::Mbar { .. } => 106,
+            Insn::Mtspr { .. } => 107,
+            Insn::Mfspr { .. } => 108,
+            Insn::Wrteei { .. } => 109,
+            Insn::Wrtee { .. } => 110,
+            Insn::Mfmsr { .. } => 111,
             Insn::Eieio => 70,
             Insn::Sync => 71,
             Insn::Lwsync => 72,
@@ -330,5 +364,6 @@ fn corpus_covers_every_variant() {
         };
         seen.insert(id);
     }
-    assert_eq!(seen.len(), 84, "corpus misses some variants");
+    // 84 Book3S variants and 12 Book III-E ones.
+    assert_eq!(seen.len(), 84 + 12, "corpus misses some variants");
 }

@@ -188,3 +188,53 @@ pub fn long_branches() -> Vec<Insn> {
     v.push(Bdnz { target: 12 });
     v
 }
+
+/// Book III-E (e500mc/e5500/e6500) instructions: assembled with
+/// `-me6500` (or `.machine e6500`), which the Book3S corpus is not.
+/// Every T of tlbilx, RA0 slots with 0 and a register, every MAS
+/// register both ways, both wrteei values.
+#[rustfmt::skip]
+pub fn book3e_corpus() -> Vec<Insn> {
+    use shootdown::target::power::insn::Spr;
+    use Insn::*;
+    let mut v = Vec::new();
+    for (i, &(a, b, c)) in R.iter().enumerate() {
+        v.extend([
+            Tlbilx { t: [0, 1, 3][i % 3], ra: a, rb: b },
+            Tlbilx { t: 3, ra: c, rb: a },
+            Tlbivax { ra: a, rb: b },
+            Tlbivax { ra: b, rb: c },
+            Tlbsx { ra: c, rb: a },
+            Mbar { mo: [0, 1, 31, 2, 16][i] },
+            Wrtee { rs: a },
+            Mfmsr { rt: b },
+        ]);
+    }
+    for n in 0..9u8 {
+        let (a, b, _) = R[usize::from(n) % 5];
+        v.extend([Mtspr { spr: Spr::Mas(n), rs: b }, Mfspr { rt: a, spr: Spr::Mas(n) }]);
+    }
+    // The kernel's shapes (tlb_low.S, CONFIG_PPC_BOOK3E_64).
+    v.extend([
+        Mfmsr { rt: 10 },
+        Wrteei { e: false },
+        Mtspr { spr: Spr::Mas(6), rs: 4 },
+        Tlbilx { t: 3, ra: 0, rb: 3 },
+        Tlbilx { t: 1, ra: 0, rb: 0 },
+        Tlbilx { t: 0, ra: 0, rb: 0 },
+        Tlbivax { ra: 0, rb: 3 },
+        Msync,
+        Isync,
+        Mbar { mo: 0 },
+        Tlbsync,
+        Msync,
+        Wrtee { rs: 10 },
+        Wrteei { e: true },
+        Tlbsx { ra: 0, rb: 3 },
+        Tlbre,
+        Tlbwe,
+        Lwsync,
+        Blr,
+    ]);
+    v
+}

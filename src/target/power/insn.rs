@@ -39,6 +39,50 @@ pub enum RegStyle {
     Bare,
 }
 
+/// A Book III-E special-purpose register, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Spr {
+    /// MMU assist register MAS0..MAS8 (a number past 8 fails to encode).
+    Mas(u8),
+}
+
+/// SPR numbers of MAS0..MAS8 (Linux 6.1
+/// `arch/powerpc/include/asm/reg_booke.h`, `SPRN_MAS0`..`SPRN_MAS8`).
+const MAS_SPR: [u16; 9] = [
+    0x270, 0x271, 0x272, 0x273, 0x274, 0x153, 0x276, 0x3b0, 0x155,
+];
+
+impl Spr {
+    /// The SPR number, None for a register that does not exist.
+    pub fn number(self) -> Option<u16> {
+        match self {
+            Spr::Mas(n) => MAS_SPR.get(usize::from(n)).copied(),
+        }
+    }
+
+    /// The register with this SPR number.
+    pub fn from_number(n: u16) -> Option<Spr> {
+        MAS_SPR
+            .iter()
+            .position(|&m| m == n)
+            .map(|i| Spr::Mas(i as u8))
+    }
+
+    /// `MAS6`.
+    pub fn name(self) -> String {
+        match self {
+            Spr::Mas(n) => format!("MAS{n}"),
+        }
+    }
+}
+
+/// The 10-bit SPR field of mtspr/mfspr: its two 5-bit halves swapped
+/// (Power ISA Book I 3.3.17), placed in bits 11-20.
+pub fn spr_field(n: u16) -> u32 {
+    let n = u32::from(n);
+    ((n & 0x1f) << 5 | n >> 5) << 11
+}
+
 #[rustfmt::skip]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Insn {
@@ -131,6 +175,35 @@ pub enum Insn {
     Blr,
     Mtctr { rs: Reg },
     Mfctr { rt: Reg },
+    // Book III-E (e500mc, e5500, e6500; GNU as `-me6500` / `.machine
+    // e6500`). All but msync and mbar are privileged.
+    /// `tlbilx T,RA,RB` (X-form, XO 18): invalidate this CPU's TLB
+    /// entries, T=0 all of the LPID, T=1 those of the PID in MAS6[SPID],
+    /// T=3 the one translating EA = (RA|0)+RB under MAS6's SPID, SAS,
+    /// ISIZE and SIND. T=2 is reserved.
+    Tlbilx { t: u8, ra: Reg, rb: Reg },
+    /// `tlbivax RA,RB` (XO 786): invalidate the entry translating EA on
+    /// every CPU (MAS6 as for `tlbilx 3`); complete after `tlbsync`.
+    Tlbivax { ra: Reg, rb: Reg },
+    /// `tlbsx RA,RB` (XO 914): search the TLB for EA under MAS6, result in
+    /// MAS0-MAS3 (MAS1[V] = found).
+    Tlbsx { ra: Reg, rb: Reg },
+    /// `tlbre` / `tlbwe` (XO 946 / 978): read / write the entry MAS0
+    /// selects through the MAS registers.
+    Tlbre,
+    Tlbwe,
+    /// `msync`: Book E's name of `sync` 0 (the same word).
+    Msync,
+    /// `mbar MO` (XO 854): eieio's word when MO is 0.
+    Mbar { mo: u8 },
+    /// `mtspr SPR,RS` / `mfspr RT,SPR` of an MMU assist register.
+    Mtspr { spr: Spr, rs: Reg },
+    Mfspr { rt: Reg, spr: Spr },
+    /// `wrteei E` (XO 163): MSR[EE] = E. `wrtee RS` (XO 131): MSR[EE] =
+    /// RS[EE]. `mfmsr RT` (XO 83).
+    Wrteei { e: bool },
+    Wrtee { rs: Reg },
+    Mfmsr { rt: Reg },
     // barriers and invalidation
     Eieio,
     Sync,
@@ -456,6 +529,32 @@ impl Insn {
             // with its two 5-bit halves swapped, so 9 lands in bits 11-15.
             Mtctr { rs: s } => x_form(467, rs(s)?, 9, 0, 0),
             Mfctr { rt: t } => x_form(339, rt(t)?, 9, 0, 0),
+            // Book III-E. tlbilx: T in bits 9-10 (the RT slot's low two
+            // bits; Linux __PPC_T_TLB). RA0 slots: GPR 0 reads as zero.
+            Tlbilx { t, ra: a, rb: b } => {
+                if !matches!(t, 0 | 1 | 3) {
+                    return Err(c.bad("t: tlbilx T must be 0, 1 or 3"));
+                }
+                x_form(18, u32::from(t), ra(a)?, rb(b)?, 0)
+            }
+            Tlbivax { ra: a, rb: b } => x_form(786, 0, ra(a)?, rb(b)?, 0),
+            Tlbsx { ra: a, rb: b } => x_form(914, 0, ra(a)?, rb(b)?, 0),
+            Tlbre => x_form(946, 0, 0, 0, 0),
+            Tlbwe => x_form(978, 0, 0, 0, 0),
+            Msync => x_form(598, 0, 0, 0, 0),
+            Mbar { mo } => x_form(854, c.uf(mo, 5, "mo: mbar MO must be 0..=31")?, 0, 0, 0),
+            Mtspr { spr, rs: s } => {
+                let n = spr.number().ok_or_else(|| c.bad("spr: no such MAS register"))?;
+                po(31) | rs(s)? << 21 | spr_field(n) | 467 << 1
+            }
+            Mfspr { rt: t, spr } => {
+                let n = spr.number().ok_or_else(|| c.bad("spr: no such MAS register"))?;
+                po(31) | rt(t)? << 21 | spr_field(n) | 339 << 1
+            }
+            // wrteei: E in bit 16.
+            Wrteei { e } => x_form(163, 0, 0, 0, 0) | u32::from(e) << 15,
+            Wrtee { rs: s } => x_form(131, rs(s)?, 0, 0, 0),
+            Mfmsr { rt: t } => x_form(83, rt(t)?, 0, 0, 0),
             // X-form barriers. sync's L field (bits 9-10): 0=hwsync,
             // 1=lwsync, 2=ptesync; it lands in the RT slot's low two bits.
             Eieio => x_form(854, 0, 0, 0, 0),
@@ -579,6 +678,16 @@ impl Insn {
             B { target } | Bdnz { target } => format!("{m} {}", label_name(*target)),
             Bc { bf, target, .. } => format!("{m} {bf},{}", label_name(*target)),
             Mtctr { rs: t } | Mfctr { rt: t } => format!("{m} {}", r(*t)),
+            Tlbilx { t, ra, rb } => format!("{m} {t},{},{}", r0(*ra), r(*rb)),
+            Tlbivax { ra, rb } | Tlbsx { ra, rb } => format!("{m} {},{}", r0(*ra), r(*rb)),
+            Tlbre | Tlbwe | Msync | Mbar { mo: 0 } => m.to_string(),
+            Mbar { mo } => format!("{m} {mo}"),
+            // The number (the kernel's SPRN_ names need <asm/reg_booke.h>,
+            // which a Book3S kernel tree does not include).
+            Mtspr { spr, rs } => format!("{m} {},{}", spr_text(*spr), r(*rs)),
+            Mfspr { rt, spr } => format!("{m} {},{}", r(*rt), spr_text(*spr)),
+            Wrteei { e } => format!("{m} {}", u8::from(*e)),
+            Wrtee { rs: t } | Mfmsr { rt: t } => format!("{m} {}", r(*t)),
             Blr | Eieio | Sync | Lwsync | Ptesync | Isync | Tlbsync | Nop => m.to_string(),
             FtrB { mmu, cap, target } => {
                 let k = if *mmu { "MMU_" } else { "" };
@@ -611,7 +720,10 @@ impl Insn {
     /// completion of preceding `tlbie`s rather than invalidating anything.
     pub fn is_barrier(&self) -> bool {
         use Insn::*;
-        matches!(self, Eieio | Sync | Lwsync | Ptesync | Isync | Tlbsync)
+        matches!(
+            self,
+            Eieio | Sync | Lwsync | Ptesync | Isync | Tlbsync | Msync | Mbar { .. }
+        )
     }
 
     /// Writes memory (store-conditional included).
@@ -661,9 +773,45 @@ impl Insn {
         )
     }
 
-    /// TLB invalidation (`tlbie`, `tlbiel`).
+    /// TLB invalidation (`tlbie`, `tlbiel`; Book III-E `tlbilx`,
+    /// `tlbivax`, and `tlbwe`, which overwrites an entry).
     pub fn is_invalidate(&self) -> bool {
-        matches!(self, Insn::Tlbie { .. } | Insn::Tlbiel { .. })
+        matches!(
+            self,
+            Insn::Tlbie { .. }
+                | Insn::Tlbiel { .. }
+                | Insn::Tlbilx { .. }
+                | Insn::Tlbivax { .. }
+                | Insn::Tlbwe
+        )
+    }
+
+    /// Privileged processor state that is neither a barrier nor an
+    /// invalidation: MAS and MSR accesses, TLB search and read (Book
+    /// III-E). They trap in user mode: the emulator and the store-log
+    /// harness model them (a MAS register file, MSR[EE]).
+    pub fn is_system(&self) -> bool {
+        use Insn::*;
+        matches!(
+            self,
+            Mtspr { .. }
+                | Mfspr { .. }
+                | Wrteei { .. }
+                | Wrtee { .. }
+                | Mfmsr { .. }
+                | Tlbsx { .. }
+                | Tlbre
+        )
+    }
+
+    /// Needs `.machine e6500` (Book III-E) to assemble.
+    pub fn is_book3e(&self) -> bool {
+        use Insn::*;
+        self.is_system()
+            || matches!(
+                self,
+                Tlbilx { .. } | Tlbivax { .. } | Tlbwe | Msync | Mbar { .. }
+            )
     }
 
     /// The mnemonic as printed by [`Insn::text`] (for `Bc`, the condition's
@@ -744,6 +892,18 @@ impl Insn {
             Blr => "blr",
             Mtctr { .. } => "mtctr",
             Mfctr { .. } => "mfctr",
+            Tlbilx { .. } => "tlbilx",
+            Tlbivax { .. } => "tlbivax",
+            Tlbsx { .. } => "tlbsx",
+            Tlbre => "tlbre",
+            Tlbwe => "tlbwe",
+            Msync => "msync",
+            Mbar { .. } => "mbar",
+            Mtspr { .. } => "mtspr",
+            Mfspr { .. } => "mfspr",
+            Wrteei { .. } => "wrteei",
+            Wrtee { .. } => "wrtee",
+            Mfmsr { .. } => "mfmsr",
             Eieio => "eieio",
             Sync => "sync",
             Lwsync => "lwsync",
@@ -792,6 +952,15 @@ pub fn assemble(insns: &[Insn], big_endian: bool) -> Result<Assembled, EncodeErr
         });
     }
     Ok(Assembled { bytes, offsets })
+}
+
+/// An SPR operand: its number in hex, as `reg_booke.h` writes it.
+fn spr_text(spr: Spr) -> String {
+    match spr.number() {
+        Some(n) => format!("{n:#x}"),
+        // Out of range: the name, for the assembler to reject.
+        None => spr.name(),
+    }
 }
 
 /// A register operand as GNU as spells it. Display from a table of names,
@@ -869,6 +1038,47 @@ mod tests {
             r: 1,
         };
         assert_eq!(w(t), 0x7ca3_2264);
+        // Book III-E, as GNU as -me6500 assembles them (and Linux
+        // ppc-opcode.h PPC_RAW_TLBILX / PPC_RAW_TLBIVAX for the first four).
+        let b3e = [
+            (Insn::Tlbilx { t: 0, ra: 0, rb: 0 }, 0x7c00_0024),
+            (Insn::Tlbilx { t: 1, ra: 0, rb: 0 }, 0x7c20_0024),
+            (Insn::Tlbilx { t: 3, ra: 0, rb: 3 }, 0x7c60_1824),
+            (Insn::Tlbivax { ra: 0, rb: 3 }, 0x7c00_1e24),
+            (Insn::Tlbsx { ra: 0, rb: 3 }, 0x7c00_1f24),
+            (Insn::Tlbre, 0x7c00_0764),
+            (Insn::Tlbwe, 0x7c00_07a4),
+            (Insn::Msync, 0x7c00_04ac),
+            (Insn::Mbar { mo: 0 }, 0x7c00_06ac),
+            (Insn::Mbar { mo: 1 }, 0x7c20_06ac),
+            (
+                Insn::Mtspr {
+                    spr: Spr::Mas(6),
+                    rs: 4,
+                },
+                0x7c96_9ba6,
+            ),
+            (
+                Insn::Mfspr {
+                    rt: 4,
+                    spr: Spr::Mas(1),
+                },
+                0x7c91_9aa6,
+            ),
+            (Insn::Wrteei { e: false }, 0x7c00_0146),
+            (Insn::Wrteei { e: true }, 0x7c00_8146),
+            (Insn::Wrtee { rs: 10 }, 0x7d40_0106),
+            (Insn::Mfmsr { rt: 10 }, 0x7d40_00a6),
+        ];
+        for (i, word) in b3e {
+            assert_eq!(w(i.clone()), word, "{i:?}");
+        }
+        assert_eq!(w(Insn::Msync), w(Insn::Sync));
+        assert_eq!(w(Insn::Mbar { mo: 0 }), w(Insn::Eieio));
+        for n in 0..9 {
+            let spr = Spr::Mas(n);
+            assert_eq!(Spr::from_number(spr.number().unwrap()), Some(spr));
+        }
         // cntlzd r3,r4 / cnttzd r3,r4 / popcntd r3,r4 (ISA v3.0B 3.3.13).
         assert_eq!(w(Insn::Cntlzd { ra: 3, rs: 4 }), 0x7c83_0074);
         assert_eq!(w(Insn::Cnttzd { ra: 3, rs: 4 }), 0x7c83_0474);
@@ -961,6 +1171,26 @@ mod tests {
             eh: true,
         });
         bad(Insn::Mtctr { rs: 32 });
+        bad(Insn::Tlbilx { t: 2, ra: 0, rb: 3 });
+        bad(Insn::Tlbilx { t: 4, ra: 0, rb: 3 });
+        bad(Insn::Tlbilx {
+            t: 3,
+            ra: 32,
+            rb: 3,
+        });
+        bad(Insn::Tlbivax { ra: 0, rb: 32 });
+        bad(Insn::Tlbsx { ra: 33, rb: 1 });
+        bad(Insn::Mbar { mo: 32 });
+        bad(Insn::Mtspr {
+            spr: Spr::Mas(9),
+            rs: 4,
+        });
+        bad(Insn::Mfspr {
+            rt: 32,
+            spr: Spr::Mas(0),
+        });
+        bad(Insn::Wrtee { rs: 32 });
+        bad(Insn::Mfmsr { rt: 40 });
         // Bc: bf checked even though the target resolves.
         match assemble(
             &[
@@ -1029,6 +1259,9 @@ mod tests {
             Crxor { bt: a, ba: b, bb: c },
             B { target: u32::from(a) }, Bc { cond: Cond::Le, bf: d, target: u32::from(b) }, Bdnz { target: u32::from(c) },
             Blr, Mtctr { rs: a }, Mfctr { rt: b }, Eieio, Sync, Lwsync, Ptesync, Isync, Tlbsync, Nop,
+            Tlbilx { t: d, ra: a, rb: b }, Tlbivax { ra: a, rb: c }, Tlbsx { ra: b, rb: c }, Tlbre, Tlbwe,
+            Msync, Mbar { mo: c }, Mtspr { spr: Spr::Mas(d), rs: a }, Mfspr { rt: b, spr: Spr::Mas(c) },
+            Wrteei { e }, Wrtee { rs: a }, Mfmsr { rt: c },
             Tlbie { rb: a, rs: b, ric: c, prs: d, r: a }, Tlbiel { rb: b, rs: a, ric: d, prs: c, r: b },
             Label(u32::from(d)),
         ]
