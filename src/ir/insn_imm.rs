@@ -13,15 +13,17 @@
 use super::expr::Expr;
 use crate::spec::diag::{Diag, Span};
 
-/// (mnemonic, register operands, immediate fields with their largest
-/// value), in the ISA's operand order: registers first.
-const FORMS: &[(&str, usize, &[(&str, u64)])] = &[
+/// An instruction form: mnemonic, register operands, immediate fields
+/// with their largest value, in the ISA's operand order (registers first).
+type Form = (&'static str, usize, &'static [(&'static str, u64)]);
+
+const FORMS: &[Form] = &[
     ("tlbie", 2, &[("ric", 3), ("prs", 1), ("r", 1)]),
     ("tlbiel", 2, &[("ric", 3), ("prs", 1), ("r", 1)]),
     ("slbia", 0, &[("ih", 7)]),
 ];
 
-fn form(mnemonic: &str) -> Option<&'static (&'static str, usize, &'static [(&'static str, u64)])> {
+fn form(mnemonic: &str) -> Option<&'static Form> {
     FORMS.iter().find(|f| f.0 == mnemonic)
 }
 

@@ -54,7 +54,7 @@ pub fn run(seq: &mut Seq, target: Target) {
     };
     let cx = Cx {
         completes: &|name: &str| {
-            crate::target::barriers::find(target.barriers(), name).is_some_and(|k| completes_all(k))
+            crate::target::barriers::find(target.barriers(), name).is_some_and(&completes_all)
         },
         name: kind.name,
     };
