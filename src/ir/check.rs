@@ -446,10 +446,14 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
         let via = match &e.via {
             None => None,
             Some(v) if v.name.starts_with("tlbi ") => Some(Via::Insn(v.name.clone())),
+            // `via tlbie 2, 1, 1`: the parser has folded RIC, PRS, R.
+            Some(v) if v.name.starts_with("tlbie ") || v.name.starts_with("tlbiel ") => {
+                Some(Via::Insn(v.name.clone()))
+            }
             Some(v) if matches!(v.name.as_str(), "tlbie" | "tlbiel" | "invlpg") => {
                 return Err(Diag::new(
                     v.span,
-                    format!("`via {}`: a granule set launches through a device register or `tlbi OP`", v.name),
+                    format!("`via {}`: a granule set launches through a device register, `tlbi OP` or `tlbie RIC, PRS, R`", v.name),
                 )
                 .label("not supported as `via`")
                 .help(format!(
@@ -1439,9 +1443,11 @@ impl SeqCx<'_> {
                     .iter()
                     .map(|o| self.expr(o, None))
                     .collect::<Result<Vec<_>, _>>()?;
+                let spans: Vec<Span> = operands.iter().map(|o| o.span()).collect();
+                let (name, ops) = super::insn_imm::fold(&name.name, ops, &spans, *span)?;
                 Stmt::Invalidate {
                     id: self.op_id(),
-                    name: name.name.clone(),
+                    name,
                     operands: ops,
                     span: *span,
                 }

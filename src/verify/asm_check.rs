@@ -151,6 +151,7 @@ fn same_mnemonic(target: Target, ours: &str, theirs: &str) -> bool {
             ("cmpdi", &["cmpdi"]),
             ("sync", &["hwsync", "msync"]),
             ("eieio", &["mbar"]),
+            ("cpabort", &["cp_abort"]),
             // Book E names of the same words.
             ("msync", &["sync"]),
             ("mbar", &["eieio"]),
@@ -182,11 +183,11 @@ fn same_mnemonic(target: Target, ours: &str, theirs: &str) -> bool {
 }
 
 /// Documented capstone 0.14 gaps (tests/power_capstone.rs pins them):
-/// radix `tlbie`/`tlbiel` with nonzero RIC/PRS/R, and Book III-E
-/// `tlbilx`, are not decoded.
+/// radix `tlbie`/`tlbiel` with nonzero RIC/PRS/R, `slbia` with an IH
+/// operand and Book III-E `tlbilx` are not decoded.
 fn known_gap(target: Target, mnemonic: &str) -> bool {
     matches!(target, Target::Power64 | Target::Power64le)
-        && matches!(mnemonic, "tlbie" | "tlbiel" | "tlbilx")
+        && matches!(mnemonic, "tlbie" | "tlbiel" | "slbia" | "tlbilx")
 }
 
 pub fn capstone(c: &Compiled, report: &mut Report) {
