@@ -71,7 +71,24 @@ pub fn resolve<'p>(prog: &'p Program, opts: &Options) -> std::borrow::Cow<'p, Pr
     crate::features::resolve(prog, &opts.features, opts.style)
 }
 
+/// `machine e6500` is a POWER family: another target cannot run its code
+/// (a `--target` past the spec's `target` line, which check rejects).
+fn check_machine(prog: &Program, target: Target) -> Result<(), Diag> {
+    match prog.machine_span {
+        Some(span) if !matches!(target, Target::Power64 | Target::Power64le) => Err(Diag::new(
+            span,
+            format!(
+                "`machine {}` is a POWER CPU: no code for {target}",
+                prog.machine.name()
+            ),
+        )
+        .label("POWER only")),
+        _ => Ok(()),
+    }
+}
+
 pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compiled, Diag> {
+    check_machine(prog, target)?;
     let prog = &*resolve(prog, opts);
     let prog = &*crate::features::for_target(prog, target);
     crate::emit::names::check(prog, opts)?;
@@ -91,6 +108,7 @@ pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compile
 /// machine lines dropped, so a large spec never holds them all at once.
 /// The text is the same as rendering a [`Compiled`].
 pub fn compile_to_asm(prog: &Program, target: Target, opts: &Options) -> Result<String, Diag> {
+    check_machine(prog, target)?;
     let prog = &*resolve(prog, opts);
     let prog = &*crate::features::for_target(prog, target);
     let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
@@ -114,8 +132,8 @@ fn compile_seq(
     target: Target,
     opts: &Options,
 ) -> Result<(lir::Func, MachFunc), Diag> {
-    passes::barriers::check_spec_barriers(seq, target)?;
-    check_invalidates(seq, target)?;
+    passes::barriers::check_spec_barriers(opt, seq, target)?;
+    check_invalidates(seq, target, opt.machine)?;
     let regs = target.regfile();
     let mut f = lir::build::build(opt, seq, target, Hoist::Entry)?;
     let mut alloc = regalloc::allocate(&f, regs);
@@ -135,7 +153,7 @@ fn compile_seq(
     })?;
     let symbol = format!("{}{}", opts.prefix, seq.name);
     let m = target
-        .codegen(&f, &alloc, &symbol, opts.style)
+        .codegen(&f, &alloc, &symbol, opts.style, opt.machine)
         .map_err(|e| {
             Diag::new(
                 seq.span,
@@ -148,7 +166,11 @@ fn compile_seq(
 /// Every CPU invalidation instruction must exist on `target` with the
 /// operands given; reported at the statement (lowering would only know
 /// the sequence).
-fn check_invalidates(seq: &ir::Seq, target: Target) -> Result<(), Diag> {
+fn check_invalidates(
+    seq: &ir::Seq,
+    target: Target,
+    machine: crate::target::Machine,
+) -> Result<(), Diag> {
     let mut err = None;
     ir::walk(&seq.body, &mut |s| {
         if let ir::Stmt::Invalidate {
@@ -159,7 +181,7 @@ fn check_invalidates(seq: &ir::Seq, target: Target) -> Result<(), Diag> {
         } = s
         {
             if err.is_none() {
-                if let Err(e) = target.check_invalidate(name, operands.len()) {
+                if let Err(e) = target.check_invalidate_on(machine, name, operands.len()) {
                     err = Some(Diag::new(*span, e).label("not an instruction of this target"));
                 }
             }

@@ -206,6 +206,43 @@ struct State {
     last_size: u32,
     fault: Option<(u64, String)>,
     unmapped: Option<String>,
+    /// POWER Book III-E: the MAS registers as the code wrote them
+    /// (`mtspr`), which `mfspr` reads back and `tlbilx`/`tlbivax` take
+    /// their operation from (MAS6).
+    mas: [u64; 9],
+}
+
+/// A Book III-E system instruction the emulator models instead of
+/// running: unicorn's POWER CPU is Book III-S, where they are illegal or
+/// (MAS SPRs) unimplemented.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sys {
+    /// `mtspr MASn,RS`: (RS, n).
+    Mtspr(usize, usize),
+    /// `mfspr RT,MASn`: (RT, n).
+    Mfspr(usize, usize),
+    /// `mfmsr`, `wrtee`, `wrteei`, `tlbsx`, `tlbre`: no state kept.
+    Other,
+}
+
+fn power_sys(w: u32) -> Option<Sys> {
+    use crate::target::power::insn::Spr;
+    if w >> 26 != 31 {
+        return None;
+    }
+    let t = ((w >> 21) & 31) as usize;
+    // The SPR field's halves are swapped in the word.
+    let spr = || ((w >> 16) & 31 | ((w >> 11) & 31) << 5) as u16;
+    let mas = || match Spr::from_number(spr()) {
+        Some(Spr::Mas(n)) => Some(usize::from(n)),
+        None => None,
+    };
+    Some(match (w >> 1) & 0x3ff {
+        467 => Sys::Mtspr(t, mas()?),
+        339 => Sys::Mfspr(t, mas()?),
+        83 | 131 | 163 | 914 | 946 => Sys::Other,
+        _ => return None,
+    })
 }
 
 impl State {
@@ -228,7 +265,15 @@ impl State {
         matches!(
             self.class_at(pc),
             Some((InsnClass::Barrier | InsnClass::Invalidate, _))
-        )
+        ) || self.sys_at(pc).is_some()
+    }
+
+    /// The Book III-E system instruction at `pc`, if any.
+    fn sys_at(&self, pc: u64) -> Option<Sys> {
+        match self.arch {
+            Arch::Power64Be | Arch::Power64Le => power_sys(self.word_at(pc)?),
+            _ => None,
+        }
     }
 
     fn word_at(&self, pc: u64) -> Option<u32> {
@@ -426,9 +471,24 @@ fn invalidate_operands(uc: &Uc<'_>, pc: u64, text: &str) -> Vec<(String, u64)> {
         }
         Arch::Power64Be | Arch::Power64Le => {
             if let Some(w) = st.word_at(pc) {
+                let ra = ((w >> 16) & 31) as usize;
+                let rb = ((w >> 11) & 31) as usize;
+                let gpr = |r: usize| uc.reg_read(PPC_GPRS[r]).unwrap_or(0);
+                // EA = (RA|0) + RB.
+                let ea = || (if ra == 0 { 0 } else { gpr(ra) }).wrapping_add(gpr(rb));
+                let mas6 = || ("mas6".to_string(), st.mas[6]);
+                match (w >> 26, (w >> 1) & 0x3ff, (w >> 21) & 3) {
+                    // Book III-E tlbilx T=0 (nothing), T=1 (MAS6), T=3
+                    // and tlbivax (EA, MAS6): the spec's operands.
+                    (31, 18, 1) => out.push(mas6()),
+                    (31, 18, 3) | (31, 786, _) => {
+                        out.push(("ea".to_string(), ea()));
+                        out.push(mas6());
+                    }
+                    _ => {}
+                }
                 if w >> 26 == 31 {
                     let rs = ((w >> 21) & 31) as usize;
-                    let rb = ((w >> 11) & 31) as usize;
                     let regs: &[usize] = match (w >> 1) & 0x3ff {
                         306 | 274 | 466 => &[rb, rs], // tlbie, tlbiel, slbieg
                         434 => &[rb],                 // slbie
@@ -465,6 +525,11 @@ fn on_code(uc: &mut Uc<'_>, addr: u64, size: u32) {
     st.executed += 1;
     st.last_pc = addr;
     st.last_size = size;
+    // Before it runs (or traps): the value it writes to a MAS register.
+    if let Some(Sys::Mtspr(rs, n)) = uc.get_data().sys_at(addr) {
+        let v = uc.reg_read(PPC_GPRS[rs]).unwrap_or(0);
+        uc.get_data_mut().mas[n] = v;
+    }
     let Some((class, text)) = uc.get_data().class_at(addr).cloned() else {
         return;
     };
@@ -511,6 +576,10 @@ fn skip_or_fault(uc: &mut Uc<'_>, what: String) -> bool {
     let st = uc.get_data();
     let (pc, size, arch) = (st.last_pc, st.last_size, st.arch);
     if st.skippable(pc) {
+        if let Some(Sys::Mfspr(rt, n)) = st.sys_at(pc) {
+            let v = st.mas[n];
+            let _ = uc.reg_write(PPC_GPRS[rt], v);
+        }
         let _ = uc.reg_write(pc_reg(arch), pc.wrapping_add(u64::from(size.max(1))));
         true
     } else {
@@ -670,6 +739,7 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
         last_size: 0,
         fault: None,
         unmapped: None,
+        mas: [0; 9],
     };
 
     let (uc_arch, mode) = match arch {

@@ -11,12 +11,16 @@
 /*
  * _GLOBAL() gives the ELFv2 entry point or the ELFv1 function descriptor
  * (and .name code symbol), whichever ABI the kernel is built for; the
+{%- if v.arch == Some("e6500") %}
+ * Book III-E instructions need e6500, so the level is set for this file only.
+{%- else %}
  * radix tlbie form needs POWER9, so the level is raised for this file only.
+{%- endif %}
  */
 	.machine push
-	.machine power9
+	.machine {{ v.arch.unwrap_or("power9") }}
 {%- else %}
-	.machine power9
+	.machine {{ v.arch.unwrap_or("power9") }}
 {%- if elfv2 %}
 	.abiversion 2
 {%- endif %}

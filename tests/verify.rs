@@ -115,6 +115,7 @@ fn verify_passes_on_every_example() {
         "examples/npu2_tce_kill.inv",
         "examples/arm64_tlb_range.inv",
         "examples/e6500_tcd_lock.inv",
+        "examples/book3e_tlb.inv",
     ] {
         let src = std::fs::read_to_string(spec).unwrap();
         let prog = shootdown::load(spec, &src).unwrap();

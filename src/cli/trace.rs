@@ -135,6 +135,12 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
                 (Some(d), Some(i), Some(r), Some(v)) => {
                     outln!(io, "{kind:<10} {d}[{i}].{r} = {v:<20} {}", e.insn)
                 }
+                // Several operands (POWER `tlbie` RB, RS; Book III-E EA,
+                // MAS6): all of them.
+                _ if e.operands.len() > 1 => {
+                    let ops: Vec<String> = e.operands.iter().map(|v| format!("{v:#x}")).collect();
+                    outln!(io, "{kind:<10} {:<30} operands {}", e.insn, ops.join(", "))
+                }
                 (_, _, _, Some(v)) => outln!(io, "{kind:<10} {:<30} operand {v}", e.insn),
                 _ => outln!(io, "{kind:<10} {}", e.insn),
             }

@@ -7,6 +7,7 @@ use super::expr::{field_mask, BinOp, Expr, Func, Rel};
 use super::*;
 use crate::spec::ast::{self, Numbering};
 use crate::spec::diag::Diag;
+use crate::target::Machine;
 use rustc_hash::FxHashMap;
 
 pub const KNOWN_TARGETS: &[&str] = &["power64", "power64le", "aarch64", "x86_64"];
@@ -46,6 +47,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         }
         targets.push((t.name.clone(), t.span));
     }
+    let (machine, machine_span) = check_machine(spec, &targets)?;
 
     // Name lookups go through maps built as declarations are checked: a
     // spec may declare hundreds of thousands of devices, registers, fields
@@ -236,6 +238,8 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
 
     check_threshold_names(spec, &seqs)?;
     Ok(Program {
+        machine,
+        machine_span,
         source_name: source_name.to_string(),
         source_text: source_text.to_string(),
         line_starts: Default::default(),
@@ -2151,4 +2155,36 @@ fn let_decls(body: &[ast::Stmt]) -> Vec<(String, Span)> {
     let mut out = Vec::new();
     go(body, &mut out);
     out
+}
+
+/// `machine NAME`: at most once, a known name, and only with POWER
+/// targets on the `target` line (the family is a POWER one).
+fn check_machine(
+    spec: &ast::Spec,
+    targets: &[(String, Span)],
+) -> Result<(Machine, Option<Span>), Diag> {
+    let Some(first) = spec.machines.first() else {
+        return Ok((Machine::default(), None));
+    };
+    if let Some(second) = spec.machines.get(1) {
+        return Err(Diag::new(second.span, "`machine` given twice")
+            .label("second `machine`")
+            .related(first.span, "first given here"));
+    }
+    let Some(m) = Machine::from_name(&first.name) else {
+        return Err(
+            Diag::new(first.span, format!("unknown machine `{}`", first.name))
+                .label("not a machine")
+                .help(format!(
+                    "machines are {} (Book III-E POWER); without `machine`, POWER is Book III-S (POWER9)",
+                    Machine::NAMES.join(", ")
+                )),
+        );
+    };
+    if let Some((t, span)) = targets.iter().find(|(t, _)| !t.starts_with("power")) {
+        return Err(Diag::new(*span, format!("`machine {}` is a POWER CPU; `{t}` is not POWER", first.name))
+            .label("not a POWER target")
+            .help("list only power64 and power64le with `machine`, or put the other target's sequences in a spec of their own"));
+    }
+    Ok((m, Some(first.span)))
 }

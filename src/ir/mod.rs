@@ -26,6 +26,9 @@ pub struct OpId(pub u32);
 
 #[derive(Clone, Debug)]
 pub struct Program {
+    /// The POWER CPU family (`machine e6500`), and where the spec says it.
+    pub machine: crate::target::Machine,
+    pub machine_span: Option<Span>,
     /// The spec's path as given on the command line (used in banners).
     pub source_name: String,
     /// The spec text, for mapping spans to lines in listings.

@@ -61,7 +61,8 @@ impl Class {
 /// The class of a CPU invalidation instruction by its IR name.
 pub fn invalidate_class(name: &str) -> Class {
     match name.split_whitespace().next() {
-        Some("tlbiel") => Class::LocalInvalidate,
+        // Book III-E tlbilx: this CPU only, complete after msync; isync.
+        Some("tlbiel" | "tlbilx") => Class::LocalInvalidate,
         Some("slbia") => Class::EratInvalidate,
         _ => Class::TlbInvalidate,
     }

@@ -1211,7 +1211,7 @@ impl Builder<'_> {
                         target: skip,
                     });
                 }
-                let barrier = locks::release_barrier(self.target, *order);
+                let barrier = locks::release_barrier(self.target, self.prog.machine, *order);
                 match value {
                     LockValue::Owner(e) => {
                         let v = self.expr(e);

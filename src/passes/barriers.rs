@@ -158,7 +158,7 @@ fn common_prefix<'a>(a: &'a [usize], b: &[usize]) -> &'a [usize] {
 /// Edges the target does not already order for free, with the barrier
 /// kinds that would order each.
 fn needed(prog: &Program, seq: &Seq, target: Target) -> Result<Vec<(usize, Vec<usize>)>, Diag> {
-    let table = target.barriers();
+    let table = target.table(prog.machine);
     let mut out = Vec::new();
     for (i, e) in seq.edges.iter().enumerate() {
         if ordered_by_target(prog, e, target) {
@@ -198,7 +198,8 @@ fn no_barrier(e: &Edge, target: Target) -> Diag {
 }
 
 /// Check spec barriers exist on the target.
-pub fn check_spec_barriers(seq: &Seq, target: Target) -> Result<(), Diag> {
+pub fn check_spec_barriers(prog: &Program, seq: &Seq, target: Target) -> Result<(), Diag> {
+    let table = target.table(prog.machine);
     let mut err = None;
     crate::ir::walk(&seq.body, &mut |s| {
         if let Stmt::Barrier {
@@ -207,22 +208,30 @@ pub fn check_spec_barriers(seq: &Seq, target: Target) -> Result<(), Diag> {
             ..
         } = s
         {
-            if err.is_none() && crate::target::barriers::find(target.barriers(), name).is_none() {
+            if err.is_none() && crate::target::barriers::find(table, name).is_none() {
                 err = Some(
-                    Diag::new(*span, format!("{target} has no barrier `{name}`"))
-                        .label("not a barrier on this target")
-                        .help(format!(
-                            "{target} barriers: {}",
-                            target
-                                .barriers()
-                                .iter()
-                                // A composite (`eieio; tlbsync; ptesync`)
-                                // is placed, never spelled.
-                                .filter(|b| b.parts().count() == 1)
-                                .map(|b| b.name)
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )),
+                    Diag::new(
+                        *span,
+                        match prog.machine_span {
+                            Some(_) => format!(
+                                "{target} (`machine {}`) has no barrier `{name}`",
+                                prog.machine.name()
+                            ),
+                            None => format!("{target} has no barrier `{name}`"),
+                        },
+                    )
+                    .label("not a barrier on this target")
+                    .help(format!(
+                        "{target} barriers: {}",
+                        table
+                            .iter()
+                            // A composite (`eieio; tlbsync; ptesync`)
+                            // is placed, never spelled.
+                            .filter(|b| b.parts().count() == 1)
+                            .map(|b| b.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
                 );
             }
         }
@@ -242,8 +251,8 @@ fn satisfied_by_existing(l: &Layout, e: &Edge, table: &'static [BarrierKind]) ->
 type Choice = (usize, usize);
 
 pub fn place_minimal(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
-    check_spec_barriers(seq, target)?;
-    let table = target.barriers();
+    check_spec_barriers(prog, seq, target)?;
+    let table = target.table(prog.machine);
     let l = layout(prog, &seq.body);
     let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)?
         .into_iter()
@@ -274,7 +283,7 @@ pub fn min_cost(prog: &Program, seq: &Seq, target: Target) -> Option<u64> {
 
 /// [`min_cost`] spending at most `budget` (see [`Problem::solve_within`]).
 pub fn min_cost_within(prog: &Program, seq: &Seq, target: Target, budget: &mut u64) -> Option<u64> {
-    let table = target.barriers();
+    let table = target.table(prog.machine);
     let l = layout(prog, &seq.body);
     let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)
         .ok()?
@@ -292,8 +301,8 @@ pub fn min_cost_within(prog: &Program, seq: &Seq, target: Target, budget: &mut u
 }
 
 pub fn place_naive(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
-    check_spec_barriers(seq, target)?;
-    let table = target.barriers();
+    check_spec_barriers(prog, seq, target)?;
+    let table = target.table(prog.machine);
     let l = layout(prog, &seq.body);
     let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)?
         .into_iter()
@@ -627,7 +636,7 @@ fn block_mut<'a>(body: &'a mut Vec<Stmt>, path: &[usize]) -> &'a mut Vec<Stmt> {
 /// Every needed edge crossed by a barrier ordering its classes? Used by
 /// tests and `verify` on the optimized IR.
 pub fn unsatisfied_edges(prog: &Program, seq: &Seq, target: Target) -> Vec<usize> {
-    let table = target.barriers();
+    let table = target.table(prog.machine);
     let l = layout(prog, &seq.body);
     match needed(prog, seq, target) {
         Ok(n) => n

@@ -16,7 +16,7 @@ use crate::ir::{MemOp, Origin, Seq, Stmt};
 use crate::target::Target;
 
 /// Give every early exit of `seq` the completion barrier it needs.
-pub fn run(seq: &mut Seq, target: Target) {
+pub fn run(seq: &mut Seq, target: Target, machine: crate::target::Machine) {
     if !seq
         .orders
         .iter()
@@ -44,7 +44,7 @@ pub fn run(seq: &mut Seq, target: Target) {
     let completes_all =
         |k: &crate::target::barriers::BarrierKind| classes.iter().all(|&c| k.covers(c, to));
     let Some(kind) = target
-        .barriers()
+        .table(machine)
         .iter()
         .filter(|k| completes_all(k))
         .min_by_key(|k| k.cost)
@@ -54,7 +54,7 @@ pub fn run(seq: &mut Seq, target: Target) {
     };
     let cx = Cx {
         completes: &|name: &str| {
-            crate::target::barriers::find(target.barriers(), name).is_some_and(&completes_all)
+            crate::target::barriers::find(target.table(machine), name).is_some_and(&completes_all)
         },
         name: kind.name,
     };

@@ -28,12 +28,16 @@
 use crate::ir::expr::Expr;
 use crate::ir::order::Class;
 use crate::ir::{map_exprs, walk_mut, MemOp, MemRef, Origin, Program, ReleaseOrder, Seq, Stmt};
-use crate::target::Target;
+use crate::target::{Machine, Target};
 
 /// The cheapest barrier of `target`'s table that orders every pair.
-pub fn cheapest(target: Target, pairs: &[(Class, Class)]) -> Option<&'static str> {
+pub fn cheapest(
+    target: Target,
+    machine: Machine,
+    pairs: &[(Class, Class)],
+) -> Option<&'static str> {
     target
-        .barriers()
+        .table(machine)
         .iter()
         .filter(|b| pairs.iter().all(|&(a, c)| b.covers(a, c)))
         .min_by_key(|b| b.cost)
@@ -46,7 +50,11 @@ pub fn cheapest(target: Target, pairs: &[(Class, Class)]) -> Option<&'static str
 /// earlier explicit access, Device memory included (Arm ARM B2.3.7; Linux
 /// arm64 has no `mmiowb` for this reason), and x86-64 stores are ordered
 /// among themselves, UC included (TSO): none.
-pub fn release_barrier(target: Target, order: ReleaseOrder) -> Option<&'static str> {
+pub fn release_barrier(
+    target: Target,
+    machine: Machine,
+    order: ReleaseOrder,
+) -> Option<&'static str> {
     match target {
         Target::Power64 | Target::Power64le => {
             let pairs: &[(Class, Class)] = match order {
@@ -62,7 +70,7 @@ pub fn release_barrier(target: Target, order: ReleaseOrder) -> Option<&'static s
                     (Class::DevStore, Class::NormalStore),
                 ],
             };
-            cheapest(target, pairs)
+            cheapest(target, machine, pairs)
         }
         Target::Aarch64 | Target::X86_64 => None,
     }
@@ -374,8 +382,9 @@ pub fn weaken_release(prog: &Program, seq: &mut Seq, target: Target) {
         {
             *order = ReleaseOrder::StoresOnly;
         }
-        let before = release_barrier(target, ReleaseOrder::Full).unwrap_or("none");
-        let after = release_barrier(target, ReleaseOrder::StoresOnly).unwrap_or("none");
+        let before = release_barrier(target, prog.machine, ReleaseOrder::Full).unwrap_or("none");
+        let after =
+            release_barrier(target, prog.machine, ReleaseOrder::StoresOnly).unwrap_or("none");
         notes.push(format!(
             "weaken-release: release {} (line {}): every load of the critical section feeds one of its stores, so only store->store order is needed before the releasing store ({target}: {before} -> {after})",
             mem_text(seq, &mem),
@@ -389,10 +398,10 @@ pub fn weaken_release(prog: &Program, seq: &mut Seq, target: Target) {
 /// same block gets a barrier ordering it after the first read (the
 /// pre-patch fix for two reads of `esel_next` returning different values:
 /// "add memory barriers"). Only emitted where the target has one.
-pub fn naive_reload_barriers(seq: &mut Seq, target: Target) {
+pub fn naive_reload_barriers(seq: &mut Seq, target: Target, machine: Machine) {
     let Some(name) = (match target {
         Target::X86_64 => None,
-        t => cheapest(t, &[(Class::NormalLoad, Class::NormalLoad)]),
+        t => cheapest(t, machine, &[(Class::NormalLoad, Class::NormalLoad)]),
     }) else {
         return;
     };

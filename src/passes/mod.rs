@@ -139,12 +139,12 @@ fn run_one(prog: &Program, seq: &mut Seq, target: Target, pass: Pass) -> Result<
         // the early ones (see `exits`).
         Pass::PlaceBarriers => {
             barriers::place_minimal(prog, seq, target)?;
-            exits::run(seq, target);
+            exits::run(seq, target, prog.machine);
         }
         Pass::NaiveBarriers => {
             barriers::place_naive(prog, seq, target)?;
-            locks::naive_reload_barriers(seq, target);
-            exits::run(seq, target);
+            locks::naive_reload_barriers(seq, target, prog.machine);
+            exits::run(seq, target, prog.machine);
         }
         Pass::HoistWindow => locks::hoist_window(prog, seq, target),
         Pass::ReuseLoads => locks::reuse_loads(prog, seq),

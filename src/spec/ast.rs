@@ -13,6 +13,8 @@ pub struct Ident {
 #[derive(Clone, Debug, Serialize)]
 pub struct Spec {
     pub targets: Vec<Ident>,
+    /// `machine NAME` lines (POWER CPU family; at most one is valid).
+    pub machines: Vec<Ident>,
     pub devices: Vec<Device>,
     pub granules: Vec<Granules>,
     /// `threshold NAME = VALUE`: pinned strategy thresholds.

@@ -161,6 +161,7 @@ impl<'a> Parser<'a> {
     fn spec(&mut self) -> Result<Spec, Diag> {
         let mut spec = Spec {
             targets: Vec::new(),
+            machines: Vec::new(),
             devices: Vec::new(),
             granules: Vec::new(),
             thresholds: Vec::new(),
@@ -193,6 +194,10 @@ impl<'a> Parser<'a> {
                         }
                     }
                 }
+                Tok::Ident("machine") => {
+                    self.bump();
+                    spec.machines.push(self.ident("a machine name (e6500)")?);
+                }
                 Tok::Ident("device") => spec.devices.push(self.device()?),
                 Tok::Ident("seq") => spec.seqs.push(self.seq()?),
                 Tok::Ident("granules") => spec.granules.push(self.granules()?),
@@ -213,11 +218,9 @@ impl<'a> Parser<'a> {
                     let (v, _) = self.int("the threshold value")?;
                     spec.thresholds.push((name, v));
                 }
-                _ => {
-                    return Err(self.unexpected(
-                        "`target`, `device`, `granules`, `feature`, `threshold` or `seq`",
-                    ))
-                }
+                _ => return Err(self.unexpected(
+                    "`target`, `machine`, `device`, `granules`, `feature`, `threshold` or `seq`",
+                )),
             }
         }
         Ok(spec)
@@ -794,12 +797,20 @@ impl<'a> Parser<'a> {
             let kw = self.ident("an invalidation instruction")?;
             let mut name = kw.clone();
             let mut operands = Vec::new();
-            if kw.name == "tlbi" {
-                let op = self.ident("a TLBI operation (e.g. vale1is)")?;
-                name.name = format!("tlbi {}", op.name);
+            if kw.name == "tlbi" || kw.name == "tlbilx" {
+                let op = if kw.name == "tlbi" {
+                    self.ident("a TLBI operation (e.g. vale1is)")?
+                } else {
+                    self.ident("what tlbilx invalidates: `all`, `pid` or `va`")?
+                };
+                name.name = format!("{} {}", kw.name, op.name);
                 name.span = kw.span.to(op.span);
                 if self.eat(&Tok::Comma) {
                     operands.push(self.expr()?);
+                    // `tlbilx va, EA, MAS6`
+                    while kw.name == "tlbilx" && self.eat(&Tok::Comma) {
+                        operands.push(self.expr()?);
+                    }
                 }
             } else {
                 operands.push(self.expr()?);
@@ -1137,8 +1148,9 @@ fn start_span(a: Span, b: Span) -> Span {
 }
 
 /// Keywords that start a top-level item.
-const TOP_LEVEL: [&str; 6] = [
+const TOP_LEVEL: [&str; 7] = [
     "target",
+    "machine",
     "device",
     "granules",
     "feature",
@@ -1148,7 +1160,10 @@ const TOP_LEVEL: [&str; 6] = [
 
 /// Statements that issue a CPU invalidation instruction.
 fn is_invalidate_kw(s: &str) -> bool {
-    matches!(s, "tlbi" | "tlbie" | "tlbiel" | "slbia" | "invlpg")
+    matches!(
+        s,
+        "tlbi" | "tlbie" | "tlbiel" | "slbia" | "tlbilx" | "tlbivax" | "invlpg"
+    )
 }
 
 /// Words that continue a `barrier` statement (`barrier dsb ish`).

@@ -26,6 +26,38 @@ use std::fmt;
 /// to 29.
 pub const MAX_ARGS: usize = 29;
 
+/// The CPU family a spec is written for on POWER (`machine NAME`):
+/// Book III-S (POWER8/9/10, the default: radix `tlbie`, `ptesync`) or
+/// Book III-E (`machine e6500`: e500mc, e5500 and e6500, software-managed
+/// TLBs with `tlbilx`/`tlbivax`, `msync`/`mbar`). It selects the POWER
+/// barrier table, the CPU invalidations a spec may use and the `.machine`
+/// of the emitted file. Other targets have one family each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Machine {
+    #[default]
+    Book3s,
+    E6500,
+}
+
+impl Machine {
+    /// The names `machine` accepts.
+    pub const NAMES: [&'static str; 1] = ["e6500"];
+
+    pub fn from_name(s: &str) -> Option<Machine> {
+        match s {
+            "e6500" => Some(Machine::E6500),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Machine::Book3s => "book3s",
+            Machine::E6500 => "e6500",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
     Power64,
@@ -85,10 +117,11 @@ impl Target {
         alloc: &Allocation,
         symbol: &str,
         style: Style,
+        machine: Machine,
     ) -> Result<MachFunc, String> {
         match self {
             Target::Power64 | Target::Power64le => {
-                power::emit::codegen(f, alloc, self, symbol, style)
+                power::emit::codegen(f, alloc, self, symbol, style, machine)
             }
             Target::Aarch64 => aarch64::emit::codegen(f, alloc, symbol, style),
             Target::X86_64 => x86_64::emit::codegen(f, alloc, symbol, style),
@@ -98,10 +131,24 @@ impl Target {
     /// Can this target lower the CPU invalidation `name` with `n` register
     /// operands? The error says why not.
     pub fn check_invalidate(self, name: &str, n: usize) -> Result<(), String> {
+        self.check_invalidate_on(Machine::Book3s, name, n)
+    }
+
+    /// [`Target::check_invalidate`] on a POWER `machine`.
+    pub fn check_invalidate_on(self, m: Machine, name: &str, n: usize) -> Result<(), String> {
         match self {
-            Target::Power64 | Target::Power64le => power::tlb::check_invalidate(name, n),
+            Target::Power64 | Target::Power64le => power::book3e::check_invalidate(m, name, n),
             Target::Aarch64 => aarch64::lower::check_invalidate(name, n),
             Target::X86_64 => x86_64::lower::check_invalidate(name, n),
+        }
+    }
+
+    /// The barrier table of this target on `machine` (POWER Book III-E
+    /// has its own; other targets ignore it).
+    pub fn table(self, m: Machine) -> &'static [barriers::BarrierKind] {
+        match (self, m) {
+            (Target::Power64 | Target::Power64le, Machine::E6500) => power::book3e::TABLE,
+            _ => self.barriers(),
         }
     }
 

@@ -119,7 +119,7 @@ pub fn edges_crossed(
     trace: &Trace,
     report: &mut Report,
 ) {
-    let table = target.barriers();
+    let table = target.table(prog.machine);
     // Every edge the requirements name, not the pruned graph placement
     // worked from: the pruning itself is checked here.
     let all = crate::ir::order::all_required_edges(&prog.devices, &seq.body, &seq.orders);

@@ -7,7 +7,7 @@ use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
 use crate::target::mach::{label_name, InsnClass, Line, MachFunc};
-use crate::target::Target;
+use crate::target::{Machine, Target};
 
 pub fn codegen(
     f: &Func,
@@ -15,13 +15,14 @@ pub fn codegen(
     target: Target,
     symbol: &str,
     style: Style,
+    machine: Machine,
 ) -> Result<MachFunc, String> {
     // Linux's ppc_asm.h defines r3 etc. as %r3; plain GNU as needs %r3.
     let style = match style {
         Style::Plain => RegStyle::Percent,
         Style::Linux => RegStyle::Bare,
     };
-    let lowered = lower::lower(f, alloc, target).map_err(|e| e.0)?;
+    let lowered = lower::lower(f, alloc, target, machine).map_err(|e| e.0)?;
     let insns: Vec<Insn> = lowered.insns.iter().map(|(i, _)| i.clone()).collect();
     let asm = assemble(&insns, target.big_endian()).map_err(|e| e.to_string())?;
     let name = |l: u32| label_name(symbol, l);
@@ -53,7 +54,10 @@ pub fn codegen(
         symbol: symbol.to_string(),
         lines,
         bytes: asm.bytes,
-        needs_arch: Some("power9"),
+        needs_arch: Some(match machine {
+            Machine::Book3s => "power9",
+            Machine::E6500 => "e6500",
+        }),
     })
 }
 

@@ -16,7 +16,7 @@ use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp};
 use crate::target::barriers;
-use crate::target::Target;
+use crate::target::{Machine, Target};
 
 pub const REGS: RegFile = RegFile {
     args: &[3, 4, 5, 6, 7, 8, 9, 10],
@@ -63,7 +63,12 @@ pub struct Lowered {
 #[derive(Debug)]
 pub struct LowerError(pub String);
 
-pub fn lower(f: &Func, alloc: &Allocation, target: Target) -> Result<Lowered, LowerError> {
+pub fn lower(
+    f: &Func,
+    alloc: &Allocation,
+    target: Target,
+    machine: Machine,
+) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
     let r = |v| alloc.get(v);
     let saved = alloc.used_callee_saved(&REGS);
@@ -101,6 +106,38 @@ pub fn lower(f: &Func, alloc: &Allocation, target: Target) -> Result<Lowered, Lo
                 }
             }
             // Each defined at 0 as the LIR wants it (64 for the counts).
+            // e6500 (ISA 2.06) has no cnttzd: 64 - clz((x - 1) & !x), 64 at
+            // 0 as well (all ones has no leading zero).
+            Inst::Un {
+                op: UnOp::Ctz,
+                dst,
+                src,
+            } if machine == Machine::E6500 => {
+                let (rd, rs) = (r(*dst), r(*src));
+                e(Insn::Addi {
+                    rt: SCRATCH,
+                    ra: rs,
+                    imm: -1,
+                });
+                e(Insn::Andc {
+                    ra: SCRATCH,
+                    rs: SCRATCH,
+                    rb: rs,
+                });
+                e(Insn::Cntlzd {
+                    ra: SCRATCH,
+                    rs: SCRATCH,
+                });
+                e(Insn::Neg {
+                    rt: rd,
+                    ra: SCRATCH,
+                });
+                e(Insn::Addi {
+                    rt: rd,
+                    ra: rd,
+                    imm: 64,
+                });
+            }
             Inst::Un { op, dst, src } => {
                 let (ra, rs) = (r(*dst), r(*src));
                 e(match op {
@@ -159,7 +196,12 @@ pub fn lower(f: &Func, alloc: &Allocation, target: Target) -> Result<Lowered, Lo
             }
             Inst::Invalidate { name, operands } => {
                 let regs: Vec<Reg> = operands.iter().map(|v| r(*v)).collect();
-                e(super::tlb::lower_invalidate(name, &regs).map_err(LowerError)?);
+                if super::book3e::is_book3e(name) {
+                    super::book3e::lower_invalidate(name, &regs, SCRATCH, &mut e)
+                        .map_err(LowerError)?;
+                } else {
+                    e(super::tlb::lower_invalidate(name, &regs).map_err(LowerError)?);
+                }
             }
             Inst::LoadReserve {
                 dst, base, width, ..
@@ -279,7 +321,9 @@ pub fn lower(f: &Func, alloc: &Allocation, target: Target) -> Result<Lowered, Lo
 }
 
 fn barrier(name: &str) -> Result<Vec<Insn>, LowerError> {
-    let Some(kind) = barriers::find(Target::Power64.barriers(), name) else {
+    let kind = barriers::find(Target::Power64.barriers(), name)
+        .or_else(|| barriers::find(super::book3e::TABLE, name));
+    let Some(kind) = kind else {
         return Err(LowerError(format!("power has no barrier `{name}`")));
     };
     kind.parts()
@@ -292,7 +336,8 @@ fn barrier(name: &str) -> Result<Vec<Insn>, LowerError> {
                 "isync" => Insn::Isync,
                 "tlbsync" => Insn::Tlbsync,
                 "cp_abort" => Insn::CpAbort,
-                other => return Err(LowerError(format!("power has no barrier `{other}`"))),
+                other => super::book3e::barrier_part(other)
+                    .ok_or_else(|| LowerError(format!("power has no barrier `{other}`")))?,
             })
         })
         .collect()
