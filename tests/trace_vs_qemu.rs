@@ -319,6 +319,35 @@ fn arm_smmu_v3() {
     check_example("arm_smmu_v3", &[]);
 }
 
+/// Book III-E: the harness models MAS6 and MSR[EE] (tlbilx/tlbivax are
+/// logged with EA and MAS6, and must read a MAS6 written with interrupts
+/// masked); kernel-shaped operands besides the generic worlds.
+#[test]
+fn book3e_tlb() {
+    const VA: &[(&str, u64)] = &[
+        ("address", 0x1000_3000),
+        ("pid", 0x2a5),
+        ("tsize", 2),
+        ("ind", 0),
+    ];
+    const VA_IND: &[(&str, u64)] = &[
+        ("address", 0xc000_0000_0123_4000),
+        ("pid", 0xffff_ffff),
+        ("tsize", 0x1f),
+        ("ind", 3),
+    ];
+    check_example(
+        "book3e_tlb",
+        &[
+            Extra::new("tlbil_va", "4K page of pid 0x2a5", VA),
+            Extra::new("tlbil_va", "indirect, every pid bit", VA_IND),
+            Extra::new("tlbivax_bcast", "4K page of pid 0x2a5", VA),
+            Extra::new("tlbivax_bcast", "indirect, every pid bit", VA_IND),
+            Extra::new("tlbil_pid", "pid 0x2a5", &[("pid", 0x2a5)]),
+        ],
+    );
+}
+
 #[test]
 fn e6500_tcd_lock() {
     // The generic worlds start with every lock free; here it is already

@@ -15,6 +15,15 @@
  * skipped. Barriers run natively (tlbsync traps and is skipped) and leave
  * no trace here.
  *
+ * POWER Book III-E (e6500) state is modelled, not logged: mtspr/mfspr of
+ * MAS0-MAS8 write and read a MAS file, mfmsr/wrtee/wrteei an MSR[EE] that
+ * is 1 when a sequence is called (Linux calls tlb_low.S with interrupts
+ * on), tlbsx/tlbre are skipped. tlbilx and tlbivax are logged as
+ * invalidates with the operands the spec gives them: T=1 MAS6; T=3 and
+ * tlbivax EA ((RA|0)+RB), MAS6; T=0 none. Fatal: one that reads a MAS6
+ * written while EE was 1 or with EE set again since (an interrupt could
+ * have rewritten it), and a return with EE clear.
+ *
  * stdin, one directive per line; a `call` runs a case and resets:
  *   win D I SIZE           instance I of device D: SIZE bytes, no access
  *   read D OFF HEX,HEX...  successive loads at OFF of each instance of D
@@ -96,6 +105,25 @@ static size_t memlen[SL_MAXMEM];
 static struct sl_event *events;
 static size_t nevents;
 static uintptr_t entry; /* first instruction of the running sequence */
+#if defined(__powerpc64__)
+/* Book III-E: SPR numbers of MAS0..MAS8 (Linux reg_booke.h), their
+ * values, MSR[EE], and whether MAS6 was written in the EE=0 window that
+ * is still open. */
+static const unsigned mas_spr[9] = {0x270, 0x271, 0x272, 0x273, 0x274,
+				    0x153, 0x276, 0x3b0, 0x155};
+static uint64_t mas[9];
+static int msr_ee = 1, mas6_masked;
+#define SL_MSR_EE 0x8000UL
+
+static int mas_index(uint32_t w)
+{
+	unsigned spr = ((w >> 16) & 31) | ((w >> 11) & 31) << 5, i;
+	for (i = 0; i < 9; i++)
+		if (mas_spr[i] == spr)
+			return (int)i;
+	return -1;
+}
+#endif
 static size_t pagesz;
 static uint32_t *tramp;
 
@@ -563,7 +591,57 @@ static void on_ill(int sig, siginfo_t *si, void *ctx)
 	/* tlbsync is privileged too, but a barrier (for trace as well). */
 	if (((w >> 1) & 0x3ff) == 566)
 		return;
-	e = new_event('i');
+	{
+		unsigned t = (w >> 21) & 31, ra = (w >> 16) & 31, rb = (w >> 11) & 31;
+		uint64_t ea = (ra ? SL_GPR(uc, ra) : 0) + SL_GPR(uc, rb);
+		int n = mas_index(w);
+		switch ((w >> 1) & 0x3ff) {
+		case 467: /* mtspr */
+			if (n < 0)
+				fatal("mtspr of a privileged SPR that is not a MAS, at pc offset",
+				      pc - entry);
+			mas[n] = SL_GPR(uc, t);
+			if (n == 6)
+				mas6_masked = !msr_ee;
+			return;
+		case 339: /* mfspr */
+			if (n < 0)
+				fatal("mfspr of a privileged SPR that is not a MAS, at pc offset",
+				      pc - entry);
+			SL_GPR(uc, t) = mas[n];
+			return;
+		case 83: /* mfmsr */
+			SL_GPR(uc, t) = msr_ee ? SL_MSR_EE : 0;
+			return;
+		case 131: /* wrtee */
+			msr_ee = (SL_GPR(uc, t) & SL_MSR_EE) != 0;
+			mas6_masked &= !msr_ee;
+			return;
+		case 163: /* wrteei */
+			msr_ee = (w >> 15) & 1;
+			mas6_masked &= !msr_ee;
+			return;
+		case 914: case 946: /* tlbsx, tlbre */
+			return;
+		case 18: case 786: /* tlbilx, tlbivax */
+			if (((w >> 1) & 0x3ff) == 18 && (t & 3) == 0) {
+				e = new_event('i');
+				break;
+			}
+			if (!mas6_masked)
+				fatal("MAS6 not written in this interrupts-off window, at pc offset",
+				      pc - entry);
+			e = new_event('i');
+			if (((w >> 1) & 0x3ff) == 786 || (t & 3) == 3)
+				e->ops[e->nops++] = ea;
+			e->ops[e->nops++] = mas[6];
+			e->word = w;
+			e->pcoff = pc - entry;
+			return;
+		default:
+			e = new_event('i');
+		}
+	}
 	switch ((w >> 1) & 0x3ff) {
 	case 306: case 274: case 466: /* tlbie, tlbiel, slbieg: RB, RS */
 		e->ops[e->nops++] = SL_GPR(uc, (w >> 11) & 31);
@@ -644,6 +722,11 @@ static void reset(void)
 	}
 	nwins = nscripts = 0;
 	nevents = 0;
+#if defined(__powerpc64__)
+	memset(mas, 0, sizeof mas);
+	msr_ee = 1;
+	mas6_masked = 0;
+#endif
 #if defined(__powerpc64__) || defined(__aarch64__)
 	resv.valid = 0;
 #endif
@@ -794,6 +877,10 @@ static int sl_main(const struct sl_seq *seqs, int nseqs)
 				entry = *(const uintptr_t *)entry; /* ELFv1: the descriptor's code address */
 #endif
 			r = seqs[s].call(args);
+#if defined(__powerpc64__)
+			if (!msr_ee)
+				fatal("returned with MSR[EE] clear, sequence", (uint64_t)s);
+#endif
 			print_events();
 			for (p = 0; p < SL_MAXMEM; p++)
 				if (logged_mem[p] && mprotect(mems[p], pagesz, PROT_READ))
