@@ -18,6 +18,11 @@
  *  - SMMUv3: drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c (6.1)
  *    __arm_smmu_tlb_inv_range with ARM_SMMU_FEAT_RANGE_INV and the
  *    CMDQ_OP_TLBI_NH_VA layout of arm_smmu_cmdq_build_cmd (VMID 0).
+ *  - Book III-E: arch/powerpc/mm/nohash/tlb_low.S (6.1, CONFIG_PPC_BOOK3E_64)
+ *    _tlbil_pid, _tlbil_pid_noind, _tlbil_va, _tlbivax_bcast: the MAS6
+ *    value and EA their tlbilx/tlbivax receive, instruction by instruction
+ *    (slwi, ori, cmpwi/beq, rlwimi on the low word) with the MAS6_* values
+ *    of asm/nohash/mmu-e500.h; the arguments are the 64-bit registers.
  *
  * stdin: lines "NAME ARG..." in hex; stdout: one line per input, the ops
  * as "op=operand" in hex, then "ret=VALUE".
@@ -387,6 +392,77 @@ static long smmuv3_inv_range(unsigned long asid, unsigned long iova, unsigned lo
 	return ncmds;
 }
 
+/* Book III-E. The 32-bit rotate-and-mask instructions on a 64-bit
+ * register: the low word rotated, replicated in both halves (ROTL32), under
+ * MASK(mb + 32, me + 32) (Power ISA Book I, rlwinm/rlwimi). */
+static unsigned long rotl32(unsigned long x, unsigned n)
+{
+	unsigned int w = (unsigned int)x;
+	unsigned int r = n ? (w << n) | (w >> (32 - n)) : w;
+
+	return ((unsigned long)r << 32) | r;
+}
+
+static unsigned long mask32(unsigned mb, unsigned me)
+{
+	/* Bits mb+32..me+32 in IBM numbering, mb <= me here. */
+	return (~0UL >> (mb + 32)) & (~0UL << (31 - me));
+}
+
+static unsigned long rlwinm(unsigned long rs, unsigned sh, unsigned mb, unsigned me)
+{
+	return rotl32(rs, sh) & mask32(mb, me);
+}
+
+static unsigned long rlwimi(unsigned long ra, unsigned long rs, unsigned sh, unsigned mb,
+			    unsigned me)
+{
+	unsigned long m = mask32(mb, me);
+
+	return (rotl32(rs, sh) & m) | (ra & ~m);
+}
+
+#define MAS6_SPID_SHIFT 16
+#define MAS6_ISIZE_SHIFT 7
+#define MAS6_ISIZE_MASK 0x00000f80 /* MB 20, ME 24 */
+#define MAS6_SIND 0x00000002 /* MB 30, ME 30 */
+#define MAS6_SIND_SHIFT 1
+
+/* slwi rA,rS,n = rlwinm rA,rS,n,0,31-n */
+#define slwi(x, n) rlwinm((x), (n), 0, 31 - (n))
+
+/* _tlbil_va / _tlbivax_bcast: r3 = address, r4 = pid, r5 = tsize, r6 = ind. */
+static unsigned long book3e_mas6_va(unsigned long r4, unsigned long r5, unsigned long r6)
+{
+	r4 = slwi(r4, MAS6_SPID_SHIFT);
+	r4 = rlwimi(r4, r5, MAS6_ISIZE_SHIFT, 20, 24);
+	if ((int)(unsigned int)r6 != 0) /* cmpwi cr0,r6,0; beq 1f */
+		r4 = rlwimi(r4, r6, MAS6_SIND_SHIFT, 30, 30);
+	return r4; /* mtspr SPRN_MAS6,r4 */
+}
+
+static long book3e(const char *name, const unsigned long *a)
+{
+	if (!strcmp(name, "book3e_tlbil_pid")) {
+		/* slwi r4,r3,MAS6_SPID_SHIFT; mtspr; PPC_TLBILX_PID(0,R0) */
+		outlen += (size_t)snprintf(out + outlen, sizeof(out) - outlen, "tlbilx1=%lx ",
+					   slwi(a[0], MAS6_SPID_SHIFT));
+	} else if (!strcmp(name, "book3e_tlbil_pid_noind")) {
+		/* slwi r4,r3,MAS6_SPID_SHIFT; ori r4,r4,MAS6_SIND */
+		outlen += (size_t)snprintf(out + outlen, sizeof(out) - outlen, "tlbilx1=%lx ",
+					   slwi(a[0], MAS6_SPID_SHIFT) | MAS6_SIND);
+	} else if (!strcmp(name, "book3e_tlbil_va")) {
+		/* PPC_TLBILX_VA(0,R3): EA = r3 */
+		outlen += (size_t)snprintf(out + outlen, sizeof(out) - outlen, "tlbilx3=%lx,%lx ",
+					   a[0], book3e_mas6_va(a[1], a[2], a[3]));
+	} else {
+		/* PPC_TLBIVAX(0,R3) */
+		outlen += (size_t)snprintf(out + outlen, sizeof(out) - outlen, "tlbivax=%lx,%lx ",
+					   a[0], book3e_mas6_va(a[1], a[2], a[3]));
+	}
+	return 0;
+}
+
 int main(void)
 {
 	char name[64];
@@ -395,7 +471,9 @@ int main(void)
 	while (scanf("%63s", name) == 1) {
 		long ret;
 
-		int n = !strcmp(name, "amd_inv_pages") ? 4 :
+		int n = !strncmp(name, "book3e_tlbil_pid", 16) ? 1 :
+			!strncmp(name, "book3e_", 7) ? 4 :
+			!strcmp(name, "amd_inv_pages") ? 4 :
 			!strcmp(name, "vtd_flush_range") ? 5 :
 			!strcmp(name, "smmuv3_inv_range") ? 6 : 3;
 
@@ -414,6 +492,8 @@ int main(void)
 			ret = smmuv3_inv_range(a[0], a[1], a[2], a[3], a[4], a[5]);
 		else if (!strcmp(name, "vtd_flush_range"))
 			ret = vtd_flush_range(a[0], a[1], a[2], a[3], a[4]);
+		else if (!strncmp(name, "book3e_", 7))
+			ret = book3e(name, a);
 		else
 			return 3;
 		printf("%sret=%lx\n", out, (unsigned long)ret);
