@@ -41,6 +41,10 @@ enum Kind {
     SwapStores,
     Immediate,
     NarrowStore,
+    /// Book III-E: the interrupt mask around a MAS6 write and the
+    /// invalidation that reads it broken (`wrteei 0` or `wrtee` dropped,
+    /// `wrtee` moved before the invalidation).
+    Unmask,
 }
 
 impl Kind {
@@ -51,6 +55,7 @@ impl Kind {
             Kind::SwapStores => "swap adjacent device stores",
             Kind::Immediate => "change an immediate",
             Kind::NarrowStore => "narrow a device store",
+            Kind::Unmask => "unmask interrupts early (Book III-E)",
         }
     }
 }
@@ -83,9 +88,12 @@ fn barrier(t: Target, l: &str) -> Option<String> {
             _ => None,
         },
         Target::Power64 | Target::Power64le => {
-            ["sync", "lwsync", "eieio", "isync", "ptesync", "hwsync"]
-                .contains(&m)
-                .then(|| m.to_string())
+            // Book III-E: msync, mbar, tlbsync (`machine e6500`).
+            [
+                "sync", "lwsync", "eieio", "isync", "ptesync", "hwsync", "msync", "mbar", "tlbsync",
+            ]
+            .contains(&m)
+            .then(|| m.to_string())
         }
         Target::X86_64 => ["mfence", "sfence", "lfence"]
             .contains(&m)
@@ -109,6 +117,7 @@ fn weaker(t: Target, b: &str) -> Option<&'static str> {
         (Target::Power64 | Target::Power64le, "sync" | "hwsync") => Some("lwsync"),
         (Target::Power64 | Target::Power64le, "ptesync") => Some("sync"),
         (Target::Power64 | Target::Power64le, "lwsync") => Some("eieio"),
+        (Target::Power64 | Target::Power64le, "msync") => Some("lwsync"),
         (Target::X86_64, "mfence") => Some("sfence"),
         _ => None,
     }
@@ -292,6 +301,28 @@ fn mutants(
                 prev_store = None;
             }
             let text = l.trim();
+            if matches!(t, Target::Power64 | Target::Power64le)
+                && matches!(mnemonic(l), "wrteei" | "wrtee")
+            {
+                out.push(Mutant {
+                    kind: Kind::Unmask,
+                    func: func.clone(),
+                    what: format!("`{text}` dropped"),
+                    lines: vec![i + 1],
+                    asm: with(i, None),
+                });
+                if mnemonic(l) == "wrtee" && i > 0 && is_insn(lines[i - 1]) {
+                    let mut v: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+                    v.swap(i - 1, i);
+                    out.push(Mutant {
+                        kind: Kind::Unmask,
+                        func: func.clone(),
+                        what: format!("`{text}` before `{}`", lines[i - 1].trim()),
+                        lines: vec![i, i + 1],
+                        asm: v.join("\n") + "\n",
+                    });
+                }
+            }
             if let Some(b) = barrier(t, l) {
                 out.push(Mutant {
                     kind: Kind::DropBarrier,
@@ -608,4 +639,9 @@ fn vtd_iotlb() {
 #[test]
 fn e6500_tcd_lock() {
     check_example("e6500_tcd_lock");
+}
+
+#[test]
+fn book3e_tlb() {
+    check_example("book3e_tlb");
 }

@@ -21,6 +21,7 @@ use shootdown::ir::{Instances, Mapping, PollOp, Program, Stmt};
 use shootdown::lir::ArgKind;
 use shootdown::spec::ast::{Endian, Scope};
 use shootdown::target::barriers::{self, BarrierKind};
+use shootdown::target::Machine;
 use shootdown::Target;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -40,6 +41,7 @@ pub fn reference_c(stem: &str) -> &'static str {
         "arm64_tlb_range" => include_str!("../reference/arm64_tlb_range.c"),
         "vtd_iotlb" => include_str!("../reference/vtd_iotlb.c"),
         "e6500_tcd_lock" => include_str!("../reference/e6500_tcd_lock.c"),
+        "book3e_tlb" => include_str!("../reference/book3e_tlb.c"),
         _ => panic!("no reference for {stem}"),
     }
 }
@@ -459,6 +461,8 @@ fn driver_c(prog: &Program, c: &Compiled, header: &str, build: &Build) -> String
 pub struct Exe {
     pub path: PathBuf,
     pub target: Target,
+    /// The spec's POWER family: Book III-E code is disassembled as e6500.
+    pub machine: Machine,
     pub gen: (u64, u64),
     pub refr: (u64, u64),
     pub mark: u64,
@@ -501,9 +505,13 @@ fn section(t: Target, exe: &Path, name: &str) -> (u64, u64) {
 }
 
 /// pc -> instruction text, from GNU objdump.
-fn disassemble(t: Target, exe: &Path, sections: &[&str]) -> BTreeMap<u64, String> {
+fn disassemble(t: Target, m: Machine, exe: &Path, sections: &[&str]) -> BTreeMap<u64, String> {
     let mut cmd = Command::new(support::tool(t, "objdump"));
     cmd.arg("-d").arg("--no-show-raw-insn");
+    if m == Machine::E6500 {
+        // tlbilx and mbar by name (the default CPU prints eieio for mbar).
+        cmd.arg("-Me6500");
+    }
     for s in sections {
         cmd.arg("-j").arg(s);
     }
@@ -530,6 +538,7 @@ fn disassemble(t: Target, exe: &Path, sections: &[&str]) -> BTreeMap<u64, String
 pub struct Prepared {
     pub dir: PathBuf,
     pub target: Target,
+    pub machine: Machine,
     harness_o: PathBuf,
     ref_o: PathBuf,
 }
@@ -611,6 +620,7 @@ pub fn prepare(
     Ok(Prepared {
         dir,
         target: t,
+        machine: prog.machine,
         harness_o,
         ref_o,
     })
@@ -650,10 +660,11 @@ pub fn link(p: &Prepared, asm: &str, name: &str) -> Result<Exe, String> {
     let gen = section(t, &exe, ".sl_gen");
     let refr = section(t, &exe, ".sl_ref");
     let mark_range = section(t, &exe, ".sl_mark");
-    let insns = disassemble(t, &exe, &[".sl_gen", ".sl_ref"]);
+    let insns = disassemble(t, p.machine, &exe, &[".sl_gen", ".sl_ref"]);
     Ok(Exe {
         path: exe,
         target: t,
+        machine: p.machine,
         gen,
         refr,
         mark: mark_range.0,
@@ -765,10 +776,16 @@ fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
 
 /// Barrier mnemonics as the tables spell them (`dsb ish`), from objdump's
 /// text; None for other instructions.
-fn barrier_name(t: Target, text: &str) -> Option<String> {
+fn barrier_name(t: Target, machine: Machine, text: &str) -> Option<String> {
     let mut f = text.split_whitespace();
     let m = f.next()?;
     match t {
+        // Book E spells sync 0 `msync` (objdump -Me6500 prints `sync`).
+        Target::Power64 | Target::Power64le
+            if machine == Machine::E6500 && matches!(m, "sync" | "hwsync" | "msync") =>
+        {
+            f.next().is_none_or(|o| o == "0").then(|| "msync".into())
+        }
         Target::Aarch64 => match m {
             "dmb" | "dsb" => Some(format!("{m} {}", f.next().unwrap_or("sy"))),
             "isb" => Some("isb".into()),
@@ -901,7 +918,7 @@ fn side(exe: &Exe, lines: &[&str], pcs: &[u64], generated: bool) -> Result<Side,
             continue;
         }
         let text = exe.insns.get(&pc).map(String::as_str).unwrap_or("");
-        let ev = if let Some(b) = barrier_name(t, text) {
+        let ev = if let Some(b) = barrier_name(t, exe.machine, text) {
             Ev::Barrier(b)
         } else if generated && in_gen(pc) && is_return(t, text) {
             need_entry = true;
@@ -1183,8 +1200,18 @@ pub fn difference(prog: &Program, gen: &Side, refr: &Side) -> Option<String> {
 
 // ------------------------------------------------------------- ordering
 
-fn table_kind(t: Target, name: &str) -> Option<&'static BarrierKind> {
-    barriers::find(t.barriers(), name)
+fn table_kind(prog: &Program, t: Target, name: &str) -> Option<&'static BarrierKind> {
+    barriers::find(t.table(prog.machine), name)
+}
+
+/// The class of an invalidation by objdump's mnemonic: this CPU's only
+/// (POWER `tlbiel`, Book III-E `tlbilx*`) or broadcast.
+fn inval_class(op: &str) -> Class {
+    if op.starts_with("tlbiel") || op.starts_with("tlbilx") {
+        Class::LocalInvalidate
+    } else {
+        Class::TlbInvalidate
+    }
 }
 
 /// What the spec asks of one call besides its devices' `require`s: its
@@ -1333,10 +1360,27 @@ pub fn order_violations(
             })
             .collect()
     };
+    // A barrier between the two events orders them, and so does a
+    // composite (POWER `eieio; tlbsync; ptesync`, Book III-E `msync;
+    // isync`) whose parts ran in a row with nothing else between them.
+    let table = t.table(prog.machine);
     let covered = |a: usize, b: usize, from: Class, to: Class| {
-        barriers_in(a, b)
-            .iter()
-            .any(|n| table_kind(t, n).is_some_and(|k| k.covers(from, to)))
+        let mut run: Vec<&str> = Vec::new();
+        s.events[a + 1..b].iter().any(|e| match e {
+            Ev::Barrier(n) => {
+                run.push(n.as_str());
+                table_kind(prog, t, n).is_some_and(|k| k.covers(from, to))
+                    || barriers::ending_run(table, &run).any(|k| k.covers(from, to))
+            }
+            _ => {
+                run.clear();
+                false
+            }
+        })
+    };
+    let class_at = |i: usize| match &s.events[i] {
+        Ev::Inval { op, .. } => inval_class(op),
+        _ => Class::TlbInvalidate,
     };
     let req = |call: usize| reqs.get(call).or(reqs.last()).cloned().unwrap_or_default();
     let has =
@@ -1392,7 +1436,7 @@ pub fn order_violations(
                 });
                 loaded_acquire == Some(true)
                     || bs.iter().any(|n| {
-                        table_kind(t, n).is_some_and(|k| {
+                        table_kind(prog, t, n).is_some_and(|k| {
                             k.covers(Class::NormalLoad, Class::NormalLoad)
                                 && k.covers(Class::NormalLoad, Class::NormalStore)
                         })
@@ -1463,7 +1507,7 @@ pub fn order_violations(
                             m.starts_with("stlr")
                                 || m.starts_with("stlxr")
                                 || bs.iter().any(|n| {
-                                    table_kind(t, n).is_some_and(|k| {
+                                    table_kind(prog, t, n).is_some_and(|k| {
                                         k.covers(Class::NormalLoad, Class::NormalStore)
                                             && k.covers(Class::NormalStore, Class::NormalStore)
                                             && (!device
@@ -1546,22 +1590,24 @@ pub fn order_violations(
             Ev::Inval { .. } => {
                 if has(call, "stores", "invalidates") {
                     if let Some(a) = latest_store {
-                        if !covered(a, pos, Class::NormalStore, Class::TlbInvalidate) {
+                        if !covered(a, pos, Class::NormalStore, class_at(pos)) {
                             out.push(format!(
-                                "event {pos} ({}) after {} (event {a}): no barrier orders NormalStore -> TlbInvalidate",
+                                "event {pos} ({}) after {} (event {a}): no barrier orders NormalStore -> {:?}",
                                 name(e),
-                                name(&s.events[a])
+                                name(&s.events[a]),
+                                class_at(pos)
                             ));
                         }
                     }
                 }
                 if has(call, "invalidates", "invalidates") {
                     if let Some(a) = latest_inval {
-                        if !covered(a, pos, Class::TlbInvalidate, Class::InvalidateCompletion) {
+                        if !covered(a, pos, class_at(a), Class::InvalidateCompletion) {
                             out.push(format!(
-                                "event {pos} ({}) after {} (event {a}): the earlier invalidation is not complete (TlbInvalidate -> InvalidateCompletion)",
+                                "event {pos} ({}) after {} (event {a}): the earlier invalidation is not complete ({:?} -> InvalidateCompletion)",
                                 name(e),
-                                name(&s.events[a])
+                                name(&s.events[a]),
+                                class_at(a)
                             ));
                         }
                     }
@@ -1571,10 +1617,11 @@ pub fn order_violations(
             Ev::Ret => {
                 if has(call, "invalidates", "return") {
                     if let Some(a) = latest_inval {
-                        if !covered(a, pos, Class::TlbInvalidate, Class::InvalidateCompletion) {
+                        if !covered(a, pos, class_at(a), Class::InvalidateCompletion) {
                             out.push(format!(
-                                "return (event {pos}) after {} (event {a}): no barrier completes it (TlbInvalidate -> InvalidateCompletion)",
-                                name(&s.events[a])
+                                "return (event {pos}) after {} (event {a}): no barrier completes it ({:?} -> InvalidateCompletion)",
+                                name(&s.events[a]),
+                                class_at(a)
                             ));
                         }
                     }
@@ -1587,10 +1634,10 @@ pub fn order_violations(
                         .unwrap_or(entry);
                     let mut bs = barriers_in(last, pos).into_iter();
                     for want in &trailing {
-                        let wk = table_kind(t, want);
+                        let wk = table_kind(prog, t, want);
                         let found = bs.any(|n| {
                             n == want
-                                || matches!((table_kind(t, n), wk), (Some(k), Some(w))
+                                || matches!((table_kind(prog, t, n), wk), (Some(k), Some(w))
                                     if w.orders.iter().all(|(a, b)| k.covers(*a, *b)))
                         });
                         if !found {
@@ -1686,7 +1733,7 @@ pub fn weaker_than_kernel(prog: &Program, t: Target, gen: &Side, refr: &Side) ->
         if g == r {
             return true;
         }
-        match (table_kind(t, g), table_kind(t, r)) {
+        match (table_kind(prog, t, g), table_kind(prog, t, r)) {
             (Some(gk), Some(rk)) => {
                 rk.orders.iter().all(|(a, b)| gk.covers(*a, *b)) && gk.cost >= rk.cost
             }
