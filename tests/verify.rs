@@ -187,3 +187,84 @@ fn trace_cli_prints_the_design_json_shape() {
     // Two reads of each STAT (busy, then ready).
     assert_eq!(ev.iter().filter(|e| e["kind"] == "load").count(), 4);
 }
+
+/// Book III-E (`machine e6500`): a batch of invalidations gets one
+/// barrier before it (page-table stores, `msync`) and one completion after
+/// it (`msync; isync` for this CPU's tlbilx, `mbar; tlbsync; msync` for
+/// broadcast tlbivax), never one per page, and no Book III-S barrier.
+#[test]
+fn book3e_batches_get_one_barrier_each() {
+    const SPEC: &str = "machine e6500
+target power64, power64le
+seq local(pte: ptr u64, start: u64, size: u64, mas6: u64) -> void {
+    order stores before invalidates
+    order invalidates before return
+    pte[0] = 0
+    range a in start, size step 4K { tlbilx va, a, mas6 }
+}
+seq bcast(pte: ptr u64, start: u64, size: u64, mas6: u64) -> void {
+    order stores before invalidates
+    order invalidates before return
+    pte[0] = 0
+    range a in start, size step 4K { tlbivax a, mas6 }
+}
+seq both(pte: ptr u64, start: u64, size: u64, mas6: u64) -> void {
+    order stores before invalidates
+    order invalidates before return
+    pte[0] = 0
+    range a in start, size step 4K {
+        tlbilx va, a, mas6
+        tlbivax a, mas6
+    }
+}
+";
+    let prog = shootdown::load("book3e_batch.inv", SPEC).unwrap();
+    for target in [Target::Power64, Target::Power64le] {
+        let c = shootdown::compile(&prog, target, &support::options("all")).unwrap();
+        for (i, (inv, after)) in [
+            (vec!["tlbilx"], vec!["msync", "isync"]),
+            (vec!["tlbivax"], vec!["mbar", "tlbsync", "msync"]),
+            (
+                vec!["tlbilx", "tlbivax"],
+                vec!["msync", "isync", "mbar", "tlbsync", "msync"],
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut w = World::default();
+            w.params = vec![0, 0x1000_0000, 16 << 12, 0x2a5_0100];
+            w.memory.insert(0, vec![0xff; 8]);
+            w.big_endian = target.big_endian();
+            let t = trace::run(&c.opt, &c, i, &w, 1_000_000).unwrap();
+            let name = &c.opt.seqs[i].name;
+            let mut want: Vec<String> = vec!["store".into(), "msync".into()];
+            for p in 0..16u64 {
+                for m in &inv {
+                    want.push(format!("{m} {:#x}", 0x1000_0000 + (p << 12)));
+                }
+            }
+            want.extend(after.iter().map(|s| s.to_string()));
+            let got: Vec<String> = t
+                .events
+                .iter()
+                .map(|e| match e.kind {
+                    Kind::Store => "store".to_string(),
+                    Kind::Barrier => e.insn.clone(),
+                    Kind::Invalidate => format!(
+                        "{} {:#x}",
+                        e.insn.split_whitespace().next().unwrap_or(""),
+                        e.operands[0]
+                    ),
+                    Kind::Load => "load".to_string(),
+                })
+                .collect();
+            assert_eq!(got, want, "{target} {name}");
+            assert!(t
+                .events
+                .iter()
+                .filter(|e| e.kind == Kind::Invalidate)
+                .all(|e| e.operands.last() == Some(&0x2a5_0100)));
+        }
+    }
+}
