@@ -1031,6 +1031,11 @@ fn radix_tlb() -> Vec<Build> {
                 format!("unaligned, features {f}"),
                 &[("pid", 0xf_ffff), ("va", BASE + 0x3_1234), ("features", f)],
             ),
+            // Bits above a PID's 20: RS = pid << 32 keeps only the low 32.
+            Input::new(
+                format!("pid all ones, features {f}"),
+                &[("pid", u64::MAX), ("va", BASE + 0x3_0000), ("features", f)],
+            ),
         ]
     };
     let range = |label: &str, start: u64, pages: u64, f: u64| {
@@ -1079,10 +1084,28 @@ fn radix_tlb() -> Vec<Build> {
         range_in.extend(ranges(f));
     }
     let local_in: Vec<Input> = [0, 4].iter().flat_map(|&f| page(f)).collect();
-    let pid_local_in: Vec<Input> = [0u64, 4]
+    let pid_local_in: Vec<Input> = [(PID, 0u64), (PID, 4), (u64::MAX, 0), (u64::MAX, 4)]
         .iter()
-        .map(|&f| Input::new(format!("features {f}"), &[("pid", PID), ("features", f)]))
+        .map(|&(pid, f)| {
+            Input::new(
+                format!("pid {pid:#x}, features {f}"),
+                &[("pid", pid), ("features", f)],
+            )
+        })
         .collect();
+    for f in 0..4 {
+        for n in [16, 1000] {
+            range_in.push(Input::new(
+                format!("{n} pages, pid all ones, features {f}"),
+                &[
+                    ("pid", u64::MAX),
+                    ("start", BASE),
+                    ("end", BASE + n * 0x1_0000),
+                    ("features", f),
+                ],
+            ));
+        }
+    }
     vec![
         Build {
             pins: vec![],
