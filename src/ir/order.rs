@@ -61,8 +61,10 @@ impl Class {
 /// The class of a CPU invalidation instruction by its IR name.
 pub fn invalidate_class(name: &str) -> Class {
     match name.split_whitespace().next() {
-        // Book III-E tlbilx: this CPU only, complete after msync; isync.
-        Some("tlbiel" | "tlbilx") => Class::LocalInvalidate,
+        // Book III-E tlbilx: this CPU only, complete after msync; isync
+        // (objdump spells it `tlbilxva`, `tlbilxpid`, `tlbilxlpid`).
+        Some("tlbiel") => Class::LocalInvalidate,
+        Some(m) if m.starts_with("tlbilx") => Class::LocalInvalidate,
         Some("slbia") => Class::EratInvalidate,
         _ => Class::TlbInvalidate,
     }

@@ -33,6 +33,23 @@ const STORE_LOG_C: &str = include_str!("../harness/store_log.c");
 const KERNEL_H: &str = include_str!("../reference/kernel.h");
 
 /// The reference transcription of an example.
+/// What names an invalidation operation in a disassembly line, registers
+/// left out: `tlbi vale1is, x9` -> `tlbi vale1is`; POWER `tlbie r11,r10,2,1,1`
+/// -> `tlbie 2,1,1` (RIC, PRS, R are the operation; RB, RS its operands);
+/// `slbia 3` as it is.
+pub fn inval_key(text: &str) -> String {
+    let mut parts = text.split(',').map(str::trim);
+    let first = parts.next().unwrap_or("");
+    let words: Vec<&str> = first.split_whitespace().collect();
+    match words.first() {
+        Some(&m) if m == "tlbie" || m == "tlbiel" => {
+            let imms: Vec<&str> = parts.skip(1).collect();
+            format!("{m} {}", imms.join(","))
+        }
+        _ => words.join(" "),
+    }
+}
+
 pub fn reference_c(stem: &str) -> &'static str {
     match stem {
         "npu2_atsd" => include_str!("../reference/npu2_atsd.c"),
@@ -42,6 +59,7 @@ pub fn reference_c(stem: &str) -> &'static str {
         "vtd_iotlb" => include_str!("../reference/vtd_iotlb.c"),
         "e6500_tcd_lock" => include_str!("../reference/e6500_tcd_lock.c"),
         "book3e_tlb" => include_str!("../reference/book3e_tlb.c"),
+        "radix_tlb" => include_str!("../reference/radix_tlb.c"),
         _ => panic!("no reference for {stem}"),
     }
 }
@@ -876,8 +894,7 @@ fn side(exe: &Exe, lines: &[&str], pcs: &[u64], generated: bool) -> Result<Side,
             ["inval", pc, _word, ops @ ..] => {
                 let pc = num(pc)?;
                 let text = exe.insns.get(&pc).cloned().unwrap_or_default();
-                // `tlbi vale1is, x9` -> `tlbi vale1is`
-                let op = text.split(',').next().unwrap_or("").trim().to_string();
+                let op = inval_key(&text);
                 logged.push((
                     pc,
                     Ev::Inval {
@@ -1204,16 +1221,6 @@ fn table_kind(prog: &Program, t: Target, name: &str) -> Option<&'static BarrierK
     barriers::find(t.table(prog.machine), name)
 }
 
-/// The class of an invalidation by objdump's mnemonic: this CPU's only
-/// (POWER `tlbiel`, Book III-E `tlbilx*`) or broadcast.
-fn inval_class(op: &str) -> Class {
-    if op.starts_with("tlbiel") || op.starts_with("tlbilx") {
-        Class::LocalInvalidate
-    } else {
-        Class::TlbInvalidate
-    }
-}
-
 /// What the spec asks of one call besides its devices' `require`s: its
 /// `order` lines, the locations of its `acquire`s and `release`s (as (Mem
 /// argument ordinal, byte offset)), and the `barrier` statements it ends
@@ -1348,7 +1355,9 @@ pub fn order_violations(
     // (dev, inst, reg, class) -> latest position
     let mut latest: BTreeMap<(usize, u64, usize, Class), usize> = BTreeMap::new();
     let mut latest_store: Option<usize> = None;
-    let mut latest_inval: Option<usize> = None;
+    // The latest invalidation of each class (`tlbie`, `tlbiel`, `slbia`
+    // complete differently).
+    let mut latest_inval: BTreeMap<Class, usize> = BTreeMap::new();
     let mut taken: BTreeMap<(usize, u64), usize> = BTreeMap::new();
     let mut pending_acquire: Option<usize> = None;
     let barriers_in = |a: usize, b: usize| -> Vec<&str> {
@@ -1360,27 +1369,21 @@ pub fn order_violations(
             })
             .collect()
     };
-    // A barrier between the two events orders them, and so does a
-    // composite (POWER `eieio; tlbsync; ptesync`, Book III-E `msync;
-    // isync`) whose parts ran in a row with nothing else between them.
-    let table = t.table(prog.machine);
+    // A composite barrier (POWER `eieio; tlbsync; ptesync`) counts when its
+    // parts ran in order with nothing else between them.
     let covered = |a: usize, b: usize, from: Class, to: Class| {
         let mut run: Vec<&str> = Vec::new();
         s.events[a + 1..b].iter().any(|e| match e {
             Ev::Barrier(n) => {
                 run.push(n.as_str());
                 table_kind(prog, t, n).is_some_and(|k| k.covers(from, to))
-                    || barriers::ending_run(table, &run).any(|k| k.covers(from, to))
+                    || barriers::ending_run(t.table(prog.machine), &run).any(|k| k.covers(from, to))
             }
             _ => {
                 run.clear();
                 false
             }
         })
-    };
-    let class_at = |i: usize| match &s.events[i] {
-        Ev::Inval { op, .. } => inval_class(op),
-        _ => Class::TlbInvalidate,
     };
     let req = |call: usize| reqs.get(call).or(reqs.last()).cloned().unwrap_or_default();
     let has =
@@ -1465,7 +1468,7 @@ pub fn order_violations(
                 started = true;
                 entry = pos;
                 latest_store = Some(pos);
-                latest_inval = None;
+                latest_inval.clear();
                 taken.clear();
             }
             Ev::NAccess {
@@ -1587,41 +1590,39 @@ pub fn order_violations(
                 }
                 latest.insert((*dev, *inst, r, cb), pos);
             }
-            Ev::Inval { .. } => {
-                if has(call, "stores", "invalidates") {
+            Ev::Inval { op, .. } => {
+                let class = shootdown::ir::order::invalidate_class(op);
+                if has(call, "stores", "invalidates") && class.reads_page_tables() {
                     if let Some(a) = latest_store {
-                        if !covered(a, pos, Class::NormalStore, class_at(pos)) {
+                        if !covered(a, pos, Class::NormalStore, class) {
                             out.push(format!(
-                                "event {pos} ({}) after {} (event {a}): no barrier orders NormalStore -> {:?}",
+                                "event {pos} ({}) after {} (event {a}): no barrier orders NormalStore -> {class:?}",
                                 name(e),
-                                name(&s.events[a]),
-                                class_at(pos)
+                                name(&s.events[a])
                             ));
                         }
                     }
                 }
                 if has(call, "invalidates", "invalidates") {
-                    if let Some(a) = latest_inval {
-                        if !covered(a, pos, class_at(a), Class::InvalidateCompletion) {
+                    for (&c, &a) in &latest_inval {
+                        if !covered(a, pos, c, Class::InvalidateCompletion) {
                             out.push(format!(
-                                "event {pos} ({}) after {} (event {a}): the earlier invalidation is not complete ({:?} -> InvalidateCompletion)",
+                                "event {pos} ({}) after {} (event {a}): the earlier invalidation is not complete ({c:?} -> InvalidateCompletion)",
                                 name(e),
-                                name(&s.events[a]),
-                                class_at(a)
+                                name(&s.events[a])
                             ));
                         }
                     }
                 }
-                latest_inval = Some(pos);
+                latest_inval.insert(class, pos);
             }
             Ev::Ret => {
                 if has(call, "invalidates", "return") {
-                    if let Some(a) = latest_inval {
-                        if !covered(a, pos, class_at(a), Class::InvalidateCompletion) {
+                    for (&c, &a) in &latest_inval {
+                        if !covered(a, pos, c, Class::InvalidateCompletion) {
                             out.push(format!(
-                                "return (event {pos}) after {} (event {a}): no barrier completes it ({:?} -> InvalidateCompletion)",
-                                name(&s.events[a]),
-                                class_at(a)
+                                "return (event {pos}) after {} (event {a}): no barrier completes it ({c:?} -> InvalidateCompletion)",
+                                name(&s.events[a])
                             ));
                         }
                     }
@@ -1648,7 +1649,7 @@ pub fn order_violations(
                         }
                     }
                 }
-                latest_inval = None;
+                latest_inval.clear();
             }
         }
     }
