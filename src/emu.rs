@@ -210,6 +210,9 @@ struct State {
     /// (`mtspr`), which `mfspr` reads back and `tlbilx`/`tlbivax` take
     /// their operation from (MAS6).
     mas: [u64; 9],
+    /// `mfspr RT,MASn` ran natively (unicorn reads its own, unused SPR):
+    /// RT is set to the modelled value before the next instruction.
+    mas_read: Option<(usize, u64)>,
 }
 
 /// A Book III-E system instruction the emulator models instead of
@@ -233,10 +236,7 @@ fn power_sys(w: u32) -> Option<Sys> {
     let t = ((w >> 21) & 31) as usize;
     // The SPR field's halves are swapped in the word.
     let spr = || ((w >> 16) & 31 | ((w >> 11) & 31) << 5) as u16;
-    let mas = || match Spr::from_number(spr()) {
-        Some(Spr::Mas(n)) => Some(usize::from(n)),
-        None => None,
-    };
+    let mas = || Spr::from_number(spr()).map(|Spr::Mas(n)| usize::from(n));
     Some(match (w >> 1) & 0x3ff {
         467 => Sys::Mtspr(t, mas()?),
         339 => Sys::Mfspr(t, mas()?),
@@ -525,10 +525,21 @@ fn on_code(uc: &mut Uc<'_>, addr: u64, size: u32) {
     st.executed += 1;
     st.last_pc = addr;
     st.last_size = size;
-    // Before it runs (or traps): the value it writes to a MAS register.
-    if let Some(Sys::Mtspr(rs, n)) = uc.get_data().sys_at(addr) {
-        let v = uc.reg_read(PPC_GPRS[rs]).unwrap_or(0);
-        uc.get_data_mut().mas[n] = v;
+    if let Some((rt, v)) = uc.get_data_mut().mas_read.take() {
+        let _ = uc.reg_write(PPC_GPRS[rt], v);
+    }
+    // Before it runs (or traps): the value it writes to a MAS register,
+    // or the one it reads.
+    match uc.get_data().sys_at(addr) {
+        Some(Sys::Mtspr(rs, n)) => {
+            let v = uc.reg_read(PPC_GPRS[rs]).unwrap_or(0);
+            uc.get_data_mut().mas[n] = v;
+        }
+        Some(Sys::Mfspr(rt, n)) => {
+            let st = uc.get_data_mut();
+            st.mas_read = Some((rt, st.mas[n]));
+        }
+        _ => {}
     }
     let Some((class, text)) = uc.get_data().class_at(addr).cloned() else {
         return;
@@ -740,6 +751,7 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
         fault: None,
         unmapped: None,
         mas: [0; 9],
+        mas_read: None,
     };
 
     let (uc_arch, mode) = match arch {

@@ -311,6 +311,70 @@ fn power_tlbie_recorded_and_skipped() {
     }
 }
 
+/// Book III-E on unicorn's Book III-S CPU: MAS writes are kept (and read
+/// back by mfspr), wrteei/wrtee/mfmsr are modelled or run, and
+/// tlbilx/tlbivax report EA and MAS6 as their operands.
+#[test]
+fn power_book3e_mas6_and_invalidations() {
+    for arch in [Arch::Power64Be, Arch::Power64Le] {
+        let src = "
+    .machine e6500
+    li 4, 0x1234
+    mfmsr 10
+    wrteei 0
+    mtspr 0x276, 4
+    li 4, 0
+    mfspr 5, 0x276
+    li 3, 0x5000
+    tlbilx 3, 0, 3
+    tlbivax 0, 3
+    tlbilx 1, 0, 0
+    tlbilx 0, 0, 0
+    wrtee 10
+    msync
+    isync
+    mr 3, 5
+    blr
+";
+        let req = Request {
+            program: Program {
+                arch,
+                code: assemble(arch, src),
+                classes: classes(&[
+                    (28, InsnClass::Invalidate, "tlbilx 3,0,3"),
+                    (32, InsnClass::Invalidate, "tlbivax 0,3"),
+                    (36, InsnClass::Invalidate, "tlbilx 1,0,0"),
+                    (40, InsnClass::Invalidate, "tlbilx 0,0,0"),
+                    (48, InsnClass::Barrier, "msync"),
+                    (52, InsnClass::Barrier, "isync"),
+                ]),
+            },
+            args: vec![],
+            mmio: vec![],
+            ram: vec![],
+            max_insns: 1000,
+        };
+        let out = run(&req).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        let texts: Vec<&str> = invalidates(&out.events)
+            .iter()
+            .map(|e| e.text.as_str())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "tlbilx 3,0,3 = ea=0x5000, mas6=0x1234",
+                "tlbivax 0,3 = ea=0x5000, mas6=0x1234",
+                "tlbilx 1,0,0 = 0x1234",
+                "tlbilx 0,0,0",
+            ],
+            "{arch:?}"
+        );
+        // mfspr read the MAS6 the code wrote.
+        assert_eq!(out.ret, 0x1234, "{arch:?}");
+        assert_eq!(out.insns_executed, 16, "{arch:?}");
+    }
+}
+
 #[test]
 fn power_unclassified_tlbie_faults() {
     let src = "

@@ -232,10 +232,12 @@ seq both(pte: ptr u64, start: u64, size: u64, mas6: u64) -> void {
         .into_iter()
         .enumerate()
         {
-            let mut w = World::default();
-            w.params = vec![0, 0x1000_0000, 16 << 12, 0x2a5_0100];
-            w.memory.insert(0, vec![0xff; 8]);
-            w.big_endian = target.big_endian();
+            let w = World {
+                params: vec![0, 0x1000_0000, 16 << 12, 0x2a5_0100],
+                memory: [(0, vec![0xff; 8])].into_iter().collect(),
+                big_endian: target.big_endian(),
+                ..Default::default()
+            };
             let t = trace::run(&c.opt, &c, i, &w, 1_000_000).unwrap();
             let name = &c.opt.seqs[i].name;
             let mut want: Vec<String> = vec!["store".into(), "msync".into()];
