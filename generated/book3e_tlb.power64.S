@@ -10,10 +10,10 @@ tlbil_pid:
 	.type tlbil_pid,@function
 	.p2align 4
 .tlbil_pid:
-	/* 37: value ((pid & 0xffff) << 0x10) */
+	/* 39: value ((pid & 0xffff) << 0x10) */
 	andi. %r11,%r3,65535
 	rldicr %r12,%r11,16,47
-	/* 37: tlbilx pid, (pid & 0xffff) << 16 */
+	/* 39: tlbilx pid, (pid & 0xffff) << 16 */
 	mfmsr %r0
 	wrteei 0
 	mtspr 0x276,%r12
@@ -35,11 +35,11 @@ tlbil_pid_noind:
 	.type tlbil_pid_noind,@function
 	.p2align 4
 .tlbil_pid_noind:
-	/* 43: value (((pid & 0xffff) << 0x10) | 0x2) */
+	/* 45: value (((pid & 0xffff) << 0x10) | 0x2) */
 	andi. %r11,%r3,65535
 	rldicr %r12,%r11,16,47
 	ori %r11,%r12,2
-	/* 43: tlbilx pid, ((pid & 0xffff) << 16) | 2 */
+	/* 45: tlbilx pid, ((pid & 0xffff) << 16) | 2 */
 	mfmsr %r0
 	wrteei 0
 	mtspr 0x276,%r11
@@ -61,7 +61,7 @@ tlbil_all:
 	.type tlbil_all,@function
 	.p2align 4
 .tlbil_all:
-	/* 49: tlbilx all */
+	/* 51: tlbilx all */
 	tlbilx 0,0,%r0
 	/* placed by place-barriers */
 	msync
@@ -79,7 +79,7 @@ tlbil_va:
 	.type tlbil_va,@function
 	.p2align 4
 .tlbil_va:
-	/* 54: arguments */
+	/* 56: arguments */
 	andi. %r11,%r4,65535
 	rldicr %r12,%r11,16,47
 	andi. %r11,%r5,31
@@ -88,9 +88,9 @@ tlbil_va:
 	andi. %r12,%r6,1
 	rldicr %r10,%r12,1,62
 	or %r12,%r11,%r10
-	/* 56: let mas6 = ((pid & 0xffff) << 16) | ((tsize & 0x1f) << 7) |  ... */
+	/* 58: let mas6 = ((pid & 0xffff) << 16) | ((tsize & 0x1f) << 7) |  ... */
 	mr %r11,%r12
-	/* 57: tlbilx va, address, mas6 */
+	/* 59: tlbilx va, address, mas6 */
 	mfmsr %r0
 	wrteei 0
 	mtspr 0x276,%r11
@@ -112,7 +112,7 @@ tlbivax_bcast:
 	.type tlbivax_bcast,@function
 	.p2align 4
 .tlbivax_bcast:
-	/* 62: arguments */
+	/* 64: arguments */
 	andi. %r11,%r4,65535
 	rldicr %r12,%r11,16,47
 	andi. %r11,%r5,31
@@ -121,9 +121,9 @@ tlbivax_bcast:
 	andi. %r12,%r6,1
 	rldicr %r10,%r12,1,62
 	or %r12,%r11,%r10
-	/* 64: let mas6 = ((pid & 0xffff) << 16) | ((tsize & 0x1f) << 7) |  ... */
+	/* 66: let mas6 = ((pid & 0xffff) << 16) | ((tsize & 0x1f) << 7) |  ... */
 	mr %r11,%r12
-	/* 65: tlbivax address, mas6 */
+	/* 67: tlbivax address, mas6 */
 	mfmsr %r0
 	wrteei 0
 	mtspr 0x276,%r11
