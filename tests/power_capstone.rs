@@ -276,6 +276,14 @@ fn known_gap(insn: &Insn, here: u32, labels: &HashMap<Label, u32>) -> Option<Gap
         } else {
             Gap::NotDecoded
         }),
+        // GNU as and capstone spell the ISA's cp_abort differently.
+        Insn::CpAbort => Some(Gap::Exactly("cp_abort".into(), String::new())),
+        // capstone 0.14 knows only the operand-less POWER4 `slbia`.
+        Insn::Slbia { ih } => Some(if ih == 0 {
+            Gap::Exactly("slbia".into(), String::new())
+        } else {
+            Gap::NotDecoded
+        }),
         Insn::Bc { bf, target, .. } if labels.get(&target) == Some(&here) => {
             let ops = if bf == 0 {
                 String::new()

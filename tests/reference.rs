@@ -294,3 +294,72 @@ fn vtd_iotlb() {
 fn e6500_tcd_lock() {
     check_example("e6500_tcd_lock");
 }
+
+#[test]
+fn radix_tlb() {
+    check_example("radix_tlb");
+}
+
+/// Issue 14's count, on both sides: 16 pages of 64K through the global
+/// range flush execute 16 `tlbie`, 2 `ptesync`, 1 `eieio`, 1 `tlbsync`
+/// (qemu's log of executed instructions; tlbie and tlbsync trapped), as
+/// the kernel's `_tlbie_va_range` does; 1000 pages one PID flush.
+#[test]
+fn radix_range_counts() {
+    use refcmp::Ev;
+    let stem = "radix_tlb";
+    let path = format!("examples/{stem}.inv");
+    let src = std::fs::read_to_string(&path).unwrap();
+    let prog = shootdown::load(&path, &src).unwrap();
+    let build = builds(stem, &src).remove(0);
+    let want = |label: &str| -> Option<[usize; 5]> {
+        match label {
+            "16 pages, features 0" => Some([16, 2, 1, 1, 0]),
+            "1000 pages, features 0" => Some([1, 2, 1, 1, 1]),
+            _ => None,
+        }
+    };
+    for target in [shootdown::Target::Power64, shootdown::Target::Power64le] {
+        let (c, opts) = compile(&prog, target, &build.pins);
+        let asm = support::asm_text(&c, &opts);
+        let exe = build_exe(
+            &prog,
+            stem,
+            &c,
+            &opts,
+            &build,
+            &asm,
+            HIGH_LIMIT,
+            &format!("radix-counts-{target}"),
+        )
+        .unwrap();
+        let picked: Vec<_> = cases(&prog, &build, false)
+            .into_iter()
+            .filter(|k| {
+                let sc = &build.scenarios[k.scenario];
+                sc.name == "flush_tlb_range" && want(&sc.inputs[k.input].label).is_some()
+            })
+            .collect();
+        assert_eq!(picked.len(), 2, "{target}: the two cases");
+        let obs = run(&prog, &exe, &build, &picked, Duration::from_secs(120)).unwrap();
+        for (case, r) in obs.cases {
+            let label = &build.scenarios[case.scenario].inputs[case.input].label;
+            let (gen, kernel) = r.unwrap();
+            for (who, side) in [("generated", &gen), ("kernel", &kernel)] {
+                let count = |f: &dyn Fn(&Ev) -> bool| side.events.iter().filter(|e| f(e)).count();
+                let got = [
+                    count(&|e| matches!(e, Ev::Inval { op, .. } if op.starts_with("tlbie "))),
+                    count(&|e| matches!(e, Ev::Barrier(n) if n == "ptesync")),
+                    count(&|e| matches!(e, Ev::Barrier(n) if n == "eieio")),
+                    count(&|e| matches!(e, Ev::Barrier(n) if n == "tlbsync")),
+                    count(&|e| matches!(e, Ev::Inval { op, .. } if op == "tlbie 2,1,1")),
+                ];
+                assert_eq!(
+                    Some(got),
+                    want(label),
+                    "{target} {label}, {who}: [tlbie, ptesync, eieio, tlbsync, PID flushes]"
+                );
+            }
+        }
+    }
+}

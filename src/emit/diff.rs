@@ -60,7 +60,7 @@ fn side(s: &Side<'_>, req: &Request) -> Result<Done, Error> {
     }
     let seq = &prog.seqs[0];
     let cfg = match s.strategy {
-        Some(st) => st.config(seq, &req.pins),
+        Some(st) => st.config(&prog, seq, &req.pins),
         None => CoverConfig {
             mode: None,
             pins: req.pins.clone(),

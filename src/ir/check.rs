@@ -3,7 +3,7 @@
 //! Everything a spec author can get wrong is caught here with a span, so
 //! passes and backends may assume a well-formed program.
 
-use super::expr::{field_mask, BinOp, Expr, Func, Rel};
+use super::expr::{field_mask, BinOp, Binding, Expr, Func, Rel};
 use super::*;
 use crate::spec::ast::{self, Numbering};
 use crate::spec::diag::Diag;
@@ -166,6 +166,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             index: &index,
             devices: &devices,
             granules: &granules,
+            thresholds: &thresholds,
             seq_name: s.name.name.clone(),
             in_cover: Vec::new(),
             params: &params,
@@ -327,13 +328,21 @@ fn check_threshold_names(spec: &ast::Spec, seqs: &[Seq]) -> Result<(), Diag> {
         return Ok(());
     }
     let mut names = Vec::new();
+    let mut read: Vec<String> = Vec::new();
     for s in seqs {
         walk(&s.body, &mut |st| {
             if let Stmt::Cover { threshold, .. } = st {
                 names.push(threshold.as_str());
             }
         });
+        for g in crate::model::expr_threshold_sets(s) {
+            read.push(crate::model::threshold_name(
+                &s.name,
+                &spec.granules[g].name.name,
+            ));
+        }
     }
+    names.extend(read.iter().map(String::as_str));
     names.sort_unstable();
     names.dedup();
     for (n, _) in &spec.thresholds {
@@ -446,10 +455,14 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
         let via = match &e.via {
             None => None,
             Some(v) if v.name.starts_with("tlbi ") => Some(Via::Insn(v.name.clone())),
+            // `via tlbie 2, 1, 1`: the parser has folded RIC, PRS, R.
+            Some(v) if v.name.starts_with("tlbie ") || v.name.starts_with("tlbiel ") => {
+                Some(Via::Insn(v.name.clone()))
+            }
             Some(v) if matches!(v.name.as_str(), "tlbie" | "tlbiel" | "invlpg") => {
                 return Err(Diag::new(
                     v.span,
-                    format!("`via {}`: a granule set launches through a device register or `tlbi OP`", v.name),
+                    format!("`via {}`: a granule set launches through a device register, `tlbi OP` or `tlbie RIC, PRS, R`", v.name),
                 )
                 .label("not supported as `via`")
                 .help(format!(
@@ -772,6 +785,8 @@ struct SeqCx<'a> {
     index: &'a Index<'a>,
     devices: &'a [Device],
     granules: &'a [GranuleSet],
+    /// `threshold NAME = V` of the spec.
+    thresholds: &'a [(String, u64)],
     seq_name: String,
     /// Granule sets of the `cover`s we are inside.
     in_cover: Vec<usize>,
@@ -805,6 +820,43 @@ struct SeqCx<'a> {
 }
 
 impl SeqCx<'_> {
+    /// `threshold(SET)`: the set must have a granule to loop with, a
+    /// flush-all, both through instructions, and costs or a pinned value.
+    fn threshold_of(&self, args: &[ast::Expr], span: Span) -> Result<Expr, Diag> {
+        let [ast::Expr::Name(set)] = args else {
+            return Err(Diag::new(span, "`threshold` takes one granule set name")
+                .label("e.g. `threshold(radix64k)`"));
+        };
+        let Some(i) = self.granules.iter().position(|g| g.name == set.name) else {
+            return Err(
+                Diag::new(set.span, format!("no granule set `{}`", set.name))
+                    .label("not a granule set"),
+            );
+        };
+        let g = &self.granules[i];
+        let insn = |e: Option<&Granule>| e.is_some_and(|e| matches!(e.via, Some(Via::Insn(_))));
+        if !insn(crate::model::loop_entry(g)) || !insn(crate::model::all_entry(g)) {
+            return Err(Diag::new(
+                set.span,
+                format!("`threshold({})` needs a sized granule and an `all` granule, each `via` an instruction", set.name),
+            )
+            .label("no such pair in this set")
+            .related(g.span, "granule set"));
+        }
+        let name = crate::model::threshold_name(&self.seq_name, &g.name);
+        let pinned = self.thresholds.iter().any(|(n, _)| *n == name);
+        if g.costs.invalidate == 0 && !pinned {
+            return Err(Diag::new(
+                span,
+                format!("`threshold({})` needs costs to derive it from", set.name),
+            )
+            .label("no `cost invalidate` in the set")
+            .related(g.span, "granule set")
+            .help(format!("state `cost invalidate N ns` and `cost all N ns` in the set, or pin `threshold {name} = N`")));
+        }
+        Ok(Expr::Binding(Binding::Threshold(i)))
+    }
+
     fn block(&mut self, body: &[ast::Stmt]) -> Result<Vec<Stmt>, Diag> {
         let mark = self.scope.len();
         let r = self.block_inner(body);
@@ -1439,9 +1491,11 @@ impl SeqCx<'_> {
                     .iter()
                     .map(|o| self.expr(o, None))
                     .collect::<Result<Vec<_>, _>>()?;
+                let spans: Vec<Span> = operands.iter().map(|o| o.span()).collect();
+                let (name, ops) = super::insn_imm::fold(&name.name, ops, &spans, *span)?;
                 Stmt::Invalidate {
                     id: self.op_id(),
-                    name: name.name.clone(),
+                    name,
                     operands: ops,
                     span: *span,
                 }
@@ -1526,8 +1580,7 @@ impl SeqCx<'_> {
                     size,
                     body,
                     span: *span,
-                    threshold: format!("{}_{}_THRESHOLD", self.seq_name, g.name)
-                        .to_ascii_uppercase(),
+                    threshold: crate::model::threshold_name(&self.seq_name, &g.name),
                 }
             }
             ast::Stmt::If {
@@ -1931,6 +1984,9 @@ impl SeqCx<'_> {
             ast::Expr::Not { inner, .. } => Expr::bit_not(self.expr(inner, reg)?),
             ast::Expr::LogNot { inner, .. } => {
                 Expr::cmp(Rel::Eq, self.expr(inner, None)?, Expr::Const(0))
+            }
+            ast::Expr::Call { func, args, span } if func.name == "threshold" => {
+                self.threshold_of(args, *span)?
             }
             ast::Expr::Call { func, args, span } => {
                 let Some(f) = Func::ALL.into_iter().find(|f| f.name() == func.name) else {

@@ -209,6 +209,13 @@ pub enum Binding {
     /// Range operations: NUM and SCALE of (NUM + 1) << (5 * SCALE + 1).
     Num,
     Scale,
+    /// `threshold(SET)`: the number of granules of granule set `.0` up
+    /// to which one operation per granule costs less than its flush-all
+    /// (derived from the set's costs, or pinned). Anywhere in a sequence;
+    /// the cover pass (and the interpreter) resolve it with the pins in
+    /// force, so `--set` and `cost`'s strategies move it like an `auto`
+    /// cover's threshold.
+    Threshold(usize),
 }
 
 pub fn field_mask(shift: u32, width: u32) -> u64 {
@@ -475,6 +482,7 @@ impl fmt::Display for ExprDisplay<'_> {
             Expr::Local(i) => write!(f, "local{i}"),
             Expr::Feature(i) => write!(f, "patched_feature{i}"),
             Expr::Binding(Binding::RegBits(_)) => f.write_str("$bits"),
+            Expr::Binding(Binding::Threshold(s)) => write!(f, "threshold(set{s})"),
             Expr::Binding(b) => write!(f, "${}", format!("{b:?}").to_lowercase()),
             Expr::Bin(op, a, b) => write!(
                 f,

@@ -7,6 +7,7 @@
 pub mod check;
 pub mod cover_map;
 pub mod expr;
+pub mod insn_imm;
 pub mod order;
 pub mod print;
 

@@ -16,21 +16,55 @@ pub enum Class {
     DevLoad,
     NormalStore,
     NormalLoad,
+    /// A CPU TLB invalidation broadcast to every CPU (AArch64 `tlbi ...is`,
+    /// POWER `tlbie`).
     TlbInvalidate,
+    /// A CPU TLB invalidation of this CPU only (POWER `tlbiel`): complete
+    /// after `ptesync` alone, no `tlbsync` (Power ISA v3.0B Book III 6.10.1).
+    LocalInvalidate,
+    /// An ERAT (effective-to-real cache) invalidation (POWER `slbia`):
+    /// complete at the next context-synchronizing instruction.
+    EratInvalidate,
     InvalidateCompletion,
     ContextSync,
 }
 
 impl Class {
-    pub const ALL: [Class; 7] = [
+    pub const ALL: [Class; 9] = [
         Class::DevStore,
         Class::DevLoad,
         Class::NormalStore,
         Class::NormalLoad,
         Class::TlbInvalidate,
+        Class::LocalInvalidate,
+        Class::EratInvalidate,
         Class::InvalidateCompletion,
         Class::ContextSync,
     ];
+
+    /// A CPU invalidation of some kind (what `order ... invalidates`
+    /// names).
+    pub fn is_invalidation(self) -> bool {
+        matches!(
+            self,
+            Class::TlbInvalidate | Class::LocalInvalidate | Class::EratInvalidate
+        )
+    }
+
+    /// A TLB invalidation (not the ERAT): page-table stores must reach
+    /// the table walk before it.
+    pub fn reads_page_tables(self) -> bool {
+        matches!(self, Class::TlbInvalidate | Class::LocalInvalidate)
+    }
+}
+
+/// The class of a CPU invalidation instruction by its IR name.
+pub fn invalidate_class(name: &str) -> Class {
+    match name.split_whitespace().next() {
+        Some("tlbiel") => Class::LocalInvalidate,
+        Some("slbia") => Class::EratInvalidate,
+        _ => Class::TlbInvalidate,
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,7 +84,7 @@ pub fn class_of(s: &Stmt) -> Option<Class> {
     match s {
         Stmt::Write { .. } => Some(Class::DevStore),
         Stmt::Poll { .. } => Some(Class::DevLoad),
-        Stmt::Invalidate { .. } => Some(Class::TlbInvalidate),
+        Stmt::Invalidate { name, .. } => Some(invalidate_class(name)),
         _ => None,
     }
 }
@@ -128,10 +162,10 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
                     loops: cx.loops.clone(),
                     unconditional: false,
                 }),
-                Stmt::Invalidate { id, .. } => out.push(Op {
+                Stmt::Invalidate { id, name, .. } => out.push(Op {
                     id: *id,
                     reg: None,
-                    class: Class::TlbInvalidate,
+                    class: invalidate_class(name),
                     arms: cx.arms.clone(),
                     loops: cx.loops.clone(),
                     unconditional: false,
@@ -303,7 +337,7 @@ fn edges(
                     .map(|(_, s)| *s),
             );
         }
-        if b.class == Class::TlbInvalidate {
+        if b.class.reads_page_tables() {
             spans.extend(stores_first);
         }
         for span in spans {
@@ -333,7 +367,7 @@ fn edges(
     // complete before the next is issued (errata that repeat a TLBI:
     // `tlbi; dsb ish; tlbi`), the previous iteration's included.
     let invalidates: Vec<usize> = (0..ops.len())
-        .filter(|&i| ops[i].class == Class::TlbInvalidate)
+        .filter(|&i| ops[i].class.is_invalidation())
         .collect();
     for (before, after, span) in orders {
         if (before.as_str(), after.as_str()) != ("invalidates", "invalidates") {
@@ -344,7 +378,7 @@ fn edges(
                 push(Edge {
                     from: ops[a].id,
                     to: ops[j].id,
-                    from_class: Class::TlbInvalidate,
+                    from_class: ops[a].class,
                     to_class: Class::InvalidateCompletion,
                     dev: None,
                     scope: Scope::AnyInstance,
@@ -357,11 +391,11 @@ fn edges(
         if (before.as_str(), after.as_str()) != ("invalidates", "return") {
             continue;
         }
-        for op in ops.iter().filter(|o| o.class == Class::TlbInvalidate) {
+        for op in ops.iter().filter(|o| o.class.is_invalidation()) {
             push(Edge {
                 from: op.id,
                 to: OpId::EXIT,
-                from_class: Class::TlbInvalidate,
+                from_class: op.class,
                 to_class: Class::InvalidateCompletion,
                 dev: None,
                 scope: Scope::AnyInstance,

@@ -63,7 +63,7 @@ impl Strategy {
 
     /// The cover configuration forcing this strategy on every cover of
     /// `seq` (`user` pins come after, so `all` wins for its own names).
-    pub fn config(self, seq: &Seq, user: &[(String, u64)]) -> CoverConfig {
+    pub fn config(self, prog: &Program, seq: &Seq, user: &[(String, u64)]) -> CoverConfig {
         let mut pins = Vec::new();
         if self == Strategy::All {
             crate::ir::walk(&seq.body, &mut |s| {
@@ -72,7 +72,22 @@ impl Strategy {
                 }
             });
         }
+        // `threshold(SET)` written out in an `if` (the spec makes the
+        // choice, its covers keep their modes): `all` flushes at every
+        // size, the loop strategies never do.
+        let written = super::expr_threshold_names(prog, seq);
+        for name in &written {
+            let v = match self {
+                Strategy::Auto => continue,
+                Strategy::All => 0,
+                Strategy::Exact | Strategy::Single => u64::MAX,
+            };
+            pins.push((name.clone(), v));
+        }
         pins.extend(user.iter().cloned());
+        if !written.is_empty() {
+            return CoverConfig { mode: None, pins };
+        }
         CoverConfig {
             mode: Some(match self {
                 Strategy::Exact => CoverMode::Exact,
@@ -300,6 +315,7 @@ pub fn measure(
             .unwrap_or(0);
         d.counts.flushes += cv.flushes;
     }
+    d.counts.flushes += spec.loose_flushes;
     d.cost = super::cost(costs, &d.counts);
     Ok(d)
 }
@@ -760,7 +776,7 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
             ));
             continue;
         }
-        let cfg = s.config(seq, &req.pins);
+        let cfg = s.config(&prog, seq, &req.pins);
         let opts = Options {
             passes: req.passes.clone(),
             cover: cfg.clone(),
@@ -878,23 +894,29 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
         }
     }
 
-    let threshold =
-        super::threshold(&prog, set, cover.threshold, cover.body, &req.pins).map(|t: Threshold| {
-            let (source, per_op, all) = match t.source {
-                Source::Derived { per_op, all } => ("derived", Some(per_op), Some(all)),
-                Source::Spec => ("spec", None, None),
-                Source::Cli => ("cli", None, None),
-            };
-            ThresholdView {
-                bytes: t.value.saturating_mul(granule),
-                name: t.name,
-                value: t.value,
-                source,
-                per_op,
-                all,
-            }
-        });
-    if let (Some(t), false) = (&threshold, cover.mode == CoverMode::Auto) {
+    // A threshold the spec reads with `threshold(SET)` is the one in force.
+    let written = super::expr_threshold_sets(seq).contains(&cover.set);
+    let threshold = if written {
+        super::expr_threshold(&prog, &seq.name, cover.set, &req.pins)
+    } else {
+        super::threshold(&prog, set, cover.threshold, cover.body, &req.pins)
+    }
+    .map(|t: Threshold| {
+        let (source, per_op, all) = match t.source {
+            Source::Derived { per_op, all } => ("derived", Some(per_op), Some(all)),
+            Source::Spec => ("spec", None, None),
+            Source::Cli => ("cli", None, None),
+        };
+        ThresholdView {
+            bytes: t.value.saturating_mul(granule),
+            name: t.name,
+            value: t.value,
+            source,
+            per_op,
+            all,
+        }
+    });
+    if let (Some(t), false) = (&threshold, cover.mode == CoverMode::Auto || written) {
         notes.push(format!(
             "the spec's cover is not `auto`: {} is what `auto` (the auto column) would use",
             t.name

@@ -17,7 +17,8 @@
 pub mod cost;
 pub mod plot;
 
-use crate::ir::{Costs, DevId, GSize, Granule, GranuleSet, Program, RegId, Stmt, Via};
+use crate::ir::expr::Binding;
+use crate::ir::{Costs, DevId, Expr, GSize, Granule, GranuleSet, Program, RegId, Seq, Stmt, Via};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -257,10 +258,78 @@ pub fn threshold(
     })
 }
 
+/// The name of a threshold: per sequence and granule set, the same for an
+/// `auto` cover and for `threshold(SET)`.
+pub fn threshold_name(seq: &str, set: &str) -> String {
+    format!("{seq}_{set}_THRESHOLD").to_ascii_uppercase()
+}
+
+/// The granule sets a sequence reads with `threshold(SET)`.
+pub fn expr_threshold_sets(seq: &Seq) -> Vec<usize> {
+    fn collect(e: &Expr, out: &mut Vec<usize>) {
+        if let Expr::Binding(Binding::Threshold(s)) = e {
+            if !out.contains(s) {
+                out.push(*s);
+            }
+        }
+        e.children().into_iter().for_each(|c| collect(c, out));
+    }
+    let mut sets = Vec::new();
+    let mut body = seq.body.clone();
+    crate::ir::map_exprs(&mut body, &mut |e| {
+        if e.uses_binding() {
+            collect(e, &mut sets);
+        }
+        e.clone()
+    });
+    sets
+}
+
+pub fn expr_threshold_names(prog: &Program, seq: &Seq) -> Vec<String> {
+    expr_threshold_sets(seq)
+        .into_iter()
+        .filter_map(|s| prog.granules.get(s))
+        .map(|g| threshold_name(&seq.name, &g.name))
+        .collect()
+}
+
+/// `threshold(SET)` in sequence `seq`: as an `auto` cover of a body that
+/// issues the loop granule's and the flush-all's instruction once each,
+/// so `floor((invalidate + all) / invalidate)` from the set's costs
+/// unless pinned.
+pub fn expr_threshold(
+    prog: &Program,
+    seq: &str,
+    set: usize,
+    pins: &[(String, u64)],
+) -> Option<Threshold> {
+    let g = prog.granules.get(set)?;
+    let body: Vec<Stmt> = [loop_entry(g)?, all_entry(g)?]
+        .iter()
+        .filter_map(|e| match &e.via {
+            Some(Via::Insn(n)) => Some(Stmt::Invalidate {
+                id: crate::ir::OpId(0),
+                name: n.clone(),
+                operands: Vec::new(),
+                span: g.span,
+            }),
+            _ => None,
+        })
+        .collect();
+    threshold(prog, g, &threshold_name(seq, &g.name), &body, pins)
+}
+
 /// Every `auto` cover's threshold in the program (for headers and `cost`).
 pub fn thresholds(prog: &Program, pins: &[(String, u64)]) -> Vec<Threshold> {
     let mut out = Vec::new();
     for seq in &prog.seqs {
+        for s in expr_threshold_sets(seq) {
+            if let Some(t) = expr_threshold(prog, &seq.name, s, pins) {
+                if !out.iter().any(|o: &Threshold| o.name == t.name) {
+                    out.push(t);
+                }
+            }
+        }
         crate::ir::walk(&seq.body, &mut |s| {
             if let Stmt::Cover {
                 set,

@@ -56,6 +56,7 @@ pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
         });
     }
     for seq in &mut out.seqs {
+        resolve_thresholds(prog, seq, &cfg.pins);
         if !has_cover(&seq.body) {
             continue;
         }
@@ -64,6 +65,23 @@ pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
         seq.edges = crate::ir::order::required_edges(&prog.devices, &seq.body, &seq.orders);
     }
     Ok(out)
+}
+
+/// `threshold(SET)` -> its value under `pins` (checking made sure one
+/// exists: costs, or a pin in the spec).
+fn resolve_thresholds(prog: &Program, seq: &mut Seq, pins: &[(String, u64)]) {
+    let name = seq.name.clone();
+    crate::ir::map_exprs(&mut seq.body, &mut |e| {
+        if !e.uses_binding() {
+            return e.clone();
+        }
+        e.bind(&|b| match b {
+            Binding::Threshold(s) => Expr::Const(
+                model::expr_threshold(prog, &name, s, pins).map_or(u64::MAX, |t| t.value),
+            ),
+            other => Expr::Binding(other),
+        })
+    });
 }
 
 fn has_cover(body: &[Stmt]) -> bool {
@@ -188,6 +206,7 @@ fn instantiate_range(
         Binding::Size => size.clone(),
         Binding::Num => num.clone(),
         Binding::Scale => scale.clone(),
+        t @ Binding::Threshold(_) => Expr::Binding(t),
     };
     fn copy(
         body: &[Stmt],

@@ -24,14 +24,29 @@ pub fn run(seq: &mut Seq, target: Target) {
     {
         return;
     }
-    let (from, to) = (Class::TlbInvalidate, Class::InvalidateCompletion);
-    if target.orders_implicitly(from, to, false) {
+    // Every kind of invalidation the sequence issues must be complete at
+    // an early exit: one barrier that completes them all (POWER: `tlbie`
+    // needs `eieio; tlbsync; ptesync`, `tlbiel` only `ptesync`).
+    let mut classes: Vec<Class> = Vec::new();
+    crate::ir::walk(&seq.body, &mut |s| {
+        if let Stmt::Invalidate { name, .. } = s {
+            let c = crate::ir::order::invalidate_class(name);
+            if !classes.contains(&c) {
+                classes.push(c);
+            }
+        }
+    });
+    let to = Class::InvalidateCompletion;
+    classes.retain(|&c| !target.orders_implicitly(c, to, false));
+    if classes.is_empty() {
         return;
     }
+    let completes_all =
+        |k: &crate::target::barriers::BarrierKind| classes.iter().all(|&c| k.covers(c, to));
     let Some(kind) = target
         .barriers()
         .iter()
-        .filter(|k| k.covers(from, to))
+        .filter(|k| completes_all(k))
         .min_by_key(|k| k.cost)
     else {
         // Placement has already reported that nothing orders these.
@@ -39,8 +54,7 @@ pub fn run(seq: &mut Seq, target: Target) {
     };
     let cx = Cx {
         completes: &|name: &str| {
-            crate::target::barriers::find(target.barriers(), name)
-                .is_some_and(|k| k.covers(from, to))
+            crate::target::barriers::find(target.barriers(), name).is_some_and(&completes_all)
         },
         name: kind.name,
     };

@@ -442,6 +442,34 @@ impl<'a> Parser<'a> {
                         let op = self.ident("a TLBI operation")?;
                         via.name = format!("tlbi {}", op.name);
                         via.span = first.span.to(op.span);
+                    } else if matches!(first.name.as_str(), "tlbie" | "tlbiel")
+                        && matches!(self.peek(), Tok::Int(..))
+                    {
+                        // RIC, PRS, R: the fields that make the operation.
+                        let mut vals = Vec::new();
+                        for (i, what) in ["RIC", "PRS", "R"].iter().enumerate() {
+                            if i > 0 {
+                                self.expect(Tok::Comma)?;
+                            }
+                            let (v, _) = self.int(what)?;
+                            vals.push(v);
+                        }
+                        let limits = [3, 1, 1];
+                        if let Some(i) = (0..3).find(|&i| vals[i] > limits[i]) {
+                            return Err(Diag::new(
+                                self.prev_span(),
+                                format!(
+                                    "`{}`'s {} is 0..={}, got {}",
+                                    first.name,
+                                    ["RIC", "PRS", "R"][i],
+                                    limits[i],
+                                    vals[i]
+                                ),
+                            )
+                            .label("out of range"));
+                        }
+                        via.name = crate::ir::insn_imm::name_with(&first.name, &vals);
+                        via.span = first.span.to(self.prev_span());
                     }
                     e.via = Some(via);
                 } else {
@@ -1120,7 +1148,7 @@ const TOP_LEVEL: [&str; 6] = [
 
 /// Statements that issue a CPU invalidation instruction.
 fn is_invalidate_kw(s: &str) -> bool {
-    matches!(s, "tlbi" | "tlbie" | "tlbiel" | "invlpg")
+    matches!(s, "tlbi" | "tlbie" | "tlbiel" | "slbia" | "invlpg")
 }
 
 /// Words that continue a `barrier` statement (`barrier dsb ish`).

@@ -20,6 +20,28 @@ impl BarrierKind {
     pub fn covers(&self, from: Class, to: Class) -> bool {
         self.orders.contains(&(from, to))
     }
+
+    /// The instructions it is made of, in order: one, or several for a
+    /// barrier that only a sequence provides (POWER `eieio; tlbsync;
+    /// ptesync`).
+    pub fn parts(&self) -> impl Iterator<Item = &'static str> {
+        self.name.split("; ")
+    }
+}
+
+/// The barriers that a run of consecutive barrier instructions ending at
+/// its last element provides: every kind whose parts are the run's
+/// suffix. Executed code is traced one instruction at a time, so a
+/// composite barrier counts only when all its parts ran in order with no
+/// other access between them.
+pub fn ending_run<'a>(
+    table: &'static [BarrierKind],
+    run: &'a [&'a str],
+) -> impl Iterator<Item = &'static BarrierKind> + 'a {
+    table.iter().filter(move |k| {
+        let parts: Vec<&str> = k.parts().collect();
+        run.len() >= parts.len() && run[run.len() - parts.len()..] == parts[..]
+    })
 }
 
 pub fn find(table: &'static [BarrierKind], name: &str) -> Option<&'static BarrierKind> {

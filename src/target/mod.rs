@@ -99,7 +99,7 @@ impl Target {
     /// operands? The error says why not.
     pub fn check_invalidate(self, name: &str, n: usize) -> Result<(), String> {
         match self {
-            Target::Power64 | Target::Power64le => power::lower::check_invalidate(name, n),
+            Target::Power64 | Target::Power64le => power::tlb::check_invalidate(name, n),
             Target::Aarch64 => aarch64::lower::check_invalidate(name, n),
             Target::X86_64 => x86_64::lower::check_invalidate(name, n),
         }

@@ -123,6 +123,10 @@ pub struct Outcome {
     /// Branch arms taken: (the `If` statement's address in the interpreted
     /// sequence, then-arm?), for `verify`'s coverage of both arms.
     pub arms: std::collections::BTreeSet<(usize, bool)>,
+    /// Flush-alls issued outside any cover: invalidations through the
+    /// `via` of some set's `all` granule (`if n > threshold(SET) { ... }`
+    /// written out), which the cost model prices like a cover's.
+    pub loose_flushes: u64,
 }
 
 /// Runaway guard: specs with unbounded work cannot exist (polls and
@@ -185,6 +189,7 @@ pub fn run_bounded(
         seq,
         memory: world.memory.clone(),
         arms: Default::default(),
+        loose_flushes: 0,
     };
     let ret = match m.block(&seq.body)? {
         Flow::Next => match seq.status {
@@ -201,6 +206,7 @@ pub fn run_bounded(
         covers: m.covers,
         memory: m.memory,
         arms: m.arms,
+        loose_flushes: m.loose_flushes,
     })
 }
 
@@ -229,6 +235,7 @@ struct Machine<'a> {
     seq: &'a Seq,
     memory: HashMap<usize, Vec<u8>>,
     arms: std::collections::BTreeSet<(usize, bool)>,
+    loose_flushes: u64,
 }
 
 #[derive(Clone)]
@@ -270,6 +277,12 @@ impl Machine<'_> {
         Ok(Flow::Next)
     }
 
+    /// `threshold(SET)` as the cover pass resolves it.
+    fn threshold_of(&self, set: usize) -> u64 {
+        model::expr_threshold(self.prog, &self.seq.name, set, &self.world.cover.pins)
+            .map_or(u64::MAX, |t| t.value)
+    }
+
     fn eval(&self, e: &crate::ir::Expr) -> u64 {
         match &self.cover {
             Some(c) if e.uses_binding() => {
@@ -287,9 +300,16 @@ impl Machine<'_> {
                     Binding::Size => Expr::Const(z),
                     Binding::Num => Expr::Const(n),
                     Binding::Scale => Expr::Const(sc),
+                    Binding::Threshold(s) => Expr::Const(self.threshold_of(s)),
                 })
                 .eval_with(&self.world.params, &self.locals)
             }
+            _ if e.uses_binding() => e
+                .bind(&|x| match x {
+                    Binding::Threshold(s) => Expr::Const(self.threshold_of(s)),
+                    other => Expr::Binding(other),
+                })
+                .eval_with(&self.world.params, &self.locals),
             _ => e.eval_with(&self.world.params, &self.locals),
         }
     }
@@ -845,6 +865,16 @@ impl Machine<'_> {
                 id, name, operands, ..
             } => {
                 let ops = operands.iter().map(|o| self.eval(o)).collect();
+                if self.cover.is_none()
+                    && self.prog.granules.iter().any(|g| {
+                        g.entries.iter().any(|e| {
+                            e.size == crate::ir::GSize::All
+                                && matches!(&e.via, Some(crate::ir::Via::Insn(n)) if n == name)
+                        })
+                    })
+                {
+                    self.loose_flushes += 1;
+                }
                 self.out.push((
                     *id,
                     Access::Invalidate {

@@ -137,10 +137,18 @@ pub fn edges_crossed(
             }
         })
         .collect();
+    // Consecutive barrier instructions: a composite barrier (POWER `eieio;
+    // tlbsync; ptesync`) orders only once all its parts have run. A
+    // barrier event of the IR interpreter is a whole kind already.
+    let mut run: Vec<&str> = Vec::new();
     for (pos, ev) in trace.events.iter().enumerate() {
         if ev.kind == Kind::Barrier {
             let name = ev.insn.trim();
-            if let Some(k) = barriers::find(table, name) {
+            let mut kinds: Vec<&barriers::BarrierKind> =
+                barriers::find(table, name).into_iter().collect();
+            run.push(name);
+            kinds.extend(barriers::ending_run(table, &run));
+            for k in kinds {
                 for (i, e) in edges.iter().enumerate() {
                     if k.covers(e.from_class, e.to_class) {
                         pending[i].clear();
@@ -149,6 +157,7 @@ pub fn edges_crossed(
             }
             continue;
         }
+        run.clear();
         let key = ev.dev_id.zip(ev.instance);
         for (i, e) in edges.iter().enumerate() {
             if Some(e.to) == ev.op {

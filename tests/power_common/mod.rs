@@ -139,6 +139,10 @@ pub fn corpus() -> Vec<Insn> {
         Tlbiel { rb: 7, rs: 8, ric: 0, prs: 0, r: 0 },
         Tlbiel { rb: 7, rs: 0, ric: 0, prs: 0, r: 0 },
         Crxor { bt: 6, ba: 6, bb: 6 },
+        Slbia { ih: 3 },
+        Slbia { ih: 7 },
+        Slbia { ih: 0 },
+        CpAbort,
     ]);
     v.extend([Eieio, Sync, Lwsync, Ptesync, Isync, Tlbsync, Nop, Blr]);
     // Branches: backward to .L0, forward to .L1, and to an adjacent label.

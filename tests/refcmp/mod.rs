@@ -32,6 +32,23 @@ const STORE_LOG_C: &str = include_str!("../harness/store_log.c");
 const KERNEL_H: &str = include_str!("../reference/kernel.h");
 
 /// The reference transcription of an example.
+/// What names an invalidation operation in a disassembly line, registers
+/// left out: `tlbi vale1is, x9` -> `tlbi vale1is`; POWER `tlbie r11,r10,2,1,1`
+/// -> `tlbie 2,1,1` (RIC, PRS, R are the operation; RB, RS its operands);
+/// `slbia 3` as it is.
+pub fn inval_key(text: &str) -> String {
+    let mut parts = text.split(',').map(str::trim);
+    let first = parts.next().unwrap_or("");
+    let words: Vec<&str> = first.split_whitespace().collect();
+    match words.first() {
+        Some(&m) if m == "tlbie" || m == "tlbiel" => {
+            let imms: Vec<&str> = parts.skip(1).collect();
+            format!("{m} {}", imms.join(","))
+        }
+        _ => words.join(" "),
+    }
+}
+
 pub fn reference_c(stem: &str) -> &'static str {
     match stem {
         "npu2_atsd" => include_str!("../reference/npu2_atsd.c"),
@@ -40,6 +57,7 @@ pub fn reference_c(stem: &str) -> &'static str {
         "arm64_tlb_range" => include_str!("../reference/arm64_tlb_range.c"),
         "vtd_iotlb" => include_str!("../reference/vtd_iotlb.c"),
         "e6500_tcd_lock" => include_str!("../reference/e6500_tcd_lock.c"),
+        "radix_tlb" => include_str!("../reference/radix_tlb.c"),
         _ => panic!("no reference for {stem}"),
     }
 }
@@ -859,8 +877,7 @@ fn side(exe: &Exe, lines: &[&str], pcs: &[u64], generated: bool) -> Result<Side,
             ["inval", pc, _word, ops @ ..] => {
                 let pc = num(pc)?;
                 let text = exe.insns.get(&pc).cloned().unwrap_or_default();
-                // `tlbi vale1is, x9` -> `tlbi vale1is`
-                let op = text.split(',').next().unwrap_or("").trim().to_string();
+                let op = inval_key(&text);
                 logged.push((
                     pc,
                     Ev::Inval {
@@ -1321,7 +1338,9 @@ pub fn order_violations(
     // (dev, inst, reg, class) -> latest position
     let mut latest: BTreeMap<(usize, u64, usize, Class), usize> = BTreeMap::new();
     let mut latest_store: Option<usize> = None;
-    let mut latest_inval: Option<usize> = None;
+    // The latest invalidation of each class (`tlbie`, `tlbiel`, `slbia`
+    // complete differently).
+    let mut latest_inval: BTreeMap<Class, usize> = BTreeMap::new();
     let mut taken: BTreeMap<(usize, u64), usize> = BTreeMap::new();
     let mut pending_acquire: Option<usize> = None;
     let barriers_in = |a: usize, b: usize| -> Vec<&str> {
@@ -1333,10 +1352,21 @@ pub fn order_violations(
             })
             .collect()
     };
+    // A composite barrier (POWER `eieio; tlbsync; ptesync`) counts when its
+    // parts ran in order with nothing else between them.
     let covered = |a: usize, b: usize, from: Class, to: Class| {
-        barriers_in(a, b)
-            .iter()
-            .any(|n| table_kind(t, n).is_some_and(|k| k.covers(from, to)))
+        let mut run: Vec<&str> = Vec::new();
+        s.events[a + 1..b].iter().any(|e| match e {
+            Ev::Barrier(n) => {
+                run.push(n.as_str());
+                table_kind(t, n).is_some_and(|k| k.covers(from, to))
+                    || barriers::ending_run(t.barriers(), &run).any(|k| k.covers(from, to))
+            }
+            _ => {
+                run.clear();
+                false
+            }
+        })
     };
     let req = |call: usize| reqs.get(call).or(reqs.last()).cloned().unwrap_or_default();
     let has =
@@ -1421,7 +1451,7 @@ pub fn order_violations(
                 started = true;
                 entry = pos;
                 latest_store = Some(pos);
-                latest_inval = None;
+                latest_inval.clear();
                 taken.clear();
             }
             Ev::NAccess {
@@ -1543,12 +1573,13 @@ pub fn order_violations(
                 }
                 latest.insert((*dev, *inst, r, cb), pos);
             }
-            Ev::Inval { .. } => {
-                if has(call, "stores", "invalidates") {
+            Ev::Inval { op, .. } => {
+                let class = shootdown::ir::order::invalidate_class(op);
+                if has(call, "stores", "invalidates") && class.reads_page_tables() {
                     if let Some(a) = latest_store {
-                        if !covered(a, pos, Class::NormalStore, Class::TlbInvalidate) {
+                        if !covered(a, pos, Class::NormalStore, class) {
                             out.push(format!(
-                                "event {pos} ({}) after {} (event {a}): no barrier orders NormalStore -> TlbInvalidate",
+                                "event {pos} ({}) after {} (event {a}): no barrier orders NormalStore -> {class:?}",
                                 name(e),
                                 name(&s.events[a])
                             ));
@@ -1556,24 +1587,24 @@ pub fn order_violations(
                     }
                 }
                 if has(call, "invalidates", "invalidates") {
-                    if let Some(a) = latest_inval {
-                        if !covered(a, pos, Class::TlbInvalidate, Class::InvalidateCompletion) {
+                    for (&c, &a) in &latest_inval {
+                        if !covered(a, pos, c, Class::InvalidateCompletion) {
                             out.push(format!(
-                                "event {pos} ({}) after {} (event {a}): the earlier invalidation is not complete (TlbInvalidate -> InvalidateCompletion)",
+                                "event {pos} ({}) after {} (event {a}): the earlier invalidation is not complete ({c:?} -> InvalidateCompletion)",
                                 name(e),
                                 name(&s.events[a])
                             ));
                         }
                     }
                 }
-                latest_inval = Some(pos);
+                latest_inval.insert(class, pos);
             }
             Ev::Ret => {
                 if has(call, "invalidates", "return") {
-                    if let Some(a) = latest_inval {
-                        if !covered(a, pos, Class::TlbInvalidate, Class::InvalidateCompletion) {
+                    for (&c, &a) in &latest_inval {
+                        if !covered(a, pos, c, Class::InvalidateCompletion) {
                             out.push(format!(
-                                "return (event {pos}) after {} (event {a}): no barrier completes it (TlbInvalidate -> InvalidateCompletion)",
+                                "return (event {pos}) after {} (event {a}): no barrier completes it ({c:?} -> InvalidateCompletion)",
                                 name(&s.events[a])
                             ));
                         }
@@ -1601,7 +1632,7 @@ pub fn order_violations(
                         }
                     }
                 }
-                latest_inval = None;
+                latest_inval.clear();
             }
         }
     }

@@ -980,6 +980,136 @@ fn e6500_tcd_lock(src: &str) -> Vec<Build> {
     }]
 }
 
+fn radix_tlb() -> Vec<Build> {
+    const PID: u64 = 0x1_2345;
+    const BASE: u64 = 0x7fff_a000_0000;
+    const RANGE: &[Arg] = &[
+        Arg::Int("pid"),
+        Arg::Int("start"),
+        Arg::Int("end"),
+        Arg::Int("features"),
+    ];
+    const PAGE: &[Arg] = &[Arg::Int("pid"), Arg::Int("va"), Arg::Int("features")];
+    const ONE_PID: &[Arg] = &[Arg::Int("pid"), Arg::Int("features")];
+    let calls = |seq: &'static str| -> &'static [Call] {
+        match seq {
+            "flush_tlb_page" => &[Call {
+                seq: "flush_tlb_page",
+                bind: NONE,
+            }],
+            "flush_tlb_page_local" => &[Call {
+                seq: "flush_tlb_page_local",
+                bind: NONE,
+            }],
+            "flush_tlb_pid" => &[Call {
+                seq: "flush_tlb_pid",
+                bind: NONE,
+            }],
+            "flush_tlb_pid_local" => &[Call {
+                seq: "flush_tlb_pid_local",
+                bind: NONE,
+            }],
+            "flush_tlb_all" => &[Call {
+                seq: "flush_tlb_all",
+                bind: NONE,
+            }],
+            _ => &[Call {
+                seq: "flush_tlb_range",
+                bind: NONE,
+            }],
+        }
+    };
+    // Every combination of the two POWER9 errata (bits 0, 1), and ISA 3.1
+    // (bit 2) for the local flushes.
+    let page = |f: u64| {
+        vec![
+            Input::new(
+                format!("aligned, features {f}"),
+                &[("pid", PID), ("va", BASE + 0x3_0000), ("features", f)],
+            ),
+            Input::new(
+                format!("unaligned, features {f}"),
+                &[("pid", 0xf_ffff), ("va", BASE + 0x3_1234), ("features", f)],
+            ),
+        ]
+    };
+    let range = |label: &str, start: u64, pages: u64, f: u64| {
+        Input::new(
+            format!("{label}, features {f}"),
+            &[
+                ("pid", PID),
+                ("start", start),
+                ("end", start + pages * 0x1_0000),
+                ("features", f),
+            ],
+        )
+    };
+    let ranges = |f: u64| {
+        vec![
+            range("1 page", BASE, 1, f),
+            range("16 pages", BASE, 16, f),
+            range("31 pages", BASE, 31, f),
+            range("32 pages (2M)", BASE, 32, f),
+            range("48 pages across a 2M boundary", BASE + 0x10_0000, 48, f),
+            range("64 pages from 2M (two huge pages)", BASE, 64, f),
+            range("1000 pages", BASE, 1000, f),
+        ]
+    };
+    let scenario = |name: &'static str,
+                    kernel: &'static str,
+                    ref_fn: &'static str,
+                    args: &'static [Arg],
+                    inputs| Scenario {
+        name,
+        kernel,
+        ref_fn,
+        args,
+        calls: calls(name),
+        inputs,
+    };
+    let mut page_in = Vec::new();
+    let mut pid_in = Vec::new();
+    let mut range_in = Vec::new();
+    for f in 0..4 {
+        page_in.extend(page(f));
+        pid_in.push(Input::new(
+            format!("features {f}"),
+            &[("pid", PID), ("features", f)],
+        ));
+        range_in.extend(ranges(f));
+    }
+    let local_in: Vec<Input> = [0, 4].iter().flat_map(|&f| page(f)).collect();
+    let pid_local_in: Vec<Input> = [0u64, 4]
+        .iter()
+        .map(|&f| Input::new(format!("features {f}"), &[("pid", PID), ("features", f)]))
+        .collect();
+    vec![
+        Build {
+            pins: vec![],
+            why: "the derived ceiling (31 pages) against the kernel's with tlb_single_page_flush_ceiling = 31",
+            scenarios: vec![
+                scenario("flush_tlb_page", "radix_tlb.c _tlbie_va(64K, RIC_FLUSH_TLB) (Linux 6.1)", "ref_flush_tlb_page", PAGE, page_in),
+                scenario("flush_tlb_page_local", "radix_tlb.c _tlbiel_va(64K, RIC_FLUSH_TLB) (Linux 6.1)", "ref_flush_tlb_page_local", PAGE, local_in),
+                scenario("flush_tlb_pid", "radix_tlb.c _tlbie_pid(RIC_FLUSH_ALL) (Linux 6.1)", "ref_flush_tlb_pid", ONE_PID, pid_in),
+                scenario("flush_tlb_pid_local", "radix_tlb.c _tlbiel_pid(RIC_FLUSH_ALL) (Linux 6.1)", "ref_flush_tlb_pid_local", ONE_PID, pid_local_in),
+                scenario("flush_tlb_range", "radix_tlb.c __radix__flush_tlb_range, global tlbie path, ceiling 31 (Linux 6.1)", "ref_flush_tlb_range_c31", RANGE, range_in),
+                scenario("flush_tlb_all", "radix_tlb.c radix__flush_tlb_all (Linux 6.1)", "ref_flush_tlb_all", &[], vec![Input::new("all", &[])]),
+            ],
+        },
+        Build {
+            pins: vec![("FLUSH_TLB_RANGE_RADIX64K_THRESHOLD", 33)],
+            why: "the kernel's tlb_single_page_flush_ceiling = 33",
+            scenarios: vec![scenario(
+                "flush_tlb_range",
+                "radix_tlb.c __radix__flush_tlb_range, global tlbie path (Linux 6.1)",
+                "ref_flush_tlb_range",
+                RANGE,
+                vec![range("33 pages", BASE, 33, 0), range("34 pages", BASE, 34, 0), range("33 pages, both errata", BASE, 33, 3)],
+            )],
+        },
+    ]
+}
+
 /// The builds of an example (`src`: its spec text).
 pub fn builds(stem: &str, src: &str) -> Vec<Build> {
     match stem {
@@ -989,6 +1119,7 @@ pub fn builds(stem: &str, src: &str) -> Vec<Build> {
         "arm64_tlb_range" => arm64_tlb_range(),
         "vtd_iotlb" => vtd_iotlb(),
         "e6500_tcd_lock" => e6500_tcd_lock(src),
+        "radix_tlb" => radix_tlb(),
         _ => panic!("no scenarios for {stem}"),
     }
 }

@@ -67,10 +67,29 @@ pub static TABLE: &[BarrierKind] = &[
         name: "ptesync",
         cost: 9,
         // Book III 6.10: ptesync is hwsync plus: page table stores are
-        // visible to the table walk before later tlbie, and waits for
-        // earlier tlbie to complete when preceded by tlbsync.
+        // visible to the table walk before later tlbie/tlbiel, and a
+        // preceding tlbiel is complete after it (Book III 6.10.1.1; Linux
+        // ppc_after_tlbiel_barrier). A tlbie is not: that takes tlbsync.
         orders: &[
+            (DevStore, DevStore),
+            (DevStore, DevLoad),
+            (DevLoad, DevStore),
+            (DevLoad, DevLoad),
+            (NormalStore, NormalStore),
+            (NormalStore, NormalLoad),
+            (NormalLoad, NormalStore),
+            (NormalLoad, NormalLoad),
+            (NormalStore, DevStore),
+            (NormalStore, DevLoad),
+            (NormalLoad, DevStore),
+            (NormalLoad, DevLoad),
+            (DevStore, NormalStore),
+            (DevStore, NormalLoad),
+            (DevLoad, NormalStore),
+            (DevLoad, NormalLoad),
             (NormalStore, TlbInvalidate),
+            (NormalStore, LocalInvalidate),
+            (LocalInvalidate, InvalidateCompletion),
             (InvalidateCompletion, NormalLoad),
             (InvalidateCompletion, DevStore),
             (InvalidateCompletion, ContextSync),
@@ -78,23 +97,71 @@ pub static TABLE: &[BarrierKind] = &[
         cite: "Power ISA v3.0B Book II 4.6.3 sync L=2 (ptesync), Book III 6.10.1",
     },
     BarrierKind {
+        name: "eieio; tlbsync; ptesync",
+        cost: 20,
+        // Book III 6.10.1: a tlbie is complete on all processors once a
+        // tlbsync issued after it (eieio orders the tlbie before the
+        // tlbsync) is followed by a ptesync. The three are one barrier:
+        // none completes a tlbie alone, and Linux always writes them
+        // together (radix_tlb.c: "eieio; tlbsync; ptesync").
+        orders: &[
+            (DevStore, DevStore),
+            (DevStore, DevLoad),
+            (DevLoad, DevStore),
+            (DevLoad, DevLoad),
+            (NormalStore, NormalStore),
+            (NormalStore, NormalLoad),
+            (NormalLoad, NormalStore),
+            (NormalLoad, NormalLoad),
+            (NormalStore, DevStore),
+            (NormalStore, DevLoad),
+            (NormalLoad, DevStore),
+            (NormalLoad, DevLoad),
+            (DevStore, NormalStore),
+            (DevStore, NormalLoad),
+            (DevLoad, NormalStore),
+            (DevLoad, NormalLoad),
+            (NormalStore, TlbInvalidate),
+            (NormalStore, LocalInvalidate),
+            (TlbInvalidate, InvalidateCompletion),
+            (LocalInvalidate, InvalidateCompletion),
+            (InvalidateCompletion, NormalLoad),
+            (InvalidateCompletion, DevStore),
+            (InvalidateCompletion, ContextSync),
+        ],
+        cite: "Power ISA v3.0B Book III 6.10.1 tlbsync; Linux radix_tlb.c",
+    },
+    BarrierKind {
         name: "tlbsync",
         cost: 10,
-        // Book III 6.10.1: tlbsync waits for tlbie issued by this thread
-        // to complete on all processors (followed by ptesync).
-        orders: &[(TlbInvalidate, InvalidateCompletion)],
+        // Alone it completes nothing a spec can rely on (see above); it
+        // stays spellable for `barrier tlbsync` in hand-ordered code.
+        orders: &[],
         cite: "Power ISA v3.0B Book III 6.10.1 tlbsync",
+    },
+    BarrierKind {
+        name: "cp_abort",
+        cost: 1,
+        // Not an ordering: clears the copy-paste buffer, which Linux does
+        // after tlbiel on ISA 3.1 CPUs (ppc_after_tlbiel_barrier). Only
+        // ever written by a spec (`barrier cp_abort`), never placed.
+        orders: &[],
+        cite: "Power ISA v3.1 Book II 4.4 cp_abort",
     },
     BarrierKind {
         name: "isync",
         cost: 3,
         // Book II 4.6.1 / Book III 1.6: context synchronizing; later
         // instructions are fetched in the new context.
+        // Book III 5.9.3.3: an slbia's ERAT invalidation takes effect
+        // at the next context-synchronizing instruction (Linux: "slbia;
+        // isync").
         orders: &[
             (InvalidateCompletion, ContextSync),
             (NormalLoad, ContextSync),
+            (EratInvalidate, InvalidateCompletion),
         ],
-        cite: "Power ISA v3.0B Book II 4.6.1 isync",
+        cite: "Power ISA v3.0B Book II 4.6.1 isync, Book III 5.9.3.3",
     },
 ];
 

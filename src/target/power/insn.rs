@@ -148,6 +148,12 @@ pub enum Insn {
     FtrB { mmu: bool, cap: String, target: Label },
     Tlbie { rb: Reg, rs: Reg, ric: u8, prs: u8, r: u8 },
     Tlbiel { rb: Reg, rs: Reg, ric: u8, prs: u8, r: u8 },
+    /// `slbia IH` (ISA 3.0): with radix, invalidates ERAT entries of the
+    /// class IH selects (Linux PPC_RADIX_INVALIDATE_ERAT_USER: IH=3).
+    Slbia { ih: u8 },
+    /// `cp_abort` (ISA 3.0): clears the copy-paste buffer; Linux issues it
+    /// after `tlbiel` on ISA 3.1 (ppc_after_tlbiel_barrier).
+    CpAbort,
     /// Pseudo: no bytes, defines a branch target.
     Label(Label),
 }
@@ -470,6 +476,15 @@ impl Insn {
             Nop | FtrB { .. } => d_form(24, 0, 0, 0),
             Tlbie { rb: b, rs: s, ric, prs, r } => tlbi(306, b, s, ric, prs, r)?,
             Tlbiel { rb: b, rs: s, ric, prs, r } => tlbi(274, b, s, ric, prs, r)?,
+            // X-form PO 31, XO 498; IH in bits 8-10 (the RS slot's low 3).
+            Slbia { ih } => {
+                if ih > 7 {
+                    return Err(c.bad("slbia IH must be 0..=7"));
+                }
+                x_form(498, u32::from(ih), 0, 0, 0)
+            }
+            // X-form PO 31, XO 838 (Linux PPC_RAW_CP_ABORT 0x7c00068c).
+            CpAbort => x_form(838, 0, 0, 0, 0),
             Label(_) => return Err(c.bad("Label is a pseudo-instruction with no encoding")),
         };
         Ok(w)
@@ -579,7 +594,10 @@ impl Insn {
             B { target } | Bdnz { target } => format!("{m} {}", label_name(*target)),
             Bc { bf, target, .. } => format!("{m} {bf},{}", label_name(*target)),
             Mtctr { rs: t } | Mfctr { rt: t } => format!("{m} {}", r(*t)),
-            Blr | Eieio | Sync | Lwsync | Ptesync | Isync | Tlbsync | Nop => m.to_string(),
+            Blr | Eieio | Sync | Lwsync | Ptesync | Isync | Tlbsync | Nop | CpAbort => {
+                m.to_string()
+            }
+            Slbia { ih } => format!("{m} {ih}"),
             FtrB { mmu, cap, target } => {
                 let k = if *mmu { "MMU_" } else { "" };
                 format!(
@@ -611,7 +629,10 @@ impl Insn {
     /// completion of preceding `tlbie`s rather than invalidating anything.
     pub fn is_barrier(&self) -> bool {
         use Insn::*;
-        matches!(self, Eieio | Sync | Lwsync | Ptesync | Isync | Tlbsync)
+        matches!(
+            self,
+            Eieio | Sync | Lwsync | Ptesync | Isync | Tlbsync | CpAbort
+        )
     }
 
     /// Writes memory (store-conditional included).
@@ -663,7 +684,10 @@ impl Insn {
 
     /// TLB invalidation (`tlbie`, `tlbiel`).
     pub fn is_invalidate(&self) -> bool {
-        matches!(self, Insn::Tlbie { .. } | Insn::Tlbiel { .. })
+        matches!(
+            self,
+            Insn::Tlbie { .. } | Insn::Tlbiel { .. } | Insn::Slbia { .. }
+        )
     }
 
     /// The mnemonic as printed by [`Insn::text`] (for `Bc`, the condition's
@@ -753,6 +777,9 @@ impl Insn {
             Nop | FtrB { .. } => "nop",
             Tlbie { .. } => "tlbie",
             Tlbiel { .. } => "tlbiel",
+            Slbia { .. } => "slbia",
+            // GNU as 2.40 spells the ISA's cp_abort `cpabort` (-mpower9).
+            CpAbort => "cpabort",
             Label(_) => "",
         }
     }
@@ -858,6 +885,9 @@ mod tests {
         assert_eq!(w(Insn::Isync), 0x4c00_012c);
         assert_eq!(w(Insn::Eieio), 0x7c00_06ac);
         assert_eq!(w(Insn::Tlbsync), 0x7c00_046c);
+        // Linux ppc-opcode.h: PPC_RAW_SLBIA(IH), PPC_RAW_CP_ABORT.
+        assert_eq!(w(Insn::Slbia { ih: 3 }), 0x7c00_03e4 | 3 << 21);
+        assert_eq!(w(Insn::CpAbort), 0x7c00_068c);
         assert_eq!(w(Insn::Blr), 0x4e80_0020);
         assert_eq!(w(Insn::Mtctr { rs: 0 }), 0x7c09_03a6);
         assert_eq!(w(Insn::Mfctr { rt: 0 }), 0x7c09_02a6);
@@ -1030,6 +1060,7 @@ mod tests {
             B { target: u32::from(a) }, Bc { cond: Cond::Le, bf: d, target: u32::from(b) }, Bdnz { target: u32::from(c) },
             Blr, Mtctr { rs: a }, Mfctr { rt: b }, Eieio, Sync, Lwsync, Ptesync, Isync, Tlbsync, Nop,
             Tlbie { rb: a, rs: b, ric: c, prs: d, r: a }, Tlbiel { rb: b, rs: a, ric: d, prs: c, r: b },
+            Slbia { ih: c }, CpAbort,
             Label(u32::from(d)),
         ]
     }

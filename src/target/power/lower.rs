@@ -152,11 +152,14 @@ pub fn lower(f: &Func, alloc: &Allocation, target: Target) -> Result<Lowered, Lo
                 swap,
                 ..
             } => mem(true, r(*src), r(*base), *offset, *width, *swap, &mut e)?,
-            Inst::Barrier { name } => e(barrier(name)?),
-            Inst::Invalidate { name, .. } => {
-                return Err(LowerError(format!(
-                    "`{name}` is not supported on POWER yet"
-                )))
+            Inst::Barrier { name } => {
+                for insn in barrier(name)? {
+                    e(insn);
+                }
+            }
+            Inst::Invalidate { name, operands } => {
+                let regs: Vec<Reg> = operands.iter().map(|v| r(*v)).collect();
+                e(super::tlb::lower_invalidate(name, &regs).map_err(LowerError)?);
             }
             Inst::LoadReserve {
                 dst, base, width, ..
@@ -275,25 +278,24 @@ pub fn lower(f: &Func, alloc: &Allocation, target: Target) -> Result<Lowered, Lo
     Ok(out)
 }
 
-/// Can `name` with `n` register operands be lowered? No CPU invalidation
-/// instruction is lowered for POWER yet.
-pub fn check_invalidate(name: &str, _n: usize) -> Result<(), String> {
-    Err(format!("`{name}` is not supported on POWER yet"))
-}
-
-fn barrier(name: &str) -> Result<Insn, LowerError> {
-    if barriers::find(Target::Power64.barriers(), name).is_none() {
+fn barrier(name: &str) -> Result<Vec<Insn>, LowerError> {
+    let Some(kind) = barriers::find(Target::Power64.barriers(), name) else {
         return Err(LowerError(format!("power has no barrier `{name}`")));
-    }
-    Ok(match name {
-        "eieio" => Insn::Eieio,
-        "lwsync" => Insn::Lwsync,
-        "sync" => Insn::Sync,
-        "ptesync" => Insn::Ptesync,
-        "isync" => Insn::Isync,
-        "tlbsync" => Insn::Tlbsync,
-        other => return Err(LowerError(format!("power has no barrier `{other}`"))),
-    })
+    };
+    kind.parts()
+        .map(|part| {
+            Ok(match part {
+                "eieio" => Insn::Eieio,
+                "lwsync" => Insn::Lwsync,
+                "sync" => Insn::Sync,
+                "ptesync" => Insn::Ptesync,
+                "isync" => Insn::Isync,
+                "tlbsync" => Insn::Tlbsync,
+                "cp_abort" => Insn::CpAbort,
+                other => return Err(LowerError(format!("power has no barrier `{other}`"))),
+            })
+        })
+        .collect()
 }
 
 fn sldi(ra: Reg, rs: Reg, sh: u8) -> Insn {

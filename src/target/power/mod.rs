@@ -4,3 +4,4 @@ pub mod barriers;
 pub mod emit;
 pub mod insn;
 pub mod lower;
+pub mod tlb;

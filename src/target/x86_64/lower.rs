@@ -73,7 +73,8 @@ pub fn check_invalidate(name: &str, n: usize) -> Result<(), String> {
         ("invlpg", 1) => Ok(()),
         ("invlpg", n) => Err(format!("`invlpg` takes one address operand, got {n}")),
         (other, _) => Err(format!(
-            "`{other}` is not an x86-64 invalidation instruction"
+            "`{}` is not an x86-64 invalidation instruction",
+            crate::ir::insn_imm::split(other).0
         )),
     }
 }
