@@ -13,12 +13,15 @@
  *   PTE -> page B with no flush; read (must still be A: stale, else VOID);
  *   one generated flush; read (B = invalidated, A = still stale).
  *
- * Variants (same spec, see the script): sd_ (default passes), sdn_
- * (--passes none), sdnb_ (--passes fission,fuse: no barrier placement, the
- * barrier control). What QEMU can and cannot tell apart is in
- * docs/kernel-proof.md ("POWER"): the controls marked `hw` stay stale on
- * POWER9 but not under QEMU, whose TLB has no PID tags and turns a by-VA
- * flush of a 64K page into a full flush; they are reported, not required.
+ * Variants (same spec, see the script): sd_ (default passes) and sdn_
+ * (--passes none) with the spec's features (POWER9 tlbie errata, ISA 3.1)
+ * off; sde_ (default passes) with them as CPU feature sections the kernel
+ * patches for this CPU; sdnb_ (--passes fission,fuse, features off: no
+ * barrier at all, the barrier control). What QEMU can and cannot tell
+ * apart is in docs/kernel-proof.md ("Proof in a running POWER kernel"):
+ * the controls marked hw-stale stay stale on POWER9 but not under QEMU,
+ * whose TLB has no PID tags and turns a by-VA flush of a 64K page into a
+ * full flush; they are reported, not required.
  */
 #include <linux/init.h>
 #include <linux/irqflags.h>
@@ -27,6 +30,7 @@
 #include <linux/pgtable.h>
 #include <linux/printk.h>
 #include <linux/sched/mm.h>
+#include <asm/cpu_has_feature.h>
 #include <asm/mmu.h>
 #include <asm/reg.h>
 #include <asm/tlbflush.h>
@@ -36,11 +40,11 @@
 #include "sd_radix_tlb_none.h"
 #undef SHOOTDOWN_RADIX_TLB_H
 #include "sd_radix_tlb_nb.h"
+#undef SHOOTDOWN_RADIX_TLB_H
+#include "sd_radix_tlb_errata.h"
 
 #define PAT_A 0xaaaaaaaa00000000ULL
 #define PAT_B 0xbbbbbbbb00000000ULL
-/* Pages the per-page loop of flush_tlb_range covers at most. */
-#define CEIL SD_FLUSH_TLB_RANGE_CEILING
 /* The user address under test: quadrant 0, 2M-aligned base + 2 pages. */
 #define UVA (0x10000000UL + 2 * PAGE_SIZE)
 
@@ -49,37 +53,54 @@ struct variant {
 	long (*page)(u64 pid, u64 va);
 	long (*page_local)(u64 pid, u64 va);
 	long (*pid)(u64 pid);
+	long (*pid_local)(u64 pid);
 	long (*range)(u64 pid, u64 start, u64 end);
 	long (*all)(void);
-	bool control; /* barrier control: outcome reported, not required */
+	/* Pages the per-page loop of flush_tlb_range covers at most (derived) */
+	unsigned long ceil;
+	/*
+	 * ALL_CASES: every case; ERRATA: the flushes and ctl-none (the errata
+	 * fixups' extra tlbies flush everything under QEMU: see
+	 * docs/kernel-proof.md); CONTROL: the barrier control, the flushes
+	 * only, outcome reported.
+	 */
+	enum { ALL_CASES, ERRATA, CONTROL } kind;
 };
 
+#define VARIANT(n, p, P, kind) { n, p##flush_tlb_page, p##flush_tlb_page_local, \
+	p##flush_tlb_pid, p##flush_tlb_pid_local, p##flush_tlb_range,	\
+	p##flush_tlb_all, P##FLUSH_TLB_RANGE_RADIX64K_THRESHOLD, kind }
 static const struct variant variants[] = {
-	{ "sd", sd_flush_tlb_page, sd_flush_tlb_page_local, sd_flush_tlb_pid,
-	  sd_flush_tlb_range, sd_flush_tlb_all, false },
-	{ "sdn", sdn_flush_tlb_page, sdn_flush_tlb_page_local,
-	  sdn_flush_tlb_pid, sdn_flush_tlb_range, sdn_flush_tlb_all, false },
-	{ "sdnb", sdnb_flush_tlb_page, sdnb_flush_tlb_page_local,
-	  sdnb_flush_tlb_pid, sdnb_flush_tlb_range, sdnb_flush_tlb_all, true },
+	VARIANT("sd", sd_, SD_, ALL_CASES),
+	VARIANT("sdn", sdn_, SDN_, ALL_CASES),
+	VARIANT("sde", sde_, SDE_, ERRATA),
+	VARIANT("sdnb", sdnb_, SDNB_, CONTROL),
 };
 
 enum expect { NEW, STALE, HW_STALE };
 
+enum kase_id {
+	PAGE, PAGE_LOCAL, PID, PID_LOCAL, RANGE, RANGE_PID, ALL,
+	CTL_NONE, CTL_OTHER_VA, CTL_OTHER_PID, CTL_PID_OTHER, CTL_RANGE_CEIL,
+	NKASE
+};
+
 static const struct kase {
 	const char *name;
 	enum expect expect;
-} kases[] = {
-	{ "page", NEW },		/* page(pid, va) */
-	{ "page-local", NEW },		/* page_local(pid, va) */
-	{ "pid", NEW },			/* pid(pid) */
-	{ "range-around", NEW },	/* range(pid, va - 1p, va + 2p) */
-	{ "range-pid", NEW },		/* CEIL+1 pages past va: PID flush */
-	{ "all", NEW },			/* all() */
-	{ "ctl-none", STALE },		/* no flush */
-	{ "ctl-other-va", HW_STALE },	/* page(pid, va + 1p) */
-	{ "ctl-other-pid", HW_STALE },	/* page(pid + 1, va) */
-	{ "ctl-pid-other", HW_STALE },	/* pid(pid + 1) */
-	{ "ctl-range-ceil", HW_STALE },	/* CEIL pages past va: per-page path */
+} kases[NKASE] = {
+	[PAGE] = { "page", NEW },		/* page(pid, va) */
+	[PAGE_LOCAL] = { "page-local", NEW },	/* page_local(pid, va) */
+	[PID] = { "pid", NEW },			/* pid(pid) */
+	[PID_LOCAL] = { "pid-local", NEW },	/* pid_local(pid) */
+	[RANGE] = { "range-around", NEW },	/* range(pid, va - 1p, va + 2p) */
+	[RANGE_PID] = { "range-pid", NEW },	/* ceil+1 pages past va: PID flush */
+	[ALL] = { "all", NEW },			/* all() */
+	[CTL_NONE] = { "ctl-none", STALE },	/* no flush */
+	[CTL_OTHER_VA] = { "ctl-other-va", HW_STALE },	/* page(pid, va + 1p) */
+	[CTL_OTHER_PID] = { "ctl-other-pid", HW_STALE },	/* page(pid + 1, va) */
+	[CTL_PID_OTHER] = { "ctl-pid-other", HW_STALE },	/* pid(pid + 1) */
+	[CTL_RANGE_CEIL] = { "ctl-range-ceil", HW_STALE }, /* ceil pages past va: per-page path */
 };
 
 static pte_t *ptep;
@@ -96,49 +117,54 @@ static char tag(u64 v)
 	return v == PAT_A ? 'A' : v == PAT_B ? 'B' : '?';
 }
 
-static noinline void do_flush(const struct variant *v, unsigned int k)
+static noinline void do_flush(const struct variant *v, enum kase_id k)
 {
 	const unsigned long p = PAGE_SIZE, va = UVA;
 
 	switch (k) {
-	case 0:
+	case PAGE:
 		v->page(pid, va);
 		break;
-	case 1:
+	case PAGE_LOCAL:
 		v->page_local(pid, va);
 		break;
-	case 2:
+	case PID:
 		v->pid(pid);
 		break;
-	case 3:
+	case PID_LOCAL:
+		v->pid_local(pid);
+		break;
+	case RANGE:
 		v->range(pid, va - p, va + 2 * p);
 		break;
-	case 4:
-		v->range(pid, va + 2 * p, va + 2 * p + (CEIL + 1) * p);
+	case RANGE_PID:
+		v->range(pid, va + 2 * p, va + 2 * p + (v->ceil + 1) * p);
 		break;
-	case 5:
+	case ALL:
 		v->all();
 		break;
-	case 6:
+	case CTL_NONE:
 		break;
-	case 7:
+	case CTL_OTHER_VA:
 		v->page(pid, va + p);
 		break;
-	case 8:
+	case CTL_OTHER_PID:
 		v->page(pid + 1, va);
 		break;
-	case 9:
+	case CTL_PID_OTHER:
 		v->pid(pid + 1);
 		break;
-	case 10:
-		v->range(pid, va + 2 * p, va + 2 * p + CEIL * p);
+	case CTL_RANGE_CEIL:
+		v->range(pid, va + 2 * p, va + 2 * p + v->ceil * p);
+		break;
+	default:
 		break;
 	}
 }
 
 static unsigned int npass, nfail, nvoid, nuncaught, ninvisible, ntrials;
 
-static void trial(const struct variant *v, unsigned int k)
+static void trial(const struct variant *v, enum kase_id k)
 {
 	static const char *const ename[] = { "new", "stale", "hw-stale" };
 	const struct kase *c = &kases[k];
@@ -167,7 +193,7 @@ static void trial(const struct variant *v, unsigned int k)
 	if (r0 != PAT_A || r1 != PAT_A || (r2 != PAT_A && r2 != PAT_B)) {
 		verdict = "VOID";
 		nvoid++;
-	} else if (v->control) {
+	} else if (v->kind == CONTROL) {
 		/* Missing barriers: stale would be caught; new is uncaught. */
 		if (r2 == PAT_A) {
 			verdict = "CAUGHT";
@@ -194,14 +220,15 @@ static void trial(const struct variant *v, unsigned int k)
 	}
 	pr_info("sd-radix: trial %s %s read=%c stale=%c after=%c expect=%s %s\n",
 		v->name, c->name, tag(r0), tag(r1), tag(r2),
-		v->control ? "control" : ename[c->expect], verdict);
+		v->kind == CONTROL ? "control" : ename[c->expect], verdict);
 }
 
 static int __init sd_radix_test(void)
 {
 	struct mm_struct *mm;
 	struct page *pa, *pb;
-	unsigned int i, k;
+	unsigned int i;
+	int k;
 	pgd_t *pgd;
 	p4d_t *p4d;
 	pud_t *pud;
@@ -231,12 +258,16 @@ static int __init sd_radix_test(void)
 	pte_a = pfn_pte(page_to_pfn(pa), PAGE_KERNEL);
 	pte_b = pfn_pte(page_to_pfn(pb), PAGE_KERNEL);
 
-	pr_info("sd-radix: start va=%lx pid=%llu pte_a=%llx pte_b=%llx page=%lu ceiling=%u\n",
+	pr_info("sd-radix: start va=%lx pid=%llu pte_a=%llx pte_b=%llx page=%lu ceiling=%lu erat_bug=%d stq_bug=%d arch31=%d\n",
 		UVA, pid, (u64)pte_val(pte_a), (u64)pte_val(pte_b), PAGE_SIZE,
-		CEIL);
+		variants[0].ceil, cpu_has_feature(CPU_FTR_P9_TLBIE_ERAT_BUG),
+		cpu_has_feature(CPU_FTR_P9_TLBIE_STQ_BUG),
+		cpu_has_feature(CPU_FTR_ARCH_31));
 	for (i = 0; i < ARRAY_SIZE(variants); i++)
-		for (k = 0; k < ARRAY_SIZE(kases); k++)
-			if (!variants[i].control || kases[k].expect == NEW)
+		for (k = 0; k < NKASE; k++)
+			if (variants[i].kind == ALL_CASES ||
+			    kases[k].expect == NEW ||
+			    (variants[i].kind == ERRATA && kases[k].expect == STALE))
 				trial(&variants[i], k);
 	pr_info("sd-radix: summary trials=%u pass=%u fail=%u void=%u uncaught=%u invisible=%u\n",
 		ntrials, npass, nfail, nvoid, nuncaught, ninvisible);
