@@ -2,8 +2,9 @@
 # Install what the test suite needs on a Debian machine: the cross
 # toolchains that are our oracles (GNU as, gcc), qemu-user to run harnesses,
 # cmake + libclang for unicorn's bundled build (the `emu` feature), and for
-# the kernel test (tests/kernel_tlb.rs) Debian's kernel source, what a
-# kernel build needs and qemu-system-aarch64.
+# the kernel tests (tests/kernel_tlb.rs, tests/kernel_tlb_power.rs) Debian's
+# kernel source, what a kernel build needs, qemu-system-aarch64 and
+# qemu-system-ppc64 (its skiboot.lid comes with qemu-system-data).
 set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
