@@ -4,7 +4,7 @@
 # built-in test that links the flushes shootdown generates from
 # examples/radix_tlb.inv, boot it under qemu-system-ppc64 -M powernv9 -cpu
 # power9 (TCG) and check the verdict lines on the console. See
-# docs/kernel-proof.md ("POWER").
+# docs/kernel-proof.md ("Proof in a running POWER kernel").
 #
 # Environment:
 #   SHOOTDOWN    the shootdown binary (default: cargo build --release --no-default-features)
