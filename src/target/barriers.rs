@@ -2,6 +2,26 @@
 
 use crate::ir::order::Class;
 
+/// The 16 load/store class pairs (every access before every access), then
+/// `extra` pairs: the `orders` of a full barrier (`sync`, `dsb sy`) and of
+/// those that are a full barrier and more (`ptesync`, `msync`).
+macro_rules! all_access_and {
+    ($($extra:expr),* $(,)?) => {{
+        use $crate::ir::order::Class::*;
+        &[
+            (DevStore, DevStore), (DevStore, DevLoad), (DevLoad, DevStore), (DevLoad, DevLoad),
+            (NormalStore, NormalStore), (NormalStore, NormalLoad),
+            (NormalLoad, NormalStore), (NormalLoad, NormalLoad),
+            (NormalStore, DevStore), (NormalStore, DevLoad),
+            (NormalLoad, DevStore), (NormalLoad, DevLoad),
+            (DevStore, NormalStore), (DevStore, NormalLoad),
+            (DevLoad, NormalStore), (DevLoad, NormalLoad),
+            $($extra),*
+        ]
+    }};
+}
+pub(crate) use all_access_and;
+
 /// One barrier instruction and the ordering it provides.
 #[derive(Debug)]
 pub struct BarrierKind {

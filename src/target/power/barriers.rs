@@ -3,27 +3,10 @@
 //! 6.10 for tlbie/tlbsync/ptesync).
 
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::BarrierKind;
+use crate::target::barriers::{all_access_and, BarrierKind};
 
 /// All load/store class pairs.
-const ALL_ACCESS: &[(Class, Class)] = &[
-    (DevStore, DevStore),
-    (DevStore, DevLoad),
-    (DevLoad, DevStore),
-    (DevLoad, DevLoad),
-    (NormalStore, NormalStore),
-    (NormalStore, NormalLoad),
-    (NormalLoad, NormalStore),
-    (NormalLoad, NormalLoad),
-    (NormalStore, DevStore),
-    (NormalStore, DevLoad),
-    (NormalLoad, DevStore),
-    (NormalLoad, DevLoad),
-    (DevStore, NormalStore),
-    (DevStore, NormalLoad),
-    (DevLoad, NormalStore),
-    (DevLoad, NormalLoad),
-];
+const ALL_ACCESS: &[(Class, Class)] = all_access_and!();
 
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
@@ -70,23 +53,7 @@ pub static TABLE: &[BarrierKind] = &[
         // visible to the table walk before later tlbie/tlbiel, and a
         // preceding tlbiel is complete after it (Book III 6.10.1.1; Linux
         // ppc_after_tlbiel_barrier). A tlbie is not: that takes tlbsync.
-        orders: &[
-            (DevStore, DevStore),
-            (DevStore, DevLoad),
-            (DevLoad, DevStore),
-            (DevLoad, DevLoad),
-            (NormalStore, NormalStore),
-            (NormalStore, NormalLoad),
-            (NormalLoad, NormalStore),
-            (NormalLoad, NormalLoad),
-            (NormalStore, DevStore),
-            (NormalStore, DevLoad),
-            (NormalLoad, DevStore),
-            (NormalLoad, DevLoad),
-            (DevStore, NormalStore),
-            (DevStore, NormalLoad),
-            (DevLoad, NormalStore),
-            (DevLoad, NormalLoad),
+        orders: all_access_and![
             (NormalStore, TlbInvalidate),
             (NormalStore, LocalInvalidate),
             (LocalInvalidate, InvalidateCompletion),
@@ -104,23 +71,7 @@ pub static TABLE: &[BarrierKind] = &[
         // tlbsync) is followed by a ptesync. The three are one barrier:
         // none completes a tlbie alone, and Linux always writes them
         // together (radix_tlb.c: "eieio; tlbsync; ptesync").
-        orders: &[
-            (DevStore, DevStore),
-            (DevStore, DevLoad),
-            (DevLoad, DevStore),
-            (DevLoad, DevLoad),
-            (NormalStore, NormalStore),
-            (NormalStore, NormalLoad),
-            (NormalLoad, NormalStore),
-            (NormalLoad, NormalLoad),
-            (NormalStore, DevStore),
-            (NormalStore, DevLoad),
-            (NormalLoad, DevStore),
-            (NormalLoad, DevLoad),
-            (DevStore, NormalStore),
-            (DevStore, NormalLoad),
-            (DevLoad, NormalStore),
-            (DevLoad, NormalLoad),
+        orders: all_access_and![
             (NormalStore, TlbInvalidate),
             (NormalStore, LocalInvalidate),
             (TlbInvalidate, InvalidateCompletion),

@@ -32,50 +32,15 @@
 
 use super::insn::{Insn, Reg, Spr};
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::BarrierKind;
+use crate::target::barriers::{all_access_and, BarrierKind};
 use crate::target::Machine;
 
-const ALL_ACCESS: &[(Class, Class)] = &[
-    (DevStore, DevStore),
-    (DevStore, DevLoad),
-    (DevLoad, DevStore),
-    (DevLoad, DevLoad),
-    (NormalStore, NormalStore),
-    (NormalStore, NormalLoad),
-    (NormalLoad, NormalStore),
-    (NormalLoad, NormalLoad),
-    (NormalStore, DevStore),
-    (NormalStore, DevLoad),
-    (NormalLoad, DevStore),
-    (NormalLoad, DevLoad),
-    (DevStore, NormalStore),
-    (DevStore, NormalLoad),
-    (DevLoad, NormalStore),
-    (DevLoad, NormalLoad),
-];
+const ALL_ACCESS: &[(Class, Class)] = all_access_and!();
 
 /// `msync` (heavyweight sync): every access, and page-table stores
 /// before a later TLB invalidation.
-const MSYNC: &[(Class, Class)] = &[
-    (DevStore, DevStore),
-    (DevStore, DevLoad),
-    (DevLoad, DevStore),
-    (DevLoad, DevLoad),
-    (NormalStore, NormalStore),
-    (NormalStore, NormalLoad),
-    (NormalLoad, NormalStore),
-    (NormalLoad, NormalLoad),
-    (NormalStore, DevStore),
-    (NormalStore, DevLoad),
-    (NormalLoad, DevStore),
-    (NormalLoad, DevLoad),
-    (DevStore, NormalStore),
-    (DevStore, NormalLoad),
-    (DevLoad, NormalStore),
-    (DevLoad, NormalLoad),
-    (NormalStore, TlbInvalidate),
-    (NormalStore, LocalInvalidate),
-];
+const MSYNC: &[(Class, Class)] =
+    all_access_and![(NormalStore, TlbInvalidate), (NormalStore, LocalInvalidate),];
 
 /// The POWER barrier table under `machine e6500`. No `ptesync`, `eieio`
 /// or `sync` spelling: Book E's `msync` and `mbar` are the same words
@@ -139,23 +104,7 @@ pub static TABLE: &[BarrierKind] = &[
         // after msync then a context-synchronizing isync: Linux 6.1
         // tlb_low.S `_tlbil_all`, `_tlbil_pid`, `_tlbil_va` (BOOK3E_64 and
         // e500) all end with "msync; isync".
-        orders: &[
-            (DevStore, DevStore),
-            (DevStore, DevLoad),
-            (DevLoad, DevStore),
-            (DevLoad, DevLoad),
-            (NormalStore, NormalStore),
-            (NormalStore, NormalLoad),
-            (NormalLoad, NormalStore),
-            (NormalLoad, NormalLoad),
-            (NormalStore, DevStore),
-            (NormalStore, DevLoad),
-            (NormalLoad, DevStore),
-            (NormalLoad, DevLoad),
-            (DevStore, NormalStore),
-            (DevStore, NormalLoad),
-            (DevLoad, NormalStore),
-            (DevLoad, NormalLoad),
+        orders: all_access_and![
             (NormalStore, TlbInvalidate),
             (NormalStore, LocalInvalidate),
             (LocalInvalidate, InvalidateCompletion),
@@ -183,23 +132,7 @@ pub static TABLE: &[BarrierKind] = &[
         // tlbsync waits for this CPU's earlier tlbivax to be complete on
         // all processors, and the sync after it orders that wait before
         // later accesses. None of the three completes it alone.
-        orders: &[
-            (DevStore, DevStore),
-            (DevStore, DevLoad),
-            (DevLoad, DevStore),
-            (DevLoad, DevLoad),
-            (NormalStore, NormalStore),
-            (NormalStore, NormalLoad),
-            (NormalLoad, NormalStore),
-            (NormalLoad, NormalLoad),
-            (NormalStore, DevStore),
-            (NormalStore, DevLoad),
-            (NormalLoad, DevStore),
-            (NormalLoad, DevLoad),
-            (DevStore, NormalStore),
-            (DevStore, NormalLoad),
-            (DevLoad, NormalStore),
-            (DevLoad, NormalLoad),
+        orders: all_access_and![
             (NormalStore, TlbInvalidate),
             (NormalStore, LocalInvalidate),
             (TlbInvalidate, InvalidateCompletion),
