@@ -14,7 +14,7 @@ iotlb_flush_page:
 	/* 29: iotlb.iva = addr | am */
 	str x9, [x0]
 	/* placed by place-barriers */
-	dmb osh
+	dmb oshst
 	/* 30: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
 	str x11, [x0, #8]
 	/* 31: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
@@ -42,7 +42,7 @@ iotlb_flush_domain:
 	movz x16, #0xa000, lsl #48
 	orr x10, x9, x16
 	/* placed by place-barriers */
-	dmb osh
+	dmb oshst
 	/* 36: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
 	str x10, [x0, #8]
 	/* 37: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
@@ -135,7 +135,7 @@ iotlb_flush_range:
 .Liotlb_flush_range.6:
 .Liotlb_flush_range.3:
 	/* placed by place-barriers */
-	dmb osh
+	dmb oshst
 	movz x11, #1
 	cbnz x9, .Liotlb_flush_range.9
 	movz x11, #0

@@ -270,9 +270,12 @@ pub fn fold_ifs(body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     for s in body {
         match s {
-            Stmt::If { cond, then_, else_ }
-                if cond.a.as_const().is_some() && cond.b.as_const().is_some() =>
-            {
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                rare: _,
+            } if cond.a.as_const().is_some() && cond.b.as_const().is_some() => {
                 let holds = cond.cmp.holds(
                     cond.a.as_const().unwrap_or(0),
                     cond.b.as_const().unwrap_or(0),
@@ -400,6 +403,7 @@ fn dispatch(word: Option<usize>, used: &[(usize, bool)], variants: Vec<Vec<Stmt>
             return on;
         }
         vec![Stmt::If {
+            rare: false,
             cond: Cond {
                 cmp: Cmp::Ne,
                 a: test,

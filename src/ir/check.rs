@@ -21,6 +21,19 @@ pub const DEFAULT_POLL_FAIL: i64 = -110;
 pub const DEFAULT_WHILE_FAIL: i64 = -22;
 
 pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<Program, Diag> {
+    // Queue statements become plain ones first (see `spec::queue`); a
+    // spec without queues or records is checked as written (no copy).
+    let lowered;
+    let spec = if spec.queues.is_empty() && spec.records.is_empty() {
+        crate::spec::queue::no_queue_statements(spec)?;
+        spec
+    } else {
+        let mut s = spec.clone();
+        crate::spec::queue::lower(&mut s)?;
+        lowered = s;
+        &lowered
+    };
+    let records = crate::spec::queue::check_records(spec)?;
     // An empty spec (or one of only comments and `target` lines) is an
     // error rather than a header with nothing in it: it is almost always a
     // wrong path or a truncated file, and a build should stop there.
@@ -238,6 +251,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
     }
 
     check_threshold_names(spec, &seqs)?;
+    let queues = check_queues(spec, &devices)?;
     Ok(Program {
         machine,
         machine_span,
@@ -249,8 +263,65 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         granules,
         thresholds,
         features,
+        queues,
+        records,
         seqs,
     })
+}
+
+/// Resolve each queue's device and registers (for the header and the
+/// simulated consumer; the statements were rewritten already).
+fn check_queues(spec: &ast::Spec, devices: &[Device]) -> Result<Vec<Queue>, Diag> {
+    spec.queues
+        .iter()
+        .map(|q| {
+            let dev = devices
+                .iter()
+                .position(|d| d.name == q.dev.name)
+                .ok_or_else(|| {
+                    Diag::new(q.dev.span, format!("unknown device `{}`", q.dev.name))
+                        .label("not declared")
+                })?;
+            let d = &devices[dev];
+            let reg = |n: &ast::Ident| find_reg(&d.regs, &d.name, n);
+            let prod = reg(&q.prod)?;
+            let cons = reg(&q.cons[0])?;
+            let cons_mask = match q.cons.get(1) {
+                None => crate::ir::expr::field_mask(0, d.regs[cons].width),
+                Some(f) => d
+                    .fields
+                    .iter()
+                    .find(|x| x.reg == cons && x.name == f.name)
+                    .map(|x| x.mask())
+                    .ok_or_else(|| {
+                        Diag::new(
+                            f.span,
+                            format!(
+                                "register `{}.{}` has no field `{}`",
+                                d.name, d.regs[cons].name, f.name
+                            ),
+                        )
+                        .label("unknown field")
+                    })?,
+            };
+            if d.instances != Instances::Single {
+                return Err(
+                    Diag::new(q.dev.span, "a queue's device must have one instance")
+                        .label("several instances"),
+                );
+            }
+            Ok(Queue {
+                name: q.name.name.clone(),
+                dev,
+                prod,
+                cons,
+                cons_mask,
+                entry: q.entry,
+                index: q.index,
+                batch: q.batch.map(|b| b.0),
+            })
+        })
+        .collect()
 }
 
 /// At most 64: each is one bit of the feature word.
@@ -1192,6 +1263,12 @@ impl SeqCx<'_> {
             ));
         }
         Ok(match s {
+            // Rewritten by `spec::queue` before checking.
+            ast::Stmt::Enqueue { span, .. }
+            | ast::Stmt::Issue { span, .. }
+            | ast::Stmt::Wait { span, .. } => {
+                return Err(Diag::new(*span, "queue statement was not rewritten"))
+            }
             ast::Stmt::Acquire {
                 mem,
                 value,
@@ -1280,7 +1357,7 @@ impl SeqCx<'_> {
                             )
                             .help("remove `-> void`: the sequence then returns -22 for such an owner"))
                         }
-                        None => self.pending.push(Stmt::If {
+                        None => self.pending.push(Stmt::If { rare: false,
                             // owner - 1 >= 2^width - 1, as owner + ~0 so
                             // that `cpu + 1` folds to `cpu`.
                             cond: Cond {
@@ -1591,6 +1668,7 @@ impl SeqCx<'_> {
                 cond,
                 then_,
                 else_,
+                rare,
                 span,
             } => {
                 if !self.in_cover.is_empty() {
@@ -1602,6 +1680,7 @@ impl SeqCx<'_> {
                 let then_ = self.block(then_)?;
                 let else_ = self.block(else_)?;
                 Stmt::If {
+                    rare: *rare,
                     cond: Cond::of(c),
                     then_,
                     else_,
@@ -1883,6 +1962,49 @@ impl SeqCx<'_> {
     fn expr(&mut self, e: &ast::Expr, reg: Option<(DevId, RegId)>) -> Result<Expr, Diag> {
         Ok(match e {
             ast::Expr::Int { value, .. } => Expr::Const(*value),
+            ast::Expr::Reg(p) => {
+                if !self.in_cover.is_empty() {
+                    return Err(Diag::new(
+                        p.span,
+                        "register reads are not allowed in a `cover` body",
+                    )
+                    .label("read it before the `cover`"));
+                }
+                let (dev, reg, field) = self.path(p)?;
+                let l = self.locals.len();
+                let d = &self.devices[dev];
+                self.locals.push(format!("{}.{}", d.name, d.regs[reg].name));
+                let (shift, width) = match field {
+                    Some(f) => (d.fields[f].shift, d.fields[f].width),
+                    None => (0, d.regs[reg].width),
+                };
+                let id = self.op_id();
+                self.pending.push(Stmt::Read {
+                    access: Access {
+                        id,
+                        dev,
+                        reg,
+                        span: p.span,
+                    },
+                    local: l,
+                });
+                let mut v = Expr::Local(l);
+                if shift != 0 {
+                    v = Expr::Bin(
+                        BinOp::Shr,
+                        Box::new(v),
+                        Box::new(Expr::Const(u64::from(shift))),
+                    );
+                }
+                if width < d.regs[reg].width {
+                    v = Expr::Bin(
+                        BinOp::And,
+                        Box::new(v),
+                        Box::new(Expr::Const(crate::ir::expr::field_mask(0, width))),
+                    );
+                }
+                v
+            }
             ast::Expr::Mem { span, .. } => {
                 if !self.in_cover.is_empty() {
                     return Err(Diag::new(
@@ -2180,7 +2302,10 @@ fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
         | ast::Stmt::Cover { span, .. }
         | ast::Stmt::Let { span, .. }
         | ast::Stmt::Assign { span, .. }
-        | ast::Stmt::While { span, .. } => *span,
+        | ast::Stmt::While { span, .. }
+        | ast::Stmt::Enqueue { span, .. }
+        | ast::Stmt::Issue { span, .. }
+        | ast::Stmt::Wait { span, .. } => *span,
     }
 }
 

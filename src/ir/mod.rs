@@ -45,7 +45,26 @@ pub struct Program {
     /// `feature` declarations; bit `i` of a sequence's feature word is
     /// `features[i]`.
     pub features: Vec<Feature>,
+    /// Command queues (their statements are rewritten into plain ones;
+    /// kept for the header and the simulated consumer).
+    pub queues: Vec<Queue>,
+    /// Command layouts (`record`), for the header.
+    pub records: Vec<crate::spec::queue::RecordLayout>,
     pub seqs: Vec<Seq>,
+}
+
+/// A command ring: producer/consumer registers of `dev`.
+#[derive(Clone, Debug)]
+pub struct Queue {
+    pub name: String,
+    pub dev: DevId,
+    pub prod: RegId,
+    pub cons: RegId,
+    /// Bits of the consumer register that hold the index.
+    pub cons_mask: u64,
+    pub entry: u64,
+    pub index: crate::spec::ast::QueueIndex,
+    pub batch: Option<u64>,
 }
 
 /// A CPU feature or erratum (see [`crate::features`] for how code that
@@ -347,6 +366,12 @@ pub enum Stmt {
         /// `passes::exits`).
         fail_barrier: Option<String>,
     },
+    /// `local = dev.reg`: one read of a device register (a producer or
+    /// consumer index); fields are extracted from the local afterwards.
+    Read {
+        access: Access,
+        local: usize,
+    },
     Barrier {
         /// Target mnemonic, e.g. `eieio`, `dsb ish`.
         name: String,
@@ -405,6 +430,10 @@ pub enum Stmt {
         cond: Cond,
         then_: Vec<Stmt>,
         else_: Vec<Stmt>,
+        /// The then arm runs rarely (a queue's batch doorbell, its
+        /// full-ring wait): barrier placement costs it as once per loop,
+        /// not once per iteration.
+        rare: bool,
     },
     /// A CPU TLB invalidation instruction.
     Invalidate {
@@ -635,7 +664,13 @@ impl Stmt {
                 span,
                 threshold,
             },
-            Stmt::If { cond, then_, else_ } => Stmt::If {
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                rare,
+            } => Stmt::If {
+                rare,
                 cond,
                 then_: f(then_)?,
                 else_: f(else_)?,
@@ -646,7 +681,9 @@ impl Stmt {
 
     pub fn access(&self) -> Option<&Access> {
         match self {
-            Stmt::Write { access, .. } | Stmt::Poll { access, .. } => Some(access),
+            Stmt::Write { access, .. } | Stmt::Poll { access, .. } | Stmt::Read { access, .. } => {
+                Some(access)
+            }
             _ => None,
         }
     }

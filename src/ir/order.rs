@@ -86,7 +86,7 @@ pub struct Edge {
 pub fn class_of(s: &Stmt) -> Option<Class> {
     match s {
         Stmt::Write { .. } => Some(Class::DevStore),
-        Stmt::Poll { .. } => Some(Class::DevLoad),
+        Stmt::Poll { .. } | Stmt::Read { .. } => Some(Class::DevLoad),
         Stmt::Invalidate { name, .. } => Some(invalidate_class(name)),
         _ => None,
     }
@@ -140,7 +140,9 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
     fn go(body: &[Stmt], cx: &mut Cx, out: &mut Vec<Op>) {
         for s in body {
             match s {
-                Stmt::Write { access, .. } | Stmt::Poll { access, .. } => out.push(Op {
+                Stmt::Write { access, .. }
+                | Stmt::Poll { access, .. }
+                | Stmt::Read { access, .. } => out.push(Op {
                     id: access.id,
                     reg: Some((access.dev, access.reg)),
                     class: class_of(s).unwrap_or(Class::DevStore),
@@ -331,7 +333,10 @@ fn edges(
         .map(|o| o.2);
     for (j, b) in ops.iter().enumerate() {
         let mut spans: Vec<Span> = Vec::new();
-        if let Some((d, r)) = b.reg {
+        // What the device must see first is what a write to REG starts
+        // (a doorbell, a launch); a read of REG starts nothing, so a
+        // producer index read before the entries needs no barrier.
+        if let (Some((d, r)), Class::DevStore) = (b.reg, b.class) {
             spans.extend(
                 devices[d]
                     .after_stores

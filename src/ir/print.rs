@@ -246,6 +246,16 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
                     prog.line_of(access.span)
                 );
             }
+            Stmt::Read { access, local } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}op{}: {} = read {}  (line {})",
+                    access.id.0,
+                    s.locals.get(*local).map_or("?", String::as_str),
+                    access_name(prog, access),
+                    prog.line_of(access.span)
+                );
+            }
             Stmt::Barrier {
                 name,
                 origin,
@@ -343,7 +353,12 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
                 body(prog, s, b, depth + 1, out);
                 let _ = writeln!(out, "{pad}}}");
             }
-            Stmt::If { cond, then_, else_ } => {
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                rare: _,
+            } => {
                 let _ = writeln!(
                     out,
                     "{pad}if {} {:?} {} {{",

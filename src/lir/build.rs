@@ -714,6 +714,33 @@ impl Builder<'_> {
                 };
                 self.poll_loop(access.id, &load, mask, &poll);
             }
+            Stmt::Read { access, local } => {
+                self.set_origin(access.span);
+                let dev = &self.prog.devices[access.dev];
+                let reg = &dev.regs[access.reg];
+                let (offset, width) = (reg.offset, reg.width);
+                let swap = self.swap(dev, access.reg);
+                let base = self.base_of(access.dev);
+                // A fresh register per read: the local is only ever read
+                // (field extraction), never assigned.
+                let dst = self.vreg();
+                self.emit_op(
+                    access.id,
+                    Inst::Load {
+                        dst,
+                        base,
+                        offset,
+                        width,
+                        swap,
+                        kind: MemKind::Device {
+                            dev: access.dev,
+                            reg: access.reg,
+                            op: access.id,
+                        },
+                    },
+                );
+                self.locals.insert(*local, dst);
+            }
             Stmt::Barrier { name, origin, .. } => {
                 self.origin = match origin {
                     crate::ir::Origin::Spec(span) => Origin {
@@ -800,7 +827,12 @@ impl Builder<'_> {
                     "internal error: cover reached lowering unexpanded",
                 ));
             }
-            Stmt::If { cond, then_, else_ } if self.patched_cap(cond).is_some() => {
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                rare: _,
+            } if self.patched_cap(cond).is_some() => {
                 // The kernel patches the `nop` into a branch to the arm
                 // with the feature; unpatched code runs the arm without.
                 let cap = self.patched_cap(cond).unwrap_or_default();
@@ -821,7 +853,12 @@ impl Builder<'_> {
                 self.unscope(saved);
                 self.emit(Inst::Label(end));
             }
-            Stmt::If { cond, then_, else_ } => {
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                rare: _,
+            } => {
                 let a = self.expr(&cond.a);
                 let b = match cond.b.as_const() {
                     Some(c) => Operand::Imm(c),

@@ -47,7 +47,17 @@ pub fn layout(prog: &Program, body: &[Stmt]) -> Layout {
     // are not given completion barriers).
     l.ops.insert(OpId::ENTRY, (0, Vec::new()));
     let mut lin = 1;
-    walk(prog, body, &mut Vec::new(), 1, &mut lin, &mut l);
+    // Straight-line code weighs RANGE_WEIGHT, not 1, so that a rare arm
+    // there (weight 1) is still cheaper than its surroundings; scaling
+    // every cost alike changes no other choice.
+    walk(
+        prog,
+        body,
+        &mut Vec::new(),
+        crate::ir::RANGE_WEIGHT,
+        &mut lin,
+        &mut l,
+    );
     l.ops.insert(OpId::EXIT, (lin, Vec::new()));
     l
 }
@@ -72,7 +82,7 @@ fn walk(
         let here = *lin;
         *lin += 1;
         match s {
-            Stmt::Write { access, .. } | Stmt::Poll { access, .. } => {
+            Stmt::Write { access, .. } | Stmt::Poll { access, .. } | Stmt::Read { access, .. } => {
                 l.ops.insert(access.id, (here, path.clone()));
             }
             Stmt::Invalidate { id, .. } | Stmt::Mem { id, .. } => {
@@ -86,11 +96,19 @@ fn walk(
                 path.pop();
             }
             // Paths into a branch name the statement, then the arm.
-            Stmt::If { then_, else_, .. } => {
+            Stmt::If {
+                then_, else_, rare, ..
+            } => {
                 path.push(i);
                 for (arm, b) in [then_, else_].into_iter().enumerate() {
                     path.push(arm);
-                    walk(prog, b, path, weight, lin, l);
+                    // A rare arm runs about once per loop, not per iteration.
+                    let w = if *rare && arm == 0 {
+                        (weight / crate::ir::RANGE_WEIGHT).max(1)
+                    } else {
+                        weight
+                    };
+                    walk(prog, b, path, w, lin, l);
                     path.pop();
                 }
                 path.pop();

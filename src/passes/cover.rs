@@ -47,10 +47,12 @@ pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
     };
     for s in &prog.seqs {
         crate::ir::walk(&s.body, &mut |st| match st {
-            Stmt::Write { access, .. } | Stmt::Poll { access, .. } => {
+            Stmt::Write { access, .. } | Stmt::Poll { access, .. } | Stmt::Read { access, .. } => {
                 ids.next_op = ids.next_op.max(access.id.0 + 1)
             }
-            Stmt::Invalidate { id, .. } => ids.next_op = ids.next_op.max(id.0 + 1),
+            Stmt::Invalidate { id, .. } | Stmt::Mem { id, .. } => {
+                ids.next_op = ids.next_op.max(id.0 + 1)
+            }
             Stmt::Each { group, .. } => ids.next_group = ids.next_group.max(group + 1),
             _ => {}
         });
@@ -349,6 +351,7 @@ fn single(
         let g = Expr::Const(b);
         let then_ = instantiate(set, e, align_down(start, &g), g, body, ids);
         chain = vec![Stmt::If {
+            rare: false,
             cond: Cond {
                 cmp: Cmp::Ltu,
                 a: x.clone(),
@@ -384,6 +387,7 @@ fn guard(
         }],
     };
     vec![Stmt::If {
+        rare: false,
         cond: Cond {
             cmp: Cmp::Ne,
             a: size.clone(),
@@ -391,6 +395,7 @@ fn guard(
         },
         // start + size >= 2^64  <=>  ~start < size
         then_: vec![Stmt::If {
+            rare: false,
             cond: Cond {
                 cmp: Cmp::Ltu,
                 a: Expr::bit_not(start.clone()),
@@ -471,6 +476,7 @@ fn check_granule(g: &Expr, max_pow2: u64, span: Span, code: Vec<Stmt>) -> Vec<St
         return code;
     }
     vec![Stmt::If {
+        rare: false,
         cond: granule_ok(g, max_pow2),
         then_: code,
         else_: vec![Stmt::Return {
@@ -503,6 +509,7 @@ fn auto(
         g => Expr::bin(BinOp::Mul, Expr::Const(t), g.clone()),
     };
     let code = vec![Stmt::If {
+        rare: false,
         cond: Cond {
             cmp: Cmp::Geu,
             a: limit,
@@ -564,6 +571,7 @@ fn range_ops(
     // Odd count: one single op at the start.
     let odd = Expr::bin(BinOp::And, pages.clone(), Expr::Const(1));
     code.push(Stmt::If {
+        rare: false,
         cond: Cond {
             cmp: Cmp::Ne,
             a: odd.clone(),
@@ -584,6 +592,7 @@ fn range_ops(
         let num = Expr::bin(BinOp::Sub, digit.clone(), Expr::Const(1));
         let granules = Expr::bin(BinOp::Shl, digit.clone(), Expr::Const(shift));
         code.push(Stmt::If {
+            rare: false,
             cond: Cond {
                 cmp: Cmp::Ne,
                 a: digit,
@@ -604,6 +613,7 @@ fn range_ops(
     }
     let flush = instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids);
     Some(vec![Stmt::If {
+        rare: false,
         cond: Cond {
             cmp: Cmp::Ltu,
             a: pages,

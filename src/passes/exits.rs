@@ -144,7 +144,7 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: bool) -> bool {
                 // Nothing after a return runs on this path.
                 pending = false;
             }
-            Stmt::Write { .. } | Stmt::Mem { .. } | Stmt::Assign { .. } => {}
+            Stmt::Write { .. } | Stmt::Read { .. } | Stmt::Mem { .. } | Stmt::Assign { .. } => {}
         }
         i += 1;
     }

@@ -22,7 +22,13 @@ fn block(prog: &Program, body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     for s in body {
         match s {
-            Stmt::If { cond, then_, else_ } => out.push(Stmt::If {
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                rare,
+            } => out.push(Stmt::If {
+                rare,
                 cond,
                 then_: block(prog, then_),
                 else_: block(prog, else_),

@@ -13,7 +13,13 @@ fn block(body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out: Vec<Stmt> = Vec::with_capacity(body.len());
     for s in body {
         let s = match s {
-            Stmt::If { cond, then_, else_ } => Stmt::If {
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                rare,
+            } => Stmt::If {
+                rare,
                 cond,
                 then_: block(then_),
                 else_: block(else_),

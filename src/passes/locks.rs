@@ -209,6 +209,7 @@ fn blocks_reuse(s: &Stmt) -> bool {
             } | Stmt::Barrier { .. }
                 | Stmt::Write { .. }
                 | Stmt::Poll { .. }
+                | Stmt::Read { .. }
         )
     });
     found

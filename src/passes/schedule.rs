@@ -31,12 +31,17 @@ fn touch(s: &Stmt) -> Touch {
         pinned: s.may_exit()
             || matches!(
                 s,
-                Stmt::Barrier { .. } | Stmt::If { .. } | Stmt::Cover { .. } | Stmt::Mem { .. }
+                Stmt::Barrier { .. }
+                    | Stmt::If { .. }
+                    | Stmt::Cover { .. }
+                    | Stmt::Mem { .. }
+                    // It defines a local later statements read.
+                    | Stmt::Read { .. }
             ),
         ..Touch::default()
     };
     crate::ir::walk(std::slice::from_ref(s), &mut |x| match x {
-        Stmt::Write { access, .. } | Stmt::Poll { access, .. } => {
+        Stmt::Write { access, .. } | Stmt::Poll { access, .. } | Stmt::Read { access, .. } => {
             t.devices.push(access.dev);
             t.ops.push(access.id);
         }

@@ -21,7 +21,69 @@ pub struct Spec {
     pub thresholds: Vec<(Ident, u64)>,
     /// `feature NAME [= CAPABILITY]`: CPU features and errata.
     pub features: Vec<FeatureDecl>,
+    /// `record NAME SIZE { field ... }`: a command layout in memory.
+    pub records: Vec<Record>,
+    /// `queue NAME on DEV { ... }`: a command ring in normal memory.
+    pub queues: Vec<Queue>,
     pub seqs: Vec<Seq>,
+}
+
+/// `record NAME BYTES { field NAME lsb0|msb0 A..B [= VALUE] ... }`: the
+/// layout of a command (or descriptor) written to a queue, in 64-bit words;
+/// bit numbers count across the whole record (lsb0: bit 64 is bit 0 of
+/// the second word, as SMMUv3, VT-d and AMD number their commands).
+#[derive(Clone, Debug, Serialize)]
+pub struct Record {
+    pub name: Ident,
+    pub size: u64,
+    #[serde(skip)]
+    pub size_span: Span,
+    pub fields: Vec<RecordField>,
+    #[serde(skip)]
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RecordField {
+    pub name: Ident,
+    pub numbering: Numbering,
+    pub first: u64,
+    pub last: u64,
+    #[serde(skip)]
+    pub bits_span: Span,
+    /// `= VALUE`: fixed by the record (an opcode).
+    pub fixed: Option<(u64, Span)>,
+}
+
+/// How a queue's producer and consumer registers count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum QueueIndex {
+    /// An entry index with a wrap bit just above it (SMMUv3): full when
+    /// all 2^n entries are in use.
+    Wrap,
+    /// A byte offset into the ring (VT-d IQT/IQH, AMD tail/head): one
+    /// entry is kept free, full when the next offset is the consumer's.
+    Bytes,
+}
+
+/// `queue NAME on DEV { entry 16 le; prod REG; cons REG[.FIELD];
+/// index wrap|bytes; [batch N;] full limit N }`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Queue {
+    pub name: Ident,
+    pub dev: Ident,
+    pub entry: u64,
+    #[serde(skip)]
+    pub entry_span: Span,
+    pub endian: Endian,
+    pub prod: Ident,
+    pub cons: Vec<Ident>,
+    pub index: QueueIndex,
+    pub batch: Option<(u64, Span)>,
+    /// Reads of the consumer register while the ring stays full.
+    pub full_limit: u64,
+    #[serde(skip)]
+    pub span: Span,
 }
 
 /// `feature NAME [= CAPABILITY]`: a property of the CPU fixed at boot
@@ -306,6 +368,9 @@ pub enum Stmt {
         cond: Expr,
         then_: Vec<Stmt>,
         else_: Vec<Stmt>,
+        /// Made by a queue rewrite: the then arm runs rarely.
+        #[serde(skip)]
+        rare: bool,
         #[serde(skip)]
         span: Span,
     },
@@ -332,6 +397,30 @@ pub enum Stmt {
         limit_span: Span,
         fail: Option<Expr>,
         body: Vec<Stmt>,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// `enqueue Q RECORD { field: value, ... }`: one command into the ring
+    /// (waiting for space when it is full; published every `batch`).
+    Enqueue {
+        queue: Ident,
+        record: Ident,
+        fields: Vec<(Ident, Expr)>,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// `issue Q`: publish the producer index (the doorbell).
+    Issue {
+        queue: Ident,
+        #[serde(skip)]
+        span: Span,
+    },
+    /// `wait Q limit N [else return -CODE]`: until the device consumed
+    /// everything published.
+    Wait {
+        queue: Ident,
+        limit: Option<(u64, Span)>,
+        fail: Option<Expr>,
         #[serde(skip)]
         span: Span,
     },
@@ -425,6 +514,9 @@ pub enum Expr {
         #[serde(skip)]
         span: Span,
     },
+    /// `dev.reg` or `dev.reg.field` as a value: one read of the device
+    /// register (made before the statement, like a memory read).
+    Reg(Path),
     /// `{ field: value, ... }`: fields of the register being written.
     Aggregate {
         fields: Vec<(Ident, Expr)>,
@@ -444,6 +536,7 @@ impl Expr {
             | Expr::Bin { span, .. }
             | Expr::Mem { span, .. }
             | Expr::Aggregate { span, .. } => *span,
+            Expr::Reg(p) => p.span,
             Expr::Name(i) | Expr::Binding(i) | Expr::Feature(i) => i.span,
         }
     }

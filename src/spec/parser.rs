@@ -166,6 +166,8 @@ impl<'a> Parser<'a> {
             granules: Vec::new(),
             thresholds: Vec::new(),
             features: Vec::new(),
+            records: Vec::new(),
+            queues: Vec::new(),
             seqs: Vec::new(),
         };
         loop {
@@ -201,6 +203,8 @@ impl<'a> Parser<'a> {
                 Tok::Ident("device") => spec.devices.push(self.device()?),
                 Tok::Ident("seq") => spec.seqs.push(self.seq()?),
                 Tok::Ident("granules") => spec.granules.push(self.granules()?),
+                Tok::Ident("record") => spec.records.push(self.record()?),
+                Tok::Ident("queue") => spec.queues.push(self.queue()?),
                 Tok::Ident("feature") => {
                     self.bump();
                     let name = self.ident("a feature name")?;
@@ -219,7 +223,7 @@ impl<'a> Parser<'a> {
                     spec.thresholds.push((name, v));
                 }
                 _ => return Err(self.unexpected(
-                    "`target`, `machine`, `device`, `granules`, `feature`, `threshold` or `seq`",
+                    "`target`, `machine`, `device`, `granules`, `record`, `queue`, `feature`, `threshold` or `seq`",
                 )),
             }
         }
@@ -358,6 +362,161 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(d)
+    }
+
+    fn record(&mut self) -> Result<Record, Diag> {
+        let start = self.expect_kw("record")?;
+        let name = self.ident("a record name")?;
+        let (size, size_span) = self.int("the record size in bytes")?;
+        self.expect(Tok::LBrace)?;
+        let mut fields = Vec::new();
+        loop {
+            self.skip_semis();
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+            self.expect_kw("field")?;
+            let fname = self.ident("a field name")?;
+            let numbering = if self.eat_kw("msb0") {
+                Numbering::Msb0
+            } else if self.eat_kw("lsb0") {
+                Numbering::Lsb0
+            } else {
+                return Err(self.unexpected("`msb0` or `lsb0`"));
+            };
+            let (first, fs) = self.int("a bit number")?;
+            let (last, ls) = if self.eat(&Tok::DotDot) {
+                self.int("the last bit number")?
+            } else {
+                (first, fs)
+            };
+            let fixed = if self.eat(&Tok::Assign) {
+                Some(self.int("the field's fixed value")?)
+            } else {
+                None
+            };
+            fields.push(RecordField {
+                name: fname,
+                numbering,
+                first,
+                last,
+                bits_span: fs.to(ls),
+                fixed,
+            });
+        }
+        Ok(Record {
+            name,
+            size,
+            size_span,
+            fields,
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    fn queue(&mut self) -> Result<Queue, Diag> {
+        let start = self.expect_kw("queue")?;
+        let name = self.ident("a queue name")?;
+        self.expect_kw("on")?;
+        let dev = self.ident("the device whose registers index the queue")?;
+        self.expect(Tok::LBrace)?;
+        let (mut entry, mut prod, mut cons, mut index, mut batch, mut full) =
+            (None, None, None, None, None, None);
+        loop {
+            self.skip_semis();
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+            let kw = self.ident("`entry`, `prod`, `cons`, `index`, `batch`, `full` or `}`")?;
+            let twice = |set: bool| -> Result<(), Diag> {
+                if set {
+                    Err(Diag::new(kw.span, format!("`{}` given twice", kw.name)))
+                } else {
+                    Ok(())
+                }
+            };
+            match kw.name.as_str() {
+                "entry" => {
+                    twice(entry.is_some())?;
+                    let (n, s) = self.int("the entry size in bytes")?;
+                    let e = if self.eat_kw("le") {
+                        Endian::Little
+                    } else if self.eat_kw("be") {
+                        Endian::Big
+                    } else {
+                        return Err(self.unexpected(
+                            "`le` or `be` (the byte order of the entry's 64-bit words)",
+                        ));
+                    };
+                    entry = Some((n, s, e));
+                }
+                "prod" => {
+                    twice(prod.is_some())?;
+                    prod = Some(self.ident("the producer register")?);
+                }
+                "cons" => {
+                    twice(cons.is_some())?;
+                    let p = self.path()?;
+                    cons = Some(p.parts);
+                }
+                "index" => {
+                    twice(index.is_some())?;
+                    index = Some(if self.eat_kw("wrap") {
+                        QueueIndex::Wrap
+                    } else if self.eat_kw("bytes") {
+                        QueueIndex::Bytes
+                    } else {
+                        return Err(self.unexpected(
+                            "`wrap` (entry index and wrap bit) or `bytes` (byte offset)",
+                        ));
+                    });
+                }
+                "batch" => {
+                    twice(batch.is_some())?;
+                    batch = Some(self.int("the most entries published at once")?);
+                }
+                "full" => {
+                    twice(full.is_some())?;
+                    self.expect_kw("limit")?;
+                    full = Some(self.int("the reads of the consumer register while full")?);
+                }
+                _ => {
+                    return Err(
+                        Diag::new(kw.span, format!("unknown queue item `{}`", kw.name))
+                            .label("expected `entry`, `prod`, `cons`, `index`, `batch` or `full`"),
+                    )
+                }
+            }
+        }
+        let span = start.to(self.prev_span());
+        let missing = |what: &str, example: &str| {
+            Diag::new(name.span, format!("queue `{}` has no `{what}`", name.name))
+                .help(format!("add `{example}` to the queue"))
+        };
+        let (entry, entry_span, endian) = entry.ok_or_else(|| missing("entry", "entry 16 le"))?;
+        let prod = prod.ok_or_else(|| missing("prod", "prod REGISTER"))?;
+        let cons = cons.ok_or_else(|| missing("cons", "cons REGISTER[.FIELD]"))?;
+        let index = index.ok_or_else(|| missing("index", "index wrap"))?;
+        let (full_limit, full_span) =
+            full.ok_or_else(|| missing("full limit", "full limit 1000000"))?;
+        if full_limit == 0 || full_limit > u64::from(u32::MAX) {
+            return Err(Diag::new(
+                full_span,
+                "full limit must be between 1 and 4294967295",
+            ));
+        }
+        Ok(Queue {
+            name,
+            dev,
+            entry,
+            entry_span,
+            endian,
+            prod,
+            cons,
+            index,
+            batch,
+            full_limit,
+            span,
+        })
     }
 
     fn granules(&mut self) -> Result<Granules, Diag> {
@@ -624,6 +783,63 @@ impl<'a> Parser<'a> {
                 target,
                 op,
                 value,
+                limit,
+                fail,
+                span: start.to(self.prev_span()),
+            });
+        }
+        if self.is_kw("enqueue") && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.bump();
+            let queue = self.ident("a queue name")?;
+            let record = self.ident("a record name")?;
+            self.expect(Tok::LBrace)?;
+            let mut fields = Vec::new();
+            if !self.eat(&Tok::RBrace) {
+                loop {
+                    let f = self.ident("a field name")?;
+                    self.expect(Tok::Colon)?;
+                    let v = self.expr()?;
+                    fields.push((f, v));
+                    if self.eat(&Tok::RBrace) {
+                        break;
+                    }
+                    self.expect(Tok::Comma)?;
+                    if self.eat(&Tok::RBrace) {
+                        break;
+                    }
+                }
+            }
+            return Ok(Stmt::Enqueue {
+                queue,
+                record,
+                fields,
+                span: start.to(self.prev_span()),
+            });
+        }
+        if self.is_kw("issue") && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.bump();
+            let queue = self.ident("a queue name")?;
+            return Ok(Stmt::Issue {
+                queue,
+                span: start.to(self.prev_span()),
+            });
+        }
+        if self.is_kw("wait") && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.bump();
+            let queue = self.ident("a queue name")?;
+            let limit = if self.eat_kw("limit") {
+                Some(self.int("the wait bound (reads of the consumer register)")?)
+            } else {
+                None
+            };
+            let fail = if self.eat_kw("else") {
+                self.expect_kw("return")?;
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            return Ok(Stmt::Wait {
+                queue,
                 limit,
                 fail,
                 span: start.to(self.prev_span()),
@@ -922,6 +1138,7 @@ impl<'a> Parser<'a> {
             cond,
             then_,
             else_,
+            rare: false,
             span: start.to(self.prev_span()),
         })
     }
@@ -1095,6 +1312,7 @@ impl<'a> Parser<'a> {
                     span: start.to(self.prev_span()),
                 })
             }
+            Tok::Ident(_) if self.peek_at(1) == &Tok::Dot => Ok(Expr::Reg(self.path()?)),
             Tok::Ident(name) => {
                 self.bump();
                 Ok(Expr::Name(Ident {
@@ -1148,11 +1366,13 @@ fn start_span(a: Span, b: Span) -> Span {
 }
 
 /// Keywords that start a top-level item.
-const TOP_LEVEL: [&str; 7] = [
+const TOP_LEVEL: [&str; 9] = [
     "target",
     "machine",
     "device",
     "granules",
+    "record",
+    "queue",
     "feature",
     "threshold",
     "seq",

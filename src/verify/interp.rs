@@ -734,7 +734,12 @@ impl Machine<'_> {
                 let set = &self.prog.granules[index];
                 return self.cover(index, set, *mode, start, size, threshold, body);
             }
-            Stmt::If { cond, then_, else_ } => {
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                rare: _,
+            } => {
                 let (a, b) = (self.eval(&cond.a), self.eval(&cond.b));
                 let taken = cond.cmp.holds(a, b);
                 self.arms.insert((s as *const Stmt as usize, taken));
@@ -789,6 +794,21 @@ impl Machine<'_> {
                     self.fail_barrier(fail_barrier);
                     return Ok(Flow::Return(*fail));
                 }
+            }
+            Stmt::Read { access, local } => {
+                let inst = self.inst.get(&access.dev).copied().unwrap_or(0);
+                self.tick()?;
+                let v = self.read(access.dev, inst, access.reg);
+                self.out.push((
+                    access.id,
+                    Access::Load {
+                        dev: access.dev,
+                        inst,
+                        reg: access.reg,
+                        value: v,
+                    },
+                ));
+                self.locals[*local] = v;
             }
             Stmt::Barrier { name, .. } => self
                 .out

@@ -1575,7 +1575,9 @@ pub fn order_violations(
                         }
                     }
                 }
-                if d.after_stores.iter().any(|(reg, _)| *reg == r) {
+                // `require stores before REG` orders them before writes
+                // of REG (what starts the device's work), not its reads.
+                if cb == Class::DevStore && d.after_stores.iter().any(|(reg, _)| *reg == r) {
                     if let Some(a) = latest_store {
                         if !t.orders_implicitly(Class::NormalStore, cb, false)
                             && !covered(a, pos, Class::NormalStore, cb)
