@@ -15,6 +15,7 @@
 # runs finished (whatever their verdicts: the test reads status-MODE), 2 on
 # a missing tool or a build error.
 set -eu
+set -f # no globbing: the -trace patterns below are QEMU's, not the shell's
 OUT=${1:?usage: $0 OUTDIR [SUBJECT.S]}
 SUBJECT=${2:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
