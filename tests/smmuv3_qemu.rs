@@ -1,0 +1,771 @@
+//! Outside oracle for SMMUv3 command-queue code: QEMU's SMMUv3 model
+//! (qemu-system-aarch64 -M virt,iommu=smmuv3) decodes and executes the
+//! commands a subject writes to a ring in RAM, driven by a bare-metal image
+//! (tests/smmuv3_qemu/: start-up at EL1 with the MMU off, a PL011 console,
+//! semihosting exit). scripts/smmuv3-qemu-test.sh builds the image with the
+//! subject (the C stand-in tests/smmuv3_qemu/smmu_standin.c, or a `.S`
+//! defining `sd_tlb_inv_range`, `sd_tlb_inv_asid`, `sd_sync`) and runs it
+//! twice: the cases with QEMU's smmuv3 trace and an execution log of the
+//! subject's code (`-singlestep -d exec,nochain -dfilter`), and a command
+//! error that stops QEMU's queue (the subject must time out with -110).
+//!
+//! Checked here, independently of the image's own verdicts: per case, the
+//! sequence of commands QEMU decoded (`smmuv3_cmdq_opcode`), the
+//! invalidations it performed (`smmuv3_s1_range_inval`: asid, addr,
+//! tg/num_pages, ttl, leaf; `smmuv3_cmdq_tlbi_nh_asid`) against the
+//! requested range, no `smmuv3_cmdq_consume_error` outside the injected
+//! one; from the execution log (mnemonics from GNU objdump), the dmb/dsb
+//! executed in the subject per case, bounded by one per batch of 64
+//! entries plus the sync and full-ring waits, and an outer-shareable store
+//! barrier between the last store and every doorbell (CMDQ_PROD write).
+//! Subjects: the stand-in (exact barrier counts asserted too) and the code
+//! shootdown generates from examples/smmuv3_cmdq.inv. Negative controls:
+//! five broken stand-ins must fail, each for its own reason. A missing tool
+//! is a failure (scripts/install-deps.sh installs them). Seven builds of
+//! the image, two QEMU runs each, about a second a build. See
+//! docs/smmuv3-qemu.md.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const CMDQ_BATCH_ENTRIES: u64 = 64;
+const CASES: [&str; 9] = [
+    "page",
+    "pages256",
+    "pages1000",
+    "unaligned",
+    "block2m",
+    "asid",
+    "sync",
+    "wrap",
+    "smallring",
+];
+/// dmb/dsb executed by the C stand-in per case (one `dmb oshst` per
+/// publish; see smmu_standin.c): 256 pages on a 256-entry ring publish at
+/// 64, 128, 192, at the full-ring wait before the CMD_SYNC and with it;
+/// 1000 pages publish every 64 (15) and at the end; 100 pages on a
+/// 16-entry ring publish at each of 6 full-ring waits and at the end.
+const STANDIN_BARRIERS: [(&str, u64); 9] = [
+    ("page", 1),
+    ("pages256", 5),
+    ("pages1000", 16),
+    ("unaligned", 1),
+    ("block2m", 1),
+    ("asid", 1),
+    ("sync", 1),
+    ("wrap", 1),
+    ("smallring", 7),
+];
+
+// ------------------------------------------------------------ running
+
+struct Run {
+    dir: PathBuf,
+    status: BTreeMap<String, i32>,
+    console: BTreeMap<String, String>,
+    log: BTreeMap<String, String>,
+    /// pc -> (mnemonic, operands) of the subject's code, from objdump
+    dis: BTreeMap<u64, (String, String)>,
+    secs: f64,
+}
+
+fn run_oracle(tag: &str, subject: Option<&Path>, broken: u32) -> Run {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("smmuv3-qemu-{tag}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cmd = Command::new("sh");
+    cmd.arg(format!("{ROOT}/scripts/smmuv3-qemu-test.sh"))
+        .arg(&dir);
+    if let Some(s) = subject {
+        cmd.arg(s);
+    }
+    cmd.env("SD_BROKEN", broken.to_string());
+    let t = Instant::now();
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run scripts/smmuv3-qemu-test.sh: {e}"));
+    let secs = t.elapsed().as_secs_f64();
+    assert!(
+        out.status.success(),
+        "scripts/smmuv3-qemu-test.sh failed ({}; a missing tool? run scripts/install-deps.sh):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = |f: &str| {
+        std::fs::read_to_string(dir.join(f))
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.join(f).display()))
+    };
+    let mut run = Run {
+        dir: dir.clone(),
+        status: BTreeMap::new(),
+        console: BTreeMap::new(),
+        log: BTreeMap::new(),
+        dis: disassembly(&read("subject.dis")),
+        secs,
+    };
+    for mode in ["main", "timeout"] {
+        let st: i32 = read(&format!("status-{mode}")).trim().parse().unwrap();
+        run.status.insert(mode.into(), st);
+        run.console
+            .insert(mode.into(), read(&format!("console-{mode}.txt")));
+        run.log
+            .insert(mode.into(), read(&format!("qemu-{mode}.log")));
+    }
+    assert!(!run.dis.is_empty(), "no subject code in {}", dir.display());
+    run
+}
+
+/// objdump -d lines: "    40081048:\td50332bf \tdmb\toshst"
+fn disassembly(text: &str) -> BTreeMap<u64, (String, String)> {
+    let mut m = BTreeMap::new();
+    for l in text.lines() {
+        let parts: Vec<&str> = l.split('\t').collect();
+        if parts.len() < 3 {
+            continue;
+        }
+        let Some(addr) = parts[0].trim().strip_suffix(':') else {
+            continue;
+        };
+        let Ok(pc) = u64::from_str_radix(addr, 16) else {
+            continue;
+        };
+        let mnem = parts[2].trim().to_string();
+        let ops = parts
+            .get(3)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        m.insert(pc, (mnem, ops));
+    }
+    m
+}
+
+// ------------------------------------------------------------ the trace
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Inval {
+    vmid: u64,
+    asid: i64,
+    addr: u64,
+    tg: u64,
+    num_pages: u64,
+    ttl: u64,
+    leaf: u64,
+}
+
+#[derive(Debug, Clone)]
+enum Ev {
+    Exec(u64),
+    Marker(u32, u32),
+    Doorbell(u64, u64),
+    Opcode(String),
+    Range(Inval),
+    NhAsid(u64),
+    NhAll,
+    ConsumeError(String),
+    Unhandled(String),
+    GerrorToggle(String),
+}
+
+fn hex(s: &str) -> u64 {
+    let s = s.trim();
+    u64::from_str_radix(s.strip_prefix("0x").unwrap_or(s), 16)
+        .unwrap_or_else(|_| panic!("not hex: `{s}`"))
+}
+
+fn field<'a>(l: &'a str, key: &str) -> &'a str {
+    let i = l.find(key).unwrap_or_else(|| panic!("no `{key}` in `{l}`"));
+    l[i + key.len()..]
+        .split([' ', ','])
+        .next()
+        .unwrap_or_default()
+}
+
+/// The QEMU log: exec lines (accel/tcg/cpu-exec.c log_cpu_exec) and trace
+/// events (hw/arm/trace-events), in the order QEMU wrote them. An event
+/// line may carry a "pid@secs:" prefix (-msg timestamp=on); it is dropped.
+fn parse_log(text: &str) -> Vec<Ev> {
+    let mut evs = Vec::new();
+    for raw in text.lines() {
+        let l = match raw.split_once(':') {
+            Some((p, rest))
+                if p.contains('@')
+                    && p.chars()
+                        .all(|c| c.is_ascii_digit() || c == '@' || c == '.') =>
+            {
+                rest
+            }
+            _ => raw,
+        };
+        if let Some(rest) = l.strip_prefix("Trace ") {
+            // Trace 0: 0x7f.. [cs_base/pc/flags/cflags] symbol
+            let inner = rest
+                .split_once('[')
+                .and_then(|(_, r)| r.split_once(']'))
+                .map(|(f, _)| f)
+                .unwrap_or_else(|| panic!("exec line `{l}`"));
+            let pc = hex(inner.split('/').nth(1).unwrap());
+            evs.push(Ev::Exec(pc));
+        } else if let Some(rest) = l.strip_prefix("smmuv3_write_mmio ") {
+            // addr: 0x98 val:0x2 size: 0x4(0)
+            let addr = hex(field(rest, "addr: "));
+            let val = hex(field(rest, "val:"));
+            let size = hex(field(rest, "size: ").split('(').next().unwrap());
+            match addr {
+                0xe00 if val >> 16 == 0x5d00 => {
+                    evs.push(Ev::Marker(((val >> 8) & 0xff) as u32, (val & 0xff) as u32))
+                }
+                0x98 => evs.push(Ev::Doorbell(val, size)),
+                _ => {}
+            }
+        } else if let Some(rest) = l.strip_prefix("smmuv3_cmdq_opcode <--- ") {
+            evs.push(Ev::Opcode(rest.trim().to_string()));
+        } else if let Some(rest) = l.strip_prefix("smmuv3_s1_range_inval ") {
+            evs.push(Ev::Range(Inval {
+                vmid: field(rest, "vmid=").parse().unwrap(),
+                asid: field(rest, "asid=").parse().unwrap(),
+                addr: hex(field(rest, "addr=")),
+                tg: field(rest, "tg=").parse().unwrap(),
+                num_pages: hex(field(rest, "num_pages=")),
+                ttl: field(rest, "ttl=").parse().unwrap(),
+                leaf: field(rest, "leaf=").parse().unwrap(),
+            }));
+        } else if let Some(rest) = l.strip_prefix("smmuv3_cmdq_tlbi_nh_asid ") {
+            evs.push(Ev::NhAsid(field(rest, "asid=").parse().unwrap()));
+        } else if l.trim_end() == "smmuv3_cmdq_tlbi_nh" {
+            evs.push(Ev::NhAll);
+        } else if let Some(rest) = l.strip_prefix("smmuv3_cmdq_consume_error ") {
+            evs.push(Ev::ConsumeError(rest.trim().to_string()));
+        } else if let Some(rest) = l.strip_prefix("smmuv3_unhandled_cmd ") {
+            evs.push(Ev::Unhandled(rest.trim().to_string()));
+        } else if let Some(rest) = l.strip_prefix("smmuv3_write_gerror ") {
+            evs.push(Ev::GerrorToggle(rest.trim().to_string()));
+        }
+    }
+    evs
+}
+
+/// Events between marker(id, 1) and marker(id, 2).
+fn segments(evs: &[Ev]) -> BTreeMap<u32, Vec<Ev>> {
+    let mut segs = BTreeMap::new();
+    let mut cur: Option<(u32, Vec<Ev>)> = None;
+    for e in evs {
+        match e {
+            Ev::Marker(id, 1) => {
+                assert!(cur.is_none(), "marker {id} opens inside a case");
+                cur = Some((*id, Vec::new()));
+            }
+            Ev::Marker(id, 2) => {
+                let (open, v) = cur.take().expect("case end without begin");
+                assert_eq!(open, *id, "case markers interleave");
+                segs.insert(*id, v);
+            }
+            Ev::Marker(id, p) => panic!("marker {id} phase {p}"),
+            e => {
+                if let Some((_, v)) = cur.as_mut() {
+                    v.push(e.clone());
+                }
+            }
+        }
+    }
+    assert!(cur.is_none(), "a case never ended");
+    segs
+}
+
+// ------------------------------------------------------------ the console
+
+#[derive(Debug, Clone)]
+struct Case {
+    name: String,
+    id: u32,
+    kind: String,
+    log2n: u64,
+    asid: u64,
+    iova: u64,
+    size: u64,
+    granule: u64,
+}
+
+fn parse_case(l: &str) -> Case {
+    let name = l["case ".len()..].split(' ').next().unwrap().to_string();
+    Case {
+        name,
+        id: hex(field(l, " id=")) as u32,
+        kind: field(l, " kind=").to_string(),
+        log2n: hex(field(l, " log2n=")),
+        asid: hex(field(l, " asid=")),
+        iova: hex(field(l, " iova=")),
+        size: hex(field(l, " size=")),
+        granule: hex(field(l, " granule=")),
+    }
+}
+
+// ------------------------------------------------------------ the oracle
+
+#[derive(Debug, Default)]
+struct CaseReport {
+    name: String,
+    commands: u64,
+    doorbells: u64,
+    insns: u64,
+    barriers: BTreeMap<String, u64>,
+    store_barriers: u64,
+    bound: u64,
+}
+
+#[derive(Debug, Default)]
+struct Verdict {
+    cases: Vec<CaseReport>,
+    failures: Vec<String>,
+}
+
+/// What the kernel's __arm_smmu_tlb_inv_range() (no range invalidation)
+/// and arm_smmu_cmdq_build_cmd() ask QEMU to do for a case, as QEMU's
+/// smmuv3_s1_range_inval() reports it (tg = 0: one page, ttl 0).
+fn expected(c: &Case) -> (Vec<String>, Vec<Inval>, Vec<u64>) {
+    let mut ops = Vec::new();
+    let mut ranges = Vec::new();
+    let mut asids = Vec::new();
+    match c.kind.as_str() {
+        "range" => {
+            let mut a = c.iova;
+            while a < c.iova + c.size {
+                ops.push("SMMU_CMD_TLBI_NH_VA".to_string());
+                ranges.push(Inval {
+                    vmid: 0,
+                    asid: (c.asid & 0xffff) as i64,
+                    addr: a & !0xfff,
+                    tg: 0,
+                    num_pages: 1,
+                    ttl: 0,
+                    leaf: 1,
+                });
+                a += c.granule;
+            }
+        }
+        "asid" => {
+            ops.push("SMMU_CMD_TLBI_NH_ASID".to_string());
+            asids.push(c.asid & 0xffff);
+        }
+        "sync" => {}
+        k => panic!("kind {k}"),
+    }
+    ops.push("SMMU_CMD_SYNC".to_string());
+    (ops, ranges, asids)
+}
+
+fn is_barrier(m: &str) -> bool {
+    m == "dmb" || m == "dsb"
+}
+/// Orders earlier stores before later ones (everything but the *ld kinds).
+fn orders_stores(ops: &str) -> bool {
+    !ops.ends_with("ld")
+}
+/// ... for an observer outside the inner-shareable domain (the SMMU):
+/// dma_wmb() is dmb oshst.
+fn orders_stores_for_device(ops: &str) -> bool {
+    matches!(ops, "oshst" | "osh" | "st" | "sy")
+}
+
+fn check_case(run: &Run, c: &Case, evs: &[Ev], v: &mut Verdict) {
+    let fail = |v: &mut Verdict, what: String| v.failures.push(format!("{}: {what}", c.name));
+    let (want_ops, want_ranges, want_asids) = expected(c);
+    let ops: Vec<String> = evs
+        .iter()
+        .filter_map(|e| match e {
+            Ev::Opcode(o) => Some(o.clone()),
+            _ => None,
+        })
+        .collect();
+    let ranges: Vec<Inval> = evs
+        .iter()
+        .filter_map(|e| match e {
+            Ev::Range(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    let asids: Vec<u64> = evs
+        .iter()
+        .filter_map(|e| match e {
+            Ev::NhAsid(a) => Some(*a),
+            _ => None,
+        })
+        .collect();
+    if ops != want_ops {
+        let first = ops.iter().zip(&want_ops).position(|(a, b)| a != b);
+        fail(
+            v,
+            format!(
+                "decoded commands differ: {} decoded, {} wanted, first difference at {first:?}: {:?} vs {:?}",
+                ops.len(),
+                want_ops.len(),
+                first.map(|i| &ops[i]),
+                first.map(|i| &want_ops[i])
+            ),
+        );
+    }
+    if ranges != want_ranges {
+        let first = ranges.iter().zip(&want_ranges).position(|(a, b)| a != b);
+        fail(
+            v,
+            format!(
+                "range invalidations differ: {} done, {} wanted, first difference at {first:?}: {:?} vs {:?}",
+                ranges.len(),
+                want_ranges.len(),
+                first.map(|i| &ranges[i]),
+                first.map(|i| &want_ranges[i])
+            ),
+        );
+    }
+    if asids != want_asids {
+        fail(
+            v,
+            format!("ASID invalidations {asids:?}, wanted {want_asids:?}"),
+        );
+    }
+    for e in evs {
+        match e {
+            Ev::ConsumeError(s) => fail(v, format!("smmuv3_cmdq_consume_error {s}")),
+            Ev::Unhandled(s) => fail(v, format!("QEMU ignored a command: {s}")),
+            Ev::NhAll => fail(v, "unexpected TLBI_NH_ALL".into()),
+            Ev::GerrorToggle(s) => fail(v, format!("GERROR raised: {s}")),
+            Ev::Doorbell(val, size) if *size != 4 => {
+                fail(v, format!("CMDQ_PROD written with {size} bytes ({val:#x})"))
+            }
+            _ => {}
+        }
+    }
+
+    // Barriers, from the execution log of the subject's code.
+    let mut rep = CaseReport {
+        name: c.name.clone(),
+        commands: want_ops.len() as u64,
+        ..Default::default()
+    };
+    let mut last_dev_barrier: Option<usize> = None;
+    let mut last_exec: Option<(usize, u64)> = None;
+    for (i, e) in evs.iter().enumerate() {
+        match e {
+            Ev::Exec(pc) => {
+                let Some((m, ops)) = run.dis.get(pc) else {
+                    fail(v, format!("executed {pc:#x} is not subject code"));
+                    continue;
+                };
+                rep.insns += 1;
+                if is_barrier(m) {
+                    *rep.barriers.entry(format!("{m} {ops}")).or_default() += 1;
+                    if orders_stores(ops) {
+                        rep.store_barriers += 1;
+                    }
+                    if orders_stores_for_device(ops) {
+                        last_dev_barrier = Some(i);
+                    }
+                }
+                last_exec = Some((i, *pc));
+            }
+            Ev::Doorbell(val, _) => {
+                rep.doorbells += 1;
+                // The doorbell is the last instruction executed before
+                // QEMU's write trace; the store before it must be ordered.
+                let Some((di, dpc)) = last_exec else {
+                    fail(v, format!("doorbell {val:#x} outside the subject's code"));
+                    continue;
+                };
+                let (dm, _) = &run.dis[&dpc];
+                let before = evs[..di]
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .find_map(|(j, e)| match e {
+                        Ev::Exec(pc) if run.dis[pc].0.starts_with("st") => Some(j),
+                        _ => None,
+                    });
+                let ordered = dm.starts_with("stlr")
+                    || match (before, last_dev_barrier) {
+                        (None, _) => true,
+                        (Some(s), Some(b)) => b > s && b < di,
+                        (Some(_), None) => false,
+                    };
+                if !ordered {
+                    fail(
+                        v,
+                        format!(
+                            "doorbell {val:#x} ({dm} at {dpc:#x}) without an outer-shareable store barrier after the last store"
+                        ),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    let tlbis = rep.commands - 1;
+    let entries = rep.commands;
+    rep.bound = tlbis.div_ceil(CMDQ_BATCH_ENTRIES) + 1 + entries.div_ceil(1 << c.log2n);
+    if rep.store_barriers > rep.bound {
+        fail(
+            v,
+            format!(
+                "{} store barriers executed for {} commands, more than {} (one per batch of {CMDQ_BATCH_ENTRIES}, the sync, one per full-ring wait)",
+                rep.store_barriers, entries, rep.bound
+            ),
+        );
+    }
+    if rep.doorbells == 0 {
+        fail(v, "no CMDQ_PROD write".into());
+    }
+    if rep.insns == 0 {
+        fail(v, "no subject instruction executed".into());
+    }
+    v.cases.push(rep);
+}
+
+fn verdict(run: &Run) -> Verdict {
+    let mut v = Verdict::default();
+    let main = &run.console["main"];
+    if run.status["main"] != 0 {
+        v.failures
+            .push(format!("main run exited {}", run.status["main"]));
+    }
+    for l in main
+        .lines()
+        .filter(|l| l.contains("FAIL") || l.contains("EXCEPTION"))
+    {
+        v.failures.push(format!("console: {l}"));
+    }
+    if !main.lines().any(|l| l == "smmuv3-qemu: done failures=0") {
+        v.failures.push("main run did not finish cleanly".into());
+    }
+    let cases: Vec<Case> = main
+        .lines()
+        .filter(|l| l.starts_with("case "))
+        .map(parse_case)
+        .collect();
+    let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, CASES, "cases on the console:\n{main}");
+    let evs = parse_log(&run.log["main"]);
+    for e in &evs {
+        if let Ev::ConsumeError(s) = e {
+            v.failures.push(format!("smmuv3_cmdq_consume_error {s}"));
+        }
+    }
+    let segs = segments(&evs);
+    for c in &cases {
+        match segs.get(&c.id) {
+            Some(s) => check_case(run, c, s, &mut v),
+            None => v.failures.push(format!("{}: no trace segment", c.name)),
+        }
+    }
+    check_timeout(run, &mut v);
+    v
+}
+
+/// The timeout run: an illegal command (opcode 0) stops QEMU's queue, the
+/// subject's sd_sync must return -110 without QEMU decoding anything; after
+/// the harness replaced the bad entry by a CMD_SYNC and acknowledged
+/// GERROR, both syncs run; then a fresh queue works.
+fn check_timeout(run: &Run, v: &mut Verdict) {
+    let con = &run.console["timeout"];
+    let mut fail = |what: String| v.failures.push(format!("timeout: {what}"));
+    if run.status["timeout"] != 0 {
+        fail(format!("run exited {}", run.status["timeout"]));
+    }
+    for l in con
+        .lines()
+        .filter(|l| l.contains("FAIL") || l.contains("EXCEPTION"))
+    {
+        fail(format!("console: {l}"));
+    }
+    if !con
+        .lines()
+        .any(|l| l.starts_with("timeout sync ") && l.ends_with(" ret=-110"))
+    {
+        fail(format!("sd_sync did not return -110:\n{con}"));
+    }
+    if !con.lines().any(|l| l == "smmuv3-qemu: done failures=0") {
+        fail("did not finish cleanly".into());
+    }
+    let evs = parse_log(&run.log["timeout"]);
+    let segs = segments(&evs);
+    let ops = |id: u32| -> Vec<String> {
+        segs.get(&id)
+            .map(|s| {
+                s.iter()
+                    .filter_map(|e| match e {
+                        Ev::Opcode(o) => Some(o.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let errors: Vec<(Option<u32>, String)> = {
+        let mut cur = None;
+        let mut out = Vec::new();
+        for e in &evs {
+            match e {
+                Ev::Marker(id, 1) => cur = Some(*id),
+                Ev::Marker(_, _) => cur = None,
+                Ev::ConsumeError(s) => out.push((cur, s.clone())),
+                _ => {}
+            }
+        }
+        out
+    };
+    let want_err = vec![(
+        Some(0x40),
+        "Error on INVALID command execution: 1".to_string(),
+    )];
+    if errors != want_err {
+        fail(format!("consume errors {errors:?}, wanted {want_err:?}"));
+    }
+    if ops(0x40) != ["INVALID"] {
+        fail(format!("injected: decoded {:?}", ops(0x40)));
+    }
+    if !ops(0x41).is_empty() {
+        fail(format!(
+            "QEMU decoded {:?} while CMDQ_ERR was active",
+            ops(0x41)
+        ));
+    }
+    let db41 = segs
+        .get(&0x41)
+        .map(|s| s.iter().filter(|e| matches!(e, Ev::Doorbell(..))).count())
+        .unwrap_or(0);
+    if db41 == 0 {
+        fail("sd_sync wrote no CMDQ_PROD".into());
+    }
+    if ops(0x42) != ["SMMU_CMD_SYNC", "SMMU_CMD_SYNC"] {
+        fail(format!("recovery: decoded {:?}", ops(0x42)));
+    }
+    if ops(0x43) != ["SMMU_CMD_TLBI_NH_VA", "SMMU_CMD_SYNC"] {
+        fail(format!("after recovery: decoded {:?}", ops(0x43)));
+    }
+}
+
+fn report(tag: &str, run: &Run, v: &Verdict) {
+    eprintln!(
+        "smmuv3-qemu {tag}: build + 2 QEMU runs {:.2}s ({})",
+        run.secs,
+        run.dir.display()
+    );
+    for c in &v.cases {
+        eprintln!(
+            "  {:<10} commands {:>4}  doorbells {:>3}  subject insns {:>6}  store barriers {:>3} (bound {:>2})  {:?}",
+            c.name, c.commands, c.doorbells, c.insns, c.store_barriers, c.bound, c.barriers
+        );
+    }
+    for f in &v.failures {
+        eprintln!("  FAIL {f}");
+    }
+}
+
+// ------------------------------------------------------------ tests
+
+#[test]
+fn standin_passes_qemu_smmuv3_oracle() {
+    let run = run_oracle("standin", None, 0);
+    let v = verdict(&run);
+    report("stand-in", &run, &v);
+    assert!(v.failures.is_empty(), "{:#?}", v.failures);
+    for (name, n) in STANDIN_BARRIERS {
+        let c = v.cases.iter().find(|c| c.name == name).unwrap();
+        assert_eq!(c.store_barriers, n, "{name}: store barriers");
+        assert_eq!(
+            c.barriers.get("dmb oshst").copied().unwrap_or(0),
+            n,
+            "{name}: {:?}",
+            c.barriers
+        );
+        assert_eq!(c.barriers.len(), 1, "{name}: {:?}", c.barriers);
+    }
+    // 1000 pages take 1001 entries through a 256-entry ring: PROD wraps.
+    let c = v.cases.iter().find(|c| c.name == "pages1000").unwrap();
+    assert_eq!(c.commands, 1001);
+    assert_eq!(c.doorbells, 16);
+}
+
+/// A deliberately broken stand-in must fail the oracle, for the reason
+/// the breakage is about.
+fn control(broken: u32, tag: &str, want: &str) {
+    let run = run_oracle(tag, None, broken);
+    let v = verdict(&run);
+    report(tag, &run, &v);
+    assert!(
+        !v.failures.is_empty(),
+        "SD_BROKEN={broken} ({tag}) passed the oracle"
+    );
+    assert!(
+        v.failures.iter().any(|f| f.contains(want)),
+        "SD_BROKEN={broken} ({tag}) failed, but not with `{want}`: {:#?}",
+        v.failures
+    );
+}
+
+#[test]
+fn control_wrong_opcode_fails() {
+    control(1, "ctl-opcode", "decoded commands differ");
+}
+
+#[test]
+fn control_addr_off_by_one_page_fails() {
+    control(2, "ctl-addr", "range invalidations differ");
+}
+
+#[test]
+fn control_missing_barrier_fails() {
+    control(
+        3,
+        "ctl-nobarrier",
+        "without an outer-shareable store barrier",
+    );
+}
+
+#[test]
+fn control_barrier_per_entry_fails() {
+    control(4, "ctl-perentry", "store barriers executed");
+}
+
+#[test]
+fn control_short_range_fails() {
+    control(5, "ctl-short", "range invalidations differ");
+}
+
+/// The code shootdown generates from examples/smmuv3_cmdq.inv
+/// (`--prefix sd_`: sd_tlb_inv_range, sd_tlb_inv_asid, sd_sync). With
+/// SMMUV3_QEMU_SUBJECT=file.S the oracle runs that file instead.
+#[test]
+fn generated_cmdq_code_passes_qemu_smmuv3_oracle() {
+    let subject = match std::env::var_os("SMMUV3_QEMU_SUBJECT") {
+        Some(s) => PathBuf::from(s),
+        None => {
+            let spec = Path::new(ROOT).join("examples/smmuv3_cmdq.inv");
+            assert!(
+                spec.exists(),
+                "{} is missing (it comes with the spec language's command-queue support)",
+                spec.display()
+            );
+            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("smmuv3-qemu-gen");
+            let _ = std::fs::remove_dir_all(&dir);
+            let out = Command::new(env!("CARGO_BIN_EXE_shootdown"))
+                .arg("gen")
+                .arg(&spec)
+                .args(["--target", "aarch64", "--prefix", "sd_", "--out"])
+                .arg(&dir)
+                .output()
+                .expect("run shootdown gen");
+            assert!(
+                out.status.success(),
+                "shootdown gen {}: {}",
+                spec.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            dir.join("smmuv3_cmdq.aarch64.S")
+        }
+    };
+    let run = run_oracle("generated", Some(&subject), 0);
+    let v = verdict(&run);
+    report(&format!("generated ({})", subject.display()), &run, &v);
+    assert!(v.failures.is_empty(), "{:#?}", v.failures);
+}

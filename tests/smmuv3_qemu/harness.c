@@ -1,0 +1,428 @@
+/*
+ * Bare-metal driver for the SMMUv3 command-queue oracle (tests/smmuv3_qemu.rs,
+ * docs/smmuv3-qemu.md). Runs under
+ *   qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu cortex-a57 -nographic \
+ *       -semihosting -kernel image.elf
+ * at EL1 with the MMU off. It enables QEMU's SMMUv3 command queue, calls the
+ * subject's three functions (the C stand-in or a generated .S) for a list of
+ * cases, checks what the registers say after each, prints one line per case
+ * on the PL011 and exits through semihosting with 0 (all checks passed), 1
+ * (a check failed) or 3 (an exception). What QEMU decoded is checked by the
+ * test from QEMU's trace; this file writes a marker to an unimplemented SMMU
+ * register (MARKER, write-ignored by QEMU but traced by smmuv3_write_mmio)
+ * before and after each case so that the trace can be cut into cases.
+ *
+ * The semihosting command line (-append) selects the mode: "main" (the
+ * cases) or "timeout" (a command error stops QEMU's queue; sd_sync must
+ * return -110; then recovery).
+ */
+typedef unsigned long u64;
+typedef unsigned int u32;
+
+long sd_tlb_inv_range(void *smmu, void *ring, unsigned long log2n, unsigned long asid,
+		      unsigned long iova, unsigned long size, unsigned long granule);
+long sd_tlb_inv_asid(void *smmu, void *ring, unsigned long log2n, unsigned long asid);
+long sd_sync(void *smmu, void *ring, unsigned long log2n);
+
+void sd_exit(int status) __attribute__((noreturn));
+long sd_semihost(long op, void *param);
+
+#define UART_BASE 0x09000000UL /* hw/arm/virt.c base_memmap[VIRT_UART] */
+#define SMMU_BASE 0x09050000UL /* hw/arm/virt.c base_memmap[VIRT_SMMU] */
+
+/* SMMUv3 registers (Arm IHI 0070; QEMU hw/arm/smmuv3-internal.h) */
+#define SMMU_IDR0 0x00
+#define SMMU_IDR1 0x04
+#define SMMU_CR0 0x20
+#define SMMU_CR0ACK 0x24
+#define SMMU_GERROR 0x60
+#define SMMU_GERRORN 0x64
+#define SMMU_CMDQ_BASE 0x90
+#define SMMU_CMDQ_PROD 0x98
+#define SMMU_CMDQ_CONS 0x9c
+#define CR0_CMDQEN (1u << 3)
+#define GERROR_CMDQ_ERR (1u << 0)
+#define Q_BASE_RWA (1UL << 62) /* the kernel's Q_BASE_RWA; QEMU ignores it */
+#define MARKER 0xe00            /* IMPLEMENTATION DEFINED space: QEMU WI */
+
+#define CMDQ_OP_CMD_SYNC 0x46
+
+/* Rings: 2^8 entries for most cases, 2^4 to force full-ring waits. The
+ * spec wants the base aligned to the ring size (at least 32 bytes). */
+static u64 ring256[256 * 2] __attribute__((aligned(4096)));
+static u64 ring16[16 * 2] __attribute__((aligned(256)));
+
+/* ------------------------------------------------------------ MMIO, UART */
+
+static inline u32 rd32(u64 addr)
+{
+	u32 v;
+	__asm__ volatile("ldr %w0, [%1]" : "=r"(v) : "r"(addr) : "memory");
+	return v;
+}
+static inline void wr32(u64 addr, u32 v)
+{
+	__asm__ volatile("str %w0, [%1]" : : "r"(v), "r"(addr) : "memory");
+}
+static inline void wr64(u64 addr, u64 v)
+{
+	__asm__ volatile("str %0, [%1]" : : "r"(v), "r"(addr) : "memory");
+}
+static inline u32 smmu_rd(u32 off) { return rd32(SMMU_BASE + off); }
+static inline void smmu_wr(u32 off, u32 v) { wr32(SMMU_BASE + off, v); }
+
+static void putc_(char c)
+{
+	while (rd32(UART_BASE + 0x18) & (1u << 5)) /* FR.TXFF */
+		;
+	wr32(UART_BASE, (u32)(unsigned char)c);
+}
+static void puts_(const char *s)
+{
+	while (*s)
+		putc_(*s++);
+}
+static void puthex(u64 v)
+{
+	int i, started = 0;
+	puts_("0x");
+	for (i = 60; i >= 0; i -= 4) {
+		int d = (v >> i) & 0xf;
+		if (d || started || i == 0) {
+			putc_("0123456789abcdef"[d]);
+			started = 1;
+		}
+	}
+}
+static void putdec(long v)
+{
+	char buf[24];
+	int n = 0;
+	u64 u = v < 0 ? -(u64)v : (u64)v;
+	if (v < 0)
+		putc_('-');
+	do {
+		buf[n++] = '0' + u % 10;
+		u /= 10;
+	} while (u);
+	while (n)
+		putc_(buf[--n]);
+}
+static void kv(const char *k, u64 v)
+{
+	putc_(' ');
+	puts_(k);
+	putc_('=');
+	puthex(v);
+}
+
+void harness_exception(long code, u64 esr, u64 elr, u64 far)
+{
+	puts_("smmuv3-qemu: EXCEPTION");
+	kv("esr", esr);
+	kv("elr", elr);
+	kv("far", far);
+	puts_("\n");
+	sd_exit((int)code);
+}
+
+/* ------------------------------------------------------------ the queue */
+
+static int failures;
+static u64 *cur_ring;
+static u32 cur_log2n;
+
+static void fail(const char *what)
+{
+	puts_(" FAIL:");
+	puts_(what);
+	failures++;
+}
+
+/* CR0 := v and wait for CR0ACK to follow (the spec's update protocol). */
+static int cr0_write(u32 v)
+{
+	int i;
+	smmu_wr(SMMU_CR0, v);
+	for (i = 0; i < 1000; i++)
+		if (smmu_rd(SMMU_CR0ACK) == v)
+			return 0;
+	return -1;
+}
+
+/*
+ * Command queue only. QEMU's smmuv3_cmdq_consume() (hw/arm/smmuv3.c) runs
+ * whenever CMDQ_PROD is written, and needs nothing but CR0.CMDQEN: TLBI and
+ * SYNC commands touch neither the stream table nor the event queue, and
+ * SMMUEN only gates translation (smmuv3_translate). So SMMUEN, EVENTQEN,
+ * STRTAB_* stay 0: no device does DMA here. CMDQ_BASE and CMDQ_CONS may
+ * only be written while CMDQEN is 0.
+ */
+static int cmdq_setup(u64 *ring, u32 log2n, u32 start)
+{
+	if (cr0_write(0))
+		return -1;
+	wr64(SMMU_BASE + SMMU_CMDQ_BASE, Q_BASE_RWA | (u64)ring | log2n);
+	smmu_wr(SMMU_CMDQ_PROD, start);
+	smmu_wr(SMMU_CMDQ_CONS, start);
+	if (cr0_write(CR0_CMDQEN))
+		return -2;
+	cur_ring = ring;
+	cur_log2n = log2n;
+	return 0;
+}
+
+/* ------------------------------------------------------------ the cases */
+
+enum kind { RANGE, ASID, SYNC };
+
+struct tcase {
+	const char *name;
+	enum kind kind;
+	u32 log2n;
+	long start; /* -1: keep the queue as the previous case left it */
+	u64 asid, iova, size, granule;
+};
+
+static const struct tcase cases[] = {
+	{"page", RANGE, 8, 0, 0x1, 0x10000000, 0x1000, 0x1000},
+	{"pages256", RANGE, 8, -1, 0x2, 0x20000000, 256 * 0x1000, 0x1000},
+	{"pages1000", RANGE, 8, -1, 0x3, 0x7fff0000000, 1000 * 0x1000, 0x1000},
+	{"unaligned", RANGE, 8, -1, 0x4, 0x30000123, 0x3000, 0x1000},
+	{"block2m", RANGE, 8, -1, 0x5, 0x40000000, 0x200000, 0x200000},
+	{"asid", ASID, 8, -1, 0xbeef, 0, 0, 0},
+	{"sync", SYNC, 8, -1, 0, 0, 0, 0},
+	{"wrap", RANGE, 8, 0x1fa, 0x7, 0x50000000, 16 * 0x1000, 0x1000},
+	{"smallring", RANGE, 4, 0, 0x8, 0x60000000, 100 * 0x1000, 0x1000},
+};
+
+static void marker(u32 id, u32 phase)
+{
+	smmu_wr(MARKER, 0x5d000000u | (id << 8) | phase);
+}
+
+static u64 n_range_cmds(const struct tcase *c)
+{
+	u64 n = 0, a;
+	for (a = c->iova; a < c->iova + c->size; a += c->granule)
+		n++;
+	return n;
+}
+
+static void run_case(u32 id, const struct tcase *c)
+{
+	u64 *ring = c->log2n == 4 ? ring16 : ring256;
+	u32 wim = (2u << c->log2n) - 1, prod0, prod, cons, gerror, gerrorn;
+	u64 cmds = 0;
+	long ret = 0;
+
+	if (c->start >= 0 || c->log2n != cur_log2n || ring != cur_ring) {
+		if (cmdq_setup(ring, c->log2n, c->start < 0 ? 0 : (u32)c->start)) {
+			puts_("case ");
+			puts_(c->name);
+			fail("cmdq-setup");
+			puts_("\n");
+			return;
+		}
+	}
+	prod0 = smmu_rd(SMMU_CMDQ_PROD) & wim;
+	marker(id, 1);
+	switch (c->kind) {
+	case RANGE:
+		ret = sd_tlb_inv_range((void *)SMMU_BASE, ring, c->log2n, c->asid, c->iova,
+				       c->size, c->granule);
+		cmds = n_range_cmds(c);
+		break;
+	case ASID:
+		ret = sd_tlb_inv_asid((void *)SMMU_BASE, ring, c->log2n, c->asid);
+		cmds = 1;
+		break;
+	case SYNC:
+		ret = sd_sync((void *)SMMU_BASE, ring, c->log2n);
+		break;
+	}
+	marker(id, 2);
+	prod = smmu_rd(SMMU_CMDQ_PROD);
+	cons = smmu_rd(SMMU_CMDQ_CONS);
+	gerror = smmu_rd(SMMU_GERROR);
+	gerrorn = smmu_rd(SMMU_GERRORN);
+
+	puts_("case ");
+	puts_(c->name);
+	kv("id", id);
+	puts_(c->kind == RANGE ? " kind=range" : c->kind == ASID ? " kind=asid" : " kind=sync");
+	kv("log2n", c->log2n);
+	kv("asid", c->asid);
+	kv("iova", c->iova);
+	kv("size", c->size);
+	kv("granule", c->granule);
+	kv("prod0", prod0);
+	kv("prod", prod);
+	kv("cons", cons);
+	kv("gerror", gerror);
+	kv("gerrorn", gerrorn);
+	puts_(" ret=");
+	putdec(ret);
+	if (ret != 0)
+		fail("ret");
+	if ((prod ^ cons) & wim)
+		fail("cons!=prod");
+	if ((cons >> 24) & 0x7f)
+		fail("cons.err");
+	if (gerror != gerrorn)
+		fail("gerror!=gerrorn");
+	if ((prod & wim) != ((prod0 + cmds + 1) & wim))
+		fail("prod-advance");
+	if (prod & ~wim)
+		fail("prod-high-bits");
+	puts_("\n");
+}
+
+/* A command error stops QEMU's queue (smmuv3_cmdq_consume breaks while
+ * GERROR.CMDQ_ERR is active): sd_sync must time out with -110. Then
+ * recover as arm_smmu_cmdq_skip_err() does: replace the bad command by a
+ * CMD_SYNC and acknowledge the error through GERRORN. */
+static void run_timeout(void)
+{
+	u32 wim = (2u << 8) - 1, prod0, prod, cons, gerror, gerrorn, slot;
+	long ret;
+
+	if (cmdq_setup(ring256, 8, 0x0fe)) {
+		fail("cmdq-setup");
+		return;
+	}
+	prod0 = smmu_rd(SMMU_CMDQ_PROD) & wim;
+	slot = prod0 & 0xff;
+	marker(0x40, 1);
+	ring256[2 * slot] = 0; /* opcode 0: not a command, CERROR_ILL */
+	ring256[2 * slot + 1] = 0;
+	__asm__ volatile("dmb oshst" ::: "memory");
+	smmu_wr(SMMU_CMDQ_PROD, (prod0 + 1) & wim);
+	marker(0x40, 2);
+	cons = smmu_rd(SMMU_CMDQ_CONS);
+	gerror = smmu_rd(SMMU_GERROR);
+	gerrorn = smmu_rd(SMMU_GERRORN);
+	puts_("timeout injected");
+	kv("prod0", prod0);
+	kv("cons", cons);
+	kv("gerror", gerror);
+	kv("gerrorn", gerrorn);
+	if ((cons & wim) != prod0)
+		fail("cons-moved");
+	if (((cons >> 24) & 0x7f) != 1)
+		fail("cons.err!=ILL");
+	if (((gerror ^ gerrorn) & GERROR_CMDQ_ERR) == 0)
+		fail("no-cmdq-err");
+	puts_("\n");
+
+	marker(0x41, 1);
+	ret = sd_sync((void *)SMMU_BASE, ring256, 8);
+	marker(0x41, 2);
+	prod = smmu_rd(SMMU_CMDQ_PROD);
+	cons = smmu_rd(SMMU_CMDQ_CONS);
+	puts_("timeout sync");
+	kv("prod", prod);
+	kv("cons", cons);
+	puts_(" ret=");
+	putdec(ret);
+	if (ret != -110)
+		fail("ret!=-110");
+	if ((prod & wim) != ((prod0 + 2) & wim))
+		fail("prod-advance");
+	if ((cons & wim) != prod0)
+		fail("cons-moved");
+	puts_("\n");
+
+	marker(0x42, 1);
+	ring256[2 * slot] = CMDQ_OP_CMD_SYNC;
+	__asm__ volatile("dmb oshst" ::: "memory");
+	smmu_wr(SMMU_GERRORN, smmu_rd(SMMU_GERROR));
+	marker(0x42, 2);
+	prod = smmu_rd(SMMU_CMDQ_PROD);
+	cons = smmu_rd(SMMU_CMDQ_CONS);
+	gerror = smmu_rd(SMMU_GERROR);
+	gerrorn = smmu_rd(SMMU_GERRORN);
+	puts_("timeout recovered");
+	kv("prod", prod);
+	kv("cons", cons);
+	kv("gerror", gerror);
+	kv("gerrorn", gerrorn);
+	if ((prod ^ cons) & wim)
+		fail("cons!=prod");
+	if (gerror != gerrorn)
+		fail("gerror!=gerrorn");
+	puts_("\n");
+
+	/* A fresh queue (CONS written while disabled clears CONS.ERR, which
+	 * QEMU keeps across later increments) works again. */
+	run_case(0x43, &(struct tcase){"after-timeout", RANGE, 8, 0x100, 0x9, 0x70000000,
+				       0x1000, 0x1000});
+}
+
+static int cmdline_is(const char *want)
+{
+	static char buf[128];
+	struct {
+		char *p;
+		u64 n;
+	} blk = {buf, sizeof(buf)};
+	const char *s;
+	int i;
+
+	if (sd_semihost(0x15, &blk) != 0) /* SYS_GET_CMDLINE */
+		return 0;
+	/* "image.elf timeout" or "timeout": compare the last word */
+	s = buf;
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == ' ')
+			s = buf + i + 1;
+	for (i = 0; want[i]; i++)
+		if (s[i] != want[i])
+			return 0;
+	return s[i] == 0;
+}
+
+int harness_main(u64 el)
+{
+	u32 idr1 = smmu_rd(SMMU_IDR1), i;
+
+	puts_("smmuv3-qemu: start");
+	kv("el", el);
+	kv("idr0", smmu_rd(SMMU_IDR0));
+	kv("idr1", idr1);
+	kv("cmdqs", (idr1 >> 21) & 0x1f);
+	kv("subject", (u64)sd_tlb_inv_range);
+	puts_("\n");
+	if (el != 1)
+		fail("not-el1");
+	if (((idr1 >> 21) & 0x1f) < 8)
+		fail("cmdqs<8");
+
+	if (cmdline_is("timeout")) {
+		run_timeout();
+	} else {
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			run_case(i, &cases[i]);
+	}
+	puts_("smmuv3-qemu: done failures=");
+	putdec(failures);
+	puts_("\n");
+	return failures ? 1 : 0;
+}
+
+/* gcc may call these even with -ffreestanding */
+void *memset(void *d, int c, unsigned long n)
+{
+	unsigned char *p = d;
+	while (n--)
+		*p++ = (unsigned char)c;
+	return d;
+}
+void *memcpy(void *d, const void *s, unsigned long n)
+{
+	unsigned char *p = d;
+	const unsigned char *q = s;
+	while (n--)
+		*p++ = *q++;
+	return d;
+}
