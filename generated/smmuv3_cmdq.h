@@ -58,6 +58,122 @@
 #define SMMU_CMDQ_CONS_ERR_PREP(v) (((uint64_t)(v) << SMMU_CMDQ_CONS_ERR_SHIFT) & SMMU_CMDQ_CONS_ERR_MASK)
 #define SMMU_CMDQ_CONS_ERR_GET(r) (((uint64_t)(r) & SMMU_CMDQ_CONS_ERR_MASK) >> SMMU_CMDQ_CONS_ERR_SHIFT)
 
+/* Record tlbi_nh_va: 16 bytes, 64-bit words in the ring's byte order */
+#define TLBI_NH_VA_SIZE 16
+/* tlbi_nh_va.op: bits 0..7 of the record = word 0, LSB0 bits 7..0 */
+#define TLBI_NH_VA_OP_WORD 0
+#define TLBI_NH_VA_OP_SHIFT 0
+#define TLBI_NH_VA_OP_WIDTH 8
+#define TLBI_NH_VA_OP_MASK UINT64_C(0x00000000000000ff)
+#define TLBI_NH_VA_OP_VALUE 0x12
+#define TLBI_NH_VA_OP_PREP(v) (((uint64_t)(v) << TLBI_NH_VA_OP_SHIFT) & TLBI_NH_VA_OP_MASK)
+#define TLBI_NH_VA_OP_GET(w) (((uint64_t)(w) & TLBI_NH_VA_OP_MASK) >> TLBI_NH_VA_OP_SHIFT)
+/* tlbi_nh_va.num: bits 12..16 of the record = word 0, LSB0 bits 16..12 */
+#define TLBI_NH_VA_NUM_WORD 0
+#define TLBI_NH_VA_NUM_SHIFT 12
+#define TLBI_NH_VA_NUM_WIDTH 5
+#define TLBI_NH_VA_NUM_MASK UINT64_C(0x000000000001f000)
+#define TLBI_NH_VA_NUM_PREP(v) (((uint64_t)(v) << TLBI_NH_VA_NUM_SHIFT) & TLBI_NH_VA_NUM_MASK)
+#define TLBI_NH_VA_NUM_GET(w) (((uint64_t)(w) & TLBI_NH_VA_NUM_MASK) >> TLBI_NH_VA_NUM_SHIFT)
+/* tlbi_nh_va.scale: bits 20..24 of the record = word 0, LSB0 bits 24..20 */
+#define TLBI_NH_VA_SCALE_WORD 0
+#define TLBI_NH_VA_SCALE_SHIFT 20
+#define TLBI_NH_VA_SCALE_WIDTH 5
+#define TLBI_NH_VA_SCALE_MASK UINT64_C(0x0000000001f00000)
+#define TLBI_NH_VA_SCALE_PREP(v) (((uint64_t)(v) << TLBI_NH_VA_SCALE_SHIFT) & TLBI_NH_VA_SCALE_MASK)
+#define TLBI_NH_VA_SCALE_GET(w) (((uint64_t)(w) & TLBI_NH_VA_SCALE_MASK) >> TLBI_NH_VA_SCALE_SHIFT)
+/* tlbi_nh_va.vmid: bits 32..47 of the record = word 0, LSB0 bits 47..32 */
+#define TLBI_NH_VA_VMID_WORD 0
+#define TLBI_NH_VA_VMID_SHIFT 32
+#define TLBI_NH_VA_VMID_WIDTH 16
+#define TLBI_NH_VA_VMID_MASK UINT64_C(0x0000ffff00000000)
+#define TLBI_NH_VA_VMID_PREP(v) (((uint64_t)(v) << TLBI_NH_VA_VMID_SHIFT) & TLBI_NH_VA_VMID_MASK)
+#define TLBI_NH_VA_VMID_GET(w) (((uint64_t)(w) & TLBI_NH_VA_VMID_MASK) >> TLBI_NH_VA_VMID_SHIFT)
+/* tlbi_nh_va.asid: bits 48..63 of the record = word 0, LSB0 bits 63..48 */
+#define TLBI_NH_VA_ASID_WORD 0
+#define TLBI_NH_VA_ASID_SHIFT 48
+#define TLBI_NH_VA_ASID_WIDTH 16
+#define TLBI_NH_VA_ASID_MASK UINT64_C(0xffff000000000000)
+#define TLBI_NH_VA_ASID_PREP(v) (((uint64_t)(v) << TLBI_NH_VA_ASID_SHIFT) & TLBI_NH_VA_ASID_MASK)
+#define TLBI_NH_VA_ASID_GET(w) (((uint64_t)(w) & TLBI_NH_VA_ASID_MASK) >> TLBI_NH_VA_ASID_SHIFT)
+/* tlbi_nh_va.leaf: bits 64..64 of the record = word 1, LSB0 bits 0..0 */
+#define TLBI_NH_VA_LEAF_WORD 1
+#define TLBI_NH_VA_LEAF_SHIFT 0
+#define TLBI_NH_VA_LEAF_WIDTH 1
+#define TLBI_NH_VA_LEAF_MASK UINT64_C(0x0000000000000001)
+#define TLBI_NH_VA_LEAF_PREP(v) (((uint64_t)(v) << TLBI_NH_VA_LEAF_SHIFT) & TLBI_NH_VA_LEAF_MASK)
+#define TLBI_NH_VA_LEAF_GET(w) (((uint64_t)(w) & TLBI_NH_VA_LEAF_MASK) >> TLBI_NH_VA_LEAF_SHIFT)
+/* tlbi_nh_va.ttl: bits 72..73 of the record = word 1, LSB0 bits 9..8 */
+#define TLBI_NH_VA_TTL_WORD 1
+#define TLBI_NH_VA_TTL_SHIFT 8
+#define TLBI_NH_VA_TTL_WIDTH 2
+#define TLBI_NH_VA_TTL_MASK UINT64_C(0x0000000000000300)
+#define TLBI_NH_VA_TTL_PREP(v) (((uint64_t)(v) << TLBI_NH_VA_TTL_SHIFT) & TLBI_NH_VA_TTL_MASK)
+#define TLBI_NH_VA_TTL_GET(w) (((uint64_t)(w) & TLBI_NH_VA_TTL_MASK) >> TLBI_NH_VA_TTL_SHIFT)
+/* tlbi_nh_va.tg: bits 74..75 of the record = word 1, LSB0 bits 11..10 */
+#define TLBI_NH_VA_TG_WORD 1
+#define TLBI_NH_VA_TG_SHIFT 10
+#define TLBI_NH_VA_TG_WIDTH 2
+#define TLBI_NH_VA_TG_MASK UINT64_C(0x0000000000000c00)
+#define TLBI_NH_VA_TG_PREP(v) (((uint64_t)(v) << TLBI_NH_VA_TG_SHIFT) & TLBI_NH_VA_TG_MASK)
+#define TLBI_NH_VA_TG_GET(w) (((uint64_t)(w) & TLBI_NH_VA_TG_MASK) >> TLBI_NH_VA_TG_SHIFT)
+/* tlbi_nh_va.addr: bits 76..127 of the record = word 1, LSB0 bits 63..12 */
+#define TLBI_NH_VA_ADDR_WORD 1
+#define TLBI_NH_VA_ADDR_SHIFT 12
+#define TLBI_NH_VA_ADDR_WIDTH 52
+#define TLBI_NH_VA_ADDR_MASK UINT64_C(0xfffffffffffff000)
+#define TLBI_NH_VA_ADDR_PREP(v) (((uint64_t)(v) << TLBI_NH_VA_ADDR_SHIFT) & TLBI_NH_VA_ADDR_MASK)
+#define TLBI_NH_VA_ADDR_GET(w) (((uint64_t)(w) & TLBI_NH_VA_ADDR_MASK) >> TLBI_NH_VA_ADDR_SHIFT)
+
+/* Record tlbi_nh_asid: 16 bytes, 64-bit words in the ring's byte order */
+#define TLBI_NH_ASID_SIZE 16
+/* tlbi_nh_asid.op: bits 0..7 of the record = word 0, LSB0 bits 7..0 */
+#define TLBI_NH_ASID_OP_WORD 0
+#define TLBI_NH_ASID_OP_SHIFT 0
+#define TLBI_NH_ASID_OP_WIDTH 8
+#define TLBI_NH_ASID_OP_MASK UINT64_C(0x00000000000000ff)
+#define TLBI_NH_ASID_OP_VALUE 0x11
+#define TLBI_NH_ASID_OP_PREP(v) (((uint64_t)(v) << TLBI_NH_ASID_OP_SHIFT) & TLBI_NH_ASID_OP_MASK)
+#define TLBI_NH_ASID_OP_GET(w) (((uint64_t)(w) & TLBI_NH_ASID_OP_MASK) >> TLBI_NH_ASID_OP_SHIFT)
+/* tlbi_nh_asid.vmid: bits 32..47 of the record = word 0, LSB0 bits 47..32 */
+#define TLBI_NH_ASID_VMID_WORD 0
+#define TLBI_NH_ASID_VMID_SHIFT 32
+#define TLBI_NH_ASID_VMID_WIDTH 16
+#define TLBI_NH_ASID_VMID_MASK UINT64_C(0x0000ffff00000000)
+#define TLBI_NH_ASID_VMID_PREP(v) (((uint64_t)(v) << TLBI_NH_ASID_VMID_SHIFT) & TLBI_NH_ASID_VMID_MASK)
+#define TLBI_NH_ASID_VMID_GET(w) (((uint64_t)(w) & TLBI_NH_ASID_VMID_MASK) >> TLBI_NH_ASID_VMID_SHIFT)
+/* tlbi_nh_asid.asid: bits 48..63 of the record = word 0, LSB0 bits 63..48 */
+#define TLBI_NH_ASID_ASID_WORD 0
+#define TLBI_NH_ASID_ASID_SHIFT 48
+#define TLBI_NH_ASID_ASID_WIDTH 16
+#define TLBI_NH_ASID_ASID_MASK UINT64_C(0xffff000000000000)
+#define TLBI_NH_ASID_ASID_PREP(v) (((uint64_t)(v) << TLBI_NH_ASID_ASID_SHIFT) & TLBI_NH_ASID_ASID_MASK)
+#define TLBI_NH_ASID_ASID_GET(w) (((uint64_t)(w) & TLBI_NH_ASID_ASID_MASK) >> TLBI_NH_ASID_ASID_SHIFT)
+
+/* Record cmd_sync: 16 bytes, 64-bit words in the ring's byte order */
+#define CMD_SYNC_SIZE 16
+/* cmd_sync.op: bits 0..7 of the record = word 0, LSB0 bits 7..0 */
+#define CMD_SYNC_OP_WORD 0
+#define CMD_SYNC_OP_SHIFT 0
+#define CMD_SYNC_OP_WIDTH 8
+#define CMD_SYNC_OP_MASK UINT64_C(0x00000000000000ff)
+#define CMD_SYNC_OP_VALUE 0x46
+#define CMD_SYNC_OP_PREP(v) (((uint64_t)(v) << CMD_SYNC_OP_SHIFT) & CMD_SYNC_OP_MASK)
+#define CMD_SYNC_OP_GET(w) (((uint64_t)(w) & CMD_SYNC_OP_MASK) >> CMD_SYNC_OP_SHIFT)
+/* cmd_sync.cs: bits 12..13 of the record = word 0, LSB0 bits 13..12 */
+#define CMD_SYNC_CS_WORD 0
+#define CMD_SYNC_CS_SHIFT 12
+#define CMD_SYNC_CS_WIDTH 2
+#define CMD_SYNC_CS_MASK UINT64_C(0x0000000000003000)
+#define CMD_SYNC_CS_PREP(v) (((uint64_t)(v) << CMD_SYNC_CS_SHIFT) & CMD_SYNC_CS_MASK)
+#define CMD_SYNC_CS_GET(w) (((uint64_t)(w) & CMD_SYNC_CS_MASK) >> CMD_SYNC_CS_SHIFT)
+
+/* Queue cmdq on smmu: producer cmdq_prod, consumer cmdq_cons, entry index with a wrap bit above it; full at 2^log2n entries. The sequences that use it take
+ * `cmdq_ring` (2^log2n entries, aligned as the device needs) and
+ * `cmdq_log2n`; the caller owns the queue for the call. */
+#define CMDQ_ENTRY_SIZE 16
+#define CMDQ_BATCH 64
+
 #if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 static inline uint64_t smmu_gerror_cmdq_err_prep(uint64_t v)
 {

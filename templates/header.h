@@ -48,6 +48,39 @@
 {%- endfor %}
 {%- endfor %}
 
+{%- for r in records %}
+
+/* Record {{ r.name }}: {{ r.size }} bytes, 64-bit words in the ring's byte order */
+#define {{ r.upper }}_SIZE {{ r.size }}
+{%- for f in r.fields %}
+/* {{ r.name }}.{{ f.name }}: {{ f.doc }} */
+#define {{ f.upper }}_WORD {{ f.word }}
+#define {{ f.upper }}_SHIFT {{ f.shift }}
+#define {{ f.upper }}_WIDTH {{ f.width }}
+#define {{ f.upper }}_MASK {{ f.mask_c }}
+{%- if let Some(v) = f.fixed %}
+#define {{ f.upper }}_VALUE {{ v }}
+{%- endif %}
+{%- if linux %}
+#define {{ f.upper }}_PREP(v) FIELD_PREP({{ f.upper }}_MASK, (v))
+#define {{ f.upper }}_GET(w) FIELD_GET({{ f.upper }}_MASK, (w))
+{%- else %}
+#define {{ f.upper }}_PREP(v) (({{ cast }}(v) << {{ f.upper }}_SHIFT) & {{ f.upper }}_MASK)
+#define {{ f.upper }}_GET(w) (({{ cast }}(w) & {{ f.upper }}_MASK) >> {{ f.upper }}_SHIFT)
+{%- endif %}
+{%- endfor %}
+{%- endfor %}
+{%- for q in queues %}
+
+/* Queue {{ q.name }} {{ q.doc }}. The sequences that use it take
+ * `{{ q.name }}_ring` (2^log2n entries, aligned as the device needs) and
+ * `{{ q.name }}_log2n`; the caller owns the queue for the call. */
+#define {{ q.upper }}_ENTRY_SIZE {{ q.entry }}
+{%- if let Some(b) = q.batch %}
+#define {{ q.upper }}_BATCH {{ b }}
+{%- endif %}
+{%- endfor %}
+
 {%- if !thresholds.is_empty() %}
 
 /* Strategy thresholds (compiled into the sequences; regenerate with

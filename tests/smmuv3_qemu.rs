@@ -768,4 +768,18 @@ fn generated_cmdq_code_passes_qemu_smmuv3_oracle() {
     let v = verdict(&run);
     report(&format!("generated ({})", subject.display()), &run, &v);
     assert!(v.failures.is_empty(), "{:#?}", v.failures);
+    // No more barriers than the kernel's batching executes: one
+    // `dmb oshst` per doorbell, in every case.
+    for (name, n) in STANDIN_BARRIERS {
+        let c = v.cases.iter().find(|c| c.name == name).unwrap();
+        assert_eq!(
+            c.store_barriers, n,
+            "{name}: store barriers {:?}",
+            c.barriers
+        );
+        assert_eq!(
+            c.store_barriers, c.doorbells,
+            "{name}: one barrier per doorbell"
+        );
+    }
 }

@@ -39,6 +39,34 @@ struct DevView {
     regs: Vec<RegView>,
 }
 
+/// A `record` (command layout) and its fields, each in one 64-bit word.
+struct RecordView {
+    name: String,
+    upper: String,
+    size: u64,
+    fields: Vec<RecordFieldView>,
+}
+
+struct RecordFieldView {
+    name: String,
+    upper: String,
+    word: u32,
+    shift: u32,
+    width: u32,
+    mask_c: String,
+    fixed: Option<String>,
+    doc: String,
+}
+
+/// A `queue`: what the caller sets up (ring size, entry size).
+struct QueueView {
+    name: String,
+    upper: String,
+    entry: u64,
+    batch: Option<u64>,
+    doc: String,
+}
+
 struct ThresholdView {
     name: String,
     value: u64,
@@ -60,6 +88,8 @@ struct Header<'a> {
     cast: &'static str,
     u64: &'static str,
     devices: Vec<DevView>,
+    records: Vec<RecordView>,
+    queues: Vec<QueueView>,
     thresholds: Vec<ThresholdView>,
     features: Vec<FeatureView>,
     prototypes: Vec<Proto>,
@@ -442,7 +472,73 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
             },
         })
         .collect();
+    let records = prog
+        .records
+        .iter()
+        .map(|r| {
+            let rup = c_ident(&r.name).to_ascii_uppercase();
+            RecordView {
+                name: r.name.clone(),
+                size: r.size,
+                fields: r
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let hi = f.shift + f.width - 1;
+                        let numbering = match f.numbering {
+                            Numbering::Msb0 => "MSB0 bits",
+                            Numbering::Lsb0 => "bits",
+                        };
+                        RecordFieldView {
+                            name: f.name.clone(),
+                            upper: format!("{rup}_{}", c_ident(&f.name).to_ascii_uppercase()),
+                            word: f.word,
+                            shift: f.shift,
+                            width: f.width,
+                            mask_c: if linux {
+                                format!("GENMASK_ULL({hi}, {})", f.shift)
+                            } else {
+                                format!(
+                                    "UINT64_C({:#018x})",
+                                    crate::ir::expr::field_mask(f.shift, f.width)
+                                )
+                            },
+                            fixed: f.fixed.map(|v| format!("{v:#x}")),
+                            doc: format!(
+                                "{numbering} {}..{} of the record = word {}, LSB0 bits {hi}..{}",
+                                f.first, f.last, f.word, f.shift
+                            ),
+                        }
+                    })
+                    .collect(),
+                upper: rup,
+            }
+        })
+        .collect();
+    let queues = prog
+        .queues
+        .iter()
+        .map(|q| QueueView {
+            name: q.name.clone(),
+            upper: c_ident(&q.name).to_ascii_uppercase(),
+            entry: q.entry,
+            batch: q.batch,
+            doc: format!(
+                "on {}: producer {}, consumer {}, {}",
+                prog.devices[q.dev].name,
+                prog.devices[q.dev].regs[q.prod].name,
+                prog.devices[q.dev].regs[q.cons].name,
+                match q.index {
+                    crate::spec::ast::QueueIndex::Wrap =>
+                        "entry index with a wrap bit above it; full at 2^log2n entries",
+                    crate::spec::ast::QueueIndex::Bytes => "byte offsets; one entry kept free",
+                }
+            ),
+        })
+        .collect();
     let mut text = Header {
+        records,
+        queues,
         thresholds,
         features,
         banner: crate::emit::banner(&prog.source_name, ""),

@@ -206,6 +206,10 @@ pub fn lower(spec: &mut Spec) -> Result<(), Diag> {
             }
             // The producer index, read once; the free entries known
             // (0: look at the consumer before the first store).
+            // Sizes once, not per entry (a run-time shift is several
+            // instructions on every target).
+            prologue.push(cx.let_(&cx.capv, cx.cap_expr()));
+            prologue.push(cx.let_(&cx.imask, cx.index_mask_expr()));
             prologue.push(cx.let_(&cx.prod, cx.and(cx.reg(&[q.prod.clone()]), cx.index_mask())));
             prologue.push(cx.let_(&cx.space, cx.int(0)));
             if q.batch.is_some() {
@@ -390,6 +394,8 @@ struct Cx<'a> {
     prod: String,
     space: String,
     pending: String,
+    capv: String,
+    imask: String,
 }
 
 impl<'a> Cx<'a> {
@@ -404,6 +410,8 @@ impl<'a> Cx<'a> {
             prod: format!("{n}.prod"),
             space: format!("{n}.space"),
             pending: format!("{n}.pending"),
+            capv: format!("{n}.cap"),
+            imask: format!("{n}.mask"),
         }
     }
     fn id(&self, name: &str) -> Ident {
@@ -458,15 +466,21 @@ impl<'a> Cx<'a> {
         }
     }
     /// 2^n entries.
-    fn cap(&self) -> Expr {
+    fn cap_expr(&self) -> Expr {
         self.bin(BinOp::Shl, self.int(1), self.name(&self.log2n))
+    }
+    fn cap(&self) -> Expr {
+        self.name(&self.capv)
+    }
+    fn index_mask(&self) -> Expr {
+        self.name(&self.imask)
     }
     fn log2_entry(&self) -> u64 {
         u64::from(self.q.entry.trailing_zeros())
     }
     /// What the producer and consumer registers hold: index and wrap bit
     /// (2^(n+1) - 1), or a byte offset (entry << n) - 1.
-    fn index_mask(&self) -> Expr {
+    fn index_mask_expr(&self) -> Expr {
         let top = match self.q.index {
             QueueIndex::Wrap => self.bin(BinOp::Shl, self.int(2), self.name(&self.log2n)),
             QueueIndex::Bytes => {
