@@ -68,6 +68,10 @@ pub struct MmioRegion {
     pub base: u64,
     pub size: u64,
     pub reads: Vec<ScriptedRead>,
+    /// (from, to, len): a store at offset `from` is also stored at `to`,
+    /// a device that acts at once (a command queue's consumer reaching
+    /// the producer index as soon as it is written).
+    pub mirrors: Vec<(u64, u64, u64)>,
 }
 
 /// Successive loads at `base + offset` return these raw bytes (the last one
@@ -183,6 +187,7 @@ struct MmioState {
     shadow: HashMap<u64, u8>,
     /// offset -> (values, how many already returned)
     scripted: HashMap<u64, (Vec<Vec<u8>>, usize)>,
+    mirrors: Vec<(u64, u64, u64)>,
 }
 
 impl MmioState {
@@ -300,7 +305,13 @@ fn flush_stores(uc: &mut Uc<'_>) {
         for (i, b) in buf.iter().enumerate() {
             let a = addr.wrapping_add(i as u64);
             if let Some(r) = st.mmio.iter_mut().find(|r| r.contains(a)) {
-                r.shadow.insert(a - r.base, *b);
+                let o = a - r.base;
+                r.shadow.insert(o, *b);
+                if let Some(&(from, to, _)) =
+                    r.mirrors.iter().find(|(f, _, n)| (*f..f + n).contains(&o))
+                {
+                    r.shadow.insert(to + (o - from), *b);
+                }
             }
         }
         if let Some(ev) = st.events.get_mut(idx) {
@@ -738,6 +749,7 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
                     size: m.size,
                     shadow: HashMap::new(),
                     scripted,
+                    mirrors: m.mirrors.clone(),
                 }
             })
             .collect(),

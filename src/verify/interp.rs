@@ -29,6 +29,55 @@ pub struct World {
     pub memory: HashMap<usize, Vec<u8>>,
     /// Byte order of normal memory (the target's).
     pub big_endian: bool,
+    /// Command-queue consumers that act at once (see [`Consumer`]).
+    pub consumers: Vec<Consumer>,
+}
+
+/// A simulated command-queue consumer: when the producer register is
+/// written it consumes every new entry at once (the consumer register
+/// then reads the producer's value), after checking that every byte of
+/// each consumed entry was stored by the sequence before the doorbell.
+#[derive(Clone, Debug)]
+pub struct Consumer {
+    pub dev: DevId,
+    pub prod: RegId,
+    pub cons: RegId,
+    /// Pointer parameter of the ring, its entry size and log2 entries.
+    pub ring: usize,
+    pub entry: u64,
+    pub log2n: u64,
+    pub wrap: bool,
+}
+
+impl Consumer {
+    /// Byte offsets of the entries between consumer index `from` and
+    /// producer index `to` (None when `to` is not reachable from `from`).
+    pub fn slots(&self, from: u64, to: u64) -> Option<Vec<u64>> {
+        let cap = 1u64 << self.log2n;
+        let mut out = Vec::new();
+        let (mut i, mask, step) = if self.wrap {
+            (from & (2 * cap - 1), 2 * cap - 1, 1)
+        } else {
+            (
+                from & (cap * self.entry - 1),
+                cap * self.entry - 1,
+                self.entry,
+            )
+        };
+        let to = to & mask;
+        while i != to {
+            if out.len() as u64 > cap {
+                return None;
+            }
+            out.push(if self.wrap {
+                (i & (cap - 1)) * self.entry
+            } else {
+                i
+            });
+            i = (i + step) & mask;
+        }
+        Some(out)
+    }
 }
 
 impl World {
@@ -147,6 +196,11 @@ pub enum InterpError {
     /// An unbounded `acquire` of a lock held by someone else: in a
     /// single-threaded run nobody will release it.
     Deadlock,
+    /// A doorbell published a queue entry the sequence had not (fully)
+    /// written, or an index the consumer cannot reach.
+    IncompleteEntry {
+        offset: u64,
+    },
 }
 
 impl std::fmt::Display for InterpError {
@@ -154,6 +208,10 @@ impl std::fmt::Display for InterpError {
         match self {
             InterpError::TooLong => write!(f, "too long to interpret"),
             InterpError::Deadlock => write!(f, "spins forever on a lock nobody releases"),
+            InterpError::IncompleteEntry { offset } => write!(
+                f,
+                "the doorbell publishes the queue entry at ring offset {offset:#x} before all its bytes were written"
+            ),
             InterpError::OutOfMemory { ptr, offset } => write!(
                 f,
                 "offset {offset:#x} behind pointer parameter {ptr} is past the {MAX_MEMORY:#x} simulated bytes"
@@ -190,6 +248,7 @@ pub fn run_bounded(
         memory: world.memory.clone(),
         arms: Default::default(),
         loose_flushes: 0,
+        written: Default::default(),
     };
     let ret = match m.block(&seq.body)? {
         Flow::Next => match seq.status {
@@ -236,6 +295,8 @@ struct Machine<'a> {
     memory: HashMap<usize, Vec<u8>>,
     arms: std::collections::BTreeSet<(usize, bool)>,
     loose_flushes: u64,
+    /// Bytes stored behind each pointer since they were last consumed.
+    written: std::collections::HashSet<(usize, u64)>,
 }
 
 #[derive(Clone)]
@@ -533,6 +594,31 @@ impl Machine<'_> {
         }
     }
 
+    /// A write of a queue's producer register: the consumer takes every
+    /// new entry (each must be complete) and catches up.
+    fn consume(&mut self, dev: DevId, inst: u64, reg: RegId, v: u64) -> Result<(), InterpError> {
+        let world = self.world;
+        for c in world
+            .consumers
+            .iter()
+            .filter(|c| c.dev == dev && c.prod == reg)
+        {
+            let from = self.regs.get(&(dev, inst, c.cons)).copied().unwrap_or(0);
+            let slots = c
+                .slots(from, v)
+                .ok_or(InterpError::IncompleteEntry { offset: v })?;
+            for off in slots {
+                for b in off..off + c.entry {
+                    if !self.written.remove(&(c.ring, b)) {
+                        return Err(InterpError::IncompleteEntry { offset: off });
+                    }
+                }
+            }
+            self.regs.insert((dev, inst, c.cons), v);
+        }
+        Ok(())
+    }
+
     fn read(&mut self, dev: DevId, inst: u64, reg: RegId) -> u64 {
         let key = (dev, inst, reg);
         match self.world.reads.get(&(dev, reg)) {
@@ -578,6 +664,11 @@ impl Machine<'_> {
     }
 
     fn mem_write(&mut self, m: &MemRef, value: u64) {
+        if !self.world.consumers.is_empty() {
+            for i in 0..u64::from(m.width / 8) {
+                self.written.insert((m.ptr, m.offset + i));
+            }
+        }
         let bytes = self.memory.entry(m.ptr).or_default();
         let end = (m.offset + u64::from(m.width / 8)) as usize;
         if bytes.len() < end {
@@ -749,6 +840,7 @@ impl Machine<'_> {
                 let inst = self.inst.get(&access.dev).copied().unwrap_or(0);
                 let width = self.prog.devices[access.dev].regs[access.reg].width;
                 let v = self.eval(value) & field_mask(0, width);
+                self.consume(access.dev, inst, access.reg, v)?;
                 self.regs.insert((access.dev, inst, access.reg), v);
                 self.out.push((
                     access.id,

@@ -176,10 +176,22 @@ pub fn run(
                         })
                     })
                     .collect();
+                // The interpreter's consumers, as the emulator's devices.
+                let mirrors = world
+                    .consumers
+                    .iter()
+                    .filter(|c| c.dev == d)
+                    .filter_map(|c| {
+                        let (p, q) = (&dev.regs[c.prod], &dev.regs[c.cons]);
+                        (p.offset / WINDOW == w && q.offset / WINDOW == w)
+                            .then(|| (p.offset - lo, q.offset - lo, u64::from(p.bytes())))
+                    })
+                    .collect();
                 mmio.push(MmioRegion {
                     base: base + lo,
                     size: WINDOW,
                     reads,
+                    mirrors,
                 });
             }
             regions.push((base, d, i, stride(dev)));
