@@ -6,7 +6,7 @@
 	.type tlb_inv_range,%function
 tlb_inv_range:
 	/* 69: arguments */
-	movz x9, #1
+	movz x9, #2
 	lsl x10, x9, x2
 	movz x9, #0
 	mov x11, x9
@@ -14,182 +14,182 @@ tlb_inv_range:
 	b.hs .Ltlb_inv_range.0
 	mov x11, x10
 .Ltlb_inv_range.0:
+	sub x10, x11, #1
 	/* 59: cmdq */
-	mov x10, x11
-	movz x11, #2
-	lsl x12, x11, x2
-	mov x11, x9
-	cmp x2, #0x40
-	b.hs .Ltlb_inv_range.1
-	mov x11, x12
-.Ltlb_inv_range.1:
-	sub x12, x11, #1
-	mov x11, x12
-	ldr w12, [x0, #0x98]
-	and x13, x12, x11
-	mov x12, x13
+	mov x11, x10
+	ldr w10, [x0, #0x98]
+	and x12, x10, x11
+	mov x10, x12
+	movz x12, #0
 	movz x13, #0
-	movz x14, #0
 	/* 70: range a in iova, size step granule { ... */
-	cbz x5, .Ltlb_inv_range.3
-	cbnz x6, .Ltlb_inv_range.4
+	cbz x5, .Ltlb_inv_range.2
+	cbnz x6, .Ltlb_inv_range.3
 	movn x0, #0x15
 	ret
-.Ltlb_inv_range.4:
-	mov x15, x5
-	mov x8, x4
-.Ltlb_inv_range.2:
-	cbnz x13, .Ltlb_inv_range.6
-	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	ldr w7, [x0, #0x9c]
-	and x5, x7, #0xfffff
-	sub x7, x12, x5
-	and x5, x7, x11
-	sub x7, x10, x5
-	mov x13, x7
-	cbnz x13, .Ltlb_inv_range.8
-	/* placed by place-barriers */
-	dmb oshst
-	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	movz x7, #0x4240
-	movk x7, #0xf, lsl #16
-.Ltlb_inv_range.9:
-	cbnz x13, .Ltlb_inv_range.11
-	cbz x7, .Ltlb_inv_range.10
-	sub x7, x7, #1
-	str w12, [x0, #0x98]
-	movz x14, #0
-	ldr w5, [x0, #0x9c]
-	and x4, x5, #0xfffff
-	sub x5, x12, x4
-	and x4, x5, x11
-	sub x5, x10, x4
-	mov x13, x5
-	b .Ltlb_inv_range.9
-.Ltlb_inv_range.10:
-	movn x0, #0x6d
-	ret
-.Ltlb_inv_range.11:
-.Ltlb_inv_range.8:
-.Ltlb_inv_range.6:
-	and x7, x3, #0xffff
-	lsl x5, x7, #48
-	movz x16, #0x12
-	orr x7, x5, x16
-	sub x5, x10, #1
-	and x4, x12, x5
-	lsl x5, x4, #4
-	add x4, x1, x5
-	str x7, [x4]
-	lsr x7, x8, #12
-	and x5, x7, #0xfffffffffffff
-	lsl x7, x5, #12
-	orr x5, x7, #1
-	sub x7, x10, #1
-	and x4, x12, x7
-	lsl x7, x4, #4
-	add x4, x7, #8
-	add x7, x1, x4
-	str x5, [x7]
-	add x7, x12, #1
-	and x5, x7, x11
-	mov x12, x5
-	sub x7, x13, #1
-	mov x13, x7
-	add x7, x14, #1
-	mov x14, x7
-	cmp x14, #0x40
-	b.ne .Ltlb_inv_range.13
-	/* placed by place-barriers */
-	dmb oshst
-	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	str w12, [x0, #0x98]
-	movz x14, #0
-.Ltlb_inv_range.13:
-	/* 70: range a in iova, size step granule { ... */
-	cmp x6, x15
-	b.hs .Ltlb_inv_range.3
-	sub x15, x15, x6
-	add x8, x8, x6
-	b .Ltlb_inv_range.2
 .Ltlb_inv_range.3:
-	cbnz x13, .Ltlb_inv_range.15
-	/* 73: enqueue cmdq cmd_sync { cs: 0 } */
-	ldr w15, [x0, #0x9c]
-	and x8, x15, #0xfffff
-	sub x15, x12, x8
-	and x8, x15, x11
-	sub x15, x10, x8
-	mov x13, x15
-	cbnz x13, .Ltlb_inv_range.17
+	mov x14, x5
+	mov x15, x4
+.Ltlb_inv_range.1:
+	cbnz x12, .Ltlb_inv_range.5
+	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	ldr w8, [x0, #0x9c]
+	lsr x7, x11, #1
+	add x5, x7, #1
+	and x7, x8, #0xfffff
+	sub x8, x10, x7
+	and x7, x8, x11
+	sub x8, x5, x7
+	mov x12, x8
+	cbnz x12, .Ltlb_inv_range.7
 	/* placed by place-barriers */
 	dmb oshst
-	/* 73: enqueue cmdq cmd_sync { cs: 0 } */
-	movz x15, #0x4240
-	movk x15, #0xf, lsl #16
-.Ltlb_inv_range.18:
-	cbnz x13, .Ltlb_inv_range.20
-	cbz x15, .Ltlb_inv_range.19
-	sub x15, x15, #1
-	str w12, [x0, #0x98]
-	movz x14, #0
-	ldr w8, [x0, #0x9c]
-	and x7, x8, #0xfffff
-	sub x8, x12, x7
-	and x7, x8, x11
-	sub x8, x10, x7
-	mov x13, x8
-	b .Ltlb_inv_range.18
-.Ltlb_inv_range.19:
+	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	movz x8, #0x4240
+	movk x8, #0xf, lsl #16
+.Ltlb_inv_range.8:
+	cbnz x12, .Ltlb_inv_range.10
+	cbz x8, .Ltlb_inv_range.9
+	sub x8, x8, #1
+	str w10, [x0, #0x98]
+	movz x13, #0
+	ldr w7, [x0, #0x9c]
+	lsr x5, x11, #1
+	add x4, x5, #1
+	and x5, x7, #0xfffff
+	sub x7, x10, x5
+	and x5, x7, x11
+	sub x7, x4, x5
+	mov x12, x7
+	b .Ltlb_inv_range.8
+.Ltlb_inv_range.9:
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_range.20:
-.Ltlb_inv_range.17:
-.Ltlb_inv_range.15:
-	movz x15, #0x46
-	sub x8, x10, #1
-	and x7, x12, x8
-	lsl x8, x7, #4
-	add x7, x1, x8
-	str x15, [x7]
-	sub x15, x10, #1
-	and x10, x12, x15
-	lsl x15, x10, #4
-	add x10, x15, #8
-	add x15, x1, x10
-	str x9, [x15]
-	add x9, x12, #1
-	and x10, x9, x11
-	mov x12, x10
-	sub x9, x13, #1
-	mov x13, x9
-	add x9, x14, #1
-	mov x14, x9
+.Ltlb_inv_range.10:
+.Ltlb_inv_range.7:
+.Ltlb_inv_range.5:
+	and x8, x3, #0xffff
+	lsl x7, x8, #48
+	movz x16, #0x12
+	orr x8, x7, x16
+	lsr x7, x11, #1
+	and x5, x10, x7
+	lsl x7, x5, #4
+	add x5, x1, x7
+	str x8, [x5]
+	lsr x8, x15, #12
+	and x7, x8, #0xfffffffffffff
+	lsl x8, x7, #12
+	orr x7, x8, #1
+	lsr x8, x11, #1
+	and x5, x10, x8
+	lsl x8, x5, #4
+	add x5, x8, #8
+	add x8, x1, x5
+	str x7, [x8]
+	add x8, x10, #1
+	and x7, x8, x11
+	mov x10, x7
+	sub x8, x12, #1
+	mov x12, x8
+	add x8, x13, #1
+	mov x13, x8
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range.12
 	/* placed by place-barriers */
 	dmb oshst
-	cmp x14, #0x40
-	b.ne .Ltlb_inv_range.22
+	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range.12:
+	/* 70: range a in iova, size step granule { ... */
+	cmp x6, x14
+	b.hs .Ltlb_inv_range.2
+	sub x14, x14, x6
+	add x15, x15, x6
+	b .Ltlb_inv_range.1
+.Ltlb_inv_range.2:
+	cbnz x12, .Ltlb_inv_range.14
 	/* 73: enqueue cmdq cmd_sync { cs: 0 } */
-	str w12, [x0, #0x98]
-	movz x14, #0
-.Ltlb_inv_range.22:
+	ldr w14, [x0, #0x9c]
+	lsr x15, x11, #1
+	add x8, x15, #1
+	and x15, x14, #0xfffff
+	sub x14, x10, x15
+	and x15, x14, x11
+	sub x14, x8, x15
+	mov x12, x14
+	cbnz x12, .Ltlb_inv_range.16
+	/* placed by place-barriers */
+	dmb oshst
+	/* 73: enqueue cmdq cmd_sync { cs: 0 } */
+	movz x14, #0x4240
+	movk x14, #0xf, lsl #16
+.Ltlb_inv_range.17:
+	cbnz x12, .Ltlb_inv_range.19
+	cbz x14, .Ltlb_inv_range.18
+	sub x14, x14, #1
+	str w10, [x0, #0x98]
+	movz x13, #0
+	ldr w15, [x0, #0x9c]
+	lsr x8, x11, #1
+	add x7, x8, #1
+	and x8, x15, #0xfffff
+	sub x15, x10, x8
+	and x8, x15, x11
+	sub x15, x7, x8
+	mov x12, x15
+	b .Ltlb_inv_range.17
+.Ltlb_inv_range.18:
+	movn x0, #0x6d
+	ret
+.Ltlb_inv_range.19:
+.Ltlb_inv_range.16:
+.Ltlb_inv_range.14:
+	movz x14, #0x46
+	lsr x15, x11, #1
+	and x8, x10, x15
+	lsl x15, x8, #4
+	add x8, x1, x15
+	str x14, [x8]
+	lsr x14, x11, #1
+	and x15, x10, x14
+	lsl x14, x15, #4
+	add x15, x14, #8
+	add x14, x1, x15
+	str x9, [x14]
+	add x9, x10, #1
+	and x14, x9, x11
+	mov x10, x14
+	sub x9, x12, #1
+	mov x12, x9
+	add x9, x13, #1
+	mov x13, x9
+	/* placed by place-barriers */
+	dmb oshst
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range.21
+	/* 73: enqueue cmdq cmd_sync { cs: 0 } */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range.21:
 	/* 74: issue cmdq */
-	str w12, [x0, #0x98]
-	movz x14, #0
+	str w10, [x0, #0x98]
+	movz x13, #0
 	/* 75: wait cmdq limit 1000000 else return -110 */
-	ubfiz x9, x12, #0, #20
+	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
-.Ltlb_inv_range.23:
+.Ltlb_inv_range.22:
 	ldr w11, [x0, #0x9c]
 	and x12, x11, #0xfffff
 	cmp x12, x9
-	b.eq .Ltlb_inv_range.24
+	b.eq .Ltlb_inv_range.23
 	sub x10, x10, #1
-	cbnz x10, .Ltlb_inv_range.23
+	cbnz x10, .Ltlb_inv_range.22
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_range.24:
+.Ltlb_inv_range.23:
 	/* 76: return 0 */
 	movz x0, #0
 	ret
@@ -199,7 +199,7 @@ tlb_inv_range:
 	.type tlb_inv_asid,%function
 tlb_inv_asid:
 	/* 80: arguments */
-	movz x9, #1
+	movz x9, #2
 	lsl x10, x9, x2
 	movz x9, #0
 	mov x11, x9
@@ -207,162 +207,162 @@ tlb_inv_asid:
 	b.hs .Ltlb_inv_asid.0
 	mov x11, x10
 .Ltlb_inv_asid.0:
+	sub x10, x11, #1
 	/* 59: cmdq */
-	mov x10, x11
-	movz x11, #2
-	lsl x12, x11, x2
-	mov x11, x9
-	cmp x2, #0x40
-	b.hs .Ltlb_inv_asid.1
-	mov x11, x12
-.Ltlb_inv_asid.1:
-	sub x12, x11, #1
-	mov x11, x12
-	ldr w12, [x0, #0x98]
-	and x13, x12, x11
-	mov x12, x13
+	mov x11, x10
+	ldr w10, [x0, #0x98]
+	and x12, x10, x11
+	mov x10, x12
+	movz x12, #0
 	movz x13, #0
-	movz x14, #0
-	cbnz x13, .Ltlb_inv_asid.3
+	cbnz x12, .Ltlb_inv_asid.2
 	/* 81: enqueue cmdq tlbi_nh_asid { asid: asid } */
-	ldr w15, [x0, #0x9c]
-	and x8, x15, #0xfffff
-	sub x15, x12, x8
-	and x8, x15, x11
-	sub x15, x10, x8
-	mov x13, x15
-	cbnz x13, .Ltlb_inv_asid.5
+	ldr w14, [x0, #0x9c]
+	lsr x15, x11, #1
+	add x8, x15, #1
+	and x15, x14, #0xfffff
+	sub x14, x10, x15
+	and x15, x14, x11
+	sub x14, x8, x15
+	mov x12, x14
+	cbnz x12, .Ltlb_inv_asid.4
 	/* placed by place-barriers */
 	dmb oshst
 	/* 81: enqueue cmdq tlbi_nh_asid { asid: asid } */
-	movz x15, #0x4240
-	movk x15, #0xf, lsl #16
-.Ltlb_inv_asid.6:
-	cbnz x13, .Ltlb_inv_asid.8
-	cbz x15, .Ltlb_inv_asid.7
-	sub x15, x15, #1
-	str w12, [x0, #0x98]
-	movz x14, #0
-	ldr w8, [x0, #0x9c]
-	and x7, x8, #0xfffff
-	sub x8, x12, x7
-	and x7, x8, x11
-	sub x8, x10, x7
-	mov x13, x8
-	b .Ltlb_inv_asid.6
-.Ltlb_inv_asid.7:
-	movn x0, #0x6d
-	ret
-.Ltlb_inv_asid.8:
+	movz x14, #0x4240
+	movk x14, #0xf, lsl #16
 .Ltlb_inv_asid.5:
-.Ltlb_inv_asid.3:
-	and x15, x3, #0xffff
-	lsl x8, x15, #48
-	movz x16, #0x11
-	orr x15, x8, x16
-	sub x8, x10, #1
-	and x7, x12, x8
-	lsl x8, x7, #4
-	add x7, x1, x8
-	str x15, [x7]
-	sub x15, x10, #1
-	and x8, x12, x15
-	lsl x15, x8, #4
-	add x8, x15, #8
-	add x15, x1, x8
-	str x9, [x15]
-	add x15, x12, #1
+	cbnz x12, .Ltlb_inv_asid.7
+	cbz x14, .Ltlb_inv_asid.6
+	sub x14, x14, #1
+	str w10, [x0, #0x98]
+	movz x13, #0
+	ldr w15, [x0, #0x9c]
+	lsr x8, x11, #1
+	add x7, x8, #1
+	and x8, x15, #0xfffff
+	sub x15, x10, x8
 	and x8, x15, x11
-	mov x12, x8
-	sub x15, x13, #1
-	mov x13, x15
-	add x15, x14, #1
-	mov x14, x15
-	cmp x14, #0x40
-	b.ne .Ltlb_inv_asid.10
+	sub x15, x7, x8
+	mov x12, x15
+	b .Ltlb_inv_asid.5
+.Ltlb_inv_asid.6:
+	movn x0, #0x6d
+	ret
+.Ltlb_inv_asid.7:
+.Ltlb_inv_asid.4:
+.Ltlb_inv_asid.2:
+	and x14, x3, #0xffff
+	lsl x15, x14, #48
+	movz x16, #0x11
+	orr x14, x15, x16
+	lsr x15, x11, #1
+	and x8, x10, x15
+	lsl x15, x8, #4
+	add x8, x1, x15
+	str x14, [x8]
+	lsr x14, x11, #1
+	and x15, x10, x14
+	lsl x14, x15, #4
+	add x15, x14, #8
+	add x14, x1, x15
+	str x9, [x14]
+	add x14, x10, #1
+	and x15, x14, x11
+	mov x10, x15
+	sub x14, x12, #1
+	mov x12, x14
+	add x14, x13, #1
+	mov x13, x14
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_asid.9
 	/* placed by place-barriers */
 	dmb oshst
 	/* 81: enqueue cmdq tlbi_nh_asid { asid: asid } */
-	str w12, [x0, #0x98]
-	movz x14, #0
-.Ltlb_inv_asid.10:
-	cbnz x13, .Ltlb_inv_asid.12
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_asid.9:
+	cbnz x12, .Ltlb_inv_asid.11
 	/* 82: enqueue cmdq cmd_sync { cs: 0 } */
-	ldr w15, [x0, #0x9c]
-	and x8, x15, #0xfffff
-	sub x15, x12, x8
-	and x8, x15, x11
-	sub x15, x10, x8
-	mov x13, x15
-	cbnz x13, .Ltlb_inv_asid.14
+	ldr w14, [x0, #0x9c]
+	lsr x15, x11, #1
+	add x8, x15, #1
+	and x15, x14, #0xfffff
+	sub x14, x10, x15
+	and x15, x14, x11
+	sub x14, x8, x15
+	mov x12, x14
+	cbnz x12, .Ltlb_inv_asid.13
 	/* placed by place-barriers */
 	dmb oshst
 	/* 82: enqueue cmdq cmd_sync { cs: 0 } */
-	movz x15, #0x4240
-	movk x15, #0xf, lsl #16
+	movz x14, #0x4240
+	movk x14, #0xf, lsl #16
+.Ltlb_inv_asid.14:
+	cbnz x12, .Ltlb_inv_asid.16
+	cbz x14, .Ltlb_inv_asid.15
+	sub x14, x14, #1
+	str w10, [x0, #0x98]
+	movz x13, #0
+	ldr w15, [x0, #0x9c]
+	lsr x8, x11, #1
+	add x7, x8, #1
+	and x8, x15, #0xfffff
+	sub x15, x10, x8
+	and x8, x15, x11
+	sub x15, x7, x8
+	mov x12, x15
+	b .Ltlb_inv_asid.14
 .Ltlb_inv_asid.15:
-	cbnz x13, .Ltlb_inv_asid.17
-	cbz x15, .Ltlb_inv_asid.16
-	sub x15, x15, #1
-	str w12, [x0, #0x98]
-	movz x14, #0
-	ldr w8, [x0, #0x9c]
-	and x7, x8, #0xfffff
-	sub x8, x12, x7
-	and x7, x8, x11
-	sub x8, x10, x7
-	mov x13, x8
-	b .Ltlb_inv_asid.15
-.Ltlb_inv_asid.16:
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_asid.17:
-.Ltlb_inv_asid.14:
-.Ltlb_inv_asid.12:
-	movz x15, #0x46
-	sub x8, x10, #1
-	and x7, x12, x8
-	lsl x8, x7, #4
-	add x7, x1, x8
-	str x15, [x7]
-	sub x15, x10, #1
-	and x10, x12, x15
-	lsl x15, x10, #4
-	add x10, x15, #8
-	add x15, x1, x10
-	str x9, [x15]
-	add x9, x12, #1
-	and x10, x9, x11
-	mov x12, x10
-	sub x9, x13, #1
+.Ltlb_inv_asid.16:
+.Ltlb_inv_asid.13:
+.Ltlb_inv_asid.11:
+	movz x14, #0x46
+	lsr x15, x11, #1
+	and x8, x10, x15
+	lsl x15, x8, #4
+	add x8, x1, x15
+	str x14, [x8]
+	lsr x14, x11, #1
+	and x15, x10, x14
+	lsl x14, x15, #4
+	add x15, x14, #8
+	add x14, x1, x15
+	str x9, [x14]
+	add x9, x10, #1
+	and x14, x9, x11
+	mov x10, x14
+	sub x9, x12, #1
+	mov x12, x9
+	add x9, x13, #1
 	mov x13, x9
-	add x9, x14, #1
-	mov x14, x9
 	/* placed by place-barriers */
 	dmb oshst
-	cmp x14, #0x40
-	b.ne .Ltlb_inv_asid.19
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_asid.18
 	/* 82: enqueue cmdq cmd_sync { cs: 0 } */
-	str w12, [x0, #0x98]
-	movz x14, #0
-.Ltlb_inv_asid.19:
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_asid.18:
 	/* 83: issue cmdq */
-	str w12, [x0, #0x98]
-	movz x14, #0
+	str w10, [x0, #0x98]
+	movz x13, #0
 	/* 84: wait cmdq limit 1000000 else return -110 */
-	ubfiz x9, x12, #0, #20
+	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
-.Ltlb_inv_asid.20:
+.Ltlb_inv_asid.19:
 	ldr w11, [x0, #0x9c]
 	and x12, x11, #0xfffff
 	cmp x12, x9
-	b.eq .Ltlb_inv_asid.21
+	b.eq .Ltlb_inv_asid.20
 	sub x10, x10, #1
-	cbnz x10, .Ltlb_inv_asid.20
+	cbnz x10, .Ltlb_inv_asid.19
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_asid.21:
+.Ltlb_inv_asid.20:
 	/* 85: return 0 */
 	movz x0, #0
 	ret
@@ -372,7 +372,7 @@ tlb_inv_asid:
 	.type sync,%function
 sync:
 	/* 89: arguments */
-	movz x9, #1
+	movz x9, #2
 	lsl x10, x9, x2
 	movz x9, #0
 	mov x11, x9
@@ -380,99 +380,95 @@ sync:
 	b.hs .Lsync.0
 	mov x11, x10
 .Lsync.0:
+	sub x10, x11, #1
 	/* 59: cmdq */
-	mov x10, x11
-	movz x11, #2
-	lsl x12, x11, x2
-	mov x11, x9
-	cmp x2, #0x40
-	b.hs .Lsync.1
-	mov x11, x12
-.Lsync.1:
-	sub x12, x11, #1
-	mov x11, x12
-	ldr w12, [x0, #0x98]
-	and x13, x12, x11
-	mov x12, x13
+	mov x11, x10
+	ldr w10, [x0, #0x98]
+	and x12, x10, x11
+	mov x10, x12
+	movz x12, #0
 	movz x13, #0
-	movz x14, #0
-	cbnz x13, .Lsync.3
+	cbnz x12, .Lsync.2
 	/* 90: enqueue cmdq cmd_sync { cs: 0 } */
-	ldr w15, [x0, #0x9c]
-	and x8, x15, #0xfffff
-	sub x15, x12, x8
-	and x8, x15, x11
-	sub x15, x10, x8
-	mov x13, x15
-	cbnz x13, .Lsync.5
+	ldr w14, [x0, #0x9c]
+	lsr x15, x11, #1
+	add x8, x15, #1
+	and x15, x14, #0xfffff
+	sub x14, x10, x15
+	and x15, x14, x11
+	sub x14, x8, x15
+	mov x12, x14
+	cbnz x12, .Lsync.4
 	/* placed by place-barriers */
 	dmb oshst
 	/* 90: enqueue cmdq cmd_sync { cs: 0 } */
-	movz x15, #0x4240
-	movk x15, #0xf, lsl #16
+	movz x14, #0x4240
+	movk x14, #0xf, lsl #16
+.Lsync.5:
+	cbnz x12, .Lsync.7
+	cbz x14, .Lsync.6
+	sub x14, x14, #1
+	str w10, [x0, #0x98]
+	movz x13, #0
+	ldr w15, [x0, #0x9c]
+	lsr x8, x11, #1
+	add x7, x8, #1
+	and x8, x15, #0xfffff
+	sub x15, x10, x8
+	and x8, x15, x11
+	sub x15, x7, x8
+	mov x12, x15
+	b .Lsync.5
 .Lsync.6:
-	cbnz x13, .Lsync.8
-	cbz x15, .Lsync.7
-	sub x15, x15, #1
-	str w12, [x0, #0x98]
-	movz x14, #0
-	ldr w8, [x0, #0x9c]
-	and x7, x8, #0xfffff
-	sub x8, x12, x7
-	and x7, x8, x11
-	sub x8, x10, x7
-	mov x13, x8
-	b .Lsync.6
-.Lsync.7:
 	movn x0, #0x6d
 	ret
-.Lsync.8:
-.Lsync.5:
-.Lsync.3:
-	movz x15, #0x46
-	sub x8, x10, #1
-	and x7, x12, x8
-	lsl x8, x7, #4
-	add x7, x1, x8
-	str x15, [x7]
-	sub x15, x10, #1
-	and x10, x12, x15
-	lsl x15, x10, #4
-	add x10, x15, #8
-	add x15, x1, x10
-	str x9, [x15]
-	add x9, x12, #1
-	and x10, x9, x11
-	mov x12, x10
-	sub x9, x13, #1
+.Lsync.7:
+.Lsync.4:
+.Lsync.2:
+	movz x14, #0x46
+	lsr x15, x11, #1
+	and x8, x10, x15
+	lsl x15, x8, #4
+	add x8, x1, x15
+	str x14, [x8]
+	lsr x14, x11, #1
+	and x15, x10, x14
+	lsl x14, x15, #4
+	add x15, x14, #8
+	add x14, x1, x15
+	str x9, [x14]
+	add x9, x10, #1
+	and x14, x9, x11
+	mov x10, x14
+	sub x9, x12, #1
+	mov x12, x9
+	add x9, x13, #1
 	mov x13, x9
-	add x9, x14, #1
-	mov x14, x9
 	/* placed by place-barriers */
 	dmb oshst
-	cmp x14, #0x40
-	b.ne .Lsync.10
+	cmp x13, #0x40
+	b.ne .Lsync.9
 	/* 90: enqueue cmdq cmd_sync { cs: 0 } */
-	str w12, [x0, #0x98]
-	movz x14, #0
-.Lsync.10:
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Lsync.9:
 	/* 91: issue cmdq */
-	str w12, [x0, #0x98]
-	movz x14, #0
+	str w10, [x0, #0x98]
+	movz x13, #0
 	/* 92: wait cmdq limit 1000000 else return -110 */
-	ubfiz x9, x12, #0, #20
+	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
-.Lsync.11:
+.Lsync.10:
 	ldr w11, [x0, #0x9c]
 	and x12, x11, #0xfffff
 	cmp x12, x9
-	b.eq .Lsync.12
+	b.eq .Lsync.11
 	sub x10, x10, #1
-	cbnz x10, .Lsync.11
+	cbnz x10, .Lsync.10
 	movn x0, #0x6d
 	ret
-.Lsync.12:
+.Lsync.11:
 	/* 93: smmu.gerror.cmdq_err */
 	ldr w9, [x0, #0x60]
 	/* 93: smmu.gerrorn.cmdq_err */
@@ -480,11 +476,11 @@ sync:
 	and x11, x9, #1
 	and x9, x10, #1
 	cmp x11, x9
-	b.eq .Lsync.14
+	b.eq .Lsync.13
 	/* 94: return -5 */
 	movn x0, #4
 	ret
-.Lsync.14:
+.Lsync.13:
 	/* 96: return 0 */
 	movz x0, #0
 	ret

@@ -111,6 +111,8 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
             w.memory.insert(i, vec![0; 16]);
         }
     }
+    // A command queue's device takes the entries at the doorbell.
+    w.add_consumers(&prog, s);
     let c = crate::compile(&prog, target, &opts).map_err(|d| report(io, &name, &src, &d))?;
     let t = trace::run(&prog, &c, si, &w, MAX_INSNS).map_err(|e| {
         errln!(io, "error: emulation failed: {e}");

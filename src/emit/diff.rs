@@ -76,13 +76,14 @@ fn side(s: &Side<'_>, req: &Request) -> Result<Done, Error> {
     let st = stats::collect(&c).remove(0);
     let dynamic = if req.dynamic {
         let given = cost::params(seq, &req.args)?;
-        let world = World {
+        let mut world = World {
             counts: cost::instance_counts(&prog, seq, req.instances),
             params: given.iter().map(|v| v.unwrap_or(0)).collect(),
             reads: s.reads.clone(),
             cover: cfg,
             ..World::default()
         };
+        world.add_consumers(&prog, seq);
         Some(cost::measure(&prog, &c, &world, &costs).map_err(Error::Usage)?)
     } else {
         None

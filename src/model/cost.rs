@@ -754,12 +754,13 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
     };
 
     let counts = instance_counts(&prog, seq, req.instances);
-    let world = World {
+    let mut world = World {
         counts: counts.clone(),
         params: world_params.clone(),
         reads: req.reads.clone(),
         ..World::default()
     };
+    world.add_consumers(&prog, seq);
 
     // Compile each strategy the cover can use.
     let mut compiled = Vec::new();

@@ -208,7 +208,6 @@ pub fn lower(spec: &mut Spec) -> Result<(), Diag> {
             // (0: look at the consumer before the first store).
             // Sizes once, not per entry (a run-time shift is several
             // instructions on every target).
-            prologue.push(cx.let_(&cx.capv, cx.cap_expr()));
             prologue.push(cx.let_(&cx.imask, cx.index_mask_expr()));
             prologue.push(cx.let_(&cx.prod, cx.and(cx.reg(&[q.prod.clone()]), cx.index_mask())));
             prologue.push(cx.let_(&cx.space, cx.int(0)));
@@ -394,7 +393,6 @@ struct Cx<'a> {
     prod: String,
     space: String,
     pending: String,
-    capv: String,
     imask: String,
 }
 
@@ -410,7 +408,6 @@ impl<'a> Cx<'a> {
             prod: format!("{n}.prod"),
             space: format!("{n}.space"),
             pending: format!("{n}.pending"),
-            capv: format!("{n}.cap"),
             imask: format!("{n}.mask"),
         }
     }
@@ -465,12 +462,14 @@ impl<'a> Cx<'a> {
             span: self.span,
         }
     }
-    /// 2^n entries.
-    fn cap_expr(&self) -> Expr {
-        self.bin(BinOp::Shl, self.int(1), self.name(&self.log2n))
-    }
-    fn cap(&self) -> Expr {
-        self.name(&self.capv)
+    /// 2^n - 1 from the index mask (one local fewer: register pressure
+    /// in a decomposition loop matters more than one shift).
+    fn cap_minus_1(&self) -> Expr {
+        let sh = match self.q.index {
+            QueueIndex::Wrap => 1,
+            QueueIndex::Bytes => self.log2_entry(),
+        };
+        self.bin(BinOp::Shr, self.index_mask(), self.int(sh))
     }
     fn index_mask(&self) -> Expr {
         self.name(&self.imask)
@@ -496,11 +495,15 @@ impl<'a> Cx<'a> {
             self.index_mask(),
         );
         match self.q.index {
-            QueueIndex::Wrap => self.bin(BinOp::Sub, self.cap(), used),
+            QueueIndex::Wrap => self.bin(
+                BinOp::Sub,
+                self.bin(BinOp::Add, self.cap_minus_1(), self.int(1)),
+                used,
+            ),
             // One entry stays free: equal offsets mean empty.
             QueueIndex::Bytes => self.bin(
                 BinOp::Sub,
-                self.bin(BinOp::Sub, self.cap(), self.int(1)),
+                self.cap_minus_1(),
                 self.bin(BinOp::Shr, used, self.int(self.log2_entry())),
             ),
         }
@@ -510,10 +513,7 @@ impl<'a> Cx<'a> {
         match self.q.index {
             QueueIndex::Wrap => self.bin(
                 BinOp::Shl,
-                self.and(
-                    self.name(&self.prod),
-                    self.bin(BinOp::Sub, self.cap(), self.int(1)),
-                ),
+                self.and(self.name(&self.prod), self.cap_minus_1()),
                 self.int(self.log2_entry()),
             ),
             QueueIndex::Bytes => self.name(&self.prod),

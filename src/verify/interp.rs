@@ -49,6 +49,41 @@ pub struct Consumer {
     pub wrap: bool,
 }
 
+impl World {
+    /// Simulated consumers (and zeroed rings) for the queues `seq` drives,
+    /// with ring sizes from `self.params`; a consumer register the caller
+    /// scripted stays scripted.
+    pub fn add_consumers(&mut self, prog: &Program, seq: &Seq) {
+        for q in &prog.queues {
+            let pos = |suffix: &str| {
+                let n = format!("{}_{suffix}", q.name);
+                seq.params.iter().position(|p| *p == n)
+            };
+            let (Some(ring), Some(l)) = (pos("ring"), pos("log2n")) else {
+                continue;
+            };
+            let log2n = self.params.get(l).copied().unwrap_or(0);
+            if log2n > 24 || self.reads.contains_key(&(q.dev, q.cons)) {
+                continue;
+            }
+            let bytes = (q.entry << log2n).min(MAX_MEMORY) as usize;
+            let mem = self.memory.entry(ring).or_default();
+            if mem.len() < bytes {
+                mem.resize(bytes, 0);
+            }
+            self.consumers.push(Consumer {
+                dev: q.dev,
+                prod: q.prod,
+                cons: q.cons,
+                ring,
+                entry: q.entry,
+                log2n,
+                wrap: q.index == crate::spec::ast::QueueIndex::Wrap,
+            });
+        }
+    }
+}
+
 impl Consumer {
     /// Byte offsets of the entries between consumer index `from` and
     /// producer index `to` (None when `to` is not reachable from `from`).
