@@ -497,10 +497,276 @@ tlb_inv_range_ril:
 	ret
 	.size tlb_inv_range_ril,.-tlb_inv_range_ril
 	.p2align 2
+	.globl tlb_inv_range_auto
+	.type tlb_inv_range_auto,%function
+tlb_inv_range_auto:
+	/* 121: arguments */
+	movz x9, #2
+	lsl x10, x9, x2
+	movz x9, #0
+	mov x11, x9
+	cmp x2, #0x40
+	b.hs .Ltlb_inv_range_auto.0
+	mov x11, x10
+.Ltlb_inv_range_auto.0:
+	sub x10, x11, #1
+	/* 59: cmdq */
+	mov x11, x10
+	ldr w10, [x0, #0x98]
+	and x12, x10, x11
+	mov x10, x12
+	movz x12, #0
+	movz x13, #0
+	movz x14, #0x191
+	lsr x15, x5, #12
+	cmp x14, x15
+	b.hs .Ltlb_inv_range_auto.1
+	cbnz x12, .Ltlb_inv_range_auto.4
+	/* 123: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	ldr w14, [x0, #0x9c]
+	lsr x15, x11, #1
+	add x8, x15, #1
+	and x15, x14, #0xfffff
+	sub x14, x10, x15
+	and x15, x14, x11
+	sub x14, x8, x15
+	mov x12, x14
+	cbnz x12, .Ltlb_inv_range_auto.6
+	/* placed by place-barriers */
+	dmb oshst
+	/* 123: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	movz x14, #0x4240
+	movk x14, #0xf, lsl #16
+.Ltlb_inv_range_auto.7:
+	cbnz x12, .Ltlb_inv_range_auto.9
+	cbz x14, .Ltlb_inv_range_auto.8
+	sub x14, x14, #1
+	str w10, [x0, #0x98]
+	movz x13, #0
+	ldr w15, [x0, #0x9c]
+	lsr x8, x11, #1
+	add x7, x8, #1
+	and x8, x15, #0xfffff
+	sub x15, x10, x8
+	and x8, x15, x11
+	sub x15, x7, x8
+	mov x12, x15
+	b .Ltlb_inv_range_auto.7
+.Ltlb_inv_range_auto.8:
+	movn x0, #0x6d
+	ret
+.Ltlb_inv_range_auto.9:
+.Ltlb_inv_range_auto.6:
+.Ltlb_inv_range_auto.4:
+	and x14, x3, #0xffff
+	lsl x15, x14, #48
+	movz x16, #0x11
+	orr x14, x15, x16
+	lsr x15, x11, #1
+	and x8, x10, x15
+	lsl x15, x8, #4
+	add x8, x1, x15
+	str x14, [x8]
+	lsr x14, x11, #1
+	and x15, x10, x14
+	lsl x14, x15, #4
+	add x15, x14, #8
+	add x14, x1, x15
+	str x9, [x14]
+	add x14, x10, #1
+	and x15, x14, x11
+	mov x10, x15
+	sub x14, x12, #1
+	mov x12, x14
+	add x14, x13, #1
+	mov x13, x14
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range_auto.11
+	/* placed by place-barriers */
+	dmb oshst
+	/* 123: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range_auto.11:
+	b .Ltlb_inv_range_auto.2
+.Ltlb_inv_range_auto.1:
+	/* 125: range a in iova, size step 4K { ... */
+	movz x14, #0x1000
+	cbz x5, .Ltlb_inv_range_auto.13
+	mov x15, x5
+	mov x8, x4
+.Ltlb_inv_range_auto.12:
+	cbnz x12, .Ltlb_inv_range_auto.15
+	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	ldr w7, [x0, #0x9c]
+	lsr x6, x11, #1
+	add x5, x6, #1
+	and x6, x7, #0xfffff
+	sub x7, x10, x6
+	and x6, x7, x11
+	sub x7, x5, x6
+	mov x12, x7
+	cbnz x12, .Ltlb_inv_range_auto.17
+	/* placed by place-barriers */
+	dmb oshst
+	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	movz x7, #0x4240
+	movk x7, #0xf, lsl #16
+.Ltlb_inv_range_auto.18:
+	cbnz x12, .Ltlb_inv_range_auto.20
+	cbz x7, .Ltlb_inv_range_auto.19
+	sub x7, x7, #1
+	str w10, [x0, #0x98]
+	movz x13, #0
+	ldr w6, [x0, #0x9c]
+	lsr x5, x11, #1
+	add x4, x5, #1
+	and x5, x6, #0xfffff
+	sub x6, x10, x5
+	and x5, x6, x11
+	sub x6, x4, x5
+	mov x12, x6
+	b .Ltlb_inv_range_auto.18
+.Ltlb_inv_range_auto.19:
+	movn x0, #0x6d
+	ret
+.Ltlb_inv_range_auto.20:
+.Ltlb_inv_range_auto.17:
+.Ltlb_inv_range_auto.15:
+	and x7, x3, #0xffff
+	lsl x6, x7, #48
+	movz x16, #0x12
+	orr x7, x6, x16
+	lsr x6, x11, #1
+	and x5, x10, x6
+	lsl x6, x5, #4
+	add x5, x1, x6
+	str x7, [x5]
+	lsr x7, x8, #12
+	and x6, x7, #0xfffffffffffff
+	lsl x7, x6, #12
+	orr x6, x7, #1
+	lsr x7, x11, #1
+	and x5, x10, x7
+	lsl x7, x5, #4
+	add x5, x7, #8
+	add x7, x1, x5
+	str x6, [x7]
+	add x7, x10, #1
+	and x6, x7, x11
+	mov x10, x6
+	sub x7, x12, #1
+	mov x12, x7
+	add x7, x13, #1
+	mov x13, x7
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range_auto.22
+	/* placed by place-barriers */
+	dmb oshst
+	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range_auto.22:
+	/* 125: range a in iova, size step 4K { ... */
+	cmp x14, x15
+	b.hs .Ltlb_inv_range_auto.13
+	movz x16, #0x1000
+	sub x15, x15, x16
+	movz x16, #0x1000
+	add x8, x8, x16
+	b .Ltlb_inv_range_auto.12
+.Ltlb_inv_range_auto.13:
+.Ltlb_inv_range_auto.2:
+	cbnz x12, .Ltlb_inv_range_auto.24
+	/* 129: enqueue cmdq cmd_sync { cs: 0 } */
+	ldr w14, [x0, #0x9c]
+	lsr x15, x11, #1
+	add x8, x15, #1
+	and x15, x14, #0xfffff
+	sub x14, x10, x15
+	and x15, x14, x11
+	sub x14, x8, x15
+	mov x12, x14
+	cbnz x12, .Ltlb_inv_range_auto.26
+	/* placed by place-barriers */
+	dmb oshst
+	/* 129: enqueue cmdq cmd_sync { cs: 0 } */
+	movz x14, #0x4240
+	movk x14, #0xf, lsl #16
+.Ltlb_inv_range_auto.27:
+	cbnz x12, .Ltlb_inv_range_auto.29
+	cbz x14, .Ltlb_inv_range_auto.28
+	sub x14, x14, #1
+	str w10, [x0, #0x98]
+	movz x13, #0
+	ldr w15, [x0, #0x9c]
+	lsr x8, x11, #1
+	add x7, x8, #1
+	and x8, x15, #0xfffff
+	sub x15, x10, x8
+	and x8, x15, x11
+	sub x15, x7, x8
+	mov x12, x15
+	b .Ltlb_inv_range_auto.27
+.Ltlb_inv_range_auto.28:
+	movn x0, #0x6d
+	ret
+.Ltlb_inv_range_auto.29:
+.Ltlb_inv_range_auto.26:
+.Ltlb_inv_range_auto.24:
+	movz x14, #0x46
+	lsr x15, x11, #1
+	and x8, x10, x15
+	lsl x15, x8, #4
+	add x8, x1, x15
+	str x14, [x8]
+	lsr x14, x11, #1
+	and x15, x10, x14
+	lsl x14, x15, #4
+	add x15, x14, #8
+	add x14, x1, x15
+	str x9, [x14]
+	add x9, x10, #1
+	and x14, x9, x11
+	mov x10, x14
+	sub x9, x12, #1
+	mov x12, x9
+	add x9, x13, #1
+	mov x13, x9
+	/* placed by place-barriers */
+	dmb oshst
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range_auto.31
+	/* 129: enqueue cmdq cmd_sync { cs: 0 } */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range_auto.31:
+	/* 130: issue cmdq */
+	str w10, [x0, #0x98]
+	movz x13, #0
+	/* 131: wait cmdq limit 1000000 else return -110 */
+	ubfiz x9, x10, #0, #20
+	movz x10, #0x4240
+	movk x10, #0xf, lsl #16
+.Ltlb_inv_range_auto.32:
+	ldr w11, [x0, #0x9c]
+	and x12, x11, #0xfffff
+	cmp x12, x9
+	b.eq .Ltlb_inv_range_auto.33
+	sub x10, x10, #1
+	cbnz x10, .Ltlb_inv_range_auto.32
+	movn x0, #0x6d
+	ret
+.Ltlb_inv_range_auto.33:
+	/* 132: return 0 */
+	movz x0, #0
+	ret
+	.size tlb_inv_range_auto,.-tlb_inv_range_auto
+	.p2align 2
 	.globl tlb_inv_asid
 	.type tlb_inv_asid,%function
 tlb_inv_asid:
-	/* 108: arguments */
+	/* 136: arguments */
 	movz x9, #2
 	lsl x10, x9, x2
 	movz x9, #0
@@ -518,7 +784,7 @@ tlb_inv_asid:
 	movz x12, #0
 	movz x13, #0
 	cbnz x12, .Ltlb_inv_asid.2
-	/* 109: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	/* 137: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -530,7 +796,7 @@ tlb_inv_asid:
 	cbnz x12, .Ltlb_inv_asid.4
 	/* placed by place-barriers */
 	dmb oshst
-	/* 109: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	/* 137: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Ltlb_inv_asid.5:
@@ -580,12 +846,12 @@ tlb_inv_asid:
 	b.ne .Ltlb_inv_asid.9
 	/* placed by place-barriers */
 	dmb oshst
-	/* 109: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	/* 137: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_asid.9:
 	cbnz x12, .Ltlb_inv_asid.11
-	/* 110: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 138: enqueue cmdq cmd_sync { cs: 0 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -597,7 +863,7 @@ tlb_inv_asid:
 	cbnz x12, .Ltlb_inv_asid.13
 	/* placed by place-barriers */
 	dmb oshst
-	/* 110: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 138: enqueue cmdq cmd_sync { cs: 0 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Ltlb_inv_asid.14:
@@ -644,14 +910,14 @@ tlb_inv_asid:
 	dmb oshst
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_asid.18
-	/* 110: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 138: enqueue cmdq cmd_sync { cs: 0 } */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_asid.18:
-	/* 111: issue cmdq */
+	/* 139: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
-	/* 112: wait cmdq limit 1000000 else return -110 */
+	/* 140: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
@@ -665,7 +931,7 @@ tlb_inv_asid:
 	movn x0, #0x6d
 	ret
 .Ltlb_inv_asid.20:
-	/* 113: return 0 */
+	/* 141: return 0 */
 	movz x0, #0
 	ret
 	.size tlb_inv_asid,.-tlb_inv_asid
@@ -673,7 +939,7 @@ tlb_inv_asid:
 	.globl sync
 	.type sync,%function
 sync:
-	/* 117: arguments */
+	/* 145: arguments */
 	movz x9, #2
 	lsl x10, x9, x2
 	movz x9, #0
@@ -691,7 +957,7 @@ sync:
 	movz x12, #0
 	movz x13, #0
 	cbnz x12, .Lsync.2
-	/* 118: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 146: enqueue cmdq cmd_sync { cs: 0 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -703,7 +969,7 @@ sync:
 	cbnz x12, .Lsync.4
 	/* placed by place-barriers */
 	dmb oshst
-	/* 118: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 146: enqueue cmdq cmd_sync { cs: 0 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Lsync.5:
@@ -750,14 +1016,14 @@ sync:
 	dmb oshst
 	cmp x13, #0x40
 	b.ne .Lsync.9
-	/* 118: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 146: enqueue cmdq cmd_sync { cs: 0 } */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Lsync.9:
-	/* 119: issue cmdq */
+	/* 147: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
-	/* 120: wait cmdq limit 1000000 else return -110 */
+	/* 148: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
@@ -771,19 +1037,19 @@ sync:
 	movn x0, #0x6d
 	ret
 .Lsync.11:
-	/* 121: smmu.gerror.cmdq_err */
+	/* 149: smmu.gerror.cmdq_err */
 	ldr w9, [x0, #0x60]
-	/* 121: smmu.gerrorn.cmdq_err */
+	/* 149: smmu.gerrorn.cmdq_err */
 	ldr w10, [x0, #0x64]
 	and x11, x9, #1
 	and x9, x10, #1
 	cmp x11, x9
 	b.eq .Lsync.13
-	/* 122: return -5 */
+	/* 150: return -5 */
 	movn x0, #4
 	ret
 .Lsync.13:
-	/* 124: return 0 */
+	/* 152: return 0 */
 	movz x0, #0
 	ret
 	.size sync,.-sync

@@ -174,6 +174,11 @@
 #define CMDQ_ENTRY_SIZE 16
 #define CMDQ_BATCH 64
 
+/* Strategy thresholds (compiled into the sequences; regenerate with
+ * `--set NAME=VALUE` or `threshold NAME = VALUE` in the spec to change). */
+/* derived: a loop op costs 50 ns, a flush-all 20050 ns (modelled); loop up to this many granules */
+#define TLB_INV_RANGE_AUTO_S1CMD_THRESHOLD 401
+
 #if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 static inline uint64_t smmu_gerror_cmdq_err_prep(uint64_t v)
 {
@@ -216,9 +221,11 @@ extern "C" {
 long tlb_inv_range(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule);
 /* tlb_inv_range_ril: returns 0; -22 (-EINVAL) when the `while` at line 89 is still running after 8 iterations or when the `while` at line 94 is still running after 13 iterations; -110 (-ETIMEDOUT) when the `while` at line 97 is still running after 1000000 iterations or when the `while` at line 101 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 104 */
 long tlb_inv_range_ril(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule, unsigned long long tg);
-/* tlb_inv_asid: returns 0; -110 (-ETIMEDOUT) when the `while` at line 109 is still running after 1000000 iterations or when the `while` at line 110 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 113 */
+/* tlb_inv_range_auto: returns 0; -110 (-ETIMEDOUT) when the `while` at line 123 is still running after 1000000 iterations or when the `while` at line 126 is still running after 1000000 iterations or when the `while` at line 129 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 132 */
+long tlb_inv_range_auto(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n, unsigned long long asid, unsigned long long iova, unsigned long long size);
+/* tlb_inv_asid: returns 0; -110 (-ETIMEDOUT) when the `while` at line 137 is still running after 1000000 iterations or when the `while` at line 138 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 141 */
 long tlb_inv_asid(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n, unsigned long long asid);
-/* sync: returns 0; -110 (-ETIMEDOUT) when the `while` at line 118 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 124 */
+/* sync: returns 0; -110 (-ETIMEDOUT) when the `while` at line 146 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 152 */
 long sync(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n);
 
 #ifdef __cplusplus

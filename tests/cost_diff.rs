@@ -241,3 +241,60 @@ fn missing_seq_is_bad_usage_with_a_message() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no sequence `nope`"));
 }
+
+/// Queue sequences: `diff --arg` runs the simulated consumer, counts the
+/// commands it took by record and prices them with the queue's granule
+/// set; per-page commands below the header's derived threshold, one ASID
+/// flush above it, and `--set` pins the threshold.
+#[test]
+fn smmuv3_queue_commands_are_counted_and_priced() {
+    let t = header_define("smmuv3_cmdq.h", "TLB_INV_RANGE_AUTO_S1CMD_THRESHOLD");
+    // (50 + 20000) / 50 from the set's stated costs.
+    assert_eq!(t, 401);
+    let run = |pages: u64, pin: Option<u64>| -> String {
+        let size = format!("size={:#x}", pages << 12);
+        let pin = pin.map(|p| format!("TLB_INV_RANGE_AUTO_S1CMD_THRESHOLD={p}"));
+        let mut args = vec![
+            "diff",
+            "examples/smmuv3_cmdq.inv",
+            "--seq",
+            "tlb_inv_range_auto",
+            "--arg",
+            "cmdq_log2n=8",
+            "--arg",
+            "iova=0x40000000",
+            "--arg",
+            &size,
+        ];
+        if let Some(p) = &pin {
+            args.extend(["--set", p]);
+        }
+        let o = shootdown(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8(o.stdout).unwrap();
+        text.split("dynamic counts").nth(1).unwrap().to_string()
+    };
+    let row = |text: &str, name: &str| -> Vec<u64> {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .map(|l| {
+                l[l.find(name).unwrap() + name.len()..]
+                    .split_whitespace()
+                    .map(|x| x.parse().unwrap())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let below = run(t, None);
+    assert_eq!(row(&below, "command tlbi_nh_va"), vec![t, t]);
+    assert_eq!(row(&below, "command tlbi_nh_asid"), Vec::<u64>::new());
+    assert_eq!(row(&below, "MODELLED cost (ns)"), vec![50 * t, 50 * t]);
+    let above = run(t + 1, None);
+    assert_eq!(row(&above, "command tlbi_nh_asid"), vec![1, 1]);
+    assert_eq!(row(&above, "flush-alls"), vec![1, 1]);
+    assert_eq!(row(&above, "MODELLED cost (ns)"), vec![20050, 20050]);
+    // One doorbell, after one store barrier, either way.
+    assert_eq!(row(&above, "barrier dmb oshst"), vec![1, 1]);
+    let pinned = run(t + 1, Some(100_000));
+    assert_eq!(row(&pinned, "command tlbi_nh_va"), vec![t + 1, t + 1]);
+}

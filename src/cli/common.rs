@@ -252,13 +252,17 @@ pub fn check_pins(
 ) -> Result<(), Fail> {
     no_repeats(io, "--set", pins)?;
     let mut names = Vec::new();
+    let mut read = Vec::new();
     for s in &prog.seqs {
         crate::ir::walk(&s.body, &mut |st| {
             if let crate::ir::Stmt::Cover { threshold, .. } = st {
                 names.push(threshold.as_str());
             }
         });
+        // `threshold(SET)` read in an expression.
+        read.extend(crate::model::expr_threshold_names(prog, s));
     }
+    names.extend(read.iter().map(String::as_str));
     names.sort_unstable();
     names.dedup();
     for (k, _) in pins {

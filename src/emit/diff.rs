@@ -196,6 +196,15 @@ pub fn render(a: &Side<'_>, b: &Side<'_>, req: &Request) -> Result<String, Error
         row(&mut out, "stores", ya.counts.stores, yb.counts.stores);
         row(&mut out, "loads", ya.loads, yb.loads);
         row(&mut out, "invalidate insns", ya.invalidates, yb.invalidates);
+        let cmds: BTreeSet<&String> = ya.commands.keys().chain(yb.commands.keys()).collect();
+        for k in &cmds {
+            row(
+                &mut out,
+                &format!("command {k}"),
+                ya.commands.get(*k).copied().unwrap_or(0),
+                yb.commands.get(*k).copied().unwrap_or(0),
+            );
+        }
         let kinds: BTreeSet<&String> = ya.barriers.keys().chain(yb.barriers.keys()).collect();
         for k in &kinds {
             row(

@@ -103,7 +103,16 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             .related(prev.span, "first defined here"));
         }
         granule_ids.insert(&g.name.name, granules.len());
-        granules.push(check_granules(&devices, g)?);
+        granules.push(
+            match spec
+                .queues
+                .iter()
+                .find(|q| Some(&q.name.name) == g.dev.as_ref().map(|d| &d.name))
+            {
+                Some(q) => check_queue_granules(spec, q, g)?,
+                None => check_granules(&devices, g)?,
+            },
+        );
     }
     let mut thresholds: Vec<(String, u64)> = Vec::new();
     let mut threshold_names: rustc_hash::FxHashSet<&str> = Default::default();
@@ -440,6 +449,87 @@ fn check_threshold_names(spec: &ast::Spec, seqs: &[Seq]) -> Result<(), Diag> {
         }
     }
     Ok(())
+}
+
+/// `granules NAME on QUEUE { 4K via RECORD ... all via RECORD }`: what one
+/// command covers and costs, for `threshold(NAME)` (a cover cannot choose
+/// among commands: its body maps register writes and instructions).
+fn check_queue_granules(
+    spec: &ast::Spec,
+    q: &ast::Queue,
+    g: &ast::Granules,
+) -> Result<GranuleSet, Diag> {
+    let mut entries: Vec<Granule> = Vec::new();
+    for e in &g.entries {
+        let size = match &e.size {
+            ast::GranuleSize::Bytes(b) if b.is_power_of_two() => GSize::Bytes(*b),
+            ast::GranuleSize::Param(p) => GSize::Param(p.name.clone()),
+            ast::GranuleSize::All => GSize::All,
+            _ => {
+                return Err(Diag::new(
+                    e.span,
+                    "a queue granule is a power-of-two size, `size PARAM` or `all`",
+                ))
+            }
+        };
+        if entries.iter().any(|x| x.size == size) {
+            return Err(Diag::new(e.span, "granule size listed twice"));
+        }
+        if !e.sets.is_empty() || e.addr.is_some() {
+            return Err(Diag::new(e.span, "a queue granule names its command only")
+                .help("write `SIZE via RECORD`; the command's fields are set by `enqueue`"));
+        }
+        let Some(v) = &e.via else {
+            return Err(Diag::new(e.span, "a queue granule needs `via RECORD`"));
+        };
+        let Some(r) = spec.records.iter().find(|r| r.name.name == v.name) else {
+            return Err(Diag::new(v.span, format!("no record `{}`", v.name))
+                .label("not a record")
+                .related(q.name.span, format!("queue `{}`", q.name.name)));
+        };
+        if r.size != q.entry {
+            return Err(Diag::new(
+                v.span,
+                format!(
+                    "record `{}` is {} bytes, queue `{}` takes {}",
+                    r.name.name, r.size, q.name.name, q.entry
+                ),
+            ));
+        }
+        entries.push(Granule {
+            size,
+            bits: 0,
+            reg_bits: Vec::new(),
+            addr: None,
+            via: Some(Via::Record(v.name.clone())),
+            set_regs: Vec::new(),
+            span: e.span,
+        });
+    }
+    if entries.is_empty() {
+        return Err(Diag::new(g.span, "a granule set needs at least one entry"));
+    }
+    let mut costs = Costs::default();
+    for (k, v) in &g.costs {
+        match k.name.as_str() {
+            "invalidate" | "op" => costs.invalidate = *v,
+            "all" => costs.all = *v,
+            "store" => costs.store = *v,
+            "barrier" => costs.barrier = *v,
+            "refill" => costs.refill = *v,
+            _ => {
+                return Err(Diag::new(k.span, format!("unknown cost `{}`", k.name))
+                    .help("costs are invalidate, store, barrier, refill, all"))
+            }
+        }
+    }
+    Ok(GranuleSet {
+        name: g.name.name.clone(),
+        span: g.name.span,
+        dev: None,
+        entries,
+        costs,
+    })
 }
 
 fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, Diag> {
@@ -909,7 +999,9 @@ impl SeqCx<'_> {
             );
         };
         let g = &self.granules[i];
-        let insn = |e: Option<&Granule>| e.is_some_and(|e| matches!(e.via, Some(Via::Insn(_))));
+        let insn = |e: Option<&Granule>| {
+            e.is_some_and(|e| matches!(e.via, Some(Via::Insn(_) | Via::Record(_))))
+        };
         if !insn(crate::model::loop_entry(g)) || !insn(crate::model::all_entry(g)) {
             return Err(Diag::new(
                 set.span,
@@ -1599,6 +1691,23 @@ impl SeqCx<'_> {
                             .label("not declared")
                     })?;
                 let g = &self.granules[si];
+                if g.entries
+                    .iter()
+                    .any(|e| matches!(e.via, Some(Via::Record(_))))
+                {
+                    return Err(Diag::new(
+                        set.span,
+                        format!(
+                            "`{}` is a set of queue commands: a `cover` cannot choose among them",
+                            set.name
+                        ),
+                    )
+                    .label("queue granule set")
+                    .help(format!(
+                        "branch on `threshold({})` and `enqueue` the commands in a `range` loop",
+                        set.name
+                    )));
+                }
                 for e in &g.entries {
                     if let GSize::Param(p) = &e.size {
                         if !self.params.contains(p) {

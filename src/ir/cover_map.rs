@@ -31,6 +31,8 @@ fn launches(e: &Granule) -> Vec<Channel> {
     match &e.via {
         Some(Via::Reg(r)) => vec![Channel::Reg(*r)],
         Some(Via::Insn(n)) => vec![Channel::Insn(n.clone())],
+        // Queue sets are chosen with `threshold(SET)`, never by a cover.
+        Some(Via::Record(_)) => Vec::new(),
         None if !e.set_regs.is_empty() => e.set_regs.iter().map(|&r| Channel::Reg(r)).collect(),
         None => e.addr.map(Channel::Reg).into_iter().collect(),
     }

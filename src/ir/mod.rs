@@ -549,6 +549,9 @@ impl Granule {
 pub enum Via {
     Reg(RegId),
     Insn(String),
+    /// A command of this record enqueued on the set's queue
+    /// (`granules NAME on QUEUE`).
+    Record(String),
 }
 
 /// Modelled costs, in ns. Stated in the spec with where they come from.

@@ -196,6 +196,8 @@ pub fn seq_costs(prog: &Program, seq: &Seq) -> (Costs, Option<usize>) {
         }
     });
     let on_dev = |g: &crate::ir::GranuleSet| g.dev.is_some_and(|d| seq.devices.contains(&d));
+    // Then a set the sequence reads with `threshold(SET)` (queue sets).
+    let first = first.or_else(|| super::expr_threshold_sets(seq).into_iter().next());
     let set = first
         .or_else(|| {
             prog.granules
@@ -227,6 +229,8 @@ pub struct Dynamic {
     pub loads: u64,
     /// CPU invalidate instructions executed (also counted in `ops`).
     pub invalidates: u64,
+    /// Queue commands the simulated consumer took, by record.
+    pub commands: BTreeMap<String, u64>,
     #[serde(rename = "return")]
     pub ret: i64,
     /// Modelled cost (ns).
@@ -270,6 +274,10 @@ pub fn measure(
     // its register: registers that must precede others carry operands
     // (VT-d's IVA before IOTLB: one page flush is one op, not two).
     let launch = |dev: DevId, reg: crate::ir::RegId| {
+        // A queue's doorbell publishes commands; they are counted below.
+        if c.opt.queues.iter().any(|q| q.dev == dev && q.prod == reg) {
+            return false;
+        }
         let mut sets = c
             .opt
             .granules
@@ -316,6 +324,31 @@ pub fn measure(
         d.counts.flushes += cv.flushes;
     }
     d.counts.flushes += spec.loose_flushes;
+    // Queue commands (what the simulated consumer took): each is an
+    // operation of the set that names its record, a flush-all when that
+    // is the set's `all` command.
+    if run.commands.len() != spec.commands.len() {
+        return Err(format!(
+            "the generated IR and the spec disagree: {} queue commands vs {}",
+            run.commands.len(),
+            spec.commands.len()
+        ));
+    }
+    for (name, _) in &run.commands {
+        let entry = c
+            .opt
+            .granules
+            .iter()
+            .flat_map(|g| &g.entries)
+            .find(|e| matches!(&e.via, Some(crate::ir::Via::Record(r)) if r == name));
+        if let Some(e) = entry {
+            d.counts.ops += 1;
+            if e.size == GSize::All {
+                d.counts.flushes += 1;
+            }
+        }
+        *d.commands.entry(name.clone()).or_default() += 1;
+    }
     d.cost = super::cost(costs, &d.counts);
     Ok(d)
 }

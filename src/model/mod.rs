@@ -231,19 +231,8 @@ pub fn threshold(
     body: &[Stmt],
     pins: &[(String, u64)],
 ) -> Option<Threshold> {
-    if let Some((_, v)) = pins.iter().find(|(n, _)| n == name) {
-        return Some(Threshold {
-            name: name.to_string(),
-            value: *v,
-            source: Source::Cli,
-        });
-    }
-    if let Some((_, v)) = prog.thresholds.iter().find(|(n, _)| n == name) {
-        return Some(Threshold {
-            name: name.to_string(),
-            value: *v,
-            source: Source::Spec,
-        });
+    if let Some(t) = pinned(prog, name, pins) {
+        return Some(t);
     }
     let (l, a) = (loop_entry(set)?, all_entry(set)?);
     let per_op = op_cost(prog, set, l, body);
@@ -256,6 +245,25 @@ pub fn threshold(
         value: all / per_op,
         source: Source::Derived { per_op, all },
     })
+}
+
+/// A threshold pinned on the command line (first) or in the spec.
+fn pinned(prog: &Program, name: &str, pins: &[(String, u64)]) -> Option<Threshold> {
+    if let Some((_, v)) = pins.iter().find(|(n, _)| n == name) {
+        return Some(Threshold {
+            name: name.to_string(),
+            value: *v,
+            source: Source::Cli,
+        });
+    }
+    prog.thresholds
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| Threshold {
+            name: name.to_string(),
+            value: *v,
+            source: Source::Spec,
+        })
 }
 
 /// The name of a threshold: per sequence and granule set, the same for an
@@ -304,6 +312,22 @@ pub fn expr_threshold(
     pins: &[(String, u64)],
 ) -> Option<Threshold> {
     let g = prog.granules.get(set)?;
+    // Queue commands: one command per granule, or one flush-all command.
+    if matches!(loop_entry(g)?.via, Some(Via::Record(_))) {
+        let name = threshold_name(seq, &g.name);
+        if let Some(t) = pinned(prog, &name, pins) {
+            return Some(t);
+        }
+        let (per_op, all) = (g.costs.invalidate, g.costs.invalidate + g.costs.all);
+        if per_op == 0 {
+            return None;
+        }
+        return Some(Threshold {
+            name,
+            value: all / per_op,
+            source: Source::Derived { per_op, all },
+        });
+    }
     let body: Vec<Stmt> = [loop_entry(g)?, all_entry(g)?]
         .iter()
         .filter_map(|e| match &e.via {

@@ -47,6 +47,9 @@ pub struct Consumer {
     pub entry: u64,
     pub log2n: u64,
     pub wrap: bool,
+    /// Records of the queue's entry size and their fixed fields (word,
+    /// mask, value): an entry is the first record whose fixed fields match.
+    pub records: Vec<(String, Vec<(u32, u64, u64)>)>,
 }
 
 impl World {
@@ -79,12 +82,44 @@ impl World {
                 entry: q.entry,
                 log2n,
                 wrap: q.index == crate::spec::ast::QueueIndex::Wrap,
+                records: Consumer::layouts(prog, q.entry),
             });
         }
     }
 }
 
 impl Consumer {
+    pub fn layouts(prog: &Program, entry: u64) -> Vec<(String, Vec<(u32, u64, u64)>)> {
+        prog.records
+            .iter()
+            .filter(|r| r.size == entry)
+            .map(|r| {
+                let fixed = r
+                    .fields
+                    .iter()
+                    .filter_map(|f| {
+                        let m = field_mask(f.shift, f.width);
+                        f.fixed.map(|v| (f.word, m, (v << f.shift) & m))
+                    })
+                    .collect();
+                (r.name.clone(), fixed)
+            })
+            .collect()
+    }
+
+    /// The record an entry's words are (by its fixed fields).
+    pub fn decode(&self, words: &[u64]) -> Option<&str> {
+        self.records
+            .iter()
+            .find(|(_, fixed)| {
+                !fixed.is_empty()
+                    && fixed
+                        .iter()
+                        .all(|&(w, m, v)| words.get(w as usize).is_some_and(|x| x & m == v))
+            })
+            .map(|(n, _)| n.as_str())
+    }
+
     /// Byte offsets of the entries between consumer index `from` and
     /// producer index `to` (None when `to` is not reachable from `from`).
     pub fn slots(&self, from: u64, to: u64) -> Option<Vec<u64>> {
@@ -211,6 +246,9 @@ pub struct Outcome {
     /// `via` of some set's `all` granule (`if n > threshold(SET) { ... }`
     /// written out), which the cost model prices like a cover's.
     pub loose_flushes: u64,
+    /// Commands the simulated queue consumers took, in order: the record
+    /// their fixed fields name (`?` for none) and their 64-bit words.
+    pub commands: Vec<(String, Vec<u64>)>,
 }
 
 /// Runaway guard: specs with unbounded work cannot exist (polls and
@@ -284,6 +322,7 @@ pub fn run_bounded(
         arms: Default::default(),
         loose_flushes: 0,
         written: Default::default(),
+        commands: Vec::new(),
     };
     let ret = match m.block(&seq.body)? {
         Flow::Next => match seq.status {
@@ -301,6 +340,7 @@ pub fn run_bounded(
         memory: m.memory,
         arms: m.arms,
         loose_flushes: m.loose_flushes,
+        commands: m.commands,
     })
 }
 
@@ -332,6 +372,8 @@ struct Machine<'a> {
     loose_flushes: u64,
     /// Bytes stored behind each pointer since they were last consumed.
     written: std::collections::HashSet<(usize, u64)>,
+    /// Queue entries the consumers took, decoded: (record, words).
+    commands: Vec<(String, Vec<u64>)>,
 }
 
 #[derive(Clone)]
@@ -648,6 +690,17 @@ impl Machine<'_> {
                         return Err(InterpError::IncompleteEntry { offset: off });
                     }
                 }
+                let words: Vec<u64> = (0..c.entry / 8)
+                    .map(|w| {
+                        self.mem_read(&MemRef {
+                            ptr: c.ring,
+                            offset: off + 8 * w,
+                            width: 64,
+                        })
+                    })
+                    .collect();
+                let name = c.decode(&words).unwrap_or("?").to_string();
+                self.commands.push((name, words));
             }
             self.regs.insert((dev, inst, c.cons), v);
         }

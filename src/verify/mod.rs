@@ -246,6 +246,7 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
                     entry: q.entry,
                     log2n: params[l],
                     wrap: q.index == crate::spec::ast::QueueIndex::Wrap,
+                    records: interp::Consumer::layouts(prog, q.entry),
                 });
             }
         }
