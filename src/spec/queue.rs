@@ -209,7 +209,10 @@ pub fn lower(spec: &mut Spec) -> Result<(), Diag> {
             // Sizes once, not per entry (a run-time shift is several
             // instructions on every target).
             prologue.push(cx.let_(&cx.imask, cx.index_mask_expr()));
-            prologue.push(cx.let_(&cx.prod, cx.and(cx.reg(&[q.prod.clone()]), cx.index_mask())));
+            prologue.push(cx.let_(
+                &cx.prod,
+                cx.and(cx.reg(std::slice::from_ref(&q.prod)), cx.index_mask()),
+            ));
             prologue.push(cx.let_(&cx.space, cx.int(0)));
             if q.batch.is_some() {
                 prologue.push(cx.let_(&cx.pending, cx.int(0)));

@@ -33,6 +33,9 @@ pub struct World {
     pub consumers: Vec<Consumer>,
 }
 
+/// A record's name and its fixed fields as (word, mask, value).
+pub type RecordMatch = (String, Vec<(u32, u64, u64)>);
+
 /// A simulated command-queue consumer: when the producer register is
 /// written it consumes every new entry at once (the consumer register
 /// then reads the producer's value), after checking that every byte of
@@ -49,7 +52,7 @@ pub struct Consumer {
     pub wrap: bool,
     /// Records of the queue's entry size and their fixed fields (word,
     /// mask, value): an entry is the first record whose fixed fields match.
-    pub records: Vec<(String, Vec<(u32, u64, u64)>)>,
+    pub records: Vec<RecordMatch>,
 }
 
 impl World {
@@ -89,7 +92,7 @@ impl World {
 }
 
 impl Consumer {
-    pub fn layouts(prog: &Program, entry: u64) -> Vec<(String, Vec<(u32, u64, u64)>)> {
+    pub fn layouts(prog: &Program, entry: u64) -> Vec<RecordMatch> {
         prog.records
             .iter()
             .filter(|r| r.size == entry)
