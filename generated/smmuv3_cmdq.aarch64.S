@@ -195,10 +195,312 @@ tlb_inv_range:
 	ret
 	.size tlb_inv_range,.-tlb_inv_range
 	.p2align 2
+	.globl tlb_inv_range_ril
+	.type tlb_inv_range_ril,%function
+tlb_inv_range_ril:
+	/* 85: arguments */
+	sub sp, sp, #0x20
+	str x19, [sp]
+	str x20, [sp, #8]
+	str x21, [sp, #0x10]
+	movz x9, #2
+	lsl x10, x9, x2
+	movz x9, #0
+	mov x11, x9
+	cmp x2, #0x40
+	b.hs .Ltlb_inv_range_ril.0
+	mov x11, x10
+.Ltlb_inv_range_ril.0:
+	sub x10, x11, #1
+	/* 59: cmdq */
+	mov x11, x10
+	ldr w10, [x0, #0x98]
+	and x12, x10, x11
+	mov x10, x12
+	movz x12, #0
+	movz x13, #0
+	lsr x14, x5, x7
+	mov x15, x9
+	cmp x7, #0x40
+	b.hs .Ltlb_inv_range_ril.1
+	mov x15, x14
+.Ltlb_inv_range_ril.1:
+	/* 86: let num_pages = size >> tg */
+	mov x14, x15
+	clz x15, x6
+	movz x8, #0x3f
+	sub x6, x8, x15
+	sub x15, x6, #3
+	/* 87: let rem = ilog2(granule) - 3 */
+	mov x8, x15
+	/* 88: let ttl = 4 */
+	movz x15, #4
+	/* 89: while rem >= tg - 3 limit 8 { ... */
+	movz x6, #8
+.Ltlb_inv_range_ril.2:
+	sub x5, x7, #3
+	cmp x8, x5
+	b.lo .Ltlb_inv_range_ril.4
+	cbz x6, .Ltlb_inv_range_ril.3
+	sub x6, x6, #1
+	sub x2, x8, x5
+	/* 90: rem = rem - (tg - 3 */
+	mov x8, x2
+	sub x5, x15, #1
+	/* 91: ttl = ttl - 1 */
+	mov x15, x5
+	/* 89: while rem >= tg - 3 limit 8 { ... */
+	b .Ltlb_inv_range_ril.2
+.Ltlb_inv_range_ril.3:
+	movn x0, #0x15
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	ldr x21, [sp, #0x10]
+	add sp, sp, #0x20
+	ret
+.Ltlb_inv_range_ril.4:
+	/* 93: let addr = iova */
+	mov x8, x4
+	/* 94: while num_pages != 0 limit 13 { ... */
+	movz x6, #0xd
+.Ltlb_inv_range_ril.5:
+	cbz x14, .Ltlb_inv_range_ril.7
+	cbz x6, .Ltlb_inv_range_ril.6
+	sub x6, x6, #1
+	rbit x5, x14
+	clz x5, x5
+	/* 95: let scale = ctz(num_pages) */
+	mov x4, x5
+	lsr x5, x14, x4
+	mov x2, x9
+	cmp x4, #0x40
+	b.hs .Ltlb_inv_range_ril.8
+	mov x2, x5
+.Ltlb_inv_range_ril.8:
+	and x5, x2, #0x1f
+	/* 96: let num = (num_pages >> scale) & 31 */
+	mov x2, x5
+	cbnz x12, .Ltlb_inv_range_ril.10
+	/* 97: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
+	ldr w5, [x0, #0x9c]
+	lsr x19, x11, #1
+	add x20, x19, #1
+	and x19, x5, #0xfffff
+	sub x5, x10, x19
+	and x19, x5, x11
+	sub x5, x20, x19
+	mov x12, x5
+	cbnz x12, .Ltlb_inv_range_ril.12
+	/* placed by place-barriers */
+	dmb oshst
+	/* 97: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
+	movz x5, #0x4240
+	movk x5, #0xf, lsl #16
+.Ltlb_inv_range_ril.13:
+	cbnz x12, .Ltlb_inv_range_ril.15
+	cbz x5, .Ltlb_inv_range_ril.14
+	sub x5, x5, #1
+	str w10, [x0, #0x98]
+	movz x13, #0
+	ldr w19, [x0, #0x9c]
+	lsr x20, x11, #1
+	add x21, x20, #1
+	and x20, x19, #0xfffff
+	sub x19, x10, x20
+	and x20, x19, x11
+	sub x19, x21, x20
+	mov x12, x19
+	b .Ltlb_inv_range_ril.13
+.Ltlb_inv_range_ril.14:
+	movn x0, #0x6d
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	ldr x21, [sp, #0x10]
+	add sp, sp, #0x20
+	ret
+.Ltlb_inv_range_ril.15:
+.Ltlb_inv_range_ril.12:
+.Ltlb_inv_range_ril.10:
+	sub x5, x2, #1
+	and x19, x5, #0x1f
+	lsl x5, x19, #12
+	movz x16, #0x12
+	orr x19, x5, x16
+	and x5, x4, #0x1f
+	lsl x20, x5, #20
+	orr x5, x19, x20
+	and x19, x3, #0xffff
+	lsl x20, x19, #48
+	orr x19, x5, x20
+	lsr x5, x11, #1
+	and x20, x10, x5
+	lsl x5, x20, #4
+	add x20, x1, x5
+	str x19, [x20]
+	and x5, x15, #3
+	lsl x19, x5, #8
+	orr x5, x19, #1
+	sub x19, x7, #0xa
+	lsr x20, x19, #1
+	and x19, x20, #3
+	lsl x20, x19, #10
+	orr x19, x5, x20
+	lsr x5, x8, #12
+	and x20, x5, #0xfffffffffffff
+	lsl x5, x20, #12
+	orr x20, x19, x5
+	lsr x5, x11, #1
+	and x19, x10, x5
+	lsl x5, x19, #4
+	add x19, x5, #8
+	add x5, x1, x19
+	str x20, [x5]
+	add x5, x10, #1
+	and x19, x5, x11
+	mov x10, x19
+	sub x5, x12, #1
+	mov x12, x5
+	add x5, x13, #1
+	mov x13, x5
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range_ril.17
+	/* placed by place-barriers */
+	dmb oshst
+	/* 97: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range_ril.17:
+	add x5, x4, x7
+	lsl x19, x2, x5
+	mov x20, x9
+	cmp x5, #0x40
+	b.hs .Ltlb_inv_range_ril.18
+	mov x20, x19
+.Ltlb_inv_range_ril.18:
+	add x5, x8, x20
+	/* 98: addr = addr + (num << (scale + tg */
+	mov x8, x5
+	lsl x5, x2, x4
+	mov x2, x9
+	cmp x4, #0x40
+	b.hs .Ltlb_inv_range_ril.19
+	mov x2, x5
+.Ltlb_inv_range_ril.19:
+	sub x5, x14, x2
+	/* 99: num_pages = num_pages - (num << scale */
+	mov x14, x5
+	/* 94: while num_pages != 0 limit 13 { ... */
+	b .Ltlb_inv_range_ril.5
+.Ltlb_inv_range_ril.6:
+	movn x0, #0x15
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	ldr x21, [sp, #0x10]
+	add sp, sp, #0x20
+	ret
+.Ltlb_inv_range_ril.7:
+	cbnz x12, .Ltlb_inv_range_ril.21
+	/* 101: enqueue cmdq cmd_sync { cs: 0 } */
+	ldr w14, [x0, #0x9c]
+	lsr x15, x11, #1
+	add x8, x15, #1
+	and x15, x14, #0xfffff
+	sub x14, x10, x15
+	and x15, x14, x11
+	sub x14, x8, x15
+	mov x12, x14
+	cbnz x12, .Ltlb_inv_range_ril.23
+	/* placed by place-barriers */
+	dmb oshst
+	/* 101: enqueue cmdq cmd_sync { cs: 0 } */
+	movz x14, #0x4240
+	movk x14, #0xf, lsl #16
+.Ltlb_inv_range_ril.24:
+	cbnz x12, .Ltlb_inv_range_ril.26
+	cbz x14, .Ltlb_inv_range_ril.25
+	sub x14, x14, #1
+	str w10, [x0, #0x98]
+	movz x13, #0
+	ldr w15, [x0, #0x9c]
+	lsr x8, x11, #1
+	add x7, x8, #1
+	and x8, x15, #0xfffff
+	sub x15, x10, x8
+	and x8, x15, x11
+	sub x15, x7, x8
+	mov x12, x15
+	b .Ltlb_inv_range_ril.24
+.Ltlb_inv_range_ril.25:
+	movn x0, #0x6d
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	ldr x21, [sp, #0x10]
+	add sp, sp, #0x20
+	ret
+.Ltlb_inv_range_ril.26:
+.Ltlb_inv_range_ril.23:
+.Ltlb_inv_range_ril.21:
+	movz x14, #0x46
+	lsr x15, x11, #1
+	and x8, x10, x15
+	lsl x15, x8, #4
+	add x8, x1, x15
+	str x14, [x8]
+	lsr x14, x11, #1
+	and x15, x10, x14
+	lsl x14, x15, #4
+	add x15, x14, #8
+	add x14, x1, x15
+	str x9, [x14]
+	add x9, x10, #1
+	and x14, x9, x11
+	mov x10, x14
+	sub x9, x12, #1
+	mov x12, x9
+	add x9, x13, #1
+	mov x13, x9
+	/* placed by place-barriers */
+	dmb oshst
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range_ril.28
+	/* 101: enqueue cmdq cmd_sync { cs: 0 } */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range_ril.28:
+	/* 102: issue cmdq */
+	str w10, [x0, #0x98]
+	movz x13, #0
+	/* 103: wait cmdq limit 1000000 else return -110 */
+	ubfiz x9, x10, #0, #20
+	movz x10, #0x4240
+	movk x10, #0xf, lsl #16
+.Ltlb_inv_range_ril.29:
+	ldr w11, [x0, #0x9c]
+	and x12, x11, #0xfffff
+	cmp x12, x9
+	b.eq .Ltlb_inv_range_ril.30
+	sub x10, x10, #1
+	cbnz x10, .Ltlb_inv_range_ril.29
+	movn x0, #0x6d
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	ldr x21, [sp, #0x10]
+	add sp, sp, #0x20
+	ret
+.Ltlb_inv_range_ril.30:
+	/* 104: return 0 */
+	movz x0, #0
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	ldr x21, [sp, #0x10]
+	add sp, sp, #0x20
+	ret
+	.size tlb_inv_range_ril,.-tlb_inv_range_ril
+	.p2align 2
 	.globl tlb_inv_asid
 	.type tlb_inv_asid,%function
 tlb_inv_asid:
-	/* 80: arguments */
+	/* 108: arguments */
 	movz x9, #2
 	lsl x10, x9, x2
 	movz x9, #0
@@ -216,7 +518,7 @@ tlb_inv_asid:
 	movz x12, #0
 	movz x13, #0
 	cbnz x12, .Ltlb_inv_asid.2
-	/* 81: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	/* 109: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -228,7 +530,7 @@ tlb_inv_asid:
 	cbnz x12, .Ltlb_inv_asid.4
 	/* placed by place-barriers */
 	dmb oshst
-	/* 81: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	/* 109: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Ltlb_inv_asid.5:
@@ -278,12 +580,12 @@ tlb_inv_asid:
 	b.ne .Ltlb_inv_asid.9
 	/* placed by place-barriers */
 	dmb oshst
-	/* 81: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	/* 109: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_asid.9:
 	cbnz x12, .Ltlb_inv_asid.11
-	/* 82: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 110: enqueue cmdq cmd_sync { cs: 0 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -295,7 +597,7 @@ tlb_inv_asid:
 	cbnz x12, .Ltlb_inv_asid.13
 	/* placed by place-barriers */
 	dmb oshst
-	/* 82: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 110: enqueue cmdq cmd_sync { cs: 0 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Ltlb_inv_asid.14:
@@ -342,14 +644,14 @@ tlb_inv_asid:
 	dmb oshst
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_asid.18
-	/* 82: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 110: enqueue cmdq cmd_sync { cs: 0 } */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_asid.18:
-	/* 83: issue cmdq */
+	/* 111: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
-	/* 84: wait cmdq limit 1000000 else return -110 */
+	/* 112: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
@@ -363,7 +665,7 @@ tlb_inv_asid:
 	movn x0, #0x6d
 	ret
 .Ltlb_inv_asid.20:
-	/* 85: return 0 */
+	/* 113: return 0 */
 	movz x0, #0
 	ret
 	.size tlb_inv_asid,.-tlb_inv_asid
@@ -371,7 +673,7 @@ tlb_inv_asid:
 	.globl sync
 	.type sync,%function
 sync:
-	/* 89: arguments */
+	/* 117: arguments */
 	movz x9, #2
 	lsl x10, x9, x2
 	movz x9, #0
@@ -389,7 +691,7 @@ sync:
 	movz x12, #0
 	movz x13, #0
 	cbnz x12, .Lsync.2
-	/* 90: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 118: enqueue cmdq cmd_sync { cs: 0 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -401,7 +703,7 @@ sync:
 	cbnz x12, .Lsync.4
 	/* placed by place-barriers */
 	dmb oshst
-	/* 90: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 118: enqueue cmdq cmd_sync { cs: 0 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Lsync.5:
@@ -448,14 +750,14 @@ sync:
 	dmb oshst
 	cmp x13, #0x40
 	b.ne .Lsync.9
-	/* 90: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 118: enqueue cmdq cmd_sync { cs: 0 } */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Lsync.9:
-	/* 91: issue cmdq */
+	/* 119: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
-	/* 92: wait cmdq limit 1000000 else return -110 */
+	/* 120: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
@@ -469,19 +771,19 @@ sync:
 	movn x0, #0x6d
 	ret
 .Lsync.11:
-	/* 93: smmu.gerror.cmdq_err */
+	/* 121: smmu.gerror.cmdq_err */
 	ldr w9, [x0, #0x60]
-	/* 93: smmu.gerrorn.cmdq_err */
+	/* 121: smmu.gerrorn.cmdq_err */
 	ldr w10, [x0, #0x64]
 	and x11, x9, #1
 	and x9, x10, #1
 	cmp x11, x9
 	b.eq .Lsync.13
-	/* 94: return -5 */
+	/* 122: return -5 */
 	movn x0, #4
 	ret
 .Lsync.13:
-	/* 96: return 0 */
+	/* 124: return 0 */
 	movz x0, #0
 	ret
 	.size sync,.-sync

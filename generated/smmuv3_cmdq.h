@@ -214,9 +214,11 @@ extern "C" {
 
 /* tlb_inv_range: returns 0; -22 (-EINVAL) when a run-time `range` step is 0; -110 (-ETIMEDOUT) when the `while` at line 71 is still running after 1000000 iterations or when the `while` at line 73 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 76 */
 long tlb_inv_range(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule);
-/* tlb_inv_asid: returns 0; -110 (-ETIMEDOUT) when the `while` at line 81 is still running after 1000000 iterations or when the `while` at line 82 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 85 */
+/* tlb_inv_range_ril: returns 0; -22 (-EINVAL) when the `while` at line 89 is still running after 8 iterations or when the `while` at line 94 is still running after 13 iterations; -110 (-ETIMEDOUT) when the `while` at line 97 is still running after 1000000 iterations or when the `while` at line 101 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 104 */
+long tlb_inv_range_ril(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule, unsigned long long tg);
+/* tlb_inv_asid: returns 0; -110 (-ETIMEDOUT) when the `while` at line 109 is still running after 1000000 iterations or when the `while` at line 110 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 113 */
 long tlb_inv_asid(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n, unsigned long long asid);
-/* sync: returns 0; -110 (-ETIMEDOUT) when the `while` at line 90 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 96 */
+/* sync: returns 0; -110 (-ETIMEDOUT) when the `while` at line 118 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 124 */
 long sync(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n);
 
 #ifdef __cplusplus

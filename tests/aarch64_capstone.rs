@@ -87,6 +87,8 @@ fn expected_capstone(insn: &Insn, target: Option<u32>) -> String {
         Insn::Orr { rd, rn: 31, rm } => format!("mov {}, {}", x(rd), x(rm)),
         Insn::Sub { rd, rn: 31, rm } => format!("neg {}, {}", x(rd), x(rm)),
         Insn::SubsImm { rd: 31, rn, imm } => format!("cmp {}, #{imm}", x(rn)),
+        // ADD (immediate) #0 to or from SP is the MOV (to/from SP) alias.
+        Insn::SpAdd { imm: 0 } => "mov sp, sp".to_string(),
         Insn::LslImm { rd, rn, sh } => {
             let sh = u32::from(sh);
             ubfm_text(rd, rn, (64 - sh) % 64, 63 - sh)

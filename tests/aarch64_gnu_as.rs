@@ -179,9 +179,11 @@ fn variant_index(i: &Insn) -> usize {
         Insn::Label(_) => 49,
         Insn::Clz { .. } => 50,
         Insn::Rbit { .. } => 51,
+        Insn::SpSub { .. } => 52,
+        Insn::SpAdd { .. } => 53,
     }
 }
-const VARIANTS: usize = 52;
+const VARIANTS: usize = 54;
 
 #[test]
 fn corpus_covers_every_variant_and_enum_value() {

@@ -32,6 +32,10 @@ use std::time::Instant;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const CMDQ_BATCH_ENTRIES: u64 = 64;
+/// Range invalidation (generated code only): 1 page, 2M of 4K pages (one
+/// command), 1000 pages (two: SCALE 3 NUM 29, SCALE 8 NUM 3), 33 pages of
+/// 64K, 1G of 2M blocks walked at 4K.
+const RIL_CASES: [&str; 5] = ["ril1", "ril2m", "ril1000", "ril64k", "rilblk"];
 const CASES: [&str; 9] = [
     "page",
     "pages256",
@@ -286,6 +290,8 @@ struct Case {
     iova: u64,
     size: u64,
     granule: u64,
+    /// Range invalidation: log2 of the leaf page size.
+    tg: u64,
 }
 
 fn parse_case(l: &str) -> Case {
@@ -299,6 +305,7 @@ fn parse_case(l: &str) -> Case {
         iova: hex(field(l, " iova=")),
         size: hex(field(l, " size=")),
         granule: hex(field(l, " granule=")),
+        tg: hex(field(l, " tg=")),
     }
 }
 
@@ -345,6 +352,41 @@ fn expected(c: &Case) -> (Vec<String>, Vec<Inval>, Vec<u64>) {
                 a += c.granule;
             }
         }
+        // The kernel's range commands (NUM x 2^SCALE pages each, TTL from
+        // the granule's level), as QEMU splits each into aligned
+        // power-of-two runs (smmuv3_s1_range_inval, dma_aligned_pow2_mask).
+        "ril" => {
+            let tg = c.tg;
+            let mut rem = u64::from(63 - c.granule.leading_zeros()) - 3;
+            let mut ttl = 4;
+            while rem >= tg - 3 {
+                rem -= tg - 3;
+                ttl -= 1;
+            }
+            let (mut pages, mut addr) = (c.size >> tg, c.iova);
+            while pages != 0 {
+                let scale = pages.trailing_zeros();
+                let n = ((pages >> scale) & 31) << scale;
+                ops.push("SMMU_CMD_TLBI_NH_VA".to_string());
+                let mut a = addr & !0xfff;
+                let end = a + (n << tg) - 1;
+                while a != end.wrapping_add(1) {
+                    let mask = pow2_mask(a, end);
+                    ranges.push(Inval {
+                        vmid: 0,
+                        asid: (c.asid & 0xffff) as i64,
+                        addr: a,
+                        tg: (tg - 10) >> 1,
+                        num_pages: (mask + 1) >> tg,
+                        ttl,
+                        leaf: 1,
+                    });
+                    a = a.wrapping_add(mask.wrapping_add(1));
+                }
+                addr += n << tg;
+                pages -= n;
+            }
+        }
         "asid" => {
             ops.push("SMMU_CMD_TLBI_NH_ASID".to_string());
             asids.push(c.asid & 0xffff);
@@ -354,6 +396,24 @@ fn expected(c: &Case) -> (Vec<String>, Vec<Inval>, Vec<u64>) {
     }
     ops.push("SMMU_CMD_SYNC".to_string());
     (ops, ranges, asids)
+}
+
+/// QEMU's dma_aligned_pow2_mask(start, end, 64) (softmmu/dma-helpers.c):
+/// the largest aligned power-of-two block at `start` within [start, end].
+fn pow2_mask(start: u64, end: u64) -> u64 {
+    let size = end - start;
+    let align = if start == 0 {
+        u64::MAX
+    } else {
+        (start & start.wrapping_neg()) - 1
+    };
+    if align <= size {
+        align
+    } else if size == u64::MAX {
+        u64::MAX
+    } else {
+        (1u64 << (63 - (size + 1).leading_zeros())) - 1
+    }
 }
 
 fn is_barrier(m: &str) -> bool {
@@ -543,7 +603,15 @@ fn verdict(run: &Run) -> Verdict {
         .map(parse_case)
         .collect();
     let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(names, CASES, "cases on the console:\n{main}");
+    // The range-invalidation cases run only for a subject that has
+    // `sd_tlb_inv_range_ril`.
+    let ril = names.len() > CASES.len();
+    let want: Vec<&str> = CASES
+        .iter()
+        .chain(if ril { RIL_CASES.iter() } else { [].iter() })
+        .copied()
+        .collect();
+    assert_eq!(names, want, "cases on the console:\n{main}");
     let evs = parse_log(&run.log["main"]);
     for e in &evs {
         if let Ev::ConsumeError(s) = e {
@@ -768,6 +836,13 @@ fn generated_cmdq_code_passes_qemu_smmuv3_oracle() {
     let v = verdict(&run);
     report(&format!("generated ({})", subject.display()), &run, &v);
     assert!(v.failures.is_empty(), "{:#?}", v.failures);
+    // Range invalidation ran (the stand-in has none).
+    for name in RIL_CASES {
+        assert!(
+            v.cases.iter().any(|c| c.name == name),
+            "case {name} did not run"
+        );
+    }
     // No more barriers than the kernel's batching executes: one
     // `dmb oshst` per doorbell, in every case.
     for (name, n) in STANDIN_BARRIERS {

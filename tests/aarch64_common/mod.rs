@@ -166,6 +166,11 @@ pub fn forms() -> Vec<Insn> {
             v.push(Insn::CmpImm { rn, imm });
         }
     }
+    // The callee-saved frame: sp moves by multiples of 16.
+    for imm in [0u16, 16, 32, 0x50, 4080] {
+        v.push(Insn::SpSub { imm });
+        v.push(Insn::SpAdd { imm });
+    }
     // SUBS (immediate) with Rd = XZR (the CMP encoding).
     v.push(Insn::SubsImm {
         rd: 31,

@@ -23,6 +23,11 @@ long sd_tlb_inv_range(void *smmu, void *ring, unsigned long log2n, unsigned long
 		      unsigned long iova, unsigned long size, unsigned long granule);
 long sd_tlb_inv_asid(void *smmu, void *ring, unsigned long log2n, unsigned long asid);
 long sd_sync(void *smmu, void *ring, unsigned long log2n);
+/* Range invalidation (ARM_SMMU_FEAT_RANGE_INV): only the generated code
+ * has it; the cases are skipped for a subject without it. */
+long sd_tlb_inv_range_ril(void *smmu, void *ring, unsigned long log2n, unsigned long asid,
+			  unsigned long iova, unsigned long size, unsigned long granule,
+			  unsigned long tg) __attribute__((weak));
 
 void sd_exit(int status) __attribute__((noreturn));
 long sd_semihost(long op, void *param);
@@ -174,7 +179,7 @@ static int cmdq_setup(u64 *ring, u32 log2n, u32 start)
 
 /* ------------------------------------------------------------ the cases */
 
-enum kind { RANGE, ASID, SYNC };
+enum kind { RANGE, ASID, SYNC, RIL };
 
 struct tcase {
 	const char *name;
@@ -182,6 +187,7 @@ struct tcase {
 	u32 log2n;
 	long start; /* -1: keep the queue as the previous case left it */
 	u64 asid, iova, size, granule;
+	u64 tg; /* RIL: log2 of the leaf page size */
 };
 
 static const struct tcase cases[] = {
@@ -194,7 +200,52 @@ static const struct tcase cases[] = {
 	{"sync", SYNC, 8, -1, 0, 0, 0, 0},
 	{"wrap", RANGE, 8, 0x1fa, 0x7, 0x50000000, 16 * 0x1000, 0x1000},
 	{"smallring", RANGE, 4, 0, 0x8, 0x60000000, 100 * 0x1000, 0x1000},
+	{"ril1", RIL, 8, 0, 0x9, 0x10000000, 0x1000, 0x1000, 12},
+	{"ril2m", RIL, 8, -1, 0xa, 0x40000000, 0x200000, 0x1000, 12},
+	{"ril1000", RIL, 8, -1, 0xb, 0x7fff0000000, 1000 * 0x1000, 0x1000, 12},
+	{"ril64k", RIL, 8, -1, 0xc, 0x80000000, 33 * 0x10000, 0x10000, 16},
+	{"rilblk", RIL, 8, -1, 0xd, 0x40000000, 0x40000000, 0x200000, 12},
 };
+
+/* Calls an 8-argument subject with x19..x28 holding 19..28 and counts
+ * those that differ afterwards, and whether sp moved (AAPCS64: the callee
+ * preserves them; the range-invalidation code is the one that runs out of
+ * volatile registers and saves some). */
+static long call8_preserving(void *fn, u64 a0, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5, u64 a6,
+			     u64 a7, u64 *bad)
+{
+	register u64 x0 __asm__("x0") = a0;
+	register u64 x1 __asm__("x1") = a1;
+	register u64 x2 __asm__("x2") = a2;
+	register u64 x3 __asm__("x3") = a3;
+	register u64 x4 __asm__("x4") = a4;
+	register u64 x5 __asm__("x5") = a5;
+	register u64 x6 __asm__("x6") = a6;
+	register u64 x7 __asm__("x7") = a7;
+	register void *x16 __asm__("x16") = fn;
+	__asm__ volatile("mov x17, sp\n\t"
+			 "mov x19, #19\n\tmov x20, #20\n\tmov x21, #21\n\tmov x22, #22\n\t"
+			 "mov x23, #23\n\tmov x24, #24\n\tmov x25, #25\n\tmov x26, #26\n\t"
+			 "mov x27, #27\n\tmov x28, #28\n\t"
+			 "str x17, [sp, #-16]!\n\t"
+			 "blr x16\n\t"
+			 "ldr x17, [sp], #16\n\t"
+			 "mov x1, #0\n\t"
+			 "mov x16, sp\n\tcmp x16, x17\n\tcinc x1, x1, ne\n\t"
+			 "cmp x19, #19\n\tcinc x1, x1, ne\n\tcmp x20, #20\n\tcinc x1, x1, ne\n\t"
+			 "cmp x21, #21\n\tcinc x1, x1, ne\n\tcmp x22, #22\n\tcinc x1, x1, ne\n\t"
+			 "cmp x23, #23\n\tcinc x1, x1, ne\n\tcmp x24, #24\n\tcinc x1, x1, ne\n\t"
+			 "cmp x25, #25\n\tcinc x1, x1, ne\n\tcmp x26, #26\n\tcinc x1, x1, ne\n\t"
+			 "cmp x27, #27\n\tcinc x1, x1, ne\n\tcmp x28, #28\n\tcinc x1, x1, ne"
+			 : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3), "+r"(x4), "+r"(x5), "+r"(x6),
+			   "+r"(x7), "+r"(x16)
+			 :
+			 : "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x17", "x18", "x19",
+			   "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x30",
+			   "memory", "cc");
+	*bad = x1;
+	return (long)x0;
+}
 
 static void marker(u32 id, u32 phase)
 {
@@ -209,12 +260,28 @@ static u64 n_range_cmds(const struct tcase *c)
 	return n;
 }
 
+/* Commands __arm_smmu_tlb_inv_range() issues with range invalidation:
+ * one per 5-bit group of the page count. */
+static u64 n_ril_cmds(const struct tcase *c)
+{
+	u64 n = 0, pages = c->size >> c->tg;
+	while (pages) {
+		u64 scale = __builtin_ctzl(pages);
+		pages -= ((pages >> scale) & 31) << scale;
+		n++;
+	}
+	return n;
+}
+
 static void run_case(u32 id, const struct tcase *c)
 {
 	u64 *ring = c->log2n == 4 ? ring16 : ring256;
 	u32 wim = (2u << c->log2n) - 1, prod0, prod, cons, gerror, gerrorn;
 	u64 cmds = 0;
 	long ret = 0;
+
+	if (c->kind == RIL && !sd_tlb_inv_range_ril)
+		return;
 
 	if (c->start >= 0 || c->log2n != cur_log2n || ring != cur_ring) {
 		if (cmdq_setup(ring, c->log2n, c->start < 0 ? 0 : (u32)c->start)) {
@@ -240,6 +307,15 @@ static void run_case(u32 id, const struct tcase *c)
 	case SYNC:
 		ret = sd_sync((void *)SMMU_BASE, ring, c->log2n);
 		break;
+	case RIL: {
+		u64 bad = 0;
+		ret = call8_preserving((void *)sd_tlb_inv_range_ril, SMMU_BASE, (u64)ring, c->log2n,
+				       c->asid, c->iova, c->size, c->granule, c->tg, &bad);
+		if (bad)
+			fail("callee-saved");
+		cmds = n_ril_cmds(c);
+		break;
+	}
 	}
 	marker(id, 2);
 	prod = smmu_rd(SMMU_CMDQ_PROD);
@@ -250,7 +326,11 @@ static void run_case(u32 id, const struct tcase *c)
 	puts_("case ");
 	puts_(c->name);
 	kv("id", id);
-	puts_(c->kind == RANGE ? " kind=range" : c->kind == ASID ? " kind=asid" : " kind=sync");
+	puts_(c->kind == RANGE	 ? " kind=range"
+	      : c->kind == ASID	 ? " kind=asid"
+	      : c->kind == RIL	 ? " kind=ril"
+				 : " kind=sync");
+	kv("tg", c->tg);
 	kv("log2n", c->log2n);
 	kv("asid", c->asid);
 	kv("iova", c->iova);

@@ -180,6 +180,14 @@ pub enum Insn {
         rn: Reg,
         imm: u16,
     },
+    /// `sub sp, sp, #imm` / `add sp, sp, #imm` (imm 0..=4095, a multiple
+    /// of 16): the frame for callee-saved registers.
+    SpSub {
+        imm: u16,
+    },
+    SpAdd {
+        imm: u16,
+    },
     Mul {
         rd: Reg,
         rn: Reg,
@@ -615,6 +623,9 @@ impl Insn {
             Insn::AddImm { rd, rn, imm: i } | Insn::SubImm { rd, rn, imm: i } => {
                 format!("{m} {}, {}, {}", base(rd), base(rn), imm(i.into()))
             }
+            Insn::SpSub { imm: i } | Insn::SpAdd { imm: i } => {
+                format!("{m} sp, sp, {}", imm(i.into()))
+            }
             // SUBS (immediate): Rd is XZR-capable, Rn is SP-capable.
             Insn::SubsImm { rd, rn, imm: i } => {
                 format!("subs {}, {}, {}", xr(rd), base(rn), imm(i.into()))
@@ -707,8 +718,8 @@ impl Insn {
             Insn::And { .. } | Insn::AndImm { .. } => "and",
             Insn::Eor { .. } => "eor",
             Insn::Bic { .. } => "bic",
-            Insn::Add { .. } | Insn::AddImm { .. } => "add",
-            Insn::Sub { .. } | Insn::SubImm { .. } => "sub",
+            Insn::Add { .. } | Insn::AddImm { .. } | Insn::SpAdd { .. } => "add",
+            Insn::Sub { .. } | Insn::SubImm { .. } | Insn::SpSub { .. } => "sub",
             Insn::SubsImm { .. } => "subs",
             Insn::Mul { .. } => "mul",
             Insn::LslImm { .. } | Insn::LslReg { .. } => "lsl",
@@ -930,6 +941,17 @@ fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
                 dynasm!(ops ; .arch aarch64 ; add XSP(rd), XSP(rn), imm);
             } else {
                 dynasm!(ops ; .arch aarch64 ; sub XSP(rd), XSP(rn), imm);
+            }
+        }
+        Insn::SpSub { imm } | Insn::SpAdd { imm } => {
+            let imm = check_imm12(ix, imm)?;
+            if imm % 16 != 0 {
+                return Err(bad(ix, "sp moves in multiples of 16"));
+            }
+            if matches!(insn, Insn::SpAdd { .. }) {
+                dynasm!(ops ; .arch aarch64 ; add XSP(31), XSP(31), imm);
+            } else {
+                dynasm!(ops ; .arch aarch64 ; sub XSP(31), XSP(31), imm);
             }
         }
         Insn::SubsImm { rd, rn, imm } => {

@@ -3,13 +3,15 @@
 //! ABI (AAPCS64, "Procedure Call Standard for the Arm 64-bit
 //! Architecture", 6.1.1): arguments in x0..x7, result in x0, x9..x15
 //! temporaries, x8 the indirect-result register (free in a function that
-//! returns `long`), all of x0..x15 caller-saved. We use only those and
-//! never move sp, so there is no prologue; arguments past x7 are read from
-//! the caller's stack, `[sp]`, `[sp, #8]`..., where they are used. x16/x17 (IP0/IP1, intra-procedure-call
-//! scratch) are reserved as this lowering's scratch registers: x16 for
-//! materialised immediates, byte-reversed store data and popcount, x17 for
-//! out-of-range memory offsets. x18 (platform register), x19..x28
-//! (callee-saved), x29/x30 (FP/LR) are never touched.
+//! returns `long`), all of x0..x15 caller-saved. We use those first; when
+//! they run out, x19..x28 (callee-saved), stored below the caller's sp at
+//! entry (sp moved down 16-byte aligned) and reloaded before every return.
+//! Arguments past x7 are read from the caller's stack, `[sp]`, `[sp, #8]`...
+//! (plus that frame), where they are used. x16/x17 (IP0/IP1,
+//! intra-procedure-call scratch) are reserved as this lowering's scratch
+//! registers: x16 for materialised immediates, byte-reversed store data and
+//! popcount, x17 for out-of-range memory offsets. x18 (platform register)
+//! and x29/x30 (FP/LR) are never touched.
 
 use super::insn::{logical_imm_encodable, BarrierOpt, Cond, Insn, Reg, Size, TlbiOp};
 use crate::ir::expr::BinOp;
@@ -22,7 +24,9 @@ use crate::target::Target;
 pub const REGS: RegFile = RegFile {
     args: &[0, 1, 2, 3, 4, 5, 6, 7],
     pool: &[9, 10, 11, 12, 13, 14, 15, 8, 7, 6, 5, 4, 3, 2, 1, 0],
-    callee_saved: &[],
+    // x19..x28: stored below sp at entry and reloaded before every
+    // return when the volatile set runs out (AAPCS64 6.1.1).
+    callee_saved: &[19, 20, 21, 22, 23, 24, 25, 26, 27, 28],
     reserve: None,
 };
 
@@ -39,11 +43,18 @@ const SP: Reg = 31;
 /// `[sp, #off]` of incoming argument `index` (0-based) when it is passed
 /// on the stack. AAPCS64 6.8.2 (C.16, C.17): past x7, each 64-bit argument
 /// takes the next 8-byte slot from the stack pointer at the call (gcc's
-/// caller stores the ninth and tenth with `stp x3, x2, [sp]`). The
-/// function never moves sp, so that holds at every instruction.
-fn stack_arg_offset(index: usize) -> Option<u32> {
+/// caller stores the ninth and tenth with `stp x3, x2, [sp]`). Only a
+/// function that saves callee-saved registers moves sp, by `frame` bytes
+/// at entry and back before each return.
+fn stack_arg_offset(index: usize, frame: u32) -> Option<u32> {
     let slot = index.checked_sub(REGS.args.len())?;
-    u32::try_from(8 * slot).ok()
+    u32::try_from(8 * slot).ok()?.checked_add(frame)
+}
+
+/// Bytes below the caller's sp holding `n` saved registers (sp stays
+/// 16-byte aligned, AAPCS64 6.4.5.1).
+fn frame_size(n: usize) -> u32 {
+    (8 * n as u32).div_ceil(16) * 16
 }
 
 /// Lowered function: instructions with their origins (labels included).
@@ -75,11 +86,45 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     // A TLBI operand of constant 0 reads XZR, as the kernel's "rZ"
     // constraint makes GCC emit (`tlbi vale1is, xzr`).
     let zeros = zero_vregs(f);
+    let saved = alloc.used_callee_saved(&REGS);
+    let frame = frame_size(saved.len());
+    let save = |load: bool, e: &mut dyn FnMut(Insn)| {
+        if saved.is_empty() {
+            return;
+        }
+        if !load {
+            e(Insn::SpSub { imm: frame as u16 });
+        }
+        for (i, &rt) in saved.iter().enumerate() {
+            let off = 8 * i as u32;
+            e(if load {
+                Insn::Ldr {
+                    size: Size::X,
+                    rt,
+                    rn: SP,
+                    off,
+                }
+            } else {
+                Insn::Str {
+                    size: Size::X,
+                    rt,
+                    rn: SP,
+                    off,
+                }
+            });
+        }
+        if load {
+            e(Insn::SpAdd { imm: frame as u16 });
+        }
+    };
+    if let Some((_, origin)) = f.insts.first() {
+        save(false, &mut |i| out.insns.push((i, origin.clone())));
+    }
     for (inst, origin) in &f.insts {
         let mut e = |i: Insn| out.insns.push((i, origin.clone()));
         match inst {
             Inst::Arg { dst, index } => {
-                if let Some(off) = stack_arg_offset(*index) {
+                if let Some(off) = stack_arg_offset(*index, frame) {
                     e(Insn::Ldr {
                         size: Size::X,
                         rt: r(*dst),
@@ -255,6 +300,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
                     Operand::Imm(v) => materialize(0, *v, &mut e),
                     Operand::Reg(v) => mov(0, r(*v), &mut e),
                 }
+                save(true, &mut e);
                 e(Insn::Ret);
             }
         }
