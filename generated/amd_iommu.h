@@ -8,7 +8,167 @@
 #include <stdint.h>
 #endif
 
+/* Device iommu: one instance */
+
+/* iommu.cmd_buf: offset 0x8, 64-bit, little-endian */
+#define IOMMU_CMD_BUF_OFFSET 0x8
+#define IOMMU_CMD_BUF_WIDTH 64
+/* iommu.cmd_buf.len: bits 56..59 = LSB0 bits 59..56 */
+#define IOMMU_CMD_BUF_LEN_SHIFT 56
+#define IOMMU_CMD_BUF_LEN_WIDTH 4
+#define IOMMU_CMD_BUF_LEN_MASK UINT64_C(0x0f00000000000000)
+#define IOMMU_CMD_BUF_LEN_PREP(v) (((uint64_t)(v) << IOMMU_CMD_BUF_LEN_SHIFT) & IOMMU_CMD_BUF_LEN_MASK)
+#define IOMMU_CMD_BUF_LEN_GET(r) (((uint64_t)(r) & IOMMU_CMD_BUF_LEN_MASK) >> IOMMU_CMD_BUF_LEN_SHIFT)
+
+/* iommu.cmd_head: offset 0x2000, 32-bit, little-endian */
+#define IOMMU_CMD_HEAD_OFFSET 0x2000
+#define IOMMU_CMD_HEAD_WIDTH 32
+/* iommu.cmd_head.ptr: bits 4..18 = LSB0 bits 18..4 */
+#define IOMMU_CMD_HEAD_PTR_SHIFT 4
+#define IOMMU_CMD_HEAD_PTR_WIDTH 15
+#define IOMMU_CMD_HEAD_PTR_MASK UINT64_C(0x000000000007fff0)
+#define IOMMU_CMD_HEAD_PTR_PREP(v) (((uint64_t)(v) << IOMMU_CMD_HEAD_PTR_SHIFT) & IOMMU_CMD_HEAD_PTR_MASK)
+#define IOMMU_CMD_HEAD_PTR_GET(r) (((uint64_t)(r) & IOMMU_CMD_HEAD_PTR_MASK) >> IOMMU_CMD_HEAD_PTR_SHIFT)
+
+/* iommu.cmd_tail: offset 0x2008, 32-bit, little-endian */
+#define IOMMU_CMD_TAIL_OFFSET 0x2008
+#define IOMMU_CMD_TAIL_WIDTH 32
+/* iommu.cmd_tail.ptr: bits 4..18 = LSB0 bits 18..4 */
+#define IOMMU_CMD_TAIL_PTR_SHIFT 4
+#define IOMMU_CMD_TAIL_PTR_WIDTH 15
+#define IOMMU_CMD_TAIL_PTR_MASK UINT64_C(0x000000000007fff0)
+#define IOMMU_CMD_TAIL_PTR_PREP(v) (((uint64_t)(v) << IOMMU_CMD_TAIL_PTR_SHIFT) & IOMMU_CMD_TAIL_PTR_MASK)
+#define IOMMU_CMD_TAIL_PTR_GET(r) (((uint64_t)(r) & IOMMU_CMD_TAIL_PTR_MASK) >> IOMMU_CMD_TAIL_PTR_SHIFT)
+
+/* Record inv_iommu_pages: 16 bytes, 64-bit words in the ring's byte order */
+#define INV_IOMMU_PAGES_SIZE 16
+/* inv_iommu_pages.pasid: bits 0..19 of the record = word 0, LSB0 bits 19..0 */
+#define INV_IOMMU_PAGES_PASID_WORD 0
+#define INV_IOMMU_PAGES_PASID_SHIFT 0
+#define INV_IOMMU_PAGES_PASID_WIDTH 20
+#define INV_IOMMU_PAGES_PASID_MASK UINT64_C(0x00000000000fffff)
+#define INV_IOMMU_PAGES_PASID_PREP(v) (((uint64_t)(v) << INV_IOMMU_PAGES_PASID_SHIFT) & INV_IOMMU_PAGES_PASID_MASK)
+#define INV_IOMMU_PAGES_PASID_GET(w) (((uint64_t)(w) & INV_IOMMU_PAGES_PASID_MASK) >> INV_IOMMU_PAGES_PASID_SHIFT)
+/* inv_iommu_pages.domid: bits 32..47 of the record = word 0, LSB0 bits 47..32 */
+#define INV_IOMMU_PAGES_DOMID_WORD 0
+#define INV_IOMMU_PAGES_DOMID_SHIFT 32
+#define INV_IOMMU_PAGES_DOMID_WIDTH 16
+#define INV_IOMMU_PAGES_DOMID_MASK UINT64_C(0x0000ffff00000000)
+#define INV_IOMMU_PAGES_DOMID_PREP(v) (((uint64_t)(v) << INV_IOMMU_PAGES_DOMID_SHIFT) & INV_IOMMU_PAGES_DOMID_MASK)
+#define INV_IOMMU_PAGES_DOMID_GET(w) (((uint64_t)(w) & INV_IOMMU_PAGES_DOMID_MASK) >> INV_IOMMU_PAGES_DOMID_SHIFT)
+/* inv_iommu_pages.op: bits 60..63 of the record = word 0, LSB0 bits 63..60 */
+#define INV_IOMMU_PAGES_OP_WORD 0
+#define INV_IOMMU_PAGES_OP_SHIFT 60
+#define INV_IOMMU_PAGES_OP_WIDTH 4
+#define INV_IOMMU_PAGES_OP_MASK UINT64_C(0xf000000000000000)
+#define INV_IOMMU_PAGES_OP_VALUE 0x3
+#define INV_IOMMU_PAGES_OP_PREP(v) (((uint64_t)(v) << INV_IOMMU_PAGES_OP_SHIFT) & INV_IOMMU_PAGES_OP_MASK)
+#define INV_IOMMU_PAGES_OP_GET(w) (((uint64_t)(w) & INV_IOMMU_PAGES_OP_MASK) >> INV_IOMMU_PAGES_OP_SHIFT)
+/* inv_iommu_pages.s: bits 64..64 of the record = word 1, LSB0 bits 0..0 */
+#define INV_IOMMU_PAGES_S_WORD 1
+#define INV_IOMMU_PAGES_S_SHIFT 0
+#define INV_IOMMU_PAGES_S_WIDTH 1
+#define INV_IOMMU_PAGES_S_MASK UINT64_C(0x0000000000000001)
+#define INV_IOMMU_PAGES_S_PREP(v) (((uint64_t)(v) << INV_IOMMU_PAGES_S_SHIFT) & INV_IOMMU_PAGES_S_MASK)
+#define INV_IOMMU_PAGES_S_GET(w) (((uint64_t)(w) & INV_IOMMU_PAGES_S_MASK) >> INV_IOMMU_PAGES_S_SHIFT)
+/* inv_iommu_pages.pde: bits 65..65 of the record = word 1, LSB0 bits 1..1 */
+#define INV_IOMMU_PAGES_PDE_WORD 1
+#define INV_IOMMU_PAGES_PDE_SHIFT 1
+#define INV_IOMMU_PAGES_PDE_WIDTH 1
+#define INV_IOMMU_PAGES_PDE_MASK UINT64_C(0x0000000000000002)
+#define INV_IOMMU_PAGES_PDE_PREP(v) (((uint64_t)(v) << INV_IOMMU_PAGES_PDE_SHIFT) & INV_IOMMU_PAGES_PDE_MASK)
+#define INV_IOMMU_PAGES_PDE_GET(w) (((uint64_t)(w) & INV_IOMMU_PAGES_PDE_MASK) >> INV_IOMMU_PAGES_PDE_SHIFT)
+/* inv_iommu_pages.gn: bits 66..66 of the record = word 1, LSB0 bits 2..2 */
+#define INV_IOMMU_PAGES_GN_WORD 1
+#define INV_IOMMU_PAGES_GN_SHIFT 2
+#define INV_IOMMU_PAGES_GN_WIDTH 1
+#define INV_IOMMU_PAGES_GN_MASK UINT64_C(0x0000000000000004)
+#define INV_IOMMU_PAGES_GN_PREP(v) (((uint64_t)(v) << INV_IOMMU_PAGES_GN_SHIFT) & INV_IOMMU_PAGES_GN_MASK)
+#define INV_IOMMU_PAGES_GN_GET(w) (((uint64_t)(w) & INV_IOMMU_PAGES_GN_MASK) >> INV_IOMMU_PAGES_GN_SHIFT)
+/* inv_iommu_pages.addr: bits 76..127 of the record = word 1, LSB0 bits 63..12 */
+#define INV_IOMMU_PAGES_ADDR_WORD 1
+#define INV_IOMMU_PAGES_ADDR_SHIFT 12
+#define INV_IOMMU_PAGES_ADDR_WIDTH 52
+#define INV_IOMMU_PAGES_ADDR_MASK UINT64_C(0xfffffffffffff000)
+#define INV_IOMMU_PAGES_ADDR_PREP(v) (((uint64_t)(v) << INV_IOMMU_PAGES_ADDR_SHIFT) & INV_IOMMU_PAGES_ADDR_MASK)
+#define INV_IOMMU_PAGES_ADDR_GET(w) (((uint64_t)(w) & INV_IOMMU_PAGES_ADDR_MASK) >> INV_IOMMU_PAGES_ADDR_SHIFT)
+
+/* Record completion_wait: 16 bytes, 64-bit words in the ring's byte order */
+#define COMPLETION_WAIT_SIZE 16
+/* completion_wait.s: bits 0..0 of the record = word 0, LSB0 bits 0..0 */
+#define COMPLETION_WAIT_S_WORD 0
+#define COMPLETION_WAIT_S_SHIFT 0
+#define COMPLETION_WAIT_S_WIDTH 1
+#define COMPLETION_WAIT_S_MASK UINT64_C(0x0000000000000001)
+#define COMPLETION_WAIT_S_PREP(v) (((uint64_t)(v) << COMPLETION_WAIT_S_SHIFT) & COMPLETION_WAIT_S_MASK)
+#define COMPLETION_WAIT_S_GET(w) (((uint64_t)(w) & COMPLETION_WAIT_S_MASK) >> COMPLETION_WAIT_S_SHIFT)
+/* completion_wait.i: bits 1..1 of the record = word 0, LSB0 bits 1..1 */
+#define COMPLETION_WAIT_I_WORD 0
+#define COMPLETION_WAIT_I_SHIFT 1
+#define COMPLETION_WAIT_I_WIDTH 1
+#define COMPLETION_WAIT_I_MASK UINT64_C(0x0000000000000002)
+#define COMPLETION_WAIT_I_PREP(v) (((uint64_t)(v) << COMPLETION_WAIT_I_SHIFT) & COMPLETION_WAIT_I_MASK)
+#define COMPLETION_WAIT_I_GET(w) (((uint64_t)(w) & COMPLETION_WAIT_I_MASK) >> COMPLETION_WAIT_I_SHIFT)
+/* completion_wait.f: bits 2..2 of the record = word 0, LSB0 bits 2..2 */
+#define COMPLETION_WAIT_F_WORD 0
+#define COMPLETION_WAIT_F_SHIFT 2
+#define COMPLETION_WAIT_F_WIDTH 1
+#define COMPLETION_WAIT_F_MASK UINT64_C(0x0000000000000004)
+#define COMPLETION_WAIT_F_PREP(v) (((uint64_t)(v) << COMPLETION_WAIT_F_SHIFT) & COMPLETION_WAIT_F_MASK)
+#define COMPLETION_WAIT_F_GET(w) (((uint64_t)(w) & COMPLETION_WAIT_F_MASK) >> COMPLETION_WAIT_F_SHIFT)
+/* completion_wait.addr: bits 3..51 of the record = word 0, LSB0 bits 51..3 */
+#define COMPLETION_WAIT_ADDR_WORD 0
+#define COMPLETION_WAIT_ADDR_SHIFT 3
+#define COMPLETION_WAIT_ADDR_WIDTH 49
+#define COMPLETION_WAIT_ADDR_MASK UINT64_C(0x000ffffffffffff8)
+#define COMPLETION_WAIT_ADDR_PREP(v) (((uint64_t)(v) << COMPLETION_WAIT_ADDR_SHIFT) & COMPLETION_WAIT_ADDR_MASK)
+#define COMPLETION_WAIT_ADDR_GET(w) (((uint64_t)(w) & COMPLETION_WAIT_ADDR_MASK) >> COMPLETION_WAIT_ADDR_SHIFT)
+/* completion_wait.op: bits 60..63 of the record = word 0, LSB0 bits 63..60 */
+#define COMPLETION_WAIT_OP_WORD 0
+#define COMPLETION_WAIT_OP_SHIFT 60
+#define COMPLETION_WAIT_OP_WIDTH 4
+#define COMPLETION_WAIT_OP_MASK UINT64_C(0xf000000000000000)
+#define COMPLETION_WAIT_OP_VALUE 0x1
+#define COMPLETION_WAIT_OP_PREP(v) (((uint64_t)(v) << COMPLETION_WAIT_OP_SHIFT) & COMPLETION_WAIT_OP_MASK)
+#define COMPLETION_WAIT_OP_GET(w) (((uint64_t)(w) & COMPLETION_WAIT_OP_MASK) >> COMPLETION_WAIT_OP_SHIFT)
+/* completion_wait.data: bits 64..127 of the record = word 1, LSB0 bits 63..0 */
+#define COMPLETION_WAIT_DATA_WORD 1
+#define COMPLETION_WAIT_DATA_SHIFT 0
+#define COMPLETION_WAIT_DATA_WIDTH 64
+#define COMPLETION_WAIT_DATA_MASK UINT64_C(0xffffffffffffffff)
+#define COMPLETION_WAIT_DATA_PREP(v) (((uint64_t)(v) << COMPLETION_WAIT_DATA_SHIFT) & COMPLETION_WAIT_DATA_MASK)
+#define COMPLETION_WAIT_DATA_GET(w) (((uint64_t)(w) & COMPLETION_WAIT_DATA_MASK) >> COMPLETION_WAIT_DATA_SHIFT)
+
+/* Queue cmdbuf on iommu: producer cmd_tail, consumer cmd_head, byte offsets; one entry kept free. The sequences that use it take
+ * `cmdbuf_ring` (2^log2n entries, aligned as the device needs) and
+ * `cmdbuf_log2n`; the caller owns the queue for the call. */
+#define CMDBUF_ENTRY_SIZE 16
+
 #if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
+static inline uint64_t iommu_cmd_buf_len_prep(uint64_t v)
+{
+	return IOMMU_CMD_BUF_LEN_PREP(v);
+}
+static inline uint64_t iommu_cmd_buf_len_get(uint64_t r)
+{
+	return IOMMU_CMD_BUF_LEN_GET(r);
+}
+static inline uint64_t iommu_cmd_head_ptr_prep(uint64_t v)
+{
+	return IOMMU_CMD_HEAD_PTR_PREP(v);
+}
+static inline uint64_t iommu_cmd_head_ptr_get(uint64_t r)
+{
+	return IOMMU_CMD_HEAD_PTR_GET(r);
+}
+static inline uint64_t iommu_cmd_tail_ptr_prep(uint64_t v)
+{
+	return IOMMU_CMD_TAIL_PTR_PREP(v);
+}
+static inline uint64_t iommu_cmd_tail_ptr_get(uint64_t r)
+{
+	return IOMMU_CMD_TAIL_PTR_GET(r);
+}
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +176,10 @@ extern "C" {
 
 /* build_inv_iommu_pages: returns 0 */
 long build_inv_iommu_pages(unsigned int *cmd, unsigned long long address, unsigned long long size, unsigned long long domid, unsigned long long pde);
+/* inv_iommu_pages_sync: returns 0; -110 (-ETIMEDOUT) when the `while` at line 120 is still running after 100000000 iterations or when the `while` at line 121 is still running after 100000000 iterations or when a poll of `sem` runs out; 0 when `return` at line 124 */
+long inv_iommu_pages_sync(void *iommu, unsigned long *__restrict cmdbuf_ring, unsigned long long cmdbuf_log2n, unsigned long long address, unsigned long long size, unsigned long long domid, unsigned long long pde, unsigned long *__restrict sem, unsigned long long sem_phys, unsigned long long sem_val);
+/* completion_wait: returns 0; -110 (-ETIMEDOUT) when the `while` at line 129 is still running after 100000000 iterations or when a poll of `sem` runs out; 0 when `return` at line 132 */
+long completion_wait(void *iommu, unsigned long *__restrict cmdbuf_ring, unsigned long long cmdbuf_log2n, unsigned long *__restrict sem, unsigned long long sem_phys, unsigned long long sem_val);
 
 #ifdef __cplusplus
 }

@@ -181,6 +181,16 @@ pub fn return_codes(prog: &Program, s: &crate::ir::Seq) -> Vec<(i64, String)> {
             }
         }
         Stmt::Mem {
+            op: MemOp::Poll { ptr, fail, .. },
+            ..
+        } => add(
+            *fail,
+            format!(
+                "a poll of `{}` runs out",
+                s.params.get(*ptr).map_or("memory", String::as_str)
+            ),
+        ),
+        Stmt::Mem {
             op: MemOp::Acquire {
                 value, held, limit, ..
             },

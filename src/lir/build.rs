@@ -76,6 +76,7 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
         param_names: seq.params.clone(),
         locals: HashMap::default(),
         cold: Vec::new(),
+        cache: hoist != Hoist::AtUse,
     };
     b.origin = Origin {
         line: Some(prog.line_of(seq.span)),
@@ -164,6 +165,10 @@ struct Builder<'a> {
     /// Out-of-line code, placed after the function body (the kernel's
     /// `.subsection 1`): contention spins are off the fast path.
     cold: Vec<(Inst, Origin)>,
+    /// Keep computed values in `values` for later statements (off for
+    /// `Hoist::AtUse`: a value kept from one statement to a later one is
+    /// a register live in between, a constant or a command word included).
+    cache: bool,
 }
 
 /// The largest subexpressions of `e` that do not depend on loop variables.
@@ -331,6 +336,9 @@ impl Builder<'_> {
 
     /// Compute, before `s`, every non-trivial write value used inside it.
     fn hoist_values(&mut self, s: &Stmt) {
+        if !self.cache {
+            return;
+        }
         let mut exprs: Vec<(&Expr, crate::spec::diag::Span)> = Vec::new();
         walk_unconditional(std::slice::from_ref(s), &mut |x| match x {
             Stmt::Write { value, access } => exprs.push((value, access.span)),
@@ -451,7 +459,7 @@ impl Builder<'_> {
             Expr::Call(f, args) => self.call(*f, args),
         };
         // Loop-variant values are recomputed where they are used.
-        if !e.uses_locals() && self.values.insert(e.clone(), v).is_none() {
+        if self.cache && !e.uses_locals() && self.values.insert(e.clone(), v).is_none() {
             self.scope_log.push(e.clone());
         }
         v
