@@ -314,19 +314,7 @@ impl<'a> Parser<'a> {
                     let reg = self.ident("a register name")?;
                     self.expect(Tok::Dot)?;
                     let name = self.ident("a field name")?;
-                    let numbering = if self.eat_kw("msb0") {
-                        Numbering::Msb0
-                    } else if self.eat_kw("lsb0") {
-                        Numbering::Lsb0
-                    } else {
-                        return Err(self.unexpected("`msb0` or `lsb0`"));
-                    };
-                    let (first, fs) = self.int("a bit number")?;
-                    let (last, ls) = if self.eat(&Tok::DotDot) {
-                        self.int("the last bit number")?
-                    } else {
-                        (first, fs)
-                    };
+                    let (numbering, first, last, fs, ls) = self.bits()?;
                     d.fields.push(Field {
                         reg,
                         name,
@@ -364,6 +352,63 @@ impl<'a> Parser<'a> {
         Ok(d)
     }
 
+    /// `lsb0|msb0 A[..B]`: a field's numbering and bits (with spans).
+    fn bits(&mut self) -> Result<(Numbering, u64, u64, Span, Span), Diag> {
+        let numbering = if self.eat_kw("msb0") {
+            Numbering::Msb0
+        } else if self.eat_kw("lsb0") {
+            Numbering::Lsb0
+        } else {
+            return Err(self.unexpected("`msb0` or `lsb0`"));
+        };
+        let (first, fs) = self.int("a bit number")?;
+        let (last, ls) = if self.eat(&Tok::DotDot) {
+            self.int("the last bit number")?
+        } else {
+            (first, fs)
+        };
+        Ok((numbering, first, last, fs, ls))
+    }
+
+    /// `[limit N] [else return EXPR]` after a poll or a wait.
+    #[allow(clippy::type_complexity)]
+    fn limit_else(&mut self, what: &str) -> Result<(Option<(u64, Span)>, Option<Expr>), Diag> {
+        let limit = if self.eat_kw("limit") {
+            Some(self.int(what)?)
+        } else {
+            None
+        };
+        let fail = if self.eat_kw("else") {
+            self.expect_kw("return")?;
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        Ok((limit, fail))
+    }
+
+    /// `f: e, ...}` after the `{` (a trailing comma allowed).
+    fn field_values(&mut self) -> Result<Vec<(Ident, Expr)>, Diag> {
+        let mut fields = Vec::new();
+        if self.eat(&Tok::RBrace) {
+            return Ok(fields);
+        }
+        loop {
+            let f = self.ident("a field name")?;
+            self.expect(Tok::Colon)?;
+            let v = self.expr()?;
+            fields.push((f, v));
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+            self.expect(Tok::Comma)?;
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+        }
+        Ok(fields)
+    }
+
     fn record(&mut self) -> Result<Record, Diag> {
         let start = self.expect_kw("record")?;
         let name = self.ident("a record name")?;
@@ -377,19 +422,7 @@ impl<'a> Parser<'a> {
             }
             self.expect_kw("field")?;
             let fname = self.ident("a field name")?;
-            let numbering = if self.eat_kw("msb0") {
-                Numbering::Msb0
-            } else if self.eat_kw("lsb0") {
-                Numbering::Lsb0
-            } else {
-                return Err(self.unexpected("`msb0` or `lsb0`"));
-            };
-            let (first, fs) = self.int("a bit number")?;
-            let (last, ls) = if self.eat(&Tok::DotDot) {
-                self.int("the last bit number")?
-            } else {
-                (first, fs)
-            };
+            let (numbering, first, last, fs, ls) = self.bits()?;
             let fixed = if self.eat(&Tok::Assign) {
                 Some(self.int("the field's fixed value")?)
             } else {
@@ -768,17 +801,7 @@ impl<'a> Parser<'a> {
                 return Err(self.unexpected("`==` or `!=`"));
             };
             let value = self.expr()?;
-            let limit = if self.eat_kw("limit") {
-                Some(self.int("the poll bound (number of reads)")?)
-            } else {
-                None
-            };
-            let fail = if self.eat_kw("else") {
-                self.expect_kw("return")?;
-                Some(self.expr()?)
-            } else {
-                None
-            };
+            let (limit, fail) = self.limit_else("the poll bound (number of reads)")?;
             return Ok(Stmt::Poll {
                 target,
                 op,
@@ -793,22 +816,7 @@ impl<'a> Parser<'a> {
             let queue = self.ident("a queue name")?;
             let record = self.ident("a record name")?;
             self.expect(Tok::LBrace)?;
-            let mut fields = Vec::new();
-            if !self.eat(&Tok::RBrace) {
-                loop {
-                    let f = self.ident("a field name")?;
-                    self.expect(Tok::Colon)?;
-                    let v = self.expr()?;
-                    fields.push((f, v));
-                    if self.eat(&Tok::RBrace) {
-                        break;
-                    }
-                    self.expect(Tok::Comma)?;
-                    if self.eat(&Tok::RBrace) {
-                        break;
-                    }
-                }
-            }
+            let fields = self.field_values()?;
             return Ok(Stmt::Enqueue {
                 queue,
                 record,
@@ -827,17 +835,8 @@ impl<'a> Parser<'a> {
         if self.is_kw("wait") && matches!(self.peek_at(1), Tok::Ident(_)) {
             self.bump();
             let queue = self.ident("a queue name")?;
-            let limit = if self.eat_kw("limit") {
-                Some(self.int("the wait bound (reads of the consumer register)")?)
-            } else {
-                None
-            };
-            let fail = if self.eat_kw("else") {
-                self.expect_kw("return")?;
-                Some(self.expr()?)
-            } else {
-                None
-            };
+            let (limit, fail) =
+                self.limit_else("the wait bound (reads of the consumer register)")?;
             return Ok(Stmt::Wait {
                 queue,
                 limit,
@@ -1335,22 +1334,7 @@ impl<'a> Parser<'a> {
             }
             Tok::LBrace => {
                 self.bump();
-                let mut fields = Vec::new();
-                if !self.eat(&Tok::RBrace) {
-                    loop {
-                        let f = self.ident("a field name")?;
-                        self.expect(Tok::Colon)?;
-                        let v = self.expr()?;
-                        fields.push((f, v));
-                        if self.eat(&Tok::RBrace) {
-                            break;
-                        }
-                        self.expect(Tok::Comma)?;
-                        if self.eat(&Tok::RBrace) {
-                            break;
-                        }
-                    }
-                }
+                let fields = self.field_values()?;
                 Ok(Expr::Aggregate {
                     fields,
                     span: start.to(self.prev_span()),
