@@ -293,7 +293,10 @@ pub fn place_minimal(prog: &Program, seq: &mut Seq, target: Target) -> Result<()
 }
 
 /// Cost of a minimal placement for the body as it stands (None when some
-/// requirement cannot be ordered in this emission order).
+/// requirement cannot be ordered in this emission order), in barrier-cost
+/// units per execution of the sequence (the layout weighs straight-line
+/// code RANGE_WEIGHT so that rare arms can weigh less; that scale is
+/// divided out, a rare arm's share rounded up).
 pub fn min_cost(prog: &Program, seq: &Seq, target: Target) -> Option<u64> {
     let mut budget = SOLVE_WORK;
     min_cost_within(prog, seq, target, &mut budget)
@@ -315,7 +318,11 @@ pub fn min_cost_within(prog: &Program, seq: &Seq, target: Target, budget: &mut u
     if problem.cands.iter().any(|c| c.is_empty()) {
         return None;
     }
-    Some(problem.total(&problem.solve_within(budget)))
+    Some(
+        problem
+            .total(&problem.solve_within(budget))
+            .div_ceil(crate::ir::RANGE_WEIGHT),
+    )
 }
 
 pub fn place_naive(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
