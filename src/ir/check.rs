@@ -509,26 +509,12 @@ fn check_queue_granules(
     if entries.is_empty() {
         return Err(Diag::new(g.span, "a granule set needs at least one entry"));
     }
-    let mut costs = Costs::default();
-    for (k, v) in &g.costs {
-        match k.name.as_str() {
-            "invalidate" | "op" => costs.invalidate = *v,
-            "all" => costs.all = *v,
-            "store" => costs.store = *v,
-            "barrier" => costs.barrier = *v,
-            "refill" => costs.refill = *v,
-            _ => {
-                return Err(Diag::new(k.span, format!("unknown cost `{}`", k.name))
-                    .help("costs are invalidate, store, barrier, refill, all"))
-            }
-        }
-    }
     Ok(GranuleSet {
         name: g.name.name.clone(),
         span: g.name.span,
         dev: None,
         entries,
-        costs,
+        costs: check_costs(g)?,
     })
 }
 
@@ -650,6 +636,17 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
     if entries.is_empty() {
         return Err(Diag::new(g.span, "a granule set needs at least one entry"));
     }
+    Ok(GranuleSet {
+        name: g.name.name.clone(),
+        span: g.name.span,
+        dev,
+        entries,
+        costs: check_costs(g)?,
+    })
+}
+
+/// The `cost KIND N ns` lines of a granule set.
+fn check_costs(g: &ast::Granules) -> Result<Costs, Diag> {
     let mut costs = Costs::default();
     for (k, v) in &g.costs {
         let slot = match k.name.as_str() {
@@ -665,13 +662,7 @@ fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, D
         };
         *slot = *v;
     }
-    Ok(GranuleSet {
-        name: g.name.name.clone(),
-        span: g.name.span,
-        dev,
-        entries,
-        costs,
-    })
+    Ok(costs)
 }
 
 fn check_device(d: &ast::Device) -> Result<Device, Diag> {
