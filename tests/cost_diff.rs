@@ -298,3 +298,66 @@ fn smmuv3_queue_commands_are_counted_and_priced() {
     let pinned = run(t + 1, Some(100_000));
     assert_eq!(row(&pinned, "command tlbi_nh_va"), vec![t + 1, t + 1]);
 }
+
+/// `cost` on a queue sequence without a cover: its `if (size >> 12) >
+/// threshold(s1cmd)` is the request; per-page commands (exact) cross over
+/// to the ASID flush (all) at the header's threshold, and the range-command
+/// variant priced beside them with `--with` issues one command for a
+/// power-of-two number of pages and two for 0x1f1f pages (NUM 31 at
+/// SCALE 0, then at SCALE 8), as the kernel's __arm_smmu_tlb_inv_range.
+#[test]
+fn smmuv3_queue_cost_table_per_page_range_and_asid() {
+    let define = header_define("smmuv3_cmdq.h", "TLB_INV_RANGE_AUTO_S1CMD_THRESHOLD");
+    let t = json(&[
+        "cost",
+        "examples/smmuv3_cmdq.inv",
+        "--seq",
+        "tlb_inv_range_auto",
+        "--sizes",
+        "1p,2p,400p,401p,402p,1024p,7967p",
+        "--with",
+        "tlb_inv_range_ril",
+        "--arg",
+        "granule=4096",
+        "--arg",
+        "tg=12",
+        "--json",
+    ]);
+    assert_eq!(t["threshold"]["value"].as_u64(), Some(define));
+    assert_eq!(t["threshold"]["source"], "derived");
+    let x = exact_to_all(&t);
+    assert_eq!(x["last_granules"].as_u64(), Some(define));
+    let strategies: Vec<&str> = t["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(strategies, ["exact", "all", "auto"]);
+    let rows = t["rows"].as_array().unwrap();
+    let cost = |r: &serde_json::Value, s: &str| r["cost"][s].as_u64().unwrap();
+    for r in rows {
+        let pages = r["granules"].as_u64().unwrap();
+        // 50 ns per consumed TLBI_NH_VA; 50 + 20000 for the ASID flush.
+        assert_eq!(cost(r, "exact"), 50 * pages);
+        assert_eq!(cost(r, "all"), 20050);
+        let auto = if pages > define { 20050 } else { 50 * pages };
+        assert_eq!(cost(r, "auto"), auto, "{pages} pages");
+        let commands = |s: &str| r["counts"][s]["ops"].as_u64().unwrap();
+        assert_eq!(commands("exact"), pages);
+        assert_eq!(commands("all"), 1);
+    }
+    let ril = |pages: u64| {
+        rows.iter()
+            .find(|r| r["granules"].as_u64() == Some(pages))
+            .unwrap()["with"]["tlb_inv_range_ril"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(ril(1), 50);
+    assert_eq!(ril(1024), 50);
+    // 7967 = 0x1f1f: NUM 31 at SCALE 0, then NUM 31 at SCALE 8.
+    assert_eq!(ril(7967), 100);
+    // 401 = 17 + (3 << 7).
+    assert_eq!(ril(401), 100);
+}

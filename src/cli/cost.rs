@@ -46,6 +46,11 @@ pub struct Args {
     /// Pin a threshold, `NAME=VALUE`, for `auto`.
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = pair)]
     sets: Vec<(String, u64)>,
+    /// Price another sequence of the spec beside the strategies, at the
+    /// same request sizes (repeatable), e.g. a range-command variant;
+    /// parameters of the same name take the same values.
+    #[arg(long = "with", value_name = "SEQ")]
+    with: Vec<String>,
     /// Also draw the table as an SVG plot.
     #[arg(long)]
     svg: Option<PathBuf>,
@@ -95,6 +100,7 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         reads: resolve_reads(io, &prog, &a.reads)?,
         pins: a.sets,
         costs: a.costs,
+        with: a.with,
     };
     let table = cost::table(&prog, &seq, &req).map_err(|e| cost_error(io, &[(&name, &src)], e))?;
     if let Some(path) = &a.svg {

@@ -84,7 +84,7 @@ fn side(s: &Side<'_>, req: &Request) -> Result<Done, Error> {
             ..World::default()
         };
         world.add_consumers(&prog, seq);
-        Some(cost::measure(&prog, &c, &world, &costs).map_err(Error::Usage)?)
+        Some(cost::measure(&prog, &c, &world, &costs).map_err(|e| Error::Usage(e.to_string()))?)
     } else {
         None
     };

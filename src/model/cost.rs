@@ -248,12 +248,8 @@ pub fn measure(
     c: &Compiled,
     world: &World,
     costs: &Costs,
-) -> Result<Dynamic, String> {
-    let too_long = |_| {
-        format!(
-            "the run takes more than {MAX_STEPS} interpreter steps: give smaller --sizes or --instances"
-        )
-    };
+) -> Result<Dynamic, MeasureError> {
+    let too_long = |_| MeasureError::TooLong;
     let run = interp::run_bounded(&c.opt, &c.opt.seqs[0], world, MAX_STEPS).map_err(too_long)?;
     let spec = interp::run_bounded(prog, &prog.seqs[0], world, MAX_STEPS).map_err(too_long)?;
     let mut d = Dynamic {
@@ -310,10 +306,10 @@ pub fn measure(
         }
     }
     if (spec_stores, spec_invs, spec.ret) != (d.counts.stores, d.invalidates, run.ret) {
-        return Err(format!(
-            "the generated IR and the spec disagree: {} stores, {} invalidates, return {} vs {spec_stores}, {spec_invs}, {}",
+        return Err(MeasureError::Disagree(format!(
+            "{} stores, {} invalidates, return {} vs {spec_stores}, {spec_invs}, {}",
             d.counts.stores, d.invalidates, run.ret, spec.ret
-        ));
+        )));
     }
     for cv in &spec.covers {
         d.counts.refill += cv
@@ -328,11 +324,11 @@ pub fn measure(
     // operation of the set that names its record, a flush-all when that
     // is the set's `all` command.
     if run.commands.len() != spec.commands.len() {
-        return Err(format!(
-            "the generated IR and the spec disagree: {} queue commands vs {}",
+        return Err(MeasureError::Disagree(format!(
+            "{} queue commands vs {}",
             run.commands.len(),
             spec.commands.len()
-        ));
+        )));
     }
     for (name, _) in &run.commands {
         let entry = c
@@ -351,6 +347,27 @@ pub fn measure(
     }
     d.cost = super::cost(costs, &d.counts);
     Ok(d)
+}
+
+/// Why a run could not be measured.
+#[derive(Debug)]
+pub enum MeasureError {
+    /// More than [`MAX_STEPS`] interpreter steps.
+    TooLong,
+    /// The optimized IR and the spec did different things (a compiler bug).
+    Disagree(String),
+}
+
+impl std::fmt::Display for MeasureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            MeasureError::TooLong => write!(
+                f,
+                "the run takes more than {MAX_STEPS} interpreter steps: give smaller --sizes or --instances"
+            ),
+            MeasureError::Disagree(m) => write!(f, "the generated IR and the spec disagree: {m}"),
+        }
+    }
 }
 
 /// One entry of `--sizes`.
@@ -425,6 +442,9 @@ pub struct Request {
     pub reads: HashMap<(DevId, crate::ir::RegId), Vec<u64>>,
     pub pins: Vec<(String, u64)>,
     pub costs: Vec<(String, u64)>,
+    /// Other sequences of the spec priced beside the strategies (`--with`),
+    /// given the same request and the arguments of the same names.
+    pub with: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -441,6 +461,8 @@ pub struct Row {
     pub cheapest: Strategy,
     /// What the generated `auto` code does at this size (exact or all).
     pub auto: Option<Strategy>,
+    /// Modelled cost (ns) of each `--with` sequence at this size.
+    pub with: BTreeMap<String, u64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -501,6 +523,8 @@ pub struct Table {
     pub instances: BTreeMap<String, u64>,
     pub costs: CostsView,
     pub strategies: Vec<Strategy>,
+    /// The `--with` sequences, in column order.
+    pub with: Vec<String>,
     pub rows: Vec<Row>,
     pub crossovers: Vec<Crossover>,
     pub threshold: Option<ThresholdView>,
@@ -559,6 +583,104 @@ fn first_cover(seq: &Seq) -> Option<Cover<'_>> {
     found
 }
 
+/// What a table sweeps: the request (start and size in bytes) of the
+/// sequence's first `cover`, or, in a sequence without one, of its first
+/// `if X > threshold(SET)`: there `X` counts the set's smallest granules
+/// (`(size >> 12) > threshold(s1cmd)`), so the request is `size`.
+struct Subject<'a> {
+    set: usize,
+    start: Expr,
+    size: Expr,
+    cover: Option<Cover<'a>>,
+    text: String,
+}
+
+fn subject<'a>(prog: &Program, seq: &'a Seq) -> Option<Subject<'a>> {
+    if let Some(c) = first_cover(seq) {
+        let set = &prog.granules[c.set];
+        let text = format!(
+            "cover {}, {} with {} {}",
+            c.start.display(&seq.params),
+            c.size.display(&seq.params),
+            set.name,
+            match c.mode {
+                CoverMode::Single => "single",
+                CoverMode::Exact => "exact",
+                CoverMode::Auto => "auto",
+                CoverMode::Range => "range",
+            }
+        );
+        return Some(Subject {
+            set: c.set,
+            start: c.start.clone(),
+            size: c.size.clone(),
+            text,
+            cover: Some(c),
+        });
+    }
+    let mut found = None;
+    crate::ir::walk(&seq.body, &mut |s| {
+        let (Stmt::If { cond, .. }, None) = (s, &found) else {
+            return;
+        };
+        let set_of = |e: &Expr| match e {
+            Expr::Binding(crate::ir::expr::Binding::Threshold(t)) => Some(*t),
+            _ => None,
+        };
+        let (set, x, cmp_side_b) = match (set_of(&cond.a), set_of(&cond.b)) {
+            (_, Some(t)) => (t, &cond.a, true),
+            (Some(t), None) => (t, &cond.b, false),
+            (None, None) => return,
+        };
+        let Some(g) = prog.granules.get(set).and_then(super::loop_entry) else {
+            return;
+        };
+        let GSize::Bytes(granule) = g.size else {
+            return;
+        };
+        // Granules back to bytes: `bytes >> log2(granule)` is `bytes`.
+        let bytes = match x {
+            Expr::Bin(crate::ir::expr::BinOp::Shr, y, k) if matches!(**k, Expr::Const(k) if 1u64.checked_shl(k as u32) == Some(granule)) => {
+                (**y).clone()
+            }
+            _ => Expr::Bin(
+                crate::ir::expr::BinOp::Mul,
+                Box::new(x.clone()),
+                Box::new(Expr::Const(granule)),
+            ),
+        };
+        let start = match &bytes {
+            Expr::Bin(crate::ir::expr::BinOp::Sub, _, b) if matches!(**b, Expr::Param(_)) => {
+                (**b).clone()
+            }
+            _ => Expr::Const(0),
+        };
+        // `X > T` is held as `T < X`: print it the way it was written.
+        use crate::lir::Cmp;
+        let rel = match (cmp_side_b, cond.cmp) {
+            (_, Cmp::Eq) => "==",
+            (_, Cmp::Ne) => "!=",
+            (true, Cmp::Ltu) => "<",
+            (true, Cmp::Geu) => ">=",
+            (false, Cmp::Ltu) => ">",
+            (false, Cmp::Geu) => "<=",
+        };
+        let text = format!(
+            "if {} {rel} threshold({})",
+            x.display(&seq.params),
+            prog.granules[set].name
+        );
+        found = Some(Subject {
+            set,
+            start,
+            size: bytes,
+            cover: None,
+            text,
+        });
+    });
+    found
+}
+
 /// The model for one sequence: compiled strategies and how to run them.
 struct Model<'a> {
     prog: &'a Program,
@@ -571,13 +693,19 @@ struct Model<'a> {
 
 impl Model<'_> {
     fn eval(&self, v: u64) -> Result<BTreeMap<Strategy, Dynamic>, Error> {
+        self.try_eval(v)
+            .map_err(|(s, e)| Error::Usage(format!("{s}: {e}")))
+    }
+
+    /// Errors name the strategy.
+    fn try_eval(&self, v: u64) -> Result<BTreeMap<Strategy, Dynamic>, (String, MeasureError)> {
         let mut out = BTreeMap::new();
         for (s, c) in &self.compiled {
             let mut w = self.world.clone();
             w.params[self.size_param] = v;
             w.cover = self.cfgs[s].clone();
-            let d = measure(self.prog, c, &w, &self.costs)
-                .map_err(|e| Error::Usage(format!("{}: {e}", s.name())))?;
+            let d =
+                measure(self.prog, c, &w, &self.costs).map_err(|e| (s.name().to_string(), e))?;
             out.insert(*s, d);
         }
         Ok(out)
@@ -601,27 +729,131 @@ impl Model<'_> {
     }
 }
 
+/// A `--with` sequence, compiled as the spec writes it (its own choices,
+/// `--set` pins) and run at each request size of the table.
+struct Beside {
+    name: String,
+    prog: Program,
+    compiled: Compiled,
+    world: World,
+    size_param: usize,
+}
+
+impl Beside {
+    /// `seq`'s parameter `p` is the request size; `with` must have one of
+    /// the same name. Its other parameters come from `--arg`, else from
+    /// `seq`'s of the same name, else 0 (noted).
+    fn new(
+        full: &Program,
+        with: &str,
+        seq: &Seq,
+        p: usize,
+        seq_params: &[u64],
+        req: &Request,
+        notes: &mut Vec<String>,
+    ) -> Result<Beside, Error> {
+        let mut prog = select_seq(full, with)?;
+        for g in &mut prog.granules {
+            apply_costs(&mut g.costs, &req.costs)?;
+        }
+        let ws = &prog.seqs[0];
+        let size_name = &seq.params[p];
+        let Some(size_param) = ws.params.iter().position(|x| x == size_name) else {
+            return Err(Error::Usage(format!(
+                "--with {with}: it has no parameter `{size_name}` (the request size of `{}`)",
+                seq.name
+            )));
+        };
+        let mut params = Vec::new();
+        for n in &ws.params {
+            let v = req
+                .args
+                .iter()
+                .find(|(k, _)| k == n)
+                .map(|(_, v)| *v)
+                .or_else(|| {
+                    let i = seq.params.iter().position(|x| x == n)?;
+                    seq_params.get(i).copied()
+                });
+            params.push(v.unwrap_or_else(|| {
+                if !n.ends_with("_ring") && !n.ends_with("_log2n") {
+                    notes.push(format!(
+                        "--with {with}: `{n}` = 0; give it with --arg {n}=N"
+                    ));
+                }
+                0
+            }));
+        }
+        // The ring of `seq`'s world: same queue parameters, same sizes.
+        let opts = Options {
+            passes: req.passes.clone(),
+            cover: CoverConfig {
+                mode: None,
+                pins: req.pins.clone(),
+            },
+            ..Options::default()
+        };
+        let compiled = compile(&prog, req.target, &opts)
+            .map_err(|d| Error::Usage(format!("--with {with}: {}", d.message)))?;
+        let mut world = World {
+            counts: instance_counts(&prog, ws, req.instances),
+            params,
+            reads: req.reads.clone(),
+            cover: opts.cover.clone(),
+            ..World::default()
+        };
+        world.add_consumers(&prog, ws);
+        Ok(Beside {
+            name: with.to_string(),
+            prog,
+            compiled,
+            world,
+            size_param,
+        })
+    }
+
+    fn eval(&self, v: u64, costs: &Costs) -> Result<Dynamic, (String, MeasureError)> {
+        let mut w = self.world.clone();
+        w.params[self.size_param] = v;
+        measure(&self.prog, &self.compiled, &w, costs).map_err(|e| (self.name.clone(), e))
+    }
+}
+
 /// Build the cost table of sequence `seq` of `prog` (a loaded spec).
 pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Error> {
+    let full = prog;
     let mut prog = select_seq(prog, seq_name)?;
     // `--cost` overrides act on the cover's set itself, so the compiled
     // `auto` code, the threshold and the table use the same numbers.
-    if let Some(c) = first_cover(&prog.seqs[0]) {
-        let set = c.set;
+    if let Some(set) = subject(&prog, &prog.seqs[0]).map(|c| c.set) {
         apply_costs(&mut prog.granules[set].costs, &req.costs)?;
     }
     let prog = prog;
     let seq = &prog.seqs[0];
-    let Some(cover) = first_cover(seq) else {
+    let Some(cover) = subject(&prog, seq) else {
         return Err(Error::Usage(format!(
-            "`{seq_name}` has no `cover`: `shootdown cost` tabulates the strategies of a cover; \
-             compare fixed arguments with `shootdown diff --arg ...`"
+            "`{seq_name}` has no `cover` and no `threshold(SET)` comparison: `shootdown cost` \
+             tabulates the strategies of one of those; compare fixed arguments with `shootdown diff --arg ...`"
         )));
     };
     let set = &prog.granules[cover.set];
     let costs = set.costs.clone();
     let mut notes = Vec::new();
-    let mut fixed = params(seq, &req.args)?;
+    // Arguments only a `--with` sequence has are its own.
+    let own: Vec<(String, u64)> = req
+        .args
+        .iter()
+        .filter(|(k, _)| {
+            seq.params.contains(k)
+                || !req.with.iter().any(|w| {
+                    full.seqs
+                        .iter()
+                        .any(|s| s.name == *w && s.params.contains(k))
+                })
+        })
+        .cloned()
+        .collect();
+    let mut fixed = params(seq, &own)?;
 
     // The loop granule: a parameter defaults to 4K.
     let loop_entry = super::loop_entry(set);
@@ -637,11 +869,11 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
     }
     // Solve the size for its one free parameter: size = k * v.
     let mut free = Vec::new();
-    collect_params(cover.size, &mut free);
+    collect_params(&cover.size, &mut free);
     free.retain(|i| fixed[*i].is_none());
     // `cover start, end - start`: the start is fixed (--start, else 1G)
     // and the size solved for `end`.
-    if let (Expr::Param(si), 2) = (cover.start, free.len()) {
+    if let (Expr::Param(si), 2) = (&cover.start, free.len()) {
         if free.contains(si) {
             let v = req.start.unwrap_or(1 << 30);
             fixed[*si] = Some(v);
@@ -654,18 +886,7 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
             }
         }
     }
-    let cover_text = format!(
-        "cover {}, {} with {} {}",
-        cover.start.display(&seq.params),
-        cover.size.display(&seq.params),
-        set.name,
-        match cover.mode {
-            CoverMode::Single => "single",
-            CoverMode::Exact => "exact",
-            CoverMode::Auto => "auto",
-            CoverMode::Range => "range",
-        }
-    );
+    let cover_text = cover.text.clone();
     let [p] = free[..] else {
         return Err(Error::Usage(format!(
             "the request size `{}` of `{cover_text}` must have exactly one parameter not given by --arg (it has {})",
@@ -769,10 +990,10 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
         (1u64 << 30).max(max_size.checked_next_power_of_two().unwrap_or(1 << 63))
     });
     let mut start_free = Vec::new();
-    collect_params(cover.start, &mut start_free);
+    collect_params(&cover.start, &mut start_free);
     start_free.retain(|i| fixed[*i].is_none() && *i != p);
     let mut world_params = base.clone();
-    match (cover.start, &start_free[..]) {
+    match (&cover.start, &start_free[..]) {
         (Expr::Param(i), [_]) => world_params[*i] = start,
         (_, []) => {}
         (_, _) => notes.push(format!(
@@ -803,6 +1024,12 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
         .iter()
         .any(|e| matches!(e.size, GSize::Bytes(_)));
     for s in Strategy::ALL {
+        if s == Strategy::Single && cover.cover.is_none() {
+            notes.push(format!(
+                "single: `{cover_text}` is not a cover: only the loop, the flush-all and the choice between them"
+            ));
+            continue;
+        }
         if s == Strategy::Single && !has_const {
             notes.push(format!(
                 "single: `{}` has no constant sizes (its loop size is a parameter)",
@@ -843,11 +1070,35 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
         costs: costs.clone(),
         cfgs,
     };
+    let besides = req
+        .with
+        .iter()
+        .map(|w| Beside::new(full, w, seq, p, &world_params, req, &mut notes))
+        .collect::<Result<Vec<_>, _>>()?;
 
     let mut rows = Vec::new();
     let mut bests = Vec::new();
     for &v in &values {
-        let m = model.eval(v)?;
+        // Default sizes run to 1G; a loop of queue commands (a dozen
+        // interpreter steps each) stops short of that.
+        let m = model.try_eval(v).and_then(|m| {
+            let with = besides
+                .iter()
+                .map(|b| b.eval(v, &costs).map(|d| (b.name.clone(), d.cost)))
+                .collect::<Result<BTreeMap<_, _>, _>>()?;
+            Ok((m, with))
+        });
+        let (m, with) = match m {
+            Ok(m) => m,
+            Err((_, MeasureError::TooLong)) if req.sizes.is_none() && !rows.is_empty() => {
+                notes.push(format!(
+                    "sizes from {} take more than {MAX_STEPS} interpreter steps: not tabulated (give --sizes)",
+                    human(size_of(v))
+                ));
+                break;
+            }
+            Err((s, e)) => return Err(Error::Usage(format!("{s}: {e}"))),
+        };
         let cheapest = Model::best(&m);
         bests.push(cheapest);
         let auto = m.get(&Strategy::Auto).map(|a| {
@@ -892,9 +1143,31 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
                 .collect(),
             cheapest,
             auto,
+            with,
         });
     }
+    for b in &besides {
+        let wins: Vec<u64> = rows
+            .iter()
+            .filter(|r| {
+                let w = r.with[&b.name];
+                r.cost.values().flatten().all(|&c| w < c)
+            })
+            .map(|r| r.size)
+            .collect();
+        if let (Some(first), Some(last)) = (wins.first(), wins.last()) {
+            notes.push(format!(
+                "{} is cheaper than every strategy at {} of {} sizes ({} to {})",
+                b.name,
+                wins.len(),
+                rows.len(),
+                human(*first),
+                human(*last)
+            ));
+        }
+    }
 
+    values.truncate(rows.len());
     // Crossovers: bisection on the model between rows whose cheapest
     // strategy differs (and again in the rest of the interval).
     let mut crossovers = Vec::new();
@@ -930,10 +1203,9 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
 
     // A threshold the spec reads with `threshold(SET)` is the one in force.
     let written = super::expr_threshold_sets(seq).contains(&cover.set);
-    let threshold = if written {
-        super::expr_threshold(&prog, &seq.name, cover.set, &req.pins)
-    } else {
-        super::threshold(&prog, set, cover.threshold, cover.body, &req.pins)
+    let threshold = match (&cover.cover, written) {
+        (Some(c), false) => super::threshold(&prog, set, c.threshold, c.body, &req.pins),
+        _ => super::expr_threshold(&prog, &seq.name, cover.set, &req.pins),
     }
     .map(|t: Threshold| {
         let (source, per_op, all) = match t.source {
@@ -950,7 +1222,11 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
             all,
         }
     });
-    if let (Some(t), false) = (&threshold, cover.mode == CoverMode::Auto || written) {
+    let auto = cover
+        .cover
+        .as_ref()
+        .is_none_or(|c| c.mode == CoverMode::Auto);
+    if let (Some(t), false) = (&threshold, auto || written) {
         notes.push(format!(
             "the spec's cover is not `auto`: {} is what `auto` (the auto column) would use",
             t.name
@@ -1012,6 +1288,7 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
             all: costs.all,
         },
         strategies: model.compiled.iter().map(|(s, _)| *s).collect(),
+        with: req.with.clone(),
         rows,
         crossovers,
         threshold,
@@ -1059,6 +1336,9 @@ impl Table {
         for s in &self.strategies {
             o.push_str(&format!(" {:>12}", s.name()));
         }
+        for w in &self.with {
+            o.push_str(&format!(" {w:>12}"));
+        }
         o.push_str("  cheapest\n");
         for r in &self.rows {
             o.push_str(&format!("{:>8} {:>9}", human(r.size), r.granules));
@@ -1076,6 +1356,9 @@ impl Table {
                     (None, _) => "-".into(),
                 };
                 o.push_str(&format!(" {cell:>12}"));
+            }
+            for w in &self.with {
+                o.push_str(&format!(" {:>12}", r.with[w]));
             }
             o.push_str(&format!("  {}\n", r.cheapest.name()));
         }
@@ -1166,6 +1449,7 @@ mod tests {
             reads: HashMap::new(),
             pins: Vec::new(),
             costs: Vec::new(),
+            with: Vec::new(),
         };
         let t = table(&prog, "tce_kill", &req).unwrap();
         let th = t.threshold.as_ref().unwrap();

@@ -45,7 +45,8 @@ fn draw(t: &Table, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
     let ys: Vec<f64> = t
         .rows
         .iter()
-        .flat_map(|r| r.cost.values().flatten().map(|v| (*v).max(1) as f64))
+        .flat_map(|r| r.cost.values().flatten().chain(r.with.values()))
+        .map(|v| (*v).max(1) as f64)
         .collect();
     let y0 = ys.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
     let y1 = ys.iter().copied().fold(1.0, f64::max);
@@ -90,6 +91,25 @@ fn draw(t: &Table, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
         chart
             .draw_series(LineSeries::new(pts, col.stroke_width(width)))?
             .label(s.name())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
+    }
+    // `--with` sequences, in order.
+    const WITH: [RGBColor; 4] = [
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(188, 189, 34),
+    ];
+    for (i, w) in t.with.iter().enumerate() {
+        let pts: Vec<(f64, f64)> = t
+            .rows
+            .iter()
+            .filter_map(|r| r.with.get(w).map(|c| (lg(r.size), (*c).max(1) as f64)))
+            .collect();
+        let col = WITH[i % WITH.len()];
+        chart
+            .draw_series(LineSeries::new(pts, col.stroke_width(2)))?
+            .label(w.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
     }
     if let Some(th) = &t.threshold {
