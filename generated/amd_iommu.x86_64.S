@@ -4,7 +4,7 @@
 	.globl build_inv_iommu_pages
 	.type build_inv_iommu_pages,@function
 build_inv_iommu_pages:
-	/* 76: arguments */
+	/* 78: arguments */
 	push %rbx
 	mov %rsi,%rax
 	and $0xfff,%rax
@@ -14,11 +14,11 @@ build_inv_iommu_pages:
 	add $0xfff,%rax
 	mov %rax,%r10
 	shr $0xc,%r10
-	/* 78: let pages = ((address & 0xfff) + size + 0xfff) >> 12 */
+	/* 80: let pages = ((address & 0xfff) + size + 0xfff) >> 12 */
 	mov %r10,%rax
 	mov %rsi,%r10
 	and $0xfffffffffffff000,%r10
-	/* 79: let inv = address & ~0xfff */
+	/* 81: let inv = address & ~0xfff */
 	mov %r10,%r9
 	cmp $1,%rax
 	je .Lbuild_inv_iommu_pages.1
@@ -35,12 +35,12 @@ build_inv_iommu_pages:
 	mov $0x3f,%eax
 	mov %rax,%rdx
 	sub %r10,%rdx
-	/* 83: let msb_diff = ilog2((address + size - 1) ^ address) */
+	/* 85: let msb_diff = ilog2((address + size - 1) ^ address) */
 	mov %rdx,%rax
 	mov $0x33,%r10d
 	cmp %rax,%r10
 	jae .Lbuild_inv_iommu_pages.2
-	/* 85: inv = 0x7ffffffffffff000 */
+	/* 87: inv = 0x7ffffffffffff000 */
 	movabs $0x7ffffffffffff000,%r9
 	jmp .Lbuild_inv_iommu_pages.3
 .Lbuild_inv_iommu_pages.2:
@@ -62,24 +62,24 @@ build_inv_iommu_pages:
 	or %rax,%r10
 	mov %r10,%rax
 	and $0xfffffffffffff000,%rax
-	/* 87: inv = (address | ((1 << msb_diff) - 1)) & ~0xfff */
+	/* 89: inv = (address | ((1 << msb_diff) - 1)) & ~0xfff */
 	mov %rax,%r9
 .Lbuild_inv_iommu_pages.3:
 	mov %r9,%rax
 	or $1,%rax
-	/* 89: inv = inv | 1 */
+	/* 91: inv = inv | 1 */
 	mov %rax,%r9
 .Lbuild_inv_iommu_pages.1:
-	/* 91: cmd[0] = 0 */
+	/* 93: cmd[0] = 0 */
 	xor %rax,%rax
 	mov %eax,(%rdi)
-	/* 92: cmd[4] = (domid & 0xffff) | (3 << 28 */
+	/* 94: cmd[4] = (domid & 0xffff) | (3 << 28 */
 	mov %rcx,%rax
 	and $0xffff,%rax
 	mov %rax,%r10
 	or $0x30000000,%r10
 	mov %r10d,4(%rdi)
-	/* 93: cmd[8] = (inv & 0xffffffff) | ((pde != 0) << 1 */
+	/* 95: cmd[8] = (inv & 0xffffffff) | ((pde != 0) << 1 */
 	mov $0xffffffff,%r11d
 	mov %r9,%rax
 	and %r11,%rax
@@ -93,7 +93,7 @@ build_inv_iommu_pages:
 	mov %rax,%r10
 	or %r8,%r10
 	mov %r10d,8(%rdi)
-	/* 94: cmd[12] = inv >> 32 */
+	/* 96: cmd[12] = inv >> 32 */
 	mov %r9,%rax
 	shr $0x20,%rax
 	mov %eax,0xc(%rdi)
@@ -106,7 +106,7 @@ build_inv_iommu_pages:
 	.globl inv_iommu_pages_sync
 	.type inv_iommu_pages_sync,@function
 inv_iommu_pages_sync:
-	/* 108: arguments */
+	/* 110: arguments */
 	push %rbx
 	push %r12
 	push %r13
@@ -125,7 +125,7 @@ inv_iommu_pages_sync:
 .Linv_iommu_pages_sync.0:
 	mov %rbx,%r10
 	sub $1,%r10
-	/* 66: cmdbuf */
+	/* 68: cmdbuf */
 	mov %r10,%rdx
 	mov 0x2008(%rdi),%r10d
 	mov %r10,%rbx
@@ -140,11 +140,11 @@ inv_iommu_pages_sync:
 	add $0xfff,%r12
 	mov %r12,%r13
 	shr $0xc,%r13
-	/* 109: let pages = ((address & 0xfff) + size + 0xfff) >> 12 */
+	/* 111: let pages = ((address & 0xfff) + size + 0xfff) >> 12 */
 	mov %r13,%r12
 	mov %rcx,%r13
 	and $0xfffffffffffff000,%r13
-	/* 110: let inv = address & ~0xfff */
+	/* 112: let inv = address & ~0xfff */
 	mov %r13,%r14
 	cmp $1,%r12
 	je .Linv_iommu_pages_sync.2
@@ -161,12 +161,12 @@ inv_iommu_pages_sync:
 	mov $0x3f,%r12d
 	mov %r12,%r13
 	sub %r8,%r13
-	/* 112: let msb_diff = ilog2((address + size - 1) ^ address) */
+	/* 114: let msb_diff = ilog2((address + size - 1) ^ address) */
 	mov %r13,%r8
 	mov $0x33,%r12d
 	cmp %r8,%r12
 	jae .Linv_iommu_pages_sync.3
-	/* 114: inv = 0x7ffffffffffff000 */
+	/* 116: inv = 0x7ffffffffffff000 */
 	movabs $0x7ffffffffffff000,%r14
 	jmp .Linv_iommu_pages_sync.4
 .Linv_iommu_pages_sync.3:
@@ -187,17 +187,17 @@ inv_iommu_pages_sync:
 	or %r8,%r12
 	mov %r12,%r8
 	and $0xfffffffffffff000,%r8
-	/* 116: inv = (address | ((1 << msb_diff) - 1)) & ~0xfff */
+	/* 118: inv = (address | ((1 << msb_diff) - 1)) & ~0xfff */
 	mov %r8,%r14
 .Linv_iommu_pages_sync.4:
 	mov %r14,%r8
 	or $1,%r8
-	/* 118: inv = inv | 1 */
+	/* 120: inv = inv | 1 */
 	mov %r8,%r14
 .Linv_iommu_pages_sync.2:
 	test %rbx,%rbx
 	jne .Linv_iommu_pages_sync.7
-	/* 120: enqueue cmdbuf inv_iommu_pages { domid: domid, pde: pde != 0 ... */
+	/* 122: enqueue cmdbuf inv_iommu_pages { domid: domid, pde: pde != 0 ... */
 	mov 0x2000(%rdi),%r8d
 	mov %rdx,%rcx
 	shr $4,%rcx
@@ -291,7 +291,7 @@ inv_iommu_pages_sync:
 	mov %r9,%rbx
 	test %rbx,%rbx
 	jne .Linv_iommu_pages_sync.15
-	/* 121: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
+	/* 123: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
 	mov 0x2000(%rdi),%r9d
 	mov %rdx,%r8
 	shr $4,%r8
@@ -365,9 +365,9 @@ inv_iommu_pages_sync:
 	mov %rbx,%r9
 	sub $1,%r9
 	mov %r9,%rbx
-	/* 122: issue cmdbuf */
+	/* 124: issue cmdbuf */
 	mov %r10d,0x2008(%rdi)
-	/* 123: poll sem[0] == sem_val limit 200000000 else return -110 */
+	/* 125: poll sem[0] == sem_val limit 200000000 else return -110 */
 	mov 0x30(%rsp),%r10
 	mov %r10,%r9
 	add %rax,%r9
@@ -387,7 +387,7 @@ inv_iommu_pages_sync:
 	pop %rbx
 	ret
 .Linv_iommu_pages_sync.22:
-	/* 124: return 0 */
+	/* 126: return 0 */
 	xor %rax,%rax
 	pop %r14
 	pop %r13
@@ -399,7 +399,7 @@ inv_iommu_pages_sync:
 	.globl completion_wait
 	.type completion_wait,@function
 completion_wait:
-	/* 128: arguments */
+	/* 130: arguments */
 	push %rbx
 	push %r12
 	push %r13
@@ -419,7 +419,7 @@ completion_wait:
 .Lcompletion_wait.0:
 	mov %rbx,%r10
 	sub $1,%r10
-	/* 66: cmdbuf */
+	/* 68: cmdbuf */
 	mov %r10,%rdx
 	mov 0x2008(%rdi),%r10d
 	mov %r10,%rbx
@@ -427,7 +427,7 @@ completion_wait:
 	mov %rbx,%r10
 	xor %rbx,%rbx
 	jne .Lcompletion_wait.2
-	/* 129: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
+	/* 131: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
 	mov 0x2000(%rdi),%r12d
 	mov %rdx,%r13
 	shr $4,%r13
@@ -500,9 +500,9 @@ completion_wait:
 	mov %rbx,%r8
 	sub $1,%r8
 	mov %r8,%rbx
-	/* 130: issue cmdbuf */
+	/* 132: issue cmdbuf */
 	mov %r10d,0x2008(%rdi)
-	/* 131: poll sem[0] == sem_val limit 200000000 else return -110 */
+	/* 133: poll sem[0] == sem_val limit 200000000 else return -110 */
 	mov %rcx,%r10
 	add %rax,%r10
 	mov %r9,%rax
@@ -521,7 +521,7 @@ completion_wait:
 	pop %rbx
 	ret
 .Lcompletion_wait.9:
-	/* 132: return 0 */
+	/* 134: return 0 */
 	xor %rax,%rax
 	pop %r15
 	pop %r14

@@ -241,9 +241,9 @@ static inline uint64_t dmar_iqa_qs_get(uint64_t r)
 extern "C" {
 #endif
 
-/* qi_flush_iotlb: returns 0; -110 (-ETIMEDOUT) when the `while` at line 116 is still running after 100000000 iterations or when the `while` at line 119 is still running after 100000000 iterations or when the `while` at line 124 is still running after 100000000 iterations or when a poll of `status` runs out; 0 when `return` at line 129 */
+/* qi_flush_iotlb: returns 0; -110 (-ETIMEDOUT) when the `while` at line 118 is still running after 100000000 iterations or when the `while` at line 121 is still running after 100000000 iterations or when the `while` at line 126 is still running after 100000000 iterations or when a poll of `status` runs out; 0 when `return` at line 131 */
 long qi_flush_iotlb(void *dmar, unsigned long *__restrict qi_ring, unsigned long long qi_log2n, unsigned long long did, unsigned long long start, unsigned long long end, unsigned long long cap, unsigned long long ih, unsigned int *__restrict status, unsigned long long status_phys);
-/* qi_flush_context: returns 0; -110 (-ETIMEDOUT) when the `while` at line 136 is still running after 100000000 iterations or when the `while` at line 137 is still running after 100000000 iterations or when a poll of `status` runs out; 0 when `return` at line 140 */
+/* qi_flush_context: returns 0; -110 (-ETIMEDOUT) when the `while` at line 138 is still running after 100000000 iterations or when the `while` at line 139 is still running after 100000000 iterations or when a poll of `status` runs out; 0 when `return` at line 142 */
 long qi_flush_context(void *dmar, unsigned long *__restrict qi_ring, unsigned long long qi_log2n, unsigned long long did, unsigned long long sid, unsigned long long fm, unsigned long long gran, unsigned int *__restrict status, unsigned long long status_phys);
 
 #ifdef __cplusplus

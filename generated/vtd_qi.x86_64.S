@@ -4,7 +4,7 @@
 	.globl qi_flush_iotlb
 	.type qi_flush_iotlb,@function
 qi_flush_iotlb:
-	/* 94: arguments */
+	/* 96: arguments */
 	push %rbx
 	push %r12
 	push %r13
@@ -24,14 +24,14 @@ qi_flush_iotlb:
 .Lqi_flush_iotlb.0:
 	mov %rbx,%rax
 	sub $1,%rax
-	/* 71: qi */
+	/* 73: qi */
 	mov %rax,%r10
 	mov 0x88(%rdi),%eax
 	mov %rax,%rdx
 	and %r10,%rdx
 	mov %rdx,%rax
 	xor %rdx,%rdx
-	/* 97: let mask = 64 */
+	/* 99: let mask = 64 */
 	mov $0x40,%ebx
 	mov $1,%r12d
 	test %r8,%r8
@@ -58,7 +58,7 @@ qi_flush_iotlb:
 	add $0xfff,%r9
 	mov %r9,%r12
 	shr $0xc,%r12
-	/* 100: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
+	/* 102: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	mov %r12,%r9
 	mov %r9,%r12
 	sub $1,%r12
@@ -81,7 +81,7 @@ qi_flush_iotlb:
 	jae .Lqi_flush_iotlb.5
 	mov %r13,%r15
 .Lqi_flush_iotlb.5:
-	/* 101: let aligned = roundup_pow2(pages) */
+	/* 103: let aligned = roundup_pow2(pages) */
 	mov %r15,%r12
 	mov $0x7f,%r11d
 	bsr %r12,%r13
@@ -90,7 +90,7 @@ qi_flush_iotlb:
 	mov $0x3f,%r14d
 	mov %r14,%r15
 	sub %r13,%r15
-	/* 102: mask = ilog2(aligned) */
+	/* 104: mask = ilog2(aligned) */
 	mov %r15,%rbx
 	mov %r12,%r13
 	sub $1,%r13
@@ -117,21 +117,21 @@ qi_flush_iotlb:
 	not %r12
 	mov %r9,%r13
 	and %r12,%r13
-	/* 106: let shared = ~((start >> 12) ^ ((start >> 12) + pages - 1))  ... */
+	/* 108: let shared = ~((start >> 12) ^ ((start >> 12) + pages - 1))  ... */
 	mov %r13,%r9
-	/* 107: mask = 52 */
+	/* 109: mask = 52 */
 	mov $0x34,%ebx
 	test %r9,%r9
 	je .Lqi_flush_iotlb.9
 	mov $0x40,%r11d
 	bsf %r9,%r12
 	cmove %r11,%r12
-	/* 109: mask = ctz(shared) */
+	/* 111: mask = ctz(shared) */
 	mov %r12,%rbx
 .Lqi_flush_iotlb.9:
 .Lqi_flush_iotlb.7:
 .Lqi_flush_iotlb.4:
-	/* 114: status[0] = 1 */
+	/* 116: status[0] = 1 */
 	mov $1,%r9d
 	mov 0x40(%rsp),%r12
 	mov %r9d,(%r12)
@@ -160,7 +160,7 @@ qi_flush_iotlb:
 	je .Lqi_flush_iotlb.12
 	test %rdx,%rdx
 	jne .Lqi_flush_iotlb.15
-	/* 116: enqueue qi iotlb_desc { gran: 2, did: did, dr: cap >> 55, dw ... */
+	/* 118: enqueue qi iotlb_desc { gran: 2, did: did, dr: cap >> 55, dw ... */
 	mov 0x80(%rdi),%r9d
 	mov %r10,%r12
 	shr $4,%r12
@@ -252,7 +252,7 @@ qi_flush_iotlb:
 .Lqi_flush_iotlb.12:
 	test %rdx,%rdx
 	jne .Lqi_flush_iotlb.22
-	/* 119: enqueue qi iotlb_desc { ... */
+	/* 121: enqueue qi iotlb_desc { ... */
 	mov 0x80(%rdi),%r9d
 	mov %r10,%r12
 	shr $4,%r12
@@ -377,7 +377,7 @@ qi_flush_iotlb:
 .Lqi_flush_iotlb.13:
 	test %rdx,%rdx
 	jne .Lqi_flush_iotlb.30
-	/* 124: enqueue qi inv_wait { sw: 1, data: 2, addr: status_phys >> 2 ... */
+	/* 126: enqueue qi inv_wait { sw: 1, data: 2, addr: status_phys >> 2 ... */
 	mov 0x80(%rdi),%r9d
 	mov %r10,%r8
 	shr $4,%r8
@@ -449,9 +449,9 @@ qi_flush_iotlb:
 	mov %rdx,%r10
 	sub $1,%r10
 	mov %r10,%rdx
-	/* 125: issue qi */
+	/* 127: issue qi */
 	mov %eax,0x88(%rdi)
-	/* 128: poll status[0] == 2 limit 200000000 else return -110 */
+	/* 130: poll status[0] == 2 limit 200000000 else return -110 */
 	mov 0x40(%rsp),%rax
 	xor %r10,%r10
 	mov %rax,%r9
@@ -471,7 +471,7 @@ qi_flush_iotlb:
 	pop %rbx
 	ret
 .Lqi_flush_iotlb.37:
-	/* 129: return 0 */
+	/* 131: return 0 */
 	xor %rax,%rax
 	pop %r15
 	pop %r14
@@ -484,7 +484,7 @@ qi_flush_iotlb:
 	.globl qi_flush_context
 	.type qi_flush_context,@function
 qi_flush_context:
-	/* 134: arguments */
+	/* 136: arguments */
 	push %rbx
 	push %r12
 	push %r13
@@ -504,20 +504,20 @@ qi_flush_context:
 .Lqi_flush_context.0:
 	mov %rbx,%r10
 	sub $1,%r10
-	/* 71: qi */
+	/* 73: qi */
 	mov %r10,%rdx
 	mov 0x88(%rdi),%r10d
 	mov %r10,%rbx
 	and %rdx,%rbx
 	mov %rbx,%r10
 	xor %rbx,%rbx
-	/* 135: status[0] = 1 */
+	/* 137: status[0] = 1 */
 	mov $1,%r12d
 	mov 0x38(%rsp),%r13
 	mov %r12d,(%r13)
 	test %rbx,%rbx
 	jne .Lqi_flush_context.2
-	/* 136: enqueue qi cc_desc { gran: gran, did: did, sid: sid, fm: fm  ... */
+	/* 138: enqueue qi cc_desc { gran: gran, did: did, sid: sid, fm: fm  ... */
 	mov 0x80(%rdi),%r12d
 	mov %rdx,%r13
 	shr $4,%r13
@@ -607,7 +607,7 @@ qi_flush_context:
 	mov %r9,%rbx
 	test %rbx,%rbx
 	jne .Lqi_flush_context.9
-	/* 137: enqueue qi inv_wait { sw: 1, data: 2, addr: status_phys >> 2 ... */
+	/* 139: enqueue qi inv_wait { sw: 1, data: 2, addr: status_phys >> 2 ... */
 	mov 0x80(%rdi),%r9d
 	mov %rdx,%r8
 	shr $4,%r8
@@ -679,9 +679,9 @@ qi_flush_context:
 	mov %rbx,%r9
 	sub $1,%r9
 	mov %r9,%rbx
-	/* 138: issue qi */
+	/* 140: issue qi */
 	mov %r10d,0x88(%rdi)
-	/* 139: poll status[0] == 2 limit 200000000 else return -110 */
+	/* 141: poll status[0] == 2 limit 200000000 else return -110 */
 	mov 0x38(%rsp),%r10
 	mov %r10,%r9
 	add %rax,%r9
@@ -700,7 +700,7 @@ qi_flush_context:
 	pop %rbx
 	ret
 .Lqi_flush_context.16:
-	/* 140: return 0 */
+	/* 142: return 0 */
 	xor %rax,%rax
 	pop %r15
 	pop %r14

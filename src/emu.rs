@@ -68,10 +68,31 @@ pub struct MmioRegion {
     pub base: u64,
     pub size: u64,
     pub reads: Vec<ScriptedRead>,
-    /// (from, to, len): a store at offset `from` is also stored at `to`,
-    /// a device that acts at once (a command queue's consumer reaching
-    /// the producer index as soon as it is written).
-    pub mirrors: Vec<(u64, u64, u64)>,
+    /// Command-queue consumers in this window.
+    pub queues: Vec<QueueModel>,
+}
+
+/// A command queue's consumer as a device that acts at once: a store to
+/// the producer register is also stored at the consumer register (it
+/// reaches the producer index at once), and the entries between the two
+/// are read from memory, decoded by the records' fixed fields, and each
+/// record's completion write (`write u32 data at addr << 2`) is made.
+#[derive(Clone, Debug)]
+pub struct QueueModel {
+    /// Offsets of the producer and consumer registers in the window and
+    /// their width in bytes.
+    pub prod: u64,
+    pub cons: u64,
+    pub len: u64,
+    /// Register byte order.
+    pub big_endian: bool,
+    /// Where the ring is, its entry size, log2 of its entries, and whether
+    /// indices count entries with a wrap bit (else byte offsets).
+    pub ring: u64,
+    pub entry: u64,
+    pub log2n: u64,
+    pub wrap: bool,
+    pub records: Vec<crate::spec::queue::RecordLayout>,
 }
 
 /// Successive loads at `base + offset` return these raw bytes (the last one
@@ -187,7 +208,18 @@ struct MmioState {
     shadow: HashMap<u64, u8>,
     /// offset -> (values, how many already returned)
     scripted: HashMap<u64, (Vec<Vec<u8>>, usize)>,
-    mirrors: Vec<(u64, u64, u64)>,
+    queues: Vec<QueueModel>,
+}
+
+impl MmioState {
+    /// The register at `off`, `len` bytes, as last stored.
+    fn reg(&self, off: u64, len: u64, big_endian: bool) -> u64 {
+        (0..len).fold(0, |acc, i| {
+            let b = u64::from(self.shadow.get(&(off + i)).copied().unwrap_or(0));
+            let sh = if big_endian { 8 * (len - 1 - i) } else { 8 * i };
+            acc | (b << sh)
+        })
+    }
 }
 
 impl MmioState {
@@ -302,20 +334,83 @@ fn flush_stores(uc: &mut Uc<'_>) {
             continue;
         }
         let st = uc.get_data_mut();
+        let big = st.arch == Arch::Power64Be;
+        // (queue, consumer index before the doorbell)
+        let mut rung: Vec<(QueueModel, u64, u64)> = Vec::new();
+        for r in st.mmio.iter().filter(|r| r.contains(addr)) {
+            for q in &r.queues {
+                let p = r.base + q.prod;
+                if addr < p + q.len && p < addr + size as u64 {
+                    rung.push((q.clone(), r.base, r.reg(q.cons, q.len, q.big_endian)));
+                }
+            }
+        }
         for (i, b) in buf.iter().enumerate() {
             let a = addr.wrapping_add(i as u64);
             if let Some(r) = st.mmio.iter_mut().find(|r| r.contains(a)) {
                 let o = a - r.base;
                 r.shadow.insert(o, *b);
-                if let Some(&(from, to, _)) =
-                    r.mirrors.iter().find(|(f, _, n)| (*f..f + n).contains(&o))
+                if let Some(q) = r
+                    .queues
+                    .iter()
+                    .find(|q| (q.prod..q.prod + q.len).contains(&o))
                 {
-                    r.shadow.insert(to + (o - from), *b);
+                    r.shadow.insert(q.cons + (o - q.prod), *b);
                 }
             }
         }
         if let Some(ev) = st.events.get_mut(idx) {
             ev.bytes = buf;
+        }
+        let rung: Vec<(QueueModel, u64, u64)> = rung
+            .into_iter()
+            .map(|(q, base, from)| {
+                let to = st
+                    .mmio
+                    .iter()
+                    .find(|r| r.base == base)
+                    .map_or(from, |r| r.reg(q.prod, q.len, q.big_endian));
+                (q, from, to)
+            })
+            .collect();
+        for (q, from, to) in rung {
+            consume(uc, &q, from, to, big);
+        }
+    }
+}
+
+/// The entries a doorbell published, and their completion writes.
+fn consume(uc: &mut Uc<'_>, q: &QueueModel, from: u64, to: u64, big: bool) {
+    let Some(slots) = crate::spec::queue::ring_slots(from, to, q.log2n, q.entry, q.wrap) else {
+        return;
+    };
+    for off in slots {
+        let mut raw = vec![0u8; q.entry as usize];
+        if uc.mem_read(q.ring + off, &mut raw).is_err() {
+            continue;
+        }
+        let words: Vec<u64> = raw
+            .chunks_exact(8)
+            .map(|c| {
+                let c: [u8; 8] = c.try_into().unwrap_or_default();
+                if big {
+                    u64::from_be_bytes(c)
+                } else {
+                    u64::from_le_bytes(c)
+                }
+            })
+            .collect();
+        let Some(rec) = q.records.iter().find(|r| r.matches(&words)) else {
+            continue;
+        };
+        if let Some((addr, value, bytes)) = rec.completion(&words) {
+            let b = if big {
+                value.to_be_bytes()[8 - bytes as usize..].to_vec()
+            } else {
+                value.to_le_bytes()[..bytes as usize].to_vec()
+            };
+            // Memory the program does not have mapped is not written.
+            let _ = uc.mem_write(addr, &b);
         }
     }
 }
@@ -749,7 +844,7 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
                     size: m.size,
                     shadow: HashMap::new(),
                     scripted,
-                    mirrors: m.mirrors.clone(),
+                    queues: m.queues.clone(),
                 }
             })
             .collect(),

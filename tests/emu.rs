@@ -93,7 +93,7 @@ fn request(arch: Arch, src: &str, cls: &[(u32, InsnClass, &str)], args: Vec<u64>
         },
         args,
         mmio: vec![MmioRegion {
-            mirrors: Vec::new(),
+            queues: Vec::new(),
             base: DEV,
             size: 0x1000,
             reads: vec![ScriptedRead {
@@ -531,7 +531,7 @@ fn ram_is_not_an_event_and_is_returned() {
         },
         args: vec![VALUE, 0x2000_0000],
         mmio: vec![MmioRegion {
-            mirrors: Vec::new(),
+            queues: Vec::new(),
             base: DEV,
             size: 0x100,
             reads: vec![],
@@ -561,7 +561,7 @@ fn overlapping_regions_rejected() {
         },
         args: vec![],
         mmio: vec![MmioRegion {
-            mirrors: Vec::new(),
+            queues: Vec::new(),
             base: 0x10000,
             size: 0x10,
             reads: vec![],
@@ -635,7 +635,7 @@ fn scripted_last_value_repeats_and_unscripted_reads_zero() {
         },
         args: vec![DEV],
         mmio: vec![MmioRegion {
-            mirrors: Vec::new(),
+            queues: Vec::new(),
             base: DEV,
             size: 0x100,
             reads: vec![ScriptedRead {

@@ -354,3 +354,62 @@ seq one(q_ring: ptr u64, q_log2n: u64) {{
         r.passed
     );
 }
+
+/// A record's completion write (`write u32 data at addr << 2 when sw`)
+/// lands in the memory of the pointer whose `phys` parameter the address
+/// is, in the interpreter and in the emulated machine code alike: the
+/// status poll then sees it and the sequence returns 0 in every world on
+/// both targets. With the enabling field clear no write happens and the
+/// poll runs out (-110), so the write is what makes it return 0.
+#[test]
+fn queue_completion_write_lands_in_the_phys_pointer() {
+    let spec = |target: &str, sw: u64| {
+        format!(
+            "target {target}
+device d {{
+    reg prod 0x88 u32 le
+    reg cons 0x80 u32 le
+    require stores before prod
+}}
+record wait 16 {{
+    field type lsb0 0..3 = 5
+    field sw   lsb0 5
+    field data lsb0 32..63
+    field addr lsb0 66..127
+    write u32 data at addr << 2 when sw
+}}
+queue q on d {{
+    entry 16 le
+    prod prod
+    cons cons
+    index bytes
+    full limit 10
+}}
+seq done(status: ptr u32, status_phys: phys status, tag: u64) {{
+    status[4] = 1
+    enqueue q wait {{ sw: {sw}, data: tag | 1, addr: (status_phys + 4) >> 2 }}
+    issue q
+    poll status[4] == tag | 1 limit 50 else return -110
+    return 0
+}}
+"
+        )
+    };
+    for target in [Target::X86_64, Target::Aarch64] {
+        for (sw, ret) in [(1, "return (0)"), (0, "return (-110)")] {
+            let src = spec(target.name(), sw);
+            let r = shootdown::verify::verify("w.inv", &src, &[target], &support::options("all"))
+                .unwrap();
+            assert!(r.ok(), "{target:?} sw {sw}: {:#?}", r.failures);
+            let worlds: Vec<&String> = r
+                .passed
+                .iter()
+                .filter(|p| p.contains("polls ready"))
+                .collect();
+            assert!(!worlds.is_empty(), "{:#?}", r.passed);
+            for p in worlds {
+                assert!(p.contains(ret), "{target:?} sw {sw}: {p}");
+            }
+        }
+    }
+}

@@ -152,7 +152,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
                 _ => None,
             });
             match (p.ty.name.as_str(), &p.elem) {
-                ("u64" | "ulong" | "long", None) => ptrs.push(None),
+                ("u64" | "ulong" | "long" | "phys", None) => ptrs.push(None),
                 ("ptr", Some(e)) => ptrs.push(Some(match e.name.as_str() {
                     "u8" => 8,
                     "u16" => 16,
@@ -169,7 +169,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
                         format!("unsupported parameter type `{}`", p.ty.name),
                     )
                     .label("parameters are 64-bit integers or pointers to normal memory")
-                    .help("write `u64` (C `unsigned long long`), `ulong`, `long`, or `ptr u8` (u16, u32, u64)"))
+                    .help("write `u64` (C `unsigned long long`), `ulong`, `long`, `ptr u8` (u16, u32, u64) or `phys PTR`"))
                 }
             }
             if let (Some(sp), None) = (p.private, &p.elem) {
@@ -185,6 +185,26 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
                 ));
             }
             params.push(p.name.name.clone());
+        }
+        // `phys PTR`: PTR must be a pointer parameter of this sequence.
+        let mut phys: Vec<Option<usize>> = vec![None; params.len()];
+        for (i, p) in s.params.iter().enumerate() {
+            let Some(of) = &p.phys else { continue };
+            match params.iter().position(|n| *n == of.name) {
+                Some(j) if ptrs[j].is_some() => phys[i] = Some(j),
+                Some(_) => {
+                    return Err(Diag::new(
+                        of.span,
+                        format!("`{}` is not a pointer parameter", of.name),
+                    )
+                    .label("not a pointer")
+                    .help("`phys PTR` names the `ptr` parameter whose physical address this is"))
+                }
+                None => {
+                    return Err(Diag::new(of.span, format!("no parameter `{}`", of.name))
+                        .label("unknown parameter"))
+                }
+            }
         }
         let mut cx = SeqCx {
             index: &index,
@@ -236,6 +256,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             ptrs.push(None);
             private.push(false);
             ctypes.push(Some("unsigned long"));
+            phys.push(None);
         }
         let mut seq = Seq {
             name: s.name.name.clone(),
@@ -249,6 +270,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
             ptrs,
             private,
             ctypes,
+            phys,
             void: s.void,
             status,
             feature_word,

@@ -203,6 +203,10 @@ pub struct Seq {
     /// C type of each integer parameter written `ulong` or `long` (still
     /// 64 bits in registers); None: `u64`, i.e. `unsigned long long`.
     pub ctypes: Vec<Option<&'static str>>,
+    /// `NAME: phys PTR`: the pointer parameter whose physical address
+    /// integer parameter NAME holds (a device's completion write lands
+    /// there).
+    pub phys: Vec<Option<usize>>,
     /// `-> void`: the C prototype returns nothing.
     pub void: bool,
     /// The parameter holding the feature word (`features`, appended to

@@ -39,6 +39,9 @@ pub struct Record {
     #[serde(skip)]
     pub size_span: Span,
     pub fields: Vec<RecordField>,
+    /// `write u32 data at addr << 2 when sw`: what the device stores to
+    /// memory when it consumes the command (a completion write).
+    pub write: Option<RecordWrite>,
     #[serde(skip)]
     pub span: Span,
 }
@@ -53,6 +56,20 @@ pub struct RecordField {
     pub bits_span: Span,
     /// `= VALUE`: fixed by the record (an opcode).
     pub fixed: Option<(u64, Span)>,
+}
+
+/// A record's completion write: when the device consumes an entry of the
+/// record (and field `when` is nonzero), it stores field `value`, `bytes`
+/// wide, at the address field `addr` << `shift`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RecordWrite {
+    pub width: Ident,
+    pub value: Ident,
+    pub addr: Ident,
+    pub shift: u64,
+    pub when: Option<Ident>,
+    #[serde(skip)]
+    pub span: Span,
 }
 
 /// How a queue's producer and consumer registers count.
@@ -237,6 +254,9 @@ pub struct Param {
     /// device accesses, polls, barriers and lock operations.
     #[serde(skip)]
     pub private: Option<Span>,
+    /// `NAME: phys PTR`: the physical (DMA) address of the memory pointer
+    /// parameter PTR points to, for a device's completion write.
+    pub phys: Option<Ident>,
 }
 
 #[derive(Clone, Debug, Serialize)]

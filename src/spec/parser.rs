@@ -415,10 +415,41 @@ impl<'a> Parser<'a> {
         let (size, size_span) = self.int("the record size in bytes")?;
         self.expect(Tok::LBrace)?;
         let mut fields = Vec::new();
+        let mut write = None;
         loop {
             self.skip_semis();
             if self.eat(&Tok::RBrace) {
                 break;
+            }
+            if self.is_kw("write") {
+                let ws = self.bump();
+                if write.is_some() {
+                    return Err(Diag::new(ws, "a record has one completion `write`"));
+                }
+                let width = self.ident("the store's width (u8, u16, u32, u64)")?;
+                let value = self.ident("the field holding the stored value")?;
+                self.expect_kw("at")?;
+                let addr = self.ident("the field holding the address")?;
+                let shift = if self.eat(&Tok::Shl) {
+                    self.int("the address field's shift")?.0
+                } else {
+                    0
+                };
+                let when = if self.is_kw("when") {
+                    self.bump();
+                    Some(self.ident("the field that enables the write")?)
+                } else {
+                    None
+                };
+                write = Some(RecordWrite {
+                    width,
+                    value,
+                    addr,
+                    shift,
+                    when,
+                    span: ws.to(self.prev_span()),
+                });
+                continue;
             }
             self.expect_kw("field")?;
             let fname = self.ident("a field name")?;
@@ -442,6 +473,7 @@ impl<'a> Parser<'a> {
             size,
             size_span,
             fields,
+            write,
             span: start.to(self.prev_span()),
         })
     }
@@ -687,9 +719,14 @@ impl<'a> Parser<'a> {
             loop {
                 let pname = self.ident("a parameter name")?;
                 self.expect(Tok::Colon)?;
-                let ty = self.ident("a parameter type (u64 or ptr u8|u16|u32|u64)")?;
+                let ty = self.ident("a parameter type (u64, ptr u8|u16|u32|u64 or phys PTR)")?;
                 let elem = if ty.name == "ptr" {
                     Some(self.ident("the pointed-to type (u8, u16, u32, u64)")?)
+                } else {
+                    None
+                };
+                let phys = if ty.name == "phys" {
+                    Some(self.ident("the pointer parameter whose physical address this is")?)
                 } else {
                     None
                 };
@@ -699,6 +736,7 @@ impl<'a> Parser<'a> {
                     ty,
                     elem,
                     private,
+                    phys,
                 });
                 if self.eat(&Tok::RParen) {
                     break;

@@ -21,6 +21,71 @@ pub struct RecordLayout {
     pub name: String,
     pub size: u64,
     pub fields: Vec<RecordFieldLayout>,
+    pub write: Option<RecordWriteLayout>,
+}
+
+/// A checked completion write ([`RecordWrite`]): fields by index.
+#[derive(Clone, Debug)]
+pub struct RecordWriteLayout {
+    pub bytes: u32,
+    pub value: usize,
+    pub addr: usize,
+    pub shift: u32,
+    pub when: Option<usize>,
+}
+
+/// Byte offsets of a ring's entries between consumer index `from` and
+/// producer index `to`: `wrap` indices count entries with a wrap bit above
+/// them, else they are byte offsets. None when `to` is not reachable from
+/// `from` within one lap.
+pub fn ring_slots(from: u64, to: u64, log2n: u64, entry: u64, wrap: bool) -> Option<Vec<u64>> {
+    let cap = 1u64.checked_shl(log2n as u32)?;
+    let mut out = Vec::new();
+    let (mut i, mask, step) = if wrap {
+        (from & (2 * cap - 1), 2 * cap - 1, 1)
+    } else {
+        (from & (cap * entry - 1), cap * entry - 1, entry)
+    };
+    let to = to & mask;
+    while i != to {
+        if out.len() as u64 > cap {
+            return None;
+        }
+        out.push(if wrap { (i & (cap - 1)) * entry } else { i });
+        i = (i + step) & mask;
+    }
+    Some(out)
+}
+
+impl RecordLayout {
+    /// Do an entry's words carry this record's fixed fields (it has some)?
+    pub fn matches(&self, words: &[u64]) -> bool {
+        let mut fixed = self.fields.iter().filter(|f| f.fixed.is_some()).peekable();
+        fixed.peek().is_some()
+            && fixed.all(|f| {
+                let m = crate::ir::expr::field_mask(f.shift, f.width);
+                let v = (f.fixed.unwrap_or(0) << f.shift) & m;
+                words.get(f.word as usize).is_some_and(|x| x & m == v)
+            })
+    }
+
+    /// Field `i` of an entry's words.
+    pub fn get(&self, i: usize, words: &[u64]) -> u64 {
+        let f = &self.fields[i];
+        let w = words.get(f.word as usize).copied().unwrap_or(0);
+        (w >> f.shift) & crate::ir::expr::field_mask(0, f.width)
+    }
+
+    /// The completion store the device makes on consuming `words`, as
+    /// (address, value, bytes).
+    pub fn completion(&self, words: &[u64]) -> Option<(u64, u64, u32)> {
+        let w = self.write.as_ref()?;
+        if w.when.is_some_and(|f| self.get(f, words) == 0) {
+            return None;
+        }
+        let addr = self.get(w.addr, words) << w.shift;
+        Some((addr, self.get(w.value, words), w.bytes))
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -120,13 +185,71 @@ pub fn check_records(spec: &Spec) -> Result<Vec<RecordLayout>, Diag> {
                 last: f.last,
             });
         }
+        let write = match &r.write {
+            None => None,
+            Some(w) => Some(check_write(w, &fields)?),
+        };
         out.push(RecordLayout {
             name: r.name.name.clone(),
             size: r.size,
             fields,
+            write,
         });
     }
     Ok(out)
+}
+
+fn check_write(w: &RecordWrite, fields: &[RecordFieldLayout]) -> Result<RecordWriteLayout, Diag> {
+    let bytes = match w.width.name.as_str() {
+        "u8" => 1,
+        "u16" => 2,
+        "u32" => 4,
+        "u64" => 8,
+        _ => {
+            return Err(
+                Diag::new(w.width.span, "a completion write is u8, u16, u32 or u64")
+                    .label("unknown width"),
+            )
+        }
+    };
+    let field = |id: &Ident| {
+        fields
+            .iter()
+            .position(|f| f.name == id.name)
+            .ok_or_else(|| {
+                Diag::new(id.span, format!("no field `{}` in this record", id.name))
+                    .label("unknown field")
+            })
+    };
+    let (value, addr) = (field(&w.value)?, field(&w.addr)?);
+    if fields[value].width > 8 * bytes {
+        return Err(Diag::new(
+            w.value.span,
+            format!(
+                "field `{}` is {} bits: wider than the {}-bit write",
+                w.value.name,
+                fields[value].width,
+                8 * bytes
+            ),
+        ));
+    }
+    if w.shift >= 64 || u64::from(fields[addr].width) + w.shift > 64 {
+        return Err(Diag::new(
+            w.span,
+            format!(
+                "the address `{} << {}` does not fit 64 bits",
+                w.addr.name, w.shift
+            ),
+        ));
+    }
+    let when = w.when.as_ref().map(field).transpose()?;
+    Ok(RecordWriteLayout {
+        bytes,
+        value,
+        addr,
+        shift: w.shift as u32,
+        when,
+    })
 }
 
 /// Rewrite every `enqueue`/`issue`/`wait` of the spec's sequences.
@@ -202,6 +325,7 @@ pub fn lower(spec: &mut Spec) -> Result<(), Diag> {
                     ty: cx.id(ty),
                     elem: elem.map(|e| cx.id(e)),
                     private: None,
+                    phys: None,
                 });
             }
             // The producer index, read once; the free entries known

@@ -12,6 +12,7 @@ use crate::ir::{
     PollOp, Program, RegId, Seq, Stmt,
 };
 use crate::model;
+use crate::spec::queue::RecordLayout;
 use std::collections::HashMap;
 
 /// Inputs of one run.
@@ -33,13 +34,11 @@ pub struct World {
     pub consumers: Vec<Consumer>,
 }
 
-/// A record's name and its fixed fields as (word, mask, value).
-pub type RecordMatch = (String, Vec<(u32, u64, u64)>);
-
 /// A simulated command-queue consumer: when the producer register is
 /// written it consumes every new entry at once (the consumer register
 /// then reads the producer's value), after checking that every byte of
-/// each consumed entry was stored by the sequence before the doorbell.
+/// each consumed entry was stored by the sequence before the doorbell,
+/// and makes the completion write of each record that has one.
 #[derive(Clone, Debug)]
 pub struct Consumer {
     pub dev: DevId,
@@ -50,22 +49,23 @@ pub struct Consumer {
     pub entry: u64,
     pub log2n: u64,
     pub wrap: bool,
-    /// Records of the queue's entry size and their fixed fields (word,
-    /// mask, value): an entry is the first record whose fixed fields match.
-    pub records: Vec<RecordMatch>,
+    /// Records of the queue's entry size: an entry is the first whose
+    /// fixed fields match.
+    pub records: Vec<RecordLayout>,
+    /// (integer parameter, pointer parameter): `NAME: phys PTR`, where a
+    /// completion write to the address NAME holds lands.
+    pub phys: Vec<(usize, usize)>,
 }
 
 impl World {
     /// Simulated consumers (and zeroed rings) for the queues `seq` drives,
     /// with ring sizes from `self.params`; a consumer register the caller
-    /// scripted stays scripted.
+    /// scripted stays scripted. A `phys PTR` parameter left 0 gets the
+    /// address the emulator places PTR's memory at, so completion writes
+    /// land without an `--arg`.
     pub fn add_consumers(&mut self, prog: &Program, seq: &Seq) {
         for q in &prog.queues {
-            let pos = |suffix: &str| {
-                let n = format!("{}_{suffix}", q.name);
-                seq.params.iter().position(|p| *p == n)
-            };
-            let (Some(ring), Some(l)) = (pos("ring"), pos("log2n")) else {
+            let Some((ring, l)) = Consumer::params(seq, q) else {
                 continue;
             };
             let log2n = self.params.get(l).copied().unwrap_or(0);
@@ -77,79 +77,65 @@ impl World {
             if mem.len() < bytes {
                 mem.resize(bytes, 0);
             }
-            self.consumers.push(Consumer {
-                dev: q.dev,
-                prod: q.prod,
-                cons: q.cons,
-                ring,
-                entry: q.entry,
-                log2n,
-                wrap: q.index == crate::spec::ast::QueueIndex::Wrap,
-                records: Consumer::layouts(prog, q.entry),
-            });
+            self.consumers
+                .push(Consumer::new(prog, seq, q, ring, log2n));
+        }
+        if !self.consumers.is_empty() {
+            for (i, j) in Consumer::phys_params(seq) {
+                if self.params.get(i) == Some(&0) {
+                    self.params[i] = super::trace::ptr_base(j);
+                }
+            }
         }
     }
 }
 
 impl Consumer {
-    pub fn layouts(prog: &Program, entry: u64) -> Vec<RecordMatch> {
-        prog.records
+    pub fn new(prog: &Program, seq: &Seq, q: &crate::ir::Queue, ring: usize, log2n: u64) -> Self {
+        Consumer {
+            dev: q.dev,
+            prod: q.prod,
+            cons: q.cons,
+            ring,
+            entry: q.entry,
+            log2n,
+            wrap: q.index == crate::spec::ast::QueueIndex::Wrap,
+            records: prog
+                .records
+                .iter()
+                .filter(|r| r.size == q.entry)
+                .cloned()
+                .collect(),
+            phys: Consumer::phys_params(seq),
+        }
+    }
+
+    /// The parameters `Q_ring` and `Q_log2n` of queue `q` in `seq`.
+    pub fn params(seq: &Seq, q: &crate::ir::Queue) -> Option<(usize, usize)> {
+        let pos = |suffix: &str| {
+            let n = format!("{}_{suffix}", q.name);
+            seq.params.iter().position(|p| *p == n)
+        };
+        Some((pos("ring")?, pos("log2n")?))
+    }
+
+    pub fn phys_params(seq: &Seq) -> Vec<(usize, usize)> {
+        seq.phys
             .iter()
-            .filter(|r| r.size == entry)
-            .map(|r| {
-                let fixed = r
-                    .fields
-                    .iter()
-                    .filter_map(|f| {
-                        let m = field_mask(f.shift, f.width);
-                        f.fixed.map(|v| (f.word, m, (v << f.shift) & m))
-                    })
-                    .collect();
-                (r.name.clone(), fixed)
-            })
+            .enumerate()
+            .filter_map(|(i, p)| p.map(|j| (i, j)))
             .collect()
     }
 
     /// The record an entry's words are (by its fixed fields).
-    pub fn decode(&self, words: &[u64]) -> Option<&str> {
-        self.records
-            .iter()
-            .find(|(_, fixed)| {
-                !fixed.is_empty()
-                    && fixed
-                        .iter()
-                        .all(|&(w, m, v)| words.get(w as usize).is_some_and(|x| x & m == v))
-            })
-            .map(|(n, _)| n.as_str())
+    pub fn decode(&self, words: &[u64]) -> Option<&RecordLayout> {
+        self.records.iter().find(|r| r.matches(words))
     }
 
     /// Byte offsets of the entries between consumer index `from` and
     /// producer index `to` (None when `to` is not reachable from `from`).
     pub fn slots(&self, from: u64, to: u64) -> Option<Vec<u64>> {
-        let cap = 1u64 << self.log2n;
-        let mut out = Vec::new();
-        let (mut i, mask, step) = if self.wrap {
-            (from & (2 * cap - 1), 2 * cap - 1, 1)
-        } else {
-            (
-                from & (cap * self.entry - 1),
-                cap * self.entry - 1,
-                self.entry,
-            )
-        };
-        let to = to & mask;
-        while i != to {
-            if out.len() as u64 > cap {
-                return None;
-            }
-            out.push(if self.wrap {
-                (i & (cap - 1)) * self.entry
-            } else {
-                i
-            });
-            i = (i + step) & mask;
-        }
-        Some(out)
+        crate::spec::queue::ring_slots(from, to, self.log2n, self.entry, self.wrap)
     }
 }
 
@@ -702,12 +688,37 @@ impl Machine<'_> {
                         })
                     })
                     .collect();
-                let name = c.decode(&words).unwrap_or("?").to_string();
+                let rec = c.decode(&words);
+                let name = rec.map_or("?", |r| r.name.as_str()).to_string();
+                if let Some((addr, value, bytes)) = rec.and_then(|r| r.completion(&words)) {
+                    self.complete(c, addr, value, bytes);
+                }
                 self.commands.push((name, words));
             }
             self.regs.insert((dev, inst, c.cons), v);
         }
         Ok(())
+    }
+
+    /// A consumer's completion write: into the memory of the pointer
+    /// whose `phys` parameter covers `addr`; elsewhere it is lost (memory
+    /// the sequence cannot see).
+    fn complete(&mut self, c: &Consumer, addr: u64, value: u64, bytes: u32) {
+        for &(i, ptr) in &c.phys {
+            let base = self.world.params.get(i).copied().unwrap_or(0);
+            let Some(offset) = addr.checked_sub(base) else {
+                continue;
+            };
+            if offset.saturating_add(u64::from(bytes)) <= MAX_MEMORY {
+                let m = MemRef {
+                    ptr,
+                    offset,
+                    width: 8 * bytes,
+                };
+                self.mem_write(&m, value & field_mask(0, 8 * bytes));
+                return;
+            }
+        }
     }
 
     fn read(&mut self, dev: DevId, inst: u64, reg: RegId) -> u64 {

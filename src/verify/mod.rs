@@ -201,14 +201,7 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
         .iter()
         .filter(|q| q.dev < prog.devices.len())
         .filter_map(|q| {
-            let ring = seq
-                .params
-                .iter()
-                .position(|p| *p == format!("{}_ring", q.name))?;
-            let log2n = seq
-                .params
-                .iter()
-                .position(|p| *p == format!("{}_log2n", q.name))?;
+            let (ring, log2n) = interp::Consumer::params(seq, q)?;
             Some((q, ring, log2n))
         })
         .collect();
@@ -216,6 +209,10 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
         let mut params = params.to_vec();
         for &(_, _, l) in &queues {
             params[l] = 1 + params[l] % 5;
+        }
+        // Completion writes land in the memory the emulator gives PTR.
+        for (i, j) in interp::Consumer::phys_params(seq) {
+            params[i] = trace::ptr_base(j);
         }
         let mut w = World {
             params: params.clone(),
@@ -238,16 +235,8 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
         if ready {
             for &(q, ring, l) in &queues {
                 w.reads.remove(&(q.dev, q.cons));
-                w.consumers.push(interp::Consumer {
-                    dev: q.dev,
-                    prod: q.prod,
-                    cons: q.cons,
-                    ring,
-                    entry: q.entry,
-                    log2n: params[l],
-                    wrap: q.index == crate::spec::ast::QueueIndex::Wrap,
-                    records: interp::Consumer::layouts(prog, q.entry),
-                });
+                w.consumers
+                    .push(interp::Consumer::new(prog, seq, q, ring, params[l]));
             }
         }
         w

@@ -76,7 +76,7 @@ pub struct Trace {
 }
 
 /// Where the memory behind pointer parameter `i` lives.
-fn ptr_base(i: usize) -> u64 {
+pub(crate) fn ptr_base(i: usize) -> u64 {
     0x2000_0000 + (i as u64) * PTR_SPAN
 }
 /// Address space reserved for each pointer parameter's memory.
@@ -177,21 +177,32 @@ pub fn run(
                     })
                     .collect();
                 // The interpreter's consumers, as the emulator's devices.
-                let mirrors = world
+                let queues = world
                     .consumers
                     .iter()
                     .filter(|c| c.dev == d)
                     .filter_map(|c| {
                         let (p, q) = (&dev.regs[c.prod], &dev.regs[c.cons]);
-                        (p.offset / WINDOW == w && q.offset / WINDOW == w)
-                            .then(|| (p.offset - lo, q.offset - lo, u64::from(p.bytes())))
+                        (p.offset / WINDOW == w && q.offset / WINDOW == w).then(|| {
+                            emu::QueueModel {
+                                prod: p.offset - lo,
+                                cons: q.offset - lo,
+                                len: u64::from(p.bytes()),
+                                big_endian: p.endian == Endian::Big,
+                                ring: ptr_base(c.ring),
+                                entry: c.entry,
+                                log2n: c.log2n,
+                                wrap: c.wrap,
+                                records: c.records.clone(),
+                            }
+                        })
                     })
                     .collect();
                 mmio.push(MmioRegion {
                     base: base + lo,
                     size: WINDOW,
                     reads,
-                    mirrors,
+                    queues,
                 });
             }
             regions.push((base, d, i, stride(dev)));
