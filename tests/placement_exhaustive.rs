@@ -283,7 +283,11 @@ fn check(c: Case) -> Result<(), TestCaseError> {
     let ex = exhaustive(&prog, c.target, &body, &seq.edges);
     // The optimizer: schedule then minimal placement.
     let mut s = expanded.seqs[0].clone();
-    passes::schedule::run(&prog, &mut s, c.target);
+    let cx = passes::Cx {
+        prog: &prog,
+        target: c.target,
+    };
+    passes::schedule::run(&cx, &mut s).unwrap();
     let opt = barriers::min_cost(&prog, &s, c.target);
     prop_assert_eq!(opt.is_some(), ex.is_some(), "spec:\n{}", src);
     if let (Some(o), Some(e)) = (opt, ex) {

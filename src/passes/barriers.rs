@@ -268,6 +268,14 @@ fn satisfied_by_existing(l: &Layout, e: &Edge, table: &'static [BarrierKind]) ->
 /// A chosen barrier: gap index into the layout, kind index into the table.
 type Choice = (usize, usize);
 
+/// `place-barriers`: placement orders the normal return; the exits pass
+/// completes the early ones (see `exits`).
+pub fn run(cx: &super::Cx, seq: &mut Seq) -> Result<(), Diag> {
+    place_minimal(cx.prog, seq, cx.target)?;
+    super::exits::run(seq, cx.target, cx.prog.machine);
+    Ok(())
+}
+
 pub fn place_minimal(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
     check_spec_barriers(prog, seq, target)?;
     let table = target.table(prog.machine);

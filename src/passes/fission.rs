@@ -8,12 +8,15 @@
 //! change what happened before an early exit, or where a verbatim barrier
 //! sits.
 
+use super::Cx;
 use crate::ir::{Program, Seq, Stmt};
 use crate::spec::ast::Scope;
+use crate::spec::diag::Diag;
 
-pub fn run(prog: &Program, seq: &mut Seq) {
+pub fn run(cx: &Cx, seq: &mut Seq) -> Result<(), Diag> {
     let body = std::mem::take(&mut seq.body);
-    seq.body = block(prog, body);
+    seq.body = block(cx.prog, body);
+    Ok(())
 }
 
 /// Fission the loops of a block, and of the arms of its branches (a branch

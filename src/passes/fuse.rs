@@ -2,11 +2,14 @@
 //! no barrier ended up between them (fewer loop heads, same order per
 //! instance as the source).
 
+use super::Cx;
 use crate::ir::{Seq, Stmt};
+use crate::spec::diag::Diag;
 
-pub fn run(seq: &mut Seq) {
+pub fn run(_: &Cx, seq: &mut Seq) -> Result<(), Diag> {
     let body = std::mem::take(&mut seq.body);
     seq.body = block(body);
+    Ok(())
 }
 
 fn block(body: Vec<Stmt>) -> Vec<Stmt> {

@@ -1,65 +1,140 @@
-//! Optimization passes over sequence bodies, run in a fixed pipeline
-//! (avo-style: each pass is a function over the IR in its own file).
+//! Optimization passes over sequence bodies (avo-style: each pass is a
+//! function over the IR in its own file, with one signature, [`PassFn`]).
+//! [`REGISTRY`] is the one list of them: `--passes` names, what `all`
+//! runs and in which order. `cover` is not a pass: expanding covers is
+//! lowering, and runs first always.
 
 pub mod barriers;
 pub mod cover;
 pub mod exits;
 pub mod fission;
 pub mod fuse;
+pub mod hoist_window;
 pub mod locks;
+pub mod naive_barriers;
+pub mod reuse_loads;
 pub mod schedule;
+pub mod weaken_release;
 
 use crate::ir::{Program, Seq};
 use crate::spec::diag::Diag;
 use crate::target::Target;
 
+/// What a pass sees: the program (devices, granules, source; not the
+/// other sequences) and the target. Every pass has the one signature
+/// [`PassFn`] and appends what it did to `Seq::notes` (`show --stage opt`).
+pub struct Cx<'a> {
+    pub prog: &'a Program,
+    pub target: Target,
+}
+
+pub type PassFn = fn(&Cx, &mut Seq) -> Result<(), Diag>;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pass {
-    /// Split `each` loops so accesses that need ordering land in separate
-    /// loops (write batching).
     Fission,
-    /// Choose the emission order of top-level statements whose minimal
-    /// barrier placement is cheapest.
     Schedule,
-    /// Minimal-cost barrier placement over the target's table.
     PlaceBarriers,
-    /// Re-join loops that fission split and no barrier separates.
     Fuse,
-    /// One barrier right before the later access of every required edge,
-    /// in program order: the hand-written, pre-optimization code.
     NaiveBarriers,
-    /// Loop-invariant work of an `acquire` before the reservation window.
     HoistWindow,
-    /// A second read of a location reuses the register of the first.
     ReuseLoads,
-    /// Release with store->store ordering when the section's loads all
-    /// feed its stores.
     WeakenRelease,
 }
 
+/// One registered pass: its `--passes` name, what it does (the README's
+/// pass table is checked against these), whether `all` runs it, and its
+/// entry point.
+pub struct PassDef {
+    pub pass: Pass,
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub in_all: bool,
+    pub run: PassFn,
+}
+
+/// Every pass, in the order `all` runs them. The one list: names,
+/// `all`, `--passes` parsing, its error message and the README table
+/// come from it.
+pub const REGISTRY: [PassDef; 8] = [
+    PassDef {
+        pass: Pass::Fission,
+        name: "fission",
+        summary: "split `each` loops so accesses that need ordering land in separate loops (write batching)",
+        in_all: true,
+        run: fission::run,
+    },
+    PassDef {
+        pass: Pass::Schedule,
+        name: "schedule",
+        summary: "choose the emission order of top-level statements whose minimal barrier placement is cheapest",
+        in_all: true,
+        run: schedule::run,
+    },
+    PassDef {
+        pass: Pass::PlaceBarriers,
+        name: "place-barriers",
+        summary: "minimal-cost barrier placement over the target's table, then the early exits completed",
+        in_all: true,
+        run: barriers::run,
+    },
+    PassDef {
+        pass: Pass::Fuse,
+        name: "fuse",
+        summary: "re-join loops that fission split and no barrier separates",
+        in_all: true,
+        run: fuse::run,
+    },
+    PassDef {
+        pass: Pass::NaiveBarriers,
+        name: "naive-barriers",
+        summary: "one barrier right before the later access of every required edge, in program order: the hand-written code (`none`)",
+        in_all: false,
+        run: naive_barriers::run,
+    },
+    PassDef {
+        pass: Pass::HoistWindow,
+        name: "hoist-window",
+        summary: "loop-invariant work of an `acquire` before its load-reserve/store-conditional window",
+        in_all: true,
+        run: hoist_window::run,
+    },
+    PassDef {
+        pass: Pass::ReuseLoads,
+        name: "reuse-loads",
+        summary: "a second read of a location reuses the register of the first when nothing can have changed it",
+        in_all: true,
+        run: reuse_loads::run,
+    },
+    PassDef {
+        pass: Pass::WeakenRelease,
+        name: "weaken-release",
+        summary: "release with store->store ordering when the section's loads all feed its stores",
+        in_all: true,
+        run: weaken_release::run,
+    },
+];
+
 impl Pass {
-    pub const ALL: [Pass; 7] = [
-        Pass::Fission,
-        Pass::PlaceBarriers,
-        Pass::Fuse,
-        Pass::NaiveBarriers,
-        Pass::HoistWindow,
-        Pass::ReuseLoads,
-        Pass::WeakenRelease,
-    ];
+    pub fn def(self) -> &'static PassDef {
+        REGISTRY
+            .iter()
+            .find(|d| d.pass == self)
+            .expect("every pass is registered")
+    }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Pass::Fission => "fission",
-            Pass::Schedule => "schedule",
-            Pass::PlaceBarriers => "place-barriers",
-            Pass::Fuse => "fuse",
-            Pass::NaiveBarriers => "naive-barriers",
-            Pass::HoistWindow => "hoist-window",
-            Pass::ReuseLoads => "reuse-loads",
-            Pass::WeakenRelease => "weaken-release",
-        }
+        self.def().name
     }
+}
+
+/// `all`: the registered passes `all` runs, in order.
+pub fn all() -> Vec<Pass> {
+    REGISTRY
+        .iter()
+        .filter(|d| d.in_all)
+        .map(|d| d.pass)
+        .collect()
 }
 
 /// Parse `--passes`: `all` (default), `none` (naive lowering, i.e.
@@ -67,17 +142,7 @@ impl Pass {
 /// order given.
 pub fn parse_list(s: &str) -> Result<Vec<Pass>, String> {
     match s.trim() {
-        "all" | "default" => {
-            return Ok(vec![
-                Pass::Fission,
-                Pass::Schedule,
-                Pass::PlaceBarriers,
-                Pass::Fuse,
-                Pass::HoistWindow,
-                Pass::ReuseLoads,
-                Pass::WeakenRelease,
-            ])
-        }
+        "all" | "default" => return Ok(all()),
         "none" | "naive" => return Ok(vec![Pass::NaiveBarriers]),
         "" => return Ok(Vec::new()),
         _ => {}
@@ -85,16 +150,13 @@ pub fn parse_list(s: &str) -> Result<Vec<Pass>, String> {
     let mut out = Vec::new();
     for part in s.split(',') {
         let part = part.trim();
-        let p = Pass::ALL
-            .into_iter()
-            .find(|p| p.name() == part)
-            .ok_or_else(|| {
-                format!(
-                    "unknown pass `{part}`; passes are {}, or `all` / `none`",
-                    Pass::ALL.map(|p| p.name()).join(", ")
-                )
-            })?;
-        out.push(p);
+        let p = REGISTRY.iter().find(|d| d.name == part).ok_or_else(|| {
+            format!(
+                "unknown pass `{part}`; passes are {}, or `all` / `none`",
+                REGISTRY.map(|d| d.name).join(", ")
+            )
+        })?;
+        out.push(p.pass);
     }
     let placements = out
         .iter()
@@ -131,31 +193,34 @@ pub fn run(
 }
 
 fn run_one(prog: &Program, seq: &mut Seq, target: Target, pass: Pass) -> Result<(), Diag> {
-    match pass {
-        Pass::Fission => fission::run(prog, seq),
-        Pass::Schedule => schedule::run(prog, seq, target),
-        Pass::Fuse => fuse::run(seq),
-        // Placement orders the normal return; the exits pass completes
-        // the early ones (see `exits`).
-        Pass::PlaceBarriers => {
-            barriers::place_minimal(prog, seq, target)?;
-            exits::run(seq, target, prog.machine);
-        }
-        Pass::NaiveBarriers => {
-            barriers::place_naive(prog, seq, target)?;
-            locks::naive_reload_barriers(seq, target, prog.machine);
-            exits::run(seq, target, prog.machine);
-        }
-        Pass::HoistWindow => locks::hoist_window(prog, seq, target),
-        Pass::ReuseLoads => locks::reuse_loads(prog, seq),
-        Pass::WeakenRelease => locks::weaken_release(prog, seq, target),
-    }
-    Ok(())
+    (pass.def().run)(&Cx { prog, target }, seq)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The README's pass table and `all` list are the registry's.
+    #[test]
+    fn readme_lists_the_registry() {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let rows: Vec<&str> = readme
+            .lines()
+            .filter(|l| {
+                REGISTRY
+                    .iter()
+                    .any(|d| l.starts_with(&format!("| `{}` |", d.name)))
+            })
+            .collect();
+        let want: Vec<String> = REGISTRY
+            .iter()
+            .map(|d| format!("| `{}` | {} |", d.name, d.summary))
+            .collect();
+        assert_eq!(rows, want);
+        let names: Vec<&str> = all().iter().map(|p| p.name()).collect();
+        assert!(readme.contains(&format!("(default: `{}`)", names.join(","))));
+    }
 
     #[test]
     fn pass_lists() {
@@ -165,6 +230,18 @@ mod tests {
             vec![Pass::Fission, Pass::Fuse]
         );
         assert!(parse_list("bogus").is_err());
+        // Every registered name parses, `schedule` included (it once ran
+        // in `all` without being accepted by name).
+        for d in &REGISTRY {
+            assert_eq!(parse_list(d.name).unwrap(), vec![d.pass]);
+        }
+        assert_eq!(
+            parse_list("fission,schedule,place-barriers").unwrap(),
+            vec![Pass::Fission, Pass::Schedule, Pass::PlaceBarriers]
+        );
+        let all = all();
+        assert!(!all.contains(&Pass::NaiveBarriers));
+        assert_eq!(all.len(), REGISTRY.len() - 1);
         assert!(parse_list("place-barriers,naive-barriers").is_err());
     }
 }

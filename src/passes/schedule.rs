@@ -74,7 +74,12 @@ fn conflict(seq: &Seq, a: &Touch, b: &Touch) -> bool {
         })
 }
 
-pub fn run(prog: &Program, seq: &mut Seq, target: Target) {
+pub fn run(cx: &super::Cx, seq: &mut Seq) -> Result<(), crate::spec::diag::Diag> {
+    reorder(cx.prog, seq, cx.target);
+    Ok(())
+}
+
+fn reorder(prog: &Program, seq: &mut Seq, target: Target) {
     let n = seq.body.len();
     if !(2..=MAX_UNITS).contains(&n) || seq.edges.is_empty() {
         return;
