@@ -75,7 +75,7 @@ pub fn resolve<'p>(prog: &'p Program, opts: &Options) -> std::borrow::Cow<'p, Pr
 /// (a `--target` past the spec's `target` line, which check rejects).
 fn check_machine(prog: &Program, target: Target) -> Result<(), Diag> {
     match prog.machine_span {
-        Some(span) if !matches!(target, Target::Power64 | Target::Power64le) => Err(Diag::new(
+        Some(span) if !target.backend().has_machines() => Err(Diag::new(
             span,
             format!(
                 "`machine {}` is a POWER CPU: no code for {target}",

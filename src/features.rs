@@ -184,18 +184,11 @@ pub fn resolve<'p>(
 /// absent on `target` (an arm64 erratum never affects a POWER CPU): they
 /// become 0, so one spec can name the capabilities of several kernels.
 pub fn for_target(prog: &Program, target: crate::target::Target) -> std::borrow::Cow<'_, Program> {
-    use crate::target::Target;
     let foreign = |i: usize| {
         let Some(p) = prog.features[i].cap.as_deref().and_then(patching_of) else {
             return false;
         };
-        let native = match target {
-            Target::Aarch64 => p == Patching::Arm64Alternative,
-            Target::Power64 | Target::Power64le => {
-                matches!(p, Patching::PowerCpuFtr | Patching::PowerMmuFtr)
-            }
-            Target::X86_64 => false,
-        };
+        let native = target.backend().patches(p);
         !native
     };
     let mut out: Option<Program> = None;

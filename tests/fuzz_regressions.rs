@@ -8,12 +8,7 @@ use shootdown::spec::diag::render;
 use shootdown::{passes, Target};
 use std::time::{Duration, Instant};
 
-const TARGETS: [Target; 4] = [
-    Target::Power64,
-    Target::Power64le,
-    Target::Aarch64,
-    Target::X86_64,
-];
+const TARGETS: [Target; Target::ALL.len()] = Target::ALL;
 
 /// The fuzz target's body.
 fn pipeline(data: &[u8]) {

@@ -13,12 +13,7 @@ use std::process::Command;
 use support::*;
 
 const SPEC: &str = "examples/e6500_tcd_lock.inv";
-const ALL: [Target; 4] = [
-    Target::Power64,
-    Target::Power64le,
-    Target::Aarch64,
-    Target::X86_64,
-];
+const ALL: [Target; Target::ALL.len()] = Target::ALL;
 
 fn func<'a>(c: &'a shootdown::codegen::Compiled, name: &str) -> &'a MachFunc {
     c.funcs.iter().find(|f| f.symbol == name).unwrap()

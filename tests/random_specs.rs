@@ -31,12 +31,7 @@ use std::fmt::Write;
 
 const CASES: u32 = 80;
 
-const TARGETS: [Target; 4] = [
-    Target::Power64,
-    Target::Power64le,
-    Target::Aarch64,
-    Target::X86_64,
-];
+const TARGETS: [Target; Target::ALL.len()] = Target::ALL;
 
 #[derive(Clone, Debug)]
 struct DevPlan {

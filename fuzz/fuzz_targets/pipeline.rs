@@ -10,12 +10,7 @@ use shootdown::codegen::{Options, Style};
 use shootdown::spec::diag::render;
 use shootdown::{passes, Target};
 
-const TARGETS: [Target; 4] = [
-    Target::Power64,
-    Target::Power64le,
-    Target::Aarch64,
-    Target::X86_64,
-];
+const TARGETS: [Target; Target::ALL.len()] = Target::ALL;
 
 fuzz_target!(|data: &[u8]| {
     // Invalid UTF-8 is rejected by the CLI before the library; fuzz the

@@ -357,23 +357,16 @@ pub fn instance_counts(
     Ok(out)
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-pub enum TargetArg {
-    Power64,
-    Power64le,
-    Aarch64,
-    #[value(name = "x86_64")]
-    X86_64,
-}
+/// `--target`: the registered targets, by name.
+pub type TargetArg = Target;
 
-impl From<TargetArg> for Target {
-    fn from(t: TargetArg) -> Target {
-        match t {
-            TargetArg::Power64 => Target::Power64,
-            TargetArg::Power64le => Target::Power64le,
-            TargetArg::Aarch64 => Target::Aarch64,
-            TargetArg::X86_64 => Target::X86_64,
-        }
+impl ValueEnum for Target {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Target::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
     }
 }
 

@@ -2,7 +2,7 @@
 
 use crate::codegen::{Compiled, Options, Style};
 use crate::target::mach::MachFunc;
-use crate::target::{aarch64, power, x86_64, Target};
+use crate::target::Target;
 
 /// One function as the file templates see it.
 pub struct FuncView {
@@ -127,12 +127,10 @@ pub fn render_views(
         funcs: funcs.into_iter().map(|(f, _)| f).collect(),
         arch,
     };
-    let mut text = match target {
-        Target::Power64 | Target::Power64le => power::emit::render_file(target, &view),
-        Target::Aarch64 => aarch64::emit::render_file(&view),
-        Target::X86_64 => x86_64::emit::render_file(&view),
-    }
-    .unwrap_or_else(|e| format!("/* template error: {e} */\n"));
+    let mut text = target
+        .backend()
+        .render_file(&view)
+        .unwrap_or_else(|e| format!("/* template error: {e} */\n"));
     if !text.ends_with('\n') {
         text.push('\n');
     }

@@ -7,27 +7,7 @@ use capstone::prelude::*;
 use std::fmt::Write;
 
 pub fn disassembler(target: Target) -> Result<Capstone, String> {
-    let cs = match target {
-        Target::Power64 | Target::Power64le => Capstone::new()
-            .ppc()
-            .mode(arch::ppc::ArchMode::Mode64)
-            .endian(if target.big_endian() {
-                capstone::Endian::Big
-            } else {
-                capstone::Endian::Little
-            })
-            .build(),
-        Target::Aarch64 => Capstone::new()
-            .arm64()
-            .mode(arch::arm64::ArchMode::Arm)
-            .build(),
-        Target::X86_64 => Capstone::new()
-            .x86()
-            .mode(arch::x86::ArchMode::Mode64)
-            .syntax(arch::x86::ArchSyntax::Att)
-            .build(),
-    };
-    cs.map_err(|e| e.to_string())
+    target.backend().disassembler()
 }
 
 /// Capstone's text for each instruction offset of `bytes` (None where it
@@ -94,12 +74,9 @@ pub fn render(c: &Compiled) -> String {
 }
 
 fn insn_len(target: Target, f: &crate::target::mach::MachFunc, off: u32) -> usize {
-    match target {
-        Target::X86_64 => {
-            let next = f.insns().map(|l| l.offset).filter(|&o| o > off).min();
-            next.map(|n| (n - off) as usize)
-                .unwrap_or(f.bytes.len() - off as usize)
-        }
-        _ => 4,
-    }
+    target.backend().fixed_insn_len().unwrap_or_else(|| {
+        let next = f.insns().map(|l| l.offset).filter(|&o| o > off).min();
+        next.map(|n| (n - off) as usize)
+            .unwrap_or(f.bytes.len() - off as usize)
+    })
 }

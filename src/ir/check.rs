@@ -10,8 +10,6 @@ use crate::spec::diag::Diag;
 use crate::target::Machine;
 use rustc_hash::FxHashMap;
 
-pub const KNOWN_TARGETS: &[&str] = &["power64", "power64le", "aarch64", "x86_64"];
-
 /// Default code when a poll runs out of its bound: -ETIMEDOUT, as Linux
 /// drivers return.
 pub const DEFAULT_POLL_FAIL: i64 = -110;
@@ -47,10 +45,14 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
     }
     let mut targets = Vec::new();
     for t in &spec.targets {
-        if !KNOWN_TARGETS.contains(&t.name.as_str()) {
+        if crate::target::Target::from_name(&t.name).is_none() {
+            let names: Vec<&str> = crate::target::Target::ALL
+                .iter()
+                .map(|t| t.name())
+                .collect();
             return Err(Diag::new(t.span, format!("unknown target `{}`", t.name))
                 .label("not a target")
-                .help(format!("targets are {}", KNOWN_TARGETS.join(", "))));
+                .help(format!("targets are {}", names.join(", "))));
         }
         if targets.iter().any(|(n, _)| n == &t.name) {
             return Err(Diag::new(

@@ -3,9 +3,7 @@
 //! code; `--passes none`), plus a barrier before each reload of a location
 //! already read, then the early exits completed as the normal return.
 
-use super::locks::cheapest;
 use super::Cx;
-use crate::ir::order::Class;
 use crate::ir::{MemOp, MemRef, Origin, Seq, Stmt};
 use crate::spec::diag::Diag;
 use crate::target::{Machine, Target};
@@ -22,10 +20,7 @@ pub fn run(cx: &Cx, seq: &mut Seq) -> Result<(), Diag> {
 /// `esel_next` returning different values: "add memory barriers"). Only
 /// emitted where the target has one.
 fn reload_barriers(seq: &mut Seq, target: Target, machine: Machine) {
-    let Some(name) = (match target {
-        Target::X86_64 => None,
-        t => cheapest(t, machine, &[(Class::NormalLoad, Class::NormalLoad)]),
-    }) else {
+    let Some(name) = target.backend().reload_barrier(machine) else {
         return;
     };
     naive_block(&mut seq.body, name);

@@ -4,6 +4,7 @@
 //! (LIR -> instructions), and the file templates live in `templates/`.
 
 pub mod aarch64;
+pub mod backend;
 pub mod barriers;
 pub mod hweight;
 pub mod mach;
@@ -14,6 +15,7 @@ use crate::codegen::Style;
 use crate::ir::order::Class;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::Func;
+pub use backend::Backend;
 use mach::MachFunc;
 use std::fmt;
 
@@ -74,13 +76,19 @@ impl Target {
         Target::X86_64,
     ];
 
-    pub fn name(self) -> &'static str {
+    /// The registration point: the one place that names each target's
+    /// backend.
+    pub fn backend(self) -> &'static dyn Backend {
         match self {
-            Target::Power64 => "power64",
-            Target::Power64le => "power64le",
-            Target::Aarch64 => "aarch64",
-            Target::X86_64 => "x86_64",
+            Target::Power64 => &power::BE,
+            Target::Power64le => &power::LE,
+            Target::Aarch64 => &aarch64::BACKEND,
+            Target::X86_64 => &x86_64::BACKEND,
         }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.backend().name()
     }
 
     pub fn from_name(s: &str) -> Option<Target> {
@@ -88,26 +96,17 @@ impl Target {
     }
 
     pub fn big_endian(self) -> bool {
-        self == Target::Power64
+        self.backend().big_endian()
     }
 
     /// GNU triple prefix of the cross toolchain that reads our `.S`.
     pub fn triple(self) -> &'static str {
-        match self {
-            Target::Power64 => "powerpc64-linux-gnu",
-            Target::Power64le => "powerpc64le-linux-gnu",
-            Target::Aarch64 => "aarch64-linux-gnu",
-            Target::X86_64 => "x86_64-linux-gnu",
-        }
+        self.backend().triple()
     }
 
     /// Argument and allocatable registers of the target's ABI.
     pub fn regfile(self) -> &'static RegFile {
-        match self {
-            Target::Power64 | Target::Power64le => &power::lower::REGS,
-            Target::Aarch64 => &aarch64::lower::REGS,
-            Target::X86_64 => &x86_64::lower::REGS,
-        }
+        self.backend().regfile()
     }
 
     /// Lower an allocated LIR function to this target's machine code.
@@ -119,13 +118,7 @@ impl Target {
         style: Style,
         machine: Machine,
     ) -> Result<MachFunc, String> {
-        match self {
-            Target::Power64 | Target::Power64le => {
-                power::emit::codegen(f, alloc, self, symbol, style, machine)
-            }
-            Target::Aarch64 => aarch64::emit::codegen(f, alloc, symbol, style),
-            Target::X86_64 => x86_64::emit::codegen(f, alloc, symbol, style),
-        }
+        self.backend().codegen(f, alloc, symbol, style, machine)
     }
 
     /// Can this target lower the CPU invalidation `name` with `n` register
@@ -136,42 +129,38 @@ impl Target {
 
     /// [`Target::check_invalidate`] on a POWER `machine`.
     pub fn check_invalidate_on(self, m: Machine, name: &str, n: usize) -> Result<(), String> {
-        match self {
-            Target::Power64 | Target::Power64le => power::book3e::check_invalidate(m, name, n),
-            Target::Aarch64 => aarch64::lower::check_invalidate(name, n),
-            Target::X86_64 => x86_64::lower::check_invalidate(name, n),
-        }
+        self.backend().check_invalidate(m, name, n)
     }
 
     /// The barrier table of this target on `machine` (POWER Book III-E
     /// has its own; other targets ignore it).
     pub fn table(self, m: Machine) -> &'static [barriers::BarrierKind] {
-        match (self, m) {
-            (Target::Power64 | Target::Power64le, Machine::E6500) => power::book3e::TABLE,
-            _ => self.barriers(),
-        }
+        self.backend().table(m)
     }
 
     pub fn barriers(self) -> &'static [barriers::BarrierKind] {
-        match self {
-            Target::Power64 | Target::Power64le => power::barriers::TABLE,
-            Target::Aarch64 => aarch64::barriers::TABLE,
-            Target::X86_64 => x86_64::barriers::TABLE,
-        }
+        self.table(Machine::Book3s)
     }
 
     /// Does the memory model order `from` before `to` without any barrier?
     /// `same_strong_device`: both accesses go to one device instance mapped
     /// with the strong (default) attributes.
     pub fn orders_implicitly(self, from: Class, to: Class, same_strong_device: bool) -> bool {
-        match self {
-            Target::Power64 | Target::Power64le => {
-                power::barriers::implicit(from, to, same_strong_device)
-            }
-            Target::Aarch64 => aarch64::barriers::implicit(from, to, same_strong_device),
-            Target::X86_64 => x86_64::barriers::implicit(from, to, same_strong_device),
-        }
+        self.backend()
+            .orders_implicitly(from, to, same_strong_device)
     }
+}
+
+/// The cheapest barrier of `table` that orders every pair.
+pub fn cheapest(
+    table: &'static [barriers::BarrierKind],
+    pairs: &[(Class, Class)],
+) -> Option<&'static str> {
+    table
+        .iter()
+        .filter(|b| pairs.iter().all(|&(a, c)| b.covers(a, c)))
+        .min_by_key(|b| b.cost)
+        .map(|b| b.name)
 }
 
 impl fmt::Display for Target {

@@ -16,12 +16,7 @@ fn tool(target: Target, name: &str) -> String {
 
 /// Symbol of a function's first instruction in the object file.
 fn code_symbol(target: Target, symbol: &str) -> String {
-    match target {
-        // ELFv1: the global symbol names the .opd descriptor; code is at
-        // the dot symbol.
-        Target::Power64 => format!(".{symbol}"),
-        _ => symbol.to_string(),
-    }
+    target.backend().code_symbol(symbol)
 }
 
 pub fn gnu_as(c: &Compiled, text: &str, report: &mut Report) {
@@ -135,40 +130,7 @@ fn same_mnemonic(target: Target, ours: &str, theirs: &str) -> bool {
     if ours == theirs {
         return true;
     }
-    let aliases: &[(&str, &[&str])] = match target {
-        Target::Power64 | Target::Power64le => &[
-            ("rldicr", &["sldi", "clrrdi"]),
-            ("rldicl", &["srdi", "clrldi", "rotldi", "extrdi"]),
-            ("rldic", &["clrlsldi"]),
-            ("addi", &["li", "subi", "la"]),
-            ("addis", &["lis", "subis"]),
-            ("li", &["addi"]),
-            ("ori", &["nop"]),
-            ("or", &["mr"]),
-            ("mr", &["or"]),
-            ("nor", &["not"]),
-            ("subf", &["sub"]),
-            ("cmpdi", &["cmpdi"]),
-            ("sync", &["hwsync", "msync"]),
-            ("eieio", &["mbar"]),
-            ("cpabort", &["cp_abort"]),
-            // Book E names of the same words.
-            ("msync", &["sync"]),
-            ("mbar", &["eieio"]),
-        ],
-        Target::Aarch64 => &[
-            ("movz", &["mov"]),
-            ("movn", &["mov"]),
-            ("orr", &["mov"]),
-            ("ubfm", &["lsl", "lsr", "ubfiz", "ubfx"]),
-            ("ubfiz", &["lsl", "ubfx"]),
-            ("lsl", &["ubfiz", "lsr"]),
-            ("subs", &["cmp"]),
-            ("sub", &["neg"]),
-            ("orn", &["mvn"]),
-        ],
-        Target::X86_64 => &[],
-    };
+    let aliases = target.backend().capstone_aliases();
     if aliases
         .iter()
         .any(|(o, t)| *o == ours && t.contains(&theirs))
@@ -176,7 +138,7 @@ fn same_mnemonic(target: Target, ours: &str, theirs: &str) -> bool {
         return true;
     }
     // AT&T size suffixes: capstone prints `movq` for our `mov`.
-    target == Target::X86_64
+    target.backend().capstone_size_suffixes()
         && theirs.len() == ours.len() + 1
         && theirs.starts_with(ours)
         && theirs.ends_with(['b', 'w', 'l', 'q'])
@@ -186,8 +148,7 @@ fn same_mnemonic(target: Target, ours: &str, theirs: &str) -> bool {
 /// radix `tlbie`/`tlbiel` with nonzero RIC/PRS/R, `slbia` with an IH
 /// operand and Book III-E `tlbilx` are not decoded.
 fn known_gap(target: Target, mnemonic: &str) -> bool {
-    matches!(target, Target::Power64 | Target::Power64le)
-        && matches!(mnemonic, "tlbie" | "tlbiel" | "slbia" | "tlbilx")
+    target.backend().capstone_gap(mnemonic)
 }
 
 pub fn capstone(c: &Compiled, report: &mut Report) {

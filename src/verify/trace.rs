@@ -83,12 +83,7 @@ pub(crate) fn ptr_base(i: usize) -> u64 {
 const PTR_SPAN: u64 = super::interp::MAX_MEMORY;
 
 fn arch(t: Target) -> Arch {
-    match t {
-        Target::Power64 => Arch::Power64Be,
-        Target::Power64le => Arch::Power64Le,
-        Target::Aarch64 => Arch::Aarch64,
-        Target::X86_64 => Arch::X86_64,
-    }
+    t.backend().emu_arch()
 }
 
 fn to_bytes(v: u64, bytes: u32, endian: Endian) -> Vec<u8> {

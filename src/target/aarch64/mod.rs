@@ -4,3 +4,113 @@ pub mod barriers;
 pub mod emit;
 pub mod insn;
 pub mod lower;
+
+use super::backend::Backend;
+use super::barriers::BarrierKind;
+use super::mach::MachFunc;
+use super::Machine;
+use crate::codegen::Style;
+use crate::emit::asm::FileView;
+use crate::features::Patching;
+use crate::ir::order::Class;
+use crate::ir::ReleaseOrder;
+use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::Func;
+
+pub struct Aarch64;
+
+pub static BACKEND: Aarch64 = Aarch64;
+
+impl Backend for Aarch64 {
+    fn name(&self) -> &'static str {
+        "aarch64"
+    }
+
+    fn triple(&self) -> &'static str {
+        "aarch64-linux-gnu"
+    }
+
+    fn regfile(&self) -> &'static RegFile {
+        &lower::REGS
+    }
+
+    fn codegen(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        style: Style,
+        _machine: Machine,
+    ) -> Result<MachFunc, String> {
+        emit::codegen(f, alloc, symbol, style)
+    }
+
+    fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {
+        emit::render_file(v)
+    }
+
+    fn check_invalidate(&self, _machine: Machine, name: &str, n: usize) -> Result<(), String> {
+        lower::check_invalidate(name, n)
+    }
+
+    fn patches(&self, p: Patching) -> bool {
+        p == Patching::Arm64Alternative
+    }
+
+    fn table(&self, _machine: Machine) -> &'static [BarrierKind] {
+        barriers::TABLE
+    }
+
+    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool {
+        barriers::implicit(from, to, same_strong_device)
+    }
+
+    /// `stlr` orders every earlier explicit access, Device memory
+    /// included (Arm ARM B2.3.7; Linux arm64 has no `mmiowb` for this
+    /// reason): no barrier.
+    fn release_barrier(&self, _machine: Machine, _order: ReleaseOrder) -> Option<&'static str> {
+        None
+    }
+
+    /// Acquired with `ldaxr`.
+    fn acquire_barrier(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn reservation_window(&self, width: u32) -> String {
+        let a = match width {
+            8 => "b",
+            16 => "h",
+            _ => "",
+        };
+        format!("ldaxr{a}/stxr{a}")
+    }
+
+    fn disassembler(&self) -> Result<capstone::Capstone, String> {
+        use capstone::prelude::*;
+        Capstone::new()
+            .arm64()
+            .mode(arch::arm64::ArchMode::Arm)
+            .build()
+            .map_err(|e| e.to_string())
+    }
+
+    fn capstone_aliases(&self) -> &'static [(&'static str, &'static [&'static str])] {
+        &[
+            ("movz", &["mov"]),
+            ("movn", &["mov"]),
+            ("orr", &["mov"]),
+            ("ubfm", &["lsl", "lsr", "ubfiz", "ubfx"]),
+            ("ubfiz", &["lsl", "ubfx"]),
+            ("lsl", &["ubfiz", "lsr"]),
+            ("subs", &["cmp"]),
+            ("sub", &["neg"]),
+            ("orn", &["mvn"]),
+        ]
+    }
+
+    #[cfg(feature = "emu")]
+    fn emu_arch(&self) -> crate::emu::Arch {
+        crate::emu::Arch::Aarch64
+    }
+}

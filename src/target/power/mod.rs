@@ -6,3 +6,194 @@ pub mod emit;
 pub mod insn;
 pub mod lower;
 pub mod tlb;
+
+use super::backend::Backend;
+use super::barriers::BarrierKind;
+use super::mach::MachFunc;
+use super::{Machine, Target};
+use crate::codegen::Style;
+use crate::emit::asm::FileView;
+use crate::features::Patching;
+use crate::ir::order::Class;
+use crate::ir::ReleaseOrder;
+use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::Func;
+
+/// ppc64: `le` selects little-endian ELFv2, else big-endian ELFv1.
+pub struct Power {
+    pub le: bool,
+}
+
+pub static BE: Power = Power { le: false };
+pub static LE: Power = Power { le: true };
+
+impl Power {
+    fn target(&self) -> Target {
+        if self.le {
+            Target::Power64le
+        } else {
+            Target::Power64
+        }
+    }
+}
+
+impl Backend for Power {
+    fn name(&self) -> &'static str {
+        if self.le {
+            "power64le"
+        } else {
+            "power64"
+        }
+    }
+
+    fn triple(&self) -> &'static str {
+        if self.le {
+            "powerpc64le-linux-gnu"
+        } else {
+            "powerpc64-linux-gnu"
+        }
+    }
+
+    fn big_endian(&self) -> bool {
+        !self.le
+    }
+
+    fn regfile(&self) -> &'static RegFile {
+        &lower::REGS
+    }
+
+    fn codegen(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        style: Style,
+        machine: Machine,
+    ) -> Result<MachFunc, String> {
+        emit::codegen(f, alloc, self.target(), symbol, style, machine)
+    }
+
+    fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {
+        emit::render_file(self.target(), v)
+    }
+
+    fn has_machines(&self) -> bool {
+        true
+    }
+
+    fn check_invalidate(&self, machine: Machine, name: &str, n: usize) -> Result<(), String> {
+        book3e::check_invalidate(machine, name, n)
+    }
+
+    fn patches(&self, p: Patching) -> bool {
+        matches!(p, Patching::PowerCpuFtr | Patching::PowerMmuFtr)
+    }
+
+    fn table(&self, machine: Machine) -> &'static [BarrierKind] {
+        match machine {
+            Machine::E6500 => book3e::TABLE,
+            Machine::Book3s => barriers::TABLE,
+        }
+    }
+
+    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool {
+        barriers::implicit(from, to, same_strong_device)
+    }
+
+    /// A release is a plain store after `lwsync` (`sync` after device
+    /// accesses).
+    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<&'static str> {
+        let pairs: &[(Class, Class)] = match order {
+            ReleaseOrder::Full => &[
+                (Class::NormalLoad, Class::NormalStore),
+                (Class::NormalStore, Class::NormalStore),
+            ],
+            ReleaseOrder::StoresOnly => &[(Class::NormalStore, Class::NormalStore)],
+            ReleaseOrder::Device => &[
+                (Class::NormalLoad, Class::NormalStore),
+                (Class::NormalStore, Class::NormalStore),
+                (Class::DevLoad, Class::NormalStore),
+                (Class::DevStore, Class::NormalStore),
+            ],
+        };
+        super::cheapest(self.table(machine), pairs)
+    }
+
+    /// `isync` after the branch-dependent store-conditional (Book II
+    /// B.2.1.1, "Acquire Lock").
+    fn acquire_barrier(&self) -> Option<&'static str> {
+        Some("isync")
+    }
+
+    fn reservation_window(&self, width: u32) -> String {
+        let c = match width {
+            8 => "b",
+            16 => "h",
+            32 => "w",
+            _ => "d",
+        };
+        format!("l{c}arx/st{c}cx.")
+    }
+
+    /// ELFv1: the global symbol names the .opd descriptor; code is at the
+    /// dot symbol.
+    fn code_symbol(&self, symbol: &str) -> String {
+        if self.le {
+            symbol.to_string()
+        } else {
+            format!(".{symbol}")
+        }
+    }
+
+    fn disassembler(&self) -> Result<capstone::Capstone, String> {
+        use capstone::prelude::*;
+        Capstone::new()
+            .ppc()
+            .mode(arch::ppc::ArchMode::Mode64)
+            .endian(if self.le {
+                capstone::Endian::Little
+            } else {
+                capstone::Endian::Big
+            })
+            .build()
+            .map_err(|e| e.to_string())
+    }
+
+    fn capstone_aliases(&self) -> &'static [(&'static str, &'static [&'static str])] {
+        &[
+            ("rldicr", &["sldi", "clrrdi"]),
+            ("rldicl", &["srdi", "clrldi", "rotldi", "extrdi"]),
+            ("rldic", &["clrlsldi"]),
+            ("addi", &["li", "subi", "la"]),
+            ("addis", &["lis", "subis"]),
+            ("li", &["addi"]),
+            ("ori", &["nop"]),
+            ("or", &["mr"]),
+            ("mr", &["or"]),
+            ("nor", &["not"]),
+            ("subf", &["sub"]),
+            ("cmpdi", &["cmpdi"]),
+            ("sync", &["hwsync", "msync"]),
+            ("eieio", &["mbar"]),
+            ("cpabort", &["cp_abort"]),
+            // Book E names of the same words.
+            ("msync", &["sync"]),
+            ("mbar", &["eieio"]),
+        ]
+    }
+
+    /// Radix `tlbie`/`tlbiel` with nonzero RIC/PRS/R, `slbia` with an IH
+    /// operand and Book III-E `tlbilx` (tests/power_capstone.rs).
+    fn capstone_gap(&self, mnemonic: &str) -> bool {
+        matches!(mnemonic, "tlbie" | "tlbiel" | "slbia" | "tlbilx")
+    }
+
+    #[cfg(feature = "emu")]
+    fn emu_arch(&self) -> crate::emu::Arch {
+        if self.le {
+            crate::emu::Arch::Power64Le
+        } else {
+            crate::emu::Arch::Power64Be
+        }
+    }
+}

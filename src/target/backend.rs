@@ -1,0 +1,99 @@
+//! What a target provides, as one trait (cranelift's `MachBackend` is the
+//! model): its names and ABI, its memory model (barrier table, implicit
+//! orders, what locks need), its code generation and file template, and
+//! what the checks need to read its code back (disassembler, aliases,
+//! emulator). [`super::Target::backend`] is the one registration point;
+//! the rest of the crate asks the backend instead of matching on targets.
+
+use super::barriers::BarrierKind;
+use super::mach::MachFunc;
+use super::Machine;
+use crate::codegen::Style;
+use crate::emit::asm::FileView;
+use crate::features::Patching;
+use crate::ir::order::Class;
+use crate::ir::ReleaseOrder;
+use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::Func;
+
+pub trait Backend: Sync {
+    /// `--target` name.
+    fn name(&self) -> &'static str;
+    /// GNU triple prefix of the cross toolchain that reads our `.S`.
+    fn triple(&self) -> &'static str;
+    fn big_endian(&self) -> bool {
+        false
+    }
+    /// Argument and allocatable registers of the target's ABI.
+    fn regfile(&self) -> &'static RegFile;
+
+    /// Lower an allocated LIR function to this target's machine code.
+    fn codegen(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        style: Style,
+        machine: Machine,
+    ) -> Result<MachFunc, String>;
+    /// The `.S` file around the functions.
+    fn render_file(&self, v: &FileView) -> Result<String, askama::Error>;
+
+    /// Does this target have CPU families (`machine NAME`)?
+    fn has_machines(&self) -> bool {
+        false
+    }
+    /// Can this target lower the CPU invalidation `name` with `n` register
+    /// operands on `machine`? The error says why not.
+    fn check_invalidate(&self, machine: Machine, name: &str, n: usize) -> Result<(), String>;
+    /// Is a feature patched this way (`cap`) one this target's kernel
+    /// patches at boot?
+    fn patches(&self, p: Patching) -> bool;
+
+    /// The barrier table on `machine`.
+    fn table(&self, machine: Machine) -> &'static [BarrierKind];
+    /// Does the memory model order `from` before `to` without any barrier?
+    /// `same_strong_device`: both accesses go to one device instance mapped
+    /// with the strong (default) attributes.
+    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool;
+    /// The barrier (if any) a release of `order` needs before its store.
+    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<&'static str>;
+    /// The barrier after a lock is taken.
+    fn acquire_barrier(&self) -> Option<&'static str>;
+    /// How a reservation window of `width` bits is written, for notes.
+    fn reservation_window(&self, width: u32) -> String;
+    /// What `naive-barriers` puts before a reload of a location already
+    /// read: the cheapest load->load barrier, where the model needs one.
+    fn reload_barrier(&self, machine: Machine) -> Option<&'static str> {
+        super::cheapest(
+            self.table(machine),
+            &[(Class::NormalLoad, Class::NormalLoad)],
+        )
+    }
+
+    /// Symbol of a function's first instruction in the object file.
+    fn code_symbol(&self, symbol: &str) -> String {
+        symbol.to_string()
+    }
+    /// Capstone set up for this target's code.
+    fn disassembler(&self) -> Result<capstone::Capstone, String>;
+    /// Instruction length when fixed.
+    fn fixed_insn_len(&self) -> Option<usize> {
+        Some(4)
+    }
+    /// Our mnemonic and the aliases capstone may print for it.
+    fn capstone_aliases(&self) -> &'static [(&'static str, &'static [&'static str])] {
+        &[]
+    }
+    /// Does capstone print AT&T size suffixes (`movq` for our `mov`)?
+    fn capstone_size_suffixes(&self) -> bool {
+        false
+    }
+    /// Instructions capstone 0.14 does not decode (pinned in tests).
+    fn capstone_gap(&self, _mnemonic: &str) -> bool {
+        false
+    }
+    /// The emulator's architecture for this target's code.
+    #[cfg(feature = "emu")]
+    fn emu_arch(&self) -> crate::emu::Arch;
+}
