@@ -4,7 +4,8 @@
 # cmake + libclang for unicorn's bundled build (the `emu` feature), and for
 # the kernel tests (tests/kernel_tlb.rs, tests/kernel_tlb_power.rs) Debian's
 # kernel source, what a kernel build needs, qemu-system-aarch64 and
-# qemu-system-ppc64 (its skiboot.lid comes with qemu-system-data).
+# qemu-system-ppc64 (its skiboot.lid comes with qemu-system-data), and
+# qemu-system-x86_64 for the VT-d oracle (tests/vtd_qemu.rs).
 set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
