@@ -25,8 +25,10 @@
 //! (mnemonics from GNU objdump), the instructions the subject executed per
 //! case and that none of them is a fence. For the generated code: its
 //! whole per-case vtd trace equals the stand-in's (the status word's
-//! address normalised). Negative controls: six broken stand-ins must fail,
-//! each for its own reason. A missing tool is a failure
+//! address normalised). Every call goes through a trampoline that checks
+//! the SysV callee-saved registers. Negative controls: six broken
+//! stand-ins and one broken copy of the generated code must fail, each for
+//! its own reason. A missing tool is a failure
 //! (scripts/install-deps.sh installs them). See docs/vtd-qemu.md.
 
 use std::collections::BTreeMap;
@@ -778,31 +780,60 @@ fn control_status_address_off_fails() {
 }
 
 /// The code shootdown generates from examples/vtd_qi.inv (`--prefix sd_`:
-/// sd_qi_flush_iotlb, sd_qi_flush_context). With VTD_QEMU_SUBJECT=file.S
-/// the oracle runs that file instead.
+/// sd_qi_flush_iotlb, sd_qi_flush_context), generated once.
+fn generated() -> &'static Path {
+    static G: OnceLock<PathBuf> = OnceLock::new();
+    G.get_or_init(|| {
+        let spec = Path::new(ROOT).join("examples/vtd_qi.inv");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vtd-qemu-gen");
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = Command::new(env!("CARGO_BIN_EXE_shootdown"))
+            .arg("gen")
+            .arg(&spec)
+            .args(["--target", "x86_64", "--prefix", "sd_", "--out"])
+            .arg(&dir)
+            .output()
+            .expect("run shootdown gen");
+        assert!(
+            out.status.success(),
+            "shootdown gen {}: {}",
+            spec.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir.join("vtd_qi.x86_64.S")
+    })
+}
+
+/// The generated code with every `pop %r12` replaced by `add $8,%rsp`: the
+/// stack stays balanced and the return values right, but r12 (which the
+/// code uses) comes back clobbered. The harness calls every subject
+/// through sd_call_checked (start.S), which must notice.
+#[test]
+fn control_generated_clobbering_r12_fails() {
+    let text = std::fs::read_to_string(generated()).unwrap();
+    let n = text.matches("\tpop %r12\n").count();
+    assert!(n > 0, "no `pop %r12` in the generated code");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vtd-qemu-gen-r12");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mutant = dir.join("vtd_qi_r12.S");
+    std::fs::write(&mutant, text.replace("\tpop %r12\n", "\tadd $8,%rsp\n")).unwrap();
+    let run = run_oracle("ctl-r12", Some(&mutant), 0);
+    let v = verdict(&run, true);
+    report("ctl-r12", &run, &v);
+    assert!(
+        v.failures.iter().any(|f| f.contains("FAIL:callee-saved")),
+        "r12 clobbered ({n} epilogues), but not caught: {:#?}",
+        v.failures
+    );
+}
+
+/// The generated code against the oracle. With VTD_QEMU_SUBJECT=file.S the
+/// oracle runs that file instead.
 #[test]
 fn generated_qi_code_passes_qemu_vtd_oracle() {
     let subject = match std::env::var_os("VTD_QEMU_SUBJECT") {
         Some(s) => PathBuf::from(s),
-        None => {
-            let spec = Path::new(ROOT).join("examples/vtd_qi.inv");
-            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vtd-qemu-gen");
-            let _ = std::fs::remove_dir_all(&dir);
-            let out = Command::new(env!("CARGO_BIN_EXE_shootdown"))
-                .arg("gen")
-                .arg(&spec)
-                .args(["--target", "x86_64", "--prefix", "sd_", "--out"])
-                .arg(&dir)
-                .output()
-                .expect("run shootdown gen");
-            assert!(
-                out.status.success(),
-                "shootdown gen {}: {}",
-                spec.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            dir.join("vtd_qi.x86_64.S")
-        }
+        None => generated().to_path_buf(),
     };
     let run = run_oracle("generated", Some(&subject), 0);
     let v = verdict(&run, true);

@@ -33,6 +33,7 @@ long sd_qi_flush_context(void *dmar, unsigned long *qi_ring, unsigned long long 
 			 unsigned long long status_phys);
 
 void sd_exit(int status) __attribute__((noreturn));
+long sd_call_checked(void *fn, const unsigned long args[10], unsigned long *bad);
 
 #define DMAR_BASE 0xfed90000UL /* hw/i386/intel_iommu.c Q35_HOST_BRIDGE_IOMMU_ADDR */
 #define COM1 0x3f8
@@ -222,15 +223,27 @@ static const struct tcase cases[] = {
 	{"wrap", WRAP, 0x20, 0x60000000, 0x60000fff, 0, 0, 0, 0, 0, 140},
 };
 
+/* Every call goes through sd_call_checked (start.S): rbx, rbp, r12..r15
+ * and rsp must survive it (SysV callee-saved). */
+static u64 callee_saved_bad;
+
 static long call_one(const struct tcase *c, u64 start, u64 end)
 {
-	if (c->kind == CTX)
-		return sd_qi_flush_context((void *)DMAR_BASE, ring, QI_LOG2N, c->did, c->sid,
-					   c->fm, c->gran, (unsigned int *)&status_word,
-					   (u64)&status_word);
-	return sd_qi_flush_iotlb((void *)DMAR_BASE, ring, QI_LOG2N, c->did, start, end,
-				 cap & ~c->capclr, c->ih, (unsigned int *)&status_word,
-				 (u64)&status_word);
+	u64 bad = 0;
+	long ret;
+
+	if (c->kind == CTX) {
+		const unsigned long a[10] = {DMAR_BASE, (u64)ring, QI_LOG2N, c->did, c->sid, c->fm,
+					     c->gran, (u64)&status_word, (u64)&status_word, 0};
+		ret = sd_call_checked((void *)sd_qi_flush_context, a, &bad);
+	} else {
+		const unsigned long a[10] = {DMAR_BASE, (u64)ring, QI_LOG2N, c->did, start, end,
+					     cap & ~c->capclr, c->ih, (u64)&status_word,
+					     (u64)&status_word};
+		ret = sd_call_checked((void *)sd_qi_flush_iotlb, a, &bad);
+	}
+	callee_saved_bad += bad;
+	return ret;
 }
 
 /* One call: the checks after it (0 when all passed). */
@@ -238,7 +251,9 @@ static int check_call(u32 iqt0, long ret, const char **why)
 {
 	u32 iqt = rd32(DMAR_IQT_REG), iqh = rd32(DMAR_IQH_REG), fsts = rd32(DMAR_FSTS_REG);
 	*why = 0;
-	if (ret != 0)
+	if (callee_saved_bad)
+		*why = "callee-saved";
+	else if (ret != 0)
 		*why = "ret";
 	else if (iqh != iqt)
 		*why = "iqh!=iqt";
@@ -297,6 +312,7 @@ static void run_case(u32 id, const struct tcase *c)
 	kv("status", status_word);
 	kv("status_phys", (u64)&status_word);
 	kv("wrapped", wrapped);
+	kv("callee_saved_bad", callee_saved_bad);
 	puts_(" ret=");
 	putdec(ret);
 	if (bad) {

@@ -110,6 +110,88 @@ sd_exit:
     hlt
     jmp     5b
 
+/* long sd_call_checked(void *fn, const unsigned long args[10], unsigned long *bad):
+ * calls fn(args[0], ..., args[9]) (SysV: six in registers, four on the
+ * stack) with rbx and r12..r15 holding known values and counts in *bad
+ * those that differ afterwards, and whether rbp or rsp moved (the callee
+ * must preserve them all). */
+    .global sd_call_checked
+sd_call_checked:
+    push    %rbp
+    mov     %rsp, %rbp
+    push    %rbx
+    push    %r12
+    push    %r13
+    push    %r14
+    push    %r15
+    push    %rdx                    /* bad; rsp is 16-aligned here */
+    mov     %rsp, chk_rsp(%rip)
+    mov     %rbp, chk_rbp(%rip)
+    mov     %rdi, %r11
+    mov     %rsi, %r10
+    pushq   72(%r10)
+    pushq   64(%r10)
+    pushq   56(%r10)
+    pushq   48(%r10)
+    mov     (%r10), %rdi
+    mov     8(%r10), %rsi
+    mov     16(%r10), %rdx
+    mov     24(%r10), %rcx
+    mov     32(%r10), %r8
+    mov     40(%r10), %r9
+    movabs  $0x1b1b1b1b1b1b1b1b, %rbx
+    movabs  $0x1c1c1c1c1c1c1c1c, %r12
+    movabs  $0x1d1d1d1d1d1d1d1d, %r13
+    movabs  $0x1e1e1e1e1e1e1e1e, %r14
+    movabs  $0x1f1f1f1f1f1f1f1f, %r15
+    call    *%r11
+    add     $32, %rsp
+    xor     %ecx, %ecx
+    movabs  $0x1b1b1b1b1b1b1b1b, %rdx
+    cmp     %rdx, %rbx
+    setne   %dl
+    movzbl  %dl, %edx
+    add     %rdx, %rcx
+    movabs  $0x1c1c1c1c1c1c1c1c, %rdx
+    cmp     %rdx, %r12
+    setne   %dl
+    movzbl  %dl, %edx
+    add     %rdx, %rcx
+    movabs  $0x1d1d1d1d1d1d1d1d, %rdx
+    cmp     %rdx, %r13
+    setne   %dl
+    movzbl  %dl, %edx
+    add     %rdx, %rcx
+    movabs  $0x1e1e1e1e1e1e1e1e, %rdx
+    cmp     %rdx, %r14
+    setne   %dl
+    movzbl  %dl, %edx
+    add     %rdx, %rcx
+    movabs  $0x1f1f1f1f1f1f1f1f, %rdx
+    cmp     %rdx, %r15
+    setne   %dl
+    movzbl  %dl, %edx
+    add     %rdx, %rcx
+    cmp     chk_rbp(%rip), %rbp
+    setne   %dl
+    movzbl  %dl, %edx
+    add     %rdx, %rcx
+    cmp     chk_rsp(%rip), %rsp
+    setne   %dl
+    movzbl  %dl, %edx
+    add     %rdx, %rcx
+    mov     chk_rsp(%rip), %rsp
+    mov     chk_rbp(%rip), %rbp
+    pop     %rdx
+    mov     %rcx, (%rdx)
+    pop     %r15
+    pop     %r14
+    pop     %r13
+    pop     %r12
+    pop     %rbx
+    pop     %rbp
+    ret
+
 /* Exceptions 0..31: push a dummy error code where the CPU pushes none,
  * then the vector, and report through harness_exception(vector, error,
  * rip, cr2), which exits with 3. */
@@ -186,3 +268,8 @@ pd:
     .skip   4 * 4096
 idt:
     .skip   32 * 16
+    .balign 8
+chk_rsp:
+    .skip   8
+chk_rbp:
+    .skip   8
