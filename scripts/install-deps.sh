@@ -4,7 +4,8 @@
 # cmake + libclang for unicorn's bundled build (the `emu` feature), and for
 # the kernel tests (tests/kernel_tlb.rs, tests/kernel_tlb_power.rs) Debian's
 # kernel source, what a kernel build needs, qemu-system-aarch64 and
-# qemu-system-ppc64 (its skiboot.lid comes with qemu-system-data).
+# qemu-system-ppc64 (its skiboot.lid comes with qemu-system-data), and
+# qemu-system-x86_64 for the VT-d oracle (tests/vtd_qemu.rs).
 set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -12,7 +13,7 @@ PKGS="binutils-powerpc64le-linux-gnu binutils-powerpc64-linux-gnu binutils-aarch
 gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-aarch64-linux-gnu g++ \
 libc6-dev-ppc64el-cross libc6-dev-ppc64-cross libc6-dev-arm64-cross \
 qemu-user cmake libclang-dev \
-linux-source-6.1 flex bison bc libssl-dev libelf-dev make xz-utils qemu-system-arm qemu-system-ppc"
+linux-source-6.1 flex bison bc libssl-dev libelf-dev make xz-utils qemu-system-arm qemu-system-ppc qemu-system-x86"
 missing=""
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
