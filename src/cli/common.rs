@@ -4,7 +4,7 @@
 use crate::codegen::{Options, Style};
 use crate::passes;
 use crate::spec::diag::{render, Diag, Span};
-use crate::Target;
+pub use crate::Target;
 use clap::ValueEnum;
 use std::io::Write;
 use std::path::Path;
@@ -286,9 +286,9 @@ pub fn check_pins(
 
 /// The target a single-target verb uses: `--target`, else the first of
 /// the spec's `target` line, else power64 (as `gen` chooses).
-pub fn target_for(t: Option<TargetArg>, src: &str) -> Target {
+pub fn target_for(t: Option<Target>, src: &str) -> Target {
     if let Some(t) = t {
-        return t.into();
+        return t;
     }
     crate::spec::parser::parse(&crate::spec::diag::unix_breaks(src))
         .ok()
@@ -358,8 +358,6 @@ pub fn instance_counts(
 }
 
 /// `--target`: the registered targets, by name.
-pub type TargetArg = Target;
-
 impl ValueEnum for Target {
     fn value_variants<'a>() -> &'a [Self] {
         &Target::ALL

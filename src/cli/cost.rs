@@ -15,7 +15,7 @@ pub struct Args {
     seq: Option<String>,
     /// Target (default: the first of the spec's `target` line, else power64).
     #[arg(long, value_enum)]
-    target: Option<TargetArg>,
+    target: Option<Target>,
     /// Request sizes, comma-separated.
     #[arg(long, value_parser = sizes)]
     sizes: Option<Sizes>,

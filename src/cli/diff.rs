@@ -12,7 +12,7 @@ pub struct Args {
     seq: Option<String>,
     /// Target (default: the first of the spec's `target` line, else power64).
     #[arg(long, value_enum)]
-    target: Option<TargetArg>,
+    target: Option<Target>,
     #[arg(long, default_value = "none", value_parser = pass_list)]
     passes_a: PassList,
     #[arg(long, default_value = "all", value_parser = pass_list)]

@@ -26,7 +26,7 @@ pub struct Args {
     specs: Vec<PathBuf>,
     /// Targets (default: the spec's `target` line, else power64).
     #[arg(long, value_enum)]
-    target: Vec<TargetArg>,
+    target: Vec<Target>,
     #[arg(long, default_value = "generated")]
     out: PathBuf,
     /// Write nothing; exit 1 and list the files that would change.
@@ -42,7 +42,7 @@ pub struct Args {
 
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     let opts = options(&a.code);
-    let targets: Vec<Target> = a.target.into_iter().map(Target::from).collect();
+    let targets: Vec<Target> = a.target;
     let mut planned = Vec::new();
     let mut deps = Vec::new();
     let mut progs = Vec::new();

@@ -22,7 +22,7 @@ pub struct Args {
     stage: StageArg,
     /// Target (default: the first of the spec's `target` line, else power64).
     #[arg(long, value_enum)]
-    target: Option<TargetArg>,
+    target: Option<Target>,
     #[command(flatten)]
     code: CodeOpts,
 }

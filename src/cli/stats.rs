@@ -8,7 +8,7 @@ pub struct Args {
     spec: PathBuf,
     /// Target (default: the first of the spec's `target` line, else power64).
     #[arg(long, value_enum)]
-    target: Option<TargetArg>,
+    target: Option<Target>,
     #[arg(long)]
     json: bool,
     #[command(flatten)]

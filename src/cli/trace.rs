@@ -19,7 +19,7 @@ pub struct Args {
     spec: PathBuf,
     /// Target (default: the first of the spec's `target` line, else power64).
     #[arg(long, value_enum)]
-    target: Option<TargetArg>,
+    target: Option<Target>,
     #[arg(long)]
     seq: String,
     /// Instances of every run-time device set (default 1; at most the

@@ -11,7 +11,7 @@ pub struct Args {
     specs: Vec<PathBuf>,
     /// Targets (default: each spec's `target` line).
     #[arg(long, value_enum)]
-    target: Vec<TargetArg>,
+    target: Vec<Target>,
     #[command(flatten)]
     code: CodeOpts,
 }
@@ -26,7 +26,7 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         let targets: Vec<Target> = if a.target.is_empty() {
             output::default_targets(&prog)
         } else {
-            a.target.iter().map(|&t| t.into()).collect()
+            a.target.clone()
         };
         let r = crate::verify::verify(&name, &src, &targets, &opts)
             .map_err(|d| report(io, &name, &src, &d))?;
