@@ -5,6 +5,8 @@
 
 #[path = "aarch64_common/mod.rs"]
 mod common;
+#[path = "support/encodings.rs"]
+mod table;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -83,8 +85,9 @@ fn source_of(insns: &[Insn]) -> String {
     s
 }
 
-/// Compares word by word so a failure names the instruction.
-fn check_against_gas(insns: &[Insn]) -> usize {
+/// Compares word by word so a failure names the instruction, then checks
+/// (or, blessing, writes) `section` of the encoding table `aarch64`.
+fn check_against_gas(insns: &[Insn], section: &str) -> usize {
     let ours = assemble(insns).expect("assemble");
     let theirs = gas(&source_of(insns));
     let mut diffs = Vec::new();
@@ -117,6 +120,11 @@ fn check_against_gas(insns: &[Insn]) -> usize {
     );
     assert_eq!(ours.bytes.len(), theirs.len(), "total length");
     assert_eq!(ours.bytes, theirs);
+    table::oracle(
+        "aarch64",
+        section,
+        table::entries(texts(insns), &theirs, &ours.offsets),
+    );
     words
 }
 
@@ -222,7 +230,7 @@ fn corpus_covers_every_variant_and_enum_value() {
 #[test]
 fn all_forms_match_gnu_as() {
     let f = forms();
-    let words = check_against_gas(&f);
+    let words = check_against_gas(&f, "forms");
     eprintln!("gnu_as: {words} instruction words byte-identical to GNU as");
     assert!(words > 900, "corpus unexpectedly small: {words}");
 }
@@ -252,18 +260,11 @@ fn encode_one_matches_assemble() {
 
 #[test]
 fn offsets_follow_labels() {
-    let f = vec![
-        Insn::Label(7),
-        Insn::Nop,
-        Insn::Label(8),
-        Insn::Label(9),
-        Insn::B { target: 7 },
-        Insn::Ret,
-    ];
+    let f = label_offsets();
     let a = assemble(&f).unwrap();
     assert_eq!(a.offsets, vec![0, 0, 4, 4, 4, 8]);
     assert_eq!(a.bytes.len(), 12);
-    check_against_gas(&f);
+    check_against_gas(&f, "labels");
 }
 
 /// Conditional branches at the exact ends of their +-1 MiB range (imm19),
@@ -271,21 +272,10 @@ fn offsets_follow_labels() {
 /// rejected with the index of the branch.
 #[test]
 fn cond_branch_range_limits() {
-    let pad = (1usize << 18) - 1; // words between branch and target: disp = 2^20 - 4
-    let mut f = vec![Insn::Cbz { rt: 3, target: 1 }];
-    f.extend(std::iter::repeat_n(Insn::Nop, pad - 1));
-    f.push(Insn::Label(1));
-    f.push(Insn::Label(2)); // backward target at offset 2^20 - 4
-    f.push(Insn::Nop);
-    // backward displacement -2^20: branch at offset (2^20 - 4) + 2^20
-    f.extend(std::iter::repeat_n(Insn::Nop, (1 << 18) - 1));
-    f.push(Insn::BCond {
-        cond: Cond::Ne,
-        target: 2,
-    });
+    let f = cond_branch_limits();
     let a = assemble(&f).unwrap();
     assert_eq!(a.offsets[0], 0);
-    check_against_gas(&f);
+    check_against_gas(&f, "branch-limits");
 
     // One word further in each direction.
     let mut g = f.clone();

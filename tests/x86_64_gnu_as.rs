@@ -2,31 +2,19 @@
 //! the resulting .text bytes must equal the bytes produced by iced.  These
 //! tests FAIL (not skip) when `as`/`objcopy`/`objdump` are missing.
 
+#[path = "x86_64_common/mod.rs"]
+mod common;
+#[path = "support/encodings.rs"]
+mod table;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use shootdown::target::x86_64::insn::*;
 
-const ALL_SIZES: [Size; 4] = [Size::B, Size::W, Size::D, Size::Q];
-const ALL_CONDS: [Cond; 12] = [
-    Cond::E,
-    Cond::Ne,
-    Cond::B,
-    Cond::Ae,
-    Cond::A,
-    Cond::Be,
-    Cond::L,
-    Cond::Ge,
-    Cond::G,
-    Cond::Le,
-    Cond::S,
-    Cond::Ns,
-];
-
-fn name(l: Label) -> String {
-    format!(".Lt{l}")
-}
+use common::*;
+use table::hex;
 
 fn workdir() -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
@@ -82,15 +70,8 @@ fn gnu_as(src: &str) -> (Vec<u8>, String) {
     (bytes, dis)
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter()
-        .map(|x| format!("{x:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Structural checks on `Assembled`, then byte-compare against GNU as.
-fn check(insns: &[Insn]) -> (Assembled, String) {
+fn check(insns: &[Insn], section: &str) -> (Assembled, String) {
     let a = assemble(insns, &name).unwrap_or_else(|e| panic!("assemble failed: {e}"));
     assert_eq!(a.offsets.len(), insns.len());
     assert_eq!(a.text.len(), insns.len());
@@ -139,6 +120,11 @@ fn check(insns: &[Insn]) -> (Assembled, String) {
         }
         panic!("{msg}");
     }
+    table::oracle(
+        "x86_64",
+        section,
+        table::entries(texts(insns, &a), &gas, &a.offsets),
+    );
     (a, dis)
 }
 
@@ -146,109 +132,23 @@ fn check(insns: &[Insn]) -> (Assembled, String) {
 
 #[test]
 fn reg_reg_all_pairs() {
-    let mut v = Vec::new();
-    for rd in 0..16 {
-        for rs in 0..16 {
-            v.push(Insn::MovReg { rd, rs });
-            v.push(Insn::Or { rd, rs });
-            v.push(Insn::And { rd, rs });
-            v.push(Insn::Xor { rd, rs });
-            v.push(Insn::Add { rd, rs });
-            v.push(Insn::Sub { rd, rs });
-            v.push(Insn::Imul { rd, rs });
-            v.push(Insn::CmpReg { ra: rd, rb: rs });
-            v.push(Insn::Test { ra: rd, rb: rs });
-            v.push(Insn::Bsr { rd, rs });
-            v.push(Insn::Bsf { rd, rs });
-            v.push(Insn::Cmove { rd, rs });
-        }
-    }
-    check(&v);
+    check(&common::reg_reg_all_pairs(), "reg-reg");
 }
 
 #[test]
 fn single_reg_ops() {
-    let mut v = Vec::new();
-    for rd in 0..16 {
-        v.push(Insn::Bswap { size: Size::D, rd });
-        v.push(Insn::Bswap { size: Size::Q, rd });
-        v.push(Insn::Rol16 { rd });
-        v.push(Insn::Not { rd });
-        v.push(Insn::Neg { rd });
-        v.push(Insn::ShlCl { rd });
-        v.push(Insn::ShrCl { rd });
-        for sh in [0, 1, 2, 7, 8, 31, 32, 63] {
-            v.push(Insn::ShlImm { rd, sh });
-            v.push(Insn::ShrImm { rd, sh });
-        }
-        v.push(Insn::Invlpg { base: rd });
-        v.push(Insn::Clflush { base: rd });
-    }
-    check(&v);
+    check(&common::single_reg_ops(), "single-reg");
 }
 
 #[test]
 fn immediates() {
-    let imms = [
-        0,
-        1,
-        -1,
-        2,
-        127,
-        128,
-        -128,
-        -129,
-        255,
-        256,
-        0x1000,
-        -4096,
-        0x7fff_ffff,
-        i32::MIN,
-        i32::MIN + 1,
-        0x1234_5678,
-    ];
-    let mut v = Vec::new();
-    for rd in 0..16 {
-        for imm in imms {
-            v.push(Insn::OrImm { rd, imm });
-            v.push(Insn::AndImm { rd, imm });
-            v.push(Insn::AddImm { rd, imm });
-            v.push(Insn::SubImm { rd, imm });
-            v.push(Insn::XorImm { rd, imm });
-            v.push(Insn::CmpImm { ra: rd, imm });
-            v.push(Insn::TestImm { ra: rd, imm });
-        }
-    }
-    check(&v);
+    check(&common::immediates(), "imm");
 }
 
 #[test]
 fn mov_imm_boundaries() {
-    let imms: [u64; 16] = [
-        0,
-        1,
-        0x7f,
-        0x80,
-        0x7fff_ffff,
-        0x8000_0000,
-        u32::MAX as u64,
-        u32::MAX as u64 + 1,
-        i32::MIN as i64 as u64,
-        (i32::MIN as i64 - 1) as u64,
-        -1i64 as u64,
-        u64::MAX - 1,
-        0x1234_5678_9abc_def0,
-        i64::MIN as u64,
-        i64::MAX as u64,
-        0xffff_ffff_0000_0000,
-    ];
-    let mut v = Vec::new();
-    for rd in 0..16 {
-        for imm in imms {
-            v.push(Insn::MovImm { rd, imm });
-        }
-    }
-    let (a, _) = check(&v);
+    let v = common::mov_imm_boundaries();
+    let (a, _) = check(&v, "mov-imm");
     // Expected lengths per form: mov r32 (5/6), mov r64 simm32 (7), movabs (10).
     for (i, insn) in v.iter().enumerate() {
         let Insn::MovImm { rd, imm } = *insn else {
@@ -272,177 +172,20 @@ fn mov_imm_boundaries() {
     }
 }
 
-const DISPS: [i32; 11] = [
-    0,
-    1,
-    8,
-    -8,
-    127,
-    128,
-    -128,
-    -129,
-    0x1234_5678,
-    i32::MIN,
-    i32::MAX,
-];
-
-fn indexes() -> Vec<Option<(Reg, u8)>> {
-    vec![
-        None,
-        Some((0, 1)),
-        Some((1, 2)),
-        Some((5, 4)),
-        Some((8, 8)),
-        Some((12, 1)),
-        Some((13, 2)),
-        Some((15, 8)),
-    ]
-}
-
 #[test]
 fn loads_and_stores() {
-    let mut v = Vec::new();
-    for size in ALL_SIZES {
-        for base in 0..16 {
-            for index in indexes() {
-                for disp in DISPS {
-                    let r = (base as u32 + 3 + disp.unsigned_abs()) as u8 % 16;
-                    v.push(Insn::Store {
-                        size,
-                        base,
-                        index,
-                        disp,
-                        src: r,
-                    });
-                    v.push(Insn::Load {
-                        size,
-                        rd: r,
-                        base,
-                        index,
-                        disp,
-                    });
-                }
-            }
-        }
-        // Every data register with every size (byte regs spl..dil need REX).
-        for r in 0..16 {
-            v.push(Insn::Store {
-                size,
-                base: 7,
-                index: None,
-                disp: 4,
-                src: r,
-            });
-            v.push(Insn::Load {
-                size,
-                rd: r,
-                base: 6,
-                index: Some((2, 4)),
-                disp: -4,
-            });
-        }
-    }
-    check(&v);
+    check(&common::loads_and_stores(), "mem");
 }
 
 #[test]
 fn atomics_fences_misc() {
-    let mut v = vec![
-        Insn::Ret,
-        Insn::Pause,
-        Insn::Nop,
-        Insn::Sfence,
-        Insn::Lfence,
-        Insn::Mfence,
-    ];
-    for size in ALL_SIZES {
-        for base in 0..16 {
-            for disp in DISPS {
-                for src in [0, 1, 4, 5, 6, 7, 8, 12, 13, 15] {
-                    v.push(Insn::LockCmpxchg {
-                        size,
-                        base,
-                        disp,
-                        src,
-                    });
-                    v.push(Insn::Xchg {
-                        size,
-                        base,
-                        disp,
-                        src,
-                    });
-                }
-            }
-        }
-    }
-    check(&v);
-}
-
-fn nops(v: &mut Vec<Insn>, n: usize) {
-    v.extend(std::iter::repeat_n(Insn::Nop, n));
+    check(&common::atomics_fences_misc(), "atomics");
 }
 
 #[test]
 fn branches_near_and_far() {
-    let mut v = Vec::new();
-    let mut l = 0;
-    // Forward and backward, all conditions, padding around the rel8 limit.
-    for (k, pad) in [
-        0usize, 1, 100, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 200, 1000,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let cond = ALL_CONDS[k % ALL_CONDS.len()];
-        // forward jcc + forward jmp to the same label
-        l += 1;
-        v.push(Insn::Jcc { cond, target: l });
-        nops(&mut v, pad);
-        v.push(Insn::Label(l));
-        l += 1;
-        v.push(Insn::Jmp { target: l });
-        nops(&mut v, pad);
-        v.push(Insn::Label(l));
-        // backward jcc + backward jmp
-        l += 1;
-        v.push(Insn::Label(l));
-        nops(&mut v, pad);
-        v.push(Insn::Jcc { cond, target: l });
-        l += 1;
-        v.push(Insn::Label(l));
-        nops(&mut v, pad);
-        v.push(Insn::Jmp { target: l });
-    }
-    // Every condition, both directions, short and long.
-    for cond in ALL_CONDS {
-        l += 1;
-        v.push(Insn::Label(l));
-        v.push(Insn::Jcc { cond, target: l });
-        nops(&mut v, 300);
-        v.push(Insn::Jcc { cond, target: l });
-        l += 1;
-        v.push(Insn::Jcc { cond, target: l });
-        nops(&mut v, 300);
-        v.push(Insn::Label(l));
-    }
-    // Jump to self, several labels at one spot, label at the very end.
-    l += 1;
-    v.push(Insn::Label(l));
-    v.push(Insn::Jmp { target: l });
-    v.push(Insn::Label(l + 1));
-    v.push(Insn::Label(l + 2));
-    v.push(Insn::Jcc {
-        cond: Cond::E,
-        target: l + 1,
-    });
-    v.push(Insn::Jcc {
-        cond: Cond::Ne,
-        target: l + 2,
-    });
-    v.push(Insn::Jmp { target: l + 3 });
-    v.push(Insn::Label(l + 3));
-    v.push(Insn::Label(l + 4));
-    let (a, _) = check(&v);
+    let v = common::branches_near_and_far();
+    let (a, _) = check(&v, "branches");
     let end = v.len() - 1;
     assert_eq!(a.offsets[end] as usize, a.bytes.len());
     assert_eq!(a.offsets[end - 1] as usize, a.bytes.len());
@@ -453,26 +196,9 @@ fn branches_near_and_far() {
 /// (shrink-from-long) stays at long/long.  Our relaxation must match as.
 #[test]
 fn mutually_dependent_branches() {
-    for jcc in [false, true] {
-        let jump = |target| {
-            if jcc {
-                Insn::Jcc {
-                    cond: Cond::Ne,
-                    target,
-                }
-            } else {
-                Insn::Jmp { target }
-            }
-        };
-        let mut v = vec![Insn::Label(1)];
-        nops(&mut v, 64); // a
-        v.push(jump(2)); // A: forward over B
-        nops(&mut v, 60); // b
-        v.push(jump(1)); // B: backward over A  (-(64+2+60+2) = -128)
-        nops(&mut v, 65); // c: A disp = 60 + 2 + 65 = 127
-        v.push(Insn::Label(2));
-        v.push(Insn::Ret);
-        let (a, _) = check(&v);
+    for (jcc, section) in [(false, "mutual-jmp"), (true, "mutual-jcc")] {
+        let v = common::mutually_dependent(jcc);
+        let (a, _) = check(&v, section);
         assert_eq!(a.bytes.len(), 64 + 2 + 60 + 2 + 65 + 1, "both jumps short");
     }
 }
@@ -480,98 +206,8 @@ fn mutually_dependent_branches() {
 /// Independent check of the mnemonics with objdump's disassembler.
 #[test]
 fn objdump_mnemonics() {
-    let mut v = vec![Insn::Label(1)];
-    for (i, cond) in ALL_CONDS.into_iter().enumerate() {
-        v.push(Insn::Jcc { cond, target: 1 });
-        v.push(Insn::MovImm {
-            rd: i as u8,
-            imm: [
-                0,
-                u32::MAX as u64,
-                i32::MIN as i64 as u64,
-                u64::MAX,
-                1 << 40,
-            ][i % 5],
-        });
-    }
-    for size in ALL_SIZES {
-        v.push(Insn::Load {
-            size,
-            rd: 1,
-            base: 12,
-            index: Some((13, 8)),
-            disp: -1,
-        });
-        v.push(Insn::Store {
-            size,
-            base: 13,
-            index: None,
-            disp: 0,
-            src: 6,
-        });
-        v.push(Insn::LockCmpxchg {
-            size,
-            base: 4,
-            disp: 8,
-            src: 9,
-        });
-        v.push(Insn::Xchg {
-            size,
-            base: 5,
-            disp: 0,
-            src: 2,
-        });
-    }
-    v.extend([
-        Insn::Bswap {
-            size: Size::D,
-            rd: 3,
-        },
-        Insn::Bswap {
-            size: Size::Q,
-            rd: 11,
-        },
-        Insn::Rol16 { rd: 2 },
-        Insn::Or { rd: 1, rs: 2 },
-        Insn::And { rd: 1, rs: 2 },
-        Insn::Xor { rd: 1, rs: 2 },
-        Insn::Add { rd: 1, rs: 2 },
-        Insn::Sub { rd: 1, rs: 2 },
-        Insn::Imul { rd: 1, rs: 2 },
-        Insn::OrImm { rd: 0, imm: 0x100 },
-        Insn::AndImm { rd: 3, imm: -8 },
-        Insn::AddImm { rd: 3, imm: 1 },
-        Insn::SubImm { rd: 3, imm: 1000 },
-        Insn::XorImm { rd: 0, imm: 63 },
-        Insn::XorImm {
-            rd: 11,
-            imm: 0x1000,
-        },
-        Insn::Bsr { rd: 1, rs: 11 },
-        Insn::Bsf { rd: 11, rs: 2 },
-        Insn::Cmove { rd: 7, rs: 11 },
-        Insn::ShlImm { rd: 4, sh: 1 },
-        Insn::ShrImm { rd: 4, sh: 12 },
-        Insn::ShlCl { rd: 5 },
-        Insn::ShrCl { rd: 5 },
-        Insn::Not { rd: 6 },
-        Insn::Neg { rd: 6 },
-        Insn::CmpReg { ra: 1, rb: 2 },
-        Insn::CmpImm { ra: 1, imm: 5 },
-        Insn::Test { ra: 1, rb: 2 },
-        Insn::TestImm { ra: 0, imm: 1 },
-        Insn::Pause,
-        Insn::Nop,
-        Insn::Sfence,
-        Insn::Lfence,
-        Insn::Mfence,
-        Insn::Invlpg { base: 13 },
-        Insn::Clflush { base: 12 },
-        Insn::Jmp { target: 2 },
-        Insn::Ret,
-        Insn::Label(2),
-    ]);
-    let (a, dis) = check(&v);
+    let v = common::mnemonic_sample();
+    let (a, dis) = check(&v, "mnemonics");
     // Parse "   1f:\tmnemonic operands" lines into offset -> first word(s).
     let mut at = std::collections::HashMap::new();
     for line in dis.lines() {

@@ -285,3 +285,48 @@ pub fn forms() -> Vec<Insn> {
     v.push(Insn::Ret);
     v
 }
+
+/// Labels before, between and after instructions, two at one offset.
+pub fn label_offsets() -> Vec<Insn> {
+    vec![
+        Insn::Label(7),
+        Insn::Nop,
+        Insn::Label(8),
+        Insn::Label(9),
+        Insn::B { target: 7 },
+        Insn::Ret,
+    ]
+}
+
+/// Conditional branches at the exact ends of their +-1 MiB range (imm19),
+/// forward (cbz, disp 2^20 - 4) and backward (b.ne, disp -2^20).
+pub fn cond_branch_limits() -> Vec<Insn> {
+    let pad = (1usize << 18) - 1; // words between branch and target: disp = 2^20 - 4
+    let mut f = vec![Insn::Cbz { rt: 3, target: 1 }];
+    f.extend(std::iter::repeat_n(Insn::Nop, pad - 1));
+    f.push(Insn::Label(1));
+    f.push(Insn::Label(2)); // backward target at offset 2^20 - 4
+    f.push(Insn::Nop);
+    // backward displacement -2^20: branch at offset (2^20 - 4) + 2^20
+    f.extend(std::iter::repeat_n(Insn::Nop, (1 << 18) - 1));
+    f.push(Insn::BCond {
+        cond: Cond::Ne,
+        target: 2,
+    });
+    f
+}
+
+/// Our text for every entry (`name:` for a label).
+pub fn texts(insns: &[Insn]) -> Vec<String> {
+    insns.iter().map(|i| i.text(&label_name)).collect()
+}
+
+/// The sections of the encoding table `aarch64`: the corpus of each GNU as
+/// check, by the name that check passes.
+pub fn table_sections() -> Vec<(&'static str, Vec<Insn>)> {
+    vec![
+        ("forms", forms()),
+        ("labels", label_offsets()),
+        ("branch-limits", cond_branch_limits()),
+    ]
+}

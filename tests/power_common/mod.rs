@@ -1,7 +1,7 @@
 //! Shared instruction corpus for the external-oracle tests (gnu_as, capstone).
 #![allow(dead_code)] // each test binary uses a subset
 
-use shootdown::target::power::insn::{Cond, Insn, Label};
+use shootdown::target::power::insn::{Cond, Insn, Label, RegStyle};
 
 /// Register triples: edge registers 0 and 31 in every slot, plus mixed ones
 /// so that swapped fields (e.g. RS vs RA in X-form logicals) are caught.
@@ -241,4 +241,34 @@ pub fn book3e_corpus() -> Vec<Insn> {
         Blr,
     ]);
     v
+}
+
+/// Linux-style stack argument loads (the ninth to the 29th argument) at
+/// the ELFv2 displacements, checked under the kernel's ELFv2 `STK_PARAM`.
+pub fn stk_param_elfv2() -> Vec<Insn> {
+    (11..=31)
+        .map(|param| Insn::LdArg {
+            rt: 9,
+            d: elfv2_param_slot(param),
+            param,
+        })
+        .collect()
+}
+
+/// Our text for every entry (`.Ln:` for a label).
+pub fn texts(insns: &[Insn], style: RegStyle) -> Vec<String> {
+    insns.iter().map(|i| i.text(style, &label_name)).collect()
+}
+
+/// The sections of the encoding tables `power64` and `power64le`: the
+/// corpus and text style of each GNU as check (its tag without `-be`/`-le`).
+pub fn table_sections() -> Vec<(&'static str, Vec<Insn>, RegStyle)> {
+    vec![
+        ("pct", corpus(), RegStyle::Percent),
+        ("bare", corpus(), RegStyle::Bare),
+        ("stk", stk_param_elfv2(), RegStyle::Bare),
+        ("b3e-pct", book3e_corpus(), RegStyle::Percent),
+        ("b3e-bare", book3e_corpus(), RegStyle::Bare),
+        ("long", long_branches(), RegStyle::Percent),
+    ]
 }
