@@ -25,10 +25,13 @@
 //! the image, two QEMU runs each, about a second a build. See
 //! docs/smmuv3-qemu.md.
 
+#[path = "support/qemu_system.rs"]
+mod qemu_system;
+
+use qemu_system::{exec_pc, field, hex, read, run_script, segments, untimed};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const CMDQ_BATCH_ENTRIES: u64 = 64;
@@ -77,31 +80,13 @@ struct Run {
 }
 
 fn run_oracle(tag: &str, subject: Option<&Path>, broken: u32) -> Run {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("smmuv3-qemu-{tag}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut cmd = Command::new("sh");
-    cmd.arg(format!("{ROOT}/scripts/smmuv3-qemu-test.sh"))
-        .arg(&dir);
-    if let Some(s) = subject {
-        cmd.arg(s);
-    }
-    cmd.env("SD_BROKEN", broken.to_string());
-    let t = Instant::now();
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run scripts/smmuv3-qemu-test.sh: {e}"));
-    let secs = t.elapsed().as_secs_f64();
-    assert!(
-        out.status.success(),
-        "scripts/smmuv3-qemu-test.sh failed ({}; a missing tool? run scripts/install-deps.sh):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let (dir, secs) = run_script(
+        "smmuv3-qemu-test.sh",
+        &format!("smmuv3-qemu-{tag}"),
+        subject,
+        broken,
     );
-    let read = |f: &str| {
-        std::fs::read_to_string(dir.join(f))
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.join(f).display()))
-    };
+    let read = |f: &str| read(&dir, f);
     let mut run = Run {
         dir: dir.clone(),
         status: BTreeMap::new(),
@@ -173,44 +158,14 @@ enum Ev {
     GerrorToggle(String),
 }
 
-fn hex(s: &str) -> u64 {
-    let s = s.trim();
-    u64::from_str_radix(s.strip_prefix("0x").unwrap_or(s), 16)
-        .unwrap_or_else(|_| panic!("not hex: `{s}`"))
-}
-
-fn field<'a>(l: &'a str, key: &str) -> &'a str {
-    let i = l.find(key).unwrap_or_else(|| panic!("no `{key}` in `{l}`"));
-    l[i + key.len()..]
-        .split([' ', ','])
-        .next()
-        .unwrap_or_default()
-}
-
 /// The QEMU log: exec lines (accel/tcg/cpu-exec.c log_cpu_exec) and trace
 /// events (hw/arm/trace-events), in the order QEMU wrote them. An event
 /// line may carry a "pid@secs:" prefix (-msg timestamp=on); it is dropped.
 fn parse_log(text: &str) -> Vec<Ev> {
     let mut evs = Vec::new();
     for raw in text.lines() {
-        let l = match raw.split_once(':') {
-            Some((p, rest))
-                if p.contains('@')
-                    && p.chars()
-                        .all(|c| c.is_ascii_digit() || c == '@' || c == '.') =>
-            {
-                rest
-            }
-            _ => raw,
-        };
-        if let Some(rest) = l.strip_prefix("Trace ") {
-            // Trace 0: 0x7f.. [cs_base/pc/flags/cflags] symbol
-            let inner = rest
-                .split_once('[')
-                .and_then(|(_, r)| r.split_once(']'))
-                .map(|(f, _)| f)
-                .unwrap_or_else(|| panic!("exec line `{l}`"));
-            let pc = hex(inner.split('/').nth(1).unwrap());
+        let l = untimed(raw);
+        if let Some(pc) = exec_pc(l) {
             evs.push(Ev::Exec(pc));
         } else if let Some(rest) = l.strip_prefix("smmuv3_write_mmio ") {
             // addr: 0x98 val:0x2 size: 0x4(0)
@@ -249,33 +204,6 @@ fn parse_log(text: &str) -> Vec<Ev> {
         }
     }
     evs
-}
-
-/// Events between marker(id, 1) and marker(id, 2).
-fn segments(evs: &[Ev]) -> BTreeMap<u32, Vec<Ev>> {
-    let mut segs = BTreeMap::new();
-    let mut cur: Option<(u32, Vec<Ev>)> = None;
-    for e in evs {
-        match e {
-            Ev::Marker(id, 1) => {
-                assert!(cur.is_none(), "marker {id} opens inside a case");
-                cur = Some((*id, Vec::new()));
-            }
-            Ev::Marker(id, 2) => {
-                let (open, v) = cur.take().expect("case end without begin");
-                assert_eq!(open, *id, "case markers interleave");
-                segs.insert(*id, v);
-            }
-            Ev::Marker(id, p) => panic!("marker {id} phase {p}"),
-            e => {
-                if let Some((_, v)) = cur.as_mut() {
-                    v.push(e.clone());
-                }
-            }
-        }
-    }
-    assert!(cur.is_none(), "a case never ended");
-    segs
 }
 
 // ------------------------------------------------------------ the console
@@ -618,7 +546,10 @@ fn verdict(run: &Run) -> Verdict {
             v.failures.push(format!("smmuv3_cmdq_consume_error {s}"));
         }
     }
-    let segs = segments(&evs);
+    let segs = segments(&evs, |e| match e {
+        Ev::Marker(id, p) => Some((*id, *p)),
+        _ => None,
+    });
     for c in &cases {
         match segs.get(&c.id) {
             Some(s) => check_case(run, c, s, &mut v),
@@ -655,7 +586,10 @@ fn check_timeout(run: &Run, v: &mut Verdict) {
         fail("did not finish cleanly".into());
     }
     let evs = parse_log(&run.log["timeout"]);
-    let segs = segments(&evs);
+    let segs = segments(&evs, |e| match e {
+        Ev::Marker(id, p) => Some((*id, *p)),
+        _ => None,
+    });
     let ops = |id: u32| -> Vec<String> {
         segs.get(&id)
             .map(|s| {
