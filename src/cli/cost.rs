@@ -10,7 +10,7 @@ pub const INTERP_MAX_INSTANCES: u64 = 4096;
 #[derive(clap::Args)]
 pub struct Args {
     spec: PathBuf,
-    /// The sequence (must contain a `cover`).
+    /// The sequence (must contain a `cover` or an `if X > threshold(SET)`).
     #[arg(long)]
     seq: Option<String>,
     /// Target (default: the first of the spec's `target` line, else power64).
