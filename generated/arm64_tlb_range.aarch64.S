@@ -57,9 +57,9 @@ flush_tlb_range:
 	tlbi aside1is, x9
 .Lflush_tlb_range.5:
 .Lflush_tlb_range.3:
-.Lflush_tlb_range.1:
 	/* placed by place-barriers */
 	dsb ish
+.Lflush_tlb_range.1:
 	/* end of sequence */
 	movz x0, #0
 	ret
@@ -243,9 +243,9 @@ flush_tlb_range_r:
 	tlbi aside1is, x9
 .Lflush_tlb_range_r.5:
 .Lflush_tlb_range_r.3:
-.Lflush_tlb_range_r.1:
 	/* placed by place-barriers */
 	dsb ish
+.Lflush_tlb_range_r.1:
 	/* end of sequence */
 	movz x0, #0
 	ret
@@ -399,9 +399,9 @@ flush_tlb_range_nl:
 	tlbi aside1is, x9
 .Lflush_tlb_range_nl.5:
 .Lflush_tlb_range_nl.3:
-.Lflush_tlb_range_nl.1:
 	/* placed by place-barriers */
 	dsb ish
+.Lflush_tlb_range_nl.1:
 	/* end of sequence */
 	movz x0, #0
 	ret
@@ -544,9 +544,9 @@ flush_tlb_range_r_nl:
 	tlbi aside1is, x9
 .Lflush_tlb_range_r_nl.5:
 .Lflush_tlb_range_r_nl.3:
-.Lflush_tlb_range_r_nl.1:
 	/* placed by place-barriers */
 	dsb ish
+.Lflush_tlb_range_r_nl.1:
 	/* end of sequence */
 	movz x0, #0
 	ret

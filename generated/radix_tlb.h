@@ -12,6 +12,8 @@
  * `--set NAME=VALUE` or `threshold NAME = VALUE` in the spec to change). */
 /* derived: a loop op costs 100 ns, a flush-all 3100 ns (modelled); loop up to this many granules */
 #define FLUSH_TLB_RANGE_RADIX64K_THRESHOLD 31
+/* derived: a loop op costs 20 ns, a flush-all 5580 ns (modelled); loop up to this many granules */
+#define FLUSH_TLB_RANGE_LOCAL_RADIX64K_LOCAL_THRESHOLD 279
 
 /* CPU features: bits of the `features` argument of the sequences that
  * test them at run time (fixed ones with `gen --feature NAME=on|off`). */
@@ -38,6 +40,8 @@ long flush_tlb_pid(unsigned long long pid, unsigned long features);
 long flush_tlb_pid_local(unsigned long long pid, unsigned long features);
 /* flush_tlb_range: returns 0; -22 (-EINVAL) when a cover's range reaches 2^64 (`radix2m` has no `all`) */
 long flush_tlb_range(unsigned long long pid, unsigned long long start, unsigned long long end, unsigned long features);
+/* flush_tlb_range_local: returns 0; -22 (-EINVAL) when a cover's range reaches 2^64 (`radix2m_local` has no `all`) */
+long flush_tlb_range_local(unsigned long long pid, unsigned long long start, unsigned long long end, unsigned long features);
 /* flush_tlb_all: returns 0 */
 long flush_tlb_all(void);
 

@@ -10,7 +10,7 @@ flush_tlb_page:
 	.type flush_tlb_page,@function
 	.p2align 4
 .flush_tlb_page:
-	/* 47: arguments */
+	/* 68: arguments */
 	andi. %r11,%r5,1
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_page.0
@@ -20,23 +20,23 @@ flush_tlb_page:
 	beq 7,.Lflush_tlb_page.2
 	/* placed by place-barriers */
 	ptesync
-	/* 50: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 71: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 50: value (pid << 0x20) */
+	/* 71: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 50: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 71: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
-	/* 52: barrier from the spec */
+	/* 73: barrier from the spec */
 	ptesync
-	/* 53: value 0x0 */
+	/* 74: value 0x0 */
 	li %r10,0
-	/* 53: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 */
+	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 */
 	tlbie %r12,%r10,0,1,1
-	/* 56: barrier from the spec */
+	/* 77: barrier from the spec */
 	ptesync
-	/* 57: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 78: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -45,19 +45,19 @@ flush_tlb_page:
 	b .Lflush_tlb_page.3
 .Lflush_tlb_page.2:
 	ptesync
-	/* 50: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 71: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 50: value (pid << 0x20) */
+	/* 71: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 50: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 71: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
-	/* 52: barrier from the spec */
+	/* 73: barrier from the spec */
 	ptesync
-	/* 53: value 0x0 */
+	/* 74: value 0x0 */
 	li %r11,0
-	/* 53: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 */
+	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -71,17 +71,17 @@ flush_tlb_page:
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_page.4
 	ptesync
-	/* 50: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 71: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 50: value (pid << 0x20) */
+	/* 71: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 50: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 71: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
-	/* 56: barrier from the spec */
+	/* 77: barrier from the spec */
 	ptesync
-	/* 57: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 78: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -90,13 +90,13 @@ flush_tlb_page:
 	b .Lflush_tlb_page.5
 .Lflush_tlb_page.4:
 	ptesync
-	/* 50: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 71: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 50: value (pid << 0x20) */
+	/* 71: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 50: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 71: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -117,36 +117,36 @@ flush_tlb_page_local:
 	.type flush_tlb_page_local,@function
 	.p2align 4
 .flush_tlb_page_local:
-	/* 62: arguments */
+	/* 83: arguments */
 	rldicl %r11,%r5,62,2
 	andi. %r12,%r11,1
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_page_local.0
 	/* placed by place-barriers */
 	ptesync
-	/* 65: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 86: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 65: value (pid << 0x20) */
+	/* 86: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 65: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 86: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r12,%r11,0,1,1
-	/* 67: barrier from the spec */
+	/* 88: barrier from the spec */
 	ptesync
-	/* 68: barrier from the spec */
+	/* 89: barrier from the spec */
 	cpabort
 	b .Lflush_tlb_page_local.1
 .Lflush_tlb_page_local.0:
 	/* placed by place-barriers */
 	ptesync
-	/* 65: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 86: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 65: value (pid << 0x20) */
+	/* 86: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 65: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 86: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r12,%r11,0,1,1
 	/* placed by place-barriers */
 	ptesync
@@ -164,7 +164,7 @@ flush_tlb_pid:
 	.type flush_tlb_pid,@function
 	.p2align 4
 .flush_tlb_pid:
-	/* 74: arguments */
+	/* 95: arguments */
 	andi. %r11,%r4,1
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_pid.0
@@ -174,27 +174,27 @@ flush_tlb_pid:
 	beq 7,.Lflush_tlb_pid.2
 	/* placed by place-barriers */
 	ptesync
-	/* 77: value 0x400 */
+	/* 98: value 0x400 */
 	li %r11,1024
-	/* 77: value (pid << 0x20) */
+	/* 98: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 77: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 98: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* 79: barrier from the spec */
+	/* 100: barrier from the spec */
 	ptesync
-	/* 80: value 0x0 */
+	/* 101: value 0x0 */
 	li %r10,0
-	/* 80: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 101: tlbie 1 << 10, 0, 0, 1, 1 */
 	tlbie %r11,%r10,0,1,1
-	/* 83: barrier from the spec */
+	/* 104: barrier from the spec */
 	ptesync
-	/* 84: value 0xffffffffff0a0 */
+	/* 105: value 0xffffffffff0a0 */
 	lis %r11,15
 	ori %r11,%r11,65535
 	rldicr %r11,%r11,32,31
 	oris %r11,%r11,65535
 	ori %r11,%r11,61600
-	/* 84: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 105: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -203,17 +203,17 @@ flush_tlb_pid:
 	b .Lflush_tlb_pid.3
 .Lflush_tlb_pid.2:
 	ptesync
-	/* 77: value 0x400 */
+	/* 98: value 0x400 */
 	li %r11,1024
-	/* 77: value (pid << 0x20) */
+	/* 98: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 77: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 98: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* 79: barrier from the spec */
+	/* 100: barrier from the spec */
 	ptesync
-	/* 80: value 0x0 */
+	/* 101: value 0x0 */
 	li %r12,0
-	/* 80: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 101: tlbie 1 << 10, 0, 0, 1, 1 */
 	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -227,21 +227,21 @@ flush_tlb_pid:
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_pid.4
 	ptesync
-	/* 77: value 0x400 */
+	/* 98: value 0x400 */
 	li %r11,1024
-	/* 77: value (pid << 0x20) */
+	/* 98: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 77: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 98: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* 83: barrier from the spec */
+	/* 104: barrier from the spec */
 	ptesync
-	/* 84: value 0xffffffffff0a0 */
+	/* 105: value 0xffffffffff0a0 */
 	lis %r11,15
 	ori %r11,%r11,65535
 	rldicr %r11,%r11,32,31
 	oris %r11,%r11,65535
 	ori %r11,%r11,61600
-	/* 84: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 105: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -250,11 +250,11 @@ flush_tlb_pid:
 	b .Lflush_tlb_pid.5
 .Lflush_tlb_pid.4:
 	ptesync
-	/* 77: value 0x400 */
+	/* 98: value 0x400 */
 	li %r11,1024
-	/* 77: value (pid << 0x20) */
+	/* 98: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 77: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 98: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
 	/* placed by place-barriers */
 	eieio
@@ -275,37 +275,37 @@ flush_tlb_pid_local:
 	.type flush_tlb_pid_local,@function
 	.p2align 4
 .flush_tlb_pid_local:
-	/* 92: arguments */
+	/* 113: arguments */
 	rldicl %r11,%r4,62,2
 	andi. %r12,%r11,1
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_pid_local.0
 	/* placed by place-barriers */
 	ptesync
-	/* 95: value 0x400 */
+	/* 116: value 0x400 */
 	li %r11,1024
-	/* 95: value (pid << 0x20) */
+	/* 116: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 95: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
+	/* 116: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r11,%r12,2,1,1
-	/* 101: barrier from the spec */
+	/* 122: barrier from the spec */
 	ptesync
-	/* 103: barrier from the spec */
+	/* 124: barrier from the spec */
 	cpabort
-	/* 105: slbia 3 */
+	/* 126: slbia 3 */
 	slbia 3
 	/* placed by place-barriers */
 	isync
 	b .Lflush_tlb_pid_local.1
 .Lflush_tlb_pid_local.0:
 	ptesync
-	/* 95: value 0x400 */
+	/* 116: value 0x400 */
 	li %r11,1024
-	/* 95: value (pid << 0x20) */
+	/* 116: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 95: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
+	/* 116: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r11,%r12,2,1,1
-	/* 97: range set in 1, 127 step 1 { ... */
+	/* 118: range set in 1, 127 step 1 { ... */
 	li %r11,127
 	li %r10,1
 	cmpdi 7,%r11,0
@@ -315,18 +315,18 @@ flush_tlb_pid_local:
 .Lflush_tlb_pid_local.2:
 	rldicr %r8,%r11,12,51
 	ori %r7,%r8,1024
-	/* 98: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	/* 119: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r12,0,1,1
-	/* 97: range set in 1, 127 step 1 { ... */
+	/* 118: range set in 1, 127 step 1 { ... */
 	cmpld 7,%r10,%r9
 	bge 7,.Lflush_tlb_pid_local.3
 	addi %r9,%r9,-1
 	addi %r11,%r11,1
 	b .Lflush_tlb_pid_local.2
 .Lflush_tlb_pid_local.3:
-	/* 101: barrier from the spec */
+	/* 122: barrier from the spec */
 	ptesync
-	/* 105: slbia 3 */
+	/* 126: slbia 3 */
 	slbia 3
 	/* placed by place-barriers */
 	isync
@@ -344,7 +344,7 @@ flush_tlb_range:
 	.type flush_tlb_range,@function
 	.p2align 4
 .flush_tlb_range:
-	/* 111: arguments */
+	/* 132: arguments */
 	std %r31,-8(%r1)
 	std %r30,-16(%r1)
 	std %r29,-24(%r1)
@@ -363,38 +363,38 @@ flush_tlb_range:
 	rldicl %r10,%r12,48,16
 	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range.4
-	/* 115: value 0x400 */
+	/* 136: value 0x400 */
 	li %r11,1024
-	/* 115: value (pid << 0x20) */
+	/* 136: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
-	/* 115: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 136: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r10,2,1,1
-	/* 117: barrier from the spec */
+	/* 138: barrier from the spec */
 	ptesync
-	/* 118: value 0x0 */
+	/* 139: value 0x0 */
 	li %r9,0
-	/* 118: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 139: tlbie 1 << 10, 0, 0, 1, 1 */
 	tlbie %r11,%r9,0,1,1
-	/* 121: barrier from the spec */
+	/* 142: barrier from the spec */
 	ptesync
-	/* 122: value 0xffffffffff0a0 */
+	/* 143: value 0xffffffffff0a0 */
 	lis %r11,15
 	ori %r11,%r11,65535
 	rldicr %r11,%r11,32,31
 	oris %r11,%r11,65535
 	ori %r11,%r11,61600
-	/* 122: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 143: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r10,0,1,1
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
 	lis %r0,32
 	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range.7
-	/* 126: value 0x400 */
+	/* 147: value 0x400 */
 	li %r11,1024
-	/* 126: value (pid << 0x20) */
+	/* 147: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
-	/* 126: tlbie 1 << 10, pid << 32, 1, 1, 1 */
+	/* 147: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r10,1,1,1
 .Lflush_tlb_range.7:
 	cmpdi 7,%r12,0
@@ -404,9 +404,9 @@ flush_tlb_range:
 	bge 7,.Lflush_tlb_range.10
 	b .Lflush_tlb_range.11
 .Lflush_tlb_range.10:
-	/* 129: value (pid << 0x20) */
+	/* 150: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 128: cover start, end - start with radix64k exact { ... */
+	/* 149: cover start, end - start with radix64k exact { ... */
 	andi. %r10,%r4,65535
 	add %r9,%r12,%r10
 	lis %r12,1
@@ -420,9 +420,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r10,%r9,%r0
 	ori %r7,%r10,160
-	/* 129: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 150: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r7,%r11,0,1,1
-	/* 128: cover start, end - start with radix64k exact { ... */
+	/* 149: cover start, end - start with radix64k exact { ... */
 	cmpld 7,%r12,%r8
 	bge 7,.Lflush_tlb_range.13
 	lis %r0,1
@@ -433,36 +433,36 @@ flush_tlb_range:
 .Lflush_tlb_range.13:
 .Lflush_tlb_range.11:
 .Lflush_tlb_range.9:
-	/* 133: barrier from the spec */
+	/* 154: barrier from the spec */
 	ptesync
-	/* 134: value 0x400 */
+	/* 155: value 0x400 */
 	li %r11,1024
-	/* 134: value 0x0 */
+	/* 155: value 0x0 */
 	li %r12,0
-	/* 134: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 155: tlbie 1 << 10, 0, 0, 1, 1 */
 	tlbie %r11,%r12,0,1,1
-	/* 137: barrier from the spec */
+	/* 158: barrier from the spec */
 	ptesync
-	/* 138: value (((end - 0x10000) & 0xfffffffffffff000) | 0xa0) */
+	/* 159: value (((end - 0x10000) & 0xfffffffffffff000) | 0xa0) */
 	lis %r0,1
 	subf %r10,%r0,%r5
 	li %r0,-4096
 	and %r9,%r10,%r0
 	ori %r10,%r9,160
-	/* 138: value (pid << 0x20) */
+	/* 159: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 138: tlbie ((end - 0x10000) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 159: tlbie ((end - 0x10000) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r10,%r9,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r10,%r4,%r0
 	lis %r0,-32
 	and %r8,%r10,%r0
-	/* 140: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 161: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r8
 	lis %r0,-32
 	and %r8,%r5,%r0
-	/* 141: let hend = end & ~0x1fffff */
+	/* 162: let hend = end & ~0x1fffff */
 	mr %r7,%r8
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.15
@@ -477,7 +477,7 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 143: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
 	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
@@ -502,9 +502,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r31,%r30,%r0
 	ori %r28,%r31,32
-	/* 144: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	/* 165: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r28,%r9,0,1,1
-	/* 143: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
 	cmpld 7,%r8,%r29
 	bge 7,.Lflush_tlb_range.21
 	lis %r0,32
@@ -515,18 +515,18 @@ flush_tlb_range:
 .Lflush_tlb_range.21:
 .Lflush_tlb_range.19:
 .Lflush_tlb_range.17:
-	/* 147: barrier from the spec */
+	/* 168: barrier from the spec */
 	ptesync
-	/* 148: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 169: tlbie 1 << 10, 0, 0, 1, 1 */
 	tlbie %r11,%r12,0,1,1
-	/* 151: barrier from the spec */
+	/* 172: barrier from the spec */
 	ptesync
 	lis %r0,32
 	subf %r11,%r0,%r7
 	li %r0,-4096
 	and %r12,%r11,%r0
 	ori %r11,%r12,32
-	/* 152: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
+	/* 173: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r9,0,1,1
 .Lflush_tlb_range.15:
 .Lflush_tlb_range.5:
@@ -542,28 +542,28 @@ flush_tlb_range:
 	rldicl %r9,%r12,48,16
 	cmpld 7,%r11,%r9
 	bge 7,.Lflush_tlb_range.22
-	/* 115: value 0x400 */
+	/* 136: value 0x400 */
 	li %r11,1024
-	/* 115: value (pid << 0x20) */
+	/* 136: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 115: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 136: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r9,2,1,1
-	/* 117: barrier from the spec */
+	/* 138: barrier from the spec */
 	ptesync
-	/* 118: value 0x0 */
+	/* 139: value 0x0 */
 	li %r9,0
-	/* 118: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 139: tlbie 1 << 10, 0, 0, 1, 1 */
 	tlbie %r11,%r9,0,1,1
 	b .Lflush_tlb_range.23
 .Lflush_tlb_range.22:
 	lis %r0,32
 	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range.25
-	/* 126: value 0x400 */
+	/* 147: value 0x400 */
 	li %r11,1024
-	/* 126: value (pid << 0x20) */
+	/* 147: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 126: tlbie 1 << 10, pid << 32, 1, 1, 1 */
+	/* 147: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
 .Lflush_tlb_range.25:
 	cmpdi 7,%r12,0
@@ -573,9 +573,9 @@ flush_tlb_range:
 	bge 7,.Lflush_tlb_range.28
 	b .Lflush_tlb_range.29
 .Lflush_tlb_range.28:
-	/* 129: value (pid << 0x20) */
+	/* 150: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 128: cover start, end - start with radix64k exact { ... */
+	/* 149: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
 	lis %r12,1
@@ -589,9 +589,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r30,%r9,160
-	/* 129: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 150: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r30,%r11,0,1,1
-	/* 128: cover start, end - start with radix64k exact { ... */
+	/* 149: cover start, end - start with radix64k exact { ... */
 	cmpld 7,%r12,%r31
 	bge 7,.Lflush_tlb_range.31
 	lis %r0,1
@@ -602,24 +602,24 @@ flush_tlb_range:
 .Lflush_tlb_range.31:
 .Lflush_tlb_range.29:
 .Lflush_tlb_range.27:
-	/* 133: barrier from the spec */
+	/* 154: barrier from the spec */
 	ptesync
-	/* 134: value 0x400 */
+	/* 155: value 0x400 */
 	li %r11,1024
-	/* 134: value 0x0 */
+	/* 155: value 0x0 */
 	li %r12,0
-	/* 134: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 155: tlbie 1 << 10, 0, 0, 1, 1 */
 	tlbie %r11,%r12,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r9,%r4,%r0
 	lis %r0,-32
 	and %r8,%r9,%r0
-	/* 140: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 161: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r8
 	lis %r0,-32
 	and %r9,%r5,%r0
-	/* 141: let hend = end & ~0x1fffff */
+	/* 162: let hend = end & ~0x1fffff */
 	mr %r7,%r9
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.33
@@ -634,7 +634,7 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 143: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
 	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
@@ -643,9 +643,9 @@ flush_tlb_range:
 	blr
 	b .Lflush_tlb_range.37
 .Lflush_tlb_range.36:
-	/* 144: value (pid << 0x20) */
+	/* 165: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 143: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
 	subf %r8,%r10,%r7
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -662,9 +662,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r31,%r30,%r0
 	ori %r28,%r31,32
-	/* 144: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	/* 165: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r28,%r9,0,1,1
-	/* 143: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
 	cmpld 7,%r8,%r29
 	bge 7,.Lflush_tlb_range.39
 	lis %r0,32
@@ -675,9 +675,9 @@ flush_tlb_range:
 .Lflush_tlb_range.39:
 .Lflush_tlb_range.37:
 .Lflush_tlb_range.35:
-	/* 147: barrier from the spec */
+	/* 168: barrier from the spec */
 	ptesync
-	/* 148: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 169: tlbie 1 << 10, 0, 0, 1, 1 */
 	tlbie %r11,%r12,0,1,1
 .Lflush_tlb_range.33:
 .Lflush_tlb_range.23:
@@ -698,32 +698,32 @@ flush_tlb_range:
 	rldicl %r9,%r12,48,16
 	cmpld 7,%r11,%r9
 	bge 7,.Lflush_tlb_range.42
-	/* 115: value 0x400 */
+	/* 136: value 0x400 */
 	li %r11,1024
-	/* 115: value (pid << 0x20) */
+	/* 136: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 115: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 136: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r9,2,1,1
-	/* 121: barrier from the spec */
+	/* 142: barrier from the spec */
 	ptesync
-	/* 122: value 0xffffffffff0a0 */
+	/* 143: value 0xffffffffff0a0 */
 	lis %r11,15
 	ori %r11,%r11,65535
 	rldicr %r11,%r11,32,31
 	oris %r11,%r11,65535
 	ori %r11,%r11,61600
-	/* 122: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 143: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r9,0,1,1
 	b .Lflush_tlb_range.43
 .Lflush_tlb_range.42:
 	lis %r0,32
 	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range.45
-	/* 126: value 0x400 */
+	/* 147: value 0x400 */
 	li %r11,1024
-	/* 126: value (pid << 0x20) */
+	/* 147: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 126: tlbie 1 << 10, pid << 32, 1, 1, 1 */
+	/* 147: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
 .Lflush_tlb_range.45:
 	cmpdi 7,%r12,0
@@ -733,9 +733,9 @@ flush_tlb_range:
 	bge 7,.Lflush_tlb_range.48
 	b .Lflush_tlb_range.49
 .Lflush_tlb_range.48:
-	/* 129: value (pid << 0x20) */
+	/* 150: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 128: cover start, end - start with radix64k exact { ... */
+	/* 149: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
 	lis %r12,1
@@ -749,9 +749,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r31,%r9,160
-	/* 129: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 150: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r31,%r11,0,1,1
-	/* 128: cover start, end - start with radix64k exact { ... */
+	/* 149: cover start, end - start with radix64k exact { ... */
 	cmpld 7,%r12,%r6
 	bge 7,.Lflush_tlb_range.51
 	lis %r0,1
@@ -762,28 +762,28 @@ flush_tlb_range:
 .Lflush_tlb_range.51:
 .Lflush_tlb_range.49:
 .Lflush_tlb_range.47:
-	/* 137: barrier from the spec */
+	/* 158: barrier from the spec */
 	ptesync
-	/* 138: value (((end - 0x10000) & 0xfffffffffffff000) | 0xa0) */
+	/* 159: value (((end - 0x10000) & 0xfffffffffffff000) | 0xa0) */
 	lis %r0,1
 	subf %r11,%r0,%r5
 	li %r0,-4096
 	and %r12,%r11,%r0
 	ori %r11,%r12,160
-	/* 138: value (pid << 0x20) */
+	/* 159: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 138: tlbie ((end - 0x10000) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 159: tlbie ((end - 0x10000) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r12,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r11,%r4,%r0
 	lis %r0,-32
 	and %r9,%r11,%r0
-	/* 140: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 161: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r9
 	lis %r0,-32
 	and %r11,%r5,%r0
-	/* 141: let hend = end & ~0x1fffff */
+	/* 162: let hend = end & ~0x1fffff */
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.53
@@ -798,7 +798,7 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 143: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
 	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
@@ -823,9 +823,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r31,%r9,32
-	/* 144: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	/* 165: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r31,%r12,0,1,1
-	/* 143: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
 	cmpld 7,%r11,%r6
 	bge 7,.Lflush_tlb_range.59
 	lis %r0,32
@@ -836,14 +836,14 @@ flush_tlb_range:
 .Lflush_tlb_range.59:
 .Lflush_tlb_range.57:
 .Lflush_tlb_range.55:
-	/* 151: barrier from the spec */
+	/* 172: barrier from the spec */
 	ptesync
 	lis %r0,32
 	subf %r11,%r0,%r7
 	li %r0,-4096
 	and %r9,%r11,%r0
 	ori %r11,%r9,32
-	/* 152: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
+	/* 173: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r12,0,1,1
 .Lflush_tlb_range.53:
 .Lflush_tlb_range.43:
@@ -859,22 +859,22 @@ flush_tlb_range:
 	rldicl %r9,%r12,48,16
 	cmpld 7,%r11,%r9
 	bge 7,.Lflush_tlb_range.60
-	/* 115: value 0x400 */
+	/* 136: value 0x400 */
 	li %r11,1024
-	/* 115: value (pid << 0x20) */
+	/* 136: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 115: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 136: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r9,2,1,1
 	b .Lflush_tlb_range.61
 .Lflush_tlb_range.60:
 	lis %r0,32
 	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range.63
-	/* 126: value 0x400 */
+	/* 147: value 0x400 */
 	li %r11,1024
-	/* 126: value (pid << 0x20) */
+	/* 147: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 126: tlbie 1 << 10, pid << 32, 1, 1, 1 */
+	/* 147: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
 .Lflush_tlb_range.63:
 	cmpdi 7,%r12,0
@@ -884,9 +884,9 @@ flush_tlb_range:
 	bge 7,.Lflush_tlb_range.66
 	b .Lflush_tlb_range.67
 .Lflush_tlb_range.66:
-	/* 129: value (pid << 0x20) */
+	/* 150: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 128: cover start, end - start with radix64k exact { ... */
+	/* 149: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
 	lis %r12,1
@@ -900,9 +900,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r31,%r9,160
-	/* 129: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 150: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r31,%r11,0,1,1
-	/* 128: cover start, end - start with radix64k exact { ... */
+	/* 149: cover start, end - start with radix64k exact { ... */
 	cmpld 7,%r12,%r6
 	bge 7,.Lflush_tlb_range.69
 	lis %r0,1
@@ -918,11 +918,11 @@ flush_tlb_range:
 	add %r11,%r4,%r0
 	lis %r0,-32
 	and %r12,%r11,%r0
-	/* 140: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 161: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r12
 	lis %r0,-32
 	and %r11,%r5,%r0
-	/* 141: let hend = end & ~0x1fffff */
+	/* 162: let hend = end & ~0x1fffff */
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.71
@@ -937,7 +937,7 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 143: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
 	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
@@ -946,9 +946,9 @@ flush_tlb_range:
 	blr
 	b .Lflush_tlb_range.75
 .Lflush_tlb_range.74:
-	/* 144: value (pid << 0x20) */
+	/* 165: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 143: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
 	subf %r12,%r10,%r7
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -965,9 +965,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r7,%r9,32
-	/* 144: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	/* 165: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r7,%r11,0,1,1
-	/* 143: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
 	cmpld 7,%r12,%r10
 	bge 7,.Lflush_tlb_range.77
 	lis %r0,32
@@ -994,6 +994,314 @@ flush_tlb_range:
 	ld %r31,-8(%r1)
 	blr
 	.size flush_tlb_range,.-.flush_tlb_range
+	.globl flush_tlb_range_local
+	.section ".opd","aw"
+	.p2align 3
+flush_tlb_range_local:
+	.quad .flush_tlb_range_local,.TOC.@tocbase,0
+	.previous
+	.type flush_tlb_range_local,@function
+	.p2align 4
+.flush_tlb_range_local:
+	/* 183: arguments */
+	std %r31,-8(%r1)
+	std %r30,-16(%r1)
+	rldicl %r11,%r6,62,2
+	andi. %r12,%r11,1
+	cmpdi 7,%r12,0
+	beq 7,.Lflush_tlb_range_local.0
+	/* placed by place-barriers */
+	ptesync
+	li %r11,279
+	subf %r12,%r4,%r5
+	rldicl %r10,%r12,48,16
+	cmpld 7,%r11,%r10
+	bge 7,.Lflush_tlb_range_local.2
+	/* 187: value 0x400 */
+	li %r11,1024
+	/* 187: value (pid << 0x20) */
+	rldicr %r10,%r3,32,31
+	/* 187: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
+	tlbiel %r11,%r10,2,1,1
+	/* 193: barrier from the spec */
+	ptesync
+	/* 195: barrier from the spec */
+	cpabort
+	/* 197: slbia 3 */
+	slbia 3
+	/* placed by place-barriers */
+	isync
+	b .Lflush_tlb_range_local.3
+.Lflush_tlb_range_local.2:
+	lis %r0,32
+	cmpld 7,%r12,%r0
+	blt 7,.Lflush_tlb_range_local.5
+	/* 200: value 0x400 */
+	li %r11,1024
+	/* 200: value (pid << 0x20) */
+	rldicr %r10,%r3,32,31
+	/* 200: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
+	tlbiel %r11,%r10,1,1,1
+.Lflush_tlb_range_local.5:
+	cmpdi 7,%r12,0
+	beq 7,.Lflush_tlb_range_local.7
+	nor %r11,%r4,%r4
+	cmpld 7,%r11,%r12
+	bge 7,.Lflush_tlb_range_local.8
+	b .Lflush_tlb_range_local.9
+.Lflush_tlb_range_local.8:
+	/* 203: value (pid << 0x20) */
+	rldicr %r11,%r3,32,31
+	/* 202: cover start, end - start with radix64k_local exact { ... */
+	andi. %r10,%r4,65535
+	add %r9,%r12,%r10
+	lis %r12,1
+	lis %r0,-1
+	and %r10,%r4,%r0
+	cmpdi 7,%r9,0
+	beq 7,.Lflush_tlb_range_local.11
+	mr %r8,%r9
+	mr %r9,%r10
+.Lflush_tlb_range_local.10:
+	li %r0,-4096
+	and %r10,%r9,%r0
+	ori %r7,%r10,160
+	/* 203: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	tlbiel %r7,%r11,0,1,1
+	/* 202: cover start, end - start with radix64k_local exact { ... */
+	cmpld 7,%r12,%r8
+	bge 7,.Lflush_tlb_range_local.11
+	lis %r0,1
+	subf %r8,%r0,%r8
+	lis %r0,1
+	add %r9,%r9,%r0
+	b .Lflush_tlb_range_local.10
+.Lflush_tlb_range_local.11:
+.Lflush_tlb_range_local.9:
+.Lflush_tlb_range_local.7:
+	lis %r0,31
+	ori %r0,%r0,65535
+	add %r11,%r4,%r0
+	lis %r0,-32
+	and %r12,%r11,%r0
+	/* 205: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	mr %r11,%r12
+	lis %r0,-32
+	and %r12,%r5,%r0
+	/* 206: let hend = end & ~0x1fffff */
+	mr %r10,%r12
+	cmpld 7,%r11,%r10
+	bge 7,.Lflush_tlb_range_local.13
+	subf %r12,%r11,%r10
+	cmpdi 7,%r12,0
+	beq 7,.Lflush_tlb_range_local.15
+	nor %r12,%r11,%r11
+	subf %r9,%r11,%r10
+	cmpld 7,%r12,%r9
+	bge 7,.Lflush_tlb_range_local.16
+	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	li %r3,-22
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
+	blr
+	b .Lflush_tlb_range_local.17
+.Lflush_tlb_range_local.16:
+	/* 209: value (pid << 0x20) */
+	rldicr %r12,%r3,32,31
+	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	subf %r9,%r11,%r10
+	lis %r0,31
+	ori %r0,%r0,65535
+	and %r8,%r11,%r0
+	add %r7,%r9,%r8
+	lis %r9,32
+	lis %r0,-32
+	and %r8,%r11,%r0
+	cmpdi 7,%r7,0
+	beq 7,.Lflush_tlb_range_local.19
+	mr %r6,%r7
+	mr %r7,%r8
+.Lflush_tlb_range_local.18:
+	li %r0,-4096
+	and %r8,%r7,%r0
+	ori %r31,%r8,32
+	/* 209: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	tlbiel %r31,%r12,0,1,1
+	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	cmpld 7,%r9,%r6
+	bge 7,.Lflush_tlb_range_local.19
+	lis %r0,32
+	subf %r6,%r0,%r6
+	lis %r0,32
+	add %r7,%r7,%r0
+	b .Lflush_tlb_range_local.18
+.Lflush_tlb_range_local.19:
+.Lflush_tlb_range_local.17:
+.Lflush_tlb_range_local.15:
+.Lflush_tlb_range_local.13:
+	/* 214: barrier from the spec */
+	ptesync
+	/* 215: barrier from the spec */
+	cpabort
+.Lflush_tlb_range_local.3:
+	b .Lflush_tlb_range_local.1
+.Lflush_tlb_range_local.0:
+	/* placed by place-barriers */
+	ptesync
+	li %r12,279
+	subf %r9,%r4,%r5
+	rldicl %r8,%r9,48,16
+	cmpld 7,%r12,%r8
+	bge 7,.Lflush_tlb_range_local.20
+	/* 187: value 0x400 */
+	li %r12,1024
+	/* 187: value (pid << 0x20) */
+	rldicr %r8,%r3,32,31
+	/* 187: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
+	tlbiel %r12,%r8,2,1,1
+	/* 189: range set in 1, 127 step 1 { ... */
+	li %r12,127
+	li %r7,1
+	cmpdi 7,%r12,0
+	beq 7,.Lflush_tlb_range_local.23
+	mr %r6,%r12
+	mr %r12,%r7
+.Lflush_tlb_range_local.22:
+	rldicr %r31,%r12,12,51
+	ori %r30,%r31,1024
+	/* 190: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r30,%r8,0,1,1
+	/* 189: range set in 1, 127 step 1 { ... */
+	cmpld 7,%r7,%r6
+	bge 7,.Lflush_tlb_range_local.23
+	addi %r6,%r6,-1
+	addi %r12,%r12,1
+	b .Lflush_tlb_range_local.22
+.Lflush_tlb_range_local.23:
+	/* 193: barrier from the spec */
+	ptesync
+	/* 197: slbia 3 */
+	slbia 3
+	/* placed by place-barriers */
+	isync
+	b .Lflush_tlb_range_local.21
+.Lflush_tlb_range_local.20:
+	lis %r0,32
+	cmpld 7,%r9,%r0
+	blt 7,.Lflush_tlb_range_local.25
+	/* 200: value 0x400 */
+	li %r12,1024
+	/* 200: value (pid << 0x20) */
+	rldicr %r8,%r3,32,31
+	/* 200: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
+	tlbiel %r12,%r8,1,1,1
+.Lflush_tlb_range_local.25:
+	cmpdi 7,%r9,0
+	beq 7,.Lflush_tlb_range_local.27
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r9
+	bge 7,.Lflush_tlb_range_local.28
+	b .Lflush_tlb_range_local.29
+.Lflush_tlb_range_local.28:
+	/* 203: value (pid << 0x20) */
+	rldicr %r12,%r3,32,31
+	/* 202: cover start, end - start with radix64k_local exact { ... */
+	andi. %r8,%r4,65535
+	add %r7,%r9,%r8
+	lis %r9,1
+	lis %r0,-1
+	and %r8,%r4,%r0
+	cmpdi 7,%r7,0
+	beq 7,.Lflush_tlb_range_local.31
+	mr %r6,%r7
+	mr %r7,%r8
+.Lflush_tlb_range_local.30:
+	li %r0,-4096
+	and %r8,%r7,%r0
+	ori %r31,%r8,160
+	/* 203: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	tlbiel %r31,%r12,0,1,1
+	/* 202: cover start, end - start with radix64k_local exact { ... */
+	cmpld 7,%r9,%r6
+	bge 7,.Lflush_tlb_range_local.31
+	lis %r0,1
+	subf %r6,%r0,%r6
+	lis %r0,1
+	add %r7,%r7,%r0
+	b .Lflush_tlb_range_local.30
+.Lflush_tlb_range_local.31:
+.Lflush_tlb_range_local.29:
+.Lflush_tlb_range_local.27:
+	lis %r0,31
+	ori %r0,%r0,65535
+	add %r12,%r4,%r0
+	lis %r0,-32
+	and %r9,%r12,%r0
+	/* 205: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	mr %r11,%r9
+	lis %r0,-32
+	and %r12,%r5,%r0
+	/* 206: let hend = end & ~0x1fffff */
+	mr %r10,%r12
+	cmpld 7,%r11,%r10
+	bge 7,.Lflush_tlb_range_local.33
+	subf %r12,%r11,%r10
+	cmpdi 7,%r12,0
+	beq 7,.Lflush_tlb_range_local.35
+	nor %r12,%r11,%r11
+	subf %r9,%r11,%r10
+	cmpld 7,%r12,%r9
+	bge 7,.Lflush_tlb_range_local.36
+	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	li %r3,-22
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
+	blr
+	b .Lflush_tlb_range_local.37
+.Lflush_tlb_range_local.36:
+	/* 209: value (pid << 0x20) */
+	rldicr %r12,%r3,32,31
+	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	subf %r9,%r11,%r10
+	lis %r0,31
+	ori %r0,%r0,65535
+	and %r10,%r11,%r0
+	add %r8,%r9,%r10
+	lis %r10,32
+	lis %r0,-32
+	and %r9,%r11,%r0
+	cmpdi 7,%r8,0
+	beq 7,.Lflush_tlb_range_local.39
+	mr %r11,%r8
+	mr %r8,%r9
+.Lflush_tlb_range_local.38:
+	li %r0,-4096
+	and %r9,%r8,%r0
+	ori %r7,%r9,32
+	/* 209: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	tlbiel %r7,%r12,0,1,1
+	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	cmpld 7,%r10,%r11
+	bge 7,.Lflush_tlb_range_local.39
+	lis %r0,32
+	subf %r11,%r0,%r11
+	lis %r0,32
+	add %r8,%r8,%r0
+	b .Lflush_tlb_range_local.38
+.Lflush_tlb_range_local.39:
+.Lflush_tlb_range_local.37:
+.Lflush_tlb_range_local.35:
+.Lflush_tlb_range_local.33:
+	/* placed by place-barriers */
+	ptesync
+.Lflush_tlb_range_local.21:
+.Lflush_tlb_range_local.1:
+	/* end of sequence */
+	li %r3,0
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
+	blr
+	.size flush_tlb_range_local,.-.flush_tlb_range_local
 	.globl flush_tlb_all
 	.section ".opd","aw"
 	.p2align 3
@@ -1003,17 +1311,17 @@ flush_tlb_all:
 	.type flush_tlb_all,@function
 	.p2align 4
 .flush_tlb_all:
-	/* 163: value 0xc00 */
+	/* 225: value 0xc00 */
 	li %r11,3072
-	/* 163: value 0x1 */
+	/* 225: value 0x1 */
 	li %r12,1
-	/* 164: value 0x0 */
+	/* 226: value 0x0 */
 	li %r10,0
 	/* placed by place-barriers */
 	ptesync
-	/* 163: tlbie 3 << 10, 1, 2, 1, 1 */
+	/* 225: tlbie 3 << 10, 1, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* 164: tlbie 3 << 10, 0, 2, 0, 1 */
+	/* 226: tlbie 3 << 10, 0, 2, 0, 1 */
 	tlbie %r11,%r10,2,0,1
 	/* placed by place-barriers */
 	eieio

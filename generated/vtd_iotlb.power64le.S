@@ -195,9 +195,9 @@ iotlb_flush_range:
 	beq 7,.Liotlb_flush_range.16
 	/* 77: iotlb.iva = iva */
 	std %r11,0(%r3)
-.Liotlb_flush_range.16:
 	/* placed by place-barriers */
 	eieio
+.Liotlb_flush_range.16:
 	/* 79: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
 	rldic %r11,%r4,32,16
 	li %r0,11

@@ -4,7 +4,9 @@
 //! of a block). A barrier in gap `g` orders access `a` before access `b`
 //! when `g` lies between them on the line and `g`'s block encloses `a` or
 //! `b` (a barrier inside some unrelated loop may run zero times). A gap
-//! inside loops costs the barrier's cost times the loops' instance weights.
+//! inside loops costs the barrier's cost times the loops' instance weights;
+//! a gap inside an `if` arm weighs one less than the code around the `if`
+//! (fewer paths run it).
 //!
 //! `place_minimal` finds a set of (gap, barrier kind) of minimum total cost
 //! such that every required edge not already ordered by the target is
@@ -103,10 +105,15 @@ fn walk(
                 for (arm, b) in [then_, else_].into_iter().enumerate() {
                     path.push(arm);
                     // A rare arm runs about once per loop, not per iteration.
+                    // Any arm runs on fewer paths than the code around the
+                    // `if`: one less than its surroundings, so a barrier
+                    // only one arm needs goes at the end of that arm, not
+                    // after the join where every path would run it, while
+                    // two arms that both need one still share the join.
                     let w = if *rare && arm == 0 {
                         (weight / crate::ir::RANGE_WEIGHT).max(1)
                     } else {
-                        weight
+                        weight.saturating_sub(1).max(1)
                     };
                     walk(prog, b, path, w, lin, l);
                     path.pop();

@@ -1013,6 +1013,10 @@ fn radix_tlb() -> Vec<Build> {
                 seq: "flush_tlb_all",
                 bind: NONE,
             }],
+            "flush_tlb_range_local" => &[Call {
+                seq: "flush_tlb_range_local",
+                bind: NONE,
+            }],
             _ => &[Call {
                 seq: "flush_tlb_range",
                 bind: NONE,
@@ -1081,6 +1085,10 @@ fn radix_tlb() -> Vec<Build> {
             format!("features {f}"),
             &[("pid", PID), ("features", f)],
         ));
+        pid_in.push(Input::new(
+            format!("pid all ones, features {f}"),
+            &[("pid", u64::MAX), ("features", f)],
+        ));
         range_in.extend(ranges(f));
     }
     let local_in: Vec<Input> = [0, 4].iter().flat_map(|&f| page(f)).collect();
@@ -1106,18 +1114,54 @@ fn radix_tlb() -> Vec<Build> {
             ));
         }
     }
+    // The local path: no errata (they are tlbie's), ISA 3.1 off and on;
+    // both sides of the derived local ceiling (279) and of the kernel's
+    // (256).
+    let mut range_local_in = Vec::new();
+    for f in [0, 4] {
+        range_local_in.extend(ranges(f));
+        for n in [256, 257, 279, 280] {
+            range_local_in.push(range(&format!("{n} pages"), BASE, n, f));
+        }
+        range_local_in.push(Input::new(
+            format!("1000 pages, pid all ones, features {f}"),
+            &[
+                ("pid", u64::MAX),
+                ("start", BASE),
+                ("end", BASE + 1000 * 0x1_0000),
+                ("features", f),
+            ],
+        ));
+    }
+    let kernel_local = vec![
+        range("256 pages", BASE, 256, 0),
+        range("257 pages", BASE, 257, 0),
+        range("257 pages, ISA 3.1", BASE, 257, 4),
+    ];
     vec![
         Build {
             pins: vec![],
-            why: "the derived ceiling (31 pages) against the kernel's with tlb_single_page_flush_ceiling = 31",
+            why: "the derived ceilings (31 and 279 pages) against the kernel's with tlb_single_page_flush_ceiling = 31 and tlb_local_single_page_flush_ceiling = 279",
             scenarios: vec![
                 scenario("flush_tlb_page", "radix_tlb.c _tlbie_va(64K, RIC_FLUSH_TLB) (Linux 6.1)", "ref_flush_tlb_page", PAGE, page_in),
                 scenario("flush_tlb_page_local", "radix_tlb.c _tlbiel_va(64K, RIC_FLUSH_TLB) (Linux 6.1)", "ref_flush_tlb_page_local", PAGE, local_in),
                 scenario("flush_tlb_pid", "radix_tlb.c _tlbie_pid(RIC_FLUSH_ALL) (Linux 6.1)", "ref_flush_tlb_pid", ONE_PID, pid_in),
                 scenario("flush_tlb_pid_local", "radix_tlb.c _tlbiel_pid(RIC_FLUSH_ALL) (Linux 6.1)", "ref_flush_tlb_pid_local", ONE_PID, pid_local_in),
                 scenario("flush_tlb_range", "radix_tlb.c __radix__flush_tlb_range, global tlbie path, ceiling 31 (Linux 6.1)", "ref_flush_tlb_range_c31", RANGE, range_in),
+                scenario("flush_tlb_range_local", "radix_tlb.c __radix__flush_tlb_range, local tlbiel path, ceiling 279 (Linux 6.1)", "ref_flush_tlb_range_local_c279", RANGE, range_local_in),
                 scenario("flush_tlb_all", "radix_tlb.c radix__flush_tlb_all (Linux 6.1)", "ref_flush_tlb_all", &[], vec![Input::new("all", &[])]),
             ],
+        },
+        Build {
+            pins: vec![("FLUSH_TLB_RANGE_LOCAL_RADIX64K_LOCAL_THRESHOLD", 256)],
+            why: "the kernel's tlb_local_single_page_flush_ceiling = POWER9_TLB_SETS_RADIX * 2",
+            scenarios: vec![scenario(
+                "flush_tlb_range_local",
+                "radix_tlb.c __radix__flush_tlb_range, local tlbiel path (Linux 6.1)",
+                "ref_flush_tlb_range_local",
+                RANGE,
+                kernel_local,
+            )],
         },
         Build {
             pins: vec![("FLUSH_TLB_RANGE_RADIX64K_THRESHOLD", 33)],

@@ -2,8 +2,9 @@
  * Reference for examples/radix_tlb.inv: Linux 6.1
  * arch/powerpc/mm/book3s64/radix_tlb.c, transcribed for 64K base pages
  * (mmu_virtual_psize = MMU_PAGE_64K) with CONFIG_TRANSPARENT_HUGEPAGE and
- * the global tlbie path (cputlb_use_tlbie(), MMU_FTR_GTSE, FLUSH_TYPE_GLOBAL)
- * of __radix__flush_tlb_range. The CPU features are variables here
+ * two paths of __radix__flush_tlb_range: the global tlbie one
+ * (cputlb_use_tlbie(), MMU_FTR_GTSE, FLUSH_TYPE_GLOBAL) and the local
+ * tlbiel one (FLUSH_TYPE_LOCAL). The CPU features are variables here
  * (cpu_has_feature() after boot patching): `erat_bug`
  * (CPU_FTR_P9_TLBIE_ERAT_BUG), `stq_bug` (CPU_FTR_P9_TLBIE_STQ_BUG), `arch31`
  * (CPU_FTR_ARCH_31), set by the ref_*_f<bits> entry points. tlbie, tlbiel,
@@ -30,6 +31,8 @@ static int erat_bug, stq_bug, arch31;
 /* tlb_single_page_flush_ceiling: the spec's derived value is pinned to it
  * per build (tests/refcmp/scenarios.rs). */
 static unsigned long ceiling = 33;
+/* tlb_local_single_page_flush_ceiling = POWER9_TLB_SETS_RADIX * 2. */
+static unsigned long local_ceiling = POWER9_TLB_SETS_RADIX * 2;
 
 #define PPC_TLBIE_5(rb, rs, ric, prs, r) "tlbie " rb "," rs "," ric "," prs "," r
 #define PPC_TLBIEL(rb, rs, ric, prs, r) "tlbiel " rb "," rs "," ric "," prs "," r
@@ -199,6 +202,47 @@ static void radix_flush_tlb_range(unsigned long pid, unsigned long start, unsign
 	}
 }
 
+static void __tlbiel_va_range(unsigned long start, unsigned long end, unsigned long pid,
+			      unsigned long page_size, unsigned long ap)
+{
+	unsigned long addr;
+
+	for (addr = start; addr < end; addr += page_size)
+		__tlbiel_va(addr, pid, ap, RIC_FLUSH_TLB);
+}
+
+/* __radix__flush_tlb_range, FLUSH_TYPE_LOCAL, not fullmm. */
+static void radix_flush_tlb_range_local(unsigned long pid, unsigned long start,
+					unsigned long end)
+{
+	unsigned long page_size = 1UL << PAGE_SHIFT;
+	unsigned long nr_pages = (end - start) >> PAGE_SHIFT;
+	int flush_pid, flush_pwc = 0;
+
+	flush_pid = nr_pages > local_ceiling;
+	if (!flush_pid && (end - start) >= PMD_SIZE)
+		flush_pwc = 1;
+	if (flush_pid) {
+		_tlbiel_pid_all(pid);
+	} else {
+		int hflush = 0;
+		unsigned long hstart, hend;
+
+		hstart = (start + PMD_SIZE - 1) & PMD_MASK;
+		hend = end & PMD_MASK;
+		if (hstart < hend)
+			hflush = 1;
+		ptesync();
+		if (flush_pwc)
+			/* For PWC, only one flush is needed */
+			__tlbiel_pid_set(pid, 0, RIC_FLUSH_PWC);
+		__tlbiel_va_range(start, end, pid, page_size, AP_64K);
+		if (hflush)
+			__tlbiel_va_range(hstart, hend, pid, PMD_SIZE, AP_2M);
+		ppc_after_tlbiel_barrier();
+	}
+}
+
 /* radix__flush_tlb_all */
 static void radix_flush_tlb_all(void)
 {
@@ -269,6 +313,24 @@ long ref_flush_tlb_range_c31(const uint64_t *a)
 	ceiling = 31;
 	r = ref_flush_tlb_range(a);
 	ceiling = 33;
+	return r;
+}
+
+long ref_flush_tlb_range_local(const uint64_t *a)
+{
+	features(a[3]);
+	radix_flush_tlb_range_local(a[0], a[1], a[2]);
+	return 0;
+}
+
+/* With the spec's derived local ceiling (threshold(radix64k_local)). */
+long ref_flush_tlb_range_local_c279(const uint64_t *a)
+{
+	long r;
+
+	local_ceiling = 279;
+	r = ref_flush_tlb_range_local(a);
+	local_ceiling = POWER9_TLB_SETS_RADIX * 2;
 	return r;
 }
 
