@@ -172,36 +172,6 @@ static void __tlbie_va_range(unsigned long start, unsigned long end, unsigned lo
 	fixup_tlbie_va_range(addr - page_size, pid, ap);
 }
 
-/* __radix__flush_tlb_range, FLUSH_TYPE_GLOBAL with tlbie, not fullmm. */
-static void radix_flush_tlb_range(unsigned long pid, unsigned long start, unsigned long end)
-{
-	unsigned long page_size = 1UL << PAGE_SHIFT;
-	unsigned long nr_pages = (end - start) >> PAGE_SHIFT;
-	int flush_pid, flush_pwc = 0;
-
-	flush_pid = nr_pages > ceiling;
-	if (!flush_pid && (end - start) >= PMD_SIZE)
-		flush_pwc = 1;
-	if (flush_pid) {
-		_tlbie_pid_all(pid);
-	} else {
-		int hflush = 0;
-		unsigned long hstart, hend;
-
-		hstart = (start + PMD_SIZE - 1) & PMD_MASK;
-		hend = end & PMD_MASK;
-		if (hstart < hend)
-			hflush = 1;
-		ptesync();
-		if (flush_pwc)
-			__tlbie_pid(pid, RIC_FLUSH_PWC);
-		__tlbie_va_range(start, end, pid, page_size, AP_64K);
-		if (hflush)
-			__tlbie_va_range(hstart, hend, pid, PMD_SIZE, AP_2M);
-		tlbie_sync();
-	}
-}
-
 static void __tlbiel_va_range(unsigned long start, unsigned long end, unsigned long pid,
 			      unsigned long page_size, unsigned long ap)
 {
@@ -211,19 +181,26 @@ static void __tlbiel_va_range(unsigned long start, unsigned long end, unsigned l
 		__tlbiel_va(addr, pid, ap, RIC_FLUSH_TLB);
 }
 
-/* __radix__flush_tlb_range, FLUSH_TYPE_LOCAL, not fullmm. */
-static void radix_flush_tlb_range_local(unsigned long pid, unsigned long start,
-					unsigned long end)
+/* __radix__flush_tlb_range, not fullmm: FLUSH_TYPE_LOCAL when `local`,
+ * else FLUSH_TYPE_GLOBAL with tlbie. */
+static void radix_flush_tlb_range(unsigned long pid, unsigned long start, unsigned long end,
+				  int local)
 {
 	unsigned long page_size = 1UL << PAGE_SHIFT;
 	unsigned long nr_pages = (end - start) >> PAGE_SHIFT;
 	int flush_pid, flush_pwc = 0;
 
-	flush_pid = nr_pages > local_ceiling;
+	if (!local)
+		flush_pid = nr_pages > ceiling;
+	else
+		flush_pid = nr_pages > local_ceiling;
 	if (!flush_pid && (end - start) >= PMD_SIZE)
 		flush_pwc = 1;
 	if (flush_pid) {
-		_tlbiel_pid_all(pid);
+		if (local)
+			_tlbiel_pid_all(pid);
+		else
+			_tlbie_pid_all(pid);
 	} else {
 		int hflush = 0;
 		unsigned long hstart, hend;
@@ -232,14 +209,24 @@ static void radix_flush_tlb_range_local(unsigned long pid, unsigned long start,
 		hend = end & PMD_MASK;
 		if (hstart < hend)
 			hflush = 1;
-		ptesync();
-		if (flush_pwc)
-			/* For PWC, only one flush is needed */
-			__tlbiel_pid_set(pid, 0, RIC_FLUSH_PWC);
-		__tlbiel_va_range(start, end, pid, page_size, AP_64K);
-		if (hflush)
-			__tlbiel_va_range(hstart, hend, pid, PMD_SIZE, AP_2M);
-		ppc_after_tlbiel_barrier();
+		if (local) {
+			ptesync();
+			if (flush_pwc)
+				/* For PWC, only one flush is needed */
+				__tlbiel_pid_set(pid, 0, RIC_FLUSH_PWC);
+			__tlbiel_va_range(start, end, pid, page_size, AP_64K);
+			if (hflush)
+				__tlbiel_va_range(hstart, hend, pid, PMD_SIZE, AP_2M);
+			ppc_after_tlbiel_barrier();
+		} else {
+			ptesync();
+			if (flush_pwc)
+				__tlbie_pid(pid, RIC_FLUSH_PWC);
+			__tlbie_va_range(start, end, pid, page_size, AP_64K);
+			if (hflush)
+				__tlbie_va_range(hstart, hend, pid, PMD_SIZE, AP_2M);
+			tlbie_sync();
+		}
 	}
 }
 
@@ -302,7 +289,7 @@ long ref_flush_tlb_pid_local(const uint64_t *a)
 long ref_flush_tlb_range(const uint64_t *a)
 {
 	features(a[3]);
-	radix_flush_tlb_range(a[0], a[1], a[2]);
+	radix_flush_tlb_range(a[0], a[1], a[2], 0);
 	return 0;
 }
 
@@ -319,7 +306,7 @@ long ref_flush_tlb_range_c31(const uint64_t *a)
 long ref_flush_tlb_range_local(const uint64_t *a)
 {
 	features(a[3]);
-	radix_flush_tlb_range_local(a[0], a[1], a[2]);
+	radix_flush_tlb_range(a[0], a[1], a[2], 1);
 	return 0;
 }
 
