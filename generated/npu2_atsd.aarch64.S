@@ -5,37 +5,37 @@
 	.globl invalidate_va
 	.type invalidate_va,%function
 invalidate_va:
-	/* 29: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
+	/* 35: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
 	ubfiz x9, x2, #25, #15
 	movz x16, #0x4000, lsl #32
 	movk x16, #5, lsl #48
 	orr x10, x9, x16
-	/* 27: each npu */
+	/* 33: each npu */
 	cbz x1, .Linvalidate_va.1
 	lsl x9, x1, #3
 	add x9, x9, x0
 	mov x11, x0
 .Linvalidate_va.0:
 	ldr x12, [x11]
-	/* 28: npu.ava = va */
+	/* 34: npu.ava = va */
 	rev x16, x3
 	str x16, [x12, #8]
-	/* 29: npu.launch = { prs: 1, ap: 5, pid: pid } */
+	/* 35: npu.launch = { prs: 1, ap: 5, pid: pid } */
 	rev x16, x10
 	str x16, [x12]
-	/* 27: each npu */
+	/* 33: each npu */
 	add x11, x11, #8
 	cmp x11, x9
 	b.ne .Linvalidate_va.0
 .Linvalidate_va.1:
-	/* 31: each npu */
+	/* 37: each npu */
 	cbz x1, .Linvalidate_va.3
 	lsl x9, x1, #3
 	add x9, x9, x0
 	mov x10, x0
 .Linvalidate_va.2:
 	ldr x11, [x10]
-	/* 31: poll npu.stat == 0 limit 100000 else return -110 */
+	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
 	movz x12, #0x86a0
 	movk x12, #1, lsl #16
 .Linvalidate_va.4:
@@ -47,7 +47,7 @@ invalidate_va:
 	movn x0, #0x6d
 	ret
 .Linvalidate_va.5:
-	/* 31: each npu */
+	/* 37: each npu */
 	add x10, x10, #8
 	cmp x10, x9
 	b.ne .Linvalidate_va.2
@@ -60,32 +60,32 @@ invalidate_va:
 	.globl invalidate_pid
 	.type invalidate_pid,%function
 invalidate_pid:
-	/* 36: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	/* 42: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	ubfiz x9, x2, #25, #15
 	orr x10, x9, #0xc000000000000
-	/* 36: each npu */
+	/* 42: each npu */
 	cbz x1, .Linvalidate_pid.1
 	lsl x9, x1, #3
 	add x9, x9, x0
 	mov x11, x0
 .Linvalidate_pid.0:
 	ldr x12, [x11]
-	/* 36: npu.launch = { is: 1, prs: 1, pid: pid } */
+	/* 42: npu.launch = { is: 1, prs: 1, pid: pid } */
 	rev x16, x10
 	str x16, [x12]
-	/* 36: each npu */
+	/* 42: each npu */
 	add x11, x11, #8
 	cmp x11, x9
 	b.ne .Linvalidate_pid.0
 .Linvalidate_pid.1:
-	/* 37: each npu */
+	/* 43: each npu */
 	cbz x1, .Linvalidate_pid.3
 	lsl x9, x1, #3
 	add x9, x9, x0
 	mov x10, x0
 .Linvalidate_pid.2:
 	ldr x11, [x10]
-	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
+	/* 43: poll npu.stat == 0 limit 100000 else return -110 */
 	movz x12, #0x86a0
 	movk x12, #1, lsl #16
 .Linvalidate_pid.4:
@@ -97,7 +97,7 @@ invalidate_pid:
 	movn x0, #0x6d
 	ret
 .Linvalidate_pid.5:
-	/* 37: each npu */
+	/* 43: each npu */
 	add x10, x10, #8
 	cmp x10, x9
 	b.ne .Linvalidate_pid.2
@@ -110,26 +110,26 @@ invalidate_pid:
 	.globl invalidate_range
 	.type invalidate_range,%function
 invalidate_range:
-	/* 52: arguments */
+	/* 58: arguments */
 	cbz x4, .Linvalidate_range.1
 	movn x16, #0
 	eor x9, x3, x16
 	cmp x9, x4
 	b.hs .Linvalidate_range.2
-	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	ubfiz x9, x2, #25, #15
 	orr x10, x9, #0xc000000000000
-	/* 54: each npu */
+	/* 60: each npu */
 	cbz x1, .Linvalidate_range.5
 	lsl x9, x1, #3
 	add x9, x9, x0
 	mov x11, x0
 .Linvalidate_range.4:
 	ldr x12, [x11]
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	rev x16, x10
 	str x16, [x12]
-	/* 54: each npu */
+	/* 60: each npu */
 	add x11, x11, #8
 	cmp x11, x9
 	b.ne .Linvalidate_range.4
@@ -142,27 +142,27 @@ invalidate_range:
 	movz x16, #1, lsl #16
 	cmp x9, x16
 	b.hs .Linvalidate_range.6
-	/* 55: value (start & 0xffffffffffff0000) */
+	/* 61: value (start & 0xffffffffffff0000) */
 	and x10, x3, #0xffffffffffff0000
-	/* 56: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
 	ubfiz x11, x2, #25, #15
 	movz x16, #0x4000, lsl #32
 	movk x16, #5, lsl #48
 	orr x12, x11, x16
-	/* 54: each npu */
+	/* 60: each npu */
 	cbz x1, .Linvalidate_range.9
 	lsl x11, x1, #3
 	add x11, x11, x0
 	mov x13, x0
 .Linvalidate_range.8:
 	ldr x14, [x13]
-	/* 55: npu.ava = $addr */
+	/* 61: npu.ava = $addr */
 	rev x16, x10
 	str x16, [x14, #8]
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	rev x16, x12
 	str x16, [x14]
-	/* 54: each npu */
+	/* 60: each npu */
 	add x13, x13, #8
 	cmp x13, x11
 	b.ne .Linvalidate_range.8
@@ -172,27 +172,27 @@ invalidate_range:
 	movz x16, #0x20, lsl #16
 	cmp x9, x16
 	b.hs .Linvalidate_range.10
-	/* 55: value (start & 0xffffffffffe00000) */
+	/* 61: value (start & 0xffffffffffe00000) */
 	and x10, x3, #0xffffffffffe00000
-	/* 56: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
 	ubfiz x11, x2, #25, #15
 	movz x16, #0x4000, lsl #32
 	movk x16, #4, lsl #48
 	orr x12, x11, x16
-	/* 54: each npu */
+	/* 60: each npu */
 	cbz x1, .Linvalidate_range.13
 	lsl x11, x1, #3
 	add x11, x11, x0
 	mov x13, x0
 .Linvalidate_range.12:
 	ldr x14, [x13]
-	/* 55: npu.ava = $addr */
+	/* 61: npu.ava = $addr */
 	rev x16, x10
 	str x16, [x14, #8]
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	rev x16, x12
 	str x16, [x14]
-	/* 54: each npu */
+	/* 60: each npu */
 	add x13, x13, #8
 	cmp x13, x11
 	b.ne .Linvalidate_range.12
@@ -202,47 +202,47 @@ invalidate_range:
 	movz x16, #0x4000, lsl #16
 	cmp x9, x16
 	b.hs .Linvalidate_range.14
-	/* 55: value (start & 0xffffffffc0000000) */
+	/* 61: value (start & 0xffffffffc0000000) */
 	and x9, x3, #0xffffffffc0000000
-	/* 56: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
 	ubfiz x10, x2, #25, #15
 	movz x16, #0x8000, lsl #32
 	movk x16, #4, lsl #48
 	orr x11, x10, x16
-	/* 54: each npu */
+	/* 60: each npu */
 	cbz x1, .Linvalidate_range.17
 	lsl x10, x1, #3
 	add x10, x10, x0
 	mov x12, x0
 .Linvalidate_range.16:
 	ldr x13, [x12]
-	/* 55: npu.ava = $addr */
+	/* 61: npu.ava = $addr */
 	rev x16, x9
 	str x16, [x13, #8]
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	rev x16, x11
 	str x16, [x13]
-	/* 54: each npu */
+	/* 60: each npu */
 	add x12, x12, #8
 	cmp x12, x10
 	b.ne .Linvalidate_range.16
 .Linvalidate_range.17:
 	b .Linvalidate_range.15
 .Linvalidate_range.14:
-	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	ubfiz x9, x2, #25, #15
 	orr x10, x9, #0xc000000000000
-	/* 54: each npu */
+	/* 60: each npu */
 	cbz x1, .Linvalidate_range.19
 	lsl x9, x1, #3
 	add x9, x9, x0
 	mov x11, x0
 .Linvalidate_range.18:
 	ldr x12, [x11]
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	rev x16, x10
 	str x16, [x12]
-	/* 54: each npu */
+	/* 60: each npu */
 	add x11, x11, #8
 	cmp x11, x9
 	b.ne .Linvalidate_range.18
@@ -252,14 +252,14 @@ invalidate_range:
 .Linvalidate_range.7:
 .Linvalidate_range.3:
 .Linvalidate_range.1:
-	/* 59: each npu */
+	/* 65: each npu */
 	cbz x1, .Linvalidate_range.21
 	lsl x9, x1, #3
 	add x9, x9, x0
 	mov x10, x0
 .Linvalidate_range.20:
 	ldr x11, [x10]
-	/* 59: poll npu.stat == 0 limit 100000 else return -110 */
+	/* 65: poll npu.stat == 0 limit 100000 else return -110 */
 	movz x12, #0x86a0
 	movk x12, #1, lsl #16
 .Linvalidate_range.22:
@@ -271,7 +271,7 @@ invalidate_range:
 	movn x0, #0x6d
 	ret
 .Linvalidate_range.23:
-	/* 59: each npu */
+	/* 65: each npu */
 	add x10, x10, #8
 	cmp x10, x9
 	b.ne .Linvalidate_range.20
@@ -280,4 +280,12 @@ invalidate_range:
 	movz x0, #0
 	ret
 	.size invalidate_range,.-invalidate_range
+	.p2align 2
+	.globl flush_all_mm
+	.type flush_all_mm,%function
+flush_all_mm:
+	/* end of sequence */
+	movz x0, #0
+	ret
+	.size flush_all_mm,.-flush_all_mm
 	.section .note.GNU-stack,"",%progbits

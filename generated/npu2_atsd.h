@@ -53,6 +53,11 @@
 #define NPU_STAT_OFFSET 0x10
 #define NPU_STAT_WIDTH 64
 
+/* CPU features: bits of the `features` argument of the sequences that
+ * test them at run time (fixed ones with `gen --feature NAME=on|off`). */
+/* feature radix (kernel capability MMU_FTR_TYPE_RADIX) */
+#define NPU2_ATSD_FEATURE_RADIX (1UL << 0)
+
 #if !defined(__ASSEMBLY__) && !defined(__ASSEMBLER__)
 static inline uint64_t npu_launch_is_prep(uint64_t v)
 {
@@ -105,6 +110,8 @@ long invalidate_va(void *const npu[], unsigned long npu_count, unsigned long lon
 long invalidate_pid(void *const npu[], unsigned long npu_count, unsigned long long pid);
 /* invalidate_range: returns 0; -110 (-ETIMEDOUT) when a poll of npu.stat runs out */
 long invalidate_range(void *const npu[], unsigned long npu_count, unsigned long long pid, unsigned long long start, unsigned long long size);
+/* flush_all_mm: returns 0 */
+long flush_all_mm(unsigned long long pid, unsigned long features);
 
 #ifdef __cplusplus
 }

@@ -10,12 +10,12 @@ invalidate_va:
 	.type invalidate_va,@function
 	.p2align 4
 .invalidate_va:
-	/* 29: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
+	/* 35: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
 	rldic %r11,%r5,25,24
 	li %r0,21
 	rldicr %r0,%r0,46,17
 	or %r12,%r11,%r0
-	/* 27: each npu */
+	/* 33: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_va.1
 	rldicr %r11,%r4,3,60
@@ -23,16 +23,16 @@ invalidate_va:
 	mr %r10,%r3
 .Linvalidate_va.0:
 	ld %r9,0(%r10)
-	/* 28: npu.ava = va */
+	/* 34: npu.ava = va */
 	std %r6,8(%r9)
-	/* 27: each npu */
+	/* 33: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_va.0
 .Linvalidate_va.1:
 	/* placed by place-barriers */
 	eieio
-	/* 27: each npu */
+	/* 33: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_va.3
 	rldicr %r11,%r4,3,60
@@ -40,14 +40,14 @@ invalidate_va:
 	mr %r10,%r3
 .Linvalidate_va.2:
 	ld %r9,0(%r10)
-	/* 29: npu.launch = { prs: 1, ap: 5, pid: pid } */
+	/* 35: npu.launch = { prs: 1, ap: 5, pid: pid } */
 	std %r12,0(%r9)
-	/* 27: each npu */
+	/* 33: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_va.2
 .Linvalidate_va.3:
-	/* 31: each npu */
+	/* 37: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_va.5
 	rldicr %r11,%r4,3,60
@@ -55,7 +55,7 @@ invalidate_va:
 	mr %r12,%r3
 .Linvalidate_va.4:
 	ld %r10,0(%r12)
-	/* 31: poll npu.stat == 0 limit 100000 else return -110 */
+	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
 	lis %r9,1
 	ori %r9,%r9,34464
 .Linvalidate_va.6:
@@ -68,7 +68,7 @@ invalidate_va:
 	li %r3,-110
 	blr
 .Linvalidate_va.7:
-	/* 31: each npu */
+	/* 37: each npu */
 	addi %r12,%r12,8
 	cmpld 7,%r12,%r11
 	bne 7,.Linvalidate_va.4
@@ -86,12 +86,12 @@ invalidate_pid:
 	.type invalidate_pid,@function
 	.p2align 4
 .invalidate_pid:
-	/* 36: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	/* 42: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	rldic %r11,%r5,25,24
 	li %r0,3
 	rldicr %r0,%r0,50,13
 	or %r12,%r11,%r0
-	/* 36: each npu */
+	/* 42: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_pid.1
 	rldicr %r11,%r4,3,60
@@ -99,14 +99,14 @@ invalidate_pid:
 	mr %r10,%r3
 .Linvalidate_pid.0:
 	ld %r9,0(%r10)
-	/* 36: npu.launch = { is: 1, prs: 1, pid: pid } */
+	/* 42: npu.launch = { is: 1, prs: 1, pid: pid } */
 	std %r12,0(%r9)
-	/* 36: each npu */
+	/* 42: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_pid.0
 .Linvalidate_pid.1:
-	/* 37: each npu */
+	/* 43: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_pid.3
 	rldicr %r11,%r4,3,60
@@ -114,7 +114,7 @@ invalidate_pid:
 	mr %r12,%r3
 .Linvalidate_pid.2:
 	ld %r10,0(%r12)
-	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
+	/* 43: poll npu.stat == 0 limit 100000 else return -110 */
 	lis %r9,1
 	ori %r9,%r9,34464
 .Linvalidate_pid.4:
@@ -127,7 +127,7 @@ invalidate_pid:
 	li %r3,-110
 	blr
 .Linvalidate_pid.5:
-	/* 37: each npu */
+	/* 43: each npu */
 	addi %r12,%r12,8
 	cmpld 7,%r12,%r11
 	bne 7,.Linvalidate_pid.2
@@ -145,18 +145,18 @@ invalidate_range:
 	.type invalidate_range,@function
 	.p2align 4
 .invalidate_range:
-	/* 52: arguments */
+	/* 58: arguments */
 	cmpdi 7,%r7,0
 	beq 7,.Linvalidate_range.1
 	nor %r11,%r6,%r6
 	cmpld 7,%r11,%r7
 	bge 7,.Linvalidate_range.2
-	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	rldic %r11,%r5,25,24
 	li %r0,3
 	rldicr %r0,%r0,50,13
 	or %r12,%r11,%r0
-	/* 54: each npu */
+	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.5
 	rldicr %r11,%r4,3,60
@@ -164,9 +164,9 @@ invalidate_range:
 	mr %r10,%r3
 .Linvalidate_range.4:
 	ld %r9,0(%r10)
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	std %r12,0(%r9)
-	/* 54: each npu */
+	/* 60: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_range.4
@@ -179,10 +179,10 @@ invalidate_range:
 	lis %r0,1
 	cmpld 7,%r11,%r0
 	bge 7,.Linvalidate_range.6
-	/* 55: value (start & 0xffffffffffff0000) */
+	/* 61: value (start & 0xffffffffffff0000) */
 	lis %r0,-1
 	and %r12,%r6,%r0
-	/* 54: each npu */
+	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.9
 	rldicr %r10,%r4,3,60
@@ -190,21 +190,21 @@ invalidate_range:
 	mr %r9,%r3
 .Linvalidate_range.8:
 	ld %r8,0(%r9)
-	/* 55: npu.ava = $addr */
+	/* 61: npu.ava = $addr */
 	std %r12,8(%r8)
-	/* 54: each npu */
+	/* 60: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r10
 	bne 7,.Linvalidate_range.8
 .Linvalidate_range.9:
 	/* placed by place-barriers */
 	eieio
-	/* 56: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
 	rldic %r12,%r5,25,24
 	li %r0,21
 	rldicr %r0,%r0,46,17
 	or %r10,%r12,%r0
-	/* 54: each npu */
+	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.11
 	rldicr %r12,%r4,3,60
@@ -212,9 +212,9 @@ invalidate_range:
 	mr %r9,%r3
 .Linvalidate_range.10:
 	ld %r8,0(%r9)
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	std %r10,0(%r8)
-	/* 54: each npu */
+	/* 60: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r12
 	bne 7,.Linvalidate_range.10
@@ -224,10 +224,10 @@ invalidate_range:
 	lis %r0,32
 	cmpld 7,%r11,%r0
 	bge 7,.Linvalidate_range.12
-	/* 55: value (start & 0xffffffffffe00000) */
+	/* 61: value (start & 0xffffffffffe00000) */
 	lis %r0,-32
 	and %r12,%r6,%r0
-	/* 54: each npu */
+	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.15
 	rldicr %r10,%r4,3,60
@@ -235,21 +235,21 @@ invalidate_range:
 	mr %r9,%r3
 .Linvalidate_range.14:
 	ld %r8,0(%r9)
-	/* 55: npu.ava = $addr */
+	/* 61: npu.ava = $addr */
 	std %r12,8(%r8)
-	/* 54: each npu */
+	/* 60: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r10
 	bne 7,.Linvalidate_range.14
 .Linvalidate_range.15:
 	/* placed by place-barriers */
 	eieio
-	/* 56: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
 	rldic %r12,%r5,25,24
 	li %r0,17
 	rldicr %r0,%r0,46,17
 	or %r10,%r12,%r0
-	/* 54: each npu */
+	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.17
 	rldicr %r12,%r4,3,60
@@ -257,9 +257,9 @@ invalidate_range:
 	mr %r9,%r3
 .Linvalidate_range.16:
 	ld %r8,0(%r9)
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	std %r10,0(%r8)
-	/* 54: each npu */
+	/* 60: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r12
 	bne 7,.Linvalidate_range.16
@@ -269,10 +269,10 @@ invalidate_range:
 	lis %r0,16384
 	cmpld 7,%r11,%r0
 	bge 7,.Linvalidate_range.18
-	/* 55: value (start & 0xffffffffc0000000) */
+	/* 61: value (start & 0xffffffffc0000000) */
 	lis %r0,-16384
 	and %r11,%r6,%r0
-	/* 54: each npu */
+	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.21
 	rldicr %r12,%r4,3,60
@@ -280,21 +280,21 @@ invalidate_range:
 	mr %r10,%r3
 .Linvalidate_range.20:
 	ld %r9,0(%r10)
-	/* 55: npu.ava = $addr */
+	/* 61: npu.ava = $addr */
 	std %r11,8(%r9)
-	/* 54: each npu */
+	/* 60: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r12
 	bne 7,.Linvalidate_range.20
 .Linvalidate_range.21:
 	/* placed by place-barriers */
 	eieio
-	/* 56: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
 	rldic %r11,%r5,25,24
 	li %r0,9
 	rldicr %r0,%r0,47,16
 	or %r12,%r11,%r0
-	/* 54: each npu */
+	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.23
 	rldicr %r11,%r4,3,60
@@ -302,21 +302,21 @@ invalidate_range:
 	mr %r10,%r3
 .Linvalidate_range.22:
 	ld %r9,0(%r10)
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	std %r12,0(%r9)
-	/* 54: each npu */
+	/* 60: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_range.22
 .Linvalidate_range.23:
 	b .Linvalidate_range.19
 .Linvalidate_range.18:
-	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	rldic %r11,%r5,25,24
 	li %r0,3
 	rldicr %r0,%r0,50,13
 	or %r12,%r11,%r0
-	/* 54: each npu */
+	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.25
 	rldicr %r11,%r4,3,60
@@ -324,9 +324,9 @@ invalidate_range:
 	mr %r10,%r3
 .Linvalidate_range.24:
 	ld %r9,0(%r10)
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	std %r12,0(%r9)
-	/* 54: each npu */
+	/* 60: each npu */
 	addi %r10,%r10,8
 	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_range.24
@@ -336,7 +336,7 @@ invalidate_range:
 .Linvalidate_range.7:
 .Linvalidate_range.3:
 .Linvalidate_range.1:
-	/* 59: each npu */
+	/* 65: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.27
 	rldicr %r11,%r4,3,60
@@ -344,7 +344,7 @@ invalidate_range:
 	mr %r12,%r3
 .Linvalidate_range.26:
 	ld %r10,0(%r12)
-	/* 59: poll npu.stat == 0 limit 100000 else return -110 */
+	/* 65: poll npu.stat == 0 limit 100000 else return -110 */
 	lis %r9,1
 	ori %r9,%r9,34464
 .Linvalidate_range.28:
@@ -357,7 +357,7 @@ invalidate_range:
 	li %r3,-110
 	blr
 .Linvalidate_range.29:
-	/* 59: each npu */
+	/* 65: each npu */
 	addi %r12,%r12,8
 	cmpld 7,%r12,%r11
 	bne 7,.Linvalidate_range.26
@@ -366,4 +366,34 @@ invalidate_range:
 	li %r3,0
 	blr
 	.size invalidate_range,.-.invalidate_range
+	.globl flush_all_mm
+	.section ".opd","aw"
+	.p2align 3
+flush_all_mm:
+	.quad .flush_all_mm,.TOC.@tocbase,0
+	.previous
+	.type flush_all_mm,@function
+	.p2align 4
+.flush_all_mm:
+	/* 79: arguments */
+	andi. %r11,%r4,1
+	cmpdi 7,%r11,0
+	beq 7,.Lflush_all_mm.1
+	/* placed by place-barriers */
+	ptesync
+	/* 83: value 0x400 */
+	li %r11,1024
+	/* 83: value (pid << 0x20) */
+	rldicr %r12,%r3,32,31
+	/* 83: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	tlbie %r11,%r12,2,1,1
+	/* placed by place-barriers */
+	eieio
+	tlbsync
+	ptesync
+.Lflush_all_mm.1:
+	/* end of sequence */
+	li %r3,0
+	blr
+	.size flush_all_mm,.-.flush_all_mm
 	.section .note.GNU-stack,"",@progbits

@@ -4,14 +4,14 @@
 	.globl invalidate_va
 	.type invalidate_va,@function
 invalidate_va:
-	/* 29: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
+	/* 35: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
 	mov %rdx,%rax
 	and $0x7fff,%rax
 	shl $0x19,%rax
 	movabs $0x5400000000000,%r11
 	mov %rax,%r10
 	or %r11,%r10
-	/* 27: each npu */
+	/* 33: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_va.1
 	mov %rsi,%rax
@@ -20,20 +20,20 @@ invalidate_va:
 	mov %rdi,%r9
 .Linvalidate_va.0:
 	mov (%r9),%r8
-	/* 28: npu.ava = va */
+	/* 34: npu.ava = va */
 	mov %rcx,%r11
 	bswap %r11
 	mov %r11,8(%r8)
-	/* 29: npu.launch = { prs: 1, ap: 5, pid: pid } */
+	/* 35: npu.launch = { prs: 1, ap: 5, pid: pid } */
 	mov %r10,%r11
 	bswap %r11
 	mov %r11,(%r8)
-	/* 27: each npu */
+	/* 33: each npu */
 	add $8,%r9
 	cmp %rax,%r9
 	jne .Linvalidate_va.0
 .Linvalidate_va.1:
-	/* 31: each npu */
+	/* 37: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_va.3
 	mov %rsi,%rax
@@ -42,7 +42,7 @@ invalidate_va:
 	mov %rdi,%r10
 .Linvalidate_va.2:
 	mov (%r10),%r9
-	/* 31: poll npu.stat == 0 limit 100000 else return -110 */
+	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
 	mov $0x186a0,%r8d
 .Linvalidate_va.4:
 	mov 0x10(%r9),%rcx
@@ -54,7 +54,7 @@ invalidate_va:
 	mov $0xffffffffffffff92,%rax
 	ret
 .Linvalidate_va.5:
-	/* 31: each npu */
+	/* 37: each npu */
 	add $8,%r10
 	cmp %rax,%r10
 	jne .Linvalidate_va.2
@@ -67,14 +67,14 @@ invalidate_va:
 	.globl invalidate_pid
 	.type invalidate_pid,@function
 invalidate_pid:
-	/* 36: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	/* 42: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	mov %rdx,%rax
 	and $0x7fff,%rax
 	shl $0x19,%rax
 	movabs $0xc000000000000,%r11
 	mov %rax,%r10
 	or %r11,%r10
-	/* 36: each npu */
+	/* 42: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_pid.1
 	mov %rsi,%rax
@@ -83,16 +83,16 @@ invalidate_pid:
 	mov %rdi,%r9
 .Linvalidate_pid.0:
 	mov (%r9),%r8
-	/* 36: npu.launch = { is: 1, prs: 1, pid: pid } */
+	/* 42: npu.launch = { is: 1, prs: 1, pid: pid } */
 	mov %r10,%r11
 	bswap %r11
 	mov %r11,(%r8)
-	/* 36: each npu */
+	/* 42: each npu */
 	add $8,%r9
 	cmp %rax,%r9
 	jne .Linvalidate_pid.0
 .Linvalidate_pid.1:
-	/* 37: each npu */
+	/* 43: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_pid.3
 	mov %rsi,%rax
@@ -101,7 +101,7 @@ invalidate_pid:
 	mov %rdi,%r10
 .Linvalidate_pid.2:
 	mov (%r10),%r9
-	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
+	/* 43: poll npu.stat == 0 limit 100000 else return -110 */
 	mov $0x186a0,%r8d
 .Linvalidate_pid.4:
 	mov 0x10(%r9),%rcx
@@ -113,7 +113,7 @@ invalidate_pid:
 	mov $0xffffffffffffff92,%rax
 	ret
 .Linvalidate_pid.5:
-	/* 37: each npu */
+	/* 43: each npu */
 	add $8,%r10
 	cmp %rax,%r10
 	jne .Linvalidate_pid.2
@@ -126,7 +126,7 @@ invalidate_pid:
 	.globl invalidate_range
 	.type invalidate_range,@function
 invalidate_range:
-	/* 52: arguments */
+	/* 58: arguments */
 	push %rbx
 	push %r12
 	test %r8,%r8
@@ -135,14 +135,14 @@ invalidate_range:
 	not %rax
 	cmp %r8,%rax
 	jae .Linvalidate_range.2
-	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	mov %rdx,%rax
 	and $0x7fff,%rax
 	shl $0x19,%rax
 	movabs $0xc000000000000,%r11
 	mov %rax,%r10
 	or %r11,%r10
-	/* 54: each npu */
+	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.5
 	mov %rsi,%rax
@@ -151,11 +151,11 @@ invalidate_range:
 	mov %rdi,%r9
 .Linvalidate_range.4:
 	mov (%r9),%rbx
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %r10,%r11
 	bswap %r11
 	mov %r11,(%rbx)
-	/* 54: each npu */
+	/* 60: each npu */
 	add $8,%r9
 	cmp %rax,%r9
 	jne .Linvalidate_range.4
@@ -170,17 +170,17 @@ invalidate_range:
 	xor %r10,%rax
 	cmp $0x10000,%rax
 	jae .Linvalidate_range.6
-	/* 55: value (start & 0xffffffffffff0000) */
+	/* 61: value (start & 0xffffffffffff0000) */
 	mov %rcx,%r10
 	and $0xffffffffffff0000,%r10
-	/* 56: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
 	mov %rdx,%r9
 	and $0x7fff,%r9
 	shl $0x19,%r9
 	movabs $0x5400000000000,%r11
 	mov %r9,%r8
 	or %r11,%r8
-	/* 54: each npu */
+	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.9
 	mov %rsi,%r9
@@ -189,15 +189,15 @@ invalidate_range:
 	mov %rdi,%rbx
 .Linvalidate_range.8:
 	mov (%rbx),%r12
-	/* 55: npu.ava = $addr */
+	/* 61: npu.ava = $addr */
 	mov %r10,%r11
 	bswap %r11
 	mov %r11,8(%r12)
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %r8,%r11
 	bswap %r11
 	mov %r11,(%r12)
-	/* 54: each npu */
+	/* 60: each npu */
 	add $8,%rbx
 	cmp %r9,%rbx
 	jne .Linvalidate_range.8
@@ -206,17 +206,17 @@ invalidate_range:
 .Linvalidate_range.6:
 	cmp $0x200000,%rax
 	jae .Linvalidate_range.10
-	/* 55: value (start & 0xffffffffffe00000) */
+	/* 61: value (start & 0xffffffffffe00000) */
 	mov %rcx,%r10
 	and $0xffffffffffe00000,%r10
-	/* 56: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
 	mov %rdx,%r9
 	and $0x7fff,%r9
 	shl $0x19,%r9
 	movabs $0x4400000000000,%r11
 	mov %r9,%r8
 	or %r11,%r8
-	/* 54: each npu */
+	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.13
 	mov %rsi,%r9
@@ -225,15 +225,15 @@ invalidate_range:
 	mov %rdi,%rbx
 .Linvalidate_range.12:
 	mov (%rbx),%r12
-	/* 55: npu.ava = $addr */
+	/* 61: npu.ava = $addr */
 	mov %r10,%r11
 	bswap %r11
 	mov %r11,8(%r12)
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %r8,%r11
 	bswap %r11
 	mov %r11,(%r12)
-	/* 54: each npu */
+	/* 60: each npu */
 	add $8,%rbx
 	cmp %r9,%rbx
 	jne .Linvalidate_range.12
@@ -242,17 +242,17 @@ invalidate_range:
 .Linvalidate_range.10:
 	cmp $0x40000000,%rax
 	jae .Linvalidate_range.14
-	/* 55: value (start & 0xffffffffc0000000) */
+	/* 61: value (start & 0xffffffffc0000000) */
 	mov %rcx,%rax
 	and $0xffffffffc0000000,%rax
-	/* 56: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
 	mov %rdx,%r10
 	and $0x7fff,%r10
 	shl $0x19,%r10
 	movabs $0x4800000000000,%r11
 	mov %r10,%r9
 	or %r11,%r9
-	/* 54: each npu */
+	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.17
 	mov %rsi,%r10
@@ -261,29 +261,29 @@ invalidate_range:
 	mov %rdi,%r8
 .Linvalidate_range.16:
 	mov (%r8),%rcx
-	/* 55: npu.ava = $addr */
+	/* 61: npu.ava = $addr */
 	mov %rax,%r11
 	bswap %r11
 	mov %r11,8(%rcx)
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %r9,%r11
 	bswap %r11
 	mov %r11,(%rcx)
-	/* 54: each npu */
+	/* 60: each npu */
 	add $8,%r8
 	cmp %r10,%r8
 	jne .Linvalidate_range.16
 .Linvalidate_range.17:
 	jmp .Linvalidate_range.15
 .Linvalidate_range.14:
-	/* 56: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
+	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	mov %rdx,%rax
 	and $0x7fff,%rax
 	shl $0x19,%rax
 	movabs $0xc000000000000,%r11
 	mov %rax,%r10
 	or %r11,%r10
-	/* 54: each npu */
+	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.19
 	mov %rsi,%rax
@@ -292,11 +292,11 @@ invalidate_range:
 	mov %rdi,%r9
 .Linvalidate_range.18:
 	mov (%r9),%r8
-	/* 56: npu.launch = { prs: 1, pid: pid } | $bits */
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %r10,%r11
 	bswap %r11
 	mov %r11,(%r8)
-	/* 54: each npu */
+	/* 60: each npu */
 	add $8,%r9
 	cmp %rax,%r9
 	jne .Linvalidate_range.18
@@ -306,7 +306,7 @@ invalidate_range:
 .Linvalidate_range.7:
 .Linvalidate_range.3:
 .Linvalidate_range.1:
-	/* 59: each npu */
+	/* 65: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.21
 	mov %rsi,%rax
@@ -315,7 +315,7 @@ invalidate_range:
 	mov %rdi,%r10
 .Linvalidate_range.20:
 	mov (%r10),%r9
-	/* 59: poll npu.stat == 0 limit 100000 else return -110 */
+	/* 65: poll npu.stat == 0 limit 100000 else return -110 */
 	mov $0x186a0,%r8d
 .Linvalidate_range.22:
 	mov 0x10(%r9),%rcx
@@ -329,7 +329,7 @@ invalidate_range:
 	pop %rbx
 	ret
 .Linvalidate_range.23:
-	/* 59: each npu */
+	/* 65: each npu */
 	add $8,%r10
 	cmp %rax,%r10
 	jne .Linvalidate_range.20
@@ -340,4 +340,12 @@ invalidate_range:
 	pop %rbx
 	ret
 	.size invalidate_range,.-invalidate_range
+	.p2align 4
+	.globl flush_all_mm
+	.type flush_all_mm,@function
+flush_all_mm:
+	/* end of sequence */
+	xor %rax,%rax
+	ret
+	.size flush_all_mm,.-flush_all_mm
 	.section .note.GNU-stack,"",@progbits

@@ -180,9 +180,14 @@ pub fn resolve<'p>(
     out.map_or(std::borrow::Cow::Borrowed(prog), std::borrow::Cow::Owned)
 }
 
-/// Patched features whose capability belongs to another architecture are
-/// absent on `target` (an arm64 erratum never affects a POWER CPU): they
-/// become 0, so one spec can name the capabilities of several kernels.
+/// Features whose capability belongs to another architecture are absent
+/// on `target` (an arm64 erratum never affects a POWER CPU, a POWER MMU
+/// feature bit is never set on arm64): every test of one becomes 0 and
+/// its arm is dropped, so one spec can name the capabilities of several
+/// kernels and use another architecture's instructions in their arms.
+/// That holds for the kernel-patched test and for the run-time bit of the
+/// plain style's feature word alike; the word stays in the prototype (the
+/// header is shared by every target), and on `target` the bit is ignored.
 pub fn for_target(prog: &Program, target: crate::target::Target) -> std::borrow::Cow<'_, Program> {
     let foreign = |i: usize| {
         let Some(p) = prog.features[i].cap.as_deref().and_then(patching_of) else {
@@ -193,18 +198,16 @@ pub fn for_target(prog: &Program, target: crate::target::Target) -> std::borrow:
     };
     let mut out: Option<Program> = None;
     for (si, seq) in prog.seqs.iter().enumerate() {
-        if !used_features(seq)
-            .iter()
-            .any(|&(i, patched)| patched && foreign(i))
-        {
+        if !used_features(seq).iter().any(|&(i, _)| foreign(i)) {
             continue;
         }
         let out = out.get_or_insert_with(|| prog.clone());
         let devices = &out.devices;
         let seq = &mut out.seqs[si];
+        let word = seq.feature_word;
         crate::ir::map_exprs(&mut seq.body, &mut |e| {
-            e.subst(&|x| match x {
-                Expr::Feature(i) if foreign(*i) => Some(Expr::Const(0)),
+            e.subst(&|x| match feature_of(x, word) {
+                Some(i) if foreign(i) => Some(Expr::Const(0)),
                 _ => None,
             })
         });

@@ -39,6 +39,25 @@ const VA_FLUSHES: &[Call] = &[
         bind: PID0,
     },
 ];
+/// The same with npu_context->nmmu_flush: flush_all_mm() first.
+const NMMU_RANGE_FLUSHES: &[Call] = &[
+    Call {
+        seq: "flush_all_mm",
+        bind: NONE,
+    },
+    Call {
+        seq: "invalidate_range",
+        bind: NONE,
+    },
+    Call {
+        seq: "invalidate_pid",
+        bind: PID0,
+    },
+    Call {
+        seq: "invalidate_pid",
+        bind: PID0,
+    },
+];
 const PID_FLUSHES: &[Call] = &[
     Call {
         seq: "invalidate_pid",
@@ -119,6 +138,40 @@ fn npu2_atsd() -> Vec<Build> {
                     range("pid 0x8001, 1G", 0x8001, 0x4000_0000, 0x4000_0000).differs(PID),
                     range("pid 0x8001, all", 0x8001, 0x7fff_0000, 0x2_0000).differs(PID),
                 ],
+            },
+            Scenario {
+                name: "flush_all_mm; invalidate_range; invalidate_pid(0) x2",
+                kernel: "npu-dma.c mmio_invalidate() with nmmu_flush, radix__flush_all_mm() (Linux v5.2)",
+                ref_fn: "ref_mmio_invalidate_nmmu",
+                args: &[
+                    Arg::Dev("npu"),
+                    Arg::Count("npu"),
+                    Arg::Int("pid"),
+                    Arg::Int("start"),
+                    Arg::Int("size"),
+                    Arg::Int("features"),
+                ],
+                calls: NMMU_RANGE_FLUSHES,
+                inputs: [0, 1]
+                    .into_iter()
+                    .flat_map(|f| {
+                        let radix = if f == 1 { "radix" } else { "hash" };
+                        [
+                            Input::new(
+                                format!("one 64K page, {radix}"),
+                                &[("pid", 5), ("start", 0x1001_0000), ("size", 0x1_0000), ("features", f)],
+                            ),
+                            Input::new(
+                                format!("1M inside a 2M block, {radix}"),
+                                &[("pid", 5), ("start", 0x1008_0000), ("size", 0x10_0000), ("features", f)],
+                            ),
+                            Input::new(
+                                format!("everything, pid 0x7fff, {radix}"),
+                                &[("pid", 0x7fff), ("start", 0), ("size", u64::MAX), ("features", f)],
+                            ),
+                        ]
+                    })
+                    .collect(),
             },
             Scenario {
                 name: "invalidate_va; invalidate_pid(0) x2",

@@ -7,7 +7,13 @@
  *   sets per NPU with a bit lock in normal memory; here NPU i uses its
  *   one set (the example's instance i), so the register accesses are the
  *   kernel's;
- * - npu_context->nmmu_flush (flush_all_mm(), CPU tlbie) is off;
+ * - npu_context->nmmu_flush is the caller's choice: ref_mmio_invalidate
+ *   has it off, ref_mmio_invalidate_nmmu on, with radix_enabled() from
+ *   the scenario's feature word (bit 0, the spec's `radix`); off the
+ *   POWER CPUs it is 0;
+ * - __flush_all_mm() takes its global path (_tlbie_pid): a GPU's mm is
+ *   not thread-local; the MMU_NO_CONTEXT test is left out (the callers'
+ *   PIDs are valid);
  * - mmio_invalidate_wait() spins forever; here it gives up after
  *   REF_POLL_LIMIT reads and the function returns -ETIMEDOUT (kernel.h).
  * Every entry point takes the scenario's argument vector `a`; its layout
@@ -102,6 +108,36 @@ static long mmio_invalidate_wait(struct mmio_atsd_reg r[NV_MAX_NPUS])
 	return 0;
 }
 
+#if defined(__powerpc64__)
+#define PPC_TLBIE_5(rb, rs, ric, prs, r) "tlbie " rb "," rs "," ric "," prs "," r
+#define RIC_FLUSH_ALL 2
+/* v5.2 _tlbie_pid(pid, RIC_FLUSH_ALL): no POWER9 errata fixups yet (5.4). */
+static void _tlbie_pid_all(unsigned long pid)
+{
+	unsigned long rb = PPC_BIT(53); /* IS = 1 */
+	unsigned long rs = pid << PPC_BITLSHIFT(31);
+
+	__asm__ __volatile__("ptesync" ::: "memory");
+	__asm__ __volatile__(".machine power9\n\t" PPC_TLBIE_5("%0", "%4", "%3", "%2", "%1")
+			     : : "r"(rb), "i"(1), "i"(1), "i"(RIC_FLUSH_ALL), "r"(rs) : "memory");
+	__asm__ __volatile__("eieio; tlbsync; ptesync" ::: "memory");
+}
+#endif
+
+/* flush_all_mm(): radix__flush_all_mm() when radix_enabled(), else nothing. */
+static void flush_all_mm(unsigned long pid, int radix)
+{
+#if defined(__powerpc64__)
+	if (radix) {
+		mb(); /* __flush_all_mm's smp_mb() */
+		_tlbie_pid_all(pid);
+	}
+#else
+	(void)pid;
+	(void)radix;
+#endif
+}
+
 static long mmio_invalidate(struct npu *npus, unsigned long n, unsigned long pid,
 			    unsigned long start, unsigned long size)
 {
@@ -183,4 +219,15 @@ long ref_mmio_invalidate_all(const uint64_t *a)
 	unsigned long n = npus_from(a, npus);
 
 	return mmio_invalidate(npus, n, a[2], 0, ~0UL);
+}
+
+/* a: npu bases, npu count, pid, start, size, features: mmio_invalidate()
+ * with npu_context->nmmu_flush set, radix_enabled() = features bit 0 */
+long ref_mmio_invalidate_nmmu(const uint64_t *a)
+{
+	struct npu npus[NV_MAX_NPUS];
+	unsigned long n = npus_from(a, npus);
+
+	flush_all_mm(a[2], a[5] & 1);
+	return mmio_invalidate(npus, n, a[2], a[3], a[4]);
 }
