@@ -109,9 +109,10 @@ gen sde_ sd_radix_tlb_errata
 gen sdnb_ sd_radix_tlb_nb --passes fission,fuse $OFF
 grep -q 'FTR_SECTION' "$DEST/sd_radix_tlb_errata.S" || die "sde_ has no feature sections"
 grep -q 'FTR_SECTION' "$DEST/sd_radix_tlb.S" && die "sd_ has feature sections"
-# The control has no barrier except flush_tlb_pid_local's, which the spec
-# writes itself (`barrier ptesync` after the tlbiel loop).
-if awk '/^_GLOBAL\(/{f = ($0 !~ /_GLOBAL\(sdnb_flush_tlb_pid_local\)/)}
+# The control has no barrier except the ptesync that _tlbiel_pid's body
+# writes itself (`barrier ptesync` after the tlbiel loop): in
+# flush_tlb_pid_local and in flush_tlb_range_local's past-the-ceiling arm.
+if awk '/^_GLOBAL\(/{f = ($0 !~ /_GLOBAL\(sdnb_flush_tlb_(pid|range)_local\)/)}
         f && /^[[:space:]]*(ptesync|eieio|tlbsync|sync|lwsync|isync|cp_abort)([[:space:]]|$)/{bad=1}
         END{exit !bad}' "$DEST/sd_radix_tlb_nb.S"; then
     die "the barrier control (--passes fission,fuse) has barriers"
@@ -155,7 +156,7 @@ expect() { # variant case expect verdict-regex
     echo "$line" | grep -qE "read=A stale=A after=. expect=$3 ($4)\$" ||
         { echo "kernel-tlb-power: wrong verdict: $line" >&2; bad=1; }
 }
-NEW_CASES="page page-local pid pid-local range-around range-pid all"
+NEW_CASES="page page-local pid pid-local range-around range-pid range-local range-local-pid all"
 for v in sd sdn sde; do
     for c in $NEW_CASES; do expect $v $c new PASS; done
     expect $v ctl-none stale PASS
@@ -169,12 +170,12 @@ done
 # and the range's PID path) to the next ptesync, so without barriers those
 # must stay stale; a by-VA tlbie(l) is done at once (reported either way).
 for c in pid range-pid all; do expect sdnb $c control CAUGHT; done
-# pid-local: the spec's own ptesync ends it; page, page-local,
-# range-around: by VA.
-for c in page page-local pid-local range-around; do
+# pid-local, range-local-pid: the spec's own ptesync ends them; page,
+# page-local, range-around, range-local: by VA.
+for c in page page-local pid-local range-around range-local range-local-pid; do
     expect sdnb $c control 'CAUGHT|UNCAUGHT'
 done
-grep -qE 'sd-radix: summary trials=39 pass=[0-9]+ fail=0 void=0 uncaught=[0-9]+ invisible=[0-9]+$' "$LOG" ||
+grep -qE 'sd-radix: summary trials=47 pass=[0-9]+ fail=0 void=0 uncaught=[0-9]+ invisible=[0-9]+$' "$LOG" ||
     { echo "kernel-tlb-power: missing or failing summary line" >&2; bad=1; }
 say "timings: setup+gen $((t1 - t0))s build $((t2 - t1))s boot $((t3 - t2))s"
 [ "$bad" -eq 0 ] || die "see $LOG"

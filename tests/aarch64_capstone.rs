@@ -25,8 +25,7 @@
 //! fallback); `ldrb/strb ..., lsl #0` keeps its `lsl #0`; all barrier
 //! options print by name.
 
-#[path = "aarch64_common/mod.rs"]
-mod common;
+use crate::aarch64_common as common;
 
 use capstone::prelude::*;
 use common::*;

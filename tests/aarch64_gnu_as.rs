@@ -3,10 +3,8 @@
 //! if it is missing the test fails (it does not skip).
 //! `AARCH64_AS` / `AARCH64_OBJCOPY` override the tool names.
 
-#[path = "aarch64_common/mod.rs"]
-mod common;
-#[path = "support/encodings.rs"]
-mod table;
+use crate::aarch64_common as common;
+use crate::encodings_table as table;
 
 use std::collections::HashSet;
 use std::path::PathBuf;

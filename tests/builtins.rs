@@ -8,8 +8,7 @@
 //! needs the file's `.machine power9`).
 #![cfg(feature = "emu")]
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use shootdown::ir::expr::{BinOp, Func};
 use shootdown::target::Target;

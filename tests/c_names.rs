@@ -6,7 +6,7 @@
 //! defines a macro twice). Also: local labels cannot collide with symbols
 //! (ELFv1's `.name` code entries), checked with GNU as for every target.
 
-mod support;
+use crate::support;
 
 use shootdown::codegen::{Options, Style};
 use shootdown::Target;

@@ -5,14 +5,10 @@
 //! `SHOOTDOWN_BLESS_ENCODINGS=1`, `scripts/encodings.sh`), so an encoder
 //! change fails here even where cross binutils are missing.
 
-#[path = "aarch64_common/mod.rs"]
-mod aarch64;
-#[path = "power_common/mod.rs"]
-mod power;
-#[path = "support/encodings.rs"]
-mod table;
-#[path = "x86_64_common/mod.rs"]
-mod x86_64;
+use crate::aarch64_common as aarch64;
+use crate::encodings_table as table;
+use crate::power_common as power;
+use crate::x86_64_common as x86_64;
 
 use shootdown::target::aarch64::insn as a64;
 use shootdown::target::power::insn as ppc;

@@ -11,8 +11,7 @@
 //! passes on the spec with the word at run time.
 #![cfg(feature = "emu")]
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use shootdown::ir::Program;
 use shootdown::target::Target;

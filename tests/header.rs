@@ -5,7 +5,7 @@
 //! (including the NPU2 reference value 0x0005400002000000). A missing
 //! compiler is a failure.
 
-mod support;
+use crate::support;
 
 use shootdown::Target;
 use std::path::Path;

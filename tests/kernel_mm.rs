@@ -32,6 +32,7 @@ fn num(line: &str, name: &str) -> u64 {
 
 #[test]
 fn the_kernel_runs_on_generated_flushes_and_broken_ones_are_caught() {
+    let _tree = super::arm64_tree();
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("sh")
         .arg(format!("{root}/scripts/kernel-mm-test.sh"))

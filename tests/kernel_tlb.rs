@@ -13,6 +13,7 @@ use std::process::Command;
 
 #[test]
 fn generated_flushes_remove_stale_translations_in_linux() {
+    let _tree = super::arm64_tree();
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("sh")
         .arg(format!("{root}/scripts/kernel-tlb-test.sh"))

@@ -18,13 +18,15 @@ use std::process::Command;
 /// it, and the `hw-stale` controls (stale on POWER9) are reported only:
 /// QEMU's TLB has no PID tags and flushes everything on a by-VA flush of a
 /// 64K page.
-const CASES: [(&str, &str, &[&str]); 12] = [
+const CASES: [(&str, &str, &[&str]); 14] = [
     ("page", "new", &["PASS"]),
     ("page-local", "new", &["PASS"]),
     ("pid", "new", &["PASS"]),
     ("pid-local", "new", &["PASS"]),
     ("range-around", "new", &["PASS"]),
     ("range-pid", "new", &["PASS"]),
+    ("range-local", "new", &["PASS"]),
+    ("range-local-pid", "new", &["PASS"]),
     ("all", "new", &["PASS"]),
     ("ctl-none", "stale", &["PASS"]),
     ("ctl-other-va", "hw-stale", &["PASS", "INVISIBLE"]),
@@ -36,14 +38,17 @@ const CASES: [(&str, &str, &[&str]); 12] = [
 /// The barrier control (`--passes fission,fuse`): QEMU defers a flush that
 /// is not by VA to the next `ptesync`, so these must stay stale without
 /// barriers; the by-VA ones are done at once and may show either, and so
-/// may `pid-local`, whose `ptesync` the spec writes itself.
-const CONTROL: [(&str, &[&str]); 7] = [
+/// may `pid-local` and `range-local-pid`, whose `ptesync` the spec writes
+/// itself.
+const CONTROL: [(&str, &[&str]); 9] = [
     ("page", &["CAUGHT", "UNCAUGHT"]),
     ("page-local", &["CAUGHT", "UNCAUGHT"]),
     ("pid", &["CAUGHT"]),
     ("pid-local", &["CAUGHT", "UNCAUGHT"]),
     ("range-around", &["CAUGHT", "UNCAUGHT"]),
     ("range-pid", &["CAUGHT"]),
+    ("range-local", &["CAUGHT", "UNCAUGHT"]),
+    ("range-local-pid", &["CAUGHT", "UNCAUGHT"]),
     ("all", &["CAUGHT"]),
 ];
 
@@ -60,7 +65,7 @@ fn verdict<'a>(trials: &[&'a str], prefix: &str) -> &'a str {
 // (474 s measured), and with the arm64 kernel it would take CI past its
 // 30 minutes. Run it with `-- --ignored` (the tree is cached afterwards).
 #[test]
-#[ignore = "builds a POWER kernel (~8 min of CPU, over CI's budget): cargo test --release --test kernel_tlb_power -- --ignored"]
+#[ignore = "builds a POWER kernel (~8 min of CPU, over CI's budget): cargo test --release --test kernel kernel_tlb_power:: -- --ignored"]
 fn generated_radix_flushes_remove_stale_translations_in_linux() {
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("sh")
@@ -79,7 +84,7 @@ fn generated_radix_flushes_remove_stale_translations_in_linux() {
         .lines()
         .filter(|l| l.starts_with("sd-radix: trial "))
         .collect();
-    assert_eq!(trials.len(), 39, "{stdout}");
+    assert_eq!(trials.len(), 47, "{stdout}");
     // sd, sdn: the spec's features off; sde: as the kernel patches them
     // (the errata fixups' extra tlbies flush everything under QEMU, so only
     // the flushes and ctl-none are run).
@@ -113,7 +118,7 @@ fn generated_radix_flushes_remove_stale_translations_in_linux() {
         );
     }
     assert!(
-        stdout.lines().any(|l| l.starts_with("sd-radix: summary trials=39 ")
+        stdout.lines().any(|l| l.starts_with("sd-radix: summary trials=47 ")
             && l.contains(" fail=0 void=0 ")),
         "summary: {stdout}"
     );

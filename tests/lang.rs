@@ -5,8 +5,7 @@
 //! shifts of every size.
 #![cfg(feature = "emu")]
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use shootdown::target::Target;
 use shootdown::verify::interp::World;

@@ -4,7 +4,7 @@
 //! equality of the generated functions, and the behaviour under qemu-user
 //! (natively on x86-64). Missing tools are failures, not skips.
 
-mod support;
+use crate::support;
 
 use shootdown::target::mach::MachFunc;
 use shootdown::Target;

@@ -5,8 +5,7 @@
 //! `verify` must reject code that breaks the orderings.
 #![cfg(feature = "emu")]
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use shootdown::target::Target;
 use shootdown::verify::interp::World;

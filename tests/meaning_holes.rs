@@ -10,8 +10,8 @@
 #![cfg(feature = "emu")]
 
 #[allow(dead_code)]
-mod store_log;
-mod support;
+use crate::store_log;
+use crate::support;
 
 use shootdown::codegen::Options;
 use shootdown::ir::{MemOp, Program, Stmt};

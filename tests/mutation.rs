@@ -16,8 +16,8 @@
 //! fixed stride per file) to keep the test to a few minutes.
 #![cfg(feature = "emu")]
 
-mod refcmp;
-mod support;
+use crate::refcmp;
+use crate::support;
 
 use refcmp::scenarios::builds;
 use refcmp::{

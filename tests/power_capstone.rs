@@ -19,8 +19,7 @@
 //! and `mbar` (MO 0) as `sync` and `eieio` (the same words), and the RA0
 //! slot of `tlbivax`/`tlbsx` as `r0` where we print the literal `0`.
 
-#[path = "power_common/mod.rs"]
-mod common;
+use crate::power_common as common;
 
 use capstone::prelude::*;
 use shootdown::target::power::insn::{assemble, Insn, Label, RegStyle};

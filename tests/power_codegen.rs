@@ -6,7 +6,7 @@
 //! Also the symbol sizes (and, for ELFv2, addresses) must match. A missing
 //! tool is a failure, not a skip.
 
-mod support;
+use crate::support;
 
 use shootdown::Target;
 use std::process::Command;
@@ -77,8 +77,8 @@ fn check(target: Target, passes: &str) {
     let funcs: Vec<&[u8]> = c.funcs.iter().map(|f| f.bytes.as_slice()).collect();
     assert_eq!(
         funcs.len(),
-        3,
-        "invalidate_va, invalidate_pid, invalidate_range"
+        4,
+        "invalidate_va, invalidate_pid, invalidate_range, flush_all_mm"
     );
     let (want, offsets) = expected_layout(target, &funcs);
     if got != want {

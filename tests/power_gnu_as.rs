@@ -4,10 +4,8 @@
 //! A missing assembler is a test FAILURE, not a skip: silently skipping
 //! would let an encoder regression through.
 
-#[path = "power_common/mod.rs"]
-mod common;
-#[path = "support/encodings.rs"]
-mod table;
+use crate::encodings_table as table;
+use crate::power_common as common;
 
 use shootdown::target::power::insn::{assemble, Insn, RegStyle};
 use std::path::PathBuf;

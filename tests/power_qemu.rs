@@ -6,7 +6,7 @@
 //! from GNU objdump on the linked executable, so neither side uses our
 //! encoder or our classification. A missing tool is a failure.
 
-mod support;
+use crate::support;
 
 use shootdown::Target;
 use std::collections::BTreeMap;

@@ -17,8 +17,7 @@
 //! writes the tail with writel() after memcpy(), no wmb(): x86 keeps
 //! stores in order).
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use shootdown::target::Target;
 use std::path::PathBuf;

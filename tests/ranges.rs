@@ -14,8 +14,7 @@
 //! (1,500 inputs on the first target, 200 on the other).
 #![cfg(feature = "emu")]
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use shootdown::target::Target;
 use shootdown::verify::interp::World;

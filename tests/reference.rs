@@ -12,8 +12,8 @@
 //! be the one in docs/trace-oracle.md, which says why each is correct.
 #![cfg(feature = "emu")]
 
-mod refcmp;
-mod support;
+use crate::refcmp;
+use crate::support;
 
 use refcmp::scenarios::builds;
 use refcmp::{

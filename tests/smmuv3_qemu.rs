@@ -25,8 +25,7 @@
 //! the image, two QEMU runs each, about a second a build. See
 //! docs/smmuv3-qemu.md.
 
-#[path = "support/qemu_system.rs"]
-mod qemu_system;
+use crate::qemu_system;
 
 use qemu_system::{exec_pc, field, hex, read, run_script, segments, untimed};
 use std::collections::BTreeMap;

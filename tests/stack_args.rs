@@ -15,8 +15,8 @@
 #![cfg(feature = "emu")]
 
 #[allow(dead_code)]
-mod store_log;
-mod support;
+use crate::store_log;
+use crate::support;
 
 use shootdown::verify::interp::World;
 use shootdown::verify::trace::{self, Kind};

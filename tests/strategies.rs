@@ -2,8 +2,7 @@
 //! cases (DESIGN.md) with the values the issues give.
 #![cfg(feature = "emu")]
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use shootdown::target::Target;
 use shootdown::verify::interp::World;

@@ -16,8 +16,8 @@
 //! and tests/smmuv3_qemu.rs run them against consumers of their own.
 #![cfg(feature = "emu")]
 
-mod store_log;
-mod support;
+use crate::store_log;
+use crate::support;
 
 use shootdown::verify::worlds;
 use store_log::cases::{lower_poll_limits, world, Claim, Extra};

@@ -2,8 +2,7 @@
 //! the IR interpreter gives the spec's meaning.
 #![cfg(feature = "emu")]
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use shootdown::target::Target;
 use shootdown::verify::interp::World;

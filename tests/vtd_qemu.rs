@@ -31,8 +31,7 @@
 //! its own reason. A missing tool is a failure
 //! (scripts/install-deps.sh installs them). See docs/vtd-qemu.md.
 
-#[path = "support/qemu_system.rs"]
-mod qemu_system;
+use crate::qemu_system;
 
 use qemu_system::{exec_pc, field, hex, read, run_script, segments, untimed};
 use std::collections::BTreeMap;

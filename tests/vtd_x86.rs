@@ -2,8 +2,7 @@
 //! right values, no fence (UC MMIO stores are ordered), and the poll
 //! waits for the (simulated) IOMMU.
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use shootdown::target::Target;
 use support::{asm_text, compile_spec, header_text, run_harness};

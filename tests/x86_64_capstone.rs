@@ -18,8 +18,7 @@
 //! `pinned_spellings` pins these exactly, so a capstone upgrade that
 //! changes them says so.
 
-#[path = "x86_64_common/mod.rs"]
-mod common;
+use crate::x86_64_common as common;
 
 use capstone::prelude::*;
 use shootdown::target::x86_64::insn::*;

@@ -2,10 +2,8 @@
 //! the resulting .text bytes must equal the bytes produced by iced.  These
 //! tests FAIL (not skip) when `as`/`objcopy`/`objdump` are missing.
 
-#[path = "x86_64_common/mod.rs"]
-mod common;
-#[path = "support/encodings.rs"]
-mod table;
+use crate::encodings_table as table;
+use crate::x86_64_common as common;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -55,9 +55,12 @@ struct variant {
 	long (*pid)(u64 pid);
 	long (*pid_local)(u64 pid);
 	long (*range)(u64 pid, u64 start, u64 end);
+	long (*range_local)(u64 pid, u64 start, u64 end);
 	long (*all)(void);
 	/* Pages the per-page loop of flush_tlb_range covers at most (derived) */
 	unsigned long ceil;
+	/* The same for flush_tlb_range_local's tlbiel loop */
+	unsigned long ceil_local;
 	/*
 	 * ALL_CASES: every case; ERRATA: the flushes and ctl-none (the errata
 	 * fixups' extra tlbies flush everything under QEMU: see
@@ -69,7 +72,9 @@ struct variant {
 
 #define VARIANT(n, p, P, kind) { n, p##flush_tlb_page, p##flush_tlb_page_local, \
 	p##flush_tlb_pid, p##flush_tlb_pid_local, p##flush_tlb_range,	\
-	p##flush_tlb_all, P##FLUSH_TLB_RANGE_RADIX64K_THRESHOLD, kind }
+	p##flush_tlb_range_local, p##flush_tlb_all,			\
+	P##FLUSH_TLB_RANGE_RADIX64K_THRESHOLD,				\
+	P##FLUSH_TLB_RANGE_LOCAL_RADIX64K_LOCAL_THRESHOLD, kind }
 static const struct variant variants[] = {
 	VARIANT("sd", sd_, SD_, ALL_CASES),
 	VARIANT("sdn", sdn_, SDN_, ALL_CASES),
@@ -80,7 +85,8 @@ static const struct variant variants[] = {
 enum expect { NEW, STALE, HW_STALE };
 
 enum kase_id {
-	PAGE, PAGE_LOCAL, PID, PID_LOCAL, RANGE, RANGE_PID, ALL,
+	PAGE, PAGE_LOCAL, PID, PID_LOCAL, RANGE, RANGE_PID, RANGE_LOCAL,
+	RANGE_LOCAL_PID, ALL,
 	CTL_NONE, CTL_OTHER_VA, CTL_OTHER_PID, CTL_PID_OTHER, CTL_RANGE_CEIL,
 	NKASE
 };
@@ -95,6 +101,8 @@ static const struct kase {
 	[PID_LOCAL] = { "pid-local", NEW },	/* pid_local(pid) */
 	[RANGE] = { "range-around", NEW },	/* range(pid, va - 1p, va + 2p) */
 	[RANGE_PID] = { "range-pid", NEW },	/* ceil+1 pages past va: PID flush */
+	[RANGE_LOCAL] = { "range-local", NEW },	/* range_local(pid, va - 1p, va + 2p) */
+	[RANGE_LOCAL_PID] = { "range-local-pid", NEW },	/* ceil_local+1 pages past va */
 	[ALL] = { "all", NEW },			/* all() */
 	[CTL_NONE] = { "ctl-none", STALE },	/* no flush */
 	[CTL_OTHER_VA] = { "ctl-other-va", HW_STALE },	/* page(pid, va + 1p) */
@@ -139,6 +147,13 @@ static noinline void do_flush(const struct variant *v, enum kase_id k)
 		break;
 	case RANGE_PID:
 		v->range(pid, va + 2 * p, va + 2 * p + (v->ceil + 1) * p);
+		break;
+	case RANGE_LOCAL:
+		v->range_local(pid, va - p, va + 2 * p);
+		break;
+	case RANGE_LOCAL_PID:
+		v->range_local(pid, va + 2 * p,
+			       va + 2 * p + (v->ceil_local + 1) * p);
 		break;
 	case ALL:
 		v->all();

@@ -1,0 +1,65 @@
+//! Every integration test but the kernel builds (tests/kernel.rs) and the
+//! timing ratios (tests/scaling.rs), in one binary: one link of the crate
+//! with unicorn and capstone instead of forty, and the test threads fill
+//! both cores across files instead of waiting for each file's slowest
+//! test. Each file below is one module (`cargo test --test suite MODULE::`
+//! runs one); the helpers they share are compiled once, here.
+
+// Shared helpers.
+#[path = "aarch64_common/mod.rs"]
+mod aarch64_common;
+#[path = "support/encodings.rs"]
+mod encodings_table;
+#[path = "power_common/mod.rs"]
+mod power_common;
+#[path = "support/qemu_system.rs"]
+mod qemu_system;
+mod refcmp;
+mod store_log;
+mod support;
+#[path = "x86_64_common/mod.rs"]
+mod x86_64_common;
+
+// The tests, one module per file.
+mod aarch64_capstone;
+mod aarch64_codegen;
+mod aarch64_gnu_as;
+mod bad_input;
+mod builtins;
+mod c_names;
+mod cli;
+mod cli_props;
+mod cost_diff;
+mod emu;
+mod encodings;
+mod features;
+mod files;
+mod fuzz_regressions;
+mod golden;
+mod header;
+mod lang;
+mod locals;
+mod locks;
+mod meaning;
+mod meaning_holes;
+mod mutation;
+mod placement_exhaustive;
+mod power_capstone;
+mod power_codegen;
+mod power_gnu_as;
+mod power_qemu;
+mod queues_x86;
+mod random_specs;
+mod ranges;
+mod reference;
+mod smmuv3_qemu;
+mod stack_args;
+mod strategies;
+mod trace_vs_qemu;
+mod valid_specs;
+mod verify;
+mod vtd_qemu;
+mod vtd_x86;
+mod x86_64_capstone;
+mod x86_64_codegen;
+mod x86_64_gnu_as;
