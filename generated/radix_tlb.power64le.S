@@ -6,7 +6,7 @@
 	.globl flush_tlb_page
 	.type flush_tlb_page,@function
 flush_tlb_page:
-	/* 68: arguments */
+	/* 69: arguments */
 	andi. %r11,%r5,1
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_page.0
@@ -16,23 +16,23 @@ flush_tlb_page:
 	beq 7,.Lflush_tlb_page.2
 	/* placed by place-barriers */
 	ptesync
-	/* 71: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 71: value (pid << 0x20) */
+	/* 72: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 71: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
-	/* 73: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
 	/* 74: value 0x0 */
 	li %r10,0
-	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 */
+	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 after invalidates */
 	tlbie %r12,%r10,0,1,1
-	/* 77: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 78: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 77: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 after inv ... */
 	tlbie %r12,%r11,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -41,19 +41,19 @@ flush_tlb_page:
 	b .Lflush_tlb_page.3
 .Lflush_tlb_page.2:
 	ptesync
-	/* 71: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 71: value (pid << 0x20) */
+	/* 72: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 71: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
-	/* 73: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
 	/* 74: value 0x0 */
 	li %r11,0
-	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 */
+	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 after invalidates */
 	tlbie %r12,%r11,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -67,17 +67,17 @@ flush_tlb_page:
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_page.4
 	ptesync
-	/* 71: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 71: value (pid << 0x20) */
+	/* 72: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 71: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
-	/* 77: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 78: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 77: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 after inv ... */
 	tlbie %r12,%r11,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -86,13 +86,13 @@ flush_tlb_page:
 	b .Lflush_tlb_page.5
 .Lflush_tlb_page.4:
 	ptesync
-	/* 71: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 71: value (pid << 0x20) */
+	/* 72: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 71: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -108,36 +108,36 @@ flush_tlb_page:
 	.globl flush_tlb_page_local
 	.type flush_tlb_page_local,@function
 flush_tlb_page_local:
-	/* 83: arguments */
+	/* 82: arguments */
 	rldicl %r11,%r5,62,2
 	andi. %r12,%r11,1
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_page_local.0
 	/* placed by place-barriers */
 	ptesync
-	/* 86: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 86: value (pid << 0x20) */
+	/* 85: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 86: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 85: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r12,%r11,0,1,1
-	/* 88: barrier from the spec */
+	/* 87: barrier from the spec */
 	ptesync
-	/* 89: barrier from the spec */
+	/* 88: barrier from the spec */
 	cpabort
 	b .Lflush_tlb_page_local.1
 .Lflush_tlb_page_local.0:
 	/* placed by place-barriers */
 	ptesync
-	/* 86: value ((va & 0xfffffffffffff000) | 0xa0) */
+	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
 	and %r11,%r4,%r0
 	ori %r12,%r11,160
-	/* 86: value (pid << 0x20) */
+	/* 85: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 86: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 85: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r12,%r11,0,1,1
 	/* placed by place-barriers */
 	ptesync
@@ -150,7 +150,7 @@ flush_tlb_page_local:
 	.globl flush_tlb_pid
 	.type flush_tlb_pid,@function
 flush_tlb_pid:
-	/* 95: arguments */
+	/* 94: arguments */
 	andi. %r11,%r4,1
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_pid.0
@@ -160,27 +160,27 @@ flush_tlb_pid:
 	beq 7,.Lflush_tlb_pid.2
 	/* placed by place-barriers */
 	ptesync
-	/* 98: value 0x400 */
+	/* 97: value 0x400 */
 	li %r11,1024
-	/* 98: value (pid << 0x20) */
+	/* 97: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 98: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* 100: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 101: value 0x0 */
+	/* 99: value 0x0 */
 	li %r10,0
-	/* 101: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 99: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r10,0,1,1
-	/* 104: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 105: value 0xffffffffff0a0 */
+	/* 102: value 0xffffffffff0a0 */
 	lis %r11,15
 	ori %r11,%r11,65535
 	rldicr %r11,%r11,32,31
 	oris %r11,%r11,65535
 	ori %r11,%r11,61600
-	/* 105: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 102: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -189,17 +189,17 @@ flush_tlb_pid:
 	b .Lflush_tlb_pid.3
 .Lflush_tlb_pid.2:
 	ptesync
-	/* 98: value 0x400 */
+	/* 97: value 0x400 */
 	li %r11,1024
-	/* 98: value (pid << 0x20) */
+	/* 97: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 98: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* 100: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 101: value 0x0 */
+	/* 99: value 0x0 */
 	li %r12,0
-	/* 101: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 99: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -213,21 +213,21 @@ flush_tlb_pid:
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_pid.4
 	ptesync
-	/* 98: value 0x400 */
+	/* 97: value 0x400 */
 	li %r11,1024
-	/* 98: value (pid << 0x20) */
+	/* 97: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 98: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* 104: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 105: value 0xffffffffff0a0 */
+	/* 102: value 0xffffffffff0a0 */
 	lis %r11,15
 	ori %r11,%r11,65535
 	rldicr %r11,%r11,32,31
 	oris %r11,%r11,65535
 	ori %r11,%r11,61600
-	/* 105: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 102: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers */
 	eieio
@@ -236,11 +236,11 @@ flush_tlb_pid:
 	b .Lflush_tlb_pid.5
 .Lflush_tlb_pid.4:
 	ptesync
-	/* 98: value 0x400 */
+	/* 97: value 0x400 */
 	li %r11,1024
-	/* 98: value (pid << 0x20) */
+	/* 97: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 98: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
 	/* placed by place-barriers */
 	eieio
@@ -256,37 +256,37 @@ flush_tlb_pid:
 	.globl flush_tlb_pid_local
 	.type flush_tlb_pid_local,@function
 flush_tlb_pid_local:
-	/* 113: arguments */
+	/* 110: arguments */
 	rldicl %r11,%r4,62,2
 	andi. %r12,%r11,1
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_pid_local.0
 	/* placed by place-barriers */
 	ptesync
-	/* 116: value 0x400 */
+	/* 113: value 0x400 */
 	li %r11,1024
-	/* 116: value (pid << 0x20) */
+	/* 113: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 116: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
+	/* 113: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r11,%r12,2,1,1
-	/* 122: barrier from the spec */
+	/* 119: barrier from the spec */
 	ptesync
-	/* 124: barrier from the spec */
+	/* 121: barrier from the spec */
 	cpabort
-	/* 126: slbia 3 */
+	/* 123: slbia 3 */
 	slbia 3
 	/* placed by place-barriers */
 	isync
 	b .Lflush_tlb_pid_local.1
 .Lflush_tlb_pid_local.0:
 	ptesync
-	/* 116: value 0x400 */
+	/* 113: value 0x400 */
 	li %r11,1024
-	/* 116: value (pid << 0x20) */
+	/* 113: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 116: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
+	/* 113: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r11,%r12,2,1,1
-	/* 118: range set in 1, 127 step 1 { ... */
+	/* 115: range set in 1, 127 step 1 { ... */
 	li %r11,127
 	li %r10,1
 	cmpdi 7,%r11,0
@@ -296,18 +296,18 @@ flush_tlb_pid_local:
 .Lflush_tlb_pid_local.2:
 	rldicr %r8,%r11,12,51
 	ori %r7,%r8,1024
-	/* 119: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r12,0,1,1
-	/* 118: range set in 1, 127 step 1 { ... */
+	/* 115: range set in 1, 127 step 1 { ... */
 	cmpld 7,%r10,%r9
 	bge 7,.Lflush_tlb_pid_local.3
 	addi %r9,%r9,-1
 	addi %r11,%r11,1
 	b .Lflush_tlb_pid_local.2
 .Lflush_tlb_pid_local.3:
-	/* 122: barrier from the spec */
+	/* 119: barrier from the spec */
 	ptesync
-	/* 126: slbia 3 */
+	/* 123: slbia 3 */
 	slbia 3
 	/* placed by place-barriers */
 	isync
@@ -320,7 +320,7 @@ flush_tlb_pid_local:
 	.globl flush_tlb_range
 	.type flush_tlb_range,@function
 flush_tlb_range:
-	/* 132: arguments */
+	/* 129: arguments */
 	std %r31,-8(%r1)
 	std %r30,-16(%r1)
 	std %r29,-24(%r1)
@@ -339,38 +339,38 @@ flush_tlb_range:
 	rldicl %r10,%r12,48,16
 	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range.4
-	/* 136: value 0x400 */
+	/* 133: value 0x400 */
 	li %r11,1024
-	/* 136: value (pid << 0x20) */
+	/* 133: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
-	/* 136: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r10,2,1,1
-	/* 138: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 139: value 0x0 */
+	/* 135: value 0x0 */
 	li %r9,0
-	/* 139: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 135: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r9,0,1,1
-	/* 142: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 143: value 0xffffffffff0a0 */
+	/* 138: value 0xffffffffff0a0 */
 	lis %r11,15
 	ori %r11,%r11,65535
 	rldicr %r11,%r11,32,31
 	oris %r11,%r11,65535
 	ori %r11,%r11,61600
-	/* 143: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 138: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r10,0,1,1
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
 	lis %r0,32
 	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range.7
-	/* 147: value 0x400 */
+	/* 142: value 0x400 */
 	li %r11,1024
-	/* 147: value (pid << 0x20) */
+	/* 142: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
-	/* 147: tlbie 1 << 10, pid << 32, 1, 1, 1 */
+	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r10,1,1,1
 .Lflush_tlb_range.7:
 	cmpdi 7,%r12,0
@@ -380,9 +380,9 @@ flush_tlb_range:
 	bge 7,.Lflush_tlb_range.10
 	b .Lflush_tlb_range.11
 .Lflush_tlb_range.10:
-	/* 150: value (pid << 0x20) */
+	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 149: cover start, end - start with radix64k exact { ... */
+	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r10,%r4,65535
 	add %r9,%r12,%r10
 	lis %r12,1
@@ -396,9 +396,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r10,%r9,%r0
 	ori %r7,%r10,160
-	/* 150: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r7,%r11,0,1,1
-	/* 149: cover start, end - start with radix64k exact { ... */
+	/* 144: cover start, end - start with radix64k exact { ... */
 	cmpld 7,%r12,%r8
 	bge 7,.Lflush_tlb_range.13
 	lis %r0,1
@@ -409,36 +409,36 @@ flush_tlb_range:
 .Lflush_tlb_range.13:
 .Lflush_tlb_range.11:
 .Lflush_tlb_range.9:
-	/* 154: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 155: value 0x400 */
+	/* 149: value 0x400 */
 	li %r11,1024
-	/* 155: value 0x0 */
+	/* 149: value 0x0 */
 	li %r12,0
-	/* 155: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 149: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
-	/* 158: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 159: value (((end - 0x10000) & 0xfffffffffffff000) | 0xa0) */
+	/* 152: value (((end - 0x10000) & 0xfffffffffffff000) | 0xa0) */
 	lis %r0,1
 	subf %r10,%r0,%r5
 	li %r0,-4096
 	and %r9,%r10,%r0
 	ori %r10,%r9,160
-	/* 159: value (pid << 0x20) */
+	/* 152: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 159: tlbie ((end - 0x10000) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 152: tlbie ((end - 0x10000) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r10,%r9,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r10,%r4,%r0
 	lis %r0,-32
 	and %r8,%r10,%r0
-	/* 161: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 154: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r8
 	lis %r0,-32
 	and %r8,%r5,%r0
-	/* 162: let hend = end & ~0x1fffff */
+	/* 155: let hend = end & ~0x1fffff */
 	mr %r7,%r8
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.15
@@ -453,7 +453,7 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
 	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
@@ -478,9 +478,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r31,%r30,%r0
 	ori %r28,%r31,32
-	/* 165: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r28,%r9,0,1,1
-	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
 	cmpld 7,%r8,%r29
 	bge 7,.Lflush_tlb_range.21
 	lis %r0,32
@@ -491,18 +491,18 @@ flush_tlb_range:
 .Lflush_tlb_range.21:
 .Lflush_tlb_range.19:
 .Lflush_tlb_range.17:
-	/* 168: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 169: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 161: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
-	/* 172: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
 	lis %r0,32
 	subf %r11,%r0,%r7
 	li %r0,-4096
 	and %r12,%r11,%r0
 	ori %r11,%r12,32
-	/* 173: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
+	/* 164: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r9,0,1,1
 .Lflush_tlb_range.15:
 .Lflush_tlb_range.5:
@@ -518,28 +518,28 @@ flush_tlb_range:
 	rldicl %r9,%r12,48,16
 	cmpld 7,%r11,%r9
 	bge 7,.Lflush_tlb_range.22
-	/* 136: value 0x400 */
+	/* 133: value 0x400 */
 	li %r11,1024
-	/* 136: value (pid << 0x20) */
+	/* 133: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 136: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r9,2,1,1
-	/* 138: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 139: value 0x0 */
+	/* 135: value 0x0 */
 	li %r9,0
-	/* 139: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 135: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r9,0,1,1
 	b .Lflush_tlb_range.23
 .Lflush_tlb_range.22:
 	lis %r0,32
 	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range.25
-	/* 147: value 0x400 */
+	/* 142: value 0x400 */
 	li %r11,1024
-	/* 147: value (pid << 0x20) */
+	/* 142: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 147: tlbie 1 << 10, pid << 32, 1, 1, 1 */
+	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
 .Lflush_tlb_range.25:
 	cmpdi 7,%r12,0
@@ -549,9 +549,9 @@ flush_tlb_range:
 	bge 7,.Lflush_tlb_range.28
 	b .Lflush_tlb_range.29
 .Lflush_tlb_range.28:
-	/* 150: value (pid << 0x20) */
+	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 149: cover start, end - start with radix64k exact { ... */
+	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
 	lis %r12,1
@@ -565,9 +565,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r30,%r9,160
-	/* 150: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r30,%r11,0,1,1
-	/* 149: cover start, end - start with radix64k exact { ... */
+	/* 144: cover start, end - start with radix64k exact { ... */
 	cmpld 7,%r12,%r31
 	bge 7,.Lflush_tlb_range.31
 	lis %r0,1
@@ -578,24 +578,24 @@ flush_tlb_range:
 .Lflush_tlb_range.31:
 .Lflush_tlb_range.29:
 .Lflush_tlb_range.27:
-	/* 154: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 155: value 0x400 */
+	/* 149: value 0x400 */
 	li %r11,1024
-	/* 155: value 0x0 */
+	/* 149: value 0x0 */
 	li %r12,0
-	/* 155: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 149: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r9,%r4,%r0
 	lis %r0,-32
 	and %r8,%r9,%r0
-	/* 161: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 154: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r8
 	lis %r0,-32
 	and %r9,%r5,%r0
-	/* 162: let hend = end & ~0x1fffff */
+	/* 155: let hend = end & ~0x1fffff */
 	mr %r7,%r9
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.33
@@ -610,7 +610,7 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
 	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
@@ -619,9 +619,9 @@ flush_tlb_range:
 	blr
 	b .Lflush_tlb_range.37
 .Lflush_tlb_range.36:
-	/* 165: value (pid << 0x20) */
+	/* 158: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
 	subf %r8,%r10,%r7
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -638,9 +638,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r31,%r30,%r0
 	ori %r28,%r31,32
-	/* 165: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r28,%r9,0,1,1
-	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
 	cmpld 7,%r8,%r29
 	bge 7,.Lflush_tlb_range.39
 	lis %r0,32
@@ -651,9 +651,9 @@ flush_tlb_range:
 .Lflush_tlb_range.39:
 .Lflush_tlb_range.37:
 .Lflush_tlb_range.35:
-	/* 168: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 169: tlbie 1 << 10, 0, 0, 1, 1 */
+	/* 161: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
 .Lflush_tlb_range.33:
 .Lflush_tlb_range.23:
@@ -674,32 +674,32 @@ flush_tlb_range:
 	rldicl %r9,%r12,48,16
 	cmpld 7,%r11,%r9
 	bge 7,.Lflush_tlb_range.42
-	/* 136: value 0x400 */
+	/* 133: value 0x400 */
 	li %r11,1024
-	/* 136: value (pid << 0x20) */
+	/* 133: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 136: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r9,2,1,1
-	/* 142: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 143: value 0xffffffffff0a0 */
+	/* 138: value 0xffffffffff0a0 */
 	lis %r11,15
 	ori %r11,%r11,65535
 	rldicr %r11,%r11,32,31
 	oris %r11,%r11,65535
 	ori %r11,%r11,61600
-	/* 143: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 138: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r9,0,1,1
 	b .Lflush_tlb_range.43
 .Lflush_tlb_range.42:
 	lis %r0,32
 	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range.45
-	/* 147: value 0x400 */
+	/* 142: value 0x400 */
 	li %r11,1024
-	/* 147: value (pid << 0x20) */
+	/* 142: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 147: tlbie 1 << 10, pid << 32, 1, 1, 1 */
+	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
 .Lflush_tlb_range.45:
 	cmpdi 7,%r12,0
@@ -709,9 +709,9 @@ flush_tlb_range:
 	bge 7,.Lflush_tlb_range.48
 	b .Lflush_tlb_range.49
 .Lflush_tlb_range.48:
-	/* 150: value (pid << 0x20) */
+	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 149: cover start, end - start with radix64k exact { ... */
+	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
 	lis %r12,1
@@ -725,9 +725,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r31,%r9,160
-	/* 150: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r31,%r11,0,1,1
-	/* 149: cover start, end - start with radix64k exact { ... */
+	/* 144: cover start, end - start with radix64k exact { ... */
 	cmpld 7,%r12,%r6
 	bge 7,.Lflush_tlb_range.51
 	lis %r0,1
@@ -738,28 +738,28 @@ flush_tlb_range:
 .Lflush_tlb_range.51:
 .Lflush_tlb_range.49:
 .Lflush_tlb_range.47:
-	/* 158: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
-	/* 159: value (((end - 0x10000) & 0xfffffffffffff000) | 0xa0) */
+	/* 152: value (((end - 0x10000) & 0xfffffffffffff000) | 0xa0) */
 	lis %r0,1
 	subf %r11,%r0,%r5
 	li %r0,-4096
 	and %r12,%r11,%r0
 	ori %r11,%r12,160
-	/* 159: value (pid << 0x20) */
+	/* 152: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 159: tlbie ((end - 0x10000) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 152: tlbie ((end - 0x10000) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r12,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r11,%r4,%r0
 	lis %r0,-32
 	and %r9,%r11,%r0
-	/* 161: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 154: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r9
 	lis %r0,-32
 	and %r11,%r5,%r0
-	/* 162: let hend = end & ~0x1fffff */
+	/* 155: let hend = end & ~0x1fffff */
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.53
@@ -774,7 +774,7 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
 	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
@@ -799,9 +799,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r31,%r9,32
-	/* 165: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r31,%r12,0,1,1
-	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
 	cmpld 7,%r11,%r6
 	bge 7,.Lflush_tlb_range.59
 	lis %r0,32
@@ -812,14 +812,14 @@ flush_tlb_range:
 .Lflush_tlb_range.59:
 .Lflush_tlb_range.57:
 .Lflush_tlb_range.55:
-	/* 172: barrier from the spec */
+	/* placed by place-barriers */
 	ptesync
 	lis %r0,32
 	subf %r11,%r0,%r7
 	li %r0,-4096
 	and %r9,%r11,%r0
 	ori %r11,%r9,32
-	/* 173: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
+	/* 164: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r12,0,1,1
 .Lflush_tlb_range.53:
 .Lflush_tlb_range.43:
@@ -835,22 +835,22 @@ flush_tlb_range:
 	rldicl %r9,%r12,48,16
 	cmpld 7,%r11,%r9
 	bge 7,.Lflush_tlb_range.60
-	/* 136: value 0x400 */
+	/* 133: value 0x400 */
 	li %r11,1024
-	/* 136: value (pid << 0x20) */
+	/* 133: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 136: tlbie 1 << 10, pid << 32, 2, 1, 1 */
+	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r9,2,1,1
 	b .Lflush_tlb_range.61
 .Lflush_tlb_range.60:
 	lis %r0,32
 	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range.63
-	/* 147: value 0x400 */
+	/* 142: value 0x400 */
 	li %r11,1024
-	/* 147: value (pid << 0x20) */
+	/* 142: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 147: tlbie 1 << 10, pid << 32, 1, 1, 1 */
+	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
 .Lflush_tlb_range.63:
 	cmpdi 7,%r12,0
@@ -860,9 +860,9 @@ flush_tlb_range:
 	bge 7,.Lflush_tlb_range.66
 	b .Lflush_tlb_range.67
 .Lflush_tlb_range.66:
-	/* 150: value (pid << 0x20) */
+	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 149: cover start, end - start with radix64k exact { ... */
+	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
 	lis %r12,1
@@ -876,9 +876,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r31,%r9,160
-	/* 150: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r31,%r11,0,1,1
-	/* 149: cover start, end - start with radix64k exact { ... */
+	/* 144: cover start, end - start with radix64k exact { ... */
 	cmpld 7,%r12,%r6
 	bge 7,.Lflush_tlb_range.69
 	lis %r0,1
@@ -894,11 +894,11 @@ flush_tlb_range:
 	add %r11,%r4,%r0
 	lis %r0,-32
 	and %r12,%r11,%r0
-	/* 161: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 154: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r12
 	lis %r0,-32
 	and %r11,%r5,%r0
-	/* 162: let hend = end & ~0x1fffff */
+	/* 155: let hend = end & ~0x1fffff */
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.71
@@ -913,7 +913,7 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
 	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
@@ -922,9 +922,9 @@ flush_tlb_range:
 	blr
 	b .Lflush_tlb_range.75
 .Lflush_tlb_range.74:
-	/* 165: value (pid << 0x20) */
+	/* 158: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
 	subf %r12,%r10,%r7
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -941,9 +941,9 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r7,%r9,32
-	/* 165: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r7,%r11,0,1,1
-	/* 164: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
 	cmpld 7,%r12,%r10
 	bge 7,.Lflush_tlb_range.77
 	lis %r0,32
@@ -974,7 +974,7 @@ flush_tlb_range:
 	.globl flush_tlb_range_local
 	.type flush_tlb_range_local,@function
 flush_tlb_range_local:
-	/* 183: arguments */
+	/* 174: arguments */
 	std %r31,-8(%r1)
 	std %r30,-16(%r1)
 	rldicl %r11,%r6,62,2
@@ -988,17 +988,17 @@ flush_tlb_range_local:
 	rldicl %r10,%r12,48,16
 	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range_local.2
-	/* 187: value 0x400 */
+	/* 178: value 0x400 */
 	li %r11,1024
-	/* 187: value (pid << 0x20) */
+	/* 178: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
-	/* 187: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
+	/* 178: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r11,%r10,2,1,1
-	/* 193: barrier from the spec */
+	/* 184: barrier from the spec */
 	ptesync
-	/* 195: barrier from the spec */
+	/* 186: barrier from the spec */
 	cpabort
-	/* 197: slbia 3 */
+	/* 188: slbia 3 */
 	slbia 3
 	/* placed by place-barriers */
 	isync
@@ -1007,11 +1007,11 @@ flush_tlb_range_local:
 	lis %r0,32
 	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range_local.5
-	/* 200: value 0x400 */
+	/* 191: value 0x400 */
 	li %r11,1024
-	/* 200: value (pid << 0x20) */
+	/* 191: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
-	/* 200: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
+	/* 191: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	tlbiel %r11,%r10,1,1,1
 .Lflush_tlb_range_local.5:
 	cmpdi 7,%r12,0
@@ -1021,9 +1021,9 @@ flush_tlb_range_local:
 	bge 7,.Lflush_tlb_range_local.8
 	b .Lflush_tlb_range_local.9
 .Lflush_tlb_range_local.8:
-	/* 203: value (pid << 0x20) */
+	/* 194: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 202: cover start, end - start with radix64k_local exact { ... */
+	/* 193: cover start, end - start with radix64k_local exact { ... */
 	andi. %r10,%r4,65535
 	add %r9,%r12,%r10
 	lis %r12,1
@@ -1037,9 +1037,9 @@ flush_tlb_range_local:
 	li %r0,-4096
 	and %r10,%r9,%r0
 	ori %r7,%r10,160
-	/* 203: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 194: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r11,0,1,1
-	/* 202: cover start, end - start with radix64k_local exact { ... */
+	/* 193: cover start, end - start with radix64k_local exact { ... */
 	cmpld 7,%r12,%r8
 	bge 7,.Lflush_tlb_range_local.11
 	lis %r0,1
@@ -1055,11 +1055,11 @@ flush_tlb_range_local:
 	add %r11,%r4,%r0
 	lis %r0,-32
 	and %r12,%r11,%r0
-	/* 205: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 196: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r11,%r12
 	lis %r0,-32
 	and %r12,%r5,%r0
-	/* 206: let hend = end & ~0x1fffff */
+	/* 197: let hend = end & ~0x1fffff */
 	mr %r10,%r12
 	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range_local.13
@@ -1070,16 +1070,16 @@ flush_tlb_range_local:
 	subf %r9,%r11,%r10
 	cmpld 7,%r12,%r9
 	bge 7,.Lflush_tlb_range_local.16
-	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 	b .Lflush_tlb_range_local.17
 .Lflush_tlb_range_local.16:
-	/* 209: value (pid << 0x20) */
+	/* 200: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
 	subf %r9,%r11,%r10
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -1096,9 +1096,9 @@ flush_tlb_range_local:
 	li %r0,-4096
 	and %r8,%r7,%r0
 	ori %r31,%r8,32
-	/* 209: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	/* 200: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r31,%r12,0,1,1
-	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
 	cmpld 7,%r9,%r6
 	bge 7,.Lflush_tlb_range_local.19
 	lis %r0,32
@@ -1110,9 +1110,9 @@ flush_tlb_range_local:
 .Lflush_tlb_range_local.17:
 .Lflush_tlb_range_local.15:
 .Lflush_tlb_range_local.13:
-	/* 214: barrier from the spec */
+	/* 205: barrier from the spec */
 	ptesync
-	/* 215: barrier from the spec */
+	/* 206: barrier from the spec */
 	cpabort
 .Lflush_tlb_range_local.3:
 	b .Lflush_tlb_range_local.1
@@ -1124,13 +1124,13 @@ flush_tlb_range_local:
 	rldicl %r8,%r9,48,16
 	cmpld 7,%r12,%r8
 	bge 7,.Lflush_tlb_range_local.20
-	/* 187: value 0x400 */
+	/* 178: value 0x400 */
 	li %r12,1024
-	/* 187: value (pid << 0x20) */
+	/* 178: value (pid << 0x20) */
 	rldicr %r8,%r3,32,31
-	/* 187: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
+	/* 178: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r12,%r8,2,1,1
-	/* 189: range set in 1, 127 step 1 { ... */
+	/* 180: range set in 1, 127 step 1 { ... */
 	li %r12,127
 	li %r7,1
 	cmpdi 7,%r12,0
@@ -1140,18 +1140,18 @@ flush_tlb_range_local:
 .Lflush_tlb_range_local.22:
 	rldicr %r31,%r12,12,51
 	ori %r30,%r31,1024
-	/* 190: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	/* 181: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r30,%r8,0,1,1
-	/* 189: range set in 1, 127 step 1 { ... */
+	/* 180: range set in 1, 127 step 1 { ... */
 	cmpld 7,%r7,%r6
 	bge 7,.Lflush_tlb_range_local.23
 	addi %r6,%r6,-1
 	addi %r12,%r12,1
 	b .Lflush_tlb_range_local.22
 .Lflush_tlb_range_local.23:
-	/* 193: barrier from the spec */
+	/* 184: barrier from the spec */
 	ptesync
-	/* 197: slbia 3 */
+	/* 188: slbia 3 */
 	slbia 3
 	/* placed by place-barriers */
 	isync
@@ -1160,11 +1160,11 @@ flush_tlb_range_local:
 	lis %r0,32
 	cmpld 7,%r9,%r0
 	blt 7,.Lflush_tlb_range_local.25
-	/* 200: value 0x400 */
+	/* 191: value 0x400 */
 	li %r12,1024
-	/* 200: value (pid << 0x20) */
+	/* 191: value (pid << 0x20) */
 	rldicr %r8,%r3,32,31
-	/* 200: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
+	/* 191: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	tlbiel %r12,%r8,1,1,1
 .Lflush_tlb_range_local.25:
 	cmpdi 7,%r9,0
@@ -1174,9 +1174,9 @@ flush_tlb_range_local:
 	bge 7,.Lflush_tlb_range_local.28
 	b .Lflush_tlb_range_local.29
 .Lflush_tlb_range_local.28:
-	/* 203: value (pid << 0x20) */
+	/* 194: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 202: cover start, end - start with radix64k_local exact { ... */
+	/* 193: cover start, end - start with radix64k_local exact { ... */
 	andi. %r8,%r4,65535
 	add %r7,%r9,%r8
 	lis %r9,1
@@ -1190,9 +1190,9 @@ flush_tlb_range_local:
 	li %r0,-4096
 	and %r8,%r7,%r0
 	ori %r31,%r8,160
-	/* 203: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	/* 194: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r31,%r12,0,1,1
-	/* 202: cover start, end - start with radix64k_local exact { ... */
+	/* 193: cover start, end - start with radix64k_local exact { ... */
 	cmpld 7,%r9,%r6
 	bge 7,.Lflush_tlb_range_local.31
 	lis %r0,1
@@ -1208,11 +1208,11 @@ flush_tlb_range_local:
 	add %r12,%r4,%r0
 	lis %r0,-32
 	and %r9,%r12,%r0
-	/* 205: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 196: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r11,%r9
 	lis %r0,-32
 	and %r12,%r5,%r0
-	/* 206: let hend = end & ~0x1fffff */
+	/* 197: let hend = end & ~0x1fffff */
 	mr %r10,%r12
 	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range_local.33
@@ -1223,16 +1223,16 @@ flush_tlb_range_local:
 	subf %r9,%r11,%r10
 	cmpld 7,%r12,%r9
 	bge 7,.Lflush_tlb_range_local.36
-	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 	b .Lflush_tlb_range_local.37
 .Lflush_tlb_range_local.36:
-	/* 209: value (pid << 0x20) */
+	/* 200: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
 	subf %r9,%r11,%r10
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -1249,9 +1249,9 @@ flush_tlb_range_local:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r7,%r9,32
-	/* 209: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	/* 200: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r12,0,1,1
-	/* 208: cover hstart, hend - hstart with radix2m_local exact { ... */
+	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
 	cmpld 7,%r10,%r11
 	bge 7,.Lflush_tlb_range_local.39
 	lis %r0,32
@@ -1277,17 +1277,17 @@ flush_tlb_range_local:
 	.globl flush_tlb_all
 	.type flush_tlb_all,@function
 flush_tlb_all:
-	/* 225: value 0xc00 */
+	/* 216: value 0xc00 */
 	li %r11,3072
-	/* 225: value 0x1 */
+	/* 216: value 0x1 */
 	li %r12,1
-	/* 226: value 0x0 */
+	/* 217: value 0x0 */
 	li %r10,0
 	/* placed by place-barriers */
 	ptesync
-	/* 225: tlbie 3 << 10, 1, 2, 1, 1 */
+	/* 216: tlbie 3 << 10, 1, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* 226: tlbie 3 << 10, 0, 2, 0, 1 */
+	/* 217: tlbie 3 << 10, 0, 2, 0, 1 */
 	tlbie %r11,%r10,2,0,1
 	/* placed by place-barriers */
 	eieio

@@ -414,6 +414,7 @@ fn verdict(
     base: &BTreeMap<String, Side>,
     obs: &Observed,
     insns: &BTreeMap<u64, String>,
+    after: &BTreeSet<u64>,
 ) -> Option<(&'static str, String)> {
     for (case, r) in &obs.cases {
         let sc = &build.scenarios[case.scenario];
@@ -436,7 +437,7 @@ fn verdict(
                 format!("{} ({}): {}", sc.name, input.label, d.trim()),
             ));
         }
-        let v = order_violations(prog, t, g, &refcmp::call_reqs(prog, sc), insns);
+        let v = order_violations(prog, t, g, &refcmp::call_reqs(prog, sc), insns, after);
         if let Some(v) = v.first() {
             return Some(("ordering", format!("{} ({}): {v}", sc.name, input.label)));
         }
@@ -580,7 +581,8 @@ fn check_example(stem: &str) {
                     continue;
                 }
             };
-            match verdict(&prog, target, &build, &base_sides, &obs, &exe.insns) {
+            let after = refcmp::after_invalidates_pcs(&prog, &exe, &m.asm);
+            match verdict(&prog, target, &build, &base_sides, &obs, &exe.insns, &after) {
                 Some(("crash", _)) => t.crash += 1,
                 Some(("effects", _)) => t.effects += 1,
                 Some(("ordering", _)) => t.ordering += 1,

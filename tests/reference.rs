@@ -124,6 +124,7 @@ fn check_example(stem: &str) {
                 let tag = format!("ref-{stem}-{target}-{bi}-{}", u8::from(never));
                 let exe = build_exe(p, stem, &c, &opts, build, &asm, limit, &tag)
                     .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
+                let after = refcmp::after_invalidates_pcs(p, &exe, &asm);
                 let obs = run(p, &exe, build, &cases, Duration::from_secs(600))
                     .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
                 let pins: Vec<String> = build
@@ -218,7 +219,7 @@ fn check_example(stem: &str) {
                         }
                     }
                     let reqs = call_reqs(p, sc);
-                    let v = order_violations(p, target, &g, &reqs, &exe.insns);
+                    let v = order_violations(p, target, &g, &reqs, &exe.insns, &after);
                     if !v.is_empty() {
                         failures.push(format!(
                             "{name}: the generated code misses a required ordering:\n  {}",
@@ -226,9 +227,16 @@ fn check_example(stem: &str) {
                         ));
                     }
                     let kernel_ran = input.outside.is_none();
-                    for v in order_violations(p, target, &r, &[merged(&reqs)], &exe.insns)
-                        .into_iter()
-                        .filter(|_| kernel_ran)
+                    for v in order_violations(
+                        p,
+                        target,
+                        &r,
+                        &[merged(&reqs)],
+                        &exe.insns,
+                        &Default::default(),
+                    )
+                    .into_iter()
+                    .filter(|_| kernel_ran)
                     {
                         kernel_unordered.insert(format!(
                             "{stem} {target} {}: {}",

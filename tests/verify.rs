@@ -412,3 +412,61 @@ seq done(status: ptr u32, status_phys: phys status, tag: u64) {{
         }
     }
 }
+
+/// `INVALIDATION after invalidates` asks for one barrier that orders the
+/// earlier invalidations before that one, not for completion and not
+/// between the earlier ones: after a loop of N tlbie, one `ptesync` on
+/// POWER (the kernel's errata fixup), `dsb ish` on AArch64 (nothing weaker
+/// orders TLBIs); `verify` checks the placement against the trace, and
+/// without the clause there is no such barrier.
+#[test]
+fn after_invalidates_orders_one_invalidation_after_the_earlier_ones() {
+    let spec = |target: &str, inv: &str, clause: &str| {
+        let last = inv.replace('p', "va");
+        format!(
+            "target {target}
+seq s(va: u64, n: u64) {{
+    order stores before invalidates
+    order invalidates before return
+    range p in va, n << 16 step 0x10000 {{
+        {inv}
+    }}
+    {last} {clause}
+}}
+"
+        )
+    };
+    let code = |target: Target, src: &str| {
+        let opts = support::options("all");
+        let report = shootdown::verify::verify("a.inv", src, &[target], &opts).unwrap();
+        assert!(report.ok(), "{src}\n{:?}", report.failures);
+        let prog = shootdown::load("a.inv", src).unwrap();
+        let c = shootdown::codegen::compile(&prog, target, &opts).unwrap();
+        let text = shootdown::emit::asm::render(&c, &opts);
+        text.lines()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty() && !l.starts_with("/*"))
+            .collect::<Vec<String>>()
+    };
+    let power = "tlbie p & ~0xfff, 0, 0, 1, 1";
+    let with = code(
+        Target::Power64le,
+        &spec("power64le", power, "after invalidates"),
+    );
+    let without = code(Target::Power64le, &spec("power64le", power, ""));
+    let n = |l: &[String], m: &str| l.iter().filter(|x| x.as_str() == m).count();
+    // Before the loop (stores before invalidates), before the last tlbie
+    // (the clause), and in the trailing completion.
+    assert_eq!(n(&with, "ptesync"), 3, "{with:#?}");
+    assert_eq!(n(&without, "ptesync"), 2, "{without:#?}");
+    assert_eq!(n(&with, "tlbsync"), 1, "{with:#?}");
+    let i = with.iter().rposition(|l| l.starts_with("tlbie")).unwrap();
+    assert_eq!(with[i - 1], "ptesync", "{with:#?}");
+
+    let arm = "tlbi vae1is, p >> 12";
+    let with = code(Target::Aarch64, &spec("aarch64", arm, "after invalidates"));
+    let without = code(Target::Aarch64, &spec("aarch64", arm, ""));
+    assert_eq!(n(&with, "dsb ish"), n(&without, "dsb ish") + 1, "{with:#?}");
+    let i = with.iter().rposition(|l| l.starts_with("tlbi")).unwrap();
+    assert_eq!(with[i - 1], "dsb ish", "{with:#?}");
+}

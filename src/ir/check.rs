@@ -1673,6 +1673,7 @@ impl SeqCx<'_> {
             ast::Stmt::Invalidate {
                 name,
                 operands,
+                after,
                 span,
             } => {
                 let ops = operands
@@ -1685,6 +1686,7 @@ impl SeqCx<'_> {
                     id: self.op_id(),
                     name,
                     operands: ops,
+                    after: *after,
                     span: *span,
                 }
             }

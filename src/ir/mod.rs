@@ -445,6 +445,9 @@ pub enum Stmt {
         /// Target mnemonic with operation (`tlbi vale1is`, `tlbie`).
         name: String,
         operands: Vec<Expr>,
+        /// `after invalidates` (its span): every earlier CPU invalidation
+        /// is ordered before this one (ir::order).
+        after: Option<Span>,
         span: Span,
     },
     /// Normal memory and locks (see [`MemOp`]). Stores (plain, lock

@@ -395,6 +395,40 @@ fn edges(
             }
         }
     }
+    // `INVALIDATION after invalidates`: that one instruction is issued
+    // only once every earlier invalidation (the previous iteration's
+    // included) is ordered before it; not completed (POWER: `ptesync`, not
+    // `tlbsync`; the POWER9 tlbie errata fixups), and nothing between the
+    // earlier ones. The edge's classes are the two invalidations'.
+    let mut after_spans: rustc_hash::FxHashMap<OpId, Span> = Default::default();
+    super::walk(body, &mut |s| {
+        if let Stmt::Invalidate {
+            id,
+            after: Some(span),
+            ..
+        } = s
+        {
+            after_spans.insert(*id, *span);
+        }
+    });
+    if !after_spans.is_empty() {
+        for &j in &invalidates {
+            let Some(&span) = after_spans.get(&ops[j].id) else {
+                continue;
+            };
+            for a in stores_before(&ops, &invalidates, j, prune) {
+                push(Edge {
+                    from: ops[a].id,
+                    to: ops[j].id,
+                    from_class: ops[a].class,
+                    to_class: ops[j].class,
+                    dev: None,
+                    scope: Scope::AnyInstance,
+                    span,
+                });
+            }
+        }
+    }
     for (before, after, span) in orders {
         if (before.as_str(), after.as_str()) != ("invalidates", "return") {
             continue;

@@ -378,15 +378,21 @@ fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String)
                 id,
                 name,
                 operands,
+                after,
                 span,
             } => {
                 let ops: Vec<String> = operands
                     .iter()
                     .map(|o| o.display(&s.params).to_string())
                     .collect();
+                let after = if after.is_some() {
+                    " after invalidates"
+                } else {
+                    ""
+                };
                 let _ = writeln!(
                     out,
-                    "{pad}op{}: {name} {}  (line {})",
+                    "{pad}op{}: {name} {}{after}  (line {})",
                     id.0,
                     ops.join(", "),
                     prog.line_of(*span)

@@ -781,6 +781,7 @@ impl Builder<'_> {
                 name,
                 operands,
                 span,
+                ..
             } => {
                 let ops: Vec<VReg> = operands.iter().map(|o| self.expr(o)).collect();
                 self.set_origin(*span);

@@ -335,6 +335,7 @@ pub fn expr_threshold(
                 id: crate::ir::OpId(0),
                 name: n.clone(),
                 operands: Vec::new(),
+                after: None,
                 span: g.span,
             }),
             _ => None,

@@ -259,6 +259,7 @@ fn instantiate_range(
                 Stmt::Invalidate {
                     name,
                     operands,
+                    after,
                     span,
                     ..
                 } => {
@@ -271,6 +272,7 @@ fn instantiate_range(
                         id,
                         name: name.clone(),
                         operands: operands.iter().map(|o| o.bind(bind)).collect(),
+                        after: *after,
                         span: *span,
                     });
                 }

@@ -336,11 +336,16 @@ pub enum Stmt {
         span: Span,
     },
     /// A CPU invalidation instruction: `tlbi vale1is, EXPR`,
-    /// `tlbie RB, RS, RIC, PRS, R`, `invlpg EXPR`.
+    /// `tlbie RB, RS, RIC, PRS, R`, `invlpg EXPR`, optionally followed by
+    /// `after invalidates`.
     Invalidate {
         /// Mnemonic with its operation (`tlbi vale1is`).
         name: Ident,
         operands: Vec<Expr>,
+        /// `after invalidates`: issued only once every earlier CPU
+        /// invalidation of the sequence is ordered before it.
+        #[serde(skip)]
+        after: Option<Span>,
         #[serde(skip)]
         span: Span,
     },

@@ -1071,10 +1071,25 @@ impl<'a> Parser<'a> {
                     operands.push(self.expr()?);
                 }
             }
+            // `after invalidates`; a device named `after` on the next line
+            // reads `after.reg = ...`, never `after invalidates`.
+            let after = if self.is_kw("after") && matches!(self.peek_at(1), Tok::Ident(_)) {
+                let a = self.ident("`after`")?;
+                let w = self.ident("`invalidates`")?;
+                if w.name != "invalidates" {
+                    return Err(Diag::new(w.span, format!("`after {}` is not an ordering", w.name))
+                        .label("expected `invalidates`")
+                        .help("`INVALIDATION after invalidates` orders one invalidation after every earlier one; order stores with `order stores before invalidates`"));
+                }
+                Some(a.span.to(w.span))
+            } else {
+                None
+            };
             return Ok(Stmt::Invalidate {
                 span: start.to(self.prev_span()),
                 name,
                 operands,
+                after,
             });
         }
         // `let x = ...`; a device named `let` still reads `let.reg = ...`.

@@ -1340,12 +1340,54 @@ fn mnemonic_at(insns: &BTreeMap<u64, String>, pc: u64) -> &str {
 ///
 /// `reqs` has one entry per call (a generated function starts at each
 /// `Entry`).
+/// The pcs of the generated invalidations the spec writes `... after
+/// invalidates`: each instruction belongs to the nearest `/* LINE: ... */`
+/// statement comment above it in the `.S` (addr2line gives each pc's `.S`
+/// line), and LINE is the spec line of such an invalidation. Read from the
+/// spec's text and the executed code, not from the ordering graph.
+pub fn after_invalidates_pcs(prog: &Program, exe: &Exe, asm: &str) -> BTreeSet<u64> {
+    let mut spec_lines = BTreeSet::new();
+    for seq in &prog.seqs {
+        shootdown::ir::walk(&seq.body, &mut |s| {
+            if let Stmt::Invalidate {
+                after: Some(_),
+                span,
+                ..
+            } = s
+            {
+                spec_lines.insert(prog.line_of(*span));
+            }
+        });
+    }
+    if spec_lines.is_empty() {
+        return BTreeSet::new();
+    }
+    let text: Vec<&str> = asm.lines().collect();
+    let stmt_line = |l: usize| {
+        text[..l.saturating_sub(1).min(text.len())]
+            .iter()
+            .rev()
+            .find_map(|t| {
+                let (n, _) = t.trim().strip_prefix("/* ")?.split_once(':')?;
+                n.parse::<usize>().ok()
+            })
+    };
+    gen_lines(exe)
+        .into_iter()
+        .filter(|(_, l)| stmt_line(*l).is_some_and(|n| spec_lines.contains(&n)))
+        .map(|(pc, _)| pc)
+        .collect()
+}
+
+/// `after`: the pcs of invalidations written `... after invalidates`
+/// ([`after_invalidates_pcs`]; empty for the kernel's side).
 pub fn order_violations(
     prog: &Program,
     t: Target,
     s: &Side,
     reqs: &[CallReq],
     insns: &BTreeMap<u64, String>,
+    after: &BTreeSet<u64>,
 ) -> Vec<String> {
     let power = matches!(t, Target::Power64 | Target::Power64le);
     let mut out = Vec::new();
@@ -1599,6 +1641,17 @@ pub fn order_violations(
                         if !covered(a, pos, Class::NormalStore, class) {
                             out.push(format!(
                                 "event {pos} ({}) after {} (event {a}): no barrier orders NormalStore -> {class:?}",
+                                name(e),
+                                name(&s.events[a])
+                            ));
+                        }
+                    }
+                }
+                if after.contains(&s.pcs[pos]) {
+                    for (&c, &a) in &latest_inval {
+                        if !covered(a, pos, c, class) {
+                            out.push(format!(
+                                "event {pos} ({}, written `after invalidates`) after {} (event {a}): no barrier orders {c:?} -> {class:?}",
                                 name(e),
                                 name(&s.events[a])
                             ));

@@ -79,13 +79,17 @@ pub static TABLE: &[BarrierKind] = &[
         name: "dsb ish",
         cost: 6,
         // D8.13.5: completion of TLBI ... IS is only guaranteed by a
-        // following DSB in the Inner Shareable domain.
+        // following DSB in the Inner Shareable domain. Nothing weaker
+        // orders a TLBI before a later one (DMB does not apply to TLB
+        // maintenance), so `after invalidates` is a DSB too
+        // (ARM64_WORKAROUND_REPEAT_TLBI: `tlbi; dsb ish; tlbi`).
         orders: &[
             (NormalStore, NormalStore),
             (NormalStore, NormalLoad),
             (NormalLoad, NormalStore),
             (NormalLoad, NormalLoad),
             (NormalStore, TlbInvalidate),
+            (TlbInvalidate, TlbInvalidate),
             (TlbInvalidate, InvalidateCompletion),
         ],
         cite: "Arm ARM C6.2.83 DSB, D8.13.5",
@@ -129,6 +133,7 @@ pub static TABLE: &[BarrierKind] = &[
             (DevLoad, NormalStore),
             (DevLoad, NormalLoad),
             (NormalStore, TlbInvalidate),
+            (TlbInvalidate, TlbInvalidate),
             (TlbInvalidate, InvalidateCompletion),
         ],
         cite: "Arm ARM C6.2.83 DSB",

@@ -53,9 +53,18 @@ pub static TABLE: &[BarrierKind] = &[
         // visible to the table walk before later tlbie/tlbiel, and a
         // preceding tlbiel is complete after it (Book III 6.10.1.1; Linux
         // ppc_after_tlbiel_barrier). A tlbie is not: that takes tlbsync.
+        // A later tlbie(l) is issued after an earlier one has been
+        // performed: how Linux orders the POWER9 errata fixups' repeated
+        // tlbie (radix_tlb.c fixup_tlbie_va: `ptesync` between the two;
+        // "powerpc/mm: Fixup tlbie vs store ordering issue on POWER9"),
+        // which `after invalidates` asks for.
         orders: all_access_and![
             (NormalStore, TlbInvalidate),
             (NormalStore, LocalInvalidate),
+            (TlbInvalidate, TlbInvalidate),
+            (TlbInvalidate, LocalInvalidate),
+            (LocalInvalidate, TlbInvalidate),
+            (LocalInvalidate, LocalInvalidate),
             (LocalInvalidate, InvalidateCompletion),
             (InvalidateCompletion, NormalLoad),
             (InvalidateCompletion, DevStore),
@@ -74,6 +83,10 @@ pub static TABLE: &[BarrierKind] = &[
         orders: all_access_and![
             (NormalStore, TlbInvalidate),
             (NormalStore, LocalInvalidate),
+            (TlbInvalidate, TlbInvalidate),
+            (TlbInvalidate, LocalInvalidate),
+            (LocalInvalidate, TlbInvalidate),
+            (LocalInvalidate, LocalInvalidate),
             (TlbInvalidate, InvalidateCompletion),
             (LocalInvalidate, InvalidateCompletion),
             (InvalidateCompletion, NormalLoad),
