@@ -10,4 +10,7 @@ cargo fmt --check
 # profile's build-script outputs (unicorn's cmake build) and proc-macros
 # with the test build below instead of building them twice.
 cargo clippy --release --all-targets -- -D warnings
+# The README's first command builds without the emulator (no cmake or
+# libclang on a fresh machine): that build must keep compiling.
+cargo check --release --no-default-features --bins
 cargo test --release

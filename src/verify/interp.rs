@@ -83,7 +83,7 @@ impl World {
         if !self.consumers.is_empty() {
             for (i, j) in Consumer::phys_params(seq) {
                 if self.params.get(i) == Some(&0) {
-                    self.params[i] = super::trace::ptr_base(j);
+                    self.params[i] = ptr_base(j);
                 }
             }
         }
@@ -246,6 +246,16 @@ const MAX_STEPS: u64 = 50_000_000;
 /// Bytes of simulated memory behind each pointer parameter (what `trace`
 /// maps for it).
 pub const MAX_MEMORY: u64 = 0x1_0000;
+
+/// Where the memory behind pointer parameter `i` lives, in the
+/// interpreter's world and the emulator's alike (so both report the same
+/// addresses); here rather than in `trace` so that a build without the
+/// emulator has it too.
+pub(crate) fn ptr_base(i: usize) -> u64 {
+    0x2000_0000 + (i as u64) * PTR_SPAN
+}
+/// Address space reserved for each pointer parameter's memory.
+pub(crate) const PTR_SPAN: u64 = MAX_MEMORY;
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum InterpError {

@@ -214,7 +214,7 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
         }
         // Completion writes land in the memory the emulator gives PTR.
         for (i, j) in interp::Consumer::phys_params(seq) {
-            params[i] = trace::ptr_base(j);
+            params[i] = interp::ptr_base(j);
         }
         let mut w = World {
             params: params.clone(),

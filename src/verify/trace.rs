@@ -75,12 +75,7 @@ pub struct Trace {
     pub memory: std::collections::HashMap<usize, Vec<u8>>,
 }
 
-/// Where the memory behind pointer parameter `i` lives.
-pub(crate) fn ptr_base(i: usize) -> u64 {
-    0x2000_0000 + (i as u64) * PTR_SPAN
-}
-/// Address space reserved for each pointer parameter's memory.
-const PTR_SPAN: u64 = super::interp::MAX_MEMORY;
+use super::interp::{ptr_base, PTR_SPAN};
 
 fn arch(t: Target) -> Arch {
     t.backend().emu_arch()
