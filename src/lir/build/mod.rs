@@ -13,6 +13,9 @@ use crate::spec::diag::Diag;
 use crate::target::Target;
 use rustc_hash::FxHashMap as HashMap;
 
+mod lock;
+use lock::Acquire;
+
 /// Where computed register values are placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hoist {
@@ -940,8 +943,7 @@ impl Builder<'_> {
     /// Lower a normal-memory or lock operation; the instructions that
     /// access the memory carry IR operation `id`, so traces attribute them.
     fn mem_op(&mut self, id: crate::ir::OpId, op: &crate::ir::MemOp) -> Result<(), Diag> {
-        use crate::ir::{LockValue, MemOp};
-        use crate::passes::locks;
+        use crate::ir::MemOp;
         match op {
             MemOp::Load { local, mem } => {
                 let base = self.arg_of(&ArgKind::Param(mem.ptr));
@@ -1053,261 +1055,24 @@ impl Builder<'_> {
                 limit,
                 fail_barrier,
                 hoisted,
-            } => {
-                let width = mem.width;
-                let addr = self.mem_addr(mem);
-                let (retry, busy, done) = (self.label(), self.label(), self.label());
-                let status_v = status.map(|l| {
-                    let v = self.vreg();
-                    self.locals.insert(l, v);
-                    v
-                });
-                let mut owner = None;
-                if *hoisted {
-                    if let LockValue::Owner(e) = value {
-                        owner = Some(self.expr(e));
-                    }
-                    if let Some(sv) = status_v {
-                        self.emit(Inst::Imm { dst: sv, value: 0 });
-                    }
-                }
-                let counter = limit.map(|(n, _)| {
-                    let v = self.vreg();
-                    self.emit(Inst::Imm { dst: v, value: n });
-                    v
-                });
-                // The naive window recomputes the owner, but a stack
-                // argument it reads is loaded before the window: another
-                // load between load-reserve and store-conditional may
-                // lose the reservation (Arm ARM B2.9.5 leaves it
-                // IMPLEMENTATION DEFINED), retrying forever.
-                let restore = match value {
-                    LockValue::Owner(e) if !*hoisted => Some(self.preload_args(e)),
-                    _ => None,
-                };
-                self.emit(Inst::Label(retry));
-                let loaded = self.vreg();
-                self.emit(Inst::LoadReserve {
-                    dst: loaded,
-                    base: addr,
-                    width,
-                    acquire: true,
-                });
-                if !*hoisted {
-                    // The naive window: invariant work redone on each retry.
-                    if let Some(sv) = status_v {
-                        self.emit(Inst::Imm { dst: sv, value: 0 });
-                    }
-                    if let LockValue::Owner(e) = value {
-                        owner = Some(self.fresh_expr(e));
-                    }
-                }
-                if let Some(saved) = restore {
-                    self.arg_override = saved;
-                }
-                let new = match value {
-                    LockValue::Owner(_) => {
-                        self.emit(Inst::Branch {
-                            cmp: Cmp::Ne,
-                            a: loaded,
-                            b: Operand::Imm(0),
-                            target: busy,
-                        });
-                        owner.unwrap_or(loaded)
-                    }
-                    LockValue::Bit(b) => {
-                        let t = self.vreg();
-                        self.emit(Inst::Bin {
-                            op: BinOp::And,
-                            dst: t,
-                            a: loaded,
-                            b: Operand::Imm(1 << b),
-                        });
-                        self.emit(Inst::Branch {
-                            cmp: Cmp::Ne,
-                            a: t,
-                            b: Operand::Imm(0),
-                            target: busy,
-                        });
-                        let n = self.vreg();
-                        self.emit(Inst::Bin {
-                            op: BinOp::Or,
-                            dst: n,
-                            a: loaded,
-                            b: Operand::Imm(1 << b),
-                        });
-                        n
-                    }
-                };
-                self.emit_op(
-                    id,
-                    Inst::StoreCond {
-                        src: new,
-                        base: addr,
-                        width,
-                        expected: loaded,
-                        release: false,
-                        retry,
-                    },
-                );
-                if let Some(b) = locks::acquire_barrier(self.target) {
-                    self.emit(Inst::Barrier { name: b.into() });
-                }
-                self.emit(Inst::Label(done));
-                let (spin, held_l, fail_l) = (self.label(), self.label(), self.label());
-                let owner_v = owner;
-                let bit = match value {
-                    LockValue::Bit(b) => Some(*b),
-                    LockValue::Owner(_) => None,
-                };
-                let held = *held;
-                let limit = *limit;
-                self.cold(&mut |b| {
-                    b.emit(Inst::Label(busy));
-                    if let (Some(_), Some(o)) = (held, owner_v) {
-                        // Already ours (a nested handler): do not take it.
-                        b.emit(Inst::Branch {
-                            cmp: Cmp::Eq,
-                            a: loaded,
-                            b: Operand::Reg(o),
-                            target: held_l,
-                        });
-                    }
-                    b.emit(Inst::Label(spin));
-                    if let Some(n) = counter {
-                        b.emit(Inst::Bin {
-                            op: BinOp::Sub,
-                            dst: n,
-                            a: n,
-                            b: Operand::Imm(1),
-                        });
-                        b.emit(Inst::Branch {
-                            cmp: Cmp::Eq,
-                            a: n,
-                            b: Operand::Imm(0),
-                            target: fail_l,
-                        });
-                    }
-                    b.emit(Inst::SpinHint);
-                    // Spin with plain loads: no reservation traffic while
-                    // the lock is held.
-                    let s = b.vreg();
-                    b.emit(Inst::Load {
-                        dst: s,
-                        base: addr,
-                        offset: 0,
-                        width,
-                        swap: false,
-                        kind: MemKind::Normal,
-                    });
-                    let t = match bit {
-                        Some(k) => {
-                            let t = b.vreg();
-                            b.emit(Inst::Bin {
-                                op: BinOp::And,
-                                dst: t,
-                                a: s,
-                                b: Operand::Imm(1 << k),
-                            });
-                            t
-                        }
-                        None => s,
-                    };
-                    b.emit(Inst::Branch {
-                        cmp: Cmp::Ne,
-                        a: t,
-                        b: Operand::Imm(0),
-                        target: spin,
-                    });
-                    b.emit(Inst::Jump(retry));
-                    if let (Some(code), Some(sv)) = (held, status_v) {
-                        b.emit(Inst::Label(held_l));
-                        b.emit(Inst::Imm {
-                            dst: sv,
-                            value: code,
-                        });
-                        b.emit(Inst::Jump(done));
-                    }
-                    if let Some((_, code)) = limit {
-                        b.emit(Inst::Label(fail_l));
-                        if let Some(name) = fail_barrier {
-                            b.exit_barrier(name);
-                        }
-                        b.emit(Inst::Ret {
-                            value: Operand::Imm(code as u64),
-                        });
-                    }
-                });
-            }
+            } => self.acquire(
+                id,
+                &Acquire {
+                    mem,
+                    value,
+                    held: *held,
+                    status: *status,
+                    limit: *limit,
+                    fail_barrier: fail_barrier.as_deref(),
+                    hoisted: *hoisted,
+                },
+            ),
             MemOp::Release {
                 mem,
                 value,
                 cond,
                 order,
-            } => {
-                let width = mem.width;
-                let addr = self.mem_addr(mem);
-                let skip = self.label();
-                if let Some(c) = cond {
-                    let c = self.expr(c);
-                    self.emit(Inst::Branch {
-                        cmp: Cmp::Ne,
-                        a: c,
-                        b: Operand::Imm(0),
-                        target: skip,
-                    });
-                }
-                let barrier = locks::release_barrier(self.target, self.prog.machine, *order);
-                match value {
-                    LockValue::Owner(e) => {
-                        let v = self.expr(e);
-                        if let Some(b) = barrier {
-                            self.emit(Inst::Barrier { name: b.into() });
-                        }
-                        self.emit_op(
-                            id,
-                            Inst::StoreRelease {
-                                src: v,
-                                base: addr,
-                                width,
-                            },
-                        );
-                    }
-                    LockValue::Bit(k) => {
-                        if let Some(b) = barrier {
-                            self.emit(Inst::Barrier { name: b.into() });
-                        }
-                        let retry = self.label();
-                        self.emit(Inst::Label(retry));
-                        let l = self.vreg();
-                        self.emit(Inst::LoadReserve {
-                            dst: l,
-                            base: addr,
-                            width,
-                            acquire: false,
-                        });
-                        let n = self.vreg();
-                        self.emit(Inst::Bin {
-                            op: BinOp::And,
-                            dst: n,
-                            a: l,
-                            b: Operand::Imm(!(1u64 << k) & crate::ir::expr::field_mask(0, width)),
-                        });
-                        self.emit_op(
-                            id,
-                            Inst::StoreCond {
-                                src: n,
-                                base: addr,
-                                width,
-                                expected: l,
-                                release: true,
-                                retry,
-                            },
-                        );
-                    }
-                }
-                self.emit(Inst::Label(skip));
-            }
+            } => self.release(id, mem, value, cond.as_ref(), *order),
         }
         Ok(())
     }

@@ -1,0 +1,317 @@
+//! Lowering of locks: the reservation window of `acquire` (load-reserve,
+//! test, store-conditional), its out-of-line spin, and `release`.
+
+use super::*;
+use crate::ir::{LockValue, MemRef, OpId, ReleaseOrder};
+use crate::passes::locks;
+
+/// An `acquire` as the IR states it (`MemOp::Acquire`), by reference.
+pub(super) struct Acquire<'a> {
+    pub mem: &'a MemRef,
+    pub value: &'a LockValue,
+    pub held: Option<u64>,
+    pub status: Option<usize>,
+    pub limit: Option<(u64, i64)>,
+    pub fail_barrier: Option<&'a str>,
+    pub hoisted: bool,
+}
+
+/// The labels and registers an acquire's slow path shares with its
+/// reservation window.
+struct SpinPath {
+    busy: LabelId,
+    spin: LabelId,
+    retry: LabelId,
+    done: LabelId,
+    held: LabelId,
+    fail: LabelId,
+    loaded: VReg,
+    owner: Option<VReg>,
+    counter: Option<VReg>,
+    status: Option<VReg>,
+    addr: VReg,
+    bit: Option<u32>,
+}
+
+impl Builder<'_> {
+    pub(super) fn acquire(&mut self, id: OpId, a: &Acquire) {
+        let Acquire {
+            mem,
+            value,
+            status,
+            limit,
+            hoisted,
+            ..
+        } = *a;
+        let width = mem.width;
+        let addr = self.mem_addr(mem);
+        let (retry, busy, done) = (self.label(), self.label(), self.label());
+        let status_v = status.map(|l| {
+            let v = self.vreg();
+            self.locals.insert(l, v);
+            v
+        });
+        let mut owner = None;
+        if hoisted {
+            if let LockValue::Owner(e) = value {
+                owner = Some(self.expr(e));
+            }
+            if let Some(sv) = status_v {
+                self.emit(Inst::Imm { dst: sv, value: 0 });
+            }
+        }
+        let counter = limit.map(|(n, _)| {
+            let v = self.vreg();
+            self.emit(Inst::Imm { dst: v, value: n });
+            v
+        });
+        // The naive window recomputes the owner, but a stack
+        // argument it reads is loaded before the window: another
+        // load between load-reserve and store-conditional may
+        // lose the reservation (Arm ARM B2.9.5 leaves it
+        // IMPLEMENTATION DEFINED), retrying forever.
+        let restore = match value {
+            LockValue::Owner(e) if !hoisted => Some(self.preload_args(e)),
+            _ => None,
+        };
+        self.emit(Inst::Label(retry));
+        let loaded = self.vreg();
+        self.emit(Inst::LoadReserve {
+            dst: loaded,
+            base: addr,
+            width,
+            acquire: true,
+        });
+        if !hoisted {
+            // The naive window: invariant work redone on each retry.
+            if let Some(sv) = status_v {
+                self.emit(Inst::Imm { dst: sv, value: 0 });
+            }
+            if let LockValue::Owner(e) = value {
+                owner = Some(self.fresh_expr(e));
+            }
+        }
+        if let Some(saved) = restore {
+            self.arg_override = saved;
+        }
+        let new = match value {
+            LockValue::Owner(_) => {
+                self.emit(Inst::Branch {
+                    cmp: Cmp::Ne,
+                    a: loaded,
+                    b: Operand::Imm(0),
+                    target: busy,
+                });
+                owner.unwrap_or(loaded)
+            }
+            LockValue::Bit(b) => {
+                let t = self.vreg();
+                self.emit(Inst::Bin {
+                    op: BinOp::And,
+                    dst: t,
+                    a: loaded,
+                    b: Operand::Imm(1 << b),
+                });
+                self.emit(Inst::Branch {
+                    cmp: Cmp::Ne,
+                    a: t,
+                    b: Operand::Imm(0),
+                    target: busy,
+                });
+                let n = self.vreg();
+                self.emit(Inst::Bin {
+                    op: BinOp::Or,
+                    dst: n,
+                    a: loaded,
+                    b: Operand::Imm(1 << b),
+                });
+                n
+            }
+        };
+        self.emit_op(
+            id,
+            Inst::StoreCond {
+                src: new,
+                base: addr,
+                width,
+                expected: loaded,
+                release: false,
+                retry,
+            },
+        );
+        if let Some(b) = locks::acquire_barrier(self.target) {
+            self.emit(Inst::Barrier { name: b.into() });
+        }
+        self.emit(Inst::Label(done));
+        let path = SpinPath {
+            busy,
+            spin: self.label(),
+            retry,
+            done,
+            held: self.label(),
+            fail: self.label(),
+            loaded,
+            owner,
+            counter,
+            status: status_v,
+            addr,
+            bit: match value {
+                LockValue::Bit(b) => Some(*b),
+                LockValue::Owner(_) => None,
+            },
+        };
+        self.cold(&mut |b| b.acquire_slow_path(a, &path));
+    }
+
+    /// Out of line: the lock is taken. Detect recursion (`held`), count
+    /// down a bounded spin, spin with plain loads until it looks free,
+    /// then retry the reservation window.
+    fn acquire_slow_path(&mut self, a: &Acquire, p: &SpinPath) {
+        self.emit(Inst::Label(p.busy));
+        if let (Some(_), Some(o)) = (a.held, p.owner) {
+            // Already ours (a nested handler): do not take it.
+            self.emit(Inst::Branch {
+                cmp: Cmp::Eq,
+                a: p.loaded,
+                b: Operand::Reg(o),
+                target: p.held,
+            });
+        }
+        self.emit(Inst::Label(p.spin));
+        if let Some(n) = p.counter {
+            self.emit(Inst::Bin {
+                op: BinOp::Sub,
+                dst: n,
+                a: n,
+                b: Operand::Imm(1),
+            });
+            self.emit(Inst::Branch {
+                cmp: Cmp::Eq,
+                a: n,
+                b: Operand::Imm(0),
+                target: p.fail,
+            });
+        }
+        self.emit(Inst::SpinHint);
+        // Spin with plain loads: no reservation traffic while
+        // the lock is held.
+        let s = self.vreg();
+        self.emit(Inst::Load {
+            dst: s,
+            base: p.addr,
+            offset: 0,
+            width: a.mem.width,
+            swap: false,
+            kind: MemKind::Normal,
+        });
+        let t = match p.bit {
+            Some(k) => {
+                let t = self.vreg();
+                self.emit(Inst::Bin {
+                    op: BinOp::And,
+                    dst: t,
+                    a: s,
+                    b: Operand::Imm(1 << k),
+                });
+                t
+            }
+            None => s,
+        };
+        self.emit(Inst::Branch {
+            cmp: Cmp::Ne,
+            a: t,
+            b: Operand::Imm(0),
+            target: p.spin,
+        });
+        self.emit(Inst::Jump(p.retry));
+        if let (Some(code), Some(sv)) = (a.held, p.status) {
+            self.emit(Inst::Label(p.held));
+            self.emit(Inst::Imm {
+                dst: sv,
+                value: code,
+            });
+            self.emit(Inst::Jump(p.done));
+        }
+        if let Some((_, code)) = a.limit {
+            self.emit(Inst::Label(p.fail));
+            if let Some(name) = a.fail_barrier {
+                self.exit_barrier(name);
+            }
+            self.emit(Inst::Ret {
+                value: Operand::Imm(code as u64),
+            });
+        }
+    }
+
+    pub(super) fn release(
+        &mut self,
+        id: OpId,
+        mem: &MemRef,
+        value: &LockValue,
+        cond: Option<&Expr>,
+        order: ReleaseOrder,
+    ) {
+        let width = mem.width;
+        let addr = self.mem_addr(mem);
+        let skip = self.label();
+        if let Some(c) = cond {
+            let c = self.expr(c);
+            self.emit(Inst::Branch {
+                cmp: Cmp::Ne,
+                a: c,
+                b: Operand::Imm(0),
+                target: skip,
+            });
+        }
+        let barrier = locks::release_barrier(self.target, self.prog.machine, order);
+        match value {
+            LockValue::Owner(e) => {
+                let v = self.expr(e);
+                if let Some(b) = barrier {
+                    self.emit(Inst::Barrier { name: b.into() });
+                }
+                self.emit_op(
+                    id,
+                    Inst::StoreRelease {
+                        src: v,
+                        base: addr,
+                        width,
+                    },
+                );
+            }
+            LockValue::Bit(k) => {
+                if let Some(b) = barrier {
+                    self.emit(Inst::Barrier { name: b.into() });
+                }
+                let retry = self.label();
+                self.emit(Inst::Label(retry));
+                let l = self.vreg();
+                self.emit(Inst::LoadReserve {
+                    dst: l,
+                    base: addr,
+                    width,
+                    acquire: false,
+                });
+                let n = self.vreg();
+                self.emit(Inst::Bin {
+                    op: BinOp::And,
+                    dst: n,
+                    a: l,
+                    b: Operand::Imm(!(1u64 << k) & crate::ir::expr::field_mask(0, width)),
+                });
+                self.emit_op(
+                    id,
+                    Inst::StoreCond {
+                        src: n,
+                        base: addr,
+                        width,
+                        expected: l,
+                        release: true,
+                        retry,
+                    },
+                );
+            }
+        }
+        self.emit(Inst::Label(skip));
+    }
+}
