@@ -94,6 +94,68 @@ fn strip_events(v: &str) -> String {
     out.replace(" :", ":").replace("( ", "(").trim().to_string()
 }
 
+/// Executed instructions of both sides over a set of cases.
+#[derive(Default)]
+struct Count {
+    cases: usize,
+    generated: usize,
+    kernel: usize,
+}
+
+const COUNTS_DIR: &str = "tests/codegen_counts";
+
+/// Issue 17's anchor and its regression pin. The table (ours vs the
+/// kernel's C at gcc -O2, both counted from the same qemu exec log on the
+/// same inputs) goes to target/codegen-counts/STEM.txt, which
+/// scripts/codegen-vs-gcc.sh collects; our counts must equal the pinned
+/// tests/codegen_counts/STEM.txt, so generated code never grows (or
+/// shrinks) silently. Rewrite the pins with SHOOTDOWN_BLESS_COUNTS=1 after
+/// an intended codegen change and review the diff. The kernel's side is
+/// in the table only: it depends on the cross gcc's version.
+fn check_counts(stem: &str, counts: &BTreeMap<String, Count>) {
+    let mut table = format!(
+        "# {stem}: executed instructions, summed over the cases that agree with the kernel\n\
+         # target [pins] scenario: cases, generated, kernel (gcc -O2), generated/kernel\n"
+    );
+    let mut pins = format!(
+        "# {stem}: executed instructions of the generated code per target and scenario,\n\
+         # summed over tests/reference.rs's agreeing cases (SHOOTDOWN_BLESS_COUNTS=1 rewrites)\n"
+    );
+    for (k, c) in counts {
+        table += &format!(
+            "{k}: {} {} {} {:.2}\n",
+            c.cases,
+            c.generated,
+            c.kernel,
+            c.generated as f64 / c.kernel.max(1) as f64
+        );
+        pins += &format!("{k}: {} {}\n", c.cases, c.generated);
+    }
+    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/codegen-counts");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join(format!("{stem}.txt")), &table).unwrap();
+    eprint!("{table}");
+    let pinned = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(COUNTS_DIR)
+        .join(format!("{stem}.txt"));
+    if std::env::var_os("SHOOTDOWN_BLESS_COUNTS").is_some() {
+        std::fs::create_dir_all(pinned.parent().unwrap()).unwrap();
+        std::fs::write(&pinned, &pins).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&pinned).unwrap_or_default();
+    if want != pins {
+        let diff = similar::TextDiff::from_lines(&want, &pins)
+            .unified_diff()
+            .header("pinned", "now")
+            .to_string();
+        panic!(
+            "{stem}: the generated code's executed instruction counts changed \
+             ({COUNTS_DIR}/{stem}.txt; rewrite with SHOOTDOWN_BLESS_COUNTS=1 if intended):\n{diff}"
+        );
+    }
+}
+
 fn check_example(stem: &str) {
     let path = format!("examples/{stem}.inv");
     let src = std::fs::read_to_string(&path).unwrap();
@@ -104,6 +166,10 @@ fn check_example(stem: &str) {
     let mut kernel_unordered = BTreeSet::new();
     let (mut ncases, mut naccess, mut ndiffer, mut noutside) = (0, 0, 0, 0);
     let (mut gbar, mut rbar) = (0, 0);
+    // Executed instructions per (target, pins, sequence scenario), summed
+    // over the cases that agree with the kernel, as generated (not the
+    // lowered poll limits).
+    let mut counts: BTreeMap<String, Count> = BTreeMap::new();
     for target in shootdown::output::default_targets(&prog) {
         for (bi, build) in builds(stem, &src).iter().enumerate() {
             for (never, p) in [(false, &prog), (true, &low)] {
@@ -197,6 +263,14 @@ fn check_example(stem: &str) {
                             continue;
                         }
                         (None, None) => {
+                            if !never && input.outside.is_none() {
+                                let c = counts
+                                    .entry(format!("{target}{pins} {}", sc.name))
+                                    .or_default();
+                                c.cases += 1;
+                                c.generated += g.insns;
+                                c.kernel += r.insns;
+                            }
                             naccess += g
                                 .events
                                 .iter()
@@ -258,6 +332,7 @@ fn check_example(stem: &str) {
     for k in &kernel_unordered {
         eprintln!("the kernel's code crosses no barrier our table accepts: {k}");
     }
+    check_counts(stem, &counts);
     eprintln!("where the generated code fences less than the kernel:");
     for (w, scenarios) in &weaker {
         let s: Vec<&str> = scenarios.iter().copied().collect();

@@ -772,6 +772,11 @@ pub struct Side {
     pub pcs: Vec<u64>,
     pub ret: i64,
     pub memory: BTreeMap<usize, Vec<u8>>,
+    /// Instructions this side executed in its own code (qemu's exec log,
+    /// one line per instruction under `-singlestep`): the generated
+    /// function's section, or the kernel transcription's (gcc -O2). The
+    /// harness's code around a call is in neither.
+    pub insns: usize,
 }
 
 fn num(s: &str) -> Result<u64, String> {
@@ -911,6 +916,8 @@ fn side(exe: &Exe, lines: &[&str], pcs: &[u64], generated: bool) -> Result<Side,
         }
     }
     s.ret = ret.ok_or("no `ret` line")?;
+    let own = if generated { exe.gen } else { exe.refr };
+    s.insns = pcs.iter().filter(|pc| (own.0..own.1).contains(*pc)).count();
     let in_gen = |pc: u64| (exe.gen.0..exe.gen.1).contains(&pc);
     let mut k = 0;
     let mut need_entry = true;
