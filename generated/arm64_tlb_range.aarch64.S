@@ -32,7 +32,11 @@ flush_tlb_range:
 	movz x9, #0x1000
 	and x11, x1, #0xfffffffffffff000
 	cbz x12, .Lflush_tlb_range.7
-	mov x13, x12
+	lsr x13, x12, #12
+	and x14, x12, #0xfff
+	cbz x14, .Lflush_tlb_range.8
+	add x13, x13, #1
+.Lflush_tlb_range.8:
 	mov x12, x11
 .Lflush_tlb_range.6:
 	lsr x11, x12, #12
@@ -41,13 +45,9 @@ flush_tlb_range:
 	/* 37: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x11
 	/* 36: cover start, end - start with tlb4k auto { ... */
-	cmp x9, x13
-	b.hs .Lflush_tlb_range.7
-	movz x16, #0x1000
-	sub x13, x13, x16
-	movz x16, #0x1000
-	add x12, x12, x16
-	b .Lflush_tlb_range.6
+	add x12, x12, x9
+	sub x13, x13, #1
+	cbnz x13, .Lflush_tlb_range.6
 .Lflush_tlb_range.7:
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
@@ -277,7 +277,11 @@ flush_tlb_kernel_range:
 	movz x9, #0x1000
 	and x10, x0, #0xfffffffffffff000
 	cbz x11, .Lflush_tlb_kernel_range.7
-	mov x12, x11
+	lsr x12, x11, #12
+	and x13, x11, #0xfff
+	cbz x13, .Lflush_tlb_kernel_range.8
+	add x12, x12, #1
+.Lflush_tlb_kernel_range.8:
 	mov x11, x10
 .Lflush_tlb_kernel_range.6:
 	lsr x10, x11, #12
@@ -285,13 +289,9 @@ flush_tlb_kernel_range:
 	/* 96: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x13
 	/* 95: cover start, end - start with tlb4k_kernel auto { ... */
-	cmp x9, x12
-	b.hs .Lflush_tlb_kernel_range.7
-	movz x16, #0x1000
-	sub x12, x12, x16
-	movz x16, #0x1000
-	add x11, x11, x16
-	b .Lflush_tlb_kernel_range.6
+	add x11, x11, x9
+	sub x12, x12, #1
+	cbnz x12, .Lflush_tlb_kernel_range.6
 .Lflush_tlb_kernel_range.7:
 	b .Lflush_tlb_kernel_range.5
 .Lflush_tlb_kernel_range.4:
@@ -374,7 +374,11 @@ flush_tlb_range_nl:
 	movz x9, #0x1000
 	and x11, x1, #0xfffffffffffff000
 	cbz x12, .Lflush_tlb_range_nl.7
-	mov x13, x12
+	lsr x13, x12, #12
+	and x14, x12, #0xfff
+	cbz x14, .Lflush_tlb_range_nl.8
+	add x13, x13, #1
+.Lflush_tlb_range_nl.8:
 	mov x12, x11
 .Lflush_tlb_range_nl.6:
 	lsr x11, x12, #12
@@ -383,13 +387,9 @@ flush_tlb_range_nl:
 	/* 131: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x11
 	/* 130: cover start, end - start with tlb4k_walk auto { ... */
-	cmp x9, x13
-	b.hs .Lflush_tlb_range_nl.7
-	movz x16, #0x1000
-	sub x13, x13, x16
-	movz x16, #0x1000
-	add x12, x12, x16
-	b .Lflush_tlb_range_nl.6
+	add x12, x12, x9
+	sub x13, x13, #1
+	cbnz x13, .Lflush_tlb_range_nl.6
 .Lflush_tlb_range_nl.7:
 	b .Lflush_tlb_range_nl.5
 .Lflush_tlb_range_nl.4:

@@ -299,11 +299,10 @@ flush_tlb_pid_local:
 	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r12,0,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
-	cmpld 7,%r10,%r9
-	bge 7,.Lflush_tlb_pid_local.3
+	add %r11,%r11,%r10
 	addi %r9,%r9,-1
-	addi %r11,%r11,1
-	b .Lflush_tlb_pid_local.2
+	cmpdi 7,%r9,0
+	bne 7,.Lflush_tlb_pid_local.2
 .Lflush_tlb_pid_local.3:
 	/* 119: barrier from the spec */
 	ptesync
@@ -390,7 +389,12 @@ flush_tlb_range:
 	and %r10,%r4,%r0
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range.13
-	mr %r8,%r9
+	rldicl %r8,%r9,48,16
+	andi. %r7,%r9,65535
+	cmpdi 7,%r7,0
+	beq 7,.Lflush_tlb_range.14
+	addi %r8,%r8,1
+.Lflush_tlb_range.14:
 	mr %r9,%r10
 .Lflush_tlb_range.12:
 	li %r0,-4096
@@ -399,13 +403,10 @@ flush_tlb_range:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r7,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	cmpld 7,%r12,%r8
-	bge 7,.Lflush_tlb_range.13
-	lis %r0,1
-	subf %r8,%r0,%r8
-	lis %r0,1
-	add %r9,%r9,%r0
-	b .Lflush_tlb_range.12
+	add %r9,%r9,%r12
+	addi %r8,%r8,-1
+	cmpdi 7,%r8,0
+	bne 7,.Lflush_tlb_range.12
 .Lflush_tlb_range.13:
 .Lflush_tlb_range.11:
 .Lflush_tlb_range.9:
@@ -441,14 +442,14 @@ flush_tlb_range:
 	/* 155: let hend = end & ~0x1fffff */
 	mr %r7,%r8
 	cmpld 7,%r10,%r7
-	bge 7,.Lflush_tlb_range.15
+	bge 7,.Lflush_tlb_range.16
 	subf %r8,%r10,%r7
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.17
+	beq 7,.Lflush_tlb_range.18
 	nor %r8,%r10,%r10
 	subf %r31,%r10,%r7
 	cmpld 7,%r8,%r31
-	bge 7,.Lflush_tlb_range.18
+	bge 7,.Lflush_tlb_range.19
 	/* placed by complete-exits */
 	eieio
 	tlbsync
@@ -460,8 +461,8 @@ flush_tlb_range:
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
-	b .Lflush_tlb_range.19
-.Lflush_tlb_range.18:
+	b .Lflush_tlb_range.20
+.Lflush_tlb_range.19:
 	subf %r8,%r10,%r7
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -471,26 +472,30 @@ flush_tlb_range:
 	lis %r0,-32
 	and %r31,%r10,%r0
 	cmpdi 7,%r30,0
-	beq 7,.Lflush_tlb_range.21
-	mr %r29,%r30
+	beq 7,.Lflush_tlb_range.22
+	rldicl %r29,%r30,43,21
+	lis %r0,31
+	ori %r0,%r0,65535
+	and %r28,%r30,%r0
+	cmpdi 7,%r28,0
+	beq 7,.Lflush_tlb_range.23
+	addi %r29,%r29,1
+.Lflush_tlb_range.23:
 	mr %r30,%r31
-.Lflush_tlb_range.20:
+.Lflush_tlb_range.21:
 	li %r0,-4096
 	and %r31,%r30,%r0
 	ori %r28,%r31,32
 	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r28,%r9,0,1,1
 	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
-	cmpld 7,%r8,%r29
-	bge 7,.Lflush_tlb_range.21
-	lis %r0,32
-	subf %r29,%r0,%r29
-	lis %r0,32
-	add %r30,%r30,%r0
-	b .Lflush_tlb_range.20
-.Lflush_tlb_range.21:
-.Lflush_tlb_range.19:
-.Lflush_tlb_range.17:
+	add %r30,%r30,%r8
+	addi %r29,%r29,-1
+	cmpdi 7,%r29,0
+	bne 7,.Lflush_tlb_range.21
+.Lflush_tlb_range.22:
+.Lflush_tlb_range.20:
+.Lflush_tlb_range.18:
 	/* placed by place-barriers */
 	ptesync
 	/* 161: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
@@ -504,7 +509,7 @@ flush_tlb_range:
 	ori %r11,%r12,32
 	/* 164: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r9,0,1,1
-.Lflush_tlb_range.15:
+.Lflush_tlb_range.16:
 .Lflush_tlb_range.5:
 	/* placed by place-barriers */
 	eieio
@@ -517,7 +522,7 @@ flush_tlb_range:
 	subf %r12,%r4,%r5
 	rldicl %r9,%r12,48,16
 	cmpld 7,%r11,%r9
-	bge 7,.Lflush_tlb_range.22
+	bge 7,.Lflush_tlb_range.24
 	/* 133: value 0x400 */
 	li %r11,1024
 	/* 133: value (pid << 0x20) */
@@ -530,25 +535,25 @@ flush_tlb_range:
 	li %r9,0
 	/* 135: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r9,0,1,1
-	b .Lflush_tlb_range.23
-.Lflush_tlb_range.22:
+	b .Lflush_tlb_range.25
+.Lflush_tlb_range.24:
 	lis %r0,32
 	cmpld 7,%r12,%r0
-	blt 7,.Lflush_tlb_range.25
+	blt 7,.Lflush_tlb_range.27
 	/* 142: value 0x400 */
 	li %r11,1024
 	/* 142: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
-.Lflush_tlb_range.25:
+.Lflush_tlb_range.27:
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range.27
+	beq 7,.Lflush_tlb_range.29
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
-	bge 7,.Lflush_tlb_range.28
-	b .Lflush_tlb_range.29
-.Lflush_tlb_range.28:
+	bge 7,.Lflush_tlb_range.30
+	b .Lflush_tlb_range.31
+.Lflush_tlb_range.30:
 	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
@@ -558,26 +563,28 @@ flush_tlb_range:
 	lis %r0,-1
 	and %r9,%r4,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.31
-	mr %r31,%r8
+	beq 7,.Lflush_tlb_range.33
+	rldicl %r31,%r8,48,16
+	andi. %r30,%r8,65535
+	cmpdi 7,%r30,0
+	beq 7,.Lflush_tlb_range.34
+	addi %r31,%r31,1
+.Lflush_tlb_range.34:
 	mr %r8,%r9
-.Lflush_tlb_range.30:
+.Lflush_tlb_range.32:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r30,%r9,160
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r30,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	cmpld 7,%r12,%r31
-	bge 7,.Lflush_tlb_range.31
-	lis %r0,1
-	subf %r31,%r0,%r31
-	lis %r0,1
-	add %r8,%r8,%r0
-	b .Lflush_tlb_range.30
+	add %r8,%r8,%r12
+	addi %r31,%r31,-1
+	cmpdi 7,%r31,0
+	bne 7,.Lflush_tlb_range.32
+.Lflush_tlb_range.33:
 .Lflush_tlb_range.31:
 .Lflush_tlb_range.29:
-.Lflush_tlb_range.27:
 	/* placed by place-barriers */
 	ptesync
 	/* 149: value 0x400 */
@@ -598,14 +605,14 @@ flush_tlb_range:
 	/* 155: let hend = end & ~0x1fffff */
 	mr %r7,%r9
 	cmpld 7,%r10,%r7
-	bge 7,.Lflush_tlb_range.33
+	bge 7,.Lflush_tlb_range.36
 	subf %r9,%r10,%r7
 	cmpdi 7,%r9,0
-	beq 7,.Lflush_tlb_range.35
+	beq 7,.Lflush_tlb_range.38
 	nor %r9,%r10,%r10
 	subf %r8,%r10,%r7
 	cmpld 7,%r9,%r8
-	bge 7,.Lflush_tlb_range.36
+	bge 7,.Lflush_tlb_range.39
 	/* placed by complete-exits */
 	eieio
 	tlbsync
@@ -617,8 +624,8 @@ flush_tlb_range:
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
-	b .Lflush_tlb_range.37
-.Lflush_tlb_range.36:
+	b .Lflush_tlb_range.40
+.Lflush_tlb_range.39:
 	/* 158: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
 	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
@@ -631,32 +638,36 @@ flush_tlb_range:
 	lis %r0,-32
 	and %r31,%r10,%r0
 	cmpdi 7,%r30,0
-	beq 7,.Lflush_tlb_range.39
-	mr %r29,%r30
+	beq 7,.Lflush_tlb_range.42
+	rldicl %r29,%r30,43,21
+	lis %r0,31
+	ori %r0,%r0,65535
+	and %r28,%r30,%r0
+	cmpdi 7,%r28,0
+	beq 7,.Lflush_tlb_range.43
+	addi %r29,%r29,1
+.Lflush_tlb_range.43:
 	mr %r30,%r31
-.Lflush_tlb_range.38:
+.Lflush_tlb_range.41:
 	li %r0,-4096
 	and %r31,%r30,%r0
 	ori %r28,%r31,32
 	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r28,%r9,0,1,1
 	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
-	cmpld 7,%r8,%r29
-	bge 7,.Lflush_tlb_range.39
-	lis %r0,32
-	subf %r29,%r0,%r29
-	lis %r0,32
-	add %r30,%r30,%r0
-	b .Lflush_tlb_range.38
-.Lflush_tlb_range.39:
-.Lflush_tlb_range.37:
-.Lflush_tlb_range.35:
+	add %r30,%r30,%r8
+	addi %r29,%r29,-1
+	cmpdi 7,%r29,0
+	bne 7,.Lflush_tlb_range.41
+.Lflush_tlb_range.42:
+.Lflush_tlb_range.40:
+.Lflush_tlb_range.38:
 	/* placed by place-barriers */
 	ptesync
 	/* 161: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
-.Lflush_tlb_range.33:
-.Lflush_tlb_range.23:
+.Lflush_tlb_range.36:
+.Lflush_tlb_range.25:
 	/* placed by place-barriers */
 	eieio
 	tlbsync
@@ -667,13 +678,13 @@ flush_tlb_range:
 	rldicl %r11,%r6,63,1
 	andi. %r12,%r11,1
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range.40
+	beq 7,.Lflush_tlb_range.44
 	ptesync
 	li %r11,31
 	subf %r12,%r4,%r5
 	rldicl %r9,%r12,48,16
 	cmpld 7,%r11,%r9
-	bge 7,.Lflush_tlb_range.42
+	bge 7,.Lflush_tlb_range.46
 	/* 133: value 0x400 */
 	li %r11,1024
 	/* 133: value (pid << 0x20) */
@@ -690,25 +701,25 @@ flush_tlb_range:
 	ori %r11,%r11,61600
 	/* 138: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r9,0,1,1
-	b .Lflush_tlb_range.43
-.Lflush_tlb_range.42:
+	b .Lflush_tlb_range.47
+.Lflush_tlb_range.46:
 	lis %r0,32
 	cmpld 7,%r12,%r0
-	blt 7,.Lflush_tlb_range.45
+	blt 7,.Lflush_tlb_range.49
 	/* 142: value 0x400 */
 	li %r11,1024
 	/* 142: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
-.Lflush_tlb_range.45:
+.Lflush_tlb_range.49:
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range.47
+	beq 7,.Lflush_tlb_range.51
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
-	bge 7,.Lflush_tlb_range.48
-	b .Lflush_tlb_range.49
-.Lflush_tlb_range.48:
+	bge 7,.Lflush_tlb_range.52
+	b .Lflush_tlb_range.53
+.Lflush_tlb_range.52:
 	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
@@ -718,26 +729,28 @@ flush_tlb_range:
 	lis %r0,-1
 	and %r9,%r4,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.51
-	mr %r6,%r8
+	beq 7,.Lflush_tlb_range.55
+	rldicl %r6,%r8,48,16
+	andi. %r31,%r8,65535
+	cmpdi 7,%r31,0
+	beq 7,.Lflush_tlb_range.56
+	addi %r6,%r6,1
+.Lflush_tlb_range.56:
 	mr %r8,%r9
-.Lflush_tlb_range.50:
+.Lflush_tlb_range.54:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r31,%r9,160
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r31,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	cmpld 7,%r12,%r6
-	bge 7,.Lflush_tlb_range.51
-	lis %r0,1
-	subf %r6,%r0,%r6
-	lis %r0,1
-	add %r8,%r8,%r0
-	b .Lflush_tlb_range.50
+	add %r8,%r8,%r12
+	addi %r6,%r6,-1
+	cmpdi 7,%r6,0
+	bne 7,.Lflush_tlb_range.54
+.Lflush_tlb_range.55:
+.Lflush_tlb_range.53:
 .Lflush_tlb_range.51:
-.Lflush_tlb_range.49:
-.Lflush_tlb_range.47:
 	/* placed by place-barriers */
 	ptesync
 	/* 152: value (((end - 0x10000) & 0xfffffffffffff000) | 0xa0) */
@@ -762,14 +775,14 @@ flush_tlb_range:
 	/* 155: let hend = end & ~0x1fffff */
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
-	bge 7,.Lflush_tlb_range.53
+	bge 7,.Lflush_tlb_range.58
 	subf %r11,%r10,%r7
 	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_range.55
+	beq 7,.Lflush_tlb_range.60
 	nor %r11,%r10,%r10
 	subf %r9,%r10,%r7
 	cmpld 7,%r11,%r9
-	bge 7,.Lflush_tlb_range.56
+	bge 7,.Lflush_tlb_range.61
 	/* placed by complete-exits */
 	eieio
 	tlbsync
@@ -781,8 +794,8 @@ flush_tlb_range:
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
-	b .Lflush_tlb_range.57
-.Lflush_tlb_range.56:
+	b .Lflush_tlb_range.62
+.Lflush_tlb_range.61:
 	subf %r11,%r10,%r7
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -792,26 +805,30 @@ flush_tlb_range:
 	lis %r0,-32
 	and %r9,%r10,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.59
-	mr %r6,%r8
+	beq 7,.Lflush_tlb_range.64
+	rldicl %r6,%r8,43,21
+	lis %r0,31
+	ori %r0,%r0,65535
+	and %r31,%r8,%r0
+	cmpdi 7,%r31,0
+	beq 7,.Lflush_tlb_range.65
+	addi %r6,%r6,1
+.Lflush_tlb_range.65:
 	mr %r8,%r9
-.Lflush_tlb_range.58:
+.Lflush_tlb_range.63:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r31,%r9,32
 	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r31,%r12,0,1,1
 	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
-	cmpld 7,%r11,%r6
-	bge 7,.Lflush_tlb_range.59
-	lis %r0,32
-	subf %r6,%r0,%r6
-	lis %r0,32
-	add %r8,%r8,%r0
-	b .Lflush_tlb_range.58
-.Lflush_tlb_range.59:
-.Lflush_tlb_range.57:
-.Lflush_tlb_range.55:
+	add %r8,%r8,%r11
+	addi %r6,%r6,-1
+	cmpdi 7,%r6,0
+	bne 7,.Lflush_tlb_range.63
+.Lflush_tlb_range.64:
+.Lflush_tlb_range.62:
+.Lflush_tlb_range.60:
 	/* placed by place-barriers */
 	ptesync
 	lis %r0,32
@@ -821,45 +838,45 @@ flush_tlb_range:
 	ori %r11,%r9,32
 	/* 164: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r12,0,1,1
-.Lflush_tlb_range.53:
-.Lflush_tlb_range.43:
+.Lflush_tlb_range.58:
+.Lflush_tlb_range.47:
 	/* placed by place-barriers */
 	eieio
 	tlbsync
 	ptesync
-	b .Lflush_tlb_range.41
-.Lflush_tlb_range.40:
+	b .Lflush_tlb_range.45
+.Lflush_tlb_range.44:
 	ptesync
 	li %r11,31
 	subf %r12,%r4,%r5
 	rldicl %r9,%r12,48,16
 	cmpld 7,%r11,%r9
-	bge 7,.Lflush_tlb_range.60
+	bge 7,.Lflush_tlb_range.66
 	/* 133: value 0x400 */
 	li %r11,1024
 	/* 133: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r9,2,1,1
-	b .Lflush_tlb_range.61
-.Lflush_tlb_range.60:
+	b .Lflush_tlb_range.67
+.Lflush_tlb_range.66:
 	lis %r0,32
 	cmpld 7,%r12,%r0
-	blt 7,.Lflush_tlb_range.63
+	blt 7,.Lflush_tlb_range.69
 	/* 142: value 0x400 */
 	li %r11,1024
 	/* 142: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
-.Lflush_tlb_range.63:
+.Lflush_tlb_range.69:
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range.65
+	beq 7,.Lflush_tlb_range.71
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
-	bge 7,.Lflush_tlb_range.66
-	b .Lflush_tlb_range.67
-.Lflush_tlb_range.66:
+	bge 7,.Lflush_tlb_range.72
+	b .Lflush_tlb_range.73
+.Lflush_tlb_range.72:
 	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
@@ -869,26 +886,28 @@ flush_tlb_range:
 	lis %r0,-1
 	and %r9,%r4,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.69
-	mr %r6,%r8
+	beq 7,.Lflush_tlb_range.75
+	rldicl %r6,%r8,48,16
+	andi. %r31,%r8,65535
+	cmpdi 7,%r31,0
+	beq 7,.Lflush_tlb_range.76
+	addi %r6,%r6,1
+.Lflush_tlb_range.76:
 	mr %r8,%r9
-.Lflush_tlb_range.68:
+.Lflush_tlb_range.74:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r31,%r9,160
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r31,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	cmpld 7,%r12,%r6
-	bge 7,.Lflush_tlb_range.69
-	lis %r0,1
-	subf %r6,%r0,%r6
-	lis %r0,1
-	add %r8,%r8,%r0
-	b .Lflush_tlb_range.68
-.Lflush_tlb_range.69:
-.Lflush_tlb_range.67:
-.Lflush_tlb_range.65:
+	add %r8,%r8,%r12
+	addi %r6,%r6,-1
+	cmpdi 7,%r6,0
+	bne 7,.Lflush_tlb_range.74
+.Lflush_tlb_range.75:
+.Lflush_tlb_range.73:
+.Lflush_tlb_range.71:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r11,%r4,%r0
@@ -901,14 +920,14 @@ flush_tlb_range:
 	/* 155: let hend = end & ~0x1fffff */
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
-	bge 7,.Lflush_tlb_range.71
+	bge 7,.Lflush_tlb_range.78
 	subf %r11,%r10,%r7
 	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_range.73
+	beq 7,.Lflush_tlb_range.80
 	nor %r11,%r10,%r10
 	subf %r12,%r10,%r7
 	cmpld 7,%r11,%r12
-	bge 7,.Lflush_tlb_range.74
+	bge 7,.Lflush_tlb_range.81
 	/* placed by complete-exits */
 	eieio
 	tlbsync
@@ -920,8 +939,8 @@ flush_tlb_range:
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
-	b .Lflush_tlb_range.75
-.Lflush_tlb_range.74:
+	b .Lflush_tlb_range.82
+.Lflush_tlb_range.81:
 	/* 158: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
 	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
@@ -934,33 +953,37 @@ flush_tlb_range:
 	lis %r0,-32
 	and %r9,%r10,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.77
-	mr %r10,%r8
+	beq 7,.Lflush_tlb_range.84
+	rldicl %r10,%r8,43,21
+	lis %r0,31
+	ori %r0,%r0,65535
+	and %r7,%r8,%r0
+	cmpdi 7,%r7,0
+	beq 7,.Lflush_tlb_range.85
+	addi %r10,%r10,1
+.Lflush_tlb_range.85:
 	mr %r8,%r9
-.Lflush_tlb_range.76:
+.Lflush_tlb_range.83:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r7,%r9,32
 	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r7,%r11,0,1,1
 	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
-	cmpld 7,%r12,%r10
-	bge 7,.Lflush_tlb_range.77
-	lis %r0,32
-	subf %r10,%r0,%r10
-	lis %r0,32
-	add %r8,%r8,%r0
-	b .Lflush_tlb_range.76
-.Lflush_tlb_range.77:
-.Lflush_tlb_range.75:
-.Lflush_tlb_range.73:
-.Lflush_tlb_range.71:
-.Lflush_tlb_range.61:
+	add %r8,%r8,%r12
+	addi %r10,%r10,-1
+	cmpdi 7,%r10,0
+	bne 7,.Lflush_tlb_range.83
+.Lflush_tlb_range.84:
+.Lflush_tlb_range.82:
+.Lflush_tlb_range.80:
+.Lflush_tlb_range.78:
+.Lflush_tlb_range.67:
 	/* placed by place-barriers */
 	eieio
 	tlbsync
 	ptesync
-.Lflush_tlb_range.41:
+.Lflush_tlb_range.45:
 .Lflush_tlb_range.1:
 	/* end of sequence */
 	li %r3,0
@@ -1031,7 +1054,12 @@ flush_tlb_range_local:
 	and %r10,%r4,%r0
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range_local.11
-	mr %r8,%r9
+	rldicl %r8,%r9,48,16
+	andi. %r7,%r9,65535
+	cmpdi 7,%r7,0
+	beq 7,.Lflush_tlb_range_local.12
+	addi %r8,%r8,1
+.Lflush_tlb_range_local.12:
 	mr %r9,%r10
 .Lflush_tlb_range_local.10:
 	li %r0,-4096
@@ -1040,13 +1068,10 @@ flush_tlb_range_local:
 	/* 194: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r11,0,1,1
 	/* 193: cover start, end - start with radix64k_local exact { ... */
-	cmpld 7,%r12,%r8
-	bge 7,.Lflush_tlb_range_local.11
-	lis %r0,1
-	subf %r8,%r0,%r8
-	lis %r0,1
-	add %r9,%r9,%r0
-	b .Lflush_tlb_range_local.10
+	add %r9,%r9,%r12
+	addi %r8,%r8,-1
+	cmpdi 7,%r8,0
+	bne 7,.Lflush_tlb_range_local.10
 .Lflush_tlb_range_local.11:
 .Lflush_tlb_range_local.9:
 .Lflush_tlb_range_local.7:
@@ -1062,21 +1087,21 @@ flush_tlb_range_local:
 	/* 197: let hend = end & ~0x1fffff */
 	mr %r10,%r12
 	cmpld 7,%r11,%r10
-	bge 7,.Lflush_tlb_range_local.13
+	bge 7,.Lflush_tlb_range_local.14
 	subf %r12,%r11,%r10
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range_local.15
+	beq 7,.Lflush_tlb_range_local.16
 	nor %r12,%r11,%r11
 	subf %r9,%r11,%r10
 	cmpld 7,%r12,%r9
-	bge 7,.Lflush_tlb_range_local.16
+	bge 7,.Lflush_tlb_range_local.17
 	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
-	b .Lflush_tlb_range_local.17
-.Lflush_tlb_range_local.16:
+	b .Lflush_tlb_range_local.18
+.Lflush_tlb_range_local.17:
 	/* 200: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
 	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
@@ -1089,27 +1114,31 @@ flush_tlb_range_local:
 	lis %r0,-32
 	and %r8,%r11,%r0
 	cmpdi 7,%r7,0
-	beq 7,.Lflush_tlb_range_local.19
-	mr %r6,%r7
+	beq 7,.Lflush_tlb_range_local.20
+	rldicl %r6,%r7,43,21
+	lis %r0,31
+	ori %r0,%r0,65535
+	and %r31,%r7,%r0
+	cmpdi 7,%r31,0
+	beq 7,.Lflush_tlb_range_local.21
+	addi %r6,%r6,1
+.Lflush_tlb_range_local.21:
 	mr %r7,%r8
-.Lflush_tlb_range_local.18:
+.Lflush_tlb_range_local.19:
 	li %r0,-4096
 	and %r8,%r7,%r0
 	ori %r31,%r8,32
 	/* 200: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r31,%r12,0,1,1
 	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
-	cmpld 7,%r9,%r6
-	bge 7,.Lflush_tlb_range_local.19
-	lis %r0,32
-	subf %r6,%r0,%r6
-	lis %r0,32
-	add %r7,%r7,%r0
-	b .Lflush_tlb_range_local.18
-.Lflush_tlb_range_local.19:
-.Lflush_tlb_range_local.17:
-.Lflush_tlb_range_local.15:
-.Lflush_tlb_range_local.13:
+	add %r7,%r7,%r9
+	addi %r6,%r6,-1
+	cmpdi 7,%r6,0
+	bne 7,.Lflush_tlb_range_local.19
+.Lflush_tlb_range_local.20:
+.Lflush_tlb_range_local.18:
+.Lflush_tlb_range_local.16:
+.Lflush_tlb_range_local.14:
 	/* 205: barrier from the spec */
 	ptesync
 	/* 206: barrier from the spec */
@@ -1123,7 +1152,7 @@ flush_tlb_range_local:
 	subf %r9,%r4,%r5
 	rldicl %r8,%r9,48,16
 	cmpld 7,%r12,%r8
-	bge 7,.Lflush_tlb_range_local.20
+	bge 7,.Lflush_tlb_range_local.22
 	/* 178: value 0x400 */
 	li %r12,1024
 	/* 178: value (pid << 0x20) */
@@ -1134,46 +1163,45 @@ flush_tlb_range_local:
 	li %r12,127
 	li %r7,1
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range_local.23
+	beq 7,.Lflush_tlb_range_local.25
 	mr %r6,%r12
 	mr %r12,%r7
-.Lflush_tlb_range_local.22:
+.Lflush_tlb_range_local.24:
 	rldicr %r31,%r12,12,51
 	ori %r30,%r31,1024
 	/* 181: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r30,%r8,0,1,1
 	/* 180: range set in 1, 127 step 1 { ... */
-	cmpld 7,%r7,%r6
-	bge 7,.Lflush_tlb_range_local.23
+	add %r12,%r12,%r7
 	addi %r6,%r6,-1
-	addi %r12,%r12,1
-	b .Lflush_tlb_range_local.22
-.Lflush_tlb_range_local.23:
+	cmpdi 7,%r6,0
+	bne 7,.Lflush_tlb_range_local.24
+.Lflush_tlb_range_local.25:
 	/* 184: barrier from the spec */
 	ptesync
 	/* 188: slbia 3 */
 	slbia 3
 	/* placed by place-barriers */
 	isync
-	b .Lflush_tlb_range_local.21
-.Lflush_tlb_range_local.20:
+	b .Lflush_tlb_range_local.23
+.Lflush_tlb_range_local.22:
 	lis %r0,32
 	cmpld 7,%r9,%r0
-	blt 7,.Lflush_tlb_range_local.25
+	blt 7,.Lflush_tlb_range_local.27
 	/* 191: value 0x400 */
 	li %r12,1024
 	/* 191: value (pid << 0x20) */
 	rldicr %r8,%r3,32,31
 	/* 191: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	tlbiel %r12,%r8,1,1,1
-.Lflush_tlb_range_local.25:
+.Lflush_tlb_range_local.27:
 	cmpdi 7,%r9,0
-	beq 7,.Lflush_tlb_range_local.27
+	beq 7,.Lflush_tlb_range_local.29
 	nor %r12,%r4,%r4
 	cmpld 7,%r12,%r9
-	bge 7,.Lflush_tlb_range_local.28
-	b .Lflush_tlb_range_local.29
-.Lflush_tlb_range_local.28:
+	bge 7,.Lflush_tlb_range_local.30
+	b .Lflush_tlb_range_local.31
+.Lflush_tlb_range_local.30:
 	/* 194: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
 	/* 193: cover start, end - start with radix64k_local exact { ... */
@@ -1183,26 +1211,28 @@ flush_tlb_range_local:
 	lis %r0,-1
 	and %r8,%r4,%r0
 	cmpdi 7,%r7,0
-	beq 7,.Lflush_tlb_range_local.31
-	mr %r6,%r7
+	beq 7,.Lflush_tlb_range_local.33
+	rldicl %r6,%r7,48,16
+	andi. %r31,%r7,65535
+	cmpdi 7,%r31,0
+	beq 7,.Lflush_tlb_range_local.34
+	addi %r6,%r6,1
+.Lflush_tlb_range_local.34:
 	mr %r7,%r8
-.Lflush_tlb_range_local.30:
+.Lflush_tlb_range_local.32:
 	li %r0,-4096
 	and %r8,%r7,%r0
 	ori %r31,%r8,160
 	/* 194: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r31,%r12,0,1,1
 	/* 193: cover start, end - start with radix64k_local exact { ... */
-	cmpld 7,%r9,%r6
-	bge 7,.Lflush_tlb_range_local.31
-	lis %r0,1
-	subf %r6,%r0,%r6
-	lis %r0,1
-	add %r7,%r7,%r0
-	b .Lflush_tlb_range_local.30
+	add %r7,%r7,%r9
+	addi %r6,%r6,-1
+	cmpdi 7,%r6,0
+	bne 7,.Lflush_tlb_range_local.32
+.Lflush_tlb_range_local.33:
 .Lflush_tlb_range_local.31:
 .Lflush_tlb_range_local.29:
-.Lflush_tlb_range_local.27:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r12,%r4,%r0
@@ -1215,21 +1245,21 @@ flush_tlb_range_local:
 	/* 197: let hend = end & ~0x1fffff */
 	mr %r10,%r12
 	cmpld 7,%r11,%r10
-	bge 7,.Lflush_tlb_range_local.33
+	bge 7,.Lflush_tlb_range_local.36
 	subf %r12,%r11,%r10
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range_local.35
+	beq 7,.Lflush_tlb_range_local.38
 	nor %r12,%r11,%r11
 	subf %r9,%r11,%r10
 	cmpld 7,%r12,%r9
-	bge 7,.Lflush_tlb_range_local.36
+	bge 7,.Lflush_tlb_range_local.39
 	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
-	b .Lflush_tlb_range_local.37
-.Lflush_tlb_range_local.36:
+	b .Lflush_tlb_range_local.40
+.Lflush_tlb_range_local.39:
 	/* 200: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
 	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
@@ -1242,30 +1272,34 @@ flush_tlb_range_local:
 	lis %r0,-32
 	and %r9,%r11,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range_local.39
-	mr %r11,%r8
+	beq 7,.Lflush_tlb_range_local.42
+	rldicl %r11,%r8,43,21
+	lis %r0,31
+	ori %r0,%r0,65535
+	and %r7,%r8,%r0
+	cmpdi 7,%r7,0
+	beq 7,.Lflush_tlb_range_local.43
+	addi %r11,%r11,1
+.Lflush_tlb_range_local.43:
 	mr %r8,%r9
-.Lflush_tlb_range_local.38:
+.Lflush_tlb_range_local.41:
 	li %r0,-4096
 	and %r9,%r8,%r0
 	ori %r7,%r9,32
 	/* 200: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r12,0,1,1
 	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
-	cmpld 7,%r10,%r11
-	bge 7,.Lflush_tlb_range_local.39
-	lis %r0,32
-	subf %r11,%r0,%r11
-	lis %r0,32
-	add %r8,%r8,%r0
-	b .Lflush_tlb_range_local.38
-.Lflush_tlb_range_local.39:
-.Lflush_tlb_range_local.37:
-.Lflush_tlb_range_local.35:
-.Lflush_tlb_range_local.33:
+	add %r8,%r8,%r10
+	addi %r11,%r11,-1
+	cmpdi 7,%r11,0
+	bne 7,.Lflush_tlb_range_local.41
+.Lflush_tlb_range_local.42:
+.Lflush_tlb_range_local.40:
+.Lflush_tlb_range_local.38:
+.Lflush_tlb_range_local.36:
 	/* placed by place-barriers */
 	ptesync
-.Lflush_tlb_range_local.21:
+.Lflush_tlb_range_local.23:
 .Lflush_tlb_range_local.1:
 	/* end of sequence */
 	li %r3,0

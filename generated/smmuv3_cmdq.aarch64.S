@@ -593,10 +593,14 @@ tlb_inv_range_auto:
 	/* 125: range a in iova, size step 4K { ... */
 	movz x14, #0x1000
 	cbz x5, .Ltlb_inv_range_auto.13
-	mov x15, x5
+	lsr x15, x5, #12
+	and x8, x5, #0xfff
+	cbz x8, .Ltlb_inv_range_auto.14
+	add x15, x15, #1
+.Ltlb_inv_range_auto.14:
 	mov x8, x4
 .Ltlb_inv_range_auto.12:
-	cbnz x12, .Ltlb_inv_range_auto.15
+	cbnz x12, .Ltlb_inv_range_auto.16
 	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	ldr w7, [x0, #0x9c]
 	lsr x6, x11, #1
@@ -606,15 +610,15 @@ tlb_inv_range_auto:
 	and x6, x7, x11
 	sub x7, x5, x6
 	mov x12, x7
-	cbnz x12, .Ltlb_inv_range_auto.17
+	cbnz x12, .Ltlb_inv_range_auto.18
 	/* placed by place-barriers */
 	dmb oshst
 	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	movz x7, #0x4240
 	movk x7, #0xf, lsl #16
-.Ltlb_inv_range_auto.18:
-	cbnz x12, .Ltlb_inv_range_auto.20
-	cbz x7, .Ltlb_inv_range_auto.19
+.Ltlb_inv_range_auto.19:
+	cbnz x12, .Ltlb_inv_range_auto.21
+	cbz x7, .Ltlb_inv_range_auto.20
 	sub x7, x7, #1
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -626,13 +630,13 @@ tlb_inv_range_auto:
 	and x5, x6, x11
 	sub x6, x4, x5
 	mov x12, x6
-	b .Ltlb_inv_range_auto.18
-.Ltlb_inv_range_auto.19:
+	b .Ltlb_inv_range_auto.19
+.Ltlb_inv_range_auto.20:
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_range_auto.20:
-.Ltlb_inv_range_auto.17:
-.Ltlb_inv_range_auto.15:
+.Ltlb_inv_range_auto.21:
+.Ltlb_inv_range_auto.18:
+.Ltlb_inv_range_auto.16:
 	and x7, x3, #0xffff
 	lsl x6, x7, #48
 	movz x16, #0x12
@@ -660,24 +664,20 @@ tlb_inv_range_auto:
 	add x7, x13, #1
 	mov x13, x7
 	cmp x13, #0x40
-	b.ne .Ltlb_inv_range_auto.22
+	b.ne .Ltlb_inv_range_auto.23
 	/* placed by place-barriers */
 	dmb oshst
 	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	str w10, [x0, #0x98]
 	movz x13, #0
-.Ltlb_inv_range_auto.22:
+.Ltlb_inv_range_auto.23:
 	/* 125: range a in iova, size step 4K { ... */
-	cmp x14, x15
-	b.hs .Ltlb_inv_range_auto.13
-	movz x16, #0x1000
-	sub x15, x15, x16
-	movz x16, #0x1000
-	add x8, x8, x16
-	b .Ltlb_inv_range_auto.12
+	add x8, x8, x14
+	sub x15, x15, #1
+	cbnz x15, .Ltlb_inv_range_auto.12
 .Ltlb_inv_range_auto.13:
 .Ltlb_inv_range_auto.2:
-	cbnz x12, .Ltlb_inv_range_auto.24
+	cbnz x12, .Ltlb_inv_range_auto.25
 	/* 129: enqueue cmdq cmd_sync { cs: 0 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
@@ -687,15 +687,15 @@ tlb_inv_range_auto:
 	and x15, x14, x11
 	sub x14, x8, x15
 	mov x12, x14
-	cbnz x12, .Ltlb_inv_range_auto.26
+	cbnz x12, .Ltlb_inv_range_auto.27
 	/* placed by place-barriers */
 	dmb oshst
 	/* 129: enqueue cmdq cmd_sync { cs: 0 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
-.Ltlb_inv_range_auto.27:
-	cbnz x12, .Ltlb_inv_range_auto.29
-	cbz x14, .Ltlb_inv_range_auto.28
+.Ltlb_inv_range_auto.28:
+	cbnz x12, .Ltlb_inv_range_auto.30
+	cbz x14, .Ltlb_inv_range_auto.29
 	sub x14, x14, #1
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -707,13 +707,13 @@ tlb_inv_range_auto:
 	and x8, x15, x11
 	sub x15, x7, x8
 	mov x12, x15
-	b .Ltlb_inv_range_auto.27
-.Ltlb_inv_range_auto.28:
+	b .Ltlb_inv_range_auto.28
+.Ltlb_inv_range_auto.29:
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_range_auto.29:
-.Ltlb_inv_range_auto.26:
-.Ltlb_inv_range_auto.24:
+.Ltlb_inv_range_auto.30:
+.Ltlb_inv_range_auto.27:
+.Ltlb_inv_range_auto.25:
 	movz x14, #0x46
 	lsr x15, x11, #1
 	and x8, x10, x15
@@ -736,11 +736,11 @@ tlb_inv_range_auto:
 	/* placed by place-barriers */
 	dmb oshst
 	cmp x13, #0x40
-	b.ne .Ltlb_inv_range_auto.31
+	b.ne .Ltlb_inv_range_auto.32
 	/* 129: enqueue cmdq cmd_sync { cs: 0 } */
 	str w10, [x0, #0x98]
 	movz x13, #0
-.Ltlb_inv_range_auto.31:
+.Ltlb_inv_range_auto.32:
 	/* 130: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -748,16 +748,16 @@ tlb_inv_range_auto:
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
-.Ltlb_inv_range_auto.32:
+.Ltlb_inv_range_auto.33:
 	ldr w11, [x0, #0x9c]
 	and x12, x11, #0xfffff
 	cmp x12, x9
-	b.eq .Ltlb_inv_range_auto.33
+	b.eq .Ltlb_inv_range_auto.34
 	sub x10, x10, #1
-	cbnz x10, .Ltlb_inv_range_auto.32
+	cbnz x10, .Ltlb_inv_range_auto.33
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_range_auto.33:
+.Ltlb_inv_range_auto.34:
 	/* 132: return 0 */
 	movz x0, #0
 	ret

@@ -1116,6 +1116,19 @@ impl Builder<'_> {
             });
             self.emit(Inst::Label(ok));
         }
+        // A constant power-of-two step (a page, a granule) counts the
+        // iterations instead: n = ceil(size / step) = (size >> k) + (size's
+        // low k bits != 0), which cannot overflow, and the loop is
+        // bottom-tested on n (the kernel's `add; subs; b.ne`), three
+        // instructions a trip where the remainder form takes a compare,
+        // a branch, two updates and a jump.
+        if let Some(k) = step
+            .as_const()
+            .filter(|c| c.is_power_of_two())
+            .map(u64::trailing_zeros)
+        {
+            return self.counted_range(local, size_v, step_v, start_v, k, body, (top, exit), saved);
+        }
         let rem = self.vreg();
         let addr = self.vreg();
         self.emit(Inst::Copy {
@@ -1160,6 +1173,89 @@ impl Builder<'_> {
             b: step_op,
         });
         self.emit(Inst::Jump(top));
+        self.emit(Inst::Label(exit));
+        Ok(())
+    }
+
+    /// `range` with step `1 << k`, `size` known nonzero: `n = (size >> k) +
+    /// ((size & (step - 1)) != 0); a = start; top: body(a); a += step;
+    /// if (--n != 0) goto top;` The same trips and addresses as the
+    /// remainder form (ceil(size / step) of them).
+    #[allow(clippy::too_many_arguments)]
+    fn counted_range(
+        &mut self,
+        local: usize,
+        size_v: VReg,
+        step_v: VReg,
+        start_v: VReg,
+        k: u32,
+        body: &[Stmt],
+        (top, exit): (LabelId, LabelId),
+        saved: Origin,
+    ) -> Result<(), Diag> {
+        let n = self.vreg();
+        self.emit(Inst::Bin {
+            op: BinOp::Shr,
+            dst: n,
+            a: size_v,
+            b: Operand::Imm(u64::from(k)),
+        });
+        if k > 0 {
+            let (low, whole) = (self.vreg(), self.label());
+            self.emit(Inst::Bin {
+                op: BinOp::And,
+                dst: low,
+                a: size_v,
+                b: Operand::Imm((1u64 << k) - 1),
+            });
+            self.emit(Inst::Branch {
+                cmp: Cmp::Eq,
+                a: low,
+                b: Operand::Imm(0),
+                target: whole,
+            });
+            self.emit(Inst::Bin {
+                op: BinOp::Add,
+                dst: n,
+                a: n,
+                b: Operand::Imm(1),
+            });
+            self.emit(Inst::Label(whole));
+        }
+        let addr = self.vreg();
+        self.emit(Inst::Copy {
+            dst: addr,
+            src: start_v,
+        });
+        self.emit(Inst::Label(top));
+        self.locals.insert(local, addr);
+        let saved_values = self.scope();
+        for s in body {
+            self.stmt(s)?;
+        }
+        self.unscope(saved_values);
+        self.locals.remove(&local);
+        self.origin = saved;
+        // The step in its register (computed once, before the loop): an
+        // immediate some targets cannot encode would be rebuilt each trip.
+        self.emit(Inst::Bin {
+            op: BinOp::Add,
+            dst: addr,
+            a: addr,
+            b: Operand::Reg(step_v),
+        });
+        self.emit(Inst::Bin {
+            op: BinOp::Sub,
+            dst: n,
+            a: n,
+            b: Operand::Imm(1),
+        });
+        self.emit(Inst::Branch {
+            cmp: Cmp::Ne,
+            a: n,
+            b: Operand::Imm(0),
+            target: top,
+        });
         self.emit(Inst::Label(exit));
         Ok(())
     }
