@@ -151,6 +151,15 @@ fn compile_seq(
         )
         .help("split the sequence")
     })?;
+    alloc.check(&f).map_err(|e| {
+        Diag::new(
+            seq.span,
+            format!(
+                "internal error: register allocation of `{}` is incomplete: {e}",
+                seq.name
+            ),
+        )
+    })?;
     let symbol = format!("{}{}", opts.prefix, seq.name);
     let m = target
         .codegen(&f, &alloc, &symbol, opts.style, opt.machine)

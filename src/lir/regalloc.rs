@@ -33,8 +33,32 @@ pub struct Allocation {
 }
 
 impl Allocation {
+    /// The register of `v`. Callers lower a function this allocation was
+    /// [`checked`](Allocation::check) against, so every register it reads
+    /// or writes is here; a missing one is a bug in the allocator, which
+    /// must not become register 0 (r0, x0 or rax) in emitted code.
     pub fn get(&self, v: VReg) -> u8 {
-        self.reg.get(&v).copied().unwrap_or(0)
+        match self.reg.get(&v) {
+            Some(&r) => r,
+            None => panic!("{v:?} was never allocated (Allocation::check was skipped)"),
+        }
+    }
+
+    /// Does the allocation give a register to every register `f` reads or
+    /// writes? The error names the first that has none.
+    pub fn check(&self, f: &Func) -> Result<(), String> {
+        for (i, _) in &f.insts {
+            let mut missing = None;
+            i.each_use(|v| {
+                if missing.is_none() && !self.reg.contains_key(&v) {
+                    missing = Some(v);
+                }
+            });
+            if let Some(v) = missing.or(i.def().filter(|d| !self.reg.contains_key(d))) {
+                return Err(format!("{v:?} has no register (in `{i:?}`)"));
+            }
+        }
+        Ok(())
     }
 
     /// Callee-saved registers the allocation used, in `rf` order.
@@ -180,6 +204,31 @@ mod tests {
             nvregs: n,
             nlabels: 2,
         }
+    }
+
+    #[test]
+    fn an_unallocated_register_is_an_error_not_register_0() {
+        let f = func(vec![
+            Inst::Imm {
+                dst: VReg(0),
+                value: 5,
+            },
+            Inst::Ret {
+                value: Operand::Reg(VReg(0)),
+            },
+        ]);
+        let rf = RegFile {
+            args: &[],
+            pool: &[1, 2],
+            callee_saved: &[],
+            reserve: None,
+        };
+        let mut a = allocate(&f, &rf).unwrap();
+        assert!(a.check(&f).is_ok());
+        a.reg.remove(&VReg(0));
+        let e = a.check(&f).unwrap_err();
+        assert!(e.contains("VReg(0)"), "{e}");
+        assert!(std::panic::catch_unwind(|| a.get(VReg(0))).is_err());
     }
 
     #[test]
