@@ -40,6 +40,7 @@ pub fn parse(src: &str) -> Result<Spec, Diag> {
     }
     let toks = lex(src)?;
     let mut p = Parser {
+        src,
         toks,
         pos: 0,
         depth: 0,
@@ -51,6 +52,7 @@ pub fn parse(src: &str) -> Result<Spec, Diag> {
 }
 
 struct Parser<'a> {
+    src: &'a str,
     toks: Vec<Token<'a>>,
     pos: usize,
     depth: usize,
@@ -73,6 +75,57 @@ impl<'a> Parser<'a> {
     }
     fn prev_span(&self) -> Span {
         self.toks[self.pos.saturating_sub(1)].span
+    }
+    /// Does the current token start on the line the previous one ended
+    /// on? (Operands of a RISC-V instruction follow it on its line.)
+    fn on_same_line(&self) -> bool {
+        let prev = self.prev_span();
+        let gap = self.src.get(prev.offset + prev.len..self.span().offset);
+        gap.is_some_and(|g| !g.contains(['\n', '\r']))
+    }
+    /// `sfence.vma` / `sinval.vma` (RISC-V): the name, unless the words
+    /// are a device access (`sfence.vma = ...`, `sfence.vma.f = ...`).
+    fn riscv_invalidate_ahead(&self) -> bool {
+        matches!(self.peek(), Tok::Ident("sfence" | "sinval"))
+            && self.peek_at(1) == &Tok::Dot
+            && self.peek_at(2) == &Tok::Ident("vma")
+            && !matches!(self.peek_at(3), Tok::Dot | Tok::Assign)
+    }
+    /// `sfence.vma` or `sinval.vma`, then ` x0` when its first operand is
+    /// the zero register (every address of one ASID): the name an
+    /// invalidation and a granule's `via` share.
+    fn riscv_invalidate_name(&mut self) -> Result<Ident, Diag> {
+        let mut id = self.ident("`sfence` or `sinval`")?;
+        self.expect(Tok::Dot)?;
+        let vma = self.ident("`vma`")?;
+        id.name = format!("{}.vma", id.name);
+        id.span = id.span.to(vma.span);
+        if self.on_same_line() && self.is_kw("x0") {
+            let x0 = self.bump();
+            id.name.push_str(" x0");
+            id.span = id.span.to(x0);
+            self.eat(&Tok::Comma);
+        }
+        Ok(id)
+    }
+    /// A RISC-V barrier: `fence PRED,SUCC`, `fence.i`, `sfence.w.inval`,
+    /// `sfence.inval.ir` (dotted names and comma-separated sets that the
+    /// word-by-word barrier names of other targets do not have).
+    fn riscv_barrier(&mut self, mut name: Ident) -> Result<Ident, Diag> {
+        while self.peek() == &Tok::Dot && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.bump();
+            let part = self.ident("a barrier name")?;
+            name.name = format!("{}.{}", name.name, part.name);
+            name.span = name.span.to(part.span);
+        }
+        if name.name == "fence" && self.on_same_line() {
+            let pred = self.ident("a FENCE predecessor set (`rw`, `w`, `iorw`...)")?;
+            self.expect(Tok::Comma)?;
+            let succ = self.ident("a FENCE successor set")?;
+            name.name = format!("fence {},{}", pred.name, succ.name);
+            name.span = name.span.to(succ.span);
+        }
+        Ok(name)
     }
     /// Step past the current token; its span (tokens are read in place
     /// through `peek`, never cloned: identifiers own their text).
@@ -662,6 +715,12 @@ impl<'a> Parser<'a> {
                     e.sets.push((reg, field, v));
                 } else if self.eat_kw("addr") {
                     e.addr = Some(self.ident("the register holding the address")?);
+                } else if self.is_kw("via")
+                    && matches!(self.peek_at(1), Tok::Ident("sfence" | "sinval"))
+                    && self.peek_at(2) == &Tok::Dot
+                {
+                    self.bump();
+                    e.via = Some(self.riscv_invalidate_name()?);
                 } else if self.eat_kw("via") {
                     let first = self.ident("a register or instruction")?;
                     let mut via = first.clone();
@@ -884,6 +943,13 @@ impl<'a> Parser<'a> {
         }
         if self.eat_kw("barrier") {
             let name = self.ident("a barrier instruction name")?;
+            if matches!(name.name.as_str(), "fence" | "sfence") {
+                let full = self.riscv_barrier(name)?;
+                return Ok(Stmt::Barrier {
+                    span: start.to(full.span),
+                    name: full,
+                });
+            }
             // Barrier operands such as `dsb ish` are part of the name.
             let mut full = name.clone();
             while let Tok::Ident(s) = *self.peek() {
@@ -1044,13 +1110,27 @@ impl<'a> Parser<'a> {
                 after,
             });
         }
-        if matches!(self.peek(), Tok::Ident(k) if is_invalidate_kw(k))
-            && self.peek_at(1) != &Tok::Dot
+        let riscv = self.riscv_invalidate_ahead();
+        if riscv
+            || matches!(self.peek(), Tok::Ident(k) if is_invalidate_kw(k))
+                && self.peek_at(1) != &Tok::Dot
         {
-            let kw = self.ident("an invalidation instruction")?;
+            let kw = if riscv {
+                self.riscv_invalidate_name()?
+            } else {
+                self.ident("an invalidation instruction")?
+            };
             let mut name = kw.clone();
             let mut operands = Vec::new();
-            if kw.name == "tlbi" || kw.name == "tlbilx" {
+            if riscv {
+                // Operands on the instruction's line, as in GNU as.
+                if self.on_same_line() && !matches!(self.peek(), Tok::RBrace | Tok::Eof) {
+                    operands.push(self.expr()?);
+                    while self.eat(&Tok::Comma) {
+                        operands.push(self.expr()?);
+                    }
+                }
+            } else if kw.name == "tlbi" || kw.name == "tlbilx" {
                 let op = if kw.name == "tlbi" {
                     self.ident("a TLBI operation (e.g. vale1is)")?
                 } else {

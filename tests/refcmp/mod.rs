@@ -497,6 +497,7 @@ fn gcc_flags(t: Target) -> &'static [&'static str] {
         Target::Aarch64 => &["-mgeneral-regs-only", "-mno-outline-atomics"],
         Target::Power64 | Target::Power64le => &["-mcpu=power9", "-mno-altivec", "-mno-vsx"],
         Target::X86_64 => &["-mgeneral-regs-only"],
+        Target::Riscv64 => &[],
     }
 }
 
@@ -822,6 +823,12 @@ fn barrier_name(t: Target, machine: Machine, text: &str) -> Option<String> {
             "mfence" | "sfence" | "lfence" => Some(m.into()),
             _ => None,
         },
+        // objdump prints `fence iorw,iorw` as a bare `fence`.
+        Target::Riscv64 => match m {
+            "fence" => Some(format!("fence {}", f.next().unwrap_or("iorw,iorw"))),
+            "fence.i" | "sfence.w.inval" | "sfence.inval.ir" => Some(m.into()),
+            _ => None,
+        },
     }
 }
 
@@ -831,6 +838,7 @@ fn is_return(t: Target, text: &str) -> bool {
         Target::Aarch64 => m == "ret",
         Target::Power64 | Target::Power64le => m == "blr",
         Target::X86_64 => m == "ret" || m == "retq",
+        Target::Riscv64 => m == "ret",
     }
 }
 
