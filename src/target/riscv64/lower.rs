@@ -655,10 +655,16 @@ pub fn check_invalidate(name: &str, n: usize) -> Result<(), String> {
         ));
     };
     if !ns.contains(&n) {
-        let takes: Vec<String> = ns.iter().map(|k| k.to_string()).collect();
+        let takes = match ns {
+            [one] => one.to_string(),
+            [init @ .., last] => {
+                let init: Vec<String> = init.iter().map(|k| k.to_string()).collect();
+                format!("{} or {last}", init.join(", "))
+            }
+            [] => unreachable!("every name takes some count"),
+        };
         return Err(format!(
-            "`{name}` takes {} register operand(s), got {n}",
-            takes.join(" or ")
+            "`{name}` takes {takes} register operand(s), got {n}"
         ));
     }
     Ok(())
