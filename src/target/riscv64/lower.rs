@@ -241,6 +241,49 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
                 .collect::<Result<Vec<_>, _>>()?;
             e(invalidate(name, &ops)?)
         }
+        Inst::LoadReserve { .. } | Inst::StoreCond { .. } | Inst::StoreRelease { .. } => {
+            lock_op(inst, alloc, e)?
+        }
+        Inst::SpinHint => {}
+        Inst::Label(l) => e(Insn::Label(*l)),
+        Inst::Jump(l) => e(Insn::J { target: *l }),
+        Inst::FeatureJump { cap, .. } => {
+            return Err(LowerError(format!(
+                "`{cap}`: riscv64 code is not patched at boot for kernel capabilities; \
+                 test the feature at run time (a feature without `= CAPABILITY`)"
+            )))
+        }
+        Inst::Branch { cmp, a, b, target } => {
+            let rs2 = match b {
+                Operand::Imm(0) => Reg::ZERO,
+                Operand::Imm(v) => {
+                    li(SCRATCH, *v, e);
+                    SCRATCH
+                }
+                Operand::Reg(v) => r(*v)?,
+            };
+            let cond = match cmp {
+                Cmp::Eq => BrCond::Eq,
+                Cmp::Ne => BrCond::Ne,
+                Cmp::Ltu => BrCond::Ltu,
+                Cmp::Geu => BrCond::Geu,
+            };
+            e(Insn::Branch {
+                cond,
+                rs1: r(*a)?,
+                rs2,
+                target: *target,
+            });
+        }
+        Inst::Ret { .. } => unreachable!("lowered by `lower`"),
+    }
+    Ok(())
+}
+
+/// The reservation pair and the releasing store of a lock.
+fn lock_op(inst: &Inst, alloc: &Allocation, e: Emit) -> Result<(), LowerError> {
+    let r = |v: VReg| reg_of(alloc, v);
+    match inst {
         Inst::LoadReserve {
             dst,
             base,
@@ -304,38 +347,7 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
         Inst::StoreRelease { src, base, width } => {
             mem(true, r(*src)?, r(*base)?, 0, *width, false, e)?
         }
-        Inst::SpinHint => {}
-        Inst::Label(l) => e(Insn::Label(*l)),
-        Inst::Jump(l) => e(Insn::J { target: *l }),
-        Inst::FeatureJump { cap, .. } => {
-            return Err(LowerError(format!(
-                "`{cap}`: riscv64 code is not patched at boot for kernel capabilities; \
-                 test the feature at run time (a feature without `= CAPABILITY`)"
-            )))
-        }
-        Inst::Branch { cmp, a, b, target } => {
-            let rs2 = match b {
-                Operand::Imm(0) => Reg::ZERO,
-                Operand::Imm(v) => {
-                    li(SCRATCH, *v, e);
-                    SCRATCH
-                }
-                Operand::Reg(v) => r(*v)?,
-            };
-            let cond = match cmp {
-                Cmp::Eq => BrCond::Eq,
-                Cmp::Ne => BrCond::Ne,
-                Cmp::Ltu => BrCond::Ltu,
-                Cmp::Geu => BrCond::Geu,
-            };
-            e(Insn::Branch {
-                cond,
-                rs1: r(*a)?,
-                rs2,
-                target: *target,
-            });
-        }
-        Inst::Ret { .. } => unreachable!("lowered by `lower`"),
+        _ => unreachable!("only lock operations"),
     }
     Ok(())
 }
@@ -685,3 +697,7 @@ fn invalidate(name: &str, ops: &[Reg]) -> Result<Insn, LowerError> {
         Insn::SfenceVma { rs1, rs2 }
     })
 }
+
+#[cfg(test)]
+#[path = "lower_tests.rs"]
+mod tests;
