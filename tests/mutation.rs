@@ -692,3 +692,8 @@ fn book3e_tlb() {
 fn radix_tlb() {
     check_example("radix_tlb");
 }
+
+#[test]
+fn riscv_tlb() {
+    check_example("riscv_tlb");
+}

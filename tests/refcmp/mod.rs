@@ -42,6 +42,13 @@ pub fn inval_key(text: &str) -> String {
     let first = parts.next().unwrap_or("");
     let words: Vec<&str> = first.split_whitespace().collect();
     match words.first() {
+        // RISC-V: the operands follow the mnemonic; the form is whether
+        // rs1 is the zero register (every address), the values are compared
+        // apart.
+        Some(&m) if m == "sfence.vma" || m == "sinval.vma" => {
+            let x0 = matches!(words.get(1), Some(&("zero" | "x0")));
+            format!("{m}{}", if x0 { " x0" } else { "" })
+        }
         Some(&m) if m == "tlbie" || m == "tlbiel" => {
             let imms: Vec<&str> = parts.skip(1).collect();
             format!("{m} {}", imms.join(","))
@@ -60,6 +67,7 @@ pub fn reference_c(stem: &str) -> &'static str {
         "e6500_tcd_lock" => include_str!("../reference/e6500_tcd_lock.c"),
         "book3e_tlb" => include_str!("../reference/book3e_tlb.c"),
         "radix_tlb" => include_str!("../reference/radix_tlb.c"),
+        "riscv_tlb" => include_str!("../reference/riscv_tlb.c"),
         _ => panic!("no reference for {stem}"),
     }
 }
@@ -1421,7 +1429,17 @@ pub fn order_violations(
     };
     // A composite barrier (POWER `eieio; tlbsync; ptesync`) counts when its
     // parts ran in order with nothing else between them.
+    // The target's own order of invalidations (RISC-V `sfence.vma` orders
+    // the stores before it and is complete when it retires); no other
+    // target orders an invalidation pair without a barrier.
+    let implicit = |from: Class, to: Class| {
+        (from.is_invalidation() || to.is_invalidation() || to == Class::InvalidateCompletion)
+            && t.orders_implicitly(from, to, false)
+    };
     let covered = |a: usize, b: usize, from: Class, to: Class| {
+        if implicit(from, to) {
+            return true;
+        }
         let mut run: Vec<&str> = Vec::new();
         s.events[a + 1..b].iter().any(|e| match e {
             Ev::Barrier(n) => {
