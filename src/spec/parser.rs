@@ -1525,6 +1525,51 @@ fn is_barrier_operand(s: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// RISC-V names: operands end with the line, `x0` is part of the
+    /// name, and a device called `sfence` with a register `vma` is still
+    /// written to.
+    #[test]
+    fn riscv_invalidations_and_fences() {
+        let s = parse(
+            "target riscv64\n device sfence { reg vma 0 u64 le }\n\
+             granules g { 4K via sfence.vma\n all via sfence.vma x0 }\n\
+             seq s(a: u64, asid: u64) {\n sfence.vma\n sfence.vma = 1\n\
+             sfence.vma a\n sinval.vma a, asid\n sfence.vma x0, asid\n\
+             barrier fence rw,w\n barrier sfence.w.inval\n barrier fence.i\n }",
+        )
+        .unwrap();
+        let got: Vec<String> = s.seqs[0]
+            .body
+            .iter()
+            .map(|st| match st {
+                Stmt::Invalidate { name, operands, .. } => {
+                    format!("{} /{}", name.name, operands.len())
+                }
+                Stmt::Barrier { name, .. } => format!("barrier {}", name.name),
+                _ => "write".to_string(),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "sfence.vma /0",
+                "write",
+                "sfence.vma /1",
+                "sinval.vma /2",
+                "sfence.vma x0 /1",
+                "barrier fence rw,w",
+                "barrier sfence.w.inval",
+                "barrier fence.i",
+            ]
+        );
+        let vias: Vec<&str> = s.granules[0]
+            .entries
+            .iter()
+            .filter_map(|e| e.via.as_ref().map(|v| v.name.as_str()))
+            .collect();
+        assert_eq!(vias, ["sfence.vma", "sfence.vma x0"]);
+    }
+
     #[test]
     fn parses_device_and_seq() {
         let s = parse(
