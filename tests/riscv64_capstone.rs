@@ -20,16 +20,16 @@
 
 use crate::riscv64_common as common;
 
-use capstone::prelude::*;
+use capstone::Capstone;
 use common::*;
 use shootdown::target::riscv64::insn::*;
 use shootdown::Target;
 
+/// The backend's own disassembler setup (what `verify` uses).
 fn cs() -> Capstone {
-    Capstone::new()
-        .riscv()
-        .mode(arch::riscv::ArchMode::RiscV64)
-        .build()
+    Target::Riscv64
+        .backend()
+        .disassembler()
         .expect("capstone init")
 }
 

@@ -1,7 +1,7 @@
 //! Oracle test: the text from `Insn::text` assembled by GNU as
 //! (binutils-riscv64-linux-gnu 2.40) must be byte-identical to what
 //! `assemble` produces. The assembler is required: missing, the test
-//! fails. `RISCV64_AS` / `RISCV64_OBJCOPY` override the tool names.
+//! fails.
 //!
 //! The source says what the generated files say: `.option norvc` (no
 //! compressed forms: our encoder has none), `.option norelax` (local
@@ -10,49 +10,30 @@
 
 use crate::encodings_table as table;
 use crate::riscv64_common as common;
+use crate::support;
 
 use common::*;
 use shootdown::target::riscv64::encode::{branch_fits, encode, relax};
 use shootdown::target::riscv64::insn::*;
+use shootdown::Target;
 use std::collections::HashSet;
 use std::process::Command;
 
-fn tool(var: &str, default: &str) -> String {
-    std::env::var(var).unwrap_or_else(|_| default.to_string())
-}
-
-/// Assembles `source` with GNU as and returns the raw .text bytes.
+/// Assembles `source` with GNU as (the oracle itself, not gcc) and
+/// returns the raw .text bytes. Warnings fail: they mean the text is not
+/// what we meant.
 fn gas(source: &str) -> Vec<u8> {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (src, obj, bin) = (
-        dir.path().join("in.S"),
-        dir.path().join("out.o"),
-        dir.path().join("out.bin"),
-    );
+    let dir = support::scratch("riscv64-gnu-as");
+    let (src, obj) = (dir.join("in.S"), dir.join("in.o"));
     std::fs::write(&src, source).expect("write .S");
-    let as_ = tool("RISCV64_AS", "riscv64-linux-gnu-as");
-    let out = Command::new(&as_)
-        .arg("-o")
-        .arg(&obj)
-        .arg(&src)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run {as_} (required oracle, install binutils-riscv64-linux-gnu): {e}")
-        });
-    assert!(
-        out.status.success() && out.stderr.is_empty(),
-        "{as_}:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let warnings = support::run(
+        Command::new("riscv64-linux-gnu-as")
+            .arg("-o")
+            .arg(&obj)
+            .arg(&src),
     );
-    let objcopy = tool("RISCV64_OBJCOPY", "riscv64-linux-gnu-objcopy");
-    let st = Command::new(&objcopy)
-        .args(["-O", "binary", "-j", ".text"])
-        .arg(&obj)
-        .arg(&bin)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run {objcopy}: {e}"));
-    assert!(st.success(), "{objcopy} failed");
-    std::fs::read(&bin).expect("read objcopy output")
+    assert!(warnings.is_empty(), "GNU as warned:\n{warnings}");
+    support::text_bytes(Target::Riscv64, &obj)
 }
 
 fn source_of(insns: &[Insn]) -> String {
