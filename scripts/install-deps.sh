@@ -10,8 +10,9 @@ set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PKGS="binutils-powerpc64le-linux-gnu binutils-powerpc64-linux-gnu binutils-aarch64-linux-gnu \
-gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-aarch64-linux-gnu g++ \
-libc6-dev-ppc64el-cross libc6-dev-ppc64-cross libc6-dev-arm64-cross \
+binutils-riscv64-linux-gnu \
+gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu g++ \
+libc6-dev-ppc64el-cross libc6-dev-ppc64-cross libc6-dev-arm64-cross libc6-dev-riscv64-cross \
 qemu-user cmake libclang-dev \
 linux-source-6.1 flex bison bc libssl-dev libelf-dev make xz-utils qemu-system-arm qemu-system-ppc qemu-system-x86"
 missing=""

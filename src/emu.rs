@@ -20,6 +20,10 @@
 //! * AArch64 runs at EL1.  Range TLBIs (`tlbi rvae1is, ...`) are unknown system
 //!   instructions that would re-execute forever when skipped by the SYS hook,
 //!   so the hook skips every TLBI (op0 = 1, CRn = 8) *and* moves pc past it.
+//! * RISC-V runs in M-mode, where `sfence.vma` executes; unicorn's CPU has
+//!   no Svinval, so `sinval.vma`, `sfence.w.inval` and `sfence.inval.ir`
+//!   raise an illegal-instruction exception that the interrupt hook skips
+//!   like POWER's `tlbie` (the code hook recorded the event).
 //! * Write hooks see the value before the store happens and, for byte-reversed
 //!   stores such as `stdbrx`, unswapped; so a store's bytes are read back from
 //!   memory at the next hook (or when emulation ends), which is the byte order
@@ -33,7 +37,7 @@ use std::fmt;
 
 use unicorn_engine::{
     uc_error, Arch as UcArch, Arm64Insn, HookType, MemType, Mode, Prot, RegisterARM64,
-    RegisterARM64CP, RegisterPPC, RegisterX86, TlbType, Unicorn,
+    RegisterARM64CP, RegisterPPC, RegisterRISCV, RegisterX86, TlbType, Unicorn,
 };
 
 /// Address the code is mapped at.
@@ -60,6 +64,7 @@ pub enum Arch {
     Power64Le,
     Aarch64,
     X86_64,
+    Riscv64,
 }
 
 /// A device instance's register window.
@@ -606,6 +611,20 @@ fn invalidate_operands(uc: &Uc<'_>, pc: u64, text: &str) -> Vec<(String, u64)> {
                 }
             }
         }
+        Arch::Riscv64 => {
+            // SFENCE.VMA / SINVAL.VMA rs1, rs2: the registers that are
+            // not x0, which are the spec's operands (x0 is in the name).
+            if let Some(w) = st.word_at(pc) {
+                if w & 0x7f == 0x73 && matches!(w >> 25, 0x09 | 0x0b) {
+                    for r in [(w >> 15) & 31, (w >> 20) & 31] {
+                        if r != 0 {
+                            let v = uc.reg_read(rv_gpr(r)).unwrap_or(0);
+                            out.push((format!("x{r}"), v));
+                        }
+                    }
+                }
+            }
+        }
         Arch::X86_64 => {
             let lower = text.to_ascii_lowercase();
             for tok in lower.split(|c: char| !c.is_ascii_alphanumeric()) {
@@ -682,7 +701,14 @@ fn pc_reg(arch: Arch) -> i32 {
         Arch::Power64Be | Arch::Power64Le => RegisterPPC::PC.into(),
         Arch::Aarch64 => RegisterARM64::PC.into(),
         Arch::X86_64 => RegisterX86::RIP.into(),
+        Arch::Riscv64 => RegisterRISCV::PC.into(),
     }
+}
+
+/// Unicorn's number of RISC-V integer register `n` (X0..X31 are
+/// consecutive).
+fn rv_gpr(n: u32) -> i32 {
+    i32::from(RegisterRISCV::X0) + n as i32
 }
 
 /// Skips the trapping instruction at `last_pc` if it is a classified barrier
@@ -865,6 +891,7 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
         Arch::Power64Be | Arch::Power64Le => (UcArch::PPC, Mode::PPC64 | Mode::BIG_ENDIAN),
         Arch::Aarch64 => (UcArch::ARM64, Mode::ARM),
         Arch::X86_64 => (UcArch::X86, Mode::MODE_64),
+        Arch::Riscv64 => (UcArch::RISCV, Mode::RISCV64),
     };
     let mut uc = Unicorn::new_with_data(uc_arch, mode, state).map_err(|e| uc_err("open", e))?;
     if matches!(arch, Arch::Power64Be | Arch::Power64Le) {
@@ -887,6 +914,7 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
         Arch::Power64Le => 0x7fe0_0008u32.to_le_bytes().to_vec(),
         Arch::Aarch64 => 0xd420_0000u32.to_le_bytes().to_vec(), // brk #0
         Arch::X86_64 => vec![0xf4],                             // hlt
+        Arch::Riscv64 => 0x0010_0073u32.to_le_bytes().to_vec(), // ebreak
     };
     uc.mem_write(SENTINEL_ADDR, &stop_insn)
         .map_err(|e| uc_err("write sentinel", e))?;
@@ -939,6 +967,18 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
             }
             reg(&mut uc, RegisterARM64::SP.into(), sp)?;
             reg(&mut uc, RegisterARM64::X30.into(), SENTINEL_ADDR)?;
+        }
+        Arch::Riscv64 => {
+            // psABI: past a7, 8-byte slots from sp up.
+            for (i, a) in req.args.iter().enumerate() {
+                if i < 8 {
+                    reg(&mut uc, rv_gpr(10 + i as u32), *a)?;
+                } else {
+                    stack_arg(&mut uc, sp + 8 * (i as u64 - 8), *a, false)?;
+                }
+            }
+            reg(&mut uc, RegisterRISCV::SP.into(), sp)?;
+            reg(&mut uc, RegisterRISCV::RA.into(), SENTINEL_ADDR)?;
         }
         Arch::X86_64 => {
             const ARGS: [RegisterX86; 6] = [
@@ -1063,6 +1103,7 @@ pub fn run(req: &Request) -> Result<Outcome, EmuError> {
         Arch::Power64Be | Arch::Power64Le => RegisterPPC::R3.into(),
         Arch::Aarch64 => RegisterARM64::X0.into(),
         Arch::X86_64 => RegisterX86::RAX.into(),
+        Arch::Riscv64 => RegisterRISCV::A0.into(),
     };
     let ret = uc.reg_read(ret_reg).map_err(|e| uc_err("read result", e))?;
     let mut ram = Vec::with_capacity(req.ram.len());

@@ -88,42 +88,15 @@ fn source_of(insns: &[Insn]) -> String {
 fn check_against_gas(insns: &[Insn], section: &str) -> usize {
     let ours = assemble(insns).expect("assemble");
     let theirs = gas(&source_of(insns));
-    let mut diffs = Vec::new();
-    let mut words = 0;
-    for (i, insn) in insns.iter().enumerate() {
-        if matches!(insn, Insn::Label(_)) {
-            continue;
-        }
-        words += 1;
-        let o = ours.offsets[i] as usize;
-        let a = ours
-            .bytes
-            .get(o..o + 4)
-            .map(|b| u32::from_le_bytes(b.try_into().unwrap()));
-        let b = theirs
-            .get(o..o + 4)
-            .map(|b| u32::from_le_bytes(b.try_into().unwrap()));
-        if a != b {
-            diffs.push(format!(
-                "  [{i}] {:<40} ours={a:08x?} gas={b:08x?}",
-                insn.text(&label_name)
-            ));
-        }
-    }
-    assert!(
-        diffs.is_empty(),
-        "{} mismatches vs GNU as:\n{}",
-        diffs.len(),
-        diffs[..diffs.len().min(40)].join("\n")
-    );
-    assert_eq!(ours.bytes.len(), theirs.len(), "total length");
-    assert_eq!(ours.bytes, theirs);
-    table::oracle(
+    let labels: Vec<bool> = insns.iter().map(|i| matches!(i, Insn::Label(_))).collect();
+    table::check_fixed_width(
         "aarch64",
         section,
-        table::entries(texts(insns), &theirs, &ours.offsets),
-    );
-    words
+        texts(insns),
+        &labels,
+        (&ours.bytes, &ours.offsets),
+        &theirs,
+    )
 }
 
 /// Exhaustive on purpose: adding an `Insn` variant breaks this match, which

@@ -8,10 +8,12 @@
 use crate::aarch64_common as aarch64;
 use crate::encodings_table as table;
 use crate::power_common as power;
+use crate::riscv64_common as riscv64;
 use crate::x86_64_common as x86_64;
 
 use shootdown::target::aarch64::insn as a64;
 use shootdown::target::power::insn as ppc;
+use shootdown::target::riscv64::insn as rv;
 use shootdown::target::x86_64::insn as x86;
 
 fn power_table(file: &str, big: bool) {
@@ -63,6 +65,20 @@ fn x86_64_matches_table() {
         .collect();
     let n = table::check("x86_64", ours);
     eprintln!("x86_64: {n} entries equal to the table");
+}
+
+#[test]
+fn riscv64_matches_table() {
+    let ours = riscv64::table_sections()
+        .into_iter()
+        .map(|(name, insns)| {
+            let a = rv::assemble(&insns).expect("corpus must assemble");
+            let e = table::entries(riscv64::texts(&insns), &a.bytes, &a.offsets);
+            (name, e)
+        })
+        .collect();
+    let n = table::check("riscv64", ours);
+    eprintln!("riscv64: {n} entries equal to the table");
 }
 
 /// The table format round-trips, repeats included.

@@ -566,6 +566,16 @@ fn release_after_mmio_is_a_full_sync_on_power() {
                 }
                 Target::Aarch64 => assert!(insns[rel].mnemonic.starts_with("stlr"), "{name}"),
                 Target::X86_64 => assert_eq!(insns[rel].mnemonic, "mov", "{name}"),
+                // A plain store after a fence whose predecessor set holds
+                // I/O only when the section touched a device.
+                Target::Riscv64 => {
+                    let fence = if name == "mmio" {
+                        "fence iorw,iorw"
+                    } else {
+                        "fence w,w"
+                    };
+                    assert_eq!(insns[rel - 1].text, fence, "{name}: {insns:#?}")
+                }
             }
         }
     }

@@ -100,6 +100,11 @@ fn barrier(t: Target, l: &str) -> Option<String> {
         Target::X86_64 => ["mfence", "sfence", "lfence"]
             .contains(&m)
             .then(|| m.to_string()),
+        Target::Riscv64 => match m {
+            "fence" => Some(format!("fence {}", f.get(1).unwrap_or(&"iorw,iorw"))),
+            "fence.i" | "sfence.w.inval" | "sfence.inval.ir" => Some(m.into()),
+            _ => None,
+        },
     }
 }
 
@@ -121,6 +126,10 @@ fn weaker(t: Target, b: &str) -> Option<&'static str> {
         (Target::Power64 | Target::Power64le, "lwsync") => Some("eieio"),
         (Target::Power64 | Target::Power64le, "msync") => Some("lwsync"),
         (Target::X86_64, "mfence") => Some("sfence"),
+        (Target::Riscv64, "fence iorw,iorw") => Some("fence rw,rw"),
+        (Target::Riscv64, "fence rw,rw") => Some("fence w,w"),
+        (Target::Riscv64, "fence ow,ow") => Some("fence w,w"),
+        (Target::Riscv64, "fence io,io") => Some("fence o,w"),
         _ => None,
     }
 }
@@ -135,6 +144,7 @@ fn is_branch(t: Target, l: &str) -> bool {
         }
         Target::Power64 | Target::Power64le => m.starts_with('b'),
         Target::X86_64 => m.starts_with('j') || m == "call" || m == "ret",
+        Target::Riscv64 => m.starts_with('b') || ["j", "jal", "jalr", "ret"].contains(&m),
     }
 }
 
@@ -163,6 +173,15 @@ fn narrowed(t: Target, l: &str) -> Option<String> {
                 "stwx" => "sthx",
                 "stwbrx" => "sthbrx",
                 "sth" => "stb",
+                _ => return None,
+            };
+            format!("{m2} {}", ops.trim_start())
+        }
+        Target::Riscv64 => {
+            let m2 = match m {
+                "sd" => "sw",
+                "sw" => "sh",
+                "sh" => "sb",
                 _ => return None,
             };
             format!("{m2} {}", ops.trim_start())
@@ -672,4 +691,9 @@ fn book3e_tlb() {
 #[test]
 fn radix_tlb() {
     check_example("radix_tlb");
+}
+
+#[test]
+fn riscv_tlb() {
+    check_example("riscv_tlb");
 }

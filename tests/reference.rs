@@ -399,6 +399,11 @@ fn arm64_tlb_range() {
 }
 
 #[test]
+fn riscv_tlb() {
+    check_example("riscv_tlb");
+}
+
+#[test]
 fn vtd_iotlb() {
     check_example("vtd_iotlb");
 }

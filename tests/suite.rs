@@ -15,6 +15,8 @@ mod power_common;
 #[path = "support/qemu_system.rs"]
 mod qemu_system;
 mod refcmp;
+#[path = "riscv64_common/mod.rs"]
+mod riscv64_common;
 mod store_log;
 mod support;
 #[path = "x86_64_common/mod.rs"]
@@ -52,6 +54,8 @@ mod queues_x86;
 mod random_specs;
 mod ranges;
 mod reference;
+mod riscv64_capstone;
+mod riscv64_gnu_as;
 mod smmuv3_qemu;
 mod stack_args;
 mod strategies;

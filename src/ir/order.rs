@@ -17,10 +17,12 @@ pub enum Class {
     NormalStore,
     NormalLoad,
     /// A CPU TLB invalidation broadcast to every CPU (AArch64 `tlbi ...is`,
-    /// POWER `tlbie`).
+    /// POWER `tlbie`); RISC-V `sfence.vma` (this hart, ordered and complete
+    /// by itself: the riscv64 table orders it implicitly).
     TlbInvalidate,
     /// A CPU TLB invalidation of this CPU only (POWER `tlbiel`): complete
     /// after `ptesync` alone, no `tlbsync` (Power ISA v3.0B Book III 6.10.1).
+    /// RISC-V Svinval's `sinval.vma`: complete after `sfence.inval.ir`.
     LocalInvalidate,
     /// An ERAT (effective-to-real cache) invalidation (POWER `slbia`):
     /// complete at the next context-synchronizing instruction.
@@ -66,6 +68,10 @@ pub fn invalidate_class(name: &str) -> Class {
         Some("tlbiel") => Class::LocalInvalidate,
         Some(m) if m.starts_with("tlbilx") => Class::LocalInvalidate,
         Some("slbia") => Class::EratInvalidate,
+        // RISC-V Svinval: ordered only by SFENCE.W.INVAL / SFENCE.INVAL.IR,
+        // this hart only, like tlbiel. (SFENCE.VMA orders itself: the
+        // default class, with the riscv64 table's implicit orders.)
+        Some("sinval.vma") => Class::LocalInvalidate,
         _ => Class::TlbInvalidate,
     }
 }

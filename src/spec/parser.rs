@@ -40,6 +40,7 @@ pub fn parse(src: &str) -> Result<Spec, Diag> {
     }
     let toks = lex(src)?;
     let mut p = Parser {
+        src,
         toks,
         pos: 0,
         depth: 0,
@@ -51,6 +52,7 @@ pub fn parse(src: &str) -> Result<Spec, Diag> {
 }
 
 struct Parser<'a> {
+    src: &'a str,
     toks: Vec<Token<'a>>,
     pos: usize,
     depth: usize,
@@ -73,6 +75,57 @@ impl<'a> Parser<'a> {
     }
     fn prev_span(&self) -> Span {
         self.toks[self.pos.saturating_sub(1)].span
+    }
+    /// Does the current token start on the line the previous one ended
+    /// on? (Operands of a RISC-V instruction follow it on its line.)
+    fn on_same_line(&self) -> bool {
+        let prev = self.prev_span();
+        let gap = self.src.get(prev.offset + prev.len..self.span().offset);
+        gap.is_some_and(|g| !g.contains(['\n', '\r']))
+    }
+    /// `sfence.vma` / `sinval.vma` (RISC-V): the name, unless the words
+    /// are a device access (`sfence.vma = ...`, `sfence.vma.f = ...`).
+    fn riscv_invalidate_ahead(&self) -> bool {
+        matches!(self.peek(), Tok::Ident("sfence" | "sinval"))
+            && self.peek_at(1) == &Tok::Dot
+            && self.peek_at(2) == &Tok::Ident("vma")
+            && !matches!(self.peek_at(3), Tok::Dot | Tok::Assign)
+    }
+    /// `sfence.vma` or `sinval.vma`, then ` x0` when its first operand is
+    /// the zero register (every address of one ASID): the name an
+    /// invalidation and a granule's `via` share.
+    fn riscv_invalidate_name(&mut self) -> Result<Ident, Diag> {
+        let mut id = self.ident("`sfence` or `sinval`")?;
+        self.expect(Tok::Dot)?;
+        let vma = self.ident("`vma`")?;
+        id.name = format!("{}.vma", id.name);
+        id.span = id.span.to(vma.span);
+        if self.on_same_line() && self.is_kw("x0") {
+            let x0 = self.bump();
+            id.name.push_str(" x0");
+            id.span = id.span.to(x0);
+            self.eat(&Tok::Comma);
+        }
+        Ok(id)
+    }
+    /// A RISC-V barrier: `fence PRED,SUCC`, `fence.i`, `sfence.w.inval`,
+    /// `sfence.inval.ir` (dotted names and comma-separated sets that the
+    /// word-by-word barrier names of other targets do not have).
+    fn riscv_barrier(&mut self, mut name: Ident) -> Result<Ident, Diag> {
+        while self.peek() == &Tok::Dot && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.bump();
+            let part = self.ident("a barrier name")?;
+            name.name = format!("{}.{}", name.name, part.name);
+            name.span = name.span.to(part.span);
+        }
+        if name.name == "fence" && self.on_same_line() {
+            let pred = self.ident("a FENCE predecessor set (`rw`, `w`, `iorw`...)")?;
+            self.expect(Tok::Comma)?;
+            let succ = self.ident("a FENCE successor set")?;
+            name.name = format!("fence {},{}", pred.name, succ.name);
+            name.span = name.span.to(succ.span);
+        }
+        Ok(name)
     }
     /// Step past the current token; its span (tokens are read in place
     /// through `peek`, never cloned: identifiers own their text).
@@ -662,6 +715,12 @@ impl<'a> Parser<'a> {
                     e.sets.push((reg, field, v));
                 } else if self.eat_kw("addr") {
                     e.addr = Some(self.ident("the register holding the address")?);
+                } else if self.is_kw("via")
+                    && matches!(self.peek_at(1), Tok::Ident("sfence" | "sinval"))
+                    && self.peek_at(2) == &Tok::Dot
+                {
+                    self.bump();
+                    e.via = Some(self.riscv_invalidate_name()?);
                 } else if self.eat_kw("via") {
                     let first = self.ident("a register or instruction")?;
                     let mut via = first.clone();
@@ -851,53 +910,12 @@ impl<'a> Parser<'a> {
         if self.eat_kw("order") {
             return self.order_stmt(start);
         }
-        if matches!(self.peek(), Tok::Ident(k) if is_invalidate_kw(k))
-            && self.peek_at(1) != &Tok::Dot
+        let riscv = self.riscv_invalidate_ahead();
+        if riscv
+            || matches!(self.peek(), Tok::Ident(k) if is_invalidate_kw(k))
+                && self.peek_at(1) != &Tok::Dot
         {
-            let kw = self.ident("an invalidation instruction")?;
-            let mut name = kw.clone();
-            let mut operands = Vec::new();
-            if kw.name == "tlbi" || kw.name == "tlbilx" {
-                let op = if kw.name == "tlbi" {
-                    self.ident("a TLBI operation (e.g. vale1is)")?
-                } else {
-                    self.ident("what tlbilx invalidates: `all`, `pid` or `va`")?
-                };
-                name.name = format!("{} {}", kw.name, op.name);
-                name.span = kw.span.to(op.span);
-                if self.eat(&Tok::Comma) {
-                    operands.push(self.expr()?);
-                    // `tlbilx va, EA, MAS6`
-                    while kw.name == "tlbilx" && self.eat(&Tok::Comma) {
-                        operands.push(self.expr()?);
-                    }
-                }
-            } else {
-                operands.push(self.expr()?);
-                while self.eat(&Tok::Comma) {
-                    operands.push(self.expr()?);
-                }
-            }
-            // `after invalidates`; a device named `after` on the next line
-            // reads `after.reg = ...`, never `after invalidates`.
-            let after = if self.is_kw("after") && matches!(self.peek_at(1), Tok::Ident(_)) {
-                let a = self.ident("`after`")?;
-                let w = self.ident("`invalidates`")?;
-                if w.name != "invalidates" {
-                    return Err(Diag::new(w.span, format!("`after {}` is not an ordering", w.name))
-                        .label("expected `invalidates`")
-                        .help("`INVALIDATION after invalidates` orders one invalidation after every earlier one; order stores with `order stores before invalidates`"));
-                }
-                Some(a.span.to(w.span))
-            } else {
-                None
-            };
-            return Ok(Stmt::Invalidate {
-                span: start.to(self.prev_span()),
-                name,
-                operands,
-                after,
-            });
+            return self.invalidate_stmt(start, riscv);
         }
         // `let x = ...`; a device named `let` still reads `let.reg = ...`.
         if self.is_kw("let") && matches!(self.peek_at(1), Tok::Ident(_)) {
@@ -1005,6 +1023,13 @@ impl<'a> Parser<'a> {
     /// After `barrier`.
     fn barrier_stmt(&mut self, start: Span) -> Result<Stmt, Diag> {
         let name = self.ident("a barrier instruction name")?;
+        if matches!(name.name.as_str(), "fence" | "sfence") {
+            let full = self.riscv_barrier(name)?;
+            return Ok(Stmt::Barrier {
+                span: start.to(full.span),
+                name: full,
+            });
+        }
         // Barrier operands such as `dsb ish` are part of the name.
         let mut full = name.clone();
         while let Tok::Ident(s) = *self.peek() {
@@ -1022,6 +1047,67 @@ impl<'a> Parser<'a> {
         Ok(Stmt::Barrier {
             span: start.to(full.span),
             name: full,
+        })
+    }
+
+    /// A CPU invalidation instruction with its operands (`riscv`: a
+    /// RISC-V `sfence.vma`/`sinval.vma`, whose operands end with its line).
+    fn invalidate_stmt(&mut self, start: Span, riscv: bool) -> Result<Stmt, Diag> {
+        let kw = if riscv {
+            self.riscv_invalidate_name()?
+        } else {
+            self.ident("an invalidation instruction")?
+        };
+        let mut name = kw.clone();
+        let mut operands = Vec::new();
+        if riscv {
+            // Operands on the instruction's line, as in GNU as.
+            if self.on_same_line() && !matches!(self.peek(), Tok::RBrace | Tok::Eof) {
+                operands.push(self.expr()?);
+                while self.eat(&Tok::Comma) {
+                    operands.push(self.expr()?);
+                }
+            }
+        } else if kw.name == "tlbi" || kw.name == "tlbilx" {
+            let op = if kw.name == "tlbi" {
+                self.ident("a TLBI operation (e.g. vale1is)")?
+            } else {
+                self.ident("what tlbilx invalidates: `all`, `pid` or `va`")?
+            };
+            name.name = format!("{} {}", kw.name, op.name);
+            name.span = kw.span.to(op.span);
+            if self.eat(&Tok::Comma) {
+                operands.push(self.expr()?);
+                // `tlbilx va, EA, MAS6`
+                while kw.name == "tlbilx" && self.eat(&Tok::Comma) {
+                    operands.push(self.expr()?);
+                }
+            }
+        } else {
+            operands.push(self.expr()?);
+            while self.eat(&Tok::Comma) {
+                operands.push(self.expr()?);
+            }
+        }
+        // `after invalidates`; a device named `after` on the next line
+        // reads `after.reg = ...`, never `after invalidates`.
+        let after = if self.is_kw("after") && matches!(self.peek_at(1), Tok::Ident(_)) {
+            let a = self.ident("`after`")?;
+            let w = self.ident("`invalidates`")?;
+            if w.name != "invalidates" {
+                return Err(Diag::new(w.span, format!("`after {}` is not an ordering", w.name))
+                    .label("expected `invalidates`")
+                    .help("`INVALIDATION after invalidates` orders one invalidation after every earlier one; order stores with `order stores before invalidates`"));
+            }
+            Some(a.span.to(w.span))
+        } else {
+            None
+        };
+        Ok(Stmt::Invalidate {
+            span: start.to(self.prev_span()),
+            name,
+            operands,
+            after,
         })
     }
 
@@ -1526,6 +1612,51 @@ fn is_barrier_operand(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// RISC-V names: operands end with the line, `x0` is part of the
+    /// name, and a device called `sfence` with a register `vma` is still
+    /// written to.
+    #[test]
+    fn riscv_invalidations_and_fences() {
+        let s = parse(
+            "target riscv64\n device sfence { reg vma 0 u64 le }\n\
+             granules g { 4K via sfence.vma\n all via sfence.vma x0 }\n\
+             seq s(a: u64, asid: u64) {\n sfence.vma\n sfence.vma = 1\n\
+             sfence.vma a\n sinval.vma a, asid\n sfence.vma x0, asid\n\
+             barrier fence rw,w\n barrier sfence.w.inval\n barrier fence.i\n }",
+        )
+        .unwrap();
+        let got: Vec<String> = s.seqs[0]
+            .body
+            .iter()
+            .map(|st| match st {
+                Stmt::Invalidate { name, operands, .. } => {
+                    format!("{} /{}", name.name, operands.len())
+                }
+                Stmt::Barrier { name, .. } => format!("barrier {}", name.name),
+                _ => "write".to_string(),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "sfence.vma /0",
+                "write",
+                "sfence.vma /1",
+                "sinval.vma /2",
+                "sfence.vma x0 /1",
+                "barrier fence rw,w",
+                "barrier sfence.w.inval",
+                "barrier fence.i",
+            ]
+        );
+        let vias: Vec<&str> = s.granules[0]
+            .entries
+            .iter()
+            .filter_map(|e| e.via.as_ref().map(|v| v.name.as_str()))
+            .collect();
+        assert_eq!(vias, ["sfence.vma", "sfence.vma x0"]);
+    }
 
     #[test]
     fn parses_device_and_seq() {

@@ -68,3 +68,34 @@ impl MachFunc {
 pub fn label_name(symbol: &str, n: u32) -> String {
     format!(".L{symbol}.{n}")
 }
+
+/// What the generic driver needs to know of one target instruction.
+pub trait MachInsn {
+    /// The label it defines, if it is one.
+    fn label(&self) -> Option<u32>;
+    fn text(&self, label_name: &dyn Fn(u32) -> String) -> String;
+    fn mnemonic(&self) -> &'static str;
+    fn class(&self) -> InsnClass;
+}
+
+/// The lines of a function from its lowered instructions and their byte
+/// offsets (one per instruction, labels included).
+pub fn lines_of<I: MachInsn>(
+    symbol: &str,
+    insns: &[(I, crate::lir::Origin)],
+    offsets: &[u32],
+) -> Vec<Line> {
+    let name = |l: u32| label_name(symbol, l);
+    insns
+        .iter()
+        .zip(offsets)
+        .map(|((insn, origin), &offset)| Line {
+            label: insn.label().map(name),
+            text: insn.text(&name),
+            mnemonic: insn.mnemonic(),
+            class: insn.class(),
+            offset,
+            origin: origin.clone(),
+        })
+        .collect()
+}

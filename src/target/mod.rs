@@ -9,6 +9,8 @@ pub mod barriers;
 pub mod hweight;
 pub mod mach;
 pub mod power;
+pub mod riscv64;
+pub mod scaffold;
 pub mod x86_64;
 
 use crate::codegen::Style;
@@ -66,14 +68,16 @@ pub enum Target {
     Power64le,
     Aarch64,
     X86_64,
+    Riscv64,
 }
 
 impl Target {
-    pub const ALL: [Target; 4] = [
+    pub const ALL: [Target; 5] = [
         Target::Power64,
         Target::Power64le,
         Target::Aarch64,
         Target::X86_64,
+        Target::Riscv64,
     ];
 
     /// The registration point: the one place that names each target's
@@ -84,6 +88,7 @@ impl Target {
             Target::Power64le => &power::LE,
             Target::Aarch64 => &aarch64::BACKEND,
             Target::X86_64 => &x86_64::BACKEND,
+            Target::Riscv64 => &riscv64::BACKEND,
         }
     }
 

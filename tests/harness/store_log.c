@@ -8,7 +8,10 @@
  * address, opens the page and runs the faulting instruction once more on
  * its own: on POWER and AArch64 (fixed 4-byte instructions, device accesses
  * are never PC-relative) it is copied into a trampoline followed by a trap;
- * on x86-64 the trap flag single-steps it in place. The SIGTRAP handler
+ * on x86-64 the trap flag single-steps it in place. RISC-V (RV64, no
+ * compressed forms in generated code) is handled like AArch64: sfence.vma
+ * and sinval.vma are logged with their rs1/rs2 operands that are not x0,
+ * Svinval's two fences are skipped as barriers. The SIGTRAP handler
  * reads what was stored (or what the load saw), closes the page and
  * resumes after the instruction. Privileged invalidates (tlbi, tlbie) raise
  * SIGILL in user mode: they are logged with their operand registers and
@@ -175,6 +178,12 @@ static struct sl_event *new_event(char kind)
 #elif defined(__x86_64__)
 #define SL_PC(uc) ((uc)->uc_mcontext.gregs[REG_RIP])
 #define SL_TF 0x100ull
+#elif defined(__riscv) && __riscv_xlen == 64
+/* glibc's riscv mcontext: __gregs[0] is the pc, __gregs[r] is xr. */
+#define SL_PC(uc) ((uc)->uc_mcontext.__gregs[REG_PC])
+#define SL_GPR(uc, r) ((uc)->uc_mcontext.__gregs[r])
+#define SL_X(uc, r) ((r) ? SL_GPR(uc, r) : 0)
+#define SL_TRAP 0x00100073u /* ebreak */
 #else
 #error "store_log.c: unsupported architecture"
 #endif
@@ -251,6 +260,23 @@ static int decode(const unsigned char *pc, int *store, unsigned *width)
 		return 0;
 	}
 	return -1;
+#elif defined(__riscv)
+	/* LOAD (lb..lwu by funct3) and STORE (sb..sd); LR/SC go through
+	 * emulate_reservation. */
+	uint32_t w, f3;
+	memcpy(&w, pc, 4);
+	f3 = (w >> 12) & 7;
+	if ((w & 0x7f) == 0x03 && f3 != 7) {
+		*store = 0;
+		*width = 1u << (f3 & 3);
+		return 0;
+	}
+	if ((w & 0x7f) == 0x23 && f3 < 4) {
+		*store = 1;
+		*width = 1u << f3;
+		return 0;
+	}
+	return -1;
 #elif defined(__x86_64__)
 	int rexw = 0, o16 = 0;
 	unsigned full;
@@ -305,7 +331,7 @@ static int decode(const unsigned char *pc, int *store, unsigned *width)
  * architecture does (POWER CR0.EQ, AArch64 Ws = 0) and resumes after it.
  * Returns the access width, or 0 for other instructions.
  */
-#if defined(__powerpc64__) || defined(__aarch64__)
+#if defined(__powerpc64__) || defined(__aarch64__) || defined(__riscv)
 static struct {
 	uintptr_t addr, pc;
 	unsigned width;
@@ -357,6 +383,12 @@ static int reservation_form(uint32_t w, unsigned *width)
 	case 214: *width = 8; return 2; /* stdcx. */
 	}
 	return 0;
+#elif defined(__riscv)
+	/* AMO opcode, funct5 00010 LR, 00011 SC; funct3 2 word, 3 double */
+	if ((w & 0x7f) != 0x2f || (((w >> 27) != 2) && ((w >> 27) != 3)))
+		return 0;
+	*width = ((w >> 12) & 7) == 3 ? 8 : 4;
+	return (w >> 27) == 2 ? 1 : 2;
 #else
 	/* load/store exclusive, one register: o2 (bit 23) = 0, o1 (bit 21) = 0 */
 	if ((w & 0x3fa00000) != 0x08000000)
@@ -413,6 +445,25 @@ static unsigned emulate_reservation(ucontext_t *uc, uintptr_t pc, uintptr_t a, i
 			if (SL_GPR(uc, 37) & 0x80000000UL) /* XER.SO */
 				cr |= 0x10000000UL;
 			SL_GPR(uc, 38) = cr;
+		}
+	}
+#elif defined(__riscv)
+	{
+		unsigned rd = (insn >> 7) & 31, rs2 = (insn >> 20) & 31;
+		if (kind == 1) {
+			/* LR.W sign-extends */
+			uint64_t v = sl_from_bytes((unsigned char *)a, width);
+			if (width == 4)
+				v = (uint64_t)(int64_t)(int32_t)v;
+			if (rd)
+				SL_GPR(uc, rd) = v;
+		} else {
+			ok = resv.valid && resv.addr == a && resv.width == width &&
+			     !memcmp(resv.bytes, (void *)a, width);
+			if (ok)
+				sl_to_bytes(SL_X(uc, rs2), (unsigned char *)a, width);
+			if (rd)
+				SL_GPR(uc, rd) = ok ? 0 : 1;
 		}
 	}
 #else
@@ -493,7 +544,7 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 	if (step.active)
 		fatal("fault while stepping, at", a);
 	w = &wins[wi];
-#if defined(__powerpc64__) || defined(__aarch64__)
+#if defined(__powerpc64__) || defined(__aarch64__) || defined(__riscv)
 	if (emulate_reservation(uc, pc, a, wi))
 		return;
 #endif
@@ -577,7 +628,25 @@ static void on_ill(int sig, siginfo_t *si, void *ctx)
 	uint32_t w;
 	memcpy(&w, (const void *)pc, 4);
 	SL_PC(uc) = pc + 4;
-#if defined(__aarch64__)
+#if defined(__riscv)
+	/* SYSTEM, funct3 0, rd 0: SFENCE.VMA (funct7 0001001), SINVAL.VMA
+	 * (0001011) log rs1, rs2 unless x0; SFENCE.W.INVAL / SFENCE.INVAL.IR
+	 * (0001100) are barriers. */
+	if ((w & 0x7fff) != 0x73)
+		fatal("illegal instruction (not a supervisor fence) at pc offset", pc - entry);
+	if (w >> 25 == 0x0c)
+		return;
+	if (w >> 25 != 0x09 && w >> 25 != 0x0b)
+		fatal("illegal instruction (not sfence.vma/sinval.vma) at pc offset", pc - entry);
+	e = new_event('i');
+	{
+		unsigned rs1 = (w >> 15) & 31, rs2 = (w >> 20) & 31;
+		if (rs1)
+			e->ops[e->nops++] = SL_GPR(uc, rs1);
+		if (rs2)
+			e->ops[e->nops++] = SL_GPR(uc, rs2);
+	}
+#elif defined(__aarch64__)
 	/* SYS #op1, C8, Cm, #op2, Xt: TLBI. */
 	if ((w & 0xfff8f000u) != 0xd5088000u)
 		fatal("illegal instruction (not a TLBI) at pc offset", pc - entry);
@@ -727,7 +796,7 @@ static void reset(void)
 	msr_ee = 1;
 	mas6_masked = 0;
 #endif
-#if defined(__powerpc64__) || defined(__aarch64__)
+#if defined(__powerpc64__) || defined(__aarch64__) || defined(__riscv)
 	resv.valid = 0;
 #endif
 }

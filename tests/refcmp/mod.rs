@@ -42,6 +42,13 @@ pub fn inval_key(text: &str) -> String {
     let first = parts.next().unwrap_or("");
     let words: Vec<&str> = first.split_whitespace().collect();
     match words.first() {
+        // RISC-V: the operands follow the mnemonic; the form is whether
+        // rs1 is the zero register (every address), the values are compared
+        // apart.
+        Some(&m) if m == "sfence.vma" || m == "sinval.vma" => {
+            let x0 = matches!(words.get(1), Some(&("zero" | "x0")));
+            format!("{m}{}", if x0 { " x0" } else { "" })
+        }
         Some(&m) if m == "tlbie" || m == "tlbiel" => {
             let imms: Vec<&str> = parts.skip(1).collect();
             format!("{m} {}", imms.join(","))
@@ -60,6 +67,7 @@ pub fn reference_c(stem: &str) -> &'static str {
         "e6500_tcd_lock" => include_str!("../reference/e6500_tcd_lock.c"),
         "book3e_tlb" => include_str!("../reference/book3e_tlb.c"),
         "radix_tlb" => include_str!("../reference/radix_tlb.c"),
+        "riscv_tlb" => include_str!("../reference/riscv_tlb.c"),
         _ => panic!("no reference for {stem}"),
     }
 }
@@ -497,6 +505,7 @@ fn gcc_flags(t: Target) -> &'static [&'static str] {
         Target::Aarch64 => &["-mgeneral-regs-only", "-mno-outline-atomics"],
         Target::Power64 | Target::Power64le => &["-mcpu=power9", "-mno-altivec", "-mno-vsx"],
         Target::X86_64 => &["-mgeneral-regs-only"],
+        Target::Riscv64 => &[],
     }
 }
 
@@ -827,6 +836,12 @@ fn barrier_name(t: Target, machine: Machine, text: &str) -> Option<String> {
             "mfence" | "sfence" | "lfence" => Some(m.into()),
             _ => None,
         },
+        // objdump prints `fence iorw,iorw` as a bare `fence`.
+        Target::Riscv64 => match m {
+            "fence" => Some(format!("fence {}", f.next().unwrap_or("iorw,iorw"))),
+            "fence.i" | "sfence.w.inval" | "sfence.inval.ir" => Some(m.into()),
+            _ => None,
+        },
     }
 }
 
@@ -836,6 +851,7 @@ fn is_return(t: Target, text: &str) -> bool {
         Target::Aarch64 => m == "ret",
         Target::Power64 | Target::Power64le => m == "blr",
         Target::X86_64 => m == "ret" || m == "retq",
+        Target::Riscv64 => m == "ret",
     }
 }
 
@@ -1420,7 +1436,17 @@ pub fn order_violations(
     };
     // A composite barrier (POWER `eieio; tlbsync; ptesync`) counts when its
     // parts ran in order with nothing else between them.
+    // The target's own order of invalidations (RISC-V `sfence.vma` orders
+    // the stores before it and is complete when it retires); no other
+    // target orders an invalidation pair without a barrier.
+    let implicit = |from: Class, to: Class| {
+        (from.is_invalidation() || to.is_invalidation() || to == Class::InvalidateCompletion)
+            && t.orders_implicitly(from, to, false)
+    };
     let covered = |a: usize, b: usize, from: Class, to: Class| {
+        if implicit(from, to) {
+            return true;
+        }
         let mut run: Vec<&str> = Vec::new();
         s.events[a + 1..b].iter().any(|e| match e {
             Ev::Barrier(n) => {

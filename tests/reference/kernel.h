@@ -6,7 +6,8 @@
  * Sources: Linux 6.1 (Debian linux-source-6.1)
  *   arch/arm64/include/asm/{barrier,io}.h, include/asm-generic/io.h,
  *   arch/powerpc/include/asm/{barrier,io}.h,
- *   arch/x86/include/asm/{barrier,io}.h;
+ *   arch/x86/include/asm/{barrier,io}.h,
+ *   arch/riscv/include/asm/{barrier,fence,mmio}.h;
  * skiboot v7.1 include/io.h, include/processor.h.
  * Not kernel code: REF_POLL_LIMIT (below) and the non-POWER versions of
  * POWER-only primitives, each marked "port".
@@ -224,6 +225,53 @@ static inline u64 __readq(const volatile void __iomem *addr)
 #define __raw_writeq __writeq
 #define __raw_readq __readq
 #define cpu_to_be64(v) __builtin_bswap64(v)
+
+#elif defined(__riscv) && __riscv_xlen == 64
+/* arch/riscv/include/asm/{barrier,fence}.h (RISCV_FENCE) */
+#define RISCV_FENCE(p, s) __asm__ __volatile__("fence " #p "," #s ::: "memory")
+#define mb() RISCV_FENCE(iorw, iorw)
+#define rmb() RISCV_FENCE(ir, ir)
+#define wmb() RISCV_FENCE(ow, ow)
+/* arch/riscv/include/asm/vdso/processor.h without Zihintpause: a
+ * division by zero stalls the pipeline briefly. */
+#define cpu_relax()                                                             \
+	do {                                                                    \
+		int __d;                                                        \
+		__asm__ __volatile__("div %0, %0, zero" : "=r"(__d));           \
+		barrier();                                                      \
+	} while (0)
+/* arch/riscv/include/asm/mmio.h: the raw accessors are one sw/lw/sd/ld;
+ * readX adds __io_ar() (fence i,r) after, writeX __io_bw() (fence w,o)
+ * before. */
+static inline void __raw_writel(u32 val, volatile void __iomem *addr)
+{
+	__asm__ __volatile__("sw %0, 0(%1)" : : "rZ"(val), "r"(addr));
+}
+static inline void __raw_writeq(u64 val, volatile void __iomem *addr)
+{
+	__asm__ __volatile__("sd %0, 0(%1)" : : "rZ"(val), "r"(addr));
+}
+static inline u32 __raw_readl(const volatile void __iomem *addr)
+{
+	u32 val;
+	__asm__ __volatile__("lw %0, 0(%1)" : "=r"(val) : "r"(addr));
+	return val;
+}
+static inline u64 __raw_readq(const volatile void __iomem *addr)
+{
+	u64 val;
+	__asm__ __volatile__("ld %0, 0(%1)" : "=r"(val) : "r"(addr));
+	return val;
+}
+#define cpu_to_be64(v) __builtin_bswap64(v)
+#define writel_relaxed(v, c) __raw_writel((u32)(v), c)
+#define writeq_relaxed(v, c) __raw_writeq((u64)(v), c)
+#define readl_relaxed(c) __raw_readl(c)
+#define readq_relaxed(c) __raw_readq(c)
+#define writel(v, c) ({ RISCV_FENCE(w, o); writel_relaxed(v, c); })
+#define writeq(v, c) ({ RISCV_FENCE(w, o); writeq_relaxed(v, c); })
+#define readl(c) ({ u32 __v = readl_relaxed(c); RISCV_FENCE(i, r); __v; })
+#define readq(c) ({ u64 __v = readq_relaxed(c); RISCV_FENCE(i, r); __v; })
 
 #else
 #error "tests/reference: unsupported architecture"

@@ -239,3 +239,43 @@ pub fn check(table: &str, ours: Vec<(&str, Vec<Entry>)>) -> usize {
     );
     n
 }
+
+/// The GNU as check of a fixed-width (4-byte, little-endian) target: our
+/// bytes and GNU as's compared word by word, so a failure names the
+/// instruction (`texts[i]`, an empty `offsets` gap for a label), then the
+/// whole; then `section` of `table` checked (or, blessing, written) with
+/// GNU as's bytes. Returns the number of instruction words.
+pub fn check_fixed_width(
+    table: &str,
+    section: &str,
+    texts: Vec<String>,
+    is_label: &[bool],
+    ours: (&[u8], &[u32]),
+    theirs: &[u8],
+) -> usize {
+    let (bytes, offsets) = ours;
+    let word = |b: &[u8], o: usize| {
+        b.get(o..o + 4)
+            .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+    };
+    let mut diffs = Vec::new();
+    let mut words = 0;
+    for (i, text) in texts.iter().enumerate().filter(|&(i, _)| !is_label[i]) {
+        words += 1;
+        let o = offsets[i] as usize;
+        let (a, b) = (word(bytes, o), word(theirs, o));
+        if a != b {
+            diffs.push(format!("  [{i}] {text:<40} ours={a:08x?} gas={b:08x?}"));
+        }
+    }
+    assert!(
+        diffs.is_empty(),
+        "{} mismatches vs GNU as:\n{}",
+        diffs.len(),
+        diffs[..diffs.len().min(40)].join("\n")
+    );
+    assert_eq!(bytes.len(), theirs.len(), "total length");
+    assert_eq!(bytes, theirs);
+    oracle(table, section, entries(texts, theirs, offsets));
+    words
+}

@@ -117,6 +117,7 @@ pub fn qemu(target: Target) -> Option<&'static str> {
         Target::Power64le => Some("qemu-ppc64le"),
         Target::Aarch64 => Some("qemu-aarch64"),
         Target::X86_64 => None,
+        Target::Riscv64 => Some("qemu-riscv64"),
     }
 }
 

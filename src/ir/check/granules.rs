@@ -161,6 +161,10 @@ pub(super) fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<Gr
         let via = match &e.via {
             None => None,
             Some(v) if v.name.starts_with("tlbi ") => Some(Via::Insn(v.name.clone())),
+            // RISC-V `sfence.vma` / `sinval.vma`, ` x0` for a whole ASID.
+            Some(v) if v.name.starts_with("sfence.vma") || v.name.starts_with("sinval.vma") => {
+                Some(Via::Insn(v.name.clone()))
+            }
             // `via tlbie 2, 1, 1`: the parser has folded RIC, PRS, R.
             Some(v) if v.name.starts_with("tlbie ") || v.name.starts_with("tlbiel ") => {
                 Some(Via::Insn(v.name.clone()))

@@ -19,6 +19,7 @@ use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp};
 use crate::target::barriers;
 use crate::target::hweight::{self, Loc, Step};
+use crate::target::scaffold;
 use crate::target::Target;
 
 pub const REGS: RegFile = RegFile {
@@ -45,16 +46,9 @@ const SP: Reg = 31;
 /// takes the next 8-byte slot from the stack pointer at the call (gcc's
 /// caller stores the ninth and tenth with `stp x3, x2, [sp]`). Only a
 /// function that saves callee-saved registers moves sp, by `frame` bytes
-/// at entry and back before each return.
+/// at entry (16-byte aligned, AAPCS64 6.4.5.1) and back before each return.
 fn stack_arg_offset(index: usize, frame: u32) -> Option<u32> {
-    let slot = index.checked_sub(REGS.args.len())?;
-    u32::try_from(8 * slot).ok()?.checked_add(frame)
-}
-
-/// Bytes below the caller's sp holding `n` saved registers (sp stays
-/// 16-byte aligned, AAPCS64 6.4.5.1).
-fn frame_size(n: usize) -> u32 {
-    (8 * n as u32).div_ceil(16) * 16
+    scaffold::stack_arg_offset(index, REGS.args.len(), frame)
 }
 
 /// Lowered function: instructions with their origins (labels included).
@@ -65,29 +59,14 @@ pub struct Lowered {
 #[derive(Debug)]
 pub struct LowerError(pub String);
 
-/// Virtual registers that only ever hold 0 (one definition, `Imm 0`).
-fn zero_vregs(f: &Func) -> std::collections::HashSet<crate::lir::VReg> {
-    let mut defs: std::collections::HashMap<crate::lir::VReg, bool> = Default::default();
-    for (inst, _) in &f.insts {
-        if let Some(d) = inst.def() {
-            let zero = matches!(inst, Inst::Imm { value: 0, .. });
-            defs.entry(d).and_modify(|z| *z = false).or_insert(zero);
-        }
-    }
-    defs.into_iter()
-        .filter(|&(_, z)| z)
-        .map(|(v, _)| v)
-        .collect()
-}
-
 pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
     let r = |v| alloc.get(v);
     // A TLBI operand of constant 0 reads XZR, as the kernel's "rZ"
     // constraint makes GCC emit (`tlbi vale1is, xzr`).
-    let zeros = zero_vregs(f);
+    let zeros = scaffold::zero_vregs(f);
     let saved = alloc.used_callee_saved(&REGS);
-    let frame = frame_size(saved.len());
+    let frame = scaffold::frame_size(saved.len());
     let save = |load: bool, e: &mut dyn FnMut(Insn)| {
         if saved.is_empty() {
             return;

@@ -1,0 +1,62 @@
+//! riscv64 code generation: lower, relax far branches, encode, lines.
+
+use super::encode::{assemble, relax};
+use super::insn::Insn;
+use super::lower;
+use crate::emit::asm::FileView;
+use crate::lir::regalloc::Allocation;
+use crate::lir::Func;
+use crate::target::mach::{lines_of, InsnClass, MachFunc, MachInsn};
+
+impl MachInsn for Insn {
+    fn label(&self) -> Option<u32> {
+        match self {
+            Insn::Label(l) => Some(*l),
+            _ => None,
+        }
+    }
+
+    fn text(&self, label_name: &dyn Fn(u32) -> String) -> String {
+        Insn::text(self, label_name)
+    }
+
+    fn mnemonic(&self) -> &'static str {
+        Insn::mnemonic(self)
+    }
+
+    fn class(&self) -> InsnClass {
+        InsnClass::of(
+            self.is_barrier(),
+            self.is_invalidate(),
+            self.is_store(),
+            self.is_load(),
+        )
+    }
+}
+
+/// Register names are the same in plain and kernel style (the kernel's
+/// riscv `.S` files use ABI names), so the style changes only the frame.
+pub fn codegen(f: &Func, alloc: &Allocation, symbol: &str) -> Result<MachFunc, String> {
+    let lowered = lower::lower(f, alloc).map_err(|e| e.0)?;
+    let insns = relax(lowered.insns, f.nlabels).map_err(|e| e.to_string())?;
+    let plain: Vec<Insn> = insns.iter().map(|(i, _)| i.clone()).collect();
+    let asm = assemble(&plain).map_err(|e| e.to_string())?;
+    Ok(MachFunc {
+        symbol: symbol.to_string(),
+        lines: lines_of(symbol, &insns, &asm.offsets),
+        bytes: asm.bytes,
+        needs_arch: plain.iter().find_map(Insn::needs_arch),
+    })
+}
+
+#[derive(askama::Template)]
+#[template(path = "riscv64.S", escape = "none")]
+struct Riscv64File<'a> {
+    v: &'a FileView<'a>,
+}
+
+/// The whole `.S` file: plain GNU as, or the kernel's `SYM_FUNC_START()`
+/// in Linux style.
+pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
+    crate::emit::asm::render_sized(&Riscv64File { v }, v)
+}

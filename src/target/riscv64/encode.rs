@@ -1,0 +1,284 @@
+//! RV64 machine code (unprivileged spec, 2.2-2.6 base formats and chapter
+//! "RV32/64G Instruction Set Listings"; privileged spec, "Supervisor
+//! Instructions"; Svinval chapter for its three instructions).
+
+use super::insn::{AluOp, AmoWidth, BrCond, ImmOp, Insn, Label, ShiftOp, Width};
+use rustc_hash::FxHashMap as HashMap;
+use std::fmt;
+
+#[derive(Debug)]
+pub struct Assembled {
+    pub bytes: Vec<u8>,
+    /// Byte offset of each input instruction (labels: where they point).
+    pub offsets: Vec<u32>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum EncodeError {
+    UndefinedLabel(Label),
+    DuplicateLabel(Label),
+    BranchOutOfRange { index: usize },
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EncodeError::UndefinedLabel(l) => write!(f, "undefined label {l}"),
+            EncodeError::DuplicateLabel(l) => write!(f, "label {l} defined twice"),
+            EncodeError::BranchOutOfRange { index } => {
+                write!(f, "instruction {index}: branch target out of range")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+const OP: u32 = 0x33;
+const OP_IMM: u32 = 0x13;
+const OP_IMM_32: u32 = 0x1b;
+const LUI: u32 = 0x37;
+const LOAD: u32 = 0x03;
+const STORE: u32 = 0x23;
+const BRANCH: u32 = 0x63;
+const JAL: u32 = 0x6f;
+const MISC_MEM: u32 = 0x0f;
+const SYSTEM: u32 = 0x73;
+const AMO: u32 = 0x2f;
+
+fn r_type(f7: u32, rs2: u32, rs1: u32, f3: u32, rd: u32, op: u32) -> u32 {
+    f7 << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op
+}
+
+fn i_type(imm: u32, rs1: u32, f3: u32, rd: u32, op: u32) -> u32 {
+    (imm & 0xfff) << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op
+}
+
+/// B-type: a signed, even offset of 13 bits.
+pub fn branch_fits(off: i64) -> bool {
+    (-4096..4096).contains(&off) && off % 2 == 0
+}
+
+/// J-type: a signed, even offset of 21 bits.
+pub fn jal_fits(off: i64) -> bool {
+    (-(1 << 20)..(1 << 20)).contains(&off) && off % 2 == 0
+}
+
+/// One instruction; `off` is the branch offset (target - pc) for
+/// branches and jumps, already checked with [`branch_fits`] /
+/// [`jal_fits`]. `None` for a label.
+pub fn encode(insn: &Insn, off: i64) -> Option<u32> {
+    let o = off as u32;
+    Some(match insn {
+        Insn::Label(_) => return None,
+        Insn::Lui { rd, imm } => imm.bits() << 12 | rd.num() << 7 | LUI,
+        Insn::Alu { op, rd, rs1, rs2 } => {
+            let (f7, f3) = match op {
+                AluOp::Add => (0, 0),
+                AluOp::Sub => (0x20, 0),
+                AluOp::Sll => (0, 1),
+                AluOp::Xor => (0, 4),
+                AluOp::Srl => (0, 5),
+                AluOp::Or => (0, 6),
+                AluOp::And => (0, 7),
+                AluOp::Mul => (1, 0),
+            };
+            r_type(f7, rs2.num(), rs1.num(), f3, rd.num(), OP)
+        }
+        Insn::AluImm { op, rd, rs1, imm } => {
+            let (f3, opc) = match op {
+                ImmOp::Addi => (0, OP_IMM),
+                ImmOp::Addiw => (0, OP_IMM_32),
+                ImmOp::Xori => (4, OP_IMM),
+                ImmOp::Ori => (6, OP_IMM),
+                ImmOp::Andi => (7, OP_IMM),
+            };
+            i_type(imm.bits(), rs1.num(), f3, rd.num(), opc)
+        }
+        // RV64I: the shift amount takes imm[5:0], funct6 = 0 for logical.
+        Insn::Shift { op, rd, rs1, sh } => {
+            let f3 = match op {
+                ShiftOp::Slli => 1,
+                ShiftOp::Srli => 5,
+            };
+            i_type(sh.get(), rs1.num(), f3, rd.num(), OP_IMM)
+        }
+        Insn::Mv { rd, rs } => i_type(0, rs.num(), 0, rd.num(), OP_IMM),
+        Insn::Load { w, rd, base, off } => {
+            let f3 = match w {
+                Width::B => 4,
+                Width::H => 5,
+                Width::W => 6,
+                Width::D => 3,
+            };
+            i_type(off.bits(), base.num(), f3, rd.num(), LOAD)
+        }
+        Insn::Store { w, src, base, off } => {
+            let f3 = match w {
+                Width::B => 0,
+                Width::H => 1,
+                Width::W => 2,
+                Width::D => 3,
+            };
+            let i = off.bits();
+            (i >> 5) << 25 | src.num() << 20 | base.num() << 15 | f3 << 12 | (i & 31) << 7 | STORE
+        }
+        Insn::Branch { cond, rs1, rs2, .. } => {
+            let f3 = match cond {
+                BrCond::Eq => 0,
+                BrCond::Ne => 1,
+                BrCond::Ltu => 6,
+                BrCond::Geu => 7,
+            };
+            ((o >> 12) & 1) << 31
+                | ((o >> 5) & 0x3f) << 25
+                | rs2.num() << 20
+                | rs1.num() << 15
+                | f3 << 12
+                | ((o >> 1) & 0xf) << 8
+                | ((o >> 11) & 1) << 7
+                | BRANCH
+        }
+        Insn::J { .. } => {
+            ((o >> 20) & 1) << 31
+                | ((o >> 1) & 0x3ff) << 21
+                | ((o >> 11) & 1) << 20
+                | ((o >> 12) & 0xff) << 12
+                | JAL
+        }
+        // jalr zero, 0(ra)
+        Insn::Ret => i_type(0, 1, 0, 0, 0x67),
+        // fm = 0 (a normal fence), rs1 = rd = 0.
+        Insn::Fence { pred, succ } => pred.bits() << 24 | succ.bits() << 20 | MISC_MEM,
+        Insn::FenceI => 1 << 12 | MISC_MEM,
+        Insn::SfenceVma { rs1, rs2 } => r_type(0b000_1001, rs2.num(), rs1.num(), 0, 0, SYSTEM),
+        Insn::SinvalVma { rs1, rs2 } => r_type(0b000_1011, rs2.num(), rs1.num(), 0, 0, SYSTEM),
+        // SFENCE.W.INVAL and SFENCE.INVAL.IR: funct7 0001100, rs2 0 / 1.
+        Insn::SfenceWInval => r_type(0b000_1100, 0, 0, 0, 0, SYSTEM),
+        Insn::SfenceInvalIr => r_type(0b000_1100, 1, 0, 0, 0, SYSTEM),
+        Insn::Lr { w, aq, rd, base } => {
+            let f7 = 0b00010 << 2 | u32::from(*aq) << 1;
+            r_type(f7, 0, base.num(), amo_f3(*w), rd.num(), AMO)
+        }
+        Insn::Sc {
+            w,
+            rl,
+            status,
+            src,
+            base,
+        } => {
+            let f7 = 0b00011 << 2 | u32::from(*rl);
+            r_type(f7, src.num(), base.num(), amo_f3(*w), status.num(), AMO)
+        }
+    })
+}
+
+fn amo_f3(w: AmoWidth) -> u32 {
+    match w {
+        AmoWidth::W => 2,
+        AmoWidth::D => 3,
+    }
+}
+
+fn layout(insns: &[Insn]) -> Result<(Vec<u32>, HashMap<Label, u32>), EncodeError> {
+    let mut offsets = Vec::with_capacity(insns.len());
+    let mut labels = HashMap::default();
+    let mut pc = 0u32;
+    for i in insns {
+        offsets.push(pc);
+        match i {
+            Insn::Label(l) => {
+                if labels.insert(*l, pc).is_some() {
+                    return Err(EncodeError::DuplicateLabel(*l));
+                }
+            }
+            _ => pc += 4,
+        }
+    }
+    Ok((offsets, labels))
+}
+
+fn target_of(i: &Insn) -> Option<Label> {
+    match i {
+        Insn::Branch { target, .. } | Insn::J { target } => Some(*target),
+        _ => None,
+    }
+}
+
+/// Little-endian words, no compressed forms (the template says
+/// `.option norvc`, so GNU as makes the same choice).
+pub fn assemble(insns: &[Insn]) -> Result<Assembled, EncodeError> {
+    let (offsets, labels) = layout(insns)?;
+    let mut bytes = Vec::with_capacity(insns.len() * 4);
+    for (i, insn) in insns.iter().enumerate() {
+        let off = match target_of(insn) {
+            Some(t) => {
+                let to = *labels.get(&t).ok_or(EncodeError::UndefinedLabel(t))?;
+                let off = i64::from(to) - i64::from(offsets[i]);
+                let fits = match insn {
+                    Insn::J { .. } => jal_fits(off),
+                    _ => branch_fits(off),
+                };
+                if !fits {
+                    return Err(EncodeError::BranchOutOfRange { index: i });
+                }
+                off
+            }
+            None => 0,
+        };
+        if let Some(w) = encode(insn, off) {
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    Ok(Assembled { bytes, offsets })
+}
+
+/// Conditional branches reach 4 KiB: one that does not becomes the
+/// inverted branch over a `j` (1 MiB), with a new label after the `j`
+/// (numbered from `next_label`). Repeated until every branch fits, as a
+/// longer pair can push another branch out of range. The pair is two
+/// lines of the `.S`, so GNU as has nothing left to relax.
+pub fn relax<O: Clone>(
+    mut insns: Vec<(Insn, O)>,
+    mut next_label: Label,
+) -> Result<Vec<(Insn, O)>, EncodeError> {
+    loop {
+        let plain: Vec<Insn> = insns.iter().map(|(i, _)| i.clone()).collect();
+        let (offsets, labels) = layout(&plain)?;
+        let far = |k: usize| match &plain[k] {
+            Insn::Branch { target, .. } => labels
+                .get(target)
+                .is_some_and(|&t| !branch_fits(i64::from(t) - i64::from(offsets[k]))),
+            _ => false,
+        };
+        let far: Vec<usize> = (0..plain.len()).filter(|&k| far(k)).collect();
+        if far.is_empty() {
+            return Ok(insns);
+        }
+        let mut out = Vec::with_capacity(insns.len() + 2 * far.len());
+        for (k, (insn, o)) in insns.into_iter().enumerate() {
+            match insn {
+                Insn::Branch {
+                    cond,
+                    rs1,
+                    rs2,
+                    target,
+                } if far.binary_search(&k).is_ok() => {
+                    let skip = next_label;
+                    next_label += 1;
+                    let inv = Insn::Branch {
+                        cond: cond.inverse(),
+                        rs1,
+                        rs2,
+                        target: skip,
+                    };
+                    out.push((inv, o.clone()));
+                    out.push((Insn::J { target }, o.clone()));
+                    out.push((Insn::Label(skip), o));
+                }
+                other => out.push((other, o)),
+            }
+        }
+        insns = out;
+    }
+}

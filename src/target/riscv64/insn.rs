@@ -1,0 +1,388 @@
+//! RV64 instructions we emit: the typed form, its GNU as text and what
+//! kind of access it is. Encoding is in [`super::encode`].
+
+pub use super::encode::{assemble, encode, Assembled, EncodeError};
+pub use super::regs::{Imm12, Imm20, Reg, Shamt};
+
+pub type Label = u32;
+
+/// R-type operations (RV64I, and `mul` from M).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AluOp {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Sll,
+    Srl,
+    Mul,
+}
+
+/// I-type operations with a sign-extended 12-bit immediate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImmOp {
+    Addi,
+    /// 32-bit add, result sign-extended (the second step of `lui`-based
+    /// constants).
+    Addiw,
+    Andi,
+    Ori,
+    Xori,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShiftOp {
+    Slli,
+    Srli,
+}
+
+/// Access width. Loads zero-extend (`lbu`, `lhu`, `lwu`, `ld`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Width {
+    B,
+    H,
+    W,
+    D,
+}
+
+impl Width {
+    pub fn from_bits(bits: u32) -> Option<Width> {
+        Some(match bits {
+            8 => Width::B,
+            16 => Width::H,
+            32 => Width::W,
+            64 => Width::D,
+            _ => return None,
+        })
+    }
+
+    pub fn bytes(self) -> u32 {
+        match self {
+            Width::B => 1,
+            Width::H => 2,
+            Width::W => 4,
+            Width::D => 8,
+        }
+    }
+}
+
+/// Branch conditions of the B-type instructions we use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BrCond {
+    Eq,
+    Ne,
+    Ltu,
+    Geu,
+}
+
+impl BrCond {
+    pub fn inverse(self) -> BrCond {
+        match self {
+            BrCond::Eq => BrCond::Ne,
+            BrCond::Ne => BrCond::Eq,
+            BrCond::Ltu => BrCond::Geu,
+            BrCond::Geu => BrCond::Ltu,
+        }
+    }
+}
+
+/// A FENCE's predecessor or successor set: device input (I), device
+/// output (O), memory reads (R), memory writes (W) (unprivileged spec,
+/// 2.7 "Memory Ordering Instructions"; bit order as in the encoding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FenceSet(u8);
+
+impl FenceSet {
+    pub const I: u8 = 8;
+    pub const O: u8 = 4;
+    pub const R: u8 = 2;
+    pub const W: u8 = 1;
+
+    /// A non-empty set: an empty one is a hint encoding, not a fence.
+    pub fn maybe_from(bits: u8) -> Option<FenceSet> {
+        (bits != 0 && bits < 16).then_some(FenceSet(bits))
+    }
+
+    pub fn parse(s: &str) -> Option<FenceSet> {
+        let mut bits = 0u8;
+        let mut last = 16u8;
+        for c in s.chars() {
+            let b = match c {
+                'i' => FenceSet::I,
+                'o' => FenceSet::O,
+                'r' => FenceSet::R,
+                'w' => FenceSet::W,
+                _ => return None,
+            };
+            // In the order GNU as prints them, each letter once.
+            if b >= last {
+                return None;
+            }
+            last = b;
+            bits |= b;
+        }
+        FenceSet::maybe_from(bits)
+    }
+
+    pub fn bits(self) -> u32 {
+        u32::from(self.0)
+    }
+
+    pub fn has(self, b: u8) -> bool {
+        self.0 & b != 0
+    }
+}
+
+impl std::fmt::Display for FenceSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (b, c) in [(8, 'i'), (4, 'o'), (2, 'r'), (1, 'w')] {
+            if self.0 & b != 0 {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// LR/SC width (A extension: words and doublewords only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AmoWidth {
+    W,
+    D,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Insn {
+    Label(Label),
+    Lui {
+        rd: Reg,
+        imm: Imm20,
+    },
+    Alu {
+        op: AluOp,
+        rd: Reg,
+        rs1: Reg,
+        rs2: Reg,
+    },
+    AluImm {
+        op: ImmOp,
+        rd: Reg,
+        rs1: Reg,
+        imm: Imm12,
+    },
+    Shift {
+        op: ShiftOp,
+        rd: Reg,
+        rs1: Reg,
+        sh: Shamt,
+    },
+    /// `addi rd, rs, 0`, printed as GNU as's `mv`.
+    Mv {
+        rd: Reg,
+        rs: Reg,
+    },
+    Load {
+        w: Width,
+        rd: Reg,
+        base: Reg,
+        off: Imm12,
+    },
+    Store {
+        w: Width,
+        src: Reg,
+        base: Reg,
+        off: Imm12,
+    },
+    Branch {
+        cond: BrCond,
+        rs1: Reg,
+        rs2: Reg,
+        target: Label,
+    },
+    /// `jal zero, target`.
+    J {
+        target: Label,
+    },
+    /// `jalr zero, 0(ra)`.
+    Ret,
+    Fence {
+        pred: FenceSet,
+        succ: FenceSet,
+    },
+    /// Zifencei: later instruction fetches see earlier stores.
+    FenceI,
+    /// rs1 = zero: every address; rs2 = zero: every address space.
+    SfenceVma {
+        rs1: Reg,
+        rs2: Reg,
+    },
+    /// Svinval: an invalidation ordered only by the two fences below.
+    SinvalVma {
+        rs1: Reg,
+        rs2: Reg,
+    },
+    SfenceWInval,
+    SfenceInvalIr,
+    Lr {
+        w: AmoWidth,
+        aq: bool,
+        rd: Reg,
+        base: Reg,
+    },
+    Sc {
+        w: AmoWidth,
+        rl: bool,
+        /// 0 when the store was made.
+        status: Reg,
+        src: Reg,
+        base: Reg,
+    },
+}
+
+impl Insn {
+    pub fn mnemonic(&self) -> &'static str {
+        match self {
+            Insn::Label(_) => "",
+            Insn::Lui { .. } => "lui",
+            Insn::Alu { op, .. } => match op {
+                AluOp::Add => "add",
+                AluOp::Sub => "sub",
+                AluOp::And => "and",
+                AluOp::Or => "or",
+                AluOp::Xor => "xor",
+                AluOp::Sll => "sll",
+                AluOp::Srl => "srl",
+                AluOp::Mul => "mul",
+            },
+            Insn::AluImm { op, .. } => match op {
+                ImmOp::Addi => "addi",
+                ImmOp::Addiw => "addiw",
+                ImmOp::Andi => "andi",
+                ImmOp::Ori => "ori",
+                ImmOp::Xori => "xori",
+            },
+            Insn::Shift { op, .. } => match op {
+                ShiftOp::Slli => "slli",
+                ShiftOp::Srli => "srli",
+            },
+            Insn::Mv { .. } => "mv",
+            Insn::Load { w, .. } => match w {
+                Width::B => "lbu",
+                Width::H => "lhu",
+                Width::W => "lwu",
+                Width::D => "ld",
+            },
+            Insn::Store { w, .. } => match w {
+                Width::B => "sb",
+                Width::H => "sh",
+                Width::W => "sw",
+                Width::D => "sd",
+            },
+            Insn::Branch { cond, .. } => match cond {
+                BrCond::Eq => "beq",
+                BrCond::Ne => "bne",
+                BrCond::Ltu => "bltu",
+                BrCond::Geu => "bgeu",
+            },
+            Insn::J { .. } => "j",
+            Insn::Ret => "ret",
+            Insn::Fence { .. } => "fence",
+            Insn::FenceI => "fence.i",
+            Insn::SfenceVma { .. } => "sfence.vma",
+            Insn::SinvalVma { .. } => "sinval.vma",
+            Insn::SfenceWInval => "sfence.w.inval",
+            Insn::SfenceInvalIr => "sfence.inval.ir",
+            Insn::Lr { w, aq, .. } => match (w, aq) {
+                (AmoWidth::W, false) => "lr.w",
+                (AmoWidth::W, true) => "lr.w.aq",
+                (AmoWidth::D, false) => "lr.d",
+                (AmoWidth::D, true) => "lr.d.aq",
+            },
+            Insn::Sc { w, rl, .. } => match (w, rl) {
+                (AmoWidth::W, false) => "sc.w",
+                (AmoWidth::W, true) => "sc.w.rl",
+                (AmoWidth::D, false) => "sc.d",
+                (AmoWidth::D, true) => "sc.d.rl",
+            },
+        }
+    }
+
+    /// GNU as text with ABI register names.
+    pub fn text(&self, label_name: &dyn Fn(Label) -> String) -> String {
+        let m = self.mnemonic();
+        match self {
+            Insn::Label(l) => format!("{}:", label_name(*l)),
+            Insn::Lui { rd, imm } => format!("{m} {rd}, {:#x}", imm.bits()),
+            Insn::Alu { rd, rs1, rs2, .. } => format!("{m} {rd}, {rs1}, {rs2}"),
+            Insn::AluImm { rd, rs1, imm, .. } => format!("{m} {rd}, {rs1}, {}", imm.value()),
+            Insn::Shift { rd, rs1, sh, .. } => format!("{m} {rd}, {rs1}, {}", sh.get()),
+            Insn::Mv { rd, rs } => format!("{m} {rd}, {rs}"),
+            Insn::Load { rd, base, off, .. } => format!("{m} {rd}, {}({base})", off.value()),
+            Insn::Store { src, base, off, .. } => {
+                format!("{m} {src}, {}({base})", off.value())
+            }
+            Insn::Branch {
+                rs1, rs2, target, ..
+            } => format!("{m} {rs1}, {rs2}, {}", label_name(*target)),
+            Insn::J { target } => format!("{m} {}", label_name(*target)),
+            Insn::Fence { pred, succ } => format!("{m} {pred},{succ}"),
+            Insn::SfenceVma { rs1, rs2 } => match (*rs1, *rs2) {
+                (Reg::ZERO, Reg::ZERO) => m.to_string(),
+                (rs1, Reg::ZERO) => format!("{m} {rs1}"),
+                (rs1, rs2) => format!("{m} {rs1}, {rs2}"),
+            },
+            Insn::SinvalVma { rs1, rs2 } => format!("{m} {rs1}, {rs2}"),
+            Insn::Lr { rd, base, .. } => format!("{m} {rd}, ({base})"),
+            Insn::Sc {
+                status, src, base, ..
+            } => format!("{m} {status}, {src}, ({base})"),
+            Insn::Ret | Insn::FenceI | Insn::SfenceWInval | Insn::SfenceInvalIr => m.to_string(),
+        }
+    }
+
+    /// Ordering instructions: the `fence` family and Svinval's two
+    /// fences (they order, they invalidate nothing).
+    pub fn is_barrier(&self) -> bool {
+        matches!(
+            self,
+            Insn::Fence { .. } | Insn::FenceI | Insn::SfenceWInval | Insn::SfenceInvalIr
+        )
+    }
+
+    pub fn is_invalidate(&self) -> bool {
+        matches!(self, Insn::SfenceVma { .. } | Insn::SinvalVma { .. })
+    }
+
+    pub fn is_store(&self) -> bool {
+        matches!(self, Insn::Store { .. } | Insn::Sc { .. })
+    }
+
+    pub fn is_load(&self) -> bool {
+        matches!(self, Insn::Load { .. } | Insn::Lr { .. })
+    }
+
+    /// The register it writes, if any (x0 included: it ignores it).
+    pub fn writes(&self) -> Option<Reg> {
+        match self {
+            Insn::Lui { rd, .. }
+            | Insn::Alu { rd, .. }
+            | Insn::AluImm { rd, .. }
+            | Insn::Shift { rd, .. }
+            | Insn::Mv { rd, .. }
+            | Insn::Load { rd, .. }
+            | Insn::Lr { rd, .. } => Some(*rd),
+            Insn::Sc { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// The extension GNU as must be told of (`.option arch, +svinval`):
+    /// binutils 2.40's default rv64gc lacks Svinval.
+    pub fn needs_arch(&self) -> Option<&'static str> {
+        match self {
+            Insn::SinvalVma { .. } | Insn::SfenceWInval | Insn::SfenceInvalIr => Some("svinval"),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! RISC-V RV64 (LP64, RV64GC without compressed forms; Svinval).
+//!
+//! Cut like the other targets: `regs` (registers, typed immediates),
+//! `insn` (instructions and their text), `encode` (machine code, branch
+//! relaxation), `lower` (LIR -> instructions, ABI), `barriers` (the RVWMO
+//! table), `emit` (the driver and the file template).
+
+pub mod barriers;
+pub mod emit;
+pub mod encode;
+pub mod insn;
+pub mod lower;
+pub mod regs;
+
+use super::backend::Backend;
+use super::barriers::BarrierKind;
+use super::mach::MachFunc;
+use super::Machine;
+use crate::codegen::Style;
+use crate::emit::asm::FileView;
+use crate::features::Patching;
+use crate::ir::order::Class;
+use crate::ir::ReleaseOrder;
+use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::Func;
+
+pub struct Riscv64;
+
+pub static BACKEND: Riscv64 = Riscv64;
+
+impl Backend for Riscv64 {
+    fn name(&self) -> &'static str {
+        "riscv64"
+    }
+
+    fn triple(&self) -> &'static str {
+        "riscv64-linux-gnu"
+    }
+
+    fn regfile(&self) -> &'static RegFile {
+        &lower::REGS
+    }
+
+    fn codegen(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        _style: Style,
+        _machine: Machine,
+    ) -> Result<MachFunc, String> {
+        emit::codegen(f, alloc, symbol)
+    }
+
+    fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {
+        emit::render_file(v)
+    }
+
+    fn check_invalidate(&self, _machine: Machine, name: &str, n: usize) -> Result<(), String> {
+        lower::check_invalidate(name, n)
+    }
+
+    /// Linux's riscv ISA-extension alternatives are not modelled: a
+    /// riscv64 feature is a run-time bit of the feature word.
+    fn patches(&self, _p: Patching) -> bool {
+        false
+    }
+
+    fn table(&self, _machine: Machine) -> &'static [BarrierKind] {
+        barriers::TABLE
+    }
+
+    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool {
+        barriers::implicit(from, to, same_strong_device)
+    }
+
+    /// A release is a plain store after the cheapest fence that orders
+    /// what the critical section did before it (Linux's
+    /// RISCV_RELEASE_BARRIER is `fence rw,w`; device accesses need I/O in
+    /// the predecessor set).
+    fn release_barrier(&self, _machine: Machine, order: ReleaseOrder) -> Option<&'static str> {
+        use Class::*;
+        let pairs: &[(Class, Class)] = match order {
+            ReleaseOrder::Full => &[(NormalLoad, NormalStore), (NormalStore, NormalStore)],
+            ReleaseOrder::StoresOnly => &[(NormalStore, NormalStore)],
+            ReleaseOrder::Device => &[
+                (NormalLoad, NormalStore),
+                (NormalStore, NormalStore),
+                (DevLoad, NormalStore),
+                (DevStore, NormalStore),
+            ],
+        };
+        super::cheapest(barriers::TABLE, pairs)
+    }
+
+    /// LR.aq orders the lock's load before later memory accesses, but
+    /// not before device (I/O) accesses: `fence r,iorw` after the taken
+    /// lock does.
+    fn acquire_barrier(&self) -> Option<&'static str> {
+        Some("fence r,iorw")
+    }
+
+    fn reservation_window(&self, width: u32) -> String {
+        let w = if width == 64 { "d" } else { "w" };
+        format!("lr.{w}/sc.{w}")
+    }
+
+    fn disassembler(&self) -> Result<capstone::Capstone, String> {
+        use capstone::prelude::*;
+        Capstone::new()
+            .riscv()
+            .mode(arch::riscv::ArchMode::RiscV64)
+            .build()
+            .map_err(|e| e.to_string())
+    }
+
+    /// LLVM's aliases (tests/riscv64_capstone.rs pins each).
+    fn capstone_aliases(&self) -> &'static [(&'static str, &'static [&'static str])] {
+        &[
+            ("addi", &["nop", "mv"]),
+            ("addiw", &["sext.w"]),
+            ("xori", &["not"]),
+            ("sub", &["neg"]),
+            ("beq", &["beqz"]),
+            ("bne", &["bnez"]),
+        ]
+    }
+
+    /// Capstone 5 does not decode Svinval (tests/riscv64_capstone.rs).
+    fn capstone_gap(&self, mnemonic: &str) -> bool {
+        matches!(
+            mnemonic,
+            "sinval.vma" | "sfence.w.inval" | "sfence.inval.ir"
+        )
+    }
+
+    #[cfg(feature = "emu")]
+    fn emu_arch(&self) -> crate::emu::Arch {
+        crate::emu::Arch::Riscv64
+    }
+}

@@ -1,0 +1,137 @@
+//! RV64 integer registers and the immediates the lowering builds: each
+//! type is valid when built, so the encoder never masks a bad value into
+//! a wrong instruction.
+
+use std::fmt;
+
+/// An integer register x0..x31. x0 reads as zero and ignores writes
+/// (unprivileged spec, 2.1 "Programmers' Model for Base Integer ISA").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg(u8);
+
+/// ABI names, in register order (psABI "Integer Register Convention").
+const NAMES: [&str; 32] = [
+    "zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4",
+    "a5", "a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4",
+    "t5", "t6",
+];
+
+impl Reg {
+    pub const ZERO: Reg = Reg(0);
+    pub const RA: Reg = Reg(1);
+    pub const SP: Reg = Reg(2);
+    pub const A0: Reg = Reg(10);
+
+    pub const fn new(n: u8) -> Option<Reg> {
+        if n < 32 {
+            Some(Reg(n))
+        } else {
+            None
+        }
+    }
+
+    /// For the register file's tables, which hold numbers below 32 only.
+    pub(crate) const fn of(n: u8) -> Reg {
+        assert!(n < 32);
+        Reg(n)
+    }
+
+    pub fn num(self) -> u32 {
+        u32::from(self.0)
+    }
+
+    pub fn name(self) -> &'static str {
+        NAMES[self.0 as usize]
+    }
+
+    pub fn from_name(s: &str) -> Option<Reg> {
+        NAMES.iter().position(|n| *n == s).map(|i| Reg(i as u8))
+    }
+}
+
+impl fmt::Display for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A signed 12-bit immediate (I- and S-type instructions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Imm12(i16);
+
+impl Imm12 {
+    pub const ZERO: Imm12 = Imm12(0);
+
+    pub fn maybe_from(v: i64) -> Option<Imm12> {
+        (-2048..=2047).contains(&v).then_some(Imm12(v as i16))
+    }
+
+    pub fn value(self) -> i64 {
+        i64::from(self.0)
+    }
+
+    /// The 12 bits as the encoding stores them.
+    pub fn bits(self) -> u32 {
+        (self.0 as u32) & 0xfff
+    }
+}
+
+/// The upper-immediate of `lui`: 20 bits, placed at bit 12 and
+/// sign-extended from bit 31 on RV64.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Imm20(u32);
+
+impl Imm20 {
+    /// From the signed value of bits 31..12 (-2^19 ..= 2^19 - 1).
+    pub fn maybe_from(v: i64) -> Option<Imm20> {
+        (-(1 << 19)..(1 << 19))
+            .contains(&v)
+            .then_some(Imm20((v as u32) & 0xfffff))
+    }
+
+    /// The field, 0..=0xfffff, as GNU as reads `lui`'s operand.
+    pub fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// The register value `lui` writes.
+    pub fn value(self) -> i64 {
+        i64::from((self.0 << 12) as i32)
+    }
+}
+
+/// A shift amount of a 64-bit shift, 0..=63.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shamt(u8);
+
+impl Shamt {
+    pub fn maybe_from(v: u64) -> Option<Shamt> {
+        (v < 64).then_some(Shamt(v as u8))
+    }
+
+    pub fn get(self) -> u32 {
+        u32::from(self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn immediates_reject_out_of_range() {
+        assert!(Imm12::maybe_from(2047).is_some());
+        assert!(Imm12::maybe_from(2048).is_none());
+        assert!(Imm12::maybe_from(-2048).is_some());
+        assert!(Imm12::maybe_from(-2049).is_none());
+        assert_eq!(Imm12::maybe_from(-1).unwrap().bits(), 0xfff);
+        assert!(Imm20::maybe_from(-(1 << 19)).is_some());
+        assert!(Imm20::maybe_from(1 << 19).is_none());
+        assert_eq!(Imm20::maybe_from(-1).unwrap().value(), -4096);
+        assert_eq!(Imm20::maybe_from(0x7ffff).unwrap().value(), 0x7fff_f000);
+        assert!(Shamt::maybe_from(64).is_none());
+        assert!(Reg::new(32).is_none());
+        assert_eq!(Reg::new(10).unwrap().name(), "a0");
+        assert_eq!(Reg::from_name("t6"), Reg::new(31));
+    }
+}
