@@ -8,7 +8,45 @@ use crate::spec::diag::Diag;
 use rustc_hash::FxHashMap;
 
 pub(super) fn check_device(d: &ast::Device) -> Result<Device, Diag> {
-    let instances = match d.instances {
+    let instances = check_instances(d)?;
+    let mapping = check_mapping(d)?;
+    let regs = check_regs(d)?;
+    let fields = check_fields(d, &regs)?;
+    let mut requires = Vec::new();
+    let mut after_stores = Vec::new();
+    // `require stores before R`, unless the device has a register called
+    // `stores`.
+    let stores_is_a_reg = regs.iter().any(|g| g.name == "stores");
+    for r in &d.requires {
+        if r.before.name == "stores" && !stores_is_a_reg {
+            let after = find_reg(&regs, &d.name.name, &r.after)?;
+            after_stores.push((after, r.span));
+            continue;
+        }
+        let before = find_reg(&regs, &d.name.name, &r.before)?;
+        let after = find_reg(&regs, &d.name.name, &r.after)?;
+        requires.push(Require {
+            before,
+            after,
+            scope: r.scope,
+            span: r.span,
+        });
+    }
+
+    Ok(Device {
+        name: d.name.name.clone(),
+        span: d.name.span,
+        instances,
+        mapping,
+        regs,
+        fields,
+        requires,
+        after_stores,
+    })
+}
+
+fn check_instances(d: &ast::Device) -> Result<Instances, Diag> {
+    Ok(match d.instances {
         None => Instances::Single,
         Some(ast::Instances::Fixed { count, span }) => match count {
             0 => return Err(Diag::new(span, "a device needs at least one instance")),
@@ -28,8 +66,11 @@ pub(super) fn check_device(d: &ast::Device) -> Result<Device, Diag> {
             }
             Instances::Dynamic { max }
         }
-    };
-    let mapping = match &d.mapping {
+    })
+}
+
+fn check_mapping(d: &ast::Device) -> Result<Mapping, Diag> {
+    Ok(match &d.mapping {
         None => Mapping::Strong,
         Some(m) => match m.name.as_str() {
             "nGnRnE" | "nGnRE" | "strong" | "uncached" | "guarded" => Mapping::Strong,
@@ -39,8 +80,12 @@ pub(super) fn check_device(d: &ast::Device) -> Result<Device, Diag> {
                     .help("use nGnRnE, nGnRE (ordered per peripheral) or nGRE, GRE (reordering)"))
             }
         },
-    };
+    })
+}
 
+/// Registers: each name once, aligned to its width, below 4 GiB, no two
+/// overlapping.
+fn check_regs(d: &ast::Device) -> Result<Vec<Reg>, Diag> {
     let mut regs: Vec<Reg> = Vec::new();
     let mut reg_ids: FxHashMap<&str, RegId> = FxHashMap::default();
     // Registers by offset: a new one can only overlap its neighbours.
@@ -95,7 +140,17 @@ pub(super) fn check_device(d: &ast::Device) -> Result<Device, Diag> {
             endian: r.endian,
         });
     }
+    Ok(regs)
+}
 
+/// Fields: inside their register, MSB0 ranges written in order, each name
+/// once per register, no two overlapping.
+fn check_fields(d: &ast::Device, regs: &[Reg]) -> Result<Vec<Field>, Diag> {
+    let reg_ids: FxHashMap<&str, RegId> = regs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.name.as_str(), i))
+        .collect();
     let mut fields: Vec<Field> = Vec::new();
     let mut field_ids: FxHashMap<(RegId, &str), FieldId> = FxHashMap::default();
     // Bits of each register taken by the fields so far.
@@ -103,7 +158,7 @@ pub(super) fn check_device(d: &ast::Device) -> Result<Device, Diag> {
     for f in &d.fields {
         let reg = match reg_ids.get(f.reg.name.as_str()) {
             Some(&r) => r,
-            None => find_reg(&regs, &d.name.name, &f.reg)?,
+            None => find_reg(regs, &d.name.name, &f.reg)?,
         };
         let width_bits = u64::from(regs[reg].width);
         let (lo_written, hi_written) = (f.first.min(f.last), f.first.max(f.last));
@@ -171,35 +226,7 @@ pub(super) fn check_device(d: &ast::Device) -> Result<Device, Diag> {
             last: f.last,
         });
     }
-
-    let mut requires = Vec::new();
-    let mut after_stores = Vec::new();
-    for r in &d.requires {
-        if r.before.name == "stores" && !reg_ids.contains_key("stores") {
-            let after = find_reg(&regs, &d.name.name, &r.after)?;
-            after_stores.push((after, r.span));
-            continue;
-        }
-        let before = find_reg(&regs, &d.name.name, &r.before)?;
-        let after = find_reg(&regs, &d.name.name, &r.after)?;
-        requires.push(Require {
-            before,
-            after,
-            scope: r.scope,
-            span: r.span,
-        });
-    }
-
-    Ok(Device {
-        name: d.name.name.clone(),
-        span: d.name.span,
-        instances,
-        mapping,
-        regs,
-        fields,
-        requires,
-        after_stores,
-    })
+    Ok(fields)
 }
 
 /// Name lookups of the checked devices (see `check`).
