@@ -576,7 +576,9 @@ fn check_machine(
                 )),
         );
     };
-    if let Some((t, span)) = targets.iter().find(|(t, _)| !t.starts_with("power")) {
+    let has_machines =
+        |t: &str| crate::target::Target::from_name(t).is_some_and(|t| t.backend().has_machines());
+    if let Some((t, span)) = targets.iter().find(|(t, _)| !has_machines(t)) {
         return Err(Diag::new(*span, format!("`machine {}` is a POWER CPU; `{t}` is not POWER", first.name))
             .label("not a POWER target")
             .help("list only power64 and power64le with `machine`, or put the other target's sequences in a spec of their own"));
