@@ -1130,25 +1130,11 @@ impl Builder<'_> {
             return self.counted_range(local, size_v, step_v, start_v, k, body, (top, exit), saved);
         }
         let rem = self.vreg();
-        let addr = self.vreg();
         self.emit(Inst::Copy {
             dst: rem,
             src: size_v,
         });
-        self.emit(Inst::Copy {
-            dst: addr,
-            src: start_v,
-        });
-        self.emit(Inst::Label(top));
-        self.locals.insert(local, addr);
-        let saved_values = self.scope();
-        for s in body {
-            self.stmt(s)?;
-        }
-        // Values first computed inside the loop are not available after it.
-        self.unscope(saved_values);
-        self.locals.remove(&local);
-        self.origin = saved;
+        let addr = self.range_body(local, start_v, body, top, saved)?;
         // rem <= step  <=>  !(step < rem)
         let step_op = match step.as_const() {
             Some(c) => Operand::Imm(c),
@@ -1175,6 +1161,35 @@ impl Builder<'_> {
         self.emit(Inst::Jump(top));
         self.emit(Inst::Label(exit));
         Ok(())
+    }
+
+    /// A range loop's head and body: the address local `local` starts at
+    /// `start_v`, label `top`, the body's statements, and the scope and
+    /// origin restored after it. Returns the address register.
+    fn range_body(
+        &mut self,
+        local: usize,
+        start_v: VReg,
+        body: &[Stmt],
+        top: LabelId,
+        saved: Origin,
+    ) -> Result<VReg, Diag> {
+        let addr = self.vreg();
+        self.emit(Inst::Copy {
+            dst: addr,
+            src: start_v,
+        });
+        self.emit(Inst::Label(top));
+        self.locals.insert(local, addr);
+        let saved_values = self.scope();
+        for s in body {
+            self.stmt(s)?;
+        }
+        // Values first computed inside the loop are not available after it.
+        self.unscope(saved_values);
+        self.locals.remove(&local);
+        self.origin = saved;
+        Ok(addr)
     }
 
     /// `range` with step `1 << k`, `size` known nonzero: `n = (size >> k) +
@@ -1222,20 +1237,7 @@ impl Builder<'_> {
             });
             self.emit(Inst::Label(whole));
         }
-        let addr = self.vreg();
-        self.emit(Inst::Copy {
-            dst: addr,
-            src: start_v,
-        });
-        self.emit(Inst::Label(top));
-        self.locals.insert(local, addr);
-        let saved_values = self.scope();
-        for s in body {
-            self.stmt(s)?;
-        }
-        self.unscope(saved_values);
-        self.locals.remove(&local);
-        self.origin = saved;
+        let addr = self.range_body(local, start_v, body, top, saved)?;
         // The step in its register (computed once, before the loop): an
         // immediate some targets cannot encode would be rebuilt each trip.
         self.emit(Inst::Bin {
