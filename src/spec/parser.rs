@@ -1050,6 +1050,15 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// `E, E, ...`: one expression or more, comma-separated.
+    fn expr_list(&mut self) -> Result<Vec<Expr>, Diag> {
+        let mut v = vec![self.expr()?];
+        while self.eat(&Tok::Comma) {
+            v.push(self.expr()?);
+        }
+        Ok(v)
+    }
+
     /// A CPU invalidation instruction with its operands (`riscv`: a
     /// RISC-V `sfence.vma`/`sinval.vma`, whose operands end with its line).
     fn invalidate_stmt(&mut self, start: Span, riscv: bool) -> Result<Stmt, Diag> {
@@ -1063,10 +1072,7 @@ impl<'a> Parser<'a> {
         if riscv {
             // Operands on the instruction's line, as in GNU as.
             if self.on_same_line() && !matches!(self.peek(), Tok::RBrace | Tok::Eof) {
-                operands.push(self.expr()?);
-                while self.eat(&Tok::Comma) {
-                    operands.push(self.expr()?);
-                }
+                operands = self.expr_list()?;
             }
         } else if kw.name == "tlbi" || kw.name == "tlbilx" {
             let op = if kw.name == "tlbi" {
@@ -1084,10 +1090,7 @@ impl<'a> Parser<'a> {
                 }
             }
         } else {
-            operands.push(self.expr()?);
-            while self.eat(&Tok::Comma) {
-                operands.push(self.expr()?);
-            }
+            operands = self.expr_list()?;
         }
         // `after invalidates`; a device named `after` on the next line
         // reads `after.reg = ...`, never `after invalidates`.

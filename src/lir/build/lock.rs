@@ -179,18 +179,7 @@ impl Builder<'_> {
         }
         self.emit(Inst::Label(p.spin));
         if let Some(n) = p.counter {
-            self.emit(Inst::Bin {
-                op: BinOp::Sub,
-                dst: n,
-                a: n,
-                b: Operand::Imm(1),
-            });
-            self.emit(Inst::Branch {
-                cmp: Cmp::Eq,
-                a: n,
-                b: Operand::Imm(0),
-                target: p.fail,
-            });
+            self.count_down(n, Cmp::Eq, p.fail);
         }
         self.emit(Inst::SpinHint);
         // Spin with plain loads: no reservation traffic while

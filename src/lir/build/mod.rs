@@ -502,18 +502,7 @@ impl Builder<'_> {
             b: p.want,
             target: done,
         });
-        self.emit(Inst::Bin {
-            op: BinOp::Sub,
-            dst: n,
-            a: n,
-            b: Operand::Imm(1),
-        });
-        self.emit(Inst::Branch {
-            cmp: Cmp::Ne,
-            a: n,
-            b: Operand::Imm(0),
-            target: top,
-        });
+        self.count_down(n, Cmp::Ne, top);
         if let Some(b) = p.fail_barrier {
             self.exit_barrier(b);
         }
@@ -1127,7 +1116,19 @@ impl Builder<'_> {
             .filter(|c| c.is_power_of_two())
             .map(u64::trailing_zeros)
         {
-            return self.counted_range(local, size_v, step_v, start_v, k, body, (top, exit), saved);
+            let n = self.trip_count(size_v, k);
+            let addr = self.range_body(local, start_v, body, top, saved)?;
+            // The step in its register (computed once, before the loop): an
+            // immediate some targets cannot encode would be rebuilt each trip.
+            self.emit(Inst::Bin {
+                op: BinOp::Add,
+                dst: addr,
+                a: addr,
+                b: Operand::Reg(step_v),
+            });
+            self.count_down(n, Cmp::Ne, top);
+            self.emit(Inst::Label(exit));
+            return Ok(());
         }
         let rem = self.vreg();
         self.emit(Inst::Copy {
@@ -1163,6 +1164,23 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// `n -= 1; if n CMP 0 goto target`: the step of a counted loop (a
+    /// bounded poll, a counted range, a bounded spin).
+    fn count_down(&mut self, n: VReg, cmp: Cmp, target: LabelId) {
+        self.emit(Inst::Bin {
+            op: BinOp::Sub,
+            dst: n,
+            a: n,
+            b: Operand::Imm(1),
+        });
+        self.emit(Inst::Branch {
+            cmp,
+            a: n,
+            b: Operand::Imm(0),
+            target,
+        });
+    }
+
     /// A range loop's head and body: the address local `local` starts at
     /// `start_v`, label `top`, the body's statements, and the scope and
     /// origin restored after it. Returns the address register.
@@ -1192,22 +1210,10 @@ impl Builder<'_> {
         Ok(addr)
     }
 
-    /// `range` with step `1 << k`, `size` known nonzero: `n = (size >> k) +
-    /// ((size & (step - 1)) != 0); a = start; top: body(a); a += step;
-    /// if (--n != 0) goto top;` The same trips and addresses as the
-    /// remainder form (ceil(size / step) of them).
-    #[allow(clippy::too_many_arguments)]
-    fn counted_range(
-        &mut self,
-        local: usize,
-        size_v: VReg,
-        step_v: VReg,
-        start_v: VReg,
-        k: u32,
-        body: &[Stmt],
-        (top, exit): (LabelId, LabelId),
-        saved: Origin,
-    ) -> Result<(), Diag> {
+    /// The trips of a `range` with step `1 << k` over a nonzero `size`:
+    /// `(size >> k) + ((size & (step - 1)) != 0)`, ceil(size / step)
+    /// without the overflow of `(size + step - 1) >> k`.
+    fn trip_count(&mut self, size_v: VReg, k: u32) -> VReg {
         let n = self.vreg();
         self.emit(Inst::Bin {
             op: BinOp::Shr,
@@ -1237,29 +1243,7 @@ impl Builder<'_> {
             });
             self.emit(Inst::Label(whole));
         }
-        let addr = self.range_body(local, start_v, body, top, saved)?;
-        // The step in its register (computed once, before the loop): an
-        // immediate some targets cannot encode would be rebuilt each trip.
-        self.emit(Inst::Bin {
-            op: BinOp::Add,
-            dst: addr,
-            a: addr,
-            b: Operand::Reg(step_v),
-        });
-        self.emit(Inst::Bin {
-            op: BinOp::Sub,
-            dst: n,
-            a: n,
-            b: Operand::Imm(1),
-        });
-        self.emit(Inst::Branch {
-            cmp: Cmp::Ne,
-            a: n,
-            b: Operand::Imm(0),
-            target: top,
-        });
-        self.emit(Inst::Label(exit));
-        Ok(())
+        n
     }
 
     /// `n = limit; top: if !cond goto exit; if n == 0 goto fail; n--;
