@@ -1,0 +1,275 @@
+//! One IR statement into LIR: `stmt` dispatches, one method per kind.
+
+use super::*;
+use crate::ir::{Access, Cond, Origin as IrOrigin};
+
+impl Builder<'_> {
+    pub(super) fn stmt(&mut self, s: &Stmt) -> Result<(), Diag> {
+        match s {
+            Stmt::Each {
+                dev, body, span, ..
+            } => {
+                self.set_origin(*span);
+                self.origin.note = format!("each {}", self.prog.devices[*dev].name).into();
+                self.each(*dev, body)?;
+            }
+            Stmt::Write { access, value } => self.write(access, value),
+            Stmt::Poll {
+                access,
+                mask,
+                op,
+                value,
+                limit,
+                fail,
+                fail_barrier,
+            } => {
+                let poll = |want| Poll {
+                    op: *op,
+                    want,
+                    limit: *limit,
+                    fail: *fail,
+                    fail_barrier: fail_barrier.as_deref(),
+                };
+                self.device_poll(access, *mask, value, &poll);
+            }
+            Stmt::Read { access, local } => self.read(access, *local),
+            Stmt::Barrier { name, origin, .. } => self.barrier(name, origin),
+            Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body,
+                span,
+                fail_barrier,
+            } => {
+                self.set_origin(*span);
+                self.range(*local, start, size, step, body, fail_barrier.as_deref())?;
+            }
+            Stmt::Invalidate {
+                id,
+                name,
+                operands,
+                span,
+                ..
+            } => self.invalidate(*id, name, operands, *span),
+            Stmt::Mem { id, op, span } => {
+                self.set_origin(*span);
+                self.mem_op(*id, op)?;
+            }
+            Stmt::Assign { local, value, span } => self.assign(*local, value, *span),
+            Stmt::While {
+                cond,
+                body,
+                limit,
+                fail,
+                span,
+                fail_barrier,
+            } => {
+                self.set_origin(*span);
+                self.while_loop(cond, body, *limit, *fail, fail_barrier.as_deref())?;
+            }
+            Stmt::Cover { span, .. } => {
+                return Err(Diag::new(
+                    *span,
+                    "internal error: cover reached lowering unexpanded",
+                ));
+            }
+            Stmt::If {
+                cond, then_, else_, ..
+            } => match self.patched_cap(cond) {
+                Some(cap) => self.patched_if(cap, then_, else_)?,
+                None => self.if_else(cond, then_, else_)?,
+            },
+            Stmt::Return { value, span } => {
+                self.set_origin(*span);
+                let op = self.operand(value);
+                self.emit(Inst::Ret { value: op });
+            }
+        }
+        Ok(())
+    }
+
+    /// The memory kind of a device register access.
+    fn device_kind(access: &Access) -> MemKind {
+        MemKind::Device {
+            dev: access.dev,
+            reg: access.reg,
+            op: access.id,
+        }
+    }
+
+    /// A load of the register `access` names into `dst`, byte-reversed
+    /// where the register's order is not the target's.
+    fn device_load(&mut self, access: &Access) -> impl Fn(VReg) -> Inst {
+        let dev = &self.prog.devices[access.dev];
+        let reg = &dev.regs[access.reg];
+        let (offset, width) = (reg.offset, reg.width);
+        let swap = self.swap(dev, access.reg);
+        let base = self.base_of(access.dev);
+        let kind = Self::device_kind(access);
+        move |dst| Inst::Load {
+            dst,
+            base,
+            offset,
+            width,
+            swap,
+            kind,
+        }
+    }
+
+    fn write(&mut self, access: &Access, value: &Expr) {
+        let v = self.expr(value);
+        self.set_origin(access.span);
+        let dev = &self.prog.devices[access.dev];
+        let base = self.base_of(access.dev);
+        let swap = self.swap(dev, access.reg);
+        let reg = &dev.regs[access.reg];
+        let (offset, width) = (reg.offset, reg.width);
+        self.emit_op(
+            access.id,
+            Inst::Store {
+                src: v,
+                base,
+                offset,
+                width,
+                swap,
+                kind: Self::device_kind(access),
+            },
+        );
+    }
+
+    /// A bounded poll of a device register; `poll` builds the poll's
+    /// terms from the value it waits for.
+    fn device_poll<'p>(
+        &mut self,
+        access: &Access,
+        mask: u64,
+        value: &Expr,
+        poll: &dyn Fn(Operand) -> Poll<'p>,
+    ) {
+        self.set_origin(access.span);
+        let width = self.prog.devices[access.dev].regs[access.reg].width;
+        let load = self.device_load(access);
+        let full = crate::ir::expr::field_mask(0, width);
+        // A run-time value is computed once, before the loop.
+        let want = self.operand(value);
+        let mask = (mask & full != full).then_some(mask);
+        self.poll_loop(access.id, &load, mask, &poll(want));
+    }
+
+    fn read(&mut self, access: &Access, local: usize) {
+        self.set_origin(access.span);
+        let load = self.device_load(access);
+        // A fresh register per read: the local is only ever read (field
+        // extraction), never assigned.
+        let dst = self.vreg();
+        self.emit_op(access.id, load(dst));
+        self.locals.insert(local, dst);
+    }
+
+    fn barrier(&mut self, name: &str, origin: &IrOrigin) {
+        self.origin = match origin {
+            IrOrigin::Spec(span) => Origin {
+                line: Some(self.prog.line_of(*span)),
+                note: "barrier from the spec".into(),
+                op: None,
+            },
+            IrOrigin::Pass(p) => Origin {
+                line: None,
+                note: format!("placed by {p}").into(),
+                op: None,
+            },
+        };
+        self.emit(Inst::Barrier { name: name.into() });
+    }
+
+    fn invalidate(
+        &mut self,
+        id: crate::ir::OpId,
+        name: &str,
+        operands: &[Expr],
+        span: crate::spec::diag::Span,
+    ) {
+        let ops: Vec<VReg> = operands.iter().map(|o| self.expr(o)).collect();
+        self.set_origin(span);
+        // Traces attribute the executed instruction to `id`, so `verify`
+        // checks the orderings that end or start at it.
+        self.emit_op(
+            id,
+            Inst::Invalidate {
+                name: name.into(),
+                operands: ops,
+            },
+        );
+    }
+
+    /// A local is one virtual register from its `let` on; an assignment
+    /// copies into it (expressions that read locals are never cached, so
+    /// nothing stale survives it).
+    fn assign(&mut self, local: usize, value: &Expr, span: crate::spec::diag::Span) {
+        let v = self.operand(value);
+        self.set_origin(span);
+        let dst = match self.locals.get(&local) {
+            Some(d) => *d,
+            None => {
+                let d = self.vreg();
+                self.locals.insert(local, d);
+                d
+            }
+        };
+        match v {
+            Operand::Imm(c) => self.emit(Inst::Imm { dst, value: c }),
+            Operand::Reg(src) if src == dst => {}
+            Operand::Reg(src) => self.emit(Inst::Copy { dst, src }),
+        }
+    }
+
+    /// The statements of a branch arm, in their own value scope.
+    fn arm(&mut self, body: &[Stmt], saved: usize) -> Result<(), Diag> {
+        for st in body {
+            self.hoist_values(st);
+            self.stmt(st)?;
+        }
+        self.unscope(saved);
+        Ok(())
+    }
+
+    /// A dispatch on a patched feature: the kernel patches the `nop` into
+    /// a branch to the arm with the feature; unpatched code runs the arm
+    /// without.
+    fn patched_if(&mut self, cap: String, then_: &[Stmt], else_: &[Stmt]) -> Result<(), Diag> {
+        let (on, end) = (self.label(), self.label());
+        self.emit(Inst::FeatureJump { cap, target: on });
+        let saved = self.scope();
+        self.arm(else_, saved)?;
+        self.emit(Inst::Jump(end));
+        self.emit(Inst::Label(on));
+        self.arm(then_, saved)?;
+        self.emit(Inst::Label(end));
+        Ok(())
+    }
+
+    fn if_else(&mut self, cond: &Cond, then_: &[Stmt], else_: &[Stmt]) -> Result<(), Diag> {
+        let a = self.expr(&cond.a);
+        let b = self.operand(&cond.b);
+        let (else_l, end) = (self.label(), self.label());
+        // With no else arm the branch skips straight to the end.
+        let skip = if else_.is_empty() { end } else { else_l };
+        self.emit(Inst::Branch {
+            cmp: cond.cmp.inverse(),
+            a,
+            b,
+            target: skip,
+        });
+        let saved = self.scope();
+        self.arm(then_, saved)?;
+        if !else_.is_empty() {
+            self.emit(Inst::Jump(end));
+            self.emit(Inst::Label(else_l));
+            self.arm(else_, saved)?;
+        }
+        self.emit(Inst::Label(end));
+        Ok(())
+    }
+}
