@@ -24,6 +24,7 @@ use refcmp::{
     cases, compile, difference, gen_lines, link, lower_poll_limits, order_violations, prepare, run,
     Ev, Exe, Observed, Side, LOW_LIMIT,
 };
+use shootdown::target::Machine;
 use shootdown::Target;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -81,136 +82,18 @@ fn mnemonic(l: &str) -> &str {
 }
 
 fn barrier(t: Target, l: &str) -> Option<String> {
-    let f: Vec<&str> = l.split_whitespace().collect();
-    let m = *f.first()?;
-    match t {
-        Target::Aarch64 => match m {
-            "dmb" | "dsb" => Some(format!("{m} {}", f.get(1).unwrap_or(&"sy"))),
-            "isb" => Some(m.into()),
-            _ => None,
-        },
-        Target::Power64 | Target::Power64le => {
-            // Book III-E: msync, mbar, tlbsync (`machine e6500`).
-            [
-                "sync", "lwsync", "eieio", "isync", "ptesync", "hwsync", "msync", "mbar", "tlbsync",
-            ]
-            .contains(&m)
-            .then(|| m.to_string())
-        }
-        Target::X86_64 => ["mfence", "sfence", "lfence"]
-            .contains(&m)
-            .then(|| m.to_string()),
-        Target::Riscv64 => match m {
-            "fence" => Some(format!("fence {}", f.get(1).unwrap_or(&"iorw,iorw"))),
-            "fence.i" | "sfence.w.inval" | "sfence.inval.ir" => Some(m.into()),
-            _ => None,
-        },
-    }
-}
-
-/// One step weaker, where the architecture has such a barrier.
-fn weaker(t: Target, b: &str) -> Option<&'static str> {
-    match (t, b) {
-        (Target::Aarch64, "dsb sy") => Some("dsb st"),
-        (Target::Aarch64, "dsb ish") => Some("dsb ishst"),
-        (Target::Aarch64, "dsb ishst") => Some("dmb ishst"),
-        (Target::Aarch64, "dsb osh") => Some("dsb oshst"),
-        (Target::Aarch64, "dsb oshst") => Some("dmb oshst"),
-        (Target::Aarch64, "dsb st") => Some("dmb oshst"),
-        (Target::Aarch64, "dmb osh") => Some("dmb oshst"),
-        (Target::Aarch64, "dmb oshst") => Some("dmb ishst"),
-        (Target::Aarch64, "dmb ish") => Some("dmb ishst"),
-        (Target::Aarch64, "dmb sy") => Some("dmb osh"),
-        (Target::Power64 | Target::Power64le, "sync" | "hwsync") => Some("lwsync"),
-        (Target::Power64 | Target::Power64le, "ptesync") => Some("sync"),
-        (Target::Power64 | Target::Power64le, "lwsync") => Some("eieio"),
-        (Target::Power64 | Target::Power64le, "msync") => Some("lwsync"),
-        (Target::X86_64, "mfence") => Some("sfence"),
-        (Target::Riscv64, "fence iorw,iorw") => Some("fence rw,rw"),
-        (Target::Riscv64, "fence rw,rw") => Some("fence w,w"),
-        (Target::Riscv64, "fence ow,ow") => Some("fence w,w"),
-        (Target::Riscv64, "fence io,io") => Some("fence o,w"),
-        _ => None,
-    }
+    support::arch(t).barrier_of(Machine::Book3s, l)
 }
 
 fn is_branch(t: Target, l: &str) -> bool {
-    let m = mnemonic(l);
-    match t {
-        Target::Aarch64 => {
-            m == "b"
-                || m.starts_with("b.")
-                || ["bl", "br", "blr", "cbz", "cbnz", "tbz", "tbnz", "ret"].contains(&m)
-        }
-        Target::Power64 | Target::Power64le => m.starts_with('b'),
-        Target::X86_64 => m.starts_with('j') || m == "call" || m == "ret",
-        Target::Riscv64 => m.starts_with('b') || ["j", "jal", "jalr", "ret"].contains(&m),
-    }
+    (support::arch(t).is_branch)(mnemonic(l))
 }
 
 /// The same store one size narrower.
 fn narrowed(t: Target, l: &str) -> Option<String> {
     let (indent, rest) = l.split_at(l.len() - l.trim_start().len());
     let (m, ops) = rest.split_once(char::is_whitespace)?;
-    let n = match t {
-        Target::Aarch64 => {
-            let reg = ops.trim_start();
-            match (m, reg.chars().next()?) {
-                ("str", 'x') => format!("str w{}", &reg[1..]),
-                ("str", 'w') => format!("strh {reg}"),
-                ("strh", 'w') => format!("strb {reg}"),
-                ("stlr", 'x') => format!("stlr w{}", &reg[1..]),
-                ("stlr", 'w') => format!("stlrh {reg}"),
-                _ => return None,
-            }
-        }
-        Target::Power64 | Target::Power64le => {
-            let m2 = match m {
-                "std" => "stw",
-                "stdx" => "stwx",
-                "stdbrx" => "stwbrx",
-                "stw" => "sth",
-                "stwx" => "sthx",
-                "stwbrx" => "sthbrx",
-                "sth" => "stb",
-                _ => return None,
-            };
-            format!("{m2} {}", ops.trim_start())
-        }
-        Target::Riscv64 => {
-            let m2 = match m {
-                "sd" => "sw",
-                "sw" => "sh",
-                "sh" => "sb",
-                _ => return None,
-            };
-            format!("{m2} {}", ops.trim_start())
-        }
-        Target::X86_64 => {
-            let ops = ops.trim_start();
-            let (src, dst) = ops.split_once(',')?;
-            let r = src.trim_start_matches('%');
-            let small = match r {
-                "rax" | "rbx" | "rcx" | "rdx" | "rsi" | "rdi" | "rbp" | "rsp" => {
-                    format!("e{}", &r[1..])
-                }
-                _ if r.starts_with('r') && r[1..].chars().all(|c| c.is_ascii_digit()) => {
-                    format!("{r}d")
-                }
-                "eax" | "ebx" | "ecx" | "edx" | "esi" | "edi" => r[1..].to_string(),
-                _ if r.starts_with('r') && r.ends_with('d') => format!("{}w", &r[..r.len() - 1]),
-                _ => return None,
-            };
-            let m2 = match m {
-                "mov" => "mov",
-                "movq" => "movl",
-                "movl" => "movw",
-                "movbe" => "movbe",
-                _ => return None,
-            };
-            format!("{m2} %{small},{dst}")
-        }
-    };
+    let n = (support::arch(t).narrowed)(m, ops.trim_start())?;
     Some(format!("{indent}{n}"))
 }
 
@@ -224,13 +107,10 @@ fn immediates(t: Target, l: &str) -> Vec<(usize, usize)> {
         Some(i) => start + i,
         None => return out,
     };
+    let a = support::arch(t);
     let mut i = ops_at;
     while i < b.len() {
-        let prefix_ok = match t {
-            Target::Aarch64 => i > 0 && b[i - 1] == b'#',
-            Target::X86_64 => i > 0 && (b[i - 1] == b'$' || b[i - 1] == b' ' || b[i - 1] == b','),
-            _ => i > 0 && (b[i - 1] == b',' || b[i - 1] == b' '),
-        };
+        let prefix_ok = i > 0 && (a.imm_after)(b[i - 1]);
         let neg = b[i] == b'-';
         let digit_at = if neg { i + 1 } else { i };
         if prefix_ok && digit_at < b.len() && b[digit_at].is_ascii_digit() {
@@ -244,8 +124,7 @@ fn immediates(t: Target, l: &str) -> Vec<(usize, usize)> {
             // POWER: not a CR field or register number before a comma
             // in compare/branch forms (`cmpdi 7,...`): only the last
             // operand or a displacement.
-            let power_ok =
-                !matches!(t, Target::Power64 | Target::Power64le) || j >= b.len() || b[j] == b'(';
+            let power_ok = !a.imm_last_only || j >= b.len() || b[j] == b'(';
             if is_num && power_ok {
                 out.push((i, j));
             }
@@ -322,9 +201,8 @@ fn mutants(
                 prev_store = None;
             }
             let text = l.trim();
-            if matches!(t, Target::Power64 | Target::Power64le)
-                && matches!(mnemonic(l), "wrteei" | "wrtee")
-            {
+            // POWER Book III-E's interrupt mask (no other target has it).
+            if matches!(mnemonic(l), "wrteei" | "wrtee") {
                 out.push(Mutant {
                     kind: Kind::Unmask,
                     func: func.clone(),
@@ -352,7 +230,7 @@ fn mutants(
                     lines: vec![i + 1],
                     asm: with(i, None),
                 });
-                if let Some(w) = weaker(t, &b) {
+                if let Some(w) = support::arch(t).weaker(&b) {
                     out.push(Mutant {
                         kind: Kind::WeakenBarrier,
                         func: func.clone(),

@@ -497,18 +497,6 @@ pub struct Exe {
     pub insns: BTreeMap<u64, String>,
 }
 
-/// As the kernel builds (integer registers only: gcc would otherwise
-/// move MMIO values through vector registers), plus inline atomics (not
-/// libgcc helpers outside the logged code).
-fn gcc_flags(t: Target) -> &'static [&'static str] {
-    match t {
-        Target::Aarch64 => &["-mgeneral-regs-only", "-mno-outline-atomics"],
-        Target::Power64 | Target::Power64le => &["-mcpu=power9", "-mno-altivec", "-mno-vsx"],
-        Target::X86_64 => &["-mgeneral-regs-only"],
-        Target::Riscv64 => &[],
-    }
-}
-
 /// `[lo, hi)` of an output section of the executable.
 fn section(t: Target, exe: &Path, name: &str) -> (u64, u64) {
     let out = support::run(
@@ -631,7 +619,7 @@ pub fn prepare(
                 "-fno-reorder-blocks-and-partition",
                 "-fno-stack-protector",
             ])
-            .args(gcc_flags(t))
+            .args(support::arch(t).gcc_flags)
             .arg(format!("-DREF_POLL_LIMIT={poll_limit}"))
             .arg("-c")
             .arg(dir.join("ref.c"))
@@ -806,55 +794,6 @@ fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-/// Barrier mnemonics as the tables spell them (`dsb ish`), from objdump's
-/// text; None for other instructions.
-fn barrier_name(t: Target, machine: Machine, text: &str) -> Option<String> {
-    let mut f = text.split_whitespace();
-    let m = f.next()?;
-    match t {
-        // Book E spells sync 0 `msync` (objdump -Me6500 prints `sync`).
-        Target::Power64 | Target::Power64le
-            if machine == Machine::E6500 && matches!(m, "sync" | "hwsync" | "msync") =>
-        {
-            f.next().is_none_or(|o| o == "0").then(|| "msync".into())
-        }
-        Target::Aarch64 => match m {
-            "dmb" | "dsb" => Some(format!("{m} {}", f.next().unwrap_or("sy"))),
-            "isb" => Some("isb".into()),
-            _ => None,
-        },
-        Target::Power64 | Target::Power64le => match m {
-            "hwsync" => Some("sync".into()),
-            "sync" if f.next().is_none_or(|o| o == "0") => Some("sync".into()),
-            "sync" => Some(text.to_string()),
-            "lwsync" | "ptesync" | "eieio" | "isync" | "tlbsync" | "mbar" | "msync" => {
-                Some(m.into())
-            }
-            _ => None,
-        },
-        Target::X86_64 => match m {
-            "mfence" | "sfence" | "lfence" => Some(m.into()),
-            _ => None,
-        },
-        // objdump prints `fence iorw,iorw` as a bare `fence`.
-        Target::Riscv64 => match m {
-            "fence" => Some(format!("fence {}", f.next().unwrap_or("iorw,iorw"))),
-            "fence.i" | "sfence.w.inval" | "sfence.inval.ir" => Some(m.into()),
-            _ => None,
-        },
-    }
-}
-
-fn is_return(t: Target, text: &str) -> bool {
-    let m = text.split_whitespace().next().unwrap_or("");
-    match t {
-        Target::Aarch64 => m == "ret",
-        Target::Power64 | Target::Power64le => m == "blr",
-        Target::X86_64 => m == "ret" || m == "retq",
-        Target::Riscv64 => m == "ret",
-    }
-}
-
 /// Reads qemu's exec log: the pcs executed in the logged sections, split
 /// into calls at each execution of the marker.
 fn exec_calls(log: &str, exe: &Exe) -> Vec<Vec<u64>> {
@@ -958,9 +897,9 @@ fn side(exe: &Exe, lines: &[&str], pcs: &[u64], generated: bool) -> Result<Side,
             continue;
         }
         let text = exe.insns.get(&pc).map(String::as_str).unwrap_or("");
-        let ev = if let Some(b) = barrier_name(t, exe.machine, text) {
+        let ev = if let Some(b) = support::arch(t).barrier_of(exe.machine, text) {
             Ev::Barrier(b)
-        } else if generated && in_gen(pc) && is_return(t, text) {
+        } else if generated && in_gen(pc) && support::arch(t).is_return(text) {
             need_entry = true;
             Ev::Ret
         } else {
@@ -1036,10 +975,8 @@ pub fn run(
         exe.mark_range.0,
         exe.mark_range.1 - 1
     );
-    let qemu = match t {
-        Target::X86_64 => "qemu-x86_64",
-        t => support::qemu(t).unwrap(),
-    };
+    // qemu-user even on the host's architecture: its exec log is the count.
+    let qemu = support::arch(t).qemu;
     let out_path = exe.path.with_extension("out");
     let mut child = Command::new(qemu)
         .args([

@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+pub mod arch;
+pub use arch::arch;
+
 /// A fresh scratch directory under target/ (kept for post-mortems).
 pub fn scratch(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
@@ -59,16 +62,16 @@ pub fn header_text(path: &str, opts: &Options) -> String {
 }
 
 pub fn gcc(target: Target) -> String {
-    match target {
-        Target::X86_64 => "gcc".into(),
-        t => format!("{}-gcc", t.triple()),
-    }
+    tool(target, "gcc")
 }
 
+/// A binutils or gcc program for `target`: the host's own on the host's
+/// architecture, else the cross one.
 pub fn tool(target: Target, name: &str) -> String {
-    match target {
-        Target::X86_64 => name.into(),
-        t => format!("{}-{name}", t.triple()),
+    if arch(target).native {
+        name.into()
+    } else {
+        format!("{}-{name}", target.triple())
     }
 }
 
@@ -112,13 +115,8 @@ pub fn text_bytes(target: Target, obj: &Path) -> Vec<u8> {
 
 /// The qemu-user binary that runs `target` code (None: native).
 pub fn qemu(target: Target) -> Option<&'static str> {
-    match target {
-        Target::Power64 => Some("qemu-ppc64"),
-        Target::Power64le => Some("qemu-ppc64le"),
-        Target::Aarch64 => Some("qemu-aarch64"),
-        Target::X86_64 => None,
-        Target::Riscv64 => Some("qemu-riscv64"),
-    }
+    let a = arch(target);
+    (!a.native).then_some(a.qemu)
 }
 
 /// Build a static executable from a C harness, the header and the `.S`;
