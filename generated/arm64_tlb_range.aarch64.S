@@ -29,25 +29,23 @@ flush_tlb_range:
 	/* 36: cover start, end - start with tlb4k auto { ... */
 	and x11, x1, #0xfff
 	add x12, x9, x11
-	movz x9, #0x1000
-	and x11, x1, #0xfffffffffffff000
+	and x9, x1, #0xfffffffffffff000
 	cbz x12, .Lflush_tlb_range.7
-	lsr x13, x12, #12
-	and x14, x12, #0xfff
-	cbz x14, .Lflush_tlb_range.8
-	add x13, x13, #1
-.Lflush_tlb_range.8:
-	mov x12, x11
-.Lflush_tlb_range.6:
 	lsr x11, x12, #12
-	and x14, x11, #0xfffffffffff
-	orr x11, x14, x10
+	and x13, x12, #0xfff
+	cbz x13, .Lflush_tlb_range.8
+	add x11, x11, #1
+.Lflush_tlb_range.8:
+	lsr x12, x9, #12
+.Lflush_tlb_range.6:
+	and x9, x12, #0xfffffffffff
+	orr x13, x9, x10
 	/* 37: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x11
+	tlbi vale1is, x13
 	/* 36: cover start, end - start with tlb4k auto { ... */
-	add x12, x12, x9
-	sub x13, x13, #1
-	cbnz x13, .Lflush_tlb_range.6
+	add x12, x12, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_range.6
 .Lflush_tlb_range.7:
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
@@ -274,24 +272,22 @@ flush_tlb_kernel_range:
 	/* 95: cover start, end - start with tlb4k_kernel auto { ... */
 	and x10, x0, #0xfff
 	add x11, x9, x10
-	movz x9, #0x1000
-	and x10, x0, #0xfffffffffffff000
+	and x9, x0, #0xfffffffffffff000
 	cbz x11, .Lflush_tlb_kernel_range.7
-	lsr x12, x11, #12
-	and x13, x11, #0xfff
-	cbz x13, .Lflush_tlb_kernel_range.8
-	add x12, x12, #1
-.Lflush_tlb_kernel_range.8:
-	mov x11, x10
-.Lflush_tlb_kernel_range.6:
 	lsr x10, x11, #12
-	and x13, x10, #0xfffffffffff
+	and x12, x11, #0xfff
+	cbz x12, .Lflush_tlb_kernel_range.8
+	add x10, x10, #1
+.Lflush_tlb_kernel_range.8:
+	lsr x11, x9, #12
+.Lflush_tlb_kernel_range.6:
+	and x9, x11, #0xfffffffffff
 	/* 96: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
+	tlbi vaale1is, x9
 	/* 95: cover start, end - start with tlb4k_kernel auto { ... */
-	add x11, x11, x9
-	sub x12, x12, #1
-	cbnz x12, .Lflush_tlb_kernel_range.6
+	add x11, x11, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_kernel_range.6
 .Lflush_tlb_kernel_range.7:
 	b .Lflush_tlb_kernel_range.5
 .Lflush_tlb_kernel_range.4:
@@ -371,25 +367,23 @@ flush_tlb_range_nl:
 	/* 130: cover start, end - start with tlb4k_walk auto { ... */
 	and x11, x1, #0xfff
 	add x12, x9, x11
-	movz x9, #0x1000
-	and x11, x1, #0xfffffffffffff000
+	and x9, x1, #0xfffffffffffff000
 	cbz x12, .Lflush_tlb_range_nl.7
-	lsr x13, x12, #12
-	and x14, x12, #0xfff
-	cbz x14, .Lflush_tlb_range_nl.8
-	add x13, x13, #1
-.Lflush_tlb_range_nl.8:
-	mov x12, x11
-.Lflush_tlb_range_nl.6:
 	lsr x11, x12, #12
-	and x14, x11, #0xfffffffffff
-	orr x11, x14, x10
+	and x13, x12, #0xfff
+	cbz x13, .Lflush_tlb_range_nl.8
+	add x11, x11, #1
+.Lflush_tlb_range_nl.8:
+	lsr x12, x9, #12
+.Lflush_tlb_range_nl.6:
+	and x9, x12, #0xfffffffffff
+	orr x13, x9, x10
 	/* 131: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x11
+	tlbi vae1is, x13
 	/* 130: cover start, end - start with tlb4k_walk auto { ... */
-	add x12, x12, x9
-	sub x13, x13, #1
-	cbnz x13, .Lflush_tlb_range_nl.6
+	add x12, x12, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_range_nl.6
 .Lflush_tlb_range_nl.7:
 	b .Lflush_tlb_range_nl.5
 .Lflush_tlb_range_nl.4:

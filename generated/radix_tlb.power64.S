@@ -311,14 +311,14 @@ flush_tlb_pid_local:
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_pid_local.3
 	mr %r9,%r11
-	mr %r11,%r10
+	rldicr %r11,%r10,12,51
+	ori %r10,%r11,1024
+	li %r11,4096
 .Lflush_tlb_pid_local.2:
-	rldicr %r8,%r11,12,51
-	ori %r7,%r8,1024
 	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
-	tlbiel %r7,%r12,0,1,1
+	tlbiel %r10,%r12,0,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
-	add %r11,%r11,%r10
+	add %r10,%r10,%r11
 	addi %r9,%r9,-1
 	cmpdi 7,%r9,0
 	bne 7,.Lflush_tlb_pid_local.2
@@ -347,7 +347,6 @@ flush_tlb_range:
 	std %r31,-8(%r1)
 	std %r30,-16(%r1)
 	std %r29,-24(%r1)
-	std %r28,-32(%r1)
 	andi. %r11,%r6,1
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.0
@@ -408,62 +407,60 @@ flush_tlb_range:
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r10,%r4,65535
 	add %r9,%r12,%r10
-	lis %r12,1
 	lis %r0,-1
-	and %r10,%r4,%r0
+	and %r12,%r4,%r0
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range.13
-	rldicl %r8,%r9,48,16
-	andi. %r7,%r9,65535
-	cmpdi 7,%r7,0
-	beq 7,.Lflush_tlb_range.14
-	addi %r8,%r8,1
-.Lflush_tlb_range.14:
-	mr %r9,%r10
-.Lflush_tlb_range.12:
-	li %r0,-4096
-	and %r10,%r9,%r0
-	ori %r7,%r10,160
-	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r7,%r11,0,1,1
-	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r9,%r9,%r12
-	addi %r8,%r8,-1
+	rldicl %r10,%r9,48,16
+	andi. %r8,%r9,65535
 	cmpdi 7,%r8,0
+	beq 7,.Lflush_tlb_range.14
+	addi %r10,%r10,1
+.Lflush_tlb_range.14:
+	li %r0,-4096
+	and %r9,%r12,%r0
+	ori %r12,%r9,160
+	lis %r9,1
+.Lflush_tlb_range.12:
+	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	tlbie %r12,%r11,0,1,1
+	/* 144: cover start, end - start with radix64k exact { ... */
+	add %r12,%r12,%r9
+	addi %r10,%r10,-1
+	cmpdi 7,%r10,0
 	bne 7,.Lflush_tlb_range.12
 .Lflush_tlb_range.13:
 .Lflush_tlb_range.11:
 .Lflush_tlb_range.9:
 	/* placed by place-barriers */
 	ptesync
-	/* 149: value 0x400 */
+	/* 152: value 0x400 */
 	li %r11,1024
-	/* 149: value 0x0 */
+	/* 152: value 0x0 */
 	li %r12,0
-	/* 149: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
+	/* 152: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers */
 	ptesync
-	/* 152: value (((end - 0x10000) & 0xfffffffffffff000) | 0xa0) */
-	lis %r0,1
-	subf %r10,%r0,%r5
-	li %r0,-4096
+	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
+	addi %r10,%r5,-1
+	lis %r0,-1
 	and %r9,%r10,%r0
 	ori %r10,%r9,160
-	/* 152: value (pid << 0x20) */
+	/* 155: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 152: tlbie ((end - 0x10000) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 155: tlbie ((end - 1) & ~0xffff) | (5 << 5), pid << 32, 0, 1, 1 a ... */
 	tlbie %r10,%r9,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r10,%r4,%r0
 	lis %r0,-32
 	and %r8,%r10,%r0
-	/* 154: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r8
 	lis %r0,-32
 	and %r8,%r5,%r0
-	/* 155: let hend = end & ~0x1fffff */
+	/* 158: let hend = end & ~0x1fffff */
 	mr %r7,%r8
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.16
@@ -478,9 +475,8 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
@@ -492,37 +488,36 @@ flush_tlb_range:
 	ori %r0,%r0,65535
 	and %r31,%r10,%r0
 	add %r30,%r8,%r31
-	lis %r8,32
 	lis %r0,-32
-	and %r31,%r10,%r0
+	and %r8,%r10,%r0
 	cmpdi 7,%r30,0
 	beq 7,.Lflush_tlb_range.22
-	rldicl %r29,%r30,43,21
+	rldicl %r31,%r30,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
-	and %r28,%r30,%r0
-	cmpdi 7,%r28,0
-	beq 7,.Lflush_tlb_range.23
-	addi %r29,%r29,1
-.Lflush_tlb_range.23:
-	mr %r30,%r31
-.Lflush_tlb_range.21:
-	li %r0,-4096
-	and %r31,%r30,%r0
-	ori %r28,%r31,32
-	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r28,%r9,0,1,1
-	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r30,%r30,%r8
-	addi %r29,%r29,-1
+	and %r29,%r30,%r0
 	cmpdi 7,%r29,0
+	beq 7,.Lflush_tlb_range.23
+	addi %r31,%r31,1
+.Lflush_tlb_range.23:
+	li %r0,-4096
+	and %r30,%r8,%r0
+	ori %r8,%r30,32
+	lis %r30,32
+.Lflush_tlb_range.21:
+	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	tlbie %r8,%r9,0,1,1
+	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
+	add %r8,%r8,%r30
+	addi %r31,%r31,-1
+	cmpdi 7,%r31,0
 	bne 7,.Lflush_tlb_range.21
 .Lflush_tlb_range.22:
 .Lflush_tlb_range.20:
 .Lflush_tlb_range.18:
 	/* placed by place-barriers */
 	ptesync
-	/* 161: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
+	/* 164: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers */
 	ptesync
@@ -531,7 +526,7 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r12,%r11,%r0
 	ori %r11,%r12,32
-	/* 164: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
+	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r9,0,1,1
 .Lflush_tlb_range.16:
 .Lflush_tlb_range.5:
@@ -583,50 +578,49 @@ flush_tlb_range:
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
-	lis %r12,1
 	lis %r0,-1
-	and %r9,%r4,%r0
+	and %r12,%r4,%r0
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.33
-	rldicl %r31,%r8,48,16
-	andi. %r30,%r8,65535
-	cmpdi 7,%r30,0
-	beq 7,.Lflush_tlb_range.34
-	addi %r31,%r31,1
-.Lflush_tlb_range.34:
-	mr %r8,%r9
-.Lflush_tlb_range.32:
-	li %r0,-4096
-	and %r9,%r8,%r0
-	ori %r30,%r9,160
-	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r30,%r11,0,1,1
-	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r8,%r8,%r12
-	addi %r31,%r31,-1
+	rldicl %r9,%r8,48,16
+	andi. %r31,%r8,65535
 	cmpdi 7,%r31,0
+	beq 7,.Lflush_tlb_range.34
+	addi %r9,%r9,1
+.Lflush_tlb_range.34:
+	li %r0,-4096
+	and %r8,%r12,%r0
+	ori %r12,%r8,160
+	lis %r8,1
+.Lflush_tlb_range.32:
+	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	tlbie %r12,%r11,0,1,1
+	/* 144: cover start, end - start with radix64k exact { ... */
+	add %r12,%r12,%r8
+	addi %r9,%r9,-1
+	cmpdi 7,%r9,0
 	bne 7,.Lflush_tlb_range.32
 .Lflush_tlb_range.33:
 .Lflush_tlb_range.31:
 .Lflush_tlb_range.29:
 	/* placed by place-barriers */
 	ptesync
-	/* 149: value 0x400 */
+	/* 152: value 0x400 */
 	li %r11,1024
-	/* 149: value 0x0 */
+	/* 152: value 0x0 */
 	li %r12,0
-	/* 149: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
+	/* 152: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r9,%r4,%r0
 	lis %r0,-32
 	and %r8,%r9,%r0
-	/* 154: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r8
 	lis %r0,-32
 	and %r9,%r5,%r0
-	/* 155: let hend = end & ~0x1fffff */
+	/* 158: let hend = end & ~0x1fffff */
 	mr %r7,%r9
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.36
@@ -641,54 +635,52 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 	b .Lflush_tlb_range.40
 .Lflush_tlb_range.39:
-	/* 158: value (pid << 0x20) */
+	/* 161: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
-	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	subf %r8,%r10,%r7
 	lis %r0,31
 	ori %r0,%r0,65535
 	and %r31,%r10,%r0
 	add %r30,%r8,%r31
-	lis %r8,32
 	lis %r0,-32
-	and %r31,%r10,%r0
+	and %r8,%r10,%r0
 	cmpdi 7,%r30,0
 	beq 7,.Lflush_tlb_range.42
-	rldicl %r29,%r30,43,21
+	rldicl %r31,%r30,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
-	and %r28,%r30,%r0
-	cmpdi 7,%r28,0
-	beq 7,.Lflush_tlb_range.43
-	addi %r29,%r29,1
-.Lflush_tlb_range.43:
-	mr %r30,%r31
-.Lflush_tlb_range.41:
-	li %r0,-4096
-	and %r31,%r30,%r0
-	ori %r28,%r31,32
-	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r28,%r9,0,1,1
-	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r30,%r30,%r8
-	addi %r29,%r29,-1
+	and %r29,%r30,%r0
 	cmpdi 7,%r29,0
+	beq 7,.Lflush_tlb_range.43
+	addi %r31,%r31,1
+.Lflush_tlb_range.43:
+	li %r0,-4096
+	and %r30,%r8,%r0
+	ori %r8,%r30,32
+	lis %r30,32
+.Lflush_tlb_range.41:
+	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	tlbie %r8,%r9,0,1,1
+	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
+	add %r8,%r8,%r30
+	addi %r31,%r31,-1
+	cmpdi 7,%r31,0
 	bne 7,.Lflush_tlb_range.41
 .Lflush_tlb_range.42:
 .Lflush_tlb_range.40:
 .Lflush_tlb_range.38:
 	/* placed by place-barriers */
 	ptesync
-	/* 161: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
+	/* 164: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
 .Lflush_tlb_range.36:
 .Lflush_tlb_range.25:
@@ -749,54 +741,52 @@ flush_tlb_range:
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
-	lis %r12,1
 	lis %r0,-1
-	and %r9,%r4,%r0
+	and %r12,%r4,%r0
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.55
-	rldicl %r6,%r8,48,16
-	andi. %r31,%r8,65535
-	cmpdi 7,%r31,0
-	beq 7,.Lflush_tlb_range.56
-	addi %r6,%r6,1
-.Lflush_tlb_range.56:
-	mr %r8,%r9
-.Lflush_tlb_range.54:
-	li %r0,-4096
-	and %r9,%r8,%r0
-	ori %r31,%r9,160
-	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r31,%r11,0,1,1
-	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r8,%r8,%r12
-	addi %r6,%r6,-1
+	rldicl %r9,%r8,48,16
+	andi. %r6,%r8,65535
 	cmpdi 7,%r6,0
+	beq 7,.Lflush_tlb_range.56
+	addi %r9,%r9,1
+.Lflush_tlb_range.56:
+	li %r0,-4096
+	and %r8,%r12,%r0
+	ori %r12,%r8,160
+	lis %r8,1
+.Lflush_tlb_range.54:
+	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	tlbie %r12,%r11,0,1,1
+	/* 144: cover start, end - start with radix64k exact { ... */
+	add %r12,%r12,%r8
+	addi %r9,%r9,-1
+	cmpdi 7,%r9,0
 	bne 7,.Lflush_tlb_range.54
 .Lflush_tlb_range.55:
 .Lflush_tlb_range.53:
 .Lflush_tlb_range.51:
 	/* placed by place-barriers */
 	ptesync
-	/* 152: value (((end - 0x10000) & 0xfffffffffffff000) | 0xa0) */
-	lis %r0,1
-	subf %r11,%r0,%r5
-	li %r0,-4096
+	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
+	addi %r11,%r5,-1
+	lis %r0,-1
 	and %r12,%r11,%r0
 	ori %r11,%r12,160
-	/* 152: value (pid << 0x20) */
+	/* 155: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 152: tlbie ((end - 0x10000) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
+	/* 155: tlbie ((end - 1) & ~0xffff) | (5 << 5), pid << 32, 0, 1, 1 a ... */
 	tlbie %r11,%r12,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r11,%r4,%r0
 	lis %r0,-32
 	and %r9,%r11,%r0
-	/* 154: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r9
 	lis %r0,-32
 	and %r11,%r5,%r0
-	/* 155: let hend = end & ~0x1fffff */
+	/* 158: let hend = end & ~0x1fffff */
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.58
@@ -811,9 +801,8 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
@@ -825,30 +814,29 @@ flush_tlb_range:
 	ori %r0,%r0,65535
 	and %r9,%r10,%r0
 	add %r8,%r11,%r9
-	lis %r11,32
 	lis %r0,-32
-	and %r9,%r10,%r0
+	and %r11,%r10,%r0
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.64
-	rldicl %r6,%r8,43,21
+	rldicl %r9,%r8,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
-	and %r31,%r8,%r0
-	cmpdi 7,%r31,0
-	beq 7,.Lflush_tlb_range.65
-	addi %r6,%r6,1
-.Lflush_tlb_range.65:
-	mr %r8,%r9
-.Lflush_tlb_range.63:
-	li %r0,-4096
-	and %r9,%r8,%r0
-	ori %r31,%r9,32
-	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r31,%r12,0,1,1
-	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r8,%r8,%r11
-	addi %r6,%r6,-1
+	and %r6,%r8,%r0
 	cmpdi 7,%r6,0
+	beq 7,.Lflush_tlb_range.65
+	addi %r9,%r9,1
+.Lflush_tlb_range.65:
+	li %r0,-4096
+	and %r8,%r11,%r0
+	ori %r11,%r8,32
+	lis %r8,32
+.Lflush_tlb_range.63:
+	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	tlbie %r11,%r12,0,1,1
+	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
+	add %r11,%r11,%r8
+	addi %r9,%r9,-1
+	cmpdi 7,%r9,0
 	bne 7,.Lflush_tlb_range.63
 .Lflush_tlb_range.64:
 .Lflush_tlb_range.62:
@@ -860,7 +848,7 @@ flush_tlb_range:
 	li %r0,-4096
 	and %r9,%r11,%r0
 	ori %r11,%r9,32
-	/* 164: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
+	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r12,0,1,1
 .Lflush_tlb_range.58:
 .Lflush_tlb_range.47:
@@ -906,28 +894,27 @@ flush_tlb_range:
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
-	lis %r12,1
 	lis %r0,-1
-	and %r9,%r4,%r0
+	and %r12,%r4,%r0
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.75
-	rldicl %r6,%r8,48,16
-	andi. %r31,%r8,65535
-	cmpdi 7,%r31,0
-	beq 7,.Lflush_tlb_range.76
-	addi %r6,%r6,1
-.Lflush_tlb_range.76:
-	mr %r8,%r9
-.Lflush_tlb_range.74:
-	li %r0,-4096
-	and %r9,%r8,%r0
-	ori %r31,%r9,160
-	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r31,%r11,0,1,1
-	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r8,%r8,%r12
-	addi %r6,%r6,-1
+	rldicl %r9,%r8,48,16
+	andi. %r6,%r8,65535
 	cmpdi 7,%r6,0
+	beq 7,.Lflush_tlb_range.76
+	addi %r9,%r9,1
+.Lflush_tlb_range.76:
+	li %r0,-4096
+	and %r8,%r12,%r0
+	ori %r12,%r8,160
+	lis %r8,1
+.Lflush_tlb_range.74:
+	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	tlbie %r12,%r11,0,1,1
+	/* 144: cover start, end - start with radix64k exact { ... */
+	add %r12,%r12,%r8
+	addi %r9,%r9,-1
+	cmpdi 7,%r9,0
 	bne 7,.Lflush_tlb_range.74
 .Lflush_tlb_range.75:
 .Lflush_tlb_range.73:
@@ -937,11 +924,11 @@ flush_tlb_range:
 	add %r11,%r4,%r0
 	lis %r0,-32
 	and %r12,%r11,%r0
-	/* 154: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r12
 	lis %r0,-32
 	and %r11,%r5,%r0
-	/* 155: let hend = end & ~0x1fffff */
+	/* 158: let hend = end & ~0x1fffff */
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.78
@@ -956,45 +943,43 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 	b .Lflush_tlb_range.82
 .Lflush_tlb_range.81:
-	/* 158: value (pid << 0x20) */
+	/* 161: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
+	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	subf %r12,%r10,%r7
 	lis %r0,31
 	ori %r0,%r0,65535
 	and %r9,%r10,%r0
 	add %r8,%r12,%r9
-	lis %r12,32
 	lis %r0,-32
-	and %r9,%r10,%r0
+	and %r12,%r10,%r0
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.84
 	rldicl %r10,%r8,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
-	and %r7,%r8,%r0
-	cmpdi 7,%r7,0
+	and %r9,%r8,%r0
+	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range.85
 	addi %r10,%r10,1
 .Lflush_tlb_range.85:
-	mr %r8,%r9
-.Lflush_tlb_range.83:
 	li %r0,-4096
-	and %r9,%r8,%r0
-	ori %r7,%r9,32
-	/* 158: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r7,%r11,0,1,1
-	/* 157: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r8,%r8,%r12
+	and %r9,%r12,%r0
+	ori %r12,%r9,32
+	lis %r9,32
+.Lflush_tlb_range.83:
+	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	tlbie %r12,%r11,0,1,1
+	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
+	add %r12,%r12,%r9
 	addi %r10,%r10,-1
 	cmpdi 7,%r10,0
 	bne 7,.Lflush_tlb_range.83
@@ -1011,7 +996,6 @@ flush_tlb_range:
 .Lflush_tlb_range.1:
 	/* end of sequence */
 	li %r3,0
-	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
@@ -1026,9 +1010,7 @@ flush_tlb_range_local:
 	.type flush_tlb_range_local,@function
 	.p2align 4
 .flush_tlb_range_local:
-	/* 174: arguments */
-	std %r31,-8(%r1)
-	std %r30,-16(%r1)
+	/* 177: arguments */
 	rldicl %r11,%r6,62,2
 	andi. %r12,%r11,1
 	cmpdi 7,%r12,0
@@ -1040,17 +1022,17 @@ flush_tlb_range_local:
 	rldicl %r10,%r12,48,16
 	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range_local.2
-	/* 178: value 0x400 */
+	/* 181: value 0x400 */
 	li %r11,1024
-	/* 178: value (pid << 0x20) */
+	/* 181: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
-	/* 178: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
+	/* 181: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r11,%r10,2,1,1
-	/* 184: barrier from the spec */
+	/* 187: barrier from the spec */
 	ptesync
-	/* 186: barrier from the spec */
+	/* 189: barrier from the spec */
 	cpabort
-	/* 188: slbia 3 */
+	/* 191: slbia 3 */
 	slbia 3
 	/* placed by place-barriers */
 	isync
@@ -1059,11 +1041,11 @@ flush_tlb_range_local:
 	lis %r0,32
 	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range_local.5
-	/* 191: value 0x400 */
+	/* 194: value 0x400 */
 	li %r11,1024
-	/* 191: value (pid << 0x20) */
+	/* 194: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
-	/* 191: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
+	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	tlbiel %r11,%r10,1,1,1
 .Lflush_tlb_range_local.5:
 	cmpdi 7,%r12,0
@@ -1073,33 +1055,32 @@ flush_tlb_range_local:
 	bge 7,.Lflush_tlb_range_local.8
 	b .Lflush_tlb_range_local.9
 .Lflush_tlb_range_local.8:
-	/* 194: value (pid << 0x20) */
+	/* 197: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	/* 193: cover start, end - start with radix64k_local exact { ... */
+	/* 196: cover start, end - start with radix64k_local exact { ... */
 	andi. %r10,%r4,65535
 	add %r9,%r12,%r10
-	lis %r12,1
 	lis %r0,-1
-	and %r10,%r4,%r0
+	and %r12,%r4,%r0
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range_local.11
-	rldicl %r8,%r9,48,16
-	andi. %r7,%r9,65535
-	cmpdi 7,%r7,0
-	beq 7,.Lflush_tlb_range_local.12
-	addi %r8,%r8,1
-.Lflush_tlb_range_local.12:
-	mr %r9,%r10
-.Lflush_tlb_range_local.10:
-	li %r0,-4096
-	and %r10,%r9,%r0
-	ori %r7,%r10,160
-	/* 194: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r7,%r11,0,1,1
-	/* 193: cover start, end - start with radix64k_local exact { ... */
-	add %r9,%r9,%r12
-	addi %r8,%r8,-1
+	rldicl %r10,%r9,48,16
+	andi. %r8,%r9,65535
 	cmpdi 7,%r8,0
+	beq 7,.Lflush_tlb_range_local.12
+	addi %r10,%r10,1
+.Lflush_tlb_range_local.12:
+	li %r0,-4096
+	and %r9,%r12,%r0
+	ori %r12,%r9,160
+	lis %r9,1
+.Lflush_tlb_range_local.10:
+	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	tlbiel %r12,%r11,0,1,1
+	/* 196: cover start, end - start with radix64k_local exact { ... */
+	add %r12,%r12,%r9
+	addi %r10,%r10,-1
+	cmpdi 7,%r10,0
 	bne 7,.Lflush_tlb_range_local.10
 .Lflush_tlb_range_local.11:
 .Lflush_tlb_range_local.9:
@@ -1109,11 +1090,11 @@ flush_tlb_range_local:
 	add %r11,%r4,%r0
 	lis %r0,-32
 	and %r12,%r11,%r0
-	/* 196: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 199: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r11,%r12
 	lis %r0,-32
 	and %r12,%r5,%r0
-	/* 197: let hend = end & ~0x1fffff */
+	/* 200: let hend = end & ~0x1fffff */
 	mr %r10,%r12
 	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range_local.14
@@ -1124,53 +1105,50 @@ flush_tlb_range_local:
 	subf %r9,%r11,%r10
 	cmpld 7,%r12,%r9
 	bge 7,.Lflush_tlb_range_local.17
-	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
+	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 	b .Lflush_tlb_range_local.18
 .Lflush_tlb_range_local.17:
-	/* 200: value (pid << 0x20) */
+	/* 203: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
+	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	subf %r9,%r11,%r10
 	lis %r0,31
 	ori %r0,%r0,65535
 	and %r8,%r11,%r0
 	add %r7,%r9,%r8
-	lis %r9,32
 	lis %r0,-32
-	and %r8,%r11,%r0
+	and %r9,%r11,%r0
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range_local.20
-	rldicl %r6,%r7,43,21
+	rldicl %r8,%r7,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
-	and %r31,%r7,%r0
-	cmpdi 7,%r31,0
-	beq 7,.Lflush_tlb_range_local.21
-	addi %r6,%r6,1
-.Lflush_tlb_range_local.21:
-	mr %r7,%r8
-.Lflush_tlb_range_local.19:
-	li %r0,-4096
-	and %r8,%r7,%r0
-	ori %r31,%r8,32
-	/* 200: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r31,%r12,0,1,1
-	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
-	add %r7,%r7,%r9
-	addi %r6,%r6,-1
+	and %r6,%r7,%r0
 	cmpdi 7,%r6,0
+	beq 7,.Lflush_tlb_range_local.21
+	addi %r8,%r8,1
+.Lflush_tlb_range_local.21:
+	li %r0,-4096
+	and %r7,%r9,%r0
+	ori %r9,%r7,32
+	lis %r7,32
+.Lflush_tlb_range_local.19:
+	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	tlbiel %r9,%r12,0,1,1
+	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
+	add %r9,%r9,%r7
+	addi %r8,%r8,-1
+	cmpdi 7,%r8,0
 	bne 7,.Lflush_tlb_range_local.19
 .Lflush_tlb_range_local.20:
 .Lflush_tlb_range_local.18:
 .Lflush_tlb_range_local.16:
 .Lflush_tlb_range_local.14:
-	/* 205: barrier from the spec */
+	/* 208: barrier from the spec */
 	ptesync
-	/* 206: barrier from the spec */
+	/* 209: barrier from the spec */
 	cpabort
 .Lflush_tlb_range_local.3:
 	b .Lflush_tlb_range_local.1
@@ -1182,33 +1160,33 @@ flush_tlb_range_local:
 	rldicl %r8,%r9,48,16
 	cmpld 7,%r12,%r8
 	bge 7,.Lflush_tlb_range_local.22
-	/* 178: value 0x400 */
+	/* 181: value 0x400 */
 	li %r12,1024
-	/* 178: value (pid << 0x20) */
+	/* 181: value (pid << 0x20) */
 	rldicr %r8,%r3,32,31
-	/* 178: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
+	/* 181: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r12,%r8,2,1,1
-	/* 180: range set in 1, 127 step 1 { ... */
+	/* 183: range set in 1, 127 step 1 { ... */
 	li %r12,127
 	li %r7,1
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range_local.25
 	mr %r6,%r12
-	mr %r12,%r7
+	rldicr %r12,%r7,12,51
+	ori %r7,%r12,1024
+	li %r12,4096
 .Lflush_tlb_range_local.24:
-	rldicr %r31,%r12,12,51
-	ori %r30,%r31,1024
-	/* 181: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
-	tlbiel %r30,%r8,0,1,1
-	/* 180: range set in 1, 127 step 1 { ... */
-	add %r12,%r12,%r7
+	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r7,%r8,0,1,1
+	/* 183: range set in 1, 127 step 1 { ... */
+	add %r7,%r7,%r12
 	addi %r6,%r6,-1
 	cmpdi 7,%r6,0
 	bne 7,.Lflush_tlb_range_local.24
 .Lflush_tlb_range_local.25:
-	/* 184: barrier from the spec */
+	/* 187: barrier from the spec */
 	ptesync
-	/* 188: slbia 3 */
+	/* 191: slbia 3 */
 	slbia 3
 	/* placed by place-barriers */
 	isync
@@ -1217,11 +1195,11 @@ flush_tlb_range_local:
 	lis %r0,32
 	cmpld 7,%r9,%r0
 	blt 7,.Lflush_tlb_range_local.27
-	/* 191: value 0x400 */
+	/* 194: value 0x400 */
 	li %r12,1024
-	/* 191: value (pid << 0x20) */
+	/* 194: value (pid << 0x20) */
 	rldicr %r8,%r3,32,31
-	/* 191: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
+	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	tlbiel %r12,%r8,1,1,1
 .Lflush_tlb_range_local.27:
 	cmpdi 7,%r9,0
@@ -1231,33 +1209,32 @@ flush_tlb_range_local:
 	bge 7,.Lflush_tlb_range_local.30
 	b .Lflush_tlb_range_local.31
 .Lflush_tlb_range_local.30:
-	/* 194: value (pid << 0x20) */
+	/* 197: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 193: cover start, end - start with radix64k_local exact { ... */
+	/* 196: cover start, end - start with radix64k_local exact { ... */
 	andi. %r8,%r4,65535
 	add %r7,%r9,%r8
-	lis %r9,1
 	lis %r0,-1
-	and %r8,%r4,%r0
+	and %r9,%r4,%r0
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range_local.33
-	rldicl %r6,%r7,48,16
-	andi. %r31,%r7,65535
-	cmpdi 7,%r31,0
-	beq 7,.Lflush_tlb_range_local.34
-	addi %r6,%r6,1
-.Lflush_tlb_range_local.34:
-	mr %r7,%r8
-.Lflush_tlb_range_local.32:
-	li %r0,-4096
-	and %r8,%r7,%r0
-	ori %r31,%r8,160
-	/* 194: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r31,%r12,0,1,1
-	/* 193: cover start, end - start with radix64k_local exact { ... */
-	add %r7,%r7,%r9
-	addi %r6,%r6,-1
+	rldicl %r8,%r7,48,16
+	andi. %r6,%r7,65535
 	cmpdi 7,%r6,0
+	beq 7,.Lflush_tlb_range_local.34
+	addi %r8,%r8,1
+.Lflush_tlb_range_local.34:
+	li %r0,-4096
+	and %r7,%r9,%r0
+	ori %r9,%r7,160
+	lis %r7,1
+.Lflush_tlb_range_local.32:
+	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
+	tlbiel %r9,%r12,0,1,1
+	/* 196: cover start, end - start with radix64k_local exact { ... */
+	add %r9,%r9,%r7
+	addi %r8,%r8,-1
+	cmpdi 7,%r8,0
 	bne 7,.Lflush_tlb_range_local.32
 .Lflush_tlb_range_local.33:
 .Lflush_tlb_range_local.31:
@@ -1267,11 +1244,11 @@ flush_tlb_range_local:
 	add %r12,%r4,%r0
 	lis %r0,-32
 	and %r9,%r12,%r0
-	/* 196: let hstart = (start + 0x1fffff) & ~0x1fffff */
+	/* 199: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r11,%r9
 	lis %r0,-32
 	and %r12,%r5,%r0
-	/* 197: let hend = end & ~0x1fffff */
+	/* 200: let hend = end & ~0x1fffff */
 	mr %r10,%r12
 	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range_local.36
@@ -1282,43 +1259,40 @@ flush_tlb_range_local:
 	subf %r9,%r11,%r10
 	cmpld 7,%r12,%r9
 	bge 7,.Lflush_tlb_range_local.39
-	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
+	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 	b .Lflush_tlb_range_local.40
 .Lflush_tlb_range_local.39:
-	/* 200: value (pid << 0x20) */
+	/* 203: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
-	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
+	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	subf %r9,%r11,%r10
 	lis %r0,31
 	ori %r0,%r0,65535
 	and %r10,%r11,%r0
 	add %r8,%r9,%r10
-	lis %r10,32
 	lis %r0,-32
-	and %r9,%r11,%r0
+	and %r10,%r11,%r0
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range_local.42
 	rldicl %r11,%r8,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
-	and %r7,%r8,%r0
-	cmpdi 7,%r7,0
+	and %r9,%r8,%r0
+	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range_local.43
 	addi %r11,%r11,1
 .Lflush_tlb_range_local.43:
-	mr %r8,%r9
-.Lflush_tlb_range_local.41:
 	li %r0,-4096
-	and %r9,%r8,%r0
-	ori %r7,%r9,32
-	/* 200: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r7,%r12,0,1,1
-	/* 199: cover hstart, hend - hstart with radix2m_local exact { ... */
-	add %r8,%r8,%r10
+	and %r9,%r10,%r0
+	ori %r10,%r9,32
+	lis %r9,32
+.Lflush_tlb_range_local.41:
+	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	tlbiel %r10,%r12,0,1,1
+	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
+	add %r10,%r10,%r9
 	addi %r11,%r11,-1
 	cmpdi 7,%r11,0
 	bne 7,.Lflush_tlb_range_local.41
@@ -1332,8 +1306,6 @@ flush_tlb_range_local:
 .Lflush_tlb_range_local.1:
 	/* end of sequence */
 	li %r3,0
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 	.size flush_tlb_range_local,.-.flush_tlb_range_local
 	.globl flush_tlb_all
@@ -1345,17 +1317,17 @@ flush_tlb_all:
 	.type flush_tlb_all,@function
 	.p2align 4
 .flush_tlb_all:
-	/* 216: value 0xc00 */
+	/* 219: value 0xc00 */
 	li %r11,3072
-	/* 216: value 0x1 */
+	/* 219: value 0x1 */
 	li %r12,1
-	/* 217: value 0x0 */
+	/* 220: value 0x0 */
 	li %r10,0
 	/* placed by place-barriers */
 	ptesync
-	/* 216: tlbie 3 << 10, 1, 2, 1, 1 */
+	/* 219: tlbie 3 << 10, 1, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* 217: tlbie 3 << 10, 0, 2, 0, 1 */
+	/* 220: tlbie 3 << 10, 0, 2, 0, 1 */
 	tlbie %r11,%r10,2,0,1
 	/* placed by place-barriers */
 	eieio

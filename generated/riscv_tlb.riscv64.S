@@ -27,25 +27,25 @@ flush_tlb_range:
 	addiw t6, t6, -1
 	and t0, a1, t6
 	add t1, a2, t0
-	lui t0, 0x1
 	lui t6, 0xfffff
-	and t2, a1, t6
+	and t0, a1, t6
 	beq t1, zero, .Lflush_tlb_range.9
-	srli t3, t1, 12
+	srli t2, t1, 12
 	lui t6, 0x1
 	addiw t6, t6, -1
-	and a7, t1, t6
-	beq a7, zero, .Lflush_tlb_range.10
-	addi t3, t3, 1
+	and t3, t1, t6
+	beq t3, zero, .Lflush_tlb_range.10
+	addi t2, t2, 1
 .Lflush_tlb_range.10:
-	mv t1, t2
+	mv t1, t0
+	lui t0, 0x1
 .Lflush_tlb_range.8:
 	/* 62: sinval.vma $addr, asid */
 	sinval.vma t1, a0
 	/* 61: cover start, size with tlb4k_svinval auto { ... */
 	add t1, t1, t0
-	addi t3, t3, -1
-	bne t3, zero, .Lflush_tlb_range.8
+	addi t2, t2, -1
+	bne t2, zero, .Lflush_tlb_range.8
 .Lflush_tlb_range.9:
 	/* placed by place-barriers */
 	sfence.inval.ir
@@ -72,25 +72,25 @@ flush_tlb_range:
 	addiw t6, t6, -1
 	and t0, a1, t6
 	add t1, a2, t0
-	lui t0, 0x1
 	lui t6, 0xfffff
-	and t2, a1, t6
+	and t0, a1, t6
 	beq t1, zero, .Lflush_tlb_range.18
-	srli t3, t1, 12
+	srli t2, t1, 12
 	lui t6, 0x1
 	addiw t6, t6, -1
-	and a7, t1, t6
-	beq a7, zero, .Lflush_tlb_range.19
-	addi t3, t3, 1
+	and t3, t1, t6
+	beq t3, zero, .Lflush_tlb_range.19
+	addi t2, t2, 1
 .Lflush_tlb_range.19:
-	mv t1, t2
+	mv t1, t0
+	lui t0, 0x1
 .Lflush_tlb_range.17:
 	/* 67: sfence.vma $addr, asid */
 	sfence.vma t1, a0
 	/* 66: cover start, size with tlb4k auto { ... */
 	add t1, t1, t0
-	addi t3, t3, -1
-	bne t3, zero, .Lflush_tlb_range.17
+	addi t2, t2, -1
+	bne t2, zero, .Lflush_tlb_range.17
 .Lflush_tlb_range.18:
 	j .Lflush_tlb_range.16
 .Lflush_tlb_range.15:

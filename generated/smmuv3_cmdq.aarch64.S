@@ -591,14 +591,17 @@ tlb_inv_range_auto:
 	b .Ltlb_inv_range_auto.2
 .Ltlb_inv_range_auto.1:
 	/* 125: range a in iova, size step 4K { ... */
-	movz x14, #0x1000
 	cbz x5, .Ltlb_inv_range_auto.13
-	lsr x15, x5, #12
-	and x8, x5, #0xfff
-	cbz x8, .Ltlb_inv_range_auto.14
-	add x15, x15, #1
+	lsr x14, x5, #12
+	and x15, x5, #0xfff
+	cbz x15, .Ltlb_inv_range_auto.14
+	add x14, x14, #1
 .Ltlb_inv_range_auto.14:
-	mov x8, x4
+	lsr x15, x4, #12
+	and x8, x15, #0xfffffffffffff
+	lsl x15, x8, #12
+	orr x8, x15, #1
+	movz x15, #0x1000
 .Ltlb_inv_range_auto.12:
 	cbnz x12, .Ltlb_inv_range_auto.16
 	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
@@ -646,16 +649,12 @@ tlb_inv_range_auto:
 	lsl x6, x5, #4
 	add x5, x1, x6
 	str x7, [x5]
-	lsr x7, x8, #12
-	and x6, x7, #0xfffffffffffff
-	lsl x7, x6, #12
-	orr x6, x7, #1
 	lsr x7, x11, #1
-	and x5, x10, x7
-	lsl x7, x5, #4
-	add x5, x7, #8
-	add x7, x1, x5
-	str x6, [x7]
+	and x6, x10, x7
+	lsl x7, x6, #4
+	add x6, x7, #8
+	add x7, x1, x6
+	str x8, [x7]
 	add x7, x10, #1
 	and x6, x7, x11
 	mov x10, x6
@@ -672,9 +671,9 @@ tlb_inv_range_auto:
 	movz x13, #0
 .Ltlb_inv_range_auto.23:
 	/* 125: range a in iova, size step 4K { ... */
-	add x8, x8, x14
-	sub x15, x15, #1
-	cbnz x15, .Ltlb_inv_range_auto.12
+	add x8, x8, x15
+	sub x14, x14, #1
+	cbnz x14, .Ltlb_inv_range_auto.12
 .Ltlb_inv_range_auto.13:
 .Ltlb_inv_range_auto.2:
 	cbnz x12, .Ltlb_inv_range_auto.25

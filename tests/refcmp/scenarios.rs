@@ -1109,6 +1109,17 @@ fn radix_tlb() -> Vec<Build> {
     let ranges = |f: u64| {
         vec![
             range("1 page", BASE, 1, f),
+            // The smallest nonzero size, from a page boundary: a cover's
+            // size test must not take 1 for empty.
+            Input::new(
+                format!("1 byte, features {f}"),
+                &[
+                    ("pid", PID),
+                    ("start", BASE),
+                    ("end", BASE + 1),
+                    ("features", f),
+                ],
+            ),
             range("16 pages", BASE, 16, f),
             range("31 pages", BASE, 31, f),
             range("32 pages (2M)", BASE, 32, f),

@@ -61,8 +61,16 @@ impl Builder<'_> {
         fail_barrier: Option<&str>,
     ) -> Result<(), Diag> {
         let saved = self.origin.clone();
+        // A constant power-of-two step (a page, a granule) counts the trips.
+        let counted = step
+            .as_const()
+            .filter(|c| c.is_power_of_two())
+            .map(u64::trailing_zeros);
         let size_v = self.expr(size);
-        let step_v = self.expr(step);
+        let step_v = match counted {
+            Some(_) => None,
+            None => Some(self.expr(step)),
+        };
         let start_v = self.expr(start);
         let (top, exit) = (self.label(), self.label());
         self.emit(Inst::Branch {
@@ -71,6 +79,14 @@ impl Builder<'_> {
             b: Operand::Imm(0),
             target: exit,
         });
+        let Some(step_v) = step_v else {
+            let k = counted.unwrap_or_default();
+            let lp = iv::Loop {
+                local,
+                stride: 1 << k,
+            };
+            return self.counted_range(lp, size_v, start_v, body, (top, exit), saved);
+        };
         if step.as_const().is_none() {
             let ok = self.label();
             self.emit(Inst::Branch {
@@ -86,31 +102,6 @@ impl Builder<'_> {
                 value: Operand::Imm(EINVAL as u64),
             });
             self.emit(Inst::Label(ok));
-        }
-        // A constant power-of-two step (a page, a granule) counts the
-        // iterations instead: n = ceil(size / step) = (size >> k) + (size's
-        // low k bits != 0), which cannot overflow, and the loop is
-        // bottom-tested on n (the kernel's `add; subs; b.ne`), three
-        // instructions a trip where the remainder form takes a compare,
-        // a branch, two updates and a jump.
-        if let Some(k) = step
-            .as_const()
-            .filter(|c| c.is_power_of_two())
-            .map(u64::trailing_zeros)
-        {
-            let n = self.trip_count(size_v, k);
-            let addr = self.range_body(local, start_v, body, top, saved)?;
-            // The step in its register (computed once, before the loop): an
-            // immediate some targets cannot encode would be rebuilt each trip.
-            self.emit(Inst::Bin {
-                op: BinOp::Add,
-                dst: addr,
-                a: addr,
-                b: Operand::Reg(step_v),
-            });
-            self.count_down(n, Cmp::Ne, top);
-            self.emit(Inst::Label(exit));
-            return Ok(());
         }
         let rem = self.vreg();
         self.emit(Inst::Copy {
@@ -144,6 +135,118 @@ impl Builder<'_> {
         self.emit(Inst::Jump(top));
         self.emit(Inst::Label(exit));
         Ok(())
+    }
+
+    /// A range with a constant power-of-two step: n = ceil(size / step) =
+    /// (size >> k) + (size's low k bits != 0), which cannot overflow, and
+    /// the loop bottom-tested on n (the kernel's `add; subs; b.ne`). The
+    /// body's induction variables (see [`iv`]) are carried and
+    /// incremented, not recomputed from the address; the address itself
+    /// is kept only where the body still reads it.
+    fn counted_range(
+        &mut self,
+        lp: iv::Loop,
+        size_v: VReg,
+        start_v: VReg,
+        body: &[Stmt],
+        (top, exit): (LabelId, LabelId),
+        saved: Origin,
+    ) -> Result<(), Diag> {
+        let n = self.trip_count(size_v, lp.stride.trailing_zeros());
+        let (body, ivs) = self.reduce_ivs(lp, body);
+        let reads_addr = reads_local(&body, lp.local);
+        let addr = reads_addr.then(|| {
+            let addr = self.vreg();
+            self.emit(Inst::Copy {
+                dst: addr,
+                src: start_v,
+            });
+            addr
+        });
+        let carried = self.start_ivs(lp, start_v, &ivs);
+        // Increments are set before the loop, like every invariant.
+        let incs: Vec<Operand> = carried.iter().map(|c| self.increment(c.2)).collect();
+        let stride = addr.map(|_| self.increment(lp.stride));
+        if let Some(addr) = addr {
+            self.locals.insert(lp.local, addr);
+        }
+        self.emit(Inst::Label(top));
+        let saved_values = self.scope();
+        for s in &body {
+            self.stmt(s)?;
+        }
+        // Values first computed inside the loop are not available after it.
+        self.unscope(saved_values);
+        self.origin = saved;
+        for (&(id, reg, _), &inc) in carried.iter().zip(&incs) {
+            self.add_to(reg, inc);
+            self.locals.remove(&id);
+        }
+        if let (Some(addr), Some(stride)) = (addr, stride) {
+            self.add_to(addr, stride);
+            self.locals.remove(&lp.local);
+        }
+        self.count_down(n, Cmp::Ne, top);
+        self.emit(Inst::Label(exit));
+        Ok(())
+    }
+
+    /// The body with its induction variables replaced by fresh locals, and
+    /// those variables: (local, expression, increment per trip).
+    fn reduce_ivs(&mut self, lp: iv::Loop, body: &[Stmt]) -> (Vec<Stmt>, Vec<(usize, Expr, u64)>) {
+        let mut body = body.to_vec();
+        let mut ivs = Vec::new();
+        let mut fresh = || {
+            self.iv_locals += 1;
+            usize::MAX - self.iv_locals
+        };
+        crate::ir::map_exprs(&mut body, &mut |e| lp.reduce(e, 64, &mut ivs, &mut fresh));
+        (body, ivs)
+    }
+
+    /// Each induction variable's value on the first trip, in a register of
+    /// its own bound to its local: (local, register, increment).
+    fn start_ivs(
+        &mut self,
+        lp: iv::Loop,
+        start_v: VReg,
+        ivs: &[(usize, Expr, u64)],
+    ) -> Vec<(usize, VReg, u64)> {
+        let outer = self.locals.insert(lp.local, start_v);
+        let carried = ivs
+            .iter()
+            // A fresh register each: an expression that reads a local is
+            // never taken from the value cache, and none is the bare
+            // address (whose register is `start_v`).
+            .map(|(id, e, inc)| (*id, self.expr(e), *inc))
+            .collect();
+        match outer {
+            Some(v) => self.locals.insert(lp.local, v),
+            None => self.locals.remove(&lp.local),
+        };
+        for &(id, reg, _) in &carried {
+            self.locals.insert(id, reg);
+        }
+        carried
+    }
+
+    /// A loop increment: an immediate only where every target encodes it
+    /// in an add, else a register set before the loop (an immediate
+    /// rebuilt on every trip costs more than it saves).
+    fn increment(&mut self, inc: u64) -> Operand {
+        match inc {
+            0..=2047 => Operand::Imm(inc),
+            _ => Operand::Reg(self.constant(inc)),
+        }
+    }
+
+    fn add_to(&mut self, reg: VReg, inc: Operand) {
+        self.emit(Inst::Bin {
+            op: BinOp::Add,
+            dst: reg,
+            a: reg,
+            b: inc,
+        });
     }
 
     /// `n -= 1; if n CMP 0 goto target`: the step of a counted loop (a
@@ -366,4 +469,18 @@ impl Builder<'_> {
         self.emit(Inst::Label(exit));
         Ok(())
     }
+}
+
+/// Does any expression of `body` read local `local`?
+fn reads_local(body: &[Stmt], local: usize) -> bool {
+    fn reads(e: &Expr, l: usize) -> bool {
+        *e == Expr::Local(l) || e.children().into_iter().any(|c| reads(c, l))
+    }
+    let mut found = false;
+    let mut copy = body.to_vec();
+    crate::ir::map_exprs(&mut copy, &mut |e| {
+        found |= reads(e, local);
+        e.clone()
+    });
+    found
 }

@@ -14,6 +14,7 @@ use crate::target::Target;
 use rustc_hash::FxHashMap as HashMap;
 
 mod expr;
+mod iv;
 mod lock;
 mod loops;
 mod mem;
@@ -83,6 +84,7 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
         locals: HashMap::default(),
         cold: Vec::new(),
         cache: hoist != Hoist::AtUse,
+        iv_locals: 0,
     };
     b.origin = Origin {
         line: Some(prog.line_of(seq.span)),
@@ -175,6 +177,9 @@ struct Builder<'a> {
     /// `Hoist::AtUse`: a value kept from one statement to a later one is
     /// a register live in between, a constant or a command word included).
     cache: bool,
+    /// Locals made for induction variables so far (their ids count down
+    /// from `usize::MAX`, clear of the spec's).
+    iv_locals: usize,
 }
 
 /// The largest subexpressions of `e` that do not depend on loop variables.
