@@ -13,14 +13,15 @@
 //! popcount, x17 for out-of-range memory offsets. x18 (platform register)
 //! and x29/x30 (FP/LR) are never touched.
 
-use super::insn::{logical_imm_encodable, BarrierOpt, Cond, Insn, Reg, Size, TlbiOp};
+use super::insn::{logical_imm_encodable, BarrierOpt, Cond, Insn, Label, Reg, Size, TlbiOp};
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
-use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp};
+use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 use crate::target::barriers;
 use crate::target::hweight::{self, Loc, Step};
 use crate::target::scaffold;
 use crate::target::Target;
+use rustc_hash::FxHashSet;
 
 pub const REGS: RegFile = RegFile {
     args: &[0, 1, 2, 3, 4, 5, 6, 7],
@@ -61,20 +62,52 @@ pub struct LowerError(pub String);
 
 pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
-    let r = |v| alloc.get(v);
-    // A TLBI operand of constant 0 reads XZR, as the kernel's "rZ"
-    // constraint makes GCC emit (`tlbi vale1is, xzr`).
-    let zeros = scaffold::zero_vregs(f);
     let saved = alloc.used_callee_saved(&REGS);
-    let frame = scaffold::frame_size(saved.len());
-    let save = |load: bool, e: &mut dyn FnMut(Insn)| {
-        if saved.is_empty() {
+    let cx = Cx {
+        alloc,
+        // A TLBI operand of constant 0 reads XZR, as the kernel's "rZ"
+        // constraint makes GCC emit (`tlbi vale1is, xzr`).
+        zeros: scaffold::zero_vregs(f),
+        frame: scaffold::frame_size(saved.len()),
+        saved,
+    };
+    if let Some((_, origin)) = f.insts.first() {
+        cx.callee_saved(false, &mut |i| out.insns.push((i, origin.clone())));
+    }
+    for (inst, origin) in &f.insts {
+        cx.inst(inst, &mut |i| out.insns.push((i, origin.clone())))?;
+    }
+    Ok(out)
+}
+
+/// What lowering one instruction needs to know about its function.
+struct Cx<'a> {
+    alloc: &'a Allocation,
+    /// Virtual registers that only ever hold 0.
+    zeros: FxHashSet<VReg>,
+    /// Callee-saved registers the allocation uses, and the bytes below
+    /// the caller's sp they are kept in.
+    saved: Vec<Reg>,
+    frame: u32,
+}
+
+impl Cx<'_> {
+    fn r(&self, v: VReg) -> Reg {
+        self.alloc.get(v)
+    }
+
+    /// At entry (`load` false): moves sp down by the frame and stores the
+    /// callee-saved registers there. Before a return: reloads them and
+    /// frees the frame.
+    fn callee_saved(&self, load: bool, e: &mut dyn FnMut(Insn)) {
+        if self.saved.is_empty() {
             return;
         }
+        let frame = self.frame as u16;
         if !load {
-            e(Insn::SpSub { imm: frame as u16 });
+            e(Insn::SpSub { imm: frame });
         }
-        for (i, &rt) in saved.iter().enumerate() {
+        for (i, &rt) in self.saved.iter().enumerate() {
             let off = 8 * i as u32;
             e(if load {
                 Insn::Ldr {
@@ -93,73 +126,35 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
             });
         }
         if load {
-            e(Insn::SpAdd { imm: frame as u16 });
+            e(Insn::SpAdd { imm: frame });
         }
-    };
-    if let Some((_, origin)) = f.insts.first() {
-        save(false, &mut |i| out.insns.push((i, origin.clone())));
     }
-    for (inst, origin) in &f.insts {
-        let mut e = |i: Insn| out.insns.push((i, origin.clone()));
+
+    /// One LIR instruction.
+    fn inst(&self, inst: &Inst, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+        let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Arg { dst, index } => {
-                if let Some(off) = stack_arg_offset(*index, frame) {
+                if let Some(off) = stack_arg_offset(*index, self.frame) {
                     e(Insn::Ldr {
                         size: Size::X,
-                        rt: r(*dst),
+                        rt: r(dst),
                         rn: SP,
                         off,
                     });
                 }
             }
-            Inst::Imm { dst, value } => materialize(r(*dst), *value, &mut e),
-            Inst::Copy { dst, src } => mov(r(*dst), r(*src), &mut e),
-            Inst::Not { dst, src } => {
-                // No MVN/ORN in the model: xor with all ones.
-                e(Insn::Movn {
-                    rd: SCRATCH,
-                    imm: 0,
-                    shift: 0,
-                });
-                e(Insn::Eor {
-                    rd: r(*dst),
-                    rn: r(*src),
-                    rm: SCRATCH,
-                });
-            }
-            Inst::Un { op, dst, src } => un(*op, r(*dst), r(*src), &mut e),
+            Inst::Imm { dst, value } => materialize(r(dst), *value, e),
+            Inst::Copy { dst, src } => mov(r(dst), r(src), e),
+            Inst::Not { dst, src } => not(r(dst), r(src), e),
+            Inst::Un { op, dst, src } => un(*op, r(dst), r(src), e),
             Inst::Insert {
                 dst,
                 src,
                 shift,
                 width,
-            } => {
-                let (rd, rn) = (r(*dst), r(*src));
-                if *shift >= 64 || *width == 0 {
-                    // Nothing of the field survives.
-                    materialize(rd, 0, &mut e);
-                } else if shift + width >= 64 {
-                    // The field reaches bit 63: a plain shift left.
-                    if *shift == 0 {
-                        mov(rd, rn, &mut e);
-                    } else {
-                        e(Insn::LslImm {
-                            rd,
-                            rn,
-                            sh: *shift as u8,
-                        });
-                    }
-                } else {
-                    // UBFIZ (UBFM alias): (x & mask(width)) << lsb.
-                    e(Insn::Ubfiz {
-                        rd,
-                        rn,
-                        lsb: *shift as u8,
-                        width: *width as u8,
-                    });
-                }
-            }
-            Inst::Bin { op, dst, a, b } => bin(*op, r(*dst), r(*a), *b, alloc, &mut e)?,
+            } => insert(r(dst), r(src), *shift, *width, e),
+            Inst::Bin { op, dst, a, b } => bin(*op, r(dst), r(a), *b, self.alloc, e)?,
             Inst::Load {
                 dst,
                 base,
@@ -167,7 +162,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
                 width,
                 swap,
                 ..
-            } => mem(false, r(*dst), r(*base), *offset, *width, *swap, &mut e)?,
+            } => mem(false, r(dst), r(base), *offset, *width, *swap, e)?,
             Inst::Store {
                 src,
                 base,
@@ -175,31 +170,16 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
                 width,
                 swap,
                 ..
-            } => mem(true, r(*src), r(*base), *offset, *width, *swap, &mut e)?,
+            } => mem(true, r(src), r(base), *offset, *width, *swap, e)?,
             Inst::Barrier { name } => e(barrier(name)?),
-            Inst::Invalidate { name, operands } => {
-                let op = tlbi_op(name)?;
-                let rt = match (op_takes_reg(op), operands.as_slice()) {
-                    (true, [x]) if zeros.contains(x) => Some(XZR),
-                    (true, [x]) => Some(r(*x)),
-                    (false, []) => None,
-                    (takes, ops) => {
-                        return Err(LowerError(format!(
-                            "`{name}` takes {} register operand(s), got {}",
-                            usize::from(takes),
-                            ops.len()
-                        )))
-                    }
-                };
-                e(Insn::Tlbi { op, rt });
-            }
+            Inst::Invalidate { name, operands } => e(self.invalidate(name, operands)?),
             Inst::LoadReserve {
                 dst,
                 base,
                 width,
                 acquire,
             } => {
-                let (size, rt, rn) = (xsize(*width), r(*dst), r(*base));
+                let (size, rt, rn) = (xsize(*width), r(dst), r(base));
                 e(if *acquire {
                     Insn::Ldaxr { size, rt, rn }
                 } else {
@@ -213,78 +193,138 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
                 release,
                 retry,
                 ..
-            } => {
-                // The status (0 = stored) goes to the scratch register.
-                let (size, rs, rt, rn) = (xsize(*width), SCRATCH, r(*src), r(*base));
-                e(if *release {
-                    Insn::Stlxr { size, rs, rt, rn }
-                } else {
-                    Insn::Stxr { size, rs, rt, rn }
-                });
-                e(Insn::Cbnz {
-                    rt: SCRATCH,
-                    target: *retry,
-                });
-            }
+            } => store_cond(r(src), r(base), *width, *release, *retry, e),
             Inst::StoreRelease { src, base, width } => e(Insn::Stlr {
                 size: xsize(*width),
-                rt: r(*src),
-                rn: r(*base),
+                rt: r(src),
+                rn: r(base),
             }),
             Inst::SpinHint => {}
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
-            Inst::FeatureJump { cap, target } => {
-                if crate::features::patching_of(cap)
-                    != Some(crate::features::Patching::Arm64Alternative)
-                {
-                    return Err(LowerError(format!(
-                        "`{cap}` is not an arm64 capability: aarch64 code is patched for `ARM64_*` cpucaps"
-                    )));
-                }
-                e(Insn::AltB {
-                    cap: cap.clone(),
-                    target: *target,
-                })
-            }
-            Inst::Branch { cmp, a, b, target } => {
-                let rn = r(*a);
-                let target = *target;
-                match (cmp, b) {
-                    (Cmp::Eq, Operand::Imm(0)) => {
-                        e(Insn::Cbz { rt: rn, target });
-                        continue;
-                    }
-                    (Cmp::Ne, Operand::Imm(0)) => {
-                        e(Insn::Cbnz { rt: rn, target });
-                        continue;
-                    }
-                    (_, Operand::Imm(v)) if *v <= 4095 => e(Insn::CmpImm { rn, imm: *v as u16 }),
-                    (_, Operand::Imm(v)) => {
-                        materialize(SCRATCH, *v, &mut e);
-                        e(Insn::CmpReg { rn, rm: SCRATCH });
-                    }
-                    (_, Operand::Reg(b)) => e(Insn::CmpReg { rn, rm: r(*b) }),
-                }
-                let cond = match cmp {
-                    Cmp::Eq => Cond::Eq,
-                    Cmp::Ne => Cond::Ne,
-                    Cmp::Ltu => Cond::Lo,
-                    Cmp::Geu => Cond::Hs,
-                };
-                e(Insn::BCond { cond, target });
-            }
+            Inst::FeatureJump { cap, target } => e(feature_jump(cap, *target)?),
+            Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a), b, *target, e),
             Inst::Ret { value } => {
                 match value {
-                    Operand::Imm(v) => materialize(0, *v, &mut e),
-                    Operand::Reg(v) => mov(0, r(*v), &mut e),
+                    Operand::Imm(v) => materialize(0, *v, e),
+                    Operand::Reg(v) => mov(0, r(v), e),
                 }
-                save(true, &mut e);
+                self.callee_saved(true, e);
                 e(Insn::Ret);
             }
         }
+        Ok(())
     }
-    Ok(out)
+
+    /// `tlbi <op>[, xt]`; a register operand known to be 0 is read from XZR.
+    fn invalidate(&self, name: &str, operands: &[VReg]) -> Result<Insn, LowerError> {
+        let op = tlbi_op(name)?;
+        check_operand_count(name, op, operands.len()).map_err(LowerError)?;
+        let rt = match operands {
+            [x] if self.zeros.contains(x) => Some(XZR),
+            [x] => Some(self.r(*x)),
+            _ => None,
+        };
+        Ok(Insn::Tlbi { op, rt })
+    }
+
+    /// `cbz`/`cbnz` against 0, else a compare (the immediate in x16 when
+    /// it does not fit 12 bits) and `b.cond`.
+    fn branch(&self, cmp: Cmp, rn: Reg, b: &Operand, target: Label, e: &mut dyn FnMut(Insn)) {
+        match (cmp, b) {
+            (Cmp::Eq, Operand::Imm(0)) => {
+                e(Insn::Cbz { rt: rn, target });
+                return;
+            }
+            (Cmp::Ne, Operand::Imm(0)) => {
+                e(Insn::Cbnz { rt: rn, target });
+                return;
+            }
+            (_, Operand::Imm(v)) if *v <= 4095 => e(Insn::CmpImm { rn, imm: *v as u16 }),
+            (_, Operand::Imm(v)) => {
+                materialize(SCRATCH, *v, e);
+                e(Insn::CmpReg { rn, rm: SCRATCH });
+            }
+            (_, Operand::Reg(b)) => e(Insn::CmpReg { rn, rm: self.r(*b) }),
+        }
+        let cond = match cmp {
+            Cmp::Eq => Cond::Eq,
+            Cmp::Ne => Cond::Ne,
+            Cmp::Ltu => Cond::Lo,
+            Cmp::Geu => Cond::Hs,
+        };
+        e(Insn::BCond { cond, target });
+    }
+}
+
+/// No MVN/ORN in the model: xor with all ones.
+fn not(rd: Reg, rn: Reg, e: &mut dyn FnMut(Insn)) {
+    e(Insn::Movn {
+        rd: SCRATCH,
+        imm: 0,
+        shift: 0,
+    });
+    e(Insn::Eor {
+        rd,
+        rn,
+        rm: SCRATCH,
+    });
+}
+
+/// `rd = (rn & mask(width)) << shift`.
+fn insert(rd: Reg, rn: Reg, shift: u32, width: u32, e: &mut dyn FnMut(Insn)) {
+    if shift >= 64 || width == 0 {
+        // Nothing of the field survives.
+        materialize(rd, 0, e);
+    } else if shift + width >= 64 {
+        // The field reaches bit 63: a plain shift left.
+        if shift == 0 {
+            mov(rd, rn, e);
+        } else {
+            e(Insn::LslImm {
+                rd,
+                rn,
+                sh: shift as u8,
+            });
+        }
+    } else {
+        // UBFIZ (UBFM alias): (x & mask(width)) << lsb.
+        e(Insn::Ubfiz {
+            rd,
+            rn,
+            lsb: shift as u8,
+            width: width as u8,
+        });
+    }
+}
+
+/// The store-exclusive of a reservation; its status (0 = stored) goes to
+/// the scratch register, and a failed store retries.
+fn store_cond(rt: Reg, rn: Reg, width: u32, release: bool, retry: Label, e: &mut dyn FnMut(Insn)) {
+    let (size, rs) = (xsize(width), SCRATCH);
+    e(if release {
+        Insn::Stlxr { size, rs, rt, rn }
+    } else {
+        Insn::Stxr { size, rs, rt, rn }
+    });
+    e(Insn::Cbnz {
+        rt: SCRATCH,
+        target: retry,
+    });
+}
+
+/// A branch the kernel patches in at boot (`alternative_if`): only for
+/// arm64 cpucaps.
+fn feature_jump(cap: &str, target: Label) -> Result<Insn, LowerError> {
+    if crate::features::patching_of(cap) != Some(crate::features::Patching::Arm64Alternative) {
+        return Err(LowerError(format!(
+            "`{cap}` is not an arm64 capability: aarch64 code is patched for `ARM64_*` cpucaps"
+        )));
+    }
+    Ok(Insn::AltB {
+        cap: cap.to_string(),
+        target,
+    })
 }
 
 /// Bit counts: `clz` is defined at 0 (64), ctz is `clz` of the reversed
@@ -365,20 +405,10 @@ fn barrier(name: &str) -> Result<Insn, LowerError> {
         return Ok(Insn::Isb);
     }
     let (kind, opt) = name.split_once(' ').ok_or_else(unknown)?;
-    let opt = match opt {
-        "sy" => BarrierOpt::Sy,
-        "st" => BarrierOpt::St,
-        "ld" => BarrierOpt::Ld,
-        "ish" => BarrierOpt::Ish,
-        "ishst" => BarrierOpt::Ishst,
-        "ishld" => BarrierOpt::Ishld,
-        "osh" => BarrierOpt::Osh,
-        "oshst" => BarrierOpt::Oshst,
-        "oshld" => BarrierOpt::Oshld,
-        "nsh" => BarrierOpt::Nsh,
-        "nshst" => BarrierOpt::Nshst,
-        _ => return Err(unknown()),
-    };
+    let opt = BarrierOpt::ALL
+        .into_iter()
+        .find(|o| o.name() == opt)
+        .ok_or_else(unknown)?;
     match kind {
         "dmb" => Ok(Insn::Dmb(opt)),
         "dsb" => Ok(Insn::Dsb(opt)),
@@ -386,34 +416,17 @@ fn barrier(name: &str) -> Result<Insn, LowerError> {
     }
 }
 
-const TLBI_OPS: &[(&str, TlbiOp)] = &[
-    ("vmalle1", TlbiOp::Vmalle1),
-    ("vmalle1is", TlbiOp::Vmalle1is),
-    ("vmalle1os", TlbiOp::Vmalle1os),
-    ("vae1", TlbiOp::Vae1),
-    ("vae1is", TlbiOp::Vae1is),
-    ("vae1os", TlbiOp::Vae1os),
-    ("vale1", TlbiOp::Vale1),
-    ("vale1is", TlbiOp::Vale1is),
-    ("vale1os", TlbiOp::Vale1os),
-    ("aside1", TlbiOp::Aside1),
-    ("aside1is", TlbiOp::Aside1is),
-    ("aside1os", TlbiOp::Aside1os),
-    ("vaae1is", TlbiOp::Vaae1is),
-    ("vaale1is", TlbiOp::Vaale1is),
-    ("rvae1is", TlbiOp::Rvae1is),
-    ("rvale1is", TlbiOp::Rvale1is),
-    ("rvae1os", TlbiOp::Rvae1os),
-    ("rvale1os", TlbiOp::Rvale1os),
-    ("rvaae1is", TlbiOp::Rvaae1is),
-    ("rvaale1is", TlbiOp::Rvaale1is),
-];
-
 /// Can `name` with `n` register operands be lowered? (Checked before
 /// lowering, so the error points at the spec statement.)
 pub fn check_invalidate(name: &str, n: usize) -> Result<(), String> {
     let op = tlbi_op(name).map_err(|e| e.0)?;
-    let takes = usize::from(op_takes_reg(op));
+    check_operand_count(name, op, n)
+}
+
+/// The `vmalle1*` operations take no register, the others one (Arm ARM
+/// C5.5 "TLBI").
+fn check_operand_count(name: &str, op: TlbiOp, n: usize) -> Result<(), String> {
+    let takes = usize::from(op.takes_reg());
     if takes != n {
         return Err(format!(
             "`{name}` takes {takes} register operand(s), got {n}"
@@ -425,16 +438,10 @@ pub fn check_invalidate(name: &str, n: usize) -> Result<(), String> {
 /// `tlbi <op>` by name (with or without the `tlbi ` prefix).
 fn tlbi_op(name: &str) -> Result<TlbiOp, LowerError> {
     let op = name.strip_prefix("tlbi ").unwrap_or(name).trim();
-    TLBI_OPS
-        .iter()
-        .find(|(n, _)| *n == op)
-        .map(|(_, o)| *o)
+    TlbiOp::ALL
+        .into_iter()
+        .find(|o| o.name() == op)
         .ok_or_else(|| LowerError(format!("aarch64 has no invalidation `{name}`")))
-}
-
-/// The `vmalle1*` operations take no register (Arm ARM C5.5 "TLBI").
-fn op_takes_reg(op: TlbiOp) -> bool {
-    !matches!(op, TlbiOp::Vmalle1 | TlbiOp::Vmalle1is | TlbiOp::Vmalle1os)
 }
 
 /// 16-bit chunk `i` of `v`.
@@ -634,13 +641,10 @@ fn mem(
     swap: bool,
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
-    let size = match width {
-        8 => Size::B,
-        16 => Size::H,
-        32 => Size::W,
-        64 => Size::X,
-        w => return Err(LowerError(format!("no {w}-bit access on aarch64"))),
-    };
+    if !matches!(width, 8 | 16 | 32 | 64) {
+        return Err(LowerError(format!("no {width}-bit access on aarch64")));
+    }
+    let size = xsize(width);
     if base >= 31 {
         return Err(LowerError("register 31 cannot be a base register".into()));
     }
@@ -701,503 +705,5 @@ fn mem(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A tiny interpreter for the instructions `materialize` emits; the
-    /// encodings themselves are checked against GNU as elsewhere, and the
-    /// values end to end under qemu.
-    fn eval(seq: &[Insn]) -> u64 {
-        let mut r = 0xdead_beef_dead_beefu64;
-        for i in seq {
-            r = match *i {
-                Insn::Movz { imm, shift, .. } => u64::from(imm) << shift,
-                Insn::Movn { imm, shift, .. } => !(u64::from(imm) << shift),
-                Insn::Movk { imm, shift, .. } => {
-                    (r & !(0xffffu64 << shift)) | (u64::from(imm) << shift)
-                }
-                Insn::OrrImm { rn: XZR, imm, .. } => imm,
-                ref other => panic!("unexpected {other:?}"),
-            };
-        }
-        r
-    }
-
-    fn check(v: u64) -> Vec<Insn> {
-        let mut seq = Vec::new();
-        materialize(9, v, &mut |i| seq.push(i));
-        assert_eq!(eval(&seq), v, "{v:#x}: {seq:?}");
-        // Every instruction must also encode.
-        super::super::insn::assemble(&seq).unwrap_or_else(|e| panic!("{v:#x}: {e}"));
-        seq
-    }
-
-    #[test]
-    fn materialize_is_correct_and_short() {
-        let cases = [
-            (0u64, 1usize),
-            (1, 1),
-            (u64::MAX, 1),
-            (0xffff, 1),
-            (0x1234, 1),
-            (0x12345, 2),
-            (0xffff_ffff, 1),
-            (0xffff_ffff_ffff_fffe, 1),
-            (0xffff_ffff_ffff_1234, 1),
-            (100_000, 2),
-            ((-110i64) as u64, 1),
-            (0x0005_4000_0200_0000, 3),
-            (0x0005_4000_0000_0000, 2),
-            (0x000c_0000_0200_0000, 2),
-            (0x0000_00ff_fe00_0000, 1),
-            (0x1234_5678_9abc_def0, 4),
-            (0x5555_5555_5555_1234, 2),
-            (1 << 63, 1),
-        ];
-        for (v, max_len) in cases {
-            let seq = check(v);
-            assert!(
-                seq.len() <= max_len,
-                "{v:#x} took {} insns: {seq:?}",
-                seq.len()
-            );
-        }
-    }
-
-    #[test]
-    fn materialize_random_values() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..10_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            for v in [
-                x,
-                x >> 20,
-                x & 0xffff_0000,
-                x << 30,
-                !(x >> 40),
-                x & 0xffff_0000_ffff,
-            ] {
-                let seq = check(v);
-                assert!(seq.len() <= 4, "{v:#x}: {seq:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn barriers_and_tlbis_map() {
-        for b in Target::Aarch64.barriers() {
-            let i = barrier(b.name).unwrap();
-            assert_eq!(i.text(&|l| l.to_string()), b.name);
-        }
-        assert!(barrier("eieio").is_err());
-        assert!(barrier("dmb bogus").is_err());
-        for (n, op) in TLBI_OPS {
-            assert_eq!(tlbi_op(&format!("tlbi {n}")).unwrap(), *op);
-            let rt = op_takes_reg(*op).then_some(1);
-            let text = Insn::Tlbi { op: *op, rt }.text(&|l| l.to_string());
-            assert!(text.starts_with(&format!("tlbi {n}")), "{text}");
-        }
-        assert!(tlbi_op("tlbi bogus").is_err());
-    }
-
-    use crate::lir::{regalloc, ArgKind, MemKind, VReg};
-
-    /// Interpreter for the register-only instructions ALU lowering emits.
-    fn run_alu(seq: &[Insn], regs: &mut [u64; 32]) {
-        for i in seq {
-            let x = |r: Reg| if r == XZR { 0 } else { regs[r as usize] };
-            let (rd, v) = match *i {
-                Insn::Movz { rd, imm, shift } => (rd, u64::from(imm) << shift),
-                Insn::Movn { rd, imm, shift } => (rd, !(u64::from(imm) << shift)),
-                Insn::Movk { rd, imm, shift } => (
-                    rd,
-                    (x(rd) & !(0xffffu64 << shift)) | (u64::from(imm) << shift),
-                ),
-                Insn::OrrImm { rd, rn, imm } => (rd, x(rn) | imm),
-                Insn::AndImm { rd, rn, imm } => (rd, x(rn) & imm),
-                Insn::MovReg { rd, rm } => (rd, x(rm)),
-                Insn::Orr { rd, rn, rm } => (rd, x(rn) | x(rm)),
-                Insn::And { rd, rn, rm } => (rd, x(rn) & x(rm)),
-                Insn::Eor { rd, rn, rm } => (rd, x(rn) ^ x(rm)),
-                Insn::Add { rd, rn, rm } => (rd, x(rn).wrapping_add(x(rm))),
-                Insn::Sub { rd, rn, rm } => (rd, x(rn).wrapping_sub(x(rm))),
-                Insn::Mul { rd, rn, rm } => (rd, x(rn).wrapping_mul(x(rm))),
-                Insn::AddImm { rd, rn, imm } => (rd, x(rn).wrapping_add(imm.into())),
-                Insn::SubImm { rd, rn, imm } => (rd, x(rn).wrapping_sub(imm.into())),
-                Insn::LslImm { rd, rn, sh } => (rd, x(rn) << sh),
-                Insn::LsrImm { rd, rn, sh } => (rd, x(rn) >> sh),
-                Insn::LslReg { rd, rn, rm } => (rd, x(rn) << (x(rm) & 63)),
-                Insn::LsrReg { rd, rn, rm } => (rd, x(rn) >> (x(rm) & 63)),
-                Insn::Clz { rd, rn } => (rd, u64::from(x(rn).leading_zeros())),
-                Insn::Rbit { rd, rn } => (rd, x(rn).reverse_bits()),
-                Insn::Ubfiz { rd, rn, lsb, width } => {
-                    (rd, (x(rn) & (u64::MAX >> (64 - width))) << lsb)
-                }
-                ref other => panic!("unexpected {other:?}"),
-            };
-            assert_ne!(rd, XZR);
-            regs[rd as usize] = v;
-        }
-    }
-
-    fn alloc_of(pairs: &[(u32, u8)]) -> Allocation {
-        Allocation {
-            reg: pairs.iter().map(|&(v, r)| (VReg(v), r)).collect(),
-        }
-    }
-
-    fn lower_one(inst: Inst, alloc: &Allocation) -> Result<Vec<Insn>, LowerError> {
-        let f = Func {
-            name: "t".into(),
-            args: vec![],
-            insts: vec![(inst, Origin::default())],
-            nvregs: 3,
-            nlabels: 0,
-        };
-        Ok(lower(&f, alloc)?
-            .insns
-            .into_iter()
-            .map(|(i, _)| i)
-            .collect())
-    }
-
-    /// Bin/Not/Insert lowering against Rust's own arithmetic, for random
-    /// operands and immediates of every shape, with dst aliasing a source
-    /// or not. Scratch use must not clobber the sources.
-    #[test]
-    fn alu_lowering_matches_reference() {
-        let ops = [
-            BinOp::And,
-            BinOp::Or,
-            BinOp::Xor,
-            BinOp::Add,
-            BinOp::Sub,
-            BinOp::Mul,
-            BinOp::Shl,
-            BinOp::Shr,
-        ];
-        let reference = |op: BinOp, a: u64, b: u64| match op {
-            BinOp::And => a & b,
-            BinOp::Or => a | b,
-            BinOp::Xor => a ^ b,
-            BinOp::Add => a.wrapping_add(b),
-            BinOp::Sub => a.wrapping_sub(b),
-            BinOp::Mul => a.wrapping_mul(b),
-            BinOp::Shl => a << (b & 63),
-            BinOp::Shr => a >> (b & 63),
-        };
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        for round in 0..3000 {
-            let a = next();
-            let raw = next();
-            let imms = [
-                raw,
-                raw & 0xfff,
-                raw.wrapping_neg() & 0xfff,
-                (raw & 0xfff).wrapping_neg(),
-                0,
-                u64::MAX,
-                1 << (raw & 63),
-                0xff << (raw % 56),
-                raw & 63,
-            ];
-            for (k, &imm) in imms.iter().enumerate() {
-                for op in ops {
-                    let imm = if matches!(op, BinOp::Shl | BinOp::Shr) {
-                        imm & 63
-                    } else {
-                        imm
-                    };
-                    for (dst_reg, b) in [(9, Operand::Imm(imm)), (3, Operand::Reg(VReg(2)))] {
-                        // v0 = a in x3, v2 = imm in x4, dst v1.
-                        let alloc = alloc_of(&[(0, 3), (1, dst_reg), (2, 4)]);
-                        let seq = lower_one(
-                            Inst::Bin {
-                                op,
-                                dst: VReg(1),
-                                a: VReg(0),
-                                b,
-                            },
-                            &alloc,
-                        )
-                        .unwrap();
-                        let mut regs = [0u64; 32];
-                        regs[3] = a;
-                        regs[4] = imm;
-                        run_alu(&seq, &mut regs);
-                        assert_eq!(
-                            regs[dst_reg as usize],
-                            reference(op, a, imm),
-                            "{op:?} {a:#x}, {imm:#x} ({round}/{k}): {seq:?}"
-                        );
-                        if dst_reg != 4 {
-                            assert_eq!(regs[4], imm, "source clobbered: {seq:?}");
-                        }
-                        super::super::insn::assemble(&seq).unwrap();
-                    }
-                }
-            }
-            let alloc = alloc_of(&[(0, 3), (1, 10)]);
-            let seq = lower_one(
-                Inst::Not {
-                    dst: VReg(1),
-                    src: VReg(0),
-                },
-                &alloc,
-            )
-            .unwrap();
-            let mut regs = [0u64; 32];
-            regs[3] = a;
-            run_alu(&seq, &mut regs);
-            assert_eq!(regs[10], !a);
-            let (shift, width) = ((raw % 64) as u32, ((raw >> 8) % 65) as u32);
-            let seq = lower_one(
-                Inst::Insert {
-                    dst: VReg(1),
-                    src: VReg(0),
-                    shift,
-                    width,
-                },
-                &alloc,
-            )
-            .unwrap();
-            super::super::insn::assemble(&seq).unwrap();
-            let mut regs = [0u64; 32];
-            regs[3] = a;
-            run_alu(&seq, &mut regs);
-            let mask = if width >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << width) - 1
-            };
-            assert_eq!(
-                regs[10],
-                (a & mask) << shift,
-                "insert {a:#x} shift {shift} width {width}: {seq:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn bit_counts_match_their_definitions() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut vals = vec![0, 1, 2, 3, 1 << 63, (1 << 63) + 1, (1 << 63) - 1, u64::MAX];
-        for _ in 0..2000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            vals.extend([x, x >> (x % 64), x << (x % 61)]);
-        }
-        for op in [UnOp::Clz, UnOp::Ctz, UnOp::Popcount] {
-            for (rd, rs) in [(9u8, 3u8), (3, 3)] {
-                let alloc = alloc_of(&[(0, rs), (1, rd)]);
-                let seq = lower_one(
-                    Inst::Un {
-                        op,
-                        dst: VReg(1),
-                        src: VReg(0),
-                    },
-                    &alloc,
-                )
-                .unwrap();
-                super::super::insn::assemble(&seq).unwrap();
-                for &v in &vals {
-                    let mut regs = [0u64; 32];
-                    regs[rs as usize] = v;
-                    run_alu(&seq, &mut regs);
-                    assert_eq!(regs[rd as usize], op.apply(v), "{op:?} {v:#x}: {seq:?}");
-                    if rd != rs {
-                        assert_eq!(regs[rs as usize], v, "{op:?} clobbered the source");
-                    }
-                    for r in 0..32u8 {
-                        if ![rd, rs, SCRATCH].contains(&r) {
-                            assert_eq!(regs[r as usize], 0, "{op:?} touched x{r}");
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn memory_forms() {
-        let alloc = alloc_of(&[(0, 3), (1, 9)]);
-        let text = |i: Inst| -> Vec<String> {
-            let seq = lower_one(i, &alloc).unwrap();
-            super::super::insn::assemble(&seq).unwrap();
-            seq.iter().map(|i| i.text(&|l| l.to_string())).collect()
-        };
-        let kind = MemKind::Normal;
-        let st = |offset, width, swap| Inst::Store {
-            src: VReg(1),
-            base: VReg(0),
-            offset,
-            width,
-            swap,
-            kind,
-        };
-        let ld = |offset, width, swap| Inst::Load {
-            dst: VReg(1),
-            base: VReg(0),
-            offset,
-            width,
-            swap,
-            kind,
-        };
-        assert_eq!(text(st(8, 64, true)), ["rev x16, x9", "str x16, [x3, #8]"]);
-        assert_eq!(text(st(4, 32, true)), ["rev w16, w9", "str w16, [x3, #4]"]);
-        assert_eq!(
-            text(st(2, 16, true)),
-            ["rev16 w16, w9", "strh w16, [x3, #2]"]
-        );
-        assert_eq!(text(st(3, 8, true)), ["strb w9, [x3, #3]"]);
-        assert_eq!(text(st(0, 64, false)), ["str x9, [x3]"]);
-        assert_eq!(text(st(0x7ff8, 64, false)), ["str x9, [x3, #0x7ff8]"]);
-        assert_eq!(
-            text(st(0x8000, 64, false)),
-            ["movz x17, #0x8000", "str x9, [x3, x17]"]
-        );
-        assert_eq!(
-            text(st(6, 32, true)),
-            ["rev w16, w9", "movz x17, #6", "str w16, [x3, x17]"]
-        );
-        assert_eq!(
-            text(ld(0x10, 64, true)),
-            ["ldr x9, [x3, #0x10]", "rev x9, x9"]
-        );
-        assert_eq!(text(ld(4, 32, true)), ["ldr w9, [x3, #4]", "rev w9, w9"]);
-        assert_eq!(text(ld(2, 16, true)), ["ldrh w9, [x3, #2]", "rev16 w9, w9"]);
-        assert_eq!(text(ld(1, 8, false)), ["ldrb w9, [x3, #1]"]);
-        assert!(lower_one(st(0, 24, false), &alloc).is_err());
-    }
-
-    #[test]
-    fn invalidates_barriers_branches() {
-        let alloc = alloc_of(&[(0, 3), (1, 9)]);
-        let text = |i: Inst| -> Vec<String> {
-            lower_one(i, &alloc)
-                .unwrap()
-                .iter()
-                .map(|i| i.text(&|l| format!(".L{l}")))
-                .collect()
-        };
-        let inv = |name: &str, operands: Vec<VReg>| Inst::Invalidate {
-            name: name.into(),
-            operands,
-        };
-        assert_eq!(
-            text(inv("tlbi vale1is", vec![VReg(0)])),
-            ["tlbi vale1is, x3"]
-        );
-        assert_eq!(text(inv("tlbi vmalle1is", vec![])), ["tlbi vmalle1is"]);
-        assert!(lower_one(inv("tlbi vale1is", vec![]), &alloc).is_err());
-        assert!(lower_one(inv("tlbi vmalle1is", vec![VReg(0)]), &alloc).is_err());
-        assert!(lower_one(inv("tlbie", vec![VReg(0)]), &alloc).is_err());
-        assert_eq!(
-            text(Inst::Barrier {
-                name: "dsb ish".into()
-            }),
-            ["dsb ish"]
-        );
-        assert!(lower_one(
-            Inst::Barrier {
-                name: "sync".into()
-            },
-            &alloc
-        )
-        .is_err());
-        let br = |cmp, b| Inst::Branch {
-            cmp,
-            a: VReg(0),
-            b,
-            target: 7,
-        };
-        assert_eq!(text(br(Cmp::Eq, Operand::Imm(0))), ["cbz x3, .L7"]);
-        assert_eq!(text(br(Cmp::Ne, Operand::Imm(0))), ["cbnz x3, .L7"]);
-        assert_eq!(
-            text(br(Cmp::Ltu, Operand::Imm(4095))),
-            ["cmp x3, #0xfff", "b.lo .L7"]
-        );
-        assert_eq!(
-            text(br(Cmp::Geu, Operand::Reg(VReg(1)))),
-            ["cmp x3, x9", "b.hs .L7"]
-        );
-        assert_eq!(
-            text(br(Cmp::Eq, Operand::Imm(4096))),
-            ["movz x16, #0x1000", "cmp x3, x16", "b.eq .L7"]
-        );
-        assert_eq!(
-            text(Inst::Ret {
-                value: Operand::Imm((-110i64) as u64)
-            }),
-            ["movn x0, #0x6d", "ret"]
-        );
-        assert_eq!(
-            text(Inst::Ret {
-                value: Operand::Reg(VReg(1))
-            }),
-            ["mov x0, x9", "ret"]
-        );
-    }
-
-    /// A whole function through regalloc and codegen: range TLBIs raise
-    /// the `.arch` level.
-    #[test]
-    fn needs_arch_from_instructions() {
-        let f = |name: &str| Func {
-            name: "t".into(),
-            args: vec![ArgKind::Param(0)],
-            insts: vec![
-                (
-                    Inst::Arg {
-                        dst: VReg(0),
-                        index: 0,
-                    },
-                    Origin::default(),
-                ),
-                (
-                    Inst::Invalidate {
-                        name: name.into(),
-                        operands: vec![VReg(0)],
-                    },
-                    Origin::default(),
-                ),
-                (
-                    Inst::Ret {
-                        value: Operand::Imm(0),
-                    },
-                    Origin::default(),
-                ),
-            ],
-            nvregs: 1,
-            nlabels: 0,
-        };
-        for (name, arch) in [
-            ("tlbi vale1is", None),
-            ("tlbi rvae1is", Some("armv8.4-a")),
-            ("tlbi vae1os", Some("armv8.4-a")),
-        ] {
-            let func = f(name);
-            let alloc = regalloc::allocate(&func, &REGS).unwrap();
-            let m = super::super::emit::codegen(&func, &alloc, "t", crate::codegen::Style::Plain)
-                .unwrap();
-            assert_eq!(m.needs_arch, arch, "{name}");
-            assert_eq!(m.bytes.len(), 4 * 3);
-        }
-    }
-
-    #[test]
-    fn pool_avoids_reserved_registers() {
-        for r in REGS.pool.iter().chain(REGS.args) {
-            assert!(*r <= 15 && *r != SCRATCH && *r != SCRATCH_OFF, "x{r}");
-        }
-    }
-}
+#[path = "lower_tests.rs"]
+mod tests;

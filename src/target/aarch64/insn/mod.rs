@@ -1,0 +1,391 @@
+//! AArch64 instruction model, GNU `as` text rendering and binary encoding
+//! for the small subset of A64 that TLB-shootdown sequences need.
+//!
+//! The cut: this file holds the instruction enum, its errors and what an
+//! instruction does to memory; `args` the operand types (sizes,
+//! conditions, barrier and TLBI options); `text` the GNU `as` text;
+//! `encode` the machine code.
+//!
+//! References are to the Arm Architecture Reference Manual for A-profile
+//! (DDI 0487), "Arm ARM" below.
+
+mod args;
+mod encode;
+#[cfg(test)]
+mod tests;
+mod text;
+
+use std::fmt;
+
+pub use args::{BarrierOpt, Cond, Size, TlbiOp};
+pub use encode::{assemble, encode_one};
+
+/// 0..=30 = x0..x30, 31 = xzr (or sp where the form uses sp; only as base
+/// register of loads/stores).
+pub type Reg = u8;
+pub type Label = u32;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Insn {
+    /// shift in {0,16,32,48}; 64-bit (x registers).
+    Movz {
+        rd: Reg,
+        imm: u16,
+        shift: u8,
+    },
+    Movk {
+        rd: Reg,
+        imm: u16,
+        shift: u8,
+    },
+    Movn {
+        rd: Reg,
+        imm: u16,
+        shift: u8,
+    },
+    /// Logical immediate (64-bit); `BadOperand` if not encodable, see
+    /// [`logical_imm_encodable`].
+    OrrImm {
+        rd: Reg,
+        rn: Reg,
+        imm: u64,
+    },
+    /// `orr xd, xzr, xm`
+    MovReg {
+        rd: Reg,
+        rm: Reg,
+    },
+    Orr {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    And {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    Eor {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    Bic {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    AndImm {
+        rd: Reg,
+        rn: Reg,
+        imm: u64,
+    },
+    Add {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    Sub {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    /// imm 0..=4095
+    AddImm {
+        rd: Reg,
+        rn: Reg,
+        imm: u16,
+    },
+    SubImm {
+        rd: Reg,
+        rn: Reg,
+        imm: u16,
+    },
+    SubsImm {
+        rd: Reg,
+        rn: Reg,
+        imm: u16,
+    },
+    /// `sub sp, sp, #imm` / `add sp, sp, #imm` (imm 0..=4095, a multiple
+    /// of 16): the frame for callee-saved registers.
+    SpSub {
+        imm: u16,
+    },
+    SpAdd {
+        imm: u16,
+    },
+    Mul {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    LslImm {
+        rd: Reg,
+        rn: Reg,
+        sh: u8,
+    },
+    LsrImm {
+        rd: Reg,
+        rn: Reg,
+        sh: u8,
+    },
+    LslReg {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    LsrReg {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    Ubfiz {
+        rd: Reg,
+        rn: Reg,
+        lsb: u8,
+        width: u8,
+    },
+    Ubfx {
+        rd: Reg,
+        rn: Reg,
+        lsb: u8,
+        width: u8,
+    },
+    /// Count leading zeros (64-bit; 64 for 0).
+    Clz {
+        rd: Reg,
+        rn: Reg,
+    },
+    /// Reverse the bit order (64-bit).
+    Rbit {
+        rd: Reg,
+        rn: Reg,
+    },
+    /// 64-bit byte reverse.
+    Rev {
+        rd: Reg,
+        rn: Reg,
+    },
+    /// `rev wD, wN` (32-bit byte reverse).
+    Rev32W {
+        rd: Reg,
+        rn: Reg,
+    },
+    /// `rev16 wD, wN`
+    Rev16W {
+        rd: Reg,
+        rn: Reg,
+    },
+    /// Unsigned scaled immediate offset; `off` in bytes, a multiple of the
+    /// access size and at most 4095 * size.
+    Str {
+        size: Size,
+        rt: Reg,
+        rn: Reg,
+        off: u32,
+    },
+    Ldr {
+        size: Size,
+        rt: Reg,
+        rn: Reg,
+        off: u32,
+    },
+    /// Register offset; `lsl #log2(size)` when `scaled`.
+    StrReg {
+        size: Size,
+        rt: Reg,
+        rn: Reg,
+        rm: Reg,
+        scaled: bool,
+    },
+    LdrReg {
+        size: Size,
+        rt: Reg,
+        rn: Reg,
+        rm: Reg,
+        scaled: bool,
+    },
+    Ldxr {
+        size: Size,
+        rt: Reg,
+        rn: Reg,
+    },
+    Ldaxr {
+        size: Size,
+        rt: Reg,
+        rn: Reg,
+    },
+    Stxr {
+        size: Size,
+        rs: Reg,
+        rt: Reg,
+        rn: Reg,
+    },
+    Stlxr {
+        size: Size,
+        rs: Reg,
+        rt: Reg,
+        rn: Reg,
+    },
+    Ldar {
+        size: Size,
+        rt: Reg,
+        rn: Reg,
+    },
+    Stlr {
+        size: Size,
+        rt: Reg,
+        rn: Reg,
+    },
+    /// LSE (FEAT_LSE, Armv8.1); text needs `.arch armv8.1-a` or later.
+    Casa {
+        size: Size,
+        rs: Reg,
+        rt: Reg,
+        rn: Reg,
+    },
+    Swpa {
+        size: Size,
+        rs: Reg,
+        rt: Reg,
+        rn: Reg,
+    },
+    CmpReg {
+        rn: Reg,
+        rm: Reg,
+    },
+    CmpImm {
+        rn: Reg,
+        imm: u16,
+    },
+    Cbz {
+        rt: Reg,
+        target: Label,
+    },
+    Cbnz {
+        rt: Reg,
+        target: Label,
+    },
+    BCond {
+        cond: Cond,
+        target: Label,
+    },
+    B {
+        target: Label,
+    },
+    /// `nop`, patched by the kernel into `b target` when the CPU has the
+    /// capability (`alternative_if CAP` ... `alternative_else_nop_endif`,
+    /// `<asm/alternative.h>`; the patcher rebases a branch that leaves
+    /// the alternative). Linux style only.
+    AltB {
+        cap: String,
+        target: Label,
+    },
+    Ret,
+    Dmb(BarrierOpt),
+    Dsb(BarrierOpt),
+    Isb,
+    Nop,
+    /// `rt` is `None` only for the `vmalle1*` operations; text
+    /// `tlbi vale1is, x1`.
+    Tlbi {
+        op: TlbiOp,
+        rt: Option<Reg>,
+    },
+    /// Pseudo instruction: defines `Label` at the offset of the next insn.
+    Label(Label),
+}
+
+/// Little-endian instruction words; `offsets[i]` is the byte offset of
+/// `insns[i]` (for `Insn::Label`, the offset of the next instruction).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assembled {
+    pub bytes: Vec<u8>,
+    pub offsets: Vec<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EncodeError {
+    UndefinedLabel(Label),
+    DuplicateLabel(Label),
+    BranchOutOfRange { index: usize },
+    BadOperand { index: usize, what: &'static str },
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EncodeError::UndefinedLabel(l) => write!(f, "undefined label {l}"),
+            EncodeError::DuplicateLabel(l) => write!(f, "label {l} defined more than once"),
+            EncodeError::BranchOutOfRange { index } => {
+                write!(f, "instruction {index}: branch target out of range")
+            }
+            EncodeError::BadOperand { index, what } => {
+                write!(f, "instruction {index}: bad operand: {what}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+/// True if `imm` is a valid 64-bit A64 "bitmask immediate" (Arm ARM C3.4.2
+/// / pseudocode `DecodeBitMasks`): a 2/4/8/16/32/64-bit element holding one
+/// rotated run of ones, replicated.  All-zeros and all-ones are not
+/// encodable.
+pub fn logical_imm_encodable(imm: u64) -> bool {
+    dynasmrt::aarch64::encode_logical_immediate_64bit(imm).is_some()
+}
+
+impl Insn {
+    /// DMB, DSB and ISB.  (Acquire/release accesses order memory too, but
+    /// they are accesses, not barriers.)
+    pub fn is_barrier(&self) -> bool {
+        matches!(self, Insn::Dmb(_) | Insn::Dsb(_) | Insn::Isb)
+    }
+
+    /// Writes memory.  CASA/SWPA are read-modify-write and count as both
+    /// a load and a store (CASA writes only on a successful compare, but
+    /// it is a store for ordering purposes: Arm ARM B2.3).
+    pub fn is_store(&self) -> bool {
+        matches!(
+            self,
+            Insn::Str { .. }
+                | Insn::StrReg { .. }
+                | Insn::Stxr { .. }
+                | Insn::Stlxr { .. }
+                | Insn::Stlr { .. }
+                | Insn::Casa { .. }
+                | Insn::Swpa { .. }
+        )
+    }
+
+    pub fn is_load(&self) -> bool {
+        matches!(
+            self,
+            Insn::Ldr { .. }
+                | Insn::LdrReg { .. }
+                | Insn::Ldxr { .. }
+                | Insn::Ldaxr { .. }
+                | Insn::Ldar { .. }
+                | Insn::Casa { .. }
+                | Insn::Swpa { .. }
+        )
+    }
+
+    /// TLB maintenance.
+    pub fn is_invalidate(&self) -> bool {
+        matches!(self, Insn::Tlbi { .. })
+    }
+
+    /// Minimum `.arch` the text needs: LSE atomics are FEAT_LSE (Armv8.1);
+    /// range TLBIs are FEAT_TLBIRANGE and the `*os` TLBIs FEAT_TLBIOS, both
+    /// Armv8.4.
+    pub fn needs_arch(&self) -> Option<&'static str> {
+        match *self {
+            Insn::Casa { .. } | Insn::Swpa { .. } => Some("armv8.1-a"),
+            Insn::Tlbi { op, .. } if op.is_range() || op.is_outer() => Some("armv8.4-a"),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,396 @@
+//! x86-64 instruction model, encoder and AT&T text printer.
+//!
+//! Encoding goes through `iced_x86::code_asm::CodeAssembler`; the text is
+//! produced by iced's `GasFormatter` from the *same* `Instruction` list that
+//! the assembler encoded, so the text re-assembles with GNU `as --64` to the
+//! same bytes.
+//!
+//! The cut: this file holds the instruction enum, its errors and what an
+//! instruction does to memory; `operands` the register tables and checked
+//! operands; `iced` the translation of one instruction to iced;
+//! `assemble` the layout, branch relaxation and encoding; `text` the
+//! AT&T printing.
+
+mod assemble;
+mod iced;
+mod operands;
+mod text;
+
+use std::fmt;
+
+use iced_x86::IcedError;
+
+pub use assemble::assemble;
+
+/// Hardware register number: 0=rax 1=rcx 2=rdx 3=rbx 4=rsp 5=rbp 6=rsi 7=rdi 8..15=r8..r15.
+pub type Reg = u8;
+pub type Label = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Size {
+    B,
+    W,
+    D,
+    Q,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cond {
+    E,
+    Ne,
+    B,
+    Ae,
+    A,
+    Be,
+    L,
+    Ge,
+    G,
+    Le,
+    S,
+    Ns,
+}
+
+/// One x86-64 instruction.  All ALU/shift/compare forms operate on the full
+/// 64-bit registers; immediates are sign-extended imm32 (imm8 when it fits).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Insn {
+    /// `mov $imm32, %r32` (zero-extends) when `imm <= u32::MAX`,
+    /// `mov $simm32, %r64` when it fits i32, else `movabs $imm64, %r64`.
+    MovImm {
+        rd: Reg,
+        imm: u64,
+    },
+    MovReg {
+        rd: Reg,
+        rs: Reg,
+    },
+    Store {
+        size: Size,
+        base: Reg,
+        index: Option<(Reg, u8)>,
+        disp: i32,
+        src: Reg,
+    },
+    /// B/W: movzx into r32; D: mov r32 (zero-extends); Q: mov r64.
+    Load {
+        size: Size,
+        rd: Reg,
+        base: Reg,
+        index: Option<(Reg, u8)>,
+        disp: i32,
+    },
+    /// `size` must be D or Q.
+    Bswap {
+        size: Size,
+        rd: Reg,
+    },
+    /// `rol $8, %r16` (16-bit byte swap).
+    Rol16 {
+        rd: Reg,
+    },
+    Or {
+        rd: Reg,
+        rs: Reg,
+    },
+    And {
+        rd: Reg,
+        rs: Reg,
+    },
+    Xor {
+        rd: Reg,
+        rs: Reg,
+    },
+    Add {
+        rd: Reg,
+        rs: Reg,
+    },
+    Sub {
+        rd: Reg,
+        rs: Reg,
+    },
+    Imul {
+        rd: Reg,
+        rs: Reg,
+    },
+    OrImm {
+        rd: Reg,
+        imm: i32,
+    },
+    AndImm {
+        rd: Reg,
+        imm: i32,
+    },
+    AddImm {
+        rd: Reg,
+        imm: i32,
+    },
+    SubImm {
+        rd: Reg,
+        imm: i32,
+    },
+    XorImm {
+        rd: Reg,
+        imm: i32,
+    },
+    /// `sh` must be 0..=63.
+    ShlImm {
+        rd: Reg,
+        sh: u8,
+    },
+    /// `sh` must be 0..=63.
+    ShrImm {
+        rd: Reg,
+        sh: u8,
+    },
+    ShlCl {
+        rd: Reg,
+    },
+    ShrCl {
+        rd: Reg,
+    },
+    Not {
+        rd: Reg,
+    },
+    Neg {
+        rd: Reg,
+    },
+    /// `bsr %rs, %rd`: index of the highest set bit of `rs`; ZF set and
+    /// `rd` undefined (Intel SDM) when `rs` is 0.
+    Bsr {
+        rd: Reg,
+        rs: Reg,
+    },
+    /// `bsf %rs, %rd`: index of the lowest set bit, likewise.
+    Bsf {
+        rd: Reg,
+        rs: Reg,
+    },
+    /// `cmove %rs, %rd`: `rd = rs` when ZF is set.
+    Cmove {
+        rd: Reg,
+        rs: Reg,
+    },
+    /// Flags from `ra - rb` (AT&T: `cmp %rb, %ra`).
+    CmpReg {
+        ra: Reg,
+        rb: Reg,
+    },
+    CmpImm {
+        ra: Reg,
+        imm: i32,
+    },
+    Test {
+        ra: Reg,
+        rb: Reg,
+    },
+    TestImm {
+        ra: Reg,
+        imm: i32,
+    },
+    Jcc {
+        cond: Cond,
+        target: Label,
+    },
+    Jmp {
+        target: Label,
+    },
+    Ret,
+    /// Save/restore of callee-saved registers a sequence borrows.
+    Push {
+        rs: Reg,
+    },
+    Pop {
+        rd: Reg,
+    },
+    Pause,
+    Nop,
+    Sfence,
+    Lfence,
+    Mfence,
+    /// `lock cmpxchg %src, disp(%base)`; rax/eax/ax/al is the implicit comparand.
+    LockCmpxchg {
+        size: Size,
+        base: Reg,
+        disp: i32,
+        src: Reg,
+    },
+    /// `xchg %src, disp(%base)` (implicitly locked).
+    Xchg {
+        size: Size,
+        base: Reg,
+        disp: i32,
+        src: Reg,
+    },
+    Invlpg {
+        base: Reg,
+    },
+    Clflush {
+        base: Reg,
+    },
+    Label(Label),
+}
+
+/// Result of [`assemble`]: `offsets[i]` / `text[i]` belong to `insns[i]`.
+/// A `Label` gets the offset of the next instruction (or the end of the code)
+/// and an empty text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assembled {
+    pub bytes: Vec<u8>,
+    pub offsets: Vec<u32>,
+    pub text: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EncodeError {
+    UndefinedLabel(Label),
+    DuplicateLabel(Label),
+    BadOperand { index: usize, what: &'static str },
+    Iced(String),
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EncodeError::UndefinedLabel(l) => write!(f, "x86-64: undefined label {l}"),
+            EncodeError::DuplicateLabel(l) => write!(f, "x86-64: label {l} defined twice"),
+            EncodeError::BadOperand { index, what } => {
+                write!(f, "x86-64: bad operand in instruction {index}: {what}")
+            }
+            EncodeError::Iced(s) => write!(f, "x86-64: iced: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+fn iced_err(index: Option<usize>, e: IcedError) -> EncodeError {
+    match index {
+        Some(i) => EncodeError::Iced(format!("instruction {i}: {e}")),
+        None => EncodeError::Iced(e.to_string()),
+    }
+}
+
+impl Cond {
+    fn mnemonic(self) -> &'static str {
+        match self {
+            Cond::E => "je",
+            Cond::Ne => "jne",
+            Cond::B => "jb",
+            Cond::Ae => "jae",
+            Cond::A => "ja",
+            Cond::Be => "jbe",
+            Cond::L => "jl",
+            Cond::Ge => "jge",
+            Cond::G => "jg",
+            Cond::Le => "jle",
+            Cond::S => "js",
+            Cond::Ns => "jns",
+        }
+    }
+}
+
+fn mov_imm_kind(imm: u64) -> u8 {
+    if imm <= u64::from(u32::MAX) {
+        0 // mov r32, imm32
+    } else if i32::try_from(imm as i64).is_ok() {
+        1 // mov r64, simm32
+    } else {
+        2 // movabs
+    }
+}
+
+impl Insn {
+    /// The AT&T mnemonic as it appears in the emitted text (without the
+    /// `lock` prefix for [`Insn::LockCmpxchg`]).  `Label` returns `""`.
+    pub fn mnemonic(&self) -> &'static str {
+        match self {
+            Insn::MovImm { imm, .. } => {
+                if mov_imm_kind(*imm) == 2 {
+                    "movabs"
+                } else {
+                    "mov"
+                }
+            }
+            Insn::MovReg { .. } | Insn::Store { .. } => "mov",
+            Insn::Load { size, .. } => match size {
+                Size::B => "movzbl",
+                Size::W => "movzwl",
+                Size::D | Size::Q => "mov",
+            },
+            Insn::Bswap { .. } => "bswap",
+            Insn::Rol16 { .. } => "rol",
+            Insn::Or { .. } | Insn::OrImm { .. } => "or",
+            Insn::And { .. } | Insn::AndImm { .. } => "and",
+            Insn::Xor { .. } | Insn::XorImm { .. } => "xor",
+            Insn::Add { .. } | Insn::AddImm { .. } => "add",
+            Insn::Sub { .. } | Insn::SubImm { .. } => "sub",
+            Insn::Imul { .. } => "imul",
+            Insn::ShlImm { .. } | Insn::ShlCl { .. } => "shl",
+            Insn::ShrImm { .. } | Insn::ShrCl { .. } => "shr",
+            Insn::Not { .. } => "not",
+            Insn::Neg { .. } => "neg",
+            Insn::Bsr { .. } => "bsr",
+            Insn::Bsf { .. } => "bsf",
+            Insn::Cmove { .. } => "cmove",
+            Insn::CmpReg { .. } | Insn::CmpImm { .. } => "cmp",
+            Insn::Test { .. } | Insn::TestImm { .. } => "test",
+            Insn::Jcc { cond, .. } => cond.mnemonic(),
+            Insn::Jmp { .. } => "jmp",
+            Insn::Ret => "ret",
+            Insn::Pause => "pause",
+            Insn::Push { .. } => "push",
+            Insn::Pop { .. } => "pop",
+            Insn::Nop => "nop",
+            Insn::Sfence => "sfence",
+            Insn::Lfence => "lfence",
+            Insn::Mfence => "mfence",
+            Insn::LockCmpxchg { .. } => "cmpxchg",
+            Insn::Xchg { .. } => "xchg",
+            Insn::Invlpg { .. } => "invlpg",
+            Insn::Clflush { .. } => "clflush",
+            Insn::Label(_) => "",
+        }
+    }
+
+    /// Memory-ordering barriers: the fences plus the locked read-modify-write
+    /// instructions (`lock cmpxchg`, `xchg` with memory), which are full
+    /// barriers on x86.
+    pub fn is_barrier(&self) -> bool {
+        matches!(
+            self,
+            Insn::Sfence
+                | Insn::Lfence
+                | Insn::Mfence
+                | Insn::LockCmpxchg { .. }
+                | Insn::Xchg { .. }
+        )
+    }
+
+    /// Writes memory (plain store or locked RMW).
+    pub fn is_store(&self) -> bool {
+        matches!(
+            self,
+            Insn::Store { .. } | Insn::LockCmpxchg { .. } | Insn::Xchg { .. }
+        )
+    }
+
+    /// Reads memory (plain load or locked RMW).
+    pub fn is_load(&self) -> bool {
+        matches!(
+            self,
+            Insn::Load { .. } | Insn::LockCmpxchg { .. } | Insn::Xchg { .. }
+        )
+    }
+
+    /// TLB / cache invalidation: `invlpg` and `clflush`.
+    pub fn is_invalidate(&self) -> bool {
+        matches!(self, Insn::Invlpg { .. } | Insn::Clflush { .. })
+    }
+
+    fn branch_target(&self) -> Option<Label> {
+        match self {
+            Insn::Jcc { target, .. } | Insn::Jmp { target } => Some(*target),
+            _ => None,
+        }
+    }
+}
