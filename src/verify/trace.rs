@@ -268,17 +268,10 @@ fn queue_models(dev: &crate::ir::Device, d: DevId, world: &World, w: u64) -> Vec
 }
 
 /// The barriers and invalidates of `f` by offset (for the emulator's
-/// events), and every instruction by offset.
-fn insn_classes(
-    f: &MachFunc,
-) -> (
-    BTreeMap<u32, (emu::InsnClass, String)>,
-    BTreeMap<u32, &Line>,
-) {
+/// events).
+fn insn_classes(f: &MachFunc) -> BTreeMap<u32, (emu::InsnClass, String)> {
     let mut classes = BTreeMap::new();
-    let mut by_offset = BTreeMap::new();
     for l in f.insns() {
-        by_offset.insert(l.offset, l);
         match l.class {
             InsnClass::Barrier => {
                 classes.insert(l.offset, (emu::InsnClass::Barrier, l.text.clone()));
@@ -289,7 +282,7 @@ fn insn_classes(
             _ => {}
         }
     }
-    (classes, by_offset)
+    classes
 }
 
 pub fn run(
@@ -309,7 +302,8 @@ pub fn run(
         let v = layout.map_arg(prog, c, seq, world, a);
         layout.args.push(v);
     }
-    let (classes, by_offset) = insn_classes(f);
+    let by_offset: BTreeMap<u32, &Line> = f.insns().map(|l| (l.offset, l)).collect();
+    let classes = insn_classes(f);
     let req = Request {
         program: emu::Program {
             arch: arch(c.target),

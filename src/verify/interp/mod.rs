@@ -20,8 +20,10 @@ use std::collections::HashMap;
 pub use consumer::Consumer;
 use cover::CoverCx;
 pub use cover::{covers_range, Coverage};
+pub(crate) use memory::ptr_base;
 pub use memory::MAX_MEMORY;
-pub(crate) use memory::{ptr_base, PTR_SPAN};
+#[cfg(feature = "emu")]
+pub(crate) use memory::PTR_SPAN;
 
 /// Inputs of one run.
 #[derive(Clone, Debug, Default)]
