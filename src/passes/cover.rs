@@ -210,116 +210,135 @@ fn instantiate_range(
         Binding::Scale => scale.clone(),
         t @ Binding::Threshold(_) => Expr::Binding(t),
     };
-    fn copy(
-        body: &[Stmt],
-        bind: &dyn Fn(Binding) -> Expr,
-        dead_regs: &[usize],
-        dead_insns: &[String],
-        dev: Option<usize>,
-        ids: &mut Ids,
-    ) -> Vec<Stmt> {
-        let mut out = Vec::new();
-        for s in body {
-            match s {
-                Stmt::Write { access, value } => {
-                    if dead_regs.contains(&access.reg) && (dev.is_none() || dev == Some(access.dev))
-                    {
-                        continue;
-                    }
-                    let mut a = access.clone();
-                    a.id = OpId(ids.next_op);
-                    ids.next_op += 1;
-                    out.push(Stmt::Write {
-                        access: a,
-                        value: value.bind(bind),
-                    });
+    let copier = Copier {
+        bind: &bind,
+        dead_regs: &dead_regs,
+        dead_insns: &dead_insns,
+        dev: set.dev,
+    };
+    copier.block(body, ids)
+}
+
+impl Ids {
+    fn op(&mut self) -> OpId {
+        let id = OpId(self.next_op);
+        self.next_op += 1;
+        id
+    }
+}
+
+/// Copies a cover body for one operation of its set: bindings replaced,
+/// the writes and invalidates dead for the operation dropped.
+struct Copier<'a> {
+    bind: &'a dyn Fn(Binding) -> Expr,
+    /// Registers (of `dev`, or of any device) the operation does not write.
+    dead_regs: &'a [usize],
+    dead_insns: &'a [String],
+    dev: Option<usize>,
+}
+
+impl Copier<'_> {
+    fn block(&self, body: &[Stmt], ids: &mut Ids) -> Vec<Stmt> {
+        body.iter().filter_map(|s| self.stmt(s, ids)).collect()
+    }
+
+    /// The copy of `s`, None when it is dead for the operation.
+    fn stmt(&self, s: &Stmt, ids: &mut Ids) -> Option<Stmt> {
+        let bind = self.bind;
+        Some(match s {
+            Stmt::Write { access, value } => {
+                if self.dead_regs.contains(&access.reg)
+                    && (self.dev.is_none() || self.dev == Some(access.dev))
+                {
+                    return None;
                 }
+                let mut a = access.clone();
+                a.id = ids.op();
+                Stmt::Write {
+                    access: a,
+                    value: value.bind(bind),
+                }
+            }
+            Stmt::Poll {
+                access,
+                mask,
+                op,
+                value,
+                limit,
+                fail,
+                fail_barrier,
+            } => {
+                let mut a = access.clone();
+                a.id = ids.op();
                 Stmt::Poll {
-                    access,
-                    mask,
-                    op,
-                    value,
-                    limit,
-                    fail,
-                    fail_barrier,
-                } => {
-                    let mut a = access.clone();
-                    a.id = OpId(ids.next_op);
-                    ids.next_op += 1;
-                    out.push(Stmt::Poll {
-                        access: a,
-                        mask: *mask,
-                        op: *op,
-                        value: value.bind(bind),
-                        limit: *limit,
-                        fail: *fail,
-                        fail_barrier: fail_barrier.clone(),
-                    });
+                    access: a,
+                    mask: *mask,
+                    op: *op,
+                    value: value.bind(bind),
+                    limit: *limit,
+                    fail: *fail,
+                    fail_barrier: fail_barrier.clone(),
+                }
+            }
+            Stmt::Invalidate {
+                name,
+                operands,
+                after,
+                span,
+                ..
+            } => {
+                if self.dead_insns.contains(name) {
+                    return None;
                 }
                 Stmt::Invalidate {
-                    name,
-                    operands,
-                    after,
-                    span,
-                    ..
-                } => {
-                    if dead_insns.contains(name) {
-                        continue;
-                    }
-                    let id = OpId(ids.next_op);
-                    ids.next_op += 1;
-                    out.push(Stmt::Invalidate {
-                        id,
-                        name: name.clone(),
-                        operands: operands.iter().map(|o| o.bind(bind)).collect(),
-                        after: *after,
-                        span: *span,
-                    });
-                }
-                Stmt::Each {
-                    dev: d, body, span, ..
-                } => {
-                    let inner = copy(body, bind, dead_regs, dead_insns, dev, ids);
-                    // A loop left empty by dead writes is dead too.
-                    if inner.is_empty() {
-                        continue;
-                    }
-                    let group = ids.next_group;
-                    ids.next_group += 1;
-                    out.push(Stmt::Each {
-                        dev: *d,
-                        body: inner,
-                        span: *span,
-                        group,
-                    });
-                }
-                Stmt::Range {
-                    local,
-                    start,
-                    size,
-                    step,
-                    body,
-                    span,
-                    fail_barrier,
-                } => out.push(Stmt::Range {
-                    local: *local,
-                    start: start.bind(bind),
-                    size: size.bind(bind),
-                    step: step.bind(bind),
-                    body: copy(body, bind, dead_regs, dead_insns, dev, ids),
+                    id: ids.op(),
+                    name: name.clone(),
+                    operands: operands.iter().map(|o| o.bind(bind)).collect(),
+                    after: *after,
                     span: *span,
-                    fail_barrier: fail_barrier.clone(),
-                }),
-                Stmt::Return { value, span } => out.push(Stmt::Return {
-                    value: value.bind(bind),
-                    span: *span,
-                }),
-                other => out.push(other.clone()),
+                }
             }
-        }
-        out
+            Stmt::Each {
+                dev: d, body, span, ..
+            } => {
+                let inner = self.block(body, ids);
+                // A loop left empty by dead writes is dead too.
+                if inner.is_empty() {
+                    return None;
+                }
+                let group = ids.next_group;
+                ids.next_group += 1;
+                Stmt::Each {
+                    dev: *d,
+                    body: inner,
+                    span: *span,
+                    group,
+                }
+            }
+            Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body,
+                span,
+                fail_barrier,
+            } => Stmt::Range {
+                local: *local,
+                start: start.bind(bind),
+                size: size.bind(bind),
+                step: step.bind(bind),
+                body: self.block(body, ids),
+                span: *span,
+                fail_barrier: fail_barrier.clone(),
+            },
+            Stmt::Return { value, span } => Stmt::Return {
+                value: value.bind(bind),
+                span: *span,
+            },
+            other => other.clone(),
+        })
     }
-    copy(body, &bind, &dead_regs, &dead_insns, set.dev, ids)
 }
 
 fn single(

@@ -6,10 +6,10 @@ use super::interp::World;
 use crate::codegen::Compiled;
 use crate::emu::{self, Arch, MmioRegion, RamRegion, Request, ScriptedRead};
 use crate::ir::expr::field_mask;
-use crate::ir::{DevId, Instances, OpId, Program, RegId};
+use crate::ir::{DevId, Instances, OpId, Program, RegId, Seq};
 use crate::lir::ArgKind;
 use crate::spec::ast::Endian;
-use crate::target::mach::InsnClass;
+use crate::target::mach::{InsnClass, Line, MachFunc};
 use crate::target::Target;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -122,6 +122,169 @@ fn operand_values(text: &str) -> Vec<u64> {
         .collect()
 }
 
+/// The simulated machine a run is given: device windows, RAM, the
+/// arguments, and where each device instance and pointer's memory is.
+#[derive(Default)]
+struct Layout {
+    mmio: Vec<MmioRegion>,
+    ram: Vec<RamRegion>,
+    args: Vec<u64>,
+    /// (instance base, device, instance, stride)
+    regions: Vec<(u64, DevId, u64, u64)>,
+    /// (parameter, bytes given, index into `ram`)
+    ptr_params: Vec<(usize, usize, usize)>,
+}
+
+impl Layout {
+    /// Map every instance of the devices `seq` uses, window by window.
+    fn map_devices(&mut self, prog: &Program, seq: &Seq, world: &World) {
+        for &d in &seq.devices {
+            let n = world.count(prog, d);
+            for i in 0..n.max(1) {
+                let dev = &prog.devices[d];
+                let base = mmio_base(dev, d, i);
+                let mut windows: Vec<u64> = dev.regs.iter().map(|r| r.offset / WINDOW).collect();
+                windows.push(0);
+                windows.sort_unstable();
+                windows.dedup();
+                for w in windows {
+                    let lo = w * WINDOW;
+                    self.mmio.push(MmioRegion {
+                        base: base + lo,
+                        size: WINDOW,
+                        reads: scripted_reads(dev, d, world, w),
+                        queues: queue_models(dev, d, world, w),
+                    });
+                }
+                self.regions.push((base, d, i, stride(dev)));
+            }
+        }
+    }
+
+    /// The value of argument `a`, mapping the memory it points to.
+    fn map_arg(
+        &mut self,
+        prog: &Program,
+        c: &Compiled,
+        seq: &Seq,
+        world: &World,
+        a: &ArgKind,
+    ) -> u64 {
+        match a {
+            ArgKind::DeviceBase(d) => mmio_base(&prog.devices[*d], *d, 0),
+            ArgKind::DeviceArray(d) => self.map_device_array(prog, c, world, *d),
+            ArgKind::DeviceCount(d) => match prog.devices[*d].instances {
+                Instances::Dynamic { .. } => world.count(prog, *d),
+                _ => 0,
+            },
+            ArgKind::Param(i) if seq.ptrs.get(*i).is_some_and(Option::is_some) => {
+                self.map_pointer(world, *i)
+            }
+            ArgKind::Param(i) => world.params.get(*i).copied().unwrap_or(0),
+        }
+    }
+
+    /// The array of the instances' bases of device `d`, in RAM.
+    fn map_device_array(&mut self, prog: &Program, c: &Compiled, world: &World, d: DevId) -> u64 {
+        let n = world.count(prog, d);
+        let base = ARRAY_BASE + (d as u64) * 0x1_0000;
+        let mut bytes = Vec::new();
+        for i in 0..n {
+            let p = mmio_base(&prog.devices[d], d, i);
+            bytes.extend_from_slice(&if c.target.big_endian() {
+                p.to_be_bytes()
+            } else {
+                p.to_le_bytes()
+            });
+        }
+        bytes.resize(bytes.len().max(8).next_multiple_of(0x1000), 0);
+        self.ram.push(RamRegion {
+            base,
+            bytes,
+            watch: false,
+        });
+        base
+    }
+
+    /// The memory behind pointer parameter `i`, in RAM.
+    fn map_pointer(&mut self, world: &World, i: usize) -> u64 {
+        let mut bytes = world.memory.get(&i).cloned().unwrap_or_default();
+        self.ptr_params
+            .push((i, bytes.len().max(1), self.ram.len()));
+        // As much as the interpreter simulates (computed offsets
+        // may reach anywhere in it).
+        bytes.resize(PTR_SPAN as usize, 0);
+        self.ram.push(RamRegion {
+            base: ptr_base(i),
+            bytes,
+            watch: true,
+        });
+        ptr_base(i)
+    }
+}
+
+/// The world's scripted reads of the registers of device `d` in window `w`.
+fn scripted_reads(dev: &crate::ir::Device, d: DevId, world: &World, w: u64) -> Vec<ScriptedRead> {
+    let lo = w * WINDOW;
+    dev.regs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.offset / WINDOW == w)
+        .filter_map(|(ri, r)| {
+            world.reads.get(&(d, ri)).map(|vals| ScriptedRead {
+                offset: r.offset - lo,
+                values: vals
+                    .iter()
+                    .map(|v| to_bytes(v & field_mask(0, r.width), r.bytes(), r.endian))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// The interpreter's consumers, as the emulator's devices: those of
+/// device `d` whose registers are in window `w`.
+fn queue_models(dev: &crate::ir::Device, d: DevId, world: &World, w: u64) -> Vec<emu::QueueModel> {
+    let lo = w * WINDOW;
+    world
+        .consumers
+        .iter()
+        .filter(|c| c.dev == d)
+        .filter_map(|c| {
+            let (p, q) = (&dev.regs[c.prod], &dev.regs[c.cons]);
+            (p.offset / WINDOW == w && q.offset / WINDOW == w).then(|| emu::QueueModel {
+                prod: p.offset - lo,
+                cons: q.offset - lo,
+                len: u64::from(p.bytes()),
+                big_endian: p.endian == Endian::Big,
+                ring: ptr_base(c.ring),
+                entry: c.entry,
+                log2n: c.log2n,
+                wrap: c.wrap,
+                records: c.records.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The barriers and invalidates of `f` by offset (for the emulator's
+/// events).
+fn insn_classes(f: &MachFunc) -> BTreeMap<u32, (emu::InsnClass, String)> {
+    let mut classes = BTreeMap::new();
+    for l in f.insns() {
+        match l.class {
+            InsnClass::Barrier => {
+                classes.insert(l.offset, (emu::InsnClass::Barrier, l.text.clone()));
+            }
+            InsnClass::Invalidate => {
+                classes.insert(l.offset, (emu::InsnClass::Invalidate, l.text.clone()));
+            }
+            _ => {}
+        }
+    }
+    classes
+}
+
 pub fn run(
     prog: &Program,
     c: &Compiled,
@@ -133,224 +296,33 @@ pub fn run(
     let lir = &c.lir[seq_index];
     let seq = &c.opt.seqs[seq_index];
 
-    let mut mmio = Vec::new();
-    let mut ram = Vec::new();
-    let mut args = Vec::new();
-    // (instance base, device, instance, stride)
-    let mut regions: Vec<(u64, DevId, u64, u64)> = Vec::new();
-    // (parameter, bytes given, index into `ram`)
-    let mut ptr_params: Vec<(usize, usize, usize)> = Vec::new();
-    for &d in &seq.devices {
-        let n = world.count(prog, d);
-        for i in 0..n.max(1) {
-            let dev = &prog.devices[d];
-            let base = mmio_base(dev, d, i);
-            let mut windows: Vec<u64> = dev.regs.iter().map(|r| r.offset / WINDOW).collect();
-            windows.push(0);
-            windows.sort_unstable();
-            windows.dedup();
-            for w in windows {
-                let lo = w * WINDOW;
-                let reads = dev
-                    .regs
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, r)| r.offset / WINDOW == w)
-                    .filter_map(|(ri, r)| {
-                        world.reads.get(&(d, ri)).map(|vals| ScriptedRead {
-                            offset: r.offset - lo,
-                            values: vals
-                                .iter()
-                                .map(|v| to_bytes(v & field_mask(0, r.width), r.bytes(), r.endian))
-                                .collect(),
-                        })
-                    })
-                    .collect();
-                // The interpreter's consumers, as the emulator's devices.
-                let queues = world
-                    .consumers
-                    .iter()
-                    .filter(|c| c.dev == d)
-                    .filter_map(|c| {
-                        let (p, q) = (&dev.regs[c.prod], &dev.regs[c.cons]);
-                        (p.offset / WINDOW == w && q.offset / WINDOW == w).then(|| {
-                            emu::QueueModel {
-                                prod: p.offset - lo,
-                                cons: q.offset - lo,
-                                len: u64::from(p.bytes()),
-                                big_endian: p.endian == Endian::Big,
-                                ring: ptr_base(c.ring),
-                                entry: c.entry,
-                                log2n: c.log2n,
-                                wrap: c.wrap,
-                                records: c.records.clone(),
-                            }
-                        })
-                    })
-                    .collect();
-                mmio.push(MmioRegion {
-                    base: base + lo,
-                    size: WINDOW,
-                    reads,
-                    queues,
-                });
-            }
-            regions.push((base, d, i, stride(dev)));
-        }
-    }
+    let mut layout = Layout::default();
+    layout.map_devices(prog, seq, world);
     for a in &lir.args {
-        args.push(match a {
-            ArgKind::DeviceBase(d) => mmio_base(&prog.devices[*d], *d, 0),
-            ArgKind::DeviceArray(d) => {
-                let n = world.count(prog, *d);
-                let base = ARRAY_BASE + (*d as u64) * 0x1_0000;
-                let mut bytes = Vec::new();
-                for i in 0..n {
-                    let p = mmio_base(&prog.devices[*d], *d, i);
-                    bytes.extend_from_slice(&if c.target.big_endian() {
-                        p.to_be_bytes()
-                    } else {
-                        p.to_le_bytes()
-                    });
-                }
-                bytes.resize(bytes.len().max(8).next_multiple_of(0x1000), 0);
-                ram.push(RamRegion {
-                    base,
-                    bytes,
-                    watch: false,
-                });
-                base
-            }
-            ArgKind::DeviceCount(d) => match prog.devices[*d].instances {
-                Instances::Dynamic { .. } => world.count(prog, *d),
-                _ => 0,
-            },
-            ArgKind::Param(i) if seq.ptrs.get(*i).is_some_and(Option::is_some) => {
-                let mut bytes = world.memory.get(i).cloned().unwrap_or_default();
-                ptr_params.push((*i, bytes.len().max(1), ram.len()));
-                // As much as the interpreter simulates (computed offsets
-                // may reach anywhere in it).
-                bytes.resize(PTR_SPAN as usize, 0);
-                ram.push(RamRegion {
-                    base: ptr_base(*i),
-                    bytes,
-                    watch: true,
-                });
-                ptr_base(*i)
-            }
-            ArgKind::Param(i) => world.params.get(*i).copied().unwrap_or(0),
-        });
+        let v = layout.map_arg(prog, c, seq, world, a);
+        layout.args.push(v);
     }
-
-    let mut classes = BTreeMap::new();
-    let mut by_offset = BTreeMap::new();
-    for l in f.insns() {
-        by_offset.insert(l.offset, l);
-        match l.class {
-            InsnClass::Barrier => {
-                classes.insert(l.offset, (emu::InsnClass::Barrier, l.text.clone()));
-            }
-            InsnClass::Invalidate => {
-                classes.insert(l.offset, (emu::InsnClass::Invalidate, l.text.clone()));
-            }
-            _ => {}
-        }
-    }
-
+    let by_offset: BTreeMap<u32, &Line> = f.insns().map(|l| (l.offset, l)).collect();
+    let classes = insn_classes(f);
     let req = Request {
         program: emu::Program {
             arch: arch(c.target),
             code: f.bytes.clone(),
             classes,
         },
-        args,
-        mmio,
-        ram,
+        args: std::mem::take(&mut layout.args),
+        mmio: std::mem::take(&mut layout.mmio),
+        ram: std::mem::take(&mut layout.ram),
         max_insns,
     };
     let out = emu::run(&req).map_err(|e| e.to_string())?;
-    let mut events = Vec::new();
-    for e in out.events {
-        let line = by_offset.get(&e.pc_offset);
-        let insn = line.map(|l| l.text.clone()).unwrap_or_default();
-        let op = line.and_then(|l| l.origin.op);
-        let kind = match e.kind {
-            emu::EventKind::Store => Kind::Store,
-            emu::EventKind::Load => Kind::Load,
-            emu::EventKind::Barrier => Kind::Barrier,
-            emu::EventKind::Invalidate => Kind::Invalidate,
-        };
-        let mut ev = Event {
-            kind,
-            device: None,
-            instance: None,
-            reg: None,
-            memory: None,
-            value: None,
-            insn,
-            dev_id: None,
-            reg_id: None,
-            raw: None,
-            op,
-            operands: Vec::new(),
-        };
-        let in_ptr = ptr_params
-            .iter()
-            .find(|&&(p, _, _)| e.addr >= ptr_base(p) && e.addr - ptr_base(p) < PTR_SPAN);
-        match kind {
-            Kind::Store | Kind::Load if in_ptr.is_some() => {
-                let &(p, _, _) = in_ptr.unwrap_or(&(0, 0, 0));
-                let endian = if c.target.big_endian() {
-                    Endian::Big
-                } else {
-                    Endian::Little
-                };
-                let v = from_bytes(&e.bytes, endian);
-                ev.memory = Some(format!(
-                    "{}[{:#x}]",
-                    seq.params.get(p).map_or("?", String::as_str),
-                    e.addr - ptr_base(p)
-                ));
-                ev.value = Some(format!("{v:#x}"));
-                ev.raw = Some(v);
-            }
-            Kind::Store | Kind::Load => {
-                let (base, d, i, _) = regions
-                    .iter()
-                    .copied()
-                    .find(|(b, _, _, n)| e.addr >= *b && e.addr < *b + n)
-                    .ok_or_else(|| format!("access to {:#x} outside every device", e.addr))?;
-                let dev = &prog.devices[d];
-                let off = e.addr - base;
-                let ri = dev
-                    .regs
-                    .iter()
-                    .position(|r| r.offset == off && r.bytes() as usize == e.bytes.len())
-                    .ok_or_else(|| {
-                        format!(
-                            "{}-byte access at offset {off:#x} of `{}` matches no register",
-                            e.bytes.len(),
-                            dev.name
-                        )
-                    })?;
-                let v = from_bytes(&e.bytes, dev.regs[ri].endian);
-                ev.device = Some(dev.name.clone());
-                ev.instance = Some(i);
-                ev.reg = Some(dev.regs[ri].name.clone());
-                ev.value = Some(format!("{v:#x}"));
-                ev.dev_id = Some(d);
-                ev.reg_id = Some(ri);
-                ev.raw = Some(v);
-            }
-            Kind::Invalidate => {
-                ev.operands = operand_values(&e.text);
-                ev.value = ev.operands.first().map(|v| format!("{v:#x}"));
-            }
-            Kind::Barrier => {}
-        }
-        events.push(ev);
-    }
-    let memory = ptr_params
+    let events = out
+        .events
+        .iter()
+        .map(|e| attribute(e, &by_offset, prog, c, seq, &layout))
+        .collect::<Result<Vec<_>, _>>()?;
+    let memory = layout
+        .ptr_params
         .iter()
         .filter_map(|&(p, len, ri)| {
             out.ram
@@ -364,6 +336,110 @@ pub fn run(
         insns_executed: out.insns_executed,
         memory,
     })
+}
+
+/// The emulator's event `e` as a trace event: the instruction and IR
+/// operation it came from, and the register or pointer memory it touched.
+fn attribute(
+    e: &emu::Event,
+    by_offset: &BTreeMap<u32, &Line>,
+    prog: &Program,
+    c: &Compiled,
+    seq: &Seq,
+    layout: &Layout,
+) -> Result<Event, String> {
+    let line = by_offset.get(&e.pc_offset);
+    let insn = line.map(|l| l.text.clone()).unwrap_or_default();
+    let op = line.and_then(|l| l.origin.op);
+    let kind = match e.kind {
+        emu::EventKind::Store => Kind::Store,
+        emu::EventKind::Load => Kind::Load,
+        emu::EventKind::Barrier => Kind::Barrier,
+        emu::EventKind::Invalidate => Kind::Invalidate,
+    };
+    let mut ev = Event {
+        kind,
+        device: None,
+        instance: None,
+        reg: None,
+        memory: None,
+        value: None,
+        insn,
+        dev_id: None,
+        reg_id: None,
+        raw: None,
+        op,
+        operands: Vec::new(),
+    };
+    let in_ptr = layout
+        .ptr_params
+        .iter()
+        .find(|&&(p, _, _)| e.addr >= ptr_base(p) && e.addr - ptr_base(p) < PTR_SPAN);
+    match (kind, in_ptr) {
+        (Kind::Store | Kind::Load, Some(&(p, _, _))) => memory_access(&mut ev, e, c, seq, p),
+        (Kind::Store | Kind::Load, None) => register_access(&mut ev, e, prog, &layout.regions)?,
+        (Kind::Invalidate, _) => {
+            ev.operands = operand_values(&e.text);
+            ev.value = ev.operands.first().map(|v| format!("{v:#x}"));
+        }
+        (Kind::Barrier, _) => {}
+    }
+    Ok(ev)
+}
+
+/// An access to the memory behind pointer parameter `p`: `name[offset]`
+/// and the value, in the target's byte order.
+fn memory_access(ev: &mut Event, e: &emu::Event, c: &Compiled, seq: &Seq, p: usize) {
+    let endian = if c.target.big_endian() {
+        Endian::Big
+    } else {
+        Endian::Little
+    };
+    let v = from_bytes(&e.bytes, endian);
+    ev.memory = Some(format!(
+        "{}[{:#x}]",
+        seq.params.get(p).map_or("?", String::as_str),
+        e.addr - ptr_base(p)
+    ));
+    ev.value = Some(format!("{v:#x}"));
+    ev.raw = Some(v);
+}
+
+/// An access to a device register: which device, instance and register,
+/// and the value in the register's byte order.
+fn register_access(
+    ev: &mut Event,
+    e: &emu::Event,
+    prog: &Program,
+    regions: &[(u64, DevId, u64, u64)],
+) -> Result<(), String> {
+    let (base, d, i, _) = regions
+        .iter()
+        .copied()
+        .find(|(b, _, _, n)| e.addr >= *b && e.addr < *b + n)
+        .ok_or_else(|| format!("access to {:#x} outside every device", e.addr))?;
+    let dev = &prog.devices[d];
+    let off = e.addr - base;
+    let ri = dev
+        .regs
+        .iter()
+        .position(|r| r.offset == off && r.bytes() as usize == e.bytes.len())
+        .ok_or_else(|| {
+            format!(
+                "{}-byte access at offset {off:#x} of `{}` matches no register",
+                e.bytes.len(),
+                dev.name
+            )
+        })?;
+    let v = from_bytes(&e.bytes, dev.regs[ri].endian);
+    ev.device = Some(dev.name.clone());
+    ev.instance = Some(i);
+    ev.reg = Some(dev.regs[ri].name.clone());
+    ev.value = Some(format!("{v:#x}"));
+    ev.dev_id = Some(d);
+    ev.reg_id = Some(ri);
+    ev.raw = Some(v);
+    Ok(())
 }
 
 #[cfg(test)]

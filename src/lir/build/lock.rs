@@ -53,12 +53,7 @@ impl Builder<'_> {
         });
         let mut owner = None;
         if hoisted {
-            if let LockValue::Owner(e) = value {
-                owner = Some(self.expr(e));
-            }
-            if let Some(sv) = status_v {
-                self.emit(Inst::Imm { dst: sv, value: 0 });
-            }
+            owner = self.hoisted_invariants(value, status_v);
         }
         let counter = limit.map(|(n, _)| {
             let v = self.vreg();
@@ -83,51 +78,12 @@ impl Builder<'_> {
             acquire: true,
         });
         if !hoisted {
-            // The naive window: invariant work redone on each retry.
-            if let Some(sv) = status_v {
-                self.emit(Inst::Imm { dst: sv, value: 0 });
-            }
-            if let LockValue::Owner(e) = value {
-                owner = Some(self.fresh_expr(e));
-            }
+            owner = self.window_invariants(value, status_v);
         }
         if let Some(saved) = restore {
             self.arg_override = saved;
         }
-        let new = match value {
-            LockValue::Owner(_) => {
-                self.emit(Inst::Branch {
-                    cmp: Cmp::Ne,
-                    a: loaded,
-                    b: Operand::Imm(0),
-                    target: busy,
-                });
-                owner.unwrap_or(loaded)
-            }
-            LockValue::Bit(b) => {
-                let t = self.vreg();
-                self.emit(Inst::Bin {
-                    op: BinOp::And,
-                    dst: t,
-                    a: loaded,
-                    b: Operand::Imm(1 << b),
-                });
-                self.emit(Inst::Branch {
-                    cmp: Cmp::Ne,
-                    a: t,
-                    b: Operand::Imm(0),
-                    target: busy,
-                });
-                let n = self.vreg();
-                self.emit(Inst::Bin {
-                    op: BinOp::Or,
-                    dst: n,
-                    a: loaded,
-                    b: Operand::Imm(1 << b),
-                });
-                n
-            }
-        };
+        let new = self.take_if_free(value, loaded, owner, busy);
         self.emit_op(
             id,
             Inst::StoreCond {
@@ -163,6 +119,82 @@ impl Builder<'_> {
         self.cold(&mut |b| b.acquire_slow_path(a, &path));
     }
 
+    /// Loop-invariant work hoisted out of the reservation window: the
+    /// owner value (returned) and clearing the status.
+    fn hoisted_invariants(&mut self, value: &LockValue, status: Option<VReg>) -> Option<VReg> {
+        let owner = match value {
+            LockValue::Owner(e) => Some(self.expr(e)),
+            LockValue::Bit(_) => None,
+        };
+        if let Some(sv) = status {
+            self.emit(Inst::Imm { dst: sv, value: 0 });
+        }
+        owner
+    }
+
+    /// The naive window: invariant work redone on each retry (clearing
+    /// the status, the owner value, returned).
+    fn window_invariants(&mut self, value: &LockValue, status: Option<VReg>) -> Option<VReg> {
+        if let Some(sv) = status {
+            self.emit(Inst::Imm { dst: sv, value: 0 });
+        }
+        match value {
+            LockValue::Owner(e) => Some(self.fresh_expr(e)),
+            LockValue::Bit(_) => None,
+        }
+    }
+
+    /// Inside the window: branch to `busy` unless the `loaded` lock word
+    /// is free; the word that takes it.
+    fn take_if_free(
+        &mut self,
+        value: &LockValue,
+        loaded: VReg,
+        owner: Option<VReg>,
+        busy: LabelId,
+    ) -> VReg {
+        match value {
+            LockValue::Owner(_) => {
+                self.emit(Inst::Branch {
+                    cmp: Cmp::Ne,
+                    a: loaded,
+                    b: Operand::Imm(0),
+                    target: busy,
+                });
+                owner.unwrap_or(loaded)
+            }
+            LockValue::Bit(b) => {
+                let t = self.lock_bit(loaded, *b);
+                self.emit(Inst::Branch {
+                    cmp: Cmp::Ne,
+                    a: t,
+                    b: Operand::Imm(0),
+                    target: busy,
+                });
+                let n = self.vreg();
+                self.emit(Inst::Bin {
+                    op: BinOp::Or,
+                    dst: n,
+                    a: loaded,
+                    b: Operand::Imm(1 << b),
+                });
+                n
+            }
+        }
+    }
+
+    /// `v & (1 << bit)`: the lock bit of lock word `v`.
+    fn lock_bit(&mut self, v: VReg, bit: u32) -> VReg {
+        let t = self.vreg();
+        self.emit(Inst::Bin {
+            op: BinOp::And,
+            dst: t,
+            a: v,
+            b: Operand::Imm(1 << bit),
+        });
+        t
+    }
+
     /// Out of line: the lock is taken. Detect recursion (`held`), count
     /// down a bounded spin, spin with plain loads until it looks free,
     /// then retry the reservation window.
@@ -194,16 +226,7 @@ impl Builder<'_> {
             kind: MemKind::Normal,
         });
         let t = match p.bit {
-            Some(k) => {
-                let t = self.vreg();
-                self.emit(Inst::Bin {
-                    op: BinOp::And,
-                    dst: t,
-                    a: s,
-                    b: Operand::Imm(1 << k),
-                });
-                t
-            }
+            Some(k) => self.lock_bit(s, k),
             None => s,
         };
         self.emit(Inst::Branch {

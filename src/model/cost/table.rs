@@ -5,7 +5,7 @@ use super::measure::{measure, Dynamic, MeasureError};
 use super::subject::{collect_params, subject, Subject};
 use super::*;
 use crate::codegen::{compile, Compiled, Options};
-use crate::ir::{Expr, GSize};
+use crate::ir::{Expr, GSize, GranuleSet};
 use crate::model::{Source, Threshold};
 use crate::verify::interp::World;
 
@@ -166,8 +166,7 @@ struct Sweep {
 
 impl Sweep {
     fn size_of(&self, v: u64) -> u64 {
-        let (c, k) = (self.c0 as i64 as i128, self.k as i128);
-        (c + k * v as i128).clamp(0, u64::MAX as i128) as u64
+        request_size(self.c0, self.k, v)
     }
 }
 
@@ -263,7 +262,6 @@ pub fn table(prog: &Program, seq_name: &str, req: &Request) -> Result<Table, Err
     })
 }
 
-/// Solve the request size for its one parameter not given by `--arg`,
 /// The fixed parameters (`--arg`, a granule parameter's default, the
 /// start) and the one left to solve the request size for.
 fn solved_param(
@@ -339,6 +337,7 @@ fn solved_param(
     Ok((fixed, p))
 }
 
+/// Solve the request size for its one parameter not given by `--arg`,
 /// and choose the sizes of the rows.
 fn solve(
     full: &Program,
@@ -349,15 +348,50 @@ fn solve(
 ) -> Result<Sweep, Error> {
     let set = &full.granules[cover.set];
     let (fixed, p) = solved_param(full, seq, cover, req, notes)?;
-    let loop_entry = crate::model::loop_entry(set);
+    let (c0, k) = size_steps(seq, cover, &fixed, p)?;
+    let granule = smallest_granule(set, seq, &fixed, k);
+    let sizes = row_sizes(req, granule, k)?;
+    // Request sizes in units of the solved parameter (rounded up).
+    let mut values: Vec<u64> = sizes.iter().map(|&s| value_for(c0, k, s)).collect();
+    values.sort_unstable();
+    values.dedup();
+    let max_size = request_size(c0, k, values.last().copied().unwrap_or(1));
+    // Start: aligned beyond every request, so `single` sees aligned ranges.
+    let start = req.start.unwrap_or_else(|| {
+        (1u64 << 30).max(max_size.checked_next_power_of_two().unwrap_or(1 << 63))
+    });
+    let world_params = start_params(seq, cover, &fixed, p, start, notes);
+    let real_start = {
+        let mut ps = world_params.clone();
+        ps[p] = 1;
+        cover.start.eval(&ps)
+    };
+    Ok(Sweep {
+        p,
+        c0,
+        k,
+        granule,
+        values,
+        params: world_params,
+        start: real_start,
+    })
+}
+
+/// The request size as `c0 + k * v` in the solved parameter `p` (the
+/// others fixed, 0 when not): `n * 4K`, but also `end - start` with
+/// `start` given (c0 = -start), so any fixed arguments work.
+fn size_steps(
+    seq: &Seq,
+    cover: &Subject,
+    fixed: &[Option<u64>],
+    p: usize,
+) -> Result<(u64, u64), Error> {
     let base: Vec<u64> = fixed.iter().map(|v| v.unwrap_or(0)).collect();
     let size_at = |v: u64| {
         let mut ps = base.clone();
         ps[p] = v;
         cover.size.eval(&ps)
     };
-    // size = c + k * v: `n * 4K`, but also `end - start` with `start`
-    // given (c = -start), so any fixed arguments work.
     let c0 = size_at(0);
     let k = size_at(1).wrapping_sub(c0);
     let affine = |v: u64| c0.wrapping_add(k.wrapping_mul(v));
@@ -373,16 +407,28 @@ fn solve(
             seq.params[p]
         )));
     }
+    Ok((c0, k))
+}
+
+/// The smallest value of the parameter giving at least `bytes` (and at
+/// least one byte) when size = c0 + k * value.
+fn value_for(c0: u64, k: u64, bytes: u64) -> u64 {
     let (c, kk) = (c0 as i64 as i128, k as i128);
-    // The smallest value of the parameter giving at least `bytes` (and at
-    // least one byte).
-    let value_for = |bytes: u64| -> u64 {
-        let want = (bytes as i128).max(1);
-        let v = (want - c + kk - 1).div_euclid(kk).max(0);
-        v.min(u64::MAX as i128) as u64
-    };
-    let size_of = |v: u64| (c + kk * v as i128).clamp(0, u64::MAX as i128) as u64;
-    let granule = match loop_entry.map(|e| &e.size) {
+    let want = (bytes as i128).max(1);
+    let v = (want - c + kk - 1).div_euclid(kk).max(0);
+    v.min(u64::MAX as i128) as u64
+}
+
+/// The size c0 + k * v (within 0 ..= 2^64 - 1).
+fn request_size(c0: u64, k: u64, v: u64) -> u64 {
+    let (c, k) = (c0 as i64 as i128, k as i128);
+    (c + k * v as i128).clamp(0, u64::MAX as i128) as u64
+}
+
+/// The set's smallest granule in bytes: the loop granule's (a parameter's
+/// as fixed, else the size step `k`), else the smallest constant one.
+fn smallest_granule(set: &GranuleSet, seq: &Seq, fixed: &[Option<u64>], k: u64) -> u64 {
+    match crate::model::loop_entry(set).map(|e| &e.size) {
         Some(GSize::Bytes(b)) => *b,
         Some(GSize::Param(n)) => seq
             .params
@@ -400,7 +446,12 @@ fn solve(
             .min()
             .unwrap_or(k),
     }
-    .max(1);
+    .max(1)
+}
+
+/// The request sizes of the rows: `--sizes`, else powers of two from a
+/// granule (or size step) up to 1 GiB; none over [`MAX_GRANULES`].
+fn row_sizes(req: &Request, granule: u64, k: u64) -> Result<Vec<u64>, Error> {
     let unit = granule.max(k);
     let top = unit.max(1 << 30);
     let sizes: Vec<u64> = match &req.sizes {
@@ -429,19 +480,24 @@ fn solve(
             human(granule)
         )));
     }
-    // Request sizes in units of the solved parameter (rounded up).
-    let mut values: Vec<u64> = sizes.iter().map(|&s| value_for(s)).collect();
-    values.sort_unstable();
-    values.dedup();
-    let max_size = size_of(values.last().copied().unwrap_or(1));
-    // Start: aligned beyond every request, so `single` sees aligned ranges.
-    let start = req.start.unwrap_or_else(|| {
-        (1u64 << 30).max(max_size.checked_next_power_of_two().unwrap_or(1 << 63))
-    });
+    Ok(sizes)
+}
+
+/// Every parameter's value for the runs (the solved one `p` set per
+/// run): the fixed ones, 0 for the rest, and `start` for a cover start
+/// that is one parameter.
+fn start_params(
+    seq: &Seq,
+    cover: &Subject,
+    fixed: &[Option<u64>],
+    p: usize,
+    start: u64,
+    notes: &mut Vec<String>,
+) -> Vec<u64> {
     let mut start_free = Vec::new();
     collect_params(&cover.start, &mut start_free);
     start_free.retain(|i| fixed[*i].is_none() && *i != p);
-    let mut world_params = base.clone();
+    let mut world_params: Vec<u64> = fixed.iter().map(|v| v.unwrap_or(0)).collect();
     match (&cover.start, &start_free[..]) {
         (Expr::Param(i), [_]) => world_params[*i] = start,
         (_, []) => {}
@@ -450,20 +506,7 @@ fn solve(
             cover.start.display(&seq.params)
         )),
     }
-    let real_start = {
-        let mut ps = world_params.clone();
-        ps[p] = 1;
-        cover.start.eval(&ps)
-    };
-    Ok(Sweep {
-        p,
-        c0,
-        k,
-        granule,
-        values,
-        params: world_params,
-        start: real_start,
-    })
+    world_params
 }
 
 /// Compile each strategy the cover can use (`single` only over constant

@@ -1,0 +1,176 @@
+//! Statements: what each does, and the control flow (per-instance loops,
+//! branches, `range` and `while` loops).
+
+use super::{Access, Flow, InterpError, Machine, EINVAL};
+use crate::ir::{Cond, DevId, OpId, Stmt};
+
+impl Machine<'_> {
+    pub(super) fn stmt(&mut self, s: &Stmt) -> Result<Flow, InterpError> {
+        self.tick()?;
+        match s {
+            Stmt::Mem { op, .. } => return self.mem_op(op),
+            Stmt::Each { dev, body, .. } => return self.each(*dev, body),
+            Stmt::Write { access, .. } if self.dead_write(access) => {}
+            Stmt::Invalidate { name, .. } if self.dead_insn(name) => {}
+            Stmt::Cover {
+                set,
+                mode,
+                start,
+                size,
+                body,
+                threshold,
+                ..
+            } => {
+                let (start, size) = (self.eval(start), self.eval(size));
+                let index = *set;
+                let set = &self.prog.granules[index];
+                return self.cover(index, set, *mode, start, size, threshold, body);
+            }
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                rare: _,
+            } => {
+                let taken = self.holds(cond);
+                self.arms.insert((s as *const Stmt as usize, taken));
+                return self.block(if taken { then_ } else { else_ });
+            }
+            Stmt::Write { access, value } => self.write_reg(access, value)?,
+            Stmt::Poll {
+                access,
+                mask,
+                op,
+                value,
+                limit,
+                fail,
+                fail_barrier,
+            } => {
+                let want = self.eval(value);
+                if !self.poll_reg(access, *mask, *op, want, *limit)? {
+                    self.fail_barrier(fail_barrier);
+                    return Ok(Flow::Return(*fail));
+                }
+            }
+            Stmt::Read { access, local } => self.read_reg(access, *local)?,
+            Stmt::Barrier { name, .. } => self
+                .out
+                .push((OpId::BARRIER, Access::Barrier { name: name.clone() })),
+            Stmt::Return { value, .. } => {
+                return Ok(Flow::Return(
+                    value.eval_with(&self.world.params, &self.locals) as i64,
+                ));
+            }
+            Stmt::Range {
+                local,
+                start,
+                size,
+                step,
+                body,
+                fail_barrier,
+                ..
+            } => {
+                let (start, size, step) = (self.eval(start), self.eval(size), self.eval(step));
+                return self.range(*local, start, size, step, body, fail_barrier);
+            }
+            Stmt::Assign { local, value, .. } => {
+                self.locals[*local] = self.eval(value);
+            }
+            Stmt::While {
+                cond,
+                body,
+                limit,
+                fail,
+                fail_barrier,
+                ..
+            } => {
+                let at = s as *const Stmt as usize;
+                return self.while_loop(at, cond, body, *limit, *fail, fail_barrier);
+            }
+            Stmt::Invalidate {
+                id, name, operands, ..
+            } => self.invalidate(*id, name, operands),
+        }
+        Ok(Flow::Next)
+    }
+
+    /// `each DEV { body }`: the body once per instance, that instance in
+    /// scope.
+    fn each(&mut self, dev: DevId, body: &[Stmt]) -> Result<Flow, InterpError> {
+        for i in 0..self.world.count(self.prog, dev) {
+            self.inst.insert(dev, i);
+            if let Flow::Return(v) = self.block(body)? {
+                self.inst.remove(&dev);
+                return Ok(Flow::Return(v));
+            }
+        }
+        self.inst.remove(&dev);
+        Ok(Flow::Next)
+    }
+
+    /// `range`: the body with `local` at each `step` from `start` while
+    /// bytes of `size` remain (-EINVAL for a zero step).
+    fn range(
+        &mut self,
+        local: usize,
+        start: u64,
+        size: u64,
+        step: u64,
+        body: &[Stmt],
+        fail_barrier: &Option<String>,
+    ) -> Result<Flow, InterpError> {
+        if size == 0 {
+            return Ok(Flow::Next);
+        }
+        if step == 0 {
+            self.fail_barrier(fail_barrier);
+            return Ok(Flow::Return(EINVAL));
+        }
+        let (mut rem, mut addr) = (size, start);
+        loop {
+            self.tick()?;
+            self.locals[local] = addr;
+            if let Flow::Return(v) = self.block(body)? {
+                return Ok(Flow::Return(v));
+            }
+            if rem <= step {
+                break;
+            }
+            rem -= step;
+            addr = addr.wrapping_add(step);
+        }
+        Ok(Flow::Next)
+    }
+
+    /// `while`: the body while `cond` holds, at most `limit` times (then
+    /// fail with `fail`). `at` is the statement's address, for coverage.
+    fn while_loop(
+        &mut self,
+        at: usize,
+        cond: &Cond,
+        body: &[Stmt],
+        limit: u64,
+        fail: i64,
+        fail_barrier: &Option<String>,
+    ) -> Result<Flow, InterpError> {
+        let mut runs = 0u64;
+        loop {
+            self.tick()?;
+            let more = self.holds(cond);
+            // Coverage: a loop never entered, entered, and run out.
+            self.arms.insert((at, runs == 0 && !more));
+            if !more {
+                break;
+            }
+            if runs == limit {
+                self.fail_barrier(fail_barrier);
+                return Ok(Flow::Return(fail));
+            }
+            runs += 1;
+            if let Flow::Return(v) = self.block(body)? {
+                return Ok(Flow::Return(v));
+            }
+        }
+        Ok(Flow::Next)
+    }
+}
