@@ -78,6 +78,40 @@ pub trait MachInsn {
     fn class(&self) -> InsnClass;
 }
 
+/// `MachInsn` for a target's instruction enum from its inherent methods
+/// (`text`, `mnemonic`, `is_barrier`, `is_invalidate`, `is_store`,
+/// `is_load`) and its `Label` variant: the same adapter for every target.
+#[macro_export]
+macro_rules! mach_insn {
+    ($insn:ty) => {
+        impl $crate::target::mach::MachInsn for $insn {
+            fn label(&self) -> Option<u32> {
+                match self {
+                    Self::Label(l) => Some(*l),
+                    _ => None,
+                }
+            }
+
+            fn text(&self, label_name: &dyn Fn(u32) -> String) -> String {
+                <$insn>::text(self, label_name)
+            }
+
+            fn mnemonic(&self) -> &'static str {
+                <$insn>::mnemonic(self)
+            }
+
+            fn class(&self) -> $crate::target::mach::InsnClass {
+                $crate::target::mach::InsnClass::of(
+                    self.is_barrier(),
+                    self.is_invalidate(),
+                    self.is_store(),
+                    self.is_load(),
+                )
+            }
+        }
+    };
+}
+
 /// The lines of a function from its lowered instructions and their byte
 /// offsets (one per instruction, labels included).
 pub fn lines_of<I: MachInsn>(

@@ -39,10 +39,12 @@ impl Backend for Aarch64 {
         f: &Func,
         alloc: &Allocation,
         symbol: &str,
-        style: Style,
+        // GNU as and the kernel's linkage.h agree on register names (x0,
+        // not %x0): the style changes only the file frame.
+        _style: Style,
         _machine: Machine,
     ) -> Result<MachFunc, String> {
-        emit::codegen(f, alloc, symbol, style)
+        emit::codegen(f, alloc, symbol)
     }
 
     fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {

@@ -6,33 +6,9 @@ use super::lower;
 use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
-use crate::target::mach::{lines_of, InsnClass, MachFunc, MachInsn};
+use crate::target::mach::{lines_of, MachFunc};
 
-impl MachInsn for Insn {
-    fn label(&self) -> Option<u32> {
-        match self {
-            Insn::Label(l) => Some(*l),
-            _ => None,
-        }
-    }
-
-    fn text(&self, label_name: &dyn Fn(u32) -> String) -> String {
-        Insn::text(self, label_name)
-    }
-
-    fn mnemonic(&self) -> &'static str {
-        Insn::mnemonic(self)
-    }
-
-    fn class(&self) -> InsnClass {
-        InsnClass::of(
-            self.is_barrier(),
-            self.is_invalidate(),
-            self.is_store(),
-            self.is_load(),
-        )
-    }
-}
+crate::mach_insn!(Insn);
 
 /// Register names are the same in plain and kernel style (the kernel's
 /// riscv `.S` files use ABI names), so the style changes only the frame.
