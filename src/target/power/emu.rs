@@ -11,7 +11,9 @@
 
 use super::insn::Spr;
 use super::Power;
-use crate::emu::{stack_arg, uc_err, write_reg, Arch, EmuError, EmuTarget, Sys, Uc};
+use crate::emu::{
+    stack_arg, uc_err, write_reg, Arch, EmuError, EmuTarget, Sys, Uc, CODE_BASE, SENTINEL_ADDR,
+};
 use unicorn_engine::{Arch as UcArch, Mode, RegisterPPC, TlbType};
 
 const GPRS: [RegisterPPC; 32] = [
@@ -104,8 +106,8 @@ impl EmuTarget for Power {
         write_reg(uc, RegisterPPC::R1.into(), sp)?;
         uc.mem_write(sp, &0u64.to_be_bytes())
             .map_err(|e| uc_err("backchain", e))?;
-        write_reg(uc, RegisterPPC::R12.into(), crate::emu::CODE_BASE)?;
-        write_reg(uc, RegisterPPC::LR.into(), crate::emu::SENTINEL_ADDR)?;
+        write_reg(uc, RegisterPPC::R12.into(), CODE_BASE)?;
+        write_reg(uc, RegisterPPC::LR.into(), SENTINEL_ADDR)?;
         if self.le {
             let msr = uc
                 .reg_read(RegisterPPC::MSR)

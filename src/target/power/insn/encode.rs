@@ -129,6 +129,9 @@ fn ui16(v: u16) -> u32 {
     u32::from(v)
 }
 
+/// Encodes the instructions of one group of forms, None for the others.
+type FormGroup<E> = fn(&E, &Insn) -> Result<Option<u32>, EncodeError>;
+
 /// The instruction at `pc` being encoded: its operands' checks, and the
 /// labels its branches resolve against.
 struct Encoder<'a> {
@@ -225,7 +228,7 @@ impl Encoder<'_> {
     fn encode(&self, insn: &Insn) -> Result<u32, EncodeError> {
         // Each group encodes the instructions of its forms and passes on
         // the others.
-        let groups: [fn(&Self, &Insn) -> Result<Option<u32>, EncodeError>; 5] = [
+        let groups: [FormGroup<Self>; 5] = [
             Self::integer,
             Self::load_store,
             Self::compare_branch,

@@ -25,6 +25,10 @@ fn spr_text(spr: Spr) -> String {
     }
 }
 
+/// Prints the instructions of one kind (given the mnemonic), None for the
+/// others.
+type TextGroup = fn(&Insn, &Printer, &str) -> Option<String>;
+
 /// How one instruction's operands are spelled.
 struct Printer<'a> {
     style: RegStyle,
@@ -68,7 +72,7 @@ impl Insn {
         let m = self.mnemonic();
         // Each group prints the instructions of its kind and passes on the
         // others; every instruction is in one.
-        let groups: [fn(&Insn, &Printer, &str) -> Option<String>; 5] = [
+        let groups: [TextGroup; 5] = [
             Insn::integer_text,
             Insn::memory_text,
             Insn::control_text,
