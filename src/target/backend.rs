@@ -93,7 +93,12 @@ pub trait Backend: Sync {
     fn capstone_gap(&self, _mnemonic: &str) -> bool {
         false
     }
+    /// How the emulator runs this target's code (its `emu.rs`).
+    #[cfg(feature = "emu")]
+    fn emu(&self) -> &dyn crate::emu::EmuTarget;
     /// The emulator's architecture for this target's code.
     #[cfg(feature = "emu")]
-    fn emu_arch(&self) -> crate::emu::Arch;
+    fn emu_arch(&self) -> crate::emu::Arch {
+        self.emu().arch()
+    }
 }

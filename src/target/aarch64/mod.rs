@@ -2,6 +2,8 @@
 
 pub mod barriers;
 pub mod emit;
+#[cfg(feature = "emu")]
+mod emu;
 pub mod insn;
 pub mod lower;
 
@@ -112,7 +114,7 @@ impl Backend for Aarch64 {
     }
 
     #[cfg(feature = "emu")]
-    fn emu_arch(&self) -> crate::emu::Arch {
-        crate::emu::Arch::Aarch64
+    fn emu(&self) -> &dyn crate::emu::EmuTarget {
+        self
     }
 }

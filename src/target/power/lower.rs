@@ -11,10 +11,10 @@
 //! of this lowering: it reads as zero in the RA slot of D-form and X-form
 //! addresses, so it is never given to a value that serves as a base.
 
-use super::insn::{Cond, Insn, Reg};
+use super::insn::{Cond, Insn, Label, Reg};
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
-use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp};
+use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 use crate::target::barriers;
 use crate::target::{Machine, Target};
 
@@ -63,116 +63,76 @@ pub struct Lowered {
 #[derive(Debug)]
 pub struct LowerError(pub String);
 
+/// Where instructions go: the lowering of one LIR instruction pushes them
+/// with that instruction's origin.
+type Emit<'a> = &'a mut dyn FnMut(Insn);
+
 pub fn lower(
     f: &Func,
     alloc: &Allocation,
     target: Target,
     machine: Machine,
 ) -> Result<Lowered, LowerError> {
+    let cx = Cx {
+        alloc,
+        target,
+        machine,
+        saved: alloc.used_callee_saved(&REGS),
+    };
     let mut out = Lowered { insns: Vec::new() };
-    let r = |v| alloc.get(v);
-    let saved = alloc.used_callee_saved(&REGS);
     if let Some((_, origin)) = f.insts.first() {
-        for &p in &saved {
-            out.insns.push((
-                Insn::Std {
-                    rs: p,
-                    d: save_slot(p),
-                    ra: 1,
-                },
-                origin.clone(),
-            ));
-        }
+        cx.save_callee_saved(&mut |i| out.insns.push((i, origin.clone())));
     }
     for (inst, origin) in &f.insts {
-        let mut e = |i: Insn| out.insns.push((i, origin.clone()));
+        cx.inst(inst, &mut |i| out.insns.push((i, origin.clone())))?;
+    }
+    Ok(out)
+}
+
+/// What lowering one instruction needs to know about the function.
+struct Cx<'a> {
+    alloc: &'a Allocation,
+    target: Target,
+    machine: Machine,
+    /// The non-volatile registers the function borrows.
+    saved: Vec<Reg>,
+}
+
+impl Cx<'_> {
+    fn r(&self, v: VReg) -> Reg {
+        self.alloc.get(v)
+    }
+
+    fn save_callee_saved(&self, e: Emit) {
+        for &p in &self.saved {
+            e(Insn::Std {
+                rs: p,
+                d: save_slot(p),
+                ra: 1,
+            });
+        }
+    }
+
+    /// One LIR instruction, by kind.
+    fn inst(&self, inst: &Inst, e: Emit) -> Result<(), LowerError> {
+        let r = |v: &VReg| self.r(*v);
         match inst {
-            Inst::Arg { dst, index } => {
-                if let Some((d, param)) = stack_arg_slot(*index, target) {
-                    e(Insn::LdArg {
-                        rt: r(*dst),
-                        d,
-                        param,
-                    });
-                }
-            }
-            Inst::Imm { dst, value } => materialize(r(*dst), *value, &mut e),
-            Inst::Copy { dst, src } => {
-                if r(*dst) != r(*src) {
-                    e(Insn::Mr {
-                        ra: r(*dst),
-                        rs: r(*src),
-                    });
-                }
-            }
-            // Each defined at 0 as the LIR wants it (64 for the counts).
-            // e6500 (ISA 2.06) has no cnttzd: 64 - clz((x - 1) & !x), 64 at
-            // 0 as well (all ones has no leading zero).
-            Inst::Un {
-                op: UnOp::Ctz,
-                dst,
-                src,
-            } if machine == Machine::E6500 => {
-                let (rd, rs) = (r(*dst), r(*src));
-                e(Insn::Addi {
-                    rt: SCRATCH,
-                    ra: rs,
-                    imm: -1,
-                });
-                e(Insn::Andc {
-                    ra: SCRATCH,
-                    rs: SCRATCH,
-                    rb: rs,
-                });
-                e(Insn::Cntlzd {
-                    ra: SCRATCH,
-                    rs: SCRATCH,
-                });
-                e(Insn::Neg {
-                    rt: rd,
-                    ra: SCRATCH,
-                });
-                e(Insn::Addi {
-                    rt: rd,
-                    ra: rd,
-                    imm: 64,
-                });
-            }
-            Inst::Un { op, dst, src } => {
-                let (ra, rs) = (r(*dst), r(*src));
-                e(match op {
-                    UnOp::Clz => Insn::Cntlzd { ra, rs },
-                    UnOp::Ctz => Insn::Cnttzd { ra, rs },
-                    UnOp::Popcount => Insn::Popcntd { ra, rs },
-                });
-            }
+            Inst::Arg { dst, index } => self.arg(r(dst), *index, e),
+            Inst::Imm { dst, value } => materialize(r(dst), *value, e),
+            Inst::Copy { dst, src } => copy(r(dst), r(src), e),
+            Inst::Un { op, dst, src } => self.un(*op, r(dst), r(src), e),
             Inst::Not { dst, src } => e(Insn::Nor {
-                ra: r(*dst),
-                rs: r(*src),
-                rb: r(*src),
+                ra: r(dst),
+                rs: r(src),
+                rb: r(src),
             }),
             Inst::Insert {
                 dst,
                 src,
                 shift,
                 width,
-            } => {
-                let (sh, w) = (*shift as u8, *width as u8);
-                if u32::from(sh) + u32::from(w) >= 64 {
-                    // The field reaches bit 63: a plain shift left.
-                    e(sldi(r(*dst), r(*src), sh));
-                } else {
-                    // rldic: rotate left by sh, clear the high 64-sh-w bits
-                    // and the low sh bits (MD-form), i.e. (x & mask) << sh.
-                    e(Insn::Rldic {
-                        ra: r(*dst),
-                        rs: r(*src),
-                        sh,
-                        mb: 64 - sh - w,
-                    });
-                }
-            }
-            Inst::Bin { op, dst, a, b } => bin(*op, r(*dst), r(*a), *b, alloc, &mut e)?,
+            } => insert(r(dst), r(src), *shift, *width, e),
+            Inst::Bin { op, dst, a, b } => bin(*op, r(dst), r(a), *b, self.alloc, e)?,
             Inst::Load {
                 dst,
                 base,
@@ -180,7 +140,7 @@ pub fn lower(
                 width,
                 swap,
                 ..
-            } => mem(false, r(*dst), r(*base), *offset, *width, *swap, &mut e)?,
+            } => mem(false, r(dst), r(base), *offset, *width, *swap, e)?,
             Inst::Store {
                 src,
                 base,
@@ -188,136 +148,231 @@ pub fn lower(
                 width,
                 swap,
                 ..
-            } => mem(true, r(*src), r(*base), *offset, *width, *swap, &mut e)?,
+            } => mem(true, r(src), r(base), *offset, *width, *swap, e)?,
             Inst::Barrier { name } => {
                 for insn in barrier(name)? {
                     e(insn);
                 }
             }
             Inst::Invalidate { name, operands } => {
-                let regs: Vec<Reg> = operands.iter().map(|v| r(*v)).collect();
-                if super::book3e::is_book3e(name) {
-                    super::book3e::lower_invalidate(name, &regs, SCRATCH, &mut e)
-                        .map_err(LowerError)?;
-                } else {
-                    e(super::tlb::lower_invalidate(name, &regs).map_err(LowerError)?);
-                }
+                let regs: Vec<Reg> = operands.iter().map(r).collect();
+                invalidate(name, &regs, e)?
             }
             Inst::LoadReserve {
                 dst, base, width, ..
-            } => {
-                let (rt, ra, rb, eh) = (r(*dst), 0, r(*base), false);
-                e(match width {
-                    8 => Insn::Lbarx { rt, ra, rb, eh },
-                    16 => Insn::Lharx { rt, ra, rb, eh },
-                    32 => Insn::Lwarx { rt, ra, rb, eh },
-                    _ => Insn::Ldarx { rt, ra, rb, eh },
-                });
-            }
+            } => load_reserve(r(dst), r(base), *width, e),
             Inst::StoreCond {
                 src,
                 base,
                 width,
                 retry,
                 ..
-            } => {
-                let (rs, ra, rb) = (r(*src), 0, r(*base));
-                e(match width {
-                    8 => Insn::Stbcx { rs, ra, rb },
-                    16 => Insn::Sthcx { rs, ra, rb },
-                    32 => Insn::Stwcx { rs, ra, rb },
-                    _ => Insn::Stdcx { rs, ra, rb },
-                });
-                // cr0.eq is set when the store was performed.
-                e(Insn::Bc {
-                    cond: Cond::Ne,
-                    bf: 0,
-                    target: *retry,
-                });
-            }
+            } => store_cond(r(src), r(base), *width, *retry, e),
             Inst::StoreRelease { src, base, width } => {
-                mem(true, r(*src), r(*base), 0, *width, false, &mut e)?
+                mem(true, r(src), r(base), 0, *width, false, e)?
             }
             Inst::SpinHint => {}
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
-            Inst::FeatureJump { cap, target } => {
-                use crate::features::{patching_of, Patching};
-                let mmu = match patching_of(cap) {
-                    Some(Patching::PowerCpuFtr) => false,
-                    Some(Patching::PowerMmuFtr) => true,
-                    _ => {
-                        return Err(LowerError(format!(
-                            "`{cap}` is not a POWER capability: POWER code is patched for `CPU_FTR_*` and `MMU_FTR_*` bits"
-                        )))
-                    }
-                };
-                e(Insn::FtrB {
-                    mmu,
-                    cap: cap.clone(),
-                    target: *target,
-                })
-            }
-            Inst::Branch { cmp, a, b, target } => {
-                let ra = r(*a);
-                let signed = matches!(cmp, Cmp::Eq | Cmp::Ne);
-                match b {
-                    Operand::Imm(v) if signed && (*v as i64) >= -32768 && (*v as i64) <= 32767 => {
-                        e(Insn::Cmpdi {
-                            bf: CR,
-                            ra,
-                            imm: *v as i64 as i16,
-                        })
-                    }
-                    Operand::Imm(v) if !signed && *v <= 0xffff => e(Insn::Cmpldi {
-                        bf: CR,
-                        ra,
-                        imm: *v as u16,
-                    }),
-                    Operand::Imm(v) => {
-                        materialize(SCRATCH, *v, &mut e);
-                        e(Insn::Cmpld {
-                            bf: CR,
-                            ra,
-                            rb: SCRATCH,
-                        });
-                    }
-                    Operand::Reg(rb) => e(Insn::Cmpld {
-                        bf: CR,
-                        ra,
-                        rb: r(*rb),
-                    }),
-                }
-                let cond = match cmp {
-                    Cmp::Eq => Cond::Eq,
-                    Cmp::Ne => Cond::Ne,
-                    Cmp::Ltu => Cond::Lt,
-                    Cmp::Geu => Cond::Ge,
-                };
-                e(Insn::Bc {
-                    cond,
-                    bf: CR,
-                    target: *target,
-                });
-            }
-            Inst::Ret { value } => {
-                match value {
-                    Operand::Imm(v) => materialize(3, *v, &mut e),
-                    Operand::Reg(v) if r(*v) != 3 => e(Insn::Mr { ra: 3, rs: r(*v) }),
-                    Operand::Reg(_) => {}
-                }
-                for &p in saved.iter().rev() {
-                    e(Insn::Ld {
-                        rt: p,
-                        d: save_slot(p),
-                        ra: 1,
-                    });
-                }
-                e(Insn::Blr);
-            }
+            Inst::FeatureJump { cap, target } => feature_jump(cap, *target, e)?,
+            Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a), *b, *target, e),
+            Inst::Ret { value } => self.ret(*value, e),
+        }
+        Ok(())
+    }
+
+    /// An argument past r10 is loaded from its stack slot; the others
+    /// are already in their registers.
+    fn arg(&self, rt: Reg, index: usize, e: Emit) {
+        if let Some((d, param)) = stack_arg_slot(index, self.target) {
+            e(Insn::LdArg { rt, d, param });
         }
     }
-    Ok(out)
+
+    /// Each defined at 0 as the LIR wants it (64 for the counts).
+    fn un(&self, op: UnOp, ra: Reg, rs: Reg, e: Emit) {
+        if matches!(op, UnOp::Ctz) && self.machine == Machine::E6500 {
+            return ctz_without_cnttzd(ra, rs, e);
+        }
+        e(match op {
+            UnOp::Clz => Insn::Cntlzd { ra, rs },
+            UnOp::Ctz => Insn::Cnttzd { ra, rs },
+            UnOp::Popcount => Insn::Popcntd { ra, rs },
+        });
+    }
+
+    /// Compare into cr7, then branch on the condition.
+    fn branch(&self, cmp: Cmp, ra: Reg, b: Operand, target: Label, e: Emit) {
+        let signed = matches!(cmp, Cmp::Eq | Cmp::Ne);
+        match b {
+            Operand::Imm(v) if signed && (v as i64) >= -32768 && (v as i64) <= 32767 => {
+                e(Insn::Cmpdi {
+                    bf: CR,
+                    ra,
+                    imm: v as i64 as i16,
+                })
+            }
+            Operand::Imm(v) if !signed && v <= 0xffff => e(Insn::Cmpldi {
+                bf: CR,
+                ra,
+                imm: v as u16,
+            }),
+            Operand::Imm(v) => {
+                materialize(SCRATCH, v, e);
+                e(Insn::Cmpld {
+                    bf: CR,
+                    ra,
+                    rb: SCRATCH,
+                });
+            }
+            Operand::Reg(rb) => e(Insn::Cmpld {
+                bf: CR,
+                ra,
+                rb: self.r(rb),
+            }),
+        }
+        let cond = match cmp {
+            Cmp::Eq => Cond::Eq,
+            Cmp::Ne => Cond::Ne,
+            Cmp::Ltu => Cond::Lt,
+            Cmp::Geu => Cond::Ge,
+        };
+        e(Insn::Bc {
+            cond,
+            bf: CR,
+            target,
+        });
+    }
+
+    /// The result into r3, the borrowed registers restored, `blr`.
+    fn ret(&self, value: Operand, e: Emit) {
+        match value {
+            Operand::Imm(v) => materialize(3, v, e),
+            Operand::Reg(v) if self.r(v) != 3 => e(Insn::Mr {
+                ra: 3,
+                rs: self.r(v),
+            }),
+            Operand::Reg(_) => {}
+        }
+        for &p in self.saved.iter().rev() {
+            e(Insn::Ld {
+                rt: p,
+                d: save_slot(p),
+                ra: 1,
+            });
+        }
+        e(Insn::Blr);
+    }
+}
+
+fn copy(rd: Reg, rs: Reg, e: Emit) {
+    if rd != rs {
+        e(Insn::Mr { ra: rd, rs });
+    }
+}
+
+/// e6500 (ISA 2.06) has no cnttzd: 64 - clz((x - 1) & !x), 64 at 0 as
+/// well (all ones has no leading zero).
+fn ctz_without_cnttzd(rd: Reg, rs: Reg, e: Emit) {
+    e(Insn::Addi {
+        rt: SCRATCH,
+        ra: rs,
+        imm: -1,
+    });
+    e(Insn::Andc {
+        ra: SCRATCH,
+        rs: SCRATCH,
+        rb: rs,
+    });
+    e(Insn::Cntlzd {
+        ra: SCRATCH,
+        rs: SCRATCH,
+    });
+    e(Insn::Neg {
+        rt: rd,
+        ra: SCRATCH,
+    });
+    e(Insn::Addi {
+        rt: rd,
+        ra: rd,
+        imm: 64,
+    });
+}
+
+/// `src`'s low `width` bits shifted left by `shift`, the rest zero.
+fn insert(rd: Reg, rs: Reg, shift: u32, width: u32, e: Emit) {
+    let (sh, w) = (shift as u8, width as u8);
+    if u32::from(sh) + u32::from(w) >= 64 {
+        // The field reaches bit 63: a plain shift left.
+        e(sldi(rd, rs, sh));
+    } else {
+        // rldic: rotate left by sh, clear the high 64-sh-w bits
+        // and the low sh bits (MD-form), i.e. (x & mask) << sh.
+        e(Insn::Rldic {
+            ra: rd,
+            rs,
+            sh,
+            mb: 64 - sh - w,
+        });
+    }
+}
+
+/// A CPU invalidation: Book III-E's from its module, the rest (radix
+/// `tlbie` and friends) from `tlb`.
+fn invalidate(name: &str, regs: &[Reg], e: Emit) -> Result<(), LowerError> {
+    if super::book3e::is_book3e(name) {
+        super::book3e::lower_invalidate(name, regs, SCRATCH, e).map_err(LowerError)
+    } else {
+        e(super::tlb::lower_invalidate(name, regs).map_err(LowerError)?);
+        Ok(())
+    }
+}
+
+fn load_reserve(rt: Reg, base: Reg, width: u32, e: Emit) {
+    let (ra, rb, eh) = (0, base, false);
+    e(match width {
+        8 => Insn::Lbarx { rt, ra, rb, eh },
+        16 => Insn::Lharx { rt, ra, rb, eh },
+        32 => Insn::Lwarx { rt, ra, rb, eh },
+        _ => Insn::Ldarx { rt, ra, rb, eh },
+    });
+}
+
+/// The store-conditional, and back to `retry` when it failed.
+fn store_cond(rs: Reg, base: Reg, width: u32, retry: Label, e: Emit) {
+    let (ra, rb) = (0, base);
+    e(match width {
+        8 => Insn::Stbcx { rs, ra, rb },
+        16 => Insn::Sthcx { rs, ra, rb },
+        32 => Insn::Stwcx { rs, ra, rb },
+        _ => Insn::Stdcx { rs, ra, rb },
+    });
+    // cr0.eq is set when the store was performed.
+    e(Insn::Bc {
+        cond: Cond::Ne,
+        bf: 0,
+        target: retry,
+    });
+}
+
+/// A branch the kernel patches in when the CPU has `cap`.
+fn feature_jump(cap: &str, target: Label, e: Emit) -> Result<(), LowerError> {
+    use crate::features::{patching_of, Patching};
+    let mmu = match patching_of(cap) {
+        Some(Patching::PowerCpuFtr) => false,
+        Some(Patching::PowerMmuFtr) => true,
+        _ => {
+            return Err(LowerError(format!(
+                "`{cap}` is not a POWER capability: POWER code is patched for `CPU_FTR_*` and `MMU_FTR_*` bits"
+            )))
+        }
+    };
+    e(Insn::FtrB {
+        mmu,
+        cap: cap.to_string(),
+        target,
+    });
+    Ok(())
 }
 
 fn barrier(name: &str) -> Result<Vec<Insn>, LowerError> {
@@ -662,71 +717,5 @@ fn mem(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn eval(seq: &[Insn]) -> u64 {
-        // A tiny interpreter for the instructions `materialize` emits; the
-        // encodings themselves are checked against GNU as elsewhere, and
-        // the values end to end under qemu.
-        let mut r = 0u64;
-        for i in seq {
-            r = match *i {
-                Insn::Li { imm, .. } => imm as i64 as u64,
-                Insn::Lis { imm, .. } => ((imm as i64) << 16) as u64,
-                Insn::Ori { imm, .. } => r | u64::from(imm),
-                Insn::Oris { imm, .. } => r | (u64::from(imm) << 16),
-                Insn::Rldicr { sh, me, .. } => {
-                    r.rotate_left(u32::from(sh)) & (u64::MAX << (63 - me))
-                }
-                Insn::Rldicl { sh, mb, .. } => r.rotate_left(u32::from(sh)) & (u64::MAX >> mb),
-                ref other => panic!("unexpected {other:?}"),
-            };
-        }
-        r
-    }
-
-    #[test]
-    fn materialize_is_correct_and_short() {
-        let cases = [
-            (0u64, 1usize),
-            (1, 1),
-            (u64::MAX, 1),
-            (0x7fff, 1),
-            (0x8000, 2),
-            (0xffff_ffff, 3),
-            (0x8000_0000, 3),
-            (0x0005_4000_0200_0000, 5),
-            (0x0005_4000_0000_0000, 2),
-            (0x000c_0000_0200_0000, 5),
-            (0x1234_5678_9abc_def0, 5),
-            (1 << 63, 2),
-        ];
-        for (v, max_len) in cases {
-            let mut seq = Vec::new();
-            materialize(3, v, &mut |i| seq.push(i));
-            assert_eq!(eval(&seq), v, "{v:#x}: {seq:?}");
-            assert!(
-                seq.len() <= max_len,
-                "{v:#x} took {} insns: {seq:?}",
-                seq.len()
-            );
-        }
-    }
-
-    #[test]
-    fn materialize_random_values() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..10_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            for v in [x, x >> 20, x & 0xffff_0000, x << 30, !(x >> 40)] {
-                let mut seq = Vec::new();
-                materialize(3, v, &mut |i| seq.push(i));
-                assert_eq!(eval(&seq), v, "{v:#x}: {seq:?}");
-                assert!(seq.len() <= 5);
-            }
-        }
-    }
-}
+#[path = "lower_tests.rs"]
+mod tests;

@@ -3,6 +3,8 @@
 pub mod barriers;
 pub mod book3e;
 pub mod emit;
+#[cfg(feature = "emu")]
+mod emu;
 pub mod insn;
 pub mod lower;
 pub mod tlb;
@@ -189,11 +191,7 @@ impl Backend for Power {
     }
 
     #[cfg(feature = "emu")]
-    fn emu_arch(&self) -> crate::emu::Arch {
-        if self.le {
-            crate::emu::Arch::Power64Le
-        } else {
-            crate::emu::Arch::Power64Be
-        }
+    fn emu(&self) -> &dyn crate::emu::EmuTarget {
+        self
     }
 }

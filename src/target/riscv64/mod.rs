@@ -7,6 +7,8 @@
 
 pub mod barriers;
 pub mod emit;
+#[cfg(feature = "emu")]
+mod emu;
 pub mod encode;
 pub mod insn;
 pub mod lower;
@@ -135,7 +137,7 @@ impl Backend for Riscv64 {
     }
 
     #[cfg(feature = "emu")]
-    fn emu_arch(&self) -> crate::emu::Arch {
-        crate::emu::Arch::Riscv64
+    fn emu(&self) -> &dyn crate::emu::EmuTarget {
+        self
     }
 }

@@ -2,6 +2,8 @@
 
 pub mod barriers;
 pub mod emit;
+#[cfg(feature = "emu")]
+mod emu;
 pub mod insn;
 pub mod lower;
 
@@ -104,7 +106,7 @@ impl Backend for X86_64 {
     }
 
     #[cfg(feature = "emu")]
-    fn emu_arch(&self) -> crate::emu::Arch {
-        crate::emu::Arch::X86_64
+    fn emu(&self) -> &dyn crate::emu::EmuTarget {
+        self
     }
 }

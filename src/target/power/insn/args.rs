@@ -1,0 +1,60 @@
+//! Operands other than registers: branch labels, branch conditions and
+//! Book III-E special-purpose registers.
+
+/// Branch-target label identifier (defined by `Insn::Label`).
+pub type Label = u32;
+
+/// Condition tested by a conditional branch, against one CR field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cond {
+    Lt,
+    Gt,
+    Eq,
+    Ne,
+    Ge,
+    Le,
+}
+
+/// A Book III-E special-purpose register, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Spr {
+    /// MMU assist register MAS0..MAS8 (a number past 8 fails to encode).
+    Mas(u8),
+}
+
+/// SPR numbers of MAS0..MAS8 (Linux 6.1
+/// `arch/powerpc/include/asm/reg_booke.h`, `SPRN_MAS0`..`SPRN_MAS8`).
+const MAS_SPR: [u16; 9] = [
+    0x270, 0x271, 0x272, 0x273, 0x274, 0x153, 0x276, 0x3b0, 0x155,
+];
+
+impl Spr {
+    /// The SPR number, None for a register that does not exist.
+    pub fn number(self) -> Option<u16> {
+        match self {
+            Spr::Mas(n) => MAS_SPR.get(usize::from(n)).copied(),
+        }
+    }
+
+    /// The register with this SPR number.
+    pub fn from_number(n: u16) -> Option<Spr> {
+        MAS_SPR
+            .iter()
+            .position(|&m| m == n)
+            .map(|i| Spr::Mas(i as u8))
+    }
+
+    /// `MAS6`.
+    pub fn name(self) -> String {
+        match self {
+            Spr::Mas(n) => format!("MAS{n}"),
+        }
+    }
+}
+
+/// The 10-bit SPR field of mtspr/mfspr: its two 5-bit halves swapped
+/// (Power ISA Book I 3.3.17), placed in bits 11-20.
+pub fn spr_field(n: u16) -> u32 {
+    let n = u32::from(n);
+    ((n & 0x1f) << 5 | n >> 5) << 11
+}
