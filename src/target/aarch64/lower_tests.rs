@@ -484,8 +484,7 @@ fn needs_arch_from_instructions() {
     ] {
         let func = f(name);
         let alloc = regalloc::allocate(&func, &REGS).unwrap();
-        let m =
-            super::super::emit::codegen(&func, &alloc, "t", crate::codegen::Style::Plain).unwrap();
+        let m = super::super::emit::codegen(&func, &alloc, "t").unwrap();
         assert_eq!(m.needs_arch, arch, "{name}");
         assert_eq!(m.bytes.len(), 4 * 3);
     }
