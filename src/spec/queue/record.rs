@@ -86,7 +86,7 @@ pub fn check_records(spec: &Spec) -> Result<Vec<RecordLayout>, Diag> {
 
 /// One record's layout: its size, fields and completion write checked.
 fn check_record(r: &Record) -> Result<RecordLayout, Diag> {
-    if r.size == 0 || r.size % 8 != 0 || r.size > 64 {
+    if r.size == 0 || !r.size.is_multiple_of(8) || r.size > 64 {
         return Err(Diag::new(
             r.size_span,
             "a record is 8 to 64 bytes, a whole number of 64-bit words",
