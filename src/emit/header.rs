@@ -341,101 +341,7 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
     } else {
         ("(uint64_t)", "uint64_t")
     };
-    let devices = prog
-        .devices
-        .iter()
-        .map(|d| {
-            let dup = c_ident(&d.name).to_ascii_uppercase();
-            let (instances_doc, max) = match d.instances {
-                Instances::Single => ("one instance".to_string(), None),
-                Instances::Fixed(n) => (format!("{n} instances"), Some(n)),
-                Instances::Dynamic { max } => (
-                    format!("instances chosen at run time, at most {max}"),
-                    Some(max),
-                ),
-            };
-            // Fields by register, in declaration order (one pass: a
-            // device may have hundreds of thousands).
-            let mut by_reg: Vec<Vec<&crate::ir::Field>> = vec![Vec::new(); d.regs.len()];
-            for f in &d.fields {
-                by_reg[f.reg].push(f);
-            }
-            let regs = d
-                .regs
-                .iter()
-                .enumerate()
-                .map(|(ri, r)| {
-                    let rup = format!("{dup}_{}", c_ident(&r.name).to_ascii_uppercase());
-                    let fields = by_reg[ri]
-                        .iter()
-                        .map(|f| {
-                            let fup = format!("{rup}_{}", c_ident(&f.name).to_ascii_uppercase());
-                            let numbering = match f.numbering {
-                                Numbering::Msb0 => "IBM (MSB0) bits",
-                                Numbering::Lsb0 => "bits",
-                            };
-                            let hi = f.shift + f.width - 1;
-                            let doc = if f.first == f.last {
-                                format!(
-                                    "{} {} = LSB0 bit {}",
-                                    numbering.trim_end_matches('s'),
-                                    f.first,
-                                    f.shift
-                                )
-                            } else {
-                                format!(
-                                    "{numbering} {}..{} = LSB0 bits {hi}..{}",
-                                    f.first, f.last, f.shift
-                                )
-                            };
-                            FieldView {
-                                name: f.name.clone(),
-                                lower: fup.to_ascii_lowercase(),
-                                upper: fup,
-                                shift: f.shift,
-                                width: f.width,
-                                ppc: (linux
-                                    && f.numbering == Numbering::Msb0
-                                    && matches!(r.width, 32 | 64))
-                                .then(|| {
-                                    let suffix = if r.width == 32 { "32" } else { "" };
-                                    if f.first == f.last {
-                                        format!("PPC_BIT{suffix}({})", f.first)
-                                    } else {
-                                        format!("PPC_BITMASK{suffix}({}, {})", f.first, f.last)
-                                    }
-                                }),
-                                mask_c: if linux {
-                                    format!("GENMASK_ULL({hi}, {})", f.shift)
-                                } else {
-                                    format!("UINT64_C({:#018x})", f.mask())
-                                },
-                                doc,
-                            }
-                        })
-                        .collect();
-                    RegView {
-                        name: r.name.clone(),
-                        upper: rup,
-                        offset_hex: format!("{:#x}", r.offset),
-                        width: r.width,
-                        endian: match r.endian {
-                            Endian::Big => "big-endian",
-                            Endian::Little => "little-endian",
-                        },
-                        fields,
-                    }
-                })
-                .collect();
-            DevView {
-                name: d.name.clone(),
-                upper: dup,
-                instances_doc,
-                max,
-                regs,
-            }
-        })
-        .collect();
+    let devices = prog.devices.iter().map(|d| dev_view(d, linux)).collect();
     let prototypes = prog
         .seqs
         .iter()
@@ -444,7 +350,133 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
             decl: prototype(prog, s, &format!("{}{}", opts.prefix, s.name), linux),
         })
         .collect();
-    let thresholds = crate::model::thresholds(prog, &opts.cover.pins)
+    let thresholds = threshold_views(prog, opts);
+    let features = feature_views(prog, stem, opts, linux);
+    let records = prog.records.iter().map(|r| record_view(r, linux)).collect();
+    let queues = prog.queues.iter().map(|q| queue_view(prog, q)).collect();
+    let mut text = Header {
+        records,
+        queues,
+        thresholds,
+        features,
+        banner: crate::emit::banner(&prog.source_name, ""),
+        spdx: opts.spdx.as_deref(),
+        guard: guard(stem),
+        linux,
+        cast,
+        u64: u64t,
+        devices,
+        prototypes,
+    }
+    .render()
+    .unwrap_or_else(|e| format!("/* template error: {e} */\n"));
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+/// A field's mask as a C constant: `GENMASK_ULL(HI, LO)` in kernel style.
+fn mask_c(shift: u32, width: u32, linux: bool) -> String {
+    if linux {
+        format!("GENMASK_ULL({}, {shift})", shift + width - 1)
+    } else {
+        format!(
+            "UINT64_C({:#018x})",
+            crate::ir::expr::field_mask(shift, width)
+        )
+    }
+}
+
+fn dev_view(d: &crate::ir::Device, linux: bool) -> DevView {
+    let dup = c_ident(&d.name).to_ascii_uppercase();
+    let (instances_doc, max) = match d.instances {
+        Instances::Single => ("one instance".to_string(), None),
+        Instances::Fixed(n) => (format!("{n} instances"), Some(n)),
+        Instances::Dynamic { max } => (
+            format!("instances chosen at run time, at most {max}"),
+            Some(max),
+        ),
+    };
+    // Fields by register, in declaration order (one pass: a
+    // device may have hundreds of thousands).
+    let mut by_reg: Vec<Vec<&crate::ir::Field>> = vec![Vec::new(); d.regs.len()];
+    for f in &d.fields {
+        by_reg[f.reg].push(f);
+    }
+    let regs = d
+        .regs
+        .iter()
+        .zip(&by_reg)
+        .map(|(r, fields)| {
+            let rup = format!("{dup}_{}", c_ident(&r.name).to_ascii_uppercase());
+            RegView {
+                name: r.name.clone(),
+                offset_hex: format!("{:#x}", r.offset),
+                width: r.width,
+                endian: match r.endian {
+                    Endian::Big => "big-endian",
+                    Endian::Little => "little-endian",
+                },
+                fields: fields
+                    .iter()
+                    .map(|f| field_view(&rup, r, f, linux))
+                    .collect(),
+                upper: rup,
+            }
+        })
+        .collect();
+    DevView {
+        name: d.name.clone(),
+        upper: dup,
+        instances_doc,
+        max,
+        regs,
+    }
+}
+
+/// Field `f` of register `r` (whose macro prefix is `rup`).
+fn field_view(rup: &str, r: &crate::ir::Reg, f: &crate::ir::Field, linux: bool) -> FieldView {
+    let fup = format!("{rup}_{}", c_ident(&f.name).to_ascii_uppercase());
+    let numbering = match f.numbering {
+        Numbering::Msb0 => "IBM (MSB0) bits",
+        Numbering::Lsb0 => "bits",
+    };
+    let hi = f.shift + f.width - 1;
+    let doc = if f.first == f.last {
+        format!(
+            "{} {} = LSB0 bit {}",
+            numbering.trim_end_matches('s'),
+            f.first,
+            f.shift
+        )
+    } else {
+        format!(
+            "{numbering} {}..{} = LSB0 bits {hi}..{}",
+            f.first, f.last, f.shift
+        )
+    };
+    FieldView {
+        name: f.name.clone(),
+        lower: fup.to_ascii_lowercase(),
+        upper: fup,
+        shift: f.shift,
+        width: f.width,
+        ppc: (linux && f.numbering == Numbering::Msb0 && matches!(r.width, 32 | 64)).then(|| {
+            let suffix = if r.width == 32 { "32" } else { "" };
+            if f.first == f.last {
+                format!("PPC_BIT{suffix}({})", f.first)
+            } else {
+                format!("PPC_BITMASK{suffix}({}, {})", f.first, f.last)
+            }
+        }),
+        mask_c: mask_c(f.shift, f.width, linux),
+        doc,
+    }
+}
+
+fn threshold_views(prog: &Program, opts: &Options) -> Vec<ThresholdView> {
+    crate::model::thresholds(prog, &opts.cover.pins)
         .into_iter()
         .map(|t| ThresholdView {
             name: format!("{}{}", opts.prefix.to_ascii_uppercase(), t.name),
@@ -457,9 +489,11 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
                 crate::model::Source::Cli => "pinned on the command line (--set)".into(),
             },
         })
-        .collect();
-    let features = prog
-        .features
+        .collect()
+}
+
+fn feature_views(prog: &Program, stem: &str, opts: &Options, linux: bool) -> Vec<FeatureView> {
+    prog.features
         .iter()
         .enumerate()
         .map(|(bit, f)| FeatureView {
@@ -481,91 +515,60 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
                 (None, _) => format!("feature {}", f.name),
             },
         })
-        .collect();
-    let records = prog
-        .records
-        .iter()
-        .map(|r| {
-            let rup = c_ident(&r.name).to_ascii_uppercase();
-            RecordView {
-                name: r.name.clone(),
-                size: r.size,
-                fields: r
-                    .fields
-                    .iter()
-                    .map(|f| {
-                        let hi = f.shift + f.width - 1;
-                        let numbering = match f.numbering {
-                            Numbering::Msb0 => "MSB0 bits",
-                            Numbering::Lsb0 => "bits",
-                        };
-                        RecordFieldView {
-                            name: f.name.clone(),
-                            upper: format!("{rup}_{}", c_ident(&f.name).to_ascii_uppercase()),
-                            word: f.word,
-                            shift: f.shift,
-                            width: f.width,
-                            mask_c: if linux {
-                                format!("GENMASK_ULL({hi}, {})", f.shift)
-                            } else {
-                                format!(
-                                    "UINT64_C({:#018x})",
-                                    crate::ir::expr::field_mask(f.shift, f.width)
-                                )
-                            },
-                            fixed: f.fixed.map(|v| format!("{v:#x}")),
-                            doc: format!(
-                                "{numbering} {}..{} of the record = word {}, LSB0 bits {hi}..{}",
-                                f.first, f.last, f.word, f.shift
-                            ),
-                        }
-                    })
-                    .collect(),
-                upper: rup,
-            }
-        })
-        .collect();
-    let queues = prog
-        .queues
-        .iter()
-        .map(|q| QueueView {
-            name: q.name.clone(),
-            upper: c_ident(&q.name).to_ascii_uppercase(),
-            entry: q.entry,
-            batch: q.batch,
-            doc: format!(
-                "on {}: producer {}, consumer {}, {}",
-                prog.devices[q.dev].name,
-                prog.devices[q.dev].regs[q.prod].name,
-                prog.devices[q.dev].regs[q.cons].name,
-                match q.index {
-                    crate::spec::ast::QueueIndex::Wrap =>
-                        "entry index with a wrap bit above it; full at 2^log2n entries",
-                    crate::spec::ast::QueueIndex::Bytes => "byte offsets; one entry kept free",
+        .collect()
+}
+
+fn record_view(r: &crate::spec::queue::RecordLayout, linux: bool) -> RecordView {
+    let rup = c_ident(&r.name).to_ascii_uppercase();
+    RecordView {
+        name: r.name.clone(),
+        size: r.size,
+        fields: r
+            .fields
+            .iter()
+            .map(|f| {
+                let hi = f.shift + f.width - 1;
+                let numbering = match f.numbering {
+                    Numbering::Msb0 => "MSB0 bits",
+                    Numbering::Lsb0 => "bits",
+                };
+                RecordFieldView {
+                    name: f.name.clone(),
+                    upper: format!("{rup}_{}", c_ident(&f.name).to_ascii_uppercase()),
+                    word: f.word,
+                    shift: f.shift,
+                    width: f.width,
+                    mask_c: mask_c(f.shift, f.width, linux),
+                    fixed: f.fixed.map(|v| format!("{v:#x}")),
+                    doc: format!(
+                        "{numbering} {}..{} of the record = word {}, LSB0 bits {hi}..{}",
+                        f.first, f.last, f.word, f.shift
+                    ),
                 }
-            ),
-        })
-        .collect();
-    let mut text = Header {
-        records,
-        queues,
-        thresholds,
-        features,
-        banner: crate::emit::banner(&prog.source_name, ""),
-        spdx: opts.spdx.as_deref(),
-        guard: guard(stem),
-        linux,
-        cast,
-        u64: u64t,
-        devices,
-        prototypes,
+            })
+            .collect(),
+        upper: rup,
     }
-    .render()
-    .unwrap_or_else(|e| format!("/* template error: {e} */\n"));
-    if !text.ends_with('\n') {
-        text.push('\n');
+}
+
+fn queue_view(prog: &Program, q: &crate::ir::Queue) -> QueueView {
+    QueueView {
+        name: q.name.clone(),
+        upper: c_ident(&q.name).to_ascii_uppercase(),
+        entry: q.entry,
+        batch: q.batch,
+        doc: format!(
+            "on {}: producer {}, consumer {}, {}",
+            prog.devices[q.dev].name,
+            prog.devices[q.dev].regs[q.prod].name,
+            prog.devices[q.dev].regs[q.cons].name,
+            match q.index {
+                crate::spec::ast::QueueIndex::Wrap =>
+                    "entry index with a wrap bit above it; full at 2^log2n entries",
+                crate::spec::ast::QueueIndex::Bytes => "byte offsets; one entry kept free",
+            }
+        ),
     }
-    text
 }
 
 /// The argument list a function expects, for harnesses and the emulator.

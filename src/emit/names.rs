@@ -174,9 +174,24 @@ struct Origin {
 /// names) must be distinct, and no prototype parameter may be an
 /// object-like macro. Function names depend on `--prefix`.
 pub fn check(prog: &Program, opts: &Options) -> Result<(), Diag> {
-    let mut seen: FxHashMap<String, Origin> = FxHashMap::default();
-    let mut add = |name: String, o: Origin| -> Result<(), Diag> {
-        if let Some(prev) = seen.get(&name) {
+    let mut names = Names::default();
+    for d in &prog.devices {
+        names.device(d)?;
+    }
+    names.thresholds(prog, &opts.prefix.to_ascii_uppercase())?;
+    names.functions(prog, &opts.prefix)?;
+    names.check_parameters(prog)
+}
+
+/// The header's names so far, each with its origin.
+#[derive(Default)]
+struct Names {
+    seen: FxHashMap<String, Origin>,
+}
+
+impl Names {
+    fn add(&mut self, name: String, o: Origin) -> Result<(), Diag> {
+        if let Some(prev) = self.seen.get(&name) {
             return Err(Diag::new(
                 o.span,
                 format!(
@@ -188,13 +203,16 @@ pub fn check(prog: &Program, opts: &Options) -> Result<(), Diag> {
             .related(prev.span, prev.what.clone())
             .help("C names join device, register and field names with `_` in upper case; rename one of them"));
         }
-        seen.insert(name, o);
+        self.seen.insert(name, o);
         Ok(())
-    };
-    for d in &prog.devices {
+    }
+
+    /// A device's macros: its instance bound, its registers' offsets and
+    /// widths, its fields' macros and helpers.
+    fn device(&mut self, d: &crate::ir::Device) -> Result<(), Diag> {
         let dup = d.name.to_ascii_uppercase();
         if !matches!(d.instances, Instances::Single) {
-            add(
+            self.add(
                 format!("{dup}_INSTANCES_MAX"),
                 Origin {
                     what: format!("device `{}`", d.name),
@@ -206,7 +224,7 @@ pub fn check(prog: &Program, opts: &Options) -> Result<(), Diag> {
         for r in &d.regs {
             let rup = format!("{dup}_{}", r.name.to_ascii_uppercase());
             for s in ["OFFSET", "WIDTH"] {
-                add(
+                self.add(
                     format!("{rup}_{s}"),
                     Origin {
                         what: format!("register `{}.{}`", d.name, r.name),
@@ -217,116 +235,143 @@ pub fn check(prog: &Program, opts: &Options) -> Result<(), Diag> {
             }
         }
         for f in &d.fields {
-            let r = &d.regs[f.reg];
-            let fup = format!(
-                "{dup}_{}_{}",
-                r.name.to_ascii_uppercase(),
-                f.name.to_ascii_uppercase()
-            );
-            let what = format!("field `{}.{}.{}`", d.name, r.name, f.name);
-            for (s, obj) in [
-                ("SHIFT", true),
-                ("WIDTH", true),
-                ("MASK", true),
-                ("PREP", false),
-                ("GET", false),
-            ] {
-                add(
-                    format!("{fup}_{s}"),
-                    Origin {
-                        what: what.clone(),
-                        span: f.span,
-                        object_macro: obj,
-                    },
-                )?;
-            }
-            let lower = fup.to_ascii_lowercase();
-            for s in ["prep", "get"] {
-                add(
-                    format!("{lower}_{s}"),
-                    Origin {
-                        what: what.clone(),
-                        span: f.span,
-                        object_macro: false,
-                    },
-                )?;
-            }
+            self.field(d, &dup, f)?;
         }
+        Ok(())
     }
-    let prefix_up = opts.prefix.to_ascii_uppercase();
-    for s in &prog.seqs {
-        let mut err = Ok(());
-        // Two covers of one set in one sequence share their threshold.
-        let mut mine: Vec<&str> = Vec::new();
-        crate::ir::walk(&s.body, &mut |st| {
-            if let Stmt::Cover {
-                mode: CoverMode::Auto,
-                threshold,
-                span,
-                ..
-            } = st
-            {
-                if err.is_ok() && !mine.contains(&threshold.as_str()) {
-                    mine.push(threshold);
-                    err = add(
-                        format!("{prefix_up}{threshold}"),
-                        Origin {
-                            what: format!("the threshold of a `cover` in `{}`", s.name),
-                            span: *span,
-                            object_macro: true,
-                        },
-                    );
+
+    /// Field `f` of device `d` (upper-case name `dup`): its macros and
+    /// inline helpers.
+    fn field(
+        &mut self,
+        d: &crate::ir::Device,
+        dup: &str,
+        f: &crate::ir::Field,
+    ) -> Result<(), Diag> {
+        let r = &d.regs[f.reg];
+        let fup = format!(
+            "{dup}_{}_{}",
+            r.name.to_ascii_uppercase(),
+            f.name.to_ascii_uppercase()
+        );
+        let what = format!("field `{}.{}.{}`", d.name, r.name, f.name);
+        for (s, obj) in [
+            ("SHIFT", true),
+            ("WIDTH", true),
+            ("MASK", true),
+            ("PREP", false),
+            ("GET", false),
+        ] {
+            self.add(
+                format!("{fup}_{s}"),
+                Origin {
+                    what: what.clone(),
+                    span: f.span,
+                    object_macro: obj,
+                },
+            )?;
+        }
+        let lower = fup.to_ascii_lowercase();
+        for s in ["prep", "get"] {
+            self.add(
+                format!("{lower}_{s}"),
+                Origin {
+                    what: what.clone(),
+                    span: f.span,
+                    object_macro: false,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The threshold macros of `auto` covers (`prefix_up`: the upper-case
+    /// `--prefix`).
+    fn thresholds(&mut self, prog: &Program, prefix_up: &str) -> Result<(), Diag> {
+        for s in &prog.seqs {
+            let mut err = Ok(());
+            // Two covers of one set in one sequence share their threshold.
+            let mut mine: Vec<&str> = Vec::new();
+            crate::ir::walk(&s.body, &mut |st| {
+                if let Stmt::Cover {
+                    mode: CoverMode::Auto,
+                    threshold,
+                    span,
+                    ..
+                } = st
+                {
+                    if err.is_ok() && !mine.contains(&threshold.as_str()) {
+                        mine.push(threshold);
+                        err = self.add(
+                            format!("{prefix_up}{threshold}"),
+                            Origin {
+                                what: format!("the threshold of a `cover` in `{}`", s.name),
+                                span: *span,
+                                object_macro: true,
+                            },
+                        );
+                    }
                 }
-            }
-        });
-        err?;
-    }
-    for s in &prog.seqs {
-        let symbol = format!("{}{}", opts.prefix, s.name);
-        if let Some(why) = reserved(&symbol) {
-            return Err(Diag::new(
-                s.span,
-                format!("sequence `{symbol}` would be a C function named `{symbol}`, {why}"),
-            )
-            .label("reserved in C")
-            .help("rename the sequence, or give a --prefix"));
+            });
+            err?;
         }
-        add(
-            symbol.clone(),
-            Origin {
-                what: format!("sequence `{}`", s.name),
-                span: s.span,
-                object_macro: false,
-            },
-        )?;
+        Ok(())
     }
-    // Prototype parameters: a device base (and count) per device used, then
-    // the sequence's own; an object-like macro of the same name would
-    // replace the parameter name.
-    for s in &prog.seqs {
-        let mut names: Vec<String> = Vec::new();
-        for &d in &s.devices {
-            let dev = &prog.devices[d];
-            names.push(dev.name.clone());
-            if matches!(dev.instances, Instances::Dynamic { .. }) {
-                names.push(format!("{}_count", dev.name));
-            }
-        }
-        names.extend(s.params.iter().cloned());
-        for n in &names {
-            if let Some(o) = seen.get(n).filter(|o| o.object_macro) {
+
+    /// The sequences' C function names (`prefix` and the name), none
+    /// reserved.
+    fn functions(&mut self, prog: &Program, prefix: &str) -> Result<(), Diag> {
+        for s in &prog.seqs {
+            let symbol = format!("{prefix}{}", s.name);
+            if let Some(why) = reserved(&symbol) {
                 return Err(Diag::new(
                     s.span,
-                    format!(
-                        "parameter `{n}` of `{}` is also a macro of the header (for {})",
-                        s.name, o.what
-                    ),
+                    format!("sequence `{symbol}` would be a C function named `{symbol}`, {why}"),
                 )
-                .label("its prototype would not compile")
-                .related(o.span, o.what.clone())
-                .help("rename the parameter or the device"));
+                .label("reserved in C")
+                .help("rename the sequence, or give a --prefix"));
+            }
+            self.add(
+                symbol.clone(),
+                Origin {
+                    what: format!("sequence `{}`", s.name),
+                    span: s.span,
+                    object_macro: false,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Prototype parameters: a device base (and count) per device used, then
+    /// the sequence's own; an object-like macro of the same name would
+    /// replace the parameter name.
+    fn check_parameters(&self, prog: &Program) -> Result<(), Diag> {
+        for s in &prog.seqs {
+            let mut names: Vec<String> = Vec::new();
+            for &d in &s.devices {
+                let dev = &prog.devices[d];
+                names.push(dev.name.clone());
+                if matches!(dev.instances, Instances::Dynamic { .. }) {
+                    names.push(format!("{}_count", dev.name));
+                }
+            }
+            names.extend(s.params.iter().cloned());
+            for n in &names {
+                if let Some(o) = self.seen.get(n).filter(|o| o.object_macro) {
+                    return Err(Diag::new(
+                        s.span,
+                        format!(
+                            "parameter `{n}` of `{}` is also a macro of the header (for {})",
+                            s.name, o.what
+                        ),
+                    )
+                    .label("its prototype would not compile")
+                    .related(o.span, o.what.clone())
+                    .help("rename the parameter or the device"));
+                }
             }
         }
+        Ok(())
     }
-    Ok(())
 }

@@ -251,17 +251,40 @@ fn edges(
     prune: bool,
 ) -> Vec<Edge> {
     let ops = ops(body);
-    let mut edges = Vec::new();
-    let mut seen_edges = rustc_hash::FxHashSet::default();
-    let mut push = |e: Edge| {
-        if seen_edges.insert((e.from, e.to, e.span.offset)) {
-            edges.push(e);
+    let mut out = EdgeSet::default();
+    require_edges(devices, &ops, prune, &mut out);
+    store_edges(devices, &ops, orders, prune, &mut out);
+    let invalidates: Vec<usize> = (0..ops.len())
+        .filter(|&i| ops[i].class.is_invalidation())
+        .collect();
+    invalidates_order_edges(&ops, &invalidates, orders, prune, &mut out);
+    after_invalidates_edges(body, &ops, &invalidates, prune, &mut out);
+    return_edges(&ops, orders, &mut out);
+    out.edges
+}
+
+/// Edges in the order found, each (ends, span) once.
+#[derive(Default)]
+struct EdgeSet {
+    edges: Vec<Edge>,
+    seen: rustc_hash::FxHashSet<(OpId, OpId, usize)>,
+}
+
+impl EdgeSet {
+    fn push(&mut self, e: Edge) {
+        if self.seen.insert((e.from, e.to, e.span.offset)) {
+            self.edges.push(e);
         }
-    };
+    }
+}
+
+/// Device `require`s: from earlier accesses of each register required
+/// before the one an access touches, to that access.
+fn require_edges(devices: &[Device], ops: &[Op], prune: bool, out: &mut EdgeSet) {
     // The classes each register is accessed with, to know when a backward
     // scan has closed everything it could still find.
     let mut classes: rustc_hash::FxHashMap<(DevId, RegId), Vec<Class>> = Default::default();
-    for o in &ops {
+    for o in ops {
         if let Some(r) = o.reg {
             let c = classes.entry(r).or_default();
             if !c.contains(&o.class) {
@@ -315,7 +338,7 @@ fn edges(
             }
             for r in &devices[da].requires {
                 if r.before == ra && r.after == rb {
-                    push(Edge {
+                    out.push(Edge {
                         from: a.id,
                         to: b.id,
                         from_class: a.class,
@@ -328,8 +351,17 @@ fn edges(
             }
         }
     }
-    // `require stores before REG` and `order stores before invalidates`:
-    // the caller's stores (entry) and the sequence's own earlier ones.
+}
+
+/// `require stores before REG` and `order stores before invalidates`:
+/// the caller's stores (entry) and the sequence's own earlier ones.
+fn store_edges(
+    devices: &[Device],
+    ops: &[Op],
+    orders: &[(String, String, Span)],
+    prune: bool,
+    out: &mut EdgeSet,
+) {
     let stores: Vec<usize> = (0..ops.len())
         .filter(|&i| ops[i].class == Class::NormalStore)
         .collect();
@@ -355,7 +387,7 @@ fn edges(
             spans.extend(stores_first);
         }
         for span in spans {
-            push(Edge {
+            out.push(Edge {
                 from: OpId::ENTRY,
                 to: b.id,
                 from_class: Class::NormalStore,
@@ -364,8 +396,8 @@ fn edges(
                 scope: Scope::AnyInstance,
                 span,
             });
-            for a in stores_before(&ops, &stores, j, prune) {
-                push(Edge {
+            for a in stores_before(ops, &stores, j, prune) {
+                out.push(Edge {
                     from: ops[a].id,
                     to: b.id,
                     from_class: Class::NormalStore,
@@ -377,19 +409,26 @@ fn edges(
             }
         }
     }
-    // `order invalidates before invalidates`: each CPU invalidation is
-    // complete before the next is issued (errata that repeat a TLBI:
-    // `tlbi; dsb ish; tlbi`), the previous iteration's included.
-    let invalidates: Vec<usize> = (0..ops.len())
-        .filter(|&i| ops[i].class.is_invalidation())
-        .collect();
+}
+
+/// `order invalidates before invalidates`: each CPU invalidation is
+/// complete before the next is issued (errata that repeat a TLBI:
+/// `tlbi; dsb ish; tlbi`), the previous iteration's included.
+/// `invalidates`: the invalidations' indices into `ops`.
+fn invalidates_order_edges(
+    ops: &[Op],
+    invalidates: &[usize],
+    orders: &[(String, String, Span)],
+    prune: bool,
+    out: &mut EdgeSet,
+) {
     for (before, after, span) in orders {
         if (before.as_str(), after.as_str()) != ("invalidates", "invalidates") {
             continue;
         }
-        for &j in &invalidates {
-            for a in stores_before(&ops, &invalidates, j, prune) {
-                push(Edge {
+        for &j in invalidates {
+            for a in stores_before(ops, invalidates, j, prune) {
+                out.push(Edge {
                     from: ops[a].id,
                     to: ops[j].id,
                     from_class: ops[a].class,
@@ -401,11 +440,20 @@ fn edges(
             }
         }
     }
-    // `INVALIDATION after invalidates`: that one instruction is issued
-    // only once every earlier invalidation (the previous iteration's
-    // included) is ordered before it; not completed (POWER: `ptesync`, not
-    // `tlbsync`; the POWER9 tlbie errata fixups), and nothing between the
-    // earlier ones. The edge's classes are the two invalidations'.
+}
+
+/// `INVALIDATION after invalidates`: that one instruction is issued
+/// only once every earlier invalidation (the previous iteration's
+/// included) is ordered before it; not completed (POWER: `ptesync`, not
+/// `tlbsync`; the POWER9 tlbie errata fixups), and nothing between the
+/// earlier ones. The edge's classes are the two invalidations'.
+fn after_invalidates_edges(
+    body: &[Stmt],
+    ops: &[Op],
+    invalidates: &[usize],
+    prune: bool,
+    out: &mut EdgeSet,
+) {
     let mut after_spans: rustc_hash::FxHashMap<OpId, Span> = Default::default();
     super::walk(body, &mut |s| {
         if let Stmt::Invalidate {
@@ -417,30 +465,36 @@ fn edges(
             after_spans.insert(*id, *span);
         }
     });
-    if !after_spans.is_empty() {
-        for &j in &invalidates {
-            let Some(&span) = after_spans.get(&ops[j].id) else {
-                continue;
-            };
-            for a in stores_before(&ops, &invalidates, j, prune) {
-                push(Edge {
-                    from: ops[a].id,
-                    to: ops[j].id,
-                    from_class: ops[a].class,
-                    to_class: ops[j].class,
-                    dev: None,
-                    scope: Scope::AnyInstance,
-                    span,
-                });
-            }
+    if after_spans.is_empty() {
+        return;
+    }
+    for &j in invalidates {
+        let Some(&span) = after_spans.get(&ops[j].id) else {
+            continue;
+        };
+        for a in stores_before(ops, invalidates, j, prune) {
+            out.push(Edge {
+                from: ops[a].id,
+                to: ops[j].id,
+                from_class: ops[a].class,
+                to_class: ops[j].class,
+                dev: None,
+                scope: Scope::AnyInstance,
+                span,
+            });
         }
     }
+}
+
+/// `order invalidates before return`: every invalidation complete before
+/// the sequence returns.
+fn return_edges(ops: &[Op], orders: &[(String, String, Span)], out: &mut EdgeSet) {
     for (before, after, span) in orders {
         if (before.as_str(), after.as_str()) != ("invalidates", "return") {
             continue;
         }
         for op in ops.iter().filter(|o| o.class.is_invalidation()) {
-            push(Edge {
+            out.push(Edge {
                 from: op.id,
                 to: OpId::EXIT,
                 from_class: op.class,
@@ -451,7 +505,6 @@ fn edges(
             });
         }
     }
-    edges
 }
 
 /// A block as its enclosing branch arms and loops.

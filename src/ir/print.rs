@@ -2,7 +2,6 @@
 //! spec lines, the required edges, and who placed each barrier.
 
 use super::*;
-use crate::spec::diag::Span;
 use std::fmt::Write;
 
 pub fn program(prog: &Program) -> String {
@@ -80,12 +79,30 @@ pub fn seq(prog: &Program, s: &Seq, out: &mut String) {
 }
 
 fn mem_name(s: &Seq, m: &MemRef) -> String {
-    format!(
-        "{}[{:#x}] u{}",
-        s.params.get(m.ptr).map(String::as_str).unwrap_or("?"),
-        m.offset,
-        m.width
-    )
+    format!("{}[{:#x}] u{}", param_name(s, m.ptr), m.offset, m.width)
+}
+
+/// Parameter `i`'s name ("?" when there is none).
+fn param_name(s: &Seq, i: usize) -> &str {
+    s.params.get(i).map(String::as_str).unwrap_or("?")
+}
+
+/// Local `i`'s name ("?" when there is none).
+fn local_name(s: &Seq, i: usize) -> &str {
+    s.locals.get(i).map(String::as_str).unwrap_or("?")
+}
+
+fn poll_op(op: PollOp) -> &'static str {
+    if op == PollOp::Eq {
+        "=="
+    } else {
+        "!="
+    }
+}
+
+/// The barrier a failure return runs first, as `BARRIER; ` (or nothing).
+fn fail_prefix(b: &Option<String>) -> String {
+    b.as_ref().map(|b| format!("{b}; ")).unwrap_or_default()
 }
 
 fn lock_value(s: &Seq, v: &LockValue) -> String {
@@ -95,311 +112,314 @@ fn lock_value(s: &Seq, v: &LockValue) -> String {
     }
 }
 
-fn mem_op(prog: &Program, s: &Seq, op: &MemOp, span: Span, pad: &str, out: &mut String) {
-    let line = prog.line_of(span);
-    let _ =
-        match op {
-            MemOp::Load { local, mem } => writeln!(
-                out,
-                "{pad}local{local} = load {}  (line {line})",
-                mem_name(s, mem)
-            ),
-            MemOp::Store { mem, value } => writeln!(
-                out,
-                "{pad}store {} = {}  (line {line})",
-                mem_name(s, mem),
-                value.display(&s.params)
-            ),
-            MemOp::LoadAt {
-                local,
-                ptr,
-                width,
-                index,
-            } => writeln!(
-                out,
-                "{pad}local{local} = load {}[{}] u{width}  (line {line})",
-                s.params.get(*ptr).map(String::as_str).unwrap_or("?"),
-                index.display(&s.params)
-            ),
-            MemOp::StoreAt {
-                ptr,
-                width,
-                index,
-                value,
-            } => writeln!(
-                out,
-                "{pad}store {}[{}] u{width} = {}  (line {line})",
-                s.params.get(*ptr).map(String::as_str).unwrap_or("?"),
-                index.display(&s.params),
-                value.display(&s.params)
-            ),
-            MemOp::Poll {
-                ptr,
-                width,
-                index,
-                op,
-                value,
-                limit,
-                fail,
-                fail_barrier,
-            } => {
-                writeln!(
-            out,
-            "{pad}poll {}[{}] u{width} {} {} limit {limit} else {}return {fail}  (line {line})",
-            s.params.get(*ptr).map(String::as_str).unwrap_or("?"),
+/// A normal-memory or lock operation, without its line.
+fn mem_op_text(s: &Seq, op: &MemOp) -> String {
+    match op {
+        MemOp::Load { local, mem } => format!("local{local} = load {}", mem_name(s, mem)),
+        MemOp::Store { mem, value } => {
+            format!("store {} = {}", mem_name(s, mem), value.display(&s.params))
+        }
+        MemOp::LoadAt {
+            local,
+            ptr,
+            width,
+            index,
+        } => format!(
+            "local{local} = load {}[{}] u{width}",
+            param_name(s, *ptr),
+            index.display(&s.params)
+        ),
+        MemOp::StoreAt {
+            ptr,
+            width,
+            index,
+            value,
+        } => format!(
+            "store {}[{}] u{width} = {}",
+            param_name(s, *ptr),
             index.display(&s.params),
-            if *op == crate::ir::PollOp::Eq { "==" } else { "!=" },
+            value.display(&s.params)
+        ),
+        MemOp::Poll {
+            ptr,
+            width,
+            index,
+            op,
+            value,
+            limit,
+            fail,
+            fail_barrier,
+        } => format!(
+            "poll {}[{}] u{width} {} {} limit {limit} else {}return {fail}",
+            param_name(s, *ptr),
+            index.display(&s.params),
+            poll_op(*op),
             value.display(&s.params),
-            fail_barrier
-                .as_ref()
-                .map(|b| format!("{b}; "))
-                .unwrap_or_default(),
-        )
+            fail_prefix(fail_barrier),
+        ),
+        MemOp::Acquire {
+            mem,
+            value,
+            held,
+            status,
+            limit,
+            fail_barrier,
+            hoisted,
+        } => format!(
+            "acquire {} {}{}{}{}  [{}]",
+            mem_name(s, mem),
+            lock_value(s, value),
+            match (held, status) {
+                (Some(h), Some(l)) => format!(" held -> local{l} = {h}"),
+                _ => String::new(),
+            },
+            match limit {
+                Some((n, c)) => format!(" limit {n} else return {c}"),
+                None => String::new(),
+            },
+            fail_note(fail_barrier),
+            if *hoisted {
+                "invariant work before the reservation window"
+            } else {
+                "invariant work inside the reservation window"
             }
-            MemOp::Acquire {
-                mem,
-                value,
-                held,
-                status,
-                limit,
-                fail_barrier,
-                hoisted,
-            } => writeln!(
-                out,
-                "{pad}acquire {} {}{}{}{}  [{}]  (line {line})",
-                mem_name(s, mem),
-                lock_value(s, value),
-                match (held, status) {
-                    (Some(h), Some(l)) => format!(" held -> local{l} = {h}"),
-                    _ => String::new(),
-                },
-                match limit {
-                    Some((n, c)) => format!(" limit {n} else return {c}"),
-                    None => String::new(),
-                },
-                fail_note(fail_barrier),
-                if *hoisted {
-                    "invariant work before the reservation window"
-                } else {
-                    "invariant work inside the reservation window"
-                }
-            ),
-            MemOp::Release {
-                mem,
-                value,
-                cond,
-                order,
-            } => writeln!(
-                out,
-                "{pad}release {} {}{}  [orders earlier {}]  (line {line})",
-                mem_name(s, mem),
-                lock_value(s, value),
-                match cond {
-                    Some(c) => format!(" if {} == 0", c.display(&s.params)),
-                    None => String::new(),
-                },
-                match order {
-                    ReleaseOrder::Full => "loads and stores",
-                    ReleaseOrder::StoresOnly => "stores (loads by data dependency)",
-                    ReleaseOrder::Device => "loads and stores, device accesses included",
-                }
-            ),
-        };
+        ),
+        MemOp::Release {
+            mem,
+            value,
+            cond,
+            order,
+        } => format!(
+            "release {} {}{}  [orders earlier {}]",
+            mem_name(s, mem),
+            lock_value(s, value),
+            match cond {
+                Some(c) => format!(" if {} == 0", c.display(&s.params)),
+                None => String::new(),
+            },
+            match order {
+                ReleaseOrder::Full => "loads and stores",
+                ReleaseOrder::StoresOnly => "stores (loads by data dependency)",
+                ReleaseOrder::Device => "loads and stores, device accesses included",
+            }
+        ),
+    }
 }
 
 fn body(prog: &Program, s: &Seq, stmts: &[Stmt], depth: usize, out: &mut String) {
     let pad = "  ".repeat(depth);
     for st in stmts {
-        match st {
-            Stmt::Each { dev, body: b, .. } => {
-                let _ = writeln!(out, "{pad}each {} {{", prog.devices[*dev].name);
-                body(prog, s, b, depth + 1, out);
-                let _ = writeln!(out, "{pad}}}");
-            }
-            Stmt::Write { access, value } => {
-                let _ = writeln!(
-                    out,
-                    "{pad}op{}: {} = {}  (line {})",
-                    access.id.0,
-                    access_name(prog, access),
-                    value.display(&s.params),
-                    prog.line_of(access.span)
-                );
-            }
-            Stmt::Poll {
-                access,
-                mask,
-                op,
-                value,
-                limit,
-                fail,
-                fail_barrier,
-            } => {
-                let _ = writeln!(
-                    out,
-                    "{pad}op{}: poll {} & {mask:#x} {} {} limit {limit} else {}return {fail}  (line {})",
-                    access.id.0,
-                    access_name(prog, access),
-                    if *op == PollOp::Eq { "==" } else { "!=" },
-                    value.display(&s.params),
-                    fail_barrier.as_ref().map(|b| format!("{b}; ")).unwrap_or_default(),
-                    prog.line_of(access.span)
-                );
-            }
-            Stmt::Read { access, local } => {
-                let _ = writeln!(
-                    out,
-                    "{pad}op{}: {} = read {}  (line {})",
-                    access.id.0,
-                    s.locals.get(*local).map_or("?", String::as_str),
-                    access_name(prog, access),
-                    prog.line_of(access.span)
-                );
-            }
-            Stmt::Barrier {
-                name,
-                origin,
-                covers,
-            } => {
-                let who = match origin {
-                    Origin::Spec(sp) => format!("from the spec, line {}", prog.line_of(*sp)),
-                    Origin::Pass(p) => format!("placed by {p}"),
-                };
-                let cov = if covers.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        ", orders {}",
-                        covers
-                            .iter()
-                            .map(|c| format!("e{c}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                let _ = writeln!(out, "{pad}barrier {name}  ({who}{cov})");
-            }
-            Stmt::Return { value, .. } => {
-                let _ = writeln!(out, "{pad}return {}", value.display(&s.params));
-            }
-            Stmt::Range {
-                local,
-                start,
-                size,
-                step,
-                body: b,
-                ..
-            } => {
-                let _ = writeln!(
-                    out,
-                    "{pad}range local{local} ({}) in {}, {} step {} {{",
-                    s.locals.get(*local).map(String::as_str).unwrap_or("?"),
-                    start.display(&s.params),
-                    size.display(&s.params),
-                    step.display(&s.params)
-                );
-                body(prog, s, b, depth + 1, out);
-                let _ = writeln!(out, "{pad}}}");
-            }
-            Stmt::Cover {
-                set,
-                mode,
-                start,
-                size,
-                body: b,
-                threshold,
-                ..
-            } => {
-                let _ = writeln!(
-                    out,
-                    "{pad}cover {}, {} with {} {:?} (threshold {threshold}) {{",
-                    start.display(&s.params),
-                    size.display(&s.params),
-                    prog.granules[*set].name,
-                    mode
-                );
-                body(prog, s, b, depth + 1, out);
-                let _ = writeln!(out, "{pad}}}");
-            }
-            Stmt::Assign { local, value, span } => {
-                let _ = writeln!(
-                    out,
-                    "{pad}local{local} ({}) = {}  (line {})",
-                    s.locals.get(*local).map(String::as_str).unwrap_or("?"),
-                    value.display(&s.params),
-                    prog.line_of(*span)
-                );
-            }
-            Stmt::While {
-                cond,
-                body: b,
-                limit,
-                fail,
-                span,
-                fail_barrier,
-            } => {
-                let _ = writeln!(
-                    out,
-                    "{pad}while {} {:?} {} limit {limit} else {}return {fail} {{  (line {})",
-                    cond.a.display(&s.params),
-                    cond.cmp,
-                    cond.b.display(&s.params),
-                    fail_barrier
-                        .as_ref()
-                        .map(|b| format!("{b}; "))
-                        .unwrap_or_default(),
-                    prog.line_of(*span)
-                );
-                body(prog, s, b, depth + 1, out);
-                let _ = writeln!(out, "{pad}}}");
-            }
-            Stmt::If {
-                cond,
-                then_,
-                else_,
-                rare: _,
-            } => {
-                let _ = writeln!(
-                    out,
-                    "{pad}if {} {:?} {} {{",
-                    cond.a.display(&s.params),
-                    cond.cmp,
-                    cond.b.display(&s.params)
-                );
-                body(prog, s, then_, depth + 1, out);
-                if !else_.is_empty() {
-                    let _ = writeln!(out, "{pad}}} else {{");
-                    body(prog, s, else_, depth + 1, out);
-                }
-                let _ = writeln!(out, "{pad}}}");
-            }
-            Stmt::Mem { op, span, .. } => mem_op(prog, s, op, *span, &pad, out),
-            Stmt::Invalidate {
-                id,
-                name,
-                operands,
-                after,
-                span,
-            } => {
-                let ops: Vec<String> = operands
-                    .iter()
-                    .map(|o| o.display(&s.params).to_string())
-                    .collect();
-                let after = if after.is_some() {
-                    " after invalidates"
-                } else {
-                    ""
-                };
-                let _ = writeln!(
-                    out,
-                    "{pad}op{}: {name} {}{after}  (line {})",
-                    id.0,
-                    ops.join(", "),
-                    prog.line_of(*span)
-                );
-            }
+        let Some((head, inner, else_)) = block_head(prog, s, st) else {
+            leaf(prog, s, st, &pad, out);
+            continue;
+        };
+        let _ = writeln!(out, "{pad}{head}");
+        body(prog, s, inner, depth + 1, out);
+        if !else_.is_empty() {
+            let _ = writeln!(out, "{pad}}} else {{");
+            body(prog, s, else_, depth + 1, out);
         }
+        let _ = writeln!(out, "{pad}}}");
     }
+}
+
+/// A statement with blocks: its opening line (ending in `{`), its block
+/// (a branch's then arm) and its else arm (empty but for a branch).
+/// None for other statements.
+fn block_head<'a>(
+    prog: &Program,
+    s: &Seq,
+    st: &'a Stmt,
+) -> Option<(String, &'a [Stmt], &'a [Stmt])> {
+    Some(match st {
+        Stmt::Each { dev, body: b, .. } => (format!("each {} {{", prog.devices[*dev].name), b, &[]),
+        Stmt::Range {
+            local,
+            start,
+            size,
+            step,
+            body: b,
+            ..
+        } => (
+            format!(
+                "range local{local} ({}) in {}, {} step {} {{",
+                local_name(s, *local),
+                start.display(&s.params),
+                size.display(&s.params),
+                step.display(&s.params)
+            ),
+            b,
+            &[],
+        ),
+        Stmt::Cover {
+            set,
+            mode,
+            start,
+            size,
+            body: b,
+            threshold,
+            ..
+        } => (
+            format!(
+                "cover {}, {} with {} {:?} (threshold {threshold}) {{",
+                start.display(&s.params),
+                size.display(&s.params),
+                prog.granules[*set].name,
+                mode
+            ),
+            b,
+            &[],
+        ),
+        Stmt::While {
+            cond,
+            body: b,
+            limit,
+            fail,
+            span,
+            fail_barrier,
+        } => (
+            format!(
+                "while {} {:?} {} limit {limit} else {}return {fail} {{  (line {})",
+                cond.a.display(&s.params),
+                cond.cmp,
+                cond.b.display(&s.params),
+                fail_prefix(fail_barrier),
+                prog.line_of(*span)
+            ),
+            b,
+            &[],
+        ),
+        Stmt::If {
+            cond,
+            then_,
+            else_,
+            rare: _,
+        } => (
+            format!(
+                "if {} {:?} {} {{",
+                cond.a.display(&s.params),
+                cond.cmp,
+                cond.b.display(&s.params)
+            ),
+            then_,
+            else_,
+        ),
+        _ => return None,
+    })
+}
+
+/// A statement without blocks, on its line.
+fn leaf(prog: &Program, s: &Seq, st: &Stmt, pad: &str, out: &mut String) {
+    let _ = match st {
+        Stmt::Write { access, value } => writeln!(
+            out,
+            "{pad}op{}: {} = {}  (line {})",
+            access.id.0,
+            access_name(prog, access),
+            value.display(&s.params),
+            prog.line_of(access.span)
+        ),
+        Stmt::Poll {
+            access,
+            mask,
+            op,
+            value,
+            limit,
+            fail,
+            fail_barrier,
+        } => writeln!(
+            out,
+            "{pad}op{}: poll {} & {mask:#x} {} {} limit {limit} else {}return {fail}  (line {})",
+            access.id.0,
+            access_name(prog, access),
+            poll_op(*op),
+            value.display(&s.params),
+            fail_prefix(fail_barrier),
+            prog.line_of(access.span)
+        ),
+        Stmt::Read { access, local } => writeln!(
+            out,
+            "{pad}op{}: {} = read {}  (line {})",
+            access.id.0,
+            local_name(s, *local),
+            access_name(prog, access),
+            prog.line_of(access.span)
+        ),
+        Stmt::Barrier {
+            name,
+            origin,
+            covers,
+        } => writeln!(
+            out,
+            "{pad}barrier {name}  ({})",
+            barrier_note(prog, origin, covers)
+        ),
+        Stmt::Return { value, .. } => writeln!(out, "{pad}return {}", value.display(&s.params)),
+        Stmt::Assign { local, value, span } => writeln!(
+            out,
+            "{pad}local{local} ({}) = {}  (line {})",
+            local_name(s, *local),
+            value.display(&s.params),
+            prog.line_of(*span)
+        ),
+        Stmt::Mem { op, span, .. } => writeln!(
+            out,
+            "{pad}{}  (line {})",
+            mem_op_text(s, op),
+            prog.line_of(*span)
+        ),
+        Stmt::Invalidate {
+            id,
+            name,
+            operands,
+            after,
+            span,
+        } => {
+            let ops: Vec<String> = operands
+                .iter()
+                .map(|o| o.display(&s.params).to_string())
+                .collect();
+            let after = if after.is_some() {
+                " after invalidates"
+            } else {
+                ""
+            };
+            writeln!(
+                out,
+                "{pad}op{}: {name} {}{after}  (line {})",
+                id.0,
+                ops.join(", "),
+                prog.line_of(*span)
+            )
+        }
+        // Statements with blocks: see `block_head`.
+        Stmt::Each { .. }
+        | Stmt::Range { .. }
+        | Stmt::Cover { .. }
+        | Stmt::While { .. }
+        | Stmt::If { .. } => Ok(()),
+    };
+}
+
+/// Who placed a barrier and the edges it orders.
+fn barrier_note(prog: &Program, origin: &Origin, covers: &[usize]) -> String {
+    let who = match origin {
+        Origin::Spec(sp) => format!("from the spec, line {}", prog.line_of(*sp)),
+        Origin::Pass(p) => format!("placed by {p}"),
+    };
+    let cov = if covers.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", orders {}",
+            covers
+                .iter()
+                .map(|c| format!("e{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    format!("{who}{cov}")
 }
 
 /// How a failure return completes pending invalidations, if it must.

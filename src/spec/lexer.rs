@@ -131,196 +131,228 @@ pub fn lex(src: &str) -> Result<Vec<Token<'_>>, Diag> {
             i += 1;
             continue;
         }
-        if c == b'/' && b.get(i + 1) == Some(&b'/') || c == b'#' {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
+        if let Some(end) = comment_end(b, i)? {
+            i = end;
             continue;
         }
-        if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            let start = i;
-            i += 2;
-            loop {
-                if i + 1 >= b.len() {
-                    return Err(Diag::new(Span::new(start, 2), "unterminated block comment")
-                        .label("comment starts here"));
-                }
-                if b[i] == b'*' && b[i + 1] == b'/' {
-                    i += 2;
-                    break;
-                }
-                i += 1;
-            }
-            continue;
-        }
-        let start = i;
-        if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
-            i += 1;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            let text = &src[start..i];
-            if text.len() > MAX_IDENT {
-                return Err(Diag::new(
-                    Span::new(start, i - start),
-                    format!(
-                        "name is {} characters long, more than the limit of {MAX_IDENT}",
-                        text.len()
-                    ),
-                )
-                .label("this name"));
-            }
-            let tok = if let Some(name) = text.strip_prefix('$') {
-                if name.is_empty() {
-                    return Err(Diag::new(
-                        Span::new(start, 1),
-                        "`$` must be followed by a name",
-                    ));
-                }
-                Tok::Dollar(name)
-            } else {
-                Tok::Ident(text)
-            };
-            out.push(Token {
-                tok,
-                span: Span::new(start, i - start),
-            });
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let (radix, digits_start) =
-                if c == b'0' && matches!(b.get(i + 1), Some(b'x') | Some(b'X')) {
-                    (16, i + 2)
-                } else if c == b'0' && matches!(b.get(i + 1), Some(b'b') | Some(b'B')) {
-                    (2, i + 2)
-                } else {
-                    (10, i)
-                };
-            i = digits_start;
-            while i < b.len() && (b[i].is_ascii_hexdigit() || b[i] == b'_') {
-                // Decimal numbers stop at a size suffix letter handled below.
-                if radix == 10 && !b[i].is_ascii_digit() && b[i] != b'_' {
-                    break;
-                }
-                i += 1;
-            }
-            let raw = &src[digits_start..i];
-            let digits: std::borrow::Cow<str> = if raw.contains('_') {
-                raw.replace('_', "").into()
-            } else {
-                raw.into()
-            };
-            let span_num = Span::new(start, i - start);
-            if digits.is_empty() {
-                return Err(Diag::new(span_num, "number has no digits"));
-            }
-            let mut value = u64::from_str_radix(&digits, radix).map_err(|_| {
-                Diag::new(
-                    span_num,
-                    "number does not fit in 64 bits or has invalid digits",
-                )
-            })?;
-            let word = |at: usize| {
-                let mut e = at;
-                while e < b.len() && (b[e].is_ascii_alphanumeric() || b[e] == b'_') {
-                    e += 1;
-                }
-                e
-            };
-            if let Some(mult) = b.get(i).copied().and_then(size_suffix) {
-                // A suffix only counts when it is not the start of a word (`64K`, not `64Kfoo`).
-                if word(i + 1) == i + 1 {
-                    i += 1;
-                    value = value.checked_mul(mult).ok_or_else(|| {
-                        Diag::new(Span::new(start, i - start), "size does not fit in 64 bits")
-                    })?;
-                }
-            }
-            // Letters glued to a number are a unit (`1500ns`) or a mistake
-            // (`5Q`, `64Kfoo`): say so here rather than at the next token.
-            let end = word(i);
-            if end > i && !UNITS.contains(&&src[i..end]) {
-                let suffix = &src[i..end];
-                return Err(Diag::new(
-                    Span::new(start, end - start),
-                    format!(
-                        "number `{}` has an unknown suffix `{}`",
-                        &src[start..end].chars().take(40).collect::<String>(),
-                        suffix.chars().take(40).collect::<String>()
-                    ),
-                )
-                .label("unknown suffix")
-                .help("sizes take K, M, G or T (64K); costs ns, us or ms (1500ns); otherwise put a space after the number"));
-            }
-            out.push(Token {
-                tok: Tok::Int(value),
-                span: Span::new(start, i - start),
-            });
-            continue;
-        }
-        let two = |a: u8, b2: u8| c == a && b.get(i + 1) == Some(&b2);
-        let (tok, len) = if two(b'.', b'.') {
-            (Tok::DotDot, 2)
-        } else if two(b'=', b'=') {
-            (Tok::EqEq, 2)
-        } else if two(b'!', b'=') {
-            (Tok::NotEq, 2)
-        } else if two(b'<', b'<') {
-            (Tok::Shl, 2)
-        } else if two(b'>', b'>') {
-            (Tok::Shr, 2)
-        } else if two(b'<', b'=') {
-            (Tok::Le, 2)
-        } else if two(b'>', b'=') {
-            (Tok::Ge, 2)
-        } else if two(b'&', b'&') {
-            (Tok::AndAnd, 2)
-        } else if two(b'|', b'|') {
-            (Tok::OrOr, 2)
+        let (tok, end) = if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
+            name(src, i)?
+        } else if c.is_ascii_digit() {
+            number(src, i)?
         } else {
-            let t = match c {
-                b'{' => Tok::LBrace,
-                b'[' => Tok::LBracket,
-                b']' => Tok::RBracket,
-                b'}' => Tok::RBrace,
-                b'(' => Tok::LParen,
-                b')' => Tok::RParen,
-                b',' => Tok::Comma,
-                b':' => Tok::Colon,
-                b';' => Tok::Semi,
-                b'.' => Tok::Dot,
-                b'=' => Tok::Assign,
-                b'+' => Tok::Plus,
-                b'-' => Tok::Minus,
-                b'*' => Tok::Star,
-                b'&' => Tok::Amp,
-                b'|' => Tok::Pipe,
-                b'^' => Tok::Caret,
-                b'~' => Tok::Tilde,
-                b'!' => Tok::Bang,
-                b'<' => Tok::Lt,
-                b'>' => Tok::Gt,
-                _ => {
-                    let ch = src[i..].chars().next().unwrap_or('?');
-                    return Err(Diag::new(
-                        Span::new(i, ch.len_utf8()),
-                        format!("unexpected character `{}`", ch.escape_default()),
-                    ));
-                }
-            };
-            (t, 1)
+            symbol(src, i)?
         };
         out.push(Token {
             tok,
-            span: Span::new(i, len),
+            span: Span::new(i, end - i),
         });
-        i += len;
+        i = end;
     }
     out.push(Token {
         tok: Tok::Eof,
         span: Span::new(src.len(), 0),
     });
     Ok(out)
+}
+
+/// The end of the word (letters, digits, `_`) that goes on at `at`.
+fn word_end(b: &[u8], at: usize) -> usize {
+    let mut e = at;
+    while e < b.len() && (b[e].is_ascii_alphanumeric() || b[e] == b'_') {
+        e += 1;
+    }
+    e
+}
+
+/// When a comment (`// ...`, `# ...`, `/* ... */`) starts at `i`: the
+/// offset just past it (a line comment stops at its newline).
+fn comment_end(b: &[u8], mut i: usize) -> Result<Option<usize>, Diag> {
+    let c = b[i];
+    if c == b'/' && b.get(i + 1) == Some(&b'/') || c == b'#' {
+        while i < b.len() && b[i] != b'\n' {
+            i += 1;
+        }
+        return Ok(Some(i));
+    }
+    if c == b'/' && b.get(i + 1) == Some(&b'*') {
+        let start = i;
+        i += 2;
+        loop {
+            if i + 1 >= b.len() {
+                return Err(Diag::new(Span::new(start, 2), "unterminated block comment")
+                    .label("comment starts here"));
+            }
+            if b[i] == b'*' && b[i + 1] == b'/' {
+                return Ok(Some(i + 2));
+            }
+            i += 1;
+        }
+    }
+    Ok(None)
+}
+
+/// A name or a `$binding` starting at `start`: its token and end.
+fn name(src: &str, start: usize) -> Result<(Tok<'_>, usize), Diag> {
+    let i = word_end(src.as_bytes(), start + 1);
+    let text = &src[start..i];
+    if text.len() > MAX_IDENT {
+        return Err(Diag::new(
+            Span::new(start, i - start),
+            format!(
+                "name is {} characters long, more than the limit of {MAX_IDENT}",
+                text.len()
+            ),
+        )
+        .label("this name"));
+    }
+    let tok = if let Some(name) = text.strip_prefix('$') {
+        if name.is_empty() {
+            return Err(Diag::new(
+                Span::new(start, 1),
+                "`$` must be followed by a name",
+            ));
+        }
+        Tok::Dollar(name)
+    } else {
+        Tok::Ident(text)
+    };
+    Ok((tok, i))
+}
+
+/// A number starting at `start` (decimal, `0x` or `0b`, `_` between
+/// digits, an optional size suffix): its token and end.
+fn number(src: &str, start: usize) -> Result<(Tok<'_>, usize), Diag> {
+    let b = src.as_bytes();
+    let (mut value, mut i) = number_digits(src, start)?;
+    if let Some(mult) = b.get(i).copied().and_then(size_suffix) {
+        // A suffix only counts when it is not the start of a word (`64K`, not `64Kfoo`).
+        if word_end(b, i + 1) == i + 1 {
+            i += 1;
+            value = value.checked_mul(mult).ok_or_else(|| {
+                Diag::new(Span::new(start, i - start), "size does not fit in 64 bits")
+            })?;
+        }
+    }
+    // Letters glued to a number are a unit (`1500ns`) or a mistake
+    // (`5Q`, `64Kfoo`): say so here rather than at the next token.
+    let end = word_end(b, i);
+    if end > i && !UNITS.contains(&&src[i..end]) {
+        let suffix = &src[i..end];
+        return Err(Diag::new(
+            Span::new(start, end - start),
+            format!(
+                "number `{}` has an unknown suffix `{}`",
+                &src[start..end].chars().take(40).collect::<String>(),
+                suffix.chars().take(40).collect::<String>()
+            ),
+        )
+        .label("unknown suffix")
+        .help("sizes take K, M, G or T (64K); costs ns, us or ms (1500ns); otherwise put a space after the number"));
+    }
+    Ok((Tok::Int(value), i))
+}
+
+/// The radix prefix and digits of the number at `start`: its value and
+/// the offset past the digits.
+fn number_digits(src: &str, start: usize) -> Result<(u64, usize), Diag> {
+    let b = src.as_bytes();
+    let c = b[start];
+    let (radix, digits_start) = if c == b'0' && matches!(b.get(start + 1), Some(b'x') | Some(b'X'))
+    {
+        (16, start + 2)
+    } else if c == b'0' && matches!(b.get(start + 1), Some(b'b') | Some(b'B')) {
+        (2, start + 2)
+    } else {
+        (10, start)
+    };
+    let mut i = digits_start;
+    while i < b.len() && (b[i].is_ascii_hexdigit() || b[i] == b'_') {
+        // Decimal numbers stop at a size suffix letter handled below.
+        if radix == 10 && !b[i].is_ascii_digit() && b[i] != b'_' {
+            break;
+        }
+        i += 1;
+    }
+    let raw = &src[digits_start..i];
+    let digits: std::borrow::Cow<str> = if raw.contains('_') {
+        raw.replace('_', "").into()
+    } else {
+        raw.into()
+    };
+    let span_num = Span::new(start, i - start);
+    if digits.is_empty() {
+        return Err(Diag::new(span_num, "number has no digits"));
+    }
+    let value = u64::from_str_radix(&digits, radix).map_err(|_| {
+        Diag::new(
+            span_num,
+            "number does not fit in 64 bits or has invalid digits",
+        )
+    })?;
+    Ok((value, i))
+}
+
+/// An operator or punctuation at `i`: its token and end.
+fn symbol(src: &str, i: usize) -> Result<(Tok<'_>, usize), Diag> {
+    let b = src.as_bytes();
+    let c = b[i];
+    let two = |a: u8, b2: u8| c == a && b.get(i + 1) == Some(&b2);
+    let tok = if two(b'.', b'.') {
+        Tok::DotDot
+    } else if two(b'=', b'=') {
+        Tok::EqEq
+    } else if two(b'!', b'=') {
+        Tok::NotEq
+    } else if two(b'<', b'<') {
+        Tok::Shl
+    } else if two(b'>', b'>') {
+        Tok::Shr
+    } else if two(b'<', b'=') {
+        Tok::Le
+    } else if two(b'>', b'=') {
+        Tok::Ge
+    } else if two(b'&', b'&') {
+        Tok::AndAnd
+    } else if two(b'|', b'|') {
+        Tok::OrOr
+    } else {
+        return Ok((one_char_symbol(src, i)?, i + 1));
+    };
+    Ok((tok, i + 2))
+}
+
+/// The one-character operator or punctuation at `i`.
+fn one_char_symbol(src: &str, i: usize) -> Result<Tok<'_>, Diag> {
+    Ok(match src.as_bytes()[i] {
+        b'{' => Tok::LBrace,
+        b'[' => Tok::LBracket,
+        b']' => Tok::RBracket,
+        b'}' => Tok::RBrace,
+        b'(' => Tok::LParen,
+        b')' => Tok::RParen,
+        b',' => Tok::Comma,
+        b':' => Tok::Colon,
+        b';' => Tok::Semi,
+        b'.' => Tok::Dot,
+        b'=' => Tok::Assign,
+        b'+' => Tok::Plus,
+        b'-' => Tok::Minus,
+        b'*' => Tok::Star,
+        b'&' => Tok::Amp,
+        b'|' => Tok::Pipe,
+        b'^' => Tok::Caret,
+        b'~' => Tok::Tilde,
+        b'!' => Tok::Bang,
+        b'<' => Tok::Lt,
+        b'>' => Tok::Gt,
+        _ => {
+            let ch = src[i..].chars().next().unwrap_or('?');
+            return Err(Diag::new(
+                Span::new(i, ch.len_utf8()),
+                format!("unexpected character `{}`", ch.escape_default()),
+            ));
+        }
+    })
 }
 
 #[cfg(test)]

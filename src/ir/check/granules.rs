@@ -4,7 +4,7 @@
 use super::device::find_reg;
 use crate::ir::*;
 use crate::spec::ast;
-use crate::spec::diag::Diag;
+use crate::spec::diag::{Diag, Span};
 
 /// `granules NAME on QUEUE { 4K via RECORD ... all via RECORD }`: what one
 /// command covers and costs, for `threshold(NAME)` (a cover cannot choose
@@ -27,9 +27,7 @@ pub(super) fn check_queue_granules(
                 ))
             }
         };
-        if entries.iter().any(|x| x.size == size) {
-            return Err(Diag::new(e.span, "granule size listed twice"));
-        }
+        check_new_size(&entries, &size, e.span)?;
         if !e.sets.is_empty() || e.addr.is_some() {
             return Err(Diag::new(e.span, "a queue granule names its command only")
                 .help("write `SIZE via RECORD`; the command's fields are set by `enqueue`"));
@@ -61,16 +59,7 @@ pub(super) fn check_queue_granules(
             span: e.span,
         });
     }
-    if entries.is_empty() {
-        return Err(Diag::new(g.span, "a granule set needs at least one entry"));
-    }
-    Ok(GranuleSet {
-        name: g.name.name.clone(),
-        span: g.name.span,
-        dev: None,
-        entries,
-        costs: check_costs(g)?,
-    })
+    granule_set(g, None, entries)
 }
 
 pub(super) fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, Diag> {
@@ -85,16 +74,7 @@ pub(super) fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<Gr
                 })?,
         ),
     };
-    let reg_of = |id: &ast::Ident| -> Result<RegId, Diag> {
-        let Some(d) = dev else {
-            return Err(Diag::new(
-                id.span,
-                "register named in a granule set without `on DEVICE`",
-            )
-            .help("write `granules NAME on DEVICE { ... }`"));
-        };
-        find_reg(&devices[d].regs, &devices[d].name, id)
-    };
+    let regs = GranuleRegs { devices, dev };
     let mut entries: Vec<Granule> = Vec::new();
     for e in &g.entries {
         let size = match &e.size {
@@ -109,19 +89,90 @@ pub(super) fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<Gr
             ast::GranuleSize::All => GSize::All,
             ast::GranuleSize::Range => GSize::Range,
         };
-        if entries.iter().any(|x| x.size == size) {
-            return Err(Diag::new(e.span, "granule size listed twice"));
+        check_new_size(&entries, &size, e.span)?;
+        let (bits, reg_bits, set_regs) = regs.settings(&e.sets)?;
+        let addr = e.addr.as_ref().map(|a| regs.reg(a)).transpose()?;
+        if addr.is_some() && size == GSize::All {
+            return Err(Diag::new(e.span, "`all` takes no address").label("remove `addr`"));
         }
+        let via = match &e.via {
+            None => None,
+            Some(v) => Some(regs.via(v)?),
+        };
+        entries.push(Granule {
+            size,
+            bits,
+            reg_bits,
+            addr,
+            via,
+            set_regs,
+            span: e.span,
+        });
+    }
+    granule_set(g, dev, entries)
+}
+
+/// A size not yet in `entries` (the entry at `span` has it).
+fn check_new_size(entries: &[Granule], size: &GSize, span: Span) -> Result<(), Diag> {
+    if entries.iter().any(|x| x.size == *size) {
+        return Err(Diag::new(span, "granule size listed twice"));
+    }
+    Ok(())
+}
+
+/// The set of `entries` (one at least), with `g`'s name and costs.
+fn granule_set(
+    g: &ast::Granules,
+    dev: Option<DevId>,
+    entries: Vec<Granule>,
+) -> Result<GranuleSet, Diag> {
+    if entries.is_empty() {
+        return Err(Diag::new(g.span, "a granule set needs at least one entry"));
+    }
+    Ok(GranuleSet {
+        name: g.name.name.clone(),
+        span: g.name.span,
+        dev,
+        entries,
+        costs: check_costs(g)?,
+    })
+}
+
+/// The registers of a granule set's device (`on DEVICE`), if it has one.
+struct GranuleRegs<'a> {
+    devices: &'a [Device],
+    dev: Option<DevId>,
+}
+
+impl GranuleRegs<'_> {
+    fn reg(&self, id: &ast::Ident) -> Result<RegId, Diag> {
+        let Some(d) = self.dev else {
+            return Err(Diag::new(
+                id.span,
+                "register named in a granule set without `on DEVICE`",
+            )
+            .help("write `granules NAME on DEVICE { ... }`"));
+        };
+        find_reg(&self.devices[d].regs, &self.devices[d].name, id)
+    }
+
+    /// A granule's `set REG.FIELD = VALUE`s: the field bits of all
+    /// registers together, the same per register, and the registers set.
+    #[allow(clippy::type_complexity)]
+    fn settings(
+        &self,
+        sets: &[(ast::Ident, ast::Ident, ast::Expr)],
+    ) -> Result<(u64, Vec<(RegId, u64)>, Vec<RegId>), Diag> {
         let mut bits = 0u64;
         let mut reg_bits: Vec<(RegId, u64)> = Vec::new();
         let mut set_regs = Vec::new();
-        for (reg, field, value) in &e.sets {
-            let r = reg_of(reg)?;
+        for (reg, field, value) in sets {
+            let r = self.reg(reg)?;
             if !set_regs.contains(&r) {
                 set_regs.push(r);
             }
-            let d = dev.unwrap_or(0);
-            let f = devices[d]
+            let d = self.dev.unwrap_or(0);
+            let f = self.devices[d]
                 .fields
                 .iter()
                 .find(|f| f.reg == r && f.name == field.name)
@@ -154,54 +205,35 @@ pub(super) fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<Gr
                 None => reg_bits.push((r, (v << f.shift) & f.mask())),
             }
         }
-        let addr = e.addr.as_ref().map(reg_of).transpose()?;
-        if addr.is_some() && size == GSize::All {
-            return Err(Diag::new(e.span, "`all` takes no address").label("remove `addr`"));
-        }
-        let via = match &e.via {
-            None => None,
-            Some(v) if v.name.starts_with("tlbi ") => Some(Via::Insn(v.name.clone())),
+        Ok((bits, reg_bits, set_regs))
+    }
+
+    /// What a granule's `via` launches it with: an instruction, or a
+    /// write to a register of the device.
+    fn via(&self, v: &ast::Ident) -> Result<Via, Diag> {
+        let insn = v.name.starts_with("tlbi ")
             // RISC-V `sfence.vma` / `sinval.vma`, ` x0` for a whole ASID.
-            Some(v) if v.name.starts_with("sfence.vma") || v.name.starts_with("sinval.vma") => {
-                Some(Via::Insn(v.name.clone()))
-            }
+            || v.name.starts_with("sfence.vma")
+            || v.name.starts_with("sinval.vma")
             // `via tlbie 2, 1, 1`: the parser has folded RIC, PRS, R.
-            Some(v) if v.name.starts_with("tlbie ") || v.name.starts_with("tlbiel ") => {
-                Some(Via::Insn(v.name.clone()))
-            }
-            Some(v) if matches!(v.name.as_str(), "tlbie" | "tlbiel" | "invlpg") => {
-                return Err(Diag::new(
-                    v.span,
-                    format!("`via {}`: a granule set launches through a device register, `tlbi OP` or `tlbie RIC, PRS, R`", v.name),
-                )
-                .label("not supported as `via`")
-                .help(format!(
-                    "issue `{}` from the sequence (inside the `cover`), or launch through a register of `granules NAME on DEVICE`",
-                    v.name
-                )));
-            }
-            Some(v) => Some(Via::Reg(reg_of(v)?)),
-        };
-        entries.push(Granule {
-            size,
-            bits,
-            reg_bits,
-            addr,
-            via,
-            set_regs,
-            span: e.span,
-        });
+            || v.name.starts_with("tlbie ")
+            || v.name.starts_with("tlbiel ");
+        if insn {
+            return Ok(Via::Insn(v.name.clone()));
+        }
+        if matches!(v.name.as_str(), "tlbie" | "tlbiel" | "invlpg") {
+            return Err(Diag::new(
+                v.span,
+                format!("`via {}`: a granule set launches through a device register, `tlbi OP` or `tlbie RIC, PRS, R`", v.name),
+            )
+            .label("not supported as `via`")
+            .help(format!(
+                "issue `{}` from the sequence (inside the `cover`), or launch through a register of `granules NAME on DEVICE`",
+                v.name
+            )));
+        }
+        Ok(Via::Reg(self.reg(v)?))
     }
-    if entries.is_empty() {
-        return Err(Diag::new(g.span, "a granule set needs at least one entry"));
-    }
-    Ok(GranuleSet {
-        name: g.name.name.clone(),
-        span: g.name.span,
-        dev,
-        entries,
-        costs: check_costs(g)?,
-    })
 }
 
 /// The `cost KIND N ns` lines of a granule set.

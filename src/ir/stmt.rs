@@ -1,0 +1,419 @@
+//! IR statements: device accesses, normal-memory and lock operations,
+//! barriers, control flow; and walks over statement trees.
+
+use super::{expr, CoverMode, DevId, Expr, OpId, RegId};
+use crate::spec::diag::Span;
+
+/// `p[offset]`: normal (cacheable) memory through pointer parameter `ptr`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemRef {
+    pub ptr: usize,
+    pub offset: u64,
+    /// Bits: 8, 16, 32 or 64 (the pointer's element type).
+    pub width: u32,
+}
+
+/// What a lock operation stores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LockValue {
+    /// Free is 0; taken stores this owner value.
+    Owner(Expr),
+    /// Test-and-set of one bit (LSB0 number).
+    Bit(u32),
+}
+
+/// How a release orders the critical section before the releasing store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReleaseOrder {
+    /// Earlier loads and stores (POWER `lwsync`; AArch64 `stlr`; x86 TSO).
+    Full,
+    /// Earlier stores only: every load of the critical section feeds a
+    /// store that precedes the release (POWER `eieio` orders cacheable
+    /// stores among themselves; the data dependency orders the loads).
+    StoresOnly,
+    /// Earlier device accesses too (the sequence touches a device before
+    /// the release): POWER needs `sync`, as Linux's `arch_spin_unlock`
+    /// issues when `io_sync` is set; `lwsync` does not order
+    /// caching-inhibited accesses.
+    Device,
+}
+
+/// Normal-memory operations and reservation-loop locks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemOp {
+    /// `local = *mem` (zero-extended).
+    Load {
+        local: usize,
+        mem: MemRef,
+    },
+    Store {
+        mem: MemRef,
+        value: Expr,
+    },
+    /// Spin until the lock is free, then take it atomically (load-reserve,
+    /// compare, branch, store-conditional), then an acquire barrier.
+    Acquire {
+        mem: MemRef,
+        value: LockValue,
+        /// Already held by this owner: set `status` to this code and go on
+        /// without taking it (needs an `Owner` value and a status local).
+        held: Option<u64>,
+        status: Option<usize>,
+        /// Bounded spin: (reads, negative return code).
+        limit: Option<(u64, i64)>,
+        /// Barrier run before returning the spin's failure code.
+        fail_barrier: Option<String>,
+        /// Loop-invariant work (the owner value, clearing the status) is
+        /// done before the reservation window; false (the naive code) does
+        /// it inside, on every retry.
+        hoisted: bool,
+    },
+    /// `local = p[index]` at a byte offset computed at run time.
+    LoadAt {
+        local: usize,
+        ptr: usize,
+        width: u32,
+        index: Expr,
+    },
+    /// `p[index] = value` at a byte offset computed at run time.
+    StoreAt {
+        ptr: usize,
+        width: u32,
+        index: Expr,
+        value: Expr,
+    },
+    /// Wait until `p[index] == value` (or `!=`): memory a device writes
+    /// (a completion word, a semaphore), bounded like a register poll.
+    Poll {
+        ptr: usize,
+        width: u32,
+        index: Expr,
+        op: PollOp,
+        value: Expr,
+        limit: u64,
+        fail: i64,
+        fail_barrier: Option<String>,
+    },
+    Release {
+        mem: MemRef,
+        value: LockValue,
+        /// Release only when this value is 0 (a token from `acquire held`).
+        cond: Option<Expr>,
+        order: ReleaseOrder,
+    },
+}
+
+/// What placed a barrier: the spec author, or a named pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Spec(Span),
+    Pass(&'static str),
+}
+
+#[derive(Clone, Debug)]
+pub struct Access {
+    pub id: OpId,
+    pub dev: DevId,
+    pub reg: RegId,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PollOp {
+    /// Wait until `(reg & mask) == value`.
+    Eq,
+    /// Wait until `(reg & mask) != value`.
+    Ne,
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    Each {
+        dev: DevId,
+        body: Vec<Stmt>,
+        span: Span,
+        /// Loops split from one source loop share a group, so fusion only
+        /// re-joins what fission separated.
+        group: u32,
+    },
+    Write {
+        access: Access,
+        value: Expr,
+    },
+    Poll {
+        access: Access,
+        mask: u64,
+        op: PollOp,
+        /// Compared with the masked register; a constant or a run-time
+        /// value (e.g. a producer index), already shifted into the field.
+        value: Expr,
+        limit: u64,
+        fail: i64,
+        /// Barrier run before returning `fail` (completes invalidations
+        /// the sequence must finish before any return; see
+        /// `passes::exits`).
+        fail_barrier: Option<String>,
+    },
+    /// `local = dev.reg`: one read of a device register (a producer or
+    /// consumer index); fields are extracted from the local afterwards.
+    Read {
+        access: Access,
+        local: usize,
+    },
+    Barrier {
+        /// Target mnemonic, e.g. `eieio`, `dsb ish`.
+        name: String,
+        origin: Origin,
+        /// Edges this barrier was placed for (empty for spec barriers).
+        covers: Vec<usize>,
+    },
+    Return {
+        value: Expr,
+        span: Span,
+    },
+    /// `for (local = start; local < start + size; local += step)`, with
+    /// at least one iteration when size > 0 and never more than
+    /// ceil(size / step); a zero step returns `-EINVAL`.
+    Range {
+        local: usize,
+        start: Expr,
+        size: Expr,
+        step: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+        /// Barrier run before returning `-EINVAL` for a zero step.
+        fail_barrier: Option<String>,
+    },
+    /// `cover start, size with set mode { body }` (expanded by the cover
+    /// pass into loops and branches over instantiations of the body).
+    Cover {
+        set: usize,
+        mode: CoverMode,
+        start: Expr,
+        size: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+        /// Name of its threshold `#define` (auto mode).
+        threshold: String,
+    },
+    /// `local = value`: a `let` (its first assignment) or an assignment.
+    Assign {
+        local: usize,
+        value: Expr,
+        span: Span,
+    },
+    /// `while cond limit N else return fail { body }`: the body runs while
+    /// `cond` holds, at most `limit` times; still true after `limit` runs,
+    /// the sequence returns `fail` (after `fail_barrier`).
+    While {
+        cond: Cond,
+        body: Vec<Stmt>,
+        limit: u64,
+        fail: i64,
+        span: Span,
+        fail_barrier: Option<String>,
+    },
+    /// Two-way branch (made by the cover pass).
+    If {
+        cond: Cond,
+        then_: Vec<Stmt>,
+        else_: Vec<Stmt>,
+        /// The then arm runs rarely (a queue's batch doorbell, its
+        /// full-ring wait): barrier placement costs it as once per loop,
+        /// not once per iteration.
+        rare: bool,
+    },
+    /// A CPU TLB invalidation instruction.
+    Invalidate {
+        id: OpId,
+        /// Target mnemonic with operation (`tlbi vale1is`, `tlbie`).
+        name: String,
+        operands: Vec<Expr>,
+        /// `after invalidates` (its span): every earlier CPU invalidation
+        /// is ordered before this one (ir::order).
+        after: Option<Span>,
+        span: Span,
+    },
+    /// Normal memory and locks (see [`MemOp`]). Stores (plain, lock
+    /// taking and releasing) are ordering-graph operations of class
+    /// `NormalStore` under `id`.
+    Mem {
+        id: OpId,
+        op: MemOp,
+        span: Span,
+    },
+}
+
+/// A run-time comparison of two 64-bit values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cond {
+    pub cmp: crate::lir::Cmp,
+    pub a: Expr,
+    pub b: Expr,
+}
+
+impl Cond {
+    /// Branch on a value: a comparison becomes the branch's own, anything
+    /// else branches on `value != 0`.
+    pub fn of(e: Expr) -> Cond {
+        use crate::lir::Cmp;
+        match e {
+            Expr::Cmp(rel, a, b) => {
+                let (cmp, a, b) = match rel {
+                    expr::Rel::Eq => (Cmp::Eq, *a, *b),
+                    expr::Rel::Ne => (Cmp::Ne, *a, *b),
+                    expr::Rel::Lt => (Cmp::Ltu, *a, *b),
+                    expr::Rel::Ge => (Cmp::Geu, *a, *b),
+                    expr::Rel::Le => (Cmp::Geu, *b, *a),
+                    expr::Rel::Gt => (Cmp::Ltu, *b, *a),
+                };
+                Cond { cmp, a, b }
+            }
+            other => Cond {
+                cmp: Cmp::Ne,
+                a: other,
+                b: Expr::Const(0),
+            },
+        }
+    }
+
+    pub fn eval(&self, params: &[u64], locals: &[u64]) -> bool {
+        let (a, b) = (
+            self.a.eval_with(params, locals),
+            self.b.eval_with(params, locals),
+        );
+        self.cmp.holds(a, b)
+    }
+}
+
+impl Stmt {
+    /// Can control leave the sequence from inside this statement?
+    pub fn may_exit(&self) -> bool {
+        match self {
+            Stmt::Poll { .. } | Stmt::Return { .. } => true,
+            // A zero step returns -EINVAL; a loop past its limit its code.
+            Stmt::Range { .. } | Stmt::While { .. } => true,
+            Stmt::Mem {
+                op: MemOp::Acquire { limit, .. },
+                ..
+            } => limit.is_some(),
+            Stmt::Each { body, .. } | Stmt::Cover { body, .. } => body.iter().any(Stmt::may_exit),
+            Stmt::If { then_, else_, .. } => then_.iter().chain(else_).any(Stmt::may_exit),
+            _ => false,
+        }
+    }
+
+    /// Rebuild the statement with each block nested directly in it (loop
+    /// bodies, cover bodies, both arms of an `if`) passed through `f`.
+    pub fn try_map_blocks<E>(
+        mut self,
+        f: &mut dyn FnMut(Vec<Stmt>) -> Result<Vec<Stmt>, E>,
+    ) -> Result<Stmt, E> {
+        match &mut self {
+            Stmt::Each { body, .. }
+            | Stmt::Range { body, .. }
+            | Stmt::While { body, .. }
+            | Stmt::Cover { body, .. } => *body = f(std::mem::take(body))?,
+            Stmt::If { then_, else_, .. } => {
+                *then_ = f(std::mem::take(then_))?;
+                *else_ = f(std::mem::take(else_))?;
+            }
+            _ => {}
+        }
+        Ok(self)
+    }
+
+    pub fn access(&self) -> Option<&Access> {
+        match self {
+            Stmt::Write { access, .. } | Stmt::Poll { access, .. } | Stmt::Read { access, .. } => {
+                Some(access)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// [`walk`] with mutable access.
+pub fn walk_mut(body: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
+    for s in body {
+        f(s);
+        match s {
+            Stmt::Each { body, .. }
+            | Stmt::Range { body, .. }
+            | Stmt::Cover { body, .. }
+            | Stmt::While { body, .. } => walk_mut(body, f),
+            Stmt::If { then_, else_, .. } => {
+                walk_mut(then_, f);
+                walk_mut(else_, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Apply `f` to every expression of the statements.
+pub fn map_exprs(body: &mut [Stmt], f: &mut dyn FnMut(&Expr) -> Expr) {
+    walk_mut(body, &mut |s| match s {
+        Stmt::Write { value, .. }
+        | Stmt::Return { value, .. }
+        | Stmt::Poll { value, .. }
+        | Stmt::Assign { value, .. } => *value = f(value),
+        Stmt::While { cond, .. } => {
+            cond.a = f(&cond.a);
+            cond.b = f(&cond.b);
+        }
+        Stmt::Range {
+            start, size, step, ..
+        } => {
+            *start = f(start);
+            *size = f(size);
+            *step = f(step);
+        }
+        Stmt::Cover { start, size, .. } => {
+            *start = f(start);
+            *size = f(size);
+        }
+        Stmt::If { cond, .. } => {
+            cond.a = f(&cond.a);
+            cond.b = f(&cond.b);
+        }
+        Stmt::Invalidate { operands, .. } => {
+            for o in operands {
+                *o = f(o);
+            }
+        }
+        Stmt::Mem { op, .. } => match op {
+            MemOp::Store { value, .. } => *value = f(value),
+            MemOp::LoadAt { index, .. } => *index = f(index),
+            MemOp::StoreAt { index, value, .. } | MemOp::Poll { index, value, .. } => {
+                *index = f(index);
+                *value = f(value);
+            }
+            MemOp::Acquire {
+                value: LockValue::Owner(e),
+                ..
+            } => *e = f(e),
+            MemOp::Release { cond: Some(c), .. } => *c = f(c),
+            _ => {}
+        },
+        _ => {}
+    });
+}
+
+/// Visit every statement, depth first, in program order.
+pub fn walk<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
+    for s in body {
+        f(s);
+        match s {
+            Stmt::Each { body, .. }
+            | Stmt::Range { body, .. }
+            | Stmt::Cover { body, .. }
+            | Stmt::While { body, .. } => walk(body, f),
+            Stmt::If { then_, else_, .. } => {
+                walk(then_, f);
+                walk(else_, f);
+            }
+            _ => {}
+        }
+    }
+}

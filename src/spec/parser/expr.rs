@@ -1,0 +1,256 @@
+//! Expressions (precedence climbing over C's operator levels, with
+//! the nesting and size limits) and the operand forms statements share:
+//! register paths, memory operands, expression lists, field values.
+
+use super::{Parser, MAX_EXPR_DEPTH, MAX_EXPR_NODES};
+use crate::spec::ast::*;
+use crate::spec::diag::Diag;
+use crate::spec::lexer::Tok;
+
+impl Parser<'_> {
+    pub(super) fn path(&mut self) -> Result<Path, Diag> {
+        let first = self.ident("a device name")?;
+        let mut span = first.span;
+        let mut parts = vec![first];
+        while self.eat(&Tok::Dot) {
+            let p = self.ident("a register or field name")?;
+            span = span.to(p.span);
+            parts.push(p);
+        }
+        parts.shrink_to_fit();
+        Ok(Path { parts, span })
+    }
+
+    /// `E, E, ...`: one expression or more, comma-separated.
+    pub(super) fn expr_list(&mut self) -> Result<Vec<Expr>, Diag> {
+        let mut v = vec![self.expr()?];
+        while self.eat(&Tok::Comma) {
+            v.push(self.expr()?);
+        }
+        Ok(v)
+    }
+
+    /// `f: e, ...}` after the `{` (a trailing comma allowed).
+    pub(super) fn field_values(&mut self) -> Result<Vec<(Ident, Expr)>, Diag> {
+        let mut fields = Vec::new();
+        if self.eat(&Tok::RBrace) {
+            return Ok(fields);
+        }
+        loop {
+            let f = self.ident("a field name")?;
+            self.expect(Tok::Colon)?;
+            let v = self.expr()?;
+            fields.push((f, v));
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+            self.expect(Tok::Comma)?;
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+        }
+        Ok(fields)
+    }
+
+    /// `p` or `p[OFF]` (OFF a constant byte offset).
+    pub(super) fn mem(&mut self) -> Result<Expr, Diag> {
+        let ptr = self.ident("a pointer parameter")?;
+        let mut span = ptr.span;
+        let (offset, index) = if self.eat(&Tok::LBracket) {
+            let e = self.expr()?;
+            span = span.to(self.expect(Tok::RBracket)?);
+            match e {
+                Expr::Int { value, .. } => (value, None),
+                other => (0, Some(Box::new(other))),
+            }
+        } else {
+            (0, None)
+        };
+        Ok(Expr::Mem {
+            ptr,
+            offset,
+            index,
+            span,
+        })
+    }
+
+    /// Count one node of the current expression.
+    fn node(&mut self) -> Result<(), Diag> {
+        self.expr_nodes += 1;
+        if self.expr_nodes > MAX_EXPR_NODES {
+            return Err(Diag::new(
+                self.span(),
+                format!("expression has more than {MAX_EXPR_NODES} terms"),
+            )
+            .label("too large")
+            .help("split it, or compute the value at run time in C"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn expr(&mut self) -> Result<Expr, Diag> {
+        if self.expr_depth == 0 {
+            self.expr_nodes = 0;
+        }
+        self.expr_depth += 1;
+        if self.expr_depth > MAX_EXPR_DEPTH {
+            return Err(Diag::new(self.span(), "expression nested too deeply"));
+        }
+        let r = self.binary(0);
+        self.expr_depth -= 1;
+        r
+    }
+
+    /// Precedence climbing; levels follow C: || && | ^ & (== !=)
+    /// (< <= > >=) (<< >>) (+ -) (*).
+    fn binary(&mut self, level: usize) -> Result<Expr, Diag> {
+        const LEVELS: &[&[(Tok, BinOp)]] = &[
+            &[(Tok::OrOr, BinOp::LogOr)],
+            &[(Tok::AndAnd, BinOp::LogAnd)],
+            &[(Tok::Pipe, BinOp::Or)],
+            &[(Tok::Caret, BinOp::Xor)],
+            &[(Tok::Amp, BinOp::And)],
+            &[(Tok::EqEq, BinOp::Eq), (Tok::NotEq, BinOp::Ne)],
+            &[
+                (Tok::Lt, BinOp::Lt),
+                (Tok::Le, BinOp::Le),
+                (Tok::Gt, BinOp::Gt),
+                (Tok::Ge, BinOp::Ge),
+            ],
+            &[(Tok::Shl, BinOp::Shl), (Tok::Shr, BinOp::Shr)],
+            &[(Tok::Plus, BinOp::Add), (Tok::Minus, BinOp::Sub)],
+            &[(Tok::Star, BinOp::Mul)],
+        ];
+        if level == LEVELS.len() {
+            return self.unary();
+        }
+        let mut lhs = self.binary(level + 1)?;
+        'outer: loop {
+            for (t, op) in LEVELS[level] {
+                if self.peek() == t {
+                    self.node()?;
+                    self.bump();
+                    let rhs = self.binary(level + 1)?;
+                    let span = lhs.span().to(rhs.span());
+                    lhs = Expr::Bin {
+                        op: *op,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(rhs),
+                        span,
+                    };
+                    continue 'outer;
+                }
+            }
+            break;
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> Result<Expr, Diag> {
+        let start = self.span();
+        if self.eat(&Tok::Minus) {
+            let inner = self.unary_nested()?;
+            return Ok(Expr::Neg {
+                span: start.to(inner.span()),
+                inner: Box::new(inner),
+            });
+        }
+        if self.eat(&Tok::Tilde) {
+            let inner = self.unary_nested()?;
+            return Ok(Expr::Not {
+                span: start.to(inner.span()),
+                inner: Box::new(inner),
+            });
+        }
+        if self.eat(&Tok::Bang) {
+            let inner = self.unary_nested()?;
+            return Ok(Expr::LogNot {
+                span: start.to(inner.span()),
+                inner: Box::new(inner),
+            });
+        }
+        self.atom()
+    }
+
+    fn unary_nested(&mut self) -> Result<Expr, Diag> {
+        self.expr_depth += 1;
+        if self.expr_depth > MAX_EXPR_DEPTH {
+            return Err(Diag::new(self.span(), "expression nested too deeply"));
+        }
+        let r = self.unary();
+        self.expr_depth -= 1;
+        r
+    }
+
+    fn atom(&mut self) -> Result<Expr, Diag> {
+        self.node()?;
+        let start = self.span();
+        match *self.peek() {
+            Tok::Int(value) => {
+                self.bump();
+                Ok(Expr::Int { value, span: start })
+            }
+            Tok::Ident(_) if self.peek_at(1) == &Tok::LBracket => self.mem(),
+            Tok::Ident("feature") if matches!(self.peek_at(1), Tok::Ident(_)) => {
+                self.bump();
+                let name = self.ident("a feature name")?;
+                Ok(Expr::Feature(Ident {
+                    name: name.name,
+                    span: start.to(name.span),
+                }))
+            }
+            Tok::Ident(name) if self.peek_at(1) == &Tok::LParen => {
+                self.bump();
+                self.bump();
+                let mut args = Vec::new();
+                if !self.eat(&Tok::RParen) {
+                    loop {
+                        args.push(self.expr()?);
+                        if self.eat(&Tok::RParen) {
+                            break;
+                        }
+                        self.expect(Tok::Comma)?;
+                    }
+                }
+                Ok(Expr::Call {
+                    func: Ident {
+                        name: name.to_string(),
+                        span: start,
+                    },
+                    args,
+                    span: start.to(self.prev_span()),
+                })
+            }
+            Tok::Ident(_) if self.peek_at(1) == &Tok::Dot => Ok(Expr::Reg(self.path()?)),
+            Tok::Ident(name) => {
+                self.bump();
+                Ok(Expr::Name(Ident {
+                    name: name.to_string(),
+                    span: start,
+                }))
+            }
+            Tok::Dollar(name) => {
+                self.bump();
+                Ok(Expr::Binding(Ident {
+                    name: name.to_string(),
+                    span: start,
+                }))
+            }
+            Tok::LParen => {
+                self.bump();
+                let e = self.expr()?;
+                self.expect(Tok::RParen)?;
+                Ok(e)
+            }
+            Tok::LBrace => {
+                self.bump();
+                let fields = self.field_values()?;
+                Ok(Expr::Aggregate {
+                    fields,
+                    span: start.to(self.prev_span()),
+                })
+            }
+            _ => Err(self.unexpected("a value")),
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! Command queues, rewritten into the statements everything else already
+//! understands: a ring slot is a store at a computed offset, the doorbell a
+//! register write (ordered after the entries by `require stores before
+//! PROD`), a wait for space a bounded loop over consumer reads, a
+//! completion wait a poll. Checking, barrier placement, lowering, the
+//! interpreter and `verify` then treat queue code like any other, and the
+//! rewrite is the only place that knows how SMMUv3, VT-d and AMD count.
+//!
+//! Each sequence that uses queue `q` takes two arguments ahead of its own,
+//! `q_ring` (the ring, `ptr u64`) and `q_log2n` (log2 of its entries),
+//! and keeps the producer index in a local from its first line: the caller
+//! owns the queue for the call (one producer, as with a lock held), so the
+//! index is read from the device once and published by `issue`.
+
+use super::ast::*;
+use super::diag::{Diag, Span};
+
+mod build;
+mod record;
+
+use build::Cx;
+pub use record::{check_records, RecordFieldLayout, RecordLayout, RecordWriteLayout};
+
+/// Byte offsets of a ring's entries between consumer index `from` and
+/// producer index `to`: `wrap` indices count entries with a wrap bit above
+/// them, else they are byte offsets. None when `to` is not reachable from
+/// `from` within one lap.
+pub fn ring_slots(from: u64, to: u64, log2n: u64, entry: u64, wrap: bool) -> Option<Vec<u64>> {
+    let cap = 1u64.checked_shl(log2n as u32)?;
+    let mut out = Vec::new();
+    let (mut i, mask, step) = if wrap {
+        (from & (2 * cap - 1), 2 * cap - 1, 1)
+    } else {
+        (from & (cap * entry - 1), cap * entry - 1, entry)
+    };
+    let to = to & mask;
+    while i != to {
+        if out.len() as u64 > cap {
+            return None;
+        }
+        out.push(if wrap { (i & (cap - 1)) * entry } else { i });
+        i = (i + step) & mask;
+    }
+    Some(out)
+}
+
+/// Rewrite every `enqueue`/`issue`/`wait` of the spec's sequences.
+pub fn lower(spec: &mut Spec) -> Result<(), Diag> {
+    let records = check_records(spec)?;
+    for (i, q) in spec.queues.iter().enumerate() {
+        if let Some(p) = spec.queues[..i].iter().find(|p| p.name.name == q.name.name) {
+            return Err(Diag::new(
+                q.name.span,
+                format!("queue `{}` declared twice", q.name.name),
+            )
+            .related(p.name.span, "first declared here"));
+        }
+        check_queue(q, &spec.targets)?;
+    }
+    let queues = spec.queues.clone();
+    for seq in &mut spec.seqs {
+        lower_seq(seq, &queues, &records)?;
+    }
+    Ok(())
+}
+
+/// A queue's entry size and batch, and its byte order against the
+/// `targets`'.
+fn check_queue(q: &Queue, targets: &[Ident]) -> Result<(), Diag> {
+    if !q.entry.is_power_of_two() || !(8..=64).contains(&q.entry) {
+        return Err(Diag::new(
+            q.entry_span,
+            "a queue entry is 8, 16, 32 or 64 bytes",
+        ));
+    }
+    if let Some((b, s)) = q.batch {
+        if b == 0 || b > u64::from(u32::MAX) {
+            return Err(Diag::new(s, "batch must be between 1 and 4294967295"));
+        }
+    }
+    // Ring words are stored in the CPU's byte order.
+    for t in targets {
+        let big = t.name == "power64";
+        if big != (q.endian == Endian::Big) && crate::target::Target::from_name(&t.name).is_some() {
+            return Err(Diag::new(
+                q.entry_span,
+                format!(
+                    "a {}-endian queue on the {}-endian target `{}` needs byte-swapped ring stores, which are not supported yet",
+                    if q.endian == Endian::Big { "big" } else { "little" },
+                    if big { "big" } else { "little" },
+                    t.name
+                ),
+            )
+            .related(t.span, "target"));
+        }
+    }
+    Ok(())
+}
+
+/// One sequence: the arguments and opening locals of each queue it
+/// uses, and its queue statements rewritten.
+fn lower_seq(seq: &mut Seq, queues: &[Queue], records: &[RecordLayout]) -> Result<(), Diag> {
+    let mut used: Vec<usize> = Vec::new();
+    find_used(&seq.body, queues, &mut used)?;
+    if used.is_empty() {
+        return Ok(());
+    }
+    let mut injected = Vec::new();
+    let mut prologue = Vec::new();
+    for &qi in &used {
+        let q = &queues[qi];
+        let cx = Cx::new(q, q.name.span);
+        injected.extend(cx.arguments(&seq.params)?);
+        prologue.extend(cx.prologue());
+    }
+    injected.append(&mut seq.params);
+    seq.params = injected;
+    let body = std::mem::take(&mut seq.body);
+    let mut new = prologue;
+    new.extend(rewrite(body, queues, records)?);
+    seq.body = new;
+    Ok(())
+}
+
+fn find_queue(queues: &[Queue], name: &Ident) -> Result<usize, Diag> {
+    queues
+        .iter()
+        .position(|q| q.name.name == name.name)
+        .ok_or_else(|| {
+            Diag::new(name.span, format!("unknown queue `{}`", name.name))
+                .label("not declared")
+                .help("declare it at the top level: `queue NAME on DEVICE { ... }`")
+        })
+}
+
+fn find_used(body: &[Stmt], queues: &[Queue], used: &mut Vec<usize>) -> Result<(), Diag> {
+    for s in body {
+        match s {
+            Stmt::Enqueue { queue, .. } | Stmt::Issue { queue, .. } | Stmt::Wait { queue, .. } => {
+                let q = find_queue(queues, queue)?;
+                if !used.contains(&q) {
+                    used.push(q);
+                }
+            }
+            Stmt::Each { body, .. }
+            | Stmt::Range { body, .. }
+            | Stmt::While { body, .. }
+            | Stmt::Cover { body, .. } => find_used(body, queues, used)?,
+            Stmt::If { then_, else_, .. } => {
+                find_used(then_, queues, used)?;
+                find_used(else_, queues, used)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn rewrite(body: Vec<Stmt>, queues: &[Queue], records: &[RecordLayout]) -> Result<Vec<Stmt>, Diag> {
+    let mut out = Vec::with_capacity(body.len());
+    for s in body {
+        match s {
+            Stmt::Enqueue {
+                queue,
+                record,
+                fields,
+                span,
+            } => out.extend(rewrite_enqueue(
+                &queue, &record, &fields, span, queues, records,
+            )?),
+            Stmt::Issue { queue, span } => {
+                let q = &queues[find_queue(queues, &queue)?];
+                out.extend(Cx::new(q, span).publish());
+            }
+            Stmt::Wait {
+                queue,
+                limit,
+                fail,
+                span,
+            } => {
+                let q = &queues[find_queue(queues, &queue)?];
+                out.push(Cx::new(q, span).wait(limit, fail));
+            }
+            mut other => {
+                rewrite_nested(&mut other, queues, records)?;
+                out.push(other);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The blocks inside statement `s`, rewritten.
+fn rewrite_nested(s: &mut Stmt, queues: &[Queue], records: &[RecordLayout]) -> Result<(), Diag> {
+    match s {
+        Stmt::Each { body, .. }
+        | Stmt::Range { body, .. }
+        | Stmt::While { body, .. }
+        | Stmt::Cover { body, .. } => *body = rewrite(std::mem::take(body), queues, records)?,
+        Stmt::If { then_, else_, .. } => {
+            *then_ = rewrite(std::mem::take(then_), queues, records)?;
+            *else_ = rewrite(std::mem::take(else_), queues, records)?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `enqueue QUEUE RECORD { fields }` (at `span`), the record's size the
+/// queue's entry size.
+fn rewrite_enqueue(
+    queue: &Ident,
+    record: &Ident,
+    fields: &[(Ident, Expr)],
+    span: Span,
+    queues: &[Queue],
+    records: &[RecordLayout],
+) -> Result<Vec<Stmt>, Diag> {
+    let q = &queues[find_queue(queues, queue)?];
+    let r = records
+        .iter()
+        .find(|r| r.name == record.name)
+        .ok_or_else(|| {
+            Diag::new(record.span, format!("unknown record `{}`", record.name))
+                .label("not declared")
+        })?;
+    if r.size != q.entry {
+        return Err(Diag::new(
+            record.span,
+            format!(
+                "record `{}` is {} bytes, queue `{}` takes {}-byte entries",
+                r.name, r.size, q.name.name, q.entry
+            ),
+        )
+        .related(q.entry_span, "entry size"));
+    }
+    Cx::new(q, span).enqueue(r, fields, span)
+}
+
+/// Without any `queue`, a queue statement names an unknown queue.
+pub fn no_queue_statements(spec: &Spec) -> Result<(), Diag> {
+    let mut used = Vec::new();
+    for s in &spec.seqs {
+        find_used(&s.body, &[], &mut used)?;
+    }
+    Ok(())
+}
