@@ -39,7 +39,7 @@ pub fn default_targets(prog: &crate::ir::Program) -> Vec<Target> {
         .filter_map(|(n, _)| Target::from_name(n))
         .collect();
     if t.is_empty() {
-        vec![Target::Power64]
+        vec![Target::DEFAULT]
     } else {
         t
     }

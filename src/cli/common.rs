@@ -293,7 +293,7 @@ pub fn target_for(t: Option<Target>, src: &str) -> Target {
     crate::spec::parser::parse(&crate::spec::diag::unix_breaks(src))
         .ok()
         .and_then(|s| s.targets.iter().find_map(|t| Target::from_name(&t.name)))
-        .unwrap_or(Target::Power64)
+        .unwrap_or(Target::DEFAULT)
 }
 
 /// Run-time instance counts for `cost`, `diff` and `trace`: `--instances`

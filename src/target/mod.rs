@@ -80,6 +80,10 @@ impl Target {
         Target::Riscv64,
     ];
 
+    /// What a spec without a (known) `target` line is built for: the
+    /// seeds' first architecture.
+    pub const DEFAULT: Target = Target::Power64;
+
     /// The registration point: the one place that names each target's
     /// backend.
     pub fn backend(self) -> &'static dyn Backend {

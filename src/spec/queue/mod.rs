@@ -80,8 +80,11 @@ fn check_queue(q: &Queue, targets: &[Ident]) -> Result<(), Diag> {
     }
     // Ring words are stored in the CPU's byte order.
     for t in targets {
-        let big = t.name == "power64";
-        if big != (q.endian == Endian::Big) && crate::target::Target::from_name(&t.name).is_some() {
+        // Unknown target names are reported where targets are checked.
+        let Some(big) = crate::target::Target::from_name(&t.name).map(|t| t.big_endian()) else {
+            continue;
+        };
+        if big != (q.endian == Endian::Big) {
             return Err(Diag::new(
                 q.entry_span,
                 format!(
