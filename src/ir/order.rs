@@ -60,20 +60,15 @@ impl Class {
     }
 }
 
-/// The class of a CPU invalidation instruction by its IR name.
+/// The class of a CPU invalidation instruction by its IR name: what the
+/// target that has the instruction says (a mnemonic belongs to one
+/// target), else a broadcast TLB invalidation.
 pub fn invalidate_class(name: &str) -> Class {
-    match name.split_whitespace().next() {
-        // Book III-E tlbilx: this CPU only, complete after msync; isync
-        // (objdump spells it `tlbilxva`, `tlbilxpid`, `tlbilxlpid`).
-        Some("tlbiel") => Class::LocalInvalidate,
-        Some(m) if m.starts_with("tlbilx") => Class::LocalInvalidate,
-        Some("slbia") => Class::EratInvalidate,
-        // RISC-V Svinval: ordered only by SFENCE.W.INVAL / SFENCE.INVAL.IR,
-        // this hart only, like tlbiel. (SFENCE.VMA orders itself: the
-        // default class, with the riscv64 table's implicit orders.)
-        Some("sinval.vma") => Class::LocalInvalidate,
-        _ => Class::TlbInvalidate,
-    }
+    let m = name.split_whitespace().next().unwrap_or_default();
+    crate::target::Target::ALL
+        .iter()
+        .find_map(|t| t.backend().invalidate_class(m))
+        .unwrap_or(Class::TlbInvalidate)
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

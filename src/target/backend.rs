@@ -46,6 +46,19 @@ pub trait Backend: Sync {
     /// Can this target lower the CPU invalidation `name` with `n` register
     /// operands on `machine`? The error says why not.
     fn check_invalidate(&self, machine: Machine, name: &str, n: usize) -> Result<(), String>;
+    /// The ordering class of this target's CPU invalidation `mnemonic`
+    /// (the IR name's first word) where it is not the default
+    /// [`Class::TlbInvalidate`] (broadcast, complete after the target's
+    /// completion barrier): a CPU-local or ERAT invalidation.
+    fn invalidate_class(&self, _mnemonic: &str) -> Option<Class> {
+        None
+    }
+    /// Does the granule `via NAME` (as the parser folds it: `tlbi
+    /// vale1is`, `tlbie ric=0 prs=1 r=1`) name one of this target's CPU
+    /// invalidation instructions?
+    fn via_insn(&self, _name: &str) -> bool {
+        false
+    }
     /// Is a feature patched this way (`cap`) one this target's kernel
     /// patches at boot?
     fn patches(&self, p: Patching) -> bool;

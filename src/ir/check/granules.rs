@@ -211,13 +211,9 @@ impl GranuleRegs<'_> {
     /// What a granule's `via` launches it with: an instruction, or a
     /// write to a register of the device.
     fn via(&self, v: &ast::Ident) -> Result<Via, Diag> {
-        let insn = v.name.starts_with("tlbi ")
-            // RISC-V `sfence.vma` / `sinval.vma`, ` x0` for a whole ASID.
-            || v.name.starts_with("sfence.vma")
-            || v.name.starts_with("sinval.vma")
-            // `via tlbie 2, 1, 1`: the parser has folded RIC, PRS, R.
-            || v.name.starts_with("tlbie ")
-            || v.name.starts_with("tlbiel ");
+        let insn = crate::target::Target::ALL
+            .iter()
+            .any(|t| t.backend().via_insn(&v.name));
         if insn {
             return Ok(Via::Insn(v.name.clone()));
         }

@@ -53,6 +53,10 @@ impl Backend for Aarch64 {
         emit::render_file(v)
     }
 
+    fn via_insn(&self, name: &str) -> bool {
+        name.starts_with("tlbi ")
+    }
+
     fn check_invalidate(&self, _machine: Machine, name: &str, n: usize) -> Result<(), String> {
         lower::check_invalidate(name, n)
     }

@@ -83,6 +83,23 @@ impl Backend for Power {
         true
     }
 
+    fn invalidate_class(&self, mnemonic: &str) -> Option<Class> {
+        match mnemonic {
+            // Book III-E tlbilx: this CPU only, complete after msync;
+            // isync (objdump spells it `tlbilxva`, `tlbilxpid`,
+            // `tlbilxlpid`).
+            "tlbiel" => Some(Class::LocalInvalidate),
+            m if m.starts_with("tlbilx") => Some(Class::LocalInvalidate),
+            "slbia" => Some(Class::EratInvalidate),
+            _ => None,
+        }
+    }
+
+    /// `via tlbie 2, 1, 1`: the parser has folded RIC, PRS and R.
+    fn via_insn(&self, name: &str) -> bool {
+        name.starts_with("tlbie ") || name.starts_with("tlbiel ")
+    }
+
     fn check_invalidate(&self, machine: Machine, name: &str, n: usize) -> Result<(), String> {
         book3e::check_invalidate(machine, name, n)
     }

@@ -58,6 +58,19 @@ impl Backend for Riscv64 {
         emit::render_file(v)
     }
 
+    /// Svinval's `sinval.vma` is ordered only by `sfence.w.inval` /
+    /// `sfence.inval.ir`, this hart only, like POWER's tlbiel.
+    /// (`sfence.vma` orders itself: the default class, with this target's
+    /// implicit orders.)
+    fn invalidate_class(&self, mnemonic: &str) -> Option<Class> {
+        (mnemonic == "sinval.vma").then_some(Class::LocalInvalidate)
+    }
+
+    /// `sfence.vma` / `sinval.vma`, with ` x0` for a whole ASID.
+    fn via_insn(&self, name: &str) -> bool {
+        name.starts_with("sfence.vma") || name.starts_with("sinval.vma")
+    }
+
     fn check_invalidate(&self, _machine: Machine, name: &str, n: usize) -> Result<(), String> {
         lower::check_invalidate(name, n)
     }
