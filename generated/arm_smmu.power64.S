@@ -66,11 +66,9 @@ tlb_sync:
 	li %r0,2036
 	lwbrx %r12,%r3,%r0
 	andi. %r10,%r12,1
-	cmpdi 7,%r10,0
-	beq 7,.Ltlb_sync.1
-	addi %r11,%r11,-1
-	cmpdi 7,%r11,0
-	bne 7,.Ltlb_sync.0
+	beq 0,.Ltlb_sync.1
+	addic. %r11,%r11,-1
+	bne 0,.Ltlb_sync.0
 	li %r3,-110
 	blr
 .Ltlb_sync.1:
@@ -239,11 +237,9 @@ tlb_inv_walk_s1_flag:
 	li %r0,2036
 	lwbrx %r12,%r3,%r0
 	andi. %r10,%r12,1
-	cmpdi 7,%r10,0
-	beq 7,.Ltlb_inv_walk_s1_flag.6
-	addi %r11,%r11,-1
-	cmpdi 7,%r11,0
-	bne 7,.Ltlb_inv_walk_s1_flag.5
+	beq 0,.Ltlb_inv_walk_s1_flag.6
+	addic. %r11,%r11,-1
+	bne 0,.Ltlb_inv_walk_s1_flag.5
 	li %r3,-110
 	blr
 .Ltlb_inv_walk_s1_flag.6:

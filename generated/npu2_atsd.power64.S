@@ -62,9 +62,8 @@ invalidate_va:
 	ld %r8,16(%r10)
 	cmpdi 7,%r8,0
 	beq 7,.Linvalidate_va.7
-	addi %r9,%r9,-1
-	cmpdi 7,%r9,0
-	bne 7,.Linvalidate_va.6
+	addic. %r9,%r9,-1
+	bne 0,.Linvalidate_va.6
 	li %r3,-110
 	blr
 .Linvalidate_va.7:
@@ -121,9 +120,8 @@ invalidate_pid:
 	ld %r8,16(%r10)
 	cmpdi 7,%r8,0
 	beq 7,.Linvalidate_pid.5
-	addi %r9,%r9,-1
-	cmpdi 7,%r9,0
-	bne 7,.Linvalidate_pid.4
+	addic. %r9,%r9,-1
+	bne 0,.Linvalidate_pid.4
 	li %r3,-110
 	blr
 .Linvalidate_pid.5:
@@ -351,9 +349,8 @@ invalidate_range:
 	ld %r8,16(%r10)
 	cmpdi 7,%r8,0
 	beq 7,.Linvalidate_range.29
-	addi %r9,%r9,-1
-	cmpdi 7,%r9,0
-	bne 7,.Linvalidate_range.28
+	addic. %r9,%r9,-1
+	bne 0,.Linvalidate_range.28
 	li %r3,-110
 	blr
 .Linvalidate_range.29:
@@ -377,8 +374,7 @@ flush_all_mm:
 .flush_all_mm:
 	/* 79: arguments */
 	andi. %r11,%r4,1
-	cmpdi 7,%r11,0
-	beq 7,.Lflush_all_mm.1
+	beq 0,.Lflush_all_mm.1
 	/* placed by place-barriers */
 	ptesync
 	/* 83: value 0x400 */

@@ -12,12 +12,10 @@ flush_tlb_page:
 .flush_tlb_page:
 	/* 69: arguments */
 	andi. %r11,%r5,1
-	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_page.0
+	beq 0,.Lflush_tlb_page.0
 	rldicl %r11,%r5,63,1
 	andi. %r12,%r11,1
-	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_page.2
+	beq 0,.Lflush_tlb_page.2
 	/* placed by place-barriers */
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
@@ -68,8 +66,7 @@ flush_tlb_page:
 .Lflush_tlb_page.0:
 	rldicl %r11,%r5,63,1
 	andi. %r12,%r11,1
-	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_page.4
+	beq 0,.Lflush_tlb_page.4
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
@@ -120,8 +117,7 @@ flush_tlb_page_local:
 	/* 82: arguments */
 	rldicl %r11,%r5,62,2
 	andi. %r12,%r11,1
-	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_page_local.0
+	beq 0,.Lflush_tlb_page_local.0
 	/* placed by place-barriers */
 	ptesync
 	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
@@ -166,12 +162,10 @@ flush_tlb_pid:
 .flush_tlb_pid:
 	/* 94: arguments */
 	andi. %r11,%r4,1
-	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_pid.0
+	beq 0,.Lflush_tlb_pid.0
 	rldicl %r11,%r4,63,1
 	andi. %r12,%r11,1
-	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_pid.2
+	beq 0,.Lflush_tlb_pid.2
 	/* placed by place-barriers */
 	ptesync
 	/* 97: value 0x400 */
@@ -224,8 +218,7 @@ flush_tlb_pid:
 .Lflush_tlb_pid.0:
 	rldicl %r11,%r4,63,1
 	andi. %r12,%r11,1
-	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_pid.4
+	beq 0,.Lflush_tlb_pid.4
 	ptesync
 	/* 97: value 0x400 */
 	li %r11,1024
@@ -278,8 +271,7 @@ flush_tlb_pid_local:
 	/* 110: arguments */
 	rldicl %r11,%r4,62,2
 	andi. %r12,%r11,1
-	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_pid_local.0
+	beq 0,.Lflush_tlb_pid_local.0
 	/* placed by place-barriers */
 	ptesync
 	/* 113: value 0x400 */
@@ -319,9 +311,8 @@ flush_tlb_pid_local:
 	tlbiel %r10,%r12,0,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
 	add %r10,%r10,%r11
-	addi %r9,%r9,-1
-	cmpdi 7,%r9,0
-	bne 7,.Lflush_tlb_pid_local.2
+	addic. %r9,%r9,-1
+	bne 0,.Lflush_tlb_pid_local.2
 .Lflush_tlb_pid_local.3:
 	/* 119: barrier from the spec */
 	ptesync
@@ -348,12 +339,10 @@ flush_tlb_range:
 	std %r30,-16(%r1)
 	std %r29,-24(%r1)
 	andi. %r11,%r6,1
-	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_range.0
+	beq 0,.Lflush_tlb_range.0
 	rldicl %r11,%r6,63,1
 	andi. %r12,%r11,1
-	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range.2
+	beq 0,.Lflush_tlb_range.2
 	/* placed by place-barriers */
 	ptesync
 	li %r11,31
@@ -413,8 +402,7 @@ flush_tlb_range:
 	beq 7,.Lflush_tlb_range.13
 	rldicl %r10,%r9,48,16
 	andi. %r8,%r9,65535
-	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.14
+	beq 0,.Lflush_tlb_range.14
 	addi %r10,%r10,1
 .Lflush_tlb_range.14:
 	li %r0,-4096
@@ -426,9 +414,8 @@ flush_tlb_range:
 	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r12,%r12,%r9
-	addi %r10,%r10,-1
-	cmpdi 7,%r10,0
-	bne 7,.Lflush_tlb_range.12
+	addic. %r10,%r10,-1
+	bne 0,.Lflush_tlb_range.12
 .Lflush_tlb_range.13:
 .Lflush_tlb_range.11:
 .Lflush_tlb_range.9:
@@ -509,9 +496,8 @@ flush_tlb_range:
 	tlbie %r8,%r9,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r8,%r8,%r30
-	addi %r31,%r31,-1
-	cmpdi 7,%r31,0
-	bne 7,.Lflush_tlb_range.21
+	addic. %r31,%r31,-1
+	bne 0,.Lflush_tlb_range.21
 .Lflush_tlb_range.22:
 .Lflush_tlb_range.20:
 .Lflush_tlb_range.18:
@@ -584,8 +570,7 @@ flush_tlb_range:
 	beq 7,.Lflush_tlb_range.33
 	rldicl %r9,%r8,48,16
 	andi. %r31,%r8,65535
-	cmpdi 7,%r31,0
-	beq 7,.Lflush_tlb_range.34
+	beq 0,.Lflush_tlb_range.34
 	addi %r9,%r9,1
 .Lflush_tlb_range.34:
 	li %r0,-4096
@@ -597,9 +582,8 @@ flush_tlb_range:
 	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r12,%r12,%r8
-	addi %r9,%r9,-1
-	cmpdi 7,%r9,0
-	bne 7,.Lflush_tlb_range.32
+	addic. %r9,%r9,-1
+	bne 0,.Lflush_tlb_range.32
 .Lflush_tlb_range.33:
 .Lflush_tlb_range.31:
 .Lflush_tlb_range.29:
@@ -672,9 +656,8 @@ flush_tlb_range:
 	tlbie %r8,%r9,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r8,%r8,%r30
-	addi %r31,%r31,-1
-	cmpdi 7,%r31,0
-	bne 7,.Lflush_tlb_range.41
+	addic. %r31,%r31,-1
+	bne 0,.Lflush_tlb_range.41
 .Lflush_tlb_range.42:
 .Lflush_tlb_range.40:
 .Lflush_tlb_range.38:
@@ -693,8 +676,7 @@ flush_tlb_range:
 .Lflush_tlb_range.0:
 	rldicl %r11,%r6,63,1
 	andi. %r12,%r11,1
-	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range.44
+	beq 0,.Lflush_tlb_range.44
 	ptesync
 	li %r11,31
 	subf %r12,%r4,%r5
@@ -747,8 +729,7 @@ flush_tlb_range:
 	beq 7,.Lflush_tlb_range.55
 	rldicl %r9,%r8,48,16
 	andi. %r6,%r8,65535
-	cmpdi 7,%r6,0
-	beq 7,.Lflush_tlb_range.56
+	beq 0,.Lflush_tlb_range.56
 	addi %r9,%r9,1
 .Lflush_tlb_range.56:
 	li %r0,-4096
@@ -760,9 +741,8 @@ flush_tlb_range:
 	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r12,%r12,%r8
-	addi %r9,%r9,-1
-	cmpdi 7,%r9,0
-	bne 7,.Lflush_tlb_range.54
+	addic. %r9,%r9,-1
+	bne 0,.Lflush_tlb_range.54
 .Lflush_tlb_range.55:
 .Lflush_tlb_range.53:
 .Lflush_tlb_range.51:
@@ -835,9 +815,8 @@ flush_tlb_range:
 	tlbie %r11,%r12,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r11,%r11,%r8
-	addi %r9,%r9,-1
-	cmpdi 7,%r9,0
-	bne 7,.Lflush_tlb_range.63
+	addic. %r9,%r9,-1
+	bne 0,.Lflush_tlb_range.63
 .Lflush_tlb_range.64:
 .Lflush_tlb_range.62:
 .Lflush_tlb_range.60:
@@ -900,8 +879,7 @@ flush_tlb_range:
 	beq 7,.Lflush_tlb_range.75
 	rldicl %r9,%r8,48,16
 	andi. %r6,%r8,65535
-	cmpdi 7,%r6,0
-	beq 7,.Lflush_tlb_range.76
+	beq 0,.Lflush_tlb_range.76
 	addi %r9,%r9,1
 .Lflush_tlb_range.76:
 	li %r0,-4096
@@ -913,9 +891,8 @@ flush_tlb_range:
 	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r12,%r12,%r8
-	addi %r9,%r9,-1
-	cmpdi 7,%r9,0
-	bne 7,.Lflush_tlb_range.74
+	addic. %r9,%r9,-1
+	bne 0,.Lflush_tlb_range.74
 .Lflush_tlb_range.75:
 .Lflush_tlb_range.73:
 .Lflush_tlb_range.71:
@@ -980,9 +957,8 @@ flush_tlb_range:
 	tlbie %r12,%r11,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r12,%r12,%r9
-	addi %r10,%r10,-1
-	cmpdi 7,%r10,0
-	bne 7,.Lflush_tlb_range.83
+	addic. %r10,%r10,-1
+	bne 0,.Lflush_tlb_range.83
 .Lflush_tlb_range.84:
 .Lflush_tlb_range.82:
 .Lflush_tlb_range.80:
@@ -1013,8 +989,7 @@ flush_tlb_range_local:
 	/* 177: arguments */
 	rldicl %r11,%r6,62,2
 	andi. %r12,%r11,1
-	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range_local.0
+	beq 0,.Lflush_tlb_range_local.0
 	/* placed by place-barriers */
 	ptesync
 	li %r11,279
@@ -1066,8 +1041,7 @@ flush_tlb_range_local:
 	beq 7,.Lflush_tlb_range_local.11
 	rldicl %r10,%r9,48,16
 	andi. %r8,%r9,65535
-	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range_local.12
+	beq 0,.Lflush_tlb_range_local.12
 	addi %r10,%r10,1
 .Lflush_tlb_range_local.12:
 	li %r0,-4096
@@ -1079,9 +1053,8 @@ flush_tlb_range_local:
 	tlbiel %r12,%r11,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	add %r12,%r12,%r9
-	addi %r10,%r10,-1
-	cmpdi 7,%r10,0
-	bne 7,.Lflush_tlb_range_local.10
+	addic. %r10,%r10,-1
+	bne 0,.Lflush_tlb_range_local.10
 .Lflush_tlb_range_local.11:
 .Lflush_tlb_range_local.9:
 .Lflush_tlb_range_local.7:
@@ -1139,9 +1112,8 @@ flush_tlb_range_local:
 	tlbiel %r9,%r12,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	add %r9,%r9,%r7
-	addi %r8,%r8,-1
-	cmpdi 7,%r8,0
-	bne 7,.Lflush_tlb_range_local.19
+	addic. %r8,%r8,-1
+	bne 0,.Lflush_tlb_range_local.19
 .Lflush_tlb_range_local.20:
 .Lflush_tlb_range_local.18:
 .Lflush_tlb_range_local.16:
@@ -1180,9 +1152,8 @@ flush_tlb_range_local:
 	tlbiel %r7,%r8,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
 	add %r7,%r7,%r12
-	addi %r6,%r6,-1
-	cmpdi 7,%r6,0
-	bne 7,.Lflush_tlb_range_local.24
+	addic. %r6,%r6,-1
+	bne 0,.Lflush_tlb_range_local.24
 .Lflush_tlb_range_local.25:
 	/* 187: barrier from the spec */
 	ptesync
@@ -1220,8 +1191,7 @@ flush_tlb_range_local:
 	beq 7,.Lflush_tlb_range_local.33
 	rldicl %r8,%r7,48,16
 	andi. %r6,%r7,65535
-	cmpdi 7,%r6,0
-	beq 7,.Lflush_tlb_range_local.34
+	beq 0,.Lflush_tlb_range_local.34
 	addi %r8,%r8,1
 .Lflush_tlb_range_local.34:
 	li %r0,-4096
@@ -1233,9 +1203,8 @@ flush_tlb_range_local:
 	tlbiel %r9,%r12,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	add %r9,%r9,%r7
-	addi %r8,%r8,-1
-	cmpdi 7,%r8,0
-	bne 7,.Lflush_tlb_range_local.32
+	addic. %r8,%r8,-1
+	bne 0,.Lflush_tlb_range_local.32
 .Lflush_tlb_range_local.33:
 .Lflush_tlb_range_local.31:
 .Lflush_tlb_range_local.29:
@@ -1293,9 +1262,8 @@ flush_tlb_range_local:
 	tlbiel %r10,%r12,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	add %r10,%r10,%r9
-	addi %r11,%r11,-1
-	cmpdi 7,%r11,0
-	bne 7,.Lflush_tlb_range_local.41
+	addic. %r11,%r11,-1
+	bne 0,.Lflush_tlb_range_local.41
 .Lflush_tlb_range_local.42:
 .Lflush_tlb_range_local.40:
 .Lflush_tlb_range_local.38:

@@ -29,9 +29,8 @@ iotlb_flush_page:
 	and %r10,%r12,%r0
 	cmpdi 7,%r10,0
 	beq 7,.Liotlb_flush_page.1
-	addi %r11,%r11,-1
-	cmpdi 7,%r11,0
-	bne 7,.Liotlb_flush_page.0
+	addic. %r11,%r11,-1
+	bne 0,.Liotlb_flush_page.0
 	li %r3,-110
 	blr
 .Liotlb_flush_page.1:
@@ -62,9 +61,8 @@ iotlb_flush_domain:
 	and %r10,%r12,%r0
 	cmpdi 7,%r10,0
 	beq 7,.Liotlb_flush_domain.1
-	addi %r11,%r11,-1
-	cmpdi 7,%r11,0
-	bne 7,.Liotlb_flush_domain.0
+	addic. %r11,%r11,-1
+	bne 0,.Liotlb_flush_domain.0
 	li %r3,-110
 	blr
 .Liotlb_flush_domain.1:
@@ -216,9 +214,8 @@ iotlb_flush_range:
 	and %r10,%r12,%r0
 	cmpdi 7,%r10,0
 	beq 7,.Liotlb_flush_range.18
-	addi %r11,%r11,-1
-	cmpdi 7,%r11,0
-	bne 7,.Liotlb_flush_range.17
+	addic. %r11,%r11,-1
+	bne 0,.Liotlb_flush_range.17
 	li %r3,-110
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)

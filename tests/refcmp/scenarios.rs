@@ -386,6 +386,9 @@ fn arm_smmu() -> Vec<Build> {
         vec![
             walk("8 granules of 4K", 0x40_0000, 0x8000, 0x1000),
             walk("4 granules of 64K", 0x1000_0000, 0x4_0000, 0x1_0000),
+            // A power-of-two granule in bits 48-55: the granule guard's
+            // mask (0x00ffffff_ffffffff) must keep them.
+            walk("two 2^48 granules", 1 << 48, 1 << 49, 1 << 48),
             Input::new(
                 "asid with bits above 15",
                 &[

@@ -86,6 +86,7 @@ pub fn lower(
     for (inst, origin) in &f.insts {
         cx.inst(inst, &mut |i| out.insns.push((i, origin.clone())))?;
     }
+    super::peephole::record_forms(&mut out.insns);
     Ok(out)
 }
 

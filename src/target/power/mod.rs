@@ -7,6 +7,7 @@ pub mod emit;
 mod emu;
 pub mod insn;
 pub mod lower;
+mod peephole;
 pub mod tlb;
 
 use super::backend::Backend;

@@ -41,6 +41,9 @@ pub enum Insn {
     Xoris { ra: Reg, rs: Reg, imm: u16 },
     /// `andi.` (always records CR0).
     AndiDot { ra: Reg, rs: Reg, imm: u16 },
+    /// `addic.`: add immediate, recording CR0 (a count's decrement and its
+    /// test for zero in one; it also sets XER[CA], which nothing reads).
+    AddicDot { rt: Reg, ra: Reg, imm: i16 },
     Or { ra: Reg, rs: Reg, rb: Reg },
     And { ra: Reg, rs: Reg, rb: Reg },
     Xor { ra: Reg, rs: Reg, rb: Reg },

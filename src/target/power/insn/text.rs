@@ -98,6 +98,7 @@ impl Insn {
             | Xori { ra, rs, imm }
             | Xoris { ra, rs, imm }
             | AndiDot { ra, rs, imm } => format!("{m} {},{},{imm}", p.r(*ra), p.r(*rs)),
+            AddicDot { rt, ra, imm } => format!("{m} {},{},{imm}", p.r(*rt), p.r(*ra)),
             Or { ra, rs, rb }
             | And { ra, rs, rb }
             | Xor { ra, rs, rb }
@@ -254,6 +255,7 @@ impl Insn {
             Xori { .. } => "xori",
             Xoris { .. } => "xoris",
             AndiDot { .. } => "andi.",
+            AddicDot { .. } => "addic.",
             Or { .. } => "or",
             And { .. } => "and",
             Xor { .. } => "xor",

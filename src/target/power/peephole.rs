@@ -1,0 +1,95 @@
+//! Record forms for tests against zero: `addi x,x,-1; cmpdi 7,x,0; bne 7`
+//! (a counted loop's or a poll's count) becomes `addic. x,x,-1; bne 0`,
+//! and `andi. x,y,M; cmpdi 7,x,0; beq 7` (a field test) becomes `andi.
+//! x,y,M; beq 0`: CR0 already holds the comparison with zero, so the
+//! compare goes. One instruction less per loop trip or field test.
+//!
+//! Sound because the lowering reads CR7 only in the branch right after
+//! the compare that sets it (checked for the whole function before
+//! anything changes; a function where that does not hold is left as it
+//! is), and the branch now reads CR0 right after the instruction that
+//! sets it. `addic.` also writes XER[CA], which no lowering reads; CR0's
+//! only other readers are the store-conditional's own branches, each
+//! right after its `st?cx.`.
+
+use super::insn::{Cond, Insn};
+use crate::lir::Origin;
+
+/// The CR field the lowering compares into (see `lower::CR`).
+const CR: u8 = 7;
+
+pub(super) fn record_forms(insns: &mut Vec<(Insn, Origin)>) {
+    if !cr7_read_only_after_its_compare(insns) {
+        return;
+    }
+    let mut out = Vec::with_capacity(insns.len());
+    let mut i = 0;
+    while i < insns.len() {
+        if let Some((first, branch)) = fuse(&insns[i..]) {
+            out.push((first, insns[i].1.clone()));
+            out.push((branch, insns[i + 2].1.clone()));
+            i += 3;
+        } else {
+            out.push(insns[i].clone());
+            i += 1;
+        }
+    }
+    *insns = out;
+}
+
+/// `x = ... ; cmpdi 7,x,0; b{eq,ne} 7` where the first instruction can
+/// record CR0: the record form and the branch on CR0.
+fn fuse(w: &[(Insn, Origin)]) -> Option<(Insn, Insn)> {
+    let [(first, _), (Insn::Cmpdi { bf, ra, imm: 0 }, _), (
+        Insn::Bc {
+            cond,
+            bf: bbf,
+            target,
+        },
+        _,
+    ), ..] = w
+    else {
+        return None;
+    };
+    if *bf != CR || *bbf != CR || !matches!(cond, Cond::Eq | Cond::Ne) {
+        return None;
+    }
+    let recorded = match *first {
+        Insn::Addi { rt, ra: a, imm } if rt == *ra && a == rt && rt != 0 => {
+            Insn::AddicDot { rt, ra: a, imm }
+        }
+        Insn::AndiDot { ra: x, .. } if x == *ra => first.clone(),
+        _ => return None,
+    };
+    Some((
+        recorded,
+        Insn::Bc {
+            cond: *cond,
+            bf: 0,
+            target: *target,
+        },
+    ))
+}
+
+/// Is every branch on CR7 directly after a compare into CR7?
+fn cr7_read_only_after_its_compare(insns: &[(Insn, Origin)]) -> bool {
+    insns.iter().enumerate().all(|(i, (insn, _))| match insn {
+        Insn::Bc { bf, .. } if *bf == CR => i > 0 && compares_into_cr7(&insns[i - 1].0),
+        _ => true,
+    })
+}
+
+fn compares_into_cr7(i: &Insn) -> bool {
+    matches!(
+        i,
+        Insn::Cmpdi { bf, .. }
+            | Insn::Cmpldi { bf, .. }
+            | Insn::Cmpd { bf, .. }
+            | Insn::Cmpld { bf, .. }
+            | Insn::Cmpwi { bf, .. }
+            | Insn::Cmplwi { bf, .. }
+            | Insn::Cmpw { bf, .. }
+            | Insn::Cmplw { bf, .. }
+            if *bf == CR
+    )
+}
