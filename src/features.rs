@@ -217,16 +217,6 @@ pub fn for_target(prog: &Program, target: crate::target::Target) -> std::borrow:
     out.map_or(std::borrow::Cow::Borrowed(prog), std::borrow::Cow::Owned)
 }
 
-fn each_expr(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
-    // `map_exprs` is the one list of where statements hold expressions;
-    // read-only here, on a copy.
-    let mut copy = body.to_vec();
-    crate::ir::map_exprs(&mut copy, &mut |e| {
-        f(e);
-        e.clone()
-    });
-}
-
 fn visit(e: &Expr, word: Option<usize>, out: &mut Vec<(usize, bool)>) {
     if let Some(f) = feature_form(e, word) {
         out.push(f);
@@ -241,7 +231,7 @@ fn visit(e: &Expr, word: Option<usize>, out: &mut Vec<(usize, bool)>) {
 /// kernel patches the test (else it reads the feature word).
 pub fn used_features(seq: &Seq) -> Vec<(usize, bool)> {
     let mut out = Vec::new();
-    each_expr(&seq.body, &mut |e| visit(e, seq.feature_word, &mut out));
+    crate::ir::each_expr(&seq.body, &mut |e| visit(e, seq.feature_word, &mut out));
     out.sort_unstable();
     out.dedup_by_key(|f| f.0);
     out
@@ -257,7 +247,7 @@ fn uses_word(seq: &Seq, w: usize) -> bool {
             param(c, w, found);
         }
     }
-    each_expr(&seq.body, &mut |e| param(e, w, &mut found));
+    crate::ir::each_expr(&seq.body, &mut |e| param(e, w, &mut found));
     found
 }
 

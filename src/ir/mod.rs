@@ -19,7 +19,7 @@ pub use expr::Expr;
 
 pub use granule::{Costs, GSize, Granule, GranuleSet, Via};
 pub use stmt::{
-    map_exprs, walk, walk_mut, Access, Cond, LockValue, MemOp, MemRef, Origin, PollOp,
+    each_expr, map_exprs, walk, walk_mut, Access, Cond, LockValue, MemOp, MemRef, Origin, PollOp,
     ReleaseOrder, Stmt,
 };
 pub type DevId = usize;

@@ -351,6 +351,17 @@ pub fn walk_mut(body: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
     }
 }
 
+/// Visit every expression of the statements (read-only `map_exprs`:
+/// that is the one list of where statements hold expressions; this walks
+/// a copy).
+pub fn each_expr(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
+    let mut copy = body.to_vec();
+    map_exprs(&mut copy, &mut |e| {
+        f(e);
+        e.clone()
+    });
+}
+
 /// Apply `f` to every expression of the statements.
 pub fn map_exprs(body: &mut [Stmt], f: &mut dyn FnMut(&Expr) -> Expr) {
     walk_mut(body, &mut |s| match s {

@@ -477,10 +477,6 @@ fn reads_local(body: &[Stmt], local: usize) -> bool {
         *e == Expr::Local(l) || e.children().into_iter().any(|c| reads(c, l))
     }
     let mut found = false;
-    let mut copy = body.to_vec();
-    crate::ir::map_exprs(&mut copy, &mut |e| {
-        found |= reads(e, local);
-        e.clone()
-    });
+    crate::ir::each_expr(body, &mut |e| found |= reads(e, local));
     found
 }

@@ -53,7 +53,7 @@ fn stack_arg_slot(index: usize, target: Target) -> Option<(i16, u8)> {
 
 const SCRATCH: Reg = 0;
 /// cr7, as GCC uses for compares it does not need cr0 for.
-const CR: u8 = 7;
+pub(super) const CR: u8 = 7;
 
 /// Lowered function: instructions with their origins (labels included).
 pub struct Lowered {

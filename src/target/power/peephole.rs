@@ -13,10 +13,8 @@
 //! right after its `st?cx.`.
 
 use super::insn::{Cond, Insn};
+use super::lower::CR;
 use crate::lir::Origin;
-
-/// The CR field the lowering compares into (see `lower::CR`).
-const CR: u8 = 7;
 
 pub(super) fn record_forms(insns: &mut Vec<(Insn, Origin)>) {
     if !cr7_read_only_after_its_compare(insns) {
