@@ -30,14 +30,36 @@ flush_tlb_range:
 	and x11, x1, #0xfff
 	add x12, x9, x11
 	and x9, x1, #0xfffffffffffff000
-	cbz x12, .Lflush_tlb_range.7
+	cbz x12, .Lflush_tlb_range.6
+	add x11, x9, x12
+	cmp x11, x9
+	b.lo .Lflush_tlb_range.7
+	lsr x13, x11, #56
+	cbnz x13, .Lflush_tlb_range.7
 	lsr x11, x12, #12
 	and x13, x12, #0xfff
-	cbz x13, .Lflush_tlb_range.8
+	cbz x13, .Lflush_tlb_range.9
 	add x11, x11, #1
+.Lflush_tlb_range.9:
+	lsr x13, x9, #12
+	and x14, x13, #0xfffffffffff
+	orr x13, x14, x10
 .Lflush_tlb_range.8:
+	/* 37: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x13
+	/* 36: cover start, end - start with tlb4k auto { ... */
+	add x13, x13, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_range.8
+	b .Lflush_tlb_range.6
+.Lflush_tlb_range.7:
+	lsr x11, x12, #12
+	and x13, x12, #0xfff
+	cbz x13, .Lflush_tlb_range.11
+	add x11, x11, #1
+.Lflush_tlb_range.11:
 	lsr x12, x9, #12
-.Lflush_tlb_range.6:
+.Lflush_tlb_range.10:
 	and x9, x12, #0xfffffffffff
 	orr x13, x9, x10
 	/* 37: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
@@ -45,8 +67,8 @@ flush_tlb_range:
 	/* 36: cover start, end - start with tlb4k auto { ... */
 	add x12, x12, #1
 	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range.6
-.Lflush_tlb_range.7:
+	cbnz x11, .Lflush_tlb_range.10
+.Lflush_tlb_range.6:
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
 	/* 38: value (asid << 0x30) */
@@ -273,22 +295,43 @@ flush_tlb_kernel_range:
 	and x10, x0, #0xfff
 	add x11, x9, x10
 	and x9, x0, #0xfffffffffffff000
-	cbz x11, .Lflush_tlb_kernel_range.7
+	cbz x11, .Lflush_tlb_kernel_range.6
+	add x10, x9, x11
+	cmp x10, x9
+	b.lo .Lflush_tlb_kernel_range.7
+	lsr x12, x10, #56
+	cbnz x12, .Lflush_tlb_kernel_range.7
 	lsr x10, x11, #12
 	and x12, x11, #0xfff
-	cbz x12, .Lflush_tlb_kernel_range.8
+	cbz x12, .Lflush_tlb_kernel_range.9
 	add x10, x10, #1
+.Lflush_tlb_kernel_range.9:
+	lsr x12, x9, #12
+	and x13, x12, #0xfffffffffff
 .Lflush_tlb_kernel_range.8:
+	/* 96: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x13
+	/* 95: cover start, end - start with tlb4k_kernel auto { ... */
+	add x13, x13, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_kernel_range.8
+	b .Lflush_tlb_kernel_range.6
+.Lflush_tlb_kernel_range.7:
+	lsr x10, x11, #12
+	and x12, x11, #0xfff
+	cbz x12, .Lflush_tlb_kernel_range.11
+	add x10, x10, #1
+.Lflush_tlb_kernel_range.11:
 	lsr x11, x9, #12
-.Lflush_tlb_kernel_range.6:
+.Lflush_tlb_kernel_range.10:
 	and x9, x11, #0xfffffffffff
 	/* 96: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x9
 	/* 95: cover start, end - start with tlb4k_kernel auto { ... */
 	add x11, x11, #1
 	sub x10, x10, #1
-	cbnz x10, .Lflush_tlb_kernel_range.6
-.Lflush_tlb_kernel_range.7:
+	cbnz x10, .Lflush_tlb_kernel_range.10
+.Lflush_tlb_kernel_range.6:
 	b .Lflush_tlb_kernel_range.5
 .Lflush_tlb_kernel_range.4:
 	/* 97: tlbi vmalle1is */
@@ -368,14 +411,36 @@ flush_tlb_range_nl:
 	and x11, x1, #0xfff
 	add x12, x9, x11
 	and x9, x1, #0xfffffffffffff000
-	cbz x12, .Lflush_tlb_range_nl.7
+	cbz x12, .Lflush_tlb_range_nl.6
+	add x11, x9, x12
+	cmp x11, x9
+	b.lo .Lflush_tlb_range_nl.7
+	lsr x13, x11, #56
+	cbnz x13, .Lflush_tlb_range_nl.7
 	lsr x11, x12, #12
 	and x13, x12, #0xfff
-	cbz x13, .Lflush_tlb_range_nl.8
+	cbz x13, .Lflush_tlb_range_nl.9
 	add x11, x11, #1
+.Lflush_tlb_range_nl.9:
+	lsr x13, x9, #12
+	and x14, x13, #0xfffffffffff
+	orr x13, x14, x10
 .Lflush_tlb_range_nl.8:
+	/* 131: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x13
+	/* 130: cover start, end - start with tlb4k_walk auto { ... */
+	add x13, x13, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_range_nl.8
+	b .Lflush_tlb_range_nl.6
+.Lflush_tlb_range_nl.7:
+	lsr x11, x12, #12
+	and x13, x12, #0xfff
+	cbz x13, .Lflush_tlb_range_nl.11
+	add x11, x11, #1
+.Lflush_tlb_range_nl.11:
 	lsr x12, x9, #12
-.Lflush_tlb_range_nl.6:
+.Lflush_tlb_range_nl.10:
 	and x9, x12, #0xfffffffffff
 	orr x13, x9, x10
 	/* 131: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
@@ -383,8 +448,8 @@ flush_tlb_range_nl:
 	/* 130: cover start, end - start with tlb4k_walk auto { ... */
 	add x12, x12, #1
 	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range_nl.6
-.Lflush_tlb_range_nl.7:
+	cbnz x11, .Lflush_tlb_range_nl.10
+.Lflush_tlb_range_nl.6:
 	b .Lflush_tlb_range_nl.5
 .Lflush_tlb_range_nl.4:
 	/* 132: value (asid << 0x30) */

@@ -10,25 +10,45 @@ tlb_inv_range_s1:
 	/* placed by place-barriers */
 	dmb oshst
 	/* 28: range a in iova, size step granule { ... */
-	cbz x3, .Ltlb_inv_range_s1.1
-	cbnz x4, .Ltlb_inv_range_s1.2
+	cbz x3, .Ltlb_inv_range_s1.0
+	cbnz x4, .Ltlb_inv_range_s1.1
 	movn x0, #0x15
 	ret
+.Ltlb_inv_range_s1.1:
+	and x10, x4, #0xfff
+	cbnz x10, .Ltlb_inv_range_s1.2
+	add x10, x2, x3
+	cmp x10, x2
+	b.lo .Ltlb_inv_range_s1.2
+	lsr x11, x10, #60
+	cbnz x11, .Ltlb_inv_range_s1.2
+	mov x10, x3
+	lsr x11, x2, #12
+	orr x12, x11, x9
+	lsr x11, x4, #12
+.Ltlb_inv_range_s1.3:
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	str x12, [x0, #0x600]
+	/* 28: range a in iova, size step granule { ... */
+	add x12, x12, x11
+	cmp x10, x4
+	sub x10, x10, x4
+	b.hi .Ltlb_inv_range_s1.3
+	b .Ltlb_inv_range_s1.0
 .Ltlb_inv_range_s1.2:
 	mov x10, x3
 	mov x11, x2
-.Ltlb_inv_range_s1.0:
+.Ltlb_inv_range_s1.4:
 	lsr x12, x11, #12
 	orr x13, x12, x9
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
 	str x13, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	cmp x4, x10
-	b.hs .Ltlb_inv_range_s1.1
-	sub x10, x10, x4
 	add x11, x11, x4
-	b .Ltlb_inv_range_s1.0
-.Ltlb_inv_range_s1.1:
+	cmp x10, x4
+	sub x10, x10, x4
+	b.hi .Ltlb_inv_range_s1.4
+.Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	movz x0, #0
 	ret
@@ -90,25 +110,45 @@ tlb_inv_walk_s1:
 	movn x16, #0
 	eor x11, x9, x16
 	and x9, x2, x11
-	cbz x12, .Ltlb_inv_walk_s1.9
-	cbnz x4, .Ltlb_inv_walk_s1.10
+	cbz x12, .Ltlb_inv_walk_s1.8
+	cbnz x4, .Ltlb_inv_walk_s1.9
 	movn x0, #0x15
 	ret
+.Ltlb_inv_walk_s1.9:
+	and x11, x4, #0xfff
+	cbnz x11, .Ltlb_inv_walk_s1.10
+	add x11, x9, x12
+	cmp x11, x9
+	b.lo .Ltlb_inv_walk_s1.10
+	lsr x13, x11, #60
+	cbnz x13, .Ltlb_inv_walk_s1.10
+	mov x11, x12
+	lsr x13, x9, #12
+	orr x14, x13, x10
+	lsr x13, x4, #12
+.Ltlb_inv_walk_s1.11:
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	str x14, [x0, #0x600]
+	/* 57: cover iova, size with s1 auto { ... */
+	add x14, x14, x13
+	cmp x11, x4
+	sub x11, x11, x4
+	b.hi .Ltlb_inv_walk_s1.11
+	b .Ltlb_inv_walk_s1.8
 .Ltlb_inv_walk_s1.10:
 	mov x11, x12
 	mov x12, x9
-.Ltlb_inv_walk_s1.8:
+.Ltlb_inv_walk_s1.12:
 	lsr x9, x12, #12
 	orr x13, x9, x10
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	str x13, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	cmp x4, x11
-	b.hs .Ltlb_inv_walk_s1.9
-	sub x11, x11, x4
 	add x12, x12, x4
-	b .Ltlb_inv_walk_s1.8
-.Ltlb_inv_walk_s1.9:
+	cmp x11, x4
+	sub x11, x11, x4
+	b.hi .Ltlb_inv_walk_s1.12
+.Ltlb_inv_walk_s1.8:
 	b .Ltlb_inv_walk_s1.7
 .Ltlb_inv_walk_s1.6:
 	/* 59: cb.tlbiasid = asid */
@@ -154,40 +194,60 @@ tlb_inv_walk_s1_flag:
 	/* 79: value (asid << 0x30) */
 	lsl x10, x1, #48
 	/* 78: range a in iova, size step granule { ... */
-	cbz x3, .Ltlb_inv_walk_s1_flag.3
-	cbnz x4, .Ltlb_inv_walk_s1_flag.4
+	cbz x3, .Ltlb_inv_walk_s1_flag.2
+	cbnz x4, .Ltlb_inv_walk_s1_flag.3
 	movn x0, #0x15
 	ret
+.Ltlb_inv_walk_s1_flag.3:
+	and x11, x4, #0xfff
+	cbnz x11, .Ltlb_inv_walk_s1_flag.4
+	add x11, x2, x3
+	cmp x11, x2
+	b.lo .Ltlb_inv_walk_s1_flag.4
+	lsr x12, x11, #60
+	cbnz x12, .Ltlb_inv_walk_s1_flag.4
+	mov x11, x3
+	lsr x12, x2, #12
+	orr x13, x12, x10
+	lsr x12, x4, #12
+.Ltlb_inv_walk_s1_flag.5:
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	str x13, [x0, #0x600]
+	/* 78: range a in iova, size step granule { ... */
+	add x13, x13, x12
+	cmp x11, x4
+	sub x11, x11, x4
+	b.hi .Ltlb_inv_walk_s1_flag.5
+	b .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
 	mov x11, x3
 	mov x12, x2
-.Ltlb_inv_walk_s1_flag.2:
+.Ltlb_inv_walk_s1_flag.6:
 	lsr x13, x12, #12
 	orr x14, x13, x10
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	str x14, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	cmp x4, x11
-	b.hs .Ltlb_inv_walk_s1_flag.3
-	sub x11, x11, x4
 	add x12, x12, x4
-	b .Ltlb_inv_walk_s1_flag.2
-.Ltlb_inv_walk_s1_flag.3:
+	cmp x11, x4
+	sub x11, x11, x4
+	b.hi .Ltlb_inv_walk_s1_flag.6
+.Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
 	str w9, [x0, #0x7f0]
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
-.Ltlb_inv_walk_s1_flag.5:
+.Ltlb_inv_walk_s1_flag.7:
 	ldr w10, [x0, #0x7f4]
 	and x11, x10, #1
-	cbz x11, .Ltlb_inv_walk_s1_flag.6
+	cbz x11, .Ltlb_inv_walk_s1_flag.8
 	sub x9, x9, #1
-	cbnz x9, .Ltlb_inv_walk_s1_flag.5
+	cbnz x9, .Ltlb_inv_walk_s1_flag.7
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_walk_s1_flag.6:
+.Ltlb_inv_walk_s1_flag.8:
 	/* end of sequence */
 	movz x0, #0
 	ret

@@ -12,26 +12,47 @@ tlb_inv_range_s1:
 	sync
 	/* 28: range a in iova, size step granule { ... */
 	cmpdi 7,%r6,0
-	beq 7,.Ltlb_inv_range_s1.1
+	beq 7,.Ltlb_inv_range_s1.0
 	cmpdi 7,%r7,0
-	bne 7,.Ltlb_inv_range_s1.2
+	bne 7,.Ltlb_inv_range_s1.1
 	li %r3,-22
 	blr
+.Ltlb_inv_range_s1.1:
+	andi. %r12,%r7,4095
+	bne 0,.Ltlb_inv_range_s1.2
+	add %r12,%r5,%r6
+	cmpld 7,%r12,%r5
+	blt 7,.Ltlb_inv_range_s1.2
+	rldicl %r10,%r12,4,60
+	cmpdi 7,%r10,0
+	bne 7,.Ltlb_inv_range_s1.2
+	mr %r12,%r6
+	rldicl %r10,%r5,52,12
+	or %r9,%r10,%r11
+	rldicl %r10,%r7,52,12
+.Ltlb_inv_range_s1.3:
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	std %r9,1536(%r3)
+	/* 28: range a in iova, size step granule { ... */
+	add %r9,%r9,%r10
+	cmpld 6,%r12,%r7
+	subf %r12,%r7,%r12
+	bgt 6,.Ltlb_inv_range_s1.3
+	b .Ltlb_inv_range_s1.0
 .Ltlb_inv_range_s1.2:
 	mr %r12,%r6
 	mr %r10,%r5
-.Ltlb_inv_range_s1.0:
+.Ltlb_inv_range_s1.4:
 	rldicl %r9,%r10,52,12
 	or %r8,%r9,%r11
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
 	std %r8,1536(%r3)
 	/* 28: range a in iova, size step granule { ... */
-	cmpld 7,%r7,%r12
-	bge 7,.Ltlb_inv_range_s1.1
-	subf %r12,%r7,%r12
 	add %r10,%r10,%r7
-	b .Ltlb_inv_range_s1.0
-.Ltlb_inv_range_s1.1:
+	cmpld 6,%r12,%r7
+	subf %r12,%r7,%r12
+	bgt 6,.Ltlb_inv_range_s1.4
+.Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	li %r3,0
 	blr
@@ -102,26 +123,47 @@ tlb_inv_walk_s1:
 	nor %r10,%r11,%r11
 	and %r11,%r5,%r10
 	cmpdi 7,%r9,0
-	beq 7,.Ltlb_inv_walk_s1.9
+	beq 7,.Ltlb_inv_walk_s1.8
 	cmpdi 7,%r7,0
-	bne 7,.Ltlb_inv_walk_s1.10
+	bne 7,.Ltlb_inv_walk_s1.9
 	li %r3,-22
 	blr
+.Ltlb_inv_walk_s1.9:
+	andi. %r10,%r7,4095
+	bne 0,.Ltlb_inv_walk_s1.10
+	add %r10,%r11,%r9
+	cmpld 7,%r10,%r11
+	blt 7,.Ltlb_inv_walk_s1.10
+	rldicl %r8,%r10,4,60
+	cmpdi 7,%r8,0
+	bne 7,.Ltlb_inv_walk_s1.10
+	mr %r10,%r9
+	rldicl %r8,%r11,52,12
+	or %r6,%r8,%r12
+	rldicl %r8,%r7,52,12
+.Ltlb_inv_walk_s1.11:
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	std %r6,1536(%r3)
+	/* 57: cover iova, size with s1 auto { ... */
+	add %r6,%r6,%r8
+	cmpld 6,%r10,%r7
+	subf %r10,%r7,%r10
+	bgt 6,.Ltlb_inv_walk_s1.11
+	b .Ltlb_inv_walk_s1.8
 .Ltlb_inv_walk_s1.10:
 	mr %r10,%r9
 	mr %r9,%r11
-.Ltlb_inv_walk_s1.8:
+.Ltlb_inv_walk_s1.12:
 	rldicl %r11,%r9,52,12
 	or %r8,%r11,%r12
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	std %r8,1536(%r3)
 	/* 57: cover iova, size with s1 auto { ... */
-	cmpld 7,%r7,%r10
-	bge 7,.Ltlb_inv_walk_s1.9
-	subf %r10,%r7,%r10
 	add %r9,%r9,%r7
-	b .Ltlb_inv_walk_s1.8
-.Ltlb_inv_walk_s1.9:
+	cmpld 6,%r10,%r7
+	subf %r10,%r7,%r10
+	bgt 6,.Ltlb_inv_walk_s1.12
+.Ltlb_inv_walk_s1.8:
 	b .Ltlb_inv_walk_s1.7
 .Ltlb_inv_walk_s1.6:
 	/* 59: cb.tlbiasid = asid */
@@ -171,26 +213,47 @@ tlb_inv_walk_s1_flag:
 	rldicr %r12,%r4,48,15
 	/* 78: range a in iova, size step granule { ... */
 	cmpdi 7,%r6,0
-	beq 7,.Ltlb_inv_walk_s1_flag.3
+	beq 7,.Ltlb_inv_walk_s1_flag.2
 	cmpdi 7,%r7,0
-	bne 7,.Ltlb_inv_walk_s1_flag.4
+	bne 7,.Ltlb_inv_walk_s1_flag.3
 	li %r3,-22
 	blr
+.Ltlb_inv_walk_s1_flag.3:
+	andi. %r10,%r7,4095
+	bne 0,.Ltlb_inv_walk_s1_flag.4
+	add %r10,%r5,%r6
+	cmpld 7,%r10,%r5
+	blt 7,.Ltlb_inv_walk_s1_flag.4
+	rldicl %r9,%r10,4,60
+	cmpdi 7,%r9,0
+	bne 7,.Ltlb_inv_walk_s1_flag.4
+	mr %r10,%r6
+	rldicl %r9,%r5,52,12
+	or %r8,%r9,%r12
+	rldicl %r9,%r7,52,12
+.Ltlb_inv_walk_s1_flag.5:
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	std %r8,1536(%r3)
+	/* 78: range a in iova, size step granule { ... */
+	add %r8,%r8,%r9
+	cmpld 6,%r10,%r7
+	subf %r10,%r7,%r10
+	bgt 6,.Ltlb_inv_walk_s1_flag.5
+	b .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
 	mr %r10,%r6
 	mr %r9,%r5
-.Ltlb_inv_walk_s1_flag.2:
+.Ltlb_inv_walk_s1_flag.6:
 	rldicl %r8,%r9,52,12
 	or %r6,%r8,%r12
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	std %r6,1536(%r3)
 	/* 78: range a in iova, size step granule { ... */
-	cmpld 7,%r7,%r10
-	bge 7,.Ltlb_inv_walk_s1_flag.3
-	subf %r10,%r7,%r10
 	add %r9,%r9,%r7
-	b .Ltlb_inv_walk_s1_flag.2
-.Ltlb_inv_walk_s1_flag.3:
+	cmpld 6,%r10,%r7
+	subf %r10,%r7,%r10
+	bgt 6,.Ltlb_inv_walk_s1_flag.6
+.Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
 	stw %r11,2032(%r3)
@@ -199,15 +262,15 @@ tlb_inv_walk_s1_flag:
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	lis %r11,15
 	ori %r11,%r11,16960
-.Ltlb_inv_walk_s1_flag.5:
+.Ltlb_inv_walk_s1_flag.7:
 	lwz %r12,2036(%r3)
 	andi. %r10,%r12,1
-	beq 0,.Ltlb_inv_walk_s1_flag.6
+	beq 0,.Ltlb_inv_walk_s1_flag.8
 	addic. %r11,%r11,-1
-	bne 0,.Ltlb_inv_walk_s1_flag.5
+	bne 0,.Ltlb_inv_walk_s1_flag.7
 	li %r3,-110
 	blr
-.Ltlb_inv_walk_s1_flag.6:
+.Ltlb_inv_walk_s1_flag.8:
 	/* end of sequence */
 	li %r3,0
 	blr

@@ -9,15 +9,42 @@ tlb_inv_range_s1:
 	shl $0x30,%rax
 	/* 28: range a in iova, size step granule { ... */
 	test %rcx,%rcx
-	je .Ltlb_inv_range_s1.1
+	je .Ltlb_inv_range_s1.0
 	test %r8,%r8
-	jne .Ltlb_inv_range_s1.2
+	jne .Ltlb_inv_range_s1.1
 	mov $0xffffffffffffffea,%rax
 	ret
+.Ltlb_inv_range_s1.1:
+	mov %r8,%r10
+	and $0xfff,%r10
+	jne .Ltlb_inv_range_s1.2
+	mov %rdx,%r10
+	add %rcx,%r10
+	cmp %rdx,%r10
+	jb .Ltlb_inv_range_s1.2
+	mov %r10,%r9
+	shr $0x3c,%r9
+	test %r9,%r9
+	jne .Ltlb_inv_range_s1.2
+	mov %rcx,%r10
+	mov %rdx,%r9
+	shr $0xc,%r9
+	mov %r9,%rsi
+	or %rax,%rsi
+	mov %r8,%r9
+	shr $0xc,%r9
+.Ltlb_inv_range_s1.3:
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	mov %rsi,0x600(%rdi)
+	/* 28: range a in iova, size step granule { ... */
+	add %r9,%rsi
+	sub %r8,%r10
+	ja .Ltlb_inv_range_s1.3
+	jmp .Ltlb_inv_range_s1.0
 .Ltlb_inv_range_s1.2:
 	mov %rcx,%r10
 	mov %rdx,%r9
-.Ltlb_inv_range_s1.0:
+.Ltlb_inv_range_s1.4:
 	mov %r9,%rcx
 	shr $0xc,%rcx
 	mov %rcx,%rdx
@@ -25,12 +52,10 @@ tlb_inv_range_s1:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %rdx,0x600(%rdi)
 	/* 28: range a in iova, size step granule { ... */
-	cmp %r10,%r8
-	jae .Ltlb_inv_range_s1.1
-	sub %r8,%r10
 	add %r8,%r9
-	jmp .Ltlb_inv_range_s1.0
-.Ltlb_inv_range_s1.1:
+	sub %r8,%r10
+	ja .Ltlb_inv_range_s1.4
+.Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	xor %rax,%rax
 	ret
@@ -102,16 +127,43 @@ tlb_inv_walk_s1:
 	mov %rdx,%rax
 	and %r9,%rax
 	test %rbx,%rbx
-	je .Ltlb_inv_walk_s1.9
+	je .Ltlb_inv_walk_s1.8
 	test %r8,%r8
-	jne .Ltlb_inv_walk_s1.10
+	jne .Ltlb_inv_walk_s1.9
 	mov $0xffffffffffffffea,%rax
 	pop %rbx
 	ret
+.Ltlb_inv_walk_s1.9:
+	mov %r8,%r9
+	and $0xfff,%r9
+	jne .Ltlb_inv_walk_s1.10
+	mov %rax,%r9
+	add %rbx,%r9
+	cmp %rax,%r9
+	jb .Ltlb_inv_walk_s1.10
+	mov %r9,%rcx
+	shr $0x3c,%rcx
+	test %rcx,%rcx
+	jne .Ltlb_inv_walk_s1.10
+	mov %rbx,%r9
+	mov %rax,%rcx
+	shr $0xc,%rcx
+	mov %rcx,%rdx
+	or %r10,%rdx
+	mov %r8,%rcx
+	shr $0xc,%rcx
+.Ltlb_inv_walk_s1.11:
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	mov %rdx,0x600(%rdi)
+	/* 57: cover iova, size with s1 auto { ... */
+	add %rcx,%rdx
+	sub %r8,%r9
+	ja .Ltlb_inv_walk_s1.11
+	jmp .Ltlb_inv_walk_s1.8
 .Ltlb_inv_walk_s1.10:
 	mov %rbx,%r9
 	mov %rax,%rcx
-.Ltlb_inv_walk_s1.8:
+.Ltlb_inv_walk_s1.12:
 	mov %rcx,%rax
 	shr $0xc,%rax
 	mov %rax,%rdx
@@ -119,12 +171,10 @@ tlb_inv_walk_s1:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %rdx,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	cmp %r9,%r8
-	jae .Ltlb_inv_walk_s1.9
-	sub %r8,%r9
 	add %r8,%rcx
-	jmp .Ltlb_inv_walk_s1.8
-.Ltlb_inv_walk_s1.9:
+	sub %r8,%r9
+	ja .Ltlb_inv_walk_s1.12
+.Ltlb_inv_walk_s1.8:
 	jmp .Ltlb_inv_walk_s1.7
 .Ltlb_inv_walk_s1.6:
 	/* 59: cb.tlbiasid = asid */
@@ -158,6 +208,8 @@ tlb_inv_context_s1:
 	.globl tlb_inv_walk_s1_flag
 	.type tlb_inv_walk_s1_flag,@function
 tlb_inv_walk_s1_flag:
+	/* 74: arguments */
+	push %rbx
 	/* 82: value 0xffffffff */
 	mov $0xffffffff,%eax
 	test %r9,%r9
@@ -171,15 +223,43 @@ tlb_inv_walk_s1_flag:
 	shl $0x30,%r10
 	/* 78: range a in iova, size step granule { ... */
 	test %rcx,%rcx
-	je .Ltlb_inv_walk_s1_flag.3
+	je .Ltlb_inv_walk_s1_flag.2
 	test %r8,%r8
-	jne .Ltlb_inv_walk_s1_flag.4
+	jne .Ltlb_inv_walk_s1_flag.3
 	mov $0xffffffffffffffea,%rax
+	pop %rbx
 	ret
+.Ltlb_inv_walk_s1_flag.3:
+	mov %r8,%r9
+	and $0xfff,%r9
+	jne .Ltlb_inv_walk_s1_flag.4
+	mov %rdx,%r9
+	add %rcx,%r9
+	cmp %rdx,%r9
+	jb .Ltlb_inv_walk_s1_flag.4
+	mov %r9,%rsi
+	shr $0x3c,%rsi
+	test %rsi,%rsi
+	jne .Ltlb_inv_walk_s1_flag.4
+	mov %rcx,%r9
+	mov %rdx,%rsi
+	shr $0xc,%rsi
+	mov %rsi,%rbx
+	or %r10,%rbx
+	mov %r8,%rsi
+	shr $0xc,%rsi
+.Ltlb_inv_walk_s1_flag.5:
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	mov %rbx,0x600(%rdi)
+	/* 78: range a in iova, size step granule { ... */
+	add %rsi,%rbx
+	sub %r8,%r9
+	ja .Ltlb_inv_walk_s1_flag.5
+	jmp .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
 	mov %rcx,%r9
 	mov %rdx,%rcx
-.Ltlb_inv_walk_s1_flag.2:
+.Ltlb_inv_walk_s1_flag.6:
 	mov %rcx,%rdx
 	shr $0xc,%rdx
 	mov %rdx,%rsi
@@ -187,29 +267,29 @@ tlb_inv_walk_s1_flag:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %rsi,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	cmp %r9,%r8
-	jae .Ltlb_inv_walk_s1_flag.3
-	sub %r8,%r9
 	add %r8,%rcx
-	jmp .Ltlb_inv_walk_s1_flag.2
-.Ltlb_inv_walk_s1_flag.3:
+	sub %r8,%r9
+	ja .Ltlb_inv_walk_s1_flag.6
+.Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
 	mov %eax,0x7f0(%rdi)
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	mov $0xf4240,%eax
-.Ltlb_inv_walk_s1_flag.5:
+.Ltlb_inv_walk_s1_flag.7:
 	mov 0x7f4(%rdi),%r10d
 	mov %r10,%r9
 	and $1,%r9
-	je .Ltlb_inv_walk_s1_flag.6
+	je .Ltlb_inv_walk_s1_flag.8
 	sub $1,%rax
-	jne .Ltlb_inv_walk_s1_flag.5
+	jne .Ltlb_inv_walk_s1_flag.7
 	mov $0xffffffffffffff92,%rax
+	pop %rbx
 	ret
-.Ltlb_inv_walk_s1_flag.6:
+.Ltlb_inv_walk_s1_flag.8:
 	/* end of sequence */
 	xor %rax,%rax
+	pop %rbx
 	ret
 	.size tlb_inv_walk_s1_flag,.-tlb_inv_walk_s1_flag
 	.section .note.GNU-stack,"",@progbits

@@ -40,25 +40,42 @@ tce_kill:
 	movn x16, #0
 	eor x9, x10, x16
 	and x10, x2, x9
-	cbz x13, .Ltce_kill.9
-	cbnz x4, .Ltce_kill.10
+	cbz x13, .Ltce_kill.8
+	cbnz x4, .Ltce_kill.9
 	movn x0, #0x15
 	ret
+.Ltce_kill.9:
+	add x9, x10, x13
+	cmp x9, x10
+	b.lo .Ltce_kill.10
+	lsr x11, x9, #56
+	cbnz x11, .Ltce_kill.10
+	mov x9, x13
+	orr x11, x12, x10
+.Ltce_kill.11:
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	rev x16, x11
+	str x16, [x0]
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add x11, x11, x4
+	cmp x9, x4
+	sub x9, x9, x4
+	b.hi .Ltce_kill.11
+	b .Ltce_kill.8
 .Ltce_kill.10:
 	mov x9, x13
 	mov x11, x10
-.Ltce_kill.8:
+.Ltce_kill.12:
 	orr x10, x12, x11
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	rev x16, x10
 	str x16, [x0]
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	cmp x4, x9
-	b.hs .Ltce_kill.9
-	sub x9, x9, x4
 	add x11, x11, x4
-	b .Ltce_kill.8
-.Ltce_kill.9:
+	cmp x9, x4
+	sub x9, x9, x4
+	b.hi .Ltce_kill.12
+.Ltce_kill.8:
 	b .Ltce_kill.7
 .Ltce_kill.6:
 	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */

@@ -53,25 +53,42 @@ tce_kill:
 	nor %r11,%r12,%r12
 	and %r12,%r5,%r11
 	cmpdi 7,%r8,0
-	beq 7,.Ltce_kill.9
+	beq 7,.Ltce_kill.8
 	cmpdi 7,%r7,0
-	bne 7,.Ltce_kill.10
+	bne 7,.Ltce_kill.9
 	li %r3,-22
 	blr
+.Ltce_kill.9:
+	add %r11,%r12,%r8
+	cmpld 7,%r11,%r12
+	blt 7,.Ltce_kill.10
+	rldicl %r10,%r11,8,56
+	cmpdi 7,%r10,0
+	bne 7,.Ltce_kill.10
+	mr %r11,%r8
+	or %r10,%r9,%r12
+.Ltce_kill.11:
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	std %r10,0(%r3)
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r10,%r10,%r7
+	cmpld 6,%r11,%r7
+	subf %r11,%r7,%r11
+	bgt 6,.Ltce_kill.11
+	b .Ltce_kill.8
 .Ltce_kill.10:
 	mr %r11,%r8
 	mr %r10,%r12
-.Ltce_kill.8:
+.Ltce_kill.12:
 	or %r12,%r9,%r10
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	std %r12,0(%r3)
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	cmpld 7,%r7,%r11
-	bge 7,.Ltce_kill.9
-	subf %r11,%r7,%r11
 	add %r10,%r10,%r7
-	b .Ltce_kill.8
-.Ltce_kill.9:
+	cmpld 6,%r11,%r7
+	subf %r11,%r7,%r11
+	bgt 6,.Ltce_kill.12
+.Ltce_kill.8:
 	b .Ltce_kill.7
 .Ltce_kill.6:
 	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */

@@ -58,16 +58,38 @@ tce_kill:
 	mov %rdx,%r10
 	and %rax,%r10
 	test %rbx,%rbx
-	je .Ltce_kill.9
+	je .Ltce_kill.8
 	test %r8,%r8
-	jne .Ltce_kill.10
+	jne .Ltce_kill.9
 	mov $0xffffffffffffffea,%rax
 	pop %rbx
 	ret
+.Ltce_kill.9:
+	mov %r10,%rax
+	add %rbx,%rax
+	cmp %r10,%rax
+	jb .Ltce_kill.10
+	mov %rax,%r9
+	shr $0x38,%r9
+	test %r9,%r9
+	jne .Ltce_kill.10
+	mov %rbx,%rax
+	mov %rcx,%r9
+	or %r10,%r9
+.Ltce_kill.11:
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	mov %r9,%r11
+	bswap %r11
+	mov %r11,(%rdi)
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%r9
+	sub %r8,%rax
+	ja .Ltce_kill.11
+	jmp .Ltce_kill.8
 .Ltce_kill.10:
 	mov %rbx,%rax
 	mov %r10,%r9
-.Ltce_kill.8:
+.Ltce_kill.12:
 	mov %rcx,%r10
 	or %r9,%r10
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
@@ -75,12 +97,10 @@ tce_kill:
 	bswap %r11
 	mov %r11,(%rdi)
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	cmp %rax,%r8
-	jae .Ltce_kill.9
-	sub %r8,%rax
 	add %r8,%r9
-	jmp .Ltce_kill.8
-.Ltce_kill.9:
+	sub %r8,%rax
+	ja .Ltce_kill.12
+.Ltce_kill.8:
 	jmp .Ltce_kill.7
 .Ltce_kill.6:
 	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */

@@ -282,19 +282,19 @@ flush_tlb_pid_local:
 	li %r11,127
 	li %r10,1
 	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_pid_local.3
+	beq 7,.Lflush_tlb_pid_local.2
 	mr %r9,%r11
 	rldicr %r11,%r10,12,51
 	ori %r10,%r11,1024
 	li %r11,4096
-.Lflush_tlb_pid_local.2:
+.Lflush_tlb_pid_local.3:
 	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r10,%r12,0,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
 	add %r10,%r10,%r11
 	addic. %r9,%r9,-1
-	bne 0,.Lflush_tlb_pid_local.2
-.Lflush_tlb_pid_local.3:
+	bne 0,.Lflush_tlb_pid_local.3
+.Lflush_tlb_pid_local.2:
 	/* 119: barrier from the spec */
 	ptesync
 	/* 123: slbia 3 */
@@ -375,7 +375,7 @@ flush_tlb_range:
 	lis %r0,-1
 	and %r12,%r4,%r0
 	cmpdi 7,%r9,0
-	beq 7,.Lflush_tlb_range.13
+	beq 7,.Lflush_tlb_range.12
 	rldicl %r10,%r9,48,16
 	andi. %r8,%r9,65535
 	beq 0,.Lflush_tlb_range.14
@@ -385,14 +385,14 @@ flush_tlb_range:
 	and %r9,%r12,%r0
 	ori %r12,%r9,160
 	lis %r9,1
-.Lflush_tlb_range.12:
+.Lflush_tlb_range.13:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r12,%r12,%r9
 	addic. %r10,%r10,-1
-	bne 0,.Lflush_tlb_range.12
-.Lflush_tlb_range.13:
+	bne 0,.Lflush_tlb_range.13
+.Lflush_tlb_range.12:
 .Lflush_tlb_range.11:
 .Lflush_tlb_range.9:
 	/* placed by place-barriers */
@@ -454,7 +454,7 @@ flush_tlb_range:
 	lis %r0,-32
 	and %r8,%r10,%r0
 	cmpdi 7,%r30,0
-	beq 7,.Lflush_tlb_range.22
+	beq 7,.Lflush_tlb_range.21
 	rldicl %r31,%r30,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -467,14 +467,14 @@ flush_tlb_range:
 	and %r30,%r8,%r0
 	ori %r8,%r30,32
 	lis %r30,32
-.Lflush_tlb_range.21:
+.Lflush_tlb_range.22:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r8,%r9,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r8,%r8,%r30
 	addic. %r31,%r31,-1
-	bne 0,.Lflush_tlb_range.21
-.Lflush_tlb_range.22:
+	bne 0,.Lflush_tlb_range.22
+.Lflush_tlb_range.21:
 .Lflush_tlb_range.20:
 .Lflush_tlb_range.18:
 	/* placed by place-barriers */
@@ -543,7 +543,7 @@ flush_tlb_range:
 	lis %r0,-1
 	and %r12,%r4,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.33
+	beq 7,.Lflush_tlb_range.32
 	rldicl %r9,%r8,48,16
 	andi. %r31,%r8,65535
 	beq 0,.Lflush_tlb_range.34
@@ -553,14 +553,14 @@ flush_tlb_range:
 	and %r8,%r12,%r0
 	ori %r12,%r8,160
 	lis %r8,1
-.Lflush_tlb_range.32:
+.Lflush_tlb_range.33:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r12,%r12,%r8
 	addic. %r9,%r9,-1
-	bne 0,.Lflush_tlb_range.32
-.Lflush_tlb_range.33:
+	bne 0,.Lflush_tlb_range.33
+.Lflush_tlb_range.32:
 .Lflush_tlb_range.31:
 .Lflush_tlb_range.29:
 	/* placed by place-barriers */
@@ -614,7 +614,7 @@ flush_tlb_range:
 	lis %r0,-32
 	and %r8,%r10,%r0
 	cmpdi 7,%r30,0
-	beq 7,.Lflush_tlb_range.42
+	beq 7,.Lflush_tlb_range.41
 	rldicl %r31,%r30,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -627,14 +627,14 @@ flush_tlb_range:
 	and %r30,%r8,%r0
 	ori %r8,%r30,32
 	lis %r30,32
-.Lflush_tlb_range.41:
+.Lflush_tlb_range.42:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r8,%r9,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r8,%r8,%r30
 	addic. %r31,%r31,-1
-	bne 0,.Lflush_tlb_range.41
-.Lflush_tlb_range.42:
+	bne 0,.Lflush_tlb_range.42
+.Lflush_tlb_range.41:
 .Lflush_tlb_range.40:
 .Lflush_tlb_range.38:
 	/* placed by place-barriers */
@@ -702,7 +702,7 @@ flush_tlb_range:
 	lis %r0,-1
 	and %r12,%r4,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.55
+	beq 7,.Lflush_tlb_range.54
 	rldicl %r9,%r8,48,16
 	andi. %r6,%r8,65535
 	beq 0,.Lflush_tlb_range.56
@@ -712,14 +712,14 @@ flush_tlb_range:
 	and %r8,%r12,%r0
 	ori %r12,%r8,160
 	lis %r8,1
-.Lflush_tlb_range.54:
+.Lflush_tlb_range.55:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r12,%r12,%r8
 	addic. %r9,%r9,-1
-	bne 0,.Lflush_tlb_range.54
-.Lflush_tlb_range.55:
+	bne 0,.Lflush_tlb_range.55
+.Lflush_tlb_range.54:
 .Lflush_tlb_range.53:
 .Lflush_tlb_range.51:
 	/* placed by place-barriers */
@@ -773,7 +773,7 @@ flush_tlb_range:
 	lis %r0,-32
 	and %r11,%r10,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.64
+	beq 7,.Lflush_tlb_range.63
 	rldicl %r9,%r8,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -786,14 +786,14 @@ flush_tlb_range:
 	and %r8,%r11,%r0
 	ori %r11,%r8,32
 	lis %r8,32
-.Lflush_tlb_range.63:
+.Lflush_tlb_range.64:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r11,%r12,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r11,%r11,%r8
 	addic. %r9,%r9,-1
-	bne 0,.Lflush_tlb_range.63
-.Lflush_tlb_range.64:
+	bne 0,.Lflush_tlb_range.64
+.Lflush_tlb_range.63:
 .Lflush_tlb_range.62:
 .Lflush_tlb_range.60:
 	/* placed by place-barriers */
@@ -852,7 +852,7 @@ flush_tlb_range:
 	lis %r0,-1
 	and %r12,%r4,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.75
+	beq 7,.Lflush_tlb_range.74
 	rldicl %r9,%r8,48,16
 	andi. %r6,%r8,65535
 	beq 0,.Lflush_tlb_range.76
@@ -862,14 +862,14 @@ flush_tlb_range:
 	and %r8,%r12,%r0
 	ori %r12,%r8,160
 	lis %r8,1
-.Lflush_tlb_range.74:
+.Lflush_tlb_range.75:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r12,%r12,%r8
 	addic. %r9,%r9,-1
-	bne 0,.Lflush_tlb_range.74
-.Lflush_tlb_range.75:
+	bne 0,.Lflush_tlb_range.75
+.Lflush_tlb_range.74:
 .Lflush_tlb_range.73:
 .Lflush_tlb_range.71:
 	lis %r0,31
@@ -915,7 +915,7 @@ flush_tlb_range:
 	lis %r0,-32
 	and %r12,%r10,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.84
+	beq 7,.Lflush_tlb_range.83
 	rldicl %r10,%r8,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -928,14 +928,14 @@ flush_tlb_range:
 	and %r9,%r12,%r0
 	ori %r12,%r9,32
 	lis %r9,32
-.Lflush_tlb_range.83:
+.Lflush_tlb_range.84:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r12,%r12,%r9
 	addic. %r10,%r10,-1
-	bne 0,.Lflush_tlb_range.83
-.Lflush_tlb_range.84:
+	bne 0,.Lflush_tlb_range.84
+.Lflush_tlb_range.83:
 .Lflush_tlb_range.82:
 .Lflush_tlb_range.80:
 .Lflush_tlb_range.78:
@@ -1009,7 +1009,7 @@ flush_tlb_range_local:
 	lis %r0,-1
 	and %r12,%r4,%r0
 	cmpdi 7,%r9,0
-	beq 7,.Lflush_tlb_range_local.11
+	beq 7,.Lflush_tlb_range_local.10
 	rldicl %r10,%r9,48,16
 	andi. %r8,%r9,65535
 	beq 0,.Lflush_tlb_range_local.12
@@ -1019,14 +1019,14 @@ flush_tlb_range_local:
 	and %r9,%r12,%r0
 	ori %r12,%r9,160
 	lis %r9,1
-.Lflush_tlb_range_local.10:
+.Lflush_tlb_range_local.11:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r12,%r11,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	add %r12,%r12,%r9
 	addic. %r10,%r10,-1
-	bne 0,.Lflush_tlb_range_local.10
-.Lflush_tlb_range_local.11:
+	bne 0,.Lflush_tlb_range_local.11
+.Lflush_tlb_range_local.10:
 .Lflush_tlb_range_local.9:
 .Lflush_tlb_range_local.7:
 	lis %r0,31
@@ -1065,7 +1065,7 @@ flush_tlb_range_local:
 	lis %r0,-32
 	and %r9,%r11,%r0
 	cmpdi 7,%r7,0
-	beq 7,.Lflush_tlb_range_local.20
+	beq 7,.Lflush_tlb_range_local.19
 	rldicl %r8,%r7,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -1078,14 +1078,14 @@ flush_tlb_range_local:
 	and %r7,%r9,%r0
 	ori %r9,%r7,32
 	lis %r7,32
-.Lflush_tlb_range_local.19:
+.Lflush_tlb_range_local.20:
 	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r9,%r12,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	add %r9,%r9,%r7
 	addic. %r8,%r8,-1
-	bne 0,.Lflush_tlb_range_local.19
-.Lflush_tlb_range_local.20:
+	bne 0,.Lflush_tlb_range_local.20
+.Lflush_tlb_range_local.19:
 .Lflush_tlb_range_local.18:
 .Lflush_tlb_range_local.16:
 .Lflush_tlb_range_local.14:
@@ -1113,19 +1113,19 @@ flush_tlb_range_local:
 	li %r12,127
 	li %r7,1
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range_local.25
+	beq 7,.Lflush_tlb_range_local.24
 	mr %r6,%r12
 	rldicr %r12,%r7,12,51
 	ori %r7,%r12,1024
 	li %r12,4096
-.Lflush_tlb_range_local.24:
+.Lflush_tlb_range_local.25:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r8,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
 	add %r7,%r7,%r12
 	addic. %r6,%r6,-1
-	bne 0,.Lflush_tlb_range_local.24
-.Lflush_tlb_range_local.25:
+	bne 0,.Lflush_tlb_range_local.25
+.Lflush_tlb_range_local.24:
 	/* 187: barrier from the spec */
 	ptesync
 	/* 191: slbia 3 */
@@ -1159,7 +1159,7 @@ flush_tlb_range_local:
 	lis %r0,-1
 	and %r9,%r4,%r0
 	cmpdi 7,%r7,0
-	beq 7,.Lflush_tlb_range_local.33
+	beq 7,.Lflush_tlb_range_local.32
 	rldicl %r8,%r7,48,16
 	andi. %r6,%r7,65535
 	beq 0,.Lflush_tlb_range_local.34
@@ -1169,14 +1169,14 @@ flush_tlb_range_local:
 	and %r7,%r9,%r0
 	ori %r9,%r7,160
 	lis %r7,1
-.Lflush_tlb_range_local.32:
+.Lflush_tlb_range_local.33:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r9,%r12,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	add %r9,%r9,%r7
 	addic. %r8,%r8,-1
-	bne 0,.Lflush_tlb_range_local.32
-.Lflush_tlb_range_local.33:
+	bne 0,.Lflush_tlb_range_local.33
+.Lflush_tlb_range_local.32:
 .Lflush_tlb_range_local.31:
 .Lflush_tlb_range_local.29:
 	lis %r0,31
@@ -1215,7 +1215,7 @@ flush_tlb_range_local:
 	lis %r0,-32
 	and %r10,%r11,%r0
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range_local.42
+	beq 7,.Lflush_tlb_range_local.41
 	rldicl %r11,%r8,43,21
 	lis %r0,31
 	ori %r0,%r0,65535
@@ -1228,14 +1228,14 @@ flush_tlb_range_local:
 	and %r9,%r10,%r0
 	ori %r10,%r9,32
 	lis %r9,32
-.Lflush_tlb_range_local.41:
+.Lflush_tlb_range_local.42:
 	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r10,%r12,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	add %r10,%r10,%r9
 	addic. %r11,%r11,-1
-	bne 0,.Lflush_tlb_range_local.41
-.Lflush_tlb_range_local.42:
+	bne 0,.Lflush_tlb_range_local.42
+.Lflush_tlb_range_local.41:
 .Lflush_tlb_range_local.40:
 .Lflush_tlb_range_local.38:
 .Lflush_tlb_range_local.36:

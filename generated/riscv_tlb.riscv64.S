@@ -29,7 +29,7 @@ flush_tlb_range:
 	add t1, a2, t0
 	lui t6, 0xfffff
 	and t0, a1, t6
-	beq t1, zero, .Lflush_tlb_range.9
+	beq t1, zero, .Lflush_tlb_range.8
 	srli t2, t1, 12
 	lui t6, 0x1
 	addiw t6, t6, -1
@@ -39,14 +39,14 @@ flush_tlb_range:
 .Lflush_tlb_range.10:
 	mv t1, t0
 	lui t0, 0x1
-.Lflush_tlb_range.8:
+.Lflush_tlb_range.9:
 	/* 62: sinval.vma $addr, asid */
 	sinval.vma t1, a0
 	/* 61: cover start, size with tlb4k_svinval auto { ... */
 	add t1, t1, t0
 	addi t2, t2, -1
-	bne t2, zero, .Lflush_tlb_range.8
-.Lflush_tlb_range.9:
+	bne t2, zero, .Lflush_tlb_range.9
+.Lflush_tlb_range.8:
 	/* placed by place-barriers */
 	sfence.inval.ir
 	j .Lflush_tlb_range.7
@@ -74,7 +74,7 @@ flush_tlb_range:
 	add t1, a2, t0
 	lui t6, 0xfffff
 	and t0, a1, t6
-	beq t1, zero, .Lflush_tlb_range.18
+	beq t1, zero, .Lflush_tlb_range.17
 	srli t2, t1, 12
 	lui t6, 0x1
 	addiw t6, t6, -1
@@ -84,14 +84,14 @@ flush_tlb_range:
 .Lflush_tlb_range.19:
 	mv t1, t0
 	lui t0, 0x1
-.Lflush_tlb_range.17:
+.Lflush_tlb_range.18:
 	/* 67: sfence.vma $addr, asid */
 	sfence.vma t1, a0
 	/* 66: cover start, size with tlb4k auto { ... */
 	add t1, t1, t0
 	addi t2, t2, -1
-	bne t2, zero, .Lflush_tlb_range.17
-.Lflush_tlb_range.18:
+	bne t2, zero, .Lflush_tlb_range.18
+.Lflush_tlb_range.17:
 	j .Lflush_tlb_range.16
 .Lflush_tlb_range.15:
 	/* 68: sfence.vma x0, asid */

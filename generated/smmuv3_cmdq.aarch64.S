@@ -6,6 +6,9 @@
 	.type tlb_inv_range,%function
 tlb_inv_range:
 	/* 69: arguments */
+	sub sp, sp, #0x10
+	str x19, [sp]
+	str x20, [sp, #8]
 	movz x9, #2
 	lsl x10, x9, x2
 	movz x9, #0
@@ -23,15 +26,105 @@ tlb_inv_range:
 	movz x12, #0
 	movz x13, #0
 	/* 70: range a in iova, size step granule { ... */
-	cbz x5, .Ltlb_inv_range.2
-	cbnz x6, .Ltlb_inv_range.3
+	cbz x5, .Ltlb_inv_range.1
+	cbnz x6, .Ltlb_inv_range.2
 	movn x0, #0x15
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	add sp, sp, #0x10
 	ret
+.Ltlb_inv_range.2:
+	and x14, x6, #0xfff
+	cbnz x14, .Ltlb_inv_range.3
+	mov x14, x5
+	lsr x15, x4, #12
+	and x8, x15, #0xfffffffffffff
+	lsl x15, x8, #12
+	orr x8, x15, #1
+	lsr x15, x6, #12
+	lsl x7, x15, #12
+.Ltlb_inv_range.4:
+	cbnz x12, .Ltlb_inv_range.6
+	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	ldr w15, [x0, #0x9c]
+	lsr x2, x11, #1
+	add x19, x2, #1
+	and x2, x15, #0xfffff
+	sub x15, x10, x2
+	and x2, x15, x11
+	sub x15, x19, x2
+	mov x12, x15
+	cbnz x12, .Ltlb_inv_range.8
+	/* placed by place-barriers */
+	dmb oshst
+	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	movz x15, #0x4240
+	movk x15, #0xf, lsl #16
+.Ltlb_inv_range.9:
+	cbnz x12, .Ltlb_inv_range.11
+	cbz x15, .Ltlb_inv_range.10
+	sub x15, x15, #1
+	str w10, [x0, #0x98]
+	movz x13, #0
+	ldr w2, [x0, #0x9c]
+	lsr x19, x11, #1
+	add x20, x19, #1
+	and x19, x2, #0xfffff
+	sub x2, x10, x19
+	and x19, x2, x11
+	sub x2, x20, x19
+	mov x12, x2
+	b .Ltlb_inv_range.9
+.Ltlb_inv_range.10:
+	movn x0, #0x6d
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	add sp, sp, #0x10
+	ret
+.Ltlb_inv_range.11:
+.Ltlb_inv_range.8:
+.Ltlb_inv_range.6:
+	and x15, x3, #0xffff
+	lsl x2, x15, #48
+	movz x16, #0x12
+	orr x15, x2, x16
+	lsr x2, x11, #1
+	and x19, x10, x2
+	lsl x2, x19, #4
+	add x19, x1, x2
+	str x15, [x19]
+	lsr x15, x11, #1
+	and x2, x10, x15
+	lsl x15, x2, #4
+	add x2, x15, #8
+	add x15, x1, x2
+	str x8, [x15]
+	add x15, x10, #1
+	and x2, x15, x11
+	mov x10, x2
+	sub x15, x12, #1
+	mov x12, x15
+	add x15, x13, #1
+	mov x13, x15
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range.13
+	/* placed by place-barriers */
+	dmb oshst
+	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range.13:
+	/* 70: range a in iova, size step granule { ... */
+	add x8, x8, x7
+	cmp x14, x6
+	sub x14, x14, x6
+	b.hi .Ltlb_inv_range.4
+	b .Ltlb_inv_range.1
 .Ltlb_inv_range.3:
 	mov x14, x5
 	mov x15, x4
-.Ltlb_inv_range.1:
-	cbnz x12, .Ltlb_inv_range.5
+.Ltlb_inv_range.14:
+	cbnz x12, .Ltlb_inv_range.16
 	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	ldr w8, [x0, #0x9c]
 	lsr x7, x11, #1
@@ -41,15 +134,15 @@ tlb_inv_range:
 	and x7, x8, x11
 	sub x8, x5, x7
 	mov x12, x8
-	cbnz x12, .Ltlb_inv_range.7
+	cbnz x12, .Ltlb_inv_range.18
 	/* placed by place-barriers */
 	dmb oshst
 	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	movz x8, #0x4240
 	movk x8, #0xf, lsl #16
-.Ltlb_inv_range.8:
-	cbnz x12, .Ltlb_inv_range.10
-	cbz x8, .Ltlb_inv_range.9
+.Ltlb_inv_range.19:
+	cbnz x12, .Ltlb_inv_range.21
+	cbz x8, .Ltlb_inv_range.20
 	sub x8, x8, #1
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -61,13 +154,16 @@ tlb_inv_range:
 	and x5, x7, x11
 	sub x7, x4, x5
 	mov x12, x7
-	b .Ltlb_inv_range.8
-.Ltlb_inv_range.9:
+	b .Ltlb_inv_range.19
+.Ltlb_inv_range.20:
 	movn x0, #0x6d
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	add sp, sp, #0x10
 	ret
-.Ltlb_inv_range.10:
-.Ltlb_inv_range.7:
-.Ltlb_inv_range.5:
+.Ltlb_inv_range.21:
+.Ltlb_inv_range.18:
+.Ltlb_inv_range.16:
 	and x8, x3, #0xffff
 	lsl x7, x8, #48
 	movz x16, #0x12
@@ -95,21 +191,20 @@ tlb_inv_range:
 	add x8, x13, #1
 	mov x13, x8
 	cmp x13, #0x40
-	b.ne .Ltlb_inv_range.12
+	b.ne .Ltlb_inv_range.23
 	/* placed by place-barriers */
 	dmb oshst
 	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	str w10, [x0, #0x98]
 	movz x13, #0
-.Ltlb_inv_range.12:
+.Ltlb_inv_range.23:
 	/* 70: range a in iova, size step granule { ... */
-	cmp x6, x14
-	b.hs .Ltlb_inv_range.2
-	sub x14, x14, x6
 	add x15, x15, x6
-	b .Ltlb_inv_range.1
-.Ltlb_inv_range.2:
-	cbnz x12, .Ltlb_inv_range.14
+	cmp x14, x6
+	sub x14, x14, x6
+	b.hi .Ltlb_inv_range.14
+.Ltlb_inv_range.1:
+	cbnz x12, .Ltlb_inv_range.25
 	/* 73: enqueue cmdq cmd_sync { cs: 0 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
@@ -119,15 +214,15 @@ tlb_inv_range:
 	and x15, x14, x11
 	sub x14, x8, x15
 	mov x12, x14
-	cbnz x12, .Ltlb_inv_range.16
+	cbnz x12, .Ltlb_inv_range.27
 	/* placed by place-barriers */
 	dmb oshst
 	/* 73: enqueue cmdq cmd_sync { cs: 0 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
-.Ltlb_inv_range.17:
-	cbnz x12, .Ltlb_inv_range.19
-	cbz x14, .Ltlb_inv_range.18
+.Ltlb_inv_range.28:
+	cbnz x12, .Ltlb_inv_range.30
+	cbz x14, .Ltlb_inv_range.29
 	sub x14, x14, #1
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -139,13 +234,16 @@ tlb_inv_range:
 	and x8, x15, x11
 	sub x15, x7, x8
 	mov x12, x15
-	b .Ltlb_inv_range.17
-.Ltlb_inv_range.18:
+	b .Ltlb_inv_range.28
+.Ltlb_inv_range.29:
 	movn x0, #0x6d
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	add sp, sp, #0x10
 	ret
-.Ltlb_inv_range.19:
-.Ltlb_inv_range.16:
-.Ltlb_inv_range.14:
+.Ltlb_inv_range.30:
+.Ltlb_inv_range.27:
+.Ltlb_inv_range.25:
 	movz x14, #0x46
 	lsr x15, x11, #1
 	and x8, x10, x15
@@ -168,11 +266,11 @@ tlb_inv_range:
 	/* placed by place-barriers */
 	dmb oshst
 	cmp x13, #0x40
-	b.ne .Ltlb_inv_range.21
+	b.ne .Ltlb_inv_range.32
 	/* 73: enqueue cmdq cmd_sync { cs: 0 } */
 	str w10, [x0, #0x98]
 	movz x13, #0
-.Ltlb_inv_range.21:
+.Ltlb_inv_range.32:
 	/* 74: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -180,18 +278,24 @@ tlb_inv_range:
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
-.Ltlb_inv_range.22:
+.Ltlb_inv_range.33:
 	ldr w11, [x0, #0x9c]
 	and x12, x11, #0xfffff
 	cmp x12, x9
-	b.eq .Ltlb_inv_range.23
+	b.eq .Ltlb_inv_range.34
 	sub x10, x10, #1
-	cbnz x10, .Ltlb_inv_range.22
+	cbnz x10, .Ltlb_inv_range.33
 	movn x0, #0x6d
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	add sp, sp, #0x10
 	ret
-.Ltlb_inv_range.23:
+.Ltlb_inv_range.34:
 	/* 76: return 0 */
 	movz x0, #0
+	ldr x19, [sp]
+	ldr x20, [sp, #8]
+	add sp, sp, #0x10
 	ret
 	.size tlb_inv_range,.-tlb_inv_range
 	.p2align 2
@@ -591,7 +695,7 @@ tlb_inv_range_auto:
 	b .Ltlb_inv_range_auto.2
 .Ltlb_inv_range_auto.1:
 	/* 125: range a in iova, size step 4K { ... */
-	cbz x5, .Ltlb_inv_range_auto.13
+	cbz x5, .Ltlb_inv_range_auto.12
 	lsr x14, x5, #12
 	and x15, x5, #0xfff
 	cbz x15, .Ltlb_inv_range_auto.14
@@ -602,7 +706,7 @@ tlb_inv_range_auto:
 	lsl x15, x8, #12
 	orr x8, x15, #1
 	movz x15, #0x1000
-.Ltlb_inv_range_auto.12:
+.Ltlb_inv_range_auto.13:
 	cbnz x12, .Ltlb_inv_range_auto.16
 	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	ldr w7, [x0, #0x9c]
@@ -673,8 +777,8 @@ tlb_inv_range_auto:
 	/* 125: range a in iova, size step 4K { ... */
 	add x8, x8, x15
 	sub x14, x14, #1
-	cbnz x14, .Ltlb_inv_range_auto.12
-.Ltlb_inv_range_auto.13:
+	cbnz x14, .Ltlb_inv_range_auto.13
+.Ltlb_inv_range_auto.12:
 .Ltlb_inv_range_auto.2:
 	cbnz x12, .Ltlb_inv_range_auto.25
 	/* 129: enqueue cmdq cmd_sync { cs: 0 } */

@@ -191,6 +191,17 @@ pub enum Inst {
         b: Operand,
         target: LabelId,
     },
+    /// `a -= b`, then to `target` when `a` was above `b` (unsigned): the
+    /// bottom test of a loop that counts a remainder down by a run-time
+    /// step, its last trip taking whatever is left (aarch64 `cmp; sub;
+    /// b.hi`, x86-64 `sub; ja`, POWER `cmpld; subf; bgt`, riscv64 `sltu;
+    /// sub; bnez`): one test per trip instead of a test at the top and a
+    /// jump back at the bottom.
+    SubBranchAbove {
+        a: VReg,
+        b: VReg,
+        target: LabelId,
+    },
     Ret {
         value: Operand,
     },
@@ -233,6 +244,10 @@ impl Inst {
                 f(*src);
                 f(*base);
             }
+            Inst::SubBranchAbove { a, b, .. } => {
+                f(*a);
+                f(*b);
+            }
             Inst::Ret { value } => op(value, &mut f),
             Inst::Invalidate { operands, .. } => operands.iter().for_each(|v| f(*v)),
             Inst::StoreCond {
@@ -254,6 +269,7 @@ impl Inst {
         match self {
             Inst::Jump(t)
             | Inst::Branch { target: t, .. }
+            | Inst::SubBranchAbove { target: t, .. }
             | Inst::FeatureJump { target: t, .. } => Some(*t),
             Inst::StoreCond { retry, .. } => Some(*retry),
             _ => None,
@@ -272,6 +288,7 @@ impl Inst {
             | Inst::Insert { dst, .. }
             | Inst::Load { dst, .. }
             | Inst::LoadReserve { dst, .. } => Some(*dst),
+            Inst::SubBranchAbove { a, .. } => Some(*a),
             _ => None,
         }
     }

@@ -23,7 +23,7 @@ pub const TRIPLES: [(u8, u8, u8); 6] = [
     (31, 31, 31),
 ];
 
-pub const ALU_OPS: [AluOp; 8] = [
+pub const ALU_OPS: [AluOp; 9] = [
     AluOp::Add,
     AluOp::Sub,
     AluOp::And,
@@ -32,6 +32,7 @@ pub const ALU_OPS: [AluOp; 8] = [
     AluOp::Sll,
     AluOp::Srl,
     AluOp::Mul,
+    AluOp::Sltu,
 ];
 pub const IMM_OPS: [ImmOp; 5] = [
     ImmOp::Addi,

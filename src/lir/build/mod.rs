@@ -18,6 +18,7 @@ mod iv;
 mod lock;
 mod loops;
 mod mem;
+mod range;
 mod stmt;
 
 /// Where computed register values are placed.

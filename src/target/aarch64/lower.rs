@@ -204,6 +204,15 @@ impl Cx<'_> {
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::FeatureJump { cap, target } => e(feature_jump(cap, *target)?),
             Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a), b, *target, e),
+            Inst::SubBranchAbove { a, b, target } => {
+                let (rn, rm) = (r(a), r(b));
+                e(Insn::CmpReg { rn, rm });
+                e(Insn::Sub { rd: rn, rn, rm });
+                e(Insn::BCond {
+                    cond: Cond::Hi,
+                    target: *target,
+                });
+            }
             Inst::Ret { value } => {
                 match value {
                     Operand::Imm(v) => materialize(0, *v, e),

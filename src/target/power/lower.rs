@@ -177,6 +177,7 @@ impl Cx<'_> {
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::FeatureJump { cap, target } => feature_jump(cap, *target, e)?,
             Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a), *b, *target, e),
+            Inst::SubBranchAbove { a, b, target } => sub_branch_above(r(a), r(b), *target, e),
             Inst::Ret { value } => self.ret(*value, e),
         }
         Ok(())
@@ -327,6 +328,29 @@ fn invalidate(name: &str, regs: &[Reg], e: Emit) -> Result<(), LowerError> {
         e(super::tlb::lower_invalidate(name, regs).map_err(LowerError)?);
         Ok(())
     }
+}
+
+/// `cmpld 6,a,b; subf a,b,a; bgt 6`: the compare reads `a` before the
+/// subtraction, so it cannot be CR0 of a record form. CR6 (volatile in
+/// both ELF ABIs) keeps it apart from CR7, whose compares the record-form
+/// peephole rewrites only where each sits right before its branch.
+fn sub_branch_above(a: Reg, b: Reg, target: Label, e: Emit) {
+    const CR6: u8 = 6;
+    e(Insn::Cmpld {
+        bf: CR6,
+        ra: a,
+        rb: b,
+    });
+    e(Insn::Subf {
+        rt: a,
+        ra: b,
+        rb: a,
+    });
+    e(Insn::Bc {
+        cond: Cond::Gt,
+        bf: CR6,
+        target,
+    });
 }
 
 fn load_reserve(rt: Reg, base: Reg, width: u32, e: Emit) {

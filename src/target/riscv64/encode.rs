@@ -82,6 +82,7 @@ pub fn encode(insn: &Insn, off: i64) -> Option<u32> {
                 AluOp::Or => (0, 6),
                 AluOp::And => (0, 7),
                 AluOp::Mul => (1, 0),
+                AluOp::Sltu => (0, 3),
             };
             r_type(f7, rs2.num(), rs1.num(), f3, rd.num(), OP)
         }

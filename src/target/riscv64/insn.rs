@@ -17,6 +17,8 @@ pub enum AluOp {
     Sll,
     Srl,
     Mul,
+    /// Set if less than, unsigned (1 or 0).
+    Sltu,
 }
 
 /// I-type operations with a sign-extended 12-bit immediate.
@@ -254,6 +256,7 @@ impl Insn {
                 AluOp::Sll => "sll",
                 AluOp::Srl => "srl",
                 AluOp::Mul => "mul",
+                AluOp::Sltu => "sltu",
             },
             Insn::AluImm { op, .. } => match op {
                 ImmOp::Addi => "addi",

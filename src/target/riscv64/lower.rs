@@ -275,6 +275,19 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
                 target: *target,
             });
         }
+        // No flags: the comparison with the old value goes to a scratch
+        // register first.
+        Inst::SubBranchAbove { a, b, target } => {
+            let (a, b) = (r(*a)?, r(*b)?);
+            e(alu(AluOp::Sltu, SCRATCH, b, a));
+            e(alu(AluOp::Sub, a, a, b));
+            e(Insn::Branch {
+                cond: BrCond::Ne,
+                rs1: SCRATCH,
+                rs2: Reg::ZERO,
+                target: *target,
+            });
+        }
         Inst::Ret { .. } => unreachable!("lowered by `lower`"),
     }
     Ok(())

@@ -43,6 +43,7 @@ impl Cpu {
                     AluOp::Sll => a << (b & 63),
                     AluOp::Srl => a >> (b & 63),
                     AluOp::Mul => a.wrapping_mul(b),
+                    AluOp::Sltu => u64::from(a < b),
                 };
                 self.set(*rd, v);
             }

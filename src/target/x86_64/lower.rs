@@ -216,6 +216,17 @@ impl Cx<'_> {
             Inst::Branch { cmp, a, b, target } => {
                 branch(*cmp, r(a), self.operand(b), *target, prev, e)
             }
+            // `sub` leaves CF = borrow and ZF = (a == b): `ja` is a > b.
+            Inst::SubBranchAbove { a, b, target } => {
+                e(Insn::Sub {
+                    rd: r(a),
+                    rs: r(b),
+                });
+                e(Insn::Jcc {
+                    cond: Cond::A,
+                    target: *target,
+                });
+            }
             Inst::Ret { value } => {
                 match value {
                     Operand::Imm(v) => imm(RAX, *v, e),

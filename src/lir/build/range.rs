@@ -1,0 +1,423 @@
+//! `range` loops: the trip control (counted for a constant power-of-two
+//! step, by remainder otherwise), the induction variables of the body
+//! (see [`iv`]), and the versioned loop that takes a cheaper body when a
+//! run-time check shows the facts it needs hold.
+
+use super::iv::{Facts, Loop};
+use super::*;
+
+/// How a range loop decides whether another trip runs.
+#[derive(Clone, Copy)]
+enum Control {
+    /// `n = ceil(size >> k)` trips, counted down.
+    Counted(u32),
+    /// `rem -= step` while more than a step was left.
+    Remainder(VReg),
+}
+
+/// A body with its induction variables replaced, for one set of facts.
+struct Reduced {
+    body: Vec<Stmt>,
+    /// (local, expression, increment per trip).
+    ivs: Vec<(usize, Expr, Expr)>,
+    reads_addr: bool,
+}
+
+impl Reduced {
+    /// Work per trip: operations on values that change between trips,
+    /// plus one add per carried register.
+    fn cost(&self) -> usize {
+        fn ops(e: &Expr) -> usize {
+            if !e.uses_locals() {
+                return 0;
+            }
+            let own = usize::from(!matches!(e, Expr::Local(_)));
+            own + e.children().into_iter().map(ops).sum::<usize>()
+        }
+        let mut n = 0;
+        crate::ir::each_expr(&self.body, &mut |e| n += ops(e));
+        n + self.ivs.len() + usize::from(self.reads_addr)
+    }
+}
+
+impl Builder<'_> {
+    /// `for (a = start; a < start + size; a += step)`, at least one trip
+    /// when size > 0 and ceil(size / step) in all; a zero step returns
+    /// `-EINVAL` (after `fail_barrier`).
+    pub(super) fn range(
+        &mut self,
+        local: usize,
+        start: &Expr,
+        size: &Expr,
+        step: &Expr,
+        body: &[Stmt],
+        fail_barrier: Option<&str>,
+    ) -> Result<(), Diag> {
+        let saved = self.origin.clone();
+        // A constant power-of-two step (a page, a granule) counts the trips.
+        let counted = step
+            .as_const()
+            .filter(|c| c.is_power_of_two())
+            .map(u64::trailing_zeros);
+        let size_v = self.expr(size);
+        let step_v = match counted {
+            Some(_) => None,
+            None => Some(self.expr(step)),
+        };
+        let start_v = self.expr(start);
+        let exit = self.label();
+        self.emit(Inst::Branch {
+            cmp: Cmp::Eq,
+            a: size_v,
+            b: Operand::Imm(0),
+            target: exit,
+        });
+        if let (Some(step_v), None) = (step_v, step.as_const()) {
+            self.nonzero_step(step_v, fail_barrier);
+        }
+        let control = match (counted, step_v) {
+            (Some(k), _) => Control::Counted(k),
+            (None, Some(step_v)) => Control::Remainder(step_v),
+            (None, None) => unreachable!("a step that is not counted is in a register"),
+        };
+        let known = Facts {
+            stride_low: step.as_const().map_or(0, u64::trailing_zeros),
+            bound: None,
+        };
+        let (plain, faster) = self.choose_facts(local, step, body, known);
+        if let Some((facts, fast)) = faster {
+            let slow = self.label();
+            self.check_facts(facts, known, (start_v, size_v, step_v), slow);
+            self.range_loop(local, step, control, (size_v, start_v), fast, &saved)?;
+            self.emit(Inst::Jump(exit));
+            self.emit(Inst::Label(slow));
+        }
+        self.range_loop(local, step, control, (size_v, start_v), plain, &saved)?;
+        self.emit(Inst::Label(exit));
+        Ok(())
+    }
+
+    /// `if (step == 0) return -EINVAL;`
+    fn nonzero_step(&mut self, step_v: VReg, fail_barrier: Option<&str>) {
+        let ok = self.label();
+        self.emit(Inst::Branch {
+            cmp: Cmp::Ne,
+            a: step_v,
+            b: Operand::Imm(0),
+            target: ok,
+        });
+        if let Some(name) = fail_barrier {
+            self.exit_barrier(name);
+        }
+        self.emit(Inst::Ret {
+            value: Operand::Imm(EINVAL as u64),
+        });
+        self.emit(Inst::Label(ok));
+    }
+
+    /// The body reduced with only what is `known`, and, when some facts a
+    /// run-time check can establish make it cheaper per trip, those facts
+    /// and that body: the weakest facts that reach the lowest cost (fewest
+    /// zero low bits of the stride, then no bound, then the highest).
+    fn choose_facts(
+        &mut self,
+        local: usize,
+        step: &Expr,
+        body: &[Stmt],
+        known: Facts,
+    ) -> (Reduced, Option<(Facts, Reduced)>) {
+        let plain = self.reduce_ivs(
+            Loop {
+                local,
+                stride: step,
+                facts: known,
+            },
+            body,
+        );
+        // Nothing left to carry: no fact can make a trip cheaper.
+        if plain.cost() == plain.ivs.len() + usize::from(plain.reads_addr) {
+            return (plain, None);
+        }
+        let mut lows = vec![known.stride_low];
+        if step.as_const().is_none() {
+            lows.extend(shift_amounts(body));
+            lows.sort_unstable();
+            lows.dedup();
+        }
+        let bounds = std::iter::once(None).chain((32..=64).rev().map(Some));
+        let mut best: Option<(Facts, Reduced)> = None;
+        for bound in bounds {
+            for &stride_low in &lows {
+                let facts = Facts { stride_low, bound };
+                if facts == known {
+                    continue;
+                }
+                let r = self.reduce_ivs(
+                    Loop {
+                        local,
+                        stride: step,
+                        facts,
+                    },
+                    body,
+                );
+                let to_beat = best.as_ref().map_or(plain.cost(), |(_, b)| b.cost());
+                if r.cost() < to_beat {
+                    best = Some((facts, r));
+                }
+            }
+        }
+        (plain, best)
+    }
+
+    /// Go to `slow` unless `facts` hold for this call: the stride's low
+    /// bits are zero, and `start + size` neither wraps nor passes
+    /// 2^bound (one more than the last address: a strict check).
+    fn check_facts(
+        &mut self,
+        facts: Facts,
+        known: Facts,
+        (start_v, size_v, step_v): (VReg, VReg, Option<VReg>),
+        slow: LabelId,
+    ) {
+        if let (true, Some(step_v)) = (facts.stride_low > known.stride_low, step_v) {
+            let low = self.bin_imm(BinOp::And, step_v, (1u64 << facts.stride_low) - 1);
+            self.emit(Inst::Branch {
+                cmp: Cmp::Ne,
+                a: low,
+                b: Operand::Imm(0),
+                target: slow,
+            });
+        }
+        let Some(bound) = facts.bound else {
+            return;
+        };
+        let end = self.vreg();
+        self.emit(Inst::Bin {
+            op: BinOp::Add,
+            dst: end,
+            a: start_v,
+            b: Operand::Reg(size_v),
+        });
+        self.emit(Inst::Branch {
+            cmp: Cmp::Ltu,
+            a: end,
+            b: Operand::Reg(start_v),
+            target: slow,
+        });
+        if bound < 64 {
+            let high = self.bin_imm(BinOp::Shr, end, u64::from(bound));
+            self.emit(Inst::Branch {
+                cmp: Cmp::Ne,
+                a: high,
+                b: Operand::Imm(0),
+                target: slow,
+            });
+        }
+    }
+
+    /// The body with its induction variables replaced by fresh locals.
+    fn reduce_ivs(&mut self, lp: Loop, body: &[Stmt]) -> Reduced {
+        let mut body = body.to_vec();
+        let mut ivs = Vec::new();
+        let mut fresh = || {
+            self.iv_locals += 1;
+            usize::MAX - self.iv_locals
+        };
+        crate::ir::map_exprs(&mut body, &mut |e| lp.reduce(e, 64, &mut ivs, &mut fresh));
+        let reads_addr = reads_local(&body, lp.local);
+        Reduced {
+            body,
+            ivs,
+            reads_addr,
+        }
+    }
+
+    /// One loop over the range: the trip control, the carried variables
+    /// set before it, the body, their increments, the bottom test. Every
+    /// increment is computed before the loop, like every invariant.
+    fn range_loop(
+        &mut self,
+        local: usize,
+        step: &Expr,
+        control: Control,
+        (size_v, start_v): (VReg, VReg),
+        r: Reduced,
+        saved: &Origin,
+    ) -> Result<(), Diag> {
+        let top = self.label();
+        let n = match control {
+            Control::Counted(k) => Some(self.trip_count(size_v, k)),
+            Control::Remainder(_) => None,
+        };
+        let rem = match control {
+            Control::Remainder(_) => {
+                let rem = self.vreg();
+                self.emit(Inst::Copy {
+                    dst: rem,
+                    src: size_v,
+                });
+                Some(rem)
+            }
+            Control::Counted(_) => None,
+        };
+        let addr = r.reads_addr.then(|| {
+            let addr = self.vreg();
+            self.emit(Inst::Copy {
+                dst: addr,
+                src: start_v,
+            });
+            addr
+        });
+        let carried = self.start_ivs(local, start_v, &r.ivs);
+        let incs: Vec<Operand> = carried.iter().map(|c| self.increment(&c.2)).collect();
+        let stride = addr.map(|_| self.increment(step));
+        if let Some(addr) = addr {
+            self.locals.insert(local, addr);
+        }
+        self.emit(Inst::Label(top));
+        let saved_values = self.scope();
+        for s in &r.body {
+            self.stmt(s)?;
+        }
+        // Values first computed inside the loop are not available after it.
+        self.unscope(saved_values);
+        self.origin = saved.clone();
+        for (&(id, reg, _), &inc) in carried.iter().zip(&incs) {
+            self.add_to(reg, inc);
+            self.locals.remove(&id);
+        }
+        if let (Some(addr), Some(stride)) = (addr, stride) {
+            self.add_to(addr, stride);
+            self.locals.remove(&local);
+        }
+        match (control, n, rem) {
+            (Control::Remainder(step_v), _, Some(rem)) => self.emit(Inst::SubBranchAbove {
+                a: rem,
+                b: step_v,
+                target: top,
+            }),
+            (_, Some(n), _) => self.count_down(n, Cmp::Ne, top),
+            _ => unreachable!("each control has its counter"),
+        }
+        Ok(())
+    }
+
+    /// Each induction variable's value on the first trip, in a register of
+    /// its own bound to its local: (local, register, increment).
+    fn start_ivs(
+        &mut self,
+        local: usize,
+        start_v: VReg,
+        ivs: &[(usize, Expr, Expr)],
+    ) -> Vec<(usize, VReg, Expr)> {
+        let outer = self.locals.insert(local, start_v);
+        let carried = ivs
+            .iter()
+            // A fresh register each: an expression that reads a local is
+            // never taken from the value cache, and none is the bare
+            // address (whose register is `start_v`).
+            .map(|(id, e, inc)| (*id, self.expr(e), inc.clone()))
+            .collect();
+        match outer {
+            Some(v) => self.locals.insert(local, v),
+            None => self.locals.remove(&local),
+        };
+        for &(id, reg, _) in &carried {
+            self.locals.insert(id, reg);
+        }
+        carried
+    }
+
+    /// A loop increment: an immediate only where every target encodes it
+    /// in an add, else a register set before the loop (an immediate
+    /// rebuilt on every trip costs more than it saves).
+    fn increment(&mut self, inc: &Expr) -> Operand {
+        match inc.as_const() {
+            Some(c @ 0..=2047) => Operand::Imm(c),
+            _ => Operand::Reg(self.expr(inc)),
+        }
+    }
+
+    fn add_to(&mut self, reg: VReg, inc: Operand) {
+        self.emit(Inst::Bin {
+            op: BinOp::Add,
+            dst: reg,
+            a: reg,
+            b: inc,
+        });
+    }
+
+    /// The trips of a `range` with step `1 << k` over a nonzero `size`:
+    /// `(size >> k) + ((size & (step - 1)) != 0)`, ceil(size / step)
+    /// without the overflow of `(size + step - 1) >> k`.
+    fn trip_count(&mut self, size_v: VReg, k: u32) -> VReg {
+        let n = self.vreg();
+        self.emit(Inst::Bin {
+            op: BinOp::Shr,
+            dst: n,
+            a: size_v,
+            b: Operand::Imm(u64::from(k)),
+        });
+        if k > 0 {
+            let (low, whole) = (self.vreg(), self.label());
+            self.emit(Inst::Bin {
+                op: BinOp::And,
+                dst: low,
+                a: size_v,
+                b: Operand::Imm((1u64 << k) - 1),
+            });
+            self.emit(Inst::Branch {
+                cmp: Cmp::Eq,
+                a: low,
+                b: Operand::Imm(0),
+                target: whole,
+            });
+            self.emit(Inst::Bin {
+                op: BinOp::Add,
+                dst: n,
+                a: n,
+                b: Operand::Imm(1),
+            });
+            self.emit(Inst::Label(whole));
+        }
+        n
+    }
+}
+
+/// The constant right-shift amounts and mask low bits in `body`: the
+/// stride low-zero facts worth trying for a run-time stride.
+fn shift_amounts(body: &[Stmt]) -> Vec<u32> {
+    let mut out = Vec::new();
+    crate::ir::each_expr(body, &mut |e| {
+        fn walk(e: &Expr, out: &mut Vec<u32>) {
+            match e {
+                Expr::Bin(BinOp::Shr, _, k) => {
+                    if let Some(k) = k.as_const().filter(|k| (1..64).contains(k)) {
+                        out.push(k as u32);
+                    }
+                }
+                Expr::Bin(BinOp::And, _, m) => {
+                    if let Some(m) = m.as_const().filter(|m| *m != 0) {
+                        out.push(m.trailing_zeros());
+                    }
+                }
+                _ => {}
+            }
+            for c in e.children() {
+                walk(c, out);
+            }
+        }
+        walk(e, &mut out)
+    });
+    out
+}
+
+/// Does any expression of `body` read local `local`?
+fn reads_local(body: &[Stmt], local: usize) -> bool {
+    fn reads(e: &Expr, l: usize) -> bool {
+        *e == Expr::Local(l) || e.children().into_iter().any(|c| reads(c, l))
+    }
+    let mut found = false;
+    crate::ir::each_expr(body, &mut |e| found |= reads(e, local));
+    found
+}
