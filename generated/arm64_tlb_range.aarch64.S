@@ -30,7 +30,7 @@ flush_tlb_range:
 	and x11, x1, #0xfff
 	add x12, x9, x11
 	and x9, x1, #0xfffffffffffff000
-	cbz x12, .Lflush_tlb_range.6
+	cbz x12, .Lflush_tlb_range.5
 	add x11, x9, x12
 	cmp x11, x9
 	b.lo .Lflush_tlb_range.7
@@ -51,7 +51,7 @@ flush_tlb_range:
 	add x13, x13, #1
 	sub x11, x11, #1
 	cbnz x11, .Lflush_tlb_range.8
-	b .Lflush_tlb_range.6
+	b .Lflush_tlb_range.5
 .Lflush_tlb_range.7:
 	lsr x11, x12, #12
 	and x13, x12, #0xfff
@@ -102,13 +102,12 @@ flush_tlb_page:
 	tlbi vale1is, x11
 	/* placed by place-barriers */
 	dsb ish
-	/* 49: value 0x0 */
-	movz x9, #0
 	/* 49: tlbi vale1is, 0 */
 	tlbi vale1is, xzr
 	/* placed by place-barriers */
 	dsb ish
-	b .Lflush_tlb_page.1
+	movz x0, #0
+	ret
 .Lflush_tlb_page.0:
 	dsb ishst
 	/* 46: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
@@ -230,7 +229,7 @@ flush_tlb_range_r:
 .Lflush_tlb_range_r.13:
 	lsr x9, x11, #16
 	and x11, x9, #0x1f
-	cbz x11, .Lflush_tlb_range_r.15
+	cbz x11, .Lflush_tlb_range_r.5
 	/* 71: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
@@ -295,7 +294,7 @@ flush_tlb_kernel_range:
 	and x10, x0, #0xfff
 	add x11, x9, x10
 	and x9, x0, #0xfffffffffffff000
-	cbz x11, .Lflush_tlb_kernel_range.6
+	cbz x11, .Lflush_tlb_kernel_range.5
 	add x10, x9, x11
 	cmp x10, x9
 	b.lo .Lflush_tlb_kernel_range.7
@@ -315,7 +314,7 @@ flush_tlb_kernel_range:
 	add x13, x13, #1
 	sub x10, x10, #1
 	cbnz x10, .Lflush_tlb_kernel_range.8
-	b .Lflush_tlb_kernel_range.6
+	b .Lflush_tlb_kernel_range.5
 .Lflush_tlb_kernel_range.7:
 	lsr x10, x11, #12
 	and x12, x11, #0xfff
@@ -362,13 +361,12 @@ flush_tlb_mm:
 	tlbi aside1is, x9
 	/* placed by place-barriers */
 	dsb ish
-	/* 112: value 0x0 */
-	movz x9, #0
 	/* 112: tlbi vale1is, 0 */
 	tlbi vale1is, xzr
 	/* placed by place-barriers */
 	dsb ish
-	b .Lflush_tlb_mm.1
+	movz x0, #0
+	ret
 .Lflush_tlb_mm.0:
 	dsb ishst
 	/* 109: value (asid << 0x30) */
@@ -411,7 +409,7 @@ flush_tlb_range_nl:
 	and x11, x1, #0xfff
 	add x12, x9, x11
 	and x9, x1, #0xfffffffffffff000
-	cbz x12, .Lflush_tlb_range_nl.6
+	cbz x12, .Lflush_tlb_range_nl.5
 	add x11, x9, x12
 	cmp x11, x9
 	b.lo .Lflush_tlb_range_nl.7
@@ -432,7 +430,7 @@ flush_tlb_range_nl:
 	add x13, x13, #1
 	sub x11, x11, #1
 	cbnz x11, .Lflush_tlb_range_nl.8
-	b .Lflush_tlb_range_nl.6
+	b .Lflush_tlb_range_nl.5
 .Lflush_tlb_range_nl.7:
 	lsr x11, x12, #12
 	and x13, x12, #0xfff
@@ -570,7 +568,7 @@ flush_tlb_range_r_nl:
 .Lflush_tlb_range_r_nl.13:
 	lsr x9, x11, #16
 	and x11, x9, #0x1f
-	cbz x11, .Lflush_tlb_range_r_nl.15
+	cbz x11, .Lflush_tlb_range_r_nl.5
 	/* 147: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
@@ -661,7 +659,7 @@ flush_tlb_range_69:
 	sub x14, x9, #1
 	/* 179: pages = pages - 1 */
 	mov x9, x14
-	b .Lflush_tlb_range_69.6
+	b .Lflush_tlb_range_69.2
 .Lflush_tlb_range_69.5:
 	movz x16, #5
 	mul x14, x11, x16
@@ -795,7 +793,7 @@ flush_tlb_range_510:
 	sub x14, x9, #1
 	/* 213: pages = pages - 1 */
 	mov x9, x14
-	b .Lflush_tlb_range_510.6
+	b .Lflush_tlb_range_510.2
 .Lflush_tlb_range_510.5:
 	movz x16, #5
 	mul x14, x11, x16

@@ -34,7 +34,8 @@ tlb_inv_range_s1:
 	cmp x10, x4
 	sub x10, x10, x4
 	b.hi .Ltlb_inv_range_s1.3
-	b .Ltlb_inv_range_s1.0
+	movz x0, #0
+	ret
 .Ltlb_inv_range_s1.2:
 	mov x10, x3
 	mov x11, x2
@@ -91,7 +92,8 @@ tlb_inv_walk_s1:
 	b.hs .Ltlb_inv_walk_s1.2
 	/* 59: cb.tlbiasid = asid */
 	str w1, [x0, #0x610]
-	b .Ltlb_inv_walk_s1.3
+	movz x0, #0
+	ret
 .Ltlb_inv_walk_s1.2:
 	sub x9, x4, #1
 	eor x10, x4, x9
@@ -110,7 +112,7 @@ tlb_inv_walk_s1:
 	movn x16, #0
 	eor x11, x9, x16
 	and x9, x2, x11
-	cbz x12, .Ltlb_inv_walk_s1.8
+	cbz x12, .Ltlb_inv_walk_s1.5
 	cbnz x4, .Ltlb_inv_walk_s1.9
 	movn x0, #0x15
 	ret
@@ -134,7 +136,8 @@ tlb_inv_walk_s1:
 	cmp x11, x4
 	sub x11, x11, x4
 	b.hi .Ltlb_inv_walk_s1.11
-	b .Ltlb_inv_walk_s1.8
+	movz x0, #0
+	ret
 .Ltlb_inv_walk_s1.10:
 	mov x11, x12
 	mov x12, x9
@@ -149,12 +152,14 @@ tlb_inv_walk_s1:
 	sub x11, x11, x4
 	b.hi .Ltlb_inv_walk_s1.12
 .Ltlb_inv_walk_s1.8:
-	b .Ltlb_inv_walk_s1.7
+	movz x0, #0
+	ret
 .Ltlb_inv_walk_s1.6:
 	/* 59: cb.tlbiasid = asid */
 	str w1, [x0, #0x610]
 .Ltlb_inv_walk_s1.7:
-	b .Ltlb_inv_walk_s1.5
+	movz x0, #0
+	ret
 .Ltlb_inv_walk_s1.4:
 	/* 57: cover iova, size with s1 auto { ... */
 	movn x0, #0x15

@@ -43,7 +43,8 @@ tlb_inv_range_s1:
 	cmpld 6,%r12,%r7
 	subf %r12,%r7,%r12
 	bgt 6,.Ltlb_inv_range_s1.3
-	b .Ltlb_inv_range_s1.0
+	li %r3,0
+	blr
 .Ltlb_inv_range_s1.2:
 	mr %r12,%r6
 	mr %r10,%r5
@@ -118,7 +119,8 @@ tlb_inv_walk_s1:
 	/* 59: cb.tlbiasid = asid */
 	li %r0,1552
 	stwbrx %r4,%r3,%r0
-	b .Ltlb_inv_walk_s1.3
+	li %r3,0
+	blr
 .Ltlb_inv_walk_s1.2:
 	addi %r11,%r7,-1
 	xor %r12,%r7,%r11
@@ -142,7 +144,7 @@ tlb_inv_walk_s1:
 	nor %r10,%r11,%r11
 	and %r11,%r5,%r10
 	cmpdi 7,%r9,0
-	beq 7,.Ltlb_inv_walk_s1.8
+	beq 7,.Ltlb_inv_walk_s1.5
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1.9
 	li %r3,-22
@@ -169,7 +171,8 @@ tlb_inv_walk_s1:
 	cmpld 6,%r10,%r7
 	subf %r10,%r7,%r10
 	bgt 6,.Ltlb_inv_walk_s1.11
-	b .Ltlb_inv_walk_s1.8
+	li %r3,0
+	blr
 .Ltlb_inv_walk_s1.10:
 	mr %r10,%r9
 	mr %r9,%r11
@@ -185,13 +188,15 @@ tlb_inv_walk_s1:
 	subf %r10,%r7,%r10
 	bgt 6,.Ltlb_inv_walk_s1.12
 .Ltlb_inv_walk_s1.8:
-	b .Ltlb_inv_walk_s1.7
+	li %r3,0
+	blr
 .Ltlb_inv_walk_s1.6:
 	/* 59: cb.tlbiasid = asid */
 	li %r0,1552
 	stwbrx %r4,%r3,%r0
 .Ltlb_inv_walk_s1.7:
-	b .Ltlb_inv_walk_s1.5
+	li %r3,0
+	blr
 .Ltlb_inv_walk_s1.4:
 	/* 57: cover iova, size with s1 auto { ... */
 	li %r3,-22

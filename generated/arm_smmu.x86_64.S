@@ -40,7 +40,8 @@ tlb_inv_range_s1:
 	add %r9,%rsi
 	sub %r8,%r10
 	ja .Ltlb_inv_range_s1.3
-	jmp .Ltlb_inv_range_s1.0
+	xor %rax,%rax
+	ret
 .Ltlb_inv_range_s1.2:
 	mov %rcx,%r10
 	mov %rdx,%r9
@@ -98,7 +99,9 @@ tlb_inv_walk_s1:
 	jae .Ltlb_inv_walk_s1.2
 	/* 59: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
-	jmp .Ltlb_inv_walk_s1.3
+	xor %rax,%rax
+	pop %rbx
+	ret
 .Ltlb_inv_walk_s1.2:
 	mov %r8,%rax
 	sub $1,%rax
@@ -127,7 +130,7 @@ tlb_inv_walk_s1:
 	mov %rdx,%rax
 	and %r9,%rax
 	test %rbx,%rbx
-	je .Ltlb_inv_walk_s1.8
+	je .Ltlb_inv_walk_s1.5
 	test %r8,%r8
 	jne .Ltlb_inv_walk_s1.9
 	mov $0xffffffffffffffea,%rax
@@ -159,7 +162,9 @@ tlb_inv_walk_s1:
 	add %rcx,%rdx
 	sub %r8,%r9
 	ja .Ltlb_inv_walk_s1.11
-	jmp .Ltlb_inv_walk_s1.8
+	xor %rax,%rax
+	pop %rbx
+	ret
 .Ltlb_inv_walk_s1.10:
 	mov %rbx,%r9
 	mov %rax,%rcx
@@ -175,12 +180,16 @@ tlb_inv_walk_s1:
 	sub %r8,%r9
 	ja .Ltlb_inv_walk_s1.12
 .Ltlb_inv_walk_s1.8:
-	jmp .Ltlb_inv_walk_s1.7
+	xor %rax,%rax
+	pop %rbx
+	ret
 .Ltlb_inv_walk_s1.6:
 	/* 59: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
 .Ltlb_inv_walk_s1.7:
-	jmp .Ltlb_inv_walk_s1.5
+	xor %rax,%rax
+	pop %rbx
+	ret
 .Ltlb_inv_walk_s1.4:
 	/* 57: cover iova, size with s1 auto { ... */
 	mov $0xffffffffffffffea,%rax

@@ -28,12 +28,13 @@ tcd_lock:
 	cmp x11, x9
 	b.eq .Ltcd_lock.6
 .Ltcd_lock.5:
-	ldrb w12, [x0]
-	cbnz x12, .Ltcd_lock.5
+	ldrb w11, [x0]
+	cbnz x11, .Ltcd_lock.5
 	b .Ltcd_lock.2
 .Ltcd_lock.6:
 	movz x10, #1
-	b .Ltcd_lock.4
+	mov x0, x10
+	ret
 	.size tcd_lock,.-tcd_lock
 	.p2align 2
 	.globl tcd_unlock

@@ -35,13 +35,14 @@ tcd_lock:
 	cmpld 7,%r10,%r11
 	beq 7,.Ltcd_lock.6
 .Ltcd_lock.5:
-	lbz %r9,0(%r3)
-	cmpdi 7,%r9,0
+	lbz %r10,0(%r3)
+	cmpdi 7,%r10,0
 	bne 7,.Ltcd_lock.5
 	b .Ltcd_lock.2
 .Ltcd_lock.6:
 	li %r12,1
-	b .Ltcd_lock.4
+	mr %r3,%r12
+	blr
 	.size tcd_lock,.-.tcd_lock
 	.globl tcd_unlock
 	.section ".opd","aw"

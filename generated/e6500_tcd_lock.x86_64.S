@@ -30,13 +30,14 @@ tcd_lock:
 	je .Ltcd_lock.6
 .Ltcd_lock.5:
 	pause
-	movzbl (%rdi),%r8d
-	test %r8,%r8
+	movzbl (%rdi),%eax
+	test %rax,%rax
 	jne .Ltcd_lock.5
 	jmp .Ltcd_lock.2
 .Ltcd_lock.6:
 	mov $1,%r9d
-	jmp .Ltcd_lock.4
+	mov %r9,%rax
+	ret
 	.size tcd_lock,.-tcd_lock
 	.p2align 4
 	.globl tcd_unlock

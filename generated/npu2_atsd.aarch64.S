@@ -120,7 +120,7 @@ invalidate_range:
 	ubfiz x9, x2, #25, #15
 	orr x10, x9, #0xc000000000000
 	/* 60: each npu */
-	cbz x1, .Linvalidate_range.5
+	cbz x1, .Linvalidate_range.3
 	lsl x9, x1, #3
 	add x9, x9, x0
 	mov x11, x0
@@ -150,7 +150,7 @@ invalidate_range:
 	movk x16, #5, lsl #48
 	orr x12, x11, x16
 	/* 60: each npu */
-	cbz x1, .Linvalidate_range.9
+	cbz x1, .Linvalidate_range.7
 	lsl x11, x1, #3
 	add x11, x11, x0
 	mov x13, x0
@@ -180,7 +180,7 @@ invalidate_range:
 	movk x16, #4, lsl #48
 	orr x12, x11, x16
 	/* 60: each npu */
-	cbz x1, .Linvalidate_range.13
+	cbz x1, .Linvalidate_range.11
 	lsl x11, x1, #3
 	add x11, x11, x0
 	mov x13, x0
@@ -210,7 +210,7 @@ invalidate_range:
 	movk x16, #4, lsl #48
 	orr x11, x10, x16
 	/* 60: each npu */
-	cbz x1, .Linvalidate_range.17
+	cbz x1, .Linvalidate_range.15
 	lsl x10, x1, #3
 	add x10, x10, x0
 	mov x12, x0

@@ -156,7 +156,7 @@ invalidate_range:
 	or %r12,%r11,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.5
+	beq 7,.Linvalidate_range.3
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
 	mr %r10,%r3
@@ -204,7 +204,7 @@ invalidate_range:
 	or %r10,%r12,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.11
+	beq 7,.Linvalidate_range.7
 	rldicr %r12,%r4,3,60
 	add %r12,%r12,%r3
 	mr %r9,%r3
@@ -249,7 +249,7 @@ invalidate_range:
 	or %r10,%r12,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.17
+	beq 7,.Linvalidate_range.13
 	rldicr %r12,%r4,3,60
 	add %r12,%r12,%r3
 	mr %r9,%r3
@@ -294,7 +294,7 @@ invalidate_range:
 	or %r12,%r11,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
-	beq 7,.Linvalidate_range.23
+	beq 7,.Linvalidate_range.19
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
 	mr %r10,%r3

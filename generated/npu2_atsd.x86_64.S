@@ -144,7 +144,7 @@ invalidate_range:
 	or %r11,%r10
 	/* 60: each npu */
 	test %rsi,%rsi
-	je .Linvalidate_range.5
+	je .Linvalidate_range.3
 	mov %rsi,%rax
 	shl $3,%rax
 	add %rdi,%rax
@@ -182,7 +182,7 @@ invalidate_range:
 	or %r11,%r8
 	/* 60: each npu */
 	test %rsi,%rsi
-	je .Linvalidate_range.9
+	je .Linvalidate_range.7
 	mov %rsi,%r9
 	shl $3,%r9
 	add %rdi,%r9
@@ -218,7 +218,7 @@ invalidate_range:
 	or %r11,%r8
 	/* 60: each npu */
 	test %rsi,%rsi
-	je .Linvalidate_range.13
+	je .Linvalidate_range.11
 	mov %rsi,%r9
 	shl $3,%r9
 	add %rdi,%r9
@@ -254,7 +254,7 @@ invalidate_range:
 	or %r11,%r9
 	/* 60: each npu */
 	test %rsi,%rsi
-	je .Linvalidate_range.17
+	je .Linvalidate_range.15
 	mov %rsi,%r10
 	shl $3,%r10
 	add %rdi,%r10

@@ -20,7 +20,8 @@ tce_kill:
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	rev x16, x11
 	str x16, [x0]
-	b .Ltce_kill.3
+	movz x0, #0
+	ret
 .Ltce_kill.2:
 	sub x10, x4, #1
 	eor x11, x4, x10
@@ -40,7 +41,7 @@ tce_kill:
 	movn x16, #0
 	eor x9, x10, x16
 	and x10, x2, x9
-	cbz x13, .Ltce_kill.8
+	cbz x13, .Ltce_kill.5
 	cbnz x4, .Ltce_kill.9
 	movn x0, #0x15
 	ret
@@ -61,7 +62,8 @@ tce_kill:
 	cmp x9, x4
 	sub x9, x9, x4
 	b.hi .Ltce_kill.11
-	b .Ltce_kill.8
+	movz x0, #0
+	ret
 .Ltce_kill.10:
 	mov x9, x13
 	mov x11, x10
@@ -76,7 +78,8 @@ tce_kill:
 	sub x9, x9, x4
 	b.hi .Ltce_kill.12
 .Ltce_kill.8:
-	b .Ltce_kill.7
+	movz x0, #0
+	ret
 .Ltce_kill.6:
 	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	ubfiz x9, x1, #56, #4
@@ -85,7 +88,8 @@ tce_kill:
 	rev x16, x10
 	str x16, [x0]
 .Ltce_kill.7:
-	b .Ltce_kill.5
+	movz x0, #0
+	ret
 .Ltce_kill.4:
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	movn x0, #0x15

@@ -26,7 +26,8 @@ tce_kill:
 	or %r10,%r12,%r0
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	std %r10,0(%r3)
-	b .Ltce_kill.3
+	li %r3,0
+	blr
 .Ltce_kill.2:
 	addi %r12,%r7,-1
 	xor %r10,%r7,%r12
@@ -53,7 +54,7 @@ tce_kill:
 	nor %r11,%r12,%r12
 	and %r12,%r5,%r11
 	cmpdi 7,%r8,0
-	beq 7,.Ltce_kill.8
+	beq 7,.Ltce_kill.5
 	cmpdi 7,%r7,0
 	bne 7,.Ltce_kill.9
 	li %r3,-22
@@ -75,7 +76,8 @@ tce_kill:
 	cmpld 6,%r11,%r7
 	subf %r11,%r7,%r11
 	bgt 6,.Ltce_kill.11
-	b .Ltce_kill.8
+	li %r3,0
+	blr
 .Ltce_kill.10:
 	mr %r11,%r8
 	mr %r10,%r12
@@ -89,7 +91,8 @@ tce_kill:
 	subf %r11,%r7,%r11
 	bgt 6,.Ltce_kill.12
 .Ltce_kill.8:
-	b .Ltce_kill.7
+	li %r3,0
+	blr
 .Ltce_kill.6:
 	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	rldic %r11,%r4,56,4
@@ -99,7 +102,8 @@ tce_kill:
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	std %r12,0(%r3)
 .Ltce_kill.7:
-	b .Ltce_kill.5
+	li %r3,0
+	blr
 .Ltce_kill.4:
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	li %r3,-22

@@ -25,7 +25,9 @@ tce_kill:
 	mov %r9,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	jmp .Ltce_kill.3
+	xor %rax,%rax
+	pop %rbx
+	ret
 .Ltce_kill.2:
 	mov %r8,%r10
 	sub $1,%r10
@@ -58,7 +60,7 @@ tce_kill:
 	mov %rdx,%r10
 	and %rax,%r10
 	test %rbx,%rbx
-	je .Ltce_kill.8
+	je .Ltce_kill.5
 	test %r8,%r8
 	jne .Ltce_kill.9
 	mov $0xffffffffffffffea,%rax
@@ -85,7 +87,9 @@ tce_kill:
 	add %r8,%r9
 	sub %r8,%rax
 	ja .Ltce_kill.11
-	jmp .Ltce_kill.8
+	xor %rax,%rax
+	pop %rbx
+	ret
 .Ltce_kill.10:
 	mov %rbx,%rax
 	mov %r10,%r9
@@ -101,7 +105,9 @@ tce_kill:
 	sub %r8,%rax
 	ja .Ltce_kill.12
 .Ltce_kill.8:
-	jmp .Ltce_kill.7
+	xor %rax,%rax
+	pop %rbx
+	ret
 .Ltce_kill.6:
 	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	mov %rsi,%rax
@@ -115,7 +121,9 @@ tce_kill:
 	bswap %r11
 	mov %r11,(%rdi)
 .Ltce_kill.7:
-	jmp .Ltce_kill.5
+	xor %rax,%rax
+	pop %rbx
+	ret
 .Ltce_kill.4:
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov $0xffffffffffffffea,%rax

@@ -36,7 +36,8 @@ flush_tlb_page:
 	eieio
 	tlbsync
 	ptesync
-	b .Lflush_tlb_page.3
+	li %r3,0
+	blr
 .Lflush_tlb_page.2:
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
@@ -58,7 +59,8 @@ flush_tlb_page:
 	tlbsync
 	ptesync
 .Lflush_tlb_page.3:
-	b .Lflush_tlb_page.1
+	li %r3,0
+	blr
 .Lflush_tlb_page.0:
 	rldicl %r11,%r5,63,1
 	andi. %r12,%r11,1
@@ -80,7 +82,8 @@ flush_tlb_page:
 	eieio
 	tlbsync
 	ptesync
-	b .Lflush_tlb_page.5
+	li %r3,0
+	blr
 .Lflush_tlb_page.4:
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
@@ -123,7 +126,8 @@ flush_tlb_page_local:
 	ptesync
 	/* 88: barrier from the spec */
 	cpabort
-	b .Lflush_tlb_page_local.1
+	li %r3,0
+	blr
 .Lflush_tlb_page_local.0:
 	/* placed by place-barriers */
 	ptesync
@@ -180,7 +184,8 @@ flush_tlb_pid:
 	eieio
 	tlbsync
 	ptesync
-	b .Lflush_tlb_pid.3
+	li %r3,0
+	blr
 .Lflush_tlb_pid.2:
 	ptesync
 	/* 97: value 0x400 */
@@ -200,7 +205,8 @@ flush_tlb_pid:
 	tlbsync
 	ptesync
 .Lflush_tlb_pid.3:
-	b .Lflush_tlb_pid.1
+	li %r3,0
+	blr
 .Lflush_tlb_pid.0:
 	rldicl %r11,%r4,63,1
 	andi. %r12,%r11,1
@@ -226,7 +232,8 @@ flush_tlb_pid:
 	eieio
 	tlbsync
 	ptesync
-	b .Lflush_tlb_pid.5
+	li %r3,0
+	blr
 .Lflush_tlb_pid.4:
 	ptesync
 	/* 97: value 0x400 */
@@ -269,7 +276,8 @@ flush_tlb_pid_local:
 	slbia 3
 	/* placed by place-barriers */
 	isync
-	b .Lflush_tlb_pid_local.1
+	li %r3,0
+	blr
 .Lflush_tlb_pid_local.0:
 	ptesync
 	/* 113: value 0x400 */
@@ -444,7 +452,6 @@ flush_tlb_range:
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
-	b .Lflush_tlb_range.20
 .Lflush_tlb_range.19:
 	subf %r8,%r10,%r7
 	lis %r0,31
@@ -496,7 +503,11 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	b .Lflush_tlb_range.3
+	li %r3,0
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
+	blr
 .Lflush_tlb_range.2:
 	ptesync
 	li %r11,31
@@ -601,7 +612,6 @@ flush_tlb_range:
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
-	b .Lflush_tlb_range.40
 .Lflush_tlb_range.39:
 	/* 161: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
@@ -648,7 +658,11 @@ flush_tlb_range:
 	tlbsync
 	ptesync
 .Lflush_tlb_range.3:
-	b .Lflush_tlb_range.1
+	li %r3,0
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
+	blr
 .Lflush_tlb_range.0:
 	rldicl %r11,%r6,63,1
 	andi. %r12,%r11,1
@@ -763,7 +777,6 @@ flush_tlb_range:
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
-	b .Lflush_tlb_range.62
 .Lflush_tlb_range.61:
 	subf %r11,%r10,%r7
 	lis %r0,31
@@ -811,7 +824,11 @@ flush_tlb_range:
 	eieio
 	tlbsync
 	ptesync
-	b .Lflush_tlb_range.45
+	li %r3,0
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
+	blr
 .Lflush_tlb_range.44:
 	ptesync
 	li %r11,31
@@ -902,7 +919,6 @@ flush_tlb_range:
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
-	b .Lflush_tlb_range.82
 .Lflush_tlb_range.81:
 	/* 161: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -982,7 +998,8 @@ flush_tlb_range_local:
 	slbia 3
 	/* placed by place-barriers */
 	isync
-	b .Lflush_tlb_range_local.3
+	li %r3,0
+	blr
 .Lflush_tlb_range_local.2:
 	lis %r0,32
 	cmpld 7,%r12,%r0
@@ -1052,7 +1069,6 @@ flush_tlb_range_local:
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
 	blr
-	b .Lflush_tlb_range_local.18
 .Lflush_tlb_range_local.17:
 	/* 203: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
@@ -1094,7 +1110,8 @@ flush_tlb_range_local:
 	/* 209: barrier from the spec */
 	cpabort
 .Lflush_tlb_range_local.3:
-	b .Lflush_tlb_range_local.1
+	li %r3,0
+	blr
 .Lflush_tlb_range_local.0:
 	/* placed by place-barriers */
 	ptesync
@@ -1132,7 +1149,8 @@ flush_tlb_range_local:
 	slbia 3
 	/* placed by place-barriers */
 	isync
-	b .Lflush_tlb_range_local.23
+	li %r3,0
+	blr
 .Lflush_tlb_range_local.22:
 	lis %r0,32
 	cmpld 7,%r9,%r0
@@ -1202,7 +1220,6 @@ flush_tlb_range_local:
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
 	blr
-	b .Lflush_tlb_range_local.40
 .Lflush_tlb_range_local.39:
 	/* 203: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31

@@ -11,12 +11,13 @@ flush_tlb_range:
 	/* 57: arguments */
 	andi t0, a3, 1
 	beq t0, zero, .Lflush_tlb_range.0
-	beq a2, zero, .Lflush_tlb_range.3
+	beq a2, zero, .Lflush_tlb_range.1
 	xori t0, a1, -1
 	bgeu t0, a2, .Lflush_tlb_range.4
 	/* 63: sfence.vma x0, asid */
 	sfence.vma zero, a0
-	j .Lflush_tlb_range.5
+	addi a0, zero, 0
+	ret
 .Lflush_tlb_range.4:
 	lui t0, 0x77
 	bltu t0, a2, .Lflush_tlb_range.6
@@ -49,21 +50,24 @@ flush_tlb_range:
 .Lflush_tlb_range.8:
 	/* placed by place-barriers */
 	sfence.inval.ir
-	j .Lflush_tlb_range.7
+	addi a0, zero, 0
+	ret
 .Lflush_tlb_range.6:
 	/* 63: sfence.vma x0, asid */
 	sfence.vma zero, a0
 .Lflush_tlb_range.7:
 .Lflush_tlb_range.5:
 .Lflush_tlb_range.3:
-	j .Lflush_tlb_range.1
+	addi a0, zero, 0
+	ret
 .Lflush_tlb_range.0:
 	beq a2, zero, .Lflush_tlb_range.12
 	xori t0, a1, -1
 	bgeu t0, a2, .Lflush_tlb_range.13
 	/* 68: sfence.vma x0, asid */
 	sfence.vma zero, a0
-	j .Lflush_tlb_range.14
+	addi a0, zero, 0
+	ret
 .Lflush_tlb_range.13:
 	lui t0, 0x40
 	bltu t0, a2, .Lflush_tlb_range.15
@@ -74,7 +78,7 @@ flush_tlb_range:
 	add t1, a2, t0
 	lui t6, 0xfffff
 	and t0, a1, t6
-	beq t1, zero, .Lflush_tlb_range.17
+	beq t1, zero, .Lflush_tlb_range.16
 	srli t2, t1, 12
 	lui t6, 0x1
 	addiw t6, t6, -1
@@ -92,7 +96,8 @@ flush_tlb_range:
 	addi t2, t2, -1
 	bne t2, zero, .Lflush_tlb_range.18
 .Lflush_tlb_range.17:
-	j .Lflush_tlb_range.16
+	addi a0, zero, 0
+	ret
 .Lflush_tlb_range.15:
 	/* 68: sfence.vma x0, asid */
 	sfence.vma zero, a0

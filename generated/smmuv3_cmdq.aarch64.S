@@ -685,7 +685,7 @@ tlb_inv_range_auto:
 	add x14, x13, #1
 	mov x13, x14
 	cmp x13, #0x40
-	b.ne .Ltlb_inv_range_auto.11
+	b.ne .Ltlb_inv_range_auto.2
 	/* placed by place-barriers */
 	dmb oshst
 	/* 123: enqueue cmdq tlbi_nh_asid { asid: asid } */

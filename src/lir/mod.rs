@@ -4,6 +4,7 @@
 //! `lower` turns an allocated LIR function into its own instructions.
 
 pub mod build;
+pub mod jumps;
 pub mod regalloc;
 
 use crate::ir::expr::BinOp;

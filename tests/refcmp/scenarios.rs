@@ -381,14 +381,25 @@ fn arm_smmu() -> Vec<Build> {
         },
         args: RANGE_ARGS,
         calls: if on { FLAG_ON } else { FLAG_OFF },
-        inputs: vec![
+        inputs: [
             walk("8 granules of 4K", 0x40_0000, 0x8000, 0x1000),
             walk("4 granules of 64K", 0x1000_0000, 0x4_0000, 0x1_0000),
             walk("one 2M granule", 0x4000_0000, 0x20_0000, 0x20_0000),
             // The range's size test: one byte of granule 1 is one TLBIVA.
             walk("1 byte, granule 1", 0x40_0000, 1, 1),
             walk("granule 1", 0x40_0000, 2, 1),
-        ],
+        ]
+        .into_iter()
+        // Below 4K the granule loop that adds granule >> 12 (0) to the
+        // shifted address must not run (TLBIASID, with the flag, agrees).
+        .chain((!on).then(|| {
+            walk("2K granules", 0x40_0000, 0x2000, 0x800).differs(
+                "the kernel adds granule >> 12 to the shifted iova, 0 for a granule below \
+                 4K: it writes page 0x400 four times; the example writes the page of each \
+                 granule (0x400, 0x400, 0x401, 0x401)",
+            )
+        }))
+        .collect(),
     };
     let small = || {
         vec![
@@ -413,6 +424,11 @@ fn arm_smmu() -> Vec<Build> {
             walk("granule 1", 0x40_0000, 2, 1),
             walk("granule 0", 0x40_0000, 0x1000, 0)
                 .outside("the kernel loops forever on a granule of 0"),
+            // The cover's size test: one byte of a granule is one TLBIVA.
+            walk("1 byte of a 4K granule", 0x40_0000, 1, 0x1000).outside(
+                "the kernel's `while (size -= granule)` never ends for a size that is not \
+                 a multiple of the granule",
+            ),
         ]
     };
     let odd = || {
@@ -1097,7 +1113,8 @@ fn radix_tlb() -> Vec<Build> {
             ),
             Input::new(
                 format!("unaligned, features {f}"),
-                &[("pid", 0xf_ffff), ("va", BASE + 0x3_1234), ("features", f)],
+                // Odd: the page mask must clear bit 0 as well.
+                &[("pid", 0xf_ffff), ("va", BASE + 0x3_1235), ("features", f)],
             ),
             // Bits above a PID's 20: RS = pid << 32 keeps only the low 32.
             Input::new(
@@ -1197,6 +1214,22 @@ fn radix_tlb() -> Vec<Build> {
         range_local_in.extend(ranges(f));
         for n in [256, 257, 279, 280] {
             range_local_in.push(range(&format!("{n} pages"), BASE, n, f));
+        }
+        // The page loops' RS: pid << 32 keeps only the pid's low 32 bits
+        // (64K pages; 2M pages across a boundary).
+        for (label, start, pages) in [
+            ("16 pages", BASE, 16),
+            ("48 pages across 2M", BASE + 0x10_0000, 48),
+        ] {
+            range_local_in.push(Input::new(
+                format!("{label}, pid all ones, features {f}"),
+                &[
+                    ("pid", u64::MAX),
+                    ("start", start),
+                    ("end", start + pages * 0x1_0000),
+                    ("features", f),
+                ],
+            ));
         }
         range_local_in.push(Input::new(
             format!("1000 pages, pid all ones, features {f}"),

@@ -138,6 +138,7 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
             }
         }
     }
+    crate::lir::jumps::thread(&mut b.f);
     Ok(b.f)
 }
 

@@ -68,6 +68,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         // A TLBI operand of constant 0 reads XZR, as the kernel's "rZ"
         // constraint makes GCC emit (`tlbi vale1is, xzr`).
         zeros: scaffold::zero_vregs(f),
+        xzr_only: xzr_only(f),
         frame: scaffold::frame_size(saved.len()),
         saved,
     };
@@ -80,11 +81,28 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     Ok(out)
 }
 
+/// The zero registers whose every read is a TLBI operand (which reads
+/// XZR instead).
+fn xzr_only(f: &Func) -> FxHashSet<VReg> {
+    let mut zeros = scaffold::zero_vregs(f);
+    for (inst, _) in &f.insts {
+        if !matches!(inst, Inst::Invalidate { .. }) {
+            inst.each_use(|v| {
+                zeros.remove(&v);
+            });
+        }
+    }
+    zeros
+}
+
 /// What lowering one instruction needs to know about its function.
 struct Cx<'a> {
     alloc: &'a Allocation,
     /// Virtual registers that only ever hold 0.
     zeros: FxHashSet<VReg>,
+    /// Those of them read only where XZR stands in: their `Imm 0` is
+    /// dead and not emitted.
+    xzr_only: FxHashSet<VReg>,
     /// Callee-saved registers the allocation uses, and the bytes below
     /// the caller's sp they are kept in.
     saved: Vec<Reg>,
@@ -144,6 +162,7 @@ impl Cx<'_> {
                     });
                 }
             }
+            Inst::Imm { dst, .. } if self.xzr_only.contains(dst) => {}
             Inst::Imm { dst, value } => materialize(r(dst), *value, e),
             Inst::Copy { dst, src } => mov(r(dst), r(src), e),
             Inst::Not { dst, src } => not(r(dst), r(src), e),

@@ -1,0 +1,240 @@
+//! Jumps to jumps. Nested `if`s, cover arms and versioned loops each end
+//! with a jump to their own join, and joins nest: `b .L6` where `.L6: b
+//! .L5`. A jump or branch whose target label leads (through other labels
+//! only) to a `Jump` goes straight to that jump's target, and a `Jump` to
+//! a label that follows it (through labels only) is dropped, and one to
+//! a return is the return; code after a return or jump that no label
+//! makes reachable goes. Feature
+//! jumps are left alone: boot-time patching rewrites them in place.
+
+use super::{Func, Inst, LabelId};
+use rustc_hash::FxHashMap as HashMap;
+
+pub fn thread(f: &mut Func) {
+    let next_jump = jumps_after_labels(f);
+    let resolve = |mut l: LabelId| {
+        // A chain visits each label at most once; a cycle of jumps is an
+        // endless loop, kept as it is.
+        for _ in 0..next_jump.len() {
+            match next_jump.get(&l) {
+                Some(&m) if m != l => l = m,
+                _ => break,
+            }
+        }
+        l
+    };
+    for (inst, _) in &mut f.insts {
+        match inst {
+            Inst::Jump(t)
+            | Inst::Branch { target: t, .. }
+            | Inst::SubBranchAbove { target: t, .. } => *t = resolve(*t),
+            _ => {}
+        }
+    }
+    // Dropping dead code can put a jump right above its target, and
+    // dropping that jump the one before it.
+    while drop_unreachable(f) | drop_fallthrough_jumps(f) {}
+    returns_for_jumps(f);
+    drop_unreachable(f);
+}
+
+/// Drop what follows a `Ret` or a `Jump` up to the next label: no path
+/// reaches it (`li r3,-22; blr; b .L18` after an early return). Did
+/// any go?
+fn drop_unreachable(f: &mut Func) -> bool {
+    let (before, mut dead) = (f.insts.len(), false);
+    f.insts.retain(|(inst, _)| {
+        let keep = !dead || matches!(inst, Inst::Label(_));
+        dead = match inst {
+            Inst::Label(_) => false,
+            Inst::Ret { .. } | Inst::Jump(_) => true,
+            _ => dead,
+        };
+        keep
+    });
+    f.insts.len() != before
+}
+
+/// A `Jump` to a label that leads (through labels only) to a `Ret` is
+/// that `Ret`: one instruction less on the way out of a nested arm.
+fn returns_for_jumps(f: &mut Func) {
+    let mut ret_at = HashMap::default();
+    let mut pending = Vec::new();
+    for (inst, _) in &f.insts {
+        match inst {
+            Inst::Label(l) => pending.push(*l),
+            Inst::Ret { value } => {
+                for l in pending.drain(..) {
+                    ret_at.insert(l, *value);
+                }
+            }
+            _ => pending.clear(),
+        }
+    }
+    for (inst, _) in &mut f.insts {
+        if let Inst::Jump(t) = inst {
+            if let Some(&value) = ret_at.get(t) {
+                *inst = Inst::Ret { value };
+            }
+        }
+    }
+}
+
+/// Drop each `Jump` whose target follows it through labels only; did any
+/// go?
+fn drop_fallthrough_jumps(f: &mut Func) -> bool {
+    let falls_into = |i: usize, t: LabelId| {
+        f.insts[i + 1..]
+            .iter()
+            .map_while(|(next, _)| match next {
+                Inst::Label(l) => Some(*l),
+                _ => None,
+            })
+            .any(|l| l == t)
+    };
+    let drop: Vec<bool> = (0..f.insts.len())
+        .map(|i| matches!(f.insts[i].0, Inst::Jump(t) if falls_into(i, t)))
+        .collect();
+    if !drop.contains(&true) {
+        return false;
+    }
+    let mut i = 0;
+    f.insts.retain(|_| {
+        i += 1;
+        !drop[i - 1]
+    });
+    true
+}
+
+/// Each label that is followed, through labels only, by a `Jump`: that
+/// jump's target.
+fn jumps_after_labels(f: &Func) -> HashMap<LabelId, LabelId> {
+    let mut out = HashMap::default();
+    let mut pending = Vec::new();
+    for (inst, _) in &f.insts {
+        match inst {
+            Inst::Label(l) => pending.push(*l),
+            Inst::Jump(t) => {
+                for l in pending.drain(..) {
+                    out.insert(l, *t);
+                }
+            }
+            _ => pending.clear(),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lir::{Cmp, Operand, Origin, VReg};
+
+    fn func(insts: Vec<Inst>) -> Func {
+        Func {
+            name: "f".into(),
+            args: Vec::new(),
+            insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
+            nvregs: 1,
+            nlabels: 4,
+        }
+    }
+
+    #[test]
+    fn chains_are_followed_and_fallthrough_jumps_dropped() {
+        let ret = Inst::Imm {
+            dst: VReg(0),
+            value: 1,
+        };
+        let mut f = func(vec![
+            Inst::Branch {
+                cmp: Cmp::Eq,
+                a: VReg(0),
+                b: Operand::Imm(0),
+                target: 1,
+            },
+            Inst::Jump(2),
+            Inst::Label(1),
+            Inst::Jump(2),
+            Inst::Label(2),
+            Inst::Label(3),
+            Inst::Jump(0),
+            Inst::Label(0),
+            ret.clone(),
+        ]);
+        thread(&mut f);
+        let insts: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();
+        assert_eq!(
+            insts,
+            vec![
+                Inst::Branch {
+                    cmp: Cmp::Eq,
+                    a: VReg(0),
+                    b: Operand::Imm(0),
+                    target: 0,
+                },
+                Inst::Label(1),
+                Inst::Label(2),
+                Inst::Label(3),
+                Inst::Label(0),
+                ret,
+            ]
+        );
+    }
+
+    #[test]
+    fn dead_code_goes_and_then_the_jumps_that_fall_into_their_target() {
+        let ret = Inst::Ret {
+            value: Operand::Imm(0),
+        };
+        let mut f = func(vec![
+            Inst::Jump(0),
+            Inst::Imm {
+                dst: VReg(0),
+                value: 1,
+            },
+            Inst::Label(1),
+            Inst::Jump(0),
+            Inst::Label(0),
+            ret.clone(),
+        ]);
+        thread(&mut f);
+        let insts: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();
+        // The dead `Imm` goes, then both jumps fall into their target.
+        assert_eq!(insts, vec![Inst::Label(1), Inst::Label(0), ret]);
+    }
+
+    #[test]
+    fn a_jump_to_a_return_is_the_return() {
+        let ret = Inst::Ret {
+            value: Operand::Imm(0),
+        };
+        let branch = Inst::Branch {
+            cmp: Cmp::Eq,
+            a: VReg(0),
+            b: Operand::Imm(0),
+            target: 1,
+        };
+        let mut f = func(vec![
+            branch.clone(),
+            Inst::Jump(0),
+            Inst::Label(1),
+            Inst::Imm {
+                dst: VReg(0),
+                value: 1,
+            },
+            Inst::Label(0),
+            ret.clone(),
+        ]);
+        thread(&mut f);
+        let insts: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();
+        assert_eq!(insts[..2], [branch, ret]);
+    }
+
+    #[test]
+    fn an_endless_loop_stays() {
+        let mut f = func(vec![Inst::Label(0), Inst::Jump(0)]);
+        thread(&mut f);
+        assert_eq!(f.insts.len(), 2);
+    }
+}
