@@ -50,17 +50,8 @@ fn decode(cs: &Capstone, word: &[u8], addr: u64) -> Option<String> {
     ))
 }
 
-fn x(r: Reg) -> String {
-    if r == 31 {
-        "xzr".into()
-    } else {
-        format!("x{r}")
-    }
-}
-
 /// Capstone's LLVM-style alias choice for UBFM Xd, Xn, #immr, #imms.
-fn ubfm_text(rd: Reg, rn: Reg, immr: u32, imms: u32) -> String {
-    let (d, n) = (x(rd), x(rn));
+fn ubfm_text(d: RegOrZr, n: RegOrZr, immr: u32, imms: u32) -> String {
     if imms == 63 {
         format!("lsr {d}, {n}, #{immr}")
     } else if imms + 1 == immr {
@@ -77,15 +68,31 @@ fn ubfm_text(rd: Reg, rn: Reg, immr: u32, imms: u32) -> String {
 fn expected_capstone(insn: &Insn, target: Option<u32>) -> String {
     match *insn {
         Insn::Movz { rd, imm, shift } if !(imm == 0 && shift != 0) => {
-            format!("mov {}, #{}", x(rd), (u64::from(imm) << shift) as i64)
+            format!("mov {rd}, #{}", (u64::from(imm) << shift) as i64)
         }
         Insn::Movn { rd, imm, shift } if !(imm == 0 && shift != 0) => {
-            format!("mov {}, #{}", x(rd), !(u64::from(imm) << shift) as i64)
+            format!("mov {rd}, #{}", !(u64::from(imm) << shift) as i64)
         }
-        Insn::OrrImm { rd, rn: 31, imm } => format!("mov {}, #{}", x(rd), imm as i64),
-        Insn::Orr { rd, rn: 31, rm } => format!("mov {}, {}", x(rd), x(rm)),
-        Insn::Sub { rd, rn: 31, rm } => format!("neg {}, {}", x(rd), x(rm)),
-        Insn::SubsImm { rd: 31, rn, imm } => format!("cmp {}, #{imm}", x(rn)),
+        Insn::OrrImm {
+            rd,
+            rn: RegOrZr::Zr,
+            imm,
+        } => format!("mov {rd}, #{}", imm as i64),
+        Insn::Orr {
+            rd,
+            rn: RegOrZr::Zr,
+            rm,
+        } => format!("mov {rd}, {rm}"),
+        Insn::Sub {
+            rd,
+            rn: RegOrZr::Zr,
+            rm,
+        } => format!("neg {rd}, {rm}"),
+        Insn::SubsImm {
+            rd: RegOrZr::Zr,
+            rn,
+            imm,
+        } => format!("cmp {rn}, #{imm}"),
         // ADD (immediate) #0 to or from SP is the MOV (to/from SP) alias.
         Insn::SpAdd { imm: 0 } => "mov sp, sp".to_string(),
         Insn::LslImm { rd, rn, sh } => {
@@ -197,7 +204,7 @@ fn pinned_spellings() {
     let cases: Vec<(Insn, &str)> = vec![
         (
             Insn::Movz {
-                rd: 0,
+                rd: zr(0),
                 imm: 0x1234,
                 shift: 16,
             },
@@ -205,7 +212,7 @@ fn pinned_spellings() {
         ),
         (
             Insn::Movz {
-                rd: 0,
+                rd: zr(0),
                 imm: 0,
                 shift: 16,
             },
@@ -213,7 +220,7 @@ fn pinned_spellings() {
         ),
         (
             Insn::Movn {
-                rd: 1,
+                rd: zr(1),
                 imm: 0,
                 shift: 0,
             },
@@ -221,7 +228,7 @@ fn pinned_spellings() {
         ),
         (
             Insn::Movn {
-                rd: 1,
+                rd: zr(1),
                 imm: 0xffff,
                 shift: 48,
             },
@@ -229,7 +236,7 @@ fn pinned_spellings() {
         ),
         (
             Insn::Movk {
-                rd: 2,
+                rd: zr(2),
                 imm: 0xbeef,
                 shift: 32,
             },
@@ -237,57 +244,63 @@ fn pinned_spellings() {
         ),
         (
             Insn::OrrImm {
-                rd: 0,
-                rn: 31,
+                rd: xr(0),
+                rn: zr(31),
                 imm: 0xffff_ffff_ffff_fffe,
             },
             "mov x0, #-2",
         ),
         (
             Insn::OrrImm {
-                rd: 0,
-                rn: 1,
+                rd: xr(0),
+                rn: zr(1),
                 imm: 0xffff_ffff_ffff_fffe,
             },
             "orr x0, x1, #0xfffffffffffffffe",
         ),
-        (Insn::MovReg { rd: 3, rm: 4 }, "mov x3, x4"),
+        (
+            Insn::MovReg {
+                rd: zr(3),
+                rm: zr(4),
+            },
+            "mov x3, x4",
+        ),
         (
             Insn::Sub {
-                rd: 3,
-                rn: 31,
-                rm: 4,
+                rd: zr(3),
+                rn: zr(31),
+                rm: zr(4),
             },
             "neg x3, x4",
         ),
         (
             Insn::SubsImm {
-                rd: 31,
-                rn: 4,
+                rd: zr(31),
+                rn: xr(4),
                 imm: 17,
             },
             "cmp x4, #0x11",
         ),
         (
             Insn::LslImm {
-                rd: 0,
-                rn: 1,
+                rd: zr(0),
+                rn: zr(1),
                 sh: 0,
             },
             "lsr x0, x1, #0",
         ),
         (
             Insn::LslImm {
-                rd: 0,
-                rn: 1,
+                rd: zr(0),
+                rn: zr(1),
                 sh: 12,
             },
             "lsl x0, x1, #0xc",
         ),
         (
             Insn::Ubfiz {
-                rd: 0,
-                rn: 1,
+                rd: zr(0),
+                rn: zr(1),
                 lsb: 0,
                 width: 8,
             },
@@ -295,8 +308,8 @@ fn pinned_spellings() {
         ),
         (
             Insn::Ubfx {
-                rd: 0,
-                rn: 1,
+                rd: zr(0),
+                rn: zr(1),
                 lsb: 32,
                 width: 32,
             },
@@ -305,9 +318,9 @@ fn pinned_spellings() {
         (
             Insn::LdrReg {
                 size: Size::B,
-                rt: 0,
-                rn: 1,
-                rm: 2,
+                rt: zr(0),
+                rn: sp(1),
+                rm: zr(2),
                 scaled: true,
             },
             "ldrb w0, [x1, x2, lsl #0]",
@@ -315,8 +328,8 @@ fn pinned_spellings() {
         (
             Insn::Str {
                 size: Size::W,
-                rt: 2,
-                rn: 0,
+                rt: zr(2),
+                rn: sp(0),
                 off: 0x7f4,
             },
             "str w2, [x0, #0x7f4]",
@@ -324,8 +337,8 @@ fn pinned_spellings() {
         (
             Insn::Str {
                 size: Size::X,
-                rt: 2,
-                rn: 31,
+                rt: zr(2),
+                rn: sp(31),
                 off: 8,
             },
             "str x2, [sp, #8]",
@@ -343,58 +356,58 @@ fn pinned_spellings() {
         (
             Insn::Tlbi {
                 op: TlbiOp::Vale1os,
-                rt: Some(3),
+                rt: Some(zr(3)),
             },
             "tlbi vale1os, x3",
         ),
         (
             Insn::Tlbi {
                 op: TlbiOp::Rvae1is,
-                rt: Some(0),
+                rt: Some(zr(0)),
             },
             "tlbi rvae1is, x0",
         ),
         (
             Insn::Tlbi {
                 op: TlbiOp::Rvale1is,
-                rt: Some(1),
+                rt: Some(zr(1)),
             },
             "tlbi rvale1is, x1",
         ),
         (
             Insn::Tlbi {
                 op: TlbiOp::Rvae1os,
-                rt: Some(2),
+                rt: Some(zr(2)),
             },
             "tlbi rvae1os, x2",
         ),
         (
             Insn::Tlbi {
                 op: TlbiOp::Rvale1os,
-                rt: Some(3),
+                rt: Some(zr(3)),
             },
             "tlbi rvale1os, x3",
         ),
         (
             Insn::Tlbi {
                 op: TlbiOp::Rvaae1is,
-                rt: Some(30),
+                rt: Some(zr(30)),
             },
             "tlbi rvaae1is, x30",
         ),
         (
             Insn::Tlbi {
                 op: TlbiOp::Rvaale1is,
-                rt: Some(31),
+                rt: Some(zr(31)),
             },
             "tlbi rvaale1is, xzr",
         ),
         (
             Insn::Casa {
                 size: Size::H,
-                rs: 1,
-                rt: 2,
-                rn: 3,
+                rs: zr(1),
+                rt: zr(2),
+                rn: sp(3),
             },
             "casah w1, w2, [x3]",
         ),
@@ -413,7 +426,10 @@ fn pinned_spellings() {
             cond: Cond::Hs,
             target: 0,
         },
-        Insn::Cbnz { rt: 9, target: 1 },
+        Insn::Cbnz {
+            rt: zr(9),
+            target: 1,
+        },
         Insn::Label(1),
     ])
     .unwrap();

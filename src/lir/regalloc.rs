@@ -38,10 +38,16 @@ impl Allocation {
     /// or writes is here; a missing one is a bug in the allocator, which
     /// must not become register 0 (r0, x0 or rax) in emitted code.
     pub fn get(&self, v: VReg) -> u8 {
-        match self.reg.get(&v) {
-            Some(&r) => r,
+        match self.try_get(v) {
+            Some(r) => r,
             None => panic!("{v:?} was never allocated (Allocation::check was skipped)"),
         }
+    }
+
+    /// The register of `v`, if it has one: for lowerings that return a
+    /// missing register as an error instead of relying on `check`.
+    pub fn try_get(&self, v: VReg) -> Option<u8> {
+        self.reg.get(&v).copied()
     }
 
     /// Does the allocation give a register to every register `f` reads or

@@ -69,18 +69,20 @@ pub fn label_name(symbol: &str, n: u32) -> String {
     format!(".L{symbol}.{n}")
 }
 
-/// What the generic driver needs to know of one target instruction.
+/// What the generic driver needs to know of one target instruction. Its
+/// text is not here: how an instruction prints can depend on more than
+/// the instruction (a register style, the assembler's own formatter), so
+/// each target hands [`mach_func`] a [`TextOf`].
 pub trait MachInsn {
     /// The label it defines, if it is one.
     fn label(&self) -> Option<u32>;
-    fn text(&self, label_name: &dyn Fn(u32) -> String) -> String;
     fn mnemonic(&self) -> &'static str;
     fn class(&self) -> InsnClass;
 }
 
 /// `MachInsn` for a target's instruction enum from its inherent methods
-/// (`text`, `mnemonic`, `is_barrier`, `is_invalidate`, `is_store`,
-/// `is_load`) and its `Label` variant: the same adapter for every target.
+/// (`mnemonic`, `is_barrier`, `is_invalidate`, `is_store`, `is_load`) and
+/// its `Label` variant: the same adapter for every target.
 #[macro_export]
 macro_rules! mach_insn {
     ($insn:ty) => {
@@ -90,10 +92,6 @@ macro_rules! mach_insn {
                     Self::Label(l) => Some(*l),
                     _ => None,
                 }
-            }
-
-            fn text(&self, label_name: &dyn Fn(u32) -> String) -> String {
-                <$insn>::text(self, label_name)
             }
 
             fn mnemonic(&self) -> &'static str {
@@ -112,24 +110,45 @@ macro_rules! mach_insn {
     };
 }
 
-/// The lines of a function from its lowered instructions and their byte
-/// offsets (one per instruction, labels included).
-pub fn lines_of<I: MachInsn>(
+/// How a target spells instruction `index` of a function in the `.S`
+/// file, given the function's label names.
+pub type TextOf<'a, I> = &'a dyn Fn(usize, &I, &dyn Fn(u32) -> String) -> String;
+
+/// The instructions of a lowered function without their origins, as the
+/// assemblers take them.
+pub fn bare<I: Clone>(insns: &[(I, Origin)]) -> Vec<I> {
+    insns.iter().map(|(i, _)| i.clone()).collect()
+}
+
+/// The end of every target's code generation: the function from its
+/// lowered instructions, their machine code and byte offsets (one per
+/// instruction, labels included) and how they print.
+pub fn mach_func<I: MachInsn>(
     symbol: &str,
-    insns: &[(I, crate::lir::Origin)],
+    insns: &[(I, Origin)],
+    bytes: Vec<u8>,
     offsets: &[u32],
-) -> Vec<Line> {
+    text: TextOf<'_, I>,
+    needs_arch: Option<&'static str>,
+) -> MachFunc {
     let name = |l: u32| label_name(symbol, l);
-    insns
+    let lines = insns
         .iter()
         .zip(offsets)
-        .map(|((insn, origin), &offset)| Line {
+        .enumerate()
+        .map(|(index, ((insn, origin), &offset))| Line {
             label: insn.label().map(name),
-            text: insn.text(&name),
+            text: text(index, insn, &name),
             mnemonic: insn.mnemonic(),
             class: insn.class(),
             offset,
             origin: origin.clone(),
         })
-        .collect()
+        .collect();
+    MachFunc {
+        symbol: symbol.to_string(),
+        lines,
+        bytes,
+        needs_arch,
+    }
 }

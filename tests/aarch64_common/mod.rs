@@ -58,9 +58,23 @@ pub fn label_name(l: Label) -> String {
     format!(".Ltgt{l}")
 }
 
+/// The register a corpus entry names by its field number: 31 is XZR or
+/// SP as the field's type says.
+pub fn xr(n: u8) -> XReg {
+    XReg::new(n).expect("x0..x30")
+}
+
+pub fn zr(n: u8) -> RegOrZr {
+    RegOrZr::from_field(n).expect("a 5-bit field")
+}
+
+pub fn sp(n: u8) -> RegOrSp {
+    RegOrSp::from_field(n).expect("a 5-bit field")
+}
+
 /// Register triples chosen so that every field sees 0, 30 and 31 (XZR) and
 /// no two fields share a value in most rows (catches swapped fields).
-const TRIPLES: [(Reg, Reg, Reg); 6] = [
+const TRIPLES: [(u8, u8, u8); 6] = [
     (0, 1, 2),
     (30, 29, 28),
     (31, 30, 0),
@@ -69,7 +83,7 @@ const TRIPLES: [(Reg, Reg, Reg); 6] = [
     (31, 31, 31),
 ];
 /// Same, for forms where 31 would be SP (not allowed by the model).
-const TRIPLES_NO31: [(Reg, Reg, Reg); 3] = [(0, 1, 2), (30, 29, 28), (7, 30, 0)];
+const TRIPLES_NO31: [(u8, u8, u8); 3] = [(0, 1, 2), (30, 29, 28), (7, 30, 0)];
 
 const LOGICAL_IMMS: [u64; 9] = [
     1,
@@ -104,66 +118,173 @@ pub fn forms() -> Vec<Insn> {
     for rd in [0, 30, 31] {
         for imm in [0u16, 1, 0x1234, 0xffff] {
             for shift in [0u8, 16, 32, 48] {
-                v.push(Insn::Movz { rd, imm, shift });
-                v.push(Insn::Movk { rd, imm, shift });
-                v.push(Insn::Movn { rd, imm, shift });
+                v.push(Insn::Movz {
+                    rd: zr(rd),
+                    imm,
+                    shift,
+                });
+                v.push(Insn::Movk {
+                    rd: zr(rd),
+                    imm,
+                    shift,
+                });
+                v.push(Insn::Movn {
+                    rd: zr(rd),
+                    imm,
+                    shift,
+                });
             }
         }
     }
     for (rd, rn, _) in TRIPLES_NO31 {
         for imm in LOGICAL_IMMS {
-            v.push(Insn::OrrImm { rd, rn, imm });
-            v.push(Insn::AndImm { rd, rn, imm });
+            v.push(Insn::OrrImm {
+                rd: xr(rd),
+                rn: zr(rn),
+                imm,
+            });
+            v.push(Insn::AndImm {
+                rd: xr(rd),
+                rn: zr(rn),
+                imm,
+            });
         }
     }
     // rn = 31 is XZR in logical (immediate).
     v.push(Insn::OrrImm {
-        rd: 3,
-        rn: 31,
+        rd: xr(3),
+        rn: zr(31),
         imm: 0xff00,
     });
     v.push(Insn::OrrImm {
-        rd: 0,
-        rn: 31,
+        rd: xr(0),
+        rn: zr(31),
         imm: 0xffff_ffff_ffff_fffe,
     });
     v.push(Insn::AndImm {
-        rd: 30,
-        rn: 31,
+        rd: xr(30),
+        rn: zr(31),
         imm: 0xf0f0_f0f0_f0f0_f0f0,
     });
     for (rd, rn, rm) in TRIPLES {
-        v.push(Insn::MovReg { rd, rm });
-        v.push(Insn::Orr { rd, rn, rm });
-        v.push(Insn::And { rd, rn, rm });
-        v.push(Insn::Eor { rd, rn, rm });
-        v.push(Insn::Bic { rd, rn, rm });
-        v.push(Insn::Add { rd, rn, rm });
-        v.push(Insn::Sub { rd, rn, rm });
-        v.push(Insn::Mul { rd, rn, rm });
-        v.push(Insn::LslReg { rd, rn, rm });
-        v.push(Insn::LsrReg { rd, rn, rm });
-        v.push(Insn::Rev { rd, rn });
-        v.push(Insn::Clz { rd, rn });
-        v.push(Insn::Rbit { rd, rn });
-        v.push(Insn::Rev32W { rd, rn });
-        v.push(Insn::Rev16W { rd, rn });
-        v.push(Insn::CmpReg { rn, rm });
+        v.push(Insn::MovReg {
+            rd: zr(rd),
+            rm: zr(rm),
+        });
+        v.push(Insn::Orr {
+            rd: zr(rd),
+            rn: zr(rn),
+            rm: zr(rm),
+        });
+        v.push(Insn::And {
+            rd: zr(rd),
+            rn: zr(rn),
+            rm: zr(rm),
+        });
+        v.push(Insn::Eor {
+            rd: zr(rd),
+            rn: zr(rn),
+            rm: zr(rm),
+        });
+        v.push(Insn::Bic {
+            rd: zr(rd),
+            rn: zr(rn),
+            rm: zr(rm),
+        });
+        v.push(Insn::Add {
+            rd: zr(rd),
+            rn: zr(rn),
+            rm: zr(rm),
+        });
+        v.push(Insn::Sub {
+            rd: zr(rd),
+            rn: zr(rn),
+            rm: zr(rm),
+        });
+        v.push(Insn::Mul {
+            rd: zr(rd),
+            rn: zr(rn),
+            rm: zr(rm),
+        });
+        v.push(Insn::LslReg {
+            rd: zr(rd),
+            rn: zr(rn),
+            rm: zr(rm),
+        });
+        v.push(Insn::LsrReg {
+            rd: zr(rd),
+            rn: zr(rn),
+            rm: zr(rm),
+        });
+        v.push(Insn::Rev {
+            rd: zr(rd),
+            rn: zr(rn),
+        });
+        v.push(Insn::Clz {
+            rd: zr(rd),
+            rn: zr(rn),
+        });
+        v.push(Insn::Rbit {
+            rd: zr(rd),
+            rn: zr(rn),
+        });
+        v.push(Insn::Rev32W {
+            rd: zr(rd),
+            rn: zr(rn),
+        });
+        v.push(Insn::Rev16W {
+            rd: zr(rd),
+            rn: zr(rn),
+        });
+        v.push(Insn::CmpReg {
+            rn: zr(rn),
+            rm: zr(rm),
+        });
         for sh in [0u8, 1, 31, 32, 63] {
-            v.push(Insn::LslImm { rd, rn, sh });
-            v.push(Insn::LsrImm { rd, rn, sh });
+            v.push(Insn::LslImm {
+                rd: zr(rd),
+                rn: zr(rn),
+                sh,
+            });
+            v.push(Insn::LsrImm {
+                rd: zr(rd),
+                rn: zr(rn),
+                sh,
+            });
         }
         for (lsb, width) in BITFIELDS {
-            v.push(Insn::Ubfiz { rd, rn, lsb, width });
-            v.push(Insn::Ubfx { rd, rn, lsb, width });
+            v.push(Insn::Ubfiz {
+                rd: zr(rd),
+                rn: zr(rn),
+                lsb,
+                width,
+            });
+            v.push(Insn::Ubfx {
+                rd: zr(rd),
+                rn: zr(rn),
+                lsb,
+                width,
+            });
         }
     }
     for (rd, rn, _) in TRIPLES_NO31 {
         for imm in [0u16, 1, 9, 10, 0x7ff, 4095] {
-            v.push(Insn::AddImm { rd, rn, imm });
-            v.push(Insn::SubImm { rd, rn, imm });
-            v.push(Insn::SubsImm { rd, rn, imm });
-            v.push(Insn::CmpImm { rn, imm });
+            v.push(Insn::AddImm {
+                rd: xr(rd),
+                rn: xr(rn),
+                imm,
+            });
+            v.push(Insn::SubImm {
+                rd: xr(rd),
+                rn: xr(rn),
+                imm,
+            });
+            v.push(Insn::SubsImm {
+                rd: zr(rd),
+                rn: xr(rn),
+                imm,
+            });
+            v.push(Insn::CmpImm { rn: xr(rn), imm });
         }
     }
     // The callee-saved frame: sp moves by multiples of 16.
@@ -173,8 +294,8 @@ pub fn forms() -> Vec<Insn> {
     }
     // SUBS (immediate) with Rd = XZR (the CMP encoding).
     v.push(Insn::SubsImm {
-        rd: 31,
-        rn: 4,
+        rd: zr(31),
+        rn: xr(4),
         imm: 17,
     });
 
@@ -187,33 +308,59 @@ pub fn forms() -> Vec<Insn> {
         };
         for (rt, rn) in [(0u8, 1u8), (30, 31), (31, 30), (2, 0)] {
             for off in [0, sz, 9 * sz, 0x7f4 / sz * sz, 4095 * sz] {
-                v.push(Insn::Str { size, rt, rn, off });
-                v.push(Insn::Ldr { size, rt, rn, off });
+                v.push(Insn::Str {
+                    size,
+                    rt: zr(rt),
+                    rn: sp(rn),
+                    off,
+                });
+                v.push(Insn::Ldr {
+                    size,
+                    rt: zr(rt),
+                    rn: sp(rn),
+                    off,
+                });
             }
         }
         for (rt, rn, rm) in [(0u8, 1u8, 2u8), (30, 31, 29), (31, 30, 31), (4, 0, 30)] {
             for scaled in [false, true] {
                 v.push(Insn::StrReg {
                     size,
-                    rt,
-                    rn,
-                    rm,
+                    rt: zr(rt),
+                    rn: sp(rn),
+                    rm: zr(rm),
                     scaled,
                 });
                 v.push(Insn::LdrReg {
                     size,
-                    rt,
-                    rn,
-                    rm,
+                    rt: zr(rt),
+                    rn: sp(rn),
+                    rm: zr(rm),
                     scaled,
                 });
             }
         }
         for (rt, rn) in [(0u8, 1u8), (30, 31), (31, 0)] {
-            v.push(Insn::Ldxr { size, rt, rn });
-            v.push(Insn::Ldaxr { size, rt, rn });
-            v.push(Insn::Ldar { size, rt, rn });
-            v.push(Insn::Stlr { size, rt, rn });
+            v.push(Insn::Ldxr {
+                size,
+                rt: zr(rt),
+                rn: sp(rn),
+            });
+            v.push(Insn::Ldaxr {
+                size,
+                rt: zr(rt),
+                rn: sp(rn),
+            });
+            v.push(Insn::Ldar {
+                size,
+                rt: zr(rt),
+                rn: sp(rn),
+            });
+            v.push(Insn::Stlr {
+                size,
+                rt: zr(rt),
+                rn: sp(rn),
+            });
         }
         // Status register must differ from rt and (unless rn is SP) rn.
         for (rs, rt, rn) in [
@@ -223,8 +370,18 @@ pub fn forms() -> Vec<Insn> {
             (30, 31, 29),
             (31, 0, 30),
         ] {
-            v.push(Insn::Stxr { size, rs, rt, rn });
-            v.push(Insn::Stlxr { size, rs, rt, rn });
+            v.push(Insn::Stxr {
+                size,
+                rs: zr(rs),
+                rt: zr(rt),
+                rn: sp(rn),
+            });
+            v.push(Insn::Stlxr {
+                size,
+                rs: zr(rs),
+                rt: zr(rt),
+                rn: sp(rn),
+            });
         }
         for (rs, rt, rn) in [
             (2u8, 1u8, 0u8),
@@ -233,8 +390,18 @@ pub fn forms() -> Vec<Insn> {
             (30, 0, 29),
             (5, 5, 6),
         ] {
-            v.push(Insn::Casa { size, rs, rt, rn });
-            v.push(Insn::Swpa { size, rs, rt, rn });
+            v.push(Insn::Casa {
+                size,
+                rs: zr(rs),
+                rt: zr(rt),
+                rn: sp(rn),
+            });
+            v.push(Insn::Swpa {
+                size,
+                rs: zr(rs),
+                rt: zr(rt),
+                rn: sp(rn),
+            });
         }
     }
 
@@ -251,7 +418,10 @@ pub fn forms() -> Vec<Insn> {
             }
             _ => {
                 for r in [0, 30, 31] {
-                    v.push(Insn::Tlbi { op, rt: Some(r) });
+                    v.push(Insn::Tlbi {
+                        op,
+                        rt: Some(zr(r)),
+                    });
                 }
             }
         }
@@ -264,8 +434,8 @@ pub fn forms() -> Vec<Insn> {
             v.push(Insn::BCond { cond, target });
         }
         for rt in [0, 30, 31] {
-            v.push(Insn::Cbz { rt, target });
-            v.push(Insn::Cbnz { rt, target });
+            v.push(Insn::Cbz { rt: zr(rt), target });
+            v.push(Insn::Cbnz { rt: zr(rt), target });
         }
         v.push(Insn::B { target });
     }
@@ -273,7 +443,10 @@ pub fn forms() -> Vec<Insn> {
     v.push(Insn::B { target: 3 }); // branch to itself (displacement 0)
     v.push(Insn::Label(4));
     v.push(Insn::Label(5)); // two labels at one offset
-    v.push(Insn::Cbz { rt: 1, target: 4 });
+    v.push(Insn::Cbz {
+        rt: zr(1),
+        target: 4,
+    });
     v.push(Insn::BCond {
         cond: Cond::Ne,
         target: 5,
@@ -302,7 +475,10 @@ pub fn label_offsets() -> Vec<Insn> {
 /// forward (cbz, disp 2^20 - 4) and backward (b.ne, disp -2^20).
 pub fn cond_branch_limits() -> Vec<Insn> {
     let pad = (1usize << 18) - 1; // words between branch and target: disp = 2^20 - 4
-    let mut f = vec![Insn::Cbz { rt: 3, target: 1 }];
+    let mut f = vec![Insn::Cbz {
+        rt: zr(3),
+        target: 1,
+    }];
     f.extend(std::iter::repeat_n(Insn::Nop, pad - 1));
     f.push(Insn::Label(1));
     f.push(Insn::Label(2)); // backward target at offset 2^20 - 4

@@ -5,21 +5,23 @@ use super::lower;
 use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
-use crate::target::mach::{lines_of, MachFunc};
+use crate::target::mach::{bare, mach_func, MachFunc};
 
 crate::mach_insn!(Insn);
 
 pub fn codegen(f: &Func, alloc: &Allocation, symbol: &str) -> Result<MachFunc, String> {
     let lowered = lower::lower(f, alloc).map_err(|e| e.0)?;
-    let insns: Vec<Insn> = lowered.insns.iter().map(|(i, _)| i.clone()).collect();
+    let insns = bare(&lowered.insns);
     let asm = assemble(&insns).map_err(|e| e.to_string())?;
-    Ok(MachFunc {
-        symbol: symbol.to_string(),
-        lines: lines_of(symbol, &lowered.insns, &asm.offsets),
-        bytes: asm.bytes,
+    Ok(mach_func(
+        symbol,
+        &lowered.insns,
+        asm.bytes,
+        &asm.offsets,
+        &|_, insn: &Insn, name| insn.text(name),
         // Architecture levels compare as strings: "armv8.1-a" < "armv8.4-a".
-        needs_arch: insns.iter().filter_map(Insn::needs_arch).max(),
-    })
+        insns.iter().filter_map(Insn::needs_arch).max(),
+    ))
 }
 
 #[derive(askama::Template)]

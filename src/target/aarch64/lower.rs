@@ -13,7 +13,10 @@
 //! popcount, x17 for out-of-range memory offsets. x18 (platform register)
 //! and x29/x30 (FP/LR) are never touched.
 
-use super::insn::{logical_imm_encodable, BarrierOpt, Cond, Insn, Label, Reg, Size, TlbiOp};
+use super::insn::{
+    logical_imm_encodable, xreg, BarrierOpt, Cond, Insn, Label, RegOrSp, RegOrZr, Size, TlbiOp,
+    XReg,
+};
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
@@ -33,14 +36,11 @@ pub const REGS: RegFile = RegFile {
 };
 
 /// IP0: immediates, byte-reversed store data.
-const SCRATCH: Reg = 16;
+const SCRATCH: XReg = xreg(16);
 /// IP1: memory offsets that do not fit the scaled immediate form.
-const SCRATCH_OFF: Reg = 17;
-/// Register number 31 reads as zero in the forms we use it in.
-const XZR: Reg = 31;
-
-/// As a load/store base, register 31 is SP (Arm ARM C1.2.5).
-const SP: Reg = 31;
+const SCRATCH_OFF: XReg = xreg(17);
+/// The result register.
+const X0: XReg = xreg(0);
 
 /// `[sp, #off]` of incoming argument `index` (0-based) when it is passed
 /// on the stack. AAPCS64 6.8.2 (C.16, C.17): past x7, each 64-bit argument
@@ -62,7 +62,11 @@ pub struct LowerError(pub String);
 
 pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
-    let saved = alloc.used_callee_saved(&REGS);
+    let saved: Vec<XReg> = alloc
+        .used_callee_saved(&REGS)
+        .into_iter()
+        .map(phys)
+        .collect::<Result<_, _>>()?;
     let cx = Cx {
         alloc,
         // A TLBI operand of constant 0 reads XZR, as the kernel's "rZ"
@@ -105,13 +109,15 @@ struct Cx<'a> {
     xzr_only: FxHashSet<VReg>,
     /// Callee-saved registers the allocation uses, and the bytes below
     /// the caller's sp they are kept in.
-    saved: Vec<Reg>,
+    saved: Vec<XReg>,
     frame: u32,
 }
 
 impl Cx<'_> {
-    fn r(&self, v: VReg) -> Reg {
-        self.alloc.get(v)
+    /// The register of `v`; one the allocator never saw is an error, not
+    /// x0.
+    fn r(&self, v: VReg) -> Result<XReg, LowerError> {
+        reg_of(self.alloc, v)
     }
 
     /// At entry (`load` false): moves sp down by the frame and stores the
@@ -130,15 +136,15 @@ impl Cx<'_> {
             e(if load {
                 Insn::Ldr {
                     size: Size::X,
-                    rt,
-                    rn: SP,
+                    rt: rt.into(),
+                    rn: RegOrSp::Sp,
                     off,
                 }
             } else {
                 Insn::Str {
                     size: Size::X,
-                    rt,
-                    rn: SP,
+                    rt: rt.into(),
+                    rn: RegOrSp::Sp,
                     off,
                 }
             });
@@ -156,24 +162,24 @@ impl Cx<'_> {
                 if let Some(off) = stack_arg_offset(*index, self.frame) {
                     e(Insn::Ldr {
                         size: Size::X,
-                        rt: r(dst),
-                        rn: SP,
+                        rt: r(dst)?.into(),
+                        rn: RegOrSp::Sp,
                         off,
                     });
                 }
             }
             Inst::Imm { dst, .. } if self.xzr_only.contains(dst) => {}
-            Inst::Imm { dst, value } => materialize(r(dst), *value, e),
-            Inst::Copy { dst, src } => mov(r(dst), r(src), e),
-            Inst::Not { dst, src } => not(r(dst), r(src), e),
-            Inst::Un { op, dst, src } => un(*op, r(dst), r(src), e),
+            Inst::Imm { dst, value } => materialize(r(dst)?, *value, e),
+            Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
+            Inst::Not { dst, src } => not(r(dst)?, r(src)?, e),
+            Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e),
             Inst::Insert {
                 dst,
                 src,
                 shift,
                 width,
-            } => insert(r(dst), r(src), *shift, *width, e),
-            Inst::Bin { op, dst, a, b } => bin(*op, r(dst), r(a), *b, self.alloc, e)?,
+            } => insert(r(dst)?, r(src)?, *shift, *width, e),
+            Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, *b, self.alloc, e)?,
             Inst::Load {
                 dst,
                 base,
@@ -181,7 +187,7 @@ impl Cx<'_> {
                 width,
                 swap,
                 ..
-            } => mem(false, r(dst), r(base), *offset, *width, *swap, e)?,
+            } => mem(false, r(dst)?, r(base)?, *offset, *width, *swap, e)?,
             Inst::Store {
                 src,
                 base,
@@ -189,7 +195,7 @@ impl Cx<'_> {
                 width,
                 swap,
                 ..
-            } => mem(true, r(src), r(base), *offset, *width, *swap, e)?,
+            } => mem(true, r(src)?, r(base)?, *offset, *width, *swap, e)?,
             Inst::Barrier { name } => e(barrier(name)?),
             Inst::Invalidate { name, operands } => e(self.invalidate(name, operands)?),
             Inst::LoadReserve {
@@ -198,7 +204,7 @@ impl Cx<'_> {
                 width,
                 acquire,
             } => {
-                let (size, rt, rn) = (xsize(*width), r(dst), r(base));
+                let (size, rt, rn) = (xsize(*width), r(dst)?.into(), r(base)?.into());
                 e(if *acquire {
                     Insn::Ldaxr { size, rt, rn }
                 } else {
@@ -212,19 +218,19 @@ impl Cx<'_> {
                 release,
                 retry,
                 ..
-            } => store_cond(r(src), r(base), *width, *release, *retry, e),
+            } => store_cond(r(src)?, r(base)?, *width, *release, *retry, e),
             Inst::StoreRelease { src, base, width } => e(Insn::Stlr {
                 size: xsize(*width),
-                rt: r(src),
-                rn: r(base),
+                rt: r(src)?.into(),
+                rn: r(base)?.into(),
             }),
             Inst::SpinHint => {}
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::FeatureJump { cap, target } => e(feature_jump(cap, *target)?),
-            Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a), b, *target, e),
+            Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a)?, b, *target, e)?,
             Inst::SubBranchAbove { a, b, target } => {
-                let (rn, rm) = (r(a), r(b));
+                let (rn, rm) = (r(a)?.into(), r(b)?.into());
                 e(Insn::CmpReg { rn, rm });
                 e(Insn::Sub { rd: rn, rn, rm });
                 e(Insn::BCond {
@@ -234,8 +240,8 @@ impl Cx<'_> {
             }
             Inst::Ret { value } => {
                 match value {
-                    Operand::Imm(v) => materialize(0, *v, e),
-                    Operand::Reg(v) => mov(0, r(v), e),
+                    Operand::Imm(v) => materialize(X0, *v, e),
+                    Operand::Reg(v) => mov(X0, r(v)?, e),
                 }
                 self.callee_saved(true, e);
                 e(Insn::Ret);
@@ -249,8 +255,8 @@ impl Cx<'_> {
         let op = tlbi_op(name)?;
         check_operand_count(name, op, operands.len()).map_err(LowerError)?;
         let rt = match operands {
-            [x] if self.zeros.contains(x) => Some(XZR),
-            [x] => Some(self.r(*x)),
+            [x] if self.zeros.contains(x) => Some(RegOrZr::Zr),
+            [x] => Some(self.r(*x)?.into()),
             _ => None,
         };
         Ok(Insn::Tlbi { op, rt })
@@ -258,22 +264,41 @@ impl Cx<'_> {
 
     /// `cbz`/`cbnz` against 0, else a compare (the immediate in x16 when
     /// it does not fit 12 bits) and `b.cond`.
-    fn branch(&self, cmp: Cmp, rn: Reg, b: &Operand, target: Label, e: &mut dyn FnMut(Insn)) {
+    fn branch(
+        &self,
+        cmp: Cmp,
+        rn: XReg,
+        b: &Operand,
+        target: Label,
+        e: &mut dyn FnMut(Insn),
+    ) -> Result<(), LowerError> {
         match (cmp, b) {
             (Cmp::Eq, Operand::Imm(0)) => {
-                e(Insn::Cbz { rt: rn, target });
-                return;
+                e(Insn::Cbz {
+                    rt: rn.into(),
+                    target,
+                });
+                return Ok(());
             }
             (Cmp::Ne, Operand::Imm(0)) => {
-                e(Insn::Cbnz { rt: rn, target });
-                return;
+                e(Insn::Cbnz {
+                    rt: rn.into(),
+                    target,
+                });
+                return Ok(());
             }
             (_, Operand::Imm(v)) if *v <= 4095 => e(Insn::CmpImm { rn, imm: *v as u16 }),
             (_, Operand::Imm(v)) => {
                 materialize(SCRATCH, *v, e);
-                e(Insn::CmpReg { rn, rm: SCRATCH });
+                e(Insn::CmpReg {
+                    rn: rn.into(),
+                    rm: SCRATCH.into(),
+                });
             }
-            (_, Operand::Reg(b)) => e(Insn::CmpReg { rn, rm: self.r(*b) }),
+            (_, Operand::Reg(b)) => e(Insn::CmpReg {
+                rn: rn.into(),
+                rm: self.r(*b)?.into(),
+            }),
         }
         let cond = match cmp {
             Cmp::Eq => Cond::Eq,
@@ -282,25 +307,39 @@ impl Cx<'_> {
             Cmp::Geu => Cond::Hs,
         };
         e(Insn::BCond { cond, target });
+        Ok(())
     }
 }
 
+fn reg_of(alloc: &Allocation, v: VReg) -> Result<XReg, LowerError> {
+    let n = alloc
+        .try_get(v)
+        .ok_or_else(|| LowerError(format!("{v} has no register")))?;
+    phys(n)
+}
+
+/// A register number of [`REGS`] as a register: the table holds x0..x30
+/// only, so an error here is an internal one.
+fn phys(n: u8) -> Result<XReg, LowerError> {
+    XReg::new(n).ok_or_else(|| LowerError(format!("internal: register {n} is not one of x0..x30")))
+}
+
 /// No MVN/ORN in the model: xor with all ones.
-fn not(rd: Reg, rn: Reg, e: &mut dyn FnMut(Insn)) {
+fn not(rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) {
     e(Insn::Movn {
-        rd: SCRATCH,
+        rd: SCRATCH.into(),
         imm: 0,
         shift: 0,
     });
     e(Insn::Eor {
-        rd,
-        rn,
-        rm: SCRATCH,
+        rd: rd.into(),
+        rn: rn.into(),
+        rm: SCRATCH.into(),
     });
 }
 
 /// `rd = (rn & mask(width)) << shift`.
-fn insert(rd: Reg, rn: Reg, shift: u32, width: u32, e: &mut dyn FnMut(Insn)) {
+fn insert(rd: XReg, rn: XReg, shift: u32, width: u32, e: &mut dyn FnMut(Insn)) {
     if shift >= 64 || width == 0 {
         // Nothing of the field survives.
         materialize(rd, 0, e);
@@ -310,16 +349,16 @@ fn insert(rd: Reg, rn: Reg, shift: u32, width: u32, e: &mut dyn FnMut(Insn)) {
             mov(rd, rn, e);
         } else {
             e(Insn::LslImm {
-                rd,
-                rn,
+                rd: rd.into(),
+                rn: rn.into(),
                 sh: shift as u8,
             });
         }
     } else {
         // UBFIZ (UBFM alias): (x & mask(width)) << lsb.
         e(Insn::Ubfiz {
-            rd,
-            rn,
+            rd: rd.into(),
+            rn: rn.into(),
             lsb: shift as u8,
             width: width as u8,
         });
@@ -328,15 +367,22 @@ fn insert(rd: Reg, rn: Reg, shift: u32, width: u32, e: &mut dyn FnMut(Insn)) {
 
 /// The store-exclusive of a reservation; its status (0 = stored) goes to
 /// the scratch register, and a failed store retries.
-fn store_cond(rt: Reg, rn: Reg, width: u32, release: bool, retry: Label, e: &mut dyn FnMut(Insn)) {
-    let (size, rs) = (xsize(width), SCRATCH);
+fn store_cond(
+    rt: XReg,
+    rn: XReg,
+    width: u32,
+    release: bool,
+    retry: Label,
+    e: &mut dyn FnMut(Insn),
+) {
+    let (size, rs, rt, rn) = (xsize(width), SCRATCH.into(), rt.into(), rn.into());
     e(if release {
         Insn::Stlxr { size, rs, rt, rn }
     } else {
         Insn::Stxr { size, rs, rt, rn }
     });
     e(Insn::Cbnz {
-        rt: SCRATCH,
+        rt: SCRATCH.into(),
         target: retry,
     });
 }
@@ -359,50 +405,59 @@ fn feature_jump(cap: &str, target: Label) -> Result<Insn, LowerError> {
 /// bits. Base ARMv8 has no popcount for general registers (`cnt` is
 /// Advanced SIMD): [`hweight::HWEIGHT64`], whose masks are all bitmask
 /// immediates, with x16 as its scratch register.
-fn un(op: UnOp, rd: Reg, rn: Reg, e: &mut dyn FnMut(Insn)) {
+fn un(op: UnOp, rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) {
     match op {
-        UnOp::Clz => e(Insn::Clz { rd, rn }),
+        UnOp::Clz => e(Insn::Clz {
+            rd: rd.into(),
+            rn: rn.into(),
+        }),
         UnOp::Ctz => {
-            e(Insn::Rbit { rd, rn });
+            let rd = rd.into();
+            e(Insn::Rbit { rd, rn: rn.into() });
             e(Insn::Clz { rd, rn: rd });
         }
-        UnOp::Popcount => {
-            mov(rd, rn, e);
-            let reg = |l: Loc| match l {
-                Loc::D => rd,
-                Loc::S => SCRATCH,
-            };
-            for step in hweight::HWEIGHT64 {
-                match step {
-                    Step::And { dst, k } => e(Insn::AndImm {
-                        rd: reg(dst),
-                        rn: rd,
-                        imm: k,
-                    }),
-                    Step::Shr { dst, src, n } => e(Insn::LsrImm {
-                        rd: reg(dst),
-                        rn: reg(src),
-                        sh: n,
-                    }),
-                    Step::Sub => e(Insn::Sub {
-                        rd,
-                        rn: rd,
-                        rm: SCRATCH,
-                    }),
-                    Step::Add => e(Insn::Add {
-                        rd,
-                        rn: rd,
-                        rm: SCRATCH,
-                    }),
-                    Step::Mul(k) => {
-                        materialize(SCRATCH, k, e);
-                        e(Insn::Mul {
-                            rd,
-                            rn: rd,
-                            rm: SCRATCH,
-                        });
-                    }
-                }
+        UnOp::Popcount => popcount(rd, rn, e),
+    }
+}
+
+/// [`hweight::HWEIGHT64`] with `rd` as its destination and x16 as its
+/// scratch register.
+fn popcount(rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) {
+    mov(rd, rn, e);
+    let reg = |l: Loc| match l {
+        Loc::D => rd,
+        Loc::S => SCRATCH,
+    };
+    let (d, scratch) = (RegOrZr::from(rd), RegOrZr::from(SCRATCH));
+    for step in hweight::HWEIGHT64 {
+        match step {
+            Step::And { dst, k } => e(Insn::AndImm {
+                rd: reg(dst),
+                rn: d,
+                imm: k,
+            }),
+            Step::Shr { dst, src, n } => e(Insn::LsrImm {
+                rd: reg(dst).into(),
+                rn: reg(src).into(),
+                sh: n,
+            }),
+            Step::Sub => e(Insn::Sub {
+                rd: d,
+                rn: d,
+                rm: scratch,
+            }),
+            Step::Add => e(Insn::Add {
+                rd: d,
+                rn: d,
+                rm: scratch,
+            }),
+            Step::Mul(k) => {
+                materialize(SCRATCH, k, e);
+                e(Insn::Mul {
+                    rd: d,
+                    rn: d,
+                    rm: scratch,
+                });
             }
         }
     }
@@ -417,9 +472,12 @@ fn xsize(width: u32) -> Size {
     }
 }
 
-fn mov(rd: Reg, rm: Reg, e: &mut dyn FnMut(Insn)) {
+fn mov(rd: XReg, rm: XReg, e: &mut dyn FnMut(Insn)) {
     if rd != rm {
-        e(Insn::MovReg { rd, rm });
+        e(Insn::MovReg {
+            rd: rd.into(),
+            rm: rm.into(),
+        });
     }
 }
 
@@ -481,13 +539,14 @@ fn chunk(v: u64, i: u32) -> u16 {
 /// `movn`; one `orr xd, xzr, #bitmask`; `orr` + one `movk`; `movz` +
 /// `movk`s over the non-zero chunks; or `movn` + `movk`s over the chunks
 /// that are not 0xffff.
-pub fn materialize(rd: Reg, value: u64, e: &mut dyn FnMut(Insn)) {
+pub fn materialize(rd: XReg, value: u64, e: &mut dyn FnMut(Insn)) {
     for i in candidates(rd, value) {
         e(i);
     }
 }
 
-fn candidates(rd: Reg, value: u64) -> Vec<Insn> {
+fn candidates(rd: XReg, value: u64) -> Vec<Insn> {
+    let (rd_x, rd) = (rd, RegOrZr::from(rd));
     let movk = |i: u32| Insn::Movk {
         rd,
         imm: chunk(value, i),
@@ -546,8 +605,8 @@ fn candidates(rd: Reg, value: u64) -> Vec<Insn> {
     // reads better than `orr x0, xzr, #6`.
     if best.len() > 1 && logical_imm_encodable(value) {
         return vec![Insn::OrrImm {
-            rd,
-            rn: XZR,
+            rd: rd_x,
+            rn: RegOrZr::Zr,
             imm: value,
         }];
     }
@@ -561,7 +620,12 @@ fn candidates(rd: Reg, value: u64) -> Vec<Insn> {
             {
                 let imm = (value & !mask) | (fill & mask);
                 if logical_imm_encodable(imm) {
-                    return vec![Insn::OrrImm { rd, rn: XZR, imm }, movk(i)];
+                    let orr = Insn::OrrImm {
+                        rd: rd_x,
+                        rn: RegOrZr::Zr,
+                        imm,
+                    };
+                    return vec![orr, movk(i)];
                 }
             }
         }
@@ -571,15 +635,15 @@ fn candidates(rd: Reg, value: u64) -> Vec<Insn> {
 
 fn bin(
     op: BinOp,
-    rd: Reg,
-    rn: Reg,
+    rd: XReg,
+    rn: XReg,
     b: Operand,
     alloc: &Allocation,
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
     let imm = match b {
         Operand::Reg(v) => {
-            reg_op(op, rd, rn, alloc.get(v), e);
+            reg_op(op, rd, rn, reg_of(alloc, v)?, e);
             return Ok(());
         }
         Operand::Imm(v) => v,
@@ -593,19 +657,27 @@ fn bin(
             mov(rd, rn, e)
         }
         BinOp::Shl => e(Insn::LslImm {
-            rd,
-            rn,
+            rd: rd.into(),
+            rn: rn.into(),
             sh: imm as u8,
         }),
         BinOp::Shr => e(Insn::LsrImm {
-            rd,
-            rn,
+            rd: rd.into(),
+            rn: rn.into(),
             sh: imm as u8,
         }),
         BinOp::And if imm == u64::MAX => mov(rd, rn, e),
         BinOp::And if imm == 0 => materialize(rd, 0, e),
-        BinOp::And if logical_imm_encodable(imm) => e(Insn::AndImm { rd, rn, imm }),
-        BinOp::Or if logical_imm_encodable(imm) => e(Insn::OrrImm { rd, rn, imm }),
+        BinOp::And if logical_imm_encodable(imm) => e(Insn::AndImm {
+            rd,
+            rn: rn.into(),
+            imm,
+        }),
+        BinOp::Or if logical_imm_encodable(imm) => e(Insn::OrrImm {
+            rd,
+            rn: rn.into(),
+            imm,
+        }),
         BinOp::Add if imm <= 4095 => e(Insn::AddImm {
             rd,
             rn,
@@ -631,7 +703,11 @@ fn bin(
             if sh == 0 {
                 mov(rd, rn, e);
             } else {
-                e(Insn::LslImm { rd, rn, sh });
+                e(Insn::LslImm {
+                    rd: rd.into(),
+                    rn: rn.into(),
+                    sh,
+                });
             }
         }
         _ => {
@@ -642,7 +718,8 @@ fn bin(
     Ok(())
 }
 
-fn reg_op(op: BinOp, rd: Reg, rn: Reg, rm: Reg, e: &mut dyn FnMut(Insn)) {
+fn reg_op(op: BinOp, rd: XReg, rn: XReg, rm: XReg, e: &mut dyn FnMut(Insn)) {
+    let (rd, rn, rm) = (rd.into(), rn.into(), rm.into());
     e(match op {
         BinOp::Or => Insn::Orr { rd, rn, rm },
         BinOp::Xor => Insn::Eor { rd, rn, rm },
@@ -662,8 +739,8 @@ fn reg_op(op: BinOp, rd: Reg, rn: Reg, rm: Reg, e: &mut dyn FnMut(Insn)) {
 /// as the zero-extending load did).
 fn mem(
     store: bool,
-    rt: Reg,
-    base: Reg,
+    rt: XReg,
+    base: XReg,
     offset: u64,
     width: u32,
     swap: bool,
@@ -673,14 +750,14 @@ fn mem(
         return Err(LowerError(format!("no {width}-bit access on aarch64")));
     }
     let size = xsize(width);
-    if base >= 31 {
-        return Err(LowerError("register 31 cannot be a base register".into()));
-    }
     let swap = swap && width > 8;
-    let reverse = |rd: Reg, rn: Reg| match size {
-        Size::X => Insn::Rev { rd, rn },
-        Size::W => Insn::Rev32W { rd, rn },
-        _ => Insn::Rev16W { rd, rn },
+    let reverse = |rd: XReg, rn: XReg| {
+        let (rd, rn) = (rd.into(), rn.into());
+        match size {
+            Size::X => Insn::Rev { rd, rn },
+            Size::W => Insn::Rev32W { rd, rn },
+            _ => Insn::Rev16W { rd, rn },
+        }
     };
     let data = if store && swap {
         e(reverse(SCRATCH, rt));
@@ -688,6 +765,7 @@ fn mem(
     } else {
         rt
     };
+    let (data, base) = (RegOrZr::from(data), RegOrSp::from(base));
     let bytes = u64::from(width / 8);
     if offset.is_multiple_of(bytes) && offset / bytes <= 4095 {
         let off = offset as u32;
@@ -713,7 +791,7 @@ fn mem(
                 size,
                 rt: data,
                 rn: base,
-                rm: SCRATCH_OFF,
+                rm: SCRATCH_OFF.into(),
                 scaled: false,
             }
         } else {
@@ -721,7 +799,7 @@ fn mem(
                 size,
                 rt: data,
                 rn: base,
-                rm: SCRATCH_OFF,
+                rm: SCRATCH_OFF.into(),
                 scaled: false,
             }
         });

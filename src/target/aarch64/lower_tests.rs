@@ -12,7 +12,11 @@ fn eval(seq: &[Insn]) -> u64 {
             Insn::Movk { imm, shift, .. } => {
                 (r & !(0xffffu64 << shift)) | (u64::from(imm) << shift)
             }
-            Insn::OrrImm { rn: XZR, imm, .. } => imm,
+            Insn::OrrImm {
+                rn: RegOrZr::Zr,
+                imm,
+                ..
+            } => imm,
             ref other => panic!("unexpected {other:?}"),
         };
     }
@@ -21,7 +25,7 @@ fn eval(seq: &[Insn]) -> u64 {
 
 fn check(v: u64) -> Vec<Insn> {
     let mut seq = Vec::new();
-    materialize(9, v, &mut |i| seq.push(i));
+    materialize(xreg(9), v, &mut |i| seq.push(i));
     assert_eq!(eval(&seq), v, "{v:#x}: {seq:?}");
     // Every instruction must also encode.
     super::super::insn::assemble(&seq).unwrap_or_else(|e| panic!("{v:#x}: {e}"));
@@ -93,7 +97,7 @@ fn barriers_and_tlbis_map() {
         let n = op.name();
         assert_eq!(tlbi_op(&format!("tlbi {n}")).unwrap(), op);
         assert_eq!(tlbi_op(n).unwrap(), op);
-        let rt = op.takes_reg().then_some(1);
+        let rt = op.takes_reg().then_some(RegOrZr::X(xreg(1)));
         let text = Insn::Tlbi { op, rt }.text(&|l| l.to_string());
         assert!(text.starts_with(&format!("tlbi {n}")), "{text}");
         assert!(check_invalidate(&format!("tlbi {n}"), rt.map_or(0, |_| 1)).is_ok());
@@ -106,7 +110,14 @@ use crate::lir::{regalloc, ArgKind, MemKind};
 /// Interpreter for the register-only instructions ALU lowering emits.
 fn run_alu(seq: &[Insn], regs: &mut [u64; 32]) {
     for i in seq {
-        let x = |r: Reg| if r == XZR { 0 } else { regs[r as usize] };
+        // XZR is field 31, and reads as 0.
+        let x = |r: RegOrZr| {
+            if r == RegOrZr::Zr {
+                0
+            } else {
+                regs[r.field() as usize]
+            }
+        };
         let (rd, v) = match *i {
             Insn::Movz { rd, imm, shift } => (rd, u64::from(imm) << shift),
             Insn::Movn { rd, imm, shift } => (rd, !(u64::from(imm) << shift)),
@@ -114,8 +125,8 @@ fn run_alu(seq: &[Insn], regs: &mut [u64; 32]) {
                 rd,
                 (x(rd) & !(0xffffu64 << shift)) | (u64::from(imm) << shift),
             ),
-            Insn::OrrImm { rd, rn, imm } => (rd, x(rn) | imm),
-            Insn::AndImm { rd, rn, imm } => (rd, x(rn) & imm),
+            Insn::OrrImm { rd, rn, imm } => (rd.into(), x(rn) | imm),
+            Insn::AndImm { rd, rn, imm } => (rd.into(), x(rn) & imm),
             Insn::MovReg { rd, rm } => (rd, x(rm)),
             Insn::Orr { rd, rn, rm } => (rd, x(rn) | x(rm)),
             Insn::And { rd, rn, rm } => (rd, x(rn) & x(rm)),
@@ -123,8 +134,8 @@ fn run_alu(seq: &[Insn], regs: &mut [u64; 32]) {
             Insn::Add { rd, rn, rm } => (rd, x(rn).wrapping_add(x(rm))),
             Insn::Sub { rd, rn, rm } => (rd, x(rn).wrapping_sub(x(rm))),
             Insn::Mul { rd, rn, rm } => (rd, x(rn).wrapping_mul(x(rm))),
-            Insn::AddImm { rd, rn, imm } => (rd, x(rn).wrapping_add(imm.into())),
-            Insn::SubImm { rd, rn, imm } => (rd, x(rn).wrapping_sub(imm.into())),
+            Insn::AddImm { rd, rn, imm } => (rd.into(), x(rn.into()).wrapping_add(imm.into())),
+            Insn::SubImm { rd, rn, imm } => (rd.into(), x(rn.into()).wrapping_sub(imm.into())),
             Insn::LslImm { rd, rn, sh } => (rd, x(rn) << sh),
             Insn::LsrImm { rd, rn, sh } => (rd, x(rn) >> sh),
             Insn::LslReg { rd, rn, rm } => (rd, x(rn) << (x(rm) & 63)),
@@ -134,8 +145,9 @@ fn run_alu(seq: &[Insn], regs: &mut [u64; 32]) {
             Insn::Ubfiz { rd, rn, lsb, width } => (rd, (x(rn) & (u64::MAX >> (64 - width))) << lsb),
             ref other => panic!("unexpected {other:?}"),
         };
-        assert_ne!(rd, XZR);
-        regs[rd as usize] = v;
+        let rd: RegOrZr = rd;
+        assert_ne!(rd, RegOrZr::Zr);
+        regs[rd.field() as usize] = v;
     }
 }
 
@@ -315,7 +327,7 @@ fn bit_counts_match_their_definitions() {
                     assert_eq!(regs[rs as usize], v, "{op:?} clobbered the source");
                 }
                 for r in 0..32u8 {
-                    if ![rd, rs, SCRATCH].contains(&r) {
+                    if ![rd, rs, SCRATCH.field()].contains(&r) {
                         assert_eq!(regs[r as usize], 0, "{op:?} touched x{r}");
                     }
                 }
@@ -493,6 +505,20 @@ fn needs_arch_from_instructions() {
 #[test]
 fn pool_avoids_reserved_registers() {
     for r in REGS.pool.iter().chain(REGS.args) {
-        assert!(*r <= 15 && *r != SCRATCH && *r != SCRATCH_OFF, "x{r}");
+        assert!(
+            *r <= 15 && *r != SCRATCH.field() && *r != SCRATCH_OFF.field(),
+            "x{r}"
+        );
     }
+}
+
+/// A register the allocator never saw is an error, never x0.
+#[test]
+fn unallocated_register_is_an_error() {
+    let copy = Inst::Copy {
+        dst: VReg(1),
+        src: VReg(0),
+    };
+    let e = lower_one(copy, &alloc_of(&[(1, 9)])).unwrap_err();
+    assert_eq!(e.0, format!("{} has no register", VReg(0)));
 }

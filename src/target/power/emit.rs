@@ -6,8 +6,10 @@ use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
-use crate::target::mach::{label_name, InsnClass, Line, MachFunc};
+use crate::target::mach::{bare, mach_func, MachFunc};
 use crate::target::{Machine, Target};
+
+crate::mach_insn!(Insn);
 
 pub fn codegen(
     f: &Func,
@@ -23,42 +25,18 @@ pub fn codegen(
         Style::Linux => RegStyle::Bare,
     };
     let lowered = lower::lower(f, alloc, target, machine).map_err(|e| e.0)?;
-    let insns: Vec<Insn> = lowered.insns.iter().map(|(i, _)| i.clone()).collect();
-    let asm = assemble(&insns, target.big_endian()).map_err(|e| e.to_string())?;
-    let name = |l: u32| label_name(symbol, l);
-    let lines = lowered
-        .insns
-        .iter()
-        .zip(&asm.offsets)
-        .map(|((insn, origin), &offset)| {
-            let class = InsnClass::of(
-                insn.is_barrier(),
-                insn.is_invalidate(),
-                insn.is_store(),
-                insn.is_load(),
-            );
-            Line {
-                label: match insn {
-                    Insn::Label(l) => Some(name(*l)),
-                    _ => None,
-                },
-                text: insn.text(style, &name),
-                mnemonic: insn.mnemonic(),
-                class,
-                offset,
-                origin: origin.clone(),
-            }
-        })
-        .collect();
-    Ok(MachFunc {
-        symbol: symbol.to_string(),
-        lines,
-        bytes: asm.bytes,
-        needs_arch: Some(match machine {
+    let asm = assemble(&bare(&lowered.insns), target.big_endian()).map_err(|e| e.to_string())?;
+    Ok(mach_func(
+        symbol,
+        &lowered.insns,
+        asm.bytes,
+        &asm.offsets,
+        &|_, insn: &Insn, name| insn.text(style, name),
+        Some(match machine {
             Machine::Book3s => "power9",
             Machine::E6500 => "e6500",
         }),
-    })
+    ))
 }
 
 #[derive(askama::Template)]

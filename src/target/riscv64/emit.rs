@@ -6,7 +6,7 @@ use super::lower;
 use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
-use crate::target::mach::{lines_of, MachFunc};
+use crate::target::mach::{bare, mach_func, MachFunc};
 
 crate::mach_insn!(Insn);
 
@@ -15,14 +15,16 @@ crate::mach_insn!(Insn);
 pub fn codegen(f: &Func, alloc: &Allocation, symbol: &str) -> Result<MachFunc, String> {
     let lowered = lower::lower(f, alloc).map_err(|e| e.0)?;
     let insns = relax(lowered.insns, f.nlabels).map_err(|e| e.to_string())?;
-    let plain: Vec<Insn> = insns.iter().map(|(i, _)| i.clone()).collect();
+    let plain = bare(&insns);
     let asm = assemble(&plain).map_err(|e| e.to_string())?;
-    Ok(MachFunc {
-        symbol: symbol.to_string(),
-        lines: lines_of(symbol, &insns, &asm.offsets),
-        bytes: asm.bytes,
-        needs_arch: plain.iter().find_map(Insn::needs_arch),
-    })
+    Ok(mach_func(
+        symbol,
+        &insns,
+        asm.bytes,
+        &asm.offsets,
+        &|_, insn: &Insn, name| insn.text(name),
+        plain.iter().find_map(Insn::needs_arch),
+    ))
 }
 
 #[derive(askama::Template)]

@@ -49,9 +49,8 @@ type Emit<'a> = &'a mut dyn FnMut(Insn);
 /// an error, not x0.
 fn reg_of(alloc: &Allocation, v: VReg) -> Result<Reg, LowerError> {
     alloc
-        .reg
-        .get(&v)
-        .and_then(|&n| Reg::new(n))
+        .try_get(v)
+        .and_then(Reg::new)
         .ok_or_else(|| LowerError(format!("{v} has no register")))
 }
 

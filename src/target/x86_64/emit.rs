@@ -6,7 +6,9 @@ use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
-use crate::target::mach::{label_name, InsnClass, Line, MachFunc};
+use crate::target::mach::{bare, label_name, mach_func, MachFunc};
+
+crate::mach_insn!(Insn);
 
 pub fn codegen(
     f: &Func,
@@ -15,47 +17,25 @@ pub fn codegen(
     style: Style,
 ) -> Result<MachFunc, String> {
     let lowered = lower::lower(f, alloc).map_err(|e| e.0)?;
-    let insns: Vec<Insn> = lowered.insns.iter().map(|(i, _)| i.clone()).collect();
     let name = |l: u32| label_name(symbol, l);
-    let asm = assemble(&insns, &name).map_err(|e| e.to_string())?;
-    let lines = lowered
-        .insns
-        .iter()
-        .zip(asm.offsets.iter().zip(&asm.text))
-        .map(|((insn, origin), (&offset, text))| {
-            let class = InsnClass::of(
-                insn.is_barrier(),
-                insn.is_invalidate(),
-                insn.is_store(),
-                insn.is_load(),
-            );
-            // The kernel's RET (linkage.h) is `ret` plus the return-thunk
-            // and straight-line-speculation mitigations it is configured
-            // with; objtool rejects a bare `ret` in RETHUNK builds. The
-            // bytes stay those of a plain `ret`.
-            let text = match (insn, style) {
-                (Insn::Ret, Style::Linux) => "RET".to_string(),
-                _ => text.clone(),
-            };
-            Line {
-                label: match insn {
-                    Insn::Label(l) => Some(name(*l)),
-                    _ => None,
-                },
-                text,
-                mnemonic: insn.mnemonic(),
-                class,
-                offset,
-                origin: origin.clone(),
-            }
-        })
-        .collect();
-    Ok(MachFunc {
-        symbol: symbol.to_string(),
-        lines,
-        bytes: asm.bytes,
-        needs_arch: None,
-    })
+    let asm = assemble(&bare(&lowered.insns), &name).map_err(|e| e.to_string())?;
+    // The text is iced's, made while encoding (it knows which branches
+    // came out short), except that the kernel's RET (linkage.h) is `ret`
+    // plus the return-thunk and straight-line-speculation mitigations it
+    // is configured with; objtool rejects a bare `ret` in RETHUNK builds.
+    // The bytes stay those of a plain `ret`.
+    let text = |index: usize, insn: &Insn, _: &dyn Fn(u32) -> String| match (insn, style) {
+        (Insn::Ret, Style::Linux) => "RET".to_string(),
+        _ => asm.text[index].clone(),
+    };
+    Ok(mach_func(
+        symbol,
+        &lowered.insns,
+        asm.bytes,
+        &asm.offsets,
+        &text,
+        None,
+    ))
 }
 
 #[derive(askama::Template)]

@@ -5,8 +5,9 @@
 //! TLBI operation names at *compile* time, so every enum value gets its own
 //! macro invocation; only registers and immediates are dynamic.  The
 //! runtime helpers that `dynasm!` generates for dynamic immediates *panic*
-//! when a value is out of range, so every operand is validated here first:
-//! the public functions in this module never panic.
+//! when a value is out of range, so every immediate is validated here
+//! first (registers are in range by type, see `regs`): the public
+//! functions in this module never panic.
 //!
 //! Hand encoding is used for exactly one case that dynasm-rs 5.1 cannot
 //! express: `ldrb`/`strb` (register offset) with an explicit `lsl #0`, whose
@@ -24,7 +25,8 @@ use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 
 use super::{
-    logical_imm_encodable, Assembled, BarrierOpt, Cond, EncodeError, Insn, Label, Reg, Size, TlbiOp,
+    logical_imm_encodable, Assembled, BarrierOpt, Cond, EncodeError, Insn, Label, RegOrZr, Size,
+    TlbiOp,
 };
 
 type Asm = VecAssembler<Aarch64Relocation>;
@@ -44,22 +46,6 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn reg(&self, r: Reg) -> Result<u8, EncodeError> {
-        if r > 31 {
-            Err(bad(self.index, "register number > 31"))
-        } else {
-            Ok(r)
-        }
-    }
-    /// A register that must not be 31 because 31 would mean SP in this
-    /// encoding, while the model only allows SP as a load/store base.
-    fn not_sp(&self, r: Reg) -> Result<u8, EncodeError> {
-        if r >= 31 {
-            Err(bad(self.index, "register 31 would be sp in this form"))
-        } else {
-            Ok(r)
-        }
-    }
     fn label(&self, l: Label) -> Result<DynamicLabel, EncodeError> {
         self.labels
             .get(&l)
@@ -164,21 +150,21 @@ fn emit_move_and_logical(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(),
     let ix = cx.index;
     match *insn {
         Insn::Movz { rd, imm, shift } => {
-            let (rd, sh, imm) = (cx.reg(rd)?, check_wide(ix, shift)?, u32::from(imm));
+            let (rd, sh, imm) = (rd.field(), check_wide(ix, shift)?, u32::from(imm));
             dynasm!(ops ; .arch aarch64 ; movz X(rd), imm, lsl sh);
         }
         Insn::Movk { rd, imm, shift } => {
-            let (rd, sh, imm) = (cx.reg(rd)?, check_wide(ix, shift)?, u32::from(imm));
+            let (rd, sh, imm) = (rd.field(), check_wide(ix, shift)?, u32::from(imm));
             dynasm!(ops ; .arch aarch64 ; movk X(rd), imm, lsl sh);
         }
         Insn::Movn { rd, imm, shift } => {
-            let (rd, sh, imm) = (cx.reg(rd)?, check_wide(ix, shift)?, u32::from(imm));
+            let (rd, sh, imm) = (rd.field(), check_wide(ix, shift)?, u32::from(imm));
             dynasm!(ops ; .arch aarch64 ; movn X(rd), imm, lsl sh);
         }
         Insn::OrrImm { rd, rn, imm } | Insn::AndImm { rd, rn, imm } => {
             // Logical (immediate): Rd = 31 is SP, Rn = 31 is XZR (Arm ARM
             // C6.2 "ORR (immediate)").
-            let (rd, rn) = (cx.not_sp(rd)?, cx.reg(rn)?);
+            let (rd, rn) = (rd.field(), rn.field());
             if !logical_imm_encodable(imm) {
                 return Err(bad(ix, "immediate is not a valid bitmask immediate"));
             }
@@ -190,23 +176,23 @@ fn emit_move_and_logical(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(),
         }
         Insn::MovReg { rd, rm } => {
             // MOV (register) is ORR Xd, XZR, Xm (Arm ARM C6.2 "MOV (register)").
-            let (rd, rm) = (cx.reg(rd)?, cx.reg(rm)?);
+            let (rd, rm) = (rd.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; orr X(rd), xzr, X(rm));
         }
         Insn::Orr { rd, rn, rm } => {
-            let (rd, rn, rm) = (cx.reg(rd)?, cx.reg(rn)?, cx.reg(rm)?);
+            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; orr X(rd), X(rn), X(rm));
         }
         Insn::And { rd, rn, rm } => {
-            let (rd, rn, rm) = (cx.reg(rd)?, cx.reg(rn)?, cx.reg(rm)?);
+            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; and X(rd), X(rn), X(rm));
         }
         Insn::Eor { rd, rn, rm } => {
-            let (rd, rn, rm) = (cx.reg(rd)?, cx.reg(rn)?, cx.reg(rm)?);
+            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; eor X(rd), X(rn), X(rm));
         }
         Insn::Bic { rd, rn, rm } => {
-            let (rd, rn, rm) = (cx.reg(rd)?, cx.reg(rn)?, cx.reg(rm)?);
+            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; bic X(rd), X(rn), X(rm));
         }
         _ => return Err(bad(cx.index, "internal: not a move or logical instruction")),
@@ -221,16 +207,16 @@ fn emit_arithmetic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
     match *insn {
         Insn::Add { rd, rn, rm } => {
             // Shifted-register form: 31 is XZR in every position.
-            let (rd, rn, rm) = (cx.reg(rd)?, cx.reg(rn)?, cx.reg(rm)?);
+            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; add X(rd), X(rn), X(rm));
         }
         Insn::Sub { rd, rn, rm } => {
-            let (rd, rn, rm) = (cx.reg(rd)?, cx.reg(rn)?, cx.reg(rm)?);
+            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; sub X(rd), X(rn), X(rm));
         }
         Insn::AddImm { rd, rn, imm } | Insn::SubImm { rd, rn, imm } => {
             // ADD/SUB (immediate): 31 is SP for both Rd and Rn.
-            let (rd, rn) = (cx.not_sp(rd)?, cx.not_sp(rn)?);
+            let (rd, rn) = (rd.field(), rn.field());
             let imm = check_imm12(ix, imm)?;
             if matches!(insn, Insn::AddImm { .. }) {
                 dynasm!(ops ; .arch aarch64 ; add XSP(rd), XSP(rn), imm);
@@ -251,22 +237,22 @@ fn emit_arithmetic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
         }
         Insn::SubsImm { rd, rn, imm } => {
             // SUBS (immediate): Rd = 31 is XZR (that is CMP), Rn = 31 is SP.
-            let (rd, rn) = (cx.reg(rd)?, cx.not_sp(rn)?);
+            let (rd, rn) = (rd.field(), rn.field());
             let imm = check_imm12(ix, imm)?;
             dynasm!(ops ; .arch aarch64 ; subs X(rd), XSP(rn), imm);
         }
         Insn::Mul { rd, rn, rm } => {
-            let (rd, rn, rm) = (cx.reg(rd)?, cx.reg(rn)?, cx.reg(rm)?);
+            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; mul X(rd), X(rn), X(rm));
         }
         Insn::CmpReg { rn, rm } => {
             // CMP (shifted register) = SUBS XZR, Xn, Xm; 31 is XZR.
-            let (rn, rm) = (cx.reg(rn)?, cx.reg(rm)?);
+            let (rn, rm) = (rn.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; cmp X(rn), X(rm));
         }
         Insn::CmpImm { rn, imm } => {
             // CMP (immediate) = SUBS XZR, Xn|SP, #imm; 31 would be SP.
-            let rn = cx.not_sp(rn)?;
+            let rn = rn.field();
             let imm = check_imm12(ix, imm)?;
             dynasm!(ops ; .arch aarch64 ; cmp XSP(rn), imm);
         }
@@ -280,7 +266,7 @@ fn emit_shift_and_bits(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), E
     let ix = cx.index;
     match *insn {
         Insn::LslImm { rd, rn, sh } | Insn::LsrImm { rd, rn, sh } => {
-            let (rd, rn) = (cx.reg(rd)?, cx.reg(rn)?);
+            let (rd, rn) = (rd.field(), rn.field());
             if sh > 63 {
                 return Err(bad(ix, "shift amount must be 0..=63"));
             }
@@ -292,18 +278,18 @@ fn emit_shift_and_bits(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), E
             }
         }
         Insn::LslReg { rd, rn, rm } => {
-            let (rd, rn, rm) = (cx.reg(rd)?, cx.reg(rn)?, cx.reg(rm)?);
+            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; lsl X(rd), X(rn), X(rm));
         }
         Insn::LsrReg { rd, rn, rm } => {
-            let (rd, rn, rm) = (cx.reg(rd)?, cx.reg(rn)?, cx.reg(rm)?);
+            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; lsr X(rd), X(rn), X(rm));
         }
         Insn::Ubfiz { rd, rn, lsb, width } | Insn::Ubfx { rd, rn, lsb, width } => {
             // Both are UBFM aliases; the field must lie inside the 64-bit
             // register: lsb < 64 and 1 <= width <= 64 - lsb (Arm ARM C6.2
             // "UBFIZ", "UBFX").
-            let (rd, rn) = (cx.reg(rd)?, cx.reg(rn)?);
+            let (rd, rn) = (rd.field(), rn.field());
             if lsb > 63 || width == 0 || u32::from(width) > 64 - u32::from(lsb) {
                 return Err(bad(ix, "bitfield lsb/width outside 64-bit register"));
             }
@@ -315,24 +301,24 @@ fn emit_shift_and_bits(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), E
             }
         }
         Insn::Rev { rd, rn } => {
-            let (rd, rn) = (cx.reg(rd)?, cx.reg(rn)?);
+            let (rd, rn) = (rd.field(), rn.field());
             dynasm!(ops ; .arch aarch64 ; rev X(rd), X(rn));
         }
         // Data-processing (1 source): 31 is XZR in both fields.
         Insn::Clz { rd, rn } => {
-            let (rd, rn) = (cx.reg(rd)?, cx.reg(rn)?);
+            let (rd, rn) = (rd.field(), rn.field());
             dynasm!(ops ; .arch aarch64 ; clz X(rd), X(rn));
         }
         Insn::Rbit { rd, rn } => {
-            let (rd, rn) = (cx.reg(rd)?, cx.reg(rn)?);
+            let (rd, rn) = (rd.field(), rn.field());
             dynasm!(ops ; .arch aarch64 ; rbit X(rd), X(rn));
         }
         Insn::Rev32W { rd, rn } => {
-            let (rd, rn) = (cx.reg(rd)?, cx.reg(rn)?);
+            let (rd, rn) = (rd.field(), rn.field());
             dynasm!(ops ; .arch aarch64 ; rev W(rd), W(rn));
         }
         Insn::Rev16W { rd, rn } => {
-            let (rd, rn) = (cx.reg(rd)?, cx.reg(rn)?);
+            let (rd, rn) = (rd.field(), rn.field());
             dynasm!(ops ; .arch aarch64 ; rev16 W(rd), W(rn));
         }
         _ => return Err(bad(cx.index, "internal: not a shift or bit instruction")),
@@ -345,7 +331,7 @@ fn emit_load_store(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
     let ix = cx.index;
     match *insn {
         Insn::Str { size, rt, rn, off } => {
-            let (rt, rn, off) = (cx.reg(rt)?, cx.reg(rn)?, check_off(ix, size, off)?);
+            let (rt, rn, off) = (rt.field(), rn.field(), check_off(ix, size, off)?);
             match size {
                 Size::B => dynasm!(ops ; .arch aarch64 ; strb W(rt), [XSP(rn), off]),
                 Size::H => dynasm!(ops ; .arch aarch64 ; strh W(rt), [XSP(rn), off]),
@@ -354,7 +340,7 @@ fn emit_load_store(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
             }
         }
         Insn::Ldr { size, rt, rn, off } => {
-            let (rt, rn, off) = (cx.reg(rt)?, cx.reg(rn)?, check_off(ix, size, off)?);
+            let (rt, rn, off) = (rt.field(), rn.field(), check_off(ix, size, off)?);
             match size {
                 Size::B => dynasm!(ops ; .arch aarch64 ; ldrb W(rt), [XSP(rn), off]),
                 Size::H => dynasm!(ops ; .arch aarch64 ; ldrh W(rt), [XSP(rn), off]),
@@ -369,7 +355,7 @@ fn emit_load_store(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
             rm,
             scaled,
         } => {
-            let (rt, rn, rm) = (cx.reg(rt)?, cx.reg(rn)?, cx.reg(rm)?);
+            let (rt, rn, rm) = (rt.field(), rn.field(), rm.field());
             match (size, scaled) {
                 (Size::B, false) => dynasm!(ops ; .arch aarch64 ; strb W(rt), [XSP(rn), X(rm)]),
                 (Size::B, true) => emit_byte_lsl0(ops, ix, false, rt, rn, rm)?,
@@ -394,7 +380,7 @@ fn emit_load_store(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
             rm,
             scaled,
         } => {
-            let (rt, rn, rm) = (cx.reg(rt)?, cx.reg(rn)?, cx.reg(rm)?);
+            let (rt, rn, rm) = (rt.field(), rn.field(), rm.field());
             match (size, scaled) {
                 (Size::B, false) => dynasm!(ops ; .arch aarch64 ; ldrb W(rt), [XSP(rn), X(rm)]),
                 (Size::B, true) => emit_byte_lsl0(ops, ix, true, rt, rn, rm)?,
@@ -422,7 +408,7 @@ fn emit_exclusive_or_atomic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<
     let ix = cx.index;
     match *insn {
         Insn::Ldxr { size, rt, rn } => {
-            let (rt, rn) = (cx.reg(rt)?, cx.reg(rn)?);
+            let (rt, rn) = (rt.field(), rn.field());
             match size {
                 Size::B => dynasm!(ops ; .arch aarch64 ; ldxrb W(rt), [XSP(rn)]),
                 Size::H => dynasm!(ops ; .arch aarch64 ; ldxrh W(rt), [XSP(rn)]),
@@ -431,7 +417,7 @@ fn emit_exclusive_or_atomic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<
             }
         }
         Insn::Ldaxr { size, rt, rn } => {
-            let (rt, rn) = (cx.reg(rt)?, cx.reg(rn)?);
+            let (rt, rn) = (rt.field(), rn.field());
             match size {
                 Size::B => dynasm!(ops ; .arch aarch64 ; ldaxrb W(rt), [XSP(rn)]),
                 Size::H => dynasm!(ops ; .arch aarch64 ; ldaxrh W(rt), [XSP(rn)]),
@@ -440,7 +426,7 @@ fn emit_exclusive_or_atomic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<
             }
         }
         Insn::Stxr { size, rs, rt, rn } | Insn::Stlxr { size, rs, rt, rn } => {
-            let (rs, rt, rn) = (cx.reg(rs)?, cx.reg(rt)?, cx.reg(rn)?);
+            let (rs, rt, rn) = (rs.field(), rt.field(), rn.field());
             // Arm ARM C6.2 "STXR": if s == t, or s == n with n != 31, the
             // behaviour is CONSTRAINED UNPREDICTABLE; refuse to emit it.
             // GNU as also warns for wzr status with an sp base (both are
@@ -462,7 +448,7 @@ fn emit_exclusive_or_atomic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<
             }
         }
         Insn::Ldar { size, rt, rn } => {
-            let (rt, rn) = (cx.reg(rt)?, cx.reg(rn)?);
+            let (rt, rn) = (rt.field(), rn.field());
             match size {
                 Size::B => dynasm!(ops ; .arch aarch64 ; ldarb W(rt), [XSP(rn)]),
                 Size::H => dynasm!(ops ; .arch aarch64 ; ldarh W(rt), [XSP(rn)]),
@@ -471,7 +457,7 @@ fn emit_exclusive_or_atomic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<
             }
         }
         Insn::Stlr { size, rt, rn } => {
-            let (rt, rn) = (cx.reg(rt)?, cx.reg(rn)?);
+            let (rt, rn) = (rt.field(), rn.field());
             match size {
                 Size::B => dynasm!(ops ; .arch aarch64 ; stlrb W(rt), [XSP(rn)]),
                 Size::H => dynasm!(ops ; .arch aarch64 ; stlrh W(rt), [XSP(rn)]),
@@ -480,7 +466,7 @@ fn emit_exclusive_or_atomic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<
             }
         }
         Insn::Casa { size, rs, rt, rn } => {
-            let (rs, rt, rn) = (cx.reg(rs)?, cx.reg(rt)?, cx.reg(rn)?);
+            let (rs, rt, rn) = (rs.field(), rt.field(), rn.field());
             match size {
                 Size::B => dynasm!(ops ; .arch aarch64 ; casab W(rs), W(rt), [XSP(rn)]),
                 Size::H => dynasm!(ops ; .arch aarch64 ; casah W(rs), W(rt), [XSP(rn)]),
@@ -489,7 +475,7 @@ fn emit_exclusive_or_atomic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<
             }
         }
         Insn::Swpa { size, rs, rt, rn } => {
-            let (rs, rt, rn) = (cx.reg(rs)?, cx.reg(rt)?, cx.reg(rn)?);
+            let (rs, rt, rn) = (rs.field(), rt.field(), rn.field());
             match size {
                 Size::B => dynasm!(ops ; .arch aarch64 ; swpab W(rs), W(rt), [XSP(rn)]),
                 Size::H => dynasm!(ops ; .arch aarch64 ; swpah W(rs), W(rt), [XSP(rn)]),
@@ -506,11 +492,11 @@ fn emit_exclusive_or_atomic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<
 fn emit_branch(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
     match *insn {
         Insn::Cbz { rt, target } => {
-            let (rt, l) = (cx.reg(rt)?, cx.label(target)?);
+            let (rt, l) = (rt.field(), cx.label(target)?);
             dynasm!(ops ; .arch aarch64 ; cbz X(rt), =>l);
         }
         Insn::Cbnz { rt, target } => {
-            let (rt, l) = (cx.reg(rt)?, cx.label(target)?);
+            let (rt, l) = (rt.field(), cx.label(target)?);
             dynasm!(ops ; .arch aarch64 ; cbnz X(rt), =>l);
         }
         Insn::BCond { cond, target } => {
@@ -601,9 +587,14 @@ fn emit_byte_lsl0(
     Ok(())
 }
 
-fn emit_tlbi(ops: &mut Asm, cx: &Ctx<'_>, op: TlbiOp, rt: Option<Reg>) -> Result<(), EncodeError> {
+fn emit_tlbi(
+    ops: &mut Asm,
+    cx: &Ctx<'_>,
+    op: TlbiOp,
+    rt: Option<RegOrZr>,
+) -> Result<(), EncodeError> {
     let rt = match (op.takes_reg(), rt) {
-        (true, Some(r)) => cx.reg(r)?,
+        (true, Some(r)) => r.field(),
         // TLBI VMALLE1* have no register operand; Rt is 0b11111 (Arm ARM
         // C5.5 "TLBI VMALLE1": "Rt should be 0b11111", as GNU as emits).
         (false, None) => 31,

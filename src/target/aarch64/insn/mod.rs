@@ -3,14 +3,15 @@
 //!
 //! The cut: this file holds the instruction enum, its errors and what an
 //! instruction does to memory; `args` the operand types (sizes,
-//! conditions, barrier and TLBI options); `text` the GNU `as` text;
-//! `encode` the machine code.
+//! conditions, barrier and TLBI options); `regs` the registers; `text`
+//! the GNU `as` text; `encode` the machine code.
 //!
 //! References are to the Arm Architecture Reference Manual for A-profile
 //! (DDI 0487), "Arm ARM" below.
 
 mod args;
 mod encode;
+mod regs;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -19,91 +20,89 @@ use std::fmt;
 
 pub use args::{BarrierOpt, Cond, Size, TlbiOp};
 pub use encode::{assemble, encode_one};
+pub use regs::{xreg, RegOrSp, RegOrZr, XReg};
 
-/// 0..=30 = x0..x30, 31 = xzr (or sp where the form uses sp; only as base
-/// register of loads/stores).
-pub type Reg = u8;
 pub type Label = u32;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Insn {
     /// shift in {0,16,32,48}; 64-bit (x registers).
     Movz {
-        rd: Reg,
+        rd: RegOrZr,
         imm: u16,
         shift: u8,
     },
     Movk {
-        rd: Reg,
+        rd: RegOrZr,
         imm: u16,
         shift: u8,
     },
     Movn {
-        rd: Reg,
+        rd: RegOrZr,
         imm: u16,
         shift: u8,
     },
     /// Logical immediate (64-bit); `BadOperand` if not encodable, see
     /// [`logical_imm_encodable`].
     OrrImm {
-        rd: Reg,
-        rn: Reg,
+        rd: XReg,
+        rn: RegOrZr,
         imm: u64,
     },
     /// `orr xd, xzr, xm`
     MovReg {
-        rd: Reg,
-        rm: Reg,
+        rd: RegOrZr,
+        rm: RegOrZr,
     },
     Orr {
-        rd: Reg,
-        rn: Reg,
-        rm: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
+        rm: RegOrZr,
     },
     And {
-        rd: Reg,
-        rn: Reg,
-        rm: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
+        rm: RegOrZr,
     },
     Eor {
-        rd: Reg,
-        rn: Reg,
-        rm: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
+        rm: RegOrZr,
     },
     Bic {
-        rd: Reg,
-        rn: Reg,
-        rm: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
+        rm: RegOrZr,
     },
     AndImm {
-        rd: Reg,
-        rn: Reg,
+        rd: XReg,
+        rn: RegOrZr,
         imm: u64,
     },
     Add {
-        rd: Reg,
-        rn: Reg,
-        rm: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
+        rm: RegOrZr,
     },
     Sub {
-        rd: Reg,
-        rn: Reg,
-        rm: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
+        rm: RegOrZr,
     },
     /// imm 0..=4095
     AddImm {
-        rd: Reg,
-        rn: Reg,
+        rd: XReg,
+        rn: XReg,
         imm: u16,
     },
     SubImm {
-        rd: Reg,
-        rn: Reg,
+        rd: XReg,
+        rn: XReg,
         imm: u16,
     },
     SubsImm {
-        rd: Reg,
-        rn: Reg,
+        rd: RegOrZr,
+        rn: XReg,
         imm: u16,
     },
     /// `sub sp, sp, #imm` / `add sp, sp, #imm` (imm 0..=4095, a multiple
@@ -115,155 +114,155 @@ pub enum Insn {
         imm: u16,
     },
     Mul {
-        rd: Reg,
-        rn: Reg,
-        rm: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
+        rm: RegOrZr,
     },
     LslImm {
-        rd: Reg,
-        rn: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
         sh: u8,
     },
     LsrImm {
-        rd: Reg,
-        rn: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
         sh: u8,
     },
     LslReg {
-        rd: Reg,
-        rn: Reg,
-        rm: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
+        rm: RegOrZr,
     },
     LsrReg {
-        rd: Reg,
-        rn: Reg,
-        rm: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
+        rm: RegOrZr,
     },
     Ubfiz {
-        rd: Reg,
-        rn: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
         lsb: u8,
         width: u8,
     },
     Ubfx {
-        rd: Reg,
-        rn: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
         lsb: u8,
         width: u8,
     },
     /// Count leading zeros (64-bit; 64 for 0).
     Clz {
-        rd: Reg,
-        rn: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
     },
     /// Reverse the bit order (64-bit).
     Rbit {
-        rd: Reg,
-        rn: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
     },
     /// 64-bit byte reverse.
     Rev {
-        rd: Reg,
-        rn: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
     },
     /// `rev wD, wN` (32-bit byte reverse).
     Rev32W {
-        rd: Reg,
-        rn: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
     },
     /// `rev16 wD, wN`
     Rev16W {
-        rd: Reg,
-        rn: Reg,
+        rd: RegOrZr,
+        rn: RegOrZr,
     },
     /// Unsigned scaled immediate offset; `off` in bytes, a multiple of the
     /// access size and at most 4095 * size.
     Str {
         size: Size,
-        rt: Reg,
-        rn: Reg,
+        rt: RegOrZr,
+        rn: RegOrSp,
         off: u32,
     },
     Ldr {
         size: Size,
-        rt: Reg,
-        rn: Reg,
+        rt: RegOrZr,
+        rn: RegOrSp,
         off: u32,
     },
     /// Register offset; `lsl #log2(size)` when `scaled`.
     StrReg {
         size: Size,
-        rt: Reg,
-        rn: Reg,
-        rm: Reg,
+        rt: RegOrZr,
+        rn: RegOrSp,
+        rm: RegOrZr,
         scaled: bool,
     },
     LdrReg {
         size: Size,
-        rt: Reg,
-        rn: Reg,
-        rm: Reg,
+        rt: RegOrZr,
+        rn: RegOrSp,
+        rm: RegOrZr,
         scaled: bool,
     },
     Ldxr {
         size: Size,
-        rt: Reg,
-        rn: Reg,
+        rt: RegOrZr,
+        rn: RegOrSp,
     },
     Ldaxr {
         size: Size,
-        rt: Reg,
-        rn: Reg,
+        rt: RegOrZr,
+        rn: RegOrSp,
     },
     Stxr {
         size: Size,
-        rs: Reg,
-        rt: Reg,
-        rn: Reg,
+        rs: RegOrZr,
+        rt: RegOrZr,
+        rn: RegOrSp,
     },
     Stlxr {
         size: Size,
-        rs: Reg,
-        rt: Reg,
-        rn: Reg,
+        rs: RegOrZr,
+        rt: RegOrZr,
+        rn: RegOrSp,
     },
     Ldar {
         size: Size,
-        rt: Reg,
-        rn: Reg,
+        rt: RegOrZr,
+        rn: RegOrSp,
     },
     Stlr {
         size: Size,
-        rt: Reg,
-        rn: Reg,
+        rt: RegOrZr,
+        rn: RegOrSp,
     },
     /// LSE (FEAT_LSE, Armv8.1); text needs `.arch armv8.1-a` or later.
     Casa {
         size: Size,
-        rs: Reg,
-        rt: Reg,
-        rn: Reg,
+        rs: RegOrZr,
+        rt: RegOrZr,
+        rn: RegOrSp,
     },
     Swpa {
         size: Size,
-        rs: Reg,
-        rt: Reg,
-        rn: Reg,
+        rs: RegOrZr,
+        rt: RegOrZr,
+        rn: RegOrSp,
     },
     CmpReg {
-        rn: Reg,
-        rm: Reg,
+        rn: RegOrZr,
+        rm: RegOrZr,
     },
     CmpImm {
-        rn: Reg,
+        rn: XReg,
         imm: u16,
     },
     Cbz {
-        rt: Reg,
+        rt: RegOrZr,
         target: Label,
     },
     Cbnz {
-        rt: Reg,
+        rt: RegOrZr,
         target: Label,
     },
     BCond {
@@ -290,7 +289,7 @@ pub enum Insn {
     /// `tlbi vale1is, x1`.
     Tlbi {
         op: TlbiOp,
-        rt: Option<Reg>,
+        rt: Option<RegOrZr>,
     },
     /// Pseudo instruction: defines `Label` at the offset of the next insn.
     Label(Label),

@@ -1,5 +1,17 @@
 use super::*;
 
+fn xr(n: u8) -> XReg {
+    XReg::new(n).expect("x0..x30")
+}
+
+fn zr(n: u8) -> RegOrZr {
+    RegOrZr::from_field(n).expect("a 5-bit field")
+}
+
+fn sp(n: u8) -> RegOrSp {
+    RegOrSp::from_field(n).expect("a 5-bit field")
+}
+
 fn bad_at(index: usize) -> impl Fn(&Result<u32, EncodeError>) -> bool {
     move |r| matches!(r, Err(EncodeError::BadOperand { index: i, .. }) if *i == index)
 }
@@ -9,17 +21,17 @@ fn rejects_bad_move_wide_shift() {
     for shift in [1u8, 8, 15, 17, 47, 49, 64, 255] {
         for i in [
             Insn::Movz {
-                rd: 0,
+                rd: zr(0),
                 imm: 1,
                 shift,
             },
             Insn::Movk {
-                rd: 0,
+                rd: zr(0),
                 imm: 1,
                 shift,
             },
             Insn::Movn {
-                rd: 0,
+                rd: zr(0),
                 imm: 1,
                 shift,
             },
@@ -33,42 +45,42 @@ fn rejects_bad_move_wide_shift() {
 fn rejects_bad_shift_and_bitfield() {
     let e = |i: Insn| encode_one(&i);
     assert!(bad_at(0)(&e(Insn::LslImm {
-        rd: 0,
-        rn: 1,
+        rd: zr(0),
+        rn: zr(1),
         sh: 64
     })));
     assert!(bad_at(0)(&e(Insn::LsrImm {
-        rd: 0,
-        rn: 1,
+        rd: zr(0),
+        rn: zr(1),
         sh: 200
     })));
     assert!(bad_at(0)(&e(Insn::Ubfx {
-        rd: 0,
-        rn: 1,
+        rd: zr(0),
+        rn: zr(1),
         lsb: 0,
         width: 0
     })));
     assert!(bad_at(0)(&e(Insn::Ubfx {
-        rd: 0,
-        rn: 1,
+        rd: zr(0),
+        rn: zr(1),
         lsb: 1,
         width: 64
     })));
     assert!(bad_at(0)(&e(Insn::Ubfiz {
-        rd: 0,
-        rn: 1,
+        rd: zr(0),
+        rn: zr(1),
         lsb: 64,
         width: 1
     })));
     assert!(bad_at(0)(&e(Insn::Ubfiz {
-        rd: 0,
-        rn: 1,
+        rd: zr(0),
+        rn: zr(1),
         lsb: 60,
         width: 5
     })));
     assert!(e(Insn::Ubfiz {
-        rd: 0,
-        rn: 1,
+        rd: zr(0),
+        rn: zr(1),
         lsb: 60,
         width: 4
     })
@@ -86,8 +98,16 @@ fn rejects_unencodable_logical_immediates() {
         0x0001_0002_0003_0004,
     ] {
         assert!(!logical_imm_encodable(imm), "{imm:#x}");
-        assert!(bad_at(0)(&encode_one(&Insn::OrrImm { rd: 0, rn: 1, imm })));
-        assert!(bad_at(0)(&encode_one(&Insn::AndImm { rd: 0, rn: 1, imm })));
+        assert!(bad_at(0)(&encode_one(&Insn::OrrImm {
+            rd: xr(0),
+            rn: zr(1),
+            imm
+        })));
+        assert!(bad_at(0)(&encode_one(&Insn::AndImm {
+            rd: xr(0),
+            rn: zr(1),
+            imm
+        })));
     }
 }
 
@@ -137,8 +157,8 @@ fn logical_immediate_matches_decode_bit_masks() {
     for &v in &valid {
         assert!(logical_imm_encodable(v), "{v:#x}");
         assert!(encode_one(&Insn::OrrImm {
-            rd: 1,
-            rn: 2,
+            rd: xr(1),
+            rn: zr(2),
             imm: v
         })
         .is_ok());
@@ -168,14 +188,14 @@ fn rejects_misaligned_or_out_of_range_offsets() {
     for (size, off) in cases {
         assert!(bad_at(0)(&encode_one(&Insn::Str {
             size,
-            rt: 1,
-            rn: 0,
+            rt: zr(1),
+            rn: sp(0),
             off
         })));
         assert!(bad_at(0)(&encode_one(&Insn::Ldr {
             size,
-            rt: 1,
-            rn: 0,
+            rt: zr(1),
+            rn: sp(0),
             off
         })));
     }
@@ -187,8 +207,8 @@ fn rejects_misaligned_or_out_of_range_offsets() {
     ] {
         assert!(encode_one(&Insn::Str {
             size,
-            rt: 1,
-            rn: 0,
+            rt: zr(1),
+            rn: sp(0),
             off
         })
         .is_ok());
@@ -196,73 +216,37 @@ fn rejects_misaligned_or_out_of_range_offsets() {
 }
 
 #[test]
-fn rejects_bad_registers_and_immediates() {
+fn rejects_bad_immediates_and_register_combinations() {
+    // Register numbers out of range, and 31 where it would be SP, have no
+    // value of the operand types (see `regs`).
     let e = |i: Insn| encode_one(&i);
-    assert!(bad_at(0)(&e(Insn::Add {
-        rd: 32,
-        rn: 0,
-        rm: 0
-    })));
-    assert!(bad_at(0)(&e(Insn::Ldr {
-        size: Size::X,
-        rt: 0,
-        rn: 99,
-        off: 0
-    })));
-    // 31 would be SP in these encodings.
     assert!(bad_at(0)(&e(Insn::AddImm {
-        rd: 31,
-        rn: 0,
-        imm: 1
-    })));
-    assert!(bad_at(0)(&e(Insn::SubImm {
-        rd: 0,
-        rn: 31,
-        imm: 1
-    })));
-    assert!(bad_at(0)(&e(Insn::SubsImm {
-        rd: 0,
-        rn: 31,
-        imm: 1
-    })));
-    assert!(bad_at(0)(&e(Insn::CmpImm { rn: 31, imm: 1 })));
-    assert!(bad_at(0)(&e(Insn::OrrImm {
-        rd: 31,
-        rn: 0,
-        imm: 1
-    })));
-    assert!(bad_at(0)(&e(Insn::AndImm {
-        rd: 31,
-        rn: 0,
-        imm: 1
-    })));
-    assert!(bad_at(0)(&e(Insn::AddImm {
-        rd: 0,
-        rn: 1,
+        rd: xr(0),
+        rn: xr(1),
         imm: 4096
     })));
     assert!(bad_at(0)(&e(Insn::CmpImm {
-        rn: 1,
+        rn: xr(1),
         imm: u16::MAX
     })));
     // CONSTRAINED UNPREDICTABLE exclusive status register.
     assert!(bad_at(0)(&e(Insn::Stxr {
         size: Size::X,
-        rs: 1,
-        rt: 1,
-        rn: 0
+        rs: zr(1),
+        rt: zr(1),
+        rn: sp(0)
     })));
     assert!(bad_at(0)(&e(Insn::Stlxr {
         size: Size::W,
-        rs: 0,
-        rt: 1,
-        rn: 0
+        rs: zr(0),
+        rt: zr(1),
+        rn: sp(0)
     })));
     assert!(bad_at(0)(&e(Insn::Stxr {
         size: Size::B,
-        rs: 31,
-        rt: 1,
-        rn: 31
+        rs: zr(31),
+        rt: zr(1),
+        rn: sp(31)
     })));
     // TLBI register presence.
     assert!(bad_at(0)(&e(Insn::Tlbi {
@@ -271,7 +255,7 @@ fn rejects_bad_registers_and_immediates() {
     })));
     assert!(bad_at(0)(&e(Insn::Tlbi {
         op: TlbiOp::Vmalle1is,
-        rt: Some(0)
+        rt: Some(zr(0))
     })));
     // Branches and labels are not single-word encodable.
     assert!(bad_at(0)(&e(Insn::B { target: 0 })));
@@ -281,7 +265,13 @@ fn rejects_bad_registers_and_immediates() {
 #[test]
 fn label_errors() {
     assert_eq!(
-        assemble(&[Insn::Nop, Insn::Cbz { rt: 0, target: 9 }]),
+        assemble(&[
+            Insn::Nop,
+            Insn::Cbz {
+                rt: zr(0),
+                target: 9
+            }
+        ]),
         Err(EncodeError::UndefinedLabel(9))
     );
     assert_eq!(
@@ -294,8 +284,8 @@ fn label_errors() {
             Insn::Label(1),
             Insn::Nop,
             Insn::LslImm {
-                rd: 0,
-                rn: 0,
+                rd: zr(0),
+                rn: zr(0),
                 sh: 70
             }
         ]),
@@ -334,28 +324,28 @@ fn display_and_predicates() {
     assert!(Insn::Dsb(BarrierOpt::Ish).is_barrier());
     assert!(!Insn::Ldar {
         size: Size::X,
-        rt: 0,
-        rn: 1
+        rt: zr(0),
+        rn: sp(1)
     }
     .is_barrier());
     let cas = Insn::Casa {
         size: Size::X,
-        rs: 0,
-        rt: 1,
-        rn: 2,
+        rs: zr(0),
+        rt: zr(1),
+        rn: sp(2),
     };
     assert!(cas.is_load() && cas.is_store());
     assert_eq!(cas.needs_arch(), Some("armv8.1-a"));
     let t = Insn::Tlbi {
         op: TlbiOp::Rvale1is,
-        rt: Some(1),
+        rt: Some(zr(1)),
     };
     assert!(t.is_invalidate() && !t.is_store());
     assert_eq!(t.needs_arch(), Some("armv8.4-a"));
     assert_eq!(
         Insn::Tlbi {
             op: TlbiOp::Vale1is,
-            rt: Some(1)
+            rt: Some(zr(1))
         }
         .needs_arch(),
         None
@@ -369,26 +359,40 @@ fn display_and_predicates() {
         Some("armv8.4-a")
     );
     assert_eq!(t.text(&|l| format!("L{l}")), "tlbi rvale1is, x1");
-    for i in [Insn::Clz { rd: 31, rn: 2 }, Insn::Rbit { rd: 1, rn: 31 }] {
+    let clz = Insn::Clz {
+        rd: zr(31),
+        rn: zr(2),
+    };
+    let rbit = Insn::Rbit {
+        rd: zr(1),
+        rn: zr(31),
+    };
+    for i in [&clz, &rbit] {
         assert!(!i.is_load() && !i.is_store() && !i.is_barrier() && !i.is_invalidate());
         assert_eq!(i.needs_arch(), None);
     }
-    assert_eq!(
-        Insn::Clz { rd: 31, rn: 2 }.text(&|l| format!("L{l}")),
-        "clz xzr, x2"
-    );
-    assert_eq!(
-        Insn::Rbit { rd: 1, rn: 31 }.text(&|l| format!("L{l}")),
-        "rbit x1, xzr"
-    );
+    assert_eq!(clz.text(&|l| format!("L{l}")), "clz xzr, x2");
+    assert_eq!(rbit.text(&|l| format!("L{l}")), "rbit x1, xzr");
     // Arm ARM C6.2 "CLZ" (sf=1: 0xdac01000), "RBIT" (0xdac00000).
-    assert_eq!(encode_one(&Insn::Clz { rd: 0, rn: 1 }), Ok(0xdac0_1020));
-    assert_eq!(encode_one(&Insn::Rbit { rd: 0, rn: 1 }), Ok(0xdac0_0020));
+    assert_eq!(
+        encode_one(&Insn::Clz {
+            rd: zr(0),
+            rn: zr(1)
+        }),
+        Ok(0xdac0_1020)
+    );
+    assert_eq!(
+        encode_one(&Insn::Rbit {
+            rd: zr(0),
+            rn: zr(1)
+        }),
+        Ok(0xdac0_0020)
+    );
     assert_eq!(
         Insn::Str {
             size: Size::W,
-            rt: 2,
-            rn: 0,
+            rt: zr(2),
+            rn: sp(0),
             off: 0x7f4
         }
         .text(&|l| format!("L{l}")),
@@ -397,8 +401,8 @@ fn display_and_predicates() {
     assert_eq!(
         Insn::Str {
             size: Size::X,
-            rt: 2,
-            rn: 0,
+            rt: zr(2),
+            rn: sp(0),
             off: 8
         }
         .text(&|l| format!("L{l}")),
@@ -407,9 +411,9 @@ fn display_and_predicates() {
     assert_eq!(
         Insn::Stlxr {
             size: Size::H,
-            rs: 1,
-            rt: 2,
-            rn: 3
+            rs: zr(1),
+            rt: zr(2),
+            rn: sp(3)
         }
         .mnemonic(),
         "stlxrh"
@@ -424,7 +428,7 @@ fn display_and_predicates() {
     );
 }
 
-/// Random operands (including out-of-range ones) never panic.
+/// Random operands (including out-of-range immediates) never panic.
 #[test]
 fn never_panics_on_random_operands() {
     let mut s = 0x1234_5678_9abc_def1u64;
@@ -434,101 +438,107 @@ fn never_panics_on_random_operands() {
         s ^= s << 17;
         s
     };
-    let sizes = [Size::B, Size::H, Size::W, Size::X];
     for _ in 0..20_000 {
         let r = next();
-        let (a, b, c) = (
-            (r & 0x3f) as u8,
-            ((r >> 6) & 0x3f) as u8,
-            ((r >> 12) & 0x3f) as u8,
-        );
+        // Register fields: 0..=31, and 0..=30 where 31 is not allowed.
+        let field = |shift: u32| ((r >> shift) & 0x1f) as u8;
+        let (a, b, c) = (field(0), field(6), field(12));
         let imm16 = (r >> 20) as u16;
-        let size = sizes[(r >> 40) as usize % 4];
+        let size = [Size::B, Size::H, Size::W, Size::X][(r >> 40) as usize % 4];
         let off = (next() % 40_000) as u32;
         let u8v = (r >> 48) as u8;
         let insns = [
             Insn::Movz {
-                rd: a,
+                rd: zr(a),
                 imm: imm16,
                 shift: u8v,
             },
             Insn::OrrImm {
-                rd: a,
-                rn: b,
+                rd: xr(a % 31),
+                rn: zr(b),
                 imm: next(),
             },
             Insn::AndImm {
-                rd: a,
-                rn: b,
+                rd: xr(a % 31),
+                rn: zr(b),
                 imm: next() >> (r % 64),
             },
             Insn::AddImm {
-                rd: a,
-                rn: b,
+                rd: xr(a % 31),
+                rn: xr(b % 31),
                 imm: imm16,
             },
             Insn::SubsImm {
-                rd: a,
-                rn: b,
+                rd: zr(a),
+                rn: xr(b % 31),
                 imm: imm16,
             },
             Insn::LslImm {
-                rd: a,
-                rn: b,
+                rd: zr(a),
+                rn: zr(b),
                 sh: u8v,
             },
             Insn::Ubfiz {
-                rd: a,
-                rn: b,
+                rd: zr(a),
+                rn: zr(b),
                 lsb: u8v,
                 width: (r >> 56) as u8,
             },
             Insn::Ubfx {
-                rd: a,
-                rn: b,
+                rd: zr(a),
+                rn: zr(b),
                 lsb: u8v % 70,
                 width: (r >> 56) as u8 % 70,
             },
             Insn::Str {
                 size,
-                rt: a,
-                rn: b,
+                rt: zr(a),
+                rn: sp(b),
                 off,
             },
             Insn::Ldr {
                 size,
-                rt: a,
-                rn: b,
+                rt: zr(a),
+                rn: sp(b),
                 off,
             },
             Insn::LdrReg {
                 size,
-                rt: a,
-                rn: b,
-                rm: c,
+                rt: zr(a),
+                rn: sp(b),
+                rm: zr(c),
                 scaled: r & 1 == 1,
             },
             Insn::Stxr {
                 size,
-                rs: a,
-                rt: b,
-                rn: c,
+                rs: zr(a),
+                rt: zr(b),
+                rn: sp(c),
             },
             Insn::Casa {
                 size,
-                rs: a,
-                rt: b,
-                rn: c,
+                rs: zr(a),
+                rt: zr(b),
+                rn: sp(c),
             },
-            Insn::CmpImm { rn: a, imm: imm16 },
-            Insn::Clz { rd: a, rn: b },
-            Insn::Rbit { rd: c, rn: a },
+            Insn::CmpImm {
+                rn: xr(a % 31),
+                imm: imm16,
+            },
+            Insn::Clz {
+                rd: zr(a),
+                rn: zr(b),
+            },
+            Insn::Rbit {
+                rd: zr(c),
+                rn: zr(a),
+            },
             Insn::Tlbi {
                 op: TlbiOp::Vae1is,
-                rt: if r & 2 == 0 { None } else { Some(a) },
+                rt: (r & 2 != 0).then(|| zr(a)),
             },
             Insn::Cbz {
-                rt: a,
+                rt: zr(a),
                 target: u32::from(u8v % 4),
             },
             Insn::Label(u32::from(u8v % 3)),

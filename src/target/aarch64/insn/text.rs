@@ -1,38 +1,13 @@
 //! GNU `as` text of A64 instructions.
 
-use super::{Insn, Label, Reg, Size};
-
-fn xr(r: Reg) -> String {
-    if r == 31 {
-        "xzr".to_string()
-    } else {
-        format!("x{r}")
-    }
-}
-
-fn wr(r: Reg) -> String {
-    if r == 31 {
-        "wzr".to_string()
-    } else {
-        format!("w{r}")
-    }
-}
+use super::{Insn, Label, RegOrZr, Size};
 
 /// Transfer register of a load/store: w for B/H/W, x for X.
-fn tr(size: Size, r: Reg) -> String {
+fn tr(size: Size, r: RegOrZr) -> String {
     if size == Size::X {
-        xr(r)
+        r.to_string()
     } else {
-        wr(r)
-    }
-}
-
-/// Base register of a load/store: register 31 is SP here (Arm ARM C1.2.5).
-fn base(r: Reg) -> String {
-    if r == 31 {
-        "sp".to_string()
-    } else {
-        format!("x{r}")
+        r.w()
     }
 }
 
@@ -69,15 +44,15 @@ impl Insn {
             | Insn::Movk { rd, imm: i, shift }
             | Insn::Movn { rd, imm: i, shift } => {
                 if shift == 0 {
-                    format!("{m} {}, {}", xr(rd), imm(i.into()))
+                    format!("{m} {}, {}", rd, imm(i.into()))
                 } else {
-                    format!("{m} {}, {}, lsl #{shift}", xr(rd), imm(i.into()))
+                    format!("{m} {}, {}, lsl #{shift}", rd, imm(i.into()))
                 }
             }
             Insn::OrrImm { rd, rn, imm: i } | Insn::AndImm { rd, rn, imm: i } => {
-                format!("{m} {}, {}, {}", xr(rd), xr(rn), imm(i))
+                format!("{m} {rd}, {rn}, {}", imm(i))
             }
-            Insn::MovReg { rd, rm } => format!("mov {}, {}", xr(rd), xr(rm)),
+            Insn::MovReg { rd, rm } => format!("mov {rd}, {rm}"),
             Insn::Orr { rd, rn, rm }
             | Insn::And { rd, rn, rm }
             | Insn::Eor { rd, rn, rm }
@@ -86,37 +61,33 @@ impl Insn {
             | Insn::Sub { rd, rn, rm }
             | Insn::Mul { rd, rn, rm }
             | Insn::LslReg { rd, rn, rm }
-            | Insn::LsrReg { rd, rn, rm } => format!("{m} {}, {}, {}", xr(rd), xr(rn), xr(rm)),
-            // ADD/SUB (immediate) use SP for register 31 (Arm ARM C6.2
-            // "ADD (immediate)"); 31 is rejected by the encoder, but print
-            // what the encoding would mean.
+            | Insn::LsrReg { rd, rn, rm } => format!("{m} {rd}, {rn}, {rm}"),
             Insn::AddImm { rd, rn, imm: i } | Insn::SubImm { rd, rn, imm: i } => {
-                format!("{m} {}, {}, {}", base(rd), base(rn), imm(i.into()))
+                format!("{m} {}, {}, {}", rd, rn, imm(i.into()))
             }
             Insn::SpSub { imm: i } | Insn::SpAdd { imm: i } => {
                 format!("{m} sp, sp, {}", imm(i.into()))
             }
-            // SUBS (immediate): Rd is XZR-capable, Rn is SP-capable.
             Insn::SubsImm { rd, rn, imm: i } => {
-                format!("subs {}, {}, {}", xr(rd), base(rn), imm(i.into()))
+                format!("subs {}, {}, {}", rd, rn, imm(i.into()))
             }
             Insn::LslImm { rd, rn, sh } | Insn::LsrImm { rd, rn, sh } => {
-                format!("{m} {}, {}, #{sh}", xr(rd), xr(rn))
+                format!("{m} {rd}, {rn}, #{sh}")
             }
             Insn::Ubfiz { rd, rn, lsb, width } | Insn::Ubfx { rd, rn, lsb, width } => {
-                format!("{m} {}, {}, #{lsb}, #{width}", xr(rd), xr(rn))
+                format!("{m} {rd}, {rn}, #{lsb}, #{width}")
             }
             Insn::Rev { rd, rn } | Insn::Clz { rd, rn } | Insn::Rbit { rd, rn } => {
-                format!("{m} {}, {}", xr(rd), xr(rn))
+                format!("{m} {rd}, {rn}")
             }
             Insn::Rev32W { rd, rn } | Insn::Rev16W { rd, rn } => {
-                format!("{m} {}, {}", wr(rd), wr(rn))
+                format!("{m} {}, {}", rd.w(), rn.w())
             }
             Insn::Str { size, rt, rn, off } | Insn::Ldr { size, rt, rn, off } => {
                 if off == 0 {
-                    format!("{m} {}, [{}]", tr(size, rt), base(rn))
+                    format!("{m} {}, [{}]", tr(size, rt), rn)
                 } else {
-                    format!("{m} {}, [{}, {}]", tr(size, rt), base(rn), imm(off.into()))
+                    format!("{m} {}, [{}, {}]", tr(size, rt), rn, imm(off.into()))
                 }
             }
             Insn::StrReg {
@@ -137,31 +108,31 @@ impl Insn {
                     format!(
                         "{m} {}, [{}, {}, lsl #{}]",
                         tr(size, rt),
-                        base(rn),
-                        xr(rm),
+                        rn,
+                        rm,
                         size.log2()
                     )
                 } else {
-                    format!("{m} {}, [{}, {}]", tr(size, rt), base(rn), xr(rm))
+                    format!("{m} {}, [{}, {}]", tr(size, rt), rn, rm)
                 }
             }
             Insn::Ldxr { size, rt, rn }
             | Insn::Ldaxr { size, rt, rn }
             | Insn::Ldar { size, rt, rn }
             | Insn::Stlr { size, rt, rn } => {
-                format!("{m} {}, [{}]", tr(size, rt), base(rn))
+                format!("{m} {}, [{}]", tr(size, rt), rn)
             }
             // The status register of STXR/STLXR is always a W register.
             Insn::Stxr { size, rs, rt, rn } | Insn::Stlxr { size, rs, rt, rn } => {
-                format!("{m} {}, {}, [{}]", wr(rs), tr(size, rt), base(rn))
+                format!("{m} {}, {}, [{}]", rs.w(), tr(size, rt), rn)
             }
             Insn::Casa { size, rs, rt, rn } | Insn::Swpa { size, rs, rt, rn } => {
-                format!("{m} {}, {}, [{}]", tr(size, rs), tr(size, rt), base(rn))
+                format!("{m} {}, {}, [{}]", tr(size, rs), tr(size, rt), rn)
             }
-            Insn::CmpReg { rn, rm } => format!("cmp {}, {}", xr(rn), xr(rm)),
-            Insn::CmpImm { rn, imm: i } => format!("cmp {}, {}", base(rn), imm(i.into())),
+            Insn::CmpReg { rn, rm } => format!("cmp {rn}, {rm}"),
+            Insn::CmpImm { rn, imm: i } => format!("cmp {}, {}", rn, imm(i.into())),
             Insn::Cbz { rt, target } | Insn::Cbnz { rt, target } => {
-                format!("{m} {}, {}", xr(rt), label_name(target))
+                format!("{m} {rt}, {}", label_name(target))
             }
             Insn::BCond { target, .. } | Insn::B { target } => {
                 format!("{m} {}", label_name(target))
@@ -169,7 +140,7 @@ impl Insn {
             Insn::Ret | Insn::Isb | Insn::Nop | Insn::AltB { .. } => m.to_string(),
             Insn::Dmb(o) | Insn::Dsb(o) => format!("{m} {}", o.name()),
             Insn::Tlbi { op, rt } => match rt {
-                Some(r) => format!("tlbi {}, {}", op.name(), xr(r)),
+                Some(r) => format!("tlbi {}, {r}", op.name()),
                 None => format!("tlbi {}", op.name()),
             },
             Insn::Label(l) => format!("{}:", label_name(l)),
