@@ -58,7 +58,7 @@ impl Builder<'_> {
         size: &Expr,
         step: &Expr,
         body: &[Stmt],
-        fail_barrier: Option<&str>,
+        fail_barrier: Option<Barrier>,
     ) -> Result<(), Diag> {
         let saved = self.origin.clone();
         // A constant power-of-two step (a page, a granule) counts the trips.
@@ -339,7 +339,7 @@ impl Builder<'_> {
         body: &[Stmt],
         limit: u64,
         fail: i64,
-        fail_barrier: Option<&str>,
+        fail_barrier: Option<Barrier>,
     ) -> Result<(), Diag> {
         let saved = self.origin.clone();
         let (top, fail_l, exit) = (self.label(), self.label(), self.label());

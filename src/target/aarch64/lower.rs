@@ -13,14 +13,12 @@
 //! popcount, x17 for out-of-range memory offsets. x18 (platform register)
 //! and x29/x30 (FP/LR) are never touched.
 
-use super::insn::{logical_imm_encodable, BarrierOpt, Cond, Insn, Label, Reg, Size, TlbiOp};
+use super::insn::{logical_imm_encodable, Cond, Insn, Label, Reg, Size, TlbiOp};
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
-use crate::target::barriers;
 use crate::target::hweight::{self, Loc, Step};
 use crate::target::scaffold;
-use crate::target::Target;
 use rustc_hash::FxHashSet;
 
 pub const REGS: RegFile = RegFile {
@@ -171,7 +169,7 @@ impl Cx<'_> {
                 swap,
                 ..
             } => mem(true, r(src), r(base), *offset, *width, *swap, e)?,
-            Inst::Barrier { name } => e(barrier(name)?),
+            Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => e(self.invalidate(name, operands)?),
             Inst::LoadReserve {
                 dst,
@@ -392,27 +390,6 @@ fn xsize(width: u32) -> Size {
 fn mov(rd: Reg, rm: Reg, e: &mut dyn FnMut(Insn)) {
     if rd != rm {
         e(Insn::MovReg { rd, rm });
-    }
-}
-
-/// `dmb <opt>`, `dsb <opt>` or `isb`, if the barrier table knows the name.
-fn barrier(name: &str) -> Result<Insn, LowerError> {
-    let unknown = || LowerError(format!("aarch64 has no barrier `{name}`"));
-    if barriers::find(Target::Aarch64.barriers(), name).is_none() {
-        return Err(unknown());
-    }
-    if name == "isb" {
-        return Ok(Insn::Isb);
-    }
-    let (kind, opt) = name.split_once(' ').ok_or_else(unknown)?;
-    let opt = BarrierOpt::ALL
-        .into_iter()
-        .find(|o| o.name() == opt)
-        .ok_or_else(unknown)?;
-    match kind {
-        "dmb" => Ok(Insn::Dmb(opt)),
-        "dsb" => Ok(Insn::Dsb(opt)),
-        _ => Err(unknown()),
     }
 }
 
