@@ -132,7 +132,6 @@ fn compile_seq(
     target: Target,
     opts: &Options,
 ) -> Result<(lir::Func, MachFunc), Diag> {
-    passes::barriers::check_spec_barriers(opt, seq, target)?;
     check_invalidates(seq, target, opt.machine)?;
     let regs = target.regfile();
     let mut f = lir::build::build(opt, seq, target, Hoist::Entry)?;

@@ -2,6 +2,7 @@
 //! spec lines, the required edges, and who placed each barrier.
 
 use super::*;
+use crate::target::barriers::Barrier;
 use std::fmt::Write;
 
 pub fn program(prog: &Program) -> String {
@@ -101,7 +102,7 @@ fn poll_op(op: PollOp) -> &'static str {
 }
 
 /// The barrier a failure return runs first, as `BARRIER; ` (or nothing).
-fn fail_prefix(b: &Option<String>) -> String {
+fn fail_prefix(b: &Option<Barrier>) -> String {
     b.as_ref().map(|b| format!("{b}; ")).unwrap_or_default()
 }
 
@@ -423,7 +424,7 @@ fn barrier_note(prog: &Program, origin: &Origin, covers: &[usize]) -> String {
 }
 
 /// How a failure return completes pending invalidations, if it must.
-fn fail_note(b: &Option<String>) -> String {
+fn fail_note(b: &Option<Barrier>) -> String {
     b.as_ref()
         .map(|b| format!(" (failure: {b}; return)"))
         .unwrap_or_default()

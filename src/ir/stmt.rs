@@ -3,6 +3,7 @@
 
 use super::{expr, CoverMode, DevId, Expr, OpId, RegId};
 use crate::spec::diag::Span;
+use crate::target::barriers::Barrier;
 
 /// `p[offset]`: normal (cacheable) memory through pointer parameter `ptr`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -62,7 +63,7 @@ pub enum MemOp {
         /// Bounded spin: (reads, negative return code).
         limit: Option<(u64, i64)>,
         /// Barrier run before returning the spin's failure code.
-        fail_barrier: Option<String>,
+        fail_barrier: Option<Barrier>,
         /// Loop-invariant work (the owner value, clearing the status) is
         /// done before the reservation window; false (the naive code) does
         /// it inside, on every retry.
@@ -92,7 +93,7 @@ pub enum MemOp {
         value: Expr,
         limit: u64,
         fail: i64,
-        fail_barrier: Option<String>,
+        fail_barrier: Option<Barrier>,
     },
     Release {
         mem: MemRef,
@@ -126,6 +127,44 @@ pub enum PollOp {
     Ne,
 }
 
+/// The barrier of a [`Stmt::Barrier`]. The IR out of the checker serves
+/// every target on the spec's `target` line, so a spec's `barrier NAME` is
+/// text until one target's passes resolve it against its table
+/// (`passes::barriers::resolve_spec_barriers`, which reports a name the
+/// table lacks); the barriers the passes place are table entries from
+/// the start. Nothing after the passes sees a spelled one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BarrierName {
+    /// As the spec writes it.
+    Spelled(String),
+    /// An entry of the target's table.
+    Kind(Barrier),
+}
+
+impl BarrierName {
+    /// The table entry; a spelled name here is a pipeline bug (the
+    /// passes resolve every spec barrier before anything lowers them).
+    pub fn kind(&self) -> Barrier {
+        match self {
+            BarrierName::Kind(b) => *b,
+            BarrierName::Spelled(s) => panic!("spec barrier `{s}` used before it was resolved"),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            BarrierName::Spelled(s) => s,
+            BarrierName::Kind(b) => b.name(),
+        }
+    }
+}
+
+impl std::fmt::Display for BarrierName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Stmt {
     Each {
@@ -152,7 +191,7 @@ pub enum Stmt {
         /// Barrier run before returning `fail` (completes invalidations
         /// the sequence must finish before any return; see
         /// `passes::exits`).
-        fail_barrier: Option<String>,
+        fail_barrier: Option<Barrier>,
     },
     /// `local = dev.reg`: one read of a device register (a producer or
     /// consumer index); fields are extracted from the local afterwards.
@@ -161,8 +200,8 @@ pub enum Stmt {
         local: usize,
     },
     Barrier {
-        /// Target mnemonic, e.g. `eieio`, `dsb ish`.
-        name: String,
+        /// `eieio`, `dsb ish`: spelled until the target is known.
+        name: BarrierName,
         origin: Origin,
         /// Edges this barrier was placed for (empty for spec barriers).
         covers: Vec<usize>,
@@ -182,7 +221,7 @@ pub enum Stmt {
         body: Vec<Stmt>,
         span: Span,
         /// Barrier run before returning `-EINVAL` for a zero step.
-        fail_barrier: Option<String>,
+        fail_barrier: Option<Barrier>,
     },
     /// `cover start, size with set mode { body }` (expanded by the cover
     /// pass into loops and branches over instantiations of the body).
@@ -211,7 +250,7 @@ pub enum Stmt {
         limit: u64,
         fail: i64,
         span: Span,
-        fail_barrier: Option<String>,
+        fail_barrier: Option<Barrier>,
     },
     /// Two-way branch (made by the cover pass).
     If {

@@ -9,6 +9,7 @@ pub mod regalloc;
 
 use crate::ir::expr::BinOp;
 use crate::ir::{DevId, OpId, RegId};
+use crate::target::barriers::Barrier;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -142,9 +143,9 @@ pub enum Inst {
         swap: bool,
         kind: MemKind,
     },
-    /// A barrier by target mnemonic (`eieio`, `dsb ish`).
+    /// A barrier of the target's table (`eieio`, `dsb ish`).
     Barrier {
-        name: String,
+        name: Barrier,
     },
     /// A CPU TLB invalidation by target mnemonic (`tlbi vale1is`, `tlbie`,
     /// `invlpg`) with its register operands in the ISA's order (AArch64:

@@ -16,10 +16,10 @@
 //! before the later access of each edge, as hand-written code does.
 
 use crate::ir::order::Edge;
-use crate::ir::{Instances, Mapping, OpId, Origin, Program, Seq, Stmt};
+use crate::ir::{BarrierName, Instances, Mapping, OpId, Origin, Program, Seq, Stmt};
 use crate::spec::ast::Scope;
 use crate::spec::diag::Diag;
-use crate::target::barriers::BarrierKind;
+use crate::target::barriers::{Barrier, BarrierKind};
 use crate::target::Target;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -39,7 +39,7 @@ pub struct Layout {
     /// Linear position and enclosing block of each access.
     pub ops: HashMap<OpId, (usize, Vec<usize>)>,
     /// Barriers already in the body: position, block, mnemonic.
-    pub existing: Vec<(usize, Vec<usize>, String)>,
+    pub existing: Vec<(usize, Vec<usize>, Barrier)>,
 }
 
 pub fn layout(prog: &Program, body: &[Stmt]) -> Layout {
@@ -90,7 +90,7 @@ fn walk(
             Stmt::Invalidate { id, .. } | Stmt::Mem { id, .. } => {
                 l.ops.insert(*id, (here, path.clone()));
             }
-            Stmt::Barrier { name, .. } => l.existing.push((here, path.clone(), name.clone())),
+            Stmt::Barrier { name, .. } => l.existing.push((here, path.clone(), name.kind())),
             Stmt::Each { dev, body, .. } => {
                 path.push(i);
                 let w = weight.saturating_mul(prog.devices[*dev].instances.weight());
@@ -222,53 +222,69 @@ fn no_barrier(e: &Edge, target: Target) -> Diag {
     .label("required here")
 }
 
-/// Check spec barriers exist on the target.
-pub fn check_spec_barriers(prog: &Program, seq: &Seq, target: Target) -> Result<(), Diag> {
+/// Resolve the spec's `barrier NAME` statements against `target`'s table
+/// (on the program's machine): the one place a barrier is looked up by
+/// name. Reports the first name the table lacks, at its statement.
+pub fn resolve_spec_barriers(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
     let table = target.table(prog.machine);
     let mut err = None;
-    crate::ir::walk(&seq.body, &mut |s| {
-        if let Stmt::Barrier {
-            name,
-            origin: Origin::Spec(span),
+    crate::ir::walk_mut(&mut seq.body, &mut |s| {
+        let Stmt::Barrier {
+            name: name @ BarrierName::Spelled(_),
+            origin,
             ..
         } = s
-        {
-            if err.is_none() && crate::target::barriers::find(table, name).is_none() {
-                err = Some(
-                    Diag::new(
-                        *span,
-                        match prog.machine_span {
-                            Some(_) => format!(
-                                "{target} (`machine {}`) has no barrier `{name}`",
-                                prog.machine.name()
-                            ),
-                            None => format!("{target} has no barrier `{name}`"),
-                        },
-                    )
-                    .label("not a barrier on this target")
-                    .help(format!(
-                        "{target} barriers: {}",
-                        table
-                            .iter()
-                            // A composite (`eieio; tlbsync; ptesync`)
-                            // is placed, never spelled.
-                            .filter(|b| b.parts().count() == 1)
-                            .map(|b| b.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
-                );
+        else {
+            return;
+        };
+        match Barrier::find(table, name.as_str()) {
+            Some(b) => *name = BarrierName::Kind(b),
+            None if err.is_none() => {
+                let Origin::Spec(span) = origin else {
+                    unreachable!("only the spec spells a barrier")
+                };
+                err = Some(unknown_barrier(prog, target, table, *span, name.as_str()));
             }
+            None => {}
         }
     });
     err.map_or(Ok(()), Err)
 }
 
-fn satisfied_by_existing(l: &Layout, e: &Edge, table: &'static [BarrierKind]) -> bool {
-    l.existing.iter().any(|(lin, block, name)| {
-        crate::target::barriers::find(table, name)
-            .is_some_and(|k| k.covers(e.from_class, e.to_class))
-            && point_orders(l, e, *lin, block)
+fn unknown_barrier(
+    prog: &Program,
+    target: Target,
+    table: &'static [BarrierKind],
+    span: crate::spec::diag::Span,
+    name: &str,
+) -> Diag {
+    Diag::new(
+        span,
+        match prog.machine_span {
+            Some(_) => format!(
+                "{target} (`machine {}`) has no barrier `{name}`",
+                prog.machine.name()
+            ),
+            None => format!("{target} has no barrier `{name}`"),
+        },
+    )
+    .label("not a barrier on this target")
+    .help(format!(
+        "{target} barriers: {}",
+        table
+            .iter()
+            // A composite (`eieio; tlbsync; ptesync`) is placed, never
+            // spelled.
+            .filter(|b| b.parts().count() == 1)
+            .map(|b| b.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+fn satisfied_by_existing(l: &Layout, e: &Edge) -> bool {
+    l.existing.iter().any(|(lin, block, b)| {
+        b.covers(e.from_class, e.to_class) && point_orders(l, e, *lin, block)
     })
 }
 
@@ -284,12 +300,11 @@ pub fn run(cx: &super::Cx, seq: &mut Seq) -> Result<(), Diag> {
 }
 
 pub fn place_minimal(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
-    check_spec_barriers(prog, seq, target)?;
     let table = target.table(prog.machine);
     let l = layout(prog, &seq.body);
     let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)?
         .into_iter()
-        .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e], table))
+        .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e]))
         .collect();
     if needed.is_empty() {
         return Ok(());
@@ -324,7 +339,7 @@ pub fn min_cost_within(prog: &Program, seq: &Seq, target: Target, budget: &mut u
     let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)
         .ok()?
         .into_iter()
-        .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e], table))
+        .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e]))
         .collect();
     if needed.is_empty() {
         return Some(0);
@@ -341,12 +356,11 @@ pub fn min_cost_within(prog: &Program, seq: &Seq, target: Target, budget: &mut u
 }
 
 pub fn place_naive(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
-    check_spec_barriers(prog, seq, target)?;
     let table = target.table(prog.machine);
     let l = layout(prog, &seq.body);
     let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)?
         .into_iter()
-        .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e], table))
+        .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e]))
         .collect();
     let problem = Problem::build(&l, seq, table, &needed);
     let mut chosen: Vec<Choice> = Vec::new();
@@ -648,7 +662,7 @@ fn insert(
         block.insert(
             gap.index,
             Stmt::Barrier {
-                name: table[k].name.to_string(),
+                name: BarrierName::Kind(Barrier::of(&table[k])),
                 origin: Origin::Pass(pass),
                 covers,
             },
@@ -676,12 +690,11 @@ fn block_mut<'a>(body: &'a mut Vec<Stmt>, path: &[usize]) -> &'a mut Vec<Stmt> {
 /// Every needed edge crossed by a barrier ordering its classes? Used by
 /// tests and `verify` on the optimized IR.
 pub fn unsatisfied_edges(prog: &Program, seq: &Seq, target: Target) -> Vec<usize> {
-    let table = target.table(prog.machine);
     let l = layout(prog, &seq.body);
     match needed(prog, seq, target) {
         Ok(n) => n
             .into_iter()
-            .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e], table))
+            .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e]))
             .map(|(e, _)| e)
             .collect(),
         Err(_) => (0..seq.edges.len()).collect(),

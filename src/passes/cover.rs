@@ -277,7 +277,7 @@ impl Copier<'_> {
                     value: value.bind(bind),
                     limit: *limit,
                     fail: *fail,
-                    fail_barrier: fail_barrier.clone(),
+                    fail_barrier: *fail_barrier,
                 }
             }
             Stmt::Invalidate {
@@ -330,7 +330,7 @@ impl Copier<'_> {
                 step: step.bind(bind),
                 body: self.block(body, ids),
                 span: *span,
-                fail_barrier: fail_barrier.clone(),
+                fail_barrier: *fail_barrier,
             },
             Stmt::Return { value, span } => Stmt::Return {
                 value: value.bind(bind),

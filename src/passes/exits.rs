@@ -12,7 +12,8 @@
 //! it, under the same condition.
 
 use crate::ir::order::Class;
-use crate::ir::{MemOp, Origin, Seq, Stmt};
+use crate::ir::{BarrierName, MemOp, Origin, Seq, Stmt};
+use crate::target::barriers::{Barrier, BarrierKind};
 use crate::target::Target;
 
 /// Give every early exit of `seq` the completion barrier it needs.
@@ -41,8 +42,7 @@ pub fn run(seq: &mut Seq, target: Target, machine: crate::target::Machine) {
     if classes.is_empty() {
         return;
     }
-    let completes_all =
-        |k: &crate::target::barriers::BarrierKind| classes.iter().all(|&c| k.covers(c, to));
+    let completes_all = |k: &BarrierKind| classes.iter().all(|&c| k.covers(c, to));
     let Some(kind) = target
         .table(machine)
         .iter()
@@ -53,24 +53,23 @@ pub fn run(seq: &mut Seq, target: Target, machine: crate::target::Machine) {
         return;
     };
     let cx = Cx {
-        completes: &|name: &str| {
-            crate::target::barriers::find(target.table(machine), name).is_some_and(&completes_all)
-        },
-        name: kind.name,
+        completes: &completes_all,
+        barrier: Barrier::of(kind),
     };
     block(&cx, &mut seq.body, false);
 }
 
 struct Cx<'a> {
-    /// Does the barrier of this mnemonic complete invalidations?
-    completes: &'a dyn Fn(&str) -> bool,
-    name: &'static str,
+    /// Does this barrier complete the sequence's invalidations?
+    completes: &'a dyn Fn(&BarrierKind) -> bool,
+    /// The cheapest one that does.
+    barrier: Barrier,
 }
 
 impl Cx<'_> {
-    fn mark(&self, pending: bool, slot: &mut Option<String>) {
+    fn mark(&self, pending: bool, slot: &mut Option<Barrier>) {
         if pending && slot.is_none() {
-            *slot = Some(self.name.to_string());
+            *slot = Some(self.barrier);
         }
     }
 }
@@ -85,7 +84,7 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: bool) -> bool {
         match &mut body[i] {
             Stmt::Invalidate { .. } => pending = true,
             Stmt::Barrier { name, .. } => {
-                if (cx.completes)(name) {
+                if (cx.completes)(&name.kind()) {
                     pending = false;
                 }
             }
@@ -134,7 +133,7 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: bool) -> bool {
                     body.insert(
                         i,
                         Stmt::Barrier {
-                            name: cx.name.to_string(),
+                            name: BarrierName::Kind(cx.barrier),
                             origin: Origin::Pass("complete-exits"),
                             covers: Vec::new(),
                         },

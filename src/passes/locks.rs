@@ -6,29 +6,22 @@
 
 use crate::ir::order::Class;
 use crate::ir::{MemRef, ReleaseOrder, Seq};
+use crate::target::barriers::Barrier;
 use crate::target::{Machine, Target};
 
 /// The cheapest barrier of `target`'s table that orders every pair.
-pub fn cheapest(
-    target: Target,
-    machine: Machine,
-    pairs: &[(Class, Class)],
-) -> Option<&'static str> {
+pub fn cheapest(target: Target, machine: Machine, pairs: &[(Class, Class)]) -> Option<Barrier> {
     crate::target::cheapest(target.table(machine), pairs)
 }
 
 /// The barrier (if any) a release of `order` needs before its store.
-pub fn release_barrier(
-    target: Target,
-    machine: Machine,
-    order: ReleaseOrder,
-) -> Option<&'static str> {
+pub fn release_barrier(target: Target, machine: Machine, order: ReleaseOrder) -> Option<Barrier> {
     target.backend().release_barrier(machine, order)
 }
 
 /// The barrier after a lock is taken.
-pub fn acquire_barrier(target: Target) -> Option<&'static str> {
-    target.backend().acquire_barrier()
+pub fn acquire_barrier(target: Target, machine: Machine) -> Option<Barrier> {
+    target.backend().acquire_barrier(machine)
 }
 
 pub(super) fn window_name(target: Target, width: u32) -> String {

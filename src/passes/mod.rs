@@ -182,6 +182,7 @@ pub fn run(
     let mut seqs = std::mem::take(&mut out.seqs);
     let ctx = out.clone();
     crate::par::each_mut(&mut seqs, |seq| {
+        barriers::resolve_spec_barriers(&ctx, seq, target)?;
         // A sequence that tests features is optimized once per
         // combination of them (see `crate::features`).
         crate::features::split_optimize(&ctx, seq, &|v| {

@@ -4,8 +4,9 @@
 //! already read, then the early exits completed as the normal return.
 
 use super::Cx;
-use crate::ir::{MemOp, MemRef, Origin, Seq, Stmt};
+use crate::ir::{BarrierName, MemOp, MemRef, Origin, Seq, Stmt};
 use crate::spec::diag::Diag;
+use crate::target::barriers::Barrier;
 use crate::target::{Machine, Target};
 
 pub fn run(cx: &Cx, seq: &mut Seq) -> Result<(), Diag> {
@@ -26,7 +27,7 @@ fn reload_barriers(seq: &mut Seq, target: Target, machine: Machine) {
     naive_block(&mut seq.body, name);
 }
 
-fn naive_block(body: &mut Vec<Stmt>, name: &'static str) {
+fn naive_block(body: &mut Vec<Stmt>, name: Barrier) {
     let mut seen: Vec<MemRef> = Vec::new();
     let mut out = Vec::with_capacity(body.len());
     for mut s in std::mem::take(body) {
@@ -37,7 +38,7 @@ fn naive_block(body: &mut Vec<Stmt>, name: &'static str) {
             } => {
                 if seen.contains(mem) {
                     out.push(Stmt::Barrier {
-                        name: name.to_string(),
+                        name: BarrierName::Kind(name),
                         origin: Origin::Pass("naive-barriers"),
                         covers: Vec::new(),
                     });

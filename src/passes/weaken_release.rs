@@ -76,9 +76,10 @@ pub fn run(cx: &Cx, seq: &mut Seq) -> Result<(), Diag> {
         {
             *order = ReleaseOrder::StoresOnly;
         }
-        let before = release_barrier(target, prog.machine, ReleaseOrder::Full).unwrap_or("none");
-        let after =
-            release_barrier(target, prog.machine, ReleaseOrder::StoresOnly).unwrap_or("none");
+        let name =
+            |order| release_barrier(target, prog.machine, order).map_or("none", |b| b.name());
+        let before = name(ReleaseOrder::Full);
+        let after = name(ReleaseOrder::StoresOnly);
         notes.push(format!(
             "weaken-release: release {} (line {}): every load of the critical section feeds one of its stores, so only store->store order is needed before the releasing store ({target}: {before} -> {after})",
             mem_text(seq, &mem),

@@ -5,7 +5,7 @@
 //! emulator). [`super::Target::backend`] is the one registration point;
 //! the rest of the crate asks the backend instead of matching on targets.
 
-use super::barriers::BarrierKind;
+use super::barriers::{Barrier, BarrierKind};
 use super::mach::MachFunc;
 use super::Machine;
 use crate::codegen::Style;
@@ -70,14 +70,14 @@ pub trait Backend: Sync {
     /// with the strong (default) attributes.
     fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool;
     /// The barrier (if any) a release of `order` needs before its store.
-    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<&'static str>;
+    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<Barrier>;
     /// The barrier after a lock is taken.
-    fn acquire_barrier(&self) -> Option<&'static str>;
+    fn acquire_barrier(&self, machine: Machine) -> Option<Barrier>;
     /// How a reservation window of `width` bits is written, for notes.
     fn reservation_window(&self, width: u32) -> String;
     /// What `naive-barriers` puts before a reload of a location already
     /// read: the cheapest load->load barrier, where the model needs one.
-    fn reload_barrier(&self, machine: Machine) -> Option<&'static str> {
+    fn reload_barrier(&self, machine: Machine) -> Option<Barrier> {
         super::cheapest(
             self.table(machine),
             &[(Class::NormalLoad, Class::NormalLoad)],

@@ -164,12 +164,12 @@ impl Target {
 pub fn cheapest(
     table: &'static [barriers::BarrierKind],
     pairs: &[(Class, Class)],
-) -> Option<&'static str> {
+) -> Option<barriers::Barrier> {
     table
         .iter()
         .filter(|b| pairs.iter().all(|&(a, c)| b.covers(a, c)))
         .min_by_key(|b| b.cost)
-        .map(|b| b.name)
+        .map(barriers::Barrier::of)
 }
 
 impl fmt::Display for Target {

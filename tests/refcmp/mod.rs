@@ -1244,7 +1244,7 @@ pub fn call_reqs(prog: &Program, sc: &Scenario) -> Vec<CallReq> {
                         name,
                         origin: Origin::Spec(_),
                         ..
-                    } => r.trailing.insert(0, name.clone()),
+                    } => r.trailing.insert(0, name.to_string()),
                     _ => break,
                 }
             }

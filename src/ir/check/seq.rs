@@ -118,7 +118,7 @@ impl SeqCx<'_> {
             let st = self.stmt(s)?;
             let loads = std::mem::replace(&mut self.pending, saved);
             out.extend(loads);
-            if matches!(&st, Stmt::Barrier { name, .. } if name.is_empty()) {
+            if matches!(&st, Stmt::Barrier { name, .. } if name.as_str().is_empty()) {
                 continue;
             }
             out.push(st);

@@ -95,7 +95,7 @@ impl SeqCx<'_> {
                 span,
             } => self.poll(target, op, value, limit, fail, span)?,
             ast::Stmt::Barrier { name, span } => Stmt::Barrier {
-                name: name.name.clone(),
+                name: BarrierName::Spelled(name.name.clone()),
                 origin: Origin::Spec(*span),
                 covers: Vec::new(),
             },
@@ -292,7 +292,7 @@ impl SeqCx<'_> {
             .push((before.name.clone(), after.name.clone(), *span));
         // Orders are declarations: they leave no statement behind.
         Ok(Stmt::Barrier {
-            name: String::new(),
+            name: BarrierName::Spelled(String::new()),
             origin: Origin::Spec(*span),
             covers: Vec::new(),
         })

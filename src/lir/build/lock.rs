@@ -12,7 +12,7 @@ pub(super) struct Acquire<'a> {
     pub held: Option<u64>,
     pub status: Option<usize>,
     pub limit: Option<(u64, i64)>,
-    pub fail_barrier: Option<&'a str>,
+    pub fail_barrier: Option<Barrier>,
     pub hoisted: bool,
 }
 
@@ -95,8 +95,8 @@ impl Builder<'_> {
                 retry,
             },
         );
-        if let Some(b) = locks::acquire_barrier(self.target) {
-            self.emit(Inst::Barrier { name: b.into() });
+        if let Some(b) = locks::acquire_barrier(self.target, self.prog.machine) {
+            self.emit(Inst::Barrier { name: b });
         }
         self.emit(Inst::Label(done));
         let path = SpinPath {
@@ -280,7 +280,7 @@ impl Builder<'_> {
             LockValue::Owner(e) => {
                 let v = self.expr(e);
                 if let Some(b) = barrier {
-                    self.emit(Inst::Barrier { name: b.into() });
+                    self.emit(Inst::Barrier { name: b });
                 }
                 self.emit_op(
                     id,
@@ -293,7 +293,7 @@ impl Builder<'_> {
             }
             LockValue::Bit(k) => {
                 if let Some(b) = barrier {
-                    self.emit(Inst::Barrier { name: b.into() });
+                    self.emit(Inst::Barrier { name: b });
                 }
                 let retry = self.label();
                 self.emit(Inst::Label(retry));

@@ -73,7 +73,7 @@ impl Builder<'_> {
         body: &[Stmt],
         limit: u64,
         fail: i64,
-        fail_barrier: Option<&str>,
+        fail_barrier: Option<Barrier>,
     ) -> Result<(), Diag> {
         let saved = self.origin.clone();
         let (top, fail_l, exit) = (self.label(), self.label(), self.label());

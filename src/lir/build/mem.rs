@@ -79,7 +79,7 @@ impl Builder<'_> {
                     want,
                     limit: *limit,
                     fail: *fail,
-                    fail_barrier: fail_barrier.as_deref(),
+                    fail_barrier: *fail_barrier,
                 };
                 self.poll_loop(id, &load, None, &poll);
             }
@@ -99,7 +99,7 @@ impl Builder<'_> {
                     held: *held,
                     status: *status,
                     limit: *limit,
-                    fail_barrier: fail_barrier.as_deref(),
+                    fail_barrier: *fail_barrier,
                     hoisted: *hoisted,
                 },
             ),

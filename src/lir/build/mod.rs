@@ -143,12 +143,12 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
 }
 
 /// What a poll compares and how it gives up.
-struct Poll<'a> {
+struct Poll {
     op: PollOp,
     want: Operand,
     limit: u64,
     fail: i64,
-    fail_barrier: Option<&'a str>,
+    fail_barrier: Option<Barrier>,
 }
 
 struct Builder<'a> {
@@ -327,7 +327,7 @@ impl Builder<'_> {
 
     /// The barrier `passes::exits` gave a failure return, marked as such
     /// in listings.
-    fn exit_barrier(&mut self, name: &str) {
+    fn exit_barrier(&mut self, name: Barrier) {
         let saved = std::mem::replace(
             &mut self.origin,
             Origin {
@@ -336,7 +336,7 @@ impl Builder<'_> {
                 op: None,
             },
         );
-        self.emit(Inst::Barrier { name: name.into() });
+        self.emit(Inst::Barrier { name });
         self.origin = saved;
     }
 

@@ -51,7 +51,7 @@ impl Builder<'_> {
         size: &Expr,
         step: &Expr,
         body: &[Stmt],
-        fail_barrier: Option<&str>,
+        fail_barrier: Option<Barrier>,
     ) -> Result<(), Diag> {
         let saved = self.origin.clone();
         // A constant power-of-two step (a page, a granule) counts the trips.
@@ -98,7 +98,7 @@ impl Builder<'_> {
     }
 
     /// `if (step == 0) return -EINVAL;`
-    fn nonzero_step(&mut self, step_v: VReg, fail_barrier: Option<&str>) {
+    fn nonzero_step(&mut self, step_v: VReg, fail_barrier: Option<Barrier>) {
         let ok = self.label();
         self.emit(Inst::Branch {
             cmp: Cmp::Ne,

@@ -28,12 +28,12 @@ impl Builder<'_> {
                     want,
                     limit: *limit,
                     fail: *fail,
-                    fail_barrier: fail_barrier.as_deref(),
+                    fail_barrier: *fail_barrier,
                 };
                 self.device_poll(access, *mask, value, &poll);
             }
             Stmt::Read { access, local } => self.read(access, *local),
-            Stmt::Barrier { name, origin, .. } => self.barrier(name, origin),
+            Stmt::Barrier { name, origin, .. } => self.barrier(name.kind(), origin),
             Stmt::Range {
                 local,
                 start,
@@ -44,7 +44,7 @@ impl Builder<'_> {
                 fail_barrier,
             } => {
                 self.set_origin(*span);
-                self.range(*local, start, size, step, body, fail_barrier.as_deref())?;
+                self.range(*local, start, size, step, body, *fail_barrier)?;
             }
             Stmt::Invalidate {
                 id,
@@ -67,7 +67,7 @@ impl Builder<'_> {
                 fail_barrier,
             } => {
                 self.set_origin(*span);
-                self.while_loop(cond, body, *limit, *fail, fail_barrier.as_deref())?;
+                self.while_loop(cond, body, *limit, *fail, *fail_barrier)?;
             }
             Stmt::Cover { span, .. } => {
                 return Err(Diag::new(
@@ -141,12 +141,12 @@ impl Builder<'_> {
 
     /// A bounded poll of a device register; `poll` builds the poll's
     /// terms from the value it waits for.
-    fn device_poll<'p>(
+    fn device_poll(
         &mut self,
         access: &Access,
         mask: u64,
         value: &Expr,
-        poll: &dyn Fn(Operand) -> Poll<'p>,
+        poll: &dyn Fn(Operand) -> Poll,
     ) {
         self.set_origin(access.span);
         let width = self.prog.devices[access.dev].regs[access.reg].width;
@@ -168,7 +168,7 @@ impl Builder<'_> {
         self.locals.insert(local, dst);
     }
 
-    fn barrier(&mut self, name: &str, origin: &IrOrigin) {
+    fn barrier(&mut self, name: Barrier, origin: &IrOrigin) {
         self.origin = match origin {
             IrOrigin::Spec(span) => Origin {
                 line: Some(self.prog.line_of(*span)),
@@ -181,7 +181,7 @@ impl Builder<'_> {
                 op: None,
             },
         };
-        self.emit(Inst::Barrier { name: name.into() });
+        self.emit(Inst::Barrier { name });
     }
 
     fn invalidate(

@@ -2,8 +2,9 @@
 //! memory model", B2.8 "Memory types and attributes", C6.2 DMB/DSB/ISB,
 //! D8.13 "TLB maintenance").
 
+use super::insn::{BarrierOpt, Insn};
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::BarrierKind;
+use crate::target::barriers::{insns, BarrierKind};
 
 const STORE_STORE: &[(Class, Class)] = &[
     (DevStore, DevStore),
@@ -41,6 +42,7 @@ const NORMAL_ALL: &[(Class, Class)] = &[
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
         name: "dmb ishst",
+        insns: insns![Insn::Dmb(BarrierOpt::Ishst)],
         cost: 2,
         // C6.2.81 DMB: ISHST orders stores before stores in the Inner
         // Shareable domain: other CPUs, not devices.
@@ -49,12 +51,14 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "dmb ish",
+        insns: insns![Insn::Dmb(BarrierOpt::Ish)],
         cost: 3,
         orders: NORMAL_ALL,
         cite: "Arm ARM C6.2.81 DMB",
     },
     BarrierKind {
         name: "dmb oshst",
+        insns: insns![Insn::Dmb(BarrierOpt::Oshst)],
         cost: 3,
         // Outer Shareable covers observers such as DMA masters and SMMUs:
         // Linux's dma_wmb()/__iowmb() before writel.
@@ -63,12 +67,14 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "dmb osh",
+        insns: insns![Insn::Dmb(BarrierOpt::Osh)],
         cost: 4,
         orders: ALL_ACCESS,
         cite: "Arm ARM C6.2.81 DMB",
     },
     BarrierKind {
         name: "dsb ishst",
+        insns: insns![Insn::Dsb(BarrierOpt::Ishst)],
         cost: 5,
         // D8.13.5: a DSB is needed for page-table stores to be visible to
         // the table walk before a TLBI; ISHST suffices for stores.
@@ -77,6 +83,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "dsb ish",
+        insns: insns![Insn::Dsb(BarrierOpt::Ish)],
         cost: 6,
         // D8.13.5: completion of TLBI ... IS is only guaranteed by a
         // following DSB in the Inner Shareable domain. Nothing weaker
@@ -96,24 +103,28 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "dsb oshst",
+        insns: insns![Insn::Dsb(BarrierOpt::Oshst)],
         cost: 6,
         orders: STORE_STORE,
         cite: "Arm ARM C6.2.83 DSB",
     },
     BarrierKind {
         name: "dsb osh",
+        insns: insns![Insn::Dsb(BarrierOpt::Osh)],
         cost: 7,
         orders: ALL_ACCESS,
         cite: "Arm ARM C6.2.83 DSB",
     },
     BarrierKind {
         name: "dsb st",
+        insns: insns![Insn::Dsb(BarrierOpt::St)],
         cost: 8,
         orders: STORE_STORE,
         cite: "Arm ARM C6.2.83 DSB (full system)",
     },
     BarrierKind {
         name: "dsb sy",
+        insns: insns![Insn::Dsb(BarrierOpt::Sy)],
         cost: 9,
         orders: &[
             (DevStore, DevStore),
@@ -140,6 +151,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "isb",
+        insns: insns![Insn::Isb],
         cost: 4,
         // C6.2.112 ISB: context synchronization; after a completed TLBI the
         // new translations apply to later instruction fetch.
@@ -153,4 +165,16 @@ pub static TABLE: &[BarrierKind] = &[
 /// device instance need no barrier. Device-GRE loses that.
 pub fn implicit(from: Class, to: Class, same_strong_device: bool) -> bool {
     same_strong_device && matches!(from, DevStore | DevLoad) && matches!(to, DevStore | DevLoad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_lower_as_named() {
+        crate::target::barriers::assert_lowers_as_named(TABLE, |i: &Insn| {
+            i.text(&|l| l.to_string())
+        });
+    }
 }

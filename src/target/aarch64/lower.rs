@@ -14,16 +14,13 @@
 //! and x29/x30 (FP/LR) are never touched.
 
 use super::insn::{
-    logical_imm_encodable, xreg, BarrierOpt, Cond, Insn, Label, RegOrSp, RegOrZr, Size, TlbiOp,
-    XReg,
+    logical_imm_encodable, xreg, Cond, Insn, Label, RegOrSp, RegOrZr, Size, TlbiOp, XReg,
 };
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
-use crate::target::barriers;
 use crate::target::hweight::{self, Loc, Step};
 use crate::target::scaffold;
-use crate::target::Target;
 use rustc_hash::FxHashSet;
 
 pub const REGS: RegFile = RegFile {
@@ -196,7 +193,7 @@ impl Cx<'_> {
                 swap,
                 ..
             } => mem(true, r(src)?, r(base)?, *offset, *width, *swap, e)?,
-            Inst::Barrier { name } => e(barrier(name)?),
+            Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => e(self.invalidate(name, operands)?),
             Inst::LoadReserve {
                 dst,
@@ -478,27 +475,6 @@ fn mov(rd: XReg, rm: XReg, e: &mut dyn FnMut(Insn)) {
             rd: rd.into(),
             rm: rm.into(),
         });
-    }
-}
-
-/// `dmb <opt>`, `dsb <opt>` or `isb`, if the barrier table knows the name.
-fn barrier(name: &str) -> Result<Insn, LowerError> {
-    let unknown = || LowerError(format!("aarch64 has no barrier `{name}`"));
-    if barriers::find(Target::Aarch64.barriers(), name).is_none() {
-        return Err(unknown());
-    }
-    if name == "isb" {
-        return Ok(Insn::Isb);
-    }
-    let (kind, opt) = name.split_once(' ').ok_or_else(unknown)?;
-    let opt = BarrierOpt::ALL
-        .into_iter()
-        .find(|o| o.name() == opt)
-        .ok_or_else(unknown)?;
-    match kind {
-        "dmb" => Ok(Insn::Dmb(opt)),
-        "dsb" => Ok(Insn::Dsb(opt)),
-        _ => Err(unknown()),
     }
 }
 

@@ -8,7 +8,7 @@ pub mod insn;
 pub mod lower;
 
 use super::backend::Backend;
-use super::barriers::BarrierKind;
+use super::barriers::{Barrier, BarrierKind};
 use super::mach::MachFunc;
 use super::Machine;
 use crate::codegen::Style;
@@ -76,12 +76,12 @@ impl Backend for Aarch64 {
     /// `stlr` orders every earlier explicit access, Device memory
     /// included (Arm ARM B2.3.7; Linux arm64 has no `mmiowb` for this
     /// reason): no barrier.
-    fn release_barrier(&self, _machine: Machine, _order: ReleaseOrder) -> Option<&'static str> {
+    fn release_barrier(&self, _machine: Machine, _order: ReleaseOrder) -> Option<Barrier> {
         None
     }
 
     /// Acquired with `ldaxr`.
-    fn acquire_barrier(&self) -> Option<&'static str> {
+    fn acquire_barrier(&self, _machine: Machine) -> Option<Barrier> {
         None
     }
 

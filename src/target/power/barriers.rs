@@ -2,8 +2,9 @@
 //! Access Ordering" and chapter 4.6 "Memory Barrier Instructions"; Book III
 //! 6.10 for tlbie/tlbsync/ptesync).
 
+use super::insn::Insn;
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::{all_access_and, BarrierKind};
+use crate::target::barriers::{all_access_and, insns, BarrierKind};
 
 /// All load/store class pairs.
 const ALL_ACCESS: &[(Class, Class)] = all_access_and!();
@@ -11,6 +12,7 @@ const ALL_ACCESS: &[(Class, Class)] = all_access_and!();
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
         name: "eieio",
+        insns: insns![Insn::Eieio],
         cost: 1,
         // Book II 4.6.2 (eieio): orders loads and stores to storage that is
         // both Caching Inhibited and Guarded, and stores to Memory Coherence
@@ -28,6 +30,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "lwsync",
+        insns: insns![Insn::Lwsync],
         cost: 2,
         // Book II 4.6.3: lightweight sync orders cacheable accesses except
         // store -> load; it does not apply to Caching Inhibited storage.
@@ -40,6 +43,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "sync",
+        insns: insns![Insn::Sync],
         cost: 8,
         // Book II 4.6.3: heavyweight sync orders all storage accesses of
         // all kinds, including cacheable before CI.
@@ -48,6 +52,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "ptesync",
+        insns: insns![Insn::Ptesync],
         cost: 9,
         // Book III 6.10: ptesync is hwsync plus: page table stores are
         // visible to the table walk before later tlbie/tlbiel, and a
@@ -74,6 +79,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "eieio; tlbsync; ptesync",
+        insns: insns![Insn::Eieio, Insn::Tlbsync, Insn::Ptesync],
         cost: 20,
         // Book III 6.10.1: a tlbie is complete on all processors once a
         // tlbsync issued after it (eieio orders the tlbie before the
@@ -97,6 +103,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "tlbsync",
+        insns: insns![Insn::Tlbsync],
         cost: 10,
         // Alone it completes nothing a spec can rely on (see above); it
         // stays spellable for `barrier tlbsync` in hand-ordered code.
@@ -105,6 +112,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "cp_abort",
+        insns: insns![Insn::CpAbort],
         cost: 1,
         // Not an ordering: clears the copy-paste buffer, which Linux does
         // after tlbiel on ISA 3.1 CPUs (ppc_after_tlbiel_barrier). Only
@@ -114,6 +122,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "isync",
+        insns: insns![Insn::Isync],
         cost: 3,
         // Book II 4.6.1 / Book III 1.6: context synchronizing; later
         // instructions are fetched in the new context.
@@ -134,4 +143,23 @@ pub static TABLE: &[BarrierKind] = &[
 /// device's spec says so, and device specs state what they need.
 pub fn implicit(_from: Class, _to: Class, _same_strong_device: bool) -> bool {
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::barriers::assert_lowers_as_named;
+    use crate::target::power::insn::RegStyle;
+
+    #[test]
+    fn entries_lower_as_named() {
+        // The assembly spells `cp_abort` without the underscore (GNU as
+        // knows both; see the backend's capstone aliases).
+        let text = |i: &Insn| match i.text(RegStyle::Bare, &|l| l.to_string()) {
+            t if t == "cpabort" => "cp_abort".to_string(),
+            t => t,
+        };
+        assert_lowers_as_named(TABLE, text);
+        assert_lowers_as_named(crate::target::power::book3e::TABLE, text);
+    }
 }

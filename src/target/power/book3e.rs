@@ -32,7 +32,7 @@
 
 use super::insn::{Insn, Reg, Spr};
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::{all_access_and, BarrierKind};
+use crate::target::barriers::{all_access_and, insns, BarrierKind};
 use crate::target::Machine;
 
 const ALL_ACCESS: &[(Class, Class)] = all_access_and!();
@@ -49,6 +49,7 @@ const MSYNC: &[(Class, Class)] =
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
         name: "mbar",
+        insns: insns![Insn::Mbar { mo: 0 }],
         cost: 1,
         // mbar MO=0 is eieio's opcode and ordering (Power ISA v2.06B Book
         // II, "mbar"; Linux synch.h: eieio() is `mbar` on BOOKE):
@@ -65,6 +66,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "lwsync",
+        insns: insns![Insn::Lwsync],
         cost: 2,
         // e500mc and later implement sync L=1 (Linux CPU_FTR_LWSYNC):
         // cacheable accesses except store -> load, not CI storage.
@@ -77,6 +79,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "msync",
+        insns: insns![Insn::Msync],
         cost: 8,
         // sync L=0 orders every storage access. Page-table stores before
         // a TLB invalidation: the e6500 walks page tables in hardware
@@ -90,6 +93,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "isync",
+        insns: insns![Insn::Isync],
         cost: 3,
         orders: &[
             (InvalidateCompletion, ContextSync),
@@ -99,6 +103,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "msync; isync",
+        insns: insns![Insn::Msync, Insn::Isync],
         cost: 11,
         // A local tlbilx is complete, for data and instruction accesses,
         // after msync then a context-synchronizing isync: Linux 6.1
@@ -117,6 +122,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "tlbsync",
+        insns: insns![Insn::Tlbsync],
         cost: 10,
         // Alone it completes nothing (see the composite below); it stays
         // spellable for hand-ordered code (`barrier tlbsync`).
@@ -125,6 +131,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "mbar; tlbsync; msync",
+        insns: insns![Insn::Mbar { mo: 0 }, Insn::Tlbsync, Insn::Msync],
         cost: 19,
         // A tlbivax is complete on every CPU once a tlbsync, ordered
         // after it by mbar, is followed by a sync: Linux 6.1 tlb_low.S
@@ -244,15 +251,6 @@ pub fn lower_invalidate(
     });
     e(Insn::Wrtee { rs: scratch });
     Ok(())
-}
-
-/// A barrier part of either POWER table as an instruction.
-pub fn barrier_part(part: &str) -> Option<Insn> {
-    Some(match part {
-        "msync" => Insn::Msync,
-        "mbar" => Insn::Mbar { mo: 0 },
-        _ => return None,
-    })
 }
 
 #[cfg(test)]

@@ -15,7 +15,6 @@ use super::insn::{Cond, Insn, Label, Reg};
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
-use crate::target::barriers;
 use crate::target::{Machine, Target};
 
 pub const REGS: RegFile = RegFile {
@@ -150,11 +149,7 @@ impl Cx<'_> {
                 swap,
                 ..
             } => mem(true, r(src), r(base), *offset, *width, *swap, e)?,
-            Inst::Barrier { name } => {
-                for insn in barrier(name)? {
-                    e(insn);
-                }
-            }
+            Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => {
                 let regs: Vec<Reg> = operands.iter().map(r).collect();
                 invalidate(name, &regs, e)?
@@ -398,29 +393,6 @@ fn feature_jump(cap: &str, target: Label, e: Emit) -> Result<(), LowerError> {
         target,
     });
     Ok(())
-}
-
-fn barrier(name: &str) -> Result<Vec<Insn>, LowerError> {
-    let kind = barriers::find(Target::Power64.barriers(), name)
-        .or_else(|| barriers::find(super::book3e::TABLE, name));
-    let Some(kind) = kind else {
-        return Err(LowerError(format!("power has no barrier `{name}`")));
-    };
-    kind.parts()
-        .map(|part| {
-            Ok(match part {
-                "eieio" => Insn::Eieio,
-                "lwsync" => Insn::Lwsync,
-                "sync" => Insn::Sync,
-                "ptesync" => Insn::Ptesync,
-                "isync" => Insn::Isync,
-                "tlbsync" => Insn::Tlbsync,
-                "cp_abort" => Insn::CpAbort,
-                other => super::book3e::barrier_part(other)
-                    .ok_or_else(|| LowerError(format!("power has no barrier `{other}`")))?,
-            })
-        })
-        .collect()
 }
 
 fn sldi(ra: Reg, rs: Reg, sh: u8) -> Insn {

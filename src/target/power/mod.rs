@@ -11,7 +11,7 @@ mod peephole;
 pub mod tlb;
 
 use super::backend::Backend;
-use super::barriers::BarrierKind;
+use super::barriers::{Barrier, BarrierKind};
 use super::mach::MachFunc;
 use super::{Machine, Target};
 use crate::codegen::Style;
@@ -122,7 +122,7 @@ impl Backend for Power {
 
     /// A release is a plain store after `lwsync` (`sync` after device
     /// accesses).
-    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<&'static str> {
+    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<Barrier> {
         let pairs: &[(Class, Class)] = match order {
             ReleaseOrder::Full => &[
                 (Class::NormalLoad, Class::NormalStore),
@@ -141,8 +141,8 @@ impl Backend for Power {
 
     /// `isync` after the branch-dependent store-conditional (Book II
     /// B.2.1.1, "Acquire Lock").
-    fn acquire_barrier(&self) -> Option<&'static str> {
-        Some("isync")
+    fn acquire_barrier(&self, machine: Machine) -> Option<Barrier> {
+        Some(Barrier::named(self.table(machine), "isync"))
     }
 
     fn reservation_window(&self, width: u32) -> String {

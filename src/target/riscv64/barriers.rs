@@ -14,24 +14,36 @@
 //! Linux's riscv barriers use (`asm/barrier.h`, `asm/io.h`,
 //! `asm/fence.h`) and the two that order TLB maintenance.
 
+use super::insn::{FenceSet, Insn};
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::{all_access_and, BarrierKind};
+use crate::target::barriers::{all_access_and, insns, BarrierKind};
+
+/// `fence PRED,SUCC` with the sets as the table's names spell them.
+const fn fence(pred: &str, succ: &str) -> Insn {
+    match (FenceSet::parse(pred), FenceSet::parse(succ)) {
+        (Some(pred), Some(succ)) => Insn::Fence { pred, succ },
+        _ => panic!("not a fence set"),
+    }
+}
 
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
         name: "fence w,w",
+        insns: insns![fence("w", "w")],
         cost: 2,
         orders: &[(NormalStore, NormalStore)],
         cite: "RISC-V unprivileged 2.7 FENCE; Linux smp_wmb",
     },
     BarrierKind {
         name: "fence r,r",
+        insns: insns![fence("r", "r")],
         cost: 2,
         orders: &[(NormalLoad, NormalLoad)],
         cite: "RISC-V unprivileged 2.7 FENCE; Linux smp_rmb",
     },
     BarrierKind {
         name: "fence rw,w",
+        insns: insns![fence("rw", "w")],
         cost: 2,
         // The release fence before a plain store (RISCV_RELEASE_BARRIER).
         orders: &[(NormalLoad, NormalStore), (NormalStore, NormalStore)],
@@ -39,12 +51,14 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "fence r,rw",
+        insns: insns![fence("r", "rw")],
         cost: 2,
         orders: &[(NormalLoad, NormalLoad), (NormalLoad, NormalStore)],
         cite: "RISC-V unprivileged 2.7 FENCE; Linux RISCV_ACQUIRE_BARRIER",
     },
     BarrierKind {
         name: "fence w,o",
+        insns: insns![fence("w", "o")],
         cost: 2,
         // writel's __io_bw(): memory writes (a command in RAM) reach the
         // device before the register write that tells it to look.
@@ -53,6 +67,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "fence o,w",
+        insns: insns![fence("o", "w")],
         cost: 2,
         // mmiowb(): device writes before the store that releases a lock.
         orders: &[(DevStore, NormalStore)],
@@ -60,6 +75,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "fence i,r",
+        insns: insns![fence("i", "r")],
         cost: 2,
         // readl's __io_ar(): the device read before later memory reads.
         orders: &[(DevLoad, NormalLoad)],
@@ -67,6 +83,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "fence rw,rw",
+        insns: insns![fence("rw", "rw")],
         cost: 3,
         orders: &[
             (NormalStore, NormalStore),
@@ -78,6 +95,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "fence io,io",
+        insns: insns![fence("io", "io")],
         cost: 3,
         // Accesses to different device instances: an I/O region's strong
         // ordering holds within one channel only (privileged 3.6.5).
@@ -91,6 +109,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "fence ow,ow",
+        insns: insns![fence("ow", "ow")],
         cost: 3,
         orders: &[
             (DevStore, DevStore),
@@ -102,6 +121,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "fence ir,ir",
+        insns: insns![fence("ir", "ir")],
         cost: 3,
         orders: &[
             (DevLoad, DevLoad),
@@ -113,6 +133,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "fence r,iorw",
+        insns: insns![fence("r", "iorw")],
         cost: 3,
         // Acquire that also holds back device accesses of the critical
         // section: a lock's load before everything after it.
@@ -126,12 +147,14 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "fence iorw,iorw",
+        insns: insns![fence("iorw", "iorw")],
         cost: 4,
         orders: all_access_and!(),
         cite: "RISC-V unprivileged 2.7 FENCE; Linux mb",
     },
     BarrierKind {
         name: "sfence.w.inval",
+        insns: insns![Insn::SfenceWInval],
         cost: 3,
         // Svinval: earlier stores (page-table updates) are ordered before
         // later SINVAL.VMA on this hart; nothing else.
@@ -140,6 +163,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "sfence.inval.ir",
+        insns: insns![Insn::SfenceInvalIr],
         cost: 3,
         // Svinval: earlier SINVAL.VMA are ordered before later implicit
         // references to the page tables (the invalidation is complete
@@ -150,6 +174,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "fence.i",
+        insns: insns![Insn::FenceI],
         cost: 5,
         // Zifencei: later instruction fetches see earlier stores.
         orders: &[(NormalStore, ContextSync)],
@@ -174,5 +199,17 @@ pub fn implicit(from: Class, to: Class, same_strong_device: bool) -> bool {
         | (TlbInvalidate, TlbInvalidate | InvalidateCompletion)
         | (InvalidateCompletion, ContextSync) => true,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_lower_as_named() {
+        crate::target::barriers::assert_lowers_as_named(TABLE, |i: &Insn| {
+            i.text(&|l| l.to_string())
+        });
     }
 }

@@ -102,19 +102,27 @@ impl FenceSet {
     pub const W: u8 = 1;
 
     /// A non-empty set: an empty one is a hint encoding, not a fence.
-    pub fn maybe_from(bits: u8) -> Option<FenceSet> {
-        (bits != 0 && bits < 16).then_some(FenceSet(bits))
+    pub const fn maybe_from(bits: u8) -> Option<FenceSet> {
+        if bits != 0 && bits < 16 {
+            Some(FenceSet(bits))
+        } else {
+            None
+        }
     }
 
-    pub fn parse(s: &str) -> Option<FenceSet> {
+    /// The set as GNU as spells it (`iorw`, `rw`, `w`). Const so that the
+    /// barrier table can write its fences the way it names them.
+    pub const fn parse(s: &str) -> Option<FenceSet> {
+        let s = s.as_bytes();
         let mut bits = 0u8;
         let mut last = 16u8;
-        for c in s.chars() {
-            let b = match c {
-                'i' => FenceSet::I,
-                'o' => FenceSet::O,
-                'r' => FenceSet::R,
-                'w' => FenceSet::W,
+        let mut i = 0;
+        while i < s.len() {
+            let b = match s[i] {
+                b'i' => FenceSet::I,
+                b'o' => FenceSet::O,
+                b'r' => FenceSet::R,
+                b'w' => FenceSet::W,
                 _ => return None,
             };
             // In the order GNU as prints them, each letter once.
@@ -123,6 +131,7 @@ impl FenceSet {
             }
             last = b;
             bits |= b;
+            i += 1;
         }
         FenceSet::maybe_from(bits)
     }

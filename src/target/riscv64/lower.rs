@@ -9,15 +9,12 @@
 //! `0(sp)`, `8(sp)`... (plus that frame), where they are used. t5 and t6
 //! are this lowering's scratch registers.
 
-use super::barriers::TABLE;
-use super::insn::{
-    AluOp, AmoWidth, BrCond, FenceSet, Imm12, Imm20, ImmOp, Insn, Reg, Shamt, ShiftOp, Width,
-};
+use super::insn::{AluOp, AmoWidth, BrCond, Imm12, Imm20, ImmOp, Insn, Reg, Shamt, ShiftOp, Width};
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 use crate::target::hweight::{self, Loc, Step};
-use crate::target::{barriers, scaffold};
+use crate::target::scaffold;
 
 pub const REGS: RegFile = RegFile {
     args: &[10, 11, 12, 13, 14, 15, 16, 17],
@@ -232,7 +229,7 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
             swap,
             ..
         } => mem(true, r(*src)?, r(*base)?, *offset, *width, *swap, e)?,
-        Inst::Barrier { name } => e(barrier(name)?),
+        Inst::Barrier { name } => name.lower(e),
         Inst::Invalidate { name, operands } => {
             let ops = operands
                 .iter()
@@ -637,27 +634,6 @@ fn mem(
         mov(rt, SCRATCH, e);
     }
     Ok(())
-}
-
-/// A `fence P,S`, `fence.i` or Svinval fence the barrier table knows.
-fn barrier(name: &str) -> Result<Insn, LowerError> {
-    let unknown = || LowerError(format!("riscv64 has no barrier `{name}`"));
-    if barriers::find(TABLE, name).is_none() {
-        return Err(unknown());
-    }
-    Ok(match name {
-        "fence.i" => Insn::FenceI,
-        "sfence.w.inval" => Insn::SfenceWInval,
-        "sfence.inval.ir" => Insn::SfenceInvalIr,
-        _ => {
-            let sets = name.strip_prefix("fence ").ok_or_else(unknown)?;
-            let (p, s) = sets.split_once(',').ok_or_else(unknown)?;
-            Insn::Fence {
-                pred: FenceSet::parse(p.trim()).ok_or_else(unknown)?,
-                succ: FenceSet::parse(s.trim()).ok_or_else(unknown)?,
-            }
-        }
-    })
 }
 
 /// The invalidations and their register operands: `sfence.vma` /

@@ -306,20 +306,6 @@ fn invalidation_forms_and_zero_register() {
 }
 
 #[test]
-fn barriers_parse_from_the_table_only() {
-    for k in super::TABLE {
-        let i = barrier(k.name).unwrap();
-        assert_eq!(
-            i.text(&|l| l.to_string()),
-            k.name,
-            "prints as the table spells it"
-        );
-    }
-    assert!(barrier("fence o,r").is_err());
-    assert!(barrier("dmb ish").is_err());
-}
-
-#[test]
 fn an_unallocated_register_is_an_error() {
     let inst = Inst::Copy {
         dst: VReg(0),

@@ -15,7 +15,7 @@ pub mod lower;
 pub mod regs;
 
 use super::backend::Backend;
-use super::barriers::BarrierKind;
+use super::barriers::{Barrier, BarrierKind};
 use super::mach::MachFunc;
 use super::Machine;
 use crate::codegen::Style;
@@ -93,7 +93,7 @@ impl Backend for Riscv64 {
     /// what the critical section did before it (Linux's
     /// RISCV_RELEASE_BARRIER is `fence rw,w`; device accesses need I/O in
     /// the predecessor set).
-    fn release_barrier(&self, _machine: Machine, order: ReleaseOrder) -> Option<&'static str> {
+    fn release_barrier(&self, _machine: Machine, order: ReleaseOrder) -> Option<Barrier> {
         use Class::*;
         let pairs: &[(Class, Class)] = match order {
             ReleaseOrder::Full => &[(NormalLoad, NormalStore), (NormalStore, NormalStore)],
@@ -111,8 +111,8 @@ impl Backend for Riscv64 {
     /// LR.aq orders the lock's load before later memory accesses, but
     /// not before device (I/O) accesses: `fence r,iorw` after the taken
     /// lock does.
-    fn acquire_barrier(&self) -> Option<&'static str> {
-        Some("fence r,iorw")
+    fn acquire_barrier(&self, _machine: Machine) -> Option<Barrier> {
+        Some(Barrier::named(barriers::TABLE, "fence r,iorw"))
     }
 
     fn reservation_window(&self, width: u32) -> String {

@@ -2,12 +2,14 @@
 //! and More Recent Processor Families", 11.3 "Methods of Caching Available"
 //! for UC/WC, and the SFENCE/LFENCE/MFENCE entries of Vol. 2).
 
+use super::insn::Insn;
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::BarrierKind;
+use crate::target::barriers::{insns, BarrierKind};
 
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
         name: "sfence",
+        insns: insns![Insn::Sfence],
         cost: 3,
         // Needed only for weakly ordered (WC, non-temporal) stores.
         orders: &[
@@ -20,6 +22,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "lfence",
+        insns: insns![Insn::Lfence],
         cost: 3,
         orders: &[
             (DevLoad, DevLoad),
@@ -31,6 +34,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "mfence",
+        insns: insns![Insn::Mfence],
         cost: 10,
         orders: &[
             (DevStore, DevStore),
@@ -68,5 +72,15 @@ pub fn implicit(from: Class, to: Class, same_strong_device: bool) -> bool {
         (NormalStore | NormalLoad, DevStore | DevLoad) => true,
         (DevStore | DevLoad, NormalStore | NormalLoad) => true,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_lower_as_named() {
+        crate::target::barriers::assert_lowers_as_named(TABLE, |i: &Insn| i.mnemonic().to_string());
     }
 }

@@ -13,12 +13,10 @@
 //! the `mov` left out when `dst == a`. Device registers are mapped UC by
 //! the kernel (`ioremap`), so plain `mov` is the MMIO access.
 
-use super::barriers::TABLE;
 use super::insn::{Cond, Insn, Label, Reg, Size};
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
-use crate::target::barriers;
 use crate::target::hweight::{self, Loc, Step};
 
 /// Hardware numbering: 0=rax 1=rcx 2=rdx 6=rsi 7=rdi 8..=r8...
@@ -180,7 +178,7 @@ impl Cx<'_> {
                 swap,
                 ..
             } => store(r(src), r(base), *offset, *width, *swap, e)?,
-            Inst::Barrier { name } => e(barrier(name)?),
+            Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => {
                 invlpg_operands(name, name, operands.len()).map_err(LowerError)?;
                 e(Insn::Invlpg {
@@ -343,18 +341,6 @@ fn mov(rd: Reg, rs: Reg, e: &mut dyn FnMut(Insn)) {
     if rd != rs {
         e(Insn::MovReg { rd, rs });
     }
-}
-
-fn barrier(name: &str) -> Result<Insn, LowerError> {
-    if barriers::find(TABLE, name).is_none() {
-        return Err(LowerError(format!("x86_64 has no barrier `{name}`")));
-    }
-    Ok(match name {
-        "sfence" => Insn::Sfence,
-        "lfence" => Insn::Lfence,
-        "mfence" => Insn::Mfence,
-        other => return Err(LowerError(format!("x86_64 has no barrier `{other}`"))),
-    })
 }
 
 /// `dst = (src & mask(width)) << shift`.

@@ -8,7 +8,7 @@ pub mod insn;
 pub mod lower;
 
 use super::backend::Backend;
-use super::barriers::BarrierKind;
+use super::barriers::{Barrier, BarrierKind};
 use super::mach::MachFunc;
 use super::Machine;
 use crate::codegen::Style;
@@ -69,12 +69,12 @@ impl Backend for X86_64 {
     }
 
     /// Stores are ordered among themselves, UC included (TSO).
-    fn release_barrier(&self, _machine: Machine, _order: ReleaseOrder) -> Option<&'static str> {
+    fn release_barrier(&self, _machine: Machine, _order: ReleaseOrder) -> Option<Barrier> {
         None
     }
 
     /// Acquired with `lock cmpxchg`.
-    fn acquire_barrier(&self) -> Option<&'static str> {
+    fn acquire_barrier(&self, _machine: Machine) -> Option<Barrier> {
         None
     }
 
@@ -83,7 +83,7 @@ impl Backend for X86_64 {
     }
 
     /// TSO keeps loads in order.
-    fn reload_barrier(&self, _machine: Machine) -> Option<&'static str> {
+    fn reload_barrier(&self, _machine: Machine) -> Option<Barrier> {
         None
     }
 

@@ -15,6 +15,7 @@ mod stmt;
 mod tests;
 
 use crate::ir::{DevId, Instances, OpId, Program, RegId, Seq, Stmt};
+use crate::target::barriers::Barrier;
 use std::collections::HashMap;
 
 pub use consumer::Consumer;
@@ -236,10 +237,14 @@ impl Machine<'_> {
     }
 
     /// A failure return runs the barrier the exits pass gave it.
-    fn fail_barrier(&mut self, b: &Option<String>) {
-        if let Some(name) = b {
-            self.out
-                .push((OpId::BARRIER, Access::Barrier { name: name.clone() }));
+    fn fail_barrier(&mut self, b: &Option<Barrier>) {
+        if let Some(b) = b {
+            self.out.push((
+                OpId::BARRIER,
+                Access::Barrier {
+                    name: b.name().to_string(),
+                },
+            ));
         }
     }
 

@@ -3,6 +3,7 @@
 
 use super::{Access, Flow, InterpError, Machine, EINVAL};
 use crate::ir::{Cond, DevId, OpId, Stmt};
+use crate::target::barriers::Barrier;
 
 impl Machine<'_> {
     pub(super) fn stmt(&mut self, s: &Stmt) -> Result<Flow, InterpError> {
@@ -53,9 +54,12 @@ impl Machine<'_> {
                 }
             }
             Stmt::Read { access, local } => self.read_reg(access, *local)?,
-            Stmt::Barrier { name, .. } => self
-                .out
-                .push((OpId::BARRIER, Access::Barrier { name: name.clone() })),
+            Stmt::Barrier { name, .. } => self.out.push((
+                OpId::BARRIER,
+                Access::Barrier {
+                    name: name.to_string(),
+                },
+            )),
             Stmt::Return { value, .. } => {
                 return Ok(Flow::Return(
                     value.eval_with(&self.world.params, &self.locals) as i64,
@@ -117,7 +121,7 @@ impl Machine<'_> {
         size: u64,
         step: u64,
         body: &[Stmt],
-        fail_barrier: &Option<String>,
+        fail_barrier: &Option<Barrier>,
     ) -> Result<Flow, InterpError> {
         if size == 0 {
             return Ok(Flow::Next);
@@ -151,7 +155,7 @@ impl Machine<'_> {
         body: &[Stmt],
         limit: u64,
         fail: i64,
-        fail_barrier: &Option<String>,
+        fail_barrier: &Option<Barrier>,
     ) -> Result<Flow, InterpError> {
         let mut runs = 0u64;
         loop {
