@@ -31,8 +31,7 @@ tlb_inv_range_s1:
 	str x12, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
 	add x12, x12, x11
-	cmp x10, x4
-	sub x10, x10, x4
+	subs x10, x10, x4
 	b.hi .Ltlb_inv_range_s1.3
 	movz x0, #0
 	ret
@@ -46,8 +45,7 @@ tlb_inv_range_s1:
 	str x13, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
 	add x11, x11, x4
-	cmp x10, x4
-	sub x10, x10, x4
+	subs x10, x10, x4
 	b.hi .Ltlb_inv_range_s1.4
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
@@ -133,8 +131,7 @@ tlb_inv_walk_s1:
 	str x14, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
 	add x14, x14, x13
-	cmp x11, x4
-	sub x11, x11, x4
+	subs x11, x11, x4
 	b.hi .Ltlb_inv_walk_s1.11
 	movz x0, #0
 	ret
@@ -148,8 +145,7 @@ tlb_inv_walk_s1:
 	str x13, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
 	add x12, x12, x4
-	cmp x11, x4
-	sub x11, x11, x4
+	subs x11, x11, x4
 	b.hi .Ltlb_inv_walk_s1.12
 .Ltlb_inv_walk_s1.8:
 	movz x0, #0
@@ -220,8 +216,7 @@ tlb_inv_walk_s1_flag:
 	str x13, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
 	add x13, x13, x12
-	cmp x11, x4
-	sub x11, x11, x4
+	subs x11, x11, x4
 	b.hi .Ltlb_inv_walk_s1_flag.5
 	b .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
@@ -234,8 +229,7 @@ tlb_inv_walk_s1_flag:
 	str x14, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
 	add x12, x12, x4
-	cmp x11, x4
-	sub x11, x11, x4
+	subs x11, x11, x4
 	b.hi .Ltlb_inv_walk_s1_flag.6
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:

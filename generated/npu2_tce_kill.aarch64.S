@@ -59,8 +59,7 @@ tce_kill:
 	str x16, [x0]
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	add x11, x11, x4
-	cmp x9, x4
-	sub x9, x9, x4
+	subs x9, x9, x4
 	b.hi .Ltce_kill.11
 	movz x0, #0
 	ret
@@ -74,8 +73,7 @@ tce_kill:
 	str x16, [x0]
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	add x11, x11, x4
-	cmp x9, x4
-	sub x9, x9, x4
+	subs x9, x9, x4
 	b.hi .Ltce_kill.12
 .Ltce_kill.8:
 	movz x0, #0

@@ -116,8 +116,7 @@ tlb_inv_range:
 .Ltlb_inv_range.13:
 	/* 70: range a in iova, size step granule { ... */
 	add x8, x8, x7
-	cmp x14, x6
-	sub x14, x14, x6
+	subs x14, x14, x6
 	b.hi .Ltlb_inv_range.4
 	b .Ltlb_inv_range.1
 .Ltlb_inv_range.3:
@@ -200,8 +199,7 @@ tlb_inv_range:
 .Ltlb_inv_range.23:
 	/* 70: range a in iova, size step granule { ... */
 	add x15, x15, x6
-	cmp x14, x6
-	sub x14, x14, x6
+	subs x14, x14, x6
 	b.hi .Ltlb_inv_range.14
 .Ltlb_inv_range.1:
 	cbnz x12, .Ltlb_inv_range.25

@@ -93,6 +93,16 @@ fn expected_capstone(insn: &Insn, target: Option<u32>) -> String {
             rn,
             imm,
         } => format!("cmp {rn}, #{imm}"),
+        Insn::SubsReg {
+            rd: RegOrZr::Zr,
+            rn,
+            rm,
+        } => format!("cmp {rn}, {rm}"),
+        Insn::SubsReg {
+            rd,
+            rn: RegOrZr::Zr,
+            rm,
+        } => format!("negs {rd}, {rm}"),
         // ADD (immediate) #0 to or from SP is the MOV (to/from SP) alias.
         Insn::SpAdd { imm: 0 } => "mov sp, sp".to_string(),
         Insn::LslImm { rd, rn, sh } => {

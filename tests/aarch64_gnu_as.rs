@@ -160,9 +160,10 @@ fn variant_index(i: &Insn) -> usize {
         Insn::Rbit { .. } => 51,
         Insn::SpSub { .. } => 52,
         Insn::SpAdd { .. } => 53,
+        Insn::SubsReg { .. } => 54,
     }
 }
-const VARIANTS: usize = 54;
+const VARIANTS: usize = 55;
 
 #[test]
 fn corpus_covers_every_variant_and_enum_value() {

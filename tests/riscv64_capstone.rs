@@ -77,6 +77,12 @@ fn expected_capstone(insn: &Insn, rel: i64) -> String {
             rs1,
             rs2,
         } if *rs1 == z => format!("neg {rd}, {rs2}"),
+        Insn::Alu {
+            op: AluOp::Sltu,
+            rd,
+            rs1,
+            rs2,
+        } if *rs1 == z => format!("snez {rd}, {rs2}"),
         Insn::Branch {
             cond: c @ (BrCond::Eq | BrCond::Ne),
             rs1,

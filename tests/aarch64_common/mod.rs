@@ -201,6 +201,11 @@ pub fn forms() -> Vec<Insn> {
             rn: zr(rn),
             rm: zr(rm),
         });
+        v.push(Insn::SubsReg {
+            rd: zr(rd),
+            rn: zr(rn),
+            rm: zr(rm),
+        });
         v.push(Insn::Mul {
             rd: zr(rd),
             rn: zr(rn),

@@ -228,8 +228,7 @@ impl Cx<'_> {
             Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a)?, b, *target, e)?,
             Inst::SubBranchAbove { a, b, target } => {
                 let (rn, rm) = (r(a)?.into(), r(b)?.into());
-                e(Insn::CmpReg { rn, rm });
-                e(Insn::Sub { rd: rn, rn, rm });
+                e(Insn::SubsReg { rd: rn, rn, rm });
                 e(Insn::BCond {
                     cond: Cond::Hi,
                     target: *target,

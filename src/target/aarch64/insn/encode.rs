@@ -102,6 +102,7 @@ fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
         | Insn::SpSub { .. }
         | Insn::SpAdd { .. }
         | Insn::SubsImm { .. }
+        | Insn::SubsReg { .. }
         | Insn::Mul { .. }
         | Insn::CmpReg { .. }
         | Insn::CmpImm { .. } => emit_arithmetic(ops, insn, cx)?,
@@ -240,6 +241,10 @@ fn emit_arithmetic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
             let (rd, rn) = (rd.field(), rn.field());
             let imm = check_imm12(ix, imm)?;
             dynasm!(ops ; .arch aarch64 ; subs X(rd), XSP(rn), imm);
+        }
+        Insn::SubsReg { rd, rn, rm } => {
+            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
+            dynasm!(ops ; .arch aarch64 ; subs X(rd), X(rn), X(rm));
         }
         Insn::Mul { rd, rn, rm } => {
             let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());

@@ -105,6 +105,13 @@ pub enum Insn {
         rn: XReg,
         imm: u16,
     },
+    /// SUBS (shifted register, no shift): a remainder counted down by a
+    /// run-time step sets the flags its loop branches on.
+    SubsReg {
+        rd: RegOrZr,
+        rn: RegOrZr,
+        rm: RegOrZr,
+    },
     /// `sub sp, sp, #imm` / `add sp, sp, #imm` (imm 0..=4095, a multiple
     /// of 16): the frame for callee-saved registers.
     SpSub {

@@ -59,6 +59,7 @@ impl Insn {
             | Insn::Bic { rd, rn, rm }
             | Insn::Add { rd, rn, rm }
             | Insn::Sub { rd, rn, rm }
+            | Insn::SubsReg { rd, rn, rm }
             | Insn::Mul { rd, rn, rm }
             | Insn::LslReg { rd, rn, rm }
             | Insn::LsrReg { rd, rn, rm } => format!("{m} {rd}, {rn}, {rm}"),
@@ -161,7 +162,7 @@ impl Insn {
             Insn::Bic { .. } => "bic",
             Insn::Add { .. } | Insn::AddImm { .. } | Insn::SpAdd { .. } => "add",
             Insn::Sub { .. } | Insn::SubImm { .. } | Insn::SpSub { .. } => "sub",
-            Insn::SubsImm { .. } => "subs",
+            Insn::SubsImm { .. } | Insn::SubsReg { .. } => "subs",
             Insn::Mul { .. } => "mul",
             Insn::LslImm { .. } | Insn::LslReg { .. } => "lsl",
             Insn::LsrImm { .. } | Insn::LsrReg { .. } => "lsr",
