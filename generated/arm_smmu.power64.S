@@ -12,6 +12,8 @@ tlb_inv_range_s1:
 .tlb_inv_range_s1:
 	/* 29: value (asid << 0x30) */
 	rldicr %r11,%r4,48,15
+	/* 29: offset 0x600 */
+	li %r12,1536
 	/* placed by place-barriers */
 	sync
 	/* 28: range a in iova, size step granule { ... */
@@ -22,42 +24,40 @@ tlb_inv_range_s1:
 	li %r3,-22
 	blr
 .Ltlb_inv_range_s1.1:
-	andi. %r12,%r7,4095
+	andi. %r10,%r7,4095
 	bne 0,.Ltlb_inv_range_s1.2
-	add %r12,%r5,%r6
-	cmpld 7,%r12,%r5
+	add %r10,%r5,%r6
+	cmpld 7,%r10,%r5
 	blt 7,.Ltlb_inv_range_s1.2
-	rldicl %r10,%r12,4,60
-	cmpdi 7,%r10,0
+	rldicl %r9,%r10,4,60
+	cmpdi 7,%r9,0
 	bne 7,.Ltlb_inv_range_s1.2
-	mr %r12,%r6
-	rldicl %r10,%r5,52,12
-	or %r9,%r10,%r11
-	rldicl %r10,%r7,52,12
+	mr %r10,%r6
+	rldicl %r9,%r5,52,12
+	or %r8,%r9,%r11
+	rldicl %r9,%r7,52,12
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	li %r0,1536
-	stdbrx %r9,%r3,%r0
+	stdbrx %r8,%r3,%r12
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r9,%r10
-	cmpld 6,%r12,%r7
-	subf %r12,%r7,%r12
+	add %r8,%r8,%r9
+	cmpld 6,%r10,%r7
+	subf %r10,%r7,%r10
 	bgt 6,.Ltlb_inv_range_s1.3
 	li %r3,0
 	blr
 .Ltlb_inv_range_s1.2:
-	mr %r12,%r6
-	mr %r10,%r5
+	mr %r10,%r6
+	mr %r9,%r5
 .Ltlb_inv_range_s1.4:
-	rldicl %r9,%r10,52,12
-	or %r8,%r9,%r11
+	rldicl %r8,%r9,52,12
+	or %r6,%r8,%r11
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	li %r0,1536
-	stdbrx %r8,%r3,%r0
+	stdbrx %r6,%r3,%r12
 	/* 28: range a in iova, size step granule { ... */
-	add %r10,%r10,%r7
-	cmpld 6,%r12,%r7
-	subf %r12,%r7,%r12
+	add %r9,%r9,%r7
+	cmpld 6,%r10,%r7
+	subf %r10,%r7,%r10
 	bgt 6,.Ltlb_inv_range_s1.4
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
@@ -77,20 +77,21 @@ tlb_sync:
 	lis %r11,-1
 	ori %r11,%r11,65535
 	rldicl %r11,%r11,0,32
+	/* 38: offset 0x7f0 */
+	li %r12,2032
 	/* 38: cb.tlbsync = 0xffffffff */
-	li %r0,2032
-	stwbrx %r11,%r3,%r0
+	stwbrx %r11,%r3,%r12
 	/* placed by place-barriers */
 	eieio
 	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
-	lis %r11,15
-	ori %r11,%r11,16960
+	li %r11,2036
+	lis %r12,15
+	ori %r12,%r12,16960
 .Ltlb_sync.0:
-	li %r0,2036
-	lwbrx %r12,%r3,%r0
-	andi. %r10,%r12,1
+	lwbrx %r10,%r3,%r11
+	andi. %r9,%r10,1
 	beq 0,.Ltlb_sync.1
-	addic. %r11,%r11,-1
+	addic. %r12,%r12,-1
 	bne 0,.Ltlb_sync.0
 	li %r3,-110
 	blr
@@ -116,9 +117,10 @@ tlb_inv_walk_s1:
 	nor %r11,%r5,%r5
 	cmpld 7,%r11,%r6
 	bge 7,.Ltlb_inv_walk_s1.2
+	/* 59: offset 0x610 */
+	li %r11,1552
 	/* 59: cb.tlbiasid = asid */
-	li %r0,1552
-	stwbrx %r4,%r3,%r0
+	stwbrx %r4,%r3,%r11
 	li %r3,0
 	blr
 .Ltlb_inv_walk_s1.2:
@@ -138,62 +140,63 @@ tlb_inv_walk_s1:
 	blt 7,.Ltlb_inv_walk_s1.6
 	/* 58: value (asid << 0x30) */
 	rldicr %r12,%r4,48,15
+	/* 58: offset 0x600 */
+	li %r10,1536
 	/* 57: cover iova, size with s1 auto { ... */
-	and %r10,%r5,%r11
-	add %r9,%r6,%r10
-	nor %r10,%r11,%r11
-	and %r11,%r5,%r10
-	cmpdi 7,%r9,0
+	and %r9,%r5,%r11
+	add %r8,%r6,%r9
+	nor %r9,%r11,%r11
+	and %r11,%r5,%r9
+	cmpdi 7,%r8,0
 	beq 7,.Ltlb_inv_walk_s1.5
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1.9
 	li %r3,-22
 	blr
 .Ltlb_inv_walk_s1.9:
-	andi. %r10,%r7,4095
+	andi. %r9,%r7,4095
 	bne 0,.Ltlb_inv_walk_s1.10
-	add %r10,%r11,%r9
-	cmpld 7,%r10,%r11
+	add %r9,%r11,%r8
+	cmpld 7,%r9,%r11
 	blt 7,.Ltlb_inv_walk_s1.10
-	rldicl %r8,%r10,4,60
-	cmpdi 7,%r8,0
+	rldicl %r6,%r9,4,60
+	cmpdi 7,%r6,0
 	bne 7,.Ltlb_inv_walk_s1.10
-	mr %r10,%r9
-	rldicl %r8,%r11,52,12
-	or %r6,%r8,%r12
-	rldicl %r8,%r7,52,12
+	mr %r9,%r8
+	rldicl %r6,%r11,52,12
+	or %r5,%r6,%r12
+	rldicl %r6,%r7,52,12
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	li %r0,1536
-	stdbrx %r6,%r3,%r0
+	stdbrx %r5,%r3,%r10
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r6,%r6,%r8
-	cmpld 6,%r10,%r7
-	subf %r10,%r7,%r10
+	add %r5,%r5,%r6
+	cmpld 6,%r9,%r7
+	subf %r9,%r7,%r9
 	bgt 6,.Ltlb_inv_walk_s1.11
 	li %r3,0
 	blr
 .Ltlb_inv_walk_s1.10:
-	mr %r10,%r9
-	mr %r9,%r11
+	mr %r9,%r8
+	mr %r8,%r11
 .Ltlb_inv_walk_s1.12:
-	rldicl %r11,%r9,52,12
-	or %r8,%r11,%r12
+	rldicl %r11,%r8,52,12
+	or %r6,%r11,%r12
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	li %r0,1536
-	stdbrx %r8,%r3,%r0
+	stdbrx %r6,%r3,%r10
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r9,%r9,%r7
-	cmpld 6,%r10,%r7
-	subf %r10,%r7,%r10
+	add %r8,%r8,%r7
+	cmpld 6,%r9,%r7
+	subf %r9,%r7,%r9
 	bgt 6,.Ltlb_inv_walk_s1.12
 .Ltlb_inv_walk_s1.8:
 	li %r3,0
 	blr
 .Ltlb_inv_walk_s1.6:
+	/* 59: offset 0x610 */
+	li %r11,1552
 	/* 59: cb.tlbiasid = asid */
-	li %r0,1552
-	stwbrx %r4,%r3,%r0
+	stwbrx %r4,%r3,%r11
 .Ltlb_inv_walk_s1.7:
 	li %r3,0
 	blr
@@ -217,11 +220,12 @@ tlb_inv_context_s1:
 	.type tlb_inv_context_s1,@function
 	.p2align 4
 .tlb_inv_context_s1:
+	/* 65: offset 0x610 */
+	li %r11,1552
 	/* placed by place-barriers */
 	sync
 	/* 65: cb.tlbiasid = asid */
-	li %r0,1552
-	stwbrx %r4,%r3,%r0
+	stwbrx %r4,%r3,%r11
 	/* end of sequence */
 	li %r3,0
 	blr
@@ -235,87 +239,94 @@ tlb_inv_walk_s1_flag:
 	.type tlb_inv_walk_s1_flag,@function
 	.p2align 4
 .tlb_inv_walk_s1_flag:
+	/* 74: arguments */
+	std %r31,-8(%r1)
 	/* 82: value 0xffffffff */
 	lis %r11,-1
 	ori %r11,%r11,65535
 	rldicl %r11,%r11,0,32
+	/* 82: offset 0x7f0 */
+	li %r12,2032
 	/* placed by place-barriers */
 	sync
 	cmpdi 7,%r8,0
 	beq 7,.Ltlb_inv_walk_s1_flag.0
+	/* 76: offset 0x610 */
+	li %r10,1552
 	/* 76: cb.tlbiasid = asid */
-	li %r0,1552
-	stwbrx %r4,%r3,%r0
+	stwbrx %r4,%r3,%r10
 	b .Ltlb_inv_walk_s1_flag.1
 .Ltlb_inv_walk_s1_flag.0:
 	/* 79: value (asid << 0x30) */
-	rldicr %r12,%r4,48,15
+	rldicr %r10,%r4,48,15
+	/* 79: offset 0x600 */
+	li %r9,1536
 	/* 78: range a in iova, size step granule { ... */
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1_flag.2
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1_flag.3
 	li %r3,-22
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1_flag.3:
-	andi. %r10,%r7,4095
+	andi. %r8,%r7,4095
 	bne 0,.Ltlb_inv_walk_s1_flag.4
-	add %r10,%r5,%r6
-	cmpld 7,%r10,%r5
+	add %r8,%r5,%r6
+	cmpld 7,%r8,%r5
 	blt 7,.Ltlb_inv_walk_s1_flag.4
-	rldicl %r9,%r10,4,60
-	cmpdi 7,%r9,0
+	rldicl %r4,%r8,4,60
+	cmpdi 7,%r4,0
 	bne 7,.Ltlb_inv_walk_s1_flag.4
-	mr %r10,%r6
-	rldicl %r9,%r5,52,12
-	or %r8,%r9,%r12
-	rldicl %r9,%r7,52,12
+	mr %r8,%r6
+	rldicl %r4,%r5,52,12
+	or %r31,%r4,%r10
+	rldicl %r4,%r7,52,12
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	li %r0,1536
-	stdbrx %r8,%r3,%r0
+	stdbrx %r31,%r3,%r9
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r9
-	cmpld 6,%r10,%r7
-	subf %r10,%r7,%r10
+	add %r31,%r31,%r4
+	cmpld 6,%r8,%r7
+	subf %r8,%r7,%r8
 	bgt 6,.Ltlb_inv_walk_s1_flag.5
 	b .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
-	mr %r10,%r6
-	mr %r9,%r5
+	mr %r8,%r6
+	mr %r6,%r5
 .Ltlb_inv_walk_s1_flag.6:
-	rldicl %r8,%r9,52,12
-	or %r6,%r8,%r12
+	rldicl %r5,%r6,52,12
+	or %r4,%r5,%r10
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	li %r0,1536
-	stdbrx %r6,%r3,%r0
+	stdbrx %r4,%r3,%r9
 	/* 78: range a in iova, size step granule { ... */
-	add %r9,%r9,%r7
-	cmpld 6,%r10,%r7
-	subf %r10,%r7,%r10
+	add %r6,%r6,%r7
+	cmpld 6,%r8,%r7
+	subf %r8,%r7,%r8
 	bgt 6,.Ltlb_inv_walk_s1_flag.6
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
-	li %r0,2032
-	stwbrx %r11,%r3,%r0
+	stwbrx %r11,%r3,%r12
 	/* placed by place-barriers */
 	eieio
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
-	lis %r11,15
-	ori %r11,%r11,16960
+	li %r11,2036
+	lis %r12,15
+	ori %r12,%r12,16960
 .Ltlb_inv_walk_s1_flag.7:
-	li %r0,2036
-	lwbrx %r12,%r3,%r0
-	andi. %r10,%r12,1
+	lwbrx %r10,%r3,%r11
+	andi. %r9,%r10,1
 	beq 0,.Ltlb_inv_walk_s1_flag.8
-	addic. %r11,%r11,-1
+	addic. %r12,%r12,-1
 	bne 0,.Ltlb_inv_walk_s1_flag.7
 	li %r3,-110
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1_flag.8:
 	/* end of sequence */
 	li %r3,0
+	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_walk_s1_flag,.-.tlb_inv_walk_s1_flag
 	.section .note.GNU-stack,"",@progbits

@@ -6,25 +6,26 @@
 	.globl invalidate_va
 	.type invalidate_va,@function
 invalidate_va:
+	/* 34: offset 0x8 */
+	li %r11,8
 	/* 35: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
-	rldic %r11,%r5,25,24
+	rldic %r12,%r5,25,24
 	li %r0,21
 	rldicr %r0,%r0,46,17
-	or %r12,%r11,%r0
+	or %r10,%r12,%r0
 	/* 33: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_va.1
-	rldicr %r11,%r4,3,60
-	add %r11,%r11,%r3
-	mr %r10,%r3
+	rldicr %r12,%r4,3,60
+	add %r12,%r12,%r3
+	mr %r9,%r3
 .Linvalidate_va.0:
-	ld %r9,0(%r10)
+	ld %r8,0(%r9)
 	/* 34: npu.ava = va */
-	li %r0,8
-	stdbrx %r6,%r9,%r0
+	stdbrx %r6,%r8,%r11
 	/* 33: each npu */
-	addi %r10,%r10,8
-	cmpld 7,%r10,%r11
+	addi %r9,%r9,8
+	cmpld 7,%r9,%r12
 	bne 7,.Linvalidate_va.0
 .Linvalidate_va.1:
 	/* placed by place-barriers */
@@ -34,14 +35,14 @@ invalidate_va:
 	beq 7,.Linvalidate_va.3
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
-	mr %r10,%r3
+	mr %r12,%r3
 .Linvalidate_va.2:
-	ld %r9,0(%r10)
+	ld %r9,0(%r12)
 	/* 35: npu.launch = { prs: 1, ap: 5, pid: pid } */
-	stdbrx %r12,0,%r9
+	stdbrx %r10,0,%r9
 	/* 33: each npu */
-	addi %r10,%r10,8
-	cmpld 7,%r10,%r11
+	addi %r12,%r12,8
+	cmpld 7,%r12,%r11
 	bne 7,.Linvalidate_va.2
 .Linvalidate_va.3:
 	/* 37: each npu */
@@ -53,14 +54,14 @@ invalidate_va:
 .Linvalidate_va.4:
 	ld %r10,0(%r12)
 	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
-	lis %r9,1
-	ori %r9,%r9,34464
+	li %r9,16
+	lis %r8,1
+	ori %r8,%r8,34464
 .Linvalidate_va.6:
-	li %r0,16
-	ldbrx %r8,%r10,%r0
-	cmpdi 7,%r8,0
+	ldbrx %r7,%r10,%r9
+	cmpdi 7,%r7,0
 	beq 7,.Linvalidate_va.7
-	addic. %r9,%r9,-1
+	addic. %r8,%r8,-1
 	bne 0,.Linvalidate_va.6
 	li %r3,-110
 	blr
@@ -107,14 +108,14 @@ invalidate_pid:
 .Linvalidate_pid.2:
 	ld %r10,0(%r12)
 	/* 43: poll npu.stat == 0 limit 100000 else return -110 */
-	lis %r9,1
-	ori %r9,%r9,34464
+	li %r9,16
+	lis %r8,1
+	ori %r8,%r8,34464
 .Linvalidate_pid.4:
-	li %r0,16
-	ldbrx %r8,%r10,%r0
-	cmpdi 7,%r8,0
+	ldbrx %r7,%r10,%r9
+	cmpdi 7,%r7,0
 	beq 7,.Linvalidate_pid.5
-	addic. %r9,%r9,-1
+	addic. %r8,%r8,-1
 	bne 0,.Linvalidate_pid.4
 	li %r3,-110
 	blr
@@ -169,20 +170,21 @@ invalidate_range:
 	/* 61: value (start & 0xffffffffffff0000) */
 	lis %r0,-1
 	and %r12,%r6,%r0
+	/* 61: offset 0x8 */
+	li %r10,8
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.9
-	rldicr %r10,%r4,3,60
-	add %r10,%r10,%r3
-	mr %r9,%r3
+	rldicr %r9,%r4,3,60
+	add %r9,%r9,%r3
+	mr %r8,%r3
 .Linvalidate_range.8:
-	ld %r8,0(%r9)
+	ld %r7,0(%r8)
 	/* 61: npu.ava = $addr */
-	li %r0,8
-	stdbrx %r12,%r8,%r0
+	stdbrx %r12,%r7,%r10
 	/* 60: each npu */
-	addi %r9,%r9,8
-	cmpld 7,%r9,%r10
+	addi %r8,%r8,8
+	cmpld 7,%r8,%r9
 	bne 7,.Linvalidate_range.8
 .Linvalidate_range.9:
 	/* placed by place-barriers */
@@ -215,20 +217,21 @@ invalidate_range:
 	/* 61: value (start & 0xffffffffffe00000) */
 	lis %r0,-32
 	and %r12,%r6,%r0
+	/* 61: offset 0x8 */
+	li %r10,8
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.15
-	rldicr %r10,%r4,3,60
-	add %r10,%r10,%r3
-	mr %r9,%r3
+	rldicr %r9,%r4,3,60
+	add %r9,%r9,%r3
+	mr %r8,%r3
 .Linvalidate_range.14:
-	ld %r8,0(%r9)
+	ld %r7,0(%r8)
 	/* 61: npu.ava = $addr */
-	li %r0,8
-	stdbrx %r12,%r8,%r0
+	stdbrx %r12,%r7,%r10
 	/* 60: each npu */
-	addi %r9,%r9,8
-	cmpld 7,%r9,%r10
+	addi %r8,%r8,8
+	cmpld 7,%r8,%r9
 	bne 7,.Linvalidate_range.14
 .Linvalidate_range.15:
 	/* placed by place-barriers */
@@ -261,20 +264,21 @@ invalidate_range:
 	/* 61: value (start & 0xffffffffc0000000) */
 	lis %r0,-16384
 	and %r11,%r6,%r0
+	/* 61: offset 0x8 */
+	li %r12,8
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.21
-	rldicr %r12,%r4,3,60
-	add %r12,%r12,%r3
-	mr %r10,%r3
+	rldicr %r10,%r4,3,60
+	add %r10,%r10,%r3
+	mr %r9,%r3
 .Linvalidate_range.20:
-	ld %r9,0(%r10)
+	ld %r8,0(%r9)
 	/* 61: npu.ava = $addr */
-	li %r0,8
-	stdbrx %r11,%r9,%r0
+	stdbrx %r11,%r8,%r12
 	/* 60: each npu */
-	addi %r10,%r10,8
-	cmpld 7,%r10,%r12
+	addi %r9,%r9,8
+	cmpld 7,%r9,%r10
 	bne 7,.Linvalidate_range.20
 .Linvalidate_range.21:
 	/* placed by place-barriers */
@@ -335,14 +339,14 @@ invalidate_range:
 .Linvalidate_range.26:
 	ld %r10,0(%r12)
 	/* 65: poll npu.stat == 0 limit 100000 else return -110 */
-	lis %r9,1
-	ori %r9,%r9,34464
+	li %r9,16
+	lis %r8,1
+	ori %r8,%r8,34464
 .Linvalidate_range.28:
-	li %r0,16
-	ldbrx %r8,%r10,%r0
-	cmpdi 7,%r8,0
+	ldbrx %r7,%r10,%r9
+	cmpdi 7,%r7,0
 	beq 7,.Linvalidate_range.29
-	addic. %r9,%r9,-1
+	addic. %r8,%r8,-1
 	bne 0,.Linvalidate_range.28
 	li %r3,-110
 	blr

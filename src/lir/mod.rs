@@ -127,6 +127,9 @@ pub enum Inst {
         width: u32,
     },
     /// `swap`: the register's byte order differs from the target's.
+    /// `index`: `offset` already in a register, for a target whose
+    /// byte-reversed forms only take base + index (POWER `ldbrx`): set
+    /// before a loop, not rebuilt on every trip.
     Load {
         dst: VReg,
         base: VReg,
@@ -134,6 +137,7 @@ pub enum Inst {
         width: u32,
         swap: bool,
         kind: MemKind,
+        index: Option<VReg>,
     },
     Store {
         src: VReg,
@@ -142,6 +146,7 @@ pub enum Inst {
         width: u32,
         swap: bool,
         kind: MemKind,
+        index: Option<VReg>,
     },
     /// A barrier of the target's table (`eieio`, `dsb ish`).
     Barrier {
@@ -241,8 +246,19 @@ impl Inst {
                 f(*a);
                 op(b, &mut f);
             }
-            Inst::Load { base, .. } | Inst::LoadReserve { base, .. } => f(*base),
-            Inst::Store { src, base, .. } | Inst::StoreRelease { src, base, .. } => {
+            Inst::Load { base, index, .. } => {
+                f(*base);
+                index.iter().for_each(|&i| f(i));
+            }
+            Inst::LoadReserve { base, .. } => f(*base),
+            Inst::Store {
+                src, base, index, ..
+            } => {
+                f(*src);
+                f(*base);
+                index.iter().for_each(|&i| f(i));
+            }
+            Inst::StoreRelease { src, base, .. } => {
                 f(*src);
                 f(*base);
             }

@@ -24,6 +24,11 @@ pub trait Backend: Sync {
     fn big_endian(&self) -> bool {
         false
     }
+    /// Do byte-reversed loads and stores take only base + index (no
+    /// displacement)?
+    fn swap_is_indexed(&self) -> bool {
+        false
+    }
     /// Argument and allocatable registers of the target's ABI.
     fn regfile(&self) -> &'static RegFile;
 

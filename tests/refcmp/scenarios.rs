@@ -388,6 +388,13 @@ fn arm_smmu() -> Vec<Build> {
             // The range's size test: one byte of granule 1 is one TLBIVA.
             walk("1 byte, granule 1", 0x40_0000, 1, 1),
             walk("granule 1", 0x40_0000, 2, 1),
+            // Bit 63 of the address is bit 51 of the TLBIVA value.
+            walk(
+                "iova with bit 63 set",
+                0x8000_0000_0040_0000,
+                0x2000,
+                0x1000,
+            ),
         ]
         .into_iter()
         // Below 4K the granule loop that adds granule >> 12 (0) to the
@@ -493,6 +500,15 @@ fn arm_smmu() -> Vec<Build> {
                         ),
                         range("granule 0", 7, 0x20_0000, 0x1000, 0)
                             .outside("the kernel loops forever on a granule of 0"),
+                        // Past 2^60 `a >> 12` reaches the ASID field: the
+                        // granule loop that carries the OR as a sum must
+                        // not run.
+                        range("across 2^60", 1, (1 << 60) - 0x1000, 0x2000, 0x1000).differs(
+                            "the kernel adds granule >> 12 to (iova >> 12) | (asid << 48) and \
+                             carries into the ASID field at 2^60 (0x2_0000_0000_0000); the \
+                             example writes (a >> 12) | (asid << 48) for each granule \
+                             (0x1_0000_0000_0000)",
+                        ),
                     ],
                 },
                 Scenario {

@@ -224,6 +224,7 @@ impl Builder<'_> {
             width: a.mem.width,
             swap: false,
             kind: MemKind::Normal,
+            index: None,
         });
         let t = match p.bit {
             Some(k) => self.lock_bit(s, k),

@@ -178,6 +178,7 @@ impl Builder<'_> {
             width: 64,
             swap: false,
             kind: MemKind::Normal,
+            index: None,
         });
         let saved = self.origin.clone();
         self.bases.insert(dev, base);

@@ -13,6 +13,7 @@ fn normal_load(dst: VReg, base: VReg, offset: u64, width: u32) -> Inst {
         width,
         swap: false,
         kind: MemKind::Normal,
+        index: None,
     }
 }
 
@@ -24,6 +25,7 @@ fn normal_store(src: VReg, base: VReg, offset: u64, width: u32) -> Inst {
         width,
         swap: false,
         kind: MemKind::Normal,
+        index: None,
     }
 }
 

@@ -353,8 +353,12 @@ impl Builder<'_> {
             return;
         }
         let mut exprs: Vec<(&Expr, crate::spec::diag::Span)> = Vec::new();
+        let mut indexes = Vec::new();
         walk_unconditional(std::slice::from_ref(s), &mut |x| match x {
-            Stmt::Write { value, access } => exprs.push((value, access.span)),
+            Stmt::Write { value, access } => {
+                exprs.push((value, access.span));
+                indexes.push(access.clone());
+            }
             Stmt::Invalidate { operands, span, .. } => {
                 exprs.extend(operands.iter().map(|o| (o, *span)));
             }
@@ -376,6 +380,15 @@ impl Builder<'_> {
             };
             let _ = self.expr(e);
         }
+        for access in indexes {
+            let dev = &self.prog.devices[access.dev];
+            let (swap, offset) = (self.swap(dev, access.reg), dev.regs[access.reg].offset);
+            if swap && offset != 0 && self.target.backend().swap_is_indexed() {
+                self.set_origin(access.span);
+                self.origin.note = format!("offset {offset:#x}").into();
+                let _ = self.index_of(swap, offset);
+            }
+        }
     }
 
     /// Emit into the out-of-line section.
@@ -395,6 +408,14 @@ impl Builder<'_> {
         self.values = saved;
         self.scope_log = saved_log;
         v
+    }
+
+    /// A byte-reversed access's offset in a register, on a target whose
+    /// byte-reversed forms are indexed only (shared through the value
+    /// cache, so [`Builder::hoist_values`] sets it before loops).
+    fn index_of(&mut self, swap: bool, offset: u64) -> Option<VReg> {
+        (swap && offset != 0 && self.target.backend().swap_is_indexed())
+            .then(|| self.constant(offset))
     }
 
     /// Is register `reg` of `dev` byte-reversed from the target's order?

@@ -108,6 +108,7 @@ impl Builder<'_> {
         let swap = self.swap(dev, access.reg);
         let base = self.base_of(access.dev);
         let kind = Self::device_kind(access);
+        let index = self.index_of(swap, offset);
         move |dst| Inst::Load {
             dst,
             base,
@@ -115,6 +116,7 @@ impl Builder<'_> {
             width,
             swap,
             kind,
+            index,
         }
     }
 
@@ -126,6 +128,7 @@ impl Builder<'_> {
         let swap = self.swap(dev, access.reg);
         let reg = &dev.regs[access.reg];
         let (offset, width) = (reg.offset, reg.width);
+        let index = self.index_of(swap, offset);
         self.emit_op(
             access.id,
             Inst::Store {
@@ -135,6 +138,7 @@ impl Builder<'_> {
                 width,
                 swap,
                 kind: Self::device_kind(access),
+                index,
             },
         );
     }

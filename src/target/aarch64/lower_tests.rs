@@ -346,6 +346,7 @@ fn memory_forms() {
         width,
         swap,
         kind,
+        index: None,
     };
     let ld = |offset, width, swap| Inst::Load {
         dst: VReg(1),
@@ -354,6 +355,7 @@ fn memory_forms() {
         width,
         swap,
         kind,
+        index: None,
     };
     assert_eq!(text(st(8, 64, true)), ["rev x16, x9", "str x16, [x3, #8]"]);
     assert_eq!(text(st(4, 32, true)), ["rev w16, w9", "str w16, [x3, #4]"]);

@@ -139,16 +139,32 @@ impl Cx<'_> {
                 offset,
                 width,
                 swap,
+                index,
                 ..
-            } => mem(false, r(dst), r(base), *offset, *width, *swap, e)?,
+            } => {
+                let at = At {
+                    base: r(base),
+                    offset: *offset,
+                    index: index.as_ref().map(r),
+                };
+                mem(false, r(dst), at, *width, *swap, e)?
+            }
             Inst::Store {
                 src,
                 base,
                 offset,
                 width,
                 swap,
+                index,
                 ..
-            } => mem(true, r(src), r(base), *offset, *width, *swap, e)?,
+            } => {
+                let at = At {
+                    base: r(base),
+                    offset: *offset,
+                    index: index.as_ref().map(r),
+                };
+                mem(true, r(src), at, *width, *swap, e)?
+            }
             Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => {
                 let regs: Vec<Reg> = operands.iter().map(r).collect();
@@ -165,7 +181,7 @@ impl Cx<'_> {
                 ..
             } => store_cond(r(src), r(base), *width, *retry, e),
             Inst::StoreRelease { src, base, width } => {
-                mem(true, r(src), r(base), 0, *width, false, e)?
+                mem(true, r(src), At::plain(r(base)), *width, false, e)?
             }
             Inst::SpinHint => {}
             Inst::Label(l) => e(Insn::Label(*l)),
@@ -641,14 +657,35 @@ fn reg_op(op: BinOp, rd: Reg, ra: Reg, rb: Reg, e: &mut dyn FnMut(Insn)) {
     })
 }
 
+/// Where an access goes: `base + offset`, the offset also in `index`
+/// when the builder set it in a register before the loop.
+struct At {
+    base: Reg,
+    offset: u64,
+    index: Option<Reg>,
+}
+
+impl At {
+    fn plain(base: Reg) -> At {
+        At {
+            base,
+            offset: 0,
+            index: None,
+        }
+    }
+}
+
 /// A device or memory access. Byte-reversed forms exist only indexed
-/// (X-form), so a swapped access at a non-zero offset puts the offset in
-/// r0 (legal in the RB slot).
+/// (X-form), so a swapped access at a non-zero offset takes the offset
+/// from its index register, or else puts it in r0 (legal in the RB slot).
 fn mem(
     store: bool,
     rt: Reg,
-    base: Reg,
-    offset: u64,
+    At {
+        base,
+        offset,
+        index,
+    }: At,
     width: u32,
     swap: bool,
     e: &mut dyn FnMut(Insn),
@@ -688,11 +725,13 @@ fn mem(
         return Ok(());
     }
     // Indexed: EA = (RA|0) + RB.
-    let (ra, rb) = if offset == 0 {
-        (0, base)
-    } else {
-        materialize(SCRATCH, offset, e);
-        (base, SCRATCH)
+    let (ra, rb) = match (offset, index) {
+        (0, _) => (0, base),
+        (_, Some(index)) => (base, index),
+        _ => {
+            materialize(SCRATCH, offset, e);
+            (base, SCRATCH)
+        }
     };
     e(match (store, width, swap) {
         (true, 64, true) => Insn::Stdbrx { rs: rt, ra, rb },

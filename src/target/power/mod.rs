@@ -60,6 +60,10 @@ impl Backend for Power {
     fn big_endian(&self) -> bool {
         !self.le
     }
+    /// `ldbrx`/`stdbrx` and the narrower forms are X-form only.
+    fn swap_is_indexed(&self) -> bool {
+        true
+    }
 
     fn regfile(&self) -> &'static RegFile {
         &lower::REGS

@@ -252,6 +252,7 @@ fn swapped_accesses_reverse_the_bytes() {
                 width,
                 swap: true,
                 kind,
+                index: None,
             });
             let load = lowered(Inst::Load {
                 dst: VReg(2),
@@ -260,6 +261,7 @@ fn swapped_accesses_reverse_the_bytes() {
                 width,
                 swap: true,
                 kind,
+                index: None,
             });
             let v = 0x0102_0304_0506_0708u64;
             let mut cpu = Cpu::default();
