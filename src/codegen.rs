@@ -7,6 +7,7 @@ use crate::lir::{self, regalloc};
 use crate::passes::{self, Pass};
 use crate::spec::diag::Diag;
 use crate::spec::{ast, parser};
+use crate::target::invalidation::Invalidations;
 use crate::target::mach::MachFunc;
 use crate::target::Target;
 
@@ -132,15 +133,15 @@ fn compile_seq(
     target: Target,
     opts: &Options,
 ) -> Result<(lir::Func, MachFunc), Diag> {
-    check_invalidates(seq, target, opt.machine)?;
+    let invs = resolve_invalidations(seq, target, opt.machine)?;
     let regs = target.regfile();
-    let mut f = lir::build::build(opt, seq, target, Hoist::Entry)?;
+    let mut f = lir::build::build(opt, seq, target, &invs, Hoist::Entry)?;
     let mut alloc = regalloc::allocate(&f, regs);
     for hoist in [Hoist::PerStatement, Hoist::AtUse] {
         if alloc.is_ok() {
             break;
         }
-        f = lir::build::build(opt, seq, target, hoist)?;
+        f = lir::build::build(opt, seq, target, &invs, hoist)?;
         alloc = regalloc::allocate(&f, regs);
     }
     let alloc = alloc.map_err(|_| {
@@ -173,12 +174,13 @@ fn compile_seq(
 
 /// Every CPU invalidation instruction must exist on `target` with the
 /// operands given; reported at the statement (lowering would only know
-/// the sequence).
-fn check_invalidates(
+/// the sequence). What passes is typed for the target's lowering.
+fn resolve_invalidations(
     seq: &ir::Seq,
     target: Target,
     machine: crate::target::Machine,
-) -> Result<(), Diag> {
+) -> Result<Invalidations, Diag> {
+    let mut checked = Invalidations::default();
     let mut err = None;
     ir::walk(&seq.body, &mut |s| {
         if let ir::Stmt::Invalidate {
@@ -189,11 +191,14 @@ fn check_invalidates(
         } = s
         {
             if err.is_none() {
-                if let Err(e) = target.check_invalidate_on(machine, name, operands.len()) {
-                    err = Some(Diag::new(*span, e).label("not an instruction of this target"));
+                match target.invalidation(machine, name, operands.len()) {
+                    Ok(inv) => checked.insert(inv),
+                    Err(e) => {
+                        err = Some(Diag::new(*span, e).label("not an instruction of this target"))
+                    }
                 }
             }
         }
     });
-    err.map_or(Ok(()), Err)
+    err.map_or(Ok(checked), Err)
 }

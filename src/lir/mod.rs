@@ -10,6 +10,7 @@ pub mod regalloc;
 use crate::ir::expr::BinOp;
 use crate::ir::{DevId, OpId, RegId};
 use crate::target::barriers::Barrier;
+use crate::target::invalidation::Invalidation;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -152,11 +153,12 @@ pub enum Inst {
     Barrier {
         name: Barrier,
     },
-    /// A CPU TLB invalidation by target mnemonic (`tlbi vale1is`, `tlbie`,
-    /// `invlpg`) with its register operands in the ISA's order (AArch64:
-    /// Xt or none; POWER tlbie: RB, RS; x86 invlpg: the address).
+    /// A CPU TLB invalidation the target has checked (`tlbi vale1is`,
+    /// `tlbie`, `invlpg`), with its register operands in the ISA's order
+    /// (AArch64: Xt or none; POWER tlbie: RB, RS; x86 invlpg: the
+    /// address), as many as the check accepted.
     Invalidate {
-        name: String,
+        name: Invalidation,
         operands: Vec<VReg>,
     },
     /// Load-reserve of `width` bits at `base` (POWER `l?arx`; AArch64

@@ -6,6 +6,7 @@
 //! the rest of the crate asks the backend instead of matching on targets.
 
 use super::barriers::{Barrier, BarrierKind};
+use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::Machine;
 use crate::codegen::Style;
@@ -48,9 +49,10 @@ pub trait Backend: Sync {
     fn has_machines(&self) -> bool {
         false
     }
-    /// Can this target lower the CPU invalidation `name` with `n` register
-    /// operands on `machine`? The error says why not.
-    fn check_invalidate(&self, machine: Machine, name: &str, n: usize) -> Result<(), String>;
+    /// The CPU invalidation `name` with `n` register operands, checked
+    /// and parsed into this target's typed operation on `machine`; the
+    /// error says why the target cannot lower it.
+    fn invalidation(&self, machine: Machine, name: &str, n: usize) -> Result<Invalidation, String>;
     /// The ordering class of this target's CPU invalidation `mnemonic`
     /// (the IR name's first word) where it is not the default
     /// [`Class::TlbInvalidate`] (broadcast, complete after the target's

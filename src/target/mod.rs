@@ -7,6 +7,7 @@ pub mod aarch64;
 pub mod backend;
 pub mod barriers;
 pub mod hweight;
+pub mod invalidation;
 pub mod mach;
 pub mod power;
 pub mod riscv64;
@@ -130,15 +131,16 @@ impl Target {
         self.backend().codegen(f, alloc, symbol, style, machine)
     }
 
-    /// Can this target lower the CPU invalidation `name` with `n` register
-    /// operands? The error says why not.
-    pub fn check_invalidate(self, name: &str, n: usize) -> Result<(), String> {
-        self.check_invalidate_on(Machine::Book3s, name, n)
-    }
-
-    /// [`Target::check_invalidate`] on a POWER `machine`.
-    pub fn check_invalidate_on(self, m: Machine, name: &str, n: usize) -> Result<(), String> {
-        self.backend().check_invalidate(m, name, n)
+    /// The CPU invalidation `name` with `n` register operands, checked
+    /// for this target on `machine` (POWER's families differ) and typed
+    /// for its lowering. The error says why the target cannot lower it.
+    pub fn invalidation(
+        self,
+        m: Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<invalidation::Invalidation, String> {
+        self.backend().invalidation(m, name, n)
     }
 
     /// The barrier table of this target on `machine` (POWER Book III-E

@@ -10,6 +10,7 @@ use crate::ir::expr::{BinOp, Expr};
 use crate::ir::{Device, Instances, PollOp, Program, Seq, Stmt};
 use crate::spec::ast::Endian;
 use crate::spec::diag::Diag;
+use crate::target::invalidation::Invalidations;
 use crate::target::Target;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -36,7 +37,15 @@ pub enum Hoist {
     AtUse,
 }
 
-pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<Func, Diag> {
+/// `invalidations`: the sequence's CPU invalidations, already checked for
+/// `target` (see `codegen::resolve_invalidations`).
+pub fn build(
+    prog: &Program,
+    seq: &Seq,
+    target: Target,
+    invalidations: &Invalidations,
+    hoist: Hoist,
+) -> Result<Func, Diag> {
     let mut args = Vec::new();
     for &d in &seq.devices {
         match prog.devices[d].instances {
@@ -68,6 +77,7 @@ pub fn build(prog: &Program, seq: &Seq, target: Target, hoist: Hoist) -> Result<
     let mut b = Builder {
         prog,
         target,
+        invalidations,
         f: Func {
             name: seq.name.clone(),
             args: args.clone(),
@@ -154,6 +164,8 @@ struct Poll {
 struct Builder<'a> {
     prog: &'a Program,
     target: Target,
+    /// The typed form of each CPU invalidation the sequence names.
+    invalidations: &'a Invalidations,
     f: Func,
     /// The entry definitions of the arguments passed in registers.
     arg_regs: Vec<VReg>,

@@ -202,7 +202,7 @@ impl Builder<'_> {
         self.emit_op(
             id,
             Inst::Invalidate {
-                name: name.into(),
+                name: self.invalidations.get(name).clone(),
                 operands: ops,
             },
         );

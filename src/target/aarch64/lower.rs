@@ -20,6 +20,7 @@ use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 use crate::target::hweight::{self, Loc, Step};
+use crate::target::invalidation::Invalidation;
 use crate::target::scaffold;
 use rustc_hash::FxHashSet;
 
@@ -194,7 +195,7 @@ impl Cx<'_> {
                 ..
             } => mem(true, r(src)?, r(base)?, *offset, *width, *swap, e)?,
             Inst::Barrier { name } => name.lower(e),
-            Inst::Invalidate { name, operands } => e(self.invalidate(name, operands)?),
+            Inst::Invalidate { name, operands } => e(self.invalidate(*name.op(), operands)?),
             Inst::LoadReserve {
                 dst,
                 base,
@@ -246,10 +247,9 @@ impl Cx<'_> {
         Ok(())
     }
 
-    /// `tlbi <op>[, xt]`; a register operand known to be 0 is read from XZR.
-    fn invalidate(&self, name: &str, operands: &[VReg]) -> Result<Insn, LowerError> {
-        let op = tlbi_op(name)?;
-        check_operand_count(name, op, operands.len()).map_err(LowerError)?;
+    /// `tlbi <op>[, xt]` (`operands` as many as `op` takes); a register
+    /// operand known to be 0 is read from XZR.
+    fn invalidate(&self, op: TlbiOp, operands: &[VReg]) -> Result<Insn, LowerError> {
         let rt = match operands {
             [x] if self.zeros.contains(x) => Some(RegOrZr::Zr),
             [x] => Some(self.r(*x)?.into()),
@@ -477,32 +477,22 @@ fn mov(rd: XReg, rm: XReg, e: &mut dyn FnMut(Insn)) {
     }
 }
 
-/// Can `name` with `n` register operands be lowered? (Checked before
-/// lowering, so the error points at the spec statement.)
-pub fn check_invalidate(name: &str, n: usize) -> Result<(), String> {
-    let op = tlbi_op(name).map_err(|e| e.0)?;
-    check_operand_count(name, op, n)
-}
-
-/// The `vmalle1*` operations take no register, the others one (Arm ARM
-/// C5.5 "TLBI").
-fn check_operand_count(name: &str, op: TlbiOp, n: usize) -> Result<(), String> {
+/// The `tlbi <op>` named `name` (with or without the `tlbi ` prefix),
+/// if it takes `n` register operands: the `vmalle1*` operations take
+/// none, the others one (Arm ARM C5.5 "TLBI"). Checked before lowering,
+/// so the error points at the spec statement.
+pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
+    let op = name.strip_prefix("tlbi ").unwrap_or(name).trim();
+    let Some(op) = TlbiOp::ALL.into_iter().find(|o| o.name() == op) else {
+        return Err(format!("aarch64 has no invalidation `{name}`"));
+    };
     let takes = usize::from(op.takes_reg());
     if takes != n {
         return Err(format!(
             "`{name}` takes {takes} register operand(s), got {n}"
         ));
     }
-    Ok(())
-}
-
-/// `tlbi <op>` by name (with or without the `tlbi ` prefix).
-fn tlbi_op(name: &str) -> Result<TlbiOp, LowerError> {
-    let op = name.strip_prefix("tlbi ").unwrap_or(name).trim();
-    TlbiOp::ALL
-        .into_iter()
-        .find(|o| o.name() == op)
-        .ok_or_else(|| LowerError(format!("aarch64 has no invalidation `{name}`")))
+    Ok(Invalidation::new(name, op))
 }
 
 /// 16-bit chunk `i` of `v`.

@@ -9,6 +9,7 @@ pub mod lower;
 
 use super::backend::Backend;
 use super::barriers::{Barrier, BarrierKind};
+use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::Machine;
 use crate::codegen::Style;
@@ -57,8 +58,13 @@ impl Backend for Aarch64 {
         name.starts_with("tlbi ")
     }
 
-    fn check_invalidate(&self, _machine: Machine, name: &str, n: usize) -> Result<(), String> {
-        lower::check_invalidate(name, n)
+    fn invalidation(
+        &self,
+        _machine: Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<Invalidation, String> {
+        lower::invalidation(name, n)
     }
 
     fn patches(&self, p: Patching) -> bool {

@@ -31,8 +31,10 @@
 //! name, the same word). Placement puts them once after a batch.
 
 use super::insn::{Insn, Reg, Spr};
+use super::tlb::Op;
 use crate::ir::order::Class::{self, *};
 use crate::target::barriers::{all_access_and, insns, BarrierKind};
+use crate::target::invalidation::Invalidation;
 use crate::target::Machine;
 
 const ALL_ACCESS: &[(Class, Class)] = all_access_and!();
@@ -156,7 +158,7 @@ const _: () = assert!(ALL_ACCESS.len() + 2 == MSYNC.len());
 
 /// A Book III-E invalidation by IR name: tlbilx's T, or tlbivax.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Form {
+pub enum Form {
     Tlbilx(u8),
     Tlbivax,
 }
@@ -172,20 +174,21 @@ fn form(name: &str) -> Option<(Form, usize)> {
 }
 
 /// A Book III-E invalidation (`tlbilx ...`, `tlbivax`) by IR name.
-pub fn is_book3e(name: &str) -> bool {
+fn is_book3e(name: &str) -> bool {
     matches!(name.split_whitespace().next(), Some("tlbilx" | "tlbivax"))
 }
 
-/// Can `name` with `n` register operands be lowered on POWER `machine`?
-pub fn check_invalidate(machine: Machine, name: &str, n: usize) -> Result<(), String> {
+/// The invalidation `name`, if POWER `machine` has it with `n` register
+/// operands (Book III-S's are in [`super::tlb`]).
+pub fn invalidation(machine: Machine, name: &str, n: usize) -> Result<Invalidation, String> {
     match machine {
         Machine::Book3s if is_book3e(name) => Err(format!(
             "`{}` is a Book III-E instruction (e500mc, e5500, e6500): say `machine e6500` at the top of the spec",
             name.split_whitespace().next().unwrap_or(name)
         )),
-        Machine::Book3s => super::tlb::check_invalidate(name, n),
+        Machine::Book3s => super::tlb::invalidation(name, n),
         Machine::E6500 => {
-            let Some((_, takes)) = form(name) else {
+            let Some((f, takes)) = form(name) else {
                 let m = name.split_whitespace().next().unwrap_or(name);
                 return Err(match m {
                     "tlbie" | "tlbiel" | "slbia" => format!(
@@ -208,35 +211,26 @@ pub fn check_invalidate(machine: Machine, name: &str, n: usize) -> Result<(), St
                 };
                 return Err(format!("`{name}` takes {what} ({takes} operand(s)), got {n}"));
             }
-            Ok(())
+            Ok(Invalidation::new(name, Op::Book3e(f)))
         }
     }
 }
 
-/// Emit `name` with its operands in `regs` (EA first, then MAS6), using
-/// `scratch` (r0) to hold the MSR across the interrupt-masked window.
-pub fn lower_invalidate(
-    name: &str,
-    regs: &[Reg],
-    scratch: Reg,
-    e: &mut dyn FnMut(Insn),
-) -> Result<(), String> {
-    check_invalidate(Machine::E6500, name, regs.len())?;
-    let Some((f, _)) = form(name) else {
-        return Err(format!("e6500 has no invalidation `{name}`"));
-    };
-    let (ea, mas6) = match (f, regs) {
-        (Form::Tlbilx(0), []) => {
+/// Emit `f` with its operands in `regs` (EA first, then MAS6, as many
+/// as `f` takes), using `scratch` (r0) to hold the MSR across the
+/// interrupt-masked window.
+pub fn lower(f: Form, regs: &[Reg], scratch: Reg, e: &mut dyn FnMut(Insn)) {
+    let (ea, mas6) = match f {
+        Form::Tlbilx(0) => {
             e(Insn::Tlbilx {
                 t: 0,
                 ra: 0,
                 rb: scratch,
             });
-            return Ok(());
+            return;
         }
-        (Form::Tlbilx(1), [m]) => (scratch, *m),
-        (_, [a, m]) => (*a, *m),
-        _ => return Err(format!("`{name}`: wrong operands")),
+        Form::Tlbilx(1) => (scratch, regs[0]),
+        _ => (regs[0], regs[1]),
     };
     e(Insn::Mfmsr { rt: scratch });
     e(Insn::Wrteei { e: false });
@@ -250,7 +244,6 @@ pub fn lower_invalidate(
         Form::Tlbivax => Insn::Tlbivax { ra: 0, rb: ea },
     });
     e(Insn::Wrtee { rs: scratch });
-    Ok(())
 }
 
 #[cfg(test)]
@@ -259,25 +252,26 @@ mod tests {
 
     fn lowered(name: &str, regs: &[Reg]) -> Vec<Insn> {
         let mut v = Vec::new();
-        lower_invalidate(name, regs, 0, &mut |i| v.push(i)).unwrap();
+        let inv = invalidation(Machine::E6500, name, regs.len()).unwrap();
+        inv.op::<Op>().lower(regs, 0, &mut |i| v.push(i));
         v
     }
 
     #[test]
     fn forms_and_machines() {
-        assert!(check_invalidate(Machine::E6500, "tlbilx va", 2).is_ok());
-        assert!(check_invalidate(Machine::E6500, "tlbilx va", 1).is_err());
-        assert!(check_invalidate(Machine::E6500, "tlbilx all", 0).is_ok());
-        assert!(check_invalidate(Machine::E6500, "tlbilx lpid", 0)
+        assert!(invalidation(Machine::E6500, "tlbilx va", 2).is_ok());
+        assert!(invalidation(Machine::E6500, "tlbilx va", 1).is_err());
+        assert!(invalidation(Machine::E6500, "tlbilx all", 0).is_ok());
+        assert!(invalidation(Machine::E6500, "tlbilx lpid", 0)
             .unwrap_err()
             .contains("T = 0, 1, 3"));
-        assert!(check_invalidate(Machine::E6500, "tlbie ric=0 prs=1 r=1", 2)
+        assert!(invalidation(Machine::E6500, "tlbie ric=0 prs=1 r=1", 2)
             .unwrap_err()
             .contains("Book III-S"));
-        assert!(check_invalidate(Machine::Book3s, "tlbivax", 2)
+        assert!(invalidation(Machine::Book3s, "tlbivax", 2)
             .unwrap_err()
             .contains("machine e6500"));
-        assert!(check_invalidate(Machine::Book3s, "tlbie ric=0 prs=1 r=1", 2).is_ok());
+        assert!(invalidation(Machine::Book3s, "tlbie ric=0 prs=1 r=1", 2).is_ok());
     }
 
     #[test]

@@ -168,7 +168,7 @@ impl Cx<'_> {
             Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => {
                 let regs: Vec<Reg> = operands.iter().map(r).collect();
-                invalidate(name, &regs, e)?
+                name.op::<super::tlb::Op>().lower(&regs, SCRATCH, e)
             }
             Inst::LoadReserve {
                 dst, base, width, ..
@@ -327,17 +327,6 @@ fn insert(rd: Reg, rs: Reg, shift: u32, width: u32, e: Emit) {
             sh,
             mb: 64 - sh - w,
         });
-    }
-}
-
-/// A CPU invalidation: Book III-E's from its module, the rest (radix
-/// `tlbie` and friends) from `tlb`.
-fn invalidate(name: &str, regs: &[Reg], e: Emit) -> Result<(), LowerError> {
-    if super::book3e::is_book3e(name) {
-        super::book3e::lower_invalidate(name, regs, SCRATCH, e).map_err(LowerError)
-    } else {
-        e(super::tlb::lower_invalidate(name, regs).map_err(LowerError)?);
-        Ok(())
     }
 }
 

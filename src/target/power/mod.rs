@@ -12,6 +12,7 @@ pub mod tlb;
 
 use super::backend::Backend;
 use super::barriers::{Barrier, BarrierKind};
+use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::{Machine, Target};
 use crate::codegen::Style;
@@ -105,8 +106,8 @@ impl Backend for Power {
         name.starts_with("tlbie ") || name.starts_with("tlbiel ")
     }
 
-    fn check_invalidate(&self, machine: Machine, name: &str, n: usize) -> Result<(), String> {
-        book3e::check_invalidate(machine, name, n)
+    fn invalidation(&self, machine: Machine, name: &str, n: usize) -> Result<Invalidation, String> {
+        book3e::invalidation(machine, name, n)
     }
 
     fn patches(&self, p: Patching) -> bool {

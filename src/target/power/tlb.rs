@@ -6,11 +6,35 @@
 //! register operands (ISA 3.0 `tlbie RB,RS,RIC,PRS,R`, Linux
 //! `PPC_TLBIE_5`), likewise `tlbiel`, and `slbia ih=N` with none.
 
+use super::book3e;
 use super::insn::{Insn, Reg};
 use crate::ir::insn_imm;
+use crate::target::invalidation::Invalidation;
 
-/// A POWER invalidation by IR name, with its register operands.
-enum Form {
+/// A checked POWER invalidation: what an [`Invalidation`] holds on POWER.
+/// Its register operands are as many as the form takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Book III-S (radix) `tlbie`, `tlbiel`, `slbia`.
+    Book3s(Form),
+    /// Book III-E (`machine e6500`) `tlbilx`, `tlbivax`.
+    Book3e(book3e::Form),
+}
+
+impl Op {
+    /// Emit the invalidation with its operands in `regs`; `scratch` is
+    /// the register Book III-E keeps the MSR in.
+    pub fn lower(self, regs: &[Reg], scratch: Reg, e: &mut dyn FnMut(Insn)) {
+        match self {
+            Op::Book3s(f) => e(lower(f, regs)),
+            Op::Book3e(f) => book3e::lower(f, regs, scratch, e),
+        }
+    }
+}
+
+/// A Book III-S invalidation by IR name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
     Tlbie { ric: u8, prs: u8, r: u8 },
     Tlbiel { ric: u8, prs: u8, r: u8 },
     Slbia { ih: u8 },
@@ -33,23 +57,22 @@ fn form(name: &str) -> Result<(Form, usize), String> {
     Ok(f)
 }
 
-/// Can `name` with `n` register operands be lowered? (Checked before
-/// lowering, so the error points at the spec statement.)
-pub fn check_invalidate(name: &str, n: usize) -> Result<(), String> {
-    let (_, takes) = form(name)?;
+/// The Book III-S invalidation `name`, if it takes `n` register operands.
+/// (Checked before lowering, so the error points at the spec statement.)
+pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
+    let (f, takes) = form(name)?;
     if takes != n {
         return Err(format!(
             "`{name}` takes {takes} register operand(s), got {n}"
         ));
     }
-    Ok(())
+    Ok(Invalidation::new(name, Op::Book3s(f)))
 }
 
-/// The instruction for `name` with its operands in registers `regs`.
-pub fn lower_invalidate(name: &str, regs: &[Reg]) -> Result<Insn, String> {
-    check_invalidate(name, regs.len())?;
-    let (f, _) = form(name)?;
-    Ok(match f {
+/// The instruction for `f` with its operands (RB, RS for the TLB forms)
+/// in registers `regs`.
+fn lower(f: Form, regs: &[Reg]) -> Insn {
+    match f {
         Form::Tlbie { ric, prs, r } => Insn::Tlbie {
             rb: regs[0],
             rs: regs[1],
@@ -65,7 +88,7 @@ pub fn lower_invalidate(name: &str, regs: &[Reg]) -> Result<Insn, String> {
             r,
         },
         Form::Slbia { ih } => Insn::Slbia { ih },
-    })
+    }
 }
 
 #[cfg(test)]
@@ -74,21 +97,24 @@ mod tests {
 
     #[test]
     fn forms() {
-        assert!(check_invalidate("tlbie ric=2 prs=1 r=1", 2).is_ok());
-        assert!(check_invalidate("tlbie ric=2 prs=1 r=1", 1).is_err());
-        assert!(check_invalidate("slbia ih=3", 0).is_ok());
-        assert!(check_invalidate("tlbi vale1is", 1)
+        assert!(invalidation("tlbie ric=2 prs=1 r=1", 2).is_ok());
+        assert!(invalidation("tlbie ric=2 prs=1 r=1", 1).is_err());
+        assert!(invalidation("slbia ih=3", 0).is_ok());
+        assert!(invalidation("tlbi vale1is", 1)
             .unwrap_err()
             .contains("AArch64"));
+        let inv = invalidation("tlbiel ric=0 prs=1 r=1", 2).unwrap();
+        let mut out = Vec::new();
+        inv.op::<Op>().lower(&[4, 5], 0, &mut |i| out.push(i));
         assert_eq!(
-            lower_invalidate("tlbiel ric=0 prs=1 r=1", &[4, 5]).unwrap(),
-            Insn::Tlbiel {
+            out,
+            [Insn::Tlbiel {
                 rb: 4,
                 rs: 5,
                 ric: 0,
                 prs: 1,
                 r: 1
-            }
+            }]
         );
     }
 }

@@ -14,6 +14,7 @@ use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 use crate::target::hweight::{self, Loc, Step};
+use crate::target::invalidation::Invalidation;
 use crate::target::scaffold;
 
 pub const REGS: RegFile = RegFile {
@@ -235,7 +236,7 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
                 .iter()
                 .map(|v| r(*v))
                 .collect::<Result<Vec<_>, _>>()?;
-            e(invalidate(name, &ops)?)
+            e(invalidate(*name.op(), &ops))
         }
         Inst::LoadReserve { .. } | Inst::StoreCond { .. } | Inst::StoreRelease { .. } => {
             lock_op(inst, alloc, e)?
@@ -636,20 +637,37 @@ fn mem(
     Ok(())
 }
 
+/// A checked riscv64 invalidation: what an [`Invalidation`] holds here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Vma {
+    /// Svinval's `sinval.vma`, else `sfence.vma`.
+    sinval: bool,
+    /// `... x0`: rs1 is x0 and the one operand is the ASID.
+    asid_only: bool,
+}
+
 /// The invalidations and their register operands: `sfence.vma` /
 /// `sinval.vma` with none (every address, every ASID), the address, or
 /// the address and the ASID; `... x0` with the ASID alone (rs1 = x0: every
 /// address of that ASID, as Linux's `sfence.vma x0, asid`). A register
 /// holding 0 is address 0 or ASID 0, never x0 (privileged 4.2.1).
-const INVALIDATES: &[(&str, &[usize])] = &[
-    ("sfence.vma", &[0, 1, 2]),
-    ("sfence.vma x0", &[1]),
-    ("sinval.vma", &[0, 1, 2]),
-    ("sinval.vma x0", &[1]),
+const INVALIDATES: &[(&str, Vma, &[usize])] = &[
+    ("sfence.vma", Vma::new(false, false), &[0, 1, 2]),
+    ("sfence.vma x0", Vma::new(false, true), &[1]),
+    ("sinval.vma", Vma::new(true, false), &[0, 1, 2]),
+    ("sinval.vma x0", Vma::new(true, true), &[1]),
 ];
 
-pub fn check_invalidate(name: &str, n: usize) -> Result<(), String> {
-    let Some((_, ns)) = INVALIDATES.iter().find(|(k, _)| *k == name) else {
+impl Vma {
+    const fn new(sinval: bool, asid_only: bool) -> Vma {
+        Vma { sinval, asid_only }
+    }
+}
+
+/// The invalidation `name`, if it takes `n` register operands. (Checked
+/// before lowering, so the error points at the spec statement.)
+pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
+    let Some((_, op, ns)) = INVALIDATES.iter().find(|(k, ..)| *k == name) else {
         return Err(format!(
             "riscv64 has no invalidation `{name}` (it has `sfence.vma` and Svinval's `sinval.vma`)"
         ));
@@ -667,23 +685,24 @@ pub fn check_invalidate(name: &str, n: usize) -> Result<(), String> {
             "`{name}` takes {takes} register operand(s), got {n}"
         ));
     }
-    Ok(())
+    Ok(Invalidation::new(name, *op))
 }
 
-fn invalidate(name: &str, ops: &[Reg]) -> Result<Insn, LowerError> {
-    check_invalidate(name, ops.len()).map_err(LowerError)?;
-    let (rs1, rs2) = match (name.ends_with(" x0"), ops) {
-        (true, [asid]) => (Reg::ZERO, *asid),
-        (false, []) => (Reg::ZERO, Reg::ZERO),
-        (false, [addr]) => (*addr, Reg::ZERO),
-        (false, [addr, asid]) => (*addr, *asid),
-        _ => unreachable!("checked"),
+/// `op` with its operands in `ops` (as many as its name takes): the
+/// address, then the ASID; an operand not given is x0 (every address,
+/// every ASID).
+fn invalidate(op: Vma, ops: &[Reg]) -> Insn {
+    let reg = |i: usize| ops.get(i).copied().unwrap_or(Reg::ZERO);
+    let (rs1, rs2) = if op.asid_only {
+        (Reg::ZERO, reg(0))
+    } else {
+        (reg(0), reg(1))
     };
-    Ok(if name.starts_with("sinval") {
+    if op.sinval {
         Insn::SinvalVma { rs1, rs2 }
     } else {
         Insn::SfenceVma { rs1, rs2 }
-    })
+    }
 }
 
 #[cfg(test)]

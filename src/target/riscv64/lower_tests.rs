@@ -284,6 +284,9 @@ fn swapped_accesses_reverse_the_bytes() {
 #[test]
 fn invalidation_forms_and_zero_register() {
     let (a, b) = (Reg::A0, Reg::new(11).unwrap());
+    let invalidate = |name: &str, ops: &[Reg]| {
+        invalidation(name, ops.len()).map(|inv| super::invalidate(*inv.op(), ops))
+    };
     assert_eq!(
         invalidate("sfence.vma", &[]).unwrap(),
         Insn::SfenceVma {

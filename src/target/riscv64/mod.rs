@@ -16,6 +16,7 @@ pub mod regs;
 
 use super::backend::Backend;
 use super::barriers::{Barrier, BarrierKind};
+use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::Machine;
 use crate::codegen::Style;
@@ -71,8 +72,13 @@ impl Backend for Riscv64 {
         name.starts_with("sfence.vma") || name.starts_with("sinval.vma")
     }
 
-    fn check_invalidate(&self, _machine: Machine, name: &str, n: usize) -> Result<(), String> {
-        lower::check_invalidate(name, n)
+    fn invalidation(
+        &self,
+        _machine: Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<Invalidation, String> {
+        lower::invalidation(name, n)
     }
 
     /// Linux's riscv ISA-extension alternatives are not modelled: a

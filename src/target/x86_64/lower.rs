@@ -18,6 +18,7 @@ use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 use crate::target::hweight::{self, Loc, Step};
+use crate::target::invalidation::Invalidation;
 
 /// Hardware numbering: 0=rax 1=rcx 2=rdx 6=rsi 7=rdi 8..=r8...
 pub const REGS: RegFile = RegFile {
@@ -65,19 +66,20 @@ fn fits_i32(v: u64) -> bool {
     i32::try_from(v as i64).is_ok()
 }
 
-/// Can `name` with `n` register operands be lowered?
-pub fn check_invalidate(name: &str, n: usize) -> Result<(), String> {
-    invlpg_operands(name, crate::ir::insn_imm::split(name).0, n)
-}
+/// x86-64's one invalidation, `invlpg` of an address: what an
+/// [`Invalidation`] holds here.
+#[derive(Clone, Copy, Debug)]
+struct Invlpg;
 
-/// `invlpg` with one address operand is the only invalidation; an
-/// error shows the instruction as `shown`.
-fn invlpg_operands(name: &str, shown: &str, n: usize) -> Result<(), String> {
+/// The invalidation `name`, if it is `invlpg` with its one address
+/// operand; an error shows the instruction without its immediates.
+pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
     match (name, n) {
-        ("invlpg", 1) => Ok(()),
+        ("invlpg", 1) => Ok(Invalidation::new(name, Invlpg)),
         ("invlpg", n) => Err(format!("`invlpg` takes one address operand, got {n}")),
         _ => Err(format!(
-            "`{shown}` is not an x86-64 invalidation instruction"
+            "`{}` is not an x86-64 invalidation instruction",
+            crate::ir::insn_imm::split(name).0
         )),
     }
 }
@@ -180,7 +182,8 @@ impl Cx<'_> {
             } => store(r(src), r(base), *offset, *width, *swap, e)?,
             Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => {
-                invlpg_operands(name, name, operands.len()).map_err(LowerError)?;
+                // The one form: the downcast only checks the target.
+                let &Invlpg = name.op();
                 e(Insn::Invlpg {
                     base: r(&operands[0]),
                 });

@@ -9,6 +9,7 @@ pub mod lower;
 
 use super::backend::Backend;
 use super::barriers::{Barrier, BarrierKind};
+use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::Machine;
 use crate::codegen::Style;
@@ -51,8 +52,13 @@ impl Backend for X86_64 {
         emit::render_file(v)
     }
 
-    fn check_invalidate(&self, _machine: Machine, name: &str, n: usize) -> Result<(), String> {
-        lower::check_invalidate(name, n)
+    fn invalidation(
+        &self,
+        _machine: Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<Invalidation, String> {
+        lower::invalidation(name, n)
     }
 
     /// No boot-time patching of ours on x86-64.
