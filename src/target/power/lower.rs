@@ -142,11 +142,7 @@ impl Cx<'_> {
                 index,
                 ..
             } => {
-                let at = At {
-                    base: r(base),
-                    offset: *offset,
-                    index: index.as_ref().map(r),
-                };
+                let at = At::of(r(base), *offset, index.as_ref().map(r));
                 mem(false, r(dst), at, *width, *swap, e)?
             }
             Inst::Store {
@@ -158,11 +154,7 @@ impl Cx<'_> {
                 index,
                 ..
             } => {
-                let at = At {
-                    base: r(base),
-                    offset: *offset,
-                    index: index.as_ref().map(r),
-                };
+                let at = At::of(r(base), *offset, index.as_ref().map(r));
                 mem(true, r(src), at, *width, *swap, e)?
             }
             Inst::Barrier { name } => name.lower(e),
@@ -655,12 +647,16 @@ struct At {
 }
 
 impl At {
-    fn plain(base: Reg) -> At {
+    fn of(base: Reg, offset: u64, index: Option<Reg>) -> At {
         At {
             base,
-            offset: 0,
-            index: None,
+            offset,
+            index,
         }
+    }
+
+    fn plain(base: Reg) -> At {
+        At::of(base, 0, None)
     }
 }
 
