@@ -11,7 +11,10 @@ use super::{Func, Inst, LabelId};
 use rustc_hash::FxHashMap as HashMap;
 
 pub fn thread(f: &mut Func) {
-    let next_jump = jumps_after_labels(f);
+    let next_jump = after_labels(f, |inst| match inst {
+        Inst::Jump(t) => Some(*t),
+        _ => None,
+    });
     let resolve = |mut l: LabelId| {
         // A chain visits each label at most once; a cycle of jumps is an
         // endless loop, kept as it is.
@@ -58,19 +61,10 @@ fn drop_unreachable(f: &mut Func) -> bool {
 /// A `Jump` to a label that leads (through labels only) to a `Ret` is
 /// that `Ret`: one instruction less on the way out of a nested arm.
 fn returns_for_jumps(f: &mut Func) {
-    let mut ret_at = HashMap::default();
-    let mut pending = Vec::new();
-    for (inst, _) in &f.insts {
-        match inst {
-            Inst::Label(l) => pending.push(*l),
-            Inst::Ret { value } => {
-                for l in pending.drain(..) {
-                    ret_at.insert(l, *value);
-                }
-            }
-            _ => pending.clear(),
-        }
-    }
+    let ret_at = after_labels(f, |inst| match inst {
+        Inst::Ret { value } => Some(*value),
+        _ => None,
+    });
     for (inst, _) in &mut f.insts {
         if let Inst::Jump(t) = inst {
             if let Some(&value) = ret_at.get(t) {
@@ -106,21 +100,23 @@ fn drop_fallthrough_jumps(f: &mut Func) -> bool {
     true
 }
 
-/// Each label that is followed, through labels only, by a `Jump`: that
-/// jump's target.
-fn jumps_after_labels(f: &Func) -> HashMap<LabelId, LabelId> {
+/// Each label that is followed, through labels only, by an instruction
+/// `pick` takes: what it took.
+fn after_labels<T>(f: &Func, pick: impl Fn(&Inst) -> Option<T>) -> HashMap<LabelId, T>
+where
+    T: Copy,
+{
     let mut out = HashMap::default();
     let mut pending = Vec::new();
     for (inst, _) in &f.insts {
-        match inst {
-            Inst::Label(l) => pending.push(*l),
-            Inst::Jump(t) => {
-                for l in pending.drain(..) {
-                    out.insert(l, *t);
-                }
-            }
-            _ => pending.clear(),
+        if let Inst::Label(l) = inst {
+            pending.push(*l);
+            continue;
         }
+        if let Some(t) = pick(inst) {
+            out.extend(pending.iter().map(|&l| (l, t)));
+        }
+        pending.clear();
     }
     out
 }

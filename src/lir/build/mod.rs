@@ -395,10 +395,10 @@ impl Builder<'_> {
         for access in indexes {
             let dev = &self.prog.devices[access.dev];
             let (swap, offset) = (self.swap(dev, access.reg), dev.regs[access.reg].offset);
-            if swap && offset != 0 && self.target.backend().swap_is_indexed() {
+            if self.needs_index(swap, offset) {
                 self.set_origin(access.span);
                 self.origin.note = format!("offset {offset:#x}").into();
-                let _ = self.index_of(swap, offset);
+                let _ = self.constant(offset);
             }
         }
     }
@@ -426,8 +426,12 @@ impl Builder<'_> {
     /// byte-reversed forms are indexed only (shared through the value
     /// cache, so [`Builder::hoist_values`] sets it before loops).
     fn index_of(&mut self, swap: bool, offset: u64) -> Option<VReg> {
-        (swap && offset != 0 && self.target.backend().swap_is_indexed())
+        self.needs_index(swap, offset)
             .then(|| self.constant(offset))
+    }
+
+    fn needs_index(&self, swap: bool, offset: u64) -> bool {
+        swap && offset != 0 && self.target.backend().swap_is_indexed()
     }
 
     /// Is register `reg` of `dev` byte-reversed from the target's order?

@@ -245,20 +245,17 @@ impl Builder<'_> {
         saved: &Origin,
     ) -> Result<(), Diag> {
         let top = self.label();
-        let n = match control {
-            Control::Counted(k) => Some(self.trip_count(size_v, k)),
-            Control::Remainder(_) => None,
-        };
-        let rem = match control {
+        // The register the bottom test counts down: trips, or what is left.
+        let counter = match control {
+            Control::Counted(k) => self.trip_count(size_v, k),
             Control::Remainder(_) => {
                 let rem = self.vreg();
                 self.emit(Inst::Copy {
                     dst: rem,
                     src: size_v,
                 });
-                Some(rem)
+                rem
             }
-            Control::Counted(_) => None,
         };
         let addr = r.reads_addr.then(|| {
             let addr = self.vreg();
@@ -290,14 +287,13 @@ impl Builder<'_> {
             self.add_to(addr, stride);
             self.locals.remove(&local);
         }
-        match (control, n, rem) {
-            (Control::Remainder(step_v), _, Some(rem)) => self.emit(Inst::SubBranchAbove {
-                a: rem,
+        match control {
+            Control::Counted(_) => self.count_down(counter, Cmp::Ne, top),
+            Control::Remainder(step_v) => self.emit(Inst::SubBranchAbove {
+                a: counter,
                 b: step_v,
                 target: top,
             }),
-            (_, Some(n), _) => self.count_down(n, Cmp::Ne, top),
-            _ => unreachable!("each control has its counter"),
         }
         Ok(())
     }

@@ -65,12 +65,13 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         .into_iter()
         .map(phys)
         .collect::<Result<_, _>>()?;
+    // A TLBI operand of constant 0 reads XZR, as the kernel's "rZ"
+    // constraint makes GCC emit (`tlbi vale1is, xzr`).
+    let zeros = scaffold::zero_vregs(f);
     let cx = Cx {
         alloc,
-        // A TLBI operand of constant 0 reads XZR, as the kernel's "rZ"
-        // constraint makes GCC emit (`tlbi vale1is, xzr`).
-        zeros: scaffold::zero_vregs(f),
-        xzr_only: xzr_only(f),
+        xzr_only: xzr_only(f, &zeros),
+        zeros,
         frame: scaffold::frame_size(saved.len()),
         saved,
     };
@@ -85,8 +86,8 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
 
 /// The zero registers whose every read is a TLBI operand (which reads
 /// XZR instead).
-fn xzr_only(f: &Func) -> FxHashSet<VReg> {
-    let mut zeros = scaffold::zero_vregs(f);
+fn xzr_only(f: &Func, zeros: &FxHashSet<VReg>) -> FxHashSet<VReg> {
+    let mut zeros = zeros.clone();
     for (inst, _) in &f.insts {
         if !matches!(inst, Inst::Invalidate { .. }) {
             inst.each_use(|v| {
