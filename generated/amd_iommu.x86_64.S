@@ -5,101 +5,80 @@
 	.type build_inv_iommu_pages,@function
 build_inv_iommu_pages:
 	/* 78: arguments */
-	push %rbx
 	mov %rsi,%rax
 	and $0xfff,%rax
-	mov %rax,%r10
-	add %rdx,%r10
-	mov %r10,%rax
+	add %rdx,%rax
 	add $0xfff,%rax
-	mov %rax,%r10
-	shr $0xc,%r10
+	shr $0xc,%rax
 	/* 80: let pages = ((address & 0xfff) + size + 0xfff) >> 12 */
-	mov %r10,%rax
 	mov %rsi,%r10
 	and $0xfffffffffffff000,%r10
 	/* 81: let inv = address & ~0xfff */
-	mov %r10,%r9
 	cmp $1,%rax
 	je .Lbuild_inv_iommu_pages.1
 	mov %rsi,%rax
 	add %rdx,%rax
-	mov %rax,%r10
-	sub $1,%r10
-	mov %r10,%rax
+	sub $1,%rax
 	xor %rsi,%rax
 	mov $0x7f,%r11d
-	bsr %rax,%r10
-	cmove %r11,%r10
-	xor $0x3f,%r10
-	mov $0x3f,%eax
-	mov %rax,%rdx
-	sub %r10,%rdx
+	bsr %rax,%rax
+	cmove %r11,%rax
+	xor $0x3f,%rax
+	mov $0x3f,%r9d
+	sub %rax,%r9
 	/* 85: let msb_diff = ilog2((address + size - 1) ^ address) */
-	mov %rdx,%rax
-	mov $0x33,%r10d
-	cmp %rax,%r10
+	mov $0x33,%eax
+	cmp %r9,%rax
 	jae .Lbuild_inv_iommu_pages.2
 	/* 87: inv = 0x7ffffffffffff000 */
-	movabs $0x7ffffffffffff000,%r9
+	movabs $0x7ffffffffffff000,%r10
 	jmp .Lbuild_inv_iommu_pages.3
 .Lbuild_inv_iommu_pages.2:
-	mov $1,%r10d
+	mov $1,%eax
 	mov %rcx,%r11
-	mov %rax,%rcx
-	mov %r10,%rdx
-	shl %cl,%rdx
+	mov %r9,%rcx
+	shl %cl,%rax
 	mov %r11,%rcx
-	xor %r10,%r10
-	mov %r10,%rbx
-	cmp $0x40,%rax
+	xor %rdx,%rdx
+	cmp $0x40,%r9
 	jae .Lbuild_inv_iommu_pages.4
-	mov %rdx,%rbx
+	mov %rax,%rdx
 .Lbuild_inv_iommu_pages.4:
-	mov %rbx,%rax
-	sub $1,%rax
-	mov %rsi,%r10
-	or %rax,%r10
-	mov %r10,%rax
-	and $0xfffffffffffff000,%rax
+	sub $1,%rdx
+	or %rdx,%rsi
+	and $0xfffffffffffff000,%rsi
 	/* 89: inv = (address | ((1 << msb_diff) - 1)) & ~0xfff */
-	mov %rax,%r9
+	mov %rsi,%r10
 .Lbuild_inv_iommu_pages.3:
-	mov %r9,%rax
+	mov %r10,%rax
 	or $1,%rax
 	/* 91: inv = inv | 1 */
-	mov %rax,%r9
+	mov %rax,%r10
 .Lbuild_inv_iommu_pages.1:
 	/* 93: cmd[0] = 0 */
 	xor %rax,%rax
 	mov %eax,(%rdi)
 	/* 94: cmd[4] = (domid & 0xffff) | (3 << 28 */
-	mov %rcx,%rax
-	and $0xffff,%rax
-	mov %rax,%r10
-	or $0x30000000,%r10
-	mov %r10d,4(%rdi)
+	and $0xffff,%rcx
+	or $0x30000000,%rcx
+	mov %ecx,4(%rdi)
 	/* 95: cmd[8] = (inv & 0xffffffff) | ((pde != 0) << 1 */
 	mov $0xffffffff,%r11d
-	mov %r9,%rax
+	mov %r10,%rax
 	and %r11,%rax
-	mov $1,%r10d
+	mov $1,%r9d
 	test %r8,%r8
 	jne .Lbuild_inv_iommu_pages.5
-	xor %r10,%r10
+	xor %r9,%r9
 .Lbuild_inv_iommu_pages.5:
-	mov %r10,%r8
-	shl $1,%r8
-	mov %rax,%r10
-	or %r8,%r10
-	mov %r10d,8(%rdi)
+	shl $1,%r9
+	or %r9,%rax
+	mov %eax,8(%rdi)
 	/* 96: cmd[12] = inv >> 32 */
-	mov %r9,%rax
-	shr $0x20,%rax
-	mov %eax,0xc(%rdi)
+	shr $0x20,%r10
+	mov %r10d,0xc(%rdi)
 	/* end of sequence */
 	xor %rax,%rax
-	pop %rbx
 	ret
 	.size build_inv_iommu_pages,.-build_inv_iommu_pages
 	.p2align 4
@@ -114,124 +93,100 @@ inv_iommu_pages_sync:
 	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
-	mov %rax,%r10
-	shl %cl,%r10
+	shl %cl,%rax
 	mov %r11,%rcx
-	xor %rax,%rax
-	mov %rax,%rbx
+	xor %r10,%r10
+	mov %r10,%rbx
 	cmp $0x40,%rdx
 	jae .Linv_iommu_pages_sync.0
-	mov %r10,%rbx
+	mov %rax,%rbx
 .Linv_iommu_pages_sync.0:
-	mov %rbx,%r10
-	sub $1,%r10
+	sub $1,%rbx
 	/* 68: cmdbuf */
-	mov %r10,%rdx
-	mov 0x2008(%rdi),%r10d
-	mov %r10,%rbx
-	and %rdx,%rbx
-	mov %rbx,%r10
-	xor %rbx,%rbx
+	mov 0x2008(%rdi),%eax
+	and %rbx,%rax
+	xor %rdx,%rdx
 	mov %rcx,%r12
 	and $0xfff,%r12
-	mov %r12,%r13
-	add %r8,%r13
-	mov %r13,%r12
+	add %r8,%r12
 	add $0xfff,%r12
-	mov %r12,%r13
-	shr $0xc,%r13
+	shr $0xc,%r12
 	/* 111: let pages = ((address & 0xfff) + size + 0xfff) >> 12 */
-	mov %r13,%r12
 	mov %rcx,%r13
 	and $0xfffffffffffff000,%r13
 	/* 112: let inv = address & ~0xfff */
-	mov %r13,%r14
 	cmp $1,%r12
 	je .Linv_iommu_pages_sync.2
 	mov %rcx,%r12
 	add %r8,%r12
-	mov %r12,%r8
-	sub $1,%r8
-	mov %r8,%r12
+	sub $1,%r12
 	xor %rcx,%r12
 	mov $0x7f,%r11d
-	bsr %r12,%r8
-	cmove %r11,%r8
-	xor $0x3f,%r8
-	mov $0x3f,%r12d
-	mov %r12,%r13
-	sub %r8,%r13
+	bsr %r12,%r12
+	cmove %r11,%r12
+	xor $0x3f,%r12
+	mov $0x3f,%r8d
+	sub %r12,%r8
 	/* 114: let msb_diff = ilog2((address + size - 1) ^ address) */
-	mov %r13,%r8
 	mov $0x33,%r12d
 	cmp %r8,%r12
 	jae .Linv_iommu_pages_sync.3
 	/* 116: inv = 0x7ffffffffffff000 */
-	movabs $0x7ffffffffffff000,%r14
+	movabs $0x7ffffffffffff000,%r13
 	jmp .Linv_iommu_pages_sync.4
 .Linv_iommu_pages_sync.3:
 	mov $1,%r12d
 	mov %rcx,%r11
 	mov %r8,%rcx
-	mov %r12,%r13
-	shl %cl,%r13
+	shl %cl,%r12
 	mov %r11,%rcx
-	mov %rax,%r12
+	mov %r10,%r14
 	cmp $0x40,%r8
 	jae .Linv_iommu_pages_sync.5
-	mov %r13,%r12
+	mov %r12,%r14
 .Linv_iommu_pages_sync.5:
-	mov %r12,%r8
-	sub $1,%r8
-	mov %rcx,%r12
-	or %r8,%r12
-	mov %r12,%r8
-	and $0xfffffffffffff000,%r8
+	sub $1,%r14
+	or %r14,%rcx
+	and $0xfffffffffffff000,%rcx
 	/* 118: inv = (address | ((1 << msb_diff) - 1)) & ~0xfff */
-	mov %r8,%r14
+	mov %rcx,%r13
 .Linv_iommu_pages_sync.4:
-	mov %r14,%r8
+	mov %r13,%r8
 	or $1,%r8
 	/* 120: inv = inv | 1 */
-	mov %r8,%r14
+	mov %r8,%r13
 .Linv_iommu_pages_sync.2:
-	test %rbx,%rbx
+	test %rdx,%rdx
 	jne .Linv_iommu_pages_sync.7
 	/* 122: enqueue cmdbuf inv_iommu_pages { domid: domid, pde: pde != 0 ... */
 	mov 0x2000(%rdi),%r8d
-	mov %rdx,%rcx
+	mov %rbx,%rcx
 	shr $4,%rcx
-	mov %r10,%r12
+	mov %rax,%r12
 	sub %r8,%r12
-	mov %r12,%r8
-	and %rdx,%r8
-	mov %r8,%r12
+	and %rbx,%r12
 	shr $4,%r12
-	mov %rcx,%r8
-	sub %r12,%r8
-	mov %r8,%rbx
-	test %rbx,%rbx
+	sub %r12,%rcx
+	mov %rcx,%rdx
+	test %rdx,%rdx
 	jne .Linv_iommu_pages_sync.9
 	mov $0x5f5e100,%r8d
 .Linv_iommu_pages_sync.10:
-	test %rbx,%rbx
+	test %rdx,%rdx
 	jne .Linv_iommu_pages_sync.12
 	test %r8,%r8
 	je .Linv_iommu_pages_sync.11
 	sub $1,%r8
-	mov %r10d,0x2008(%rdi)
+	mov %eax,0x2008(%rdi)
 	mov 0x2000(%rdi),%ecx
-	mov %rdx,%r12
+	mov %rbx,%r12
 	shr $4,%r12
-	mov %r10,%r13
-	sub %rcx,%r13
-	mov %r13,%rcx
-	and %rdx,%rcx
-	mov %rcx,%r13
-	shr $4,%r13
-	mov %r12,%rcx
-	sub %r13,%rcx
-	mov %rcx,%rbx
+	mov %rax,%r14
+	sub %rcx,%r14
+	and %rbx,%r14
+	shr $4,%r14
+	sub %r14,%r12
+	mov %r12,%rdx
 	jmp .Linv_iommu_pages_sync.10
 .Linv_iommu_pages_sync.11:
 	mov $0xffffffffffffff92,%rax
@@ -243,17 +198,14 @@ inv_iommu_pages_sync:
 .Linv_iommu_pages_sync.12:
 .Linv_iommu_pages_sync.9:
 .Linv_iommu_pages_sync.7:
-	mov %r9,%r8
-	and $0xffff,%r8
-	mov %r8,%r9
+	and $0xffff,%r9
 	shl $0x20,%r9
 	movabs $0x3000000000000000,%r11
-	mov %r9,%r8
-	or %r11,%r8
-	mov %rsi,%r9
-	add %r10,%r9
-	mov %r8,(%r9)
-	mov %r14,%r9
+	or %r11,%r9
+	mov %rsi,%r8
+	add %rax,%r8
+	mov %r9,(%r8)
+	mov %r13,%r9
 	and $1,%r9
 	mov 0x28(%rsp),%r8
 	mov $1,%ecx
@@ -261,71 +213,57 @@ inv_iommu_pages_sync:
 	jne .Linv_iommu_pages_sync.13
 	xor %rcx,%rcx
 .Linv_iommu_pages_sync.13:
-	mov %rcx,%r8
-	and $1,%r8
-	mov %r8,%rcx
+	and $1,%rcx
 	shl $1,%rcx
-	mov %r9,%r8
-	or %rcx,%r8
-	mov %r14,%r9
-	shr $0xc,%r9
+	or %rcx,%r9
+	shr $0xc,%r13
 	movabs $0xfffffffffffff,%r11
-	mov %r9,%rcx
-	and %r11,%rcx
-	mov %rcx,%r9
-	shl $0xc,%r9
-	mov %r8,%rcx
-	or %r9,%rcx
-	mov %r10,%r9
-	add $8,%r9
-	mov %rsi,%r8
-	add %r9,%r8
-	mov %rcx,(%r8)
-	mov %r10,%r9
+	and %r11,%r13
+	shl $0xc,%r13
+	or %r13,%r9
+	mov %rax,%r8
+	add $8,%r8
+	mov %rsi,%rcx
+	add %r8,%rcx
+	mov %r9,(%rcx)
+	mov %rax,%r9
 	add $0x10,%r9
-	mov %r9,%r8
-	and %rdx,%r8
-	mov %r8,%r10
-	mov %rbx,%r9
+	and %rbx,%r9
+	mov %r9,%rax
+	mov %rdx,%r9
 	sub $1,%r9
-	mov %r9,%rbx
-	test %rbx,%rbx
+	mov %r9,%rdx
+	test %rdx,%rdx
 	jne .Linv_iommu_pages_sync.15
 	/* 123: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
 	mov 0x2000(%rdi),%r9d
-	mov %rdx,%r8
+	mov %rbx,%r8
 	shr $4,%r8
-	mov %r10,%rcx
+	mov %rax,%rcx
 	sub %r9,%rcx
-	mov %rcx,%r9
-	and %rdx,%r9
-	mov %r9,%rcx
+	and %rbx,%rcx
 	shr $4,%rcx
-	mov %r8,%r9
-	sub %rcx,%r9
-	mov %r9,%rbx
-	test %rbx,%rbx
+	sub %rcx,%r8
+	mov %r8,%rdx
+	test %rdx,%rdx
 	jne .Linv_iommu_pages_sync.17
 	mov $0x5f5e100,%r9d
 .Linv_iommu_pages_sync.18:
-	test %rbx,%rbx
+	test %rdx,%rdx
 	jne .Linv_iommu_pages_sync.20
 	test %r9,%r9
 	je .Linv_iommu_pages_sync.19
 	sub $1,%r9
-	mov %r10d,0x2008(%rdi)
+	mov %eax,0x2008(%rdi)
 	mov 0x2000(%rdi),%r8d
-	mov %rdx,%rcx
+	mov %rbx,%rcx
 	shr $4,%rcx
-	mov %r10,%r12
+	mov %rax,%r12
 	sub %r8,%r12
-	mov %r12,%r8
-	and %rdx,%r8
-	mov %r8,%r12
+	and %rbx,%r12
 	shr $4,%r12
-	mov %rcx,%r8
-	sub %r12,%r8
-	mov %r8,%rbx
+	sub %r12,%rcx
+	mov %rcx,%rdx
 	jmp .Linv_iommu_pages_sync.18
 .Linv_iommu_pages_sync.19:
 	mov $0xffffffffffffff92,%rax
@@ -338,47 +276,39 @@ inv_iommu_pages_sync:
 .Linv_iommu_pages_sync.17:
 .Linv_iommu_pages_sync.15:
 	mov 0x38(%rsp),%r9
-	mov %r9,%r8
-	shr $3,%r8
+	shr $3,%r9
 	movabs $0x1ffffffffffff,%r11
-	mov %r8,%r9
 	and %r11,%r9
-	mov %r9,%r8
-	shl $3,%r8
+	shl $3,%r9
 	movabs $0x1000000000000001,%r11
-	mov %r8,%r9
 	or %r11,%r9
 	mov %rsi,%r8
-	add %r10,%r8
+	add %rax,%r8
 	mov %r9,(%r8)
 	mov 0x40(%rsp),%r9
-	mov %r10,%r8
+	mov %rax,%r8
 	add $8,%r8
-	mov %rsi,%rcx
-	add %r8,%rcx
-	mov %r9,(%rcx)
-	mov %r10,%r9
+	add %r8,%rsi
+	mov %r9,(%rsi)
+	mov %rax,%r9
 	add $0x10,%r9
-	mov %r9,%r8
-	and %rdx,%r8
-	mov %r8,%r10
-	mov %rbx,%r9
+	and %rbx,%r9
+	mov %r9,%rax
+	mov %rdx,%r9
 	sub $1,%r9
-	mov %r9,%rbx
+	mov %r9,%rdx
 	/* 124: issue cmdbuf */
-	mov %r10d,0x2008(%rdi)
+	mov %eax,0x2008(%rdi)
 	/* 125: poll sem[0] == sem_val limit 200000000 else return -110 */
-	mov 0x30(%rsp),%r10
-	mov %r10,%r9
-	add %rax,%r9
-	mov 0x40(%rsp),%rax
-	mov %rax,%r10
-	mov $0xbebc200,%eax
+	mov 0x30(%rsp),%rax
+	add %r10,%rax
+	mov 0x40(%rsp),%r10
+	mov $0xbebc200,%r9d
 .Linv_iommu_pages_sync.21:
-	mov (%r9),%r8
+	mov (%rax),%r8
 	cmp %r10,%r8
 	je .Linv_iommu_pages_sync.22
-	sub $1,%rax
+	sub $1,%r9
 	jne .Linv_iommu_pages_sync.21
 	mov $0xffffffffffffff92,%rax
 	pop %r14
@@ -408,60 +338,49 @@ completion_wait:
 	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
-	mov %rax,%r10
-	shl %cl,%r10
+	shl %cl,%rax
 	mov %r11,%rcx
-	xor %rax,%rax
-	mov %rax,%rbx
+	xor %r10,%r10
+	mov %r10,%rbx
 	cmp $0x40,%rdx
 	jae .Lcompletion_wait.0
-	mov %r10,%rbx
+	mov %rax,%rbx
 .Lcompletion_wait.0:
-	mov %rbx,%r10
-	sub $1,%r10
+	sub $1,%rbx
 	/* 68: cmdbuf */
-	mov %r10,%rdx
-	mov 0x2008(%rdi),%r10d
-	mov %r10,%rbx
-	and %rdx,%rbx
-	mov %rbx,%r10
-	xor %rbx,%rbx
+	mov 0x2008(%rdi),%eax
+	and %rbx,%rax
+	xor %rdx,%rdx
 	jne .Lcompletion_wait.2
 	/* 131: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
 	mov 0x2000(%rdi),%r12d
-	mov %rdx,%r13
+	mov %rbx,%r13
 	shr $4,%r13
-	mov %r10,%r14
+	mov %rax,%r14
 	sub %r12,%r14
-	mov %r14,%r12
-	and %rdx,%r12
-	mov %r12,%r14
+	and %rbx,%r14
 	shr $4,%r14
-	mov %r13,%r12
-	sub %r14,%r12
-	mov %r12,%rbx
-	test %rbx,%rbx
+	sub %r14,%r13
+	mov %r13,%rdx
+	test %rdx,%rdx
 	jne .Lcompletion_wait.4
 	mov $0x5f5e100,%r12d
 .Lcompletion_wait.5:
-	test %rbx,%rbx
+	test %rdx,%rdx
 	jne .Lcompletion_wait.7
 	test %r12,%r12
 	je .Lcompletion_wait.6
 	sub $1,%r12
-	mov %r10d,0x2008(%rdi)
+	mov %eax,0x2008(%rdi)
 	mov 0x2000(%rdi),%r13d
-	mov %rdx,%r14
+	mov %rbx,%r14
 	shr $4,%r14
-	mov %r10,%r15
+	mov %rax,%r15
 	sub %r13,%r15
-	mov %r15,%r13
-	and %rdx,%r13
-	mov %r13,%r15
+	and %rbx,%r15
 	shr $4,%r15
-	mov %r14,%r13
-	sub %r15,%r13
-	mov %r13,%rbx
+	sub %r15,%r14
+	mov %r14,%rdx
 	jmp .Lcompletion_wait.5
 .Lcompletion_wait.6:
 	mov $0xffffffffffffff92,%rax
@@ -474,44 +393,36 @@ completion_wait:
 .Lcompletion_wait.7:
 .Lcompletion_wait.4:
 .Lcompletion_wait.2:
-	mov %r8,%r12
-	shr $3,%r12
+	shr $3,%r8
 	movabs $0x1ffffffffffff,%r11
-	mov %r12,%r8
 	and %r11,%r8
-	mov %r8,%r12
-	shl $3,%r12
+	shl $3,%r8
 	movabs $0x1000000000000001,%r11
-	mov %r12,%r8
 	or %r11,%r8
 	mov %rsi,%r12
-	add %r10,%r12
+	add %rax,%r12
 	mov %r8,(%r12)
-	mov %r10,%r8
+	mov %rax,%r8
 	add $8,%r8
-	mov %rsi,%r12
-	add %r8,%r12
-	mov %r9,(%r12)
-	mov %r10,%r8
+	add %r8,%rsi
+	mov %r9,(%rsi)
+	mov %rax,%r8
 	add $0x10,%r8
-	mov %r8,%rsi
-	and %rdx,%rsi
-	mov %rsi,%r10
-	mov %rbx,%r8
+	and %rbx,%r8
+	mov %r8,%rax
+	mov %rdx,%r8
 	sub $1,%r8
-	mov %r8,%rbx
+	mov %r8,%rdx
 	/* 132: issue cmdbuf */
-	mov %r10d,0x2008(%rdi)
+	mov %eax,0x2008(%rdi)
 	/* 133: poll sem[0] == sem_val limit 200000000 else return -110 */
-	mov %rcx,%r10
-	add %rax,%r10
-	mov %r9,%rax
-	mov $0xbebc200,%r9d
+	add %r10,%rcx
+	mov $0xbebc200,%eax
 .Lcompletion_wait.8:
-	mov (%r10),%r8
-	cmp %rax,%r8
+	mov (%rcx),%r10
+	cmp %r9,%r10
 	je .Lcompletion_wait.9
-	sub $1,%r9
+	sub $1,%rax
 	jne .Lcompletion_wait.8
 	mov $0xffffffffffffff92,%rax
 	pop %r15

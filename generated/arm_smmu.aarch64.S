@@ -65,8 +65,8 @@ tlb_sync:
 	movk x9, #0xf, lsl #16
 .Ltlb_sync.0:
 	ldr w10, [x0, #0x7f4]
-	and x11, x10, #1
-	cbz x11, .Ltlb_sync.1
+	and x16, x10, #1
+	cbz x16, .Ltlb_sync.1
 	sub x9, x9, #1
 	cbnz x9, .Ltlb_sync.0
 	movn x0, #0x6d
@@ -240,8 +240,8 @@ tlb_inv_walk_s1_flag:
 	movk x9, #0xf, lsl #16
 .Ltlb_inv_walk_s1_flag.7:
 	ldr w10, [x0, #0x7f4]
-	and x11, x10, #1
-	cbz x11, .Ltlb_inv_walk_s1_flag.8
+	and x16, x10, #1
+	cbz x16, .Ltlb_inv_walk_s1_flag.8
 	sub x9, x9, #1
 	cbnz x9, .Ltlb_inv_walk_s1_flag.7
 	movn x0, #0x6d

@@ -89,7 +89,7 @@ tlb_sync:
 	ori %r12,%r12,16960
 .Ltlb_sync.0:
 	lwbrx %r10,%r3,%r11
-	andi. %r9,%r10,1
+	andi. %r0,%r10,1
 	beq 0,.Ltlb_sync.1
 	addic. %r12,%r12,-1
 	bne 0,.Ltlb_sync.0
@@ -316,7 +316,7 @@ tlb_inv_walk_s1_flag:
 	ori %r12,%r12,16960
 .Ltlb_inv_walk_s1_flag.7:
 	lwbrx %r10,%r3,%r11
-	andi. %r9,%r10,1
+	andi. %r0,%r10,1
 	beq 0,.Ltlb_inv_walk_s1_flag.8
 	addic. %r12,%r12,-1
 	bne 0,.Ltlb_inv_walk_s1_flag.7

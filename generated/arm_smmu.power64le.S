@@ -75,7 +75,7 @@ tlb_sync:
 	ori %r11,%r11,16960
 .Ltlb_sync.0:
 	lwz %r12,2036(%r3)
-	andi. %r10,%r12,1
+	andi. %r0,%r12,1
 	beq 0,.Ltlb_sync.1
 	addic. %r11,%r11,-1
 	bne 0,.Ltlb_sync.0
@@ -269,7 +269,7 @@ tlb_inv_walk_s1_flag:
 	ori %r11,%r11,16960
 .Ltlb_inv_walk_s1_flag.7:
 	lwz %r12,2036(%r3)
-	andi. %r10,%r12,1
+	andi. %r0,%r12,1
 	beq 0,.Ltlb_inv_walk_s1_flag.8
 	addic. %r11,%r11,-1
 	bne 0,.Ltlb_inv_walk_s1_flag.7

@@ -5,8 +5,7 @@
 	.type tlb_inv_range_s1,@function
 tlb_inv_range_s1:
 	/* 29: value (asid << 0x30) */
-	mov %rsi,%rax
-	shl $0x30,%rax
+	shl $0x30,%rsi
 	/* 28: range a in iova, size step granule { ... */
 	test %rcx,%rcx
 	je .Ltlb_inv_range_s1.0
@@ -15,46 +14,41 @@ tlb_inv_range_s1:
 	mov $0xffffffffffffffea,%rax
 	ret
 .Ltlb_inv_range_s1.1:
-	mov %r8,%r10
-	and $0xfff,%r10
+	mov %r8,%rax
+	and $0xfff,%rax
 	jne .Ltlb_inv_range_s1.2
-	mov %rdx,%r10
-	add %rcx,%r10
-	cmp %rdx,%r10
+	mov %rdx,%rax
+	add %rcx,%rax
+	cmp %rdx,%rax
 	jb .Ltlb_inv_range_s1.2
-	mov %r10,%r9
-	shr $0x3c,%r9
-	test %r9,%r9
+	shr $0x3c,%rax
+	test %rax,%rax
 	jne .Ltlb_inv_range_s1.2
-	mov %rcx,%r10
-	mov %rdx,%r9
-	shr $0xc,%r9
-	mov %r9,%rsi
-	or %rax,%rsi
+	mov %rcx,%rax
+	mov %rdx,%r10
+	shr $0xc,%r10
+	or %rsi,%r10
 	mov %r8,%r9
 	shr $0xc,%r9
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %rsi,0x600(%rdi)
+	mov %r10,0x600(%rdi)
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%rsi
-	sub %r8,%r10
+	add %r9,%r10
+	sub %r8,%rax
 	ja .Ltlb_inv_range_s1.3
 	xor %rax,%rax
 	ret
 .Ltlb_inv_range_s1.2:
-	mov %rcx,%r10
-	mov %rdx,%r9
 .Ltlb_inv_range_s1.4:
-	mov %r9,%rcx
-	shr $0xc,%rcx
-	mov %rcx,%rdx
-	or %rax,%rdx
+	mov %rdx,%rax
+	shr $0xc,%rax
+	or %rsi,%rax
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %rdx,0x600(%rdi)
+	mov %rax,0x600(%rdi)
 	/* 28: range a in iova, size step granule { ... */
-	add %r8,%r9
-	sub %r8,%r10
+	add %r8,%rdx
+	sub %r8,%rcx
 	ja .Ltlb_inv_range_s1.4
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
@@ -73,8 +67,7 @@ tlb_sync:
 	mov $0xf4240,%eax
 .Ltlb_sync.0:
 	mov 0x7f4(%rdi),%r10d
-	mov %r10,%r9
-	and $1,%r9
+	test $1,%r10
 	je .Ltlb_sync.1
 	sub $1,%rax
 	jne .Ltlb_sync.0
@@ -108,9 +101,8 @@ tlb_inv_walk_s1:
 	mov %r8,%r10
 	xor %rax,%r10
 	movabs $0xffffffffffffff,%r11
-	mov %r10,%r9
-	and %r11,%r9
-	cmp %r9,%rax
+	and %r11,%r10
+	cmp %r10,%rax
 	jae .Ltlb_inv_walk_s1.4
 	mov $0x19d,%r11d
 	mov %r8,%r10
@@ -123,13 +115,10 @@ tlb_inv_walk_s1:
 	/* 57: cover iova, size with s1 auto { ... */
 	mov %rdx,%r9
 	and %rax,%r9
-	mov %rcx,%rbx
-	add %r9,%rbx
-	mov %rax,%r9
-	not %r9
-	mov %rdx,%rax
-	and %r9,%rax
-	test %rbx,%rbx
+	add %r9,%rcx
+	not %rax
+	and %rax,%rdx
+	test %rcx,%rcx
 	je .Ltlb_inv_walk_s1.5
 	test %r8,%r8
 	jne .Ltlb_inv_walk_s1.9
@@ -137,47 +126,42 @@ tlb_inv_walk_s1:
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.9:
-	mov %r8,%r9
-	and $0xfff,%r9
+	mov %r8,%rax
+	and $0xfff,%rax
 	jne .Ltlb_inv_walk_s1.10
-	mov %rax,%r9
-	add %rbx,%r9
-	cmp %rax,%r9
+	mov %rdx,%rax
+	add %rcx,%rax
+	cmp %rdx,%rax
 	jb .Ltlb_inv_walk_s1.10
-	mov %r9,%rcx
-	shr $0x3c,%rcx
-	test %rcx,%rcx
+	shr $0x3c,%rax
+	test %rax,%rax
 	jne .Ltlb_inv_walk_s1.10
-	mov %rbx,%r9
-	mov %rax,%rcx
-	shr $0xc,%rcx
-	mov %rcx,%rdx
-	or %r10,%rdx
-	mov %r8,%rcx
-	shr $0xc,%rcx
+	mov %rcx,%rax
+	mov %rdx,%r9
+	shr $0xc,%r9
+	or %r10,%r9
+	mov %r8,%rbx
+	shr $0xc,%rbx
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	mov %rdx,0x600(%rdi)
+	mov %r9,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %rcx,%rdx
-	sub %r8,%r9
+	add %rbx,%r9
+	sub %r8,%rax
 	ja .Ltlb_inv_walk_s1.11
 	xor %rax,%rax
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.10:
-	mov %rbx,%r9
-	mov %rax,%rcx
 .Ltlb_inv_walk_s1.12:
-	mov %rcx,%rax
+	mov %rdx,%rax
 	shr $0xc,%rax
-	mov %rax,%rdx
-	or %r10,%rdx
+	or %r10,%rax
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	mov %rdx,0x600(%rdi)
+	mov %rax,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r8,%rcx
-	sub %r8,%r9
+	add %r8,%rdx
+	sub %r8,%rcx
 	ja .Ltlb_inv_walk_s1.12
 .Ltlb_inv_walk_s1.8:
 	xor %rax,%rax
@@ -228,8 +212,7 @@ tlb_inv_walk_s1_flag:
 	jmp .Ltlb_inv_walk_s1_flag.1
 .Ltlb_inv_walk_s1_flag.0:
 	/* 79: value (asid << 0x30) */
-	mov %rsi,%r10
-	shl $0x30,%r10
+	shl $0x30,%rsi
 	/* 78: range a in iova, size step granule { ... */
 	test %rcx,%rcx
 	je .Ltlb_inv_walk_s1_flag.2
@@ -239,45 +222,40 @@ tlb_inv_walk_s1_flag:
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1_flag.3:
-	mov %r8,%r9
-	and $0xfff,%r9
+	mov %r8,%r10
+	and $0xfff,%r10
 	jne .Ltlb_inv_walk_s1_flag.4
-	mov %rdx,%r9
-	add %rcx,%r9
-	cmp %rdx,%r9
+	mov %rdx,%r10
+	add %rcx,%r10
+	cmp %rdx,%r10
 	jb .Ltlb_inv_walk_s1_flag.4
-	mov %r9,%rsi
-	shr $0x3c,%rsi
-	test %rsi,%rsi
+	shr $0x3c,%r10
+	test %r10,%r10
 	jne .Ltlb_inv_walk_s1_flag.4
-	mov %rcx,%r9
-	mov %rdx,%rsi
-	shr $0xc,%rsi
-	mov %rsi,%rbx
-	or %r10,%rbx
-	mov %r8,%rsi
-	shr $0xc,%rsi
+	mov %rcx,%r10
+	mov %rdx,%r9
+	shr $0xc,%r9
+	or %rsi,%r9
+	mov %r8,%rbx
+	shr $0xc,%rbx
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %rbx,0x600(%rdi)
+	mov %r9,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %rsi,%rbx
-	sub %r8,%r9
+	add %rbx,%r9
+	sub %r8,%r10
 	ja .Ltlb_inv_walk_s1_flag.5
 	jmp .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
-	mov %rcx,%r9
-	mov %rdx,%rcx
 .Ltlb_inv_walk_s1_flag.6:
-	mov %rcx,%rdx
-	shr $0xc,%rdx
-	mov %rdx,%rsi
-	or %r10,%rsi
+	mov %rdx,%r10
+	shr $0xc,%r10
+	or %rsi,%r10
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %rsi,0x600(%rdi)
+	mov %r10,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%rcx
-	sub %r8,%r9
+	add %r8,%rdx
+	sub %r8,%rcx
 	ja .Ltlb_inv_walk_s1_flag.6
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:
@@ -287,8 +265,7 @@ tlb_inv_walk_s1_flag:
 	mov $0xf4240,%eax
 .Ltlb_inv_walk_s1_flag.7:
 	mov 0x7f4(%rdi),%r10d
-	mov %r10,%r9
-	and $1,%r9
+	test $1,%r10
 	je .Ltlb_inv_walk_s1_flag.8
 	sub $1,%rax
 	jne .Ltlb_inv_walk_s1_flag.7

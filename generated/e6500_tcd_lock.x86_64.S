@@ -11,22 +11,21 @@ tcd_lock:
 	mov $0xffffffffffffffea,%rax
 	ret
 .Ltcd_lock.1:
-	mov %rsi,%r10
-	add $1,%r10
-	xor %r9,%r9
+	add $1,%rsi
+	xor %r10,%r10
 .Ltcd_lock.2:
 	movzbl (%rdi),%eax
 	test %rax,%rax
 	jne .Ltcd_lock.3
-	lock; cmpxchg %r10b,(%rdi)
+	lock; cmpxchg %sil,(%rdi)
 	jne .Ltcd_lock.2
 .Ltcd_lock.4:
 	/* end of sequence */
-	mov %r9,%rax
+	mov %r10,%rax
 	ret
 .Ltcd_lock.3:
 	/* 26: acquire lock = cpu + 1 held 1 */
-	cmp %r10,%rax
+	cmp %rsi,%rax
 	je .Ltcd_lock.6
 .Ltcd_lock.5:
 	pause
@@ -35,8 +34,8 @@ tcd_lock:
 	jne .Ltcd_lock.5
 	jmp .Ltcd_lock.2
 .Ltcd_lock.6:
-	mov $1,%r9d
-	mov %r9,%rax
+	mov $1,%r10d
+	mov %r10,%rax
 	ret
 	.size tcd_lock,.-tcd_lock
 	.p2align 4
@@ -58,70 +57,57 @@ tcd_unlock:
 	.type tcd_next_esel,@function
 tcd_next_esel:
 	/* 46: arguments */
-	push %rbx
 	cmp $0xff,%rdx
 	jb .Ltcd_next_esel.1
 	/* 47: acquire tcd[0] = cpu + 1 */
 	mov $0xffffffffffffffea,%rax
-	pop %rbx
 	ret
 .Ltcd_next_esel.1:
-	mov %rdx,%r10
-	add $1,%r10
+	add $1,%rdx
 .Ltcd_next_esel.2:
 	movzbl (%rdi),%eax
 	test %rax,%rax
 	jne .Ltcd_next_esel.3
-	lock; cmpxchg %r10b,(%rdi)
+	lock; cmpxchg %dl,(%rdi)
 	jne .Ltcd_next_esel.2
 .Ltcd_next_esel.4:
 	/* 48: tcd[1] */
 	movzbl 1(%rdi),%eax
 	/* 48: mas0[0] = 0x10000000 | tcd[1] << 16 */
-	mov %rax,%r9
-	shl $0x10,%r9
-	mov %r9,%r8
-	or $0x10000000,%r8
-	mov %r8d,(%rsi)
+	mov %rax,%r10
+	shl $0x10,%r10
+	or $0x10000000,%r10
+	mov %r10d,(%rsi)
 	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
-	mov %rax,%r9
-	shl $0x10,%r9
-	mov %r9,%r8
-	or $0x10000000,%r8
-	mov %r8d,4(%rsi)
+	mov %rax,%r10
+	shl $0x10,%r10
+	or $0x10000000,%r10
+	mov %r10d,4(%rsi)
 	/* 50: tcd[3] */
-	movzbl 3(%rdi),%r9d
+	movzbl 3(%rdi),%r10d
 	/* 50: tcd[2] */
-	movzbl 2(%rdi),%r8d
+	movzbl 2(%rdi),%r9d
 	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
+	mov %rax,%r8
+	add $1,%r8
 	mov %rax,%rcx
 	add $1,%rcx
-	mov %rax,%rdx
-	add $1,%rdx
-	mov %rdx,%rbx
-	xor %r9,%rbx
-	xor %r9,%r9
-	mov %rax,%rdx
-	add $1,%rdx
-	mov %rdx,%rax
-	xor %r8,%rax
-	mov %rax,%r8
-	sub $1,%r8
-	mov %r8,%rax
+	xor %r10,%rcx
+	xor %r10,%r10
+	add $1,%rax
+	xor %r9,%rax
+	sub $1,%rax
 	shr $0x3f,%rax
-	mov %r9,%r8
-	sub %rax,%r8
-	mov %rbx,%rax
-	and %r8,%rax
-	mov %rcx,%r8
-	xor %rax,%r8
+	mov %r10,%r9
+	sub %rax,%r9
+	and %r9,%rcx
+	xor %rcx,%r8
 	mov %r8b,1(%rdi)
 	/* 51: release tcd[0] */
-	mov %r9b,(%rdi)
+	mov %r10b,(%rdi)
 .Ltcd_next_esel.8:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %rbx
 	ret
 .Ltcd_next_esel.3:
 .Ltcd_next_esel.5:

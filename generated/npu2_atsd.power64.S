@@ -373,7 +373,7 @@ flush_all_mm:
 	.p2align 4
 .flush_all_mm:
 	/* 79: arguments */
-	andi. %r11,%r4,1
+	andi. %r0,%r4,1
 	beq 0,.Lflush_all_mm.1
 	/* placed by place-barriers */
 	ptesync

@@ -5,58 +5,54 @@
 	.type invalidate_va,@function
 invalidate_va:
 	/* 35: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
-	mov %rdx,%rax
-	and $0x7fff,%rax
-	shl $0x19,%rax
+	and $0x7fff,%rdx
+	shl $0x19,%rdx
 	movabs $0x5400000000000,%r11
-	mov %rax,%r10
-	or %r11,%r10
+	or %r11,%rdx
 	/* 33: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_va.1
 	mov %rsi,%rax
 	shl $3,%rax
 	add %rdi,%rax
-	mov %rdi,%r9
+	mov %rdi,%r10
 .Linvalidate_va.0:
-	mov (%r9),%r8
+	mov (%r10),%r9
 	/* 34: npu.ava = va */
 	mov %rcx,%r11
 	bswap %r11
-	mov %r11,8(%r8)
+	mov %r11,8(%r9)
 	/* 35: npu.launch = { prs: 1, ap: 5, pid: pid } */
-	mov %r10,%r11
+	mov %rdx,%r11
 	bswap %r11
-	mov %r11,(%r8)
+	mov %r11,(%r9)
 	/* 33: each npu */
-	add $8,%r9
-	cmp %rax,%r9
+	add $8,%r10
+	cmp %rax,%r10
 	jne .Linvalidate_va.0
 .Linvalidate_va.1:
 	/* 37: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_va.3
-	mov %rsi,%rax
-	shl $3,%rax
-	add %rdi,%rax
-	mov %rdi,%r10
+	shl $3,%rsi
+	add %rdi,%rsi
 .Linvalidate_va.2:
-	mov (%r10),%r9
+	mov (%rdi),%rax
 	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
-	mov $0x186a0,%r8d
+	mov $0x186a0,%r10d
 .Linvalidate_va.4:
-	mov 0x10(%r9),%rcx
-	bswap %rcx
-	test %rcx,%rcx
+	mov 0x10(%rax),%r9
+	bswap %r9
+	test %r9,%r9
 	je .Linvalidate_va.5
-	sub $1,%r8
+	sub $1,%r10
 	jne .Linvalidate_va.4
 	mov $0xffffffffffffff92,%rax
 	ret
 .Linvalidate_va.5:
 	/* 37: each npu */
-	add $8,%r10
-	cmp %rax,%r10
+	add $8,%rdi
+	cmp %rsi,%rdi
 	jne .Linvalidate_va.2
 .Linvalidate_va.3:
 	/* end of sequence */
@@ -68,54 +64,50 @@ invalidate_va:
 	.type invalidate_pid,@function
 invalidate_pid:
 	/* 42: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	mov %rdx,%rax
-	and $0x7fff,%rax
-	shl $0x19,%rax
+	and $0x7fff,%rdx
+	shl $0x19,%rdx
 	movabs $0xc000000000000,%r11
-	mov %rax,%r10
-	or %r11,%r10
+	or %r11,%rdx
 	/* 42: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_pid.1
 	mov %rsi,%rax
 	shl $3,%rax
 	add %rdi,%rax
-	mov %rdi,%r9
+	mov %rdi,%r10
 .Linvalidate_pid.0:
-	mov (%r9),%r8
+	mov (%r10),%r9
 	/* 42: npu.launch = { is: 1, prs: 1, pid: pid } */
-	mov %r10,%r11
+	mov %rdx,%r11
 	bswap %r11
-	mov %r11,(%r8)
+	mov %r11,(%r9)
 	/* 42: each npu */
-	add $8,%r9
-	cmp %rax,%r9
+	add $8,%r10
+	cmp %rax,%r10
 	jne .Linvalidate_pid.0
 .Linvalidate_pid.1:
 	/* 43: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_pid.3
-	mov %rsi,%rax
-	shl $3,%rax
-	add %rdi,%rax
-	mov %rdi,%r10
+	shl $3,%rsi
+	add %rdi,%rsi
 .Linvalidate_pid.2:
-	mov (%r10),%r9
+	mov (%rdi),%rax
 	/* 43: poll npu.stat == 0 limit 100000 else return -110 */
-	mov $0x186a0,%r8d
+	mov $0x186a0,%r10d
 .Linvalidate_pid.4:
-	mov 0x10(%r9),%rcx
-	bswap %rcx
-	test %rcx,%rcx
+	mov 0x10(%rax),%r9
+	bswap %r9
+	test %r9,%r9
 	je .Linvalidate_pid.5
-	sub $1,%r8
+	sub $1,%r10
 	jne .Linvalidate_pid.4
 	mov $0xffffffffffffff92,%rax
 	ret
 .Linvalidate_pid.5:
 	/* 43: each npu */
-	add $8,%r10
-	cmp %rax,%r10
+	add $8,%rdi
+	cmp %rsi,%rdi
 	jne .Linvalidate_pid.2
 .Linvalidate_pid.3:
 	/* end of sequence */
@@ -140,165 +132,157 @@ invalidate_range:
 	and $0x7fff,%rax
 	shl $0x19,%rax
 	movabs $0xc000000000000,%r11
-	mov %rax,%r10
-	or %r11,%r10
+	or %r11,%rax
 	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.3
-	mov %rsi,%rax
-	shl $3,%rax
-	add %rdi,%rax
+	mov %rsi,%r10
+	shl $3,%r10
+	add %rdi,%r10
 	mov %rdi,%r9
 .Linvalidate_range.4:
 	mov (%r9),%rbx
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	mov %r10,%r11
+	mov %rax,%r11
 	bswap %r11
 	mov %r11,(%rbx)
 	/* 60: each npu */
 	add $8,%r9
-	cmp %rax,%r9
+	cmp %r10,%r9
 	jne .Linvalidate_range.4
 .Linvalidate_range.5:
 	jmp .Linvalidate_range.3
 .Linvalidate_range.2:
 	mov %rcx,%rax
 	add %r8,%rax
-	mov %rax,%r10
-	sub $1,%r10
-	mov %rcx,%rax
-	xor %r10,%rax
-	cmp $0x10000,%rax
+	sub $1,%rax
+	mov %rcx,%r10
+	xor %rax,%r10
+	cmp $0x10000,%r10
 	jae .Linvalidate_range.6
 	/* 61: value (start & 0xffffffffffff0000) */
-	mov %rcx,%r10
-	and $0xffffffffffff0000,%r10
+	mov %rcx,%rax
+	and $0xffffffffffff0000,%rax
 	/* 62: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
 	mov %rdx,%r9
 	and $0x7fff,%r9
 	shl $0x19,%r9
 	movabs $0x5400000000000,%r11
-	mov %r9,%r8
-	or %r11,%r8
+	or %r11,%r9
 	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.7
-	mov %rsi,%r9
-	shl $3,%r9
-	add %rdi,%r9
+	mov %rsi,%r8
+	shl $3,%r8
+	add %rdi,%r8
 	mov %rdi,%rbx
 .Linvalidate_range.8:
 	mov (%rbx),%r12
 	/* 61: npu.ava = $addr */
-	mov %r10,%r11
+	mov %rax,%r11
 	bswap %r11
 	mov %r11,8(%r12)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	mov %r8,%r11
+	mov %r9,%r11
 	bswap %r11
 	mov %r11,(%r12)
 	/* 60: each npu */
 	add $8,%rbx
-	cmp %r9,%rbx
+	cmp %r8,%rbx
 	jne .Linvalidate_range.8
 .Linvalidate_range.9:
 	jmp .Linvalidate_range.7
 .Linvalidate_range.6:
-	cmp $0x200000,%rax
+	cmp $0x200000,%r10
 	jae .Linvalidate_range.10
 	/* 61: value (start & 0xffffffffffe00000) */
-	mov %rcx,%r10
-	and $0xffffffffffe00000,%r10
+	mov %rcx,%rax
+	and $0xffffffffffe00000,%rax
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
 	mov %rdx,%r9
 	and $0x7fff,%r9
 	shl $0x19,%r9
 	movabs $0x4400000000000,%r11
-	mov %r9,%r8
-	or %r11,%r8
+	or %r11,%r9
 	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.11
-	mov %rsi,%r9
-	shl $3,%r9
-	add %rdi,%r9
+	mov %rsi,%r8
+	shl $3,%r8
+	add %rdi,%r8
 	mov %rdi,%rbx
 .Linvalidate_range.12:
 	mov (%rbx),%r12
 	/* 61: npu.ava = $addr */
-	mov %r10,%r11
+	mov %rax,%r11
 	bswap %r11
 	mov %r11,8(%r12)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	mov %r8,%r11
+	mov %r9,%r11
 	bswap %r11
 	mov %r11,(%r12)
 	/* 60: each npu */
 	add $8,%rbx
-	cmp %r9,%rbx
+	cmp %r8,%rbx
 	jne .Linvalidate_range.12
 .Linvalidate_range.13:
 	jmp .Linvalidate_range.11
 .Linvalidate_range.10:
-	cmp $0x40000000,%rax
+	cmp $0x40000000,%r10
 	jae .Linvalidate_range.14
 	/* 61: value (start & 0xffffffffc0000000) */
-	mov %rcx,%rax
-	and $0xffffffffc0000000,%rax
+	and $0xffffffffc0000000,%rcx
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
-	mov %rdx,%r10
-	and $0x7fff,%r10
-	shl $0x19,%r10
+	mov %rdx,%rax
+	and $0x7fff,%rax
+	shl $0x19,%rax
 	movabs $0x4800000000000,%r11
-	mov %r10,%r9
-	or %r11,%r9
+	or %r11,%rax
 	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.15
 	mov %rsi,%r10
 	shl $3,%r10
 	add %rdi,%r10
-	mov %rdi,%r8
+	mov %rdi,%r9
 .Linvalidate_range.16:
-	mov (%r8),%rcx
+	mov (%r9),%r8
 	/* 61: npu.ava = $addr */
+	mov %rcx,%r11
+	bswap %r11
+	mov %r11,8(%r8)
+	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %rax,%r11
 	bswap %r11
-	mov %r11,8(%rcx)
-	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	mov %r9,%r11
-	bswap %r11
-	mov %r11,(%rcx)
+	mov %r11,(%r8)
 	/* 60: each npu */
-	add $8,%r8
-	cmp %r10,%r8
+	add $8,%r9
+	cmp %r10,%r9
 	jne .Linvalidate_range.16
 .Linvalidate_range.17:
 	jmp .Linvalidate_range.15
 .Linvalidate_range.14:
 	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	mov %rdx,%rax
-	and $0x7fff,%rax
-	shl $0x19,%rax
+	and $0x7fff,%rdx
+	shl $0x19,%rdx
 	movabs $0xc000000000000,%r11
-	mov %rax,%r10
-	or %r11,%r10
+	or %r11,%rdx
 	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.19
 	mov %rsi,%rax
 	shl $3,%rax
 	add %rdi,%rax
-	mov %rdi,%r9
+	mov %rdi,%r10
 .Linvalidate_range.18:
-	mov (%r9),%r8
+	mov (%r10),%r9
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	mov %r10,%r11
+	mov %rdx,%r11
 	bswap %r11
-	mov %r11,(%r8)
+	mov %r11,(%r9)
 	/* 60: each npu */
-	add $8,%r9
-	cmp %rax,%r9
+	add $8,%r10
+	cmp %rax,%r10
 	jne .Linvalidate_range.18
 .Linvalidate_range.19:
 .Linvalidate_range.15:
@@ -309,20 +293,18 @@ invalidate_range:
 	/* 65: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.21
-	mov %rsi,%rax
-	shl $3,%rax
-	add %rdi,%rax
-	mov %rdi,%r10
+	shl $3,%rsi
+	add %rdi,%rsi
 .Linvalidate_range.20:
-	mov (%r10),%r9
+	mov (%rdi),%rax
 	/* 65: poll npu.stat == 0 limit 100000 else return -110 */
-	mov $0x186a0,%r8d
+	mov $0x186a0,%r10d
 .Linvalidate_range.22:
-	mov 0x10(%r9),%rcx
-	bswap %rcx
-	test %rcx,%rcx
+	mov 0x10(%rax),%r9
+	bswap %r9
+	test %r9,%r9
 	je .Linvalidate_range.23
-	sub $1,%r8
+	sub $1,%r10
 	jne .Linvalidate_range.22
 	mov $0xffffffffffffff92,%rax
 	pop %r12
@@ -330,8 +312,8 @@ invalidate_range:
 	ret
 .Linvalidate_range.23:
 	/* 65: each npu */
-	add $8,%r10
-	cmp %rax,%r10
+	add $8,%rdi
+	cmp %rsi,%rdi
 	jne .Linvalidate_range.20
 .Linvalidate_range.21:
 	/* end of sequence */

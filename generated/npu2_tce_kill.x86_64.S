@@ -5,79 +5,68 @@
 	.type tce_kill,@function
 tce_kill:
 	/* 33: arguments */
-	push %rbx
-	mov %rcx,%rax
-	imul %r8,%rax
-	test %rax,%rax
+	imul %r8,%rcx
+	test %rcx,%rcx
 	je .Ltce_kill.1
-	mov %rdx,%r10
-	not %r10
-	cmp %rax,%r10
+	mov %rdx,%rax
+	not %rax
+	cmp %rcx,%rax
 	jae .Ltce_kill.2
 	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
-	mov %rsi,%r10
-	and $0xf,%r10
-	shl $0x38,%r10
+	mov %rsi,%rax
+	and $0xf,%rax
+	shl $0x38,%rax
 	movabs $0x8000000000000000,%r11
-	mov %r10,%r9
-	or %r11,%r9
+	or %r11,%rax
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	mov %r9,%r11
+	mov %rax,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 	xor %rax,%rax
-	pop %rbx
 	ret
 .Ltce_kill.2:
+	mov %r8,%rax
+	sub $1,%rax
 	mov %r8,%r10
-	sub $1,%r10
-	mov %r8,%r9
-	xor %r10,%r9
+	xor %rax,%r10
 	movabs $0x1ffffffffffffff,%r11
-	mov %r9,%rcx
-	and %r11,%rcx
-	cmp %rcx,%r10
+	and %r11,%r10
+	cmp %r10,%rax
 	jae .Ltce_kill.4
 	mov $0x81,%r11d
-	mov %r8,%r9
-	imul %r11,%r9
-	cmp %rax,%r9
+	mov %r8,%r10
+	imul %r11,%r10
+	cmp %rcx,%r10
 	jb .Ltce_kill.6
 	/* 35: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
-	mov %rsi,%r9
-	and $0xf,%r9
-	shl $0x38,%r9
+	mov %rsi,%r10
+	and $0xf,%r10
+	shl $0x38,%r10
 	movabs $0x2000000000000000,%r11
-	mov %r9,%rcx
-	or %r11,%rcx
+	or %r11,%r10
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov %rdx,%r9
-	and %r10,%r9
-	mov %rax,%rbx
-	add %r9,%rbx
-	mov %r10,%rax
+	and %rax,%r9
+	add %r9,%rcx
 	not %rax
-	mov %rdx,%r10
-	and %rax,%r10
-	test %rbx,%rbx
+	and %rax,%rdx
+	test %rcx,%rcx
 	je .Ltce_kill.5
 	test %r8,%r8
 	jne .Ltce_kill.9
 	mov $0xffffffffffffffea,%rax
-	pop %rbx
 	ret
 .Ltce_kill.9:
-	mov %r10,%rax
-	add %rbx,%rax
-	cmp %r10,%rax
+	mov %rdx,%rax
+	add %rcx,%rax
+	cmp %rdx,%rax
 	jb .Ltce_kill.10
-	mov %rax,%r9
-	shr $0x38,%r9
-	test %r9,%r9
+	shr $0x38,%rax
+	test %rax,%rax
 	jne .Ltce_kill.10
-	mov %rbx,%rax
-	mov %rcx,%r9
-	or %r10,%r9
+	mov %rcx,%rax
+	mov %r10,%r9
+	or %rdx,%r9
 .Ltce_kill.11:
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	mov %r9,%r11
@@ -88,53 +77,44 @@ tce_kill:
 	sub %r8,%rax
 	ja .Ltce_kill.11
 	xor %rax,%rax
-	pop %rbx
 	ret
 .Ltce_kill.10:
-	mov %rbx,%rax
-	mov %r10,%r9
 .Ltce_kill.12:
-	mov %rcx,%r10
-	or %r9,%r10
+	mov %r10,%rax
+	or %rdx,%rax
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	mov %r10,%r11
+	mov %rax,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%r9
-	sub %r8,%rax
+	add %r8,%rdx
+	sub %r8,%rcx
 	ja .Ltce_kill.12
 .Ltce_kill.8:
 	xor %rax,%rax
-	pop %rbx
 	ret
 .Ltce_kill.6:
 	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
-	mov %rsi,%rax
-	and $0xf,%rax
-	shl $0x38,%rax
+	and $0xf,%rsi
+	shl $0x38,%rsi
 	movabs $0x8000000000000000,%r11
-	mov %rax,%r10
-	or %r11,%r10
+	or %r11,%rsi
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	mov %r10,%r11
+	mov %rsi,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 .Ltce_kill.7:
 	xor %rax,%rax
-	pop %rbx
 	ret
 .Ltce_kill.4:
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov $0xffffffffffffffea,%rax
-	pop %rbx
 	ret
 .Ltce_kill.5:
 .Ltce_kill.3:
 .Ltce_kill.1:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %rbx
 	ret
 	.size tce_kill,.-tce_kill
 	.section .note.GNU-stack,"",@progbits

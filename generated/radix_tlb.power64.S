@@ -11,10 +11,10 @@ flush_tlb_page:
 	.p2align 4
 .flush_tlb_page:
 	/* 69: arguments */
-	andi. %r11,%r5,1
+	andi. %r0,%r5,1
 	beq 0,.Lflush_tlb_page.0
 	rldicl %r11,%r5,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_page.2
 	/* placed by place-barriers */
 	ptesync
@@ -67,7 +67,7 @@ flush_tlb_page:
 	blr
 .Lflush_tlb_page.0:
 	rldicl %r11,%r5,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_page.4
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
@@ -119,7 +119,7 @@ flush_tlb_page_local:
 .flush_tlb_page_local:
 	/* 82: arguments */
 	rldicl %r11,%r5,62,2
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_page_local.0
 	/* placed by place-barriers */
 	ptesync
@@ -165,10 +165,10 @@ flush_tlb_pid:
 	.p2align 4
 .flush_tlb_pid:
 	/* 94: arguments */
-	andi. %r11,%r4,1
+	andi. %r0,%r4,1
 	beq 0,.Lflush_tlb_pid.0
 	rldicl %r11,%r4,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_pid.2
 	/* placed by place-barriers */
 	ptesync
@@ -223,7 +223,7 @@ flush_tlb_pid:
 	blr
 .Lflush_tlb_pid.0:
 	rldicl %r11,%r4,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_pid.4
 	ptesync
 	/* 97: value 0x400 */
@@ -277,7 +277,7 @@ flush_tlb_pid_local:
 .flush_tlb_pid_local:
 	/* 110: arguments */
 	rldicl %r11,%r4,62,2
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_pid_local.0
 	/* placed by place-barriers */
 	ptesync
@@ -346,10 +346,10 @@ flush_tlb_range:
 	std %r31,-8(%r1)
 	std %r30,-16(%r1)
 	std %r29,-24(%r1)
-	andi. %r11,%r6,1
+	andi. %r0,%r6,1
 	beq 0,.Lflush_tlb_range.0
 	rldicl %r11,%r6,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_range.2
 	/* placed by place-barriers */
 	ptesync
@@ -689,7 +689,7 @@ flush_tlb_range:
 	blr
 .Lflush_tlb_range.0:
 	rldicl %r11,%r6,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_range.44
 	ptesync
 	li %r11,31
@@ -1004,7 +1004,7 @@ flush_tlb_range_local:
 .flush_tlb_range_local:
 	/* 177: arguments */
 	rldicl %r11,%r6,62,2
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_range_local.0
 	/* placed by place-barriers */
 	ptesync

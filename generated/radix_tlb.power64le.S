@@ -7,10 +7,10 @@
 	.type flush_tlb_page,@function
 flush_tlb_page:
 	/* 69: arguments */
-	andi. %r11,%r5,1
+	andi. %r0,%r5,1
 	beq 0,.Lflush_tlb_page.0
 	rldicl %r11,%r5,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_page.2
 	/* placed by place-barriers */
 	ptesync
@@ -63,7 +63,7 @@ flush_tlb_page:
 	blr
 .Lflush_tlb_page.0:
 	rldicl %r11,%r5,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_page.4
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
@@ -110,7 +110,7 @@ flush_tlb_page:
 flush_tlb_page_local:
 	/* 82: arguments */
 	rldicl %r11,%r5,62,2
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_page_local.0
 	/* placed by place-barriers */
 	ptesync
@@ -151,10 +151,10 @@ flush_tlb_page_local:
 	.type flush_tlb_pid,@function
 flush_tlb_pid:
 	/* 94: arguments */
-	andi. %r11,%r4,1
+	andi. %r0,%r4,1
 	beq 0,.Lflush_tlb_pid.0
 	rldicl %r11,%r4,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_pid.2
 	/* placed by place-barriers */
 	ptesync
@@ -209,7 +209,7 @@ flush_tlb_pid:
 	blr
 .Lflush_tlb_pid.0:
 	rldicl %r11,%r4,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_pid.4
 	ptesync
 	/* 97: value 0x400 */
@@ -258,7 +258,7 @@ flush_tlb_pid:
 flush_tlb_pid_local:
 	/* 110: arguments */
 	rldicl %r11,%r4,62,2
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_pid_local.0
 	/* placed by place-barriers */
 	ptesync
@@ -322,10 +322,10 @@ flush_tlb_range:
 	std %r31,-8(%r1)
 	std %r30,-16(%r1)
 	std %r29,-24(%r1)
-	andi. %r11,%r6,1
+	andi. %r0,%r6,1
 	beq 0,.Lflush_tlb_range.0
 	rldicl %r11,%r6,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_range.2
 	/* placed by place-barriers */
 	ptesync
@@ -665,7 +665,7 @@ flush_tlb_range:
 	blr
 .Lflush_tlb_range.0:
 	rldicl %r11,%r6,63,1
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_range.44
 	ptesync
 	li %r11,31
@@ -975,7 +975,7 @@ flush_tlb_range:
 flush_tlb_range_local:
 	/* 177: arguments */
 	rldicl %r11,%r6,62,2
-	andi. %r12,%r11,1
+	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_range_local.0
 	/* placed by place-barriers */
 	ptesync

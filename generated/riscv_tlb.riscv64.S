@@ -9,8 +9,8 @@
 	.type flush_tlb_range,%function
 flush_tlb_range:
 	/* 57: arguments */
-	andi t0, a3, 1
-	beq t0, zero, .Lflush_tlb_range.0
+	andi t6, a3, 1
+	beq t6, zero, .Lflush_tlb_range.0
 	beq a2, zero, .Lflush_tlb_range.1
 	xori t0, a1, -1
 	bgeu t0, a2, .Lflush_tlb_range.4

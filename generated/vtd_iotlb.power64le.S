@@ -24,11 +24,8 @@ iotlb_flush_page:
 	ori %r11,%r11,16960
 .Liotlb_flush_page.0:
 	ld %r12,8(%r3)
-	li %r0,1
-	rldicr %r0,%r0,63,0
-	and %r10,%r12,%r0
-	cmpdi 7,%r10,0
-	beq 7,.Liotlb_flush_page.1
+	cmpdi 7,%r12,0
+	bge 7,.Liotlb_flush_page.1
 	addic. %r11,%r11,-1
 	bne 0,.Liotlb_flush_page.0
 	li %r3,-110
@@ -56,11 +53,8 @@ iotlb_flush_domain:
 	ori %r11,%r11,16960
 .Liotlb_flush_domain.0:
 	ld %r12,8(%r3)
-	li %r0,1
-	rldicr %r0,%r0,63,0
-	and %r10,%r12,%r0
-	cmpdi 7,%r10,0
-	beq 7,.Liotlb_flush_domain.1
+	cmpdi 7,%r12,0
+	bge 7,.Liotlb_flush_domain.1
 	addic. %r11,%r11,-1
 	bne 0,.Liotlb_flush_domain.0
 	li %r3,-110
@@ -209,11 +203,8 @@ iotlb_flush_range:
 	ori %r11,%r11,16960
 .Liotlb_flush_range.17:
 	ld %r12,8(%r3)
-	li %r0,1
-	rldicr %r0,%r0,63,0
-	and %r10,%r12,%r0
-	cmpdi 7,%r10,0
-	beq 7,.Liotlb_flush_range.18
+	cmpdi 7,%r12,0
+	bge 7,.Liotlb_flush_range.18
 	addic. %r11,%r11,-1
 	bne 0,.Liotlb_flush_range.17
 	li %r3,-110

@@ -5,27 +5,22 @@
 	.type iotlb_flush_page,@function
 iotlb_flush_page:
 	/* 29: value (addr | am) */
-	mov %rdx,%rax
-	or %rcx,%rax
+	or %rcx,%rdx
 	/* 30: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
-	mov %rsi,%r10
-	and $0xffff,%r10
-	shl $0x20,%r10
+	movzwl %si,%esi
+	shl $0x20,%rsi
 	movabs $0xb000000000000000,%r11
-	mov %r10,%r9
-	or %r11,%r9
+	or %r11,%rsi
 	/* 29: iotlb.iva = addr | am */
-	mov %rax,(%rdi)
+	mov %rdx,(%rdi)
 	/* 30: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
-	mov %r9,8(%rdi)
+	mov %rsi,8(%rdi)
 	/* 31: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	mov $0xf4240,%eax
 .Liotlb_flush_page.0:
 	mov 8(%rdi),%r10
-	movabs $0x8000000000000000,%r11
-	mov %r10,%r9
-	and %r11,%r9
-	je .Liotlb_flush_page.1
+	test %r10,%r10
+	jns .Liotlb_flush_page.1
 	sub $1,%rax
 	jne .Liotlb_flush_page.0
 	mov $0xffffffffffffff92,%rax
@@ -40,22 +35,18 @@ iotlb_flush_page:
 	.type iotlb_flush_domain,@function
 iotlb_flush_domain:
 	/* 36: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
-	mov %rsi,%rax
-	and $0xffff,%rax
-	shl $0x20,%rax
+	movzwl %si,%esi
+	shl $0x20,%rsi
 	movabs $0xa000000000000000,%r11
-	mov %rax,%r10
-	or %r11,%r10
+	or %r11,%rsi
 	/* 36: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
-	mov %r10,8(%rdi)
+	mov %rsi,8(%rdi)
 	/* 37: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	mov $0xf4240,%eax
 .Liotlb_flush_domain.0:
 	mov 8(%rdi),%r10
-	movabs $0x8000000000000000,%r11
-	mov %r10,%r9
-	and %r11,%r9
-	je .Liotlb_flush_domain.1
+	test %r10,%r10
+	jns .Liotlb_flush_domain.1
 	sub $1,%rax
 	jne .Liotlb_flush_domain.0
 	mov $0xffffffffffffff92,%rax
@@ -73,7 +64,6 @@ iotlb_flush_range:
 	push %rbx
 	push %r12
 	push %r13
-	push %r14
 	mov $1,%eax
 	test %rdx,%rdx
 	je .Liotlb_flush_range.0
@@ -84,92 +74,69 @@ iotlb_flush_range:
 	je .Liotlb_flush_range.1
 	xor %r10,%r10
 .Liotlb_flush_range.1:
-	mov %rax,%rbx
-	and %r10,%rbx
-	/* 53: let all = start == 0 && end == 0xffffffffffffffff */
-	mov %rbx,%rax
+	and %r10,%rax
 	/* 54: let mask = 52 */
 	mov $0x34,%r10d
 	test %rax,%rax
 	jne .Liotlb_flush_range.3
 	mov %rdx,%rbx
 	and $0xfff,%rbx
-	mov %rcx,%r12
-	sub %rdx,%r12
-	mov %r12,%rcx
+	sub %rdx,%rcx
 	add $1,%rcx
-	mov %rbx,%r12
-	add %rcx,%r12
-	mov %r12,%rcx
-	add $0xfff,%rcx
-	mov %rcx,%rbx
+	add %rcx,%rbx
+	add $0xfff,%rbx
 	shr $0xc,%rbx
 	/* 57: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	mov %rbx,%rcx
-	mov %rcx,%rbx
-	sub $1,%rbx
+	sub $1,%rcx
 	mov $0x7f,%r11d
-	bsr %rbx,%r12
-	cmove %r11,%r12
-	xor $0x3f,%r12
-	mov $0x40,%ebx
-	mov %rbx,%r13
-	sub %r12,%r13
-	mov $1,%ebx
+	bsr %rcx,%rcx
+	cmove %r11,%rcx
+	xor $0x3f,%rcx
+	mov $0x40,%r12d
+	sub %rcx,%r12
+	mov $1,%ecx
 	mov %rcx,%r11
-	mov %r13,%rcx
-	mov %rbx,%r12
-	shl %cl,%r12
+	mov %r12,%rcx
+	shl %cl,%r11
 	mov %r11,%rcx
-	xor %rbx,%rbx
-	mov %rbx,%r14
-	cmp $0x40,%r13
+	xor %r13,%r13
+	cmp $0x40,%r12
 	jae .Liotlb_flush_range.4
-	mov %r12,%r14
+	mov %rcx,%r13
 .Liotlb_flush_range.4:
 	/* 58: let aligned = roundup_pow2(pages) */
-	mov %r14,%rbx
 	mov $0x7f,%r11d
-	bsr %rbx,%r12
-	cmove %r11,%r12
-	xor $0x3f,%r12
-	mov $0x3f,%r13d
-	mov %r13,%r14
-	sub %r12,%r14
+	bsr %r13,%rcx
+	cmove %r11,%rcx
+	xor $0x3f,%rcx
+	mov $0x3f,%r12d
+	sub %rcx,%r12
 	/* 59: mask = ilog2(aligned) */
-	mov %r14,%r10
-	mov %rbx,%r12
-	sub $1,%r12
-	mov %rdx,%r13
-	shr $0xc,%r13
-	mov %r12,%r14
-	and %r13,%r14
-	je .Liotlb_flush_range.6
-	mov %r13,%r12
-	add %rcx,%r12
-	mov %r12,%rcx
+	mov %r12,%r10
+	mov %r13,%rcx
 	sub $1,%rcx
-	mov %r13,%r12
+	mov %rdx,%r12
+	shr $0xc,%r12
+	and %r12,%rcx
+	je .Liotlb_flush_range.6
+	mov %r12,%rcx
+	add %rbx,%rcx
+	sub $1,%rcx
 	xor %rcx,%r12
-	mov %r12,%rcx
-	not %rcx
-	mov %rbx,%r12
-	sub $1,%r12
-	mov %r12,%rbx
-	not %rbx
-	mov %rcx,%r12
-	and %rbx,%r12
-	/* 63: let shared = ~((start >> 12) ^ ((start >> 12) + pages - 1))  ... */
-	mov %r12,%rcx
+	not %r12
+	sub $1,%r13
+	not %r13
+	and %r13,%r12
 	/* 64: mask = 52 */
 	mov $0x34,%r10d
-	test %rcx,%rcx
+	test %r12,%r12
 	je .Liotlb_flush_range.8
 	mov $0x40,%r11d
-	bsf %rcx,%rbx
-	cmove %r11,%rbx
+	bsf %r12,%r12
+	cmove %r11,%r12
 	/* 66: mask = ctz(shared) */
-	mov %rbx,%r10
+	mov %r12,%r10
 .Liotlb_flush_range.8:
 .Liotlb_flush_range.6:
 .Liotlb_flush_range.3:
@@ -183,76 +150,59 @@ iotlb_flush_range:
 	je .Liotlb_flush_range.10
 	xor %rax,%rax
 .Liotlb_flush_range.10:
-	mov %rcx,%r8
-	or %rax,%r8
+	or %rax,%rcx
 	mov $1,%eax
 	cmp %r10,%r9
 	jb .Liotlb_flush_range.11
 	xor %rax,%rax
 .Liotlb_flush_range.11:
-	mov %r8,%r9
-	or %rax,%r9
+	or %rax,%rcx
 	je .Liotlb_flush_range.12
 	/* 71: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
-	mov %rsi,%rax
-	and $0xffff,%rax
+	movzwl %si,%eax
 	shl $0x20,%rax
 	movabs $0xa000000000000000,%r11
-	mov %rax,%r9
-	or %r11,%r9
+	or %r11,%rax
 	/* 71: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
-	mov %r9,8(%rdi)
+	mov %rax,8(%rdi)
 	jmp .Liotlb_flush_range.13
 .Liotlb_flush_range.12:
 	mov $0x1000,%eax
 	mov %rcx,%r11
 	mov %r10,%rcx
-	mov %rax,%r9
-	shl %cl,%r9
+	shl %cl,%rax
 	mov %r11,%rcx
-	xor %rax,%rax
-	mov %rax,%r8
+	xor %r9,%r9
 	cmp $0x40,%r10
 	jae .Liotlb_flush_range.14
-	mov %r9,%r8
+	mov %rax,%r9
 .Liotlb_flush_range.14:
-	mov %r8,%rax
-	sub $1,%rax
-	mov %rax,%r9
+	sub $1,%r9
 	not %r9
-	mov %rdx,%rax
-	and %r9,%rax
-	mov %rax,%r9
-	or %r10,%r9
+	and %r9,%rdx
+	or %r10,%rdx
 	/* 75: let iva = (start & ~((4096 << mask) - 1)) | mask */
-	mov %r9,%rax
-	test %rax,%rax
 	je .Liotlb_flush_range.16
 	/* 77: iotlb.iva = iva */
-	mov %rax,(%rdi)
+	mov %rdx,(%rdi)
 .Liotlb_flush_range.16:
 	/* 79: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
-	mov %rsi,%rax
-	and $0xffff,%rax
-	shl $0x20,%rax
+	movzwl %si,%esi
+	shl $0x20,%rsi
 	movabs $0xb000000000000000,%r11
-	mov %rax,%r10
-	or %r11,%r10
+	or %r11,%rsi
 	/* 79: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
-	mov %r10,8(%rdi)
+	mov %rsi,8(%rdi)
 .Liotlb_flush_range.13:
 	/* 81: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	mov $0xf4240,%eax
 .Liotlb_flush_range.17:
 	mov 8(%rdi),%r10
-	movabs $0x8000000000000000,%r11
-	mov %r10,%r9
-	and %r11,%r9
-	je .Liotlb_flush_range.18
+	test %r10,%r10
+	jns .Liotlb_flush_range.18
 	sub $1,%rax
 	jne .Liotlb_flush_range.17
 	mov $0xffffffffffffff92,%rax
-	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx
@@ -260,7 +210,6 @@ iotlb_flush_range:
 .Liotlb_flush_range.18:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx

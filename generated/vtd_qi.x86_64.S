@@ -9,27 +9,20 @@ qi_flush_iotlb:
 	push %r12
 	push %r13
 	push %r14
-	push %r15
 	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
-	mov %rax,%r10
-	shl %cl,%r10
+	shl %cl,%rax
 	mov %r11,%rcx
-	xor %rax,%rax
-	mov %rax,%rbx
+	xor %r10,%r10
 	cmp $0x40,%rdx
 	jae .Lqi_flush_iotlb.0
-	mov %r10,%rbx
-.Lqi_flush_iotlb.0:
-	mov %rbx,%rax
-	sub $1,%rax
-	/* 73: qi */
 	mov %rax,%r10
+.Lqi_flush_iotlb.0:
+	sub $1,%r10
+	/* 73: qi */
 	mov 0x88(%rdi),%eax
-	mov %rax,%rdx
-	and %r10,%rdx
-	mov %rdx,%rax
+	and %r10,%rax
 	xor %rdx,%rdx
 	/* 99: let mask = 64 */
 	mov $0x40,%ebx
@@ -43,120 +36,93 @@ qi_flush_iotlb:
 	jne .Lqi_flush_iotlb.2
 	xor %r13,%r13
 .Lqi_flush_iotlb.2:
-	mov %r12,%r14
-	or %r13,%r14
+	or %r13,%r12
 	je .Lqi_flush_iotlb.4
 	mov %r8,%r12
 	and $0xfff,%r12
-	mov %r9,%r13
-	sub %r8,%r13
-	mov %r13,%r9
+	sub %r8,%r9
 	add $1,%r9
-	mov %r12,%r13
-	add %r9,%r13
-	mov %r13,%r9
-	add $0xfff,%r9
-	mov %r9,%r12
+	add %r9,%r12
+	add $0xfff,%r12
 	shr $0xc,%r12
 	/* 102: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	mov %r12,%r9
-	mov %r9,%r12
-	sub $1,%r12
+	sub $1,%r9
 	mov $0x7f,%r11d
-	bsr %r12,%r13
-	cmove %r11,%r13
-	xor $0x3f,%r13
-	mov $0x40,%r12d
-	mov %r12,%r14
-	sub %r13,%r14
-	mov $1,%r12d
+	bsr %r9,%r9
+	cmove %r11,%r9
+	xor $0x3f,%r9
+	mov $0x40,%r13d
+	sub %r9,%r13
+	mov $1,%r9d
 	mov %rcx,%r11
-	mov %r14,%rcx
-	mov %r12,%r13
-	shl %cl,%r13
+	mov %r13,%rcx
+	shl %cl,%r9
 	mov %r11,%rcx
-	xor %r12,%r12
-	mov %r12,%r15
-	cmp $0x40,%r14
+	xor %r14,%r14
+	cmp $0x40,%r13
 	jae .Lqi_flush_iotlb.5
-	mov %r13,%r15
+	mov %r9,%r14
 .Lqi_flush_iotlb.5:
 	/* 103: let aligned = roundup_pow2(pages) */
-	mov %r15,%r12
 	mov $0x7f,%r11d
-	bsr %r12,%r13
-	cmove %r11,%r13
-	xor $0x3f,%r13
-	mov $0x3f,%r14d
-	mov %r14,%r15
-	sub %r13,%r15
+	bsr %r14,%r9
+	cmove %r11,%r9
+	xor $0x3f,%r9
+	mov $0x3f,%r13d
+	sub %r9,%r13
 	/* 104: mask = ilog2(aligned) */
-	mov %r15,%rbx
-	mov %r12,%r13
-	sub $1,%r13
-	mov %r8,%r14
-	shr $0xc,%r14
-	mov %r13,%r15
-	and %r14,%r15
-	je .Lqi_flush_iotlb.7
+	mov %r13,%rbx
+	mov %r14,%r9
+	sub $1,%r9
 	mov %r8,%r13
 	shr $0xc,%r13
-	mov %r8,%r14
-	shr $0xc,%r14
-	mov %r14,%r15
-	add %r9,%r15
-	mov %r15,%r9
-	sub $1,%r9
-	mov %r13,%r14
-	xor %r9,%r14
-	mov %r14,%r9
-	not %r9
-	mov %r12,%r13
+	and %r13,%r9
+	je .Lqi_flush_iotlb.7
+	mov %r8,%r9
+	shr $0xc,%r9
+	mov %r8,%r13
+	shr $0xc,%r13
+	add %r12,%r13
 	sub $1,%r13
-	mov %r13,%r12
-	not %r12
-	mov %r9,%r13
-	and %r12,%r13
-	/* 108: let shared = ~((start >> 12) ^ ((start >> 12) + pages - 1))  ... */
-	mov %r13,%r9
+	xor %r13,%r9
+	not %r9
+	sub $1,%r14
+	not %r14
+	and %r14,%r9
 	/* 109: mask = 52 */
 	mov $0x34,%ebx
 	test %r9,%r9
 	je .Lqi_flush_iotlb.9
 	mov $0x40,%r11d
-	bsf %r9,%r12
-	cmove %r11,%r12
+	bsf %r9,%r9
+	cmove %r11,%r9
 	/* 111: mask = ctz(shared) */
-	mov %r12,%rbx
+	mov %r9,%rbx
 .Lqi_flush_iotlb.9:
 .Lqi_flush_iotlb.7:
 .Lqi_flush_iotlb.4:
 	/* 116: status[0] = 1 */
 	mov $1,%r9d
-	mov 0x40(%rsp),%r12
+	mov 0x38(%rsp),%r12
 	mov %r9d,(%r12)
-	mov 0x30(%rsp),%r9
-	mov %r9,%r12
-	shr $0x27,%r12
-	mov %r12,%r9
+	mov 0x28(%rsp),%r9
+	shr $0x27,%r9
 	and $1,%r9
 	mov $1,%r12d
 	test %r9,%r9
 	je .Lqi_flush_iotlb.10
 	xor %r12,%r12
 .Lqi_flush_iotlb.10:
-	mov 0x30(%rsp),%r9
-	mov %r9,%r13
-	shr $0x30,%r13
-	mov %r13,%r9
+	mov 0x28(%rsp),%r9
+	shr $0x30,%r9
 	and $0x3f,%r9
 	mov $1,%r13d
 	cmp %rbx,%r9
 	jb .Lqi_flush_iotlb.11
 	xor %r13,%r13
 .Lqi_flush_iotlb.11:
-	mov %r12,%r9
-	or %r13,%r9
+	or %r13,%r12
 	je .Lqi_flush_iotlb.12
 	test %rdx,%rdx
 	jne .Lqi_flush_iotlb.15
@@ -166,13 +132,10 @@ qi_flush_iotlb:
 	shr $4,%r12
 	mov %rax,%r13
 	sub %r9,%r13
-	mov %r13,%r9
-	and %r10,%r9
-	mov %r9,%r13
+	and %r10,%r13
 	shr $4,%r13
-	mov %r12,%r9
-	sub %r13,%r9
-	mov %r9,%rdx
+	sub %r13,%r12
+	mov %r12,%rdx
 	test %rdx,%rdx
 	jne .Lqi_flush_iotlb.17
 	mov $0x5f5e100,%r9d
@@ -188,17 +151,13 @@ qi_flush_iotlb:
 	shr $4,%r13
 	mov %rax,%r14
 	sub %r12,%r14
-	mov %r14,%r12
-	and %r10,%r12
-	mov %r12,%r14
+	and %r10,%r14
 	shr $4,%r14
-	mov %r13,%r12
-	sub %r14,%r12
-	mov %r12,%rdx
+	sub %r14,%r13
+	mov %r13,%rdx
 	jmp .Lqi_flush_iotlb.18
 .Lqi_flush_iotlb.19:
 	mov $0xffffffffffffff92,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -207,30 +166,20 @@ qi_flush_iotlb:
 .Lqi_flush_iotlb.20:
 .Lqi_flush_iotlb.17:
 .Lqi_flush_iotlb.15:
-	mov 0x30(%rsp),%r9
-	mov %r9,%r12
-	shr $0x36,%r12
-	mov %r12,%r9
+	mov 0x28(%rsp),%r9
+	shr $0x36,%r9
 	and $1,%r9
-	mov %r9,%r12
-	shl $6,%r12
-	mov %r12,%r9
+	shl $6,%r9
 	or $0x22,%r9
-	mov 0x30(%rsp),%r12
-	mov %r12,%r13
-	shr $0x37,%r13
-	mov %r13,%r12
+	mov 0x28(%rsp),%r12
+	shr $0x37,%r12
 	and $1,%r12
-	mov %r12,%r13
-	shl $7,%r13
-	mov %r9,%r12
-	or %r13,%r12
-	mov %rcx,%r9
-	and $0xffff,%r9
-	mov %r9,%r13
-	shl $0x10,%r13
-	mov %r12,%r9
-	or %r13,%r9
+	shl $7,%r12
+	or %r12,%r9
+	mov %rcx,%r12
+	and $0xffff,%r12
+	shl $0x10,%r12
+	or %r12,%r9
 	mov %rsi,%r12
 	add %rax,%r12
 	mov %r9,(%r12)
@@ -242,9 +191,8 @@ qi_flush_iotlb:
 	mov %r9,(%r13)
 	mov %rax,%r9
 	add $0x10,%r9
-	mov %r9,%r12
-	and %r10,%r12
-	mov %r12,%rax
+	and %r10,%r9
+	mov %r9,%rax
 	mov %rdx,%r9
 	sub $1,%r9
 	mov %r9,%rdx
@@ -258,13 +206,10 @@ qi_flush_iotlb:
 	shr $4,%r12
 	mov %rax,%r13
 	sub %r9,%r13
-	mov %r13,%r9
-	and %r10,%r9
-	mov %r9,%r13
+	and %r10,%r13
 	shr $4,%r13
-	mov %r12,%r9
-	sub %r13,%r9
-	mov %r9,%rdx
+	sub %r13,%r12
+	mov %r12,%rdx
 	test %rdx,%rdx
 	jne .Lqi_flush_iotlb.24
 	mov $0x5f5e100,%r9d
@@ -280,17 +225,13 @@ qi_flush_iotlb:
 	shr $4,%r13
 	mov %rax,%r14
 	sub %r12,%r14
-	mov %r14,%r12
-	and %r10,%r12
-	mov %r12,%r14
+	and %r10,%r14
 	shr $4,%r14
-	mov %r13,%r12
-	sub %r14,%r12
-	mov %r12,%rdx
+	sub %r14,%r13
+	mov %r13,%rdx
 	jmp .Lqi_flush_iotlb.25
 .Lqi_flush_iotlb.26:
 	mov $0xffffffffffffff92,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -299,67 +240,45 @@ qi_flush_iotlb:
 .Lqi_flush_iotlb.27:
 .Lqi_flush_iotlb.24:
 .Lqi_flush_iotlb.22:
-	mov 0x30(%rsp),%r9
-	mov %r9,%r12
-	shr $0x36,%r12
-	mov %r12,%r9
+	mov 0x28(%rsp),%r9
+	shr $0x36,%r9
 	and $1,%r9
-	mov %r9,%r12
-	shl $6,%r12
-	mov %r12,%r9
+	shl $6,%r9
 	or $0x32,%r9
-	mov 0x30(%rsp),%r12
-	mov %r12,%r13
-	shr $0x37,%r13
-	mov %r13,%r12
+	mov 0x28(%rsp),%r12
+	shr $0x37,%r12
 	and $1,%r12
-	mov %r12,%r13
-	shl $7,%r13
-	mov %r9,%r12
-	or %r13,%r12
-	mov %rcx,%r9
-	and $0xffff,%r9
-	mov %r9,%rcx
+	shl $7,%r12
+	or %r12,%r9
+	and $0xffff,%rcx
 	shl $0x10,%rcx
-	mov %r12,%r9
 	or %rcx,%r9
 	mov %rsi,%rcx
 	add %rax,%rcx
 	mov %r9,(%rcx)
 	mov %rbx,%r9
 	and $0x3f,%r9
-	mov 0x38(%rsp),%rcx
-	mov %rcx,%r12
-	and $1,%r12
-	mov %r12,%rcx
+	mov 0x30(%rsp),%rcx
+	and $1,%rcx
 	shl $6,%rcx
-	mov %r9,%r12
-	or %rcx,%r12
-	mov %r8,%r9
-	shr $0xc,%r9
-	mov $1,%r8d
-	mov %r8,%r11
+	or %rcx,%r9
+	shr $0xc,%r8
+	mov $1,%ecx
+	mov %rcx,%r11
 	mov %rbx,%rcx
 	shl %cl,%r11
 	mov %r11,%rcx
-	xor %r8,%r8
-	mov %r8,%r13
+	xor %r12,%r12
 	cmp $0x40,%rbx
 	jae .Lqi_flush_iotlb.28
-	mov %rcx,%r13
+	mov %rcx,%r12
 .Lqi_flush_iotlb.28:
-	mov %r13,%r8
-	sub $1,%r8
-	mov %r8,%rcx
-	not %rcx
-	mov %r9,%r8
-	and %rcx,%r8
+	sub $1,%r12
+	not %r12
+	and %r12,%r8
 	movabs $0xfffffffffffff,%r11
-	mov %r8,%r9
-	and %r11,%r9
-	mov %r9,%r8
+	and %r11,%r8
 	shl $0xc,%r8
-	mov %r12,%r9
 	or %r8,%r9
 	mov %rax,%r8
 	add $8,%r8
@@ -368,9 +287,8 @@ qi_flush_iotlb:
 	mov %r9,(%rcx)
 	mov %rax,%r9
 	add $0x10,%r9
-	mov %r9,%r8
-	and %r10,%r8
-	mov %r8,%rax
+	and %r10,%r9
+	mov %r9,%rax
 	mov %rdx,%r9
 	sub $1,%r9
 	mov %r9,%rdx
@@ -383,13 +301,10 @@ qi_flush_iotlb:
 	shr $4,%r8
 	mov %rax,%rcx
 	sub %r9,%rcx
-	mov %rcx,%r9
-	and %r10,%r9
-	mov %r9,%rcx
+	and %r10,%rcx
 	shr $4,%rcx
-	mov %r8,%r9
-	sub %rcx,%r9
-	mov %r9,%rdx
+	sub %rcx,%r8
+	mov %r8,%rdx
 	test %rdx,%rdx
 	jne .Lqi_flush_iotlb.32
 	mov $0x5f5e100,%r9d
@@ -405,17 +320,13 @@ qi_flush_iotlb:
 	shr $4,%rcx
 	mov %rax,%rbx
 	sub %r8,%rbx
-	mov %rbx,%r8
-	and %r10,%r8
-	mov %r8,%rbx
+	and %r10,%rbx
 	shr $4,%rbx
-	mov %rcx,%r8
-	sub %rbx,%r8
-	mov %r8,%rdx
+	sub %rbx,%rcx
+	mov %rcx,%rdx
 	jmp .Lqi_flush_iotlb.33
 .Lqi_flush_iotlb.34:
 	mov $0xffffffffffffff92,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -428,43 +339,36 @@ qi_flush_iotlb:
 	mov %rsi,%r8
 	add %rax,%r8
 	mov %r9,(%r8)
-	mov 0x48(%rsp),%r9
-	mov %r9,%r8
-	shr $2,%r8
+	mov 0x40(%rsp),%r9
+	shr $2,%r9
 	movabs $0x3fffffffffffffff,%r11
-	mov %r8,%r9
 	and %r11,%r9
-	mov %r9,%r8
-	shl $2,%r8
-	mov %rax,%r9
-	add $8,%r9
-	mov %rsi,%rcx
-	add %r9,%rcx
-	mov %r8,(%rcx)
+	shl $2,%r9
+	mov %rax,%r8
+	add $8,%r8
+	add %r8,%rsi
+	mov %r9,(%rsi)
 	mov %rax,%r9
 	add $0x10,%r9
-	mov %r9,%r8
-	and %r10,%r8
-	mov %r8,%rax
+	and %r10,%r9
+	mov %r9,%rax
 	mov %rdx,%r10
 	sub $1,%r10
 	mov %r10,%rdx
 	/* 127: issue qi */
 	mov %eax,0x88(%rdi)
 	/* 130: poll status[0] == 2 limit 200000000 else return -110 */
-	mov 0x40(%rsp),%rax
+	mov 0x38(%rsp),%rax
 	xor %r10,%r10
-	mov %rax,%r9
-	add %r10,%r9
-	mov $0xbebc200,%eax
+	add %r10,%rax
+	mov $0xbebc200,%r10d
 .Lqi_flush_iotlb.36:
-	mov (%r9),%r10d
-	cmp $2,%r10
+	mov (%rax),%r9d
+	cmp $2,%r9
 	je .Lqi_flush_iotlb.37
-	sub $1,%rax
+	sub $1,%r10
 	jne .Lqi_flush_iotlb.36
 	mov $0xffffffffffffff92,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -473,7 +377,6 @@ qi_flush_iotlb:
 .Lqi_flush_iotlb.37:
 	/* 131: return 0 */
 	xor %rax,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -493,65 +396,54 @@ qi_flush_context:
 	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
-	mov %rax,%r10
-	shl %cl,%r10
+	shl %cl,%rax
 	mov %r11,%rcx
-	xor %rax,%rax
-	mov %rax,%rbx
+	xor %r10,%r10
+	mov %r10,%rbx
 	cmp $0x40,%rdx
 	jae .Lqi_flush_context.0
-	mov %r10,%rbx
+	mov %rax,%rbx
 .Lqi_flush_context.0:
-	mov %rbx,%r10
-	sub $1,%r10
+	sub $1,%rbx
 	/* 73: qi */
-	mov %r10,%rdx
-	mov 0x88(%rdi),%r10d
-	mov %r10,%rbx
-	and %rdx,%rbx
-	mov %rbx,%r10
-	xor %rbx,%rbx
+	mov 0x88(%rdi),%eax
+	and %rbx,%rax
+	xor %rdx,%rdx
 	/* 137: status[0] = 1 */
 	mov $1,%r12d
 	mov 0x38(%rsp),%r13
 	mov %r12d,(%r13)
-	test %rbx,%rbx
+	test %rdx,%rdx
 	jne .Lqi_flush_context.2
 	/* 138: enqueue qi cc_desc { gran: gran, did: did, sid: sid, fm: fm  ... */
 	mov 0x80(%rdi),%r12d
-	mov %rdx,%r13
+	mov %rbx,%r13
 	shr $4,%r13
-	mov %r10,%r14
+	mov %rax,%r14
 	sub %r12,%r14
-	mov %r14,%r12
-	and %rdx,%r12
-	mov %r12,%r14
+	and %rbx,%r14
 	shr $4,%r14
-	mov %r13,%r12
-	sub %r14,%r12
-	mov %r12,%rbx
-	test %rbx,%rbx
+	sub %r14,%r13
+	mov %r13,%rdx
+	test %rdx,%rdx
 	jne .Lqi_flush_context.4
 	mov $0x5f5e100,%r12d
 .Lqi_flush_context.5:
-	test %rbx,%rbx
+	test %rdx,%rdx
 	jne .Lqi_flush_context.7
 	test %r12,%r12
 	je .Lqi_flush_context.6
 	sub $1,%r12
-	mov %r10d,0x88(%rdi)
+	mov %eax,0x88(%rdi)
 	mov 0x80(%rdi),%r13d
-	mov %rdx,%r14
+	mov %rbx,%r14
 	shr $4,%r14
-	mov %r10,%r15
+	mov %rax,%r15
 	sub %r13,%r15
-	mov %r15,%r13
-	and %rdx,%r13
-	mov %r13,%r15
+	and %rbx,%r15
 	shr $4,%r15
-	mov %r14,%r13
-	sub %r15,%r13
-	mov %r13,%rbx
+	sub %r15,%r14
+	mov %r14,%rdx
 	jmp .Lqi_flush_context.5
 .Lqi_flush_context.6:
 	mov $0xffffffffffffff92,%rax
@@ -565,83 +457,64 @@ qi_flush_context:
 .Lqi_flush_context.4:
 .Lqi_flush_context.2:
 	mov 0x30(%rsp),%r12
-	mov %r12,%r13
-	and $3,%r13
-	mov %r13,%r12
+	and $3,%r12
 	shl $4,%r12
-	mov %r12,%r13
-	or $1,%r13
-	mov %rcx,%r12
-	and $0xffff,%r12
-	mov %r12,%rcx
-	shl $0x10,%rcx
-	mov %r13,%r12
-	or %rcx,%r12
-	mov %r8,%rcx
+	or $1,%r12
 	and $0xffff,%rcx
-	mov %rcx,%r8
+	shl $0x10,%rcx
+	or %rcx,%r12
+	and $0xffff,%r8
 	shl $0x20,%r8
-	mov %r12,%rcx
-	or %r8,%rcx
-	mov %r9,%r8
-	and $3,%r8
-	mov %r8,%r9
+	or %r8,%r12
+	and $3,%r9
 	shl $0x30,%r9
-	mov %rcx,%r8
-	or %r9,%r8
+	or %r9,%r12
 	mov %rsi,%r9
-	add %r10,%r9
-	mov %r8,(%r9)
-	mov %r10,%r9
+	add %rax,%r9
+	mov %r12,(%r9)
+	mov %rax,%r9
 	add $8,%r9
 	mov %rsi,%r8
 	add %r9,%r8
-	mov %rax,(%r8)
-	mov %r10,%r9
+	mov %r10,(%r8)
+	mov %rax,%r9
 	add $0x10,%r9
-	mov %r9,%r8
-	and %rdx,%r8
-	mov %r8,%r10
-	mov %rbx,%r9
+	and %rbx,%r9
+	mov %r9,%rax
+	mov %rdx,%r9
 	sub $1,%r9
-	mov %r9,%rbx
-	test %rbx,%rbx
+	mov %r9,%rdx
+	test %rdx,%rdx
 	jne .Lqi_flush_context.9
 	/* 139: enqueue qi inv_wait { sw: 1, data: 2, addr: status_phys >> 2 ... */
 	mov 0x80(%rdi),%r9d
-	mov %rdx,%r8
+	mov %rbx,%r8
 	shr $4,%r8
-	mov %r10,%rcx
+	mov %rax,%rcx
 	sub %r9,%rcx
-	mov %rcx,%r9
-	and %rdx,%r9
-	mov %r9,%rcx
+	and %rbx,%rcx
 	shr $4,%rcx
-	mov %r8,%r9
-	sub %rcx,%r9
-	mov %r9,%rbx
-	test %rbx,%rbx
+	sub %rcx,%r8
+	mov %r8,%rdx
+	test %rdx,%rdx
 	jne .Lqi_flush_context.11
 	mov $0x5f5e100,%r9d
 .Lqi_flush_context.12:
-	test %rbx,%rbx
+	test %rdx,%rdx
 	jne .Lqi_flush_context.14
 	test %r9,%r9
 	je .Lqi_flush_context.13
 	sub $1,%r9
-	mov %r10d,0x88(%rdi)
+	mov %eax,0x88(%rdi)
 	mov 0x80(%rdi),%r8d
-	mov %rdx,%rcx
+	mov %rbx,%rcx
 	shr $4,%rcx
-	mov %r10,%r12
+	mov %rax,%r12
 	sub %r8,%r12
-	mov %r12,%r8
-	and %rdx,%r8
-	mov %r8,%r12
+	and %rbx,%r12
 	shr $4,%r12
-	mov %rcx,%r8
-	sub %r12,%r8
-	mov %r8,%rbx
+	sub %r12,%rcx
+	mov %rcx,%rdx
 	jmp .Lqi_flush_context.12
 .Lqi_flush_context.13:
 	mov $0xffffffffffffff92,%rax
@@ -656,41 +529,35 @@ qi_flush_context:
 .Lqi_flush_context.9:
 	movabs $0x200000025,%r9
 	mov %rsi,%r8
-	add %r10,%r8
+	add %rax,%r8
 	mov %r9,(%r8)
 	mov 0x40(%rsp),%r9
-	mov %r9,%r8
-	shr $2,%r8
+	shr $2,%r9
 	movabs $0x3fffffffffffffff,%r11
-	mov %r8,%r9
 	and %r11,%r9
-	mov %r9,%r8
-	shl $2,%r8
-	mov %r10,%r9
-	add $8,%r9
-	mov %rsi,%rcx
-	add %r9,%rcx
-	mov %r8,(%rcx)
-	mov %r10,%r9
+	shl $2,%r9
+	mov %rax,%r8
+	add $8,%r8
+	add %r8,%rsi
+	mov %r9,(%rsi)
+	mov %rax,%r9
 	add $0x10,%r9
-	mov %r9,%r8
-	and %rdx,%r8
-	mov %r8,%r10
-	mov %rbx,%r9
+	and %rbx,%r9
+	mov %r9,%rax
+	mov %rdx,%r9
 	sub $1,%r9
-	mov %r9,%rbx
+	mov %r9,%rdx
 	/* 140: issue qi */
-	mov %r10d,0x88(%rdi)
+	mov %eax,0x88(%rdi)
 	/* 141: poll status[0] == 2 limit 200000000 else return -110 */
-	mov 0x38(%rsp),%r10
-	mov %r10,%r9
-	add %rax,%r9
-	mov $0xbebc200,%eax
+	mov 0x38(%rsp),%rax
+	add %r10,%rax
+	mov $0xbebc200,%r10d
 .Lqi_flush_context.15:
-	mov (%r9),%r10d
-	cmp $2,%r10
+	mov (%rax),%r9d
+	cmp $2,%r9
 	je .Lqi_flush_context.16
-	sub $1,%rax
+	sub $1,%r10
 	jne .Lqi_flush_context.15
 	mov $0xffffffffffffff92,%rax
 	pop %r15

@@ -9,7 +9,8 @@
 //! * a space after the comma of FENCE's sets; `fence iorw,iorw` is a bare
 //!   `fence`;
 //! * LLVM's aliases: `nop` (addi zero, zero, 0), `mv` (addi rd, rs, 0),
-//!   `sext.w` (addiw rd, rs, 0), `beqz`/`bnez` (beq/bne rs, zero), `neg`
+//!   `sext.w` (addiw rd, rs, 0), `beqz`/`bnez` (beq/bne rs, zero),
+//!   `bltz`/`bgez` (blt/bge rs, zero), `bgtz`/`blez` (blt/bge zero, rs), `neg`
 //!   (sub rd, zero, rs), `not` (xori rd, rs, -1).
 //!
 //! Gap: capstone 5 does not know Svinval. `sinval.vma`, `sfence.w.inval`
@@ -91,6 +92,24 @@ fn expected_capstone(insn: &Insn, rel: i64) -> String {
         } if *rs2 == z => {
             let m = if *c == BrCond::Eq { "beqz" } else { "bnez" };
             format!("{m} {rs1}, {rel}")
+        }
+        Insn::Branch {
+            cond: c @ (BrCond::Lt | BrCond::Ge),
+            rs1,
+            rs2,
+            ..
+        } if *rs2 == z => {
+            let m = if *c == BrCond::Lt { "bltz" } else { "bgez" };
+            format!("{m} {rs1}, {rel}")
+        }
+        Insn::Branch {
+            cond: c @ (BrCond::Lt | BrCond::Ge),
+            rs1,
+            rs2,
+            ..
+        } if *rs1 == z => {
+            let m = if *c == BrCond::Lt { "bgtz" } else { "blez" };
+            format!("{m} {rs2}, {rel}")
         }
         Insn::Fence { pred, succ } if pred.bits() == 15 && succ.bits() == 15 => "fence".into(),
         Insn::Fence { pred, succ } => format!("fence {pred}, {succ}"),

@@ -30,7 +30,8 @@ pub fn thread(f: &mut Func) {
         match inst {
             Inst::Jump(t)
             | Inst::Branch { target: t, .. }
-            | Inst::SubBranchAbove { target: t, .. } => *t = resolve(*t),
+            | Inst::SubBranchAbove { target: t, .. }
+            | Inst::BranchBit { target: t, .. } => *t = resolve(*t),
             _ => {}
         }
     }

@@ -3,6 +3,7 @@
 //! (labels, branches) and values live in virtual registers; each target's
 //! `lower` turns an allocated LIR function into its own instructions.
 
+pub mod bittest;
 pub mod build;
 pub mod jumps;
 pub mod regalloc;
@@ -200,6 +201,17 @@ pub enum Inst {
         b: Operand,
         target: LabelId,
     },
+    /// To `target` when bit `bit` (0 = least significant) of `a` is
+    /// `set`, else on: a poll of a one-bit field or a test of a flag,
+    /// without the masked copy (aarch64 `tbnz`/`tbz`, x86-64 `test` or
+    /// `bt` and a `jcc`, POWER `andi.` or a compare of the bit moved to
+    /// the sign, riscv64 likewise). Made by [`bittest::fuse`].
+    BranchBit {
+        a: VReg,
+        bit: u8,
+        set: bool,
+        target: LabelId,
+    },
     /// `a -= b`, then to `target` when `a` was above `b` (unsigned): the
     /// bottom test of a loop that counts a remainder down by a run-time
     /// step, its last trip taking whatever is left (aarch64 `cmp; sub;
@@ -268,6 +280,7 @@ impl Inst {
                 f(*a);
                 f(*b);
             }
+            Inst::BranchBit { a, .. } => f(*a),
             Inst::Ret { value } => op(value, &mut f),
             Inst::Invalidate { operands, .. } => operands.iter().for_each(|v| f(*v)),
             Inst::StoreCond {
@@ -290,6 +303,7 @@ impl Inst {
             Inst::Jump(t)
             | Inst::Branch { target: t, .. }
             | Inst::SubBranchAbove { target: t, .. }
+            | Inst::BranchBit { target: t, .. }
             | Inst::FeatureJump { target: t, .. } => Some(*t),
             Inst::StoreCond { retry, .. } => Some(*retry),
             _ => None,

@@ -21,6 +21,10 @@ pub struct RegFile {
     /// A register every load-reserve result must live in (x86-64: rax,
     /// the implicit comparand of `lock cmpxchg`).
     pub reserve: Option<u8>,
+    /// Two-address arithmetic (x86-64): a result computed from a value
+    /// that dies there takes that value's register when it is free, so
+    /// `c = a | k` is `or` in place rather than `mov` and `or`.
+    pub tied: bool,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -163,11 +167,11 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
     }
     // Pre-coloured ranges block their register for their whole life, also
     // before they start (a later argument use must find it intact).
-    let fixed: Vec<(u8, usize, usize)> = reg
+    let fixed: Vec<(VReg, u8, usize, usize)> = reg
         .iter()
         .filter_map(|(v, &p)| {
             let (s, e) = ranges.get(v.0 as usize).copied().flatten()?;
-            Some((p, s, e))
+            Some((*v, p, s, e))
         })
         .collect();
     let mut active: Vec<(usize, u8)> = Vec::new(); // (end, preg)
@@ -177,19 +181,53 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
             active.push((end, p));
             continue;
         }
+        // A value that dies where `v` is defined no longer holds its
+        // register after that instruction (it was read there).
+        let dying = rf
+            .tied
+            .then(|| tied_source(&f.insts[start].0, v))
+            .flatten()
+            .filter(|u| ranges[u.0 as usize].is_some_and(|(_, e)| e == start))
+            .and_then(|u| Some((u, *reg.get(&u)?)));
         let busy = |p: u8| {
-            active.iter().any(|(_, ap)| *ap == p)
-                || fixed
-                    .iter()
-                    .any(|&(fp, s, e)| fp == p && s <= end && e >= start)
+            active
+                .iter()
+                .any(|&(ae, ap)| ap == p && !(ae == start && dying.is_some_and(|d| d.1 == p)))
+                || fixed.iter().any(|&(fv, fp, s, e)| {
+                    fp == p && s <= end && e >= start && dying.is_none_or(|d| d.0 != fv)
+                })
         };
-        let Some(&p) = rf.pool.iter().chain(rf.callee_saved).find(|&&p| !busy(p)) else {
+        let tied = dying.map(|d| d.1).filter(|&p| !busy(p));
+        let Some(p) = tied.or_else(|| {
+            rf.pool
+                .iter()
+                .chain(rf.callee_saved)
+                .copied()
+                .find(|&p| !busy(p))
+        }) else {
             return Err(OutOfRegisters { needed_at: start });
         };
         reg.insert(v, p);
         active.push((end, p));
     }
     Ok(Allocation { reg })
+}
+
+/// The value a two-address target computes `v` in place from, when
+/// `inst` defines `v`: the first source of an arithmetic instruction.
+fn tied_source(inst: &Inst, v: VReg) -> Option<VReg> {
+    match *inst {
+        Inst::Bin { dst, a, .. } if dst == v => Some(a),
+        Inst::Copy { dst, src }
+        | Inst::Not { dst, src }
+        | Inst::Un { dst, src, .. }
+        | Inst::Insert { dst, src, .. }
+            if dst == v =>
+        {
+            Some(src)
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -228,6 +266,7 @@ mod tests {
             pool: &[1, 2],
             callee_saved: &[],
             reserve: None,
+            tied: false,
         };
         let mut a = allocate(&f, &rf).unwrap();
         assert!(a.check(&f).is_ok());
@@ -275,12 +314,58 @@ mod tests {
             pool: &[1, 2, 3],
             callee_saved: &[],
             reserve: None,
+            tied: false,
         };
         let a = allocate(&f, &rf).unwrap();
         // v0 is live over the whole loop: nothing in the loop may share it.
         assert_ne!(a.get(VReg(0)), a.get(VReg(2)));
         assert_ne!(a.get(VReg(0)), a.get(VReg(1)));
         assert_ne!(a.get(VReg(1)), a.get(VReg(2)));
+    }
+
+    /// x86-64's `or` in place: `v2 = v1 | v0` takes v1's register when
+    /// v1 dies there, never one a live value (v0, read later) holds; an
+    /// argument register counts as free once its argument is dead.
+    #[test]
+    fn a_two_address_result_takes_the_register_of_a_dying_source() {
+        use crate::ir::expr::BinOp;
+        let or = |dst, a, b| Inst::Bin {
+            op: BinOp::Or,
+            dst: VReg(dst),
+            a: VReg(a),
+            b: Operand::Reg(VReg(b)),
+        };
+        let f = func(vec![
+            Inst::Arg {
+                dst: VReg(0),
+                index: 0,
+            },
+            Inst::Arg {
+                dst: VReg(1),
+                index: 1,
+            },
+            or(2, 1, 0),
+            or(3, 0, 2),
+            Inst::Ret {
+                value: Operand::Reg(VReg(3)),
+            },
+        ]);
+        for tied in [false, true] {
+            let rf = RegFile {
+                args: &[5, 6],
+                pool: &[1, 2, 3],
+                callee_saved: &[],
+                reserve: None,
+                tied,
+            };
+            let a = allocate(&f, &rf).unwrap();
+            assert!(a.check(&f).is_ok());
+            let got: Vec<u8> = (0..4).map(|v| a.get(VReg(v))).collect();
+            // v0 is read by the second `or`: v2 may take v1's register
+            // (6), not v0's; v3 then takes v0's.
+            let want = if tied { [5, 6, 6, 5] } else { [5, 6, 1, 2] };
+            assert_eq!(got, want, "tied {tied}");
+        }
     }
 
     #[test]
@@ -306,6 +391,7 @@ mod tests {
             pool: &[1],
             callee_saved: &[],
             reserve: None,
+            tied: false,
         };
         assert!(allocate(&f, &rf).is_err());
     }

@@ -42,7 +42,14 @@ pub const IMM_OPS: [ImmOp; 5] = [
     ImmOp::Xori,
 ];
 pub const WIDTHS: [Width; 4] = [Width::B, Width::H, Width::W, Width::D];
-pub const CONDS: [BrCond; 4] = [BrCond::Eq, BrCond::Ne, BrCond::Ltu, BrCond::Geu];
+pub const CONDS: [BrCond; 6] = [
+    BrCond::Eq,
+    BrCond::Ne,
+    BrCond::Lt,
+    BrCond::Ge,
+    BrCond::Ltu,
+    BrCond::Geu,
+];
 const IMMS: [i64; 7] = [0, 1, -1, 2047, -2048, 0x555, -0x2aa];
 
 fn nop() -> Insn {

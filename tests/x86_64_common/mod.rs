@@ -55,6 +55,13 @@ pub fn reg_reg_all_pairs() -> Vec<Insn> {
             v.push(Insn::Bsr { rd, rs });
             v.push(Insn::Bsf { rd, rs });
             v.push(Insn::Cmove { rd, rs });
+            for size in [Size::B, Size::W, Size::D, Size::Q] {
+                v.push(Insn::MovZx { size, rd, rs });
+            }
+        }
+        // Every bit `bt` can test (imm8), on every register.
+        for bit in 0..64 {
+            v.push(Insn::Bt { ra: rd, bit });
         }
     }
     v
@@ -428,6 +435,17 @@ pub fn mnemonic_sample() -> Vec<Insn> {
         Insn::CmpImm { ra: 1, imm: 5 },
         Insn::Test { ra: 1, rb: 2 },
         Insn::TestImm { ra: 0, imm: 1 },
+        Insn::Bt { ra: 9, bit: 47 },
+        Insn::MovZx {
+            size: Size::W,
+            rd: 6,
+            rs: 6,
+        },
+        Insn::MovZx {
+            size: Size::B,
+            rd: 10,
+            rs: 6,
+        },
         Insn::Pause,
         Insn::Nop,
         Insn::Sfence,

@@ -148,6 +148,7 @@ pub fn build(
             }
         }
     }
+    crate::lir::bittest::fuse(&mut b.f);
     crate::lir::jumps::thread(&mut b.f);
     Ok(b.f)
 }

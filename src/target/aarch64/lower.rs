@@ -31,6 +31,7 @@ pub const REGS: RegFile = RegFile {
     // return when the volatile set runs out (AAPCS64 6.1.1).
     callee_saved: &[19, 20, 21, 22, 23, 24, 25, 26, 27, 28],
     reserve: None,
+    tied: false,
 };
 
 /// IP0: immediates, byte-reversed store data.
@@ -228,6 +229,24 @@ impl Cx<'_> {
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::FeatureJump { cap, target } => e(feature_jump(cap, *target)?),
             Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a)?, b, *target, e)?,
+            Inst::BranchBit {
+                a,
+                bit,
+                set,
+                target,
+            } => {
+                e(Insn::AndImm {
+                    rd: SCRATCH,
+                    rn: r(a)?.into(),
+                    imm: 1 << bit,
+                });
+                let (rt, target) = (SCRATCH.into(), *target);
+                e(if *set {
+                    Insn::Cbnz { rt, target }
+                } else {
+                    Insn::Cbz { rt, target }
+                });
+            }
             Inst::SubBranchAbove { a, b, target } => {
                 let (rn, rm) = (r(a)?.into(), r(b)?.into());
                 e(Insn::SubsReg { rd: rn, rn, rm });

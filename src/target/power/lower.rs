@@ -24,6 +24,7 @@ pub const REGS: RegFile = RegFile {
     // `each` with a poll needed 11 registers; found by tests/random_specs.rs).
     callee_saved: &[31, 30, 29, 28, 27, 26, 25, 24],
     reserve: None,
+    tied: false,
 };
 
 /// Save slot of non-volatile `r` below r1, where the ABIs' register save
@@ -180,6 +181,12 @@ impl Cx<'_> {
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::FeatureJump { cap, target } => feature_jump(cap, *target, e)?,
             Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a), *b, *target, e),
+            Inst::BranchBit {
+                a,
+                bit,
+                set,
+                target,
+            } => branch_bit(r(a), *bit, *set, *target, e),
             Inst::SubBranchAbove { a, b, target } => sub_branch_above(r(a), r(b), *target, e),
             Inst::Ret { value } => self.ret(*value, e),
         }
@@ -320,6 +327,48 @@ fn insert(rd: Reg, rs: Reg, shift: u32, width: u32, e: Emit) {
             mb: 64 - sh - w,
         });
     }
+}
+
+/// To `target` when bit `bit` of `ra` is `set`. A bit `andi.` reaches
+/// is tested in CR0 by the branch right after it (the record-form
+/// peephole's CR0 rule); any other is moved to the sign (bit 63 is
+/// there already) and compared into CR7, as every CR7 branch is.
+fn branch_bit(ra: Reg, bit: u8, set: bool, target: Label, e: Emit) {
+    if bit < 16 {
+        e(Insn::AndiDot {
+            ra: SCRATCH,
+            rs: ra,
+            imm: 1 << bit,
+        });
+        let cond = if set { Cond::Ne } else { Cond::Eq };
+        return e(Insn::Bc {
+            cond,
+            bf: 0,
+            target,
+        });
+    }
+    let signed = if bit == 63 {
+        ra
+    } else {
+        e(Insn::Rldicr {
+            ra: SCRATCH,
+            rs: ra,
+            sh: 63 - bit,
+            me: 0,
+        });
+        SCRATCH
+    };
+    e(Insn::Cmpdi {
+        bf: CR,
+        ra: signed,
+        imm: 0,
+    });
+    let cond = if set { Cond::Lt } else { Cond::Ge };
+    e(Insn::Bc {
+        cond,
+        bf: CR,
+        target,
+    });
 }
 
 /// `cmpld 6,a,b; subf a,b,a; bgt 6`: the compare reads `a` before the

@@ -10,7 +10,8 @@
 //! is), and the branch now reads CR0 right after the instruction that
 //! sets it. `addic.` also writes XER[CA], which no lowering reads; CR0's
 //! only other readers are the store-conditional's own branches, each
-//! right after its `st?cx.`.
+//! right after its `st?cx.`, and a bit test's branch right after its
+//! `andi.`.
 
 use super::insn::{Cond, Insn};
 use super::lower::CR;

@@ -128,6 +128,8 @@ pub fn encode(insn: &Insn, off: i64) -> Option<u32> {
             let f3 = match cond {
                 BrCond::Eq => 0,
                 BrCond::Ne => 1,
+                BrCond::Lt => 4,
+                BrCond::Ge => 5,
                 BrCond::Ltu => 6,
                 BrCond::Geu => 7,
             };

@@ -74,6 +74,9 @@ impl Width {
 pub enum BrCond {
     Eq,
     Ne,
+    /// Signed: against `zero`, the sign bit (a one-bit test moved there).
+    Lt,
+    Ge,
     Ltu,
     Geu,
 }
@@ -83,6 +86,8 @@ impl BrCond {
         match self {
             BrCond::Eq => BrCond::Ne,
             BrCond::Ne => BrCond::Eq,
+            BrCond::Lt => BrCond::Ge,
+            BrCond::Ge => BrCond::Lt,
             BrCond::Ltu => BrCond::Geu,
             BrCond::Geu => BrCond::Ltu,
         }
@@ -294,6 +299,8 @@ impl Insn {
             Insn::Branch { cond, .. } => match cond {
                 BrCond::Eq => "beq",
                 BrCond::Ne => "bne",
+                BrCond::Lt => "blt",
+                BrCond::Ge => "bge",
                 BrCond::Ltu => "bltu",
                 BrCond::Geu => "bgeu",
             },

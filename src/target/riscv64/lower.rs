@@ -9,7 +9,9 @@
 //! `0(sp)`, `8(sp)`... (plus that frame), where they are used. t5 and t6
 //! are this lowering's scratch registers.
 
-use super::insn::{AluOp, AmoWidth, BrCond, Imm12, Imm20, ImmOp, Insn, Reg, Shamt, ShiftOp, Width};
+use super::insn::{
+    AluOp, AmoWidth, BrCond, Imm12, Imm20, ImmOp, Insn, Label, Reg, Shamt, ShiftOp, Width,
+};
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
@@ -22,6 +24,7 @@ pub const REGS: RegFile = RegFile {
     pool: &[5, 6, 7, 28, 17, 16, 15, 14, 13, 12, 11, 10],
     callee_saved: &[9, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27],
     reserve: None,
+    tied: false,
 };
 
 /// t6: materialised immediates, byte-reversed data, popcount's second
@@ -272,6 +275,12 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
                 target: *target,
             });
         }
+        Inst::BranchBit {
+            a,
+            bit,
+            set,
+            target,
+        } => branch_bit(r(*a)?, *bit, *set, *target, e),
         // No flags: the comparison with the old value goes to a scratch
         // register first.
         Inst::SubBranchAbove { a, b, target } => {
@@ -708,3 +717,27 @@ fn invalidate(op: Vma, ops: &[Reg]) -> Insn {
 #[cfg(test)]
 #[path = "lower_tests.rs"]
 mod tests;
+
+/// To `target` when bit `bit` of `rs` is `set`: `andi` where the bit is
+/// in a 12-bit immediate, else the bit moved to the sign (bit 63 is
+/// there already) and `bltz`/`bgez`.
+fn branch_bit(rs: Reg, bit: u8, set: bool, target: Label, e: Emit) {
+    let (rs1, cond) = if bit < 11 {
+        e(alu_imm(ImmOp::Andi, SCRATCH, rs, 1 << bit));
+        (SCRATCH, if set { BrCond::Ne } else { BrCond::Eq })
+    } else {
+        let signed = if bit == 63 {
+            rs
+        } else {
+            e(shift(ShiftOp::Slli, SCRATCH, rs, u32::from(63 - bit)));
+            SCRATCH
+        };
+        (signed, if set { BrCond::Lt } else { BrCond::Ge })
+    };
+    e(Insn::Branch {
+        cond,
+        rs1,
+        rs2: Reg::ZERO,
+        target,
+    });
+}

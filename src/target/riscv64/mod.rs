@@ -144,6 +144,8 @@ impl Backend for Riscv64 {
             ("sub", &["neg"]),
             ("beq", &["beqz"]),
             ("bne", &["bnez"]),
+            ("blt", &["bltz", "bgtz"]),
+            ("bge", &["bgez", "blez"]),
         ]
     }
 

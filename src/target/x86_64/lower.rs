@@ -29,6 +29,7 @@ pub const REGS: RegFile = RegFile {
     // frame-pointer unwinders).
     callee_saved: &[3, 12, 13, 14, 15],
     reserve: Some(RAX),
+    tied: true,
 };
 
 const RAX: Reg = 0;
@@ -217,6 +218,12 @@ impl Cx<'_> {
             Inst::Branch { cmp, a, b, target } => {
                 branch(*cmp, r(a), self.operand(b), *target, prev, e)
             }
+            Inst::BranchBit {
+                a,
+                bit,
+                set,
+                target,
+            } => branch_bit(r(a), *bit, *set, *target, e),
             // `sub` leaves CF = borrow and ZF = (a == b): `ja` is a > b.
             Inst::SubBranchAbove { a, b, target } => {
                 e(Insn::Sub {
@@ -311,6 +318,27 @@ fn branch(
     e(Insn::Jcc { cond, target });
 }
 
+/// To `target` when bit `bit` of `ra` is `set`: the sign for bit 63,
+/// `test $imm32` where the bit is in a positive imm32, else `bt` (CF).
+fn branch_bit(ra: Reg, bit: u8, set: bool, target: Label, e: &mut dyn FnMut(Insn)) {
+    let (when_set, when_clear) = match bit {
+        63 => {
+            e(Insn::Test { ra, rb: ra });
+            (Cond::S, Cond::Ns)
+        }
+        0..=30 => {
+            e(Insn::TestImm { ra, imm: 1 << bit });
+            (Cond::Ne, Cond::E)
+        }
+        _ => {
+            e(Insn::Bt { ra, bit });
+            (Cond::B, Cond::Ae)
+        }
+    };
+    let cond = if set { when_set } else { when_clear };
+    e(Insn::Jcc { cond, target });
+}
+
 /// The register whose value an instruction leaves ZF describing, for the
 /// arithmetic forms that set ZF from their result (`not`, `mov`, `imul`
 /// and shifts do not, or not always).
@@ -356,6 +384,23 @@ fn insert(
 ) -> Result<(), LowerError> {
     if shift >= 64 {
         return Err(LowerError(format!("insert at shift {shift}")));
+    }
+    let zx = match width {
+        8 => Some(Size::B),
+        16 => Some(Size::W),
+        32 => Some(Size::D),
+        _ => None,
+    };
+    if let (Some(size), true) = (zx, shift + width < 64) {
+        // A byte, half or word field: the move is the mask.
+        e(Insn::MovZx { size, rd, rs });
+        if shift > 0 {
+            e(Insn::ShlImm {
+                rd,
+                sh: shift as u8,
+            });
+        }
+        return Ok(());
     }
     mov(rd, rs, e);
     if shift + width >= 64 {

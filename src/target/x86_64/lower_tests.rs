@@ -28,6 +28,15 @@ fn run(seq: &[Insn], regs: &mut [u64; 16]) {
             Insn::ShrCl { rd } => regs[rd as usize] >>= regs[RCX as usize] & 63,
             Insn::MovImm { rd, imm } => regs[rd as usize] = imm,
             Insn::MovReg { rd, rs } => regs[rd as usize] = regs[rs as usize],
+            Insn::MovZx { size, rd, rs } => {
+                let bits = match size {
+                    Size::B => 8,
+                    Size::W => 16,
+                    Size::D => 32,
+                    Size::Q => 64,
+                };
+                regs[rd as usize] = regs[rs as usize] & (u64::MAX >> (64 - bits))
+            }
             Insn::And { rd, rs } => regs[rd as usize] &= regs[rs as usize],
             Insn::Or { rd, rs } => regs[rd as usize] |= regs[rs as usize],
             Insn::Xor { rd, rs } => regs[rd as usize] ^= regs[rs as usize],

@@ -55,6 +55,7 @@ pub(super) fn iced_instruction(cx: &Ctx, insn: &Insn) -> Result<Instruction, Enc
     match *insn {
         Insn::MovImm { .. }
         | Insn::MovReg { .. }
+        | Insn::MovZx { .. }
         | Insn::Store { .. }
         | Insn::Load { .. }
         | Insn::Bswap { .. }
@@ -82,7 +83,8 @@ pub(super) fn iced_instruction(cx: &Ctx, insn: &Insn) -> Result<Instruction, Enc
         | Insn::Bsf { .. }
         | Insn::Cmove { .. }
         | Insn::CmpReg { .. }
-        | Insn::Test { .. } => shift_or_bits(cx, insn),
+        | Insn::Test { .. }
+        | Insn::Bt { .. } => shift_or_bits(cx, insn),
         Insn::LockCmpxchg { .. } | Insn::Xchg { .. } => locked_rmw(cx, insn),
         Insn::Ret => Ok(Instruction::with(Code::Retnq)),
         Insn::Pause => Ok(Instruction::with(Code::Pause)),
@@ -119,6 +121,23 @@ fn move_or_access(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
             _ => cx.ok(Instruction::with2(Code::Mov_r64_imm64, cx.r64(rd)?, imm)),
         },
         Insn::MovReg { rd, rs } => cx.rr(Code::Mov_rm64_r64, rd, rs),
+        Insn::MovZx { size, rd, rs } => {
+            let code = sized_code(
+                size,
+                [
+                    Code::Movzx_r32_rm8,
+                    Code::Movzx_r32_rm16,
+                    // GNU as encodes a register move as `mov r/m, r`.
+                    Code::Mov_rm32_r32,
+                    Code::Mov_rm64_r64,
+                ],
+            );
+            let rd = match size {
+                Size::Q => cx.r64(rd)?,
+                _ => cx.reg(rd, Size::D)?,
+            };
+            cx.ok(Instruction::with2(code, rd, cx.reg(rs, size)?))
+        }
         Insn::Store {
             size,
             base,
@@ -282,6 +301,11 @@ fn shift_or_bits(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
         Insn::Cmove { rd, rs } => cx.rr(Code::Cmove_r64_rm64, rd, rs),
         Insn::CmpReg { ra, rb } => cx.rr(Code::Cmp_rm64_r64, ra, rb),
         Insn::Test { ra, rb } => cx.rr(Code::Test_rm64_r64, ra, rb),
+        Insn::Bt { ra, bit } => cx.ok(Instruction::with2(
+            Code::Bt_rm64_imm8,
+            cx.r64(ra)?,
+            u32::from(bit),
+        )),
         _ => Err(cx.bad("internal: not a shift or bit instruction")),
     }
 }

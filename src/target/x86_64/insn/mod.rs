@@ -64,6 +64,14 @@ pub enum Insn {
         rd: Reg,
         rs: Reg,
     },
+    /// The low `size` bits of `rs` zero-extended into `rd`: B/W `movzx`
+    /// into r32, D `mov` r32 (a 32-bit write clears the upper half). One
+    /// instruction for a field insert's `mask`, against `mov` and `and`.
+    MovZx {
+        size: Size,
+        rd: Reg,
+        rs: Reg,
+    },
     Store {
         size: Size,
         base: Reg,
@@ -186,6 +194,12 @@ pub enum Insn {
     TestImm {
         ra: Reg,
         imm: i32,
+    },
+    /// `bt $bit, %ra`: CF = bit `bit` (0..=63) of `ra`; the test of a
+    /// one-bit field above what `test $imm32` reaches.
+    Bt {
+        ra: Reg,
+        bit: u8,
     },
     Jcc {
         cond: Cond,
@@ -312,7 +326,7 @@ impl Insn {
                 }
             }
             Insn::MovReg { .. } | Insn::Store { .. } => "mov",
-            Insn::Load { size, .. } => match size {
+            Insn::MovZx { size, .. } | Insn::Load { size, .. } => match size {
                 Size::B => "movzbl",
                 Size::W => "movzwl",
                 Size::D | Size::Q => "mov",
@@ -334,6 +348,7 @@ impl Insn {
             Insn::Cmove { .. } => "cmove",
             Insn::CmpReg { .. } | Insn::CmpImm { .. } => "cmp",
             Insn::Test { .. } | Insn::TestImm { .. } => "test",
+            Insn::Bt { .. } => "bt",
             Insn::Jcc { cond, .. } => cond.mnemonic(),
             Insn::Jmp { .. } => "jmp",
             Insn::Ret => "ret",
