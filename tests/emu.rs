@@ -112,6 +112,22 @@ fn request(arch: Arch, src: &str, cls: &[(u32, InsnClass, &str)], args: Vec<u64>
     }
 }
 
+/// `src` with the given instruction classes, no arguments and no
+/// devices, for at most 1000 instructions.
+fn cpu_request(arch: Arch, src: &str, cls: &[(u32, InsnClass, &str)]) -> Request {
+    Request {
+        program: Program {
+            arch,
+            code: assemble(arch, src),
+            classes: classes(cls),
+        },
+        args: vec![],
+        mmio: vec![],
+        ram: vec![],
+        max_insns: 1000,
+    }
+}
+
 fn store(pc: u32, bytes: [u8; 8]) -> Event {
     Event {
         kind: EventKind::Store,
@@ -192,35 +208,21 @@ fn power_le_std_poll() {
     check_poll(Arch::Power64Le, POWER_POLL, 0, 4, "eieio", LE);
 }
 
+/// POWER_POLL with a byte-reversed (indexed) store: the store at 4, the
+/// barrier at 8.
+fn power_stdbrx_poll() -> String {
+    POWER_POLL.replace("    std 3, 8(4)\n", "    li 6, 8\n    stdbrx 3, 4, 6\n")
+}
+
 #[test]
 fn power_le_stdbrx_poll() {
-    let src = "
-    li 6, 8
-    stdbrx 3, 4, 6
-    eieio
-1:  ld 5, 0x10(4)
-    cmpdi 5, 0
-    bne 1b
-    li 3, 7
-    blr
-";
-    check_poll(Arch::Power64Le, src, 4, 8, "eieio", BE);
+    check_poll(Arch::Power64Le, &power_stdbrx_poll(), 4, 8, "eieio", BE);
 }
 
 #[test]
 fn power_be_stdbrx_stores_reversed() {
     // On big-endian, stdbrx stores the little-endian image.
-    let src = "
-    li 6, 8
-    stdbrx 3, 4, 6
-    eieio
-1:  ld 5, 0x10(4)
-    cmpdi 5, 0
-    bne 1b
-    li 3, 7
-    blr
-";
-    check_poll(Arch::Power64Be, src, 4, 8, "eieio", LE);
+    check_poll(Arch::Power64Be, &power_stdbrx_poll(), 4, 8, "eieio", LE);
 }
 
 #[test]
@@ -277,23 +279,17 @@ fn power_tlbie_recorded_and_skipped() {
     li 3, 7
     blr
 ";
-        let req = Request {
-            program: Program {
-                arch,
-                code: assemble(arch, src),
-                classes: classes(&[
-                    (8, InsnClass::Barrier, "ptesync"),
-                    (12, InsnClass::Invalidate, "tlbie 4,5"),
-                    (16, InsnClass::Barrier, "eieio"),
-                    (20, InsnClass::Barrier, "tlbsync"),
-                    (24, InsnClass::Barrier, "ptesync"),
-                ]),
-            },
-            args: vec![],
-            mmio: vec![],
-            ram: vec![],
-            max_insns: 1000,
-        };
+        let req = cpu_request(
+            arch,
+            src,
+            &[
+                (8, InsnClass::Barrier, "ptesync"),
+                (12, InsnClass::Invalidate, "tlbie 4,5"),
+                (16, InsnClass::Barrier, "eieio"),
+                (20, InsnClass::Barrier, "tlbsync"),
+                (24, InsnClass::Barrier, "ptesync"),
+            ],
+        );
         let out = run(&req).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
         let kinds: Vec<(EventKind, u32)> = out
             .events
@@ -343,24 +339,18 @@ fn power_book3e_mas6_and_invalidations() {
     mr 3, 5
     blr
 ";
-        let req = Request {
-            program: Program {
-                arch,
-                code: assemble(arch, src),
-                classes: classes(&[
-                    (28, InsnClass::Invalidate, "tlbilx 3,0,3"),
-                    (32, InsnClass::Invalidate, "tlbivax 0,3"),
-                    (36, InsnClass::Invalidate, "tlbilx 1,0,0"),
-                    (40, InsnClass::Invalidate, "tlbilx 0,0,0"),
-                    (48, InsnClass::Barrier, "msync"),
-                    (52, InsnClass::Barrier, "isync"),
-                ]),
-            },
-            args: vec![],
-            mmio: vec![],
-            ram: vec![],
-            max_insns: 1000,
-        };
+        let req = cpu_request(
+            arch,
+            src,
+            &[
+                (28, InsnClass::Invalidate, "tlbilx 3,0,3"),
+                (32, InsnClass::Invalidate, "tlbivax 0,3"),
+                (36, InsnClass::Invalidate, "tlbilx 1,0,0"),
+                (40, InsnClass::Invalidate, "tlbilx 0,0,0"),
+                (48, InsnClass::Barrier, "msync"),
+                (52, InsnClass::Barrier, "isync"),
+            ],
+        );
         let out = run(&req).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
         let texts: Vec<&str> = invalidates(&out.events)
             .iter()
@@ -389,17 +379,7 @@ fn power_unclassified_tlbie_faults() {
     tlbie 4, 0
     blr
 ";
-    let req = Request {
-        program: Program {
-            arch: Arch::Power64Be,
-            code: assemble(Arch::Power64Be, src),
-            classes: BTreeMap::new(),
-        },
-        args: vec![],
-        mmio: vec![],
-        ram: vec![],
-        max_insns: 1000,
-    };
+    let req = cpu_request(Arch::Power64Be, src, &[]);
     match run(&req) {
         Err(EmuError::Fault { pc_offset: 4, .. }) => {}
         other => panic!("expected a fault at 4, got {other:?}"),
@@ -413,17 +393,7 @@ fn cpu_events(
     src: &str,
     cls: &[(u32, InsnClass, &str)],
 ) -> (Vec<(EventKind, u32, String)>, u64, u64) {
-    let req = Request {
-        program: Program {
-            arch,
-            code: assemble(arch, src),
-            classes: classes(cls),
-        },
-        args: vec![],
-        mmio: vec![],
-        ram: vec![],
-        max_insns: 1000,
-    };
+    let req = cpu_request(arch, src, cls);
     let out = run(&req).unwrap();
     let events = out
         .events
@@ -529,15 +499,8 @@ fn timeouts() {
         (Arch::X86_64, "1: jmp 1b\n"),
     ] {
         let req = Request {
-            program: Program {
-                arch,
-                code: assemble(arch, src),
-                classes: BTreeMap::new(),
-            },
-            args: vec![],
-            mmio: vec![],
-            ram: vec![],
             max_insns: 5000,
+            ..cpu_request(arch, src, &[])
         };
         match run(&req) {
             Err(EmuError::Timeout { insns: 5000 }) => {}

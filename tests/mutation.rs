@@ -531,47 +531,4 @@ fn check_example(stem: &str) {
     );
 }
 
-#[test]
-fn npu2_atsd() {
-    check_example("npu2_atsd");
-}
-
-#[test]
-fn npu2_tce_kill() {
-    check_example("npu2_tce_kill");
-}
-
-#[test]
-fn arm_smmu() {
-    check_example("arm_smmu");
-}
-
-#[test]
-fn arm64_tlb_range() {
-    check_example("arm64_tlb_range");
-}
-
-#[test]
-fn vtd_iotlb() {
-    check_example("vtd_iotlb");
-}
-
-#[test]
-fn e6500_tcd_lock() {
-    check_example("e6500_tcd_lock");
-}
-
-#[test]
-fn book3e_tlb() {
-    check_example("book3e_tlb");
-}
-
-#[test]
-fn radix_tlb() {
-    check_example("radix_tlb");
-}
-
-#[test]
-fn riscv_tlb() {
-    check_example("riscv_tlb");
-}
+refcmp::test_each_reference!(check_example);

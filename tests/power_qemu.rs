@@ -131,19 +131,9 @@ fn disassemble(target: Target, exe: &Path, lo: u64, hi: u64) -> BTreeMap<u64, St
         .arg(format!("--stop-address={hi:#x}"))
         .arg(exe));
     let mut m = BTreeMap::new();
-    for l in dis.lines() {
-        let parts: Vec<&str> = l.split('\t').collect();
-        if parts.len() < 3 {
-            continue;
-        }
-        let Some(addr) = parts[0].trim().strip_suffix(':') else {
-            continue;
-        };
-        let Ok(pc) = u64::from_str_radix(addr, 16) else {
-            continue;
-        };
-        let mnem = parts[2].split_whitespace().next().unwrap_or("").to_string();
-        m.insert(pc, mnem);
+    for (pc, mnem, _) in dis.lines().filter_map(objdump_insn) {
+        let mnem = mnem.split_whitespace().next().unwrap_or("");
+        m.insert(pc, mnem.to_string());
     }
     assert_eq!(
         m.len() as u64,

@@ -26,11 +26,14 @@
 //! docs/smmuv3-qemu.md.
 
 use crate::qemu_system;
+use crate::support::objdump_insn;
 
-use qemu_system::{exec_pc, field, hex, read, run_script, segments, untimed};
+use qemu_system::{
+    assert_control_fails, console_failures, exec_pc, field, generate, hex, missed_timeout,
+    segments, untimed, Disassembly, Run,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const CMDQ_BATCH_ENTRIES: u64 = 64;
@@ -66,66 +69,27 @@ const STANDIN_BARRIERS: [(&str, u64); 9] = [
     ("smallring", 7),
 ];
 
+/// The console's last line when the image's own checks all passed.
+const DONE: &str = "smmuv3-qemu: done failures=0";
+
 // ------------------------------------------------------------ running
 
-struct Run {
-    dir: PathBuf,
-    status: BTreeMap<String, i32>,
-    console: BTreeMap<String, String>,
-    log: BTreeMap<String, String>,
-    /// pc -> (mnemonic, operands) of the subject's code, from objdump
-    dis: BTreeMap<u64, (String, String)>,
-    secs: f64,
-}
-
 fn run_oracle(tag: &str, subject: Option<&Path>, broken: u32) -> Run {
-    let (dir, secs) = run_script(
+    qemu_system::run_oracle(
         "smmuv3-qemu-test.sh",
         &format!("smmuv3-qemu-{tag}"),
         subject,
         broken,
-    );
-    let read = |f: &str| read(&dir, f);
-    let mut run = Run {
-        dir: dir.clone(),
-        status: BTreeMap::new(),
-        console: BTreeMap::new(),
-        log: BTreeMap::new(),
-        dis: disassembly(&read("subject.dis")),
-        secs,
-    };
-    for mode in ["main", "timeout"] {
-        let st: i32 = read(&format!("status-{mode}")).trim().parse().unwrap();
-        run.status.insert(mode.into(), st);
-        run.console
-            .insert(mode.into(), read(&format!("console-{mode}.txt")));
-        run.log
-            .insert(mode.into(), read(&format!("qemu-{mode}.log")));
-    }
-    assert!(!run.dis.is_empty(), "no subject code in {}", dir.display());
-    run
+        disassembly,
+    )
 }
 
 /// objdump -d lines: "    40081048:\td50332bf \tdmb\toshst"
-fn disassembly(text: &str) -> BTreeMap<u64, (String, String)> {
+fn disassembly(text: &str) -> Disassembly {
     let mut m = BTreeMap::new();
-    for l in text.lines() {
-        let parts: Vec<&str> = l.split('\t').collect();
-        if parts.len() < 3 {
-            continue;
-        }
-        let Some(addr) = parts[0].trim().strip_suffix(':') else {
-            continue;
-        };
-        let Ok(pc) = u64::from_str_radix(addr, 16) else {
-            continue;
-        };
-        let mnem = parts[2].trim().to_string();
-        let ops = parts
-            .get(3)
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default();
-        m.insert(pc, (mnem, ops));
+    for (pc, mnem, ops) in text.lines().filter_map(objdump_insn) {
+        let ops = ops.map(|s| s.trim().to_string()).unwrap_or_default();
+        m.insert(pc, (mnem.trim().to_string(), ops));
     }
     m
 }
@@ -203,6 +167,37 @@ fn parse_log(text: &str) -> Vec<Ev> {
         }
     }
     evs
+}
+
+/// The events of each case, by case id.
+fn case_segments(evs: &[Ev]) -> BTreeMap<u32, Vec<Ev>> {
+    segments(evs, |e| match e {
+        Ev::Marker(id, p) => Some((*id, *p)),
+        _ => None,
+    })
+}
+
+impl Ev {
+    fn opcode(&self) -> Option<String> {
+        match self {
+            Ev::Opcode(o) => Some(o.clone()),
+            _ => None,
+        }
+    }
+
+    fn range(&self) -> Option<Inval> {
+        match self {
+            Ev::Range(r) => Some(r.clone()),
+            _ => None,
+        }
+    }
+
+    fn nh_asid(&self) -> Option<u64> {
+        match self {
+            Ev::NhAsid(a) => Some(*a),
+            _ => None,
+        }
+    }
 }
 
 // ------------------------------------------------------------ the console
@@ -356,55 +351,37 @@ fn orders_stores_for_device(ops: &str) -> bool {
     matches!(ops, "oshst" | "osh" | "st" | "sy")
 }
 
+/// `WHAT differ: ...` where `got` (the events QEMU reported as `verb`)
+/// is not `want`, with the first difference.
+fn difference<T: std::fmt::Debug + PartialEq>(
+    what: &str,
+    verb: &str,
+    got: &[T],
+    want: &[T],
+) -> Option<String> {
+    let first = got.iter().zip(want).position(|(a, b)| a != b);
+    (got != want).then(|| {
+        format!(
+            "{what} differ: {} {verb}, {} wanted, first difference at {first:?}: {:?} vs {:?}",
+            got.len(),
+            want.len(),
+            first.map(|i| &got[i]),
+            first.map(|i| &want[i])
+        )
+    })
+}
+
 fn check_case(run: &Run, c: &Case, evs: &[Ev], v: &mut Verdict) {
     let fail = |v: &mut Verdict, what: String| v.failures.push(format!("{}: {what}", c.name));
     let (want_ops, want_ranges, want_asids) = expected(c);
-    let ops: Vec<String> = evs
-        .iter()
-        .filter_map(|e| match e {
-            Ev::Opcode(o) => Some(o.clone()),
-            _ => None,
-        })
-        .collect();
-    let ranges: Vec<Inval> = evs
-        .iter()
-        .filter_map(|e| match e {
-            Ev::Range(r) => Some(r.clone()),
-            _ => None,
-        })
-        .collect();
-    let asids: Vec<u64> = evs
-        .iter()
-        .filter_map(|e| match e {
-            Ev::NhAsid(a) => Some(*a),
-            _ => None,
-        })
-        .collect();
-    if ops != want_ops {
-        let first = ops.iter().zip(&want_ops).position(|(a, b)| a != b);
-        fail(
-            v,
-            format!(
-                "decoded commands differ: {} decoded, {} wanted, first difference at {first:?}: {:?} vs {:?}",
-                ops.len(),
-                want_ops.len(),
-                first.map(|i| &ops[i]),
-                first.map(|i| &want_ops[i])
-            ),
-        );
+    let ops: Vec<String> = evs.iter().filter_map(Ev::opcode).collect();
+    let ranges: Vec<Inval> = evs.iter().filter_map(Ev::range).collect();
+    let asids: Vec<u64> = evs.iter().filter_map(Ev::nh_asid).collect();
+    if let Some(d) = difference("decoded commands", "decoded", &ops, &want_ops) {
+        fail(v, d);
     }
-    if ranges != want_ranges {
-        let first = ranges.iter().zip(&want_ranges).position(|(a, b)| a != b);
-        fail(
-            v,
-            format!(
-                "range invalidations differ: {} done, {} wanted, first difference at {first:?}: {:?} vs {:?}",
-                ranges.len(),
-                want_ranges.len(),
-                first.map(|i| &ranges[i]),
-                first.map(|i| &want_ranges[i])
-            ),
-        );
+    if let Some(d) = difference("range invalidations", "done", &ranges, &want_ranges) {
+        fail(v, d);
     }
     if asids != want_asids {
         fail(
@@ -509,21 +486,11 @@ fn check_case(run: &Run, c: &Case, evs: &[Ev], v: &mut Verdict) {
 }
 
 fn verdict(run: &Run) -> Verdict {
-    let mut v = Verdict::default();
+    let mut v = Verdict {
+        failures: console_failures(run, "main", DONE),
+        ..Verdict::default()
+    };
     let main = &run.console["main"];
-    if run.status["main"] != 0 {
-        v.failures
-            .push(format!("main run exited {}", run.status["main"]));
-    }
-    for l in main
-        .lines()
-        .filter(|l| l.contains("FAIL") || l.contains("EXCEPTION"))
-    {
-        v.failures.push(format!("console: {l}"));
-    }
-    if !main.lines().any(|l| l == "smmuv3-qemu: done failures=0") {
-        v.failures.push("main run did not finish cleanly".into());
-    }
     let cases: Vec<Case> = main
         .lines()
         .filter(|l| l.starts_with("case "))
@@ -545,10 +512,7 @@ fn verdict(run: &Run) -> Verdict {
             v.failures.push(format!("smmuv3_cmdq_consume_error {s}"));
         }
     }
-    let segs = segments(&evs, |e| match e {
-        Ev::Marker(id, p) => Some((*id, *p)),
-        _ => None,
-    });
+    let segs = case_segments(&evs);
     for c in &cases {
         match segs.get(&c.id) {
             Some(s) => check_case(run, c, s, &mut v),
@@ -564,41 +528,14 @@ fn verdict(run: &Run) -> Verdict {
 /// the harness replaced the bad entry by a CMD_SYNC and acknowledged
 /// GERROR, both syncs run; then a fresh queue works.
 fn check_timeout(run: &Run, v: &mut Verdict) {
-    let con = &run.console["timeout"];
+    v.failures.extend(console_failures(run, "timeout", DONE));
+    v.failures.extend(missed_timeout(run, "sync", "sd_sync"));
     let mut fail = |what: String| v.failures.push(format!("timeout: {what}"));
-    if run.status["timeout"] != 0 {
-        fail(format!("run exited {}", run.status["timeout"]));
-    }
-    for l in con
-        .lines()
-        .filter(|l| l.contains("FAIL") || l.contains("EXCEPTION"))
-    {
-        fail(format!("console: {l}"));
-    }
-    if !con
-        .lines()
-        .any(|l| l.starts_with("timeout sync ") && l.ends_with(" ret=-110"))
-    {
-        fail(format!("sd_sync did not return -110:\n{con}"));
-    }
-    if !con.lines().any(|l| l == "smmuv3-qemu: done failures=0") {
-        fail("did not finish cleanly".into());
-    }
     let evs = parse_log(&run.log["timeout"]);
-    let segs = segments(&evs, |e| match e {
-        Ev::Marker(id, p) => Some((*id, *p)),
-        _ => None,
-    });
+    let segs = case_segments(&evs);
     let ops = |id: u32| -> Vec<String> {
         segs.get(&id)
-            .map(|s| {
-                s.iter()
-                    .filter_map(|e| match e {
-                        Ev::Opcode(o) => Some(o.clone()),
-                        _ => None,
-                    })
-                    .collect()
-            })
+            .map(|s| s.iter().filter_map(Ev::opcode).collect())
             .unwrap_or_default()
     };
     let errors: Vec<(Option<u32>, String)> = {
@@ -693,15 +630,7 @@ fn control(broken: u32, tag: &str, want: &str) {
     let run = run_oracle(tag, None, broken);
     let v = verdict(&run);
     report(tag, &run, &v);
-    assert!(
-        !v.failures.is_empty(),
-        "SD_BROKEN={broken} ({tag}) passed the oracle"
-    );
-    assert!(
-        v.failures.iter().any(|f| f.contains(want)),
-        "SD_BROKEN={broken} ({tag}) failed, but not with `{want}`: {:#?}",
-        v.failures
-    );
+    assert_control_fails(broken, tag, want, &v.failures);
 }
 
 #[test]
@@ -747,22 +676,7 @@ fn generated_cmdq_code_passes_qemu_smmuv3_oracle() {
                 "{} is missing (it comes with the spec language's command-queue support)",
                 spec.display()
             );
-            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("smmuv3-qemu-gen");
-            let _ = std::fs::remove_dir_all(&dir);
-            let out = Command::new(env!("CARGO_BIN_EXE_shootdown"))
-                .arg("gen")
-                .arg(&spec)
-                .args(["--target", "aarch64", "--prefix", "sd_", "--out"])
-                .arg(&dir)
-                .output()
-                .expect("run shootdown gen");
-            assert!(
-                out.status.success(),
-                "shootdown gen {}: {}",
-                spec.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            dir.join("smmuv3_cmdq.aarch64.S")
+            generate("smmuv3_cmdq", "aarch64", "smmuv3-qemu-gen")
         }
     };
     let run = run_oracle("generated", Some(&subject), 0);

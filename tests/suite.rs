@@ -10,6 +10,8 @@
 mod aarch64_common;
 #[path = "support/encodings.rs"]
 mod encodings_table;
+#[path = "support/fuzz_pipeline.rs"]
+mod fuzz_pipeline;
 #[path = "power_common/mod.rs"]
 mod power_common;
 #[path = "support/qemu_system.rs"]

@@ -33,13 +33,16 @@
 
 use crate::qemu_system;
 
-use qemu_system::{exec_pc, field, hex, read, run_script, segments, untimed};
+use qemu_system::{
+    assert_control_fails, console_failures, exec_pc, field, generate, hex, missed_timeout,
+    segments, untimed, Disassembly, Run,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+/// The console's last line when the image's own checks all passed.
+const DONE: &str = "vtd-qemu: done failures=0";
 /// QEMU's smallest invalidation queue (2^(QS + 8) entries, QS = 0): one
 /// 4K page of 16-byte descriptors.
 const RING_BYTES: u64 = 256 * 16;
@@ -62,50 +65,18 @@ const CASES: [&str; 14] = [
 
 // ------------------------------------------------------------ running
 
-struct Run {
-    dir: PathBuf,
-    status: BTreeMap<String, String>,
-    console: BTreeMap<String, String>,
-    stderr: BTreeMap<String, String>,
-    log: BTreeMap<String, String>,
-    /// pc -> (mnemonic, operands) of the subject's code, from objdump
-    dis: BTreeMap<u64, (String, String)>,
-    secs: f64,
-}
-
 fn run_oracle(tag: &str, subject: Option<&Path>, broken: u32) -> Run {
-    let (dir, secs) = run_script(
+    qemu_system::run_oracle(
         "vtd-qemu-test.sh",
         &format!("vtd-qemu-{tag}"),
         subject,
         broken,
-    );
-    let read = |f: &str| read(&dir, f);
-    let mut run = Run {
-        dir: dir.clone(),
-        status: BTreeMap::new(),
-        console: BTreeMap::new(),
-        stderr: BTreeMap::new(),
-        log: BTreeMap::new(),
-        dis: disassembly(&read("subject.dis")),
-        secs,
-    };
-    for mode in ["main", "timeout"] {
-        run.status
-            .insert(mode.into(), read(&format!("status-{mode}")).trim().into());
-        run.console
-            .insert(mode.into(), read(&format!("console-{mode}.txt")));
-        run.stderr
-            .insert(mode.into(), read(&format!("stderr-{mode}.txt")));
-        run.log
-            .insert(mode.into(), read(&format!("qemu-{mode}.log")));
-    }
-    assert!(!run.dis.is_empty(), "no subject code in {}", dir.display());
-    run
+        disassembly,
+    )
 }
 
 /// objdump -d --no-show-raw-insn lines: "  100480:\tpush   %rbx"
-fn disassembly(text: &str) -> BTreeMap<u64, (String, String)> {
+fn disassembly(text: &str) -> Disassembly {
     let mut m = BTreeMap::new();
     for l in text.lines() {
         let Some((addr, rest)) = l.split_once(":\t") else {
@@ -212,6 +183,14 @@ fn parse_log(text: &str) -> Vec<Ev> {
         }
     }
     evs
+}
+
+/// The events of each case, by case id.
+fn case_segments(evs: &[Ev]) -> BTreeMap<u32, Vec<Ev>> {
+    segments(evs, |e| match e {
+        Ev::Marker(id, p) => Some((*id, *p)),
+        _ => None,
+    })
 }
 
 // ------------------------------------------------------------ the console
@@ -485,24 +464,14 @@ fn qemu_errors(stderr: &str) -> Vec<String> {
 }
 
 fn verdict(run: &Run, execlog: bool) -> Verdict {
-    let mut v = Verdict::default();
-    let main = &run.console["main"];
-    if run.status["main"] != "0" {
-        v.failures
-            .push(format!("main run exited {}", run.status["main"]));
-    }
-    for l in main
-        .lines()
-        .filter(|l| l.contains("FAIL") || l.contains("EXCEPTION"))
-    {
-        v.failures.push(format!("console: {l}"));
-    }
+    let mut v = Verdict {
+        failures: console_failures(run, "main", DONE),
+        ..Verdict::default()
+    };
     for e in qemu_errors(&run.stderr["main"]) {
         v.failures.push(format!("qemu reported: {e}"));
     }
-    if !main.lines().any(|l| l == "vtd-qemu: done failures=0") {
-        v.failures.push("main run did not finish cleanly".into());
-    }
+    let main = &run.console["main"];
     let cases: Vec<Case> = main
         .lines()
         .filter(|l| l.starts_with("case "))
@@ -513,10 +482,7 @@ fn verdict(run: &Run, execlog: bool) -> Verdict {
         v.failures.push(format!("cases on the console: {names:?}"));
     }
     let evs = parse_log(&run.log["main"]);
-    let segs = segments(&evs, |e| match e {
-        Ev::Marker(id, p) => Some((*id, *p)),
-        _ => None,
-    });
+    let segs = case_segments(&evs);
     for c in &cases {
         match segs.get(&c.id) {
             Some(s) => check_case(run, c, s, &mut v),
@@ -542,26 +508,10 @@ fn verdict(run: &Run, execlog: bool) -> Verdict {
 /// next call's tail write makes QEMU run the copied wait, the timed-out
 /// call's two descriptors and the new call's two.
 fn check_timeout(run: &Run, v: &mut Verdict) {
-    let con = &run.console["timeout"];
+    v.failures.extend(console_failures(run, "timeout", DONE));
+    v.failures
+        .extend(missed_timeout(run, "call", "qi_flush_context"));
     let mut fail = |what: String| v.failures.push(format!("timeout: {what}"));
-    if run.status["timeout"] != "0" {
-        fail(format!("run exited {}", run.status["timeout"]));
-    }
-    for l in con
-        .lines()
-        .filter(|l| l.contains("FAIL") || l.contains("EXCEPTION"))
-    {
-        fail(format!("console: {l}"));
-    }
-    if !con
-        .lines()
-        .any(|l| l.starts_with("timeout call ") && l.ends_with(" ret=-110"))
-    {
-        fail(format!("qi_flush_context did not return -110:\n{con}"));
-    }
-    if !con.lines().any(|l| l == "vtd-qemu: done failures=0") {
-        fail("did not finish cleanly".into());
-    }
     let errs = qemu_errors(&run.stderr["timeout"]);
     let want_err =
         "qemu-system-x86_64: vtd_process_inv_desc: invalid inv desc: hi=0, lo=0 (unknown type)";
@@ -572,7 +522,7 @@ fn check_timeout(run: &Run, v: &mut Verdict) {
     {
         fail(format!("QEMU's errors {errs:?}, wanted `{want_err}`"));
     }
-    let Some(after) = con
+    let Some(after) = run.console["timeout"]
         .lines()
         .find(|l| l.starts_with("case after-timeout"))
         .map(parse_case)
@@ -582,10 +532,7 @@ fn check_timeout(run: &Run, v: &mut Verdict) {
     };
     let sp = after.status_phys;
     let evs = parse_log(&run.log["timeout"]);
-    let segs = segments(&evs, |e| match e {
-        Ev::Marker(id, p) => Some((*id, *p)),
-        _ => None,
-    });
+    let segs = case_segments(&evs);
     let descs = |id: u32| -> Vec<Ev> {
         segs.get(&id)
             .map(|s| {
@@ -672,15 +619,7 @@ fn control(broken: u32, tag: &str, want: &str) {
     let run = run_oracle(tag, None, broken);
     let v = verdict(&run, false);
     report(tag, &run, &v);
-    assert!(
-        !v.failures.is_empty(),
-        "SD_BROKEN={broken} ({tag}) passed the oracle"
-    );
-    assert!(
-        v.failures.iter().any(|f| f.contains(want)),
-        "SD_BROKEN={broken} ({tag}) failed, but not with `{want}`: {:#?}",
-        v.failures
-    );
+    assert_control_fails(broken, tag, want, &v.failures);
 }
 
 #[test]
@@ -717,25 +656,7 @@ fn control_status_address_off_fails() {
 /// sd_qi_flush_iotlb, sd_qi_flush_context), generated once.
 fn generated() -> &'static Path {
     static G: OnceLock<PathBuf> = OnceLock::new();
-    G.get_or_init(|| {
-        let spec = Path::new(ROOT).join("examples/vtd_qi.inv");
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vtd-qemu-gen");
-        let _ = std::fs::remove_dir_all(&dir);
-        let out = Command::new(env!("CARGO_BIN_EXE_shootdown"))
-            .arg("gen")
-            .arg(&spec)
-            .args(["--target", "x86_64", "--prefix", "sd_", "--out"])
-            .arg(&dir)
-            .output()
-            .expect("run shootdown gen");
-        assert!(
-            out.status.success(),
-            "shootdown gen {}: {}",
-            spec.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        dir.join("vtd_qi.x86_64.S")
-    })
+    G.get_or_init(|| generate("vtd_qi", "x86_64", "vtd-qemu-gen"))
 }
 
 /// The generated code with every `pop %r12` replaced by `add $8,%rsp`: the

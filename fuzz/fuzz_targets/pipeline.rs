@@ -6,49 +6,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shootdown::codegen::{Options, Style};
-use shootdown::spec::diag::render;
-use shootdown::{passes, Target};
 
-const TARGETS: [Target; Target::ALL.len()] = Target::ALL;
+// Shared with tests/fuzz_regressions.rs, which replays the findings.
+#[path = "../../tests/support/fuzz_pipeline.rs"]
+mod fuzz_pipeline;
 
-fuzz_target!(|data: &[u8]| {
-    // Invalid UTF-8 is rejected by the CLI before the library; fuzz the
-    // library on the lossy text so every input reaches the parser.
-    let src = String::from_utf8_lossy(data);
-    let name = "fuzz.inv";
-    let prog = match shootdown::load(name, &src) {
-        Ok(p) => p,
-        Err(d) => {
-            let _ = render(name, &src, &d);
-            return;
-        }
-    };
-    let naive = Options {
-        passes: passes::parse_list("none").unwrap(),
-        ..Options::default()
-    };
-    let linux = Options {
-        style: Style::Linux,
-        prefix: "fz_".into(),
-        spdx: Some("GPL-2.0-only".into()),
-        ..Options::default()
-    };
-    for opts in [Options::default(), naive, linux] {
-        let _ = shootdown::emit::header::render(&prog, "fuzz", &opts);
-        for t in TARGETS {
-            match shootdown::compile(&prog, t, &opts) {
-                Ok(c) => {
-                    let _ = shootdown::emit::asm::render(&c, &opts);
-                    let _ = shootdown::emit::stats::collect(&c);
-                    if opts.style == Style::Plain {
-                        let _ = shootdown::emit::listing::render(&c);
-                    }
-                }
-                Err(d) => {
-                    let _ = render(name, &src, &d);
-                }
-            }
-        }
-    }
-});
+fuzz_target!(|data: &[u8]| fuzz_pipeline::pipeline(data));

@@ -17,11 +17,36 @@ use crate::ir::ReleaseOrder;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::Func;
 
-pub trait Backend: Sync {
+/// What a target is, as data: its names, its ABI's registers and its
+/// memory model. The [`Backend`] methods that only read one of these are
+/// given once, by the trait.
+pub struct Description {
     /// `--target` name.
-    fn name(&self) -> &'static str;
+    pub name: &'static str,
     /// GNU triple prefix of the cross toolchain that reads our `.S`.
-    fn triple(&self) -> &'static str;
+    pub triple: &'static str,
+    /// Argument and allocatable registers of the target's ABI.
+    pub regs: &'static RegFile,
+    /// The barrier table (POWER: Book III-S's; [`Backend::table`] picks
+    /// the table of a CPU family).
+    pub barriers: &'static [BarrierKind],
+    /// Does the memory model order `from` before `to` without any
+    /// barrier? (See [`Backend::orders_implicitly`].)
+    pub implicit: fn(from: Class, to: Class, same_strong_device: bool) -> bool,
+}
+
+pub trait Backend: Sync {
+    /// The target's names, registers and memory model.
+    fn description(&self) -> &Description;
+
+    /// `--target` name.
+    fn name(&self) -> &'static str {
+        self.description().name
+    }
+    /// GNU triple prefix of the cross toolchain that reads our `.S`.
+    fn triple(&self) -> &'static str {
+        self.description().triple
+    }
     fn big_endian(&self) -> bool {
         false
     }
@@ -31,7 +56,9 @@ pub trait Backend: Sync {
         false
     }
     /// Argument and allocatable registers of the target's ABI.
-    fn regfile(&self) -> &'static RegFile;
+    fn regfile(&self) -> &'static RegFile {
+        self.description().regs
+    }
 
     /// Lower an allocated LIR function to this target's machine code.
     fn codegen(
@@ -71,13 +98,32 @@ pub trait Backend: Sync {
     fn patches(&self, p: Patching) -> bool;
 
     /// The barrier table on `machine`.
-    fn table(&self, machine: Machine) -> &'static [BarrierKind];
+    fn table(&self, _machine: Machine) -> &'static [BarrierKind] {
+        self.description().barriers
+    }
     /// Does the memory model order `from` before `to` without any barrier?
     /// `same_strong_device`: both accesses go to one device instance mapped
     /// with the strong (default) attributes.
-    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool;
-    /// The barrier (if any) a release of `order` needs before its store.
-    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<Barrier>;
+    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool {
+        (self.description().implicit)(from, to, same_strong_device)
+    }
+    /// The barrier (if any) a release of `order` needs before its store:
+    /// by default the cheapest that orders what the critical section did
+    /// before it, device accesses included for [`ReleaseOrder::Device`].
+    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<Barrier> {
+        use Class::*;
+        let pairs: &[(Class, Class)] = match order {
+            ReleaseOrder::Full => &[(NormalLoad, NormalStore), (NormalStore, NormalStore)],
+            ReleaseOrder::StoresOnly => &[(NormalStore, NormalStore)],
+            ReleaseOrder::Device => &[
+                (NormalLoad, NormalStore),
+                (NormalStore, NormalStore),
+                (DevLoad, NormalStore),
+                (DevStore, NormalStore),
+            ],
+        };
+        super::cheapest(self.table(machine), pairs)
+    }
     /// The barrier after a lock is taken.
     fn acquire_barrier(&self, machine: Machine) -> Option<Barrier>;
     /// How a reservation window of `width` bits is written, for notes.

@@ -34,6 +34,31 @@ macro_rules! all_access_and {
 }
 pub(crate) use all_access_and;
 
+/// The 4 pairs among normal-memory loads and stores, then `extra` pairs.
+macro_rules! normal_access_and {
+    ($($extra:expr),* $(,)?) => {{
+        use $crate::ir::order::Class::*;
+        &[
+            (NormalStore, NormalStore), (NormalStore, NormalLoad),
+            (NormalLoad, NormalStore), (NormalLoad, NormalLoad),
+            $($extra),*
+        ]
+    }};
+}
+pub(crate) use normal_access_and;
+
+/// The 4 pairs among device loads and stores, then `extra` pairs.
+macro_rules! device_access_and {
+    ($($extra:expr),* $(,)?) => {{
+        use $crate::ir::order::Class::*;
+        &[
+            (DevStore, DevStore), (DevStore, DevLoad), (DevLoad, DevStore), (DevLoad, DevLoad),
+            $($extra),*
+        ]
+    }};
+}
+pub(crate) use device_access_and;
+
 /// One barrier instruction and the ordering it provides.
 pub struct BarrierKind {
     /// Mnemonic with operands as written in assembly (`dsb ish`).

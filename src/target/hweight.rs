@@ -112,12 +112,8 @@ mod tests {
 
     #[test]
     fn two_register_form_is_the_kernels_popcount() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut vals = vec![0, 1, 2, 3, u64::MAX, 1 << 63, (1 << 63) + 1, (1 << 63) - 1];
-        for _ in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+        for x in crate::target::test_values::xorshift(0x9e37_79b9_7f4a_7c15).take(100_000) {
             vals.extend([x, x & (x >> 3), x | (x << 5)]);
         }
         for v in vals {

@@ -12,6 +12,8 @@ pub mod mach;
 pub mod power;
 pub mod riscv64;
 pub mod scaffold;
+#[cfg(test)]
+pub(crate) mod test_values;
 pub mod x86_64;
 
 use crate::codegen::Style;

@@ -72,6 +72,34 @@ pub fn reference_c(stem: &str) -> &'static str {
     }
 }
 
+/// One `#[test]` per example with a kernel reference ([`reference_c`]),
+/// named after the example, each running `$check("STEM")`: the reference
+/// and mutation comparisons cover the same examples.
+macro_rules! test_each_reference {
+    ($check:ident) => {
+        $crate::refcmp::test_each_reference!(
+            $check: npu2_atsd,
+            npu2_tce_kill,
+            arm_smmu,
+            arm64_tlb_range,
+            vtd_iotlb,
+            e6500_tcd_lock,
+            book3e_tlb,
+            radix_tlb,
+            riscv_tlb
+        );
+    };
+    ($check:ident: $($stem:ident),+) => {
+        $(
+            #[test]
+            fn $stem() {
+                $check(stringify!($stem));
+            }
+        )+
+    };
+}
+pub(crate) use test_each_reference;
+
 // ------------------------------------------------------------ scenarios
 
 /// One element of a scenario's argument vector (what both the generated

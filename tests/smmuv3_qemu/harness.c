@@ -82,44 +82,7 @@ static void putc_(char c)
 		;
 	wr32(UART_BASE, (u32)(unsigned char)c);
 }
-static void puts_(const char *s)
-{
-	while (*s)
-		putc_(*s++);
-}
-static void puthex(u64 v)
-{
-	int i, started = 0;
-	puts_("0x");
-	for (i = 60; i >= 0; i -= 4) {
-		int d = (v >> i) & 0xf;
-		if (d || started || i == 0) {
-			putc_("0123456789abcdef"[d]);
-			started = 1;
-		}
-	}
-}
-static void putdec(long v)
-{
-	char buf[24];
-	int n = 0;
-	u64 u = v < 0 ? -(u64)v : (u64)v;
-	if (v < 0)
-		putc_('-');
-	do {
-		buf[n++] = '0' + u % 10;
-		u /= 10;
-	} while (u);
-	while (n)
-		putc_(buf[--n]);
-}
-static void kv(const char *k, u64 v)
-{
-	putc_(' ');
-	puts_(k);
-	putc_('=');
-	puthex(v);
-}
+#include "../support/bare_metal.h"
 
 void harness_exception(long code, u64 esr, u64 elr, u64 far)
 {
@@ -133,16 +96,8 @@ void harness_exception(long code, u64 esr, u64 elr, u64 far)
 
 /* ------------------------------------------------------------ the queue */
 
-static int failures;
 static u64 *cur_ring;
 static u32 cur_log2n;
-
-static void fail(const char *what)
-{
-	puts_(" FAIL:");
-	puts_(what);
-	failures++;
-}
 
 /* CR0 := v and wait for CR0ACK to follow (the spec's update protocol). */
 static int cr0_write(u32 v)
@@ -446,20 +401,11 @@ static int cmdline_is(const char *want)
 		char *p;
 		u64 n;
 	} blk = {buf, sizeof(buf)};
-	const char *s;
-	int i;
 
 	if (sd_semihost(0x15, &blk) != 0) /* SYS_GET_CMDLINE */
 		return 0;
-	/* "image.elf timeout" or "timeout": compare the last word */
-	s = buf;
-	for (i = 0; buf[i]; i++)
-		if (buf[i] == ' ')
-			s = buf + i + 1;
-	for (i = 0; want[i]; i++)
-		if (s[i] != want[i])
-			return 0;
-	return s[i] == 0;
+	/* "image.elf timeout" or "timeout" */
+	return last_word_is(buf, want);
 }
 
 int harness_main(u64 el)
@@ -488,21 +434,4 @@ int harness_main(u64 el)
 	putdec(failures);
 	puts_("\n");
 	return failures ? 1 : 0;
-}
-
-/* gcc may call these even with -ffreestanding */
-void *memset(void *d, int c, unsigned long n)
-{
-	unsigned char *p = d;
-	while (n--)
-		*p++ = (unsigned char)c;
-	return d;
-}
-void *memcpy(void *d, const void *s, unsigned long n)
-{
-	unsigned char *p = d;
-	const unsigned char *q = s;
-	while (n--)
-		*p++ = *q++;
-	return d;
 }

@@ -14,6 +14,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub mod arch;
 pub use arch::arch;
 
+/// One instruction line of `objdump -d` with raw bytes
+/// ("    40081048:\td50332bf \tdmb\toshst"): its address, the mnemonic
+/// field and the operand field (if any); `None` for any other line.
+pub fn objdump_insn(l: &str) -> Option<(u64, &str, Option<&str>)> {
+    let parts: Vec<&str> = l.split('\t').collect();
+    if parts.len() < 3 {
+        return None;
+    }
+    let addr = parts[0].trim().strip_suffix(':')?;
+    let pc = u64::from_str_radix(addr, 16).ok()?;
+    Some((pc, parts[2], parts.get(3).copied()))
+}
+
 /// A fresh scratch directory under target/ (kept for post-mortems).
 pub fn scratch(tag: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);

@@ -1,7 +1,8 @@
 //! What the bare-metal QEMU oracles (tests/smmuv3_qemu.rs,
-//! tests/vtd_qemu.rs) share: running an image script, reading what it
-//! wrote, and the parts of QEMU's log that do not depend on the device
-//! (timestamps, exec lines, case markers).
+//! tests/vtd_qemu.rs) share: running an image script, reading what its
+//! QEMU runs wrote, the console's verdict, the parts of QEMU's log that do
+//! not depend on the device (timestamps, exec lines, case markers),
+//! generating the subject and checking a negative control.
 
 #![allow(dead_code)]
 
@@ -35,6 +36,126 @@ pub fn run_script(script: &str, tag: &str, subject: Option<&Path>, broken: u32) 
         String::from_utf8_lossy(&out.stderr)
     );
     (dir, secs)
+}
+
+/// pc -> (mnemonic, operands) of the subject's code, from GNU objdump.
+pub type Disassembly = BTreeMap<u64, (String, String)>;
+
+/// What one build of an oracle's image and its two QEMU runs left, each
+/// QEMU file by run mode ("main": the cases; "timeout": the injected
+/// queue error).
+pub struct Run {
+    pub dir: PathBuf,
+    /// The run's exit status as the script wrote it (trimmed).
+    pub status: BTreeMap<String, String>,
+    pub console: BTreeMap<String, String>,
+    pub stderr: BTreeMap<String, String>,
+    pub log: BTreeMap<String, String>,
+    pub dis: Disassembly,
+    pub secs: f64,
+}
+
+/// Run `scripts/SCRIPT` (see [`run_script`]) into the scratch directory
+/// `tag` and read what it wrote; `disassembly` parses the subject's
+/// objdump listing (`subject.dis`), which must not be empty.
+pub fn run_oracle(
+    script: &str,
+    tag: &str,
+    subject: Option<&Path>,
+    broken: u32,
+    disassembly: fn(&str) -> Disassembly,
+) -> Run {
+    let (dir, secs) = run_script(script, tag, subject, broken);
+    let read = |f: &str| read(&dir, f);
+    let mut run = Run {
+        dir: dir.clone(),
+        status: BTreeMap::new(),
+        console: BTreeMap::new(),
+        stderr: BTreeMap::new(),
+        log: BTreeMap::new(),
+        dis: disassembly(&read("subject.dis")),
+        secs,
+    };
+    for mode in ["main", "timeout"] {
+        run.status
+            .insert(mode.into(), read(&format!("status-{mode}")).trim().into());
+        run.console
+            .insert(mode.into(), read(&format!("console-{mode}.txt")));
+        run.stderr
+            .insert(mode.into(), read(&format!("stderr-{mode}.txt")));
+        run.log
+            .insert(mode.into(), read(&format!("qemu-{mode}.log")));
+    }
+    assert!(!run.dis.is_empty(), "no subject code in {}", dir.display());
+    run
+}
+
+/// What the console of QEMU run `mode` shows went wrong, each failure
+/// prefixed `MODE: `: a nonzero exit status, the harness's FAIL and
+/// EXCEPTION lines, no closing `done` line.
+pub fn console_failures(run: &Run, mode: &str, done: &str) -> Vec<String> {
+    let con = &run.console[mode];
+    let mut failures = Vec::new();
+    if run.status[mode] != "0" {
+        failures.push(format!("{mode}: run exited {}", run.status[mode]));
+    }
+    for l in con
+        .lines()
+        .filter(|l| l.contains("FAIL") || l.contains("EXCEPTION"))
+    {
+        failures.push(format!("{mode}: console: {l}"));
+    }
+    if !con.lines().any(|l| l == done) {
+        failures.push(format!("{mode}: did not finish cleanly"));
+    }
+    failures
+}
+
+/// Unless the timeout run's console has the line `timeout CALL ... ret=-110`
+/// (the subject's `function` gave up on the stopped queue), the failure.
+pub fn missed_timeout(run: &Run, call: &str, function: &str) -> Option<String> {
+    let con = &run.console["timeout"];
+    let prefix = format!("timeout {call} ");
+    let timed_out = con
+        .lines()
+        .any(|l| l.starts_with(&prefix) && l.ends_with(" ret=-110"));
+    (!timed_out).then(|| format!("timeout: {function} did not return -110:\n{con}"))
+}
+
+/// `shootdown gen examples/SPEC.inv --target TARGET --prefix sd_` into a
+/// fresh scratch directory `out`; the generated `.S`.
+pub fn generate(spec: &str, target: &str, out: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{spec}.inv"));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(out);
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_shootdown"))
+        .arg("gen")
+        .arg(&path)
+        .args(["--target", target, "--prefix", "sd_", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("run shootdown gen");
+    assert!(
+        out.status.success(),
+        "shootdown gen {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.join(format!("{spec}.{target}.S"))
+}
+
+/// A negative control: the stand-in broken with `SD_BROKEN=broken` must
+/// fail the oracle, and for the reason the breakage is about (a failure
+/// containing `want`).
+pub fn assert_control_fails(broken: u32, tag: &str, want: &str, failures: &[String]) {
+    assert!(
+        !failures.is_empty(),
+        "SD_BROKEN={broken} ({tag}) passed the oracle"
+    );
+    assert!(
+        failures.iter().any(|f| f.contains(want)),
+        "SD_BROKEN={broken} ({tag}) failed, but not with `{want}`: {failures:#?}"
+    );
 }
 
 /// A file the script wrote.

@@ -97,44 +97,7 @@ static void putc_(char c)
 		;
 	outb(COM1, (u8)c);
 }
-static void puts_(const char *s)
-{
-	while (*s)
-		putc_(*s++);
-}
-static void puthex(u64 v)
-{
-	int i, started = 0;
-	puts_("0x");
-	for (i = 60; i >= 0; i -= 4) {
-		int d = (v >> i) & 0xf;
-		if (d || started || i == 0) {
-			putc_("0123456789abcdef"[d]);
-			started = 1;
-		}
-	}
-}
-static void putdec(long v)
-{
-	char buf[24];
-	int n = 0;
-	u64 u = v < 0 ? -(u64)v : (u64)v;
-	if (v < 0)
-		putc_('-');
-	do {
-		buf[n++] = '0' + u % 10;
-		u /= 10;
-	} while (u);
-	while (n)
-		putc_(buf[--n]);
-}
-static void kv(const char *k, u64 v)
-{
-	putc_(' ');
-	puts_(k);
-	putc_('=');
-	puthex(v);
-}
+#include "../support/bare_metal.h"
 
 void harness_exception(u64 vector, u64 error, u64 rip, u64 cr2)
 {
@@ -149,15 +112,7 @@ void harness_exception(u64 vector, u64 error, u64 rip, u64 cr2)
 
 /* ------------------------------------------------------------ the queue */
 
-static int failures;
 static u64 cap;
-
-static void fail(const char *what)
-{
-	puts_(" FAIL:");
-	puts_(what);
-	failures++;
-}
 
 static void marker(u32 id, u32 phase)
 {
@@ -403,19 +358,6 @@ static const char *cmdline(u32 mbi)
 	return (const char *)(u64) * (volatile u32 *)(u64)(mbi + 16);
 }
 
-static int last_word_is(const char *s, const char *want)
-{
-	const char *w = s;
-	int i;
-	for (i = 0; s[i]; i++)
-		if (s[i] == ' ')
-			w = s + i + 1;
-	for (i = 0; want[i]; i++)
-		if (w[i] != want[i])
-			return 0;
-	return w[i] == 0;
-}
-
 int harness_main(u32 mbi)
 {
 	u32 i;
@@ -448,21 +390,4 @@ int harness_main(u32 mbi)
 	putdec(failures);
 	puts_("\n");
 	return failures ? 1 : 0;
-}
-
-/* gcc may call these even with -ffreestanding */
-void *memset(void *d, int c, unsigned long n)
-{
-	unsigned char *p = d;
-	while (n--)
-		*p++ = (unsigned char)c;
-	return d;
-}
-void *memcpy(void *d, const void *s, unsigned long n)
-{
-	unsigned char *p = d;
-	const unsigned char *q = s;
-	while (n--)
-		*p++ = *q++;
-	return d;
 }

@@ -4,7 +4,7 @@
 
 use super::insn::{BarrierOpt, Insn};
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::{insns, BarrierKind};
+use crate::target::barriers::{all_access_and, insns, normal_access_and, BarrierKind};
 
 const STORE_STORE: &[(Class, Class)] = &[
     (DevStore, DevStore),
@@ -13,31 +13,9 @@ const STORE_STORE: &[(Class, Class)] = &[
     (DevStore, NormalStore),
 ];
 
-const ALL_ACCESS: &[(Class, Class)] = &[
-    (DevStore, DevStore),
-    (DevStore, DevLoad),
-    (DevLoad, DevStore),
-    (DevLoad, DevLoad),
-    (NormalStore, NormalStore),
-    (NormalStore, NormalLoad),
-    (NormalLoad, NormalStore),
-    (NormalLoad, NormalLoad),
-    (NormalStore, DevStore),
-    (NormalStore, DevLoad),
-    (NormalLoad, DevStore),
-    (NormalLoad, DevLoad),
-    (DevStore, NormalStore),
-    (DevStore, NormalLoad),
-    (DevLoad, NormalStore),
-    (DevLoad, NormalLoad),
-];
+const ALL_ACCESS: &[(Class, Class)] = all_access_and!();
 
-const NORMAL_ALL: &[(Class, Class)] = &[
-    (NormalStore, NormalStore),
-    (NormalStore, NormalLoad),
-    (NormalLoad, NormalStore),
-    (NormalLoad, NormalLoad),
-];
+const NORMAL_ALL: &[(Class, Class)] = normal_access_and!();
 
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
@@ -90,11 +68,7 @@ pub static TABLE: &[BarrierKind] = &[
         // orders a TLBI before a later one (DMB does not apply to TLB
         // maintenance), so `after invalidates` is a DSB too
         // (ARM64_WORKAROUND_REPEAT_TLBI: `tlbi; dsb ish; tlbi`).
-        orders: &[
-            (NormalStore, NormalStore),
-            (NormalStore, NormalLoad),
-            (NormalLoad, NormalStore),
-            (NormalLoad, NormalLoad),
+        orders: normal_access_and![
             (NormalStore, TlbInvalidate),
             (TlbInvalidate, TlbInvalidate),
             (TlbInvalidate, InvalidateCompletion),
@@ -126,23 +100,7 @@ pub static TABLE: &[BarrierKind] = &[
         name: "dsb sy",
         insns: insns![Insn::Dsb(BarrierOpt::Sy)],
         cost: 9,
-        orders: &[
-            (DevStore, DevStore),
-            (DevStore, DevLoad),
-            (DevLoad, DevStore),
-            (DevLoad, DevLoad),
-            (NormalStore, NormalStore),
-            (NormalStore, NormalLoad),
-            (NormalLoad, NormalStore),
-            (NormalLoad, NormalLoad),
-            (NormalStore, DevStore),
-            (NormalStore, DevLoad),
-            (NormalLoad, DevStore),
-            (NormalLoad, DevLoad),
-            (DevStore, NormalStore),
-            (DevStore, NormalLoad),
-            (DevLoad, NormalStore),
-            (DevLoad, NormalLoad),
+        orders: all_access_and![
             (NormalStore, TlbInvalidate),
             (TlbInvalidate, TlbInvalidate),
             (TlbInvalidate, InvalidateCompletion),

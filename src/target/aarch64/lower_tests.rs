@@ -1,4 +1,5 @@
 use super::*;
+use crate::target::test_values::{bit_count_operands, xorshift};
 
 /// A tiny interpreter for the instructions `materialize` emits; the
 /// encodings themselves are checked against GNU as elsewhere, and the
@@ -66,11 +67,7 @@ fn materialize_is_correct_and_short() {
 
 #[test]
 fn materialize_random_values() {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    for _ in 0..10_000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+    for x in xorshift(0x9e37_79b9_7f4a_7c15).take(10_000) {
         for v in [
             x,
             x >> 20,
@@ -193,13 +190,8 @@ fn alu_lowering_matches_reference() {
         BinOp::Shl => a << (b & 63),
         BinOp::Shr => a >> (b & 63),
     };
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = xorshift(0x2545_f491_4f6c_dd1d);
+    let mut next = || rng.next_u64();
     for round in 0..3000 {
         let a = next();
         let raw = next();
@@ -293,14 +285,7 @@ fn alu_lowering_matches_reference() {
 
 #[test]
 fn bit_counts_match_their_definitions() {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut vals = vec![0, 1, 2, 3, 1 << 63, (1 << 63) + 1, (1 << 63) - 1, u64::MAX];
-    for _ in 0..2000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        vals.extend([x, x >> (x % 64), x << (x % 61)]);
-    }
+    let vals = bit_count_operands();
     for op in [UnOp::Clz, UnOp::Ctz, UnOp::Popcount] {
         for (rd, rs) in [(9u8, 3u8), (3, 3)] {
             let alloc = alloc_of(&[(0, rs), (1, rd)]);

@@ -7,34 +7,33 @@ mod emu;
 pub mod insn;
 pub mod lower;
 
-use super::backend::Backend;
-use super::barriers::{Barrier, BarrierKind};
+use super::backend::{Backend, Description};
+use super::barriers::Barrier;
 use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::Machine;
 use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::features::Patching;
-use crate::ir::order::Class;
 use crate::ir::ReleaseOrder;
-use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
 
 pub struct Aarch64;
 
 pub static BACKEND: Aarch64 = Aarch64;
 
+static DESCRIPTION: Description = Description {
+    name: "aarch64",
+    triple: "aarch64-linux-gnu",
+    regs: &lower::REGS,
+    barriers: barriers::TABLE,
+    implicit: barriers::implicit,
+};
+
 impl Backend for Aarch64 {
-    fn name(&self) -> &'static str {
-        "aarch64"
-    }
-
-    fn triple(&self) -> &'static str {
-        "aarch64-linux-gnu"
-    }
-
-    fn regfile(&self) -> &'static RegFile {
-        &lower::REGS
+    fn description(&self) -> &Description {
+        &DESCRIPTION
     }
 
     fn codegen(
@@ -69,14 +68,6 @@ impl Backend for Aarch64 {
 
     fn patches(&self, p: Patching) -> bool {
         p == Patching::Arm64Alternative
-    }
-
-    fn table(&self, _machine: Machine) -> &'static [BarrierKind] {
-        barriers::TABLE
-    }
-
-    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool {
-        barriers::implicit(from, to, same_strong_device)
     }
 
     /// `stlr` orders every earlier explicit access, Device memory

@@ -4,7 +4,7 @@
 
 use super::insn::Insn;
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::{all_access_and, insns, BarrierKind};
+use crate::target::barriers::{all_access_and, device_access_and, insns, BarrierKind};
 
 /// All load/store class pairs.
 const ALL_ACCESS: &[(Class, Class)] = all_access_and!();
@@ -19,13 +19,7 @@ pub static TABLE: &[BarrierKind] = &[
         // Required storage that is neither Write Through nor CI, each set
         // among itself. It does not order a cacheable store before a CI
         // store: that needs sync.
-        orders: &[
-            (DevStore, DevStore),
-            (DevStore, DevLoad),
-            (DevLoad, DevStore),
-            (DevLoad, DevLoad),
-            (NormalStore, NormalStore),
-        ],
+        orders: device_access_and![(NormalStore, NormalStore)],
         cite: "Power ISA v3.0B Book II 4.6.2 eieio",
     },
     BarrierKind {

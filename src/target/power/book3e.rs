@@ -33,7 +33,7 @@
 use super::insn::{Insn, Reg, Spr};
 use super::tlb::Op;
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::{all_access_and, insns, BarrierKind};
+use crate::target::barriers::{all_access_and, device_access_and, insns, BarrierKind};
 use crate::target::invalidation::Invalidation;
 use crate::target::Machine;
 
@@ -57,13 +57,7 @@ pub static TABLE: &[BarrierKind] = &[
         // II, "mbar"; Linux synch.h: eieio() is `mbar` on BOOKE):
         // caching-inhibited guarded accesses among themselves, cacheable
         // stores among themselves; not a cacheable store before a CI one.
-        orders: &[
-            (DevStore, DevStore),
-            (DevStore, DevLoad),
-            (DevLoad, DevStore),
-            (DevLoad, DevLoad),
-            (NormalStore, NormalStore),
-        ],
+        orders: device_access_and![(NormalStore, NormalStore)],
         cite: "Power ISA v2.06B Book II, Memory Barrier Instructions (mbar); Linux asm/synch.h eieio()",
     },
     BarrierKind {

@@ -2,6 +2,7 @@
 //! it emits.
 
 use super::*;
+use crate::target::test_values::xorshift;
 
 fn eval(seq: &[Insn]) -> u64 {
     // A tiny interpreter for the instructions `materialize` emits; the
@@ -52,11 +53,7 @@ fn materialize_is_correct_and_short() {
 
 #[test]
 fn materialize_random_values() {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    for _ in 0..10_000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+    for x in xorshift(0x9e37_79b9_7f4a_7c15).take(10_000) {
         for v in [x, x >> 20, x & 0xffff_0000, x << 30, !(x >> 40)] {
             let mut seq = Vec::new();
             materialize(3, v, &mut |i| seq.push(i));

@@ -10,7 +10,7 @@ pub mod lower;
 mod peephole;
 pub mod tlb;
 
-use super::backend::Backend;
+use super::backend::{Backend, Description};
 use super::barriers::{Barrier, BarrierKind};
 use super::invalidation::Invalidation;
 use super::mach::MachFunc;
@@ -19,17 +19,34 @@ use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::features::Patching;
 use crate::ir::order::Class;
-use crate::ir::ReleaseOrder;
-use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
 
 /// ppc64: `le` selects little-endian ELFv2, else big-endian ELFv1.
 pub struct Power {
     pub le: bool,
+    description: Description,
 }
 
-pub static BE: Power = Power { le: false };
-pub static LE: Power = Power { le: true };
+pub static BE: Power = Power {
+    le: false,
+    description: description("power64", "powerpc64-linux-gnu"),
+};
+pub static LE: Power = Power {
+    le: true,
+    description: description("power64le", "powerpc64le-linux-gnu"),
+};
+
+/// The two byte orders share registers and memory model.
+const fn description(name: &'static str, triple: &'static str) -> Description {
+    Description {
+        name,
+        triple,
+        regs: &lower::REGS,
+        barriers: barriers::TABLE,
+        implicit: barriers::implicit,
+    }
+}
 
 impl Power {
     fn target(&self) -> Target {
@@ -42,20 +59,8 @@ impl Power {
 }
 
 impl Backend for Power {
-    fn name(&self) -> &'static str {
-        if self.le {
-            "power64le"
-        } else {
-            "power64"
-        }
-    }
-
-    fn triple(&self) -> &'static str {
-        if self.le {
-            "powerpc64le-linux-gnu"
-        } else {
-            "powerpc64-linux-gnu"
-        }
+    fn description(&self) -> &Description {
+        &self.description
     }
 
     fn big_endian(&self) -> bool {
@@ -64,10 +69,6 @@ impl Backend for Power {
     /// `ldbrx`/`stdbrx` and the narrower forms are X-form only.
     fn swap_is_indexed(&self) -> bool {
         true
-    }
-
-    fn regfile(&self) -> &'static RegFile {
-        &lower::REGS
     }
 
     fn codegen(
@@ -121,28 +122,8 @@ impl Backend for Power {
         }
     }
 
-    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool {
-        barriers::implicit(from, to, same_strong_device)
-    }
-
-    /// A release is a plain store after `lwsync` (`sync` after device
-    /// accesses).
-    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<Barrier> {
-        let pairs: &[(Class, Class)] = match order {
-            ReleaseOrder::Full => &[
-                (Class::NormalLoad, Class::NormalStore),
-                (Class::NormalStore, Class::NormalStore),
-            ],
-            ReleaseOrder::StoresOnly => &[(Class::NormalStore, Class::NormalStore)],
-            ReleaseOrder::Device => &[
-                (Class::NormalLoad, Class::NormalStore),
-                (Class::NormalStore, Class::NormalStore),
-                (Class::DevLoad, Class::NormalStore),
-                (Class::DevStore, Class::NormalStore),
-            ],
-        };
-        super::cheapest(self.table(machine), pairs)
-    }
+    // A release is a plain store after the default release barrier:
+    // `lwsync` (`sync` after device accesses).
 
     /// `isync` after the branch-dependent store-conditional (Book II
     /// B.2.1.1, "Acquire Lock").

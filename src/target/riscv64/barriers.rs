@@ -16,7 +16,9 @@
 
 use super::insn::{FenceSet, Insn};
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::{all_access_and, insns, BarrierKind};
+use crate::target::barriers::{
+    all_access_and, device_access_and, insns, normal_access_and, BarrierKind,
+};
 
 /// `fence PRED,SUCC` with the sets as the table's names spell them.
 const fn fence(pred: &str, succ: &str) -> Insn {
@@ -85,12 +87,7 @@ pub static TABLE: &[BarrierKind] = &[
         name: "fence rw,rw",
         insns: insns![fence("rw", "rw")],
         cost: 3,
-        orders: &[
-            (NormalStore, NormalStore),
-            (NormalStore, NormalLoad),
-            (NormalLoad, NormalStore),
-            (NormalLoad, NormalLoad),
-        ],
+        orders: normal_access_and!(),
         cite: "RISC-V unprivileged 2.7 FENCE; Linux smp_mb",
     },
     BarrierKind {
@@ -99,12 +96,7 @@ pub static TABLE: &[BarrierKind] = &[
         cost: 3,
         // Accesses to different device instances: an I/O region's strong
         // ordering holds within one channel only (privileged 3.6.5).
-        orders: &[
-            (DevStore, DevStore),
-            (DevStore, DevLoad),
-            (DevLoad, DevStore),
-            (DevLoad, DevLoad),
-        ],
+        orders: device_access_and!(),
         cite: "RISC-V unprivileged 2.7 FENCE; privileged 3.6.5",
     },
     BarrierKind {

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::lir::{MemKind, Operand};
+use crate::target::test_values::xorshift;
 use rustc_hash::FxHashMap;
 
 #[derive(Default)]
@@ -123,11 +124,7 @@ fn values() -> Vec<u64> {
         0xffff_ffff_8000_0000,
         0xffff_ffff_7fff_ffff,
     ];
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    for _ in 0..400 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+    for x in xorshift(0x9e37_79b9_7f4a_7c15).take(400) {
         v.push(x >> (x % 64));
         v.push(x);
     }

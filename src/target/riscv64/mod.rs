@@ -14,8 +14,8 @@ pub mod insn;
 pub mod lower;
 pub mod regs;
 
-use super::backend::Backend;
-use super::barriers::{Barrier, BarrierKind};
+use super::backend::{Backend, Description};
+use super::barriers::Barrier;
 use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::Machine;
@@ -23,25 +23,24 @@ use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::features::Patching;
 use crate::ir::order::Class;
-use crate::ir::ReleaseOrder;
-use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
 
 pub struct Riscv64;
 
 pub static BACKEND: Riscv64 = Riscv64;
 
+static DESCRIPTION: Description = Description {
+    name: "riscv64",
+    triple: "riscv64-linux-gnu",
+    regs: &lower::REGS,
+    barriers: barriers::TABLE,
+    implicit: barriers::implicit,
+};
+
 impl Backend for Riscv64 {
-    fn name(&self) -> &'static str {
-        "riscv64"
-    }
-
-    fn triple(&self) -> &'static str {
-        "riscv64-linux-gnu"
-    }
-
-    fn regfile(&self) -> &'static RegFile {
-        &lower::REGS
+    fn description(&self) -> &Description {
+        &DESCRIPTION
     }
 
     fn codegen(
@@ -87,32 +86,10 @@ impl Backend for Riscv64 {
         false
     }
 
-    fn table(&self, _machine: Machine) -> &'static [BarrierKind] {
-        barriers::TABLE
-    }
-
-    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool {
-        barriers::implicit(from, to, same_strong_device)
-    }
-
-    /// A release is a plain store after the cheapest fence that orders
-    /// what the critical section did before it (Linux's
-    /// RISCV_RELEASE_BARRIER is `fence rw,w`; device accesses need I/O in
-    /// the predecessor set).
-    fn release_barrier(&self, _machine: Machine, order: ReleaseOrder) -> Option<Barrier> {
-        use Class::*;
-        let pairs: &[(Class, Class)] = match order {
-            ReleaseOrder::Full => &[(NormalLoad, NormalStore), (NormalStore, NormalStore)],
-            ReleaseOrder::StoresOnly => &[(NormalStore, NormalStore)],
-            ReleaseOrder::Device => &[
-                (NormalLoad, NormalStore),
-                (NormalStore, NormalStore),
-                (DevLoad, NormalStore),
-                (DevStore, NormalStore),
-            ],
-        };
-        super::cheapest(barriers::TABLE, pairs)
-    }
+    // A release is a plain store after the default release barrier, the
+    // cheapest fence that orders what the critical section did before it
+    // (Linux's RISCV_RELEASE_BARRIER is `fence rw,w`; device accesses need
+    // I/O in the predecessor set).
 
     /// LR.aq orders the lock's load before later memory accesses, but
     /// not before device (I/O) accesses: `fence r,iorw` after the taken

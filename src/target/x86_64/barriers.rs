@@ -4,7 +4,7 @@
 
 use super::insn::Insn;
 use crate::ir::order::Class::{self, *};
-use crate::target::barriers::{insns, BarrierKind};
+use crate::target::barriers::{all_access_and, insns, BarrierKind};
 
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
@@ -36,24 +36,7 @@ pub static TABLE: &[BarrierKind] = &[
         name: "mfence",
         insns: insns![Insn::Mfence],
         cost: 10,
-        orders: &[
-            (DevStore, DevStore),
-            (DevStore, DevLoad),
-            (DevLoad, DevStore),
-            (DevLoad, DevLoad),
-            (NormalStore, NormalStore),
-            (NormalStore, NormalLoad),
-            (NormalLoad, NormalStore),
-            (NormalLoad, NormalLoad),
-            (NormalStore, DevStore),
-            (NormalStore, DevLoad),
-            (NormalLoad, DevStore),
-            (NormalLoad, DevLoad),
-            (DevStore, NormalStore),
-            (DevStore, NormalLoad),
-            (DevLoad, NormalStore),
-            (DevLoad, NormalLoad),
-        ],
+        orders: all_access_and!(),
         cite: "Intel SDM Vol. 2B MFENCE",
     },
 ];

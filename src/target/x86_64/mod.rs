@@ -7,34 +7,33 @@ mod emu;
 pub mod insn;
 pub mod lower;
 
-use super::backend::Backend;
-use super::barriers::{Barrier, BarrierKind};
+use super::backend::{Backend, Description};
+use super::barriers::Barrier;
 use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::Machine;
 use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::features::Patching;
-use crate::ir::order::Class;
 use crate::ir::ReleaseOrder;
-use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
 
 pub struct X86_64;
 
 pub static BACKEND: X86_64 = X86_64;
 
+static DESCRIPTION: Description = Description {
+    name: "x86_64",
+    triple: "x86_64-linux-gnu",
+    regs: &lower::REGS,
+    barriers: barriers::TABLE,
+    implicit: barriers::implicit,
+};
+
 impl Backend for X86_64 {
-    fn name(&self) -> &'static str {
-        "x86_64"
-    }
-
-    fn triple(&self) -> &'static str {
-        "x86_64-linux-gnu"
-    }
-
-    fn regfile(&self) -> &'static RegFile {
-        &lower::REGS
+    fn description(&self) -> &Description {
+        &DESCRIPTION
     }
 
     fn codegen(
@@ -64,14 +63,6 @@ impl Backend for X86_64 {
     /// No boot-time patching of ours on x86-64.
     fn patches(&self, _p: Patching) -> bool {
         false
-    }
-
-    fn table(&self, _machine: Machine) -> &'static [BarrierKind] {
-        barriers::TABLE
-    }
-
-    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool {
-        barriers::implicit(from, to, same_strong_device)
     }
 
     /// Stores are ordered among themselves, UC included (TSO).
