@@ -26,11 +26,40 @@ tlb_inv_range_s1:
 	lsr x11, x2, #12
 	orr x12, x11, x9
 	lsr x11, x4, #12
+	lsr x13, x10, #2
+	cmp x4, x13
+	b.hs .Ltlb_inv_range_s1.4
+	lsl x13, x4, #2
+	sub x14, x13, x4
+	sub x15, x10, x14
+.Ltlb_inv_range_s1.5:
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	str x12, [x0, #0x600]
+	/* 28: range a in iova, size step granule { ... */
+	add x12, x12, x11
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	str x12, [x0, #0x600]
+	/* 28: range a in iova, size step granule { ... */
+	add x12, x12, x11
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	str x12, [x0, #0x600]
+	/* 28: range a in iova, size step granule { ... */
+	add x12, x12, x11
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	str x12, [x0, #0x600]
+	/* 28: range a in iova, size step granule { ... */
+	add x12, x12, x11
+	subs x15, x15, x13
+	b.hi .Ltlb_inv_range_s1.5
+	add x10, x15, x13
+	b .Ltlb_inv_range_s1.6
+.Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
 	str x12, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
 	add x12, x12, x11
+.Ltlb_inv_range_s1.6:
 	subs x10, x10, x4
 	b.hi .Ltlb_inv_range_s1.3
 	movz x0, #0
@@ -38,7 +67,7 @@ tlb_inv_range_s1:
 .Ltlb_inv_range_s1.2:
 	mov x10, x3
 	mov x11, x2
-.Ltlb_inv_range_s1.4:
+.Ltlb_inv_range_s1.7:
 	lsr x12, x11, #12
 	orr x13, x12, x9
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
@@ -46,7 +75,7 @@ tlb_inv_range_s1:
 	/* 28: range a in iova, size step granule { ... */
 	add x11, x11, x4
 	subs x10, x10, x4
-	b.hi .Ltlb_inv_range_s1.4
+	b.hi .Ltlb_inv_range_s1.7
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	movz x0, #0
@@ -126,11 +155,40 @@ tlb_inv_walk_s1:
 	lsr x13, x9, #12
 	orr x14, x13, x10
 	lsr x13, x4, #12
+	lsr x15, x11, #2
+	cmp x4, x15
+	b.hs .Ltlb_inv_walk_s1.12
+	lsl x15, x4, #2
+	sub x8, x15, x4
+	sub x7, x11, x8
+.Ltlb_inv_walk_s1.13:
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	str x14, [x0, #0x600]
+	/* 57: cover iova, size with s1 auto { ... */
+	add x14, x14, x13
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	str x14, [x0, #0x600]
+	/* 57: cover iova, size with s1 auto { ... */
+	add x14, x14, x13
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	str x14, [x0, #0x600]
+	/* 57: cover iova, size with s1 auto { ... */
+	add x14, x14, x13
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	str x14, [x0, #0x600]
+	/* 57: cover iova, size with s1 auto { ... */
+	add x14, x14, x13
+	subs x7, x7, x15
+	b.hi .Ltlb_inv_walk_s1.13
+	add x11, x7, x15
+	b .Ltlb_inv_walk_s1.14
+.Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	str x14, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
 	add x14, x14, x13
+.Ltlb_inv_walk_s1.14:
 	subs x11, x11, x4
 	b.hi .Ltlb_inv_walk_s1.11
 	movz x0, #0
@@ -138,7 +196,7 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1.10:
 	mov x11, x12
 	mov x12, x9
-.Ltlb_inv_walk_s1.12:
+.Ltlb_inv_walk_s1.15:
 	lsr x9, x12, #12
 	orr x13, x9, x10
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
@@ -146,7 +204,7 @@ tlb_inv_walk_s1:
 	/* 57: cover iova, size with s1 auto { ... */
 	add x12, x12, x4
 	subs x11, x11, x4
-	b.hi .Ltlb_inv_walk_s1.12
+	b.hi .Ltlb_inv_walk_s1.15
 .Ltlb_inv_walk_s1.8:
 	movz x0, #0
 	ret
@@ -211,18 +269,47 @@ tlb_inv_walk_s1_flag:
 	lsr x12, x2, #12
 	orr x13, x12, x10
 	lsr x12, x4, #12
+	lsr x14, x11, #2
+	cmp x4, x14
+	b.hs .Ltlb_inv_walk_s1_flag.6
+	lsl x14, x4, #2
+	sub x15, x14, x4
+	sub x8, x11, x15
+.Ltlb_inv_walk_s1_flag.7:
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	str x13, [x0, #0x600]
+	/* 78: range a in iova, size step granule { ... */
+	add x13, x13, x12
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	str x13, [x0, #0x600]
+	/* 78: range a in iova, size step granule { ... */
+	add x13, x13, x12
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	str x13, [x0, #0x600]
+	/* 78: range a in iova, size step granule { ... */
+	add x13, x13, x12
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	str x13, [x0, #0x600]
+	/* 78: range a in iova, size step granule { ... */
+	add x13, x13, x12
+	subs x8, x8, x14
+	b.hi .Ltlb_inv_walk_s1_flag.7
+	add x11, x8, x14
+	b .Ltlb_inv_walk_s1_flag.8
+.Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	str x13, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
 	add x13, x13, x12
+.Ltlb_inv_walk_s1_flag.8:
 	subs x11, x11, x4
 	b.hi .Ltlb_inv_walk_s1_flag.5
 	b .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
 	mov x11, x3
 	mov x12, x2
-.Ltlb_inv_walk_s1_flag.6:
+.Ltlb_inv_walk_s1_flag.9:
 	lsr x13, x12, #12
 	orr x14, x13, x10
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
@@ -230,7 +317,7 @@ tlb_inv_walk_s1_flag:
 	/* 78: range a in iova, size step granule { ... */
 	add x12, x12, x4
 	subs x11, x11, x4
-	b.hi .Ltlb_inv_walk_s1_flag.6
+	b.hi .Ltlb_inv_walk_s1_flag.9
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
@@ -238,15 +325,15 @@ tlb_inv_walk_s1_flag:
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
-.Ltlb_inv_walk_s1_flag.7:
+.Ltlb_inv_walk_s1_flag.10:
 	ldr w10, [x0, #0x7f4]
 	and x16, x10, #1
-	cbz x16, .Ltlb_inv_walk_s1_flag.8
+	cbz x16, .Ltlb_inv_walk_s1_flag.11
 	sub x9, x9, #1
-	cbnz x9, .Ltlb_inv_walk_s1_flag.7
+	cbnz x9, .Ltlb_inv_walk_s1_flag.10
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_walk_s1_flag.8:
+.Ltlb_inv_walk_s1_flag.11:
 	/* end of sequence */
 	movz x0, #0
 	ret

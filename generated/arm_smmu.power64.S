@@ -10,6 +10,9 @@ tlb_inv_range_s1:
 	.type tlb_inv_range_s1,@function
 	.p2align 4
 .tlb_inv_range_s1:
+	/* 27: arguments */
+	std %r31,-8(%r1)
+	std %r30,-16(%r1)
 	/* 29: value (asid << 0x30) */
 	rldicr %r11,%r4,48,15
 	/* 29: offset 0x600 */
@@ -22,6 +25,8 @@ tlb_inv_range_s1:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_range_s1.1
 	li %r3,-22
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.1:
 	andi. %r10,%r7,4095
@@ -36,20 +41,52 @@ tlb_inv_range_s1:
 	rldicl %r9,%r5,52,12
 	or %r8,%r9,%r11
 	rldicl %r9,%r7,52,12
+	rldicl %r4,%r10,62,2
+	cmpld 7,%r7,%r4
+	bge 7,.Ltlb_inv_range_s1.4
+	rldicr %r4,%r7,2,61
+	subf %r31,%r7,%r4
+	subf %r30,%r31,%r10
+.Ltlb_inv_range_s1.5:
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	stdbrx %r8,%r3,%r12
+	/* 28: range a in iova, size step granule { ... */
+	add %r8,%r8,%r9
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	stdbrx %r8,%r3,%r12
+	/* 28: range a in iova, size step granule { ... */
+	add %r8,%r8,%r9
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	stdbrx %r8,%r3,%r12
+	/* 28: range a in iova, size step granule { ... */
+	add %r8,%r8,%r9
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	stdbrx %r8,%r3,%r12
+	/* 28: range a in iova, size step granule { ... */
+	add %r8,%r8,%r9
+	cmpld 6,%r30,%r4
+	subf %r30,%r4,%r30
+	bgt 6,.Ltlb_inv_range_s1.5
+	add %r10,%r30,%r4
+	b .Ltlb_inv_range_s1.6
+.Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
 	stdbrx %r8,%r3,%r12
 	/* 28: range a in iova, size step granule { ... */
 	add %r8,%r8,%r9
+.Ltlb_inv_range_s1.6:
 	cmpld 6,%r10,%r7
 	subf %r10,%r7,%r10
 	bgt 6,.Ltlb_inv_range_s1.3
 	li %r3,0
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.2:
 	mr %r10,%r6
 	mr %r9,%r5
-.Ltlb_inv_range_s1.4:
+.Ltlb_inv_range_s1.7:
 	rldicl %r8,%r9,52,12
 	or %r6,%r8,%r11
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
@@ -58,10 +95,12 @@ tlb_inv_range_s1:
 	add %r9,%r9,%r7
 	cmpld 6,%r10,%r7
 	subf %r10,%r7,%r10
-	bgt 6,.Ltlb_inv_range_s1.4
+	bgt 6,.Ltlb_inv_range_s1.7
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	li %r3,0
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_range_s1,.-.tlb_inv_range_s1
 	.globl tlb_sync
@@ -110,6 +149,9 @@ tlb_inv_walk_s1:
 	.p2align 4
 .tlb_inv_walk_s1:
 	/* 56: arguments */
+	std %r31,-8(%r1)
+	std %r30,-16(%r1)
+	std %r29,-24(%r1)
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1.1
 	/* placed by place-barriers */
@@ -122,6 +164,9 @@ tlb_inv_walk_s1:
 	/* 59: cb.tlbiasid = asid */
 	stwbrx %r4,%r3,%r11
 	li %r3,0
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.2:
 	addi %r11,%r7,-1
@@ -152,6 +197,9 @@ tlb_inv_walk_s1:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1.9
 	li %r3,-22
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.9:
 	andi. %r9,%r7,4095
@@ -166,20 +214,53 @@ tlb_inv_walk_s1:
 	rldicl %r6,%r11,52,12
 	or %r5,%r6,%r12
 	rldicl %r6,%r7,52,12
+	rldicl %r31,%r9,62,2
+	cmpld 7,%r7,%r31
+	bge 7,.Ltlb_inv_walk_s1.12
+	rldicr %r31,%r7,2,61
+	subf %r30,%r7,%r31
+	subf %r29,%r30,%r9
+.Ltlb_inv_walk_s1.13:
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	stdbrx %r5,%r3,%r10
+	/* 57: cover iova, size with s1 auto { ... */
+	add %r5,%r5,%r6
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	stdbrx %r5,%r3,%r10
+	/* 57: cover iova, size with s1 auto { ... */
+	add %r5,%r5,%r6
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	stdbrx %r5,%r3,%r10
+	/* 57: cover iova, size with s1 auto { ... */
+	add %r5,%r5,%r6
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	stdbrx %r5,%r3,%r10
+	/* 57: cover iova, size with s1 auto { ... */
+	add %r5,%r5,%r6
+	cmpld 6,%r29,%r31
+	subf %r29,%r31,%r29
+	bgt 6,.Ltlb_inv_walk_s1.13
+	add %r9,%r29,%r31
+	b .Ltlb_inv_walk_s1.14
+.Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	stdbrx %r5,%r3,%r10
 	/* 57: cover iova, size with s1 auto { ... */
 	add %r5,%r5,%r6
+.Ltlb_inv_walk_s1.14:
 	cmpld 6,%r9,%r7
 	subf %r9,%r7,%r9
 	bgt 6,.Ltlb_inv_walk_s1.11
 	li %r3,0
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.10:
 	mr %r9,%r8
 	mr %r8,%r11
-.Ltlb_inv_walk_s1.12:
+.Ltlb_inv_walk_s1.15:
 	rldicl %r11,%r8,52,12
 	or %r6,%r11,%r12
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
@@ -188,9 +269,12 @@ tlb_inv_walk_s1:
 	add %r8,%r8,%r7
 	cmpld 6,%r9,%r7
 	subf %r9,%r7,%r9
-	bgt 6,.Ltlb_inv_walk_s1.12
+	bgt 6,.Ltlb_inv_walk_s1.15
 .Ltlb_inv_walk_s1.8:
 	li %r3,0
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.6:
 	/* 59: offset 0x610 */
@@ -199,16 +283,25 @@ tlb_inv_walk_s1:
 	stwbrx %r4,%r3,%r11
 .Ltlb_inv_walk_s1.7:
 	li %r3,0
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.4:
 	/* 57: cover iova, size with s1 auto { ... */
 	li %r3,-22
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.5:
 .Ltlb_inv_walk_s1.3:
 .Ltlb_inv_walk_s1.1:
 	/* end of sequence */
 	li %r3,0
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_walk_s1,.-.tlb_inv_walk_s1
 	.globl tlb_inv_context_s1
@@ -241,6 +334,9 @@ tlb_inv_walk_s1_flag:
 .tlb_inv_walk_s1_flag:
 	/* 74: arguments */
 	std %r31,-8(%r1)
+	std %r30,-16(%r1)
+	std %r29,-24(%r1)
+	std %r28,-32(%r1)
 	/* 82: value 0xffffffff */
 	lis %r11,-1
 	ori %r11,%r11,65535
@@ -267,6 +363,9 @@ tlb_inv_walk_s1_flag:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1_flag.3
 	li %r3,-22
+	ld %r28,-32(%r1)
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1_flag.3:
@@ -282,11 +381,41 @@ tlb_inv_walk_s1_flag:
 	rldicl %r4,%r5,52,12
 	or %r31,%r4,%r10
 	rldicl %r4,%r7,52,12
+	rldicl %r30,%r8,62,2
+	cmpld 7,%r7,%r30
+	bge 7,.Ltlb_inv_walk_s1_flag.6
+	rldicr %r30,%r7,2,61
+	subf %r29,%r7,%r30
+	subf %r28,%r29,%r8
+.Ltlb_inv_walk_s1_flag.7:
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	stdbrx %r31,%r3,%r9
+	/* 78: range a in iova, size step granule { ... */
+	add %r31,%r31,%r4
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	stdbrx %r31,%r3,%r9
+	/* 78: range a in iova, size step granule { ... */
+	add %r31,%r31,%r4
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	stdbrx %r31,%r3,%r9
+	/* 78: range a in iova, size step granule { ... */
+	add %r31,%r31,%r4
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	stdbrx %r31,%r3,%r9
+	/* 78: range a in iova, size step granule { ... */
+	add %r31,%r31,%r4
+	cmpld 6,%r28,%r30
+	subf %r28,%r30,%r28
+	bgt 6,.Ltlb_inv_walk_s1_flag.7
+	add %r8,%r28,%r30
+	b .Ltlb_inv_walk_s1_flag.8
+.Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	stdbrx %r31,%r3,%r9
 	/* 78: range a in iova, size step granule { ... */
 	add %r31,%r31,%r4
+.Ltlb_inv_walk_s1_flag.8:
 	cmpld 6,%r8,%r7
 	subf %r8,%r7,%r8
 	bgt 6,.Ltlb_inv_walk_s1_flag.5
@@ -294,7 +423,7 @@ tlb_inv_walk_s1_flag:
 .Ltlb_inv_walk_s1_flag.4:
 	mr %r8,%r6
 	mr %r6,%r5
-.Ltlb_inv_walk_s1_flag.6:
+.Ltlb_inv_walk_s1_flag.9:
 	rldicl %r5,%r6,52,12
 	or %r4,%r5,%r10
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
@@ -303,7 +432,7 @@ tlb_inv_walk_s1_flag:
 	add %r6,%r6,%r7
 	cmpld 6,%r8,%r7
 	subf %r8,%r7,%r8
-	bgt 6,.Ltlb_inv_walk_s1_flag.6
+	bgt 6,.Ltlb_inv_walk_s1_flag.9
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
@@ -314,18 +443,24 @@ tlb_inv_walk_s1_flag:
 	li %r11,2036
 	lis %r12,15
 	ori %r12,%r12,16960
-.Ltlb_inv_walk_s1_flag.7:
+.Ltlb_inv_walk_s1_flag.10:
 	lwbrx %r10,%r3,%r11
 	andi. %r0,%r10,1
-	beq 0,.Ltlb_inv_walk_s1_flag.8
+	beq 0,.Ltlb_inv_walk_s1_flag.11
 	addic. %r12,%r12,-1
-	bne 0,.Ltlb_inv_walk_s1_flag.7
+	bne 0,.Ltlb_inv_walk_s1_flag.10
 	li %r3,-110
+	ld %r28,-32(%r1)
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
-.Ltlb_inv_walk_s1_flag.8:
+.Ltlb_inv_walk_s1_flag.11:
 	/* end of sequence */
 	li %r3,0
+	ld %r28,-32(%r1)
+	ld %r29,-24(%r1)
+	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_walk_s1_flag,.-.tlb_inv_walk_s1_flag

@@ -6,6 +6,8 @@
 	.globl tlb_inv_range_s1
 	.type tlb_inv_range_s1,@function
 tlb_inv_range_s1:
+	/* 27: arguments */
+	std %r31,-8(%r1)
 	/* 29: value (asid << 0x30) */
 	rldicr %r11,%r4,48,15
 	/* placed by place-barriers */
@@ -16,6 +18,7 @@ tlb_inv_range_s1:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_range_s1.1
 	li %r3,-22
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.1:
 	andi. %r12,%r7,4095
@@ -30,20 +33,51 @@ tlb_inv_range_s1:
 	rldicl %r10,%r5,52,12
 	or %r9,%r10,%r11
 	rldicl %r10,%r7,52,12
+	rldicl %r8,%r12,62,2
+	cmpld 7,%r7,%r8
+	bge 7,.Ltlb_inv_range_s1.4
+	rldicr %r8,%r7,2,61
+	subf %r4,%r7,%r8
+	subf %r31,%r4,%r12
+.Ltlb_inv_range_s1.5:
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	std %r9,1536(%r3)
+	/* 28: range a in iova, size step granule { ... */
+	add %r9,%r9,%r10
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	std %r9,1536(%r3)
+	/* 28: range a in iova, size step granule { ... */
+	add %r9,%r9,%r10
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	std %r9,1536(%r3)
+	/* 28: range a in iova, size step granule { ... */
+	add %r9,%r9,%r10
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	std %r9,1536(%r3)
+	/* 28: range a in iova, size step granule { ... */
+	add %r9,%r9,%r10
+	cmpld 6,%r31,%r8
+	subf %r31,%r8,%r31
+	bgt 6,.Ltlb_inv_range_s1.5
+	add %r12,%r31,%r8
+	b .Ltlb_inv_range_s1.6
+.Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
 	std %r9,1536(%r3)
 	/* 28: range a in iova, size step granule { ... */
 	add %r9,%r9,%r10
+.Ltlb_inv_range_s1.6:
 	cmpld 6,%r12,%r7
 	subf %r12,%r7,%r12
 	bgt 6,.Ltlb_inv_range_s1.3
 	li %r3,0
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.2:
 	mr %r12,%r6
 	mr %r10,%r5
-.Ltlb_inv_range_s1.4:
+.Ltlb_inv_range_s1.7:
 	rldicl %r9,%r10,52,12
 	or %r8,%r9,%r11
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
@@ -52,10 +86,11 @@ tlb_inv_range_s1:
 	add %r10,%r10,%r7
 	cmpld 6,%r12,%r7
 	subf %r12,%r7,%r12
-	bgt 6,.Ltlb_inv_range_s1.4
+	bgt 6,.Ltlb_inv_range_s1.7
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	li %r3,0
+	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_range_s1,.-tlb_inv_range_s1
 	.p2align 4
@@ -91,6 +126,8 @@ tlb_sync:
 	.type tlb_inv_walk_s1,@function
 tlb_inv_walk_s1:
 	/* 56: arguments */
+	std %r31,-8(%r1)
+	std %r30,-16(%r1)
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1.1
 	/* placed by place-barriers */
@@ -101,6 +138,8 @@ tlb_inv_walk_s1:
 	/* 59: cb.tlbiasid = asid */
 	stw %r4,1552(%r3)
 	li %r3,0
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.2:
 	addi %r11,%r7,-1
@@ -129,6 +168,8 @@ tlb_inv_walk_s1:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1.9
 	li %r3,-22
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.9:
 	andi. %r10,%r7,4095
@@ -143,20 +184,52 @@ tlb_inv_walk_s1:
 	rldicl %r8,%r11,52,12
 	or %r6,%r8,%r12
 	rldicl %r8,%r7,52,12
+	rldicl %r5,%r10,62,2
+	cmpld 7,%r7,%r5
+	bge 7,.Ltlb_inv_walk_s1.12
+	rldicr %r5,%r7,2,61
+	subf %r31,%r7,%r5
+	subf %r30,%r31,%r10
+.Ltlb_inv_walk_s1.13:
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	std %r6,1536(%r3)
+	/* 57: cover iova, size with s1 auto { ... */
+	add %r6,%r6,%r8
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	std %r6,1536(%r3)
+	/* 57: cover iova, size with s1 auto { ... */
+	add %r6,%r6,%r8
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	std %r6,1536(%r3)
+	/* 57: cover iova, size with s1 auto { ... */
+	add %r6,%r6,%r8
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	std %r6,1536(%r3)
+	/* 57: cover iova, size with s1 auto { ... */
+	add %r6,%r6,%r8
+	cmpld 6,%r30,%r5
+	subf %r30,%r5,%r30
+	bgt 6,.Ltlb_inv_walk_s1.13
+	add %r10,%r30,%r5
+	b .Ltlb_inv_walk_s1.14
+.Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	std %r6,1536(%r3)
 	/* 57: cover iova, size with s1 auto { ... */
 	add %r6,%r6,%r8
+.Ltlb_inv_walk_s1.14:
 	cmpld 6,%r10,%r7
 	subf %r10,%r7,%r10
 	bgt 6,.Ltlb_inv_walk_s1.11
 	li %r3,0
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.10:
 	mr %r10,%r9
 	mr %r9,%r11
-.Ltlb_inv_walk_s1.12:
+.Ltlb_inv_walk_s1.15:
 	rldicl %r11,%r9,52,12
 	or %r8,%r11,%r12
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
@@ -165,25 +238,33 @@ tlb_inv_walk_s1:
 	add %r9,%r9,%r7
 	cmpld 6,%r10,%r7
 	subf %r10,%r7,%r10
-	bgt 6,.Ltlb_inv_walk_s1.12
+	bgt 6,.Ltlb_inv_walk_s1.15
 .Ltlb_inv_walk_s1.8:
 	li %r3,0
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.6:
 	/* 59: cb.tlbiasid = asid */
 	stw %r4,1552(%r3)
 .Ltlb_inv_walk_s1.7:
 	li %r3,0
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.4:
 	/* 57: cover iova, size with s1 auto { ... */
 	li %r3,-22
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.5:
 .Ltlb_inv_walk_s1.3:
 .Ltlb_inv_walk_s1.1:
 	/* end of sequence */
 	li %r3,0
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_walk_s1,.-tlb_inv_walk_s1
 	.p2align 4
@@ -202,6 +283,9 @@ tlb_inv_context_s1:
 	.globl tlb_inv_walk_s1_flag
 	.type tlb_inv_walk_s1_flag,@function
 tlb_inv_walk_s1_flag:
+	/* 74: arguments */
+	std %r31,-8(%r1)
+	std %r30,-16(%r1)
 	/* 82: value 0xffffffff */
 	lis %r11,-1
 	ori %r11,%r11,65535
@@ -222,6 +306,8 @@ tlb_inv_walk_s1_flag:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1_flag.3
 	li %r3,-22
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1_flag.3:
 	andi. %r10,%r7,4095
@@ -236,11 +322,41 @@ tlb_inv_walk_s1_flag:
 	rldicl %r9,%r5,52,12
 	or %r8,%r9,%r12
 	rldicl %r9,%r7,52,12
+	rldicl %r4,%r10,62,2
+	cmpld 7,%r7,%r4
+	bge 7,.Ltlb_inv_walk_s1_flag.6
+	rldicr %r4,%r7,2,61
+	subf %r31,%r7,%r4
+	subf %r30,%r31,%r10
+.Ltlb_inv_walk_s1_flag.7:
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	std %r8,1536(%r3)
+	/* 78: range a in iova, size step granule { ... */
+	add %r8,%r8,%r9
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	std %r8,1536(%r3)
+	/* 78: range a in iova, size step granule { ... */
+	add %r8,%r8,%r9
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	std %r8,1536(%r3)
+	/* 78: range a in iova, size step granule { ... */
+	add %r8,%r8,%r9
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	std %r8,1536(%r3)
+	/* 78: range a in iova, size step granule { ... */
+	add %r8,%r8,%r9
+	cmpld 6,%r30,%r4
+	subf %r30,%r4,%r30
+	bgt 6,.Ltlb_inv_walk_s1_flag.7
+	add %r10,%r30,%r4
+	b .Ltlb_inv_walk_s1_flag.8
+.Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	std %r8,1536(%r3)
 	/* 78: range a in iova, size step granule { ... */
 	add %r8,%r8,%r9
+.Ltlb_inv_walk_s1_flag.8:
 	cmpld 6,%r10,%r7
 	subf %r10,%r7,%r10
 	bgt 6,.Ltlb_inv_walk_s1_flag.5
@@ -248,7 +364,7 @@ tlb_inv_walk_s1_flag:
 .Ltlb_inv_walk_s1_flag.4:
 	mr %r10,%r6
 	mr %r9,%r5
-.Ltlb_inv_walk_s1_flag.6:
+.Ltlb_inv_walk_s1_flag.9:
 	rldicl %r8,%r9,52,12
 	or %r6,%r8,%r12
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
@@ -257,7 +373,7 @@ tlb_inv_walk_s1_flag:
 	add %r9,%r9,%r7
 	cmpld 6,%r10,%r7
 	subf %r10,%r7,%r10
-	bgt 6,.Ltlb_inv_walk_s1_flag.6
+	bgt 6,.Ltlb_inv_walk_s1_flag.9
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
@@ -267,17 +383,21 @@ tlb_inv_walk_s1_flag:
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	lis %r11,15
 	ori %r11,%r11,16960
-.Ltlb_inv_walk_s1_flag.7:
+.Ltlb_inv_walk_s1_flag.10:
 	lwz %r12,2036(%r3)
 	andi. %r0,%r12,1
-	beq 0,.Ltlb_inv_walk_s1_flag.8
+	beq 0,.Ltlb_inv_walk_s1_flag.11
 	addic. %r11,%r11,-1
-	bne 0,.Ltlb_inv_walk_s1_flag.7
+	bne 0,.Ltlb_inv_walk_s1_flag.10
 	li %r3,-110
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
-.Ltlb_inv_walk_s1_flag.8:
+.Ltlb_inv_walk_s1_flag.11:
 	/* end of sequence */
 	li %r3,0
+	ld %r30,-16(%r1)
+	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_walk_s1_flag,.-tlb_inv_walk_s1_flag
 	.section .note.GNU-stack,"",@progbits

@@ -4,6 +4,10 @@
 	.globl tlb_inv_range_s1
 	.type tlb_inv_range_s1,@function
 tlb_inv_range_s1:
+	/* 27: arguments */
+	push %rbx
+	push %r12
+	push %r13
 	/* 29: value (asid << 0x30) */
 	shl $0x30,%rsi
 	/* 28: range a in iova, size step granule { ... */
@@ -12,6 +16,9 @@ tlb_inv_range_s1:
 	test %r8,%r8
 	jne .Ltlb_inv_range_s1.1
 	mov $0xffffffffffffffea,%rax
+	pop %r13
+	pop %r12
+	pop %rbx
 	ret
 .Ltlb_inv_range_s1.1:
 	mov %r8,%rax
@@ -30,17 +37,54 @@ tlb_inv_range_s1:
 	or %rsi,%r10
 	mov %r8,%r9
 	shr $0xc,%r9
+	mov %rax,%rbx
+	shr $2,%rbx
+	cmp %rbx,%r8
+	jae .Ltlb_inv_range_s1.4
+	mov %r8,%rbx
+	shl $2,%rbx
+	mov %rbx,%r12
+	sub %r8,%r12
+	mov %rax,%r13
+	sub %r12,%r13
+.Ltlb_inv_range_s1.5:
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	mov %r10,0x600(%rdi)
+	/* 28: range a in iova, size step granule { ... */
+	add %r9,%r10
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	mov %r10,0x600(%rdi)
+	/* 28: range a in iova, size step granule { ... */
+	add %r9,%r10
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	mov %r10,0x600(%rdi)
+	/* 28: range a in iova, size step granule { ... */
+	add %r9,%r10
+	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
+	mov %r10,0x600(%rdi)
+	/* 28: range a in iova, size step granule { ... */
+	add %r9,%r10
+	sub %rbx,%r13
+	ja .Ltlb_inv_range_s1.5
+	mov %r13,%rax
+	add %rbx,%rax
+	jmp .Ltlb_inv_range_s1.6
+.Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r10,0x600(%rdi)
 	/* 28: range a in iova, size step granule { ... */
 	add %r9,%r10
+.Ltlb_inv_range_s1.6:
 	sub %r8,%rax
 	ja .Ltlb_inv_range_s1.3
 	xor %rax,%rax
+	pop %r13
+	pop %r12
+	pop %rbx
 	ret
 .Ltlb_inv_range_s1.2:
-.Ltlb_inv_range_s1.4:
+.Ltlb_inv_range_s1.7:
 	mov %rdx,%rax
 	shr $0xc,%rax
 	or %rsi,%rax
@@ -49,10 +93,13 @@ tlb_inv_range_s1:
 	/* 28: range a in iova, size step granule { ... */
 	add %r8,%rdx
 	sub %r8,%rcx
-	ja .Ltlb_inv_range_s1.4
+	ja .Ltlb_inv_range_s1.7
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	xor %rax,%rax
+	pop %r13
+	pop %r12
+	pop %rbx
 	ret
 	.size tlb_inv_range_s1,.-tlb_inv_range_s1
 	.p2align 4
@@ -84,6 +131,9 @@ tlb_sync:
 tlb_inv_walk_s1:
 	/* 56: arguments */
 	push %rbx
+	push %r12
+	push %r13
+	push %r14
 	test %rcx,%rcx
 	je .Ltlb_inv_walk_s1.1
 	mov %rdx,%rax
@@ -93,6 +143,9 @@ tlb_inv_walk_s1:
 	/* 59: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
 	xor %rax,%rax
+	pop %r14
+	pop %r13
+	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.2:
@@ -123,6 +176,9 @@ tlb_inv_walk_s1:
 	test %r8,%r8
 	jne .Ltlb_inv_walk_s1.9
 	mov $0xffffffffffffffea,%rax
+	pop %r14
+	pop %r13
+	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.9:
@@ -142,18 +198,55 @@ tlb_inv_walk_s1:
 	or %r10,%r9
 	mov %r8,%rbx
 	shr $0xc,%rbx
+	mov %rax,%r12
+	shr $2,%r12
+	cmp %r12,%r8
+	jae .Ltlb_inv_walk_s1.12
+	mov %r8,%r12
+	shl $2,%r12
+	mov %r12,%r13
+	sub %r8,%r13
+	mov %rax,%r14
+	sub %r13,%r14
+.Ltlb_inv_walk_s1.13:
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	mov %r9,0x600(%rdi)
+	/* 57: cover iova, size with s1 auto { ... */
+	add %rbx,%r9
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	mov %r9,0x600(%rdi)
+	/* 57: cover iova, size with s1 auto { ... */
+	add %rbx,%r9
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	mov %r9,0x600(%rdi)
+	/* 57: cover iova, size with s1 auto { ... */
+	add %rbx,%r9
+	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
+	mov %r9,0x600(%rdi)
+	/* 57: cover iova, size with s1 auto { ... */
+	add %rbx,%r9
+	sub %r12,%r14
+	ja .Ltlb_inv_walk_s1.13
+	mov %r14,%rax
+	add %r12,%rax
+	jmp .Ltlb_inv_walk_s1.14
+.Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
 	add %rbx,%r9
+.Ltlb_inv_walk_s1.14:
 	sub %r8,%rax
 	ja .Ltlb_inv_walk_s1.11
 	xor %rax,%rax
+	pop %r14
+	pop %r13
+	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.10:
-.Ltlb_inv_walk_s1.12:
+.Ltlb_inv_walk_s1.15:
 	mov %rdx,%rax
 	shr $0xc,%rax
 	or %r10,%rax
@@ -162,9 +255,12 @@ tlb_inv_walk_s1:
 	/* 57: cover iova, size with s1 auto { ... */
 	add %r8,%rdx
 	sub %r8,%rcx
-	ja .Ltlb_inv_walk_s1.12
+	ja .Ltlb_inv_walk_s1.15
 .Ltlb_inv_walk_s1.8:
 	xor %rax,%rax
+	pop %r14
+	pop %r13
+	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.6:
@@ -172,11 +268,17 @@ tlb_inv_walk_s1:
 	mov %esi,0x610(%rdi)
 .Ltlb_inv_walk_s1.7:
 	xor %rax,%rax
+	pop %r14
+	pop %r13
+	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.4:
 	/* 57: cover iova, size with s1 auto { ... */
 	mov $0xffffffffffffffea,%rax
+	pop %r14
+	pop %r13
+	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.5:
@@ -184,6 +286,9 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1.1:
 	/* end of sequence */
 	xor %rax,%rax
+	pop %r14
+	pop %r13
+	pop %r12
 	pop %rbx
 	ret
 	.size tlb_inv_walk_s1,.-tlb_inv_walk_s1
@@ -203,6 +308,9 @@ tlb_inv_context_s1:
 tlb_inv_walk_s1_flag:
 	/* 74: arguments */
 	push %rbx
+	push %r12
+	push %r13
+	push %r14
 	/* 82: value 0xffffffff */
 	mov $0xffffffff,%eax
 	test %r9,%r9
@@ -219,6 +327,9 @@ tlb_inv_walk_s1_flag:
 	test %r8,%r8
 	jne .Ltlb_inv_walk_s1_flag.3
 	mov $0xffffffffffffffea,%rax
+	pop %r14
+	pop %r13
+	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1_flag.3:
@@ -238,16 +349,50 @@ tlb_inv_walk_s1_flag:
 	or %rsi,%r9
 	mov %r8,%rbx
 	shr $0xc,%rbx
+	mov %r10,%r12
+	shr $2,%r12
+	cmp %r12,%r8
+	jae .Ltlb_inv_walk_s1_flag.6
+	mov %r8,%r12
+	shl $2,%r12
+	mov %r12,%r13
+	sub %r8,%r13
+	mov %r10,%r14
+	sub %r13,%r14
+.Ltlb_inv_walk_s1_flag.7:
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	mov %r9,0x600(%rdi)
+	/* 78: range a in iova, size step granule { ... */
+	add %rbx,%r9
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	mov %r9,0x600(%rdi)
+	/* 78: range a in iova, size step granule { ... */
+	add %rbx,%r9
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	mov %r9,0x600(%rdi)
+	/* 78: range a in iova, size step granule { ... */
+	add %rbx,%r9
+	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
+	mov %r9,0x600(%rdi)
+	/* 78: range a in iova, size step granule { ... */
+	add %rbx,%r9
+	sub %r12,%r14
+	ja .Ltlb_inv_walk_s1_flag.7
+	mov %r14,%r10
+	add %r12,%r10
+	jmp .Ltlb_inv_walk_s1_flag.8
+.Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
 	add %rbx,%r9
+.Ltlb_inv_walk_s1_flag.8:
 	sub %r8,%r10
 	ja .Ltlb_inv_walk_s1_flag.5
 	jmp .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
-.Ltlb_inv_walk_s1_flag.6:
+.Ltlb_inv_walk_s1_flag.9:
 	mov %rdx,%r10
 	shr $0xc,%r10
 	or %rsi,%r10
@@ -256,25 +401,31 @@ tlb_inv_walk_s1_flag:
 	/* 78: range a in iova, size step granule { ... */
 	add %r8,%rdx
 	sub %r8,%rcx
-	ja .Ltlb_inv_walk_s1_flag.6
+	ja .Ltlb_inv_walk_s1_flag.9
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
 	mov %eax,0x7f0(%rdi)
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	mov $0xf4240,%eax
-.Ltlb_inv_walk_s1_flag.7:
+.Ltlb_inv_walk_s1_flag.10:
 	mov 0x7f4(%rdi),%r10d
 	test $1,%r10
-	je .Ltlb_inv_walk_s1_flag.8
+	je .Ltlb_inv_walk_s1_flag.11
 	sub $1,%rax
-	jne .Ltlb_inv_walk_s1_flag.7
+	jne .Ltlb_inv_walk_s1_flag.10
 	mov $0xffffffffffffff92,%rax
+	pop %r14
+	pop %r13
+	pop %r12
 	pop %rbx
 	ret
-.Ltlb_inv_walk_s1_flag.8:
+.Ltlb_inv_walk_s1_flag.11:
 	/* end of sequence */
 	xor %rax,%rax
+	pop %r14
+	pop %r13
+	pop %r12
 	pop %rbx
 	ret
 	.size tlb_inv_walk_s1_flag,.-tlb_inv_walk_s1_flag

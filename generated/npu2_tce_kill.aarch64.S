@@ -53,12 +53,45 @@ tce_kill:
 	cbnz x11, .Ltce_kill.10
 	mov x9, x13
 	orr x11, x12, x10
+	lsr x14, x9, #2
+	cmp x4, x14
+	b.hs .Ltce_kill.12
+	lsl x14, x4, #2
+	sub x15, x14, x4
+	sub x8, x9, x15
+.Ltce_kill.13:
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	rev x16, x11
+	str x16, [x0]
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add x11, x11, x4
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	rev x16, x11
+	str x16, [x0]
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add x11, x11, x4
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	rev x16, x11
+	str x16, [x0]
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add x11, x11, x4
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	rev x16, x11
+	str x16, [x0]
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add x11, x11, x4
+	subs x8, x8, x14
+	b.hi .Ltce_kill.13
+	add x9, x8, x14
+	b .Ltce_kill.14
+.Ltce_kill.12:
 .Ltce_kill.11:
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	rev x16, x11
 	str x16, [x0]
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	add x11, x11, x4
+.Ltce_kill.14:
 	subs x9, x9, x4
 	b.hi .Ltce_kill.11
 	movz x0, #0
@@ -66,7 +99,7 @@ tce_kill:
 .Ltce_kill.10:
 	mov x9, x13
 	mov x11, x10
-.Ltce_kill.12:
+.Ltce_kill.15:
 	orr x10, x12, x11
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	rev x16, x10
@@ -74,7 +107,7 @@ tce_kill:
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	add x11, x11, x4
 	subs x9, x9, x4
-	b.hi .Ltce_kill.12
+	b.hi .Ltce_kill.15
 .Ltce_kill.8:
 	movz x0, #0
 	ret

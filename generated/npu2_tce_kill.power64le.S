@@ -7,6 +7,7 @@
 	.type tce_kill,@function
 tce_kill:
 	/* 33: arguments */
+	std %r31,-8(%r1)
 	mulld %r11,%r6,%r7
 	cmpdi 7,%r11,0
 	beq 7,.Ltce_kill.1
@@ -23,6 +24,7 @@ tce_kill:
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	stdbrx %r10,0,%r3
 	li %r3,0
+	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.2:
 	addi %r12,%r7,-1
@@ -54,6 +56,7 @@ tce_kill:
 	cmpdi 7,%r7,0
 	bne 7,.Ltce_kill.9
 	li %r3,-22
+	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.9:
 	add %r11,%r12,%r8
@@ -64,20 +67,51 @@ tce_kill:
 	bne 7,.Ltce_kill.10
 	mr %r11,%r8
 	or %r10,%r9,%r12
+	rldicl %r6,%r11,62,2
+	cmpld 7,%r7,%r6
+	bge 7,.Ltce_kill.12
+	rldicr %r6,%r7,2,61
+	subf %r5,%r7,%r6
+	subf %r31,%r5,%r11
+.Ltce_kill.13:
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	stdbrx %r10,0,%r3
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r10,%r10,%r7
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	stdbrx %r10,0,%r3
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r10,%r10,%r7
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	stdbrx %r10,0,%r3
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r10,%r10,%r7
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	stdbrx %r10,0,%r3
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r10,%r10,%r7
+	cmpld 6,%r31,%r6
+	subf %r31,%r6,%r31
+	bgt 6,.Ltce_kill.13
+	add %r11,%r31,%r6
+	b .Ltce_kill.14
+.Ltce_kill.12:
 .Ltce_kill.11:
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	stdbrx %r10,0,%r3
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r10,%r10,%r7
+.Ltce_kill.14:
 	cmpld 6,%r11,%r7
 	subf %r11,%r7,%r11
 	bgt 6,.Ltce_kill.11
 	li %r3,0
+	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.10:
 	mr %r11,%r8
 	mr %r10,%r12
-.Ltce_kill.12:
+.Ltce_kill.15:
 	or %r12,%r9,%r10
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	stdbrx %r12,0,%r3
@@ -85,9 +119,10 @@ tce_kill:
 	add %r10,%r10,%r7
 	cmpld 6,%r11,%r7
 	subf %r11,%r7,%r11
-	bgt 6,.Ltce_kill.12
+	bgt 6,.Ltce_kill.15
 .Ltce_kill.8:
 	li %r3,0
+	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.6:
 	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
@@ -99,16 +134,19 @@ tce_kill:
 	stdbrx %r12,0,%r3
 .Ltce_kill.7:
 	li %r3,0
+	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.4:
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	li %r3,-22
+	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.5:
 .Ltce_kill.3:
 .Ltce_kill.1:
 	/* end of sequence */
 	li %r3,0
+	ld %r31,-8(%r1)
 	blr
 	.size tce_kill,.-tce_kill
 	.section .note.GNU-stack,"",@progbits

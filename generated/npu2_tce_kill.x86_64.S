@@ -5,6 +5,9 @@
 	.type tce_kill,@function
 tce_kill:
 	/* 33: arguments */
+	push %rbx
+	push %r12
+	push %r13
 	imul %r8,%rcx
 	test %rcx,%rcx
 	je .Ltce_kill.1
@@ -23,6 +26,9 @@ tce_kill:
 	bswap %r11
 	mov %r11,(%rdi)
 	xor %rax,%rax
+	pop %r13
+	pop %r12
+	pop %rbx
 	ret
 .Ltce_kill.2:
 	mov %r8,%rax
@@ -55,6 +61,9 @@ tce_kill:
 	test %r8,%r8
 	jne .Ltce_kill.9
 	mov $0xffffffffffffffea,%rax
+	pop %r13
+	pop %r12
+	pop %rbx
 	ret
 .Ltce_kill.9:
 	mov %rdx,%rax
@@ -67,6 +76,47 @@ tce_kill:
 	mov %rcx,%rax
 	mov %r10,%r9
 	or %rdx,%r9
+	mov %rax,%rbx
+	shr $2,%rbx
+	cmp %rbx,%r8
+	jae .Ltce_kill.12
+	mov %r8,%rbx
+	shl $2,%rbx
+	mov %rbx,%r12
+	sub %r8,%r12
+	mov %rax,%r13
+	sub %r12,%r13
+.Ltce_kill.13:
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	mov %r9,%r11
+	bswap %r11
+	mov %r11,(%rdi)
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%r9
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	mov %r9,%r11
+	bswap %r11
+	mov %r11,(%rdi)
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%r9
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	mov %r9,%r11
+	bswap %r11
+	mov %r11,(%rdi)
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%r9
+	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	mov %r9,%r11
+	bswap %r11
+	mov %r11,(%rdi)
+	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%r9
+	sub %rbx,%r13
+	ja .Ltce_kill.13
+	mov %r13,%rax
+	add %rbx,%rax
+	jmp .Ltce_kill.14
+.Ltce_kill.12:
 .Ltce_kill.11:
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
 	mov %r9,%r11
@@ -74,12 +124,16 @@ tce_kill:
 	mov %r11,(%rdi)
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r8,%r9
+.Ltce_kill.14:
 	sub %r8,%rax
 	ja .Ltce_kill.11
 	xor %rax,%rax
+	pop %r13
+	pop %r12
+	pop %rbx
 	ret
 .Ltce_kill.10:
-.Ltce_kill.12:
+.Ltce_kill.15:
 	mov %r10,%rax
 	or %rdx,%rax
 	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
@@ -89,9 +143,12 @@ tce_kill:
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r8,%rdx
 	sub %r8,%rcx
-	ja .Ltce_kill.12
+	ja .Ltce_kill.15
 .Ltce_kill.8:
 	xor %rax,%rax
+	pop %r13
+	pop %r12
+	pop %rbx
 	ret
 .Ltce_kill.6:
 	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
@@ -105,16 +162,25 @@ tce_kill:
 	mov %r11,(%rdi)
 .Ltce_kill.7:
 	xor %rax,%rax
+	pop %r13
+	pop %r12
+	pop %rbx
 	ret
 .Ltce_kill.4:
 	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov $0xffffffffffffffea,%rax
+	pop %r13
+	pop %r12
+	pop %rbx
 	ret
 .Ltce_kill.5:
 .Ltce_kill.3:
 .Ltce_kill.1:
 	/* end of sequence */
 	xor %rax,%rax
+	pop %r13
+	pop %r12
+	pop %rbx
 	ret
 	.size tce_kill,.-tce_kill
 	.section .note.GNU-stack,"",@progbits

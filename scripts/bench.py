@@ -25,6 +25,7 @@ AS = {
     "power64le": ["powerpc64le-linux-gnu-as", "-a64", "-mlittle"],
     "aarch64": ["aarch64-linux-gnu-as"],
     "x86_64": ["as", "--64"],
+    "riscv64": ["riscv64-linux-gnu-as"],
 }
 
 

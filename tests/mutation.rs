@@ -250,7 +250,9 @@ fn mutants(
                         asm: with(i, Some(n)),
                     });
                 }
-                if let Some(p) = prev_store {
+                // Two copies of one store (an unrolled loop's) swapped are
+                // the same program, not a mutant.
+                if let Some(p) = prev_store.filter(|&p| lines[p].trim() != l.trim()) {
                     let mut v: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
                     v.swap(p, i);
                     out.push(Mutant {

@@ -255,7 +255,12 @@ fn npu2_tce_kill() -> Vec<Build> {
             scenarios: vec![sc(vec![
                 kill(0, 0x1000),
                 kill(1, 0x1000),
+                // Around the unrolled page loop's four pages per test.
+                kill(3, 0x1000),
+                kill(4, 0x1000),
+                kill(5, 0x1000),
                 kill(8, 0x1000),
+                kill(9, 0x1_0000),
                 kill(8, 0x1_0000),
                 kill(127, 0x1000),
                 kill(129, 0x1000).differs(PAST),
@@ -489,6 +494,24 @@ fn arm_smmu() -> Vec<Build> {
                             0x20_0000,
                             0x2000,
                             0x1000,
+                        ),
+                        // Around the unrolled loop's four trips per test:
+                        // one short of it, exactly, one over, three over,
+                        // two rounds and one over. (A size that is not a
+                        // multiple of the granule hangs the kernel's
+                        // `while (size -= granule)`.)
+                        range("3 granules of 4K", 7, 0x20_0000, 0x3000, 0x1000),
+                        range("4 granules of 4K", 7, 0x20_0000, 0x4000, 0x1000),
+                        range("5 granules of 4K", 7, 0x20_0000, 0x5000, 0x1000),
+                        range("7 granules of 4K", 7, 0x20_0000, 0x7000, 0x1000),
+                        range("8 granules of 4K", 7, 0x20_0000, 0x8000, 0x1000),
+                        range("9 granules of 4K", 7, 0x20_0000, 0x9000, 0x1000),
+                        range(
+                            "11 granules of 64K",
+                            0xffff,
+                            0x1000_0000,
+                            0xb_0000,
+                            0x1_0000,
                         ),
                         range("granule 1", 7, 0x20_0000, 2, 1),
                         range(

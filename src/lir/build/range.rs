@@ -23,7 +23,30 @@ struct Reduced {
     reads_addr: bool,
 }
 
+/// Trips per test of an unrolled remainder loop: 1 << UNROLL_LOG2.
+const UNROLL_LOG2: u64 = 2;
+
+/// What one trip of a range loop emits.
+struct Trip<'a> {
+    body: &'a [Stmt],
+    /// (local, register, increment expression) per carried variable.
+    carried: &'a [(usize, VReg, Expr)],
+    incs: &'a [Operand],
+    /// The address register and its stride, when the body reads it.
+    addr: Option<(VReg, Operand)>,
+    saved: &'a Origin,
+}
+
 impl Reduced {
+    /// One device write or CPU invalidation of values the loop carries:
+    /// the trip is an access and its adds, the test a third of the work.
+    fn is_tiny(&self) -> bool {
+        matches!(
+            self.body[..],
+            [Stmt::Write { .. } | Stmt::Invalidate { .. }]
+        ) && self.cost() == self.ivs.len() + usize::from(self.reads_addr)
+    }
+
     /// Work per trip: operations on values that change between trips,
     /// plus one add per carried register.
     fn cost(&self) -> usize {
@@ -271,21 +294,29 @@ impl Builder<'_> {
         if let Some(addr) = addr {
             self.locals.insert(local, addr);
         }
+        let trip = Trip {
+            body: &r.body,
+            carried: &carried,
+            incs: &incs,
+            addr: addr.zip(stride),
+            saved,
+        };
+        let tail_test = match control {
+            Control::Remainder(step_v) if r.is_tiny() => {
+                Some(self.unrolled(&trip, counter, step_v)?)
+            }
+            _ => None,
+        };
         self.emit(Inst::Label(top));
-        let saved_values = self.scope();
-        for s in &r.body {
-            self.stmt(s)?;
-        }
-        // Values first computed inside the loop are not available after it.
-        self.unscope(saved_values);
-        self.origin = saved.clone();
-        for (&(id, reg, _), &inc) in carried.iter().zip(&incs) {
-            self.add_to(reg, inc);
+        self.trip(&trip)?;
+        for &(id, _, _) in &carried {
             self.locals.remove(&id);
         }
-        if let (Some(addr), Some(stride)) = (addr, stride) {
-            self.add_to(addr, stride);
+        if addr.is_some() {
             self.locals.remove(&local);
+        }
+        if let Some(test) = tail_test {
+            self.emit(Inst::Label(test));
         }
         match control {
             Control::Counted(_) => self.count_down(counter, Cmp::Ne, top),
@@ -296,6 +327,82 @@ impl Builder<'_> {
             }),
         }
         Ok(())
+    }
+
+    /// One trip: the body, then every carried register and the address
+    /// stepped on.
+    fn trip(&mut self, t: &Trip) -> Result<(), Diag> {
+        let saved_values = self.scope();
+        for s in t.body {
+            self.stmt(s)?;
+        }
+        // Values first computed inside a trip are not available after it.
+        self.unscope(saved_values);
+        self.origin = t.saved.clone();
+        for (&(_, reg, _), &inc) in t.carried.iter().zip(t.incs) {
+            self.add_to(reg, inc);
+        }
+        if let Some((addr, stride)) = t.addr {
+            self.add_to(addr, stride);
+        }
+        Ok(())
+    }
+
+    /// A remainder loop whose trip is one access of carried values is
+    /// mostly its test (`str; add; subs; b.hi`): while at least UNROLL
+    /// trips are left, run UNROLL of them per test. `rem` (> 0) counts
+    /// what is left by `step`. Before the loop that follows (`rem > 0`
+    /// at its top), returning the label of its bottom test, where the
+    /// unrolled part goes on with `rem` one step above what is left.
+    ///
+    /// With `r = rem - (U-1)*step` the test `r -= U*step; again if r was
+    /// above U*step` goes on exactly while at least U trips remain, and at
+    /// the exit `r + U*step` is what is left plus one step: the bottom
+    /// test subtracts that step and runs the last trips (none when it
+    /// reaches 0 or below). The unrolled part runs only when `rem >> L`
+    /// is above `step`: then `U*step < rem` does not overflow and at
+    /// least U trips remain.
+    fn unrolled(&mut self, t: &Trip, rem: VReg, step: VReg) -> Result<LabelId, Diag> {
+        let (one_by_one, top, test) = (self.label(), self.label(), self.label());
+        let quarter = self.bin_imm(BinOp::Shr, rem, UNROLL_LOG2);
+        self.emit(Inst::Branch {
+            cmp: Cmp::Geu,
+            a: step,
+            b: Operand::Reg(quarter),
+            target: one_by_one,
+        });
+        let steps = self.bin_imm(BinOp::Shl, step, UNROLL_LOG2);
+        let (ahead, r) = (self.vreg(), self.vreg());
+        self.emit(Inst::Bin {
+            op: BinOp::Sub,
+            dst: ahead,
+            a: steps,
+            b: Operand::Reg(step),
+        });
+        self.emit(Inst::Bin {
+            op: BinOp::Sub,
+            dst: r,
+            a: rem,
+            b: Operand::Reg(ahead),
+        });
+        self.emit(Inst::Label(top));
+        for _ in 0..1 << UNROLL_LOG2 {
+            self.trip(t)?;
+        }
+        self.emit(Inst::SubBranchAbove {
+            a: r,
+            b: steps,
+            target: top,
+        });
+        self.emit(Inst::Bin {
+            op: BinOp::Add,
+            dst: rem,
+            a: r,
+            b: Operand::Reg(steps),
+        });
+        self.emit(Inst::Jump(test));
+        self.emit(Inst::Label(one_by_one));
+        Ok(test)
     }
 
     /// Each induction variable's value on the first trip, in a register of
