@@ -33,21 +33,17 @@ pub struct Allocation {
 }
 
 impl Allocation {
-    /// The register of `v`. Callers lower a function this allocation was
-    /// [`checked`](Allocation::check) against, so every register it reads
-    /// or writes is here; a missing one is a bug in the allocator, which
-    /// must not become register 0 (r0, x0 or rax) in emitted code.
-    pub fn get(&self, v: VReg) -> u8 {
-        match self.try_get(v) {
-            Some(r) => r,
-            None => panic!("{v:?} was never allocated (Allocation::check was skipped)"),
-        }
-    }
-
-    /// The register of `v`, if it has one: for lowerings that return a
-    /// missing register as an error instead of relying on `check`.
+    /// The register of `v`, if it has one.
     pub fn try_get(&self, v: VReg) -> Option<u8> {
         self.reg.get(&v).copied()
+    }
+
+    /// The register of `v`, or the lowering error that it has none: a
+    /// missing register is a bug in the allocator, which must not become
+    /// register 0 (r0, x0 or rax) in emitted code.
+    pub fn reg(&self, v: VReg) -> Result<u8, String> {
+        self.try_get(v)
+            .ok_or_else(|| format!("{v} has no register"))
     }
 
     /// Does the allocation give a register to every register `f` reads or
@@ -234,7 +230,7 @@ mod tests {
         a.reg.remove(&VReg(0));
         let e = a.check(&f).unwrap_err();
         assert!(e.contains("VReg(0)"), "{e}");
-        assert!(std::panic::catch_unwind(|| a.get(VReg(0))).is_err());
+        assert_eq!(a.reg(VReg(0)), Err(format!("{} has no register", VReg(0))));
     }
 
     #[test]
@@ -278,9 +274,10 @@ mod tests {
         };
         let a = allocate(&f, &rf).unwrap();
         // v0 is live over the whole loop: nothing in the loop may share it.
-        assert_ne!(a.get(VReg(0)), a.get(VReg(2)));
-        assert_ne!(a.get(VReg(0)), a.get(VReg(1)));
-        assert_ne!(a.get(VReg(1)), a.get(VReg(2)));
+        let r = |v| a.reg(VReg(v)).unwrap();
+        assert_ne!(r(0), r(2));
+        assert_ne!(r(0), r(1));
+        assert_ne!(r(1), r(2));
     }
 
     #[test]

@@ -317,10 +317,7 @@ impl Cx<'_> {
 }
 
 fn reg_of(alloc: &Allocation, v: VReg) -> Result<XReg, LowerError> {
-    let n = alloc
-        .try_get(v)
-        .ok_or_else(|| LowerError(format!("{v} has no register")))?;
-    phys(n)
+    phys(alloc.reg(v).map_err(LowerError)?)
 }
 
 /// A register number of [`REGS`] as a register: the table holds x0..x30
