@@ -4,7 +4,9 @@
 //! its encoding can express: the fallible `maybe_from` is where the
 //! lowering chooses an instruction form ("fits in 12 bits: `add #imm`,
 //! else materialise"), and `of::<N>()` is for constants written in code,
-//! where a value out of range does not compile. The encoder then has no
+//! where a value out of range fails the build wherever it is called (its
+//! const block is evaluated when `of` is instantiated, which `cargo
+//! check` alone does not do). The encoder then has no
 //! immediate left to check, and the helpers `dynasm!` generates for
 //! dynamic immediates (which panic out of range) never see a bad one.
 
