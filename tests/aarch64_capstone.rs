@@ -67,17 +67,17 @@ fn ubfm_text(d: RegOrZr, n: RegOrZr, immr: u32, imms: u32) -> String {
 /// `target` is the byte offset of a branch's label.
 fn expected_capstone(insn: &Insn, target: Option<u32>) -> String {
     match *insn {
-        Insn::Movz { rd, imm, shift } if !(imm == 0 && shift != 0) => {
-            format!("mov {rd}, #{}", (u64::from(imm) << shift) as i64)
+        Insn::Movz { rd, imm } if !(imm.bits() == 0 && imm.shift() != 0) => {
+            format!("mov {rd}, #{}", imm.value() as i64)
         }
-        Insn::Movn { rd, imm, shift } if !(imm == 0 && shift != 0) => {
-            format!("mov {rd}, #{}", !(u64::from(imm) << shift) as i64)
+        Insn::Movn { rd, imm } if !(imm.bits() == 0 && imm.shift() != 0) => {
+            format!("mov {rd}, #{}", !imm.value() as i64)
         }
         Insn::OrrImm {
             rd,
             rn: RegOrZr::Zr,
             imm,
-        } => format!("mov {rd}, #{}", imm as i64),
+        } => format!("mov {rd}, #{}", imm.value() as i64),
         Insn::Orr {
             rd,
             rn: RegOrZr::Zr,
@@ -92,7 +92,7 @@ fn expected_capstone(insn: &Insn, target: Option<u32>) -> String {
             rd: RegOrZr::Zr,
             rn,
             imm,
-        } => format!("cmp {rn}, #{imm}"),
+        } => format!("cmp {rn}, #{}", imm.get()),
         Insn::SubsReg {
             rd: RegOrZr::Zr,
             rn,
@@ -104,18 +104,18 @@ fn expected_capstone(insn: &Insn, target: Option<u32>) -> String {
             rm,
         } => format!("negs {rd}, {rm}"),
         // ADD (immediate) #0 to or from SP is the MOV (to/from SP) alias.
-        Insn::SpAdd { imm: 0 } => "mov sp, sp".to_string(),
+        Insn::SpAdd { imm } if imm.bytes() == 0 => "mov sp, sp".to_string(),
         Insn::LslImm { rd, rn, sh } => {
-            let sh = u32::from(sh);
+            let sh = u32::from(sh.get());
             ubfm_text(rd, rn, (64 - sh) % 64, 63 - sh)
         }
-        Insn::LsrImm { rd, rn, sh } => ubfm_text(rd, rn, sh.into(), 63),
-        Insn::Ubfiz { rd, rn, lsb, width } => {
-            let (l, w) = (u32::from(lsb), u32::from(width));
+        Insn::LsrImm { rd, rn, sh } => ubfm_text(rd, rn, sh.get().into(), 63),
+        Insn::Ubfiz { rd, rn, field } => {
+            let (l, w) = (u32::from(field.lsb().get()), u32::from(field.width()));
             ubfm_text(rd, rn, (64 - l) % 64, w - 1)
         }
-        Insn::Ubfx { rd, rn, lsb, width } => {
-            let (l, w) = (u32::from(lsb), u32::from(width));
+        Insn::Ubfx { rd, rn, field } => {
+            let (l, w) = (u32::from(field.lsb().get()), u32::from(field.width()));
             ubfm_text(rd, rn, l, l + w - 1)
         }
         _ => {
@@ -215,40 +215,35 @@ fn pinned_spellings() {
         (
             Insn::Movz {
                 rd: zr(0),
-                imm: 0x1234,
-                shift: 16,
+                imm: wide(0x1234, 16),
             },
             "mov x0, #0x12340000",
         ),
         (
             Insn::Movz {
                 rd: zr(0),
-                imm: 0,
-                shift: 16,
+                imm: wide(0, 16),
             },
             "movz x0, #0, lsl #16",
         ),
         (
             Insn::Movn {
                 rd: zr(1),
-                imm: 0,
-                shift: 0,
+                imm: wide(0, 0),
             },
             "mov x1, #-1",
         ),
         (
             Insn::Movn {
                 rd: zr(1),
-                imm: 0xffff,
-                shift: 48,
+                imm: wide(0xffff, 48),
             },
             "mov x1, #0xffffffffffff",
         ),
         (
             Insn::Movk {
                 rd: zr(2),
-                imm: 0xbeef,
-                shift: 32,
+                imm: wide(0xbeef, 32),
             },
             "movk x2, #0xbeef, lsl #32",
         ),
@@ -256,7 +251,7 @@ fn pinned_spellings() {
             Insn::OrrImm {
                 rd: xr(0),
                 rn: zr(31),
-                imm: 0xffff_ffff_ffff_fffe,
+                imm: logic(0xffff_ffff_ffff_fffe),
             },
             "mov x0, #-2",
         ),
@@ -264,7 +259,7 @@ fn pinned_spellings() {
             Insn::OrrImm {
                 rd: xr(0),
                 rn: zr(1),
-                imm: 0xffff_ffff_ffff_fffe,
+                imm: logic(0xffff_ffff_ffff_fffe),
             },
             "orr x0, x1, #0xfffffffffffffffe",
         ),
@@ -287,7 +282,7 @@ fn pinned_spellings() {
             Insn::SubsImm {
                 rd: zr(31),
                 rn: xr(4),
-                imm: 17,
+                imm: imm12(17),
             },
             "cmp x4, #0x11",
         ),
@@ -295,7 +290,7 @@ fn pinned_spellings() {
             Insn::LslImm {
                 rd: zr(0),
                 rn: zr(1),
-                sh: 0,
+                sh: shift(0),
             },
             "lsr x0, x1, #0",
         ),
@@ -303,7 +298,7 @@ fn pinned_spellings() {
             Insn::LslImm {
                 rd: zr(0),
                 rn: zr(1),
-                sh: 12,
+                sh: shift(12),
             },
             "lsl x0, x1, #0xc",
         ),
@@ -311,8 +306,7 @@ fn pinned_spellings() {
             Insn::Ubfiz {
                 rd: zr(0),
                 rn: zr(1),
-                lsb: 0,
-                width: 8,
+                field: bitfield(0, 8),
             },
             "ubfx x0, x1, #0, #8",
         ),
@@ -320,8 +314,7 @@ fn pinned_spellings() {
             Insn::Ubfx {
                 rd: zr(0),
                 rn: zr(1),
-                lsb: 32,
-                width: 32,
+                field: bitfield(32, 32),
             },
             "lsr x0, x1, #0x20",
         ),
@@ -337,19 +330,17 @@ fn pinned_spellings() {
         ),
         (
             Insn::Str {
-                size: Size::W,
                 rt: zr(2),
                 rn: sp(0),
-                off: 0x7f4,
+                off: scaled(0x7f4, Size::W),
             },
             "str w2, [x0, #0x7f4]",
         ),
         (
             Insn::Str {
-                size: Size::X,
                 rt: zr(2),
                 rn: sp(31),
-                off: 8,
+                off: scaled(8, Size::X),
             },
             "str x2, [sp, #8]",
         ),

@@ -189,7 +189,7 @@ fn corpus_covers_every_variant_and_enum_value() {
     }
     for s in ALL_SIZES {
         for probe in [
-            |i: &Insn, s| matches!(i, Insn::Str { size, .. } if *size == s),
+            |i: &Insn, s| matches!(i, Insn::Str { off, .. } if off.size() == s),
             |i: &Insn, s| matches!(i, Insn::LdrReg { size, .. } if *size == s),
             |i: &Insn, s| matches!(i, Insn::Stlxr { size, .. } if *size == s),
             |i: &Insn, s| matches!(i, Insn::Swpa { size, .. } if *size == s),

@@ -37,21 +37,17 @@ pub struct Allocation {
 }
 
 impl Allocation {
-    /// The register of `v`. Callers lower a function this allocation was
-    /// [`checked`](Allocation::check) against, so every register it reads
-    /// or writes is here; a missing one is a bug in the allocator, which
-    /// must not become register 0 (r0, x0 or rax) in emitted code.
-    pub fn get(&self, v: VReg) -> u8 {
-        match self.try_get(v) {
-            Some(r) => r,
-            None => panic!("{v:?} was never allocated (Allocation::check was skipped)"),
-        }
-    }
-
-    /// The register of `v`, if it has one: for lowerings that return a
-    /// missing register as an error instead of relying on `check`.
+    /// The register of `v`, if it has one.
     pub fn try_get(&self, v: VReg) -> Option<u8> {
         self.reg.get(&v).copied()
+    }
+
+    /// The register of `v`, or the lowering error that it has none: a
+    /// missing register is a bug in the allocator, which must not become
+    /// register 0 (r0, x0 or rax) in emitted code.
+    pub fn reg(&self, v: VReg) -> Result<u8, String> {
+        self.try_get(v)
+            .ok_or_else(|| format!("{v} has no register"))
     }
 
     /// Does the allocation give a register to every register `f` reads or
@@ -273,7 +269,7 @@ mod tests {
         a.reg.remove(&VReg(0));
         let e = a.check(&f).unwrap_err();
         assert!(e.contains("VReg(0)"), "{e}");
-        assert!(std::panic::catch_unwind(|| a.get(VReg(0))).is_err());
+        assert_eq!(a.reg(VReg(0)), Err(format!("{} has no register", VReg(0))));
     }
 
     #[test]
@@ -318,9 +314,10 @@ mod tests {
         };
         let a = allocate(&f, &rf).unwrap();
         // v0 is live over the whole loop: nothing in the loop may share it.
-        assert_ne!(a.get(VReg(0)), a.get(VReg(2)));
-        assert_ne!(a.get(VReg(0)), a.get(VReg(1)));
-        assert_ne!(a.get(VReg(1)), a.get(VReg(2)));
+        let r = |v| a.reg(VReg(v)).unwrap();
+        assert_ne!(r(0), r(2));
+        assert_ne!(r(0), r(1));
+        assert_ne!(r(1), r(2));
     }
 
     /// x86-64's `or` in place: `v2 = v1 | v0` takes v1's register when
@@ -360,7 +357,7 @@ mod tests {
             };
             let a = allocate(&f, &rf).unwrap();
             assert!(a.check(&f).is_ok());
-            let got: Vec<u8> = (0..4).map(|v| a.get(VReg(v))).collect();
+            let got: Vec<u8> = (0..4).map(|v| a.reg(VReg(v)).unwrap()).collect();
             // v0 is read by the second `or`: v2 may take v1's register
             // (6), not v0's; v3 then takes v0's.
             let want = if tied { [5, 6, 6, 5] } else { [5, 6, 1, 2] };

@@ -72,6 +72,31 @@ pub fn sp(n: u8) -> RegOrSp {
     RegOrSp::from_field(n).expect("a 5-bit field")
 }
 
+/// The immediates of a corpus entry, which are all in range.
+pub fn wide(bits: u16, shift: u8) -> MoveWide {
+    MoveWide::maybe_from(bits, shift).expect("shift 0, 16, 32 or 48")
+}
+
+pub fn logic(v: u64) -> ImmLogic {
+    ImmLogic::maybe_from(v).expect("a bitmask immediate")
+}
+
+pub fn imm12(v: u16) -> Imm12 {
+    Imm12::maybe_from(v.into()).expect("0..=4095")
+}
+
+pub fn shift(v: u8) -> ImmShift {
+    ImmShift::maybe_from(v.into()).expect("0..=63")
+}
+
+pub fn bitfield(lsb: u8, width: u8) -> Bitfield {
+    Bitfield::maybe_from(lsb.into(), width.into()).expect("inside the register")
+}
+
+pub fn scaled(bytes: u32, size: Size) -> UImm12Scaled {
+    UImm12Scaled::maybe_from(bytes.into(), size).expect("an encodable offset")
+}
+
 /// Register triples chosen so that every field sees 0, 30 and 31 (XZR) and
 /// no two fields share a value in most rows (catches swapped fields).
 const TRIPLES: [(u8, u8, u8); 6] = [
@@ -118,26 +143,15 @@ pub fn forms() -> Vec<Insn> {
     for rd in [0, 30, 31] {
         for imm in [0u16, 1, 0x1234, 0xffff] {
             for shift in [0u8, 16, 32, 48] {
-                v.push(Insn::Movz {
-                    rd: zr(rd),
-                    imm,
-                    shift,
-                });
-                v.push(Insn::Movk {
-                    rd: zr(rd),
-                    imm,
-                    shift,
-                });
-                v.push(Insn::Movn {
-                    rd: zr(rd),
-                    imm,
-                    shift,
-                });
+                let (rd, imm) = (zr(rd), wide(imm, shift));
+                v.push(Insn::Movz { rd, imm });
+                v.push(Insn::Movk { rd, imm });
+                v.push(Insn::Movn { rd, imm });
             }
         }
     }
     for (rd, rn, _) in TRIPLES_NO31 {
-        for imm in LOGICAL_IMMS {
+        for imm in LOGICAL_IMMS.map(logic) {
             v.push(Insn::OrrImm {
                 rd: xr(rd),
                 rn: zr(rn),
@@ -154,17 +168,17 @@ pub fn forms() -> Vec<Insn> {
     v.push(Insn::OrrImm {
         rd: xr(3),
         rn: zr(31),
-        imm: 0xff00,
+        imm: logic(0xff00),
     });
     v.push(Insn::OrrImm {
         rd: xr(0),
         rn: zr(31),
-        imm: 0xffff_ffff_ffff_fffe,
+        imm: logic(0xffff_ffff_ffff_fffe),
     });
     v.push(Insn::AndImm {
         rd: xr(30),
         rn: zr(31),
-        imm: 0xf0f0_f0f0_f0f0_f0f0,
+        imm: logic(0xf0f0_f0f0_f0f0_f0f0),
     });
     for (rd, rn, rm) in TRIPLES {
         v.push(Insn::MovReg {
@@ -245,7 +259,7 @@ pub fn forms() -> Vec<Insn> {
             rn: zr(rn),
             rm: zr(rm),
         });
-        for sh in [0u8, 1, 31, 32, 63] {
+        for sh in [0u8, 1, 31, 32, 63].map(shift) {
             v.push(Insn::LslImm {
                 rd: zr(rd),
                 rn: zr(rn),
@@ -257,23 +271,21 @@ pub fn forms() -> Vec<Insn> {
                 sh,
             });
         }
-        for (lsb, width) in BITFIELDS {
+        for field in BITFIELDS.map(|(lsb, width)| bitfield(lsb, width)) {
             v.push(Insn::Ubfiz {
                 rd: zr(rd),
                 rn: zr(rn),
-                lsb,
-                width,
+                field,
             });
             v.push(Insn::Ubfx {
                 rd: zr(rd),
                 rn: zr(rn),
-                lsb,
-                width,
+                field,
             });
         }
     }
     for (rd, rn, _) in TRIPLES_NO31 {
-        for imm in [0u16, 1, 9, 10, 0x7ff, 4095] {
+        for imm in [0u16, 1, 9, 10, 0x7ff, 4095].map(imm12) {
             v.push(Insn::AddImm {
                 rd: xr(rd),
                 rn: xr(rn),
@@ -293,7 +305,7 @@ pub fn forms() -> Vec<Insn> {
         }
     }
     // The callee-saved frame: sp moves by multiples of 16.
-    for imm in [0u16, 16, 32, 0x50, 4080] {
+    for imm in [0u64, 16, 32, 0x50, 4080].map(|b| SpAdjust::maybe_from(b).expect("aligned")) {
         v.push(Insn::SpSub { imm });
         v.push(Insn::SpAdd { imm });
     }
@@ -301,7 +313,7 @@ pub fn forms() -> Vec<Insn> {
     v.push(Insn::SubsImm {
         rd: zr(31),
         rn: xr(4),
-        imm: 17,
+        imm: imm12(17),
     });
 
     for size in ALL_SIZES {
@@ -313,18 +325,9 @@ pub fn forms() -> Vec<Insn> {
         };
         for (rt, rn) in [(0u8, 1u8), (30, 31), (31, 30), (2, 0)] {
             for off in [0, sz, 9 * sz, 0x7f4 / sz * sz, 4095 * sz] {
-                v.push(Insn::Str {
-                    size,
-                    rt: zr(rt),
-                    rn: sp(rn),
-                    off,
-                });
-                v.push(Insn::Ldr {
-                    size,
-                    rt: zr(rt),
-                    rn: sp(rn),
-                    off,
-                });
+                let (rt, rn, off) = (zr(rt), sp(rn), scaled(off, size));
+                v.push(Insn::Str { rt, rn, off });
+                v.push(Insn::Ldr { rt, rn, off });
             }
         }
         for (rt, rn, rm) in [(0u8, 1u8, 2u8), (30, 31, 29), (31, 30, 31), (4, 0, 30)] {

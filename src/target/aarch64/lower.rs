@@ -14,7 +14,8 @@
 //! and x29/x30 (FP/LR) are never touched.
 
 use super::insn::{
-    logical_imm_encodable, xreg, Cond, Insn, Label, RegOrSp, RegOrZr, Size, TlbiOp, XReg,
+    xreg, Bitfield, Cond, Imm12, ImmLogic, ImmShift, Insn, Label, MoveWide, RegOrSp, RegOrZr, Size,
+    SpAdjust, TlbiOp, UImm12Scaled, XReg,
 };
 use crate::ir::expr::BinOp;
 use crate::lir::regalloc::{Allocation, RegFile};
@@ -69,11 +70,12 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     // A TLBI operand of constant 0 reads XZR, as the kernel's "rZ"
     // constraint makes GCC emit (`tlbi vale1is, xzr`).
     let zeros = scaffold::zero_vregs(f);
+    let (frame, saved) = frame(&saved)?;
     let cx = Cx {
         alloc,
         xzr_only: xzr_only(f, &zeros),
         zeros,
-        frame: scaffold::frame_size(saved.len()),
+        frame,
         saved,
     };
     if let Some((_, origin)) = f.insts.first() {
@@ -83,6 +85,20 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         cx.inst(inst, &mut |i| out.insns.push((i, origin.clone())))?;
     }
     Ok(out)
+}
+
+/// The frame that keeps the callee-saved registers `saved` below the
+/// caller's sp, and the slot of each in it.
+fn frame(saved: &[XReg]) -> Result<(SpAdjust, Vec<(XReg, UImm12Scaled)>), LowerError> {
+    let internal = || LowerError(format!("internal: no frame for {} registers", saved.len()));
+    let bytes = scaffold::frame_size(saved.len());
+    let frame = SpAdjust::maybe_from(bytes.into()).ok_or_else(internal)?;
+    let slots = (0u64..)
+        .zip(saved)
+        .map(|(i, &r)| Some((r, UImm12Scaled::maybe_from(8 * i, Size::X)?)))
+        .collect::<Option<_>>()
+        .ok_or_else(internal)?;
+    Ok((frame, slots))
 }
 
 /// The zero registers whose every read is a TLBI operand (which reads
@@ -107,10 +123,10 @@ struct Cx<'a> {
     /// Those of them read only where XZR stands in: their `Imm 0` is
     /// dead and not emitted.
     xzr_only: FxHashSet<VReg>,
-    /// Callee-saved registers the allocation uses, and the bytes below
-    /// the caller's sp they are kept in.
-    saved: Vec<XReg>,
-    frame: u32,
+    /// Callee-saved registers the allocation uses, each with its slot in
+    /// the frame below the caller's sp.
+    saved: Vec<(XReg, UImm12Scaled)>,
+    frame: SpAdjust,
 }
 
 impl Cx<'_> {
@@ -127,30 +143,19 @@ impl Cx<'_> {
         if self.saved.is_empty() {
             return;
         }
-        let frame = self.frame as u16;
         if !load {
-            e(Insn::SpSub { imm: frame });
+            e(Insn::SpSub { imm: self.frame });
         }
-        for (i, &rt) in self.saved.iter().enumerate() {
-            let off = 8 * i as u32;
+        for &(rt, off) in &self.saved {
+            let (rt, rn) = (rt.into(), RegOrSp::Sp);
             e(if load {
-                Insn::Ldr {
-                    size: Size::X,
-                    rt: rt.into(),
-                    rn: RegOrSp::Sp,
-                    off,
-                }
+                Insn::Ldr { rt, rn, off }
             } else {
-                Insn::Str {
-                    size: Size::X,
-                    rt: rt.into(),
-                    rn: RegOrSp::Sp,
-                    off,
-                }
+                Insn::Str { rt, rn, off }
             });
         }
         if load {
-            e(Insn::SpAdd { imm: frame });
+            e(Insn::SpAdd { imm: self.frame });
         }
     }
 
@@ -159,9 +164,10 @@ impl Cx<'_> {
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Arg { dst, index } => {
-                if let Some(off) = stack_arg_offset(*index, self.frame) {
+                if let Some(off) = stack_arg_offset(*index, self.frame.bytes().into()) {
+                    let off = UImm12Scaled::maybe_from(off.into(), Size::X)
+                        .ok_or_else(|| LowerError(format!("argument {index} is out of reach")))?;
                     e(Insn::Ldr {
-                        size: Size::X,
                         rt: r(dst)?.into(),
                         rn: RegOrSp::Sp,
                         off,
@@ -172,7 +178,7 @@ impl Cx<'_> {
             Inst::Imm { dst, value } => materialize(r(dst)?, *value, e),
             Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
             Inst::Not { dst, src } => not(r(dst)?, r(src)?, e),
-            Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e),
+            Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e)?,
             Inst::Insert {
                 dst,
                 src,
@@ -235,10 +241,13 @@ impl Cx<'_> {
                 set,
                 target,
             } => {
+                // A single bit is always a bitmask immediate.
+                let imm = ImmLogic::maybe_from(1 << bit)
+                    .ok_or_else(|| LowerError(format!("internal: bit {bit}")))?;
                 e(Insn::AndImm {
                     rd: SCRATCH,
                     rn: r(a)?.into(),
-                    imm: 1 << bit,
+                    imm,
                 });
                 let (rt, target) = (SCRATCH.into(), *target);
                 e(if *set {
@@ -303,14 +312,16 @@ impl Cx<'_> {
                 });
                 return Ok(());
             }
-            (_, Operand::Imm(v)) if *v <= 4095 => e(Insn::CmpImm { rn, imm: *v as u16 }),
-            (_, Operand::Imm(v)) => {
-                materialize(SCRATCH, *v, e);
-                e(Insn::CmpReg {
-                    rn: rn.into(),
-                    rm: SCRATCH.into(),
-                });
-            }
+            (_, Operand::Imm(v)) => match Imm12::maybe_from(*v) {
+                Some(imm) => e(Insn::CmpImm { rn, imm }),
+                None => {
+                    materialize(SCRATCH, *v, e);
+                    e(Insn::CmpReg {
+                        rn: rn.into(),
+                        rm: SCRATCH.into(),
+                    });
+                }
+            },
             (_, Operand::Reg(b)) => e(Insn::CmpReg {
                 rn: rn.into(),
                 rm: self.r(*b)?.into(),
@@ -328,10 +339,7 @@ impl Cx<'_> {
 }
 
 fn reg_of(alloc: &Allocation, v: VReg) -> Result<XReg, LowerError> {
-    let n = alloc
-        .try_get(v)
-        .ok_or_else(|| LowerError(format!("{v} has no register")))?;
-    phys(n)
+    phys(alloc.reg(v).map_err(LowerError)?)
 }
 
 /// A register number of [`REGS`] as a register: the table holds x0..x30
@@ -344,8 +352,7 @@ fn phys(n: u8) -> Result<XReg, LowerError> {
 fn not(rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) {
     e(Insn::Movn {
         rd: SCRATCH.into(),
-        imm: 0,
-        shift: 0,
+        imm: MoveWide::ZERO,
     });
     e(Insn::Eor {
         rd: rd.into(),
@@ -356,27 +363,30 @@ fn not(rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) {
 
 /// `rd = (rn & mask(width)) << shift`.
 fn insert(rd: XReg, rn: XReg, shift: u32, width: u32, e: &mut dyn FnMut(Insn)) {
-    if shift >= 64 || width == 0 {
-        // Nothing of the field survives.
-        materialize(rd, 0, e);
-    } else if shift + width >= 64 {
+    // The bits that stay inside the register; none is no field.
+    let width = width.min(64u32.saturating_sub(shift));
+    match Bitfield::maybe_from(shift, width) {
+        None => materialize(rd, 0, e),
         // The field reaches bit 63: a plain shift left.
-        if shift == 0 {
-            mov(rd, rn, e);
-        } else {
-            e(Insn::LslImm {
-                rd: rd.into(),
-                rn: rn.into(),
-                sh: shift as u8,
-            });
-        }
-    } else {
+        Some(field) if field.reaches_top() => lsl(rd, rn, field.lsb(), e),
         // UBFIZ (UBFM alias): (x & mask(width)) << lsb.
-        e(Insn::Ubfiz {
+        Some(field) => e(Insn::Ubfiz {
             rd: rd.into(),
             rn: rn.into(),
-            lsb: shift as u8,
-            width: width as u8,
+            field,
+        }),
+    }
+}
+
+/// `rd = rn << sh`, a move when `sh` is 0.
+fn lsl(rd: XReg, rn: XReg, sh: ImmShift, e: &mut dyn FnMut(Insn)) {
+    if sh.get() == 0 {
+        mov(rd, rn, e);
+    } else {
+        e(Insn::LslImm {
+            rd: rd.into(),
+            rn: rn.into(),
+            sh,
         });
     }
 }
@@ -421,7 +431,7 @@ fn feature_jump(cap: &str, target: Label) -> Result<Insn, LowerError> {
 /// bits. Base ARMv8 has no popcount for general registers (`cnt` is
 /// Advanced SIMD): [`hweight::HWEIGHT64`], whose masks are all bitmask
 /// immediates, with x16 as its scratch register.
-fn un(op: UnOp, rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) {
+fn un(op: UnOp, rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
     match op {
         UnOp::Clz => e(Insn::Clz {
             rd: rd.into(),
@@ -432,13 +442,16 @@ fn un(op: UnOp, rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) {
             e(Insn::Rbit { rd, rn: rn.into() });
             e(Insn::Clz { rd, rn: rd });
         }
-        UnOp::Popcount => popcount(rd, rn, e),
+        UnOp::Popcount => popcount(rd, rn, e)?,
     }
+    Ok(())
 }
 
 /// [`hweight::HWEIGHT64`] with `rd` as its destination and x16 as its
-/// scratch register.
-fn popcount(rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) {
+/// scratch register. Its masks are bitmask immediates and its shifts
+/// below 64; a table that broke that would be an internal error.
+fn popcount(rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+    let internal = |what: &str| LowerError(format!("internal: hweight {what} not encodable"));
     mov(rd, rn, e);
     let reg = |l: Loc| match l {
         Loc::D => rd,
@@ -450,12 +463,12 @@ fn popcount(rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) {
             Step::And { dst, k } => e(Insn::AndImm {
                 rd: reg(dst),
                 rn: d,
-                imm: k,
+                imm: ImmLogic::maybe_from(k).ok_or_else(|| internal("mask"))?,
             }),
             Step::Shr { dst, src, n } => e(Insn::LsrImm {
                 rd: reg(dst).into(),
                 rn: reg(src).into(),
-                sh: n,
+                sh: ImmShift::maybe_from(n.into()).ok_or_else(|| internal("shift"))?,
             }),
             Step::Sub => e(Insn::Sub {
                 rd: d,
@@ -477,6 +490,7 @@ fn popcount(rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) {
             }
         }
     }
+    Ok(())
 }
 
 fn xsize(width: u32) -> Size {
@@ -515,11 +529,6 @@ pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
     Ok(Invalidation::new(name, op))
 }
 
-/// 16-bit chunk `i` of `v`.
-fn chunk(v: u64, i: u32) -> u16 {
-    (v >> (16 * i)) as u16
-}
-
 /// Shortest sequence we know for a 64-bit constant: a single `movz` or
 /// `movn`; one `orr xd, xzr, #bitmask`; `orr` + one `movk`; `movz` +
 /// `movk`s over the non-zero chunks; or `movn` + `movk`s over the chunks
@@ -532,52 +541,31 @@ pub fn materialize(rd: XReg, value: u64, e: &mut dyn FnMut(Insn)) {
 
 fn candidates(rd: XReg, value: u64) -> Vec<Insn> {
     let (rd_x, rd) = (rd, RegOrZr::from(rd));
-    let movk = |i: u32| Insn::Movk {
-        rd,
-        imm: chunk(value, i),
-        shift: (16 * i) as u8,
-    };
+    let chunks = MoveWide::halfwords(value);
+    let movk = |imm: MoveWide| Insn::Movk { rd, imm };
     // movz/movn + movk: skip the chunks the first instruction already got
     // right (0 for movz, 0xffff for movn).
     let wide = |fill: u16| -> Vec<Insn> {
-        let mut s = Vec::new();
-        for i in 0..4 {
-            let c = chunk(value, i);
-            if c == fill {
-                continue;
-            }
-            if s.is_empty() {
-                s.push(if fill == 0 {
-                    Insn::Movz {
-                        rd,
-                        imm: c,
-                        shift: (16 * i) as u8,
-                    }
-                } else {
-                    Insn::Movn {
-                        rd,
-                        imm: !c,
-                        shift: (16 * i) as u8,
-                    }
-                });
-            } else {
-                s.push(movk(i));
-            }
-        }
-        if s.is_empty() {
-            s.push(if fill == 0 {
-                Insn::Movz {
-                    rd,
-                    imm: 0,
-                    shift: 0,
-                }
+        let first = |imm: MoveWide| {
+            if fill == 0 {
+                Insn::Movz { rd, imm }
             } else {
                 Insn::Movn {
                     rd,
-                    imm: 0,
-                    shift: 0,
+                    imm: imm.inverted(),
                 }
-            });
+            }
+        };
+        let mut s = Vec::new();
+        for c in chunks {
+            if c.bits() == fill {
+                continue;
+            }
+            s.push(if s.is_empty() { first(c) } else { movk(c) });
+        }
+        if s.is_empty() {
+            // All four chunks are the fill: the first one does.
+            s.push(first(chunks[0]));
         }
         s
     };
@@ -588,29 +576,26 @@ fn candidates(rd: XReg, value: u64) -> Vec<Insn> {
     }
     // Prefer `movz`/`movn` when one of them does it alone: `mov x0, #6`
     // reads better than `orr x0, xzr, #6`.
-    if best.len() > 1 && logical_imm_encodable(value) {
-        return vec![Insn::OrrImm {
-            rd: rd_x,
-            rn: RegOrZr::Zr,
-            imm: value,
-        }];
+    let orr = |imm| Insn::OrrImm {
+        rd: rd_x,
+        rn: RegOrZr::Zr,
+        imm,
+    };
+    if best.len() > 1 {
+        if let Some(imm) = ImmLogic::maybe_from(value) {
+            return vec![orr(imm)];
+        }
     }
     if best.len() > 2 {
         // A bitmask immediate that is right in all chunks but one.
-        for i in 0..4 {
-            let mask = 0xffffu64 << (16 * i);
+        for c in chunks {
+            let mask = 0xffffu64 << c.shift();
             for fill in [0u64, u64::MAX]
                 .into_iter()
-                .chain((0..4).map(|j| u64::from(chunk(value, j)) * 0x0001_0001_0001_0001))
+                .chain(chunks.map(|j| u64::from(j.bits()) * 0x0001_0001_0001_0001))
             {
-                let imm = (value & !mask) | (fill & mask);
-                if logical_imm_encodable(imm) {
-                    let orr = Insn::OrrImm {
-                        rd: rd_x,
-                        rn: RegOrZr::Zr,
-                        imm,
-                    };
-                    return vec![orr, movk(i)];
+                if let Some(imm) = ImmLogic::maybe_from((value & !mask) | (fill & mask)) {
+                    return vec![orr(imm), movk(c)];
                 }
             }
         }
@@ -633,74 +618,63 @@ fn bin(
         }
         Operand::Imm(v) => v,
     };
-    let neg = imm.wrapping_neg();
-    match op {
-        BinOp::Shl | BinOp::Shr if imm >= 64 => {
+    let shift = ImmShift::maybe_from(imm);
+    let logic = ImmLogic::maybe_from(imm);
+    // The immediate itself, or its negation (add -k is sub k).
+    let arith = (
+        Imm12::maybe_from(imm),
+        Imm12::maybe_from(imm.wrapping_neg()),
+    );
+    match (op, shift, logic, arith, pow2_shift(imm)) {
+        (BinOp::Shl | BinOp::Shr, None, ..) => {
             return Err(LowerError("shift of 64 or more".into()))
         }
-        BinOp::Shl | BinOp::Shr | BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::Sub if imm == 0 => {
+        (BinOp::Shl | BinOp::Shr | BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::Sub, ..)
+            if imm == 0 =>
+        {
             mov(rd, rn, e)
         }
-        BinOp::Shl => e(Insn::LslImm {
+        (BinOp::Shl, Some(sh), ..) => e(Insn::LslImm {
             rd: rd.into(),
             rn: rn.into(),
-            sh: imm as u8,
+            sh,
         }),
-        BinOp::Shr => e(Insn::LsrImm {
+        (BinOp::Shr, Some(sh), ..) => e(Insn::LsrImm {
             rd: rd.into(),
             rn: rn.into(),
-            sh: imm as u8,
+            sh,
         }),
-        BinOp::And if imm == u64::MAX => mov(rd, rn, e),
-        BinOp::And if imm == 0 => materialize(rd, 0, e),
-        BinOp::And if logical_imm_encodable(imm) => e(Insn::AndImm {
+        (BinOp::And, ..) if imm == u64::MAX => mov(rd, rn, e),
+        (BinOp::And, ..) if imm == 0 => materialize(rd, 0, e),
+        (BinOp::And, _, Some(imm), ..) => e(Insn::AndImm {
             rd,
             rn: rn.into(),
             imm,
         }),
-        BinOp::Or if logical_imm_encodable(imm) => e(Insn::OrrImm {
+        (BinOp::Or, _, Some(imm), ..) => e(Insn::OrrImm {
             rd,
             rn: rn.into(),
             imm,
         }),
-        BinOp::Add if imm <= 4095 => e(Insn::AddImm {
-            rd,
-            rn,
-            imm: imm as u16,
-        }),
-        BinOp::Add if neg <= 4095 => e(Insn::SubImm {
-            rd,
-            rn,
-            imm: neg as u16,
-        }),
-        BinOp::Sub if imm <= 4095 => e(Insn::SubImm {
-            rd,
-            rn,
-            imm: imm as u16,
-        }),
-        BinOp::Sub if neg <= 4095 => e(Insn::AddImm {
-            rd,
-            rn,
-            imm: neg as u16,
-        }),
-        BinOp::Mul if imm.is_power_of_two() => {
-            let sh = imm.trailing_zeros() as u8;
-            if sh == 0 {
-                mov(rd, rn, e);
-            } else {
-                e(Insn::LslImm {
-                    rd: rd.into(),
-                    rn: rn.into(),
-                    sh,
-                });
-            }
+        (BinOp::Add, _, _, (Some(imm), _), _) | (BinOp::Sub, _, _, (None, Some(imm)), _) => {
+            e(Insn::AddImm { rd, rn, imm })
         }
+        (BinOp::Sub, _, _, (Some(imm), _), _) | (BinOp::Add, _, _, (None, Some(imm)), _) => {
+            e(Insn::SubImm { rd, rn, imm })
+        }
+        (BinOp::Mul, .., Some(sh)) => lsl(rd, rn, sh, e),
         _ => {
             materialize(SCRATCH, imm, e);
             reg_op(op, rd, rn, SCRATCH, e);
         }
     }
     Ok(())
+}
+
+/// `log2(v)` when `v` is a power of two: multiplying by `v` is a shift
+/// left by it.
+fn pow2_shift(v: u64) -> Option<ImmShift> {
+    ImmShift::maybe_from(v.trailing_zeros().into()).filter(|_| v.is_power_of_two())
 }
 
 fn reg_op(op: BinOp, rd: XReg, rn: XReg, rm: XReg, e: &mut dyn FnMut(Insn)) {
@@ -751,19 +725,15 @@ fn mem(
         rt
     };
     let (data, base) = (RegOrZr::from(data), RegOrSp::from(base));
-    let bytes = u64::from(width / 8);
-    if offset.is_multiple_of(bytes) && offset / bytes <= 4095 {
-        let off = offset as u32;
+    if let Some(off) = UImm12Scaled::maybe_from(offset, size) {
         e(if store {
             Insn::Str {
-                size,
                 rt: data,
                 rn: base,
                 off,
             }
         } else {
             Insn::Ldr {
-                size,
                 rt: data,
                 rn: base,
                 off,

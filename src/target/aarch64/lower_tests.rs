@@ -8,16 +8,14 @@ fn eval(seq: &[Insn]) -> u64 {
     let mut r = 0xdead_beef_dead_beefu64;
     for i in seq {
         r = match *i {
-            Insn::Movz { imm, shift, .. } => u64::from(imm) << shift,
-            Insn::Movn { imm, shift, .. } => !(u64::from(imm) << shift),
-            Insn::Movk { imm, shift, .. } => {
-                (r & !(0xffffu64 << shift)) | (u64::from(imm) << shift)
-            }
+            Insn::Movz { imm, .. } => imm.value(),
+            Insn::Movn { imm, .. } => !imm.value(),
+            Insn::Movk { imm, .. } => (r & !(0xffffu64 << imm.shift())) | imm.value(),
             Insn::OrrImm {
                 rn: RegOrZr::Zr,
                 imm,
                 ..
-            } => imm,
+            } => imm.value(),
             ref other => panic!("unexpected {other:?}"),
         };
     }
@@ -112,14 +110,11 @@ fn run_alu(seq: &[Insn], regs: &mut [u64; 32]) {
             }
         };
         let (rd, v) = match *i {
-            Insn::Movz { rd, imm, shift } => (rd, u64::from(imm) << shift),
-            Insn::Movn { rd, imm, shift } => (rd, !(u64::from(imm) << shift)),
-            Insn::Movk { rd, imm, shift } => (
-                rd,
-                (x(rd) & !(0xffffu64 << shift)) | (u64::from(imm) << shift),
-            ),
-            Insn::OrrImm { rd, rn, imm } => (rd.into(), x(rn) | imm),
-            Insn::AndImm { rd, rn, imm } => (rd.into(), x(rn) & imm),
+            Insn::Movz { rd, imm } => (rd, imm.value()),
+            Insn::Movn { rd, imm } => (rd, !imm.value()),
+            Insn::Movk { rd, imm } => (rd, (x(rd) & !(0xffffu64 << imm.shift())) | imm.value()),
+            Insn::OrrImm { rd, rn, imm } => (rd.into(), x(rn) | imm.value()),
+            Insn::AndImm { rd, rn, imm } => (rd.into(), x(rn) & imm.value()),
             Insn::MovReg { rd, rm } => (rd, x(rm)),
             Insn::Orr { rd, rn, rm } => (rd, x(rn) | x(rm)),
             Insn::And { rd, rn, rm } => (rd, x(rn) & x(rm)),
@@ -127,15 +122,22 @@ fn run_alu(seq: &[Insn], regs: &mut [u64; 32]) {
             Insn::Add { rd, rn, rm } => (rd, x(rn).wrapping_add(x(rm))),
             Insn::Sub { rd, rn, rm } => (rd, x(rn).wrapping_sub(x(rm))),
             Insn::Mul { rd, rn, rm } => (rd, x(rn).wrapping_mul(x(rm))),
-            Insn::AddImm { rd, rn, imm } => (rd.into(), x(rn.into()).wrapping_add(imm.into())),
-            Insn::SubImm { rd, rn, imm } => (rd.into(), x(rn.into()).wrapping_sub(imm.into())),
-            Insn::LslImm { rd, rn, sh } => (rd, x(rn) << sh),
-            Insn::LsrImm { rd, rn, sh } => (rd, x(rn) >> sh),
+            Insn::AddImm { rd, rn, imm } => {
+                (rd.into(), x(rn.into()).wrapping_add(imm.get().into()))
+            }
+            Insn::SubImm { rd, rn, imm } => {
+                (rd.into(), x(rn.into()).wrapping_sub(imm.get().into()))
+            }
+            Insn::LslImm { rd, rn, sh } => (rd, x(rn) << sh.get()),
+            Insn::LsrImm { rd, rn, sh } => (rd, x(rn) >> sh.get()),
             Insn::LslReg { rd, rn, rm } => (rd, x(rn) << (x(rm) & 63)),
             Insn::LsrReg { rd, rn, rm } => (rd, x(rn) >> (x(rm) & 63)),
             Insn::Clz { rd, rn } => (rd, u64::from(x(rn).leading_zeros())),
             Insn::Rbit { rd, rn } => (rd, x(rn).reverse_bits()),
-            Insn::Ubfiz { rd, rn, lsb, width } => (rd, (x(rn) & (u64::MAX >> (64 - width))) << lsb),
+            Insn::Ubfiz { rd, rn, field } => (
+                rd,
+                (x(rn) & (u64::MAX >> (64 - field.width()))) << field.lsb().get(),
+            ),
             ref other => panic!("unexpected {other:?}"),
         };
         let rd: RegOrZr = rd;

@@ -100,8 +100,10 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    fn r(&self, v: VReg) -> Reg {
-        self.alloc.get(v)
+    /// The register of `v`; one the allocator never saw is an error, not
+    /// r0.
+    fn r(&self, v: VReg) -> Result<Reg, LowerError> {
+        self.alloc.reg(v).map_err(LowerError)
     }
 
     fn save_callee_saved(&self, e: Emit) {
@@ -118,22 +120,22 @@ impl Cx<'_> {
     fn inst(&self, inst: &Inst, e: Emit) -> Result<(), LowerError> {
         let r = |v: &VReg| self.r(*v);
         match inst {
-            Inst::Arg { dst, index } => self.arg(r(dst), *index, e),
-            Inst::Imm { dst, value } => materialize(r(dst), *value, e),
-            Inst::Copy { dst, src } => copy(r(dst), r(src), e),
-            Inst::Un { op, dst, src } => self.un(*op, r(dst), r(src), e),
+            Inst::Arg { dst, index } => self.arg(r(dst)?, *index, e),
+            Inst::Imm { dst, value } => materialize(r(dst)?, *value, e),
+            Inst::Copy { dst, src } => copy(r(dst)?, r(src)?, e),
+            Inst::Un { op, dst, src } => self.un(*op, r(dst)?, r(src)?, e),
             Inst::Not { dst, src } => e(Insn::Nor {
-                ra: r(dst),
-                rs: r(src),
-                rb: r(src),
+                ra: r(dst)?,
+                rs: r(src)?,
+                rb: r(src)?,
             }),
             Inst::Insert {
                 dst,
                 src,
                 shift,
                 width,
-            } => insert(r(dst), r(src), *shift, *width, e),
-            Inst::Bin { op, dst, a, b } => bin(*op, r(dst), r(a), *b, self.alloc, e)?,
+            } => insert(r(dst)?, r(src)?, *shift, *width, e),
+            Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, *b, self.alloc, e)?,
             Inst::Load {
                 dst,
                 base,
@@ -143,8 +145,8 @@ impl Cx<'_> {
                 index,
                 ..
             } => {
-                let at = At::of(r(base), *offset, index.as_ref().map(r));
-                mem(false, r(dst), at, *width, *swap, e)?
+                let at = At::of(r(base)?, *offset, index.as_ref().map(r).transpose()?);
+                mem(false, r(dst)?, at, *width, *swap, e)?
             }
             Inst::Store {
                 src,
@@ -155,40 +157,40 @@ impl Cx<'_> {
                 index,
                 ..
             } => {
-                let at = At::of(r(base), *offset, index.as_ref().map(r));
-                mem(true, r(src), at, *width, *swap, e)?
+                let at = At::of(r(base)?, *offset, index.as_ref().map(r).transpose()?);
+                mem(true, r(src)?, at, *width, *swap, e)?
             }
             Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => {
-                let regs: Vec<Reg> = operands.iter().map(r).collect();
+                let regs = operands.iter().map(r).collect::<Result<Vec<_>, _>>()?;
                 name.op::<super::tlb::Op>().lower(&regs, SCRATCH, e)
             }
             Inst::LoadReserve {
                 dst, base, width, ..
-            } => load_reserve(r(dst), r(base), *width, e),
+            } => load_reserve(r(dst)?, r(base)?, *width, e),
             Inst::StoreCond {
                 src,
                 base,
                 width,
                 retry,
                 ..
-            } => store_cond(r(src), r(base), *width, *retry, e),
+            } => store_cond(r(src)?, r(base)?, *width, *retry, e),
             Inst::StoreRelease { src, base, width } => {
-                mem(true, r(src), At::plain(r(base)), *width, false, e)?
+                mem(true, r(src)?, At::plain(r(base)?), *width, false, e)?
             }
             Inst::SpinHint => {}
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::FeatureJump { cap, target } => feature_jump(cap, *target, e)?,
-            Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a), *b, *target, e),
+            Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a)?, *b, *target, e)?,
             Inst::BranchBit {
                 a,
                 bit,
                 set,
                 target,
-            } => branch_bit(r(a), *bit, *set, *target, e),
-            Inst::SubBranchAbove { a, b, target } => sub_branch_above(r(a), r(b), *target, e),
-            Inst::Ret { value } => self.ret(*value, e),
+            } => branch_bit(r(a)?, *bit, *set, *target, e),
+            Inst::SubBranchAbove { a, b, target } => sub_branch_above(r(a)?, r(b)?, *target, e),
+            Inst::Ret { value } => self.ret(*value, e)?,
         }
         Ok(())
     }
@@ -214,7 +216,14 @@ impl Cx<'_> {
     }
 
     /// Compare into cr7, then branch on the condition.
-    fn branch(&self, cmp: Cmp, ra: Reg, b: Operand, target: Label, e: Emit) {
+    fn branch(
+        &self,
+        cmp: Cmp,
+        ra: Reg,
+        b: Operand,
+        target: Label,
+        e: Emit,
+    ) -> Result<(), LowerError> {
         let signed = matches!(cmp, Cmp::Eq | Cmp::Ne);
         match b {
             Operand::Imm(v) if signed && (v as i64) >= -32768 && (v as i64) <= 32767 => {
@@ -240,7 +249,7 @@ impl Cx<'_> {
             Operand::Reg(rb) => e(Insn::Cmpld {
                 bf: CR,
                 ra,
-                rb: self.r(rb),
+                rb: self.r(rb)?,
             }),
         }
         let cond = match cmp {
@@ -254,17 +263,14 @@ impl Cx<'_> {
             bf: CR,
             target,
         });
+        Ok(())
     }
 
     /// The result into r3, the borrowed registers restored, `blr`.
-    fn ret(&self, value: Operand, e: Emit) {
+    fn ret(&self, value: Operand, e: Emit) -> Result<(), LowerError> {
         match value {
             Operand::Imm(v) => materialize(3, v, e),
-            Operand::Reg(v) if self.r(v) != 3 => e(Insn::Mr {
-                ra: 3,
-                rs: self.r(v),
-            }),
-            Operand::Reg(_) => {}
+            Operand::Reg(v) => copy(3, self.r(v)?, e),
         }
         for &p in self.saved.iter().rev() {
             e(Insn::Ld {
@@ -274,6 +280,7 @@ impl Cx<'_> {
             });
         }
         e(Insn::Blr);
+        Ok(())
     }
 }
 
@@ -592,7 +599,7 @@ fn bin(
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
     let rb = match b {
-        Operand::Reg(v) => Some(alloc.get(v)),
+        Operand::Reg(v) => Some(alloc.reg(v).map_err(LowerError)?),
         Operand::Imm(_) => None,
     };
     let imm = match b {

@@ -49,10 +49,8 @@ type Emit<'a> = &'a mut dyn FnMut(Insn);
 /// The allocated register of `v`; a register the allocator never saw is
 /// an error, not x0.
 fn reg_of(alloc: &Allocation, v: VReg) -> Result<Reg, LowerError> {
-    alloc
-        .try_get(v)
-        .and_then(Reg::new)
-        .ok_or_else(|| LowerError(format!("{v} has no register")))
+    let n = alloc.reg(v).map_err(LowerError)?;
+    Reg::new(n).ok_or_else(|| LowerError(format!("internal: register {n} is not one of x0..x31")))
 }
 
 fn imm12(v: i64) -> Imm12 {

@@ -118,15 +118,17 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    fn r(&self, v: VReg) -> Reg {
-        self.alloc.get(v)
+    /// The register of `v`; one the allocator never saw is an error, not
+    /// rax.
+    fn r(&self, v: VReg) -> Result<Reg, LowerError> {
+        self.alloc.reg(v).map_err(LowerError)
     }
 
-    fn operand(&self, b: &Operand) -> Operand2 {
-        match b {
-            Operand::Reg(v) => Operand2::Reg(self.r(*v)),
+    fn operand(&self, b: &Operand) -> Result<Operand2, LowerError> {
+        Ok(match b {
+            Operand::Reg(v) => Operand2::Reg(self.r(*v)?),
             Operand::Imm(v) => Operand2::Imm(*v),
-        }
+        })
     }
 
     /// One LIR instruction; `prev` is the instruction emitted just before.
@@ -142,28 +144,28 @@ impl Cx<'_> {
                 if let Some(disp) = stack_arg_disp(*index, self.saved.len()) {
                     e(Insn::Load {
                         size: Size::Q,
-                        rd: r(dst),
+                        rd: r(dst)?,
                         base: RSP,
                         index: None,
                         disp,
                     });
                 }
             }
-            Inst::Imm { dst, value } => imm(r(dst), *value, e),
-            Inst::Copy { dst, src } => mov(r(dst), r(src), e),
-            Inst::Un { op, dst, src } => un(*op, r(dst), r(src), e),
+            Inst::Imm { dst, value } => imm(r(dst)?, *value, e),
+            Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
+            Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e),
             Inst::Not { dst, src } => {
-                mov(r(dst), r(src), e);
-                e(Insn::Not { rd: r(dst) });
+                mov(r(dst)?, r(src)?, e);
+                e(Insn::Not { rd: r(dst)? });
             }
             Inst::Insert {
                 dst,
                 src,
                 shift,
                 width,
-            } => insert(r(dst), r(src), *shift, *width, e)?,
+            } => insert(r(dst)?, r(src)?, *shift, *width, e)?,
             Inst::Bin { op, dst, a, b } => {
-                bin(*op, r(dst), r(a), self.operand(b), self.rcx_live, e)?
+                bin(*op, r(dst)?, r(a)?, self.operand(b)?, self.rcx_live, e)?
             }
             Inst::Load {
                 dst,
@@ -172,7 +174,7 @@ impl Cx<'_> {
                 width,
                 swap,
                 ..
-            } => load(r(dst), r(base), *offset, *width, *swap, e)?,
+            } => load(r(dst)?, r(base)?, *offset, *width, *swap, e)?,
             Inst::Store {
                 src,
                 base,
@@ -180,13 +182,13 @@ impl Cx<'_> {
                 width,
                 swap,
                 ..
-            } => store(r(src), r(base), *offset, *width, *swap, e)?,
+            } => store(r(src)?, r(base)?, *offset, *width, *swap, e)?,
             Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => {
                 // The one form: the downcast only checks the target.
                 let &Invlpg = name.op();
                 e(Insn::Invlpg {
-                    base: r(&operands[0]),
+                    base: r(&operands[0])?,
                 });
             }
             // No load-reserve on x86-64: a plain load into rax (the
@@ -194,7 +196,7 @@ impl Cx<'_> {
             // the memory still holds that value.
             Inst::LoadReserve {
                 dst, base, width, ..
-            } => load(r(dst), r(base), 0, *width, false, e)?,
+            } => load(r(dst)?, r(base)?, 0, *width, false, e)?,
             Inst::StoreCond {
                 src,
                 base,
@@ -202,10 +204,10 @@ impl Cx<'_> {
                 expected,
                 retry,
                 ..
-            } => store_cond(r(src), r(base), *width, r(expected), *retry, e)?,
+            } => store_cond(r(src)?, r(base)?, *width, r(expected)?, *retry, e)?,
             // TSO: stores are not reordered with earlier loads or stores.
             Inst::StoreRelease { src, base, width } => {
-                store(r(src), r(base), 0, *width, false, e)?
+                store(r(src)?, r(base)?, 0, *width, false, e)?
             }
             Inst::SpinHint => e(Insn::Pause),
             Inst::Label(l) => e(Insn::Label(*l)),
@@ -216,19 +218,19 @@ impl Cx<'_> {
                 )))
             }
             Inst::Branch { cmp, a, b, target } => {
-                branch(*cmp, r(a), self.operand(b), *target, prev, e)
+                branch(*cmp, r(a)?, self.operand(b)?, *target, prev, e)
             }
             Inst::BranchBit {
                 a,
                 bit,
                 set,
                 target,
-            } => branch_bit(r(a), *bit, *set, *target, e),
+            } => branch_bit(r(a)?, *bit, *set, *target, e),
             // `sub` leaves CF = borrow and ZF = (a == b): `ja` is a > b.
             Inst::SubBranchAbove { a, b, target } => {
                 e(Insn::Sub {
-                    rd: r(a),
-                    rs: r(b),
+                    rd: r(a)?,
+                    rs: r(b)?,
                 });
                 e(Insn::Jcc {
                     cond: Cond::A,
@@ -238,7 +240,7 @@ impl Cx<'_> {
             Inst::Ret { value } => {
                 match value {
                     Operand::Imm(v) => imm(RAX, *v, e),
-                    Operand::Reg(v) => mov(RAX, r(v), e),
+                    Operand::Reg(v) => mov(RAX, r(v)?, e),
                 }
                 for &p in self.saved.iter().rev() {
                     e(Insn::Pop { rd: p });

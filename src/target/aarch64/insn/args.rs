@@ -68,7 +68,7 @@ pub enum TlbiOp {
 }
 
 impl Size {
-    pub(super) fn bytes(self) -> u32 {
+    pub(super) const fn bytes(self) -> u32 {
         match self {
             Size::B => 1,
             Size::H => 2,

@@ -5,15 +5,18 @@
 //! TLBI operation names at *compile* time, so every enum value gets its own
 //! macro invocation; only registers and immediates are dynamic.  The
 //! runtime helpers that `dynasm!` generates for dynamic immediates *panic*
-//! when a value is out of range, so every immediate is validated here
-//! first (registers are in range by type, see `regs`): the public
-//! functions in this module never panic.
+//! when a value is out of range; registers and immediates are in range by
+//! type (see `regs` and `imms`), so the public functions in this module
+//! never panic.
 //!
-//! Hand encoding is used for exactly one case that dynasm-rs 5.1 cannot
-//! express: `ldrb`/`strb` (register offset) with an explicit `lsl #0`, whose
-//! S bit (bit 12) must be set (Arm ARM C6.2 "LDRB (register)": `S == 1`
-//! is the `LSL #0` form).  dynasm-rs maps amount 0 to S = 0, so the bit is
-//! ORed in after dynasm produced the rest of the word.
+//! Hand encoding is used for two cases:
+//! * `ldrb`/`strb` (register offset) with an explicit `lsl #0`, which
+//!   dynasm-rs 5.1 cannot express: its S bit (bit 12) must be set (Arm ARM
+//!   C6.2 "LDRB (register)": `S == 1` is the `LSL #0` form).  dynasm-rs maps
+//!   amount 0 to S = 0, so the bit is ORed in after dynasm produced the
+//!   rest of the word.
+//! * logical (immediate), whose N:immr:imms fields [`ImmLogic`] computed
+//!   when it was built; dynasm would search for them again.
 
 // `dynasm!` expands every dynamic register `X(r)` to `r.into()` (u8 -> u8
 // here); the lint fires inside macro output we do not control.
@@ -25,7 +28,7 @@ use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 
 use super::{
-    logical_imm_encodable, Assembled, BarrierOpt, Cond, EncodeError, Insn, Label, RegOrZr, Size,
+    Assembled, BarrierOpt, Cond, EncodeError, ImmLogic, Insn, Label, MoveWide, RegOrZr, Size,
     TlbiOp,
 };
 
@@ -54,35 +57,26 @@ impl Ctx<'_> {
     }
 }
 
-fn check_wide(ix: usize, shift: u8) -> Result<u32, EncodeError> {
-    match shift {
-        0 | 16 | 32 | 48 => Ok(shift.into()),
-        _ => Err(bad(ix, "move-wide shift must be 0, 16, 32 or 48")),
-    }
+/// Logical (immediate), 64-bit (Arm ARM C4.1.92 "Logical (immediate)"):
+/// sf = 1, `opc`, 0b100100, N, immr, imms, Rn, Rd. Rd = 31 is SP, Rn = 31
+/// is XZR (C6.2 "ORR (immediate)").
+fn logical_imm_word(opc: u32, rd: u8, rn: u8, imm: ImmLogic) -> u32 {
+    let (n, immr, imms) = imm.fields();
+    (1 << 31)
+        | (opc << 29)
+        | (0b100100 << 23)
+        | (n << 22)
+        | (immr << 16)
+        | (imms << 10)
+        | (u32::from(rn) << 5)
+        | u32::from(rd)
 }
 
-fn check_imm12(ix: usize, imm: u16) -> Result<u32, EncodeError> {
-    if imm > 4095 {
-        Err(bad(ix, "arithmetic immediate must be 0..=4095"))
-    } else {
-        Ok(imm.into())
-    }
-}
+/// Opc of AND and ORR (immediate).
+const OPC_AND: u32 = 0b00;
+const OPC_ORR: u32 = 0b01;
 
-/// Rejects `off` that the unsigned-offset form (imm12 scaled by the access
-/// size, Arm ARM C6.2 "STR (immediate)", unsigned offset variant) can't hold.
-fn check_off(ix: usize, size: Size, off: u32) -> Result<u32, EncodeError> {
-    if !off.is_multiple_of(size.bytes()) {
-        return Err(bad(ix, "offset not a multiple of the access size"));
-    }
-    if off / size.bytes() > 4095 {
-        return Err(bad(ix, "offset out of range (max 4095 * size)"));
-    }
-    Ok(off)
-}
-
-/// Appends one instruction to `ops`, its operands checked first (the
-/// helpers `dynasm!` generates panic on out-of-range values).
+/// Appends one instruction to `ops`.
 fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
     match *insn {
         Insn::Movz { .. }
@@ -148,32 +142,25 @@ fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
 
 /// Move-wide, register moves and the logical operations.
 fn emit_move_and_logical(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
-    let ix = cx.index;
+    let wide = |imm: MoveWide| (u32::from(imm.bits()), u32::from(imm.shift()));
     match *insn {
-        Insn::Movz { rd, imm, shift } => {
-            let (rd, sh, imm) = (rd.field(), check_wide(ix, shift)?, u32::from(imm));
+        Insn::Movz { rd, imm } => {
+            let (rd, (imm, sh)) = (rd.field(), wide(imm));
             dynasm!(ops ; .arch aarch64 ; movz X(rd), imm, lsl sh);
         }
-        Insn::Movk { rd, imm, shift } => {
-            let (rd, sh, imm) = (rd.field(), check_wide(ix, shift)?, u32::from(imm));
+        Insn::Movk { rd, imm } => {
+            let (rd, (imm, sh)) = (rd.field(), wide(imm));
             dynasm!(ops ; .arch aarch64 ; movk X(rd), imm, lsl sh);
         }
-        Insn::Movn { rd, imm, shift } => {
-            let (rd, sh, imm) = (rd.field(), check_wide(ix, shift)?, u32::from(imm));
+        Insn::Movn { rd, imm } => {
+            let (rd, (imm, sh)) = (rd.field(), wide(imm));
             dynasm!(ops ; .arch aarch64 ; movn X(rd), imm, lsl sh);
         }
-        Insn::OrrImm { rd, rn, imm } | Insn::AndImm { rd, rn, imm } => {
-            // Logical (immediate): Rd = 31 is SP, Rn = 31 is XZR (Arm ARM
-            // C6.2 "ORR (immediate)").
-            let (rd, rn) = (rd.field(), rn.field());
-            if !logical_imm_encodable(imm) {
-                return Err(bad(ix, "immediate is not a valid bitmask immediate"));
-            }
-            if matches!(insn, Insn::OrrImm { .. }) {
-                dynasm!(ops ; .arch aarch64 ; orr XSP(rd), X(rn), imm);
-            } else {
-                dynasm!(ops ; .arch aarch64 ; and XSP(rd), X(rn), imm);
-            }
+        Insn::OrrImm { rd, rn, imm } => {
+            ops.extend(logical_imm_word(OPC_ORR, rd.field(), rn.field(), imm).to_le_bytes());
+        }
+        Insn::AndImm { rd, rn, imm } => {
+            ops.extend(logical_imm_word(OPC_AND, rd.field(), rn.field(), imm).to_le_bytes());
         }
         Insn::MovReg { rd, rm } => {
             // MOV (register) is ORR Xd, XZR, Xm (Arm ARM C6.2 "MOV (register)").
@@ -204,7 +191,6 @@ fn emit_move_and_logical(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(),
 /// Additions and subtractions (stack pointer moves included),
 /// multiplication and compares.
 fn emit_arithmetic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
-    let ix = cx.index;
     match *insn {
         Insn::Add { rd, rn, rm } => {
             // Shifted-register form: 31 is XZR in every position.
@@ -217,8 +203,7 @@ fn emit_arithmetic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
         }
         Insn::AddImm { rd, rn, imm } | Insn::SubImm { rd, rn, imm } => {
             // ADD/SUB (immediate): 31 is SP for both Rd and Rn.
-            let (rd, rn) = (rd.field(), rn.field());
-            let imm = check_imm12(ix, imm)?;
+            let (rd, rn, imm) = (rd.field(), rn.field(), u32::from(imm.get()));
             if matches!(insn, Insn::AddImm { .. }) {
                 dynasm!(ops ; .arch aarch64 ; add XSP(rd), XSP(rn), imm);
             } else {
@@ -226,10 +211,7 @@ fn emit_arithmetic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
             }
         }
         Insn::SpSub { imm } | Insn::SpAdd { imm } => {
-            let imm = check_imm12(ix, imm)?;
-            if imm % 16 != 0 {
-                return Err(bad(ix, "sp moves in multiples of 16"));
-            }
+            let imm = u32::from(imm.bytes());
             if matches!(insn, Insn::SpAdd { .. }) {
                 dynasm!(ops ; .arch aarch64 ; add XSP(31), XSP(31), imm);
             } else {
@@ -238,8 +220,7 @@ fn emit_arithmetic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
         }
         Insn::SubsImm { rd, rn, imm } => {
             // SUBS (immediate): Rd = 31 is XZR (that is CMP), Rn = 31 is SP.
-            let (rd, rn) = (rd.field(), rn.field());
-            let imm = check_imm12(ix, imm)?;
+            let (rd, rn, imm) = (rd.field(), rn.field(), u32::from(imm.get()));
             dynasm!(ops ; .arch aarch64 ; subs X(rd), XSP(rn), imm);
         }
         Insn::SubsReg { rd, rn, rm } => {
@@ -257,8 +238,7 @@ fn emit_arithmetic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
         }
         Insn::CmpImm { rn, imm } => {
             // CMP (immediate) = SUBS XZR, Xn|SP, #imm; 31 would be SP.
-            let rn = rn.field();
-            let imm = check_imm12(ix, imm)?;
+            let (rn, imm) = (rn.field(), u32::from(imm.get()));
             dynasm!(ops ; .arch aarch64 ; cmp XSP(rn), imm);
         }
         _ => return Err(bad(cx.index, "internal: not an arithmetic instruction")),
@@ -268,14 +248,9 @@ fn emit_arithmetic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
 
 /// Shifts, bitfield moves, bit counts and byte reversals.
 fn emit_shift_and_bits(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
-    let ix = cx.index;
     match *insn {
         Insn::LslImm { rd, rn, sh } | Insn::LsrImm { rd, rn, sh } => {
-            let (rd, rn) = (rd.field(), rn.field());
-            if sh > 63 {
-                return Err(bad(ix, "shift amount must be 0..=63"));
-            }
-            let sh = u32::from(sh);
+            let (rd, rn, sh) = (rd.field(), rn.field(), u32::from(sh.get()));
             if matches!(insn, Insn::LslImm { .. }) {
                 dynasm!(ops ; .arch aarch64 ; lsl X(rd), X(rn), sh);
             } else {
@@ -290,15 +265,10 @@ fn emit_shift_and_bits(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), E
             let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; lsr X(rd), X(rn), X(rm));
         }
-        Insn::Ubfiz { rd, rn, lsb, width } | Insn::Ubfx { rd, rn, lsb, width } => {
-            // Both are UBFM aliases; the field must lie inside the 64-bit
-            // register: lsb < 64 and 1 <= width <= 64 - lsb (Arm ARM C6.2
-            // "UBFIZ", "UBFX").
+        Insn::Ubfiz { rd, rn, field } | Insn::Ubfx { rd, rn, field } => {
+            // Both are UBFM aliases.
             let (rd, rn) = (rd.field(), rn.field());
-            if lsb > 63 || width == 0 || u32::from(width) > 64 - u32::from(lsb) {
-                return Err(bad(ix, "bitfield lsb/width outside 64-bit register"));
-            }
-            let (lsb, width) = (u32::from(lsb), u32::from(width));
+            let (lsb, width) = (u32::from(field.lsb().get()), u32::from(field.width()));
             if matches!(insn, Insn::Ubfiz { .. }) {
                 dynasm!(ops ; .arch aarch64 ; ubfiz X(rd), X(rn), lsb, width);
             } else {
@@ -335,8 +305,8 @@ fn emit_shift_and_bits(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), E
 fn emit_load_store(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
     let ix = cx.index;
     match *insn {
-        Insn::Str { size, rt, rn, off } => {
-            let (rt, rn, off) = (rt.field(), rn.field(), check_off(ix, size, off)?);
+        Insn::Str { rt, rn, off } => {
+            let (size, rt, rn, off) = (off.size(), rt.field(), rn.field(), off.bytes());
             match size {
                 Size::B => dynasm!(ops ; .arch aarch64 ; strb W(rt), [XSP(rn), off]),
                 Size::H => dynasm!(ops ; .arch aarch64 ; strh W(rt), [XSP(rn), off]),
@@ -344,8 +314,8 @@ fn emit_load_store(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), Encod
                 Size::X => dynasm!(ops ; .arch aarch64 ; str X(rt), [XSP(rn), off]),
             }
         }
-        Insn::Ldr { size, rt, rn, off } => {
-            let (rt, rn, off) = (rt.field(), rn.field(), check_off(ix, size, off)?);
+        Insn::Ldr { rt, rn, off } => {
+            let (size, rt, rn, off) = (off.size(), rt.field(), rn.field(), off.bytes());
             match size {
                 Size::B => dynasm!(ops ; .arch aarch64 ; ldrb W(rt), [XSP(rn), off]),
                 Size::H => dynasm!(ops ; .arch aarch64 ; ldrh W(rt), [XSP(rn), off]),

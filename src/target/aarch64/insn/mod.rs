@@ -3,14 +3,17 @@
 //!
 //! The cut: this file holds the instruction enum, its errors and what an
 //! instruction does to memory; `args` the operand types (sizes,
-//! conditions, barrier and TLBI options); `regs` the registers; `text`
-//! the GNU `as` text; `encode` the machine code.
+//! conditions, barrier and TLBI options); `regs` the registers; `imms`
+//! the immediates; `text` the GNU `as` text; `encode` the machine code.
+//! Registers and immediates are valid when built, so an `Insn` that
+//! exists has operands its encoding can hold.
 //!
 //! References are to the Arm Architecture Reference Manual for A-profile
 //! (DDI 0487), "Arm ARM" below.
 
 mod args;
 mod encode;
+mod imms;
 mod regs;
 #[cfg(test)]
 mod tests;
@@ -20,34 +23,31 @@ use std::fmt;
 
 pub use args::{BarrierOpt, Cond, Size, TlbiOp};
 pub use encode::{assemble, encode_one};
+pub use imms::{Bitfield, Imm12, ImmLogic, ImmShift, MoveWide, SpAdjust, UImm12Scaled};
 pub use regs::{xreg, RegOrSp, RegOrZr, XReg};
 
 pub type Label = u32;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Insn {
-    /// shift in {0,16,32,48}; 64-bit (x registers).
+    /// 64-bit (x registers).
     Movz {
         rd: RegOrZr,
-        imm: u16,
-        shift: u8,
+        imm: MoveWide,
     },
     Movk {
         rd: RegOrZr,
-        imm: u16,
-        shift: u8,
+        imm: MoveWide,
     },
     Movn {
         rd: RegOrZr,
-        imm: u16,
-        shift: u8,
+        imm: MoveWide,
     },
-    /// Logical immediate (64-bit); `BadOperand` if not encodable, see
-    /// [`logical_imm_encodable`].
+    /// Logical immediate (64-bit).
     OrrImm {
         rd: XReg,
         rn: RegOrZr,
-        imm: u64,
+        imm: ImmLogic,
     },
     /// `orr xd, xzr, xm`
     MovReg {
@@ -77,7 +77,7 @@ pub enum Insn {
     AndImm {
         rd: XReg,
         rn: RegOrZr,
-        imm: u64,
+        imm: ImmLogic,
     },
     Add {
         rd: RegOrZr,
@@ -89,21 +89,20 @@ pub enum Insn {
         rn: RegOrZr,
         rm: RegOrZr,
     },
-    /// imm 0..=4095
     AddImm {
         rd: XReg,
         rn: XReg,
-        imm: u16,
+        imm: Imm12,
     },
     SubImm {
         rd: XReg,
         rn: XReg,
-        imm: u16,
+        imm: Imm12,
     },
     SubsImm {
         rd: RegOrZr,
         rn: XReg,
-        imm: u16,
+        imm: Imm12,
     },
     /// SUBS (shifted register, no shift): a remainder counted down by a
     /// run-time step sets the flags its loop branches on.
@@ -112,13 +111,13 @@ pub enum Insn {
         rn: RegOrZr,
         rm: RegOrZr,
     },
-    /// `sub sp, sp, #imm` / `add sp, sp, #imm` (imm 0..=4095, a multiple
-    /// of 16): the frame for callee-saved registers.
+    /// `sub sp, sp, #imm` / `add sp, sp, #imm`: the frame for
+    /// callee-saved registers.
     SpSub {
-        imm: u16,
+        imm: SpAdjust,
     },
     SpAdd {
-        imm: u16,
+        imm: SpAdjust,
     },
     Mul {
         rd: RegOrZr,
@@ -128,12 +127,12 @@ pub enum Insn {
     LslImm {
         rd: RegOrZr,
         rn: RegOrZr,
-        sh: u8,
+        sh: ImmShift,
     },
     LsrImm {
         rd: RegOrZr,
         rn: RegOrZr,
-        sh: u8,
+        sh: ImmShift,
     },
     LslReg {
         rd: RegOrZr,
@@ -148,14 +147,12 @@ pub enum Insn {
     Ubfiz {
         rd: RegOrZr,
         rn: RegOrZr,
-        lsb: u8,
-        width: u8,
+        field: Bitfield,
     },
     Ubfx {
         rd: RegOrZr,
         rn: RegOrZr,
-        lsb: u8,
-        width: u8,
+        field: Bitfield,
     },
     /// Count leading zeros (64-bit; 64 for 0).
     Clz {
@@ -182,19 +179,17 @@ pub enum Insn {
         rd: RegOrZr,
         rn: RegOrZr,
     },
-    /// Unsigned scaled immediate offset; `off` in bytes, a multiple of the
-    /// access size and at most 4095 * size.
+    /// Unsigned scaled immediate offset; the access size is the one
+    /// `off` is scaled by.
     Str {
-        size: Size,
         rt: RegOrZr,
         rn: RegOrSp,
-        off: u32,
+        off: UImm12Scaled,
     },
     Ldr {
-        size: Size,
         rt: RegOrZr,
         rn: RegOrSp,
-        off: u32,
+        off: UImm12Scaled,
     },
     /// Register offset; `lsl #log2(size)` when `scaled`.
     StrReg {
@@ -262,7 +257,7 @@ pub enum Insn {
     },
     CmpImm {
         rn: XReg,
-        imm: u16,
+        imm: Imm12,
     },
     Cbz {
         rt: RegOrZr,
@@ -334,14 +329,6 @@ impl fmt::Display for EncodeError {
 }
 
 impl std::error::Error for EncodeError {}
-
-/// True if `imm` is a valid 64-bit A64 "bitmask immediate" (Arm ARM C3.4.2
-/// / pseudocode `DecodeBitMasks`): a 2/4/8/16/32/64-bit element holding one
-/// rotated run of ones, replicated.  All-zeros and all-ones are not
-/// encodable.
-pub fn logical_imm_encodable(imm: u64) -> bool {
-    dynasmrt::aarch64::encode_logical_immediate_64bit(imm).is_some()
-}
 
 impl Insn {
     /// DMB, DSB and ISB.  (Acquire/release accesses order memory too, but

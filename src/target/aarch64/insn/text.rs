@@ -40,17 +40,15 @@ impl Insn {
             );
         }
         match *self {
-            Insn::Movz { rd, imm: i, shift }
-            | Insn::Movk { rd, imm: i, shift }
-            | Insn::Movn { rd, imm: i, shift } => {
-                if shift == 0 {
-                    format!("{m} {}, {}", rd, imm(i.into()))
-                } else {
-                    format!("{m} {}, {}, lsl #{shift}", rd, imm(i.into()))
+            Insn::Movz { rd, imm: i } | Insn::Movk { rd, imm: i } | Insn::Movn { rd, imm: i } => {
+                let bits = imm(i.bits().into());
+                match i.shift() {
+                    0 => format!("{m} {rd}, {bits}"),
+                    shift => format!("{m} {rd}, {bits}, lsl #{shift}"),
                 }
             }
             Insn::OrrImm { rd, rn, imm: i } | Insn::AndImm { rd, rn, imm: i } => {
-                format!("{m} {rd}, {rn}, {}", imm(i))
+                format!("{m} {rd}, {rn}, {}", imm(i.value()))
             }
             Insn::MovReg { rd, rm } => format!("mov {rd}, {rm}"),
             Insn::Orr { rd, rn, rm }
@@ -64,18 +62,19 @@ impl Insn {
             | Insn::LslReg { rd, rn, rm }
             | Insn::LsrReg { rd, rn, rm } => format!("{m} {rd}, {rn}, {rm}"),
             Insn::AddImm { rd, rn, imm: i } | Insn::SubImm { rd, rn, imm: i } => {
-                format!("{m} {}, {}, {}", rd, rn, imm(i.into()))
+                format!("{m} {}, {}, {}", rd, rn, imm(i.get().into()))
             }
             Insn::SpSub { imm: i } | Insn::SpAdd { imm: i } => {
-                format!("{m} sp, sp, {}", imm(i.into()))
+                format!("{m} sp, sp, {}", imm(i.bytes().into()))
             }
             Insn::SubsImm { rd, rn, imm: i } => {
-                format!("subs {}, {}, {}", rd, rn, imm(i.into()))
+                format!("subs {}, {}, {}", rd, rn, imm(i.get().into()))
             }
             Insn::LslImm { rd, rn, sh } | Insn::LsrImm { rd, rn, sh } => {
-                format!("{m} {rd}, {rn}, #{sh}")
+                format!("{m} {rd}, {rn}, #{}", sh.get())
             }
-            Insn::Ubfiz { rd, rn, lsb, width } | Insn::Ubfx { rd, rn, lsb, width } => {
+            Insn::Ubfiz { rd, rn, field } | Insn::Ubfx { rd, rn, field } => {
+                let (lsb, width) = (field.lsb().get(), field.width());
                 format!("{m} {rd}, {rn}, #{lsb}, #{width}")
             }
             Insn::Rev { rd, rn } | Insn::Clz { rd, rn } | Insn::Rbit { rd, rn } => {
@@ -84,11 +83,11 @@ impl Insn {
             Insn::Rev32W { rd, rn } | Insn::Rev16W { rd, rn } => {
                 format!("{m} {}, {}", rd.w(), rn.w())
             }
-            Insn::Str { size, rt, rn, off } | Insn::Ldr { size, rt, rn, off } => {
-                if off == 0 {
-                    format!("{m} {}, [{}]", tr(size, rt), rn)
-                } else {
-                    format!("{m} {}, [{}, {}]", tr(size, rt), rn, imm(off.into()))
+            Insn::Str { rt, rn, off } | Insn::Ldr { rt, rn, off } => {
+                let rt = tr(off.size(), rt);
+                match off.bytes() {
+                    0 => format!("{m} {rt}, [{rn}]"),
+                    bytes => format!("{m} {rt}, [{rn}, {}]", imm(bytes.into())),
                 }
             }
             Insn::StrReg {
@@ -131,7 +130,7 @@ impl Insn {
                 format!("{m} {}, {}, [{}]", tr(size, rs), tr(size, rt), rn)
             }
             Insn::CmpReg { rn, rm } => format!("cmp {rn}, {rm}"),
-            Insn::CmpImm { rn, imm: i } => format!("cmp {}, {}", rn, imm(i.into())),
+            Insn::CmpImm { rn, imm: i } => format!("cmp {}, {}", rn, imm(i.get().into())),
             Insn::Cbz { rt, target } | Insn::Cbnz { rt, target } => {
                 format!("{m} {rt}, {}", label_name(target))
             }
@@ -172,12 +171,10 @@ impl Insn {
             Insn::Rbit { .. } => "rbit",
             Insn::Rev { .. } | Insn::Rev32W { .. } => "rev",
             Insn::Rev16W { .. } => "rev16",
-            Insn::Str { size, .. } | Insn::StrReg { size, .. } => {
-                sized(size, "strb", "strh", "str")
-            }
-            Insn::Ldr { size, .. } | Insn::LdrReg { size, .. } => {
-                sized(size, "ldrb", "ldrh", "ldr")
-            }
+            Insn::Str { off, .. } => sized(off.size(), "strb", "strh", "str"),
+            Insn::StrReg { size, .. } => sized(size, "strb", "strh", "str"),
+            Insn::Ldr { off, .. } => sized(off.size(), "ldrb", "ldrh", "ldr"),
+            Insn::LdrReg { size, .. } => sized(size, "ldrb", "ldrh", "ldr"),
             Insn::Ldxr { size, .. } => sized(size, "ldxrb", "ldxrh", "ldxr"),
             Insn::Ldaxr { size, .. } => sized(size, "ldaxrb", "ldaxrh", "ldaxr"),
             Insn::Stxr { size, .. } => sized(size, "stxrb", "stxrh", "stxr"),
