@@ -89,8 +89,7 @@ flush_tlb_range:
 	.type flush_tlb_page,%function
 flush_tlb_page:
 	/* 43: arguments */
-	and x16, x2, #1
-	cbz x16, .Lflush_tlb_page.0
+	tbz w2, #0, .Lflush_tlb_page.0
 	/* placed by place-barriers */
 	dsb ishst
 	/* 46: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
@@ -351,8 +350,7 @@ flush_tlb_kernel_range:
 	.type flush_tlb_mm,%function
 flush_tlb_mm:
 	/* 106: arguments */
-	and x16, x1, #1
-	cbz x16, .Lflush_tlb_mm.0
+	tbz w1, #0, .Lflush_tlb_mm.0
 	/* placed by place-barriers */
 	dsb ishst
 	/* 109: value (asid << 0x30) */
@@ -776,8 +774,7 @@ flush_tlb_range_510:
 	b.hs .Lflush_tlb_range_510.4
 	cbz x12, .Lflush_tlb_range_510.3
 	sub x12, x12, #1
-	and x16, x9, #1
-	cbz x16, .Lflush_tlb_range_510.5
+	tbz w9, #0, .Lflush_tlb_range_510.5
 	/* 211: value (asid << 0x30) */
 	lsl x14, x0, #48
 	lsr x15, x10, #12

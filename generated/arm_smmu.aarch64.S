@@ -94,8 +94,7 @@ tlb_sync:
 	movk x9, #0xf, lsl #16
 .Ltlb_sync.0:
 	ldr w10, [x0, #0x7f4]
-	and x16, x10, #1
-	cbz x16, .Ltlb_sync.1
+	tbz w10, #0, .Ltlb_sync.1
 	sub x9, x9, #1
 	cbnz x9, .Ltlb_sync.0
 	movn x0, #0x6d
@@ -327,8 +326,7 @@ tlb_inv_walk_s1_flag:
 	movk x9, #0xf, lsl #16
 .Ltlb_inv_walk_s1_flag.10:
 	ldr w10, [x0, #0x7f4]
-	and x16, x10, #1
-	cbz x16, .Ltlb_inv_walk_s1_flag.11
+	tbz w10, #0, .Ltlb_inv_walk_s1_flag.11
 	sub x9, x9, #1
 	cbnz x9, .Ltlb_inv_walk_s1_flag.10
 	movn x0, #0x6d

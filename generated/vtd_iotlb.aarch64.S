@@ -22,8 +22,7 @@ iotlb_flush_page:
 	movk x9, #0xf, lsl #16
 .Liotlb_flush_page.0:
 	ldr x10, [x0, #8]
-	and x16, x10, #0x8000000000000000
-	cbz x16, .Liotlb_flush_page.1
+	tbz x10, #63, .Liotlb_flush_page.1
 	sub x9, x9, #1
 	cbnz x9, .Liotlb_flush_page.0
 	movn x0, #0x6d
@@ -50,8 +49,7 @@ iotlb_flush_domain:
 	movk x9, #0xf, lsl #16
 .Liotlb_flush_domain.0:
 	ldr x10, [x0, #8]
-	and x16, x10, #0x8000000000000000
-	cbz x16, .Liotlb_flush_domain.1
+	tbz x10, #63, .Liotlb_flush_domain.1
 	sub x9, x9, #1
 	cbnz x9, .Liotlb_flush_domain.0
 	movn x0, #0x6d
@@ -191,8 +189,7 @@ iotlb_flush_range:
 	movk x9, #0xf, lsl #16
 .Liotlb_flush_range.17:
 	ldr x10, [x0, #8]
-	and x16, x10, #0x8000000000000000
-	cbz x16, .Liotlb_flush_range.18
+	tbz x10, #63, .Liotlb_flush_range.18
 	sub x9, x9, #1
 	cbnz x9, .Liotlb_flush_range.17
 	movn x0, #0x6d

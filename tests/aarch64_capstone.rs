@@ -181,7 +181,9 @@ fn all_forms_match_capstone() {
             Insn::B { target }
             | Insn::BCond { target, .. }
             | Insn::Cbz { target, .. }
-            | Insn::Cbnz { target, .. } => label_off(target),
+            | Insn::Cbnz { target, .. }
+            | Insn::Tbz { target, .. }
+            | Insn::Tbnz { target, .. } => label_off(target),
             _ => None,
         };
         let o = a.offsets[i] as usize;

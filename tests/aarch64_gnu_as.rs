@@ -161,9 +161,11 @@ fn variant_index(i: &Insn) -> usize {
         Insn::SpSub { .. } => 52,
         Insn::SpAdd { .. } => 53,
         Insn::SubsReg { .. } => 54,
+        Insn::Tbz { .. } => 55,
+        Insn::Tbnz { .. } => 56,
     }
 }
-const VARIANTS: usize = 55;
+const VARIANTS: usize = 57;
 
 #[test]
 fn corpus_covers_every_variant_and_enum_value() {
@@ -218,7 +220,9 @@ fn encode_one_matches_assemble() {
             | Insn::B { .. }
             | Insn::BCond { .. }
             | Insn::Cbz { .. }
-            | Insn::Cbnz { .. } => assert!(encode_one(insn).is_err()),
+            | Insn::Cbnz { .. }
+            | Insn::Tbz { .. }
+            | Insn::Tbnz { .. } => assert!(encode_one(insn).is_err()),
             _ => {
                 let o = a.offsets[i] as usize;
                 let w = u32::from_le_bytes(a.bytes[o..o + 4].try_into().unwrap());

@@ -444,6 +444,20 @@ pub fn forms() -> Vec<Insn> {
         for rt in [0, 30, 31] {
             v.push(Insn::Cbz { rt: zr(rt), target });
             v.push(Insn::Cbnz { rt: zr(rt), target });
+            // Bits in the W form (b5 = 0) and the X form, at each end.
+            for b in [0, 5, 31, 32, 47, 63] {
+                let bit = ImmShift::maybe_from(b).unwrap();
+                v.push(Insn::Tbz {
+                    rt: zr(rt),
+                    bit,
+                    target,
+                });
+                v.push(Insn::Tbnz {
+                    rt: zr(rt),
+                    bit,
+                    target,
+                });
+            }
         }
         v.push(Insn::B { target });
     }

@@ -241,19 +241,13 @@ impl Cx<'_> {
                 set,
                 target,
             } => {
-                // A single bit is always a bitmask immediate.
-                let imm = ImmLogic::maybe_from(1 << bit)
+                let bit = ImmShift::maybe_from(u64::from(*bit))
                     .ok_or_else(|| LowerError(format!("internal: bit {bit}")))?;
-                e(Insn::AndImm {
-                    rd: SCRATCH,
-                    rn: r(a)?.into(),
-                    imm,
-                });
-                let (rt, target) = (SCRATCH.into(), *target);
+                let (rt, target) = (r(a)?.into(), *target);
                 e(if *set {
-                    Insn::Cbnz { rt, target }
+                    Insn::Tbnz { rt, bit, target }
                 } else {
-                    Insn::Cbz { rt, target }
+                    Insn::Tbz { rt, bit, target }
                 });
             }
             Inst::SubBranchAbove { a, b, target } => {

@@ -38,6 +38,8 @@ type Asm = VecAssembler<Aarch64Relocation>;
 /// the minimum is `-(max + 4)` (Arm ARM C6.2 "B", "B.cond", "CBZ").
 const B_MAX: i64 = (1 << 27) - 4;
 const COND_MAX: i64 = (1 << 20) - 4;
+/// TBZ/TBNZ: imm14 words.
+const TB_MAX: i64 = (1 << 15) - 4;
 
 fn bad(index: usize, what: &'static str) -> EncodeError {
     EncodeError::BadOperand { index, what }
@@ -122,9 +124,12 @@ fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
         | Insn::Stlr { .. }
         | Insn::Casa { .. }
         | Insn::Swpa { .. } => emit_exclusive_or_atomic(ops, insn, cx)?,
-        Insn::Cbz { .. } | Insn::Cbnz { .. } | Insn::BCond { .. } | Insn::B { .. } => {
-            emit_branch(ops, insn, cx)?
-        }
+        Insn::Cbz { .. }
+        | Insn::Cbnz { .. }
+        | Insn::Tbz { .. }
+        | Insn::Tbnz { .. }
+        | Insn::BCond { .. }
+        | Insn::B { .. } => emit_branch(ops, insn, cx)?,
         Insn::Dmb(o) => emit_dmb(ops, o),
         Insn::Dsb(o) => emit_dsb(ops, o),
         Insn::Ret => dynasm!(ops ; .arch aarch64 ; ret),
@@ -474,6 +479,14 @@ fn emit_branch(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeErr
             let (rt, l) = (rt.field(), cx.label(target)?);
             dynasm!(ops ; .arch aarch64 ; cbnz X(rt), =>l);
         }
+        Insn::Tbz { rt, bit, target } => {
+            let (rt, b, l) = (rt.field(), u32::from(bit.get()), cx.label(target)?);
+            dynasm!(ops ; .arch aarch64 ; tbz X(rt), b, =>l);
+        }
+        Insn::Tbnz { rt, bit, target } => {
+            let (rt, b, l) = (rt.field(), u32::from(bit.get()), cx.label(target)?);
+            dynasm!(ops ; .arch aarch64 ; tbnz X(rt), b, =>l);
+        }
         Insn::BCond { cond, target } => {
             let l = cx.label(target)?;
             match cond {
@@ -606,6 +619,7 @@ fn emit_tlbi(
 fn branch_target(insn: &Insn) -> Option<(Label, i64)> {
     match *insn {
         Insn::B { target } => Some((target, B_MAX)),
+        Insn::Tbz { target, .. } | Insn::Tbnz { target, .. } => Some((target, TB_MAX)),
         Insn::Cbz { target, .. } | Insn::Cbnz { target, .. } | Insn::BCond { target, .. } => {
             Some((target, COND_MAX))
         }

@@ -267,6 +267,18 @@ pub enum Insn {
         rt: RegOrZr,
         target: Label,
     },
+    /// Test bit `bit` of `rt` and branch if it is zero (`tbz`) or one
+    /// (`tbnz`): a one-bit poll without the mask (+-32 KiB).
+    Tbz {
+        rt: RegOrZr,
+        bit: ImmShift,
+        target: Label,
+    },
+    Tbnz {
+        rt: RegOrZr,
+        bit: ImmShift,
+        target: Label,
+    },
     BCond {
         cond: Cond,
         target: Label,

@@ -287,6 +287,29 @@ fn b_range_limit() {
     assert_eq!(&a.bytes[0..4], &0x15ff_ffffu32.to_le_bytes());
 }
 
+/// TBZ's imm14: the last word it reaches forward and the first it does
+/// not; the bit number splits into b5 (bit 31) and b40 (bits 19..23).
+#[test]
+fn tbz_range_limit_and_bit_fields() {
+    let bit = ImmShift::maybe_from(47).unwrap();
+    let mut v = vec![Insn::Tbnz {
+        rt: zr(3),
+        bit,
+        target: 0,
+    }];
+    v.extend(std::iter::repeat_n(Insn::Nop, (1 << 13) - 1));
+    v.push(Insn::Label(0));
+    assert_eq!(
+        assemble(&v),
+        Err(EncodeError::BranchOutOfRange { index: 0 })
+    );
+    v.remove(1);
+    let a = assemble(&v).unwrap();
+    // tbnz: b5=1 011011 1 b40=01111 imm14=0x1fff Rt=3
+    let want = (1u32 << 31) | (0b011011 << 25) | (1 << 24) | (15 << 19) | (0x1fff << 5) | 3;
+    assert_eq!(&a.bytes[0..4], &want.to_le_bytes());
+}
+
 #[test]
 fn display_and_predicates() {
     let e = EncodeError::BadOperand {

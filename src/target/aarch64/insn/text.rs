@@ -134,6 +134,15 @@ impl Insn {
             Insn::Cbz { rt, target } | Insn::Cbnz { rt, target } => {
                 format!("{m} {rt}, {}", label_name(target))
             }
+            // A bit below 32 names the W register, as objdump prints it.
+            Insn::Tbz { rt, bit, target } | Insn::Tbnz { rt, bit, target } => {
+                let r = if bit.get() < 32 {
+                    rt.w()
+                } else {
+                    rt.to_string()
+                };
+                format!("{m} {r}, #{}, {}", bit.get(), label_name(target))
+            }
             Insn::BCond { target, .. } | Insn::B { target } => {
                 format!("{m} {}", label_name(target))
             }
@@ -186,6 +195,8 @@ impl Insn {
             Insn::CmpReg { .. } | Insn::CmpImm { .. } => "cmp",
             Insn::Cbz { .. } => "cbz",
             Insn::Cbnz { .. } => "cbnz",
+            Insn::Tbz { .. } => "tbz",
+            Insn::Tbnz { .. } => "tbnz",
             Insn::BCond { cond, .. } => cond.mnemonic(),
             Insn::B { .. } => "b",
             Insn::Ret => "ret",
