@@ -1,6 +1,6 @@
 //! GNU `as` text of A64 instructions.
 
-use super::{Insn, Label, RegOrZr, Size};
+use super::{ImmShift, Insn, Label, RegOrZr, Size};
 
 /// Transfer register of a load/store: w for B/H/W, x for X.
 fn tr(size: Size, r: RegOrZr) -> String {
@@ -26,6 +26,16 @@ fn sized(size: Size, b: &'static str, h: &'static str, w: &'static str) -> &'sta
         Size::B => b,
         Size::H => h,
         Size::W | Size::X => w,
+    }
+}
+
+/// The register a bit test names: W for a bit below 32, as objdump
+/// prints it (both assemble to the same word).
+fn bit_reg(rt: RegOrZr, bit: ImmShift) -> String {
+    if bit.get() < 32 {
+        rt.w()
+    } else {
+        rt.to_string()
     }
 }
 
@@ -104,17 +114,12 @@ impl Insn {
                 rm,
                 scaled,
             } => {
-                if scaled {
-                    format!(
-                        "{m} {}, [{}, {}, lsl #{}]",
-                        tr(size, rt),
-                        rn,
-                        rm,
-                        size.log2()
-                    )
+                let shift = if scaled {
+                    format!(", lsl #{}", size.log2())
                 } else {
-                    format!("{m} {}, [{}, {}]", tr(size, rt), rn, rm)
-                }
+                    String::new()
+                };
+                format!("{m} {}, [{rn}, {rm}{shift}]", tr(size, rt))
             }
             Insn::Ldxr { size, rt, rn }
             | Insn::Ldaxr { size, rt, rn }
@@ -134,14 +139,13 @@ impl Insn {
             Insn::Cbz { rt, target } | Insn::Cbnz { rt, target } => {
                 format!("{m} {rt}, {}", label_name(target))
             }
-            // A bit below 32 names the W register, as objdump prints it.
             Insn::Tbz { rt, bit, target } | Insn::Tbnz { rt, bit, target } => {
-                let r = if bit.get() < 32 {
-                    rt.w()
-                } else {
-                    rt.to_string()
-                };
-                format!("{m} {r}, #{}, {}", bit.get(), label_name(target))
+                format!(
+                    "{m} {}, #{}, {}",
+                    bit_reg(rt, bit),
+                    bit.get(),
+                    label_name(target)
+                )
             }
             Insn::BCond { target, .. } | Insn::B { target } => {
                 format!("{m} {}", label_name(target))
