@@ -349,8 +349,8 @@ impl Builder<'_> {
     }
 
     /// A remainder loop whose trip is one access of carried values is
-    /// mostly its test (`str; add; subs; b.hi`): while at least UNROLL
-    /// trips are left, run UNROLL of them per test. `rem` (> 0) counts
+    /// mostly its test (`str; add; subs; b.hi`): while at least U = 1 <<
+    /// UNROLL_LOG2 trips are left, run U of them per test. `rem` (> 0) counts
     /// what is left by `step`. Before the loop that follows (`rem > 0`
     /// at its top), returning the label of its bottom test, where the
     /// unrolled part goes on with `rem` one step above what is left.
@@ -359,8 +359,8 @@ impl Builder<'_> {
     /// above U*step` goes on exactly while at least U trips remain, and at
     /// the exit `r + U*step` is what is left plus one step: the bottom
     /// test subtracts that step and runs the last trips (none when it
-    /// reaches 0 or below). The unrolled part runs only when `rem >> L`
-    /// is above `step`: then `U*step < rem` does not overflow and at
+    /// reaches 0 or below). The unrolled part runs only when `rem >>
+    /// UNROLL_LOG2` is above `step`: then `U*step < rem` does not overflow and at
     /// least U trips remain.
     fn unrolled(&mut self, t: &Trip, rem: VReg, step: VReg) -> Result<LabelId, Diag> {
         let (one_by_one, top, test) = (self.label(), self.label(), self.label());
