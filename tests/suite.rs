@@ -29,6 +29,7 @@ mod aarch64_capstone;
 mod aarch64_codegen;
 mod aarch64_gnu_as;
 mod bad_input;
+mod bit_polls;
 mod builtins;
 mod c_names;
 mod cli;
