@@ -39,3 +39,26 @@ pub fn bit_count_operands() -> Vec<u64> {
     }
     vals
 }
+
+/// `v1 = v0` with only v1 given a register (`dst`): lowering it must
+/// report v0 as unallocated, never read some register 0.
+pub fn copy_from_unallocated(dst: u8) -> (crate::lir::Func, crate::lir::regalloc::Allocation) {
+    use crate::lir::{Func, Inst, Origin, VReg};
+    let f = Func {
+        name: "t".into(),
+        args: vec![],
+        insts: vec![(
+            Inst::Copy {
+                dst: VReg(1),
+                src: VReg(0),
+            },
+            Origin::default(),
+        )],
+        nvregs: 2,
+        nlabels: 0,
+    };
+    let alloc = crate::lir::regalloc::Allocation {
+        reg: [(VReg(1), dst)].into_iter().collect(),
+    };
+    (f, alloc)
+}

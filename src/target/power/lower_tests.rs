@@ -66,26 +66,10 @@ fn materialize_random_values() {
 /// A register the allocator never saw is an error, never r0.
 #[test]
 fn unallocated_register_is_an_error() {
-    use crate::lir::regalloc::Allocation;
     use crate::target::{Machine, Target};
-    let f = Func {
-        name: "t".into(),
-        args: vec![],
-        insts: vec![(
-            Inst::Copy {
-                dst: VReg(1),
-                src: VReg(0),
-            },
-            Origin::default(),
-        )],
-        nvregs: 2,
-        nlabels: 0,
-    };
-    let alloc = Allocation {
-        reg: [(VReg(1), 9)].into_iter().collect(),
-    };
+    let (f, alloc) = crate::target::test_values::copy_from_unallocated(9);
     let e = lower(&f, &alloc, Target::Power64le, Machine::Book3s)
         .err()
         .expect("an error");
-    assert_eq!(e.0, format!("{} has no register", VReg(0)));
+    assert_eq!(e.0, format!("{} has no register", crate::lir::VReg(0)));
 }

@@ -421,23 +421,7 @@ fn pool_is_caller_saved_and_avoids_the_scratch() {
 /// A register the allocator never saw is an error, never rax.
 #[test]
 fn unallocated_register_is_an_error() {
-    use crate::lir::VReg;
-    let f = Func {
-        name: "t".into(),
-        args: vec![],
-        insts: vec![(
-            Inst::Copy {
-                dst: VReg(1),
-                src: VReg(0),
-            },
-            Origin::default(),
-        )],
-        nvregs: 2,
-        nlabels: 0,
-    };
-    let alloc = Allocation {
-        reg: [(VReg(1), R8)].into_iter().collect(),
-    };
+    let (f, alloc) = crate::target::test_values::copy_from_unallocated(R8);
     let e = lower(&f, &alloc).err().expect("an error");
-    assert_eq!(e.0, format!("{} has no register", VReg(0)));
+    assert_eq!(e.0, format!("{} has no register", crate::lir::VReg(0)));
 }
