@@ -66,7 +66,14 @@ impl MachFunc {
 /// from every symbol: sequence names are C identifiers, and ELFv1's code
 /// entry of `Ls_0` is `.Ls_0`, which `.L{symbol}_{n}` of `s` would be.
 pub fn label_name(symbol: &str, n: u32) -> String {
-    format!(".L{symbol}.{n}")
+    let mut digits = itoa::Buffer::new();
+    let n = digits.format(n);
+    let mut s = String::with_capacity(symbol.len() + n.len() + 3);
+    s.push_str(".L");
+    s.push_str(symbol);
+    s.push('.');
+    s.push_str(n);
+    s
 }
 
 /// What the generic driver needs to know of one target instruction. Its

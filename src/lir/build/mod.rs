@@ -81,7 +81,9 @@ pub fn build(
         f: Func {
             name: seq.name.clone(),
             args: args.clone(),
-            insts: Vec::new(),
+            // About a dozen instructions per statement: sized up front, a
+            // large function's vector is not copied as it grows.
+            insts: Vec::with_capacity(statements(&seq.body) * 12 + 16),
             nvregs: 0,
             nlabels: 0,
         },
@@ -96,6 +98,7 @@ pub fn build(
         cold: Vec::new(),
         cache: hoist != Hoist::AtUse,
         iv_locals: 0,
+        origins: HashMap::default(),
     };
     b.origin = Origin {
         line: Some(prog.line_of(seq.span)),
@@ -153,6 +156,13 @@ pub fn build(
     Ok(b.f)
 }
 
+/// How many statements `body` holds, nested ones included.
+fn statements(body: &[Stmt]) -> usize {
+    let mut n = 0;
+    crate::ir::walk(body, &mut |_| n += 1);
+    n
+}
+
 /// What a poll compares and how it gives up.
 struct Poll {
     op: PollOp,
@@ -195,6 +205,10 @@ struct Builder<'a> {
     /// Locals made for induction variables so far (their ids count down
     /// from `usize::MAX`, clear of the spec's).
     iv_locals: usize,
+    /// The origin of each statement span met so far: a statement sets its
+    /// origin several times (hoisting, its loop, its accesses), and the
+    /// snippet is a scan of the source.
+    origins: HashMap<crate::spec::diag::Span, Origin>,
 }
 
 /// The largest subexpressions of `e` that do not depend on loop variables.
@@ -331,11 +345,16 @@ impl Builder<'_> {
     }
 
     fn set_origin(&mut self, span: crate::spec::diag::Span) {
-        self.origin = Origin {
-            line: Some(self.prog.line_of(span)),
-            note: self.prog.snippet(span).into(),
-            op: None,
-        };
+        let prog = self.prog;
+        self.origin = self
+            .origins
+            .entry(span)
+            .or_insert_with(|| Origin {
+                line: Some(prog.line_of(span)),
+                note: prog.snippet(span).into(),
+                op: None,
+            })
+            .clone();
     }
 
     /// The barrier `passes::exits` gave a failure return, marked as such

@@ -79,7 +79,11 @@ pub fn lower(
         machine,
         saved: alloc.used_callee_saved(&REGS),
     };
-    let mut out = Lowered { insns: Vec::new() };
+    // Most LIR instructions are one or two POWER ones: sized up front, a
+    // large function's vector is not copied as it grows.
+    let mut out = Lowered {
+        insns: Vec::with_capacity(f.insts.len() * 3 / 2 + 16),
+    };
     if let Some((_, origin)) = f.insts.first() {
         cx.save_callee_saved(&mut |i| out.insns.push((i, origin.clone())));
     }

@@ -51,10 +51,11 @@ const BARE_NAMES: [&str; 32] = [
     "r28", "r29", "r30", "r31",
 ];
 
-impl std::fmt::Display for RegText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl RegText {
+    /// Append the spelling to `out`.
+    pub(super) fn push_to(&self, out: &mut String) {
         if self.zero_is_literal && self.n == 0 {
-            return f.write_str("0");
+            return out.push('0');
         }
         let table = if self.prefix == "r" {
             &BARE_NAMES
@@ -62,9 +63,12 @@ impl std::fmt::Display for RegText {
             &PERCENT_NAMES
         };
         match table.get(usize::from(self.n)) {
-            Some(name) => f.write_str(name),
+            Some(name) => out.push_str(name),
             // Out of range: printed as is for the assembler to reject.
-            None => write!(f, "{}{}", self.prefix, self.n),
+            None => {
+                out.push_str(self.prefix);
+                out.push_str(itoa::Buffer::new().format(self.n));
+            }
         }
     }
 }

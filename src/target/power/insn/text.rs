@@ -25,39 +25,62 @@ fn spr_text(spr: Spr) -> String {
     }
 }
 
-/// Prints the instructions of one kind (given the mnemonic), None for the
-/// others.
-type TextGroup = fn(&Insn, &Printer, &str) -> Option<String>;
-
-/// How one instruction's operands are spelled.
-struct Printer<'a> {
+/// One instruction's text, written operand by operand into the line (a
+/// `format!` per instruction was a fifth of `gen`'s time on large specs).
+struct Line<'a> {
+    out: &'a mut String,
     style: RegStyle,
     label_name: &'a dyn Fn(Label) -> String,
+    operands: usize,
 }
 
-impl Printer<'_> {
-    fn r(&self, n: Reg) -> RegText {
-        RegText::new(self.style, n, false)
+impl Line<'_> {
+    /// The separator before the next operand: a space, then commas.
+    fn sep(&mut self) -> &mut Self {
+        self.out.push(if self.operands == 0 { ' ' } else { ',' });
+        self.operands += 1;
+        self
+    }
+
+    fn r(&mut self, n: Reg) -> &mut Self {
+        self.sep();
+        RegText::new(self.style, n, false).push_to(self.out);
+        self
     }
 
     /// RA0 operands (addi/addis base, every load/store base): GPR 0 in
     /// that slot means literal zero, and GNU as warns ("invalid register
     /// expression") if it is spelled as a register, so print `0`.
-    fn r0(&self, n: Reg) -> RegText {
-        RegText::new(self.style, n, true)
+    fn r0(&mut self, n: Reg) -> &mut Self {
+        self.sep();
+        RegText::new(self.style, n, true).push_to(self.out);
+        self
     }
 
-    fn label(&self, l: Label) -> String {
-        (self.label_name)(l)
+    fn int(&mut self, v: impl itoa::Integer) -> &mut Self {
+        self.sep();
+        self.out.push_str(itoa::Buffer::new().format(v));
+        self
     }
-}
 
-/// A load-and-reserve's EH hint, printed only when set.
-fn eh_text(e: bool) -> &'static str {
-    if e {
-        ",1"
-    } else {
-        ""
+    fn raw(&mut self, text: &str) -> &mut Self {
+        self.sep();
+        self.out.push_str(text);
+        self
+    }
+
+    fn label(&mut self, l: Label) -> &mut Self {
+        let name = (self.label_name)(l);
+        self.raw(&name)
+    }
+
+    /// A D-form memory operand, `d(ra)`.
+    fn mem(&mut self, d: i16, ra: Reg) -> &mut Self {
+        self.int(d);
+        self.out.push('(');
+        RegText::new(self.style, ra, true).push_to(self.out);
+        self.out.push(')');
+        self
     }
 }
 
@@ -68,63 +91,88 @@ impl Insn {
     /// `name:`. Operands are printed verbatim, so out-of-range values give
     /// text the assembler will reject rather than a panic.
     pub fn text(&self, style: RegStyle, label_name: &dyn Fn(Label) -> String) -> String {
-        let p = Printer { style, label_name };
-        let m = self.mnemonic();
-        // Each group prints the instructions of its kind and passes on the
-        // others; every instruction is in one.
-        let groups: [TextGroup; 5] = [
-            Insn::integer_text,
-            Insn::memory_text,
-            Insn::control_text,
-            Insn::book3e_text,
-            Insn::barrier_invalidate_text,
-        ];
-        groups
-            .iter()
-            .find_map(|group| group(self, &p, m))
-            .unwrap_or_default()
+        let mut out = String::with_capacity(24);
+        self.write_text(style, label_name, &mut out);
+        out
     }
 
-    /// Integer arithmetic, logicals, shifts, counts and rotates.
-    fn integer_text(&self, p: &Printer, m: &str) -> Option<String> {
+    /// [`Insn::text`], appended to `out`.
+    pub fn write_text(
+        &self,
+        style: RegStyle,
+        label_name: &dyn Fn(Label) -> String,
+        out: &mut String,
+    ) {
         use Insn::*;
-        Some(match self {
-            Li { rt, imm } | Lis { rt, imm } => format!("{m} {},{imm}", p.r(*rt)),
-            Addi { rt, ra, imm } | Addis { rt, ra, imm } => {
-                format!("{m} {},{},{imm}", p.r(*rt), p.r0(*ra))
-            }
+        if let Label(l) = self {
+            out.push_str(&label_name(*l));
+            return out.push(':');
+        }
+        if let FtrB { mmu, cap, target } = self {
+            let k = if *mmu { "MMU_" } else { "" };
+            let target = label_name(*target);
+            out.push_str(&format!(
+                "BEGIN_{k}FTR_SECTION\n\tnop\n{k}FTR_SECTION_ELSE\n\tb {target}\nALT_{k}FTR_SECTION_END_IFCLR({cap})"
+            ));
+            return;
+        }
+        out.push_str(self.mnemonic());
+        let mut w = Line {
+            out,
+            style,
+            label_name,
+            operands: 0,
+        };
+        // Each group prints the operands of its kind and passes on the
+        // others; every instruction is in one.
+        let _ = w.integer(self)
+            || w.memory(self)
+            || w.control(self)
+            || w.book3e(self)
+            || w.barrier_invalidate(self);
+    }
+}
+
+impl Line<'_> {
+    /// Integer arithmetic, logicals, shifts, counts and rotates.
+    fn integer(&mut self, i: &Insn) -> bool {
+        use Insn::*;
+        match *i {
+            Li { rt, imm } | Lis { rt, imm } => self.r(rt).int(imm),
+            Addi { rt, ra, imm } | Addis { rt, ra, imm } => self.r(rt).r0(ra).int(imm),
             Ori { ra, rs, imm }
             | Oris { ra, rs, imm }
             | Xori { ra, rs, imm }
             | Xoris { ra, rs, imm }
-            | AndiDot { ra, rs, imm } => format!("{m} {},{},{imm}", p.r(*ra), p.r(*rs)),
-            AddicDot { rt, ra, imm } => format!("{m} {},{},{imm}", p.r(*rt), p.r(*ra)),
+            | AndiDot { ra, rs, imm } => self.r(ra).r(rs).int(imm),
+            AddicDot { rt, ra, imm } => self.r(rt).r(ra).int(imm),
             Or { ra, rs, rb }
             | And { ra, rs, rb }
             | Xor { ra, rs, rb }
             | Andc { ra, rs, rb }
             | Nor { ra, rs, rb }
             | Sld { ra, rs, rb }
-            | Srd { ra, rs, rb } => format!("{m} {},{},{}", p.r(*ra), p.r(*rs), p.r(*rb)),
+            | Srd { ra, rs, rb } => self.r(ra).r(rs).r(rb),
             Add { rt, ra, rb } | Subf { rt, ra, rb } | Mulld { rt, ra, rb } => {
-                format!("{m} {},{},{}", p.r(*rt), p.r(*ra), p.r(*rb))
+                self.r(rt).r(ra).r(rb)
             }
-            Neg { rt, ra } => format!("{m} {},{}", p.r(*rt), p.r(*ra)),
+            Neg { rt, ra } => self.r(rt).r(ra),
             Rldicl { ra, rs, sh, mb: b }
             | Rldicr { ra, rs, sh, me: b }
             | Rldic { ra, rs, sh, mb: b }
-            | Rldimi { ra, rs, sh, mb: b } => format!("{m} {},{},{sh},{b}", p.r(*ra), p.r(*rs)),
+            | Rldimi { ra, rs, sh, mb: b } => self.r(ra).r(rs).int(sh).int(b),
             Mr { ra, rs } | Cntlzd { ra, rs } | Cnttzd { ra, rs } | Popcntd { ra, rs } => {
-                format!("{m} {},{}", p.r(*ra), p.r(*rs))
+                self.r(ra).r(rs)
             }
-            _ => return None,
-        })
+            _ => return false,
+        };
+        true
     }
 
     /// Loads and stores (reserving and conditional included).
-    fn memory_text(&self, p: &Printer, m: &str) -> Option<String> {
+    fn memory(&mut self, i: &Insn) -> bool {
         use Insn::*;
-        Some(match self {
+        match *i {
             Std { rs: t, d, ra }
             | Stw { rs: t, d, ra }
             | Sth { rs: t, d, ra }
@@ -132,10 +180,13 @@ impl Insn {
             | Ld { rt: t, d, ra }
             | Lwz { rt: t, d, ra }
             | Lhz { rt: t, d, ra }
-            | Lbz { rt: t, d, ra } => format!("{m} {},{d}({})", p.r(*t), p.r0(*ra)),
-            LdArg { rt, d, param } => match p.style {
-                RegStyle::Percent => format!("{m} {},{d}({})", p.r(*rt), p.r(1)),
-                RegStyle::Bare => format!("{m} {},STK_PARAM(R{param})({})", p.r(*rt), p.r(1)),
+            | Lbz { rt: t, d, ra } => self.r(t).mem(d, ra),
+            LdArg { rt, d, param } => match self.style {
+                RegStyle::Percent => self.r(rt).mem(d, 1),
+                RegStyle::Bare => {
+                    let slot = format!("STK_PARAM(R{param})(r1)");
+                    self.r(rt).raw(&slot)
+                }
             },
             Stdx { rs: t, ra, rb }
             | Stwx { rs: t, ra, rb }
@@ -154,73 +205,69 @@ impl Insn {
             | Stbcx { rs: t, ra, rb }
             | Sthcx { rs: t, ra, rb }
             | Stwcx { rs: t, ra, rb }
-            | Stdcx { rs: t, ra, rb } => format!("{m} {},{},{}", p.r(*t), p.r0(*ra), p.r(*rb)),
+            | Stdcx { rs: t, ra, rb } => self.r(t).r0(ra).r(rb),
             Lbarx { rt, ra, rb, eh: e }
             | Lharx { rt, ra, rb, eh: e }
             | Lwarx { rt, ra, rb, eh: e }
             | Ldarx { rt, ra, rb, eh: e } => {
-                format!("{m} {},{},{}{}", p.r(*rt), p.r0(*ra), p.r(*rb), eh_text(*e))
+                self.r(rt).r0(ra).r(rb);
+                // The EH hint, printed only when set.
+                if e {
+                    self.int(1u8);
+                }
+                self
             }
-            _ => return None,
-        })
+            _ => return false,
+        };
+        true
     }
 
-    /// Compares, CR logic, branches (feature-patched included), the count
-    /// register and labels.
-    fn control_text(&self, p: &Printer, m: &str) -> Option<String> {
+    /// Compares, CR logic, branches, the count register. (Labels and
+    /// feature-patched branches are whole lines, printed by the caller.)
+    fn control(&mut self, i: &Insn) -> bool {
         use Insn::*;
-        Some(match self {
-            Cmpdi { bf, ra, imm } | Cmpwi { bf, ra, imm } => format!("{m} {bf},{},{imm}", p.r(*ra)),
-            Cmpldi { bf, ra, imm } | Cmplwi { bf, ra, imm } => {
-                format!("{m} {bf},{},{imm}", p.r(*ra))
-            }
+        match *i {
+            Cmpdi { bf, ra, imm } | Cmpwi { bf, ra, imm } => self.int(bf).r(ra).int(imm),
+            Cmpldi { bf, ra, imm } | Cmplwi { bf, ra, imm } => self.int(bf).r(ra).int(imm),
             Cmpd { bf, ra, rb }
             | Cmpld { bf, ra, rb }
             | Cmpw { bf, ra, rb }
-            | Cmplw { bf, ra, rb } => {
-                format!("{m} {bf},{},{}", p.r(*ra), p.r(*rb))
-            }
-            Crxor { bt, ba, bb } => format!("{m} {bt},{ba},{bb}"),
-            B { target } | Bdnz { target } => format!("{m} {}", p.label(*target)),
-            Bc { bf, target, .. } => format!("{m} {bf},{}", p.label(*target)),
-            Mtctr { rs: t } | Mfctr { rt: t } => format!("{m} {}", p.r(*t)),
-            Blr => m.to_string(),
-            FtrB { mmu, cap, target } => {
-                let k = if *mmu { "MMU_" } else { "" };
-                format!(
-                    "BEGIN_{k}FTR_SECTION\n\tnop\n{k}FTR_SECTION_ELSE\n\tb {}\nALT_{k}FTR_SECTION_END_IFCLR({cap})",
-                    p.label(*target)
-                )
-            }
-            Label(l) => format!("{}:", p.label(*l)),
-            _ => return None,
-        })
+            | Cmplw { bf, ra, rb } => self.int(bf).r(ra).r(rb),
+            Crxor { bt, ba, bb } => self.int(bt).int(ba).int(bb),
+            B { target } | Bdnz { target } => self.label(target),
+            Bc { bf, target, .. } => self.int(bf).label(target),
+            Mtctr { rs: t } | Mfctr { rt: t } => self.r(t),
+            Blr => self,
+            _ => return false,
+        };
+        true
     }
 
     /// Book III-E TLB management, barriers, MAS and MSR accesses.
-    fn book3e_text(&self, p: &Printer, m: &str) -> Option<String> {
+    fn book3e(&mut self, i: &Insn) -> bool {
         use Insn::*;
-        Some(match self {
-            Tlbilx { t, ra, rb } => format!("{m} {t},{},{}", p.r0(*ra), p.r(*rb)),
-            Tlbivax { ra, rb } | Tlbsx { ra, rb } => format!("{m} {},{}", p.r0(*ra), p.r(*rb)),
-            Tlbre | Tlbwe | Msync | Mbar { mo: 0 } => m.to_string(),
-            Mbar { mo } => format!("{m} {mo}"),
+        match *i {
+            Tlbilx { t, ra, rb } => self.int(t).r0(ra).r(rb),
+            Tlbivax { ra, rb } | Tlbsx { ra, rb } => self.r0(ra).r(rb),
+            Tlbre | Tlbwe | Msync | Mbar { mo: 0 } => self,
+            Mbar { mo } => self.int(mo),
             // The number (the kernel's SPRN_ names need <asm/reg_booke.h>,
             // which a Book3S kernel tree does not include).
-            Mtspr { spr, rs } => format!("{m} {},{}", spr_text(*spr), p.r(*rs)),
-            Mfspr { rt, spr } => format!("{m} {},{}", p.r(*rt), spr_text(*spr)),
-            Wrteei { e } => format!("{m} {}", u8::from(*e)),
-            Wrtee { rs: t } | Mfmsr { rt: t } => format!("{m} {}", p.r(*t)),
-            _ => return None,
-        })
+            Mtspr { spr, rs } => self.raw(&spr_text(spr)).r(rs),
+            Mfspr { rt, spr } => self.r(rt).raw(&spr_text(spr)),
+            Wrteei { e } => self.int(u8::from(e)),
+            Wrtee { rs: t } | Mfmsr { rt: t } => self.r(t),
+            _ => return false,
+        };
+        true
     }
 
     /// Barriers, no-ops and Book III-S invalidations.
-    fn barrier_invalidate_text(&self, p: &Printer, m: &str) -> Option<String> {
+    fn barrier_invalidate(&mut self, i: &Insn) -> bool {
         use Insn::*;
-        Some(match self {
-            Eieio | Sync | Lwsync | Ptesync | Isync | Tlbsync | Nop | CpAbort => m.to_string(),
-            Slbia { ih } => format!("{m} {ih}"),
+        match *i {
+            Eieio | Sync | Lwsync | Ptesync | Isync | Tlbsync | Nop | CpAbort => self,
+            Slbia { ih } => self.int(ih),
             Tlbie {
                 rb,
                 rs,
@@ -234,13 +281,14 @@ impl Insn {
                 ric,
                 prs,
                 r: rr,
-            } => {
-                format!("{m} {},{},{ric},{prs},{rr}", p.r(*rb), p.r(*rs))
-            }
-            _ => return None,
-        })
+            } => self.r(rb).r(rs).int(ric).int(prs).int(rr),
+            _ => return false,
+        };
+        true
     }
+}
 
+impl Insn {
     /// The mnemonic as printed by [`Insn::text`] (for `Bc`, the condition's
     /// extended mnemonic, e.g. `"beq"`). `Label` has none and returns `""`.
     pub fn mnemonic(&self) -> &'static str {
