@@ -56,7 +56,13 @@ pub fn load(name: &str, src: &str) -> Result<Program, Diag> {
     // in listings and `.S` comments agree with the diagnostics'.
     let src = crate::spec::diag::unix_breaks(src);
     let spec = parser::parse(&src)?;
-    ir::check::check(name, &src, &spec)
+    let prog = ir::check::check(name, &src, &spec);
+    // A large spec's syntax tree takes tens of milliseconds to free: on
+    // another thread, while this one goes on.
+    if src.len() > 1 << 20 {
+        rayon::spawn(move || drop(spec));
+    }
+    prog
 }
 
 pub struct Compiled {

@@ -196,6 +196,11 @@ pub fn for_target(prog: &Program, target: crate::target::Target) -> std::borrow:
         let native = target.backend().patches(p);
         !native
     };
+    // A spec without features has nothing to patch (and walking every
+    // sequence of a large one to find that out is not free).
+    if prog.features.is_empty() {
+        return std::borrow::Cow::Borrowed(prog);
+    }
     let mut out: Option<Program> = None;
     for (si, seq) in prog.seqs.iter().enumerate() {
         if !used_features(seq).iter().any(|&(i, _)| foreign(i)) {
@@ -303,6 +308,9 @@ pub fn split_optimize(
     seq: &mut Seq,
     optimize: &dyn Fn(&mut Seq) -> Result<(), crate::spec::diag::Diag>,
 ) -> Result<(), crate::spec::diag::Diag> {
+    if prog.features.is_empty() {
+        return optimize(seq);
+    }
     let forms = used_features(seq);
     let used: Vec<usize> = forms.iter().map(|f| f.0).collect();
     if used.is_empty() {

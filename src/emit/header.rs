@@ -409,7 +409,7 @@ fn dev_view(d: &crate::ir::Device, linux: bool) -> DevView {
         .iter()
         .zip(&by_reg)
         .map(|(r, fields)| {
-            let rup = format!("{dup}_{}", c_ident(&r.name).to_ascii_uppercase());
+            let rup = upper_ident(&dup, &r.name);
             RegView {
                 name: r.name.clone(),
                 offset_hex: format!("{:#x}", r.offset),
@@ -435,27 +435,47 @@ fn dev_view(d: &crate::ir::Device, linux: bool) -> DevView {
     }
 }
 
-/// Field `f` of register `r` (whose macro prefix is `rup`).
+/// `prefix_` and `name` as a C identifier in upper case.
+fn upper_ident(prefix: &str, name: &str) -> String {
+    let mut s = String::with_capacity(prefix.len() + name.len() + 1);
+    s.push_str(prefix);
+    s.push('_');
+    s.extend(name.chars().map(|c| {
+        if c.is_ascii_alphanumeric() {
+            c.to_ascii_uppercase()
+        } else {
+            '_'
+        }
+    }));
+    s
+}
+
+/// Field `f` of register `r` (whose macro prefix is `rup`). Built with
+/// pushes, not `format!`: a register map has thousands of fields.
 fn field_view(rup: &str, r: &crate::ir::Reg, f: &crate::ir::Field, linux: bool) -> FieldView {
-    let fup = format!("{rup}_{}", c_ident(&f.name).to_ascii_uppercase());
+    let fup = upper_ident(rup, &f.name);
+    let mut digits = itoa::Buffer::new();
+    let mut doc = String::with_capacity(48);
     let numbering = match f.numbering {
-        Numbering::Msb0 => "IBM (MSB0) bits",
-        Numbering::Lsb0 => "bits",
+        Numbering::Msb0 => "IBM (MSB0) bit",
+        Numbering::Lsb0 => "bit",
     };
-    let hi = f.shift + f.width - 1;
-    let doc = if f.first == f.last {
-        format!(
-            "{} {} = LSB0 bit {}",
-            numbering.trim_end_matches('s'),
-            f.first,
-            f.shift
-        )
+    doc.push_str(numbering);
+    if f.first == f.last {
+        doc.push(' ');
+        doc.push_str(digits.format(f.first));
+        doc.push_str(" = LSB0 bit ");
+        doc.push_str(digits.format(f.shift));
     } else {
-        format!(
-            "{numbering} {}..{} = LSB0 bits {hi}..{}",
-            f.first, f.last, f.shift
-        )
-    };
+        doc.push_str("s ");
+        doc.push_str(digits.format(f.first));
+        doc.push_str("..");
+        doc.push_str(digits.format(f.last));
+        doc.push_str(" = LSB0 bits ");
+        doc.push_str(digits.format(f.shift + f.width - 1));
+        doc.push_str("..");
+        doc.push_str(digits.format(f.shift));
+    }
     FieldView {
         name: f.name.clone(),
         lower: fup.to_ascii_lowercase(),

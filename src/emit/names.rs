@@ -162,100 +162,154 @@ pub fn reserved(name: &str) -> Option<&'static str> {
     }
 }
 
+/// What a C name is for; described in words only for a diagnostic (a
+/// large map has thousands of names and no clash).
+#[derive(Clone, Copy)]
+enum What {
+    Device(usize),
+    Register(usize, usize),
+    Field(usize, usize),
+    /// The threshold of a `cover` in sequence `.0`.
+    Threshold(usize),
+    Sequence(usize),
+}
+
+impl What {
+    fn describe(self, prog: &Program) -> String {
+        match self {
+            What::Device(d) => format!("device `{}`", prog.devices[d].name),
+            What::Register(d, r) => {
+                let d = &prog.devices[d];
+                format!("register `{}.{}`", d.name, d.regs[r].name)
+            }
+            What::Field(d, f) => {
+                let d = &prog.devices[d];
+                let f = &d.fields[f];
+                format!("field `{}.{}.{}`", d.name, d.regs[f.reg].name, f.name)
+            }
+            What::Threshold(s) => {
+                format!("the threshold of a `cover` in `{}`", prog.seqs[s].name)
+            }
+            What::Sequence(s) => format!("sequence `{}`", prog.seqs[s].name),
+        }
+    }
+}
+
 /// One C name and where it comes from.
+#[derive(Clone, Copy)]
 struct Origin {
-    what: String,
+    what: What,
     span: Span,
     /// An object-like macro (expands wherever the name appears).
     object_macro: bool,
+}
+
+/// `parts` joined, each upper-cased: the stem of a macro name.
+fn upper(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            s.push('_');
+        }
+        s.extend(p.chars().map(|c| c.to_ascii_uppercase()));
+    }
+    s
+}
+
+/// `stem` and `_suffix`.
+fn suffixed(stem: &str, suffix: &str) -> String {
+    let mut s = String::with_capacity(stem.len() + suffix.len() + 1);
+    s.push_str(stem);
+    s.push('_');
+    s.push_str(suffix);
+    s
 }
 
 /// Every header-level name (macros, inline helpers, prototypes' function
 /// names) must be distinct, and no prototype parameter may be an
 /// object-like macro. Function names depend on `--prefix`.
 pub fn check(prog: &Program, opts: &Options) -> Result<(), Diag> {
-    let mut names = Names::default();
-    for d in &prog.devices {
-        names.device(d)?;
+    let mut names = Names {
+        prog,
+        seen: FxHashMap::default(),
+    };
+    let fields: usize = prog.devices.iter().map(|d| d.fields.len()).sum();
+    let regs: usize = prog.devices.iter().map(|d| d.regs.len()).sum();
+    names
+        .seen
+        .reserve(7 * fields + 2 * regs + prog.seqs.len() + 8);
+    for (i, d) in prog.devices.iter().enumerate() {
+        names.device(i, d)?;
     }
-    names.thresholds(prog, &opts.prefix.to_ascii_uppercase())?;
-    names.functions(prog, &opts.prefix)?;
-    names.check_parameters(prog)
+    names.thresholds(&opts.prefix.to_ascii_uppercase())?;
+    names.functions(&opts.prefix)?;
+    names.check_parameters()
 }
 
 /// The header's names so far, each with its origin.
-#[derive(Default)]
-struct Names {
+struct Names<'p> {
+    prog: &'p Program,
     seen: FxHashMap<String, Origin>,
 }
 
-impl Names {
+impl Names<'_> {
     fn add(&mut self, name: String, o: Origin) -> Result<(), Diag> {
-        if let Some(prev) = self.seen.get(&name) {
-            return Err(Diag::new(
-                o.span,
-                format!(
-                    "the header would define `{name}` twice: for {} and for {}",
-                    prev.what, o.what
-                ),
-            )
-            .label(o.what)
-            .related(prev.span, prev.what.clone())
-            .help("C names join device, register and field names with `_` in upper case; rename one of them"));
+        match self.seen.entry(name) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(o);
+                Ok(())
+            }
+            std::collections::hash_map::Entry::Occupied(prev) => {
+                let (prev, name) = (*prev.get(), prev.key());
+                let (what, prev_what) = (o.what.describe(self.prog), prev.what.describe(self.prog));
+                Err(Diag::new(
+                    o.span,
+                    format!("the header would define `{name}` twice: for {prev_what} and for {what}"),
+                )
+                .label(what)
+                .related(prev.span, prev_what)
+                .help("C names join device, register and field names with `_` in upper case; rename one of them"))
+            }
         }
-        self.seen.insert(name, o);
-        Ok(())
     }
 
-    /// A device's macros: its instance bound, its registers' offsets and
+    /// Device `di`'s macros: its instance bound, its registers' offsets and
     /// widths, its fields' macros and helpers.
-    fn device(&mut self, d: &crate::ir::Device) -> Result<(), Diag> {
-        let dup = d.name.to_ascii_uppercase();
+    fn device(&mut self, di: usize, d: &crate::ir::Device) -> Result<(), Diag> {
+        let dup = upper(&[&d.name]);
         if !matches!(d.instances, Instances::Single) {
             self.add(
-                format!("{dup}_INSTANCES_MAX"),
+                suffixed(&dup, "INSTANCES_MAX"),
                 Origin {
-                    what: format!("device `{}`", d.name),
+                    what: What::Device(di),
                     span: d.span,
                     object_macro: true,
                 },
             )?;
         }
-        for r in &d.regs {
-            let rup = format!("{dup}_{}", r.name.to_ascii_uppercase());
+        for (ri, r) in d.regs.iter().enumerate() {
+            let rup = upper(&[&dup, &r.name]);
             for s in ["OFFSET", "WIDTH"] {
                 self.add(
-                    format!("{rup}_{s}"),
+                    suffixed(&rup, s),
                     Origin {
-                        what: format!("register `{}.{}`", d.name, r.name),
+                        what: What::Register(di, ri),
                         span: r.span,
                         object_macro: true,
                     },
                 )?;
             }
         }
-        for f in &d.fields {
-            self.field(d, &dup, f)?;
+        for (fi, f) in d.fields.iter().enumerate() {
+            let fup = upper(&[&dup, &d.regs[f.reg].name, &f.name]);
+            self.field(What::Field(di, fi), f.span, &fup)?;
         }
         Ok(())
     }
 
-    /// Field `f` of device `d` (upper-case name `dup`): its macros and
-    /// inline helpers.
-    fn field(
-        &mut self,
-        d: &crate::ir::Device,
-        dup: &str,
-        f: &crate::ir::Field,
-    ) -> Result<(), Diag> {
-        let r = &d.regs[f.reg];
-        let fup = format!(
-            "{dup}_{}_{}",
-            r.name.to_ascii_uppercase(),
-            f.name.to_ascii_uppercase()
-        );
-        let what = format!("field `{}.{}.{}`", d.name, r.name, f.name);
-        for (s, obj) in [
+    /// A field's macros and inline helpers (upper-case stem `fup`).
+    fn field(&mut self, what: What, span: Span, fup: &str) -> Result<(), Diag> {
+        for (s, object_macro) in [
             ("SHIFT", true),
             ("WIDTH", true),
             ("MASK", true),
@@ -263,21 +317,21 @@ impl Names {
             ("GET", false),
         ] {
             self.add(
-                format!("{fup}_{s}"),
+                suffixed(fup, s),
                 Origin {
-                    what: what.clone(),
-                    span: f.span,
-                    object_macro: obj,
+                    what,
+                    span,
+                    object_macro,
                 },
             )?;
         }
         let lower = fup.to_ascii_lowercase();
         for s in ["prep", "get"] {
             self.add(
-                format!("{lower}_{s}"),
+                suffixed(&lower, s),
                 Origin {
-                    what: what.clone(),
-                    span: f.span,
+                    what,
+                    span,
                     object_macro: false,
                 },
             )?;
@@ -287,8 +341,9 @@ impl Names {
 
     /// The threshold macros of `auto` covers (`prefix_up`: the upper-case
     /// `--prefix`).
-    fn thresholds(&mut self, prog: &Program, prefix_up: &str) -> Result<(), Diag> {
-        for s in &prog.seqs {
+    fn thresholds(&mut self, prefix_up: &str) -> Result<(), Diag> {
+        let prog = self.prog;
+        for (si, s) in prog.seqs.iter().enumerate() {
             let mut err = Ok(());
             // Two covers of one set in one sequence share their threshold.
             let mut mine: Vec<&str> = Vec::new();
@@ -305,7 +360,7 @@ impl Names {
                         err = self.add(
                             format!("{prefix_up}{threshold}"),
                             Origin {
-                                what: format!("the threshold of a `cover` in `{}`", s.name),
+                                what: What::Threshold(si),
                                 span: *span,
                                 object_macro: true,
                             },
@@ -320,8 +375,9 @@ impl Names {
 
     /// The sequences' C function names (`prefix` and the name), none
     /// reserved.
-    fn functions(&mut self, prog: &Program, prefix: &str) -> Result<(), Diag> {
-        for s in &prog.seqs {
+    fn functions(&mut self, prefix: &str) -> Result<(), Diag> {
+        let prog = self.prog;
+        for (si, s) in prog.seqs.iter().enumerate() {
             let symbol = format!("{prefix}{}", s.name);
             if let Some(why) = reserved(&symbol) {
                 return Err(Diag::new(
@@ -332,9 +388,9 @@ impl Names {
                 .help("rename the sequence, or give a --prefix"));
             }
             self.add(
-                symbol.clone(),
+                symbol,
                 Origin {
-                    what: format!("sequence `{}`", s.name),
+                    what: What::Sequence(si),
                     span: s.span,
                     object_macro: false,
                 },
@@ -346,7 +402,8 @@ impl Names {
     /// Prototype parameters: a device base (and count) per device used, then
     /// the sequence's own; an object-like macro of the same name would
     /// replace the parameter name.
-    fn check_parameters(&self, prog: &Program) -> Result<(), Diag> {
+    fn check_parameters(&self) -> Result<(), Diag> {
+        let prog = self.prog;
         for s in &prog.seqs {
             let mut names: Vec<String> = Vec::new();
             for &d in &s.devices {
@@ -359,15 +416,16 @@ impl Names {
             names.extend(s.params.iter().cloned());
             for n in &names {
                 if let Some(o) = self.seen.get(n).filter(|o| o.object_macro) {
+                    let what = o.what.describe(prog);
                     return Err(Diag::new(
                         s.span,
                         format!(
-                            "parameter `{n}` of `{}` is also a macro of the header (for {})",
-                            s.name, o.what
+                            "parameter `{n}` of `{}` is also a macro of the header (for {what})",
+                            s.name
                         ),
                     )
                     .label("its prototype would not compile")
-                    .related(o.span, o.what.clone())
+                    .related(o.span, what)
                     .help("rename the parameter or the device"));
                 }
             }

@@ -243,6 +243,26 @@ impl OpId {
 }
 
 impl Program {
+    /// A copy of everything but the sequences (which passes copy one by
+    /// one, on every core).
+    pub fn without_seqs(&self) -> Program {
+        Program {
+            machine: self.machine,
+            machine_span: self.machine_span,
+            source_name: self.source_name.clone(),
+            source_text: self.source_text.clone(),
+            line_starts: self.line_starts.clone(),
+            targets: self.targets.clone(),
+            devices: self.devices.clone(),
+            granules: self.granules.clone(),
+            thresholds: self.thresholds.clone(),
+            features: self.features.clone(),
+            queues: self.queues.clone(),
+            records: self.records.clone(),
+            seqs: Vec::new(),
+        }
+    }
+
     /// 1-based line of a span's start.
     pub fn line_of(&self, span: Span) -> usize {
         let starts = self.line_starts.get_or_init(|| {

@@ -390,64 +390,71 @@ pub fn walk_mut(body: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
     }
 }
 
-/// Visit every expression of the statements (read-only `map_exprs`:
-/// that is the one list of where statements hold expressions; this walks
-/// a copy).
+/// Where a statement holds expressions: the one list, expanded for shared
+/// and for mutable statements alike (the same patterns bind `&Expr` or
+/// `&mut Expr` by the statement's reference), calling `$f` on each.
+macro_rules! exprs_of {
+    ($s:expr, $f:expr) => {
+        match $s {
+            Stmt::Write { value, .. }
+            | Stmt::Return { value, .. }
+            | Stmt::Poll { value, .. }
+            | Stmt::Assign { value, .. } => $f(value),
+            Stmt::While {
+                cond: Cond { a, b, .. },
+                ..
+            }
+            | Stmt::If {
+                cond: Cond { a, b, .. },
+                ..
+            } => {
+                $f(a);
+                $f(b);
+            }
+            Stmt::Range {
+                start, size, step, ..
+            } => {
+                $f(start);
+                $f(size);
+                $f(step);
+            }
+            Stmt::Cover { start, size, .. } => {
+                $f(start);
+                $f(size);
+            }
+            Stmt::Invalidate { operands, .. } => {
+                for o in operands {
+                    $f(o);
+                }
+            }
+            Stmt::Mem { op, .. } => match op {
+                MemOp::Store { value, .. } => $f(value),
+                MemOp::LoadAt { index, .. } => $f(index),
+                MemOp::StoreAt { index, value, .. } | MemOp::Poll { index, value, .. } => {
+                    $f(index);
+                    $f(value);
+                }
+                MemOp::Acquire {
+                    value: LockValue::Owner(e),
+                    ..
+                } => $f(e),
+                MemOp::Release { cond: Some(c), .. } => $f(c),
+                _ => {}
+            },
+            _ => {}
+        }
+    };
+}
+
+/// Visit every expression of the statements, in the order `map_exprs`
+/// rewrites them.
 pub fn each_expr(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
-    let mut copy = body.to_vec();
-    map_exprs(&mut copy, &mut |e| {
-        f(e);
-        e.clone()
-    });
+    walk(body, &mut |s| exprs_of!(s, |e: &Expr| f(e)));
 }
 
 /// Apply `f` to every expression of the statements.
 pub fn map_exprs(body: &mut [Stmt], f: &mut dyn FnMut(&Expr) -> Expr) {
-    walk_mut(body, &mut |s| match s {
-        Stmt::Write { value, .. }
-        | Stmt::Return { value, .. }
-        | Stmt::Poll { value, .. }
-        | Stmt::Assign { value, .. } => *value = f(value),
-        Stmt::While { cond, .. } => {
-            cond.a = f(&cond.a);
-            cond.b = f(&cond.b);
-        }
-        Stmt::Range {
-            start, size, step, ..
-        } => {
-            *start = f(start);
-            *size = f(size);
-            *step = f(step);
-        }
-        Stmt::Cover { start, size, .. } => {
-            *start = f(start);
-            *size = f(size);
-        }
-        Stmt::If { cond, .. } => {
-            cond.a = f(&cond.a);
-            cond.b = f(&cond.b);
-        }
-        Stmt::Invalidate { operands, .. } => {
-            for o in operands {
-                *o = f(o);
-            }
-        }
-        Stmt::Mem { op, .. } => match op {
-            MemOp::Store { value, .. } => *value = f(value),
-            MemOp::LoadAt { index, .. } => *index = f(index),
-            MemOp::StoreAt { index, value, .. } | MemOp::Poll { index, value, .. } => {
-                *index = f(index);
-                *value = f(value);
-            }
-            MemOp::Acquire {
-                value: LockValue::Owner(e),
-                ..
-            } => *e = f(e),
-            MemOp::Release { cond: Some(c), .. } => *c = f(c),
-            _ => {}
-        },
-        _ => {}
-    });
+    walk_mut(body, &mut |s| exprs_of!(s, |e: &mut Expr| *e = f(e)));
 }
 
 /// Visit every statement, depth first, in program order.

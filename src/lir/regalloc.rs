@@ -128,13 +128,17 @@ fn ranges(f: &Func) -> Vec<Option<(usize, usize)>> {
     // iteration: live to the back edge. In order of loop tops one pass is
     // enough: a stretch only moves an end later, and an enclosing loop
     // (earlier top) has already been considered with an end inside it.
+    // Only loops whose top is after the range's start can stretch it:
+    // start the scan there (a long function has hundreds of loops and
+    // thousands of short ranges).
     loops.sort_unstable();
     for range in r.iter_mut().flatten() {
-        for &(top, back) in &loops {
+        let first = loops.partition_point(|&(top, _)| top <= range.0);
+        for &(top, back) in &loops[first..] {
             if top > range.1 {
                 break;
             }
-            if range.0 < top && range.1 < back {
+            if range.1 < back {
                 range.1 = back;
             }
         }

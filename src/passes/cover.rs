@@ -40,7 +40,16 @@ struct Ids {
 }
 
 pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
-    let mut out = prog.clone();
+    let mut out = prog.without_seqs();
+    out.seqs = crate::par::map(&prog.seqs, |s| {
+        let mut s = s.clone();
+        resolve_thresholds(prog, &mut s, &cfg.pins);
+        Ok::<_, std::convert::Infallible>(s)
+    })
+    .unwrap_or_else(|e| match e {});
+    if !out.seqs.iter().any(|s| has_cover(&s.body)) {
+        return Ok(out);
+    }
     let mut ids = Ids {
         next_op: 0,
         next_group: 0,
@@ -58,7 +67,6 @@ pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
         });
     }
     for seq in &mut out.seqs {
-        resolve_thresholds(prog, seq, &cfg.pins);
         if !has_cover(&seq.body) {
             continue;
         }
@@ -72,6 +80,11 @@ pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
 /// `threshold(SET)` -> its value under `pins` (checking made sure one
 /// exists: costs, or a pin in the spec).
 fn resolve_thresholds(prog: &Program, seq: &mut Seq, pins: &[(String, u64)]) {
+    let mut bound = false;
+    crate::ir::each_expr(&seq.body, &mut |e| bound |= e.uses_binding());
+    if !bound {
+        return;
+    }
     let name = seq.name.clone();
     crate::ir::map_exprs(&mut seq.body, &mut |e| {
         if !e.uses_binding() {

@@ -180,13 +180,13 @@ pub fn run(
     // The passes read devices and source, never other sequences: give
     // them the program without its sequences instead of a deep copy.
     let mut seqs = std::mem::take(&mut out.seqs);
-    let ctx = out.clone();
+    let ctx = &out;
     crate::par::each_mut(&mut seqs, |seq| {
-        barriers::resolve_spec_barriers(&ctx, seq, target)?;
+        barriers::resolve_spec_barriers(ctx, seq, target)?;
         // A sequence that tests features is optimized once per
         // combination of them (see `crate::features`).
-        crate::features::split_optimize(&ctx, seq, &|v| {
-            passes.iter().try_for_each(|p| run_one(&ctx, v, target, *p))
+        crate::features::split_optimize(ctx, seq, &|v| {
+            passes.iter().try_for_each(|p| run_one(ctx, v, target, *p))
         })
     })?;
     out.seqs = seqs;

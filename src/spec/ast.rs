@@ -10,7 +10,7 @@ pub struct Ident {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Spec {
     pub targets: Vec<Ident>,
     /// `machine NAME` lines (POWER CPU family; at most one is valid).

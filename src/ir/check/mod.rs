@@ -28,6 +28,16 @@ pub const DEFAULT_POLL_FAIL: i64 = -110;
 pub const DEFAULT_WHILE_FAIL: i64 = -22;
 
 pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<Program, Diag> {
+    check_with(source_name, source_text, spec, PARALLEL_FROM_SEQS)
+}
+
+/// [`check`], its sequences on every core from `parallel_from` of them.
+fn check_with(
+    source_name: &str,
+    source_text: &str,
+    spec: &ast::Spec,
+    parallel_from: usize,
+) -> Result<Program, Diag> {
     // Queue statements become plain ones first (see `spec::queue`); a
     // spec without queues or records is checked as written (no copy).
     let lowered;
@@ -66,22 +76,7 @@ pub fn check(source_name: &str, source_text: &str, spec: &ast::Spec) -> Result<P
         thresholds: &thresholds,
         features: &features,
     };
-    let mut seqs: Vec<Seq> = Vec::new();
-    let mut seq_ids: FxHashMap<&str, usize> = FxHashMap::default();
-    let (mut next_op, mut next_group) = (0u32, 0u32);
-    for s in &spec.seqs {
-        if let Some(prev) = seq_ids.get(s.name.name.as_str()).map(|&i| &seqs[i]) {
-            return Err(Diag::new(
-                s.name.span,
-                format!("sequence `{}` defined twice", s.name.name),
-            )
-            .label("second definition")
-            .related(prev.span, "first defined here"));
-        }
-        let seq = check_seq(&decls, s, &mut next_op, &mut next_group)?;
-        seq_ids.insert(&s.name.name, seqs.len());
-        seqs.push(seq);
-    }
+    let seqs = check_seqs(&decls, &spec.seqs, parallel_from)?;
 
     check_threshold_names(spec, &seqs)?;
     let queues = check_queues(spec, &devices)?;
@@ -207,6 +202,80 @@ struct Decls<'a> {
     granules: &'a [GranuleSet],
     thresholds: &'a [(String, u64)],
     features: &'a [Feature],
+}
+
+/// From this many sequences on, they are checked on every core.
+const PARALLEL_FROM_SEQS: usize = 64;
+
+/// The sequences, in order, numbering operations and loop groups across
+/// them; on every core when there are `parallel_from` or more: then each
+/// numbers its own from 0 and is shifted past the sequences before it,
+/// which is the numbering checking in order gives. The error is the first in
+/// source order, a second definition of a name where it stands.
+fn check_seqs(d: &Decls, seqs: &[ast::Seq], parallel_from: usize) -> Result<Vec<Seq>, Diag> {
+    use rayon::prelude::*;
+    let parallel = seqs.len() >= parallel_from;
+    let checked: Vec<Result<(Seq, u32, u32), Diag>> = if parallel {
+        seqs.par_iter()
+            .map(|s| {
+                let (mut ops, mut groups) = (0u32, 0u32);
+                check_seq(d, s, &mut ops, &mut groups).map(|q| (q, ops, groups))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut checked = checked.into_iter();
+    let mut out: Vec<Seq> = Vec::with_capacity(seqs.len());
+    let mut seq_ids: FxHashMap<&str, usize> = FxHashMap::default();
+    let (mut next_op, mut next_group) = (0u32, 0u32);
+    for s in seqs {
+        if let Some(prev) = seq_ids.get(s.name.name.as_str()).map(|&i| &out[i]) {
+            return Err(Diag::new(
+                s.name.span,
+                format!("sequence `{}` defined twice", s.name.name),
+            )
+            .label("second definition")
+            .related(prev.span, "first defined here"));
+        }
+        let seq = match checked.next() {
+            Some(c) => {
+                let (mut seq, ops, groups) = c?;
+                shift_ids(&mut seq, next_op, next_group);
+                next_op = next_op.wrapping_add(ops);
+                next_group = next_group.wrapping_add(groups);
+                seq
+            }
+            None => check_seq(d, s, &mut next_op, &mut next_group)?,
+        };
+        seq_ids.insert(&s.name.name, out.len());
+        out.push(seq);
+    }
+    Ok(out)
+}
+
+/// Add `ops` to every operation id of `seq` (its edges' ends included,
+/// but not the pseudo-operations) and `groups` to every loop group.
+fn shift_ids(seq: &mut Seq, ops: u32, groups: u32) {
+    if ops == 0 && groups == 0 {
+        return;
+    }
+    let op = |id: &mut OpId| id.0 = id.0.wrapping_add(ops);
+    crate::ir::walk_mut(&mut seq.body, &mut |st| match st {
+        Stmt::Write { access, .. } | Stmt::Poll { access, .. } | Stmt::Read { access, .. } => {
+            op(&mut access.id)
+        }
+        Stmt::Invalidate { id, .. } | Stmt::Mem { id, .. } => op(id),
+        Stmt::Each { group, .. } => *group = group.wrapping_add(groups),
+        _ => {}
+    });
+    for e in &mut seq.edges {
+        for end in [&mut e.from, &mut e.to] {
+            if ![OpId::BARRIER, OpId::ENTRY, OpId::EXIT].contains(end) {
+                op(end);
+            }
+        }
+    }
 }
 
 fn check_seq(
@@ -584,4 +653,51 @@ fn check_machine(
             .help("list only power64 and power64le with `machine`, or put the other target's sequences in a spec of their own"));
     }
     Ok((m, Some(first.span)))
+}
+
+#[cfg(test)]
+mod parallel_tests {
+    use super::*;
+
+    /// Every example and a spec of many sequences: checked on every core,
+    /// the program (operation ids, loop groups, edges) is the one a check
+    /// in order gives, and so is the error of a broken spec.
+    #[test]
+    fn checking_on_every_core_is_checking_in_order() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+        let mut specs: Vec<(String, String)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "inv"))
+            .map(|p| {
+                (
+                    p.display().to_string(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
+            .collect();
+        specs.sort();
+        assert!(specs.len() >= 10, "examples not found");
+        // Many sequences of loops, polls and covers (ids and groups in each).
+        let mut many = String::from(
+            "target aarch64\ndevice d {\n instances dynamic max 4\n reg a 0x0 u64 le\n reg s 0x8 u64 le\n require a before s\n}\n",
+        );
+        for i in 0..10 {
+            many += &format!(
+                "seq s{i}(x: u64) {{\n each d {{ d.a = x + {i}\n d.s = 1 }}\n each d {{ poll d.s == 0 limit 10 else return -1 }}\n}}\n"
+            );
+        }
+        specs.push(("many".into(), many.clone()));
+        // The second error in source order must not win.
+        let broken = many
+            .replace("d.a = x + 3", "d.nope = 1")
+            .replace("d.a = x + 7", "d.zz = 1");
+        specs.push(("broken".into(), broken));
+        for (name, src) in &specs {
+            let spec = crate::spec::parser::parse(src).unwrap();
+            let serial = check_with(name, src, &spec, usize::MAX);
+            let parallel = check_with(name, src, &spec, 1);
+            assert_eq!(format!("{serial:?}"), format!("{parallel:?}"), "{name}");
+        }
+    }
 }

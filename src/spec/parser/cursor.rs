@@ -4,20 +4,24 @@
 use super::Parser;
 use crate::spec::ast::Ident;
 use crate::spec::diag::{Diag, Span};
-use crate::spec::lexer::Tok;
+use crate::spec::lexer::{Tok, Token};
 
 impl<'a> Parser<'a> {
+    /// Token `i`, the end of file past the last.
+    fn at(&self, i: usize) -> &Token<'a> {
+        self.toks.get(i).unwrap_or(&self.eof)
+    }
     pub(super) fn peek(&self) -> &Tok<'a> {
-        &self.toks[self.pos].tok
+        &self.at(self.pos).tok
     }
     pub(super) fn peek_at(&self, n: usize) -> &Tok<'a> {
-        &self.toks[(self.pos + n).min(self.toks.len() - 1)].tok
+        &self.at(self.pos + n).tok
     }
     pub(super) fn span(&self) -> Span {
-        self.toks[self.pos].span
+        self.at(self.pos).span
     }
     pub(super) fn prev_span(&self) -> Span {
-        self.toks[self.pos.saturating_sub(1)].span
+        self.at(self.pos.saturating_sub(1)).span
     }
     /// Does the current token start on the line the previous one ended
     /// on? (Operands of a RISC-V instruction follow it on its line.)
@@ -29,8 +33,8 @@ impl<'a> Parser<'a> {
     /// Step past the current token; its span (tokens are read in place
     /// through `peek`, never cloned: identifiers own their text).
     pub(super) fn bump(&mut self) -> Span {
-        let span = self.toks[self.pos].span;
-        if self.pos + 1 < self.toks.len() {
+        let span = self.span();
+        if self.pos < self.toks.len() {
             self.pos += 1;
         }
         span

@@ -50,21 +50,95 @@ pub fn parse(src: &str) -> Result<Spec, Diag> {
         .help("split the spec into several files"));
     }
     let toks = lex(src)?;
-    let mut p = Parser {
-        src,
-        toks,
-        pos: 0,
-        depth: 0,
-        expr_depth: 0,
-        expr_nodes: 0,
-        stmts: 0,
+    // The lexer ends every token list with the end of file.
+    let (eof, toks) = match toks.split_last() {
+        Some((eof, toks)) => (*eof, toks),
+        None => (
+            Token {
+                tok: Tok::Eof,
+                span: Span::new(src.len(), 0),
+            },
+            &toks[..],
+        ),
     };
-    p.spec()
+    if let Some(spec) = parse_in_parts(src, toks, &eof, PARALLEL_FROM_TOKENS) {
+        return Ok(spec);
+    }
+    Parser::new(src, toks, eof).spec()
+}
+
+/// Below this many tokens a spec is parsed on one thread (a few
+/// thousand lines parse faster than a thread pool starts).
+const PARALLEL_FROM_TOKENS: usize = 200_000;
+
+/// A large spec parsed as runs of whole sequences on every core, joined
+/// in source order: what the parser makes of one top-level item does not
+/// depend on the items before it, so the join is the serial parse. Any
+/// error gives None, and the caller parses serially for the diagnostic
+/// (the same one, whatever the split).
+fn parse_in_parts<'a>(
+    src: &'a str,
+    toks: &[Token<'a>],
+    eof: &Token<'a>,
+    from_tokens: usize,
+) -> Option<Spec> {
+    use rayon::prelude::*;
+    if toks.len() < from_tokens {
+        return None;
+    }
+    // `seq` at brace depth 0 right after a `}`: a sequence starts there
+    // (the previous item ended with its closing brace).
+    let mut starts = Vec::new();
+    let mut depth = 0usize;
+    for (i, t) in toks.iter().enumerate() {
+        match t.tok {
+            Tok::LBrace => depth += 1,
+            Tok::RBrace => depth = depth.saturating_sub(1),
+            Tok::Ident("seq") if depth == 0 && i > 0 && toks[i - 1].tok == Tok::RBrace => {
+                starts.push(i)
+            }
+            _ => {}
+        }
+    }
+    let parts = (rayon::current_num_threads() * 4).min(starts.len() + 1);
+    if parts < 2 {
+        return None;
+    }
+    let mut bounds = vec![0];
+    bounds.extend((1..parts).map(|k| starts[k * starts.len() / parts]));
+    bounds.dedup();
+    bounds.push(toks.len());
+    let specs: Vec<Spec> = bounds
+        .par_windows(2)
+        .map(|w| {
+            // A part's end stands for the end of the file.
+            let end = toks.get(w[1]).map_or(*eof, |t| Token {
+                tok: Tok::Eof,
+                span: Span::new(t.span.offset, 0),
+            });
+            Parser::new(src, &toks[w[0]..w[1]], end).spec().ok()
+        })
+        .collect::<Option<_>>()?;
+    let mut all = Spec::default();
+    for s in specs {
+        all.targets.extend(s.targets);
+        all.machines.extend(s.machines);
+        all.devices.extend(s.devices);
+        all.granules.extend(s.granules);
+        all.thresholds.extend(s.thresholds);
+        all.features.extend(s.features);
+        all.records.extend(s.records);
+        all.queues.extend(s.queues);
+        all.seqs.extend(s.seqs);
+    }
+    Some(all)
 }
 
 struct Parser<'a> {
     src: &'a str,
-    toks: Vec<Token<'a>>,
+    /// The tokens, without the end of file: that is `eof`.
+    toks: &'a [Token<'a>],
+    eof: Token<'a>,
     pos: usize,
     depth: usize,
     expr_depth: usize,
@@ -74,19 +148,22 @@ struct Parser<'a> {
     stmts: usize,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(src: &'a str, toks: &'a [Token<'a>], eof: Token<'a>) -> Self {
+        Parser {
+            src,
+            toks,
+            eof,
+            pos: 0,
+            depth: 0,
+            expr_depth: 0,
+            expr_nodes: 0,
+            stmts: 0,
+        }
+    }
+
     fn spec(&mut self) -> Result<Spec, Diag> {
-        let mut spec = Spec {
-            targets: Vec::new(),
-            machines: Vec::new(),
-            devices: Vec::new(),
-            granules: Vec::new(),
-            thresholds: Vec::new(),
-            features: Vec::new(),
-            records: Vec::new(),
-            queues: Vec::new(),
-            seqs: Vec::new(),
-        };
+        let mut spec = Spec::default();
         loop {
             self.skip_semis();
             match self.peek() {

@@ -76,3 +76,38 @@ fn barrier_operands() {
         _ => panic!(),
     }
 }
+
+/// Parsed in parts on every core, every example and a spec of many
+/// sequences (devices, covers and queues between them) give the tree a
+/// parse in order gives; a broken one gives no tree (the caller then
+/// parses in order for the diagnostic).
+#[test]
+fn parsing_in_parts_is_parsing_in_order() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+    let mut specs: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "inv"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert!(specs.len() >= 10, "examples not found");
+    // Every example's items in one spec.
+    specs.push(specs.join("\n"));
+    let mut split = 0;
+    for src in &specs {
+        let toks = crate::spec::lexer::lex(src).unwrap();
+        let (eof, toks) = toks.split_last().unwrap();
+        let serial = Parser::new(src, toks, *eof).spec().unwrap();
+        // None: no `seq` after a closing brace to split at.
+        if let Some(parts) = parse_in_parts(src, toks, eof, 0) {
+            assert_eq!(format!("{serial:?}"), format!("{parts:?}"));
+            split += 1;
+        }
+    }
+    assert!(split >= 5, "only {split} specs were split");
+    let broken = format!("{}\nseq bad() {{ each }}\n{}", specs[0], specs[1]);
+    let toks = crate::spec::lexer::lex(&broken).unwrap();
+    let (eof, toks) = toks.split_last().unwrap();
+    assert!(parse_in_parts(&broken, toks, eof, 0).is_none());
+    assert!(parse(&broken).is_err());
+}
