@@ -39,13 +39,30 @@ pub enum Hoist {
 
 /// `invalidations`: the sequence's CPU invalidations, already checked for
 /// `target` (see `codegen::resolve_invalidations`).
+///
+/// `Ok(None)`: `Hoist::Entry` asked for, and the values it would hoist
+/// cannot all be in registers at once (see [`Builder::entry_overflows`]);
+/// allocation would fail, so the rest is not built.
 pub fn build(
     prog: &Program,
     seq: &Seq,
     target: Target,
     invalidations: &Invalidations,
     hoist: Hoist,
-) -> Result<Func, Diag> {
+) -> Result<Option<Func>, Diag> {
+    build_checked(prog, seq, target, invalidations, hoist, true)
+}
+
+/// [`build`]; `predict: false` builds an overflowing `Hoist::Entry` in
+/// full (the test that the prediction only ever names real failures).
+pub(crate) fn build_checked(
+    prog: &Program,
+    seq: &Seq,
+    target: Target,
+    invalidations: &Invalidations,
+    hoist: Hoist,
+    predict: bool,
+) -> Result<Option<Func>, Diag> {
     let mut args = Vec::new();
     for &d in &seq.devices {
         match prog.devices[d].instances {
@@ -118,6 +135,9 @@ pub fn build(
         for s in &seq.body {
             b.hoist_values(s);
         }
+        if predict && b.entry_overflows(&seq.body, target.regfile()) {
+            return Ok(None);
+        }
     }
     for s in &seq.body {
         if hoist != Hoist::AtUse {
@@ -153,7 +173,7 @@ pub fn build(
     }
     crate::lir::bittest::fuse(&mut b.f);
     crate::lir::jumps::thread(&mut b.f);
-    Ok(b.f)
+    Ok(Some(b.f))
 }
 
 /// How many statements `body` holds, nested ones included.
@@ -254,6 +274,19 @@ fn walk_unconditional<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
             Stmt::Each { body, .. } | Stmt::Range { body, .. } | Stmt::While { body, .. } => {
                 walk_unconditional(body, f)
             }
+            _ => {}
+        }
+    }
+}
+
+/// Writes that run whenever the statements holding them do: the top
+/// level and the bodies of `each` and `range` loops (not `while`, whose
+/// retries may recompute, nor conditional arms).
+fn unconditional_writes<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Expr)) {
+    for s in body {
+        match s {
+            Stmt::Write { value, .. } => f(value),
+            Stmt::Each { body, .. } | Stmt::Range { body, .. } => unconditional_writes(body, f),
             _ => {}
         }
     }
@@ -377,6 +410,41 @@ impl Builder<'_> {
         let mut o = self.origin.clone();
         o.op = Some(op);
         self.f.insts.push((i, o));
+    }
+
+    /// After the entry prologue of `Hoist::Entry`: do more values live
+    /// across its end than the target has registers? Each counted value
+    /// is defined in the prologue and stored by a write after it (`write`
+    /// takes a written value from the cache, in a register), so all are
+    /// live at once there and the allocator, which never spills, must
+    /// fail. Building the rest and allocating it only to find that out
+    /// was a third of the compile time of a long sequence.
+    fn entry_overflows(&self, body: &[Stmt], rf: &crate::lir::regalloc::RegFile) -> bool {
+        let prologue_from = self.arg_regs.len() as u32;
+        let mut live = rustc_hash::FxHashSet::default();
+        unconditional_writes(body, &mut |value| {
+            if value.uses_locals() || value.as_const().is_some() {
+                return;
+            }
+            if let Some(v) = self.values.get(value) {
+                if v.0 >= prologue_from {
+                    live.insert(*v);
+                }
+            }
+        });
+        let mut regs: Vec<u8> = rf
+            .pool
+            .iter()
+            .chain(rf.callee_saved)
+            .chain(rf.args)
+            .copied()
+            .collect();
+        if let Some(r) = rf.reserve {
+            regs.push(r);
+        }
+        regs.sort_unstable();
+        regs.dedup();
+        live.len() > regs.len()
     }
 
     /// Compute, before `s`, every non-trivial write value used inside it.
