@@ -291,6 +291,10 @@ pub enum CmpOp {
     Ne,
 }
 
+/// Expressions of the rarer statements are boxed: an enum is as large as
+/// its largest variant, and writes and `each` loops (most of a large
+/// spec) paid 368 bytes each for an `acquire`'s four expressions. Now
+/// 128 bytes; `Expr` is 48 (a call's and a pointer's names are boxed).
 #[derive(Clone, Debug, Serialize)]
 pub enum Stmt {
     Each {
@@ -306,11 +310,11 @@ pub enum Stmt {
         span: Span,
     },
     Poll {
-        target: PollTarget,
+        target: Box<PollTarget>,
         op: CmpOp,
-        value: Expr,
+        value: Box<Expr>,
         limit: Option<(u64, Span)>,
-        fail: Option<Expr>,
+        fail: Option<Box<Expr>>,
         #[serde(skip)]
         span: Span,
     },
@@ -328,9 +332,9 @@ pub enum Stmt {
     /// start+g, ... while below start+size.
     Range {
         var: Ident,
-        start: Expr,
-        size: Expr,
-        step: Expr,
+        start: Box<Expr>,
+        size: Box<Expr>,
+        step: Box<Expr>,
         body: Vec<Stmt>,
         #[serde(skip)]
         span: Span,
@@ -352,8 +356,8 @@ pub enum Stmt {
     /// `cover START, SIZE with SET MODE { ... }`: the body runs once per
     /// chosen invalidate with `$addr`, `$bits` and `$size` bound.
     Cover {
-        start: Expr,
-        size: Expr,
+        start: Box<Expr>,
+        size: Box<Expr>,
         set: Ident,
         mode: CoverMode,
         #[serde(skip)]
@@ -365,32 +369,32 @@ pub enum Stmt {
     /// `acquire MEM = OWNER [held CODE] [limit N else return -CODE]` or
     /// `acquire MEM bit N [limit ...]`: a reservation-loop lock.
     Acquire {
-        mem: Expr,
-        value: LockValue,
-        held: Option<Expr>,
+        mem: Box<Expr>,
+        value: Box<LockValue>,
+        held: Option<Box<Expr>>,
         limit: Option<(u64, Span)>,
-        fail: Option<Expr>,
+        fail: Option<Box<Expr>>,
         #[serde(skip)]
         span: Span,
     },
     /// `release MEM [= VALUE | bit N] [if EXPR == 0]`.
     Release {
-        mem: Expr,
-        value: Option<LockValue>,
-        cond: Option<Expr>,
+        mem: Box<Expr>,
+        value: Option<Box<LockValue>>,
+        cond: Option<Box<Expr>>,
         #[serde(skip)]
         span: Span,
     },
     /// `p[OFF] = VALUE`: a normal-memory store through a pointer parameter.
     MemWrite {
-        mem: Expr,
-        value: Expr,
+        mem: Box<Expr>,
+        value: Box<Expr>,
         #[serde(skip)]
         span: Span,
     },
     /// `if COND { ... } else { ... }` (`else if` nests in the else arm).
     If {
-        cond: Expr,
+        cond: Box<Expr>,
         then_: Vec<Stmt>,
         else_: Vec<Stmt>,
         /// Made by a queue rewrite: the then arm runs rarely.
@@ -416,11 +420,11 @@ pub enum Stmt {
     /// `while COND limit N [else return -CODE] { ... }`: at most N runs of
     /// the body; still true after N runs, the sequence returns CODE.
     While {
-        cond: Expr,
+        cond: Box<Expr>,
         limit: u64,
         #[serde(skip)]
         limit_span: Span,
-        fail: Option<Expr>,
+        fail: Option<Box<Expr>>,
         body: Vec<Stmt>,
         #[serde(skip)]
         span: Span,
@@ -445,7 +449,7 @@ pub enum Stmt {
     Wait {
         queue: Ident,
         limit: Option<(u64, Span)>,
-        fail: Option<Expr>,
+        fail: Option<Box<Expr>>,
         #[serde(skip)]
         span: Span,
     },
@@ -517,7 +521,7 @@ pub enum Expr {
     },
     /// A built-in function: `ffs(x)`, `min(a, b)`, ...
     Call {
-        func: Ident,
+        func: Box<Ident>,
         args: Vec<Expr>,
         #[serde(skip)]
         span: Span,
@@ -532,7 +536,7 @@ pub enum Expr {
     /// `p` or `p[OFF]`: the element at byte offset OFF of pointer
     /// parameter `p` (a normal-memory load when used as a value).
     Mem {
-        ptr: Ident,
+        ptr: Box<Ident>,
         offset: u64,
         /// A byte offset computed at run time (`p[(idx & mask) * 16]`).
         index: Option<Box<Expr>>,

@@ -11,9 +11,9 @@ impl SeqCx<'_> {
         &mut self,
         mem: &ast::Expr,
         value: &ast::LockValue,
-        held: &Option<ast::Expr>,
+        held: &Option<Box<ast::Expr>>,
         limit: &Option<(u64, Span)>,
-        fail: &Option<ast::Expr>,
+        fail: &Option<Box<ast::Expr>>,
         span: &Span,
     ) -> Result<Stmt, Diag> {
         let m = self.mem_ref(mem)?;
@@ -93,8 +93,8 @@ impl SeqCx<'_> {
     pub(super) fn release(
         &mut self,
         mem: &ast::Expr,
-        value: &Option<ast::LockValue>,
-        cond: &Option<ast::Expr>,
+        value: &Option<Box<ast::LockValue>>,
+        cond: &Option<Box<ast::Expr>>,
         span: &Span,
     ) -> Result<Stmt, Diag> {
         let m = self.mem_ref(mem)?;
@@ -158,7 +158,7 @@ impl SeqCx<'_> {
     /// already owns the lock (one per sequence; owner locks only).
     fn held_code(
         &mut self,
-        held: &Option<ast::Expr>,
+        held: &Option<Box<ast::Expr>>,
         value: &LockValue,
     ) -> Result<Option<u64>, Diag> {
         Ok(match held {
@@ -195,7 +195,7 @@ impl SeqCx<'_> {
     fn spin_limit(
         &mut self,
         limit: &Option<(u64, Span)>,
-        fail: &Option<ast::Expr>,
+        fail: &Option<Box<ast::Expr>>,
     ) -> Result<Option<(u64, i64)>, Diag> {
         Ok(match (limit, fail) {
             (None, None) => None,

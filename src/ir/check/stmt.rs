@@ -192,7 +192,7 @@ impl SeqCx<'_> {
         cond: &ast::Expr,
         limit: &u64,
         limit_span: &Span,
-        fail: &Option<ast::Expr>,
+        fail: &Option<Box<ast::Expr>>,
         body: &[ast::Stmt],
         span: &Span,
     ) -> Result<Stmt, Diag> {
@@ -364,7 +364,7 @@ impl SeqCx<'_> {
         op: &ast::CmpOp,
         value: &ast::Expr,
         limit: &Option<(u64, Span)>,
-        fail: &Option<ast::Expr>,
+        fail: &Option<Box<ast::Expr>>,
         span: &Span,
     ) -> Result<Stmt, Diag> {
         let Some((limit, lspan)) = *limit else {

@@ -67,7 +67,7 @@ impl Parser<'_> {
             (0, None)
         };
         Ok(Expr::Mem {
-            ptr,
+            ptr: Box::new(ptr),
             offset,
             index,
             span,
@@ -213,10 +213,10 @@ impl Parser<'_> {
                     }
                 }
                 Ok(Expr::Call {
-                    func: Ident {
+                    func: Box::new(Ident {
                         name: name.to_string(),
                         span: start,
-                    },
+                    }),
                     args,
                     span: start.to(self.prev_span()),
                 })

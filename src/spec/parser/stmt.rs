@@ -109,9 +109,9 @@ impl Parser<'_> {
         let value = self.expr()?;
         let (limit, fail) = self.limit_else("the poll bound (number of reads)")?;
         Ok(Stmt::Poll {
-            target,
+            target: Box::new(target),
             op,
-            value,
+            value: Box::new(value),
             limit,
             fail,
             span: start.to(self.prev_span()),
@@ -168,9 +168,9 @@ impl Parser<'_> {
         let body = self.block()?;
         Ok(Stmt::Range {
             var,
-            start,
-            size,
-            step,
+            start: Box::new(start),
+            size: Box::new(size),
+            step: Box::new(step),
             body,
             span: start_span(kw, self.prev_span()),
         })
@@ -199,8 +199,8 @@ impl Parser<'_> {
         };
         let body = self.block()?;
         Ok(Stmt::Cover {
-            start: cstart,
-            size,
+            start: Box::new(cstart),
+            size: Box::new(size),
             set,
             mode,
             mode_span: mode_id.span,
@@ -220,14 +220,14 @@ impl Parser<'_> {
             LockValue::Owner(self.expr()?)
         };
         let held = if self.eat_kw("held") {
-            Some(self.expr()?)
+            Some(Box::new(self.expr()?))
         } else {
             None
         };
         let (limit, fail) = self.limit_else("the spin bound (number of reads)")?;
         Ok(Stmt::Acquire {
-            mem,
-            value,
+            mem: Box::new(mem),
+            value: Box::new(value),
             held,
             limit,
             fail,
@@ -266,9 +266,9 @@ impl Parser<'_> {
             None
         };
         Ok(Stmt::Release {
-            mem,
-            value,
-            cond,
+            mem: Box::new(mem),
+            value: value.map(Box::new),
+            cond: cond.map(Box::new),
             span: start.to(self.prev_span()),
         })
     }
@@ -280,8 +280,8 @@ impl Parser<'_> {
         let value = self.expr()?;
         Ok(Stmt::MemWrite {
             span: mem.span().to(value.span()),
-            mem,
-            value,
+            mem: Box::new(mem),
+            value: Box::new(value),
         })
     }
 
@@ -324,7 +324,7 @@ impl Parser<'_> {
         let fail = self.else_return()?;
         let body = self.block()?;
         Ok(Stmt::While {
-            cond,
+            cond: Box::new(cond),
             limit,
             limit_span,
             fail,
@@ -385,7 +385,7 @@ impl Parser<'_> {
             Vec::new()
         };
         Ok(Stmt::If {
-            cond,
+            cond: Box::new(cond),
             then_,
             else_,
             rare: false,
@@ -395,7 +395,7 @@ impl Parser<'_> {
 
     /// `[limit N] [else return EXPR]` after a poll, a wait or an acquire.
     #[allow(clippy::type_complexity)]
-    fn limit_else(&mut self, what: &str) -> Result<(Option<(u64, Span)>, Option<Expr>), Diag> {
+    fn limit_else(&mut self, what: &str) -> Result<(Option<(u64, Span)>, Option<Box<Expr>>), Diag> {
         let limit = if self.eat_kw("limit") {
             Some(self.int(what)?)
         } else {
@@ -406,10 +406,10 @@ impl Parser<'_> {
     }
 
     /// `[else return EXPR]`: what a bounded loop returns when it runs out.
-    fn else_return(&mut self) -> Result<Option<Expr>, Diag> {
+    fn else_return(&mut self) -> Result<Option<Box<Expr>>, Diag> {
         Ok(if self.eat_kw("else") {
             self.expect_kw("return")?;
-            Some(self.expr()?)
+            Some(Box::new(self.expr()?))
         } else {
             None
         })

@@ -217,11 +217,11 @@ impl<'a> Cx<'a> {
 
     /// `wait`: consumed everything published, the consumer index is the
     /// producer's (the poll compares the `cons` field).
-    pub(super) fn wait(&self, limit: Option<(u64, Span)>, fail: Option<Expr>) -> Stmt {
+    pub(super) fn wait(&self, limit: Option<(u64, Span)>, fail: Option<Box<Expr>>) -> Stmt {
         Stmt::Poll {
-            target: PollTarget::Reg(self.path(&self.q.cons)),
+            target: Box::new(PollTarget::Reg(self.path(&self.q.cons))),
             op: CmpOp::Eq,
-            value: self.name(&self.prod),
+            value: Box::new(self.name(&self.prod)),
             limit,
             fail,
             span: self.span,
@@ -253,7 +253,7 @@ impl<'a> Cx<'a> {
                 self.bin(BinOp::Add, self.name(&self.pending), self.int(1)),
             ));
             out.push(Stmt::If {
-                cond: self.bin(BinOp::Eq, self.name(&self.pending), self.int(b)),
+                cond: Box::new(self.bin(BinOp::Eq, self.name(&self.pending), self.int(b))),
                 then_: self.publish(),
                 else_: Vec::new(),
                 rare: true,
@@ -269,7 +269,7 @@ impl<'a> Cx<'a> {
         // full, publish what is there (the device may be waiting for it)
         // and look again.
         let cons = || self.reg(&self.q.cons);
-        let no_space = || self.bin(BinOp::Eq, self.name(&self.space), self.int(0));
+        let no_space = || Box::new(self.bin(BinOp::Eq, self.name(&self.space), self.int(0)));
         Stmt::If {
             cond: no_space(),
             then_: vec![
@@ -282,10 +282,10 @@ impl<'a> Cx<'a> {
                         cond: no_space(),
                         limit: self.q.full_limit,
                         limit_span: span,
-                        fail: Some(Expr::Neg {
+                        fail: Some(Box::new(Expr::Neg {
                             inner: Box::new(self.int(110)),
                             span,
-                        }),
+                        })),
                         body: {
                             let mut b = self.publish();
                             b.push(self.set(&self.space, self.free(cons())));
@@ -318,13 +318,13 @@ impl<'a> Cx<'a> {
         }
         let index = self.bin(BinOp::Add, self.slot(), self.int(u64::from(w) * 8));
         Stmt::MemWrite {
-            mem: Expr::Mem {
-                ptr: self.id(&self.ring),
+            mem: Box::new(Expr::Mem {
+                ptr: Box::new(self.id(&self.ring)),
                 offset: 0,
                 index: Some(Box::new(index)),
                 span,
-            },
-            value: value.unwrap_or_else(|| self.int(0)),
+            }),
+            value: Box::new(value.unwrap_or_else(|| self.int(0))),
             span,
         }
     }
