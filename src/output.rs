@@ -80,17 +80,28 @@ pub fn plan_program(
     } else {
         targets.to_vec()
     };
-    let mut out = Vec::new();
-    for t in targets {
-        out.push(Planned {
-            path: out_dir.join(format!("{stem}.{}.S", t.name())),
-            content: codegen::compile_to_asm(prog, t, opts)?,
-            what: format!("the {} assembly of {name}", t.name()),
-        });
-    }
+    // The header (serial, tens of milliseconds for a large spec) is
+    // rendered while the sequences compile.
+    let (asm, header) = crate::par::join(
+        prog.seqs.len(),
+        || {
+            targets
+                .iter()
+                .map(|&t| {
+                    Ok(Planned {
+                        path: out_dir.join(format!("{stem}.{}.S", t.name())),
+                        content: codegen::compile_to_asm(prog, t, opts)?,
+                        what: format!("the {} assembly of {name}", t.name()),
+                    })
+                })
+                .collect::<Result<Vec<_>, Diag>>()
+        },
+        || crate::emit::header::render(prog, &stem, opts),
+    );
+    let mut out = asm?;
     out.push(Planned {
         path: out_dir.join(format!("{stem}.h")),
-        content: crate::emit::header::render(prog, &stem, opts),
+        content: header,
         what: format!("the header of {name}"),
     });
     Ok(out)

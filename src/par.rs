@@ -21,6 +21,20 @@ pub fn map<T: Sync, R: Send, E: Send>(
     results.into_iter().collect()
 }
 
+/// `a` and `b`, side by side when the work is for `items` sequences
+/// (enough of them to be worth the pool), else one after the other.
+pub fn join<A: Send, B: Send>(
+    items: usize,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if items < PARALLEL_FROM {
+        (a(), b())
+    } else {
+        rayon::join(a, b)
+    }
+}
+
 /// `f` on each item in place; the first error in item order wins.
 pub fn each_mut<T: Send, E: Send>(
     items: &mut [T],

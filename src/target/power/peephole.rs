@@ -21,19 +21,25 @@ pub(super) fn record_forms(insns: &mut Vec<(Insn, Origin)>) {
     if !cr7_read_only_after_its_compare(insns) {
         return;
     }
-    let mut out = Vec::with_capacity(insns.len());
-    let mut i = 0;
+    // In place: kept instructions move down over the dropped compares
+    // (`[w, i)` holds only dropped ones), nothing is cloned. Copying the
+    // whole function to fuse a few loops was most of this pass.
+    let (mut w, mut i) = (0, 0);
     while i < insns.len() {
         if let Some((first, branch)) = fuse(&insns[i..]) {
-            out.push((first, insns[i].1.clone()));
-            out.push((branch, insns[i + 2].1.clone()));
+            insns[i].0 = first;
+            insns[i + 2].0 = branch;
+            insns.swap(w, i);
+            insns.swap(w + 1, i + 2);
+            w += 2;
             i += 3;
         } else {
-            out.push(insns[i].clone());
+            insns.swap(w, i);
+            w += 1;
             i += 1;
         }
     }
-    *insns = out;
+    insns.truncate(w);
 }
 
 /// `x = ... ; cmpdi 7,x,0; b{eq,ne} 7` where the first instruction can
