@@ -44,21 +44,30 @@ pub struct FileView<'a> {
 /// the source statement changes, labels flush left, instructions
 /// tab-indented. `*/` in a note is broken up so it cannot end the comment.
 fn body(f: &MachFunc) -> String {
-    use std::fmt::Write;
     let mut out = String::with_capacity(f.lines.len() * 24);
     let mut last: Option<(Option<usize>, &str)> = None;
     for l in &f.lines {
         if let Some(label) = &l.label {
-            let _ = write!(out, "\n{label}:");
+            out.push('\n');
+            out.push_str(label);
+            out.push(':');
             continue;
         }
         let key = (l.origin.line, &*l.origin.note);
         if last != Some(key) {
-            let note = l.origin.note.replace("*/", "* /");
-            let _ = match l.origin.line {
-                Some(n) => write!(out, "\n\t/* {n}: {note} */"),
-                None => write!(out, "\n\t/* {note} */"),
-            };
+            // One comment per statement: pieces pushed, the note copied
+            // only when it would close the comment early.
+            out.push_str("\n\t/* ");
+            if let Some(n) = l.origin.line {
+                out.push_str(itoa::Buffer::new().format(n));
+                out.push_str(": ");
+            }
+            if l.origin.note.contains("*/") {
+                out.push_str(&l.origin.note.replace("*/", "* /"));
+            } else {
+                out.push_str(&l.origin.note);
+            }
+            out.push_str(" */");
             last = Some(key);
         }
         out.push_str("\n\t");

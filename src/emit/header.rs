@@ -354,7 +354,12 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
     let features = feature_views(prog, stem, opts, linux);
     let records = prog.records.iter().map(|r| record_view(r, linux)).collect();
     let queues = prog.queues.iter().map(|q| queue_view(prog, q)).collect();
-    let mut text = Header {
+    // Sized up front (a field's macros and helpers are about 550 bytes):
+    // growing the text by doubling copied it over and over.
+    let fields: usize = prog.devices.iter().map(|d| d.fields.len()).sum();
+    let regs: usize = prog.devices.iter().map(|d| d.regs.len()).sum();
+    let mut text = String::with_capacity(640 * fields + 192 * regs + 1024 * prog.seqs.len() + 8192);
+    let header = Header {
         records,
         queues,
         thresholds,
@@ -367,9 +372,10 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
         u64: u64t,
         devices,
         prototypes,
+    };
+    if let Err(e) = header.render_into(&mut text) {
+        text = format!("/* template error: {e} */\n");
     }
-    .render()
-    .unwrap_or_else(|e| format!("/* template error: {e} */\n"));
     if !text.ends_with('\n') {
         text.push('\n');
     }

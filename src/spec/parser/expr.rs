@@ -101,47 +101,27 @@ impl Parser<'_> {
         r
     }
 
-    /// Precedence climbing; levels follow C: || && | ^ & (== !=)
-    /// (< <= > >=) (<< >>) (+ -) (*).
-    fn binary(&mut self, level: usize) -> Result<Expr, Diag> {
-        const LEVELS: &[&[(Tok, BinOp)]] = &[
-            &[(Tok::OrOr, BinOp::LogOr)],
-            &[(Tok::AndAnd, BinOp::LogAnd)],
-            &[(Tok::Pipe, BinOp::Or)],
-            &[(Tok::Caret, BinOp::Xor)],
-            &[(Tok::Amp, BinOp::And)],
-            &[(Tok::EqEq, BinOp::Eq), (Tok::NotEq, BinOp::Ne)],
-            &[
-                (Tok::Lt, BinOp::Lt),
-                (Tok::Le, BinOp::Le),
-                (Tok::Gt, BinOp::Gt),
-                (Tok::Ge, BinOp::Ge),
-            ],
-            &[(Tok::Shl, BinOp::Shl), (Tok::Shr, BinOp::Shr)],
-            &[(Tok::Plus, BinOp::Add), (Tok::Minus, BinOp::Sub)],
-            &[(Tok::Star, BinOp::Mul)],
-        ];
-        if level == LEVELS.len() {
-            return self.unary();
-        }
-        let mut lhs = self.binary(level + 1)?;
-        'outer: loop {
-            for (t, op) in LEVELS[level] {
-                if self.peek() == t {
-                    self.node()?;
-                    self.bump();
-                    let rhs = self.binary(level + 1)?;
-                    let span = lhs.span().to(rhs.span());
-                    lhs = Expr::Bin {
-                        op: *op,
-                        lhs: Box::new(lhs),
-                        rhs: Box::new(rhs),
-                        span,
-                    };
-                    continue 'outer;
-                }
+    /// Operators binding at least as tightly as `min_level`, by
+    /// precedence climbing; levels follow C: || && | ^ & (== !=)
+    /// (< <= > >=) (<< >>) (+ -) (*), each left-associative. (One operator
+    /// lookup per token: descending through every level tried each
+    /// level's operators at every operand.)
+    fn binary(&mut self, min_level: u8) -> Result<Expr, Diag> {
+        let mut lhs = self.unary()?;
+        while let Some((level, op)) = binop(self.peek()) {
+            if level < min_level {
+                break;
             }
-            break;
+            self.node()?;
+            self.bump();
+            let rhs = self.binary(level + 1)?;
+            let span = lhs.span().to(rhs.span());
+            lhs = Expr::Bin {
+                op,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+                span,
+            };
         }
         Ok(lhs)
     }
@@ -253,4 +233,28 @@ impl Parser<'_> {
             _ => Err(self.unexpected("a value")),
         }
     }
+}
+
+/// A binary operator token's precedence level (higher binds tighter,
+/// C's order) and operator.
+fn binop(t: &Tok) -> Option<(u8, BinOp)> {
+    Some(match t {
+        Tok::OrOr => (0, BinOp::LogOr),
+        Tok::AndAnd => (1, BinOp::LogAnd),
+        Tok::Pipe => (2, BinOp::Or),
+        Tok::Caret => (3, BinOp::Xor),
+        Tok::Amp => (4, BinOp::And),
+        Tok::EqEq => (5, BinOp::Eq),
+        Tok::NotEq => (5, BinOp::Ne),
+        Tok::Lt => (6, BinOp::Lt),
+        Tok::Le => (6, BinOp::Le),
+        Tok::Gt => (6, BinOp::Gt),
+        Tok::Ge => (6, BinOp::Ge),
+        Tok::Shl => (7, BinOp::Shl),
+        Tok::Shr => (7, BinOp::Shr),
+        Tok::Plus => (8, BinOp::Add),
+        Tok::Minus => (8, BinOp::Sub),
+        Tok::Star => (9, BinOp::Mul),
+        _ => return None,
+    })
 }
