@@ -446,9 +446,10 @@ fn upper_ident(prefix: &str, name: &str) -> String {
     let mut s = String::with_capacity(prefix.len() + name.len() + 1);
     s.push_str(prefix);
     s.push('_');
-    s.extend(name.chars().map(|c| {
+    // Names are ASCII (the lexer's words); by byte, no UTF-8 decoding.
+    s.extend(name.bytes().map(|c| {
         if c.is_ascii_alphanumeric() {
-            c.to_ascii_uppercase()
+            char::from(c.to_ascii_uppercase())
         } else {
             '_'
         }

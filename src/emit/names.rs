@@ -211,17 +211,10 @@ fn upper(parts: &[&str]) -> String {
         if i > 0 {
             s.push('_');
         }
-        s.extend(p.chars().map(|c| c.to_ascii_uppercase()));
+        let from = s.len();
+        s.push_str(p);
+        s[from..].make_ascii_uppercase();
     }
-    s
-}
-
-/// `stem` and `_suffix`.
-fn suffixed(stem: &str, suffix: &str) -> String {
-    let mut s = String::with_capacity(stem.len() + suffix.len() + 1);
-    s.push_str(stem);
-    s.push('_');
-    s.push_str(suffix);
     s
 }
 
@@ -229,38 +222,172 @@ fn suffixed(stem: &str, suffix: &str) -> String {
 /// names) must be distinct, and no prototype parameter may be an
 /// object-like macro. Function names depend on `--prefix`.
 pub fn check(prog: &Program, opts: &Options) -> Result<(), Diag> {
-    let mut names = Names {
-        prog,
-        seen: FxHashMap::default(),
-    };
     let fields: usize = prog.devices.iter().map(|d| d.fields.len()).sum();
     let regs: usize = prog.devices.iter().map(|d| d.regs.len()).sum();
-    names
-        .seen
-        .reserve(7 * fields + 2 * regs + prog.seqs.len() + 8);
+    let count = 7 * fields + 2 * regs + 8;
+    // The macros' names are written back to back into one string, then
+    // checked in the order they were made (so the clash reported is the
+    // first one): a `String` per name was most of this check's time.
+    let mut macros = Macros {
+        text: String::with_capacity(32 * count),
+        names: Vec::with_capacity(count),
+    };
     for (i, d) in prog.devices.iter().enumerate() {
-        names.device(i, d)?;
+        macros.device(i, d);
     }
-    names.thresholds(&opts.prefix.to_ascii_uppercase())?;
-    names.functions(&opts.prefix)?;
-    names.check_parameters()
+    macros.thresholds(prog, &opts.prefix.to_ascii_uppercase());
+    let symbols: Vec<String> = prog
+        .seqs
+        .iter()
+        .map(|s| format!("{}{}", opts.prefix, s.name))
+        .collect();
+    let mut seen = Seen {
+        prog,
+        names: FxHashMap::default(),
+    };
+    seen.names.reserve(macros.names.len() + symbols.len());
+    for &(start, end, o) in &macros.names {
+        seen.add(&macros.text[start..end], o)?;
+    }
+    seen.functions(&symbols)?;
+    seen.check_parameters()
 }
 
-/// The header's names so far, each with its origin.
-struct Names<'p> {
+/// The header's macro and helper names, in the order the header has them.
+struct Macros {
+    text: String,
+    /// Each name's bytes in `text`, and its origin.
+    names: Vec<(usize, usize, Origin)>,
+}
+
+impl Macros {
+    /// `stem`, `_` and `suffix`.
+    fn add(&mut self, stem: &str, suffix: &str, o: Origin) {
+        let start = self.text.len();
+        self.text.push_str(stem);
+        self.text.push('_');
+        self.text.push_str(suffix);
+        self.names.push((start, self.text.len(), o));
+    }
+
+    /// Device `di`'s macros: its instance bound, its registers' offsets and
+    /// widths, its fields' macros and helpers.
+    fn device(&mut self, di: usize, d: &crate::ir::Device) {
+        let dup = upper(&[&d.name]);
+        if !matches!(d.instances, Instances::Single) {
+            self.add(
+                &dup,
+                "INSTANCES_MAX",
+                Origin {
+                    what: What::Device(di),
+                    span: d.span,
+                    object_macro: true,
+                },
+            );
+        }
+        for (ri, r) in d.regs.iter().enumerate() {
+            let rup = upper(&[&dup, &r.name]);
+            for s in ["OFFSET", "WIDTH"] {
+                self.add(
+                    &rup,
+                    s,
+                    Origin {
+                        what: What::Register(di, ri),
+                        span: r.span,
+                        object_macro: true,
+                    },
+                );
+            }
+        }
+        for (fi, f) in d.fields.iter().enumerate() {
+            let fup = upper(&[&dup, &d.regs[f.reg].name, &f.name]);
+            self.field(What::Field(di, fi), f.span, &fup);
+        }
+    }
+
+    /// A field's macros and inline helpers (upper-case stem `fup`).
+    fn field(&mut self, what: What, span: Span, fup: &str) {
+        for (s, object_macro) in [
+            ("SHIFT", true),
+            ("WIDTH", true),
+            ("MASK", true),
+            ("PREP", false),
+            ("GET", false),
+        ] {
+            self.add(
+                fup,
+                s,
+                Origin {
+                    what,
+                    span,
+                    object_macro,
+                },
+            );
+        }
+        let lower = fup.to_ascii_lowercase();
+        for s in ["prep", "get"] {
+            self.add(
+                &lower,
+                s,
+                Origin {
+                    what,
+                    span,
+                    object_macro: false,
+                },
+            );
+        }
+    }
+
+    /// The threshold macros of `auto` covers (`prefix_up`: the upper-case
+    /// `--prefix`).
+    fn thresholds(&mut self, prog: &Program, prefix_up: &str) {
+        for (si, s) in prog.seqs.iter().enumerate() {
+            // Two covers of one set in one sequence share their threshold.
+            let mut mine: Vec<&str> = Vec::new();
+            crate::ir::walk(&s.body, &mut |st| {
+                if let Stmt::Cover {
+                    mode: CoverMode::Auto,
+                    threshold,
+                    span,
+                    ..
+                } = st
+                {
+                    if !mine.contains(&threshold.as_str()) {
+                        mine.push(threshold);
+                        let start = self.text.len();
+                        self.text.push_str(prefix_up);
+                        self.text.push_str(threshold);
+                        self.names.push((
+                            start,
+                            self.text.len(),
+                            Origin {
+                                what: What::Threshold(si),
+                                span: *span,
+                                object_macro: true,
+                            },
+                        ));
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// The names checked so far, each with its origin.
+struct Seen<'p, 'n> {
     prog: &'p Program,
-    seen: FxHashMap<String, Origin>,
+    names: FxHashMap<&'n str, Origin>,
 }
 
-impl Names<'_> {
-    fn add(&mut self, name: String, o: Origin) -> Result<(), Diag> {
-        match self.seen.entry(name) {
+impl<'n> Seen<'_, 'n> {
+    fn add(&mut self, name: &'n str, o: Origin) -> Result<(), Diag> {
+        match self.names.entry(name) {
             std::collections::hash_map::Entry::Vacant(v) => {
                 v.insert(o);
                 Ok(())
             }
             std::collections::hash_map::Entry::Occupied(prev) => {
-                let (prev, name) = (*prev.get(), prev.key());
+                let prev = *prev.get();
                 let (what, prev_what) = (o.what.describe(self.prog), prev.what.describe(self.prog));
                 Err(Diag::new(
                     o.span,
@@ -273,113 +400,12 @@ impl Names<'_> {
         }
     }
 
-    /// Device `di`'s macros: its instance bound, its registers' offsets and
-    /// widths, its fields' macros and helpers.
-    fn device(&mut self, di: usize, d: &crate::ir::Device) -> Result<(), Diag> {
-        let dup = upper(&[&d.name]);
-        if !matches!(d.instances, Instances::Single) {
-            self.add(
-                suffixed(&dup, "INSTANCES_MAX"),
-                Origin {
-                    what: What::Device(di),
-                    span: d.span,
-                    object_macro: true,
-                },
-            )?;
-        }
-        for (ri, r) in d.regs.iter().enumerate() {
-            let rup = upper(&[&dup, &r.name]);
-            for s in ["OFFSET", "WIDTH"] {
-                self.add(
-                    suffixed(&rup, s),
-                    Origin {
-                        what: What::Register(di, ri),
-                        span: r.span,
-                        object_macro: true,
-                    },
-                )?;
-            }
-        }
-        for (fi, f) in d.fields.iter().enumerate() {
-            let fup = upper(&[&dup, &d.regs[f.reg].name, &f.name]);
-            self.field(What::Field(di, fi), f.span, &fup)?;
-        }
-        Ok(())
-    }
-
-    /// A field's macros and inline helpers (upper-case stem `fup`).
-    fn field(&mut self, what: What, span: Span, fup: &str) -> Result<(), Diag> {
-        for (s, object_macro) in [
-            ("SHIFT", true),
-            ("WIDTH", true),
-            ("MASK", true),
-            ("PREP", false),
-            ("GET", false),
-        ] {
-            self.add(
-                suffixed(fup, s),
-                Origin {
-                    what,
-                    span,
-                    object_macro,
-                },
-            )?;
-        }
-        let lower = fup.to_ascii_lowercase();
-        for s in ["prep", "get"] {
-            self.add(
-                suffixed(&lower, s),
-                Origin {
-                    what,
-                    span,
-                    object_macro: false,
-                },
-            )?;
-        }
-        Ok(())
-    }
-
-    /// The threshold macros of `auto` covers (`prefix_up`: the upper-case
-    /// `--prefix`).
-    fn thresholds(&mut self, prefix_up: &str) -> Result<(), Diag> {
+    /// The sequences' C function names (`symbols`: `prefix` and the name,
+    /// in sequence order), none reserved.
+    fn functions(&mut self, symbols: &'n [String]) -> Result<(), Diag> {
         let prog = self.prog;
-        for (si, s) in prog.seqs.iter().enumerate() {
-            let mut err = Ok(());
-            // Two covers of one set in one sequence share their threshold.
-            let mut mine: Vec<&str> = Vec::new();
-            crate::ir::walk(&s.body, &mut |st| {
-                if let Stmt::Cover {
-                    mode: CoverMode::Auto,
-                    threshold,
-                    span,
-                    ..
-                } = st
-                {
-                    if err.is_ok() && !mine.contains(&threshold.as_str()) {
-                        mine.push(threshold);
-                        err = self.add(
-                            format!("{prefix_up}{threshold}"),
-                            Origin {
-                                what: What::Threshold(si),
-                                span: *span,
-                                object_macro: true,
-                            },
-                        );
-                    }
-                }
-            });
-            err?;
-        }
-        Ok(())
-    }
-
-    /// The sequences' C function names (`prefix` and the name), none
-    /// reserved.
-    fn functions(&mut self, prefix: &str) -> Result<(), Diag> {
-        let prog = self.prog;
-        for (si, s) in prog.seqs.iter().enumerate() {
-            let symbol = format!("{prefix}{}", s.name);
-            if let Some(why) = reserved(&symbol) {
+        for (si, (s, symbol)) in prog.seqs.iter().zip(symbols).enumerate() {
+            if let Some(why) = reserved(symbol) {
                 return Err(Diag::new(
                     s.span,
                     format!("sequence `{symbol}` would be a C function named `{symbol}`, {why}"),
@@ -415,7 +441,7 @@ impl Names<'_> {
             }
             names.extend(s.params.iter().cloned());
             for n in &names {
-                if let Some(o) = self.seen.get(n).filter(|o| o.object_macro) {
+                if let Some(o) = self.names.get(n.as_str()).filter(|o| o.object_macro) {
                     let what = o.what.describe(prog);
                     return Err(Diag::new(
                         s.span,
