@@ -132,9 +132,11 @@ pub fn lex(src: &str) -> Result<Vec<Token<'_>>, Diag> {
             i += 1;
             continue;
         }
-        if let Some(end) = comment_end(b, i)? {
-            i = end;
-            continue;
+        if c == b'/' || c == b'#' {
+            if let Some(end) = comment_end(b, i)? {
+                i = end;
+                continue;
+            }
         }
         let (tok, end) = if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
             name(src, i)?
