@@ -1066,6 +1066,8 @@ flush_tlb_range_local:
 	subf %r9,%r11,%r10
 	cmpld 7,%r12,%r9
 	bge 7,.Lflush_tlb_range_local.17
+	/* placed by complete-exits */
+	ptesync
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
 	blr
@@ -1217,6 +1219,8 @@ flush_tlb_range_local:
 	subf %r9,%r11,%r10
 	cmpld 7,%r12,%r9
 	bge 7,.Lflush_tlb_range_local.39
+	/* placed by complete-exits */
+	ptesync
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
 	blr

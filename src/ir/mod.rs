@@ -19,7 +19,8 @@ pub use expr::Expr;
 
 pub use granule::{Costs, GSize, Granule, GranuleSet, Via};
 pub use stmt::{
-    each_expr, map_exprs, walk, walk_mut, Access, BarrierName, Cond, LockValue, MemOp, MemRef,
+    each_expr, map_exprs, walk, walk_mut, Access, BarrierName, Cond, ExitBarriers, LockValue,
+    MemOp, MemRef,
     Origin, PollOp, ReleaseOrder, Stmt,
 };
 pub type DevId = usize;

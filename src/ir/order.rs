@@ -100,8 +100,16 @@ struct Op {
     class: Class,
     /// The branch arms it sits in: (branch number, arm).
     arms: Vec<(usize, usize)>,
+    /// The arms of those branches that no loop encloses: the only arms
+    /// that exclude each other. A branch inside a loop runs again on the
+    /// next iteration and may take its other arm then, so an access in
+    /// one arm can be followed by one in the other (issue 42).
+    once_arms: Vec<(usize, usize)>,
     /// The loops around it (numbered in program order).
     loops: Vec<usize>,
+    /// The device of each loop around it that is an `each`, None for
+    /// other loops.
+    loop_devs: Vec<Option<DevId>>,
     /// Runs for every instance of its device whenever the sequence gets
     /// past it: in no branch arm, and every loop around it is an `each`
     /// over its own device (ranges and covers may run zero times).
@@ -109,11 +117,34 @@ struct Op {
 }
 
 impl Op {
-    /// Never both executed: in different arms of one branch.
+    /// Never both executed: in different arms of one branch that no loop
+    /// runs again.
     fn exclusive(&self, other: &Op) -> bool {
-        self.arms
+        self.once_arms.iter().any(|(b, a)| {
+            other
+                .once_arms
+                .iter()
+                .any(|(b2, a2)| b == b2 && a != a2)
+        })
+    }
+
+    /// Can this op, later in the body than `later`, run before it on the
+    /// next iteration of a loop around both? Only through a loop they
+    /// share. For a per-instance requirement the path must also be able to
+    /// stay on one instance: not when every shared loop is an `each` over
+    /// `dev` (its next iteration is the next instance).
+    fn carried_to(&self, later: &Op, same_instance_of: Option<DevId>) -> bool {
+        let shared = self
+            .loops
             .iter()
-            .any(|(b, a)| other.arms.iter().any(|(b2, a2)| b == b2 && a != a2))
+            .zip(&later.loops)
+            .take_while(|(a, b)| a == b)
+            .count();
+        shared > 0
+            && !(same_instance_of.is_some()
+                && self.loop_devs[..shared]
+                    .iter()
+                    .all(|d| *d == same_instance_of))
     }
 
     /// Does the block this op sits in also enclose `later`? Then a barrier
@@ -129,6 +160,7 @@ impl Op {
 fn ops(body: &[Stmt]) -> Vec<Op> {
     struct Cx {
         arms: Vec<(usize, usize)>,
+        once_arms: Vec<(usize, usize)>,
         loops: Vec<usize>,
         branches: usize,
         nloops: usize,
@@ -148,7 +180,9 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
                     reg: Some((access.dev, access.reg)),
                     class: class_of(s).unwrap_or(Class::DevStore),
                     arms: cx.arms.clone(),
+                    once_arms: cx.once_arms.clone(),
                     loops: cx.loops.clone(),
+                    loop_devs: cx.loop_devs.clone(),
                     unconditional: unconditional(cx, Some(access.dev)),
                 }),
                 // Plain stores to normal memory (command entries, page
@@ -165,7 +199,9 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
                     reg: None,
                     class: Class::NormalStore,
                     arms: cx.arms.clone(),
+                    once_arms: cx.once_arms.clone(),
                     loops: cx.loops.clone(),
+                    loop_devs: cx.loop_devs.clone(),
                     unconditional: false,
                 }),
                 Stmt::Invalidate { id, name, .. } => out.push(Op {
@@ -173,7 +209,9 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
                     reg: None,
                     class: invalidate_class(name),
                     arms: cx.arms.clone(),
+                    once_arms: cx.once_arms.clone(),
                     loops: cx.loops.clone(),
+                    loop_devs: cx.loop_devs.clone(),
                     unconditional: false,
                 }),
                 // A `while` is a loop like a `range`: it may run zero
@@ -195,9 +233,16 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
                 Stmt::If { then_, else_, .. } => {
                     let b = cx.branches;
                     cx.branches += 1;
+                    let once = cx.loops.is_empty();
                     for (arm, blk) in [then_, else_].into_iter().enumerate() {
                         cx.arms.push((b, arm));
+                        if once {
+                            cx.once_arms.push((b, arm));
+                        }
                         go(blk, cx, out);
+                        if once {
+                            cx.once_arms.pop();
+                        }
                         cx.arms.pop();
                     }
                 }
@@ -208,6 +253,7 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
     let mut out = Vec::new();
     let mut cx = Cx {
         arms: Vec::new(),
+        once_arms: Vec::new(),
         loops: Vec::new(),
         branches: 0,
         nloops: 0,
@@ -333,18 +379,49 @@ fn require_edges(devices: &[Device], ops: &[Op], prune: bool, out: &mut EdgeSet)
             }
             for r in &devices[da].requires {
                 if r.before == ra && r.after == rb {
-                    out.push(Edge {
-                        from: a.id,
-                        to: b.id,
-                        from_class: a.class,
-                        to_class: b.class,
-                        dev: Some(da),
-                        scope: r.scope,
-                        span: r.span,
-                    });
+                    out.push(require_edge(a, b, da, r));
                 }
             }
         }
+        // Loop-carried: an access later in a loop around `b` runs before
+        // `b`'s next iteration. Only the latest of each register, class
+        // and block matters (a barrier after it follows the others of its
+        // block).
+        let Some(&outer) = b.loops.first() else {
+            continue;
+        };
+        let mut latest = rustc_hash::FxHashSet::default();
+        let n = ops[j + 1..]
+            .iter()
+            .take_while(|a| a.loops.first() == Some(&outer))
+            .count();
+        for a in ops[j + 1..j + 1 + n].iter().rev() {
+            let Some((da, ra)) = a.reg else { continue };
+            if da != db || !wanted.contains(&ra) {
+                continue;
+            }
+            if prune && !latest.insert((ra, a.class, a.arms.clone(), a.loops.clone())) {
+                continue;
+            }
+            for r in &devices[da].requires {
+                let per_instance = (r.scope == Scope::SameInstance).then_some(da);
+                if r.before == ra && r.after == rb && a.carried_to(b, per_instance) {
+                    out.push(require_edge(a, b, da, r));
+                }
+            }
+        }
+    }
+}
+
+fn require_edge(a: &Op, b: &Op, dev: DevId, r: &Require) -> Edge {
+    Edge {
+        from: a.id,
+        to: b.id,
+        from_class: a.class,
+        to_class: b.class,
+        dev: Some(dev),
+        scope: r.scope,
+        span: r.span,
     }
 }
 

@@ -2,7 +2,6 @@
 //! spec lines, the required edges, and who placed each barrier.
 
 use super::*;
-use crate::target::barriers::Barrier;
 use std::fmt::Write;
 
 pub fn program(prog: &Program) -> String {
@@ -102,8 +101,8 @@ fn poll_op(op: PollOp) -> &'static str {
 }
 
 /// The barrier a failure return runs first, as `BARRIER; ` (or nothing).
-fn fail_prefix(b: &Option<Barrier>) -> String {
-    b.as_ref().map(|b| format!("{b}; ")).unwrap_or_default()
+fn fail_prefix(b: &ExitBarriers) -> String {
+    b.iter().map(|b| format!("{b}; ")).collect()
 }
 
 fn lock_value(s: &Seq, v: &LockValue) -> String {
@@ -424,8 +423,9 @@ fn barrier_note(prog: &Program, origin: &Origin, covers: &[usize]) -> String {
 }
 
 /// How a failure return completes pending invalidations, if it must.
-fn fail_note(b: &Option<Barrier>) -> String {
-    b.as_ref()
-        .map(|b| format!(" (failure: {b}; return)"))
-        .unwrap_or_default()
+fn fail_note(b: &ExitBarriers) -> String {
+    if b.is_empty() {
+        return String::new();
+    }
+    format!(" (failure: {}return)", fail_prefix(b))
 }

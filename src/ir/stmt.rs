@@ -5,6 +5,36 @@ use super::{expr, CoverMode, DevId, Expr, OpId, RegId};
 use crate::spec::diag::Span;
 use crate::target::barriers::Barrier;
 
+/// The barriers an early exit runs before it returns (the exits pass
+/// fills them): at most one per kind of invalidation that may still be
+/// incomplete there, since no single barrier completes every mix (POWER
+/// `tlbiel` needs `ptesync`, `slbia` a context synchronization: `isync`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ExitBarriers([Option<Barrier>; 3]);
+
+impl ExitBarriers {
+    pub const NONE: ExitBarriers = ExitBarriers([None; 3]);
+
+    pub fn iter(&self) -> impl Iterator<Item = Barrier> + '_ {
+        self.0.iter().flatten().copied()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0[0].is_none()
+    }
+
+    /// Add `b` after those already there (in order of execution); a
+    /// barrier already there is not added twice.
+    pub fn push(&mut self, b: Barrier) {
+        if self.iter().any(|x| x == b) {
+            return;
+        }
+        if let Some(slot) = self.0.iter_mut().find(|s| s.is_none()) {
+            *slot = Some(b);
+        }
+    }
+}
+
 /// `p[offset]`: normal (cacheable) memory through pointer parameter `ptr`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MemRef {
@@ -63,7 +93,7 @@ pub enum MemOp {
         /// Bounded spin: (reads, negative return code).
         limit: Option<(u64, i64)>,
         /// Barrier run before returning the spin's failure code.
-        fail_barrier: Option<Barrier>,
+        fail_barrier: ExitBarriers,
         /// Loop-invariant work (the owner value, clearing the status) is
         /// done before the reservation window; false (the naive code) does
         /// it inside, on every retry.
@@ -93,7 +123,7 @@ pub enum MemOp {
         value: Expr,
         limit: u64,
         fail: i64,
-        fail_barrier: Option<Barrier>,
+        fail_barrier: ExitBarriers,
     },
     Release {
         mem: MemRef,
@@ -191,7 +221,7 @@ pub enum Stmt {
         /// Barrier run before returning `fail` (completes invalidations
         /// the sequence must finish before any return; see
         /// `passes::exits`).
-        fail_barrier: Option<Barrier>,
+        fail_barrier: ExitBarriers,
     },
     /// `local = dev.reg`: one read of a device register (a producer or
     /// consumer index); fields are extracted from the local afterwards.
@@ -221,7 +251,7 @@ pub enum Stmt {
         body: Vec<Stmt>,
         span: Span,
         /// Barrier run before returning `-EINVAL` for a zero step.
-        fail_barrier: Option<Barrier>,
+        fail_barrier: ExitBarriers,
     },
     /// `cover start, size with set mode { body }` (expanded by the cover
     /// pass into loops and branches over instantiations of the body).
@@ -250,7 +280,7 @@ pub enum Stmt {
         limit: u64,
         fail: i64,
         span: Span,
-        fail_barrier: Option<Barrier>,
+        fail_barrier: ExitBarriers,
     },
     /// Two-way branch (made by the cover pass).
     If {

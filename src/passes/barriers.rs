@@ -163,15 +163,17 @@ fn point_orders(l: &Layout, e: &Edge, lin: usize, block: &[usize]) -> bool {
     if la < lb {
         *la < lin && lin < *lb && (is_prefix(block, pa) || is_prefix(block, pb))
     } else {
-        // Loop-carried (any-instance) edge: `from` is later in the body than
-        // `to`; the barrier must sit in the shared loop, after `from` or
-        // before `to` (it then separates iteration i's `from` from
-        // iteration i+1's `to`).
+        // Loop-carried edge: `from` is later in the body than `to`. The
+        // barrier must sit in the shared loop, in a block that encloses
+        // `from` and after it, or one that encloses `to` and before it:
+        // then it runs between iteration i's `from` and iteration i+1's
+        // `to` on every path. A barrier in some other block (the other arm
+        // of an `if` holding `from`) is skipped by the paths that take
+        // `from`'s arm (issue 42).
         let shared = common_prefix(pa, pb);
-        !shared.is_empty() && is_prefix(shared, block) && (lin > *la || lin < *lb) && {
-            // Stay inside the shared loop's body.
-            block.len() >= shared.len()
-        }
+        !shared.is_empty()
+            && is_prefix(shared, block)
+            && ((lin > *la && is_prefix(block, pa)) || (lin < *lb && is_prefix(block, pb)))
     }
 }
 

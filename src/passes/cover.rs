@@ -498,7 +498,7 @@ fn exact(
         step: g.clone(),
         body,
         span,
-        fail_barrier: None,
+        fail_barrier: crate::ir::ExitBarriers::NONE,
     };
     Some(vec![range])
 }

@@ -3,20 +3,47 @@
 //! `order invalidates before return` asks that no return leaves an
 //! invalidation incomplete. Placement covers the normal return (the edges
 //! to [`crate::ir::OpId::EXIT`]); this pass covers the early ones: a poll
-//! that runs out, a bounded lock spin that gives up, a `range` with a zero
-//! step. Each gets the completion barrier on its failure path, and only
-//! when an invalidation may still be incomplete there: on that path alone
-//! it costs nothing on the normal path, which is why it is not an edge of
-//! the ordering graph (an edge would pull the barrier in front of the poll
-//! for every call). An explicit `return` gets a barrier statement before
-//! it, under the same condition.
+//! that runs out, a bounded lock spin that gives up, a `while` that hits
+//! its limit, a `range` with a zero step. Each gets the completion
+//! barriers on its failure path, and only those the invalidations that may
+//! still be incomplete there need: on that path alone it costs nothing on
+//! the normal path, which is why it is not an edge of the ordering graph
+//! (an edge would pull the barrier in front of the poll for every call).
+//! An explicit `return` gets barrier statements before it, under the same
+//! condition.
+//!
+//! What may be incomplete is tracked per class of invalidation, not as one
+//! flag: no single barrier completes every mix (POWER `tlbiel` needs
+//! `ptesync`, `slbia` a context synchronization), so an exit gets the
+//! cheapest barrier for each class still pending there (issue 41: an
+//! `slbia` in another arm made the pass give up on every exit).
 
 use crate::ir::order::Class;
-use crate::ir::{BarrierName, MemOp, Origin, Seq, Stmt};
+use crate::ir::{BarrierName, ExitBarriers, MemOp, Origin, Seq, Stmt};
 use crate::target::barriers::{Barrier, BarrierKind};
 use crate::target::Target;
 
-/// Give every early exit of `seq` the completion barrier it needs.
+/// Invalidation classes that may be incomplete, as a bit set over
+/// [`Class::ALL`].
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Pending(u16);
+
+impl Pending {
+    fn bit(c: Class) -> u16 {
+        1 << Class::ALL.iter().position(|&x| x == c).unwrap_or(0)
+    }
+    fn add(&mut self, c: Class) {
+        self.0 |= Pending::bit(c);
+    }
+    fn has(self, c: Class) -> bool {
+        self.0 & Pending::bit(c) != 0
+    }
+    fn union(self, o: Pending) -> Pending {
+        Pending(self.0 | o.0)
+    }
+}
+
+/// Give every early exit of `seq` the completion barriers it needs.
 pub fn run(seq: &mut Seq, target: Target, machine: crate::target::Machine) {
     if !seq
         .orders
@@ -25,69 +52,90 @@ pub fn run(seq: &mut Seq, target: Target, machine: crate::target::Machine) {
     {
         return;
     }
-    // Every kind of invalidation the sequence issues must be complete at
-    // an early exit: one barrier that completes them all (POWER: `tlbie`
-    // needs `eieio; tlbsync; ptesync`, `tlbiel` only `ptesync`).
-    let mut classes: Vec<Class> = Vec::new();
-    crate::ir::walk(&seq.body, &mut |s| {
-        if let Stmt::Invalidate { name, .. } = s {
-            let c = crate::ir::order::invalidate_class(name);
-            if !classes.contains(&c) {
-                classes.push(c);
-            }
-        }
-    });
-    let to = Class::InvalidateCompletion;
-    classes.retain(|&c| !target.orders_implicitly(c, to, false));
-    if classes.is_empty() {
-        return;
-    }
-    let completes_all = |k: &BarrierKind| classes.iter().all(|&c| k.covers(c, to));
-    let Some(kind) = target
-        .table(machine)
-        .iter()
-        .filter(|k| completes_all(k))
-        .min_by_key(|k| k.cost)
-    else {
-        // Placement has already reported that nothing orders these.
-        return;
-    };
     let cx = Cx {
-        completes: &completes_all,
-        barrier: Barrier::of(kind),
+        table: target.table(machine),
+        implicit: &|c| target.orders_implicitly(c, Class::InvalidateCompletion, false),
     };
-    block(&cx, &mut seq.body, false);
+    block(&cx, &mut seq.body, Pending::default());
 }
 
 struct Cx<'a> {
-    /// Does this barrier complete the sequence's invalidations?
-    completes: &'a dyn Fn(&BarrierKind) -> bool,
-    /// The cheapest one that does.
-    barrier: Barrier,
+    table: &'static [BarrierKind],
+    /// Is an invalidation of this class complete with no barrier?
+    implicit: &'a dyn Fn(Class) -> bool,
 }
 
 impl Cx<'_> {
-    fn mark(&self, pending: bool, slot: &mut Option<Barrier>) {
-        if pending && slot.is_none() {
-            *slot = Some(self.barrier);
+    /// The barriers that complete every pending class, in the order they
+    /// run: for each class in [`Class::ALL`] order (TLB before ERAT: the
+    /// context synchronization comes last), the cheapest barrier that
+    /// completes it unless one chosen already does. A class nothing
+    /// completes has been reported by placement.
+    fn completion(&self, pending: Pending) -> ExitBarriers {
+        let to = Class::InvalidateCompletion;
+        let mut out = ExitBarriers::NONE;
+        let needed: Vec<Class> = Class::ALL
+            .into_iter()
+            .filter(|&c| pending.has(c) && !(self.implicit)(c))
+            .collect();
+        // One barrier for all of them when the table has one.
+        if let Some(k) = self
+            .table
+            .iter()
+            .filter(|k| needed.iter().all(|&c| k.covers(c, to)))
+            .min_by_key(|k| k.cost)
+        {
+            if !needed.is_empty() {
+                out.push(Barrier::of(k));
+            }
+            return out;
         }
+        for c in needed {
+            if out.iter().any(|b| b.covers(c, to)) {
+                continue;
+            }
+            if let Some(k) = self
+                .table
+                .iter()
+                .filter(|k| k.covers(c, to))
+                .min_by_key(|k| k.cost)
+            {
+                out.push(Barrier::of(k));
+            }
+        }
+        out
+    }
+
+    fn mark(&self, pending: Pending, slot: &mut ExitBarriers) {
+        for b in self.completion(pending).iter() {
+            slot.push(b);
+        }
+    }
+
+    /// What a barrier leaves pending.
+    fn after(&self, b: &BarrierKind, pending: Pending) -> Pending {
+        let mut left = Pending::default();
+        for c in Class::ALL {
+            if pending.has(c) && !b.covers(c, Class::InvalidateCompletion) {
+                left.add(c);
+            }
+        }
+        left
     }
 }
 
-/// Walk a block with `pending` (an invalidation may be incomplete) at its
-/// start; returns whether one may be incomplete at its end. Marking is
+/// Walk a block with `pending` (the invalidations that may be incomplete)
+/// at its start; returns what may be incomplete at its end. Marking is
 /// monotone, so running a loop body again with a larger entry state only
 /// adds barriers the loop's back edge makes necessary.
-fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: bool) -> bool {
+fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: Pending) -> Pending {
     let mut i = 0;
     while i < body.len() {
         match &mut body[i] {
-            Stmt::Invalidate { .. } => pending = true,
-            Stmt::Barrier { name, .. } => {
-                if (cx.completes)(&name.kind()) {
-                    pending = false;
-                }
+            Stmt::Invalidate { name, .. } => {
+                pending.add(crate::ir::order::invalidate_class(name));
             }
+            Stmt::Barrier { name, .. } => pending = cx.after(&name.kind(), pending),
             Stmt::Poll { fail_barrier, .. } => cx.mark(pending, fail_barrier),
             Stmt::Mem {
                 op:
@@ -126,14 +174,14 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: bool) -> bool {
             Stmt::If { then_, else_, .. } => {
                 let t = block(cx, then_, pending);
                 let e = block(cx, else_, pending);
-                pending = t || e;
+                pending = t.union(e);
             }
             Stmt::Return { .. } => {
-                if pending {
+                for b in cx.completion(pending).iter().collect::<Vec<_>>().into_iter().rev() {
                     body.insert(
                         i,
                         Stmt::Barrier {
-                            name: BarrierName::Kind(cx.barrier),
+                            name: BarrierName::Kind(b),
                             origin: Origin::Pass("complete-exits"),
                             covers: Vec::new(),
                         },
@@ -141,7 +189,7 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: bool) -> bool {
                     i += 1;
                 }
                 // Nothing after a return runs on this path.
-                pending = false;
+                pending = Pending::default();
             }
             Stmt::Write { .. } | Stmt::Read { .. } | Stmt::Mem { .. } | Stmt::Assign { .. } => {}
         }
@@ -150,12 +198,16 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: bool) -> bool {
     pending
 }
 
-/// A loop body that may run zero or more times.
-fn looped(cx: &Cx, body: &mut Vec<Stmt>, pending: bool) -> bool {
-    let out = block(cx, body, pending);
-    if out && !pending {
-        // The next iteration starts with what the last one left.
-        block(cx, body, true);
+/// A loop body that may run zero or more times: run to a fixpoint (the
+/// state only grows, over a handful of classes).
+fn looped(cx: &Cx, body: &mut Vec<Stmt>, pending: Pending) -> Pending {
+    let mut entry = pending;
+    loop {
+        let out = block(cx, body, entry);
+        let next = entry.union(out);
+        if next == entry {
+            return entry;
+        }
+        entry = next;
     }
-    pending || out
 }

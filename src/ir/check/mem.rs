@@ -83,7 +83,7 @@ impl SeqCx<'_> {
                 held,
                 status,
                 limit,
-                fail_barrier: None,
+                fail_barrier: crate::ir::ExitBarriers::NONE,
                 hoisted: false,
             },
             span: *span,

@@ -140,7 +140,7 @@ impl SeqCx<'_> {
             step,
             body,
             span: *span,
-            fail_barrier: None,
+            fail_barrier: crate::ir::ExitBarriers::NONE,
         })
     }
 
@@ -223,7 +223,7 @@ impl SeqCx<'_> {
             limit: *limit,
             fail,
             span: *span,
-            fail_barrier: None,
+            fail_barrier: crate::ir::ExitBarriers::NONE,
         })
     }
 
@@ -431,7 +431,7 @@ impl SeqCx<'_> {
                         value: Expr::insert(v, 0, width),
                         limit,
                         fail,
-                        fail_barrier: None,
+                        fail_barrier: crate::ir::ExitBarriers::NONE,
                     },
                     span: *span,
                 });
@@ -467,7 +467,7 @@ impl SeqCx<'_> {
             value: Expr::insert(v, shift, width),
             limit,
             fail,
-            fail_barrier: None,
+            fail_barrier: crate::ir::ExitBarriers::NONE,
         })
     }
 

@@ -12,7 +12,7 @@ pub(super) struct Acquire<'a> {
     pub held: Option<u64>,
     pub status: Option<usize>,
     pub limit: Option<(u64, i64)>,
-    pub fail_barrier: Option<Barrier>,
+    pub fail_barrier: crate::ir::ExitBarriers,
     pub hoisted: bool,
 }
 
@@ -247,7 +247,7 @@ impl Builder<'_> {
         }
         if let Some((_, code)) = a.limit {
             self.emit(Inst::Label(p.fail));
-            if let Some(name) = a.fail_barrier {
+            for name in a.fail_barrier.iter() {
                 self.exit_barrier(name);
             }
             self.emit(Inst::Ret {

@@ -39,7 +39,7 @@ impl Builder<'_> {
             target: done,
         });
         self.count_down(n, Cmp::Ne, top);
-        if let Some(b) = p.fail_barrier {
+        for b in p.fail_barrier.iter() {
             self.exit_barrier(b);
         }
         self.emit(Inst::Ret {
@@ -73,7 +73,7 @@ impl Builder<'_> {
         body: &[Stmt],
         limit: u64,
         fail: i64,
-        fail_barrier: Option<Barrier>,
+        fail_barrier: crate::ir::ExitBarriers,
     ) -> Result<(), Diag> {
         let saved = self.origin.clone();
         let (top, fail_l, exit) = (self.label(), self.label(), self.label());
@@ -113,7 +113,7 @@ impl Builder<'_> {
         self.origin = saved;
         self.emit(Inst::Jump(top));
         self.emit(Inst::Label(fail_l));
-        if let Some(name) = fail_barrier {
+        for name in fail_barrier.iter() {
             self.exit_barrier(name);
         }
         self.emit(Inst::Ret {

@@ -189,7 +189,7 @@ struct Poll {
     want: Operand,
     limit: u64,
     fail: i64,
-    fail_barrier: Option<Barrier>,
+    fail_barrier: crate::ir::ExitBarriers,
 }
 
 struct Builder<'a> {

@@ -74,7 +74,7 @@ impl Builder<'_> {
         size: &Expr,
         step: &Expr,
         body: &[Stmt],
-        fail_barrier: Option<Barrier>,
+        fail_barrier: crate::ir::ExitBarriers,
     ) -> Result<(), Diag> {
         let saved = self.origin.clone();
         // A constant power-of-two step (a page, a granule) counts the trips.
@@ -121,7 +121,7 @@ impl Builder<'_> {
     }
 
     /// `if (step == 0) return -EINVAL;`
-    fn nonzero_step(&mut self, step_v: VReg, fail_barrier: Option<Barrier>) {
+    fn nonzero_step(&mut self, step_v: VReg, fail_barrier: crate::ir::ExitBarriers) {
         let ok = self.label();
         self.emit(Inst::Branch {
             cmp: Cmp::Ne,
@@ -129,7 +129,7 @@ impl Builder<'_> {
             b: Operand::Imm(0),
             target: ok,
         });
-        if let Some(name) = fail_barrier {
+        for name in fail_barrier.iter() {
             self.exit_barrier(name);
         }
         self.emit(Inst::Ret {

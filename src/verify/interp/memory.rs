@@ -5,7 +5,6 @@ use super::{Flow, InterpError, Machine};
 use crate::ir::expr::field_mask;
 use crate::ir::expr::Expr;
 use crate::ir::{LockValue, MemOp, MemRef, PollOp};
-use crate::target::barriers::Barrier;
 
 /// Bytes of simulated memory behind each pointer parameter (what `trace`
 /// maps for it).
@@ -150,7 +149,7 @@ impl Machine<'_> {
         held: Option<u64>,
         status: Option<usize>,
         limit: Option<(u64, i64)>,
-        fail_barrier: &Option<Barrier>,
+        fail_barrier: &crate::ir::ExitBarriers,
     ) -> Result<Flow, InterpError> {
         let cur = self.mem_read(mem);
         if let Some(l) = status {

@@ -15,7 +15,6 @@ mod stmt;
 mod tests;
 
 use crate::ir::{DevId, Instances, OpId, Program, RegId, Seq, Stmt};
-use crate::target::barriers::Barrier;
 use std::collections::HashMap;
 
 pub use consumer::Consumer;
@@ -237,8 +236,8 @@ impl Machine<'_> {
     }
 
     /// A failure return runs the barrier the exits pass gave it.
-    fn fail_barrier(&mut self, b: &Option<Barrier>) {
-        if let Some(b) = b {
+    fn fail_barrier(&mut self, b: &crate::ir::ExitBarriers) {
+        for b in b.iter() {
             self.out.push((
                 OpId::BARRIER,
                 Access::Barrier {

@@ -3,7 +3,6 @@
 
 use super::{Access, Flow, InterpError, Machine, EINVAL};
 use crate::ir::{Cond, DevId, OpId, Stmt};
-use crate::target::barriers::Barrier;
 
 impl Machine<'_> {
     pub(super) fn stmt(&mut self, s: &Stmt) -> Result<Flow, InterpError> {
@@ -121,7 +120,7 @@ impl Machine<'_> {
         size: u64,
         step: u64,
         body: &[Stmt],
-        fail_barrier: &Option<Barrier>,
+        fail_barrier: &crate::ir::ExitBarriers,
     ) -> Result<Flow, InterpError> {
         if size == 0 {
             return Ok(Flow::Next);
@@ -155,7 +154,7 @@ impl Machine<'_> {
         body: &[Stmt],
         limit: u64,
         fail: i64,
-        fail_barrier: &Option<Barrier>,
+        fail_barrier: &crate::ir::ExitBarriers,
     ) -> Result<Flow, InterpError> {
         let mut runs = 0u64;
         loop {
