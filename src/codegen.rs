@@ -65,6 +65,7 @@ pub fn load(name: &str, src: &str) -> Result<Program, Diag> {
     prog
 }
 
+#[derive(Clone)]
 pub struct Compiled {
     pub target: Target,
     /// The IR after the passes.

@@ -48,6 +48,7 @@ mod locks;
 mod meaning;
 mod meaning_holes;
 mod mutation;
+mod order_proof;
 mod placement_exhaustive;
 mod power_capstone;
 mod power_codegen;

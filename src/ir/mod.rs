@@ -20,8 +20,7 @@ pub use expr::Expr;
 pub use granule::{Costs, GSize, Granule, GranuleSet, Via};
 pub use stmt::{
     each_expr, map_exprs, walk, walk_mut, Access, BarrierName, Cond, ExitBarriers, LockValue,
-    MemOp, MemRef,
-    Origin, PollOp, ReleaseOrder, Stmt,
+    MemOp, MemRef, Origin, PollOp, ReleaseOrder, Stmt,
 };
 pub type DevId = usize;
 pub type RegId = usize;

@@ -120,12 +120,9 @@ impl Op {
     /// Never both executed: in different arms of one branch that no loop
     /// runs again.
     fn exclusive(&self, other: &Op) -> bool {
-        self.once_arms.iter().any(|(b, a)| {
-            other
-                .once_arms
-                .iter()
-                .any(|(b2, a2)| b == b2 && a != a2)
-        })
+        self.once_arms
+            .iter()
+            .any(|(b, a)| other.once_arms.iter().any(|(b2, a2)| b == b2 && a != a2))
     }
 
     /// Can this op, later in the body than `later`, run before it on the

@@ -177,7 +177,13 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: Pending) -> Pending {
                 pending = t.union(e);
             }
             Stmt::Return { .. } => {
-                for b in cx.completion(pending).iter().collect::<Vec<_>>().into_iter().rev() {
+                for b in cx
+                    .completion(pending)
+                    .iter()
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                {
                     body.insert(
                         i,
                         Stmt::Barrier {

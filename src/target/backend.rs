@@ -155,6 +155,11 @@ pub trait Backend: Sync {
     fn capstone_size_suffixes(&self) -> bool {
         false
     }
+    /// Where control goes after an instruction capstone decoded as
+    /// `mnemonic op_str` at byte offset `at` (this target's branch
+    /// spellings: capstone's instruction groups differ between
+    /// architectures, RISC-V `j` is a "call" there).
+    fn capstone_flow(&self, mnemonic: &str, op_str: &str, at: u64) -> super::mach::Flow;
     /// Instructions capstone 0.14 does not decode (pinned in tests).
     fn capstone_gap(&self, _mnemonic: &str) -> bool {
         false

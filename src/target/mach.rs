@@ -159,3 +159,58 @@ pub fn mach_func<I: MachInsn>(
         needs_arch,
     }
 }
+
+/// Where control goes after one decoded instruction: what the static
+/// ordering proof (`verify::order_proof`) builds its control-flow graph
+/// from. Each target reads it off capstone's decoding
+/// ([`crate::target::backend::Backend::capstone_flow`]), not off our own
+/// instruction list, so the graph is the one the bytes have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Falls through to the next instruction.
+    Next,
+    /// Always goes to this byte offset.
+    Jump(u64),
+    /// Goes to this offset or falls through.
+    Branch(u64),
+    /// Returns to the caller.
+    Return,
+    /// Returns or falls through (POWER `beqlr`).
+    CondReturn,
+    /// A call or an indirect jump: the proof cannot follow it.
+    Unknown,
+}
+
+/// The branch target capstone prints as the last operand (`#0x14`,
+/// `0x1c`, `-8`, `7`), as a number.
+pub fn capstone_target(op_str: &str) -> Option<i64> {
+    let last = op_str.rsplit(',').next()?.trim().trim_start_matches('#');
+    let (neg, digits) = match last.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, last),
+    };
+    let v = match digits.strip_prefix("0x") {
+        Some(h) => i64::from_str_radix(h, 16).ok()?,
+        None => digits.parse::<i64>().ok()?,
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// The flow of a branch whose target capstone prints as its last operand:
+/// absolute, or relative to the branch at `at` (RISC-V); conditional or
+/// not. No readable target: [`Flow::Unknown`].
+pub fn branch_flow(op_str: &str, at: u64, relative: bool, conditional: bool) -> Flow {
+    let Some(t) = capstone_target(op_str) else {
+        return Flow::Unknown;
+    };
+    let to = if relative {
+        at.wrapping_add(t as u64)
+    } else {
+        t as u64
+    };
+    if conditional {
+        Flow::Branch(to)
+    } else {
+        Flow::Jump(to)
+    }
+}

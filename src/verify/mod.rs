@@ -7,6 +7,7 @@ pub mod asm_check;
 pub mod interp;
 #[cfg(feature = "emu")]
 pub mod order_check;
+pub mod order_proof;
 #[cfg(feature = "emu")]
 pub mod trace;
 mod worlds;
@@ -45,11 +46,28 @@ pub fn verify(name: &str, src: &str, targets: &[Target], opts: &Options) -> Resu
         let text = crate::emit::asm::render(&c, opts);
         asm_check::gnu_as(&c, &text, &mut report);
         asm_check::capstone(&c, &mut report);
+        static_order(&c, &mut report);
         // A feature of another architecture's kernel is never set on
         // `t` (features::for_target): that is part of the meaning too.
         semantics(&crate::features::for_target(&prog, t), &c, &mut report);
     }
     Ok(report)
+}
+
+/// The static proof: every required ordering on every path of the
+/// machine code (see [`order_proof`]).
+fn static_order(c: &codegen::Compiled, report: &mut Report) {
+    let what = format!("{}: static ordering proof", c.target);
+    match order_proof::prove(&c.opt, c) {
+        Ok(v) if v.is_empty() => report.passed.push(format!(
+            "{what}: every required ordering holds on every path of {} functions",
+            c.funcs.len()
+        )),
+        Ok(v) => report
+            .failures
+            .extend(v.iter().map(|v| format!("{what}: {v}"))),
+        Err(e) => report.failures.push(format!("{what}: {e}")),
+    }
 }
 
 #[cfg(feature = "emu")]

@@ -11,6 +11,7 @@ use super::backend::{Backend, Description};
 use super::barriers::Barrier;
 use super::invalidation::Invalidation;
 use super::mach::MachFunc;
+use super::mach::{branch_flow, Flow};
 use super::Machine;
 use crate::codegen::Style;
 use crate::emit::asm::FileView;
@@ -98,6 +99,17 @@ impl Backend for Aarch64 {
             .mode(arch::arm64::ArchMode::Arm)
             .build()
             .map_err(|e| e.to_string())
+    }
+
+    fn capstone_flow(&self, m: &str, ops: &str, at: u64) -> Flow {
+        match m {
+            "ret" => Flow::Return,
+            "b" => branch_flow(ops, at, false, false),
+            "cbz" | "cbnz" | "tbz" | "tbnz" => branch_flow(ops, at, false, true),
+            _ if m.starts_with("b.") => branch_flow(ops, at, false, true),
+            "br" | "blr" | "bl" => Flow::Unknown,
+            _ => Flow::Next,
+        }
     }
 
     fn capstone_aliases(&self) -> &'static [(&'static str, &'static [&'static str])] {

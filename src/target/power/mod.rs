@@ -14,6 +14,7 @@ use super::backend::{Backend, Description};
 use super::barriers::{Barrier, BarrierKind};
 use super::invalidation::Invalidation;
 use super::mach::MachFunc;
+use super::mach::{branch_flow, capstone_target, Flow};
 use super::{Machine, Target};
 use crate::codegen::Style;
 use crate::emit::asm::FileView;
@@ -163,6 +164,23 @@ impl Backend for Power {
             })
             .build()
             .map_err(|e| e.to_string())
+    }
+
+    fn capstone_flow(&self, m: &str, ops: &str, at: u64) -> Flow {
+        // Branch hints print as a `+`/`-` suffix.
+        match m.trim_end_matches(['+', '-']) {
+            "blr" => Flow::Return,
+            "b" | "ba" => branch_flow(ops, at, false, false),
+            "bl" | "bla" | "blrl" | "bctr" | "bctrl" | "bcctr" | "bcctrl" => Flow::Unknown,
+            m if m.starts_with('b') && m.ends_with("lr") => Flow::CondReturn,
+            m if m.starts_with('b') && m.ends_with("ctr") => Flow::Unknown,
+            // Conditional branches end with their target; `brd`,
+            // `bpermd` (not branches) end with a register.
+            m if m.starts_with('b') && capstone_target(ops).is_some() => {
+                branch_flow(ops, at, false, true)
+            }
+            _ => Flow::Next,
+        }
     }
 
     fn capstone_aliases(&self) -> &'static [(&'static str, &'static [&'static str])] {

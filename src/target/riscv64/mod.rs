@@ -18,6 +18,7 @@ use super::backend::{Backend, Description};
 use super::barriers::Barrier;
 use super::invalidation::Invalidation;
 use super::mach::MachFunc;
+use super::mach::{branch_flow, Flow};
 use super::Machine;
 use crate::codegen::Style;
 use crate::emit::asm::FileView;
@@ -110,6 +111,18 @@ impl Backend for Riscv64 {
             .mode(arch::riscv::ArchMode::RiscV64)
             .build()
             .map_err(|e| e.to_string())
+    }
+
+    fn capstone_flow(&self, m: &str, ops: &str, at: u64) -> Flow {
+        // Capstone prints RISC-V branch targets relative to the branch.
+        match m {
+            "ret" => Flow::Return,
+            "j" => branch_flow(ops, at, true, false),
+            "jal" | "jalr" | "jr" | "call" | "tail" => Flow::Unknown,
+            "beq" | "bne" | "blt" | "bge" | "bltu" | "bgeu" | "beqz" | "bnez" | "blez" | "bgez"
+            | "bltz" | "bgtz" | "bgt" | "ble" | "bgtu" | "bleu" => branch_flow(ops, at, true, true),
+            _ => Flow::Next,
+        }
     }
 
     /// LLVM's aliases (tests/riscv64_capstone.rs pins each).

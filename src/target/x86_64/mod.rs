@@ -11,6 +11,7 @@ use super::backend::{Backend, Description};
 use super::barriers::Barrier;
 use super::invalidation::Invalidation;
 use super::mach::MachFunc;
+use super::mach::{branch_flow, Flow};
 use super::Machine;
 use crate::codegen::Style;
 use crate::emit::asm::FileView;
@@ -92,6 +93,16 @@ impl Backend for X86_64 {
             .syntax(arch::x86::ArchSyntax::Att)
             .build()
             .map_err(|e| e.to_string())
+    }
+
+    fn capstone_flow(&self, m: &str, ops: &str, at: u64) -> Flow {
+        match m {
+            "ret" | "retq" => Flow::Return,
+            "jmp" | "jmpq" => branch_flow(ops, at, false, false),
+            "call" | "callq" => Flow::Unknown,
+            m if m.starts_with('j') || m.starts_with("loop") => branch_flow(ops, at, false, true),
+            _ => Flow::Next,
+        }
     }
 
     fn fixed_insn_len(&self) -> Option<usize> {

@@ -1,0 +1,548 @@
+//! The static ordering proof: every required ordering holds on every path
+//! of the emitted machine code, whatever the inputs.
+//!
+//! The emulator checks (`order_check`) see only the paths the worlds run,
+//! and the ordering graph (`ir::order`) is what placed the barriers, so a
+//! hole in it is a hole in both. This proof shares neither: it reads the
+//! spec's rules themselves (device `require`s, `require stores before`,
+//! the sequence's `order`s, `after invalidates`), builds the control-flow
+//! graph from capstone's decoding of the bytes, and runs a forward
+//! data-flow fixpoint over it. The state at each instruction is, per rule
+//! and per pair of classes the rule relates, whether an access of the
+//! earlier kind may have been issued and not yet ordered (with the first
+//! such instruction as a witness). An access of the later kind that meets
+//! such a pending access, on any path, with no barrier between that orders
+//! the pair on this target, is a violation; so is a return with an
+//! invalidation pending where the sequence orders invalidations before
+//! its return.
+//!
+//! What it takes from us: which instruction performs which spec access
+//! (each line's origin), the target's barrier table (what a barrier
+//! orders: cited from the architecture manuals) and which pairs the
+//! target orders with no barrier. Per-instance requirements are checked
+//! as if they were for any instance (it cannot tell instances apart):
+//! stricter than the spec, never looser.
+
+use crate::codegen::Compiled;
+use crate::ir::order::{class_of, Class, Edge};
+use crate::ir::{DevId, MemOp, OpId, Program, RegId, Seq, Stmt};
+use crate::spec::ast::Scope;
+use crate::spec::diag::Span;
+use crate::target::barriers::{self, BarrierKind};
+use crate::target::mach::{Flow, InsnClass, MachFunc};
+use crate::target::Target;
+use rustc_hash::FxHashMap;
+
+/// Which accesses a rule's earlier side is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum From {
+    Reg(DevId, RegId),
+    NormalStore,
+    Invalidation,
+}
+
+/// Which accesses (or the return) a rule's later side is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum To {
+    Reg(DevId, RegId),
+    /// Stores to a register (`require stores before REG` starts nothing
+    /// with a read).
+    RegStore(DevId, RegId),
+    /// TLB invalidations: what reads the page tables.
+    PageTableReader,
+    AnyInvalidation,
+    Op(OpId),
+    Return,
+}
+
+/// One ordering the spec requires.
+#[derive(Clone, Debug)]
+struct Rule {
+    from: From,
+    to: To,
+    /// The later classes the pending state is kept for: a barrier may
+    /// order an earlier access before some of them and not others.
+    tos: Vec<Class>,
+    dev: Option<DevId>,
+    scope: Scope,
+    span: Span,
+    /// The caller's earlier stores count (pending at entry).
+    from_caller: bool,
+}
+
+/// The spec's orderings for one sequence.
+fn rules(prog: &Program, seq: &Seq) -> Vec<Rule> {
+    let mut out = Vec::new();
+    for &d in &seq.devices {
+        for r in &prog.devices[d].requires {
+            out.push(Rule {
+                from: From::Reg(d, r.before),
+                to: To::Reg(d, r.after),
+                tos: vec![Class::DevStore, Class::DevLoad],
+                dev: Some(d),
+                scope: r.scope,
+                span: r.span,
+                from_caller: false,
+            });
+        }
+        for &(reg, span) in &prog.devices[d].after_stores {
+            out.push(Rule {
+                from: From::NormalStore,
+                to: To::RegStore(d, reg),
+                tos: vec![Class::DevStore],
+                dev: None,
+                scope: Scope::AnyInstance,
+                span,
+                from_caller: true,
+            });
+        }
+    }
+    for (before, after, span) in &seq.orders {
+        let (from, to, tos, from_caller) = match (before.as_str(), after.as_str()) {
+            ("stores", "invalidates") => (
+                From::NormalStore,
+                To::PageTableReader,
+                vec![Class::TlbInvalidate, Class::LocalInvalidate],
+                true,
+            ),
+            ("invalidates", "invalidates") => (
+                From::Invalidation,
+                To::AnyInvalidation,
+                vec![Class::InvalidateCompletion],
+                false,
+            ),
+            ("invalidates", "return") => (
+                From::Invalidation,
+                To::Return,
+                vec![Class::InvalidateCompletion],
+                false,
+            ),
+            _ => continue,
+        };
+        out.push(Rule {
+            from,
+            to,
+            tos,
+            dev: None,
+            scope: Scope::AnyInstance,
+            span: *span,
+            from_caller,
+        });
+    }
+    crate::ir::walk(&seq.body, &mut |s| {
+        if let Stmt::Invalidate {
+            id,
+            name,
+            after: Some(span),
+            ..
+        } = s
+        {
+            out.push(Rule {
+                from: From::Invalidation,
+                to: To::Op(*id),
+                tos: vec![crate::ir::order::invalidate_class(name)],
+                dev: None,
+                scope: Scope::AnyInstance,
+                span: *span,
+                from_caller: false,
+            });
+        }
+    });
+    out
+}
+
+/// What a spec access is: its class, and its register for device ones.
+#[derive(Clone, Copy, Debug)]
+struct Access {
+    id: OpId,
+    class: Class,
+    reg: Option<(DevId, RegId)>,
+}
+
+fn accesses(seq: &Seq) -> FxHashMap<OpId, Access> {
+    let mut out = FxHashMap::default();
+    crate::ir::walk(&seq.body, &mut |s| {
+        let a = match s {
+            Stmt::Write { access, .. } | Stmt::Poll { access, .. } | Stmt::Read { access, .. } => {
+                class_of(s).map(|class| Access {
+                    id: access.id,
+                    class,
+                    reg: Some((access.dev, access.reg)),
+                })
+            }
+            // Lock words synchronise CPUs by their own acquire/release
+            // order; only plain stores are what `stores` names.
+            Stmt::Mem {
+                id,
+                op: MemOp::Store { .. } | MemOp::StoreAt { .. },
+                ..
+            } => Some(Access {
+                id: *id,
+                class: Class::NormalStore,
+                reg: None,
+            }),
+            Stmt::Invalidate { id, .. } => class_of(s).map(|class| Access {
+                id: *id,
+                class,
+                reg: None,
+            }),
+            _ => None,
+        };
+        if let Some(a) = a {
+            out.insert(a.id, a);
+        }
+    });
+    out
+}
+
+impl Rule {
+    fn is_from(&self, a: &Access) -> bool {
+        match self.from {
+            From::Reg(d, r) => a.reg == Some((d, r)),
+            From::NormalStore => a.class == Class::NormalStore,
+            From::Invalidation => a.class.is_invalidation(),
+        }
+    }
+
+    /// The index into `tos` this access is the later side of.
+    fn to_index(&self, a: &Access) -> Option<usize> {
+        let pos = |c: Class| self.tos.iter().position(|&t| t == c);
+        match self.to {
+            To::Reg(d, r) if a.reg == Some((d, r)) => pos(a.class),
+            To::RegStore(d, r) if a.reg == Some((d, r)) && a.class == Class::DevStore => Some(0),
+            To::PageTableReader if a.class.reads_page_tables() => pos(a.class),
+            To::AnyInvalidation if a.class.is_invalidation() => Some(0),
+            To::Op(id) if a.id == id => Some(0),
+            _ => None,
+        }
+    }
+}
+
+/// The caller's stores, as a witness.
+const CALLER: u32 = u32::MAX;
+
+/// A required ordering that some path of the code does not keep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub symbol: String,
+    /// Byte offset and text of the later access (or the return).
+    pub at: u32,
+    pub insn: String,
+    /// The first earlier access that may reach it unordered (None: the
+    /// caller's stores).
+    pub earlier: Option<(u32, String)>,
+    pub from: Class,
+    pub to: Class,
+    /// 1-based spec line of the requirement.
+    pub line: usize,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let earlier = match &self.earlier {
+            Some((off, text)) => format!("`{text}` at +{off:#x}"),
+            None => "the caller's earlier stores".to_string(),
+        };
+        write!(
+            f,
+            "{}+{:#x} `{}`: a path reaches it from {earlier} with no barrier ordering {:?} -> {:?} (required by line {})",
+            self.symbol, self.at, self.insn, self.from, self.to, self.line
+        )
+    }
+}
+
+/// One instruction as the proof sees it.
+struct Node {
+    offset: u32,
+    text: String,
+    flow: Flow,
+    access: Option<Access>,
+    /// The barrier kinds it completes (with the barriers just before it,
+    /// for composites), empty if not a barrier.
+    barriers: Vec<&'static BarrierKind>,
+}
+
+/// Prove every sequence of `c`; `prog` is the spec as the code was
+/// compiled from it (features resolved for the target).
+pub fn prove(prog: &Program, c: &Compiled) -> Result<Vec<Violation>, String> {
+    let mut out = Vec::new();
+    for (f, seq) in c.funcs.iter().zip(&c.opt.seqs) {
+        out.extend(prove_func(prog, seq, f, c.target)?);
+    }
+    Ok(out)
+}
+
+/// The control-flow graph of `f` from capstone's decoding of its bytes.
+fn nodes(
+    seq: &Seq,
+    f: &MachFunc,
+    target: Target,
+    table: &'static [BarrierKind],
+) -> Result<Vec<Node>, String> {
+    let acc = accesses(seq);
+    let cs = target.backend().disassembler()?;
+    let lines: Vec<_> = f.insns().collect();
+    let mut out: Vec<Node> = Vec::with_capacity(lines.len());
+    for (i, l) in lines.iter().enumerate() {
+        let end = lines
+            .get(i + 1)
+            .map_or(f.bytes.len(), |n| n.offset as usize);
+        let chunk = f.bytes.get(l.offset as usize..end).unwrap_or(&[]);
+        let decoded = cs.disasm_count(chunk, u64::from(l.offset), 1).ok();
+        let d = decoded.as_ref().and_then(|d| d.iter().next());
+        let flow = match d {
+            Some(d) => target.backend().capstone_flow(
+                d.mnemonic().unwrap_or(""),
+                d.op_str().unwrap_or(""),
+                u64::from(l.offset),
+            ),
+            // Capstone's documented gaps are invalidations, not branches.
+            None if target.backend().capstone_gap(l.mnemonic) => Flow::Next,
+            None => {
+                return Err(format!(
+                    "{}+{:#x}: capstone cannot decode `{}`: no control-flow graph",
+                    f.symbol, l.offset, l.text
+                ))
+            }
+        };
+        let access = l
+            .origin
+            .op
+            .and_then(|op| acc.get(&op))
+            .copied()
+            .filter(|a| {
+                matches!(
+                    (a.class, l.class),
+                    (Class::DevStore | Class::NormalStore, InsnClass::Store)
+                        | (Class::DevLoad, InsnClass::Load)
+                        | (_, InsnClass::Invalidate)
+                ) && (l.class != InsnClass::Invalidate || a.class.is_invalidation())
+            });
+        out.push(Node {
+            offset: l.offset,
+            text: l.text.trim().to_string(),
+            flow,
+            access,
+            barriers: Vec::new(),
+        });
+    }
+    // Barriers, composites included: a run of barrier instructions with
+    // no branch target inside it (a join could enter it half-way).
+    let targets: std::collections::HashSet<u64> = out
+        .iter()
+        .filter_map(|n| match n.flow {
+            Flow::Jump(t) | Flow::Branch(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    for i in 0..out.len() {
+        if lines[i].class != InsnClass::Barrier {
+            continue;
+        }
+        let mut run: Vec<&str> = vec![out[i].text.as_str()];
+        let mut k = i;
+        while k > 0
+            && lines[k - 1].class == InsnClass::Barrier
+            && !targets.contains(&u64::from(out[k].offset))
+        {
+            k -= 1;
+            run.insert(0, out[k].text.as_str());
+        }
+        let mut kinds: Vec<&'static BarrierKind> =
+            barriers::find(table, &out[i].text).into_iter().collect();
+        kinds.extend(barriers::ending_run(table, &run));
+        out[i].barriers = kinds;
+    }
+    Ok(out)
+}
+
+/// A slot of the state: (rule, earlier class, index into the rule's
+/// `tos`).
+type Slot = (usize, Class, usize);
+
+fn prove_func(
+    prog: &Program,
+    seq: &Seq,
+    f: &MachFunc,
+    target: Target,
+) -> Result<Vec<Violation>, String> {
+    let table = target.table(prog.machine);
+    let rules = rules(prog, seq);
+    if rules.is_empty() {
+        return Ok(Vec::new());
+    }
+    let nodes = nodes(seq, f, target, table)?;
+    if nodes.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Slots: every (rule, earlier class, later class) the target does not
+    // order by itself.
+    let mut slots: Vec<Slot> = Vec::new();
+    for (r, rule) in rules.iter().enumerate() {
+        for c in Class::ALL {
+            let possible = match rule.from {
+                From::Reg(..) => matches!(c, Class::DevStore | Class::DevLoad),
+                From::NormalStore => c == Class::NormalStore,
+                From::Invalidation => c.is_invalidation(),
+            };
+            if !possible {
+                continue;
+            }
+            for (t, &to) in rule.tos.iter().enumerate() {
+                let e = Edge {
+                    from: OpId::ENTRY,
+                    to: OpId::EXIT,
+                    from_class: c,
+                    to_class: to,
+                    dev: rule.dev,
+                    scope: rule.scope,
+                    span: rule.span,
+                };
+                if !crate::passes::barriers::ordered_by_target(prog, &e, target) {
+                    slots.push((r, c, t));
+                }
+            }
+        }
+    }
+    let index: FxHashMap<u32, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.offset, i))
+        .collect();
+    let succ = |i: usize| -> Result<Vec<usize>, String> {
+        let at = |t: u64| {
+            u32::try_from(t)
+                .ok()
+                .and_then(|t| index.get(&t).copied())
+                .ok_or_else(|| {
+                    format!(
+                        "{}+{:#x}: branch to {t:#x}, not an instruction of the function",
+                        f.symbol, nodes[i].offset
+                    )
+                })
+        };
+        let next = || {
+            if i + 1 < nodes.len() {
+                Ok(i + 1)
+            } else {
+                Err(format!(
+                    "{}: runs off its end at +{:#x}",
+                    f.symbol, nodes[i].offset
+                ))
+            }
+        };
+        Ok(match nodes[i].flow {
+            Flow::Next => vec![next()?],
+            Flow::Jump(t) => vec![at(t)?],
+            Flow::Branch(t) => vec![next()?, at(t)?],
+            Flow::Return => vec![],
+            Flow::CondReturn => vec![next()?],
+            Flow::Unknown => {
+                return Err(format!(
+                    "{}+{:#x} `{}`: a call or indirect jump the proof cannot follow",
+                    f.symbol, nodes[i].offset, nodes[i].text
+                ))
+            }
+        })
+    };
+    let succs: Vec<Vec<usize>> = (0..nodes.len()).map(succ).collect::<Result<_, _>>()?;
+    // State: per slot, the smallest offset of an access that may be
+    // pending (CALLER for the caller's stores), or None.
+    type State = Vec<Option<u32>>;
+    let transfer = |i: usize, s: &State| -> State {
+        let n = &nodes[i];
+        let mut out = s.clone();
+        for (k, &(r, c, t)) in slots.iter().enumerate() {
+            if out[k].is_some() && n.barriers.iter().any(|b| b.covers(c, rules[r].tos[t])) {
+                out[k] = None;
+            }
+        }
+        if let Some(a) = &n.access {
+            for (k, &(r, c, _)) in slots.iter().enumerate() {
+                if c == a.class && rules[r].is_from(a) && out[k].is_none() {
+                    out[k] = Some(n.offset);
+                }
+            }
+        }
+        out
+    };
+    let mut entry: Vec<Option<State>> = vec![None; nodes.len()];
+    let mut start: State = vec![None; slots.len()];
+    for (k, &(r, c, _)) in slots.iter().enumerate() {
+        if rules[r].from_caller && c == Class::NormalStore {
+            start[k] = Some(CALLER);
+        }
+    }
+    entry[0] = Some(start);
+    let mut work = vec![0usize];
+    let mut queued = vec![false; nodes.len()];
+    queued[0] = true;
+    while let Some(i) = work.pop() {
+        queued[i] = false;
+        let Some(s) = &entry[i] else { continue };
+        let out = transfer(i, s);
+        for &j in &succs[i] {
+            let changed = match &mut entry[j] {
+                Some(e) => {
+                    let mut changed = false;
+                    for (x, y) in e.iter_mut().zip(&out) {
+                        let m = match (*x, *y) {
+                            (Some(a), Some(b)) => Some(a.min(b)),
+                            (a, b) => a.or(b),
+                        };
+                        if m != *x {
+                            *x = m;
+                            changed = true;
+                        }
+                    }
+                    changed
+                }
+                e @ None => {
+                    *e = Some(out.clone());
+                    true
+                }
+            };
+            if changed && !queued[j] {
+                queued[j] = true;
+                work.push(j);
+            }
+        }
+    }
+    // Check every reachable instruction against its fixed entry state.
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let Some(s) = &entry[i] else { continue };
+        let returns = matches!(n.flow, Flow::Return | Flow::CondReturn);
+        for (k, &(r, c, t)) in slots.iter().enumerate() {
+            let Some(w) = s[k] else { continue };
+            let rule = &rules[r];
+            let hit = match (&n.access, rule.to) {
+                (_, To::Return) => returns,
+                (Some(a), _) => rule.to_index(a) == Some(t),
+                (None, _) => false,
+            };
+            if !hit || !seen.insert((i, r)) {
+                continue;
+            }
+            out.push(Violation {
+                symbol: f.symbol.clone(),
+                at: n.offset,
+                insn: n.text.clone(),
+                earlier: (w != CALLER).then(|| {
+                    (
+                        w,
+                        index
+                            .get(&w)
+                            .map(|&j| nodes[j].text.clone())
+                            .unwrap_or_default(),
+                    )
+                }),
+                from: c,
+                to: rule.tos[t],
+                line: prog.line_of(rule.span),
+            });
+        }
+    }
+    Ok(out)
+}
