@@ -266,6 +266,7 @@ pub fn fold_ifs(body: Vec<Stmt>) -> Vec<Stmt> {
                 then_,
                 else_,
                 rare: _,
+                span: _,
             } if cond.a.as_const().is_some() && cond.b.as_const().is_some() => {
                 let holds = cond.cmp.holds(
                     cond.a.as_const().unwrap_or(0),
@@ -398,6 +399,7 @@ fn dispatch(word: Option<usize>, used: &[(usize, bool)], variants: Vec<Vec<Stmt>
         }
         vec![Stmt::If {
             rare: false,
+            span: None,
             cond: Cond {
                 cmp: Cmp::Ne,
                 a: test,

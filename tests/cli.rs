@@ -778,3 +778,90 @@ fn help_and_version_exit_0() {
         assert!(!r.stdout.is_empty());
     }
 }
+
+/// `verify` fails when the worlds leave code unrun (issue 42: it used to
+/// pass code it never ran), names the arm by spec line, and passes with
+/// `--allow-unreached`, still listing it.
+#[cfg(feature = "emu")]
+#[test]
+fn verify_fails_on_arms_its_worlds_cannot_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = tmp_spec(
+        dir.path(),
+        "arm.inv",
+        "target aarch64\ndevice d { reg a 0x0 u64 le }\nseq s(x: u64) {\n  if x * 3 == 0x1234567 {\n    d.a = 1\n  }\n  d.a = 2\n}\n",
+    );
+    let s = spec.to_str().unwrap();
+    let r = sd(&["verify", s]);
+    assert_eq!(r.code, Some(1), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("UNRUN") && r.stdout.contains("`if` at line 4: then"),
+        "{}",
+        r.stdout
+    );
+    let r = sd(&["verify", s, "--allow-unreached"]);
+    assert_eq!(r.code, Some(0), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("unrun") && r.stdout.contains("line 4"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// Issue 41's reproducer: the worlds run the `while` into its limit (an
+/// address range near 2^64), and that exit returns with the `ptesync`
+/// after the last `tlbiel`, whatever else the sequence contains.
+#[cfg(feature = "emu")]
+#[test]
+fn verify_runs_while_limit_exits_and_they_complete_invalidations() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = tmp_spec(dir.path(), "rl.inv", ISSUE41_RL);
+    let s = spec.to_str().unwrap();
+    let r = sd(&["verify", s]);
+    assert!(!r.stdout.contains("limit exit"), "{}", r.stdout);
+    assert!(!r.stdout.contains("FAIL"), "{}", r.stdout);
+    let r = sd(&[
+        "trace",
+        s,
+        "--seq",
+        "rl",
+        "--arg",
+        "pid=1",
+        "--arg",
+        "start=0xffffffffffff0001",
+        "--arg",
+        "end=0xffffffffffffffff",
+    ]);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    let ret = lines
+        .iter()
+        .position(|l| l.starts_with("return -22"))
+        .unwrap();
+    assert!(lines[ret - 1].contains("ptesync"), "{}", r.stdout);
+    assert_eq!(
+        lines.iter().filter(|l| l.contains("tlbiel")).count(),
+        512,
+        "{}",
+        r.stdout
+    );
+}
+
+const ISSUE41_RL: &str = "target power64
+seq rl(pid: u64, start: u64, end: u64) {
+    order stores before invalidates
+    order invalidates before return
+    if (end - start) >> 16 > 256 {
+        tlbiel 1 << 10, pid << 32, 2, 1, 1
+        barrier ptesync
+        slbia 3
+        barrier isync
+    } else {
+        let addr = start
+        while addr < end limit 512 {
+            tlbiel (addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1
+            addr = addr + 0x10000
+        }
+        barrier ptesync
+    }
+}
+";

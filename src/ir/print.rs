@@ -294,6 +294,7 @@ fn block_head<'a>(
             then_,
             else_,
             rare: _,
+            span: _,
         } => (
             format!(
                 "if {} {:?} {} {{",

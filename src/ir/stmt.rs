@@ -291,6 +291,8 @@ pub enum Stmt {
         /// full-ring wait): barrier placement costs it as once per loop,
         /// not once per iteration.
         rare: bool,
+        /// The spec's `if` (None: made by a pass), for naming its arms.
+        span: Option<Span>,
     },
     /// A CPU TLB invalidation instruction.
     Invalidate {

@@ -386,6 +386,7 @@ fn single(
         let then_ = instantiate(set, e, align_down(start, &g), g, body, ids);
         chain = vec![Stmt::If {
             rare: false,
+            span: None,
             cond: Cond {
                 cmp: Cmp::Ltu,
                 a: x.clone(),
@@ -422,6 +423,7 @@ fn guard(
     };
     vec![Stmt::If {
         rare: false,
+        span: None,
         cond: Cond {
             cmp: Cmp::Ne,
             a: size.clone(),
@@ -430,6 +432,7 @@ fn guard(
         // start + size >= 2^64  <=>  ~start < size
         then_: vec![Stmt::If {
             rare: false,
+            span: None,
             cond: Cond {
                 cmp: Cmp::Ltu,
                 a: Expr::bit_not(start.clone()),
@@ -511,6 +514,7 @@ fn check_granule(g: &Expr, max_pow2: u64, span: Span, code: Vec<Stmt>) -> Vec<St
     }
     vec![Stmt::If {
         rare: false,
+        span: None,
         cond: granule_ok(g, max_pow2),
         then_: code,
         else_: vec![Stmt::Return {
@@ -544,6 +548,7 @@ fn auto(
     };
     let code = vec![Stmt::If {
         rare: false,
+        span: None,
         cond: Cond {
             cmp: Cmp::Geu,
             a: limit,
@@ -606,6 +611,7 @@ fn range_ops(
     let odd = Expr::bin(BinOp::And, pages.clone(), Expr::Const(1));
     code.push(Stmt::If {
         rare: false,
+        span: None,
         cond: Cond {
             cmp: Cmp::Ne,
             a: odd.clone(),
@@ -627,6 +633,7 @@ fn range_ops(
         let granules = Expr::bin(BinOp::Shl, digit.clone(), Expr::Const(shift));
         code.push(Stmt::If {
             rare: false,
+            span: None,
             cond: Cond {
                 cmp: Cmp::Ne,
                 a: digit,
@@ -648,6 +655,7 @@ fn range_ops(
     let flush = instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids);
     Some(vec![Stmt::If {
         rare: false,
+        span: None,
         cond: Cond {
             cmp: Cmp::Ltu,
             a: pages,

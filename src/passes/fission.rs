@@ -30,8 +30,10 @@ fn block(prog: &Program, body: Vec<Stmt>) -> Vec<Stmt> {
                 then_,
                 else_,
                 rare,
+                span,
             } => out.push(Stmt::If {
                 rare,
+                span,
                 cond,
                 then_: block(prog, then_),
                 else_: block(prog, else_),

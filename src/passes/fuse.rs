@@ -21,8 +21,10 @@ fn block(body: Vec<Stmt>) -> Vec<Stmt> {
                 then_,
                 else_,
                 rare,
+                span,
             } => Stmt::If {
                 rare,
+                span,
                 cond,
                 then_: block(then_),
                 else_: block(else_),

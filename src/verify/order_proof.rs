@@ -19,9 +19,12 @@
 //! What it takes from us: which instruction performs which spec access
 //! (each line's origin), the target's barrier table (what a barrier
 //! orders: cited from the architecture manuals) and which pairs the
-//! target orders with no barrier. Per-instance requirements are checked
-//! as if they were for any instance (it cannot tell instances apart):
-//! stricter than the spec, never looser.
+//! target orders with no barrier. Per-instance requirements need one
+//! more fact, from the spec's structure: an access that reaches an
+//! earlier one of the same `each` over its device (and no other loop
+//! around both) does so on the next iteration, another instance, so the
+//! pair needs no barrier. The state tracks which access is pending for
+//! those rules; everything else is as if for any instance.
 
 use crate::codegen::Compiled;
 use crate::ir::order::{class_of, Class, Edge};
@@ -157,6 +160,81 @@ struct Access {
     id: OpId,
     class: Class,
     reg: Option<(DevId, RegId)>,
+}
+
+/// Where an access sits in the spec: its place in program order and the
+/// loops around it, outermost first (a number, and the device of an
+/// `each`).
+#[derive(Clone, Debug, Default)]
+struct Place {
+    order: usize,
+    loops: Vec<(usize, Option<DevId>)>,
+}
+
+fn places(body: &[Stmt]) -> FxHashMap<OpId, Place> {
+    fn go(
+        body: &[Stmt],
+        loops: &mut Vec<(usize, Option<DevId>)>,
+        n: &mut usize,
+        out: &mut FxHashMap<OpId, Place>,
+    ) {
+        for s in body {
+            *n += 1;
+            let id = match s {
+                Stmt::Write { access, .. }
+                | Stmt::Poll { access, .. }
+                | Stmt::Read { access, .. } => Some(access.id),
+                Stmt::Mem { id, .. } | Stmt::Invalidate { id, .. } => Some(*id),
+                _ => None,
+            };
+            if let Some(id) = id {
+                out.insert(
+                    id,
+                    Place {
+                        order: *n,
+                        loops: loops.clone(),
+                    },
+                );
+            }
+            match s {
+                Stmt::Each { dev, body, .. } => {
+                    loops.push((*n, Some(*dev)));
+                    go(body, loops, n, out);
+                    loops.pop();
+                }
+                Stmt::Range { body, .. } | Stmt::While { body, .. } | Stmt::Cover { body, .. } => {
+                    loops.push((*n, None));
+                    go(body, loops, n, out);
+                    loops.pop();
+                }
+                Stmt::If { then_, else_, .. } => {
+                    go(then_, loops, n, out);
+                    go(else_, loops, n, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = FxHashMap::default();
+    go(body, &mut Vec::new(), &mut 0, &mut out);
+    out
+}
+
+/// Can `earlier` (pending) reach `later` only on the next iteration of
+/// `each` loops over `dev`, so on another instance? Later in program
+/// order, and every loop around both an `each` over `dev`.
+fn next_instance(places: &FxHashMap<OpId, Place>, earlier: OpId, later: OpId, dev: DevId) -> bool {
+    let (Some(a), Some(b)) = (places.get(&earlier), places.get(&later)) else {
+        return false;
+    };
+    let shared: Vec<_> = a
+        .loops
+        .iter()
+        .zip(&b.loops)
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| *x)
+        .collect();
+    a.order > b.order && !shared.is_empty() && shared.iter().all(|(_, d)| *d == Some(dev))
 }
 
 fn accesses(seq: &Seq) -> FxHashMap<OpId, Access> {
@@ -357,8 +435,8 @@ fn nodes(
 }
 
 /// A slot of the state: (rule, earlier class, index into the rule's
-/// `tos`).
-type Slot = (usize, Class, usize);
+/// `tos`, and for a per-instance rule the earlier access).
+type Slot = (usize, Class, usize, Option<OpId>);
 
 fn prove_func(
     prog: &Program,
@@ -375,6 +453,8 @@ fn prove_func(
     if nodes.is_empty() {
         return Ok(Vec::new());
     }
+    let acc = accesses(seq);
+    let places = places(&seq.body);
     // Slots: every (rule, earlier class, later class) the target does not
     // order by itself.
     let mut slots: Vec<Slot> = Vec::new();
@@ -398,8 +478,19 @@ fn prove_func(
                     scope: rule.scope,
                     span: rule.span,
                 };
-                if !crate::passes::barriers::ordered_by_target(prog, &e, target) {
-                    slots.push((r, c, t));
+                if crate::passes::barriers::ordered_by_target(prog, &e, target) {
+                    continue;
+                }
+                if rule.scope == Scope::SameInstance && rule.dev.is_some() {
+                    let mut ids: Vec<OpId> = acc
+                        .values()
+                        .filter(|a| a.class == c && rule.is_from(a))
+                        .map(|a| a.id)
+                        .collect();
+                    ids.sort();
+                    slots.extend(ids.into_iter().map(|id| (r, c, t, Some(id))));
+                } else {
+                    slots.push((r, c, t, None));
                 }
             }
         }
@@ -452,14 +543,18 @@ fn prove_func(
     let transfer = |i: usize, s: &State| -> State {
         let n = &nodes[i];
         let mut out = s.clone();
-        for (k, &(r, c, t)) in slots.iter().enumerate() {
+        for (k, &(r, c, t, _)) in slots.iter().enumerate() {
             if out[k].is_some() && n.barriers.iter().any(|b| b.covers(c, rules[r].tos[t])) {
                 out[k] = None;
             }
         }
         if let Some(a) = &n.access {
-            for (k, &(r, c, _)) in slots.iter().enumerate() {
-                if c == a.class && rules[r].is_from(a) && out[k].is_none() {
+            for (k, &(r, c, _, op)) in slots.iter().enumerate() {
+                if c == a.class
+                    && rules[r].is_from(a)
+                    && op.is_none_or(|op| op == a.id)
+                    && out[k].is_none()
+                {
                     out[k] = Some(n.offset);
                 }
             }
@@ -468,7 +563,7 @@ fn prove_func(
     };
     let mut entry: Vec<Option<State>> = vec![None; nodes.len()];
     let mut start: State = vec![None; slots.len()];
-    for (k, &(r, c, _)) in slots.iter().enumerate() {
+    for (k, &(r, c, _, _)) in slots.iter().enumerate() {
         if rules[r].from_caller && c == Class::NormalStore {
             start[k] = Some(CALLER);
         }
@@ -514,12 +609,15 @@ fn prove_func(
     for (i, n) in nodes.iter().enumerate() {
         let Some(s) = &entry[i] else { continue };
         let returns = matches!(n.flow, Flow::Return | Flow::CondReturn);
-        for (k, &(r, c, t)) in slots.iter().enumerate() {
+        for (k, &(r, c, t, op)) in slots.iter().enumerate() {
             let Some(w) = s[k] else { continue };
             let rule = &rules[r];
             let hit = match (&n.access, rule.to) {
                 (_, To::Return) => returns,
-                (Some(a), _) => rule.to_index(a) == Some(t),
+                (Some(a), _) => {
+                    rule.to_index(a) == Some(t)
+                        && !matches!((op, rule.dev), (Some(x), Some(d)) if next_instance(&places, x, a.id, d))
+                }
                 (None, _) => false,
             };
             if !hit || !seen.insert((i, r)) {

@@ -331,11 +331,18 @@ impl<'a> Maker<'a> {
     /// numbers, so both arms of most conditions are among the worlds.
     fn branch_probes(&self, out: &mut Vec<(String, World)>) {
         let n = self.seq.params.len();
-        let mut pool: Vec<u64> = vec![0, 1, 2];
-        let mut ifs = 0;
+        // Besides small numbers, the top of the address space and the
+        // sign bit: a range or `while` over addresses near 2^64 is what
+        // runs a loop into its limit (issue 42).
+        let mut pool: Vec<u64> = vec![0, 1, 2, 1 << 32, 1 << 63, u64::MAX - 0xffff, u64::MAX];
+        let mut arms = 0;
         crate::ir::walk(&self.seq.body, &mut |s| {
             if let Stmt::If { cond, .. } | Stmt::While { cond, .. } = s {
-                ifs += 1;
+                arms += if matches!(s, Stmt::While { .. }) {
+                    3
+                } else {
+                    2
+                };
                 compared_constants(&cond.a, &mut pool);
                 compared_constants(&cond.b, &mut pool);
                 for e in [&cond.a, &cond.b] {
@@ -353,8 +360,8 @@ impl<'a> Maker<'a> {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut reached = std::collections::BTreeSet::new();
         let mut kept = 0;
-        for _ in 0..if ifs > 0 && n > 0 { 1024 } else { 0 } {
-            if kept == 16 || reached.len() == 2 * ifs {
+        for _ in 0..if arms > 0 && n > 0 { 1024 } else { 0 } {
+            if kept == 16 || reached.len() == arms {
                 break;
             }
             let params: Vec<u64> = (0..n)

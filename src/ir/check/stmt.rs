@@ -267,6 +267,7 @@ impl SeqCx<'_> {
         let else_ = self.block(else_)?;
         Ok(Stmt::If {
             rare: *rare,
+            span: Some(*span),
             cond: Cond::of(c),
             then_,
             else_,

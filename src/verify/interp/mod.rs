@@ -84,6 +84,13 @@ pub enum Access {
 /// with no `all` to fall back to).
 pub const EINVAL: i64 = -22;
 
+/// The arms of [`Outcome::arms`].
+pub const ARM_THEN: u8 = 0;
+pub const ARM_ELSE: u8 = 1;
+pub const ARM_ZERO_TRIP: u8 = 0;
+pub const ARM_ENTERED: u8 = 1;
+pub const ARM_LIMIT: u8 = 2;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
     pub accesses: Vec<(OpId, Access)>,
@@ -92,9 +99,11 @@ pub struct Outcome {
     pub covers: Vec<Coverage>,
     /// Normal memory after the run.
     pub memory: HashMap<usize, Vec<u8>>,
-    /// Branch arms taken: (the `If` statement's address in the interpreted
-    /// sequence, then-arm?), for `verify`'s coverage of both arms.
-    pub arms: std::collections::BTreeSet<(usize, bool)>,
+    /// Branch arms taken: (the statement's address in the interpreted
+    /// sequence, arm), for `verify`'s coverage. An `if`: [`ARM_THEN`],
+    /// [`ARM_ELSE`]; a `while`: [`ARM_ZERO_TRIP`], [`ARM_ENTERED`],
+    /// [`ARM_LIMIT`] (ran into its limit).
+    pub arms: std::collections::BTreeSet<(usize, u8)>,
     /// Flush-alls issued outside any cover: invalidations through the
     /// `via` of some set's `all` granule (`if n > threshold(SET) { ... }`
     /// written out), which the cost model prices like a cover's.
@@ -218,7 +227,7 @@ struct Machine<'a> {
     covers: Vec<Coverage>,
     seq: &'a Seq,
     memory: HashMap<usize, Vec<u8>>,
-    arms: std::collections::BTreeSet<(usize, bool)>,
+    arms: std::collections::BTreeSet<(usize, u8)>,
     loose_flushes: u64,
     /// Bytes stored behind each pointer since they were last consumed.
     written: std::collections::HashSet<(usize, u64)>,

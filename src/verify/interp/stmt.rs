@@ -31,9 +31,17 @@ impl Machine<'_> {
                 then_,
                 else_,
                 rare: _,
+                span: _,
             } => {
                 let taken = self.holds(cond);
-                self.arms.insert((s as *const Stmt as usize, taken));
+                self.arms.insert((
+                    s as *const Stmt as usize,
+                    if taken {
+                        super::ARM_THEN
+                    } else {
+                        super::ARM_ELSE
+                    },
+                ));
                 return self.block(if taken { then_ } else { else_ });
             }
             Stmt::Write { access, value } => self.write_reg(access, value)?,
@@ -161,11 +169,16 @@ impl Machine<'_> {
             self.tick()?;
             let more = self.holds(cond);
             // Coverage: a loop never entered, entered, and run out.
-            self.arms.insert((at, runs == 0 && !more));
+            if more {
+                self.arms.insert((at, super::ARM_ENTERED));
+            } else if runs == 0 {
+                self.arms.insert((at, super::ARM_ZERO_TRIP));
+            }
             if !more {
                 break;
             }
             if runs == limit {
+                self.arms.insert((at, super::ARM_LIMIT));
                 self.fail_barrier(fail_barrier);
                 return Ok(Flow::Return(fail));
             }
