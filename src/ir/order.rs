@@ -604,9 +604,11 @@ fn stores_before(ops: &[Op], stores: &[usize], j: usize, prune: bool) -> Vec<usi
         }
         out.push(a);
     };
-    // Loop-carried: stores after `j` inside a loop that also runs `j`.
+    // Loop-carried: stores after `j` inside a loop that also runs `j`,
+    // and `j` itself when it is one of them (an invalidation in a loop
+    // follows its own previous iteration: issue 42).
     if let Some(&outer) = b.loops.first() {
-        let after = stores.partition_point(|&a| a <= j);
+        let after = stores.partition_point(|&a| a < j);
         let n = stores[after..]
             .iter()
             .take_while(|&&a| ops[a].loops.first() == Some(&outer))

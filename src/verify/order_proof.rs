@@ -438,6 +438,142 @@ fn nodes(
 /// `tos`, and for a per-instance rule the earlier access).
 type Slot = (usize, Class, usize, Option<OpId>);
 
+/// Per slot, the smallest offset of an access that may be pending
+/// ([`CALLER`] for the caller's stores), or None.
+type State = Vec<Option<u32>>;
+
+/// The rules of one sequence as a transfer function over [`State`]: what
+/// the control-flow proof runs to a fixpoint, and what a single executed
+/// path (an emulator trace) runs once.
+struct Checker<'a> {
+    prog: &'a Program,
+    rules: Vec<Rule>,
+    slots: Vec<Slot>,
+    places: FxHashMap<OpId, Place>,
+}
+
+impl<'a> Checker<'a> {
+    fn new(prog: &'a Program, seq: &Seq, target: Target) -> Checker<'a> {
+        let rules = rules(prog, seq);
+        let acc = accesses(seq);
+        // Slots: every (rule, earlier class, later class) the target does
+        // not order by itself.
+        let mut slots: Vec<Slot> = Vec::new();
+        for (r, rule) in rules.iter().enumerate() {
+            for c in Class::ALL {
+                let possible = match rule.from {
+                    From::Reg(..) => matches!(c, Class::DevStore | Class::DevLoad),
+                    From::NormalStore => c == Class::NormalStore,
+                    From::Invalidation => c.is_invalidation(),
+                };
+                if !possible {
+                    continue;
+                }
+                for (t, &to) in rule.tos.iter().enumerate() {
+                    let e = Edge {
+                        from: OpId::ENTRY,
+                        to: OpId::EXIT,
+                        from_class: c,
+                        to_class: to,
+                        dev: rule.dev,
+                        scope: rule.scope,
+                        span: rule.span,
+                    };
+                    if crate::passes::barriers::ordered_by_target(prog, &e, target) {
+                        continue;
+                    }
+                    if rule.scope == Scope::SameInstance && rule.dev.is_some() {
+                        let mut ids: Vec<OpId> = acc
+                            .values()
+                            .filter(|a| a.class == c && rule.is_from(a))
+                            .map(|a| a.id)
+                            .collect();
+                        ids.sort();
+                        slots.extend(ids.into_iter().map(|id| (r, c, t, Some(id))));
+                    } else {
+                        slots.push((r, c, t, None));
+                    }
+                }
+            }
+        }
+        Checker {
+            prog,
+            rules,
+            slots,
+            places: places(&seq.body),
+        }
+    }
+
+    /// The state at the sequence's entry: the caller's stores pending.
+    fn start(&self) -> State {
+        self.slots
+            .iter()
+            .map(|&(r, c, _, _)| {
+                (self.rules[r].from_caller && c == Class::NormalStore).then_some(CALLER)
+            })
+            .collect()
+    }
+
+    /// One instruction: its barriers order what they cover, then its
+    /// access (at `offset`) becomes pending.
+    fn apply(
+        &self,
+        s: &mut State,
+        access: Option<&Access>,
+        barriers: &[&BarrierKind],
+        offset: u32,
+    ) {
+        for (k, &(r, c, t, _)) in self.slots.iter().enumerate() {
+            if s[k].is_some() && barriers.iter().any(|b| b.covers(c, self.rules[r].tos[t])) {
+                s[k] = None;
+            }
+        }
+        if let Some(a) = access {
+            for (k, &(r, c, _, op)) in self.slots.iter().enumerate() {
+                if c == a.class
+                    && self.rules[r].is_from(a)
+                    && op.is_none_or(|op| op == a.id)
+                    && s[k].is_none()
+                {
+                    s[k] = Some(offset);
+                }
+            }
+        }
+    }
+
+    /// The slots an instruction with `access` (or a return) violates in
+    /// state `s`: (rule, witness, earlier class, later class), one per
+    /// rule.
+    fn violations(
+        &self,
+        s: &State,
+        access: Option<&Access>,
+        returns: bool,
+    ) -> Vec<(usize, u32, Class, Class)> {
+        let mut out: Vec<(usize, u32, Class, Class)> = Vec::new();
+        for (k, &(r, c, t, op)) in self.slots.iter().enumerate() {
+            let Some(w) = s[k] else { continue };
+            let rule = &self.rules[r];
+            let hit = match (access, rule.to) {
+                (_, To::Return) => returns,
+                (Some(a), _) => {
+                    rule.to_index(a) == Some(t)
+                        && !matches!((op, rule.dev), (Some(x), Some(d)) if next_instance(&self.places, x, a.id, d))
+                }
+                (None, _) => false,
+            };
+            if hit && !out.iter().any(|v| v.0 == r) {
+                out.push((r, w, c, rule.tos[t]));
+            }
+        }
+        out
+    }
+
+    fn line(&self, r: usize) -> usize {
+        self.prog.line_of(self.rules[r].span)
+    }
+}
+
 fn prove_func(
     prog: &Program,
     seq: &Seq,
@@ -445,55 +581,13 @@ fn prove_func(
     target: Target,
 ) -> Result<Vec<Violation>, String> {
     let table = target.table(prog.machine);
-    let rules = rules(prog, seq);
-    if rules.is_empty() {
+    let ck = Checker::new(prog, seq, target);
+    if ck.slots.is_empty() {
         return Ok(Vec::new());
     }
     let nodes = nodes(seq, f, target, table)?;
     if nodes.is_empty() {
         return Ok(Vec::new());
-    }
-    let acc = accesses(seq);
-    let places = places(&seq.body);
-    // Slots: every (rule, earlier class, later class) the target does not
-    // order by itself.
-    let mut slots: Vec<Slot> = Vec::new();
-    for (r, rule) in rules.iter().enumerate() {
-        for c in Class::ALL {
-            let possible = match rule.from {
-                From::Reg(..) => matches!(c, Class::DevStore | Class::DevLoad),
-                From::NormalStore => c == Class::NormalStore,
-                From::Invalidation => c.is_invalidation(),
-            };
-            if !possible {
-                continue;
-            }
-            for (t, &to) in rule.tos.iter().enumerate() {
-                let e = Edge {
-                    from: OpId::ENTRY,
-                    to: OpId::EXIT,
-                    from_class: c,
-                    to_class: to,
-                    dev: rule.dev,
-                    scope: rule.scope,
-                    span: rule.span,
-                };
-                if crate::passes::barriers::ordered_by_target(prog, &e, target) {
-                    continue;
-                }
-                if rule.scope == Scope::SameInstance && rule.dev.is_some() {
-                    let mut ids: Vec<OpId> = acc
-                        .values()
-                        .filter(|a| a.class == c && rule.is_from(a))
-                        .map(|a| a.id)
-                        .collect();
-                    ids.sort();
-                    slots.extend(ids.into_iter().map(|id| (r, c, t, Some(id))));
-                } else {
-                    slots.push((r, c, t, None));
-                }
-            }
-        }
     }
     let index: FxHashMap<u32, usize> = nodes
         .iter()
@@ -537,45 +631,23 @@ fn prove_func(
         })
     };
     let succs: Vec<Vec<usize>> = (0..nodes.len()).map(succ).collect::<Result<_, _>>()?;
-    // State: per slot, the smallest offset of an access that may be
-    // pending (CALLER for the caller's stores), or None.
-    type State = Vec<Option<u32>>;
-    let transfer = |i: usize, s: &State| -> State {
-        let n = &nodes[i];
-        let mut out = s.clone();
-        for (k, &(r, c, t, _)) in slots.iter().enumerate() {
-            if out[k].is_some() && n.barriers.iter().any(|b| b.covers(c, rules[r].tos[t])) {
-                out[k] = None;
-            }
-        }
-        if let Some(a) = &n.access {
-            for (k, &(r, c, _, op)) in slots.iter().enumerate() {
-                if c == a.class
-                    && rules[r].is_from(a)
-                    && op.is_none_or(|op| op == a.id)
-                    && out[k].is_none()
-                {
-                    out[k] = Some(n.offset);
-                }
-            }
-        }
-        out
-    };
+    // Forward may-analysis to a fixpoint: a slot is pending at an
+    // instruction if it is on some path to it; witnesses only decrease.
     let mut entry: Vec<Option<State>> = vec![None; nodes.len()];
-    let mut start: State = vec![None; slots.len()];
-    for (k, &(r, c, _, _)) in slots.iter().enumerate() {
-        if rules[r].from_caller && c == Class::NormalStore {
-            start[k] = Some(CALLER);
-        }
-    }
-    entry[0] = Some(start);
+    entry[0] = Some(ck.start());
     let mut work = vec![0usize];
     let mut queued = vec![false; nodes.len()];
     queued[0] = true;
     while let Some(i) = work.pop() {
         queued[i] = false;
         let Some(s) = &entry[i] else { continue };
-        let out = transfer(i, s);
+        let mut out = s.clone();
+        ck.apply(
+            &mut out,
+            nodes[i].access.as_ref(),
+            &nodes[i].barriers,
+            nodes[i].offset,
+        );
         for &j in &succs[i] {
             let changed = match &mut entry[j] {
                 Some(e) => {
@@ -605,24 +677,10 @@ fn prove_func(
     }
     // Check every reachable instruction against its fixed entry state.
     let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
     for (i, n) in nodes.iter().enumerate() {
         let Some(s) = &entry[i] else { continue };
         let returns = matches!(n.flow, Flow::Return | Flow::CondReturn);
-        for (k, &(r, c, t, op)) in slots.iter().enumerate() {
-            let Some(w) = s[k] else { continue };
-            let rule = &rules[r];
-            let hit = match (&n.access, rule.to) {
-                (_, To::Return) => returns,
-                (Some(a), _) => {
-                    rule.to_index(a) == Some(t)
-                        && !matches!((op, rule.dev), (Some(x), Some(d)) if next_instance(&places, x, a.id, d))
-                }
-                (None, _) => false,
-            };
-            if !hit || !seen.insert((i, r)) {
-                continue;
-            }
+        for (r, w, from, to) in ck.violations(s, n.access.as_ref(), returns) {
             out.push(Violation {
                 symbol: f.symbol.clone(),
                 at: n.offset,
@@ -636,11 +694,75 @@ fn prove_func(
                             .unwrap_or_default(),
                     )
                 }),
-                from: c,
-                to: rule.tos[t],
-                line: prog.line_of(rule.span),
+                from,
+                to,
+                line: ck.line(r),
             });
         }
     }
     Ok(out)
+}
+
+/// One executed instruction of a path, for [`check_path`].
+pub struct Step<'s> {
+    /// The spec operation it performs, if any.
+    pub op: Option<OpId>,
+    /// Store, load, barrier, invalidate or other.
+    pub class: InsnClass,
+    /// Its text (a barrier's name is its table entry).
+    pub text: &'s str,
+}
+
+/// The same rules over one executed path (an emulator trace: loops
+/// unrolled, branches resolved), ending with the return: every violation,
+/// by step index. Independent of the ordering graph like the proof, and
+/// exact where the proof is conservative only in what paths exist.
+pub fn check_path(prog: &Program, seq: &Seq, target: Target, steps: &[Step]) -> Vec<String> {
+    let table = target.table(prog.machine);
+    let ck = Checker::new(prog, seq, target);
+    let acc = accesses(seq);
+    let mut s = ck.start();
+    let mut run: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
+    let describe = |w: u32| {
+        if w == CALLER {
+            "the caller's stores".to_string()
+        } else {
+            format!("step {w} `{}`", steps[w as usize].text)
+        }
+    };
+    for (i, st) in steps.iter().enumerate() {
+        let mut kinds: Vec<&'static BarrierKind> = Vec::new();
+        if st.class == InsnClass::Barrier {
+            run.push(st.text);
+            kinds.extend(barriers::find(table, st.text));
+            kinds.extend(barriers::ending_run(table, &run));
+        } else {
+            run.clear();
+        }
+        let access = st.op.and_then(|op| acc.get(&op)).filter(|a| {
+            matches!(
+                (a.class, st.class),
+                (Class::DevStore | Class::NormalStore, InsnClass::Store)
+                    | (Class::DevLoad, InsnClass::Load)
+            ) || (st.class == InsnClass::Invalidate && a.class.is_invalidation())
+        });
+        for (r, w, from, to) in ck.violations(&s, access, false) {
+            out.push(format!(
+                "step {i} `{}` follows {} with no barrier ordering {from:?} -> {to:?} (line {})",
+                st.text,
+                describe(w),
+                ck.line(r)
+            ));
+        }
+        ck.apply(&mut s, access, &kinds, i as u32);
+    }
+    for (r, w, from, to) in ck.violations(&s, None, true) {
+        out.push(format!(
+            "returns after {} with no barrier ordering {from:?} -> {to:?} (line {})",
+            describe(w),
+            ck.line(r)
+        ));
+    }
+    out
 }

@@ -1,0 +1,500 @@
+//! Property test for orderings across loop iterations and branch arms
+//! (issue 42): generated programs with nested `while`, `range` and `each`
+//! loops, `if` arms holding normal stores, device writes, CPU
+//! invalidations, unrelated barriers and early returns, on aarch64,
+//! power64, riscv64 and x86-64, under the default passes, `--passes
+//! none` and a seeded subset of the optimizations around placement. Each
+//! program is
+//!
+//! - proved by the static ordering proof over its machine code
+//!   (`verify::order_proof::prove`), and
+//! - run in the emulator for every combination of its branch bits and two
+//!   loop counts, each trace checked step by step against the spec's
+//!   ordering rules (`order_proof::check_path`: every required pair on
+//!   the executed path has a barrier between that orders it), and against
+//!   the spec's meaning (same accesses per instance, invalidations and
+//!   return as the interpreter).
+//!
+//! The generator is seeded (repeatable). A failing program is written to
+//! `target/ordering_props/` to be reduced by hand and kept in
+//! `tests/ordering_props/` as a regression spec; the regression specs run
+//! first, every time.
+#![cfg(feature = "emu")]
+
+use shootdown::codegen::{Compiled, Options};
+use shootdown::target::mach::InsnClass;
+use shootdown::verify::interp::{self, World};
+use shootdown::verify::order_proof::{check_path, prove, Step};
+use shootdown::verify::{order_check, trace, Report};
+use shootdown::Target;
+use std::fmt::Write;
+
+/// Programs per run (each on four targets, three pass sets).
+const PROGRAMS: usize = 160;
+
+const TARGETS: [Target; 4] = [
+    Target::Aarch64,
+    Target::Power64,
+    Target::Riscv64,
+    Target::X86_64,
+];
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn chance(&mut self, pct: u64) -> bool {
+        self.below(100) < pct
+    }
+}
+
+/// A program, independent of the target (invalidations and barriers are
+/// spelled per target when rendered).
+#[derive(Clone, Debug)]
+enum S {
+    Store(u64),
+    SWrite(&'static str),
+    Inv,
+    Barrier(u8),
+    If(u32, Vec<S>, Vec<S>),
+    Return(u32),
+    While(u32, u64, Vec<S>),
+    Range(u32, Vec<S>),
+    Each(Vec<(&'static str, u8)>),
+}
+
+struct Prog {
+    /// Orders and device requirements present.
+    stores_before_inv: bool,
+    inv_before_return: bool,
+    inv_before_inv: bool,
+    require_ab: Option<bool>,
+    stores_before_go: bool,
+    weak: bool,
+    body: Vec<S>,
+    /// Branch bits used.
+    bits: u32,
+}
+
+struct Gen {
+    rng: Rng,
+    bits: u32,
+    loops: u32,
+}
+
+impl Gen {
+    fn block(&mut self, depth: u32, len: u64) -> Vec<S> {
+        (0..1 + self.rng.below(len))
+            .map(|_| self.stmt(depth))
+            .collect()
+    }
+
+    fn stmt(&mut self, depth: u32) -> S {
+        let leaf = depth >= 3 || self.rng.chance(45);
+        if leaf {
+            return match self.rng.below(10) {
+                0..=2 => S::Store(self.rng.below(4) * 8),
+                3..=5 => S::Inv,
+                6 => S::SWrite(["a", "b", "go"][self.rng.below(3) as usize]),
+                7 => S::Barrier(self.rng.below(3) as u8),
+                8 if self.bits < 4 => {
+                    self.bits += 1;
+                    S::Return(self.bits - 1)
+                }
+                _ => S::Store(0),
+            };
+        }
+        match self.rng.below(4) {
+            0 if self.bits < 4 => {
+                self.bits += 1;
+                let b = self.bits - 1;
+                let t = self.block(depth + 1, 3);
+                let e = if self.rng.chance(70) {
+                    self.block(depth + 1, 3)
+                } else {
+                    Vec::new()
+                };
+                S::If(b, t, e)
+            }
+            1 if self.loops < 3 => {
+                self.loops += 1;
+                // Limit 1 or 2 against counts of 0 and 2: some runs end at
+                // the limit (an early exit).
+                let limit = 1 + self.rng.below(2);
+                S::While(self.loops - 1, limit, self.block(depth + 1, 3))
+            }
+            2 if self.loops < 3 => {
+                self.loops += 1;
+                S::Range(self.loops - 1, self.block(depth + 1, 3))
+            }
+            _ => {
+                let regs = (0..1 + self.rng.below(3))
+                    .map(|_| {
+                        (
+                            ["a", "b"][self.rng.below(2) as usize],
+                            self.rng.below(2) as u8,
+                        )
+                    })
+                    .collect();
+                S::Each(regs)
+            }
+        }
+    }
+}
+
+fn generate(seed: u64) -> Prog {
+    let mut g = Gen {
+        rng: Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
+        bits: 0,
+        loops: 0,
+    };
+    for _ in 0..4 {
+        g.rng.next();
+    }
+    let body = g.block(0, 5);
+    let r = &mut g.rng;
+    Prog {
+        stores_before_inv: r.chance(80),
+        inv_before_return: r.chance(60),
+        inv_before_inv: r.chance(20),
+        require_ab: r.chance(60).then(|| r.chance(50)),
+        stores_before_go: r.chance(50),
+        weak: r.chance(60),
+        bits: g.bits,
+        body,
+    }
+}
+
+fn inv_text(t: Target) -> &'static str {
+    match t {
+        Target::Aarch64 => "tlbi vale1is, x",
+        Target::Power64 | Target::Power64le => "tlbie x & ~0xfff, 0, 0, 1, 1",
+        Target::Riscv64 => "sinval.vma x, x",
+        Target::X86_64 => "invlpg x",
+    }
+}
+
+fn barrier_text(t: Target, k: u8) -> &'static str {
+    let names: [&str; 3] = match t {
+        Target::Aarch64 => ["dmb ishst", "dsb oshst", "isb"],
+        Target::Power64 | Target::Power64le => ["eieio", "lwsync", "isync"],
+        Target::Riscv64 => ["fence w,w", "fence r,r", "fence.i"],
+        Target::X86_64 => ["lfence", "sfence", "lfence"],
+    };
+    names[usize::from(k) % 3]
+}
+
+fn render(p: &Prog, t: Target) -> String {
+    let mut s = String::new();
+    writeln!(s, "target {t}").unwrap();
+    let mapping = if p.weak { "    mapping weak\n" } else { "" };
+    writeln!(
+        s,
+        "device sd {{\n{mapping}    reg a 0x0 u64 le\n    reg b 0x8 u64 le\n    reg go 0x10 u64 le"
+    )
+    .unwrap();
+    if let Some(any) = p.require_ab {
+        let _ = any;
+        s.push_str("    require a before b\n");
+    }
+    if p.stores_before_go {
+        s.push_str("    require stores before go\n");
+    }
+    s.push_str("}\n");
+    writeln!(s, "device dd {{\n    instances dynamic max 4\n{mapping}    reg a 0x0 u64 le\n    reg b 0x8 u64 le").unwrap();
+    if let Some(any) = p.require_ab {
+        writeln!(s, "    require a before b{}", if any { " any" } else { "" }).unwrap();
+    }
+    s.push_str("}\n");
+    s.push_str("seq s(p: ptr u64, x: u64, n: u64) {\n");
+    // x86-64's `invlpg` completes itself and the stores before it are
+    // ordered by TSO: its orders need no barrier, but the spec may say them.
+    if p.stores_before_inv {
+        s.push_str("  order stores before invalidates\n");
+    }
+    if p.inv_before_inv {
+        s.push_str("  order invalidates before invalidates\n");
+    }
+    if p.inv_before_return {
+        s.push_str("  order invalidates before return\n");
+    }
+    block(&mut s, &p.body, t, 1);
+    s.push_str("}\n");
+    s
+}
+
+fn block(s: &mut String, body: &[S], t: Target, depth: usize) {
+    let ind = "  ".repeat(depth);
+    for st in body {
+        match st {
+            S::Store(off) => writeln!(s, "{ind}p[{off}] = x + {off}").unwrap(),
+            S::SWrite(r) => writeln!(s, "{ind}sd.{r} = n").unwrap(),
+            S::Inv => writeln!(s, "{ind}{}", inv_text(t)).unwrap(),
+            S::Barrier(k) => writeln!(s, "{ind}barrier {}", barrier_text(t, *k)).unwrap(),
+            S::Return(b) => writeln!(s, "{ind}if (x >> {b}) & 1 != 0 {{ return -5 }}").unwrap(),
+            S::If(b, th, el) => {
+                writeln!(s, "{ind}if (x >> {b}) & 1 != 0 {{").unwrap();
+                block(s, th, t, depth + 1);
+                if el.is_empty() {
+                    writeln!(s, "{ind}}}").unwrap();
+                } else {
+                    writeln!(s, "{ind}}} else {{").unwrap();
+                    block(s, el, t, depth + 1);
+                    writeln!(s, "{ind}}}").unwrap();
+                }
+            }
+            S::While(k, limit, b) => {
+                writeln!(s, "{ind}let i{k} = n").unwrap();
+                writeln!(s, "{ind}while i{k} > 0 limit {limit} else return -7 {{").unwrap();
+                block(s, b, t, depth + 1);
+                writeln!(s, "{ind}  i{k} = i{k} - 1\n{ind}}}").unwrap();
+            }
+            S::Range(k, b) => {
+                writeln!(s, "{ind}range r{k} in x, n << 12 step 0x1000 {{").unwrap();
+                block(s, b, t, depth + 1);
+                writeln!(s, "{ind}}}").unwrap();
+            }
+            S::Each(regs) => {
+                writeln!(s, "{ind}each dd {{").unwrap();
+                for (r, v) in regs {
+                    writeln!(s, "{ind}  dd.{r} = x + {v}").unwrap();
+                }
+                writeln!(s, "{ind}}}").unwrap();
+            }
+        }
+    }
+}
+
+fn options(passes: &str) -> Options {
+    Options {
+        passes: shootdown::passes::parse_list(passes).unwrap(),
+        ..Options::default()
+    }
+}
+
+/// The emulator's events as the path checker's steps.
+fn steps(t: &trace::Trace) -> Vec<Step<'_>> {
+    t.events
+        .iter()
+        .map(|e| Step {
+            op: e.op,
+            class: match e.kind {
+                trace::Kind::Store => InsnClass::Store,
+                trace::Kind::Load => InsnClass::Load,
+                trace::Kind::Barrier => InsnClass::Barrier,
+                trace::Kind::Invalidate => InsnClass::Invalidate,
+            },
+            text: e.insn.trim(),
+        })
+        .collect()
+}
+
+#[derive(Default)]
+struct Tally {
+    programs: usize,
+    compiled: usize,
+    proved: usize,
+    traces: usize,
+    required_pairs_checked: usize,
+    /// x86-64 programs its allocator cannot fit (issue 40), not checked.
+    out_of_registers: usize,
+}
+
+/// Check one program source on one target under one pass set; errors
+/// describe the first failure.
+fn check(src: &str, t: Target, passes: &str, bits: u32, tally: &mut Tally) -> Result<(), String> {
+    let prog = shootdown::load("prop.inv", src).map_err(|d| format!("load: {}", d.message))?;
+    let c: Compiled = match shootdown::compile(&prog, t, &options(passes)) {
+        Ok(c) => c,
+        // Issue 40: the x86-64 allocator does not spill yet.
+        Err(d) if t == Target::X86_64 && d.message.contains("needs more registers") => {
+            tally.out_of_registers += 1;
+            return Ok(());
+        }
+        Err(d) => return Err(format!("compile: {}", d.message)),
+    };
+    tally.compiled += 1;
+    let v = prove(&c.opt, &c).map_err(|e| format!("proof could not run: {e}"))?;
+    if let Some(v) = v.first() {
+        return Err(format!("static proof: {v}"));
+    }
+    tally.proved += 1;
+    let seq = &c.opt.seqs[0];
+    for xbits in 0..(1u64 << bits) {
+        for n in [0u64, 2] {
+            let mut w = World {
+                params: vec![0, 0x4000 | xbits, n],
+                ..World::default()
+            };
+            w.big_endian = t.big_endian();
+            w.counts.insert(1, 2);
+            w.memory.insert(0, vec![0; 64]);
+            let what = format!("x={:#x} n={n}", 0x4000 | xbits);
+            let tr = trace::run(&c.opt, &c, 0, &w, 1_000_000)
+                .map_err(|e| format!("{what}: emulation: {e}"))?;
+            tally.traces += 1;
+            let st = steps(&tr);
+            let bad = check_path(&c.opt, seq, t, &st);
+            if let Some(b) = bad.first() {
+                return Err(format!("{what}: trace: {b}"));
+            }
+            tally.required_pairs_checked += st.len();
+            // Meaning: the same accesses as the spec's interpreter.
+            let expect = interp::run_bounded(&prog, &prog.seqs[0], &w, 1_000_000)
+                .map_err(|e| format!("{what}: interpreter: {e}"))?;
+            let mut r = Report::default();
+            order_check::same_effects(&what, &expect, &tr, &mut r);
+            if let Some(f) = r.failures.first() {
+                return Err(f.clone());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn save_failure(name: &str, src: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ordering_props");
+    let _ = std::fs::create_dir_all(&dir);
+    let p = dir.join(name);
+    let _ = std::fs::write(&p, src);
+    p.display().to_string()
+}
+
+#[test]
+fn generated_programs_keep_every_ordering_on_every_path() {
+    let mut tally = Tally::default();
+    let mut failures = Vec::new();
+    for seed in 0..PROGRAMS as u64 {
+        let p = generate(seed);
+        tally.programs += 1;
+        // A third pass set per program: placement with a seeded subset of
+        // the optimizations around it, in pipeline order.
+        let mut r = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
+        let subset: Vec<&str> = [
+            "fission",
+            "schedule",
+            "place-barriers",
+            "fuse",
+            "hoist-window",
+            "reuse-loads",
+            "weaken-release",
+        ]
+        .into_iter()
+        .filter(|&n| n == "place-barriers" || r.chance(50))
+        .collect();
+        let subset = subset.join(",");
+        for t in TARGETS {
+            let src = render(&p, t);
+            for passes in ["all", "none", subset.as_str()] {
+                if let Err(e) = check(&src, t, passes, p.bits, &mut tally) {
+                    let path = save_failure(&format!("seed{seed}.{t}.inv"), &src);
+                    failures.push(format!(
+                        "seed {seed} {t} --passes {passes}: {e}\n  spec: {path}"
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "ordering property test: {} programs, {} compiled (target x pass set), {} proved statically, {} traces, {} executed steps checked, {} x86-64 builds out of registers (issue 40)",
+        tally.programs, tally.compiled, tally.proved, tally.traces, tally.required_pairs_checked, tally.out_of_registers
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(
+        tally.compiled + tally.out_of_registers,
+        PROGRAMS * TARGETS.len() * 3
+    );
+    assert!(
+        tally.out_of_registers * 20 < tally.compiled,
+        "{} out of registers",
+        tally.out_of_registers
+    );
+}
+
+/// The regression specs (issue 42's reproducers and reduced failures of
+/// the generator): each proved and its traces checked on its target.
+#[test]
+fn regression_specs() {
+    let mut n = 0;
+    let mut tally = Tally::default();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ordering_props");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "inv"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let src = std::fs::read_to_string(&path).unwrap();
+        let prog = shootdown::load("r.inv", &src).unwrap();
+        let t = Target::from_name(&prog.targets[0].0).unwrap();
+        // The branch bits are the low bits of `x`.
+        let bits = src.matches("(x >> ").count().min(4) as u32;
+        for passes in ["all", "none"] {
+            check(&src, t, passes, bits, &mut tally)
+                .unwrap_or_else(|e| panic!("{} --passes {passes}: {e}", path.display()));
+        }
+        n += 1;
+    }
+    assert!(n >= 4, "only {n} regression specs");
+}
+
+#[test]
+fn generator_covers_what_it_claims() {
+    // Over the seeds of one run: every statement kind and every order.
+    let (mut ifs, mut whiles, mut ranges, mut eaches, mut rets, mut invs, mut stores) =
+        (0, 0, 0, 0, 0, 0, 0);
+    fn count(b: &[S], c: &mut [usize; 7]) {
+        for s in b {
+            match s {
+                S::If(_, t, e) => {
+                    c[0] += 1;
+                    count(t, c);
+                    count(e, c);
+                }
+                S::While(_, _, b) => {
+                    c[1] += 1;
+                    count(b, c);
+                }
+                S::Range(_, b) => {
+                    c[2] += 1;
+                    count(b, c);
+                }
+                S::Each(_) => c[3] += 1,
+                S::Return(_) => c[4] += 1,
+                S::Inv => c[5] += 1,
+                S::Store(_) => c[6] += 1,
+                _ => {}
+            }
+        }
+    }
+    let mut c = [0usize; 7];
+    for seed in 0..PROGRAMS as u64 {
+        count(&generate(seed).body, &mut c);
+    }
+    [ifs, whiles, ranges, eaches, rets, invs, stores] = c;
+    for (name, k) in [
+        ("if", ifs),
+        ("while", whiles),
+        ("range", ranges),
+        ("each", eaches),
+        ("return", rets),
+        ("invalidation", invs),
+        ("store", stores),
+    ] {
+        assert!(k >= 20, "{name}: only {k}");
+    }
+}
