@@ -122,6 +122,14 @@ pub fn compile_to_asm(prog: &Program, target: Target, opts: &Options) -> Result<
     let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
     let views = crate::par::map(&opt.seqs, |seq| {
         let (_, m) = compile_seq(&opt, seq, target, opts)?;
+        // Without a placement pass the user asked for no barriers.
+        let placed = opts
+            .passes
+            .iter()
+            .any(|p| matches!(p, passes::Pass::PlaceBarriers | passes::Pass::NaiveBarriers));
+        if cfg!(debug_assertions) && placed {
+            debug_prove(&opt, seq, &m, target)?;
+        }
         Ok::<_, Diag>((crate::emit::asm::view(&m), m.needs_arch))
     })?;
     drop(opt);
@@ -131,6 +139,28 @@ pub fn compile_to_asm(prog: &Program, target: Target, opts: &Options) -> Result<
         views,
         opts,
     ))
+}
+
+/// The debug check of `gen`: the static ordering proof
+/// (`verify::order_proof`) on every function before it is written, so a
+/// placement bug stops a debug build's `gen` instead of shipping code
+/// that only `verify` would reject. Release builds leave it to `verify`
+/// (its cost is small but not nothing on 100k-operation specs).
+fn debug_prove(opt: &Program, seq: &ir::Seq, m: &MachFunc, target: Target) -> Result<(), Diag> {
+    let v = crate::verify::order_proof::prove_func(opt, seq, m, target).map_err(|e| {
+        Diag::new(
+            seq.span,
+            format!("internal error: the ordering proof cannot run: {e}"),
+        )
+    })?;
+    match v.first() {
+        None => Ok(()),
+        Some(v) => Err(Diag::new(
+            seq.span,
+            format!("internal error: {target} code breaks a required ordering: {v}"),
+        )
+        .help("please report this spec; `shootdown verify` shows every violation")),
+    }
 }
 
 /// One sequence from optimized IR to machine code.

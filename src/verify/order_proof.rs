@@ -574,7 +574,9 @@ impl<'a> Checker<'a> {
     }
 }
 
-fn prove_func(
+/// Prove one function `f`, compiled from `seq` of `prog` (the optimized
+/// program).
+pub fn prove_func(
     prog: &Program,
     seq: &Seq,
     f: &MachFunc,
