@@ -95,6 +95,42 @@ fn feature_form(e: &Expr, word: Option<usize>) -> Option<(usize, bool)> {
     }
 }
 
+/// The feature an `if` condition tests and the value it has in the
+/// then arm (`if feature X` -> (X, true)), or None for a run-time
+/// condition.
+pub fn cond_feature(c: &crate::ir::Cond, word: Option<usize>) -> Option<(usize, bool)> {
+    use crate::lir::Cmp;
+    let (form, other) = match (feature_form(&c.a, word), feature_form(&c.b, word)) {
+        (Some((i, _)), None) => (i, &c.b),
+        (None, Some((i, _))) => (i, &c.a),
+        _ => return None,
+    };
+    match (c.cmp, other.as_const()) {
+        (Cmp::Ne, Some(0)) => Some((form, true)),
+        (Cmp::Eq, Some(0)) => Some((form, false)),
+        (Cmp::Eq, Some(1)) => Some((form, true)),
+        (Cmp::Ne, Some(1)) => Some((form, false)),
+        _ => None,
+    }
+}
+
+/// Keep the orders whose `if feature` arms can run where `value` gives
+/// each feature's fixed value (None: tested at run time or patched).
+fn scope_orders(seq: &mut Seq, value: impl Fn(usize) -> Option<bool>) {
+    if seq.order_guards.iter().all(Vec::is_empty) {
+        return;
+    }
+    let keep: Vec<bool> = seq
+        .order_guards
+        .iter()
+        .map(|g| g.iter().all(|&(i, on)| value(i) != Some(!on)))
+        .collect();
+    let mut k = keep.iter();
+    seq.orders.retain(|_| *k.next().unwrap_or(&true));
+    let mut k = keep.iter();
+    seq.order_guards.retain(|_| *k.next().unwrap_or(&true));
+}
+
 /// What the command line fixes and how the rest is tested.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Selection {
@@ -175,6 +211,7 @@ pub fn resolve<'p>(
             seq.feature_word = None;
         }
         seq.name.push_str(&suffix);
+        scope_orders(seq, |i| fixed[i]);
         seq.edges = crate::ir::order::required_edges(devices, &seq.body, &seq.orders);
     }
     out.map_or(std::borrow::Cow::Borrowed(prog), std::borrow::Cow::Owned)
@@ -217,6 +254,7 @@ pub fn for_target(prog: &Program, target: crate::target::Target) -> std::borrow:
             })
         });
         seq.body = fold_ifs(std::mem::take(&mut seq.body));
+        scope_orders(seq, |i| foreign(i).then_some(false));
         seq.edges = crate::ir::order::required_edges(devices, &seq.body, &seq.orders);
     }
     out.map_or(std::borrow::Cow::Borrowed(prog), std::borrow::Cow::Owned)

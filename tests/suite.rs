@@ -49,6 +49,7 @@ mod meaning;
 mod meaning_holes;
 mod mutation;
 mod order_proof;
+mod order_scope;
 mod ordering_props;
 mod placement_exhaustive;
 mod power_capstone;

@@ -201,6 +201,11 @@ pub struct Seq {
     pub locals: Vec<String>,
     /// `order ...` declarations (edges are recomputed after expansion).
     pub orders: Vec<(String, String, Span)>,
+    /// For each of `orders`, the `if feature` arms it was written in:
+    /// (feature, the value that arm runs with). An order applies to a
+    /// variant only where all of them hold: [`crate::features::resolve`]
+    /// drops it from a variant with the feature fixed the other way.
+    pub order_guards: Vec<Vec<(usize, bool)>>,
     /// Element width in bits of each parameter that is a pointer
     /// (`ptr u8` -> Some(8)); None for 64-bit integer parameters.
     pub ptrs: Vec<Option<u32>>,

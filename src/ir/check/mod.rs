@@ -296,6 +296,8 @@ fn check_seq(
         locals: Vec::new(),
         scope: Vec::new(),
         orders: Vec::new(),
+        order_guards: Vec::new(),
+        arms: Vec::new(),
         in_each: Vec::new(),
         used: Vec::new(),
         next_op,
@@ -314,6 +316,7 @@ fn check_seq(
     let status = cx.status;
     let locals = std::mem::take(&mut cx.locals);
     let orders = std::mem::take(&mut cx.orders);
+    let order_guards = std::mem::take(&mut cx.order_guards);
     let mut used = cx.used;
     used.sort_unstable();
     used.dedup();
@@ -346,6 +349,7 @@ fn check_seq(
         edges: Vec::new(),
         locals,
         orders,
+        order_guards,
         ptrs: p.ptrs,
         private: p.private,
         ctypes: p.ctypes,

@@ -22,6 +22,12 @@ pub(super) struct SeqCx<'a> {
     pub(super) scope: Vec<usize>,
     /// `order stores before invalidates`, `order invalidates before return`.
     pub(super) orders: Vec<(String, String, crate::spec::diag::Span)>,
+    /// The `if feature` arms each order sits in (see `Seq::order_guards`).
+    pub(super) order_guards: Vec<Vec<(usize, bool)>>,
+    /// The `if` arms being checked, innermost last: the feature and the
+    /// value it has in that arm for a feature test, None for a run-time
+    /// condition.
+    pub(super) arms: Vec<Option<(usize, bool)>>,
     pub(super) in_each: Vec<DevId>,
     pub(super) used: Vec<DevId>,
     pub(super) next_op: &'a mut u32,

@@ -262,13 +262,20 @@ impl SeqCx<'_> {
                 .label("inside a cover")
                 .help("put the `if` around the `cover`, or choose with the cover's mode"));
         }
-        let c = self.expr(cond, None)?;
-        let then_ = self.block(then_)?;
-        let else_ = self.block(else_)?;
+        let c = Cond::of(self.expr(cond, None)?);
+        let tested = crate::features::cond_feature(&c, self.feature_word);
+        self.arms.push(tested);
+        let then_ = self.block(then_);
+        self.arms.pop();
+        let then_ = then_?;
+        self.arms.push(tested.map(|(i, on)| (i, !on)));
+        let else_ = self.block(else_);
+        self.arms.pop();
+        let else_ = else_?;
         Ok(Stmt::If {
             rare: *rare,
             span: Some(*span),
-            cond: Cond::of(c),
+            cond: c,
             then_,
             else_,
         })
@@ -289,8 +296,18 @@ impl SeqCx<'_> {
                 .label("not supported")
                 .help("write `order stores before invalidates`, `order invalidates before return` or `order invalidates before invalidates`"));
         }
+        // An order in an `if feature X` arm belongs to the CPUs of that
+        // arm; in a run-time `if` it would have to hold on some paths and
+        // not others, which an ordering of the whole sequence cannot say.
+        if self.arms.iter().any(Option::is_none) {
+            return Err(Diag::new(*span, "`order` inside a run-time `if`")
+                .label("applies to the whole sequence")
+                .help("write it at the top of the sequence, or inside `if feature NAME` to order only the CPUs with (or without) that feature"));
+        }
         self.orders
             .push((before.name.clone(), after.name.clone(), *span));
+        self.order_guards
+            .push(self.arms.iter().flatten().copied().collect());
         // Orders are declarations: they leave no statement behind.
         Ok(Stmt::Barrier {
             name: BarrierName::Spelled(String::new()),
