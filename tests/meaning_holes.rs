@@ -526,6 +526,30 @@ fn reuse_loads_stops_at_device_accesses() {
     }
 }
 
+/// A store at a computed offset may overwrite the element an earlier
+/// load read, private memory included (issue 42: `p[8]` was reused
+/// across `p[x * 8] = 5`): the second read reloads, and the device sees
+/// 5 when `x` is 1.
+#[test]
+fn reuse_loads_stops_at_a_store_at_a_computed_offset() {
+    let src = "target aarch64, power64\ndevice d { reg a 0x0 u64 le }\nseq s(p: ptr u64 private, x: u64) {\n  d.a = p[8]\n  p[x * 8] = 5\n  d.a = p[8]\n}\n";
+    let prog = load("reuse_at", src);
+    for target in [Target::Aarch64, Target::Power64] {
+        let c = shootdown::compile(&prog, target, &support::options("all")).unwrap();
+        let mut n = 0;
+        shootdown::ir::walk(&c.opt.seqs[0].body, &mut |x| {
+            n += usize::from(matches!(
+                x,
+                Stmt::Mem {
+                    op: MemOp::Load { .. },
+                    ..
+                }
+            ))
+        });
+        assert_eq!(n, 2, "{target}: reload after p[x * 8] = 5");
+    }
+}
+
 const RELEASE: &str = "
 target power64, power64le, aarch64, x86_64
 device d { reg a 0x0 u64 be }

@@ -66,14 +66,18 @@ fn blocks_reuse(s: &Stmt) -> bool {
 }
 
 /// Does `s` overwrite memory a `private` load may come from? Only this
-/// CPU's own stores and lock operations on it do.
+/// CPU's own stores and lock operations on it do, a store at a computed
+/// offset (`p[x * 8] = v`) included: it may hit any element (issue 42).
 fn blocks_private(s: &Stmt) -> bool {
     let mut found = false;
     crate::ir::walk(std::slice::from_ref(s), &mut |x| {
         found |= matches!(
             x,
             Stmt::Mem {
-                op: MemOp::Store { .. } | MemOp::Acquire { .. } | MemOp::Release { .. },
+                op: MemOp::Store { .. }
+                    | MemOp::StoreAt { .. }
+                    | MemOp::Acquire { .. }
+                    | MemOp::Release { .. },
                 ..
             }
         )
@@ -144,6 +148,15 @@ fn reuse_block(
                 // what this store may overwrite.
                 let m = *mem;
                 avail.retain(|(a, _, _)| a.ptr != m.ptr || !overlaps(a, &m));
+            }
+            // A computed offset may overwrite any element behind its
+            // pointer, and nothing behind another (no aliasing, as above).
+            Stmt::Mem {
+                op: MemOp::StoreAt { ptr, .. },
+                ..
+            } => {
+                let p = *ptr;
+                avail.retain(|(a, _, _)| a.ptr != p);
             }
             Stmt::Each { .. } | Stmt::Range { .. } | Stmt::Cover { .. } | Stmt::While { .. } => {
                 forget(&mut avail, &s);
