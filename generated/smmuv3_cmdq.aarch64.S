@@ -44,8 +44,15 @@ tlb_inv_range:
 	lsr x15, x6, #12
 	lsl x7, x15, #12
 .Ltlb_inv_range.4:
-	cbnz x12, .Ltlb_inv_range.6
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range.6
+	/* placed by place-barriers */
+	dmb oshst
 	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range.6:
+	cbnz x12, .Ltlb_inv_range.8
 	ldr w15, [x0, #0x9c]
 	lsr x2, x11, #1
 	add x19, x2, #1
@@ -54,15 +61,15 @@ tlb_inv_range:
 	and x2, x15, x11
 	sub x15, x19, x2
 	mov x12, x15
-	cbnz x12, .Ltlb_inv_range.8
+	cbnz x12, .Ltlb_inv_range.10
 	/* placed by place-barriers */
 	dmb oshst
 	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	movz x15, #0x4240
 	movk x15, #0xf, lsl #16
-.Ltlb_inv_range.9:
-	cbnz x12, .Ltlb_inv_range.11
-	cbz x15, .Ltlb_inv_range.10
+.Ltlb_inv_range.11:
+	cbnz x12, .Ltlb_inv_range.13
+	cbz x15, .Ltlb_inv_range.12
 	sub x15, x15, #1
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -74,16 +81,16 @@ tlb_inv_range:
 	and x19, x2, x11
 	sub x2, x20, x19
 	mov x12, x2
-	b .Ltlb_inv_range.9
-.Ltlb_inv_range.10:
+	b .Ltlb_inv_range.11
+.Ltlb_inv_range.12:
 	movn x0, #0x6d
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
 	add sp, sp, #0x10
 	ret
-.Ltlb_inv_range.11:
+.Ltlb_inv_range.13:
+.Ltlb_inv_range.10:
 .Ltlb_inv_range.8:
-.Ltlb_inv_range.6:
 	and x15, x3, #0xffff
 	lsl x2, x15, #48
 	movz x16, #0x12
@@ -106,14 +113,6 @@ tlb_inv_range:
 	mov x12, x15
 	add x15, x13, #1
 	mov x13, x15
-	cmp x13, #0x40
-	b.ne .Ltlb_inv_range.13
-	/* placed by place-barriers */
-	dmb oshst
-	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	str w10, [x0, #0x98]
-	movz x13, #0
-.Ltlb_inv_range.13:
 	/* 70: range a in iova, size step granule { ... */
 	add x8, x8, x7
 	subs x14, x14, x6
@@ -123,8 +122,15 @@ tlb_inv_range:
 	mov x14, x5
 	mov x15, x4
 .Ltlb_inv_range.14:
-	cbnz x12, .Ltlb_inv_range.16
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range.16
+	/* placed by place-barriers */
+	dmb oshst
 	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range.16:
+	cbnz x12, .Ltlb_inv_range.18
 	ldr w8, [x0, #0x9c]
 	lsr x7, x11, #1
 	add x5, x7, #1
@@ -133,15 +139,15 @@ tlb_inv_range:
 	and x7, x8, x11
 	sub x8, x5, x7
 	mov x12, x8
-	cbnz x12, .Ltlb_inv_range.18
+	cbnz x12, .Ltlb_inv_range.20
 	/* placed by place-barriers */
 	dmb oshst
 	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	movz x8, #0x4240
 	movk x8, #0xf, lsl #16
-.Ltlb_inv_range.19:
-	cbnz x12, .Ltlb_inv_range.21
-	cbz x8, .Ltlb_inv_range.20
+.Ltlb_inv_range.21:
+	cbnz x12, .Ltlb_inv_range.23
+	cbz x8, .Ltlb_inv_range.22
 	sub x8, x8, #1
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -153,16 +159,16 @@ tlb_inv_range:
 	and x5, x7, x11
 	sub x7, x4, x5
 	mov x12, x7
-	b .Ltlb_inv_range.19
-.Ltlb_inv_range.20:
+	b .Ltlb_inv_range.21
+.Ltlb_inv_range.22:
 	movn x0, #0x6d
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
 	add sp, sp, #0x10
 	ret
-.Ltlb_inv_range.21:
+.Ltlb_inv_range.23:
+.Ltlb_inv_range.20:
 .Ltlb_inv_range.18:
-.Ltlb_inv_range.16:
 	and x8, x3, #0xffff
 	lsl x7, x8, #48
 	movz x16, #0x12
@@ -189,14 +195,6 @@ tlb_inv_range:
 	mov x12, x8
 	add x8, x13, #1
 	mov x13, x8
-	cmp x13, #0x40
-	b.ne .Ltlb_inv_range.23
-	/* placed by place-barriers */
-	dmb oshst
-	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	str w10, [x0, #0x98]
-	movz x13, #0
-.Ltlb_inv_range.23:
 	/* 70: range a in iova, size step granule { ... */
 	add x15, x15, x6
 	subs x14, x14, x6
@@ -263,12 +261,6 @@ tlb_inv_range:
 	mov x13, x9
 	/* placed by place-barriers */
 	dmb oshst
-	cmp x13, #0x40
-	b.ne .Ltlb_inv_range.32
-	/* 73: enqueue cmdq cmd_sync { cs: 0 } */
-	str w10, [x0, #0x98]
-	movz x13, #0
-.Ltlb_inv_range.32:
 	/* 74: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -276,19 +268,19 @@ tlb_inv_range:
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
-.Ltlb_inv_range.33:
+.Ltlb_inv_range.31:
 	ldr w11, [x0, #0x9c]
 	and x12, x11, #0xfffff
 	cmp x12, x9
-	b.eq .Ltlb_inv_range.34
+	b.eq .Ltlb_inv_range.32
 	sub x10, x10, #1
-	cbnz x10, .Ltlb_inv_range.33
+	cbnz x10, .Ltlb_inv_range.31
 	movn x0, #0x6d
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
 	add sp, sp, #0x10
 	ret
-.Ltlb_inv_range.34:
+.Ltlb_inv_range.32:
 	/* 76: return 0 */
 	movz x0, #0
 	ldr x19, [sp]
@@ -382,8 +374,15 @@ tlb_inv_range_ril:
 	and x5, x2, #0x1f
 	/* 96: let num = (num_pages >> scale) & 31 */
 	mov x2, x5
-	cbnz x12, .Ltlb_inv_range_ril.10
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range_ril.10
+	/* placed by place-barriers */
+	dmb oshst
 	/* 97: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range_ril.10:
+	cbnz x12, .Ltlb_inv_range_ril.12
 	ldr w5, [x0, #0x9c]
 	lsr x19, x11, #1
 	add x20, x19, #1
@@ -392,15 +391,15 @@ tlb_inv_range_ril:
 	and x19, x5, x11
 	sub x5, x20, x19
 	mov x12, x5
-	cbnz x12, .Ltlb_inv_range_ril.12
+	cbnz x12, .Ltlb_inv_range_ril.14
 	/* placed by place-barriers */
 	dmb oshst
 	/* 97: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
 	movz x5, #0x4240
 	movk x5, #0xf, lsl #16
-.Ltlb_inv_range_ril.13:
-	cbnz x12, .Ltlb_inv_range_ril.15
-	cbz x5, .Ltlb_inv_range_ril.14
+.Ltlb_inv_range_ril.15:
+	cbnz x12, .Ltlb_inv_range_ril.17
+	cbz x5, .Ltlb_inv_range_ril.16
 	sub x5, x5, #1
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -412,17 +411,17 @@ tlb_inv_range_ril:
 	and x20, x19, x11
 	sub x19, x21, x20
 	mov x12, x19
-	b .Ltlb_inv_range_ril.13
-.Ltlb_inv_range_ril.14:
+	b .Ltlb_inv_range_ril.15
+.Ltlb_inv_range_ril.16:
 	movn x0, #0x6d
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
 	ldr x21, [sp, #0x10]
 	add sp, sp, #0x20
 	ret
-.Ltlb_inv_range_ril.15:
+.Ltlb_inv_range_ril.17:
+.Ltlb_inv_range_ril.14:
 .Ltlb_inv_range_ril.12:
-.Ltlb_inv_range_ril.10:
 	sub x5, x2, #1
 	and x19, x5, #0x1f
 	lsl x5, x19, #12
@@ -464,14 +463,6 @@ tlb_inv_range_ril:
 	mov x12, x5
 	add x5, x13, #1
 	mov x13, x5
-	cmp x13, #0x40
-	b.ne .Ltlb_inv_range_ril.17
-	/* placed by place-barriers */
-	dmb oshst
-	/* 97: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
-	str w10, [x0, #0x98]
-	movz x13, #0
-.Ltlb_inv_range_ril.17:
 	add x5, x4, x7
 	lsl x19, x2, x5
 	mov x20, x9
@@ -563,12 +554,6 @@ tlb_inv_range_ril:
 	mov x13, x9
 	/* placed by place-barriers */
 	dmb oshst
-	cmp x13, #0x40
-	b.ne .Ltlb_inv_range_ril.28
-	/* 101: enqueue cmdq cmd_sync { cs: 0 } */
-	str w10, [x0, #0x98]
-	movz x13, #0
-.Ltlb_inv_range_ril.28:
 	/* 102: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -576,20 +561,20 @@ tlb_inv_range_ril:
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
-.Ltlb_inv_range_ril.29:
+.Ltlb_inv_range_ril.27:
 	ldr w11, [x0, #0x9c]
 	and x12, x11, #0xfffff
 	cmp x12, x9
-	b.eq .Ltlb_inv_range_ril.30
+	b.eq .Ltlb_inv_range_ril.28
 	sub x10, x10, #1
-	cbnz x10, .Ltlb_inv_range_ril.29
+	cbnz x10, .Ltlb_inv_range_ril.27
 	movn x0, #0x6d
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
 	ldr x21, [sp, #0x10]
 	add sp, sp, #0x20
 	ret
-.Ltlb_inv_range_ril.30:
+.Ltlb_inv_range_ril.28:
 	/* 104: return 0 */
 	movz x0, #0
 	ldr x19, [sp]
@@ -623,8 +608,15 @@ tlb_inv_range_auto:
 	lsr x15, x5, #12
 	cmp x14, x15
 	b.hs .Ltlb_inv_range_auto.1
-	cbnz x12, .Ltlb_inv_range_auto.4
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range_auto.4
+	/* placed by place-barriers */
+	dmb oshst
 	/* 123: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range_auto.4:
+	cbnz x12, .Ltlb_inv_range_auto.6
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -633,15 +625,15 @@ tlb_inv_range_auto:
 	and x15, x14, x11
 	sub x14, x8, x15
 	mov x12, x14
-	cbnz x12, .Ltlb_inv_range_auto.6
+	cbnz x12, .Ltlb_inv_range_auto.8
 	/* placed by place-barriers */
 	dmb oshst
 	/* 123: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
-.Ltlb_inv_range_auto.7:
-	cbnz x12, .Ltlb_inv_range_auto.9
-	cbz x14, .Ltlb_inv_range_auto.8
+.Ltlb_inv_range_auto.9:
+	cbnz x12, .Ltlb_inv_range_auto.11
+	cbz x14, .Ltlb_inv_range_auto.10
 	sub x14, x14, #1
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -653,13 +645,13 @@ tlb_inv_range_auto:
 	and x8, x15, x11
 	sub x15, x7, x8
 	mov x12, x15
-	b .Ltlb_inv_range_auto.7
-.Ltlb_inv_range_auto.8:
+	b .Ltlb_inv_range_auto.9
+.Ltlb_inv_range_auto.10:
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_range_auto.9:
+.Ltlb_inv_range_auto.11:
+.Ltlb_inv_range_auto.8:
 .Ltlb_inv_range_auto.6:
-.Ltlb_inv_range_auto.4:
 	and x14, x3, #0xffff
 	lsl x15, x14, #48
 	movz x16, #0x11
@@ -682,14 +674,6 @@ tlb_inv_range_auto:
 	mov x12, x14
 	add x14, x13, #1
 	mov x13, x14
-	cmp x13, #0x40
-	b.ne .Ltlb_inv_range_auto.2
-	/* placed by place-barriers */
-	dmb oshst
-	/* 123: enqueue cmdq tlbi_nh_asid { asid: asid } */
-	str w10, [x0, #0x98]
-	movz x13, #0
-.Ltlb_inv_range_auto.11:
 	b .Ltlb_inv_range_auto.2
 .Ltlb_inv_range_auto.1:
 	/* 125: range a in iova, size step 4K { ... */
@@ -705,8 +689,15 @@ tlb_inv_range_auto:
 	orr x8, x15, #1
 	movz x15, #0x1000
 .Ltlb_inv_range_auto.13:
-	cbnz x12, .Ltlb_inv_range_auto.16
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_range_auto.16
+	/* placed by place-barriers */
+	dmb oshst
 	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_range_auto.16:
+	cbnz x12, .Ltlb_inv_range_auto.18
 	ldr w7, [x0, #0x9c]
 	lsr x6, x11, #1
 	add x5, x6, #1
@@ -715,15 +706,15 @@ tlb_inv_range_auto:
 	and x6, x7, x11
 	sub x7, x5, x6
 	mov x12, x7
-	cbnz x12, .Ltlb_inv_range_auto.18
+	cbnz x12, .Ltlb_inv_range_auto.20
 	/* placed by place-barriers */
 	dmb oshst
 	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	movz x7, #0x4240
 	movk x7, #0xf, lsl #16
-.Ltlb_inv_range_auto.19:
-	cbnz x12, .Ltlb_inv_range_auto.21
-	cbz x7, .Ltlb_inv_range_auto.20
+.Ltlb_inv_range_auto.21:
+	cbnz x12, .Ltlb_inv_range_auto.23
+	cbz x7, .Ltlb_inv_range_auto.22
 	sub x7, x7, #1
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -735,13 +726,13 @@ tlb_inv_range_auto:
 	and x5, x6, x11
 	sub x6, x4, x5
 	mov x12, x6
-	b .Ltlb_inv_range_auto.19
-.Ltlb_inv_range_auto.20:
+	b .Ltlb_inv_range_auto.21
+.Ltlb_inv_range_auto.22:
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_range_auto.21:
+.Ltlb_inv_range_auto.23:
+.Ltlb_inv_range_auto.20:
 .Ltlb_inv_range_auto.18:
-.Ltlb_inv_range_auto.16:
 	and x7, x3, #0xffff
 	lsl x6, x7, #48
 	movz x16, #0x12
@@ -764,14 +755,6 @@ tlb_inv_range_auto:
 	mov x12, x7
 	add x7, x13, #1
 	mov x13, x7
-	cmp x13, #0x40
-	b.ne .Ltlb_inv_range_auto.23
-	/* placed by place-barriers */
-	dmb oshst
-	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	str w10, [x0, #0x98]
-	movz x13, #0
-.Ltlb_inv_range_auto.23:
 	/* 125: range a in iova, size step 4K { ... */
 	add x8, x8, x15
 	sub x14, x14, #1
@@ -836,12 +819,6 @@ tlb_inv_range_auto:
 	mov x13, x9
 	/* placed by place-barriers */
 	dmb oshst
-	cmp x13, #0x40
-	b.ne .Ltlb_inv_range_auto.32
-	/* 129: enqueue cmdq cmd_sync { cs: 0 } */
-	str w10, [x0, #0x98]
-	movz x13, #0
-.Ltlb_inv_range_auto.32:
 	/* 130: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -849,16 +826,16 @@ tlb_inv_range_auto:
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
-.Ltlb_inv_range_auto.33:
+.Ltlb_inv_range_auto.31:
 	ldr w11, [x0, #0x9c]
 	and x12, x11, #0xfffff
 	cmp x12, x9
-	b.eq .Ltlb_inv_range_auto.34
+	b.eq .Ltlb_inv_range_auto.32
 	sub x10, x10, #1
-	cbnz x10, .Ltlb_inv_range_auto.33
+	cbnz x10, .Ltlb_inv_range_auto.31
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_range_auto.34:
+.Ltlb_inv_range_auto.32:
 	/* 132: return 0 */
 	movz x0, #0
 	ret
@@ -884,8 +861,15 @@ tlb_inv_asid:
 	mov x10, x12
 	movz x12, #0
 	movz x13, #0
-	cbnz x12, .Ltlb_inv_asid.2
+	cmp x13, #0x40
+	b.ne .Ltlb_inv_asid.2
+	/* placed by place-barriers */
+	dmb oshst
 	/* 137: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	str w10, [x0, #0x98]
+	movz x13, #0
+.Ltlb_inv_asid.2:
+	cbnz x12, .Ltlb_inv_asid.4
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -894,15 +878,15 @@ tlb_inv_asid:
 	and x15, x14, x11
 	sub x14, x8, x15
 	mov x12, x14
-	cbnz x12, .Ltlb_inv_asid.4
+	cbnz x12, .Ltlb_inv_asid.6
 	/* placed by place-barriers */
 	dmb oshst
 	/* 137: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
-.Ltlb_inv_asid.5:
-	cbnz x12, .Ltlb_inv_asid.7
-	cbz x14, .Ltlb_inv_asid.6
+.Ltlb_inv_asid.7:
+	cbnz x12, .Ltlb_inv_asid.9
+	cbz x14, .Ltlb_inv_asid.8
 	sub x14, x14, #1
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -914,13 +898,13 @@ tlb_inv_asid:
 	and x8, x15, x11
 	sub x15, x7, x8
 	mov x12, x15
-	b .Ltlb_inv_asid.5
-.Ltlb_inv_asid.6:
+	b .Ltlb_inv_asid.7
+.Ltlb_inv_asid.8:
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_asid.7:
+.Ltlb_inv_asid.9:
+.Ltlb_inv_asid.6:
 .Ltlb_inv_asid.4:
-.Ltlb_inv_asid.2:
 	and x14, x3, #0xffff
 	lsl x15, x14, #48
 	movz x16, #0x11
@@ -943,14 +927,6 @@ tlb_inv_asid:
 	mov x12, x14
 	add x14, x13, #1
 	mov x13, x14
-	cmp x13, #0x40
-	b.ne .Ltlb_inv_asid.9
-	/* placed by place-barriers */
-	dmb oshst
-	/* 137: enqueue cmdq tlbi_nh_asid { asid: asid } */
-	str w10, [x0, #0x98]
-	movz x13, #0
-.Ltlb_inv_asid.9:
 	cbnz x12, .Ltlb_inv_asid.11
 	/* 138: enqueue cmdq cmd_sync { cs: 0 } */
 	ldr w14, [x0, #0x9c]
@@ -1009,12 +985,6 @@ tlb_inv_asid:
 	mov x13, x9
 	/* placed by place-barriers */
 	dmb oshst
-	cmp x13, #0x40
-	b.ne .Ltlb_inv_asid.18
-	/* 138: enqueue cmdq cmd_sync { cs: 0 } */
-	str w10, [x0, #0x98]
-	movz x13, #0
-.Ltlb_inv_asid.18:
 	/* 139: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -1022,16 +992,16 @@ tlb_inv_asid:
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
-.Ltlb_inv_asid.19:
+.Ltlb_inv_asid.17:
 	ldr w11, [x0, #0x9c]
 	and x12, x11, #0xfffff
 	cmp x12, x9
-	b.eq .Ltlb_inv_asid.20
+	b.eq .Ltlb_inv_asid.18
 	sub x10, x10, #1
-	cbnz x10, .Ltlb_inv_asid.19
+	cbnz x10, .Ltlb_inv_asid.17
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_asid.20:
+.Ltlb_inv_asid.18:
 	/* 141: return 0 */
 	movz x0, #0
 	ret
@@ -1115,12 +1085,6 @@ sync:
 	mov x13, x9
 	/* placed by place-barriers */
 	dmb oshst
-	cmp x13, #0x40
-	b.ne .Lsync.9
-	/* 146: enqueue cmdq cmd_sync { cs: 0 } */
-	str w10, [x0, #0x98]
-	movz x13, #0
-.Lsync.9:
 	/* 147: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
@@ -1128,16 +1092,16 @@ sync:
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
-.Lsync.10:
+.Lsync.8:
 	ldr w11, [x0, #0x9c]
 	and x12, x11, #0xfffff
 	cmp x12, x9
-	b.eq .Lsync.11
+	b.eq .Lsync.9
 	sub x10, x10, #1
-	cbnz x10, .Lsync.10
+	cbnz x10, .Lsync.8
 	movn x0, #0x6d
 	ret
-.Lsync.11:
+.Lsync.9:
 	/* 149: smmu.gerror.cmdq_err */
 	ldr w9, [x0, #0x60]
 	/* 149: smmu.gerrorn.cmdq_err */
@@ -1145,11 +1109,11 @@ sync:
 	and x11, x9, #1
 	and x9, x10, #1
 	cmp x11, x9
-	b.eq .Lsync.13
+	b.eq .Lsync.11
 	/* 150: return -5 */
 	movn x0, #4
 	ret
-.Lsync.13:
+.Lsync.11:
 	/* 152: return 0 */
 	movz x0, #0
 	ret

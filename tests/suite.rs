@@ -62,6 +62,7 @@ mod ranges;
 mod reference;
 mod riscv64_capstone;
 mod riscv64_gnu_as;
+mod smmuv3_batches;
 mod smmuv3_qemu;
 mod stack_args;
 mod strategies;

@@ -156,6 +156,11 @@ pub fn parse_list(s: &str) -> Result<Vec<Pass>, String> {
                 REGISTRY.map(|d| d.name).join(", ")
             )
         })?;
+        if out.contains(&p.pass) {
+            return Err(format!(
+                "pass `{part}` named twice; each pass runs once, in the order given"
+            ));
+        }
         out.push(p.pass);
     }
     let placements = out

@@ -110,14 +110,16 @@ impl SeqCx<'_> {
     pub(super) fn block_inner(&mut self, body: &[ast::Stmt]) -> Result<Vec<Stmt>, Diag> {
         let mut out = Vec::new();
         for (i, s) in body.iter().enumerate() {
-            if let ast::Stmt::Return { span, .. } = s {
+            if always_returns(s) {
                 if let Some(next) = body.get(i + 1) {
-                    let _ = span;
-                    return Err(Diag::new(
-                        stmt_span(next),
-                        "statement after `return` is never executed",
-                    )
-                    .label("unreachable"));
+                    let what = if matches!(s, ast::Stmt::Return { .. }) {
+                        "statement after `return` is never executed"
+                    } else {
+                        "statement after an `if` whose arms all return is never executed"
+                    };
+                    return Err(Diag::new(stmt_span(next), what)
+                        .label("unreachable")
+                        .related(stmt_span(s), "every path returns here"));
                 }
             }
             let saved = std::mem::take(&mut self.pending);
@@ -411,6 +413,20 @@ impl Place {
             Place::Fixed(m) => m.width,
             Place::At { width, .. } => *width,
         }
+    }
+}
+
+/// Does every path through `s` end in a `return`? A `return`, or an
+/// `if` with an `else` whose arms both do.
+fn always_returns(s: &ast::Stmt) -> bool {
+    match s {
+        ast::Stmt::Return { .. } => true,
+        ast::Stmt::If { then_, else_, .. } => {
+            !else_.is_empty()
+                && then_.iter().any(always_returns)
+                && else_.iter().any(always_returns)
+        }
+        _ => false,
     }
 }
 

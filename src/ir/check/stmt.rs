@@ -429,7 +429,7 @@ impl SeqCx<'_> {
                     Place::Fixed(r) => (r.ptr, r.width, Expr::Const(r.offset)),
                     Place::At { ptr, width, index } => (ptr, width, index),
                 };
-                let v = self.expr(value, None)?;
+                let v = self.poll_value(value)?;
                 if let Some(c) = v.as_const() {
                     if width < 64 && c >> width != 0 {
                         return Err(Diag::new(
@@ -461,7 +461,7 @@ impl SeqCx<'_> {
             Some(f) => (d.fields[f].mask(), d.fields[f].shift, d.fields[f].width),
             None => (field_mask(0, d.regs[reg].width), 0, d.regs[reg].width),
         };
-        let v = self.expr(value, None)?;
+        let v = self.poll_value(value)?;
         if let Some(c) = v.as_const() {
             if width < 64 && c >> width != 0 {
                 return Err(Diag::new(
@@ -487,6 +487,23 @@ impl SeqCx<'_> {
             fail,
             fail_barrier: crate::ir::ExitBarriers::NONE,
         })
+    }
+
+    /// A poll's right side: evaluated once, before the loop, so a memory
+    /// read there would not be read again on each test (the trap a
+    /// `while` condition rejects too).
+    fn poll_value(&mut self, value: &ast::Expr) -> Result<Expr, Diag> {
+        let before = self.pending.len();
+        let v = self.expr(value, None)?;
+        if self.pending.len() != before {
+            return Err(Diag::new(
+                value.span(),
+                "memory reads are not allowed on the right side of a `poll`",
+            )
+            .label("read once before the loop, not on every read of the register")
+            .help("read it into a local first (`let v = p[OFF]`) if one read is meant"));
+        }
+        Ok(v)
     }
 
     pub(super) fn return_(&mut self, value: &ast::Expr, span: &Span) -> Result<Stmt, Diag> {

@@ -231,14 +231,31 @@ impl<'a> Cx<'a> {
     /// `enqueue`: room for the entry, its words stored in the producer's
     /// slot, the producer index advanced (and, with `batch`, published
     /// every batch entries).
+    /// `ahead_of_issue`: the `issue` of this queue comes right after it,
+    /// so this entry goes out with the batch whatever its size.
     pub(super) fn enqueue(
         &self,
         r: &RecordLayout,
         given: &[(Ident, Expr)],
         span: Span,
+        ahead_of_issue: bool,
     ) -> Result<Vec<Stmt>, Diag> {
         check_given_fields(r, given)?;
-        let mut out = vec![self.make_room(span)];
+        let mut out = Vec::new();
+        // A full batch goes out when the next command arrives, as Linux's
+        // arm_smmu_cmdq_batch_add() submits it (issue 41): a batch of
+        // exactly `b` and the command that `issue` follows (the CMD_SYNC
+        // arm_smmu_cmdq_batch_submit() appends) share one doorbell.
+        if let (Some((b, _)), false) = (self.q.batch, ahead_of_issue) {
+            out.push(Stmt::If {
+                cond: Box::new(self.bin(BinOp::Eq, self.name(&self.pending), self.int(b))),
+                then_: self.publish(),
+                else_: Vec::new(),
+                rare: true,
+                span,
+            });
+        }
+        out.push(self.make_room(span));
         for w in 0..(r.size / 8) as u32 {
             out.push(self.store_word(r, w, given, span));
         }
@@ -247,18 +264,11 @@ impl<'a> Cx<'a> {
             &self.space,
             self.bin(BinOp::Sub, self.name(&self.space), self.int(1)),
         ));
-        if let Some((b, _)) = self.q.batch {
+        if self.q.batch.is_some() {
             out.push(self.set(
                 &self.pending,
                 self.bin(BinOp::Add, self.name(&self.pending), self.int(1)),
             ));
-            out.push(Stmt::If {
-                cond: Box::new(self.bin(BinOp::Eq, self.name(&self.pending), self.int(b))),
-                then_: self.publish(),
-                else_: Vec::new(),
-                rare: true,
-                span,
-            });
         }
         Ok(out)
     }

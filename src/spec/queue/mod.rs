@@ -161,16 +161,29 @@ fn find_used(body: &[Stmt], queues: &[Queue], used: &mut Vec<usize>) -> Result<(
 
 fn rewrite(body: Vec<Stmt>, queues: &[Queue], records: &[RecordLayout]) -> Result<Vec<Stmt>, Diag> {
     let mut out = Vec::with_capacity(body.len());
-    for s in body {
+    let mut body = body.into_iter().peekable();
+    while let Some(s) = body.next() {
         match s {
             Stmt::Enqueue {
                 queue,
                 record,
                 fields,
                 span,
-            } => out.extend(rewrite_enqueue(
-                &queue, &record, &fields, span, queues, records,
-            )?),
+            } => {
+                let ahead_of_issue = matches!(
+                    body.peek(),
+                    Some(Stmt::Issue { queue: q, .. }) if q.name == queue.name
+                );
+                out.extend(rewrite_enqueue(
+                    &queue,
+                    &record,
+                    &fields,
+                    span,
+                    queues,
+                    records,
+                    ahead_of_issue,
+                )?)
+            }
             Stmt::Issue { queue, span } => {
                 let q = &queues[find_queue(queues, &queue)?];
                 out.extend(Cx::new(q, span).publish());
@@ -218,6 +231,7 @@ fn rewrite_enqueue(
     span: Span,
     queues: &[Queue],
     records: &[RecordLayout],
+    ahead_of_issue: bool,
 ) -> Result<Vec<Stmt>, Diag> {
     let q = &queues[find_queue(queues, queue)?];
     let r = records
@@ -237,7 +251,7 @@ fn rewrite_enqueue(
         )
         .related(q.entry_span, "entry size"));
     }
-    Cx::new(q, span).enqueue(r, fields, span)
+    Cx::new(q, span).enqueue(r, fields, span, ahead_of_issue)
 }
 
 /// Without any `queue`, a queue statement names an unknown queue.
