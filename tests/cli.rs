@@ -865,3 +865,17 @@ seq rl(pid: u64, start: u64, end: u64) {
     }
 }
 ";
+
+/// `--passes fuse,fuse` is bad usage (exit 2), naming the pass (issue 42).
+#[test]
+fn a_pass_named_twice_is_bad_usage() {
+    let r = sd(&[
+        "gen",
+        "examples/npu2_atsd.inv",
+        "--passes",
+        "fuse,fuse",
+        "--check",
+    ]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(r.stderr.contains("pass `fuse` named twice"), "{}", r.stderr);
+}

@@ -385,5 +385,25 @@ fn check_given_fields(r: &RecordLayout, given: &[(Ident, Expr)]) -> Result<(), D
             return Err(Diag::new(f.span, format!("field `{}` given twice", f.name)));
         }
     }
+    // A constant wider than its field would be masked silently (a
+    // register aggregate's is an error too: issue 42).
+    for (f, e) in given {
+        let (Some(x), Expr::Int { value, span }) = (r.fields.iter().find(|x| x.name == f.name), e)
+        else {
+            continue;
+        };
+        if x.width < 64 && value >> x.width != 0 {
+            return Err(Diag::new(
+                *span,
+                format!(
+                    "value {value:#x} does not fit the {}-bit field `{}` (max {:#x})",
+                    x.width,
+                    f.name,
+                    (1u64 << x.width) - 1
+                ),
+            )
+            .label("too wide"));
+        }
+    }
     Ok(())
 }

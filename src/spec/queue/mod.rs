@@ -108,6 +108,9 @@ fn lower_seq(seq: &mut Seq, queues: &[Queue], records: &[RecordLayout]) -> Resul
     if used.is_empty() {
         return Ok(());
     }
+    // Reported after the statements' own errors (an unknown field says
+    // more than the missing `issue` after it).
+    let flow = check_flow(&seq.body);
     let mut injected = Vec::new();
     let mut prologue = Vec::new();
     for &qi in &used {
@@ -122,6 +125,98 @@ fn lower_seq(seq: &mut Seq, queues: &[Queue], records: &[RecordLayout]) -> Resul
     let mut new = prologue;
     new.extend(rewrite(body, queues, records)?);
     seq.body = new;
+    flow
+}
+
+/// A queue statement in program order, with the loops around it.
+struct Event<'a> {
+    kind: u8,
+    queue: &'a str,
+    span: Span,
+    loops: Vec<usize>,
+}
+
+const ENQUEUE: u8 = 0;
+const ISSUE: u8 = 1;
+const WAIT: u8 = 2;
+
+fn events<'a>(body: &'a [Stmt], loops: &mut Vec<usize>, n: &mut usize, out: &mut Vec<Event<'a>>) {
+    for s in body {
+        match s {
+            Stmt::Enqueue { queue, span, .. } => out.push(Event {
+                kind: ENQUEUE,
+                queue: &queue.name,
+                span: *span,
+                loops: loops.clone(),
+            }),
+            Stmt::Issue { queue, span } => out.push(Event {
+                kind: ISSUE,
+                queue: &queue.name,
+                span: *span,
+                loops: loops.clone(),
+            }),
+            Stmt::Wait { queue, span, .. } => out.push(Event {
+                kind: WAIT,
+                queue: &queue.name,
+                span: *span,
+                loops: loops.clone(),
+            }),
+            Stmt::Each { body, .. }
+            | Stmt::Range { body, .. }
+            | Stmt::While { body, .. }
+            | Stmt::Cover { body, .. } => {
+                *n += 1;
+                loops.push(*n);
+                events(body, loops, n, out);
+                loops.pop();
+            }
+            Stmt::If { then_, else_, .. } => {
+                events(then_, loops, n, out);
+                events(else_, loops, n, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Entries must be issued and a wait must have something issued to
+/// wait for (issue 42): an `enqueue` from which no `issue` of its queue
+/// can follow leaves entries the device never sees (the producer index
+/// lives in the call: the next call overwrites them), and a `wait` that
+/// no `issue` can precede waits for nothing this call did. "Can follow"
+/// is program order, or an earlier statement of a loop around both.
+fn check_flow(body: &[Stmt]) -> Result<(), Diag> {
+    let mut ev = Vec::new();
+    events(body, &mut Vec::new(), &mut 0, &mut ev);
+    let shares_loop = |a: &Event, b: &Event| a.loops.iter().any(|l| b.loops.contains(l));
+    for (i, e) in ev.iter().enumerate() {
+        let issue_at = |j: usize| ev[j].kind == ISSUE && ev[j].queue == e.queue;
+        let later = (i + 1..ev.len()).any(issue_at);
+        let earlier = (0..i).any(issue_at);
+        let looped = (0..ev.len()).any(|j| issue_at(j) && shares_loop(e, &ev[j]));
+        match e.kind {
+            ENQUEUE if !later && !looped => {
+                return Err(Diag::new(
+                    e.span,
+                    format!("entries enqueued on `{}` are never issued", e.queue),
+                )
+                .label("no `issue` follows on any path")
+                .help(format!("add `issue {}` after the last `enqueue`", e.queue)))
+            }
+            WAIT if !earlier && !looped => {
+                return Err(Diag::new(
+                    e.span,
+                    format!("`wait` on `{}` with nothing issued before it", e.queue),
+                )
+                .label("no `issue` precedes it on any path")
+                .help(format!(
+                    "`issue {}` what the device must complete before waiting for it",
+                    e.queue
+                )))
+            }
+            _ => {}
+        }
+    }
     Ok(())
 }
 
