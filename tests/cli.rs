@@ -879,3 +879,36 @@ fn a_pass_named_twice_is_bad_usage() {
     assert_eq!(r.code, Some(2), "{}", r.stderr);
     assert!(r.stderr.contains("pass `fuse` named twice"), "{}", r.stderr);
 }
+
+/// `trace --json` gives every register operand of an invalidation (issue
+/// 41: only RB was there): a radix `tlbie` has RB and RS.
+#[cfg(feature = "emu")]
+#[test]
+fn trace_json_has_every_invalidation_operand() {
+    let r = sd(&[
+        "trace",
+        "examples/radix_tlb.inv",
+        "--seq",
+        "flush_tlb_page",
+        "--json",
+        "--arg",
+        "pid=1",
+        "--arg",
+        "va=0x10000",
+        "--arg",
+        "features=0",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let inv = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "invalidate")
+        .unwrap();
+    // RB: the 64K page at 0x10000 with AP 5; RS: PID 1 in the upper word.
+    assert_eq!(
+        inv["operands"],
+        serde_json::json!(["0x100a0", "0x100000000"])
+    );
+}

@@ -118,6 +118,38 @@ pub fn check_features(
                 format!("--feature {k}=...: no feature named `{k}` ({what})"),
             ));
         }
+        // Which sequences the setting changes: none is a mistake, and
+        // the ones it leaves alone are said (issue 41: it was silent).
+        let (mut testing, mut others) = (Vec::new(), Vec::new());
+        for p in progs {
+            let Some(fi) = p.features.iter().position(|f| &f.name == k) else {
+                continue;
+            };
+            for seq in &p.seqs {
+                if crate::features::used_features(seq)
+                    .iter()
+                    .any(|&(i, _)| i == fi)
+                {
+                    testing.push(seq.name.as_str());
+                } else {
+                    others.push(seq.name.as_str());
+                }
+            }
+        }
+        if testing.is_empty() {
+            return Err(usage(
+                io,
+                format!("--feature {k}=...: no sequence tests `feature {k}`"),
+            ));
+        }
+        if !others.is_empty() {
+            errln!(
+                io,
+                "note: --feature {k}: {} do not test it (their code is the same either way); it specializes {}",
+                others.join(", "),
+                testing.join(", ")
+            );
+        }
     }
     Ok(())
 }

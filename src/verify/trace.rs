@@ -58,9 +58,19 @@ pub struct Event {
     pub raw: Option<u64>,
     #[serde(skip)]
     pub op: Option<OpId>,
-    /// Invalidate operand values.
-    #[serde(skip)]
+    /// Invalidate operand values, every register operand in order (RB
+    /// then RS for `tlbie`; the immediates RIC/PRS/R are in `insn`).
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "hex_list")]
     pub operands: Vec<u64>,
+}
+
+fn hex_list<S: serde::Serializer>(v: &[u64], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(v.len()))?;
+    for x in v {
+        seq.serialize_element(&format!("{x:#x}"))?;
+    }
+    seq.end()
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -211,11 +211,29 @@ impl GranuleRegs<'_> {
     /// What a granule's `via` launches it with: an instruction, or a
     /// write to a register of the device.
     fn via(&self, v: &ast::Ident) -> Result<Via, Diag> {
-        let insn = crate::target::Target::ALL
-            .iter()
-            .any(|t| t.backend().via_insn(&v.name));
-        if insn {
-            return Ok(Via::Insn(v.name.clone()));
+        let claims: Vec<crate::target::Target> = crate::target::Target::ALL
+            .into_iter()
+            .filter(|t| t.backend().via_insn(&v.name))
+            .collect();
+        if !claims.is_empty() {
+            // The operation itself must be one some target can issue
+            // (with its address operand or none), or the set is useless
+            // and says so here, not only once a sequence covers with it.
+            let mut why = String::new();
+            for t in &claims {
+                for n in [1, 0, 2] {
+                    match t
+                        .backend()
+                        .invalidation(crate::target::Machine::default(), &v.name, n)
+                    {
+                        Ok(_) => return Ok(Via::Insn(v.name.clone())),
+                        Err(e) if why.is_empty() => why = e,
+                        Err(_) => {}
+                    }
+                }
+            }
+            return Err(Diag::new(v.span, format!("`via {}`: {why}", v.name))
+                .label("not an invalidation this target has"));
         }
         if matches!(v.name.as_str(), "tlbie" | "tlbiel" | "invlpg") {
             return Err(Diag::new(

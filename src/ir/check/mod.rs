@@ -51,9 +51,18 @@ fn check_with(
         &lowered
     };
     let records = crate::spec::queue::check_records(spec)?;
+    let targets = check_targets(spec)?;
+    let (machine, machine_span) = check_machine(spec, &targets)?;
+    let devices = check_devices(spec)?;
+    let index = Index::new(&devices);
+    let granules = check_granule_sets(spec, &devices)?;
+    let thresholds = check_pinned_thresholds(spec)?;
+    let features = check_features(spec)?;
     // An empty spec (or one of only comments and `target` lines) is an
     // error rather than a header with nothing in it: it is almost always a
-    // wrong path or a truncated file, and a build should stop there.
+    // wrong path or a truncated file, and a build should stop there. Said
+    // after the declarations are checked, so that a wrong one among them
+    // (an unknown TLBI in a granule set) is what the user hears first.
     if spec.devices.is_empty() && spec.seqs.is_empty() {
         return Err(Diag::new(
             crate::spec::diag::Span::new(0, 0),
@@ -62,13 +71,6 @@ fn check_with(
         .label("nothing to generate")
         .help("a spec needs at least one `device` or `seq`"));
     }
-    let targets = check_targets(spec)?;
-    let (machine, machine_span) = check_machine(spec, &targets)?;
-    let devices = check_devices(spec)?;
-    let index = Index::new(&devices);
-    let granules = check_granule_sets(spec, &devices)?;
-    let thresholds = check_pinned_thresholds(spec)?;
-    let features = check_features(spec)?;
     let decls = Decls {
         index: &index,
         devices: &devices,

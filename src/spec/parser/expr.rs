@@ -80,7 +80,7 @@ impl Parser<'_> {
         if self.expr_nodes > MAX_EXPR_NODES {
             return Err(Diag::new(
                 self.span(),
-                format!("expression has more than {MAX_EXPR_NODES} terms"),
+                format!("expression has more than {MAX_EXPR_NODES} operands and operators"),
             )
             .label("too large")
             .help("split it, or compute the value at run time in C"));
