@@ -208,3 +208,74 @@ fn local_labels_never_collide_with_symbols() {
         assemble(t, &asm, &dir, &format!("labels-{}", t.name()));
     }
 }
+
+/// One table of every C name (issue 42): records and queues clash with
+/// devices' macros like anything else, naming both; C and kernel macro
+/// names are refused; under the linux style on POWER, so are the names
+/// asm/ppc_asm.h gives registers.
+#[test]
+fn records_queues_and_macro_names_are_in_the_one_table() {
+    let base = "target aarch64\ndevice d {\n    reg a 0x0 u64 le\n    reg prod 0x8 u32 le\n    reg cons 0xc u32 le\n    field a.f lsb0 0..3\n}\n";
+    let queue = "queue q on d {\n    entry 16 le\n    prod prod\n    cons cons\n    index wrap\n    full limit 10\n}\n";
+    let record = |name: &str| format!("record {name} 16 {{\n    field f lsb0 0..3\n}}\n");
+    let seq = "seq s(x: u64) {\n    enqueue q r { f: 1 }\n    issue q\n}\n";
+    for (name, want) in [
+        (
+            "d_a",
+            "`D_A_F_SHIFT` twice: for field `d.a.f` and for field `f` of record `d_a`",
+        ),
+        (
+            "q_entry",
+            "`Q_ENTRY_SIZE` twice: for record `q_entry` and for queue `q`",
+        ),
+    ] {
+        let src = format!("{base}{}{}{queue}{}", record(name), record("r"), seq);
+        let d = shootdown::load("n.inv", &src)
+            .and_then(|p| {
+                shootdown::compile(
+                    &p,
+                    shootdown::Target::Aarch64,
+                    &shootdown::Options::default(),
+                )
+            })
+            .err()
+            .unwrap_or_else(|| panic!("{name}: accepted"));
+        assert!(d.message.contains(want), "{name}: {}", d.message);
+    }
+    for (decl, what) in [
+        ("seq s(errno: u64) { d.a = errno }", "parameter `errno`"),
+        ("seq NULL(x: u64) { d.a = x }", "sequence `NULL`"),
+        ("seq wmb(x: u64) { d.a = x }", "sequence `wmb`"),
+        ("seq s(assert: u64) { d.a = assert }", "parameter `assert`"),
+    ] {
+        let src = format!("{base}{decl}\n");
+        let d = shootdown::load("n.inv", &src)
+            .and_then(|p| {
+                shootdown::compile(
+                    &p,
+                    shootdown::Target::Aarch64,
+                    &shootdown::Options::default(),
+                )
+            })
+            .err()
+            .unwrap_or_else(|| panic!("{decl}: accepted"));
+        assert!(d.message.contains(what), "{decl}: {}", d.message);
+    }
+    let power = "target power64\ndevice d { reg a 0x0 u64 be }\nseq r3(x: u64) { d.a = x }\n";
+    let p = shootdown::load("n.inv", power).unwrap();
+    let linux = shootdown::Options {
+        style: shootdown::Style::Linux,
+        ..shootdown::Options::default()
+    };
+    let d = shootdown::compile(&p, shootdown::Target::Power64, &linux)
+        .err()
+        .expect("r3 accepted under linux style");
+    assert!(d.message.contains("ppc_asm.h"), "{}", d.message);
+    // The plain style has no such header.
+    assert!(shootdown::compile(
+        &p,
+        shootdown::Target::Power64,
+        &shootdown::Options::default()
+    )
+    .is_ok());
+}

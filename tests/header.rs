@@ -152,7 +152,12 @@ fn every_example_header_compiles() {
         let prog = shootdown::load(spec, &src).unwrap();
         let dir = scratch(&format!("header-{stem}"));
         std::fs::write(dir.join(format!("{stem}.h")), header_text(spec, &opts)).unwrap();
-        let mut uses = format!("#include \"{stem}.h\"\n#include \"{stem}.h\"\n");
+        // After the standard headers a user's file includes first: none
+        // of their macros may be a name of ours (issue 42).
+        let mut uses = format!(
+            "#include <stddef.h>\n#include <errno.h>\n#include <assert.h>\n#include <stdio.h>\n\
+             #include \"{stem}.h\"\n#include \"{stem}.h\"\n"
+        );
         uses.push_str("void *const fns[] = {\n");
         for s in &prog.seqs {
             uses.push_str(&format!("\t(void *)&{},\n", s.name));

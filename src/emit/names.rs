@@ -141,7 +141,90 @@ const RESERVED: &[&str] = &[
     "__restrict",
     "__cplusplus",
     "main",
+    // Macros (and macro-like names) of the standard headers a user's file
+    // includes beside ours: a parameter or function named after one does
+    // not compile (`errno` is `(*__errno_location ())` in glibc).
+    "NULL",
+    "offsetof",
+    "errno",
+    "assert",
+    "EOF",
+    "BUFSIZ",
+    "FILENAME_MAX",
+    "stdin",
+    "stdout",
+    "stderr",
+    "FILE",
+    "size_t",
+    "ptrdiff_t",
+    "uintptr_t",
+    "intptr_t",
+    "uint32_t",
+    "uint16_t",
+    "uint8_t",
+    "int64_t",
+    "int32_t",
+    "INT64_C",
+    "UINT32_C",
+    "SIZE_MAX",
+    "UINT64_MAX",
+    "CHAR_BIT",
+    "EINVAL",
+    "ETIMEDOUT",
+    "EBUSY",
+    "EIO",
+    "ENOMEM",
+    // Macros of the kernel headers the linux style's users include
+    // (<asm/barrier.h>, <asm/io.h>, <linux/bits.h>, <linux/compiler.h>,
+    // <linux/kernel.h>, <linux/minmax.h>, <asm/current.h>).
+    "mb",
+    "rmb",
+    "wmb",
+    "dma_rmb",
+    "dma_wmb",
+    "smp_mb",
+    "smp_rmb",
+    "smp_wmb",
+    "barrier",
+    "readl",
+    "writel",
+    "readq",
+    "writeq",
+    "readl_relaxed",
+    "writel_relaxed",
+    "readq_relaxed",
+    "writeq_relaxed",
+    "BIT",
+    "BIT_ULL",
+    "GENMASK",
+    "likely",
+    "unlikely",
+    "READ_ONCE",
+    "WRITE_ONCE",
+    "ARRAY_SIZE",
+    "container_of",
+    "min",
+    "max",
+    "current",
 ];
+
+/// Names the Linux kernel's POWER assembly header (`asm/ppc_asm.h`,
+/// included by the linux style's `.S`) defines as registers: `r0`-`r31`,
+/// `cr0`-`cr7`, `f0`-`f31`, `v0`-`v31`, `vs0`-`vs63`. A symbol of that
+/// name would be rewritten to a register in the `.S`.
+pub fn power_asm_register(name: &str) -> bool {
+    let num = |prefix: &str, max: u32| {
+        name.strip_prefix(prefix)
+            .filter(|d| {
+                !d.is_empty()
+                    && d.bytes().all(|b| b.is_ascii_digit())
+                    && !(d.len() > 1 && d.starts_with('0'))
+            })
+            .and_then(|d| d.parse::<u32>().ok())
+            .is_some_and(|n| n <= max)
+    };
+    num("r", 31) || num("cr", 7) || num("f", 31) || num("vs", 63) || num("v", 31)
+}
 
 /// Why `name` cannot be a C name of the header, if it cannot.
 pub fn reserved(name: &str) -> Option<&'static str> {
@@ -172,6 +255,9 @@ enum What {
     /// The threshold of a `cover` in sequence `.0`.
     Threshold(usize),
     Sequence(usize),
+    Record(usize),
+    RecordField(usize, usize),
+    Queue(usize),
 }
 
 impl What {
@@ -191,6 +277,12 @@ impl What {
                 format!("the threshold of a `cover` in `{}`", prog.seqs[s].name)
             }
             What::Sequence(s) => format!("sequence `{}`", prog.seqs[s].name),
+            What::Record(r) => format!("record `{}`", prog.records[r].name),
+            What::RecordField(r, f) => {
+                let r = &prog.records[r];
+                format!("field `{}` of record `{}`", r.fields[f].name, r.name)
+            }
+            What::Queue(q) => format!("queue `{}`", prog.queues[q].name),
         }
     }
 }
@@ -235,15 +327,18 @@ pub fn check(prog: &Program, opts: &Options) -> Result<(), Diag> {
     for (i, d) in prog.devices.iter().enumerate() {
         macros.device(i, d);
     }
+    macros.records_and_queues(prog);
     macros.thresholds(prog, &opts.prefix.to_ascii_uppercase());
     let symbols: Vec<String> = prog
         .seqs
         .iter()
         .map(|s| format!("{}{}", opts.prefix, s.name))
         .collect();
+    let power = prog.targets.iter().any(|(t, _)| t.starts_with("power"));
     let mut seen = Seen {
         prog,
         names: FxHashMap::default(),
+        power_linux: power && opts.style == crate::codegen::Style::Linux,
     };
     seen.names.reserve(macros.names.len() + symbols.len());
     for &(start, end, o) in &macros.names {
@@ -338,6 +433,54 @@ impl Macros {
         }
     }
 
+    /// Records' size and field macros, queues' entry size and batch: in
+    /// the one table with the devices', so `record d_a` beside register
+    /// `d.a` (both `D_A_..._MASK`) or `record q_entry` beside `queue q`
+    /// (both `Q_ENTRY_SIZE`) is a clash naming both (issue 42).
+    fn records_and_queues(&mut self, prog: &Program) {
+        for (ri, r) in prog.records.iter().enumerate() {
+            let rup = upper(&[&r.name]);
+            self.add(
+                &rup,
+                "SIZE",
+                Origin {
+                    what: What::Record(ri),
+                    span: r.span,
+                    object_macro: true,
+                },
+            );
+            for (fi, f) in r.fields.iter().enumerate() {
+                let fup = upper(&[&rup, &f.name]);
+                let o = |object_macro| Origin {
+                    what: What::RecordField(ri, fi),
+                    span: f.span,
+                    object_macro,
+                };
+                for s in ["WORD", "SHIFT", "WIDTH", "MASK"] {
+                    self.add(&fup, s, o(true));
+                }
+                if f.fixed.is_some() {
+                    self.add(&fup, "VALUE", o(true));
+                }
+                for s in ["PREP", "GET"] {
+                    self.add(&fup, s, o(false));
+                }
+            }
+        }
+        for (qi, q) in prog.queues.iter().enumerate() {
+            let qup = upper(&[&q.name]);
+            let o = Origin {
+                what: What::Queue(qi),
+                span: q.span,
+                object_macro: true,
+            };
+            self.add(&qup, "ENTRY_SIZE", o);
+            if q.batch.is_some() {
+                self.add(&qup, "BATCH", o);
+            }
+        }
+    }
+
     /// The threshold macros of `auto` covers (`prefix_up`: the upper-case
     /// `--prefix`).
     fn thresholds(&mut self, prog: &Program, prefix_up: &str) {
@@ -377,6 +520,9 @@ impl Macros {
 struct Seen<'p, 'n> {
     prog: &'p Program,
     names: FxHashMap<&'n str, Origin>,
+    /// The linux style on a POWER target: ppc_asm.h's register names are
+    /// taken in the `.S`.
+    power_linux: bool,
 }
 
 impl<'n> Seen<'_, 'n> {
@@ -411,6 +557,14 @@ impl<'n> Seen<'_, 'n> {
                     format!("sequence `{symbol}` would be a C function named `{symbol}`, {why}"),
                 )
                 .label("reserved in C")
+                .help("rename the sequence, or give a --prefix"));
+            }
+            if self.power_linux && power_asm_register(symbol) {
+                return Err(Diag::new(
+                    s.span,
+                    format!("sequence `{symbol}` would be a symbol the kernel's asm/ppc_asm.h defines as a register"),
+                )
+                .label("a register name in the linux style's POWER `.S`")
                 .help("rename the sequence, or give a --prefix"));
             }
             self.add(

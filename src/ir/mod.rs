@@ -72,6 +72,8 @@ pub struct Queue {
     pub entry: u64,
     pub index: crate::spec::ast::QueueIndex,
     pub batch: Option<u64>,
+    /// The queue's name in the spec.
+    pub span: Span,
 }
 
 /// A CPU feature or erratum (see [`crate::features`] for how code that

@@ -504,6 +504,7 @@ fn check_queues(spec: &ast::Spec, devices: &[Device]) -> Result<Vec<Queue>, Diag
                 entry: q.entry,
                 index: q.index,
                 batch: q.batch.map(|b| b.0),
+                span: q.name.span,
             })
         })
         .collect()

@@ -2,12 +2,14 @@
 //! completion write checked, and reading fields back out of an entry.
 
 use crate::spec::ast::*;
-use crate::spec::diag::Diag;
+use crate::spec::diag::{Diag, Span};
 
 /// A checked record layout: fields as (word, shift, width).
 #[derive(Clone, Debug)]
 pub struct RecordLayout {
     pub name: String,
+    /// The record's name in the spec.
+    pub span: Span,
     pub size: u64,
     pub fields: Vec<RecordFieldLayout>,
     pub write: Option<RecordWriteLayout>,
@@ -57,6 +59,8 @@ impl RecordLayout {
 #[derive(Clone, Debug)]
 pub struct RecordFieldLayout {
     pub name: String,
+    /// The field's name in the spec.
+    pub span: Span,
     pub word: u32,
     pub shift: u32,
     pub width: u32,
@@ -114,6 +118,7 @@ fn check_record(r: &Record) -> Result<RecordLayout, Diag> {
     };
     Ok(RecordLayout {
         name: r.name.name.clone(),
+        span: r.name.span,
         size: r.size,
         fields,
         write,
@@ -168,6 +173,7 @@ fn field_layout(f: &RecordField, bits: u64, used: &mut [u64]) -> Result<RecordFi
     }
     Ok(RecordFieldLayout {
         name: f.name.name.clone(),
+        span: f.name.span,
         word,
         shift,
         width,
