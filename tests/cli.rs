@@ -912,3 +912,32 @@ fn trace_json_has_every_invalidation_operand() {
         serde_json::json!(["0x100a0", "0x100000000"])
     );
 }
+
+/// A `--feature-suffix` clash names the sequence that was renamed (issue
+/// 42: it said "sequence `s_a` and sequence `s_a`").
+#[test]
+fn feature_suffix_clash_names_the_renamed_sequence() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = tmp_spec(
+        dir.path(),
+        "fs.inv",
+        "target aarch64\nfeature a\ndevice d { reg x 0x0 u64 le }\nseq s(v: u64) {\n if feature a { d.x = v }\n}\nseq s_a(v: u64) { d.x = v }\n",
+    );
+    let o = dir.path().join("o");
+    let r = sd(&[
+        "gen",
+        spec.to_str().unwrap(),
+        "--feature",
+        "a=on",
+        "--feature-suffix",
+        "--out",
+        o.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("sequence `s` (named `s_a` by --feature-suffix) and for sequence `s_a`"),
+        "{}",
+        r.stderr
+    );
+}

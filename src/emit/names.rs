@@ -276,7 +276,23 @@ impl What {
             What::Threshold(s) => {
                 format!("the threshold of a `cover` in `{}`", prog.seqs[s].name)
             }
-            What::Sequence(s) => format!("sequence `{}`", prog.seqs[s].name),
+            What::Sequence(s) => {
+                // `--feature-suffix` renames a specialized sequence: say
+                // which one of the spec it was.
+                let seq = &prog.seqs[s];
+                let written = prog
+                    .source_text
+                    .get(seq.span.offset..seq.span.offset + seq.span.len)
+                    .unwrap_or(&seq.name);
+                if written == seq.name {
+                    format!("sequence `{}`", seq.name)
+                } else {
+                    format!(
+                        "sequence `{written}` (named `{}` by --feature-suffix)",
+                        seq.name
+                    )
+                }
+            }
             What::Record(r) => format!("record `{}`", prog.records[r].name),
             What::RecordField(r, f) => {
                 let r = &prog.records[r];
