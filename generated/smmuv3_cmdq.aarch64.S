@@ -5,7 +5,7 @@
 	.globl tlb_inv_range
 	.type tlb_inv_range,%function
 tlb_inv_range:
-	/* 69: arguments */
+	/* 75: arguments */
 	sub sp, sp, #0x10
 	str x19, [sp]
 	str x20, [sp, #8]
@@ -18,14 +18,14 @@ tlb_inv_range:
 	mov x11, x10
 .Ltlb_inv_range.0:
 	sub x10, x11, #1
-	/* 59: cmdq */
+	/* 65: cmdq */
 	mov x11, x10
 	ldr w10, [x0, #0x98]
 	and x12, x10, x11
 	mov x10, x12
 	movz x12, #0
 	movz x13, #0
-	/* 70: range a in iova, size step granule { ... */
+	/* 76: range a in iova, size step granule { ... */
 	cbz x5, .Ltlb_inv_range.1
 	cbnz x6, .Ltlb_inv_range.2
 	movn x0, #0x15
@@ -48,7 +48,7 @@ tlb_inv_range:
 	b.ne .Ltlb_inv_range.6
 	/* placed by place-barriers */
 	dmb oshst
-	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_range.6:
@@ -64,7 +64,7 @@ tlb_inv_range:
 	cbnz x12, .Ltlb_inv_range.10
 	/* placed by place-barriers */
 	dmb oshst
-	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	movz x15, #0x4240
 	movk x15, #0xf, lsl #16
 .Ltlb_inv_range.11:
@@ -113,7 +113,7 @@ tlb_inv_range:
 	mov x12, x15
 	add x15, x13, #1
 	mov x13, x15
-	/* 70: range a in iova, size step granule { ... */
+	/* 76: range a in iova, size step granule { ... */
 	add x8, x8, x7
 	subs x14, x14, x6
 	b.hi .Ltlb_inv_range.4
@@ -126,7 +126,7 @@ tlb_inv_range:
 	b.ne .Ltlb_inv_range.16
 	/* placed by place-barriers */
 	dmb oshst
-	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_range.16:
@@ -142,7 +142,7 @@ tlb_inv_range:
 	cbnz x12, .Ltlb_inv_range.20
 	/* placed by place-barriers */
 	dmb oshst
-	/* 71: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	movz x8, #0x4240
 	movk x8, #0xf, lsl #16
 .Ltlb_inv_range.21:
@@ -195,13 +195,13 @@ tlb_inv_range:
 	mov x12, x8
 	add x8, x13, #1
 	mov x13, x8
-	/* 70: range a in iova, size step granule { ... */
+	/* 76: range a in iova, size step granule { ... */
 	add x15, x15, x6
 	subs x14, x14, x6
 	b.hi .Ltlb_inv_range.14
 .Ltlb_inv_range.1:
 	cbnz x12, .Ltlb_inv_range.25
-	/* 73: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 79: enqueue cmdq cmd_sync { cs: 2 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -213,7 +213,7 @@ tlb_inv_range:
 	cbnz x12, .Ltlb_inv_range.27
 	/* placed by place-barriers */
 	dmb oshst
-	/* 73: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 79: enqueue cmdq cmd_sync { cs: 2 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Ltlb_inv_range.28:
@@ -240,7 +240,8 @@ tlb_inv_range:
 .Ltlb_inv_range.30:
 .Ltlb_inv_range.27:
 .Ltlb_inv_range.25:
-	movz x14, #0x46
+	movz x14, #0x2046
+	movk x14, #0xfc0, lsl #16
 	lsr x15, x11, #1
 	and x8, x10, x15
 	lsl x15, x8, #4
@@ -261,10 +262,10 @@ tlb_inv_range:
 	mov x13, x9
 	/* placed by place-barriers */
 	dmb oshst
-	/* 74: issue cmdq */
+	/* 80: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
-	/* 75: wait cmdq limit 1000000 else return -110 */
+	/* 81: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
@@ -281,7 +282,7 @@ tlb_inv_range:
 	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range.32:
-	/* 76: return 0 */
+	/* 82: return 0 */
 	movz x0, #0
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
@@ -292,7 +293,7 @@ tlb_inv_range:
 	.globl tlb_inv_range_ril
 	.type tlb_inv_range_ril,%function
 tlb_inv_range_ril:
-	/* 85: arguments */
+	/* 91: arguments */
 	sub sp, sp, #0x20
 	str x19, [sp]
 	str x20, [sp, #8]
@@ -306,7 +307,7 @@ tlb_inv_range_ril:
 	mov x11, x10
 .Ltlb_inv_range_ril.0:
 	sub x10, x11, #1
-	/* 59: cmdq */
+	/* 65: cmdq */
 	mov x11, x10
 	ldr w10, [x0, #0x98]
 	and x12, x10, x11
@@ -319,17 +320,17 @@ tlb_inv_range_ril:
 	b.hs .Ltlb_inv_range_ril.1
 	mov x15, x14
 .Ltlb_inv_range_ril.1:
-	/* 86: let num_pages = size >> tg */
+	/* 92: let num_pages = size >> tg */
 	mov x14, x15
 	clz x15, x6
 	movz x8, #0x3f
 	sub x6, x8, x15
 	sub x15, x6, #3
-	/* 87: let rem = ilog2(granule) - 3 */
+	/* 93: let rem = ilog2(granule) - 3 */
 	mov x8, x15
-	/* 88: let ttl = 4 */
+	/* 94: let ttl = 4 */
 	movz x15, #4
-	/* 89: while rem >= tg - 3 limit 8 { ... */
+	/* 95: while rem >= tg - 3 limit 8 { ... */
 	movz x6, #8
 .Ltlb_inv_range_ril.2:
 	sub x5, x7, #3
@@ -338,12 +339,12 @@ tlb_inv_range_ril:
 	cbz x6, .Ltlb_inv_range_ril.3
 	sub x6, x6, #1
 	sub x2, x8, x5
-	/* 90: rem = rem - (tg - 3 */
+	/* 96: rem = rem - (tg - 3 */
 	mov x8, x2
 	sub x5, x15, #1
-	/* 91: ttl = ttl - 1 */
+	/* 97: ttl = ttl - 1 */
 	mov x15, x5
-	/* 89: while rem >= tg - 3 limit 8 { ... */
+	/* 95: while rem >= tg - 3 limit 8 { ... */
 	b .Ltlb_inv_range_ril.2
 .Ltlb_inv_range_ril.3:
 	movn x0, #0x15
@@ -353,9 +354,9 @@ tlb_inv_range_ril:
 	add sp, sp, #0x20
 	ret
 .Ltlb_inv_range_ril.4:
-	/* 93: let addr = iova */
+	/* 99: let addr = iova */
 	mov x8, x4
-	/* 94: while num_pages != 0 limit 13 { ... */
+	/* 100: while num_pages != 0 limit 13 { ... */
 	movz x6, #0xd
 .Ltlb_inv_range_ril.5:
 	cbz x14, .Ltlb_inv_range_ril.7
@@ -363,7 +364,7 @@ tlb_inv_range_ril:
 	sub x6, x6, #1
 	rbit x5, x14
 	clz x5, x5
-	/* 95: let scale = ctz(num_pages) */
+	/* 101: let scale = ctz(num_pages) */
 	mov x4, x5
 	lsr x5, x14, x4
 	mov x2, x9
@@ -372,13 +373,13 @@ tlb_inv_range_ril:
 	mov x2, x5
 .Ltlb_inv_range_ril.8:
 	and x5, x2, #0x1f
-	/* 96: let num = (num_pages >> scale) & 31 */
+	/* 102: let num = (num_pages >> scale) & 31 */
 	mov x2, x5
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_range_ril.10
 	/* placed by place-barriers */
 	dmb oshst
-	/* 97: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
+	/* 103: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_range_ril.10:
@@ -394,7 +395,7 @@ tlb_inv_range_ril:
 	cbnz x12, .Ltlb_inv_range_ril.14
 	/* placed by place-barriers */
 	dmb oshst
-	/* 97: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
+	/* 103: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
 	movz x5, #0x4240
 	movk x5, #0xf, lsl #16
 .Ltlb_inv_range_ril.15:
@@ -471,7 +472,7 @@ tlb_inv_range_ril:
 	mov x20, x19
 .Ltlb_inv_range_ril.18:
 	add x5, x8, x20
-	/* 98: addr = addr + (num << (scale + tg */
+	/* 104: addr = addr + (num << (scale + tg */
 	mov x8, x5
 	lsl x5, x2, x4
 	mov x2, x9
@@ -480,9 +481,9 @@ tlb_inv_range_ril:
 	mov x2, x5
 .Ltlb_inv_range_ril.19:
 	sub x5, x14, x2
-	/* 99: num_pages = num_pages - (num << scale */
+	/* 105: num_pages = num_pages - (num << scale */
 	mov x14, x5
-	/* 94: while num_pages != 0 limit 13 { ... */
+	/* 100: while num_pages != 0 limit 13 { ... */
 	b .Ltlb_inv_range_ril.5
 .Ltlb_inv_range_ril.6:
 	movn x0, #0x15
@@ -493,7 +494,7 @@ tlb_inv_range_ril:
 	ret
 .Ltlb_inv_range_ril.7:
 	cbnz x12, .Ltlb_inv_range_ril.21
-	/* 101: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 107: enqueue cmdq cmd_sync { cs: 2 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -505,7 +506,7 @@ tlb_inv_range_ril:
 	cbnz x12, .Ltlb_inv_range_ril.23
 	/* placed by place-barriers */
 	dmb oshst
-	/* 101: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 107: enqueue cmdq cmd_sync { cs: 2 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Ltlb_inv_range_ril.24:
@@ -533,7 +534,8 @@ tlb_inv_range_ril:
 .Ltlb_inv_range_ril.26:
 .Ltlb_inv_range_ril.23:
 .Ltlb_inv_range_ril.21:
-	movz x14, #0x46
+	movz x14, #0x2046
+	movk x14, #0xfc0, lsl #16
 	lsr x15, x11, #1
 	and x8, x10, x15
 	lsl x15, x8, #4
@@ -554,10 +556,10 @@ tlb_inv_range_ril:
 	mov x13, x9
 	/* placed by place-barriers */
 	dmb oshst
-	/* 102: issue cmdq */
+	/* 108: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
-	/* 103: wait cmdq limit 1000000 else return -110 */
+	/* 109: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
@@ -575,7 +577,7 @@ tlb_inv_range_ril:
 	add sp, sp, #0x20
 	ret
 .Ltlb_inv_range_ril.28:
-	/* 104: return 0 */
+	/* 110: return 0 */
 	movz x0, #0
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
@@ -587,7 +589,7 @@ tlb_inv_range_ril:
 	.globl tlb_inv_range_auto
 	.type tlb_inv_range_auto,%function
 tlb_inv_range_auto:
-	/* 121: arguments */
+	/* 127: arguments */
 	movz x9, #2
 	lsl x10, x9, x2
 	movz x9, #0
@@ -597,7 +599,7 @@ tlb_inv_range_auto:
 	mov x11, x10
 .Ltlb_inv_range_auto.0:
 	sub x10, x11, #1
-	/* 59: cmdq */
+	/* 65: cmdq */
 	mov x11, x10
 	ldr w10, [x0, #0x98]
 	and x12, x10, x11
@@ -612,7 +614,7 @@ tlb_inv_range_auto:
 	b.ne .Ltlb_inv_range_auto.4
 	/* placed by place-barriers */
 	dmb oshst
-	/* 123: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	/* 129: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_range_auto.4:
@@ -628,7 +630,7 @@ tlb_inv_range_auto:
 	cbnz x12, .Ltlb_inv_range_auto.8
 	/* placed by place-barriers */
 	dmb oshst
-	/* 123: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	/* 129: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Ltlb_inv_range_auto.9:
@@ -676,7 +678,7 @@ tlb_inv_range_auto:
 	mov x13, x14
 	b .Ltlb_inv_range_auto.2
 .Ltlb_inv_range_auto.1:
-	/* 125: range a in iova, size step 4K { ... */
+	/* 131: range a in iova, size step 4K { ... */
 	cbz x5, .Ltlb_inv_range_auto.12
 	lsr x14, x5, #12
 	and x15, x5, #0xfff
@@ -693,7 +695,7 @@ tlb_inv_range_auto:
 	b.ne .Ltlb_inv_range_auto.16
 	/* placed by place-barriers */
 	dmb oshst
-	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	/* 132: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_range_auto.16:
@@ -709,7 +711,7 @@ tlb_inv_range_auto:
 	cbnz x12, .Ltlb_inv_range_auto.20
 	/* placed by place-barriers */
 	dmb oshst
-	/* 126: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	/* 132: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	movz x7, #0x4240
 	movk x7, #0xf, lsl #16
 .Ltlb_inv_range_auto.21:
@@ -755,14 +757,14 @@ tlb_inv_range_auto:
 	mov x12, x7
 	add x7, x13, #1
 	mov x13, x7
-	/* 125: range a in iova, size step 4K { ... */
+	/* 131: range a in iova, size step 4K { ... */
 	add x8, x8, x15
 	sub x14, x14, #1
 	cbnz x14, .Ltlb_inv_range_auto.13
 .Ltlb_inv_range_auto.12:
 .Ltlb_inv_range_auto.2:
 	cbnz x12, .Ltlb_inv_range_auto.25
-	/* 129: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 135: enqueue cmdq cmd_sync { cs: 2 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -774,7 +776,7 @@ tlb_inv_range_auto:
 	cbnz x12, .Ltlb_inv_range_auto.27
 	/* placed by place-barriers */
 	dmb oshst
-	/* 129: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 135: enqueue cmdq cmd_sync { cs: 2 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Ltlb_inv_range_auto.28:
@@ -798,7 +800,8 @@ tlb_inv_range_auto:
 .Ltlb_inv_range_auto.30:
 .Ltlb_inv_range_auto.27:
 .Ltlb_inv_range_auto.25:
-	movz x14, #0x46
+	movz x14, #0x2046
+	movk x14, #0xfc0, lsl #16
 	lsr x15, x11, #1
 	and x8, x10, x15
 	lsl x15, x8, #4
@@ -819,10 +822,10 @@ tlb_inv_range_auto:
 	mov x13, x9
 	/* placed by place-barriers */
 	dmb oshst
-	/* 130: issue cmdq */
+	/* 136: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
-	/* 131: wait cmdq limit 1000000 else return -110 */
+	/* 137: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
@@ -836,7 +839,7 @@ tlb_inv_range_auto:
 	movn x0, #0x6d
 	ret
 .Ltlb_inv_range_auto.32:
-	/* 132: return 0 */
+	/* 138: return 0 */
 	movz x0, #0
 	ret
 	.size tlb_inv_range_auto,.-tlb_inv_range_auto
@@ -844,7 +847,7 @@ tlb_inv_range_auto:
 	.globl tlb_inv_asid
 	.type tlb_inv_asid,%function
 tlb_inv_asid:
-	/* 136: arguments */
+	/* 142: arguments */
 	movz x9, #2
 	lsl x10, x9, x2
 	movz x9, #0
@@ -854,7 +857,7 @@ tlb_inv_asid:
 	mov x11, x10
 .Ltlb_inv_asid.0:
 	sub x10, x11, #1
-	/* 59: cmdq */
+	/* 65: cmdq */
 	mov x11, x10
 	ldr w10, [x0, #0x98]
 	and x12, x10, x11
@@ -865,7 +868,7 @@ tlb_inv_asid:
 	b.ne .Ltlb_inv_asid.2
 	/* placed by place-barriers */
 	dmb oshst
-	/* 137: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	/* 143: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	str w10, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_asid.2:
@@ -881,7 +884,7 @@ tlb_inv_asid:
 	cbnz x12, .Ltlb_inv_asid.6
 	/* placed by place-barriers */
 	dmb oshst
-	/* 137: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	/* 143: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Ltlb_inv_asid.7:
@@ -928,7 +931,7 @@ tlb_inv_asid:
 	add x14, x13, #1
 	mov x13, x14
 	cbnz x12, .Ltlb_inv_asid.11
-	/* 138: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 144: enqueue cmdq cmd_sync { cs: 2 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -940,7 +943,7 @@ tlb_inv_asid:
 	cbnz x12, .Ltlb_inv_asid.13
 	/* placed by place-barriers */
 	dmb oshst
-	/* 138: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 144: enqueue cmdq cmd_sync { cs: 2 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Ltlb_inv_asid.14:
@@ -964,7 +967,8 @@ tlb_inv_asid:
 .Ltlb_inv_asid.16:
 .Ltlb_inv_asid.13:
 .Ltlb_inv_asid.11:
-	movz x14, #0x46
+	movz x14, #0x2046
+	movk x14, #0xfc0, lsl #16
 	lsr x15, x11, #1
 	and x8, x10, x15
 	lsl x15, x8, #4
@@ -985,10 +989,10 @@ tlb_inv_asid:
 	mov x13, x9
 	/* placed by place-barriers */
 	dmb oshst
-	/* 139: issue cmdq */
+	/* 145: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
-	/* 140: wait cmdq limit 1000000 else return -110 */
+	/* 146: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
@@ -1002,7 +1006,7 @@ tlb_inv_asid:
 	movn x0, #0x6d
 	ret
 .Ltlb_inv_asid.18:
-	/* 141: return 0 */
+	/* 147: return 0 */
 	movz x0, #0
 	ret
 	.size tlb_inv_asid,.-tlb_inv_asid
@@ -1010,7 +1014,7 @@ tlb_inv_asid:
 	.globl sync
 	.type sync,%function
 sync:
-	/* 145: arguments */
+	/* 151: arguments */
 	movz x9, #2
 	lsl x10, x9, x2
 	movz x9, #0
@@ -1020,7 +1024,7 @@ sync:
 	mov x11, x10
 .Lsync.0:
 	sub x10, x11, #1
-	/* 59: cmdq */
+	/* 65: cmdq */
 	mov x11, x10
 	ldr w10, [x0, #0x98]
 	and x12, x10, x11
@@ -1028,7 +1032,7 @@ sync:
 	movz x12, #0
 	movz x13, #0
 	cbnz x12, .Lsync.2
-	/* 146: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 152: enqueue cmdq cmd_sync { cs: 2 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x8, x15, #1
@@ -1040,7 +1044,7 @@ sync:
 	cbnz x12, .Lsync.4
 	/* placed by place-barriers */
 	dmb oshst
-	/* 146: enqueue cmdq cmd_sync { cs: 0 } */
+	/* 152: enqueue cmdq cmd_sync { cs: 2 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
 .Lsync.5:
@@ -1064,7 +1068,8 @@ sync:
 .Lsync.7:
 .Lsync.4:
 .Lsync.2:
-	movz x14, #0x46
+	movz x14, #0x2046
+	movk x14, #0xfc0, lsl #16
 	lsr x15, x11, #1
 	and x8, x10, x15
 	lsl x15, x8, #4
@@ -1085,10 +1090,10 @@ sync:
 	mov x13, x9
 	/* placed by place-barriers */
 	dmb oshst
-	/* 147: issue cmdq */
+	/* 153: issue cmdq */
 	str w10, [x0, #0x98]
 	movz x13, #0
-	/* 148: wait cmdq limit 1000000 else return -110 */
+	/* 154: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x10, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
@@ -1102,19 +1107,19 @@ sync:
 	movn x0, #0x6d
 	ret
 .Lsync.9:
-	/* 149: smmu.gerror.cmdq_err */
+	/* 155: smmu.gerror.cmdq_err */
 	ldr w9, [x0, #0x60]
-	/* 149: smmu.gerrorn.cmdq_err */
+	/* 155: smmu.gerrorn.cmdq_err */
 	ldr w10, [x0, #0x64]
 	and x11, x9, #1
 	and x9, x10, #1
 	cmp x11, x9
 	b.eq .Lsync.11
-	/* 150: return -5 */
+	/* 156: return -5 */
 	movn x0, #4
 	ret
 .Lsync.11:
-	/* 152: return 0 */
+	/* 158: return 0 */
 	movz x0, #0
 	ret
 	.size sync,.-sync

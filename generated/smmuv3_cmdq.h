@@ -167,6 +167,22 @@
 #define CMD_SYNC_CS_MASK UINT64_C(0x0000000000003000)
 #define CMD_SYNC_CS_PREP(v) (((uint64_t)(v) << CMD_SYNC_CS_SHIFT) & CMD_SYNC_CS_MASK)
 #define CMD_SYNC_CS_GET(w) (((uint64_t)(w) & CMD_SYNC_CS_MASK) >> CMD_SYNC_CS_SHIFT)
+/* cmd_sync.msh: bits 22..23 of the record = word 0, LSB0 bits 23..22 */
+#define CMD_SYNC_MSH_WORD 0
+#define CMD_SYNC_MSH_SHIFT 22
+#define CMD_SYNC_MSH_WIDTH 2
+#define CMD_SYNC_MSH_MASK UINT64_C(0x0000000000c00000)
+#define CMD_SYNC_MSH_VALUE 0x3
+#define CMD_SYNC_MSH_PREP(v) (((uint64_t)(v) << CMD_SYNC_MSH_SHIFT) & CMD_SYNC_MSH_MASK)
+#define CMD_SYNC_MSH_GET(w) (((uint64_t)(w) & CMD_SYNC_MSH_MASK) >> CMD_SYNC_MSH_SHIFT)
+/* cmd_sync.msiattr: bits 24..27 of the record = word 0, LSB0 bits 27..24 */
+#define CMD_SYNC_MSIATTR_WORD 0
+#define CMD_SYNC_MSIATTR_SHIFT 24
+#define CMD_SYNC_MSIATTR_WIDTH 4
+#define CMD_SYNC_MSIATTR_MASK UINT64_C(0x000000000f000000)
+#define CMD_SYNC_MSIATTR_VALUE 0xf
+#define CMD_SYNC_MSIATTR_PREP(v) (((uint64_t)(v) << CMD_SYNC_MSIATTR_SHIFT) & CMD_SYNC_MSIATTR_MASK)
+#define CMD_SYNC_MSIATTR_GET(w) (((uint64_t)(w) & CMD_SYNC_MSIATTR_MASK) >> CMD_SYNC_MSIATTR_SHIFT)
 
 /* Queue cmdq on smmu: producer cmdq_prod, consumer cmdq_cons, entry index with a wrap bit above it; full at 2^log2n entries. The sequences that use it take
  * `cmdq_ring` (2^log2n entries, aligned as the device needs) and
@@ -217,15 +233,15 @@ static inline uint64_t smmu_cmdq_cons_err_get(uint64_t r)
 extern "C" {
 #endif
 
-/* tlb_inv_range: returns 0; -22 (-EINVAL) when a run-time `range` step is 0; -110 (-ETIMEDOUT) when the `while` at line 71 is still running after 1000000 iterations or when the `while` at line 73 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 76 */
+/* tlb_inv_range: returns 0; -22 (-EINVAL) when a run-time `range` step is 0; -110 (-ETIMEDOUT) when the `while` at line 77 is still running after 1000000 iterations or when the `while` at line 79 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 82 */
 long tlb_inv_range(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule);
-/* tlb_inv_range_ril: returns 0; -22 (-EINVAL) when the `while` at line 89 is still running after 8 iterations or when the `while` at line 94 is still running after 13 iterations; -110 (-ETIMEDOUT) when the `while` at line 97 is still running after 1000000 iterations or when the `while` at line 101 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 104 */
+/* tlb_inv_range_ril: returns 0; -22 (-EINVAL) when the `while` at line 95 is still running after 8 iterations or when the `while` at line 100 is still running after 13 iterations; -110 (-ETIMEDOUT) when the `while` at line 103 is still running after 1000000 iterations or when the `while` at line 107 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 110 */
 long tlb_inv_range_ril(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n, unsigned long long asid, unsigned long long iova, unsigned long long size, unsigned long long granule, unsigned long long tg);
-/* tlb_inv_range_auto: returns 0; -110 (-ETIMEDOUT) when the `while` at line 123 is still running after 1000000 iterations or when the `while` at line 126 is still running after 1000000 iterations or when the `while` at line 129 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 132 */
+/* tlb_inv_range_auto: returns 0; -110 (-ETIMEDOUT) when the `while` at line 129 is still running after 1000000 iterations or when the `while` at line 132 is still running after 1000000 iterations or when the `while` at line 135 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 138 */
 long tlb_inv_range_auto(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n, unsigned long long asid, unsigned long long iova, unsigned long long size);
-/* tlb_inv_asid: returns 0; -110 (-ETIMEDOUT) when the `while` at line 137 is still running after 1000000 iterations or when the `while` at line 138 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 141 */
+/* tlb_inv_asid: returns 0; -110 (-ETIMEDOUT) when the `while` at line 143 is still running after 1000000 iterations or when the `while` at line 144 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 147 */
 long tlb_inv_asid(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n, unsigned long long asid);
-/* sync: returns 0; -110 (-ETIMEDOUT) when the `while` at line 146 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 152 */
+/* sync: returns 0; -110 (-ETIMEDOUT) when the `while` at line 152 is still running after 1000000 iterations or when a poll of smmu.cmdq_cons runs out; 0 when `return` at line 158 */
 long sync(void *smmu, unsigned long *cmdq_ring, unsigned long long cmdq_log2n);
 
 #ifdef __cplusplus

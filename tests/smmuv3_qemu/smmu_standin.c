@@ -43,6 +43,11 @@ typedef unsigned int u32;
 #define CMDQ_TLBI_1_VA_MASK (~0xfffUL) /* GENMASK_ULL(63, 12) */
 #define CMDQ_SYNC_0_CS_SHIFT 12       /* GENMASK_ULL(13, 12) */
 #define CMDQ_SYNC_0_CS_NONE 0UL
+#define CMDQ_SYNC_0_CS_SEV 2UL
+#define CMDQ_SYNC_0_MSH_SHIFT 22      /* GENMASK_ULL(23, 22) */
+#define CMDQ_SYNC_0_MSIATTR_SHIFT 24  /* GENMASK_ULL(27, 24) */
+#define ARM_SMMU_SH_ISH 3UL
+#define ARM_SMMU_MEMATTR_OIWB 0xfUL
 #define CMDQ_BATCH_ENTRIES 64
 
 #define SD_POLL_LIMIT 100000
@@ -151,11 +156,15 @@ static long q_push(struct sd_q *q, u64 cmd0, u64 cmd1, int is_sync)
 	return 0;
 }
 
-/* CMD_SYNC (CS = SIG_NONE), publish, wait until CONS == PROD. */
+/* CMD_SYNC as arm_smmu_cmdq_build_cmd() builds it without MSI polling
+ * (CS = SEV, MSH = ISH, MSIATTR = OIWB: 0xfc02046), publish, wait until
+ * CONS == PROD. */
 static long q_sync(struct sd_q *q)
 {
 	u32 i;
-	long r = q_push(q, CMDQ_OP_CMD_SYNC | (CMDQ_SYNC_0_CS_NONE << CMDQ_SYNC_0_CS_SHIFT), 0, 1);
+	long r = q_push(q, CMDQ_OP_CMD_SYNC | (CMDQ_SYNC_0_CS_SEV << CMDQ_SYNC_0_CS_SHIFT) |
+				(ARM_SMMU_SH_ISH << CMDQ_SYNC_0_MSH_SHIFT) |
+				(ARM_SMMU_MEMATTR_OIWB << CMDQ_SYNC_0_MSIATTR_SHIFT), 0, 1);
 
 	if (r)
 		return r;
