@@ -941,3 +941,47 @@ fn feature_suffix_clash_names_the_renamed_sequence() {
         r.stderr
     );
 }
+
+/// `diff SPEC SPEC2` compiles each spec for its own first target unless
+/// `--target` is given (issue 42: SPEC2 was compiled for SPEC's), and
+/// says which.
+#[test]
+fn diff_compiles_each_spec_for_its_own_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(Path::new(ROOT).join("examples/npu2_tce_kill.inv")).unwrap();
+    let arm = src.replacen(
+        "target power64, power64le, aarch64, x86_64",
+        "target aarch64",
+        1,
+    );
+    assert_ne!(arm, src);
+    let b = tmp_spec(dir.path(), "arm.inv", &arm);
+    let r = sd(&[
+        "diff",
+        "examples/npu2_tce_kill.inv",
+        b.to_str().unwrap(),
+        "--seq",
+        "tce_kill",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stdout.contains("on power64 (a) and aarch64 (b)"),
+        "{}",
+        r.stdout
+    );
+    let r = sd(&[
+        "diff",
+        "examples/npu2_tce_kill.inv",
+        b.to_str().unwrap(),
+        "--seq",
+        "tce_kill",
+        "--target",
+        "aarch64",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stdout.contains("sequence `tce_kill` on aarch64\n"),
+        "{}",
+        r.stdout
+    );
+}

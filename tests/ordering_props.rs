@@ -483,7 +483,15 @@ fn generator_covers_what_it_claims() {
     for seed in 0..PROGRAMS as u64 {
         count(&generate(seed).body, &mut c);
     }
-    let names = ["if", "while", "range", "each", "return", "invalidation", "store"];
+    let names = [
+        "if",
+        "while",
+        "range",
+        "each",
+        "return",
+        "invalidation",
+        "store",
+    ];
     for (name, k) in names.into_iter().zip(c) {
         assert!(k >= 20, "{name}: only {k}");
     }

@@ -85,6 +85,7 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         passes_text: a.passes_a.1,
         strategy: a.mode_a.map(Into::into),
         reads,
+        target: target_for(a.target, &src),
     };
     let side_b = diff::Side {
         spec_index: 1,
@@ -93,6 +94,7 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         passes_text: a.passes_b.1,
         strategy: a.mode_b.map(Into::into),
         reads: reads2,
+        target: target_for(a.target, &src2),
     };
     let text = diff::render(&side_a, &side_b, &req)
         .map_err(|e| cost_error(io, &[(&name, &src), (&name2, &src2)], e))?;

@@ -25,6 +25,9 @@ pub struct Side<'a> {
     pub strategy: Option<Strategy>,
     /// Scripted register reads for the dynamic counts (`--read`).
     pub reads: std::collections::HashMap<(crate::ir::DevId, crate::ir::RegId), Vec<u64>>,
+    /// The target this side is compiled for: `--target`, else its own
+    /// spec's first (`diff SPEC SPEC2` compiled SPEC2 for SPEC's target).
+    pub target: Target,
 }
 
 pub struct Request {
@@ -71,7 +74,7 @@ fn side(s: &Side<'_>, req: &Request) -> Result<Done, Error> {
         cover: cfg.clone(),
         ..Options::default()
     };
-    let c = compile(&prog, req.target, &opts).map_err(|d| Error::Spec(s.spec_index, d))?;
+    let c = compile(&prog, s.target, &opts).map_err(|d| Error::Spec(s.spec_index, d))?;
     let text = crate::emit::asm::render(&c, &opts);
     let st = stats::collect(&c).remove(0);
     let dynamic = if req.dynamic {
@@ -128,9 +131,14 @@ fn row(out: &mut String, name: &str, a: impl ToString, b: impl ToString) {
 pub fn render(a: &Side<'_>, b: &Side<'_>, req: &Request) -> Result<String, Error> {
     let (da, db) = (side(a, req)?, side(b, req)?);
     let mut out = String::new();
+    let on = if a.target == b.target {
+        a.target.to_string()
+    } else {
+        format!("{} (a) and {} (b)", a.target, b.target)
+    };
     out.push_str(&format!(
-        "a: {}\nb: {}\nsequence `{}` on {}\n\n",
-        da.label, db.label, req.seq, req.target
+        "a: {}\nb: {}\nsequence `{}` on {on}\n\n",
+        da.label, db.label, req.seq
     ));
     let diff = similar::TextDiff::from_lines(&da.text, &db.text);
     let unified = diff

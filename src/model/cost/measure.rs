@@ -151,7 +151,7 @@ impl std::fmt::Display for MeasureError {
         match self {
             MeasureError::TooLong => write!(
                 f,
-                "the run takes more than {MAX_STEPS} interpreter steps: give smaller --sizes or --instances"
+                "the run takes more than {MAX_STEPS} interpreter steps (a loop that does not end soon for these arguments): `cost` takes smaller --sizes, both `cost` and `diff` fewer --instances or other --arg values"
             ),
             MeasureError::Disagree(m) => write!(f, "the generated IR and the spec disagree: {m}"),
         }
