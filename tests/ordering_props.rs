@@ -61,7 +61,7 @@ impl Rng {
 #[derive(Clone, Debug)]
 enum S {
     Store(u64),
-    SWrite(&'static str),
+    DevWrite(&'static str),
     Inv,
     Barrier(u8),
     If(u32, Vec<S>, Vec<S>),
@@ -103,7 +103,7 @@ impl Gen {
             return match self.rng.below(10) {
                 0..=2 => S::Store(self.rng.below(4) * 8),
                 3..=5 => S::Inv,
-                6 => S::SWrite(["a", "b", "go"][self.rng.below(3) as usize]),
+                6 => S::DevWrite(["a", "b", "go"][self.rng.below(3) as usize]),
                 7 => S::Barrier(self.rng.below(3) as u8),
                 8 if self.bits < 4 => {
                     self.bits += 1;
@@ -236,7 +236,7 @@ fn block(s: &mut String, body: &[S], t: Target, depth: usize) {
     for st in body {
         match st {
             S::Store(off) => writeln!(s, "{ind}p[{off}] = x + {off}").unwrap(),
-            S::SWrite(r) => writeln!(s, "{ind}sd.{r} = n").unwrap(),
+            S::DevWrite(r) => writeln!(s, "{ind}sd.{r} = n").unwrap(),
             S::Inv => writeln!(s, "{ind}{}", inv_text(t)).unwrap(),
             S::Barrier(k) => writeln!(s, "{ind}barrier {}", barrier_text(t, *k)).unwrap(),
             S::Return(b) => writeln!(s, "{ind}if (x >> {b}) & 1 != 0 {{ return -5 }}").unwrap(),
