@@ -18,6 +18,9 @@ limit) that is large in one dimension (docs/performance.md, "8 MiB specs"):
   fields      one device, 64 one-bit fields per register
   sequences   one device, many one-write sequences
   statements  one device, sequences of 256 statements (the limit) each
+  records     one queue, as many 16-byte command records as fit
+  queues      one device, as many queues on it as fit (each its own
+              producer register), one sequence using the first
 """
 import sys
 
@@ -106,6 +109,41 @@ def shape(name, limit):
             if not add(text):
                 break
             i += 1
+        return "".join(parts)
+    if name == "records":
+        add("device d {\n    reg prod 0x0 u32 le\n    reg cons 0x4 u32 le\n"
+            "    require stores before prod\n}\n"
+            "queue q on d {\n    entry 16 le\n    prod prod\n    cons cons\n"
+            "    index wrap\n    full limit 10\n}\n"
+            "seq s(x: u64) {\n    enqueue q r0 { a: x }\n    issue q\n}\n")
+        i = 0
+        while add(f"record r{i} 16 {{\n    field op lsb0 0..7 = {i % 256}\n"
+                  f"    field a lsb0 64..127\n}}\n"):
+            i += 1
+        return "".join(parts)
+    if name == "queues":
+        head = "device d {\n    reg cons 0x0 u32 le\n"
+        regs = []
+        qs = []
+        i = 0
+        # Each queue: a producer register, and the queue itself.
+        budget = limit - 400
+        used = len(head)
+        while True:
+            r = f"    reg p{i} {8 + i * 4:#x} u32 le\n"
+            q = (f"queue q{i} on d {{\n    entry 16 le\n    prod p{i}\n    cons cons\n"
+                 f"    index wrap\n    full limit 10\n}}\n")
+            if used + len(r) + len(q) > budget:
+                break
+            regs.append(r)
+            qs.append(q)
+            used += len(r) + len(q)
+            i += 1
+        add(head + "".join(regs) + "    require stores before p0\n}\n")
+        add("record c 16 {\n    field op lsb0 0..7 = 1\n    field a lsb0 64..127\n}\n")
+        for q in qs:
+            parts.append(q)
+        parts.append("seq s(x: u64) {\n    enqueue q0 c { a: x }\n    issue q0\n}\n")
         return "".join(parts)
     sys.exit(f"unknown shape {name}")
 

@@ -3,7 +3,15 @@
 
 #![allow(dead_code)]
 
-pub const SHAPES: [&str; 5] = ["devices", "registers", "fields", "sequences", "statements"];
+pub const SHAPES: [&str; 7] = [
+    "devices",
+    "registers",
+    "fields",
+    "sequences",
+    "statements",
+    "records",
+    "queues",
+];
 
 pub fn shape(name: &str, bytes: usize) -> String {
     let mut s = String::with_capacity(bytes + 4096);
@@ -86,6 +94,48 @@ pub fn shape(name: &str, bytes: usize) -> String {
                 s.push_str(&t);
                 i += 1;
             }
+        }
+        "records" => {
+            s.push_str(
+                "device d {\n    reg prod 0x0 u32 le\n    reg cons 0x4 u32 le\n    require stores before prod\n}\n\
+                 queue q on d {\n    entry 16 le\n    prod prod\n    cons cons\n    index wrap\n    full limit 10\n}\n\
+                 seq s(x: u64) {\n    enqueue q r0 { a: x }\n    issue q\n}\n",
+            );
+            let mut i = 0;
+            loop {
+                let t = format!(
+                    "record r{i} 16 {{\n    field op lsb0 0..7 = {}\n    field a lsb0 64..127\n}}\n",
+                    i % 256
+                );
+                if !fits(&s, t.len()) {
+                    break;
+                }
+                s.push_str(&t);
+                i += 1;
+            }
+        }
+        "queues" => {
+            // Each queue its own producer register of one device.
+            let (mut regs, mut queues) = (String::new(), String::new());
+            let mut i = 0;
+            loop {
+                let r = format!("    reg p{i} {:#x} u32 le\n", 8 + i * 4);
+                let q = format!(
+                    "queue q{i} on d {{\n    entry 16 le\n    prod p{i}\n    cons cons\n    index wrap\n    full limit 10\n}}\n"
+                );
+                if !fits(&s, regs.len() + queues.len() + r.len() + q.len() + 400) {
+                    break;
+                }
+                regs.push_str(&r);
+                queues.push_str(&q);
+                i += 1;
+            }
+            s.push_str("device d {\n    reg cons 0x0 u32 le\n");
+            s.push_str(&regs);
+            s.push_str("    require stores before p0\n}\n");
+            s.push_str("record c 16 {\n    field op lsb0 0..7 = 1\n    field a lsb0 64..127\n}\n");
+            s.push_str(&queues);
+            s.push_str("seq s(x: u64) {\n    enqueue q0 c { a: x }\n    issue q0\n}\n");
         }
         _ => panic!("unknown shape {name}"),
     }

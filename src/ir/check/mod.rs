@@ -81,7 +81,7 @@ fn check_with(
     let seqs = check_seqs(&decls, &spec.seqs, parallel_from)?;
 
     check_threshold_names(spec, &seqs)?;
-    let queues = check_queues(spec, &devices)?;
+    let queues = check_queues(spec, &devices, &index)?;
     Ok(Program {
         machine,
         machine_span,
@@ -456,19 +456,21 @@ fn check_params(s: &ast::Seq) -> Result<Params, Diag> {
 
 /// Resolve each queue's device and registers (for the header and the
 /// simulated consumer; the statements were rewritten already).
-fn check_queues(spec: &ast::Spec, devices: &[Device]) -> Result<Vec<Queue>, Diag> {
+fn check_queues(spec: &ast::Spec, devices: &[Device], index: &Index) -> Result<Vec<Queue>, Diag> {
     spec.queues
         .iter()
         .map(|q| {
-            let dev = devices
-                .iter()
-                .position(|d| d.name == q.dev.name)
-                .ok_or_else(|| {
-                    Diag::new(q.dev.span, format!("unknown device `{}`", q.dev.name))
-                        .label("not declared")
-                })?;
+            let dev = *index.devices.get(q.dev.name.as_str()).ok_or_else(|| {
+                Diag::new(q.dev.span, format!("unknown device `{}`", q.dev.name))
+                    .label("not declared")
+            })?;
             let d = &devices[dev];
-            let reg = |n: &ast::Ident| find_reg(&d.regs, &d.name, n);
+            // By the index (a scan of the registers per queue made 8 MiB
+            // of queues quadratic: issue 42); the scan gives the message.
+            let reg = |n: &ast::Ident| match index.regs[dev].get(n.name.as_str()) {
+                Some(&r) => Ok(r),
+                None => find_reg(&d.regs, &d.name, n),
+            };
             let prod = reg(&q.prod)?;
             let cons = reg(&q.cons[0])?;
             let cons_mask = match q.cons.get(1) {

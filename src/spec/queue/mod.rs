@@ -47,14 +47,17 @@ pub fn ring_slots(from: u64, to: u64, log2n: u64, entry: u64, wrap: bool) -> Opt
 /// Rewrite every `enqueue`/`issue`/`wait` of the spec's sequences.
 pub fn lower(spec: &mut Spec) -> Result<(), Diag> {
     let records = check_records(spec)?;
-    for (i, q) in spec.queues.iter().enumerate() {
-        if let Some(p) = spec.queues[..i].iter().find(|p| p.name.name == q.name.name) {
+    // By name: linear in the queues (issue 42).
+    let mut first: rustc_hash::FxHashMap<&str, &Queue> = Default::default();
+    for q in &spec.queues {
+        if let Some(p) = first.get(q.name.name.as_str()) {
             return Err(Diag::new(
                 q.name.span,
                 format!("queue `{}` declared twice", q.name.name),
             )
             .related(p.name.span, "first declared here"));
         }
+        first.insert(&q.name.name, q);
         check_queue(q, &spec.targets)?;
     }
     let queues = spec.queues.clone();
