@@ -985,3 +985,32 @@ fn diff_compiles_each_spec_for_its_own_target() {
         r.stdout
     );
 }
+
+/// Every poll's failure exit is run by some world (the polls of one
+/// register never ready, the rest ready), and one the worlds cannot run
+/// (a limit of 2^32 - 1 reads) is named by line and fails `verify`.
+#[cfg(feature = "emu")]
+#[test]
+fn verify_runs_each_polls_failure_exit_or_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = tmp_spec(
+        dir.path(),
+        "two.inv",
+        "target aarch64\ndevice d {\n  reg a 0x0 u64 le\n  reg s 0x8 u64 le\n  reg t 0x10 u64 le\n}\nseq s(x: u64) {\n  d.a = x\n  poll d.s == 0 limit 10 else return -1\n  d.a = x + 1\n  poll d.t == 0 limit 10 else return -2\n}\n",
+    );
+    let r = sd(&["verify", two.to_str().unwrap()]);
+    assert_eq!(r.code, Some(0), "{}", r.stdout);
+    assert!(!r.stdout.contains("failure exit"), "{}", r.stdout);
+    let huge = tmp_spec(
+        dir.path(),
+        "huge.inv",
+        "target aarch64\ndevice d {\n  reg a 0x0 u64 le\n  reg s 0x8 u64 le\n}\nseq s(x: u64) {\n  d.a = x\n  poll d.s == 0 limit 4294967295 else return -1\n}\n",
+    );
+    let r = sd(&["verify", huge.to_str().unwrap()]);
+    assert_eq!(r.code, Some(1), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("`poll` at line 8: failure exit"),
+        "{}",
+        r.stdout
+    );
+}

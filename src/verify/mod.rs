@@ -145,10 +145,12 @@ fn arm_coverage(
     report: &mut Report,
 ) {
     use interp::{ARM_ELSE, ARM_ENTERED, ARM_LIMIT, ARM_THEN, ARM_ZERO_TRIP};
+    // (address, kind, span): 0 `if`, 1 `while`, 2 device `poll`.
     let mut stmts = Vec::new();
     crate::ir::walk(&prog.seqs[i].body, &mut |s| match s {
-        Stmt::If { span, .. } => stmts.push((s as *const Stmt as usize, false, *span)),
-        Stmt::While { span, .. } => stmts.push((s as *const Stmt as usize, true, Some(*span))),
+        Stmt::If { span, .. } => stmts.push((s as *const Stmt as usize, 0u8, *span)),
+        Stmt::While { span, .. } => stmts.push((s as *const Stmt as usize, 1, Some(*span))),
+        Stmt::Poll { access, .. } => stmts.push((s as *const Stmt as usize, 2, Some(access.span))),
         _ => {}
     });
     if stmts.is_empty() {
@@ -156,17 +158,17 @@ fn arm_coverage(
     }
     let mut missed = Vec::new();
     let mut total = 0;
-    for (n, &(at, is_while, span)) in stmts.iter().enumerate() {
-        let arms: &[(u8, &str)] = if is_while {
-            &[
+    for (n, &(at, kind, span)) in stmts.iter().enumerate() {
+        let arms: &[(u8, &str)] = match kind {
+            1 => &[
                 (ARM_ZERO_TRIP, "zero-trip"),
                 (ARM_ENTERED, "entered"),
                 (ARM_LIMIT, "limit exit"),
-            ]
-        } else {
-            &[(ARM_THEN, "then"), (ARM_ELSE, "else")]
+            ],
+            2 => &[(ARM_LIMIT, "failure exit")],
+            _ => &[(ARM_THEN, "then"), (ARM_ELSE, "else")],
         };
-        let kw = if is_while { "while" } else { "if" };
+        let kw = ["if", "while", "poll"][usize::from(kind)];
         let place = match span {
             Some(s) => format!("line {}", prog.line_of(s)),
             None => format!("#{} (made by a pass)", n + 1),

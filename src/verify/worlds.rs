@@ -179,6 +179,18 @@ impl<'a> Maker<'a> {
     /// The world of `params` with `count` instances of each run-time set,
     /// polls ready on the third read (`ready`) or never.
     fn make(&self, params: &[u64], count: u64, ready: bool) -> World {
+        self.make_stuck(params, count, &|_| !ready)
+    }
+
+    /// The world of `params` with `count` instances, where the polls of
+    /// the registers `stuck` picks never get ready and the others are
+    /// ready on the third read.
+    fn make_stuck(
+        &self,
+        params: &[u64],
+        count: u64,
+        stuck: &dyn Fn((DevId, RegId)) -> bool,
+    ) -> World {
         let (prog, seq) = (self.prog, self.seq);
         let mut params = params.to_vec();
         for &(_, _, l) in &self.queues {
@@ -199,19 +211,20 @@ impl<'a> Maker<'a> {
             w.memory.insert(i, vec![0; len]);
         }
         for (key, busy, r) in self.script(&params) {
-            let reads = if ready {
-                vec![busy, busy, r]
-            } else {
+            let reads = if stuck(key) {
                 vec![busy]
+            } else {
+                vec![busy, busy, r]
             };
             w.reads.insert(key, reads);
         }
-        if ready {
-            for &(q, ring, l) in &self.queues {
-                w.reads.remove(&(q.dev, q.cons));
-                w.consumers
-                    .push(interp::Consumer::new(prog, seq, q, ring, params[l]));
+        for &(q, ring, l) in &self.queues {
+            if stuck((q.dev, q.cons)) {
+                continue;
             }
+            w.reads.remove(&(q.dev, q.cons));
+            w.consumers
+                .push(interp::Consumer::new(prog, seq, q, ring, params[l]));
         }
         w
     }
@@ -249,6 +262,25 @@ impl<'a> Maker<'a> {
                 "2 instances, polls never ready".to_string(),
                 self.make(up, 2, false),
             ));
+        }
+        // Every poll's failure exit, not only the first poll's: the polls
+        // of one register never ready, the others ready on the third read
+        // (issue 42: `verify` reports each exit it did not run).
+        let mut keys: Vec<(DevId, RegId)> = self.polls.iter().map(|p| p.0).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        if keys.len() > 1 {
+            for &k in keys.iter().take(8) {
+                let (dev, reg) = k;
+                let d = &self.prog.devices[dev];
+                out.push((
+                    format!(
+                        "2 instances, polls of {}.{} never ready",
+                        d.name, d.regs[reg].name
+                    ),
+                    self.make_stuck(up, 2, &|x| x == k),
+                ));
+            }
         }
     }
 

@@ -102,7 +102,8 @@ pub struct Outcome {
     /// Branch arms taken: (the statement's address in the interpreted
     /// sequence, arm), for `verify`'s coverage. An `if`: [`ARM_THEN`],
     /// [`ARM_ELSE`]; a `while`: [`ARM_ZERO_TRIP`], [`ARM_ENTERED`],
-    /// [`ARM_LIMIT`] (ran into its limit).
+    /// [`ARM_LIMIT`] (ran into its limit); a device `poll`: [`ARM_LIMIT`]
+    /// when it gave up.
     pub arms: std::collections::BTreeSet<(usize, u8)>,
     /// Flush-alls issued outside any cover: invalidations through the
     /// `via` of some set's `all` granule (`if n > threshold(SET) { ... }`

@@ -56,6 +56,9 @@ impl Machine<'_> {
             } => {
                 let want = self.eval(value);
                 if !self.poll_reg(access, *mask, *op, want, *limit)? {
+                    // Coverage: the failure exit ran.
+                    self.arms
+                        .insert((s as *const Stmt as usize, super::ARM_LIMIT));
                     self.fail_barrier(fail_barrier);
                     return Ok(Flow::Return(*fail));
                 }
