@@ -37,6 +37,7 @@ mod cli_props;
 mod cost_diff;
 mod emu;
 mod encodings;
+mod explain;
 mod features;
 mod files;
 mod fuzz_regressions;

@@ -7,6 +7,7 @@
 mod common;
 mod cost;
 mod diff;
+mod explain;
 mod gen;
 mod misc;
 mod show;
@@ -90,6 +91,13 @@ Example:\n  shootdown cost examples/npu2_tce_kill.inv --seq tce_kill --svg tce.s
         after_help = "Example:\n  shootdown stats examples/npu2_atsd.inv --target power64 --json"
     )]
     Stats(stats::Args),
+    /// Every required ordering of each sequence and how the code meets it:
+    /// the barrier that orders it (and who placed it), or why none is
+    /// needed on this target; the barriers each early exit runs.
+    #[command(
+        after_help = "Example:\n  shootdown explain examples/npu2_atsd.inv --seq invalidate_va --target power64 --json"
+    )]
+    Explain(explain::Args),
 }
 
 /// Run one parsed command line; returns the exit code.
@@ -104,6 +112,7 @@ pub fn run(cli: Cli, io: &mut Io) -> u8 {
         Cmd::Cost(a) => cost::run(a, io),
         Cmd::Diff(a) => diff::run(a, io),
         Cmd::Stats(a) => stats::run(a, io),
+        Cmd::Explain(a) => explain::run(a, io),
     };
     match r {
         Ok(()) => 0,

@@ -3,6 +3,7 @@
 
 pub mod asm;
 pub mod diff;
+pub mod explain;
 pub mod header;
 pub mod listing;
 pub mod names;

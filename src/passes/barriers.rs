@@ -689,6 +689,19 @@ fn block_mut<'a>(body: &'a mut Vec<Stmt>, path: &[usize]) -> &'a mut Vec<Stmt> {
     }
 }
 
+/// The barriers already in the body that cross edge `e` (position order):
+/// for `explain`, the spec's own barriers and those an earlier pass kept.
+pub fn existing_crossing(prog: &Program, seq: &Seq, e: &Edge) -> Vec<Barrier> {
+    let l = layout(prog, &seq.body);
+    l.existing
+        .iter()
+        .filter(|(lin, block, b)| {
+            b.covers(e.from_class, e.to_class) && point_orders(&l, e, *lin, block)
+        })
+        .map(|(_, _, b)| *b)
+        .collect()
+}
+
 /// Every needed edge crossed by a barrier ordering its classes? Used by
 /// tests and `verify` on the optimized IR.
 pub fn unsatisfied_edges(prog: &Program, seq: &Seq, target: Target) -> Vec<usize> {

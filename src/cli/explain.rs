@@ -1,0 +1,50 @@
+//! `shootdown explain`: how each required ordering is met.
+
+use super::common::*;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    spec: PathBuf,
+    /// One sequence (default: all).
+    #[arg(long)]
+    seq: Option<String>,
+    /// Target (default: the first of the spec's `target` line, else power64).
+    #[arg(long, value_enum)]
+    target: Option<Target>,
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    code: CodeOpts,
+}
+
+pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
+    let opts = options(&a.code);
+    let name = a.spec.display().to_string();
+    let src = read_spec(&a.spec, io)?;
+    let prog = load_checked(io, &name, &src, &opts)?;
+    if let Some(s) = &a.seq {
+        if !prog.seqs.iter().any(|x| &x.name == s) {
+            let names: Vec<&str> = prog.seqs.iter().map(|x| x.name.as_str()).collect();
+            return Err(usage(
+                io,
+                format!(
+                    "--seq {s}: no such sequence (sequences: {})",
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
+    let c = crate::compile(&prog, target_for(a.target, &src), &opts)
+        .map_err(|d| report(io, &name, &src, &d))?;
+    let x = crate::emit::explain::explain(&c, a.seq.as_deref());
+    if a.json {
+        match serde_json::to_string_pretty(&x) {
+            Ok(j) => outln!(io, "{j}"),
+            Err(e) => return Err(usage(io, format!("json: {e}"))),
+        }
+    } else {
+        out!(io, "{}", crate::emit::explain::to_text(&x));
+    }
+    Ok(())
+}
