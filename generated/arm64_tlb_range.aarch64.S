@@ -8,7 +8,7 @@ flush_tlb_range:
 	/* 33: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range.1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 38), required by line 34; e1 the caller's earlier stores -> `tlbi vale1is` (line 37), required by line 34; e2 the caller's earlier stores -> `tlbi aside1is` (line 38), required by line 34 */
 	dsb ishst
 	movn x16, #0
 	eor x10, x1, x16
@@ -77,7 +77,7 @@ flush_tlb_range:
 	tlbi aside1is, x9
 .Lflush_tlb_range.5:
 .Lflush_tlb_range.3:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e3 `tlbi aside1is` (line 38) -> the return, required by line 35; e4 `tlbi vale1is` (line 37) -> the return, required by line 35; e5 `tlbi aside1is` (line 38) -> the return, required by line 35 */
 	dsb ish
 .Lflush_tlb_range.1:
 	/* end of sequence */
@@ -90,7 +90,7 @@ flush_tlb_range:
 flush_tlb_page:
 	/* 43: arguments */
 	tbz w2, #0, .Lflush_tlb_page.0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbi vale1is` (line 46), required by line 44; e3 the caller's earlier stores -> `tlbi vale1is` (line 49), required by line 44 */
 	dsb ishst
 	/* 46: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	lsr x9, x1, #12
@@ -99,15 +99,16 @@ flush_tlb_page:
 	orr x11, x10, x9
 	/* 46: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x11
-	/* placed by place-barriers */
+	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbi vale1is` (line 49), required by line 44; e4 `tlbi vale1is` (line 46) -> `tlbi vale1is` (line 49), required by line 48; e5 `tlbi vale1is` (line 46) -> the return, required by line 45 */
 	dsb ish
 	/* 49: tlbi vale1is, 0 */
 	tlbi vale1is, xzr
-	/* placed by place-barriers */
+	/* placed by place-barriers: e5 `tlbi vale1is` (line 46) -> the return, required by line 45; e6 `tlbi vale1is` (line 49) -> the return, required by line 45 */
 	dsb ish
 	movz x0, #0
 	ret
 .Lflush_tlb_page.0:
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vale1is` (line 46), required by line 44 */
 	dsb ishst
 	/* 46: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	lsr x9, x1, #12
@@ -116,7 +117,7 @@ flush_tlb_page:
 	orr x11, x10, x9
 	/* 46: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x11
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 `tlbi vale1is` (line 46) -> the return, required by line 45 */
 	dsb ish
 .Lflush_tlb_page.1:
 	/* end of sequence */
@@ -130,7 +131,7 @@ flush_tlb_range_r:
 	/* 66: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_r.1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 72), required by line 67; e1 the caller's earlier stores -> `tlbi vale1is` (line 70), required by line 67; e2 the caller's earlier stores -> `tlbi rvale1is` (line 71), required by line 67; and 4 more (see `explain`) */
 	dsb ishst
 	movn x16, #0
 	eor x10, x1, x16
@@ -261,7 +262,7 @@ flush_tlb_range_r:
 	tlbi aside1is, x9
 .Lflush_tlb_range_r.5:
 .Lflush_tlb_range_r.3:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e7 `tlbi aside1is` (line 72) -> the return, required by line 68; e8 `tlbi vale1is` (line 70) -> the return, required by line 68; e9 `tlbi rvale1is` (line 71) -> the return, required by line 68; and 4 more (see `explain`) */
 	dsb ish
 .Lflush_tlb_range_r.1:
 	/* end of sequence */
@@ -275,7 +276,7 @@ flush_tlb_kernel_range:
 	/* 92: arguments */
 	sub x9, x1, x0
 	cbz x9, .Lflush_tlb_kernel_range.1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vmalle1is` (line 97), required by line 93; e1 the caller's earlier stores -> `tlbi vaale1is` (line 96), required by line 93; e2 the caller's earlier stores -> `tlbi vmalle1is` (line 97), required by line 93 */
 	dsb ishst
 	movn x16, #0
 	eor x10, x0, x16
@@ -351,27 +352,28 @@ flush_tlb_kernel_range:
 flush_tlb_mm:
 	/* 106: arguments */
 	tbz w1, #0, .Lflush_tlb_mm.0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbi aside1is` (line 109), required by line 107; e3 the caller's earlier stores -> `tlbi vale1is` (line 112), required by line 107 */
 	dsb ishst
 	/* 109: value (asid << 0x30) */
 	lsl x9, x0, #48
 	/* 109: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
-	/* placed by place-barriers */
+	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbi vale1is` (line 112), required by line 107; e4 `tlbi aside1is` (line 109) -> `tlbi vale1is` (line 112), required by line 111; e5 `tlbi aside1is` (line 109) -> the return, required by line 108 */
 	dsb ish
 	/* 112: tlbi vale1is, 0 */
 	tlbi vale1is, xzr
-	/* placed by place-barriers */
+	/* placed by place-barriers: e5 `tlbi aside1is` (line 109) -> the return, required by line 108; e6 `tlbi vale1is` (line 112) -> the return, required by line 108 */
 	dsb ish
 	movz x0, #0
 	ret
 .Lflush_tlb_mm.0:
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 109), required by line 107 */
 	dsb ishst
 	/* 109: value (asid << 0x30) */
 	lsl x9, x0, #48
 	/* 109: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 `tlbi aside1is` (line 109) -> the return, required by line 108 */
 	dsb ish
 .Lflush_tlb_mm.1:
 	/* end of sequence */
@@ -385,7 +387,7 @@ flush_tlb_range_nl:
 	/* 127: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_nl.1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 132), required by line 128; e1 the caller's earlier stores -> `tlbi vae1is` (line 131), required by line 128; e2 the caller's earlier stores -> `tlbi aside1is` (line 132), required by line 128 */
 	dsb ishst
 	movn x16, #0
 	eor x10, x1, x16
@@ -454,7 +456,7 @@ flush_tlb_range_nl:
 	tlbi aside1is, x9
 .Lflush_tlb_range_nl.5:
 .Lflush_tlb_range_nl.3:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e3 `tlbi aside1is` (line 132) -> the return, required by line 129; e4 `tlbi vae1is` (line 131) -> the return, required by line 129; e5 `tlbi aside1is` (line 132) -> the return, required by line 129 */
 	dsb ish
 .Lflush_tlb_range_nl.1:
 	/* end of sequence */
@@ -468,7 +470,7 @@ flush_tlb_range_r_nl:
 	/* 142: arguments */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_r_nl.1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 148), required by line 143; e1 the caller's earlier stores -> `tlbi vae1is` (line 146), required by line 143; e2 the caller's earlier stores -> `tlbi rvae1is` (line 147), required by line 143; and 4 more (see `explain`) */
 	dsb ishst
 	movn x16, #0
 	eor x10, x1, x16
@@ -599,7 +601,7 @@ flush_tlb_range_r_nl:
 	tlbi aside1is, x9
 .Lflush_tlb_range_r_nl.5:
 .Lflush_tlb_range_r_nl.3:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e7 `tlbi aside1is` (line 148) -> the return, required by line 144; e8 `tlbi vae1is` (line 146) -> the return, required by line 144; e9 `tlbi rvae1is` (line 147) -> the return, required by line 144; and 4 more (see `explain`) */
 	dsb ish
 .Lflush_tlb_range_r_nl.1:
 	/* end of sequence */
@@ -620,7 +622,7 @@ flush_tlb_range_69:
 	lsr x11, x9, #12
 	/* 170: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
 	mov x9, x11
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 172), required by line 167; e1 the caller's earlier stores -> `tlbi vae1is` (line 177), required by line 167; e2 the caller's earlier stores -> `tlbi rvae1is` (line 186), required by line 167 */
 	dsb ishst
 	movz x11, #0x20, lsl #16
 	cmp x11, x9
@@ -733,7 +735,7 @@ flush_tlb_range_69:
 	ret
 .Lflush_tlb_range_69.4:
 .Lflush_tlb_range_69.1:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e3 `tlbi aside1is` (line 172) -> the return, required by line 168; e4 `tlbi vae1is` (line 177) -> the return, required by line 168; e5 `tlbi rvae1is` (line 186) -> the return, required by line 168 */
 	dsb ish
 	/* end of sequence */
 	movz x0, #0
@@ -753,7 +755,7 @@ flush_tlb_range_510:
 	lsr x11, x9, #12
 	/* 204: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
 	mov x9, x11
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 206), required by line 201; e1 the caller's earlier stores -> `tlbi vae1is` (line 211), required by line 201; e2 the caller's earlier stores -> `tlbi rvae1is` (line 218), required by line 201 */
 	dsb ishst
 	movz x16, #0x20, lsl #16
 	cmp x9, x16
@@ -854,7 +856,7 @@ flush_tlb_range_510:
 	ret
 .Lflush_tlb_range_510.4:
 .Lflush_tlb_range_510.1:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e3 `tlbi aside1is` (line 206) -> the return, required by line 202; e4 `tlbi vae1is` (line 211) -> the return, required by line 202; e5 `tlbi rvae1is` (line 218) -> the return, required by line 202 */
 	dsb ish
 	/* end of sequence */
 	movz x0, #0

@@ -7,7 +7,7 @@
 tlb_inv_range_s1:
 	/* 29: value (asid << 0x30) */
 	lsl x9, x1, #48
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiva (line 29), required by line 20 */
 	dmb oshst
 	/* 28: range a in iova, size step granule { ... */
 	cbz x3, .Ltlb_inv_range_s1.0
@@ -110,7 +110,7 @@ tlb_sync:
 tlb_inv_walk_s1:
 	/* 56: arguments */
 	cbz x3, .Ltlb_inv_walk_s1.1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22; e1 the caller's earlier stores -> write cb.tlbiva (line 58), required by line 20; e2 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22 */
 	dmb oshst
 	movn x16, #0
 	eor x9, x2, x16
@@ -228,7 +228,7 @@ tlb_inv_walk_s1:
 	.globl tlb_inv_context_s1
 	.type tlb_inv_context_s1,%function
 tlb_inv_context_s1:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiasid (line 65), required by line 22 */
 	dmb oshst
 	/* 65: cb.tlbiasid = asid */
 	str w1, [x0, #0x610]
@@ -242,7 +242,7 @@ tlb_inv_context_s1:
 tlb_inv_walk_s1_flag:
 	/* 82: value 0xffffffff */
 	orr x9, xzr, #0xffffffff
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 the caller's earlier stores -> write cb.tlbiasid (line 76), required by line 22; e2 the caller's earlier stores -> write cb.tlbiva (line 79), required by line 20 */
 	dmb oshst
 	cbz x5, .Ltlb_inv_walk_s1_flag.0
 	/* 76: cb.tlbiasid = asid */

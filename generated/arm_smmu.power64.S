@@ -17,7 +17,7 @@ tlb_inv_range_s1:
 	rldicr %r11,%r4,48,15
 	/* 29: offset 0x600 */
 	li %r12,1536
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiva (line 29), required by line 20 */
 	sync
 	/* 28: range a in iova, size step granule { ... */
 	cmpdi 7,%r6,0
@@ -120,7 +120,7 @@ tlb_sync:
 	li %r12,2032
 	/* 38: cb.tlbsync = 0xffffffff */
 	stwbrx %r11,%r3,%r12
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 write cb.tlbsync (line 38) -> poll cb.tlbstatus (line 39), required by line 23 */
 	eieio
 	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	li %r11,2036
@@ -154,7 +154,7 @@ tlb_inv_walk_s1:
 	std %r29,-24(%r1)
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1.1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22; e1 the caller's earlier stores -> write cb.tlbiva (line 58), required by line 20; e2 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22 */
 	sync
 	nor %r11,%r5,%r5
 	cmpld 7,%r11,%r6
@@ -315,7 +315,7 @@ tlb_inv_context_s1:
 .tlb_inv_context_s1:
 	/* 65: offset 0x610 */
 	li %r11,1552
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiasid (line 65), required by line 22 */
 	sync
 	/* 65: cb.tlbiasid = asid */
 	stwbrx %r4,%r3,%r11
@@ -343,7 +343,7 @@ tlb_inv_walk_s1_flag:
 	rldicl %r11,%r11,0,32
 	/* 82: offset 0x7f0 */
 	li %r12,2032
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 the caller's earlier stores -> write cb.tlbiasid (line 76), required by line 22; e2 the caller's earlier stores -> write cb.tlbiva (line 79), required by line 20 */
 	sync
 	cmpdi 7,%r8,0
 	beq 7,.Ltlb_inv_walk_s1_flag.0
@@ -437,7 +437,7 @@ tlb_inv_walk_s1_flag:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
 	stwbrx %r11,%r3,%r12
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 write cb.tlbsync (line 82) -> poll cb.tlbstatus (line 83), required by line 23 */
 	eieio
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	li %r11,2036

@@ -10,7 +10,7 @@ tlb_inv_range_s1:
 	std %r31,-8(%r1)
 	/* 29: value (asid << 0x30) */
 	rldicr %r11,%r4,48,15
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiva (line 29), required by line 20 */
 	sync
 	/* 28: range a in iova, size step granule { ... */
 	cmpdi 7,%r6,0
@@ -103,7 +103,7 @@ tlb_sync:
 	rldicl %r11,%r11,0,32
 	/* 38: cb.tlbsync = 0xffffffff */
 	stw %r11,2032(%r3)
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 write cb.tlbsync (line 38) -> poll cb.tlbstatus (line 39), required by line 23 */
 	eieio
 	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	lis %r11,15
@@ -130,7 +130,7 @@ tlb_inv_walk_s1:
 	std %r30,-16(%r1)
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1.1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22; e1 the caller's earlier stores -> write cb.tlbiva (line 58), required by line 20; e2 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22 */
 	sync
 	nor %r11,%r5,%r5
 	cmpld 7,%r11,%r6
@@ -271,7 +271,7 @@ tlb_inv_walk_s1:
 	.globl tlb_inv_context_s1
 	.type tlb_inv_context_s1,@function
 tlb_inv_context_s1:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiasid (line 65), required by line 22 */
 	sync
 	/* 65: cb.tlbiasid = asid */
 	stw %r4,1552(%r3)
@@ -290,7 +290,7 @@ tlb_inv_walk_s1_flag:
 	lis %r11,-1
 	ori %r11,%r11,65535
 	rldicl %r11,%r11,0,32
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 the caller's earlier stores -> write cb.tlbiasid (line 76), required by line 22; e2 the caller's earlier stores -> write cb.tlbiva (line 79), required by line 20 */
 	sync
 	cmpdi 7,%r8,0
 	beq 7,.Ltlb_inv_walk_s1_flag.0
@@ -378,7 +378,7 @@ tlb_inv_walk_s1_flag:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
 	stw %r11,2032(%r3)
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 write cb.tlbsync (line 82) -> poll cb.tlbstatus (line 83), required by line 23 */
 	eieio
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	lis %r11,15

@@ -19,7 +19,7 @@ tlbil_pid:
 	mtspr 0x276,%r12
 	tlbilx 1,0,%r0
 	wrtee %r0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 `tlbilx pid` (line 39) -> the return, required by line 38 */
 	msync
 	isync
 	/* end of sequence */
@@ -45,7 +45,7 @@ tlbil_pid_noind:
 	mtspr 0x276,%r11
 	tlbilx 1,0,%r0
 	wrtee %r0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 `tlbilx pid` (line 45) -> the return, required by line 44 */
 	msync
 	isync
 	/* end of sequence */
@@ -63,7 +63,7 @@ tlbil_all:
 .tlbil_all:
 	/* 51: tlbilx all */
 	tlbilx 0,0,%r0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 `tlbilx all` (line 51) -> the return, required by line 50 */
 	msync
 	isync
 	/* end of sequence */
@@ -96,7 +96,7 @@ tlbil_va:
 	mtspr 0x276,%r11
 	tlbilx 3,0,%r3
 	wrtee %r0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 `tlbilx va` (line 59) -> the return, required by line 57 */
 	msync
 	isync
 	/* end of sequence */
@@ -129,7 +129,7 @@ tlbivax_bcast:
 	mtspr 0x276,%r11
 	tlbivax 0,%r3
 	wrtee %r0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 `tlbivax` (line 67) -> the return, required by line 65 */
 	mbar
 	tlbsync
 	msync

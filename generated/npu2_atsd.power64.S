@@ -30,7 +30,7 @@ invalidate_va:
 	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_va.0
 .Linvalidate_va.1:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 write npu.ava (line 34) -> write npu.launch (line 35), required by line 28 */
 	eieio
 	/* 33: each npu */
 	cmpdi 7,%r4,0
@@ -195,7 +195,7 @@ invalidate_range:
 	cmpld 7,%r9,%r10
 	bne 7,.Linvalidate_range.8
 .Linvalidate_range.9:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 write npu.ava (line 61) -> write npu.launch (line 62), required by line 28 */
 	eieio
 	/* 62: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
 	rldic %r12,%r5,25,24
@@ -240,7 +240,7 @@ invalidate_range:
 	cmpld 7,%r9,%r10
 	bne 7,.Linvalidate_range.14
 .Linvalidate_range.15:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 write npu.ava (line 61) -> write npu.launch (line 62), required by line 28 */
 	eieio
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
 	rldic %r12,%r5,25,24
@@ -285,7 +285,7 @@ invalidate_range:
 	cmpld 7,%r10,%r12
 	bne 7,.Linvalidate_range.20
 .Linvalidate_range.21:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 write npu.ava (line 61) -> write npu.launch (line 62), required by line 28 */
 	eieio
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
 	rldic %r11,%r5,25,24
@@ -375,7 +375,7 @@ flush_all_mm:
 	/* 79: arguments */
 	andi. %r0,%r4,1
 	beq 0,.Lflush_all_mm.1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 83), required by line 80 */
 	ptesync
 	/* 83: value 0x400 */
 	li %r11,1024
@@ -383,7 +383,7 @@ flush_all_mm:
 	rldicr %r12,%r3,32,31
 	/* 83: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 `tlbie ric=2 prs=1 r=1` (line 83) -> the return, required by line 81 */
 	eieio
 	tlbsync
 	ptesync

@@ -8,7 +8,7 @@ tce_kill:
 	/* 33: arguments */
 	mul x9, x3, x4
 	cbz x9, .Ltce_kill.1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18 */
 	dmb oshst
 	movn x16, #0
 	eor x10, x2, x16

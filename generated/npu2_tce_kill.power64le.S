@@ -11,7 +11,7 @@ tce_kill:
 	mulld %r11,%r6,%r7
 	cmpdi 7,%r11,0
 	beq 7,.Ltce_kill.1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18 */
 	sync
 	nor %r12,%r5,%r5
 	cmpld 7,%r12,%r11

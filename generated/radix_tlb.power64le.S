@@ -12,7 +12,7 @@ flush_tlb_page:
 	rldicl %r11,%r5,63,1
 	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_page.2
-	/* placed by place-barriers */
+	/* placed by place-barriers: e12 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70 */
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
@@ -22,23 +22,24 @@ flush_tlb_page:
 	rldicr %r11,%r3,32,31
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70; e15 `tlbie ric=0 prs=1 r=1` (line 72) -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 74 */
 	ptesync
 	/* 74: value 0x0 */
 	li %r10,0
 	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 after invalidates */
 	tlbie %r12,%r10,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70; e16 `tlbie ric=0 prs=1 r=1` (line 74) -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 77 */
 	ptesync
 	/* 77: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 after inv ... */
 	tlbie %r12,%r11,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e17 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71; e18 `tlbie ric=0 prs=1 r=1` (line 74) -> the return, required by line 71; e19 `tlbie ric=0 prs=1 r=1` (line 77) -> the return, required by line 71 */
 	eieio
 	tlbsync
 	ptesync
 	li %r3,0
 	blr
 .Lflush_tlb_page.2:
+	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70 */
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
@@ -48,13 +49,13 @@ flush_tlb_page:
 	rldicr %r11,%r3,32,31
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e4 `tlbie ric=0 prs=1 r=1` (line 72) -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 74 */
 	ptesync
 	/* 74: value 0x0 */
 	li %r11,0
 	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 after invalidates */
 	tlbie %r12,%r11,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e5 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71; e6 `tlbie ric=0 prs=1 r=1` (line 74) -> the return, required by line 71 */
 	eieio
 	tlbsync
 	ptesync
@@ -65,6 +66,7 @@ flush_tlb_page:
 	rldicl %r11,%r5,63,1
 	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_page.4
+	/* placed by place-barriers: e7 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70 */
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
@@ -74,17 +76,18 @@ flush_tlb_page:
 	rldicr %r11,%r3,32,31
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70; e9 `tlbie ric=0 prs=1 r=1` (line 72) -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 77 */
 	ptesync
 	/* 77: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 after inv ... */
 	tlbie %r12,%r11,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e10 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71; e11 `tlbie ric=0 prs=1 r=1` (line 77) -> the return, required by line 71 */
 	eieio
 	tlbsync
 	ptesync
 	li %r3,0
 	blr
 .Lflush_tlb_page.4:
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70 */
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
@@ -94,7 +97,7 @@ flush_tlb_page:
 	rldicr %r11,%r3,32,31
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71 */
 	eieio
 	tlbsync
 	ptesync
@@ -112,7 +115,7 @@ flush_tlb_page_local:
 	rldicl %r11,%r5,62,2
 	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_page_local.0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 85), required by line 83 */
 	ptesync
 	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
@@ -129,7 +132,7 @@ flush_tlb_page_local:
 	li %r3,0
 	blr
 .Lflush_tlb_page_local.0:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 85), required by line 83 */
 	ptesync
 	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
 	li %r0,-4096
@@ -139,7 +142,7 @@ flush_tlb_page_local:
 	rldicr %r11,%r3,32,31
 	/* 85: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r12,%r11,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 `tlbiel ric=0 prs=1 r=1` (line 85) -> the return, required by line 84 */
 	ptesync
 .Lflush_tlb_page_local.1:
 	/* end of sequence */
@@ -156,7 +159,7 @@ flush_tlb_pid:
 	rldicl %r11,%r4,63,1
 	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_pid.2
-	/* placed by place-barriers */
+	/* placed by place-barriers: e12 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 97), required by line 95; e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95 */
 	ptesync
 	/* 97: value 0x400 */
 	li %r11,1024
@@ -164,13 +167,13 @@ flush_tlb_pid:
 	rldicr %r12,%r3,32,31
 	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95; e15 `tlbie ric=2 prs=1 r=1` (line 97) -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 99 */
 	ptesync
 	/* 99: value 0x0 */
 	li %r10,0
 	/* 99: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r10,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95; e16 `tlbie ric=0 prs=1 r=1` (line 99) -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 102 */
 	ptesync
 	/* 102: value 0xffffffffff0a0 */
 	lis %r11,15
@@ -180,13 +183,14 @@ flush_tlb_pid:
 	ori %r11,%r11,61600
 	/* 102: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r12,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e17 `tlbie ric=2 prs=1 r=1` (line 97) -> the return, required by line 96; e18 `tlbie ric=0 prs=1 r=1` (line 99) -> the return, required by line 96; e19 `tlbie ric=0 prs=1 r=1` (line 102) -> the return, required by line 96 */
 	eieio
 	tlbsync
 	ptesync
 	li %r3,0
 	blr
 .Lflush_tlb_pid.2:
+	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 97), required by line 95; e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95 */
 	ptesync
 	/* 97: value 0x400 */
 	li %r11,1024
@@ -194,13 +198,13 @@ flush_tlb_pid:
 	rldicr %r12,%r3,32,31
 	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95; e4 `tlbie ric=2 prs=1 r=1` (line 97) -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 99 */
 	ptesync
 	/* 99: value 0x0 */
 	li %r12,0
 	/* 99: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e5 `tlbie ric=2 prs=1 r=1` (line 97) -> the return, required by line 96; e6 `tlbie ric=0 prs=1 r=1` (line 99) -> the return, required by line 96 */
 	eieio
 	tlbsync
 	ptesync
@@ -211,6 +215,7 @@ flush_tlb_pid:
 	rldicl %r11,%r4,63,1
 	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_pid.4
+	/* placed by place-barriers: e7 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 97), required by line 95; e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95 */
 	ptesync
 	/* 97: value 0x400 */
 	li %r11,1024
@@ -218,7 +223,7 @@ flush_tlb_pid:
 	rldicr %r12,%r3,32,31
 	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95; e9 `tlbie ric=2 prs=1 r=1` (line 97) -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 102 */
 	ptesync
 	/* 102: value 0xffffffffff0a0 */
 	lis %r11,15
@@ -228,13 +233,14 @@ flush_tlb_pid:
 	ori %r11,%r11,61600
 	/* 102: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r11,%r12,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e10 `tlbie ric=2 prs=1 r=1` (line 97) -> the return, required by line 96; e11 `tlbie ric=0 prs=1 r=1` (line 102) -> the return, required by line 96 */
 	eieio
 	tlbsync
 	ptesync
 	li %r3,0
 	blr
 .Lflush_tlb_pid.4:
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 97), required by line 95 */
 	ptesync
 	/* 97: value 0x400 */
 	li %r11,1024
@@ -242,7 +248,7 @@ flush_tlb_pid:
 	rldicr %r12,%r3,32,31
 	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 `tlbie ric=2 prs=1 r=1` (line 97) -> the return, required by line 96 */
 	eieio
 	tlbsync
 	ptesync
@@ -260,7 +266,7 @@ flush_tlb_pid_local:
 	rldicl %r11,%r4,62,2
 	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_pid_local.0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e5 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 113), required by line 111 */
 	ptesync
 	/* 113: value 0x400 */
 	li %r11,1024
@@ -274,11 +280,12 @@ flush_tlb_pid_local:
 	cpabort
 	/* 123: slbia 3 */
 	slbia 3
-	/* placed by place-barriers */
+	/* placed by place-barriers: e7 `slbia ih=3` (line 123) -> the return, required by line 112 */
 	isync
 	li %r3,0
 	blr
 .Lflush_tlb_pid_local.0:
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 113), required by line 111; e1 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 116), required by line 111 */
 	ptesync
 	/* 113: value 0x400 */
 	li %r11,1024
@@ -307,7 +314,7 @@ flush_tlb_pid_local:
 	ptesync
 	/* 123: slbia 3 */
 	slbia 3
-	/* placed by place-barriers */
+	/* placed by place-barriers: e4 `slbia ih=3` (line 123) -> the return, required by line 112 */
 	isync
 .Lflush_tlb_pid_local.1:
 	/* end of sequence */
@@ -327,7 +334,7 @@ flush_tlb_range:
 	rldicl %r11,%r6,63,1
 	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_range.2
-	/* placed by place-barriers */
+	/* placed by place-barriers: e46 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e47 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e48 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; and 7 more (see `explain`) */
 	ptesync
 	li %r11,31
 	subf %r12,%r4,%r5
@@ -340,13 +347,13 @@ flush_tlb_range:
 	rldicr %r10,%r3,32,31
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r10,2,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e47 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e48 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e56 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 135 */
 	ptesync
 	/* 135: value 0x0 */
 	li %r9,0
 	/* 135: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r9,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e48 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e57 `tlbie ric=0 prs=1 r=1` (line 135) -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 138 */
 	ptesync
 	/* 138: value 0xffffffffff0a0 */
 	lis %r11,15
@@ -403,7 +410,7 @@ flush_tlb_range:
 .Lflush_tlb_range.12:
 .Lflush_tlb_range.11:
 .Lflush_tlb_range.9:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e51 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 152), required by line 130; e52 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 155), required by line 130; e53 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; and 4 more (see `explain`) */
 	ptesync
 	/* 152: value 0x400 */
 	li %r11,1024
@@ -411,7 +418,7 @@ flush_tlb_range:
 	li %r12,0
 	/* 152: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e52 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 155), required by line 130; e53 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; e54 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 130; and 2 more (see `explain`) */
 	ptesync
 	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
 	addi %r10,%r5,-1
@@ -484,11 +491,11 @@ flush_tlb_range:
 .Lflush_tlb_range.21:
 .Lflush_tlb_range.20:
 .Lflush_tlb_range.18:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e54 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 130; e55 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e61 `tlbie ric=0 prs=1 r=1` (line 161) -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 164; and 1 more (see `explain`) */
 	ptesync
 	/* 164: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e55 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e63 `tlbie ric=0 prs=1 r=1` (line 164) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167 */
 	ptesync
 	lis %r0,32
 	subf %r11,%r0,%r7
@@ -499,7 +506,7 @@ flush_tlb_range:
 	tlbie %r11,%r9,0,1,1
 .Lflush_tlb_range.16:
 .Lflush_tlb_range.5:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e64 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e65 `tlbie ric=0 prs=1 r=1` (line 135) -> the return, required by line 131; e66 `tlbie ric=0 prs=1 r=1` (line 138) -> the return, required by line 131; and 7 more (see `explain`) */
 	eieio
 	tlbsync
 	ptesync
@@ -509,6 +516,7 @@ flush_tlb_range:
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.2:
+	/* placed by place-barriers: e8 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e9 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e10 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; and 4 more (see `explain`) */
 	ptesync
 	li %r11,31
 	subf %r12,%r4,%r5
@@ -521,7 +529,7 @@ flush_tlb_range:
 	rldicr %r9,%r3,32,31
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r9,2,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e9 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e15 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 135 */
 	ptesync
 	/* 135: value 0x0 */
 	li %r9,0
@@ -574,7 +582,7 @@ flush_tlb_range:
 .Lflush_tlb_range.32:
 .Lflush_tlb_range.31:
 .Lflush_tlb_range.29:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e12 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 152), required by line 130; e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 130; and 2 more (see `explain`) */
 	ptesync
 	/* 152: value 0x400 */
 	li %r11,1024
@@ -647,13 +655,13 @@ flush_tlb_range:
 .Lflush_tlb_range.41:
 .Lflush_tlb_range.40:
 .Lflush_tlb_range.38:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 130; e18 `tlbie ric=0 prs=1 r=1` (line 161) -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 164; e19 `tlbie ric=0 prs=1 r=1` (line 152) -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 164 */
 	ptesync
 	/* 164: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
 .Lflush_tlb_range.36:
 .Lflush_tlb_range.25:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e20 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e21 `tlbie ric=0 prs=1 r=1` (line 135) -> the return, required by line 131; e22 `tlbie ric=1 prs=1 r=1` (line 142) -> the return, required by line 131; and 4 more (see `explain`) */
 	eieio
 	tlbsync
 	ptesync
@@ -667,6 +675,7 @@ flush_tlb_range:
 	rldicl %r11,%r6,63,1
 	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_range.44
+	/* placed by place-barriers: e27 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e28 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e29 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; and 4 more (see `explain`) */
 	ptesync
 	li %r11,31
 	subf %r12,%r4,%r5
@@ -679,7 +688,7 @@ flush_tlb_range:
 	rldicr %r9,%r3,32,31
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r9,2,1,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e28 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e34 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 138 */
 	ptesync
 	/* 138: value 0xffffffffff0a0 */
 	lis %r11,15
@@ -736,7 +745,7 @@ flush_tlb_range:
 .Lflush_tlb_range.54:
 .Lflush_tlb_range.53:
 .Lflush_tlb_range.51:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e31 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 155), required by line 130; e32 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; e33 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; and 2 more (see `explain`) */
 	ptesync
 	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
 	addi %r11,%r5,-1
@@ -809,7 +818,7 @@ flush_tlb_range:
 .Lflush_tlb_range.63:
 .Lflush_tlb_range.62:
 .Lflush_tlb_range.60:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e33 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e37 `tlbie ric=0 prs=1 r=1` (line 161) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167; e38 `tlbie ric=0 prs=1 r=1` (line 155) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167 */
 	ptesync
 	lis %r0,32
 	subf %r11,%r0,%r7
@@ -820,7 +829,7 @@ flush_tlb_range:
 	tlbie %r11,%r12,0,1,1
 .Lflush_tlb_range.58:
 .Lflush_tlb_range.47:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e39 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e40 `tlbie ric=0 prs=1 r=1` (line 138) -> the return, required by line 131; e41 `tlbie ric=1 prs=1 r=1` (line 142) -> the return, required by line 131; and 4 more (see `explain`) */
 	eieio
 	tlbsync
 	ptesync
@@ -830,6 +839,7 @@ flush_tlb_range:
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.44:
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e1 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; e2 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 145), required by line 130; and 1 more (see `explain`) */
 	ptesync
 	li %r11,31
 	subf %r12,%r4,%r5
@@ -956,7 +966,7 @@ flush_tlb_range:
 .Lflush_tlb_range.80:
 .Lflush_tlb_range.78:
 .Lflush_tlb_range.67:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e4 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e5 `tlbie ric=1 prs=1 r=1` (line 142) -> the return, required by line 131; e6 `tlbie ric=0 prs=1 r=1` (line 145) -> the return, required by line 131; and 1 more (see `explain`) */
 	eieio
 	tlbsync
 	ptesync
@@ -977,7 +987,7 @@ flush_tlb_range_local:
 	rldicl %r11,%r6,62,2
 	andi. %r0,%r11,1
 	beq 0,.Lflush_tlb_range_local.0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e11 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 181), required by line 178; e12 the caller's earlier stores -> `tlbiel ric=1 prs=1 r=1` (line 194), required by line 178; e13 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 197), required by line 178; and 1 more (see `explain`) */
 	ptesync
 	li %r11,279
 	subf %r12,%r4,%r5
@@ -996,7 +1006,7 @@ flush_tlb_range_local:
 	cpabort
 	/* 191: slbia 3 */
 	slbia 3
-	/* placed by place-barriers */
+	/* placed by place-barriers: e16 `slbia ih=3` (line 191) -> the return, required by line 179 */
 	isync
 	li %r3,0
 	blr
@@ -1115,7 +1125,7 @@ flush_tlb_range_local:
 	li %r3,0
 	blr
 .Lflush_tlb_range_local.0:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 181), required by line 178; e1 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 184), required by line 178; e2 the caller's earlier stores -> `tlbiel ric=1 prs=1 r=1` (line 194), required by line 178; and 2 more (see `explain`) */
 	ptesync
 	li %r12,279
 	subf %r9,%r4,%r5
@@ -1149,7 +1159,7 @@ flush_tlb_range_local:
 	ptesync
 	/* 191: slbia 3 */
 	slbia 3
-	/* placed by place-barriers */
+	/* placed by place-barriers: e7 `slbia ih=3` (line 191) -> the return, required by line 179 */
 	isync
 	li %r3,0
 	blr
@@ -1260,7 +1270,7 @@ flush_tlb_range_local:
 .Lflush_tlb_range_local.40:
 .Lflush_tlb_range_local.38:
 .Lflush_tlb_range_local.36:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e8 `tlbiel ric=1 prs=1 r=1` (line 194) -> the return, required by line 179; e9 `tlbiel ric=0 prs=1 r=1` (line 197) -> the return, required by line 179; e10 `tlbiel ric=0 prs=1 r=1` (line 203) -> the return, required by line 179 */
 	ptesync
 .Lflush_tlb_range_local.23:
 .Lflush_tlb_range_local.1:
@@ -1278,13 +1288,13 @@ flush_tlb_all:
 	li %r12,1
 	/* 220: value 0x0 */
 	li %r10,0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 219), required by line 217; e1 the caller's earlier stores -> `tlbie ric=2 prs=0 r=1` (line 220), required by line 217 */
 	ptesync
 	/* 219: tlbie 3 << 10, 1, 2, 1, 1 */
 	tlbie %r11,%r12,2,1,1
 	/* 220: tlbie 3 << 10, 0, 2, 0, 1 */
 	tlbie %r11,%r10,2,0,1
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 `tlbie ric=2 prs=1 r=1` (line 219) -> the return, required by line 218; e3 `tlbie ric=2 prs=0 r=1` (line 220) -> the return, required by line 218 */
 	eieio
 	tlbsync
 	ptesync

@@ -21,7 +21,7 @@ flush_tlb_range:
 .Lflush_tlb_range.4:
 	lui t0, 0x77
 	bltu t0, a2, .Lflush_tlb_range.6
-	/* placed by place-barriers */
+	/* placed by place-barriers: e7 the caller's earlier stores -> `sinval.vma` (line 62), required by line 58 */
 	sfence.w.inval
 	/* 61: cover start, size with tlb4k_svinval auto { ... */
 	lui t6, 0x1
@@ -48,7 +48,7 @@ flush_tlb_range:
 	addi t2, t2, -1
 	bne t2, zero, .Lflush_tlb_range.9
 .Lflush_tlb_range.8:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e10 `sinval.vma` (line 62) -> the return, required by line 59 */
 	sfence.inval.ir
 	addi a0, zero, 0
 	ret

@@ -46,7 +46,7 @@ tlb_inv_range:
 .Ltlb_inv_range.4:
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_range.6
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 77), required by line 29; e1 store to normal memory (line 77) -> write smmu.cmdq_prod (line 77), required by line 29 */
 	dmb oshst
 	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	str w10, [x0, #0x98]
@@ -62,7 +62,7 @@ tlb_inv_range:
 	sub x15, x19, x2
 	mov x12, x15
 	cbnz x12, .Ltlb_inv_range.10
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 77), required by line 29; e3 store to normal memory (line 77) -> write smmu.cmdq_prod (line 77), required by line 29 */
 	dmb oshst
 	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	movz x15, #0x4240
@@ -124,7 +124,7 @@ tlb_inv_range:
 .Ltlb_inv_range.14:
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_range.16
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 77), required by line 29; e1 store to normal memory (line 77) -> write smmu.cmdq_prod (line 77), required by line 29 */
 	dmb oshst
 	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	str w10, [x0, #0x98]
@@ -140,7 +140,7 @@ tlb_inv_range:
 	sub x8, x5, x7
 	mov x12, x8
 	cbnz x12, .Ltlb_inv_range.20
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 77), required by line 29; e3 store to normal memory (line 77) -> write smmu.cmdq_prod (line 77), required by line 29 */
 	dmb oshst
 	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	movz x8, #0x4240
@@ -211,7 +211,7 @@ tlb_inv_range:
 	sub x14, x8, x15
 	mov x12, x14
 	cbnz x12, .Ltlb_inv_range.27
-	/* placed by place-barriers */
+	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 79), required by line 29; e5 store to normal memory (line 77) -> write smmu.cmdq_prod (line 79), required by line 29 */
 	dmb oshst
 	/* 79: enqueue cmdq cmd_sync { cs: 2 } */
 	movz x14, #0x4240
@@ -260,7 +260,7 @@ tlb_inv_range:
 	mov x12, x9
 	add x9, x13, #1
 	mov x13, x9
-	/* placed by place-barriers */
+	/* placed by place-barriers: e6 the caller's earlier stores -> write smmu.cmdq_prod (line 80), required by line 29; e7 store to normal memory (line 79) -> write smmu.cmdq_prod (line 80), required by line 29 */
 	dmb oshst
 	/* 80: issue cmdq */
 	str w10, [x0, #0x98]
@@ -377,7 +377,7 @@ tlb_inv_range_ril:
 	mov x2, x5
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_range_ril.10
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 103), required by line 29; e1 store to normal memory (line 103) -> write smmu.cmdq_prod (line 103), required by line 29 */
 	dmb oshst
 	/* 103: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
 	str w10, [x0, #0x98]
@@ -393,7 +393,7 @@ tlb_inv_range_ril:
 	sub x5, x20, x19
 	mov x12, x5
 	cbnz x12, .Ltlb_inv_range_ril.14
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 103), required by line 29; e3 store to normal memory (line 103) -> write smmu.cmdq_prod (line 103), required by line 29 */
 	dmb oshst
 	/* 103: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
 	movz x5, #0x4240
@@ -504,7 +504,7 @@ tlb_inv_range_ril:
 	sub x14, x8, x15
 	mov x12, x14
 	cbnz x12, .Ltlb_inv_range_ril.23
-	/* placed by place-barriers */
+	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 107), required by line 29; e5 store to normal memory (line 103) -> write smmu.cmdq_prod (line 107), required by line 29 */
 	dmb oshst
 	/* 107: enqueue cmdq cmd_sync { cs: 2 } */
 	movz x14, #0x4240
@@ -554,7 +554,7 @@ tlb_inv_range_ril:
 	mov x12, x9
 	add x9, x13, #1
 	mov x13, x9
-	/* placed by place-barriers */
+	/* placed by place-barriers: e6 the caller's earlier stores -> write smmu.cmdq_prod (line 108), required by line 29; e7 store to normal memory (line 107) -> write smmu.cmdq_prod (line 108), required by line 29 */
 	dmb oshst
 	/* 108: issue cmdq */
 	str w10, [x0, #0x98]
@@ -612,7 +612,7 @@ tlb_inv_range_auto:
 	b.hs .Ltlb_inv_range_auto.1
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_range_auto.4
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 129), required by line 29 */
 	dmb oshst
 	/* 129: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	str w10, [x0, #0x98]
@@ -628,7 +628,7 @@ tlb_inv_range_auto:
 	sub x14, x8, x15
 	mov x12, x14
 	cbnz x12, .Ltlb_inv_range_auto.8
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 the caller's earlier stores -> write smmu.cmdq_prod (line 129), required by line 29 */
 	dmb oshst
 	/* 129: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	movz x14, #0x4240
@@ -693,7 +693,7 @@ tlb_inv_range_auto:
 .Ltlb_inv_range_auto.13:
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_range_auto.16
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 132), required by line 29; e3 store to normal memory (line 132) -> write smmu.cmdq_prod (line 132), required by line 29 */
 	dmb oshst
 	/* 132: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	str w10, [x0, #0x98]
@@ -709,7 +709,7 @@ tlb_inv_range_auto:
 	sub x7, x5, x6
 	mov x12, x7
 	cbnz x12, .Ltlb_inv_range_auto.20
-	/* placed by place-barriers */
+	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 132), required by line 29; e5 store to normal memory (line 132) -> write smmu.cmdq_prod (line 132), required by line 29 */
 	dmb oshst
 	/* 132: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	movz x7, #0x4240
@@ -774,7 +774,7 @@ tlb_inv_range_auto:
 	sub x14, x8, x15
 	mov x12, x14
 	cbnz x12, .Ltlb_inv_range_auto.27
-	/* placed by place-barriers */
+	/* placed by place-barriers: e6 the caller's earlier stores -> write smmu.cmdq_prod (line 135), required by line 29; e7 store to normal memory (line 132) -> write smmu.cmdq_prod (line 135), required by line 29; e8 store to normal memory (line 129) -> write smmu.cmdq_prod (line 135), required by line 29 */
 	dmb oshst
 	/* 135: enqueue cmdq cmd_sync { cs: 2 } */
 	movz x14, #0x4240
@@ -820,7 +820,7 @@ tlb_inv_range_auto:
 	mov x12, x9
 	add x9, x13, #1
 	mov x13, x9
-	/* placed by place-barriers */
+	/* placed by place-barriers: e9 the caller's earlier stores -> write smmu.cmdq_prod (line 136), required by line 29; e10 store to normal memory (line 135) -> write smmu.cmdq_prod (line 136), required by line 29 */
 	dmb oshst
 	/* 136: issue cmdq */
 	str w10, [x0, #0x98]
@@ -866,7 +866,7 @@ tlb_inv_asid:
 	movz x13, #0
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_asid.2
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 143), required by line 29 */
 	dmb oshst
 	/* 143: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	str w10, [x0, #0x98]
@@ -882,7 +882,7 @@ tlb_inv_asid:
 	sub x14, x8, x15
 	mov x12, x14
 	cbnz x12, .Ltlb_inv_asid.6
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 the caller's earlier stores -> write smmu.cmdq_prod (line 143), required by line 29 */
 	dmb oshst
 	/* 143: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	movz x14, #0x4240
@@ -941,7 +941,7 @@ tlb_inv_asid:
 	sub x14, x8, x15
 	mov x12, x14
 	cbnz x12, .Ltlb_inv_asid.13
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 144), required by line 29; e3 store to normal memory (line 143) -> write smmu.cmdq_prod (line 144), required by line 29 */
 	dmb oshst
 	/* 144: enqueue cmdq cmd_sync { cs: 2 } */
 	movz x14, #0x4240
@@ -987,7 +987,7 @@ tlb_inv_asid:
 	mov x12, x9
 	add x9, x13, #1
 	mov x13, x9
-	/* placed by place-barriers */
+	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 145), required by line 29; e5 store to normal memory (line 144) -> write smmu.cmdq_prod (line 145), required by line 29 */
 	dmb oshst
 	/* 145: issue cmdq */
 	str w10, [x0, #0x98]
@@ -1042,7 +1042,7 @@ sync:
 	sub x14, x8, x15
 	mov x12, x14
 	cbnz x12, .Lsync.4
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 152), required by line 29 */
 	dmb oshst
 	/* 152: enqueue cmdq cmd_sync { cs: 2 } */
 	movz x14, #0x4240
@@ -1088,7 +1088,7 @@ sync:
 	mov x12, x9
 	add x9, x13, #1
 	mov x13, x9
-	/* placed by place-barriers */
+	/* placed by place-barriers: e1 the caller's earlier stores -> write smmu.cmdq_prod (line 153), required by line 29; e2 store to normal memory (line 152) -> write smmu.cmdq_prod (line 153), required by line 29 */
 	dmb oshst
 	/* 153: issue cmdq */
 	str w10, [x0, #0x98]

@@ -13,7 +13,7 @@ iotlb_flush_page:
 	orr x11, x10, x16
 	/* 29: iotlb.iva = addr | am */
 	str x9, [x0]
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 the caller's earlier stores -> write iotlb.iotlb (line 30), required by line 24 */
 	dmb oshst
 	/* 30: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
 	str x11, [x0, #8]
@@ -40,7 +40,7 @@ iotlb_flush_domain:
 	ubfiz x9, x1, #32, #16
 	movz x16, #0xa000, lsl #48
 	orr x10, x9, x16
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write iotlb.iotlb (line 36), required by line 24 */
 	dmb oshst
 	/* 36: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
 	str x10, [x0, #8]
@@ -132,7 +132,7 @@ iotlb_flush_range:
 .Liotlb_flush_range.8:
 .Liotlb_flush_range.6:
 .Liotlb_flush_range.3:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 the caller's earlier stores -> write iotlb.iotlb (line 71), required by line 24; e3 the caller's earlier stores -> write iotlb.iotlb (line 79), required by line 24 */
 	dmb oshst
 	movz x11, #1
 	cbnz x9, .Liotlb_flush_range.9

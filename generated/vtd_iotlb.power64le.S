@@ -15,7 +15,7 @@ iotlb_flush_page:
 	or %r10,%r12,%r0
 	/* 29: iotlb.iva = addr | am */
 	std %r11,0(%r3)
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 write iotlb.iva (line 29) -> write iotlb.iotlb (line 30), required by line 20; e1 write iotlb.iva (line 29) -> poll iotlb.iotlb (line 31), required by line 20; e2 the caller's earlier stores -> write iotlb.iotlb (line 30), required by line 24 */
 	sync
 	/* 30: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
 	std %r10,8(%r3)
@@ -44,7 +44,7 @@ iotlb_flush_domain:
 	li %r0,5
 	rldicr %r0,%r0,61,2
 	or %r12,%r11,%r0
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write iotlb.iotlb (line 36), required by line 24 */
 	sync
 	/* 36: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
 	std %r12,8(%r3)
@@ -139,7 +139,7 @@ iotlb_flush_range:
 .Liotlb_flush_range.8:
 .Liotlb_flush_range.6:
 .Liotlb_flush_range.3:
-	/* placed by place-barriers */
+	/* placed by place-barriers: e2 the caller's earlier stores -> write iotlb.iotlb (line 71), required by line 24; e3 the caller's earlier stores -> write iotlb.iotlb (line 79), required by line 24 */
 	sync
 	li %r10,1
 	cmpdi 7,%r11,0
@@ -187,7 +187,7 @@ iotlb_flush_range:
 	beq 7,.Liotlb_flush_range.16
 	/* 77: iotlb.iva = iva */
 	std %r11,0(%r3)
-	/* placed by place-barriers */
+	/* placed by place-barriers: e0 write iotlb.iva (line 77) -> write iotlb.iotlb (line 79), required by line 20; e1 write iotlb.iva (line 77) -> poll iotlb.iotlb (line 81), required by line 20 */
 	eieio
 .Liotlb_flush_range.16:
 	/* 79: value (insert(did, shift 32, width 16) | 0xb000000000000000) */

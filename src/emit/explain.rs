@@ -57,30 +57,40 @@ pub struct MetBarrier {
 
 /// What each operation of `seq` is, for the report: `write npu.ava (line 9)`.
 fn op_names(prog: &Program, seq: &Seq) -> rustc_hash::FxHashMap<OpId, String> {
+    op_names_of(prog, seq, None)
+}
+
+/// [`op_names`] of the operations in `only` (all when None).
+pub(crate) fn op_names_of(
+    prog: &Program,
+    seq: &Seq,
+    only: Option<&rustc_hash::FxHashSet<OpId>>,
+) -> rustc_hash::FxHashMap<OpId, String> {
     let mut out = rustc_hash::FxHashMap::default();
+    let want = |id: &OpId| only.is_none_or(|o| o.contains(id));
     let reg = |a: &crate::ir::Access| {
         let d = &prog.devices[a.dev];
         format!("{}.{}", d.name, d.regs[a.reg].name)
     };
     crate::ir::walk(&seq.body, &mut |s| {
         let (id, what) = match s {
-            Stmt::Write { access, .. } => (
+            Stmt::Write { access, .. } if want(&access.id) => (
                 access.id,
                 format!("write {} (line {})", reg(access), prog.line_of(access.span)),
             ),
-            Stmt::Poll { access, .. } => (
+            Stmt::Poll { access, .. } if want(&access.id) => (
                 access.id,
                 format!("poll {} (line {})", reg(access), prog.line_of(access.span)),
             ),
-            Stmt::Read { access, .. } => (
+            Stmt::Read { access, .. } if want(&access.id) => (
                 access.id,
                 format!("read {} (line {})", reg(access), prog.line_of(access.span)),
             ),
-            Stmt::Mem { id, span, .. } => (
+            Stmt::Mem { id, span, .. } if want(id) => (
                 *id,
                 format!("store to normal memory (line {})", prog.line_of(*span)),
             ),
-            Stmt::Invalidate { id, name, span, .. } => {
+            Stmt::Invalidate { id, name, span, .. } if want(id) => {
                 (*id, format!("`{name}` (line {})", prog.line_of(*span)))
             }
             _ => return,

@@ -116,6 +116,8 @@ pub(crate) fn build_checked(
         cache: hoist != Hoist::AtUse,
         iv_locals: 0,
         origins: HashMap::default(),
+        edges: &seq.edges,
+        note_ops: note_ops(prog, seq),
     };
     b.origin = Origin {
         line: Some(prog.line_of(seq.span)),
@@ -192,6 +194,70 @@ struct Poll {
     fail_barrier: crate::ir::ExitBarriers,
 }
 
+/// What a placed barrier's note says of one operation: `write npu.ava
+/// (line 34)`. Kept as parts and written into the note only for the
+/// orderings a note names (a large spec has ~100k operations).
+#[derive(Clone, Copy)]
+enum OpWhat<'a> {
+    Reg(&'static str, crate::ir::DevId, crate::ir::RegId, usize),
+    Store(usize),
+    Invalidate(&'a str, usize),
+}
+
+/// The operations the notes of `seq`'s placed barriers name (the first
+/// three orderings of each).
+fn note_ops<'a>(prog: &Program, seq: &'a Seq) -> HashMap<crate::ir::OpId, OpWhat<'a>> {
+    use crate::ir::Stmt;
+    let mut wanted: rustc_hash::FxHashSet<crate::ir::OpId> = Default::default();
+    crate::ir::walk(&seq.body, &mut |s| {
+        if let Stmt::Barrier { covers, .. } = s {
+            for &e in covers.iter().take(3) {
+                if let Some(e) = seq.edges.get(e) {
+                    wanted.insert(e.from);
+                    wanted.insert(e.to);
+                }
+            }
+        }
+    });
+    let mut out = HashMap::default();
+    if wanted.is_empty() {
+        return out;
+    }
+    let line = |span| prog.line_of(span);
+    crate::ir::walk(&seq.body, &mut |s| {
+        let (id, what) = match s {
+            Stmt::Write { access, .. } => {
+                (access.id, OpWhat::Reg("write", access.dev, access.reg, 0))
+            }
+            Stmt::Poll { access, .. } => {
+                (access.id, OpWhat::Reg("poll", access.dev, access.reg, 0))
+            }
+            Stmt::Read { access, .. } => {
+                (access.id, OpWhat::Reg("read", access.dev, access.reg, 0))
+            }
+            Stmt::Mem { id, .. } => (*id, OpWhat::Store(0)),
+            Stmt::Invalidate { id, name, .. } => (*id, OpWhat::Invalidate(name, 0)),
+            _ => return,
+        };
+        if !wanted.contains(&id) {
+            return;
+        }
+        let what = match (what, s) {
+            (
+                OpWhat::Reg(k, d, r, _),
+                Stmt::Write { access, .. } | Stmt::Poll { access, .. } | Stmt::Read { access, .. },
+            ) => OpWhat::Reg(k, d, r, line(access.span)),
+            (OpWhat::Store(_), Stmt::Mem { span, .. }) => OpWhat::Store(line(*span)),
+            (OpWhat::Invalidate(n, _), Stmt::Invalidate { span, .. }) => {
+                OpWhat::Invalidate(n, line(*span))
+            }
+            (w, _) => w,
+        };
+        out.insert(id, what);
+    });
+    out
+}
+
 struct Builder<'a> {
     prog: &'a Program,
     target: Target,
@@ -229,6 +295,10 @@ struct Builder<'a> {
     /// origin several times (hoisting, its loop, its accesses), and the
     /// snippet is a scan of the source.
     origins: HashMap<crate::spec::diag::Span, Origin>,
+    /// The required orderings, and what a placed barrier's note says of
+    /// the operations it names (issue 37: provenance in the `.S`).
+    edges: &'a [crate::ir::order::Edge],
+    note_ops: HashMap<crate::ir::OpId, OpWhat<'a>>,
 }
 
 /// The largest subexpressions of `e` that do not depend on loop variables.

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::ir::{Access, Cond, Origin as IrOrigin};
+use std::fmt::Write as _;
 
 impl Builder<'_> {
     pub(super) fn stmt(&mut self, s: &Stmt) -> Result<(), Diag> {
@@ -33,7 +34,11 @@ impl Builder<'_> {
                 self.device_poll(access, *mask, value, &poll);
             }
             Stmt::Read { access, local } => self.read(access, *local),
-            Stmt::Barrier { name, origin, .. } => self.barrier(name.kind(), origin),
+            Stmt::Barrier {
+                name,
+                origin,
+                covers,
+            } => self.barrier(name.kind(), origin, covers),
             Stmt::Range {
                 local,
                 start,
@@ -172,20 +177,61 @@ impl Builder<'_> {
         self.locals.insert(local, dst);
     }
 
-    fn barrier(&mut self, name: Barrier, origin: &IrOrigin) {
+    fn barrier(&mut self, name: Barrier, origin: &IrOrigin, covers: &[usize]) {
         self.origin = match origin {
             IrOrigin::Spec(span) => Origin {
                 line: Some(self.prog.line_of(*span)),
                 note: "barrier from the spec".into(),
                 op: None,
             },
-            IrOrigin::Pass(p) => Origin {
-                line: None,
-                note: format!("placed by {p}").into(),
-                op: None,
-            },
+            IrOrigin::Pass(p) => {
+                // Which required orderings it serves (`explain` has the
+                // rest): the first three, and how many more.
+                let mut note = format!("placed by {p}");
+                for (k, &e) in covers.iter().enumerate() {
+                    if k == 3 {
+                        let _ = write!(note, "; and {} more (see `explain`)", covers.len() - 3);
+                        break;
+                    }
+                    if let Some(edge) = self.edges.get(e) {
+                        note.push_str(if k == 0 { ": e" } else { "; e" });
+                        let _ = write!(note, "{e} ");
+                        self.op_note(&mut note, edge.from);
+                        note.push_str(" -> ");
+                        self.op_note(&mut note, edge.to);
+                        let _ = write!(note, ", required by line {}", self.prog.line_of(edge.span));
+                    }
+                }
+                Origin {
+                    line: None,
+                    note: note.into(),
+                    op: None,
+                }
+            }
         };
         self.emit(Inst::Barrier { name });
+    }
+
+    /// `write npu.ava (line 34)` into `out`.
+    fn op_note(&self, out: &mut String, op: crate::ir::OpId) {
+        use super::OpWhat;
+        if op == crate::ir::OpId::ENTRY {
+            out.push_str("the caller's earlier stores");
+            return;
+        }
+        if op == crate::ir::OpId::EXIT {
+            out.push_str("the return");
+            return;
+        }
+        let _ = match self.note_ops.get(&op) {
+            Some(OpWhat::Reg(k, d, r, line)) => {
+                let d = &self.prog.devices[*d];
+                write!(out, "{k} {}.{} (line {line})", d.name, d.regs[*r].name)
+            }
+            Some(OpWhat::Store(line)) => write!(out, "store to normal memory (line {line})"),
+            Some(OpWhat::Invalidate(n, line)) => write!(out, "`{n}` (line {line})"),
+            None => write!(out, "op{}", op.0),
+        };
     }
 
     fn invalidate(
