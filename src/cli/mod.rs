@@ -66,7 +66,7 @@ Example:
     /// Check the output against GNU as, capstone and the emulator (every
     /// required ordering crossed by a barrier, same effects as the spec).
     #[command(
-        after_help = "Example:\n  shootdown verify examples/*.inv --target power64 --target power64le"
+        after_help = "Examples:\n  shootdown verify examples/npu2_atsd.inv --target power64 --target power64le\n  shootdown verify examples/*.inv --allow-unreached   # list, not fail on, code no world ran"
     )]
     Verify(verify::Args),
     /// Modelled cost per request size of each strategy a sequence's
