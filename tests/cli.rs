@@ -1014,3 +1014,31 @@ fn verify_runs_each_polls_failure_exit_or_names_it() {
         r.stdout
     );
 }
+
+/// A loop that runs too long for `diff`'s dynamic counts says what `diff`
+/// can change (issue 42: it suggested `--sizes`, which `diff` lacks).
+#[test]
+fn diff_runaway_loop_names_diffs_own_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = tmp_spec(
+        dir.path(),
+        "run.inv",
+        "target aarch64\ndevice d { reg a 0x0 u64 le }\nseq s(n: u64) {\n  let i = 0\n  while i < n limit 4294967295 {\n    d.a = i\n    i = i + 1\n  }\n}\n",
+    );
+    let r = sd(&[
+        "diff",
+        spec.to_str().unwrap(),
+        "--seq",
+        "s",
+        "--arg",
+        "n=0xffffffff",
+    ]);
+    // The arguments ask for too much: bad usage, as for `cost`.
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("`diff` fewer --instances or other --arg values"),
+        "{}",
+        r.stderr
+    );
+}
