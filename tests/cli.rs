@@ -1042,3 +1042,25 @@ fn diff_runaway_loop_names_diffs_own_options() {
         r.stderr
     );
 }
+
+/// `trace` says which parameters it took as 0 (issue 37: a missing
+/// `--arg` was silent).
+#[cfg(feature = "emu")]
+#[test]
+fn trace_names_parameters_left_at_zero() {
+    let r = sd(&[
+        "trace",
+        "examples/radix_tlb.inv",
+        "--seq",
+        "flush_tlb_page",
+        "--arg",
+        "pid=1",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("note: `va`, `features` not given with --arg: 0"),
+        "{}",
+        r.stderr
+    );
+}

@@ -104,6 +104,29 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         };
         w.params[i] = *v;
     }
+    // A parameter left out is 0; say so (issue 37: a missing `--arg`
+    // silently became 0, for a queue a different ring). Pointers are
+    // memory the emulator maps, not values.
+    let unset: Vec<&str> = s
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            s.ptrs.get(*i).is_none_or(Option::is_none) && !a.args.iter().any(|(k, _)| k == *p)
+        })
+        .map(|(_, p)| p.as_str())
+        .collect();
+    if !unset.is_empty() {
+        errln!(
+            io,
+            "note: {} not given with --arg: 0",
+            unset
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     w.reads = resolve_reads(io, &prog, &a.reads)?;
     w.big_endian = target.big_endian();
     for (i, p) in s.ptrs.iter().enumerate() {
