@@ -1064,3 +1064,64 @@ fn trace_names_parameters_left_at_zero() {
         r.stderr
     );
 }
+
+/// `verify` prints one summary line per spec (every passed check with
+/// `-v`), and `--strict` fails a check that could not run: here the
+/// cross assembler, hidden from PATH (issue 37).
+#[test]
+fn verify_summary_verbose_and_strict() {
+    let r = sd(&[
+        "verify",
+        "examples/npu2_tce_kill.inv",
+        "--target",
+        "aarch64",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stdout);
+    assert!(
+        r.stdout.starts_with("PASS  examples/npu2_tce_kill.inv: "),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("ok    "), "{}", r.stdout);
+    let r = sd(&[
+        "verify",
+        "examples/npu2_tce_kill.inv",
+        "--target",
+        "aarch64",
+        "-v",
+    ]);
+    assert!(
+        r.stdout
+            .contains("ok    examples/npu2_tce_kill.inv: aarch64: static ordering proof"),
+        "{}",
+        r.stdout
+    );
+    // No cross toolchain on PATH: GNU as is skipped, which --strict fails.
+    let dir = tempfile::tempdir().unwrap();
+    let run = |strict: bool| {
+        let mut c = Command::new(BIN);
+        c.current_dir(ROOT).env("PATH", dir.path()).args([
+            "verify",
+            "examples/npu2_tce_kill.inv",
+            "--target",
+            "aarch64",
+        ]);
+        if strict {
+            c.arg("--strict");
+        }
+        let o = c.output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    let (code, out) = run(false);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("skip  ") && out.contains("is not installed"),
+        "{out}"
+    );
+    let (code, out) = run(true);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("SKIP  "), "{out}");
+}

@@ -19,6 +19,14 @@ pub struct Args {
     /// listed as `unreached` either way.
     #[arg(long)]
     allow_unreached: bool,
+    /// Fail when a check could not run here (a cross toolchain missing,
+    /// built without the emulator) instead of listing it as skipped.
+    #[arg(long)]
+    strict: bool,
+    /// Print every check that passed too (default: failures, skips,
+    /// unrun code and one summary line per spec).
+    #[arg(short, long)]
+    verbose: bool,
 }
 
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
@@ -35,11 +43,14 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         };
         let r = crate::verify::verify(&name, &src, &targets, &opts)
             .map_err(|d| report(io, &name, &src, &d))?;
-        for p in &r.passed {
-            outln!(io, "ok    {name}: {p}");
+        if a.verbose {
+            for p in &r.passed {
+                outln!(io, "ok    {name}: {p}");
+            }
         }
         for s in &r.skipped {
-            outln!(io, "skip  {name}: {s}");
+            let tag = if a.strict { "SKIP " } else { "skip " };
+            outln!(io, "{tag} {name}: {s}");
         }
         for u in &r.unreached {
             let tag = if a.allow_unreached { "unrun" } else { "UNRUN" };
@@ -48,7 +59,19 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         for f in &r.failures {
             outln!(io, "FAIL  {name}: {f}");
         }
-        ok &= r.ok() && (a.allow_unreached || r.unreached.is_empty());
+        let good = r.ok()
+            && (a.allow_unreached || r.unreached.is_empty())
+            && (!a.strict || r.skipped.is_empty());
+        outln!(
+            io,
+            "{} {name}: {} passed, {} failed, {} skipped, {} unrun",
+            if good { "PASS " } else { "FAIL " },
+            r.passed.len(),
+            r.failures.len(),
+            r.skipped.len(),
+            r.unreached.len()
+        );
+        ok &= good;
     }
     if ok {
         Ok(())
