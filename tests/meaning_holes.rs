@@ -761,3 +761,77 @@ seq Lfoo(x: u64) {
     assert!(report.ok(), "{}", report.failures.join("\n"));
     assert!(report.passed.len() > 40, "{:#?}", report.passed);
 }
+
+/// The CMD_SYNC word the generated `sync` writes into the ring is the one
+/// Linux 6.1 builds without MSI polling (issue 41: it was 0x46), computed
+/// here from the kernel's own arm-smmu-v3.h (its field masks and values),
+/// as arm_smmu_cmdq_build_cmd() does: OP | CS = SEV | MSH = ISH |
+/// MSIATTR = OIWB. QEMU's SMMUv3 model ignores all but CS = IRQ, so only
+/// the kernel's header can tell.
+#[test]
+fn cmd_sync_word_is_the_kernels() {
+    let h = kernel_file("drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.h");
+    let def = |name: &str| -> String {
+        h.lines()
+            .map(str::trim)
+            .find_map(|l| {
+                let rest = l.strip_prefix("#define ")?.trim_start();
+                let v = rest.strip_prefix(name)?;
+                v.starts_with(char::is_whitespace)
+                    .then(|| v.trim().to_string())
+            })
+            .unwrap_or_else(|| panic!("arm-smmu-v3.h has no {name}"))
+    };
+    let num = |s: &str| match s.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).unwrap(),
+        None => s.parse::<u64>().unwrap(),
+    };
+    // GENMASK_ULL(h, l) -> (shift, width).
+    let field = |name: &str| -> (u32, u32) {
+        let v = def(name);
+        let args = v
+            .strip_prefix("GENMASK_ULL(")
+            .and_then(|a| a.strip_suffix(')'))
+            .unwrap_or_else(|| panic!("{name} = {v}"));
+        let (hi, lo) = args.split_once(',').unwrap();
+        let (hi, lo) = (num(hi.trim()) as u32, num(lo.trim()) as u32);
+        (lo, hi - lo + 1)
+    };
+    let prep = |f: &str, v: u64| {
+        let (shift, width) = field(f);
+        assert!(v >> width == 0, "{f}: {v:#x}");
+        v << shift
+    };
+    let kernel = num(&def("CMDQ_OP_CMD_SYNC"))
+        | prep("CMDQ_SYNC_0_CS", num(&def("CMDQ_SYNC_0_CS_SEV")))
+        | prep("CMDQ_SYNC_0_MSH", num(&def("ARM_SMMU_SH_ISH")))
+        | prep("CMDQ_SYNC_0_MSIATTR", num(&def("ARM_SMMU_MEMATTR_OIWB")));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shootdown"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "trace",
+            "examples/smmuv3_cmdq.inv",
+            "--seq",
+            "sync",
+            "--arg",
+            "cmdq_log2n=4",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let word0 = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["memory"] == "cmdq_ring[0x0]")
+        .and_then(|e| e["value"].as_str())
+        .expect("a store of the ring's first word");
+    assert_eq!(word0, format!("{kernel:#x}"));
+    assert_eq!(kernel, 0xfc0_2046);
+}
