@@ -209,6 +209,21 @@ fn local_labels_never_collide_with_symbols() {
     }
 }
 
+/// The message that loading or compiling `src` for aarch64 fails with.
+fn rejection(src: &str) -> String {
+    shootdown::load("n.inv", src)
+        .and_then(|p| {
+            shootdown::compile(
+                &p,
+                shootdown::Target::Aarch64,
+                &shootdown::Options::default(),
+            )
+        })
+        .err()
+        .unwrap_or_else(|| panic!("accepted:\n{src}"))
+        .message
+}
+
 /// One table of every C name (issue 42): records and queues clash with
 /// devices' macros like anything else, naming both; C and kernel macro
 /// names are refused; under the linux style on POWER, so are the names
@@ -230,17 +245,8 @@ fn records_queues_and_macro_names_are_in_the_one_table() {
         ),
     ] {
         let src = format!("{base}{}{}{queue}{}", record(name), record("r"), seq);
-        let d = shootdown::load("n.inv", &src)
-            .and_then(|p| {
-                shootdown::compile(
-                    &p,
-                    shootdown::Target::Aarch64,
-                    &shootdown::Options::default(),
-                )
-            })
-            .err()
-            .unwrap_or_else(|| panic!("{name}: accepted"));
-        assert!(d.message.contains(want), "{name}: {}", d.message);
+        let m = rejection(&src);
+        assert!(m.contains(want), "{name}: {m}");
     }
     for (decl, what) in [
         ("seq s(errno: u64) { d.a = errno }", "parameter `errno`"),
@@ -248,18 +254,8 @@ fn records_queues_and_macro_names_are_in_the_one_table() {
         ("seq wmb(x: u64) { d.a = x }", "sequence `wmb`"),
         ("seq s(assert: u64) { d.a = assert }", "parameter `assert`"),
     ] {
-        let src = format!("{base}{decl}\n");
-        let d = shootdown::load("n.inv", &src)
-            .and_then(|p| {
-                shootdown::compile(
-                    &p,
-                    shootdown::Target::Aarch64,
-                    &shootdown::Options::default(),
-                )
-            })
-            .err()
-            .unwrap_or_else(|| panic!("{decl}: accepted"));
-        assert!(d.message.contains(what), "{decl}: {}", d.message);
+        let m = rejection(&format!("{base}{decl}\n"));
+        assert!(m.contains(what), "{decl}: {m}");
     }
     let power = "target power64\ndevice d { reg a 0x0 u64 be }\nseq r3(x: u64) { d.a = x }\n";
     let p = shootdown::load("n.inv", power).unwrap();

@@ -885,12 +885,10 @@ fn a_pass_named_twice_is_bad_usage() {
 #[cfg(feature = "emu")]
 #[test]
 fn trace_json_has_every_invalidation_operand() {
-    let r = sd(&[
-        "trace",
+    let events = crate::support::trace_events(&[
         "examples/radix_tlb.inv",
         "--seq",
         "flush_tlb_page",
-        "--json",
         "--arg",
         "pid=1",
         "--arg",
@@ -898,14 +896,7 @@ fn trace_json_has_every_invalidation_operand() {
         "--arg",
         "features=0",
     ]);
-    assert_eq!(r.code, Some(0), "{}", r.stderr);
-    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    let inv = v["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["kind"] == "invalidate")
-        .unwrap();
+    let inv = events.iter().find(|e| e["kind"] == "invalidate").unwrap();
     // RB: the 64K page at 0x10000 with AP 5; RS: PID 1 in the upper word.
     assert_eq!(
         inv["operands"],

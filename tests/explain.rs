@@ -64,20 +64,21 @@ fn every_required_ordering_of_every_example_is_explained() {
 
 #[test]
 fn explain_cli_text_json_and_bad_seq() {
-    let bin = env!("CARGO_BIN_EXE_shootdown");
-    let o = Command::new(bin)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "explain",
-            "examples/npu2_atsd.inv",
-            "--seq",
-            "invalidate_va",
-            "--target",
-            "power64",
-            "--json",
-        ])
-        .output()
-        .unwrap();
+    let explain = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_shootdown"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .arg("explain")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let atsd = [
+        "examples/npu2_atsd.inv",
+        "--seq",
+        "invalidate_va",
+        "--target",
+    ];
+    let o = explain(&[&atsd[..], &["power64", "--json"]].concat());
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let e0 = &v["sequences"][0]["orderings"][0];
@@ -85,25 +86,10 @@ fn explain_cli_text_json_and_bad_seq() {
     assert_eq!(e0["barriers"][0]["name"], "eieio");
     assert_eq!(e0["barriers"][0]["placed_by"], "place-barriers");
     assert!(e0["from"].as_str().unwrap().starts_with("write npu.ava"));
-    let o = Command::new(bin)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["explain", "examples/npu2_atsd.inv", "--seq", "nope"])
-        .output()
-        .unwrap();
+    let o = explain(&["examples/npu2_atsd.inv", "--seq", "nope"]);
     assert_eq!(o.status.code(), Some(2));
     // On aarch64 the same device's accesses stay in order (nGnRE): no barrier.
-    let o = Command::new(bin)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "explain",
-            "examples/npu2_atsd.inv",
-            "--seq",
-            "invalidate_va",
-            "--target",
-            "aarch64",
-        ])
-        .output()
-        .unwrap();
+    let o = explain(&[&atsd[..], &["aarch64"]].concat());
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains("e0:") && text.contains("no barrier"),

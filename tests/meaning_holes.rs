@@ -806,28 +806,14 @@ fn cmd_sync_word_is_the_kernels() {
         | prep("CMDQ_SYNC_0_CS", num(&def("CMDQ_SYNC_0_CS_SEV")))
         | prep("CMDQ_SYNC_0_MSH", num(&def("ARM_SMMU_SH_ISH")))
         | prep("CMDQ_SYNC_0_MSIATTR", num(&def("ARM_SMMU_MEMATTR_OIWB")));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shootdown"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "trace",
-            "examples/smmuv3_cmdq.inv",
-            "--seq",
-            "sync",
-            "--arg",
-            "cmdq_log2n=4",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let word0 = v["events"]
-        .as_array()
-        .unwrap()
+    let events = support::trace_events(&[
+        "examples/smmuv3_cmdq.inv",
+        "--seq",
+        "sync",
+        "--arg",
+        "cmdq_log2n=4",
+    ]);
+    let word0 = events
         .iter()
         .find(|e| e["memory"] == "cmdq_ring[0x0]")
         .and_then(|e| e["value"].as_str())

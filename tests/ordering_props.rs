@@ -39,22 +39,7 @@ const TARGETS: [Target; 4] = [
     Target::X86_64,
 ];
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, pct: u64) -> bool {
-        self.below(100) < pct
-    }
-}
+use crate::support::Rng;
 
 /// A program, independent of the target (invalidations and barriers are
 /// spelled per target when rendered).
@@ -369,11 +354,8 @@ fn check(src: &str, t: Target, passes: &str, bits: u32, tally: &mut Tally) -> Re
     let q = seq.params.len() - 3;
     for xbits in 0..(1u64 << bits) {
         for n in [0u64, 2] {
-            let mut params = vec![0; q];
-            if q == 2 {
-                params[1] = 3;
-                params[0] = 0;
-            }
+            // The ring is memory (mapped by the emulator); 2^3 entries.
+            let mut params = if q == 2 { vec![0, 3] } else { Vec::new() };
             params.extend([0, 0x4000 | xbits, n]);
             let mut w = World {
                 params,

@@ -25,19 +25,7 @@ use support::{compile_spec, run, scratch};
 
 const INPUTS: usize = 10_000;
 
-/// xorshift64: fixed seed, reproducible failures.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use crate::support::Rng;
 
 /// The kernel's C over `(name, args)` inputs: one output line each.
 fn oracle(name: &str, inputs: &[Vec<u64>]) -> Vec<String> {

@@ -7,39 +7,25 @@
 //! PROD write). Counted on the emulator's trace of the generated code.
 #![cfg(feature = "emu")]
 
-use std::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_shootdown");
+use crate::support::trace_events;
 
 fn doorbells(pages: u64) -> (usize, usize) {
-    let out = Command::new(BIN)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "trace",
-            "examples/smmuv3_cmdq.inv",
-            "--seq",
-            "tlb_inv_range",
-            "--json",
-            "--arg",
-            "asid=1",
-            "--arg",
-            "iova=0",
-            "--arg",
-            &format!("size={}", pages * 4096),
-            "--arg",
-            "granule=4096",
-            "--arg",
-            "cmdq_log2n=10",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let events = v["events"].as_array().unwrap();
+    let size = format!("size={}", pages * 4096);
+    let events = trace_events(&[
+        "examples/smmuv3_cmdq.inv",
+        "--seq",
+        "tlb_inv_range",
+        "--arg",
+        "asid=1",
+        "--arg",
+        "iova=0",
+        "--arg",
+        &size,
+        "--arg",
+        "granule=4096",
+        "--arg",
+        "cmdq_log2n=10",
+    ]);
     let prod = events
         .iter()
         .filter(|e| e["kind"] == "store" && e["reg"] == "cmdq_prod")

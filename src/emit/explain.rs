@@ -161,16 +161,8 @@ fn explain_edge(
         if barriers.is_empty() {
             // Written in the spec, or kept from before placement: the
             // barriers already on the line between the two.
-            let mut seen = Vec::new();
-            crate::ir::walk(&seq.body, &mut |s| {
-                if let Stmt::Barrier { name, origin, .. } = s {
-                    seen.push((name.clone(), origin.clone()));
-                }
-            });
-            for b in existing_crossing(prog, seq, e) {
-                if let Some((n, o)) = seen.iter().find(|(n, _)| n.as_str() == b.name()) {
-                    barriers.push(met_barrier(prog, n, o));
-                }
+            for (b, o) in existing_crossing(prog, seq, e) {
+                barriers.push(met_barrier(prog, &BarrierName::Kind(b), &o));
             }
         }
         let list: Vec<String> = barriers

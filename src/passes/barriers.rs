@@ -39,7 +39,7 @@ pub struct Layout {
     /// Linear position and enclosing block of each access.
     pub ops: HashMap<OpId, (usize, Vec<usize>)>,
     /// Barriers already in the body: position, block, mnemonic.
-    pub existing: Vec<(usize, Vec<usize>, Barrier)>,
+    pub existing: Vec<(usize, Vec<usize>, Barrier, Origin)>,
 }
 
 pub fn layout(prog: &Program, body: &[Stmt]) -> Layout {
@@ -90,7 +90,10 @@ fn walk(
             Stmt::Invalidate { id, .. } | Stmt::Mem { id, .. } => {
                 l.ops.insert(*id, (here, path.clone()));
             }
-            Stmt::Barrier { name, .. } => l.existing.push((here, path.clone(), name.kind())),
+            Stmt::Barrier { name, origin, .. } => {
+                l.existing
+                    .push((here, path.clone(), name.kind(), origin.clone()))
+            }
             Stmt::Each { dev, body, .. } => {
                 path.push(i);
                 let w = weight.saturating_mul(prog.devices[*dev].instances.weight());
@@ -285,7 +288,7 @@ fn unknown_barrier(
 }
 
 fn satisfied_by_existing(l: &Layout, e: &Edge) -> bool {
-    l.existing.iter().any(|(lin, block, b)| {
+    l.existing.iter().any(|(lin, block, b, _)| {
         b.covers(e.from_class, e.to_class) && point_orders(l, e, *lin, block)
     })
 }
@@ -691,14 +694,14 @@ fn block_mut<'a>(body: &'a mut Vec<Stmt>, path: &[usize]) -> &'a mut Vec<Stmt> {
 
 /// The barriers already in the body that cross edge `e` (position order):
 /// for `explain`, the spec's own barriers and those an earlier pass kept.
-pub fn existing_crossing(prog: &Program, seq: &Seq, e: &Edge) -> Vec<Barrier> {
+pub fn existing_crossing(prog: &Program, seq: &Seq, e: &Edge) -> Vec<(Barrier, Origin)> {
     let l = layout(prog, &seq.body);
     l.existing
         .iter()
-        .filter(|(lin, block, b)| {
+        .filter(|(lin, block, b, _)| {
             b.covers(e.from_class, e.to_class) && point_orders(&l, e, *lin, block)
         })
-        .map(|(_, _, b)| *b)
+        .map(|(_, _, b, o)| (*b, o.clone()))
         .collect()
 }
 

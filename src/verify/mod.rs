@@ -145,30 +145,31 @@ fn arm_coverage(
     report: &mut Report,
 ) {
     use interp::{ARM_ELSE, ARM_ENTERED, ARM_LIMIT, ARM_THEN, ARM_ZERO_TRIP};
-    // (address, kind, span): 0 `if`, 1 `while`, 2 device `poll`.
+    // The statements with arms: (address, keyword, arms, span).
+    type Arms = &'static [(u8, &'static str)];
+    const IF: Arms = &[(ARM_THEN, "then"), (ARM_ELSE, "else")];
+    const WHILE: Arms = &[
+        (ARM_ZERO_TRIP, "zero-trip"),
+        (ARM_ENTERED, "entered"),
+        (ARM_LIMIT, "limit exit"),
+    ];
+    const POLL: Arms = &[(ARM_LIMIT, "failure exit")];
     let mut stmts = Vec::new();
-    crate::ir::walk(&prog.seqs[i].body, &mut |s| match s {
-        Stmt::If { span, .. } => stmts.push((s as *const Stmt as usize, 0u8, *span)),
-        Stmt::While { span, .. } => stmts.push((s as *const Stmt as usize, 1, Some(*span))),
-        Stmt::Poll { access, .. } => stmts.push((s as *const Stmt as usize, 2, Some(access.span))),
-        _ => {}
+    crate::ir::walk(&prog.seqs[i].body, &mut |s| {
+        let at = s as *const Stmt as usize;
+        match s {
+            Stmt::If { span, .. } => stmts.push((at, "if", IF, *span)),
+            Stmt::While { span, .. } => stmts.push((at, "while", WHILE, Some(*span))),
+            Stmt::Poll { access, .. } => stmts.push((at, "poll", POLL, Some(access.span))),
+            _ => {}
+        }
     });
     if stmts.is_empty() {
         return;
     }
     let mut missed = Vec::new();
     let mut total = 0;
-    for (n, &(at, kind, span)) in stmts.iter().enumerate() {
-        let arms: &[(u8, &str)] = match kind {
-            1 => &[
-                (ARM_ZERO_TRIP, "zero-trip"),
-                (ARM_ENTERED, "entered"),
-                (ARM_LIMIT, "limit exit"),
-            ],
-            2 => &[(ARM_LIMIT, "failure exit")],
-            _ => &[(ARM_THEN, "then"), (ARM_ELSE, "else")],
-        };
-        let kw = ["if", "while", "poll"][usize::from(kind)];
+    for (n, &(at, kw, arms, span)) in stmts.iter().enumerate() {
         let place = match span {
             Some(s) => format!("line {}", prog.line_of(s)),
             None => format!("#{} (made by a pass)", n + 1),

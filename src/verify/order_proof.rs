@@ -350,14 +350,26 @@ pub fn prove(prog: &Program, c: &Compiled) -> Result<Vec<Violation>, String> {
     Ok(out)
 }
 
+/// The spec access an instruction of class `class` carrying operation `op`
+/// performs: only the store, load or invalidation itself (an address
+/// computation carries the same operation).
+fn performs(acc: &FxHashMap<OpId, Access>, op: Option<OpId>, class: InsnClass) -> Option<&Access> {
+    op.and_then(|op| acc.get(&op)).filter(|a| {
+        matches!(
+            (a.class, class),
+            (Class::DevStore | Class::NormalStore, InsnClass::Store)
+                | (Class::DevLoad, InsnClass::Load)
+        ) || (class == InsnClass::Invalidate && a.class.is_invalidation())
+    })
+}
+
 /// The control-flow graph of `f` from capstone's decoding of its bytes.
 fn nodes(
-    seq: &Seq,
+    acc: &FxHashMap<OpId, Access>,
     f: &MachFunc,
     target: Target,
     table: &'static [BarrierKind],
 ) -> Result<Vec<Node>, String> {
-    let acc = accesses(seq);
     let cs = target.backend().disassembler()?;
     let lines: Vec<_> = f.insns().collect();
     let mut out: Vec<Node> = Vec::with_capacity(lines.len());
@@ -383,19 +395,7 @@ fn nodes(
                 ))
             }
         };
-        let access = l
-            .origin
-            .op
-            .and_then(|op| acc.get(&op))
-            .copied()
-            .filter(|a| {
-                matches!(
-                    (a.class, l.class),
-                    (Class::DevStore | Class::NormalStore, InsnClass::Store)
-                        | (Class::DevLoad, InsnClass::Load)
-                        | (_, InsnClass::Invalidate)
-                ) && (l.class != InsnClass::Invalidate || a.class.is_invalidation())
-            });
+        let access = performs(acc, l.origin.op, l.class).copied();
         out.push(Node {
             offset: l.offset,
             text: l.text.trim().to_string(),
@@ -450,6 +450,8 @@ struct Checker<'a> {
     rules: Vec<Rule>,
     slots: Vec<Slot>,
     places: FxHashMap<OpId, Place>,
+    /// What each spec operation is.
+    acc: FxHashMap<OpId, Access>,
 }
 
 impl<'a> Checker<'a> {
@@ -501,6 +503,7 @@ impl<'a> Checker<'a> {
             rules,
             slots,
             places: places(&seq.body),
+            acc,
         }
     }
 
@@ -587,7 +590,7 @@ pub fn prove_func(
     if ck.slots.is_empty() {
         return Ok(Vec::new());
     }
-    let nodes = nodes(seq, f, target, table)?;
+    let nodes = nodes(&ck.acc, f, target, table)?;
     if nodes.is_empty() {
         return Ok(Vec::new());
     }
@@ -722,7 +725,6 @@ pub struct Step<'s> {
 pub fn check_path(prog: &Program, seq: &Seq, target: Target, steps: &[Step]) -> Vec<String> {
     let table = target.table(prog.machine);
     let ck = Checker::new(prog, seq, target);
-    let acc = accesses(seq);
     let mut s = ck.start();
     let mut run: Vec<&str> = Vec::new();
     let mut out = Vec::new();
@@ -742,13 +744,7 @@ pub fn check_path(prog: &Program, seq: &Seq, target: Target, steps: &[Step]) -> 
         } else {
             run.clear();
         }
-        let access = st.op.and_then(|op| acc.get(&op)).filter(|a| {
-            matches!(
-                (a.class, st.class),
-                (Class::DevStore | Class::NormalStore, InsnClass::Store)
-                    | (Class::DevLoad, InsnClass::Load)
-            ) || (st.class == InsnClass::Invalidate && a.class.is_invalidation())
-        });
+        let access = performs(&ck.acc, st.op, st.class);
         for (r, w, from, to) in ck.violations(&s, access, false) {
             out.push(format!(
                 "step {i} `{}` follows {} with no barrier ordering {from:?} -> {to:?} (line {})",

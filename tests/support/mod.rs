@@ -187,3 +187,44 @@ pub fn run_harness(
     let exe = build_harness(target, asm, header, header_name, harness_c, tag);
     run(&mut harness_command(target, &exe, &[]))
 }
+
+/// `shootdown trace ARGS... --json` from the repository root: its events.
+/// Panics with stderr if the run fails.
+pub fn trace_events(args: &[&str]) -> Vec<serde_json::Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_shootdown"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("trace")
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("run shootdown");
+    assert!(
+        out.status.success(),
+        "trace {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("trace JSON");
+    match v["events"].take() {
+        serde_json::Value::Array(e) => e,
+        other => panic!("trace {args:?}: events {other}"),
+    }
+}
+
+/// xorshift64: a fixed seed gives reproducible inputs and failures.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// True `pct` times in 100.
+    pub fn chance(&mut self, pct: u64) -> bool {
+        self.below(100) < pct
+    }
+}

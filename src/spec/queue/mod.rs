@@ -133,33 +133,36 @@ fn lower_seq(seq: &mut Seq, queues: &[Queue], records: &[RecordLayout]) -> Resul
 
 /// A queue statement in program order, with the loops around it.
 struct Event<'a> {
-    kind: u8,
+    kind: QueueOp,
     queue: &'a str,
     span: Span,
     loops: Vec<usize>,
 }
 
-const ENQUEUE: u8 = 0;
-const ISSUE: u8 = 1;
-const WAIT: u8 = 2;
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum QueueOp {
+    Enqueue,
+    Issue,
+    Wait,
+}
 
 fn events<'a>(body: &'a [Stmt], loops: &mut Vec<usize>, n: &mut usize, out: &mut Vec<Event<'a>>) {
     for s in body {
         match s {
             Stmt::Enqueue { queue, span, .. } => out.push(Event {
-                kind: ENQUEUE,
+                kind: QueueOp::Enqueue,
                 queue: &queue.name,
                 span: *span,
                 loops: loops.clone(),
             }),
             Stmt::Issue { queue, span } => out.push(Event {
-                kind: ISSUE,
+                kind: QueueOp::Issue,
                 queue: &queue.name,
                 span: *span,
                 loops: loops.clone(),
             }),
             Stmt::Wait { queue, span, .. } => out.push(Event {
-                kind: WAIT,
+                kind: QueueOp::Wait,
                 queue: &queue.name,
                 span: *span,
                 loops: loops.clone(),
@@ -193,12 +196,12 @@ fn check_flow(body: &[Stmt]) -> Result<(), Diag> {
     events(body, &mut Vec::new(), &mut 0, &mut ev);
     let shares_loop = |a: &Event, b: &Event| a.loops.iter().any(|l| b.loops.contains(l));
     for (i, e) in ev.iter().enumerate() {
-        let issue_at = |j: usize| ev[j].kind == ISSUE && ev[j].queue == e.queue;
+        let issue_at = |j: usize| ev[j].kind == QueueOp::Issue && ev[j].queue == e.queue;
         let later = (i + 1..ev.len()).any(issue_at);
         let earlier = (0..i).any(issue_at);
         let looped = (0..ev.len()).any(|j| issue_at(j) && shares_loop(e, &ev[j]));
         match e.kind {
-            ENQUEUE if !later && !looped => {
+            QueueOp::Enqueue if !later && !looped => {
                 return Err(Diag::new(
                     e.span,
                     format!("entries enqueued on `{}` are never issued", e.queue),
@@ -206,7 +209,7 @@ fn check_flow(body: &[Stmt]) -> Result<(), Diag> {
                 .label("no `issue` follows on any path")
                 .help(format!("add `issue {}` after the last `enqueue`", e.queue)))
             }
-            WAIT if !earlier && !looped => {
+            QueueOp::Wait if !earlier && !looped => {
                 return Err(Diag::new(
                     e.span,
                     format!("`wait` on `{}` with nothing issued before it", e.queue),
