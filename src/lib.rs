@@ -12,6 +12,7 @@ pub mod emu;
 pub mod features;
 pub mod ir;
 pub mod lir;
+pub mod litmus;
 pub mod model;
 pub mod output;
 mod par;

@@ -48,6 +48,7 @@ mod locals;
 mod locks;
 mod meaning;
 mod meaning_holes;
+mod memory_model;
 mod mutation;
 mod order_proof;
 mod order_scope;

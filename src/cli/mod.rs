@@ -9,6 +9,7 @@ mod cost;
 mod diff;
 mod explain;
 mod gen;
+mod litmus;
 mod misc;
 mod show;
 mod stats;
@@ -98,6 +99,14 @@ Example:\n  shootdown cost examples/npu2_tce_kill.inv --seq tce_kill --svg tce.s
         after_help = "Example:\n  shootdown explain examples/npu2_atsd.inv --seq invalidate_va --target power64 --json"
     )]
     Explain(explain::Args),
+    /// A sequence's run as herd7 litmus tests: the instructions it
+    /// executed for the given arguments, and an observer thread per
+    /// required ordering whose forbidden outcome herd7 must answer `Never`
+    /// under the architecture's memory model (Arm's VMSA model for TLBIs).
+    #[command(after_help = "Examples:
+  shootdown litmus examples/arm64_tlb_range.inv --seq flush_tlb_page --arg asid=1 --arg addr=0x400000
+  shootdown litmus examples/smmuv3_cmdq.inv --seq ... --out litmus/ --check")]
+    Litmus(litmus::Args),
 }
 
 /// Run one parsed command line; returns the exit code.
@@ -113,6 +122,7 @@ pub fn run(cli: Cli, io: &mut Io) -> u8 {
         Cmd::Diff(a) => diff::run(a, io),
         Cmd::Stats(a) => stats::run(a, io),
         Cmd::Explain(a) => explain::run(a, io),
+        Cmd::Litmus(a) => litmus::run(a, io),
     };
     match r {
         Ok(()) => 0,

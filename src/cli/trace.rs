@@ -16,12 +16,21 @@ const MAX_INSNS: u64 = 4_000_000;
 
 #[derive(clap::Args)]
 pub struct Args {
-    spec: PathBuf,
+    #[command(flatten)]
+    pub run: Run,
+    #[arg(long)]
+    json: bool,
+}
+
+/// What to run in the emulator: `trace` and `litmus` take the same.
+#[derive(clap::Args)]
+pub struct Run {
+    pub spec: PathBuf,
     /// Target (default: the first of the spec's `target` line, else power64).
     #[arg(long, value_enum)]
     target: Option<Target>,
     #[arg(long)]
-    seq: String,
+    pub seq: String,
     /// Instances of every run-time device set (default 1; at most the
     /// set's `max` and 256).
     #[arg(long)]
@@ -33,10 +42,8 @@ pub struct Args {
     /// value repeats); other registers read back what was stored.
     #[arg(long = "read", value_parser = read_arg)]
     reads: Vec<ReadArg>,
-    #[arg(long)]
-    json: bool,
     #[command(flatten)]
-    code: CodeOpts,
+    pub code: CodeOpts,
 }
 
 #[cfg(not(feature = "emu"))]
@@ -48,8 +55,17 @@ pub fn run(_: Args, io: &mut Io) -> Result<(), Fail> {
     Err(Fail::Reported)
 }
 
+/// A sequence compiled and run once in the emulator.
 #[cfg(feature = "emu")]
-pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
+pub struct Ran {
+    pub compiled: crate::codegen::Compiled,
+    pub seq: usize,
+    pub trace: crate::verify::trace::Trace,
+}
+
+/// Compile `a.spec` and run `a.seq` with `a`'s arguments.
+#[cfg(feature = "emu")]
+pub fn prepare(a: &Run, io: &mut Io) -> Result<Ran, Fail> {
     use crate::ir::Instances;
     use crate::verify::{interp::World, trace};
     let opts = options(&a.code);
@@ -147,6 +163,16 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         }
         Fail::Reported
     })?;
+    Ok(Ran {
+        compiled: c,
+        seq: si,
+        trace: t,
+    })
+}
+
+#[cfg(feature = "emu")]
+pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
+    let Ran { trace: t, .. } = prepare(&a.run, io)?;
     if a.json {
         outln!(
             io,

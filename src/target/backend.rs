@@ -164,6 +164,9 @@ pub trait Backend: Sync {
     fn capstone_gap(&self, _mnemonic: &str) -> bool {
         false
     }
+    /// How herd7's litmus tests spell this target's accesses and barriers
+    /// (its `litmus.rs`; docs/memory-model.md).
+    fn litmus(&self) -> &'static dyn crate::litmus::Dialect;
     /// How the emulator runs this target's code (its `emu.rs`).
     #[cfg(feature = "emu")]
     fn emu(&self) -> &dyn crate::emu::EmuTarget;

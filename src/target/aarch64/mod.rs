@@ -5,6 +5,7 @@ pub mod emit;
 #[cfg(feature = "emu")]
 mod emu;
 pub mod insn;
+pub mod litmus;
 pub mod lower;
 
 use super::backend::{Backend, Description};
@@ -33,6 +34,10 @@ static DESCRIPTION: Description = Description {
 };
 
 impl Backend for Aarch64 {
+    fn litmus(&self) -> &'static dyn crate::litmus::Dialect {
+        &litmus::Litmus
+    }
+
     fn description(&self) -> &Description {
         &DESCRIPTION
     }

@@ -6,6 +6,7 @@ pub mod emit;
 #[cfg(feature = "emu")]
 mod emu;
 pub mod insn;
+pub mod litmus;
 pub mod lower;
 mod peephole;
 pub mod tlb;
@@ -60,6 +61,10 @@ impl Power {
 }
 
 impl Backend for Power {
+    fn litmus(&self) -> &'static dyn crate::litmus::Dialect {
+        &litmus::Litmus
+    }
+
     fn description(&self) -> &Description {
         &self.description
     }

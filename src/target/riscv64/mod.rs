@@ -11,6 +11,7 @@ pub mod emit;
 mod emu;
 pub mod encode;
 pub mod insn;
+pub mod litmus;
 pub mod lower;
 pub mod regs;
 
@@ -40,6 +41,10 @@ static DESCRIPTION: Description = Description {
 };
 
 impl Backend for Riscv64 {
+    fn litmus(&self) -> &'static dyn crate::litmus::Dialect {
+        &litmus::Litmus
+    }
+
     fn description(&self) -> &Description {
         &DESCRIPTION
     }
