@@ -61,7 +61,7 @@ fn nop(target: Target, len: usize) -> Vec<u8> {
 
 /// `c` with instruction `k` of function `f` (a barrier) turned into
 /// no-ops of the same size.
-fn without(c: &Compiled, f: usize, k: usize) -> Compiled {
+pub fn without(c: &Compiled, f: usize, k: usize) -> Compiled {
     let mut m = c.clone();
     let func = &mut m.funcs[f];
     let idx: Vec<usize> = (0..func.lines.len())
@@ -80,7 +80,7 @@ fn without(c: &Compiled, f: usize, k: usize) -> Compiled {
 }
 
 /// The barriers the passes placed: (function, instruction index, text).
-fn placed(c: &Compiled) -> Vec<(usize, usize, String)> {
+pub fn placed(c: &Compiled) -> Vec<(usize, usize, String)> {
     let mut out = Vec::new();
     for (f, func) in c.funcs.iter().enumerate() {
         for (k, l) in func.insns().enumerate() {
