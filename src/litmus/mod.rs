@@ -131,7 +131,7 @@ pub fn export(c: &Compiled, si: usize, trace: &Trace, stem: &str) -> Result<Expo
     Ok(out)
 }
 
-#[allow(dead_code)]
+#[cfg(feature = "emu")]
 /// The operation ids that stand for "the caller's stores" and "the
 /// return", which have no event in a trace.
 fn is_boundary(id: OpId) -> bool {
@@ -139,6 +139,7 @@ fn is_boundary(id: OpId) -> bool {
 }
 
 /// A herd7 name: letters, digits, `_`, `+`, `-`, `.`.
+#[cfg(feature = "emu")]
 fn herd_name(s: &str) -> String {
     s.chars()
         .map(|c| {
@@ -153,6 +154,7 @@ fn herd_name(s: &str) -> String {
 
 /// The text of a test: header, notes, initial state, threads side by
 /// side, the forbidden outcome.
+#[cfg(feature = "emu")]
 pub(crate) fn render(
     d: &dyn Dialect,
     name: &str,
