@@ -29,6 +29,7 @@ mod vmsa;
 use crate::codegen::Compiled;
 #[cfg(feature = "emu")]
 use crate::ir::order::Class;
+#[cfg(feature = "emu")]
 use crate::ir::OpId;
 #[cfg(feature = "emu")]
 use crate::verify::trace::Trace;
