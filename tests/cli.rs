@@ -144,8 +144,8 @@ fn bad_usage_exits_2_and_names_the_option() {
             "--passes",
         ),
         (
-            &["diff", atsd, "--seq", "invalidate_va", "--passes-a", ""],
-            "--passes-a",
+            &["diff", atsd, "--seq", "invalidate_va", "--a-passes", ""],
+            "--a-passes",
         ),
         (
             &["diff", atsd, "--seq", "invalidate_va", "--read", "npu"],
@@ -971,7 +971,7 @@ fn diff_compiles_each_spec_for_its_own_target() {
     ]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(
-        r.stdout.contains("sequence `tce_kill` on aarch64\n"),
+        r.stdout.contains("sequence `tce_kill` on aarch64 ("),
         "{}",
         r.stdout
     );

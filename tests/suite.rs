@@ -35,6 +35,7 @@ mod c_names;
 mod cli;
 mod cli_props;
 mod cost_diff;
+mod diff_semantic;
 mod emu;
 mod encodings;
 mod explain;

@@ -8,20 +8,48 @@ pub struct Args {
     spec: PathBuf,
     /// A second spec for side b (default: the same).
     spec2: Option<PathBuf>,
+    /// The sequence (required unless --summary).
     #[arg(long)]
     seq: Option<String>,
-    /// Target (default: the first of the spec's `target` line, else power64).
+    /// One line per sequence of the spec(s): same or changed, and how the
+    /// static counts and barriers move; for a patch review.
+    #[arg(long)]
+    summary: bool,
+    /// Compare the `.S` texts as emitted: labels and spec line numbers
+    /// included (by default a label is named after the instruction it
+    /// labels and line numbers are `_`, so a one-line spec change shows
+    /// only itself).
+    #[arg(long)]
+    raw: bool,
+    /// Target of both sides (default: each spec's first `target`).
     #[arg(long, value_enum)]
     target: Option<Target>,
-    #[arg(long, default_value = "none", value_parser = pass_list)]
+    /// Target of side a (one sequence across targets).
+    #[arg(long, value_enum)]
+    a_target: Option<Target>,
+    #[arg(long, value_enum)]
+    b_target: Option<Target>,
+    /// Passes of side a (default: none, the naive lowering).
+    #[arg(long = "a-passes", alias = "passes-a", default_value = "none", value_parser = pass_list)]
     passes_a: PassList,
-    #[arg(long, default_value = "all", value_parser = pass_list)]
+    /// Passes of side b (default: all).
+    #[arg(long = "b-passes", alias = "passes-b", default_value = "all", value_parser = pass_list)]
     passes_b: PassList,
     /// Force the covers of side a to a strategy.
-    #[arg(long, value_enum)]
+    #[arg(long = "a-mode", alias = "mode-a", value_enum)]
     mode_a: Option<StrategyArg>,
-    #[arg(long, value_enum)]
+    #[arg(long = "b-mode", alias = "mode-b", value_enum)]
     mode_b: Option<StrategyArg>,
+    /// Pin a threshold on side a only, `NAME=VALUE` (after --set).
+    #[arg(long = "a-set", value_name = "NAME=VALUE", value_parser = pair)]
+    a_sets: Vec<(String, u64)>,
+    #[arg(long = "b-set", value_name = "NAME=VALUE", value_parser = pair)]
+    b_sets: Vec<(String, u64)>,
+    /// Fix a CPU feature on side a only, `NAME=on|off`.
+    #[arg(long = "a-feature", value_name = "NAME=on|off", value_parser = feature_pair)]
+    a_features: Vec<(String, bool)>,
+    #[arg(long = "b-feature", value_name = "NAME=on|off", value_parser = feature_pair)]
+    b_features: Vec<(String, bool)>,
     /// A parameter value, `name=value`; any --arg turns on the dynamic
     /// counts (missing parameters are 0).
     #[arg(long = "arg", value_parser = pair)]
@@ -37,6 +65,7 @@ pub struct Args {
     reads: Vec<ReadArg>,
     #[arg(long = "cost", value_name = "KIND=NS", value_parser = pair)]
     costs: Vec<(String, u64)>,
+    /// Pin a threshold on both sides, `NAME=VALUE`.
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = pair)]
     sets: Vec<(String, u64)>,
 }
@@ -45,7 +74,11 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     use crate::emit::diff;
     let name = a.spec.display().to_string();
     let src = read_spec(&a.spec, io)?;
-    let seq = need_seq(io, &name, &src, a.seq)?;
+    let seq = if a.summary {
+        a.seq.clone().unwrap_or_default()
+    } else {
+        need_seq(io, &name, &src, a.seq.clone())?
+    };
     let (name2, src2) = match &a.spec2 {
         Some(p) => (p.display().to_string(), read_spec(p, io)?),
         None => (name.clone(), src.clone()),
@@ -53,9 +86,21 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     let prog = crate::load(&name, &src).map_err(|d| report(io, &name, &src, &d))?;
     let prog2 = crate::load(&name2, &src2).map_err(|d| report(io, &name2, &src2, &d))?;
     check_pins(io, &prog, &a.sets)?;
+    check_pins(io, &prog, &a.a_sets)?;
+    check_pins(io, &prog2, &a.b_sets)?;
+    let pins = |own: &[(String, u64)]| -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = a
+            .sets
+            .iter()
+            .filter(|(k, _)| !own.iter().any(|(o, _)| o == k))
+            .cloned()
+            .collect();
+        v.extend(own.iter().cloned());
+        v
+    };
     no_repeats(io, "--arg", &a.args)?;
     no_repeats(io, "--cost", &a.costs)?;
-    for p in [&prog, &prog2] {
+    for p in [&prog, &prog2].into_iter().filter(|_| !a.summary) {
         if let Some(s) = p.seqs.iter().find(|s| s.name == seq) {
             instance_counts(
                 io,
@@ -69,14 +114,20 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     }
     let reads = resolve_reads(io, &prog, &a.reads)?;
     let reads2 = resolve_reads(io, &prog2, &a.reads)?;
+    if a.summary && (!a.args.is_empty() || !a.reads.is_empty()) {
+        return Err(usage(
+            io,
+            "--summary compares static counts: drop --arg/--read, or give --seq without --summary"
+                .to_string(),
+        ));
+    }
     let req = diff::Request {
-        target: target_for(a.target, &src),
         seq,
         dynamic: !a.args.is_empty() || !a.reads.is_empty(),
-        args: a.args,
+        args: a.args.clone(),
         instances: a.instances,
-        pins: a.sets,
-        costs: a.costs,
+        costs: a.costs.clone(),
+        raw: a.raw,
     };
     let side_a = diff::Side {
         spec_index: 0,
@@ -85,7 +136,9 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         passes_text: a.passes_a.1,
         strategy: a.mode_a.map(Into::into),
         reads,
-        target: target_for(a.target, &src),
+        target: target_for(a.a_target.or(a.target), &src),
+        pins: pins(&a.a_sets),
+        features: a.a_features.clone(),
     };
     let side_b = diff::Side {
         spec_index: 1,
@@ -94,10 +147,16 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         passes_text: a.passes_b.1,
         strategy: a.mode_b.map(Into::into),
         reads: reads2,
-        target: target_for(a.target, &src2),
+        target: target_for(a.b_target.or(a.target), &src2),
+        pins: pins(&a.b_sets),
+        features: a.b_features.clone(),
     };
-    let text = diff::render(&side_a, &side_b, &req)
-        .map_err(|e| cost_error(io, &[(&name, &src), (&name2, &src2)], e))?;
+    let text = if a.summary {
+        diff::summary(&side_a, &side_b, &req)
+    } else {
+        diff::render(&side_a, &side_b, &req)
+    }
+    .map_err(|e| cost_error(io, &[(&name, &src), (&name2, &src2)], e))?;
     out!(io, "{text}");
     Ok(())
 }

@@ -25,21 +25,26 @@ pub struct Side<'a> {
     pub strategy: Option<Strategy>,
     /// Scripted register reads for the dynamic counts (`--read`).
     pub reads: std::collections::HashMap<(crate::ir::DevId, crate::ir::RegId), Vec<u64>>,
-    /// The target this side is compiled for: `--target`, else its own
-    /// spec's first (`diff SPEC SPEC2` compiled SPEC2 for SPEC's target).
+    /// The target this side is compiled for: `--a-target`/`--b-target`,
+    /// else `--target`, else its own spec's first.
     pub target: Target,
+    /// Thresholds pinned on this side (`--set` and `--a-set`/`--b-set`).
+    pub pins: Vec<(String, u64)>,
+    /// Features fixed on this side (`--a-feature`/`--b-feature`).
+    pub features: Vec<(String, bool)>,
 }
 
 pub struct Request {
-    pub target: Target,
     pub seq: String,
     pub args: Vec<(String, u64)>,
     /// Instances of every dynamic set (default: its maximum).
     pub instances: Option<u64>,
-    pub pins: Vec<(String, u64)>,
     pub costs: Vec<(String, u64)>,
     /// Run both sides (when arguments were given).
     pub dynamic: bool,
+    /// Compare the `.S` texts as emitted (else normalized: see
+    /// [`super::normalize`]).
+    pub raw: bool,
 }
 
 struct Done {
@@ -63,19 +68,26 @@ fn side(s: &Side<'_>, req: &Request) -> Result<Done, Error> {
     }
     let seq = &prog.seqs[0];
     let cfg = match s.strategy {
-        Some(st) => st.config(&prog, seq, &req.pins),
+        Some(st) => st.config(&prog, seq, &s.pins),
         None => CoverConfig {
             mode: None,
-            pins: req.pins.clone(),
+            pins: s.pins.clone(),
         },
     };
-    let opts = Options {
+    let mut opts = Options {
         passes: s.passes.clone(),
         cover: cfg.clone(),
         ..Options::default()
     };
-    let c = compile(&prog, s.target, &opts).map_err(|d| Error::Spec(s.spec_index, d))?;
+    opts.features.fixed = s.features.clone();
+    let resolved = crate::codegen::resolve(&prog, &opts);
+    let c = compile(&resolved, s.target, &opts).map_err(|d| Error::Spec(s.spec_index, d))?;
     let text = crate::emit::asm::render(&c, &opts);
+    let text = if req.raw {
+        text
+    } else {
+        super::normalize::normalize(&text)
+    };
     let st = stats::collect(&c).remove(0);
     let dynamic = if req.dynamic {
         let given = cost::params(seq, &req.args)?;
@@ -91,9 +103,21 @@ fn side(s: &Side<'_>, req: &Request) -> Result<Done, Error> {
     } else {
         None
     };
-    let mut label = format!("{} --passes {}", prog.source_name, s.passes_text);
+    let mut label = format!(
+        "{} --target {} --passes {}",
+        prog.source_name, s.target, s.passes_text
+    );
     if let Some(st) = s.strategy {
         label.push_str(&format!(" --mode {}", st.name()));
+    }
+    for (k, v) in &s.pins {
+        label.push_str(&format!(" --set {k}={v}"));
+    }
+    for (k, on) in &s.features {
+        label.push_str(&format!(
+            " --feature {k}={}",
+            if *on { "on" } else { "off" }
+        ));
     }
     let costs_note = match set {
         Some(i) => format!(
@@ -137,8 +161,15 @@ pub fn render(a: &Side<'_>, b: &Side<'_>, req: &Request) -> Result<String, Error
         format!("{} (a) and {} (b)", a.target, b.target)
     };
     out.push_str(&format!(
-        "a: {}\nb: {}\nsequence `{}` on {on}\n\n",
-        da.label, db.label, req.seq
+        "a: {}\nb: {}\nsequence `{}` on {on}{}\n\n",
+        da.label,
+        db.label,
+        req.seq,
+        if req.raw {
+            ""
+        } else {
+            " (labels named after what they label, spec line numbers as _: --raw for the text as emitted)"
+        }
     ));
     let diff = similar::TextDiff::from_lines(&da.text, &db.text);
     let unified = diff
@@ -235,6 +266,88 @@ pub fn render(a: &Side<'_>, b: &Side<'_>, req: &Request) -> Result<String, Error
         if db.costs_note != da.costs_note {
             out.push_str(&format!("  costs b: {}\n", db.costs_note));
         }
+    }
+    Ok(out)
+}
+
+/// One line per sequence of both specs: did the code change, and how do
+/// the static counts move (`diff --summary`, for a patch review).
+pub fn summary(a: &Side<'_>, b: &Side<'_>, req: &Request) -> Result<String, Error> {
+    let mut out = String::new();
+    let mut names: Vec<&str> = a.prog.seqs.iter().map(|s| s.name.as_str()).collect();
+    for s in &b.prog.seqs {
+        if !names.contains(&s.name.as_str()) {
+            names.push(&s.name);
+        }
+    }
+    let mut rows = Vec::new();
+    let mut first = None;
+    for n in names {
+        let r = Request {
+            seq: n.to_string(),
+            args: Vec::new(),
+            instances: None,
+            costs: req.costs.clone(),
+            dynamic: false,
+            raw: req.raw,
+        };
+        let in_a = a.prog.seqs.iter().any(|s| s.name == n);
+        let in_b = b.prog.seqs.iter().any(|s| s.name == n);
+        if !(in_a && in_b) {
+            rows.push((
+                n.to_string(),
+                if in_a { "only in a" } else { "only in b" }.to_string(),
+                String::new(),
+            ));
+            continue;
+        }
+        let (da, db) = (side(a, &r)?, side(b, &r)?);
+        first.get_or_insert_with(|| (da.label.clone(), db.label.clone()));
+        let (sa, sb) = (&da.stats, &db.stats);
+        let mut moved = Vec::new();
+        let mut num = |what: &str, x: usize, y: usize| {
+            if x != y {
+                moved.push(format!("{what} {x} -> {y}"));
+            }
+        };
+        num("instructions", sa.instructions, sb.instructions);
+        num("stores", sa.stores, sb.stores);
+        num("loads", sa.loads, sb.loads);
+        num("invalidates", sa.invalidates, sb.invalidates);
+        let kinds: BTreeSet<&String> = sa.barriers.keys().chain(sb.barriers.keys()).collect();
+        for k in kinds {
+            let (x, y) = (
+                sa.barriers.get(k).copied().unwrap_or(0),
+                sb.barriers.get(k).copied().unwrap_or(0),
+            );
+            if x != y {
+                moved.push(format!("`{k}` {x} -> {y}"));
+            }
+        }
+        let state = if da.text == db.text {
+            "same"
+        } else {
+            "changed"
+        };
+        rows.push((n.to_string(), state.to_string(), moved.join(", ")));
+    }
+    if let Some((la, lb)) = first {
+        out.push_str(&format!("a: {la}\nb: {lb}\n"));
+    }
+    let changed = rows.iter().filter(|r| r.1 != "same").count();
+    out.push_str(&format!(
+        "{} sequences, {changed} differ{}\n",
+        rows.len(),
+        if req.raw {
+            ""
+        } else {
+            " (labels and spec line numbers normalized)"
+        }
+    ));
+    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    for (n, state, moved) in rows {
+        out.push_str(format!("  {n:<w$}  {state:<9} {moved}").trim_end());
+        out.push('\n');
     }
     Ok(out)
 }

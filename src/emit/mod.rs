@@ -7,6 +7,7 @@ pub mod explain;
 pub mod header;
 pub mod listing;
 pub mod names;
+pub mod normalize;
 pub mod show;
 pub mod stats;
 
