@@ -169,8 +169,9 @@ fn svg_has_lines_legend_and_threshold_marker() {
     for label in [
         "exact",
         "all",
-        "auto",
+        "auto (the generated code)",
         "threshold TCE_KILL_TCE_THRESHOLD = 129 (516K)",
+        "threshold 129 (516K)",
         "request size (bytes, log scale)",
         "modelled cost (ns, log scale)",
         "4K",
@@ -360,4 +361,84 @@ fn smmuv3_queue_cost_table_per_page_range_and_asid() {
     assert_eq!(ril(7967), 100);
     // 401 = 17 + (3 << 7).
     assert_eq!(ril(401), 100);
+}
+
+/// Issue 37: `auto` is the step the generated code takes, drawn from the
+/// plotted points themselves: it follows `exact` to the threshold, drops
+/// vertically there to `all`, and never runs below both strategies (the
+/// old plot drew a straight line from the last loop sample to the first
+/// flush sample, under both).
+#[test]
+fn cost_plot_draws_auto_as_a_step_at_the_threshold() {
+    use shootdown::model::cost::{self, Strategy};
+    for (spec, seq, args) in [
+        ("examples/arm_smmu.inv", "tlb_inv_walk_s1", vec![]),
+        (
+            "examples/smmuv3_cmdq.inv",
+            "tlb_inv_range_auto",
+            vec![
+                ("cmdq_log2n".to_string(), 8u64),
+                ("iova".to_string(), 0x4000_0000),
+            ],
+        ),
+    ] {
+        let src = std::fs::read_to_string(spec).unwrap();
+        let prog = shootdown::load(spec, &src).unwrap();
+        let req = cost::Request {
+            target: shootdown::output::default_targets(&prog)[0],
+            passes: shootdown::passes::parse_list("all").unwrap(),
+            args,
+            sizes: None,
+            start: None,
+            instances: None,
+            reads: Default::default(),
+            pins: Vec::new(),
+            costs: Vec::new(),
+            with: Vec::new(),
+        };
+        let t = cost::table(&prog, seq, &req).unwrap_or_else(|_| panic!("{spec} {seq}"));
+        let th = t.threshold.as_ref().expect("a derived threshold");
+        let x_th = (th.bytes as f64).log2();
+        let pts = shootdown::model::plot::auto_points(&t);
+        let steps: Vec<(usize, &(f64, f64))> = pts
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| pts.get(i + 1).is_some_and(|q| q.0 == p.0))
+            .collect();
+        assert_eq!(steps.len(), 1, "{spec}: one step, got {pts:?}");
+        let (i, at) = steps[0];
+        assert!(
+            (at.0 - x_th).abs() < 1e-9,
+            "{spec}: the step is at the threshold {x_th}, not {}",
+            at.0
+        );
+        // Samples: auto's own costs; and no point below both lines.
+        let line = |s: Strategy, x: f64| -> f64 {
+            let lg = |b: u64| (b as f64).log2();
+            let k = t
+                .rows
+                .windows(2)
+                .position(|w| lg(w[0].size) <= x && x <= lg(w[1].size))
+                .unwrap();
+            let c = |j: usize| t.rows[j].cost[&s].unwrap().max(1) as f64;
+            let (x0, x1) = (lg(t.rows[k].size), lg(t.rows[k + 1].size));
+            (c(k).ln() + (c(k + 1).ln() - c(k).ln()) * (x - x0) / (x1 - x0)).exp()
+        };
+        // From the loop's line to the flush's, at the threshold.
+        let near = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b;
+        assert!(near(at.1, line(Strategy::Exact, at.0)), "{spec}: {pts:?}");
+        assert!(
+            near(pts[i + 1].1, line(Strategy::All, at.0)),
+            "{spec}: {pts:?}"
+        );
+        for p in &pts {
+            let low = line(Strategy::Exact, p.0).min(line(Strategy::All, p.0));
+            assert!(
+                p.1 >= low * (1.0 - 1e-9),
+                "{spec}: auto at {p:?} below both strategies ({low})"
+            );
+        }
+        let samples = pts.len() - 2;
+        assert_eq!(samples, t.rows.len(), "{spec}");
+    }
 }

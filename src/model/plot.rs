@@ -5,6 +5,14 @@
 //! axis hides one or the other), one line per strategy, a legend, and a
 //! vertical marker at the threshold. No timestamps, no system fonts (the
 //! naive text layout): the same table gives the same bytes.
+//!
+//! `auto`, what the generated code does, is drawn as the step it is
+//! ([`auto_points`]): it follows one strategy up to the threshold and
+//! jumps to the other there, instead of a straight line between the two
+//! samples around the threshold (which sat below both strategies). It is a
+//! wide translucent band under the others, so a strategy it follows stays
+//! visible on top of it; the strategies carry point markers of their own
+//! shapes.
 
 use super::cost::{human, Strategy, Table};
 use plotters::prelude::*;
@@ -29,13 +37,81 @@ pub fn svg(t: &Table) -> Result<String, String> {
     Ok(out)
 }
 
+fn lg(b: u64) -> f64 {
+    (b.max(1) as f64).log2()
+}
+
+/// The cost of strategy `s` at row `i`, if it can be used there.
+fn cost_at(t: &Table, s: Strategy, i: usize) -> Option<f64> {
+    t.rows[i]
+        .cost
+        .get(&s)
+        .copied()
+        .flatten()
+        .map(|c| c.max(1) as f64)
+}
+
+/// The strategy `auto` costs the same as at row `i`.
+fn follows(t: &Table, i: usize) -> Option<Strategy> {
+    let a = cost_at(t, Strategy::Auto, i)?;
+    t.strategies
+        .iter()
+        .copied()
+        .filter(|s| *s != Strategy::Auto)
+        .find(|s| cost_at(t, *s, i) == Some(a))
+}
+
+/// `s`'s line between rows `i` and `i + 1` at `x`, as drawn: straight on
+/// the log-log axes.
+fn on_line(t: &Table, s: Strategy, i: usize, x: f64) -> Option<f64> {
+    let (y0, y1) = (cost_at(t, s, i)?, cost_at(t, s, i + 1)?);
+    let (x0, x1) = (lg(t.rows[i].size), lg(t.rows[i + 1].size));
+    if x1 <= x0 {
+        return Some(y0);
+    }
+    let f = (x - x0) / (x1 - x0);
+    Some((y0.ln() + (y1.ln() - y0.ln()) * f).exp())
+}
+
+/// The points of the `auto` line: the samples, and where the strategy it
+/// follows changes between two samples, a vertical step at the threshold
+/// (the last size the loop handles) from one strategy's line to the
+/// other's; with no threshold in between, at the later sample.
+pub fn auto_points(t: &Table) -> Vec<(f64, f64)> {
+    let mut pts = Vec::new();
+    for i in 0..t.rows.len() {
+        let Some(a) = cost_at(t, Strategy::Auto, i) else {
+            continue;
+        };
+        if i > 0 {
+            if let (Some(p), Some(q)) = (follows(t, i - 1), follows(t, i)) {
+                let (xa, xb) = (lg(t.rows[i - 1].size), lg(t.rows[i].size));
+                let x = t
+                    .threshold
+                    .as_ref()
+                    .map(|th| lg(th.bytes))
+                    .filter(|x| *x >= xa && *x < xb)
+                    .unwrap_or(xb);
+                if p != q {
+                    if let (Some(y0), Some(y1)) = (on_line(t, p, i - 1, x), on_line(t, q, i - 1, x))
+                    {
+                        pts.push((x, y0));
+                        pts.push((x, y1));
+                    }
+                }
+            }
+        }
+        pts.push((lg(t.rows[i].size), a));
+    }
+    pts
+}
+
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 fn draw(t: &Table, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
     // x is log2(size) on a linear axis, labelled at powers of two (a
     // log-scale axis would put its labels at powers of ten).
-    let lg = |b: u64| (b.max(1) as f64).log2();
     let xs: Vec<f64> = t.rows.iter().map(|r| lg(r.size)).collect();
     let (x0, x1) = match (xs.first(), xs.last()) {
         (Some(a), Some(b)) if b > a => (*a, *b),
@@ -74,24 +150,45 @@ fn draw(t: &Table, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
         })
         .y_label_formatter(&|v| format!("{}", v.round() as u64))
         .draw()?;
-    for s in &t.strategies {
+    // `auto` first, as a wide translucent band: the strategy it follows
+    // is drawn over it and stays visible.
+    if t.strategies.contains(&Strategy::Auto) {
+        let col = color(Strategy::Auto);
+        chart
+            .draw_series(LineSeries::new(
+                auto_points(t),
+                col.mix(0.35).stroke_width(7),
+            ))?
+            .label("auto (the generated code)")
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], col.mix(0.35).stroke_width(7))
+            });
+    }
+    for s in t.strategies.iter().filter(|s| **s != Strategy::Auto) {
         let pts: Vec<(f64, f64)> = t
             .rows
             .iter()
-            .filter_map(|r| {
-                r.cost
-                    .get(s)
-                    .copied()
-                    .flatten()
-                    .map(|c| (lg(r.size), c.max(1) as f64))
-            })
+            .enumerate()
+            .filter_map(|(i, r)| cost_at(t, *s, i).map(|c| (lg(r.size), c)))
             .collect();
         let col = color(*s);
-        let width = if *s == Strategy::Auto { 1 } else { 2 };
         chart
-            .draw_series(LineSeries::new(pts, col.stroke_width(width)))?
+            .draw_series(LineSeries::new(pts.clone(), col.stroke_width(2)))?
             .label(s.name())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
+        // Markers of one shape per strategy: lines that coincide are
+        // still told apart.
+        match s {
+            Strategy::Exact => {
+                chart.draw_series(pts.iter().map(|p| Circle::new(*p, 4, col.filled())))?;
+            }
+            Strategy::Single => {
+                chart.draw_series(pts.iter().map(|p| TriangleMarker::new(*p, 5, col.filled())))?;
+            }
+            _ => {
+                chart.draw_series(pts.iter().map(|p| Cross::new(*p, 5, col.stroke_width(2))))?;
+            }
+        }
     }
     // `--with` sequences, in order.
     const WITH: [RGBColor; 4] = [
@@ -115,12 +212,16 @@ fn draw(t: &Table, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(th) = &t.threshold {
         let x = lg(th.bytes);
         if x >= x0 && x <= x1 {
-            let grey = RGBColor(120, 120, 120);
+            // Orange and dashed, off the grey grid it may sit on, with its
+            // value written beside it.
+            let mark = RGBColor(255, 127, 14);
             chart
-                .draw_series(std::iter::once(PathElement::new(
+                .draw_series(DashedLineSeries::new(
                     vec![(x, y0), (x, y1)],
-                    grey.stroke_width(1),
-                )))?
+                    8,
+                    5,
+                    mark.stroke_width(2),
+                ))?
                 .label(format!(
                     "threshold {} = {} ({})",
                     th.name,
@@ -128,8 +229,13 @@ fn draw(t: &Table, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
                     human(th.bytes)
                 ))
                 .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], grey.stroke_width(1))
+                    PathElement::new(vec![(x, y), (x + 20, y)], mark.stroke_width(2))
                 });
+            chart.draw_series(std::iter::once(Text::new(
+                format!(" threshold {} ({})", th.value, human(th.bytes)),
+                (x, y1 / 1.6),
+                ("sans-serif", 14).into_font().color(&mark),
+            )))?;
         }
     }
     chart
