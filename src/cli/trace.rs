@@ -180,27 +180,81 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
             serde_json::to_string_pretty(&t).unwrap_or_default()
         );
     } else {
+        let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
         for e in &t.events {
             let kind = format!("{:?}", e.kind).to_lowercase();
-            match (&e.device, e.instance, &e.reg, &e.value) {
-                (Some(d), Some(i), Some(r), Some(v)) => {
-                    outln!(io, "{kind:<10} {d}[{i}].{r} = {v:<20} {}", e.insn)
-                }
+            let what = match (&e.device, e.instance, &e.reg, &e.memory, &e.value) {
+                (Some(d), Some(i), Some(r), _, Some(v)) => format!("{d}[{i}].{r} = {v}"),
+                (_, _, _, Some(m), Some(v)) => format!("{m} = {v}"),
                 // Several operands (POWER `tlbie` RB, RS; Book III-E EA,
                 // MAS6): all of them.
                 _ if e.operands.len() > 1 => {
                     let ops: Vec<String> = e.operands.iter().map(|v| format!("{v:#x}")).collect();
-                    outln!(io, "{kind:<10} {:<30} operands {}", e.insn, ops.join(", "))
+                    format!("{} operands {}", e.insn, ops.join(", "))
                 }
-                (_, _, _, Some(v)) => outln!(io, "{kind:<10} {:<30} operand {v}", e.insn),
-                _ => outln!(io, "{kind:<10} {}", e.insn),
+                (_, _, _, _, Some(v)) => format!("{} operand {v}", e.insn),
+                _ => e.insn.clone(),
+            };
+            let mut detail = Vec::new();
+            if !e.fields.is_empty() {
+                let f: Vec<String> = e
+                    .fields
+                    .iter()
+                    .map(|(n, v)| {
+                        if *v < 10 {
+                            format!("{n}: {v}")
+                        } else {
+                            format!("{n}: {v:#x}")
+                        }
+                    })
+                    .collect();
+                detail.push(format!("{{{}}}", f.join(", ")));
             }
+            if let Some(d) = &e.decoded {
+                detail.push(format!("[{d}]"));
+            }
+            if e.device.is_some() || e.memory.is_some() {
+                detail.push(format!("`{}`", e.insn));
+            }
+            let at = match e.line {
+                Some(l) => format!("line {l}, pc {:#x}", e.pc),
+                None => format!("pc {:#x}", e.pc),
+            };
+            outln!(io, "{kind:<10} {what:<40} {}  ({at})", detail.join(" "));
+            let key = match e.kind {
+                crate::verify::trace::Kind::Barrier => format!("barrier `{}`", e.insn),
+                crate::verify::trace::Kind::Invalidate => {
+                    // The operation, not its registers: `tlbi vale1is`,
+                    // `tlbie`, `sinval.vma`.
+                    let mut w = e.insn.split_whitespace();
+                    let m = w.next().unwrap_or_default();
+                    match (m, w.next()) {
+                        ("tlbi", Some(op)) => {
+                            format!("invalidate `tlbi {}`", op.trim_end_matches(','))
+                        }
+                        _ => format!("invalidate `{m}`"),
+                    }
+                }
+                _ if e.memory.is_some() => format!("{kind} normal memory"),
+                _ => format!("{kind} device"),
+            };
+            *counts.entry(key).or_default() += 1;
         }
         outln!(
             io,
             "return {} ({} instructions executed)",
             t.ret,
             t.insns_executed
+        );
+        let c: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        outln!(
+            io,
+            "counts: {}",
+            if c.is_empty() {
+                "no events".to_string()
+            } else {
+                c.join(", ")
+            }
         );
     }
     Ok(())

@@ -164,6 +164,12 @@ pub trait Backend: Sync {
     fn capstone_gap(&self, _mnemonic: &str) -> bool {
         false
     }
+    /// The operands of this target's CPU invalidation `insn` (as the
+    /// trace prints it) decoded by field, for `trace`:
+    /// `va=0x400000 asid=0x1 ttl=0`.
+    fn decode_invalidation(&self, _insn: &str, _operands: &[u64]) -> Option<String> {
+        None
+    }
     /// How herd7's litmus tests spell this target's accesses and barriers
     /// (its `litmus.rs`; docs/memory-model.md).
     fn litmus(&self) -> &'static dyn crate::litmus::Dialect;

@@ -62,6 +62,18 @@ pub struct Event {
     /// then RS for `tlbie`; the immediates RIC/PRS/R are in `insn`).
     #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "hex_list")]
     pub operands: Vec<u64>,
+    /// Byte offset of the instruction in the function.
+    pub pc: u32,
+    /// Spec line of the operation it performs (none for a barrier a pass
+    /// placed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// A register value split into the register's fields, by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<(String, u64)>,
+    /// An invalidation's operands decoded (`va=0x400000 asid=1 ttl=0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decoded: Option<String>,
 }
 
 fn hex_list<S: serde::Serializer>(v: &[u64], s: S) -> Result<S::Ok, S::Error> {
@@ -331,6 +343,11 @@ pub fn run(
         .iter()
         .map(|e| attribute(e, &by_offset, prog, c, seq, &layout))
         .collect::<Result<Vec<_>, _>>()?;
+    let lines = op_lines(prog, seq);
+    let mut events = events;
+    for ev in &mut events {
+        ev.line = ev.op.and_then(|o| lines.get(&o).copied());
+    }
     let memory = layout
         .ptr_params
         .iter()
@@ -350,6 +367,23 @@ pub fn run(
 
 /// The emulator's event `e` as a trace event: the instruction and IR
 /// operation it came from, and the register or pointer memory it touched.
+/// The spec line of each operation of `seq` that makes an event.
+fn op_lines(prog: &Program, seq: &Seq) -> rustc_hash::FxHashMap<OpId, usize> {
+    use crate::ir::Stmt;
+    let mut out = rustc_hash::FxHashMap::default();
+    crate::ir::walk(&seq.body, &mut |s| {
+        let (id, span) = match s {
+            Stmt::Write { access, .. } | Stmt::Poll { access, .. } | Stmt::Read { access, .. } => {
+                (access.id, access.span)
+            }
+            Stmt::Mem { id, span, .. } | Stmt::Invalidate { id, span, .. } => (*id, *span),
+            _ => return,
+        };
+        out.insert(id, prog.line_of(span));
+    });
+    out
+}
+
 fn attribute(
     e: &emu::Event,
     by_offset: &BTreeMap<u32, &Line>,
@@ -380,6 +414,10 @@ fn attribute(
         raw: None,
         op,
         operands: Vec::new(),
+        pc: e.pc_offset,
+        line: None,
+        fields: Vec::new(),
+        decoded: None,
     };
     let in_ptr = layout
         .ptr_params
@@ -391,6 +429,10 @@ fn attribute(
         (Kind::Invalidate, _) => {
             ev.operands = operand_values(&e.text);
             ev.value = ev.operands.first().map(|v| format!("{v:#x}"));
+            ev.decoded = c
+                .target
+                .backend()
+                .decode_invalidation(&ev.insn, &ev.operands);
         }
         (Kind::Barrier, _) => {}
     }
@@ -448,6 +490,12 @@ fn register_access(
     ev.value = Some(format!("{v:#x}"));
     ev.dev_id = Some(d);
     ev.reg_id = Some(ri);
+    ev.fields = dev
+        .fields
+        .iter()
+        .filter(|f| f.reg == ri)
+        .map(|f| (f.name.clone(), (v & f.mask()) >> f.shift))
+        .collect();
     ev.raw = Some(v);
     Ok(())
 }

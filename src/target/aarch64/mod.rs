@@ -1,6 +1,7 @@
 //! AArch64 (AAPCS64).
 
 pub mod barriers;
+pub mod decode;
 pub mod emit;
 #[cfg(feature = "emu")]
 mod emu;
@@ -36,6 +37,9 @@ static DESCRIPTION: Description = Description {
 impl Backend for Aarch64 {
     fn litmus(&self) -> &'static dyn crate::litmus::Dialect {
         &litmus::Litmus
+    }
+    fn decode_invalidation(&self, insn: &str, operands: &[u64]) -> Option<String> {
+        decode::tlbi(insn, operands)
     }
 
     fn description(&self) -> &Description {

@@ -64,6 +64,9 @@ impl Backend for Power {
     fn litmus(&self) -> &'static dyn crate::litmus::Dialect {
         &litmus::Litmus
     }
+    fn decode_invalidation(&self, insn: &str, operands: &[u64]) -> Option<String> {
+        tlb::decode(insn, operands)
+    }
 
     fn description(&self) -> &Description {
         &self.description

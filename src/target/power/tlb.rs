@@ -91,6 +91,31 @@ fn lower(f: Form, regs: &[Reg]) -> Insn {
     }
 }
 
+/// What an executed `tlbie`/`tlbiel`'s RB and RS say, for `trace` (Power
+/// ISA v3.0B Book III 6.11.3: RB holds EPN in bits 0:51, IS in 52:53 and
+/// AP in 56:58; RS the PID in bits 0:31 and the LPID in 32:63).
+pub fn decode(insn: &str, operands: &[u64]) -> Option<String> {
+    let m = insn.split_whitespace().next()?;
+    if !matches!(m, "tlbie" | "tlbiel") {
+        return None;
+    }
+    let rb = *operands.first()?;
+    let mut s = format!(
+        "epn={:#x} is={} ap={}",
+        rb & !0xfff,
+        (rb >> 10) & 3,
+        (rb >> 5) & 7
+    );
+    if let Some(rs) = operands.get(1) {
+        s.push_str(&format!(
+            " pid={:#x} lpid={:#x}",
+            rs >> 32,
+            rs & 0xffff_ffff
+        ));
+    }
+    Some(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

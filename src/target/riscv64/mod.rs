@@ -6,6 +6,7 @@
 //! table), `emit` (the driver and the file template).
 
 pub mod barriers;
+pub mod decode;
 pub mod emit;
 #[cfg(feature = "emu")]
 mod emu;
@@ -43,6 +44,9 @@ static DESCRIPTION: Description = Description {
 impl Backend for Riscv64 {
     fn litmus(&self) -> &'static dyn crate::litmus::Dialect {
         &litmus::Litmus
+    }
+    fn decode_invalidation(&self, insn: &str, operands: &[u64]) -> Option<String> {
+        decode::invalidation(insn, operands)
     }
 
     fn description(&self) -> &Description {
