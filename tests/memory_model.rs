@@ -508,3 +508,62 @@ fn barrier_mutants_that_lose_an_ordering_make_herd7_answer_sometimes() {
         unexplained.join("\n")
     );
 }
+
+/// The `litmus` verb as a user runs it: `--check` runs herd7 and exits 0
+/// only when there are tests and every outcome is `Never`; a spec that no
+/// longer asks for the completion before the return has nothing herd7 can
+/// check, which fails rather than passing silently.
+#[test]
+fn litmus_check_passes_the_example_and_fails_when_nothing_is_checked() {
+    let herd = herd().exe.display().to_string();
+    let run = |spec: &str| {
+        Command::new(env!("CARGO_BIN_EXE_shootdown"))
+            .args([
+                "litmus",
+                spec,
+                "--seq",
+                "flush_tlb_page",
+                "--arg",
+                "asid=1",
+                "--arg",
+                "addr=0x400000",
+                "--arg",
+                "features=0",
+                "--check",
+                "--herd7",
+                &herd,
+            ])
+            .output()
+            .unwrap()
+    };
+    let o = run("examples/arm64_tlb_range.inv");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.starts_with("Never     flush_tlb_page+page0"), "{out}");
+
+    let src = std::fs::read_to_string("examples/arm64_tlb_range.inv").unwrap();
+    let at = src.find("seq flush_tlb_page").unwrap();
+    let cut = at
+        + src[at..]
+            .find("    order invalidates before return\n")
+            .unwrap();
+    let edited = format!(
+        "{}{}",
+        &src[..cut],
+        &src[cut + "    order invalidates before return\n".len()..]
+    );
+    let p = crate::support::scratch("litmus-cli").join("new.inv");
+    std::fs::write(&p, edited).unwrap();
+    let o = run(p.to_str().unwrap());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("FAIL: nothing checked"), "{err}");
+    assert!(
+        err.contains("without both, nothing says when another CPU must stop using the old entry"),
+        "{err}"
+    );
+}

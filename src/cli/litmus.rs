@@ -12,8 +12,8 @@ pub struct Args {
     /// (default: print the tests).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Run herd7 on every test and print its verdicts; exit 1 unless every
-    /// forbidden outcome is `Never`.
+    /// Run herd7 on every test and print its verdicts; exit 1 unless there
+    /// is a test and every forbidden outcome is `Never`.
     #[arg(long)]
     check: bool,
     /// herd7 for --check (default: $SHOOTDOWN_HERD7, else the build of
@@ -129,6 +129,14 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
                 io,
                 "FAIL: {bad} of {} forbidden outcomes are reachable under the architecture's model",
                 v.len()
+            );
+            Err(Fail::Reported)
+        }
+        Some(v) if v.is_empty() => {
+            errln!(
+                io,
+                "FAIL: nothing checked: no required ordering of `{}` has a test herd7 can run with these arguments",
+                a.run.seq
             );
             Err(Fail::Reported)
         }

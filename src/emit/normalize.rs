@@ -1,6 +1,7 @@
 //! The `.S` text as `diff` compares it by default: without what moves
 //! when nothing that matters changed. A line added to a spec renumbers
-//! every `/* 34: ... */` comment and every `(line 28)` in a barrier note;
+//! every `/* 34: ... */` comment and every `(line 28)` in a barrier note
+//! (and one ordering more renumbers the notes' `e3`: `e_` here);
 //! one loop more renumbers every later `.Lseq.N` label. Here a spec line
 //! number becomes `_`, and a label is named after the instruction it
 //! labels (`.L<ld %r8,16(%r10)>`, `#2` for the second label before the
@@ -24,8 +25,28 @@ fn is_insn(l: &str) -> bool {
     l.starts_with('\t') && !t.starts_with("/*") && !t.starts_with('.') && !t.is_empty()
 }
 
+/// Required orderings named `e3` in a barrier note -> `e_`: one
+/// ordering more or less renumbers the later ones.
+fn strip_edges(l: &str) -> String {
+    if !l.trim_start().starts_with("/* placed by") {
+        return l.to_string();
+    }
+    l.split(' ')
+        .map(|w| {
+            let d = w.strip_prefix('e').unwrap_or("");
+            if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) {
+                "e_"
+            } else {
+                w
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `line 28` -> `line _` and a leading `/* 34: ` -> `/* `.
 fn strip_lines(l: &str) -> String {
+    let l = &strip_edges(l);
     let mut s = l.to_string();
     if let Some(start) = s.find("/* ") {
         let rest = &s[start + 3..];
