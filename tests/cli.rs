@@ -1220,3 +1220,43 @@ fn trace_decodes_fields_operands_locations_and_counts() {
     );
     assert!(r.stdout.contains("normal memory"), "{}", r.stdout);
 }
+
+/// Issue 37: `--seq` on `stats` and `verify` as on the other verbs: only
+/// that sequence, and a usage error naming the sequences for a wrong one.
+#[test]
+fn stats_and_verify_take_one_sequence() {
+    let atsd = "examples/npu2_atsd.inv";
+    let r = sd(&["stats", atsd, "--seq", "invalidate_pid"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout.lines().count(), 1, "{}", r.stdout);
+    assert!(r.stdout.starts_with("invalidate_pid "), "{}", r.stdout);
+    let all = sd(&["verify", atsd]);
+    let one = sd(&["verify", atsd, "--seq", "invalidate_va"]);
+    assert_eq!(one.code, Some(0), "{}", one.stdout);
+    let passed = |o: &str| -> usize {
+        let l = o.lines().last().unwrap();
+        l.split(": ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        passed(&one.stdout) < passed(&all.stdout),
+        "{}\n{}",
+        one.stdout,
+        all.stdout
+    );
+    for verb in ["stats", "verify"] {
+        let r = sd(&[verb, atsd, "--seq", "nope"]);
+        assert_eq!(r.code, Some(2), "{verb}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("it has: invalidate_va, invalidate_pid"),
+            "{}",
+            r.stderr
+        );
+    }
+}

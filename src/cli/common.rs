@@ -492,6 +492,22 @@ pub fn options(c: &CodeOpts) -> Options {
 }
 
 /// Load a spec and check the options that name things in it.
+/// `prog` with only the sequence `--seq` names (all when None); a usage
+/// error listing the sequences when it has none of that name.
+pub fn only_seq(
+    io: &mut Io,
+    prog: crate::ir::Program,
+    seq: Option<&str>,
+) -> Result<crate::ir::Program, Fail> {
+    match seq {
+        None => Ok(prog),
+        Some(s) => crate::model::cost::select_seq(&prog, s).map_err(|e| match e {
+            crate::model::cost::Error::Usage(m) => usage(io, format!("--seq {s}: {m}")),
+            crate::model::cost::Error::Spec(_, d) => usage(io, d.message),
+        }),
+    }
+}
+
 pub fn load_checked(
     io: &mut Io,
     name: &str,

@@ -9,6 +9,9 @@ pub struct Args {
     /// Target (default: the first of the spec's `target` line, else power64).
     #[arg(long, value_enum)]
     target: Option<Target>,
+    /// One sequence (default: all).
+    #[arg(long)]
+    seq: Option<String>,
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -20,6 +23,7 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     let name = a.spec.display().to_string();
     let src = read_spec(&a.spec, io)?;
     let prog = load_checked(io, &name, &src, &opts)?;
+    let prog = only_seq(io, prog, a.seq.as_deref())?;
     let c = crate::compile(&prog, target_for(a.target, &src), &opts)
         .map_err(|d| report(io, &name, &src, &d))?;
     let stats = crate::emit::stats::collect(&c);

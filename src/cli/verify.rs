@@ -12,6 +12,9 @@ pub struct Args {
     /// Targets (default: each spec's `target` line).
     #[arg(long, value_enum)]
     target: Vec<Target>,
+    /// Only this sequence (every spec given must have it).
+    #[arg(long)]
+    seq: Option<String>,
     #[command(flatten)]
     code: CodeOpts,
     /// Pass even when some code was never run by the worlds (branch
@@ -36,12 +39,13 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         let name = spec.display().to_string();
         let src = read_spec(spec, io)?;
         let prog = load_checked(io, &name, &src, &opts)?;
+        let prog = only_seq(io, prog, a.seq.as_deref())?;
         let targets: Vec<Target> = if a.target.is_empty() {
             output::default_targets(&prog)
         } else {
             a.target.clone()
         };
-        let r = crate::verify::verify(&name, &src, &targets, &opts)
+        let r = crate::verify::verify_program(&prog, &targets, &opts)
             .map_err(|d| report(io, &name, &src, &d))?;
         if a.verbose {
             for p in &r.passed {

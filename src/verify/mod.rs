@@ -45,16 +45,22 @@ pub fn verify(name: &str, src: &str, targets: &[Target], opts: &Options) -> Resu
     let prog = codegen::load(name, src)?;
     // The meaning of the code under test: features fixed as `opts` says.
     let prog = codegen::resolve(&prog, opts).into_owned();
+    verify_program(&prog, targets, opts)
+}
+
+/// [`verify`] of a checked program with its features resolved (`verify
+/// --seq` passes one with a single sequence).
+pub fn verify_program(prog: &Program, targets: &[Target], opts: &Options) -> Result<Report, Diag> {
     let mut report = Report::default();
     for &t in targets {
-        let c = codegen::compile(&prog, t, opts)?;
+        let c = codegen::compile(prog, t, opts)?;
         let text = crate::emit::asm::render(&c, opts);
         asm_check::gnu_as(&c, &text, &mut report);
         asm_check::capstone(&c, &mut report);
         static_order(&c, &mut report);
         // A feature of another architecture's kernel is never set on
         // `t` (features::for_target): that is part of the meaning too.
-        semantics(&crate::features::for_target(&prog, t), &c, &mut report);
+        semantics(&crate::features::for_target(prog, t), &c, &mut report);
     }
     Ok(report)
 }
