@@ -192,6 +192,8 @@ fn every_example_sequence_keeps_its_orderings_under_herd7() {
     let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
     // (variant, name) of every VMSA test before duplicates are merged.
     let mut vmsa = Vec::new();
+    let mut unpublished = Vec::new();
+    let mut published = 0usize;
     for path in examples() {
         for v in variants(&path) {
             let (tests, sk) = export_all(&v, &v.c);
@@ -200,6 +202,28 @@ fn every_example_sequence_keeps_its_orderings_under_herd7() {
             }
             for t in tests.iter().filter(|t| t.variant == Some("vmsa")) {
                 vmsa.push((v.what.clone(), t.name.clone()));
+            }
+            // Issue 36: every publication (the sequence's own normal
+            // stores before a device access: queue entries before the
+            // doorbell) has a test on every architecture.
+            for seq in &v.c.opt.seqs {
+                let publishes = seq.edges.iter().any(|e| {
+                    e.from != shootdown::ir::OpId::ENTRY
+                        && e.from_class == shootdown::ir::order::Class::NormalStore
+                        && matches!(
+                            e.to_class,
+                            shootdown::ir::order::Class::DevStore
+                                | shootdown::ir::order::Class::DevLoad
+                        )
+                });
+                published += usize::from(publishes);
+                if publishes
+                    && !tests.iter().any(|t| {
+                        t.variant.is_none() && t.name.starts_with(&format!("{}+e", seq.name))
+                    })
+                {
+                    unpublished.push(format!("{} {}", v.what, seq.name));
+                }
             }
             for t in dedup(tests) {
                 all.push((v.what.clone(), t));
@@ -222,6 +246,13 @@ fn every_example_sequence_keeps_its_orderings_under_herd7() {
             );
         }
     }
+    eprintln!("publishing sequences (variant x target): {published}");
+    assert!(published >= 20, "too few publishing sequences: {published}");
+    assert!(
+        unpublished.is_empty(),
+        "publishing sequences with no litmus test:\n{}",
+        unpublished.join("\n")
+    );
     let tests: Vec<Test> = all.iter().map(|(_, t)| t.clone()).collect();
     let verdicts = judge(&tests, "herd-examples");
     let mut bad = Vec::new();
