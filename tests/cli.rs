@@ -1221,10 +1221,10 @@ fn trace_decodes_fields_operands_locations_and_counts() {
     assert!(r.stdout.contains("normal memory"), "{}", r.stdout);
 }
 
-/// Issue 37: `--seq` on `stats` and `verify` as on the other verbs: only
+/// Issue 37: `--seq` on `stats`, `verify` and `show` as on the other verbs: only
 /// that sequence, and a usage error naming the sequences for a wrong one.
 #[test]
-fn stats_and_verify_take_one_sequence() {
+fn stats_verify_and_show_take_one_sequence() {
     let atsd = "examples/npu2_atsd.inv";
     let r = sd(&["stats", atsd, "--seq", "invalidate_pid"]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
@@ -1250,7 +1250,11 @@ fn stats_and_verify_take_one_sequence() {
         one.stdout,
         all.stdout
     );
-    for verb in ["stats", "verify"] {
+    let r = sd(&["show", atsd, "--seq", "invalidate_pid"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout.matches(".globl").count(), 1, "{}", r.stdout);
+    assert!(r.stdout.contains(".globl invalidate_pid"), "{}", r.stdout);
+    for verb in ["stats", "verify", "show"] {
         let r = sd(&[verb, atsd, "--seq", "nope"]);
         assert_eq!(r.code, Some(2), "{verb}: {}", r.stderr);
         assert!(

@@ -23,6 +23,10 @@ pub struct Args {
     /// Target (default: the first of the spec's `target` line, else power64).
     #[arg(long, value_enum)]
     target: Option<Target>,
+    /// One sequence (default: all; not with `--stage ast`, which is the
+    /// parse of the whole file).
+    #[arg(long)]
+    seq: Option<String>,
     #[command(flatten)]
     code: CodeOpts,
 }
@@ -40,10 +44,16 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         StageArg::Bytes => Stage::Bytes,
     };
     if !matches!(stage, Stage::Ast) {
-        load_checked(io, &name, &src, &opts)?;
+        let prog = load_checked(io, &name, &src, &opts)?;
+        only_seq(io, prog, a.seq.as_deref())?;
+    } else if a.seq.is_some() {
+        return Err(usage(
+            io,
+            "--seq: `--stage ast` is the parse of the whole file".to_string(),
+        ));
     }
     let target = target_for(a.target, &src);
-    let text = crate::emit::show::render(&name, &src, stage, target, &opts)
+    let text = crate::emit::show::render(&name, &src, stage, target, &opts, a.seq.as_deref())
         .map_err(|d| report(io, &name, &src, &d))?;
     out!(io, "{text}");
     Ok(())

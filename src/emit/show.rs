@@ -21,12 +21,17 @@ pub fn render(
     stage: Stage,
     target: Target,
     opts: &Options,
+    seq: Option<&str>,
 ) -> Result<String, Diag> {
     if stage == Stage::Ast {
         let ast = codegen::parse(src)?;
         return Ok(serde_json::to_string_pretty(&ast).unwrap_or_default() + "\n");
     }
-    let prog: Program = codegen::load(name, src)?;
+    let mut prog: Program = codegen::load(name, src)?;
+    // `--seq`: that sequence alone (the caller checked that it exists).
+    if let Some(s) = seq {
+        prog.seqs.retain(|x| x.name == s);
+    }
     if stage == Stage::Ir {
         return Ok(crate::ir::print::program(&prog));
     }
