@@ -3,15 +3,7 @@
 //! an SVG with its legend and threshold marker, and the naive vs
 //! optimized diff of the NPU2 ATSD seed shows 6 vs 1 eieio executed.
 
-use std::process::{Command, Output};
-
-fn shootdown(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shootdown"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run shootdown")
-}
+use crate::support::shootdown;
 
 fn json(args: &[&str]) -> serde_json::Value {
     let o = shootdown(args);

@@ -2,15 +2,7 @@
 //! change shows only itself, each side takes its own options, and
 //! `--summary` fits a whole spec in a few lines.
 
-use std::process::{Command, Output};
-
-fn shootdown(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shootdown"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run shootdown")
-}
+use crate::support::shootdown;
 
 fn ok(args: &[&str]) -> String {
     let o = shootdown(args);

@@ -41,12 +41,10 @@ pub fn herd() -> &'static Herd {
     })
 }
 
-/// Run `tests` through herd7 on both cores; the verdicts in order.
-pub fn judge(tests: &[Test], tag: &str) -> Vec<Result<Verdict, String>> {
-    let h = herd();
-    let dir = crate::support::scratch(tag);
+/// `f` of every item, on both cores, in order.
+fn on_both_cores<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let next = Mutex::new(0usize);
-    let out: Mutex<Vec<Option<Result<Verdict, String>>>> = Mutex::new(vec![None; tests.len()]);
+    let out: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..2 {
             s.spawn(|| loop {
@@ -55,8 +53,8 @@ pub fn judge(tests: &[Test], tag: &str) -> Vec<Result<Verdict, String>> {
                     *n += 1;
                     *n - 1
                 };
-                let Some(t) = tests.get(k) else { break };
-                let r = h.run(t, &dir);
+                let Some(item) = items.get(k) else { break };
+                let r = f(item);
                 out.lock().unwrap()[k] = Some(r);
             });
         }
@@ -64,19 +62,15 @@ pub fn judge(tests: &[Test], tag: &str) -> Vec<Result<Verdict, String>> {
     out.into_inner()
         .unwrap()
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err("not run".into())))
+        .map(|r| r.expect("every item was run"))
         .collect()
 }
 
-fn examples() -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir("examples")
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "inv"))
-        .map(|p| p.display().to_string())
-        .collect();
-    v.sort();
-    v
+/// Run `tests` through herd7 on both cores; the verdicts in order.
+pub fn judge(tests: &[Test], tag: &str) -> Vec<Result<Verdict, String>> {
+    let h = herd();
+    let dir = crate::support::scratch(tag);
+    on_both_cores(tests, |t| h.run(t, &dir))
 }
 
 /// One compiled variant of an example: default, or one feature fixed on.
@@ -194,7 +188,7 @@ fn every_example_sequence_keeps_its_orderings_under_herd7() {
     let mut vmsa = Vec::new();
     let mut unpublished = Vec::new();
     let mut published = 0usize;
-    for path in examples() {
+    for path in crate::order_proof::examples() {
         for v in variants(&path) {
             let (tests, sk) = export_all(&v, &v.c);
             for (k, n) in sk {
@@ -323,34 +317,20 @@ fn herd7_agrees_with_arms_vmsa_catalogue() {
         .filter(|n| !left_out.contains_key(*n) && kinds.contains_key(*n))
         .collect();
     let no_kind = all.iter().filter(|n| !kinds.contains_key(*n)).count();
-    let next = Mutex::new(0usize);
-    let bad = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let k = {
-                    let mut n = next.lock().unwrap();
-                    *n += 1;
-                    *n - 1
-                };
-                let Some(name) = run.get(k) else { break };
-                let v = h.run_file(&root.join(format!("{name}.litmus")), Some("vmsa,fatal"));
-                let want = &kinds[*name];
-                let ok = matches!(
-                    (want.as_str(), &v),
-                    ("Forbidden", Ok(Verdict::Never))
-                        | ("Allowed", Ok(Verdict::Sometimes | Verdict::Always))
-                        | ("Required", Ok(Verdict::Always))
-                );
-                if !ok {
-                    bad.lock()
-                        .unwrap()
-                        .push(format!("{name}: expected {want}, herd7 says {v:?}"));
-                }
-            });
-        }
-    });
-    let bad = bad.into_inner().unwrap();
+    let bad: Vec<String> = on_both_cores(&run, |name| {
+        let v = h.run_file(&root.join(format!("{name}.litmus")), Some("vmsa,fatal"));
+        let want = &kinds[*name];
+        let ok = matches!(
+            (want.as_str(), &v),
+            ("Forbidden", Ok(Verdict::Never))
+                | ("Allowed", Ok(Verdict::Sometimes | Verdict::Always))
+                | ("Required", Ok(Verdict::Always))
+        );
+        (!ok).then(|| format!("{name}: expected {want}, herd7 says {v:?}"))
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     eprintln!(
         "aarch64-VMSA catalogue: {} run and compared, {} left out (tests/memory_model/vmsa-left-out.txt), {} with no expected result in VMSA-kinds.txt",
         run.len(),
@@ -457,7 +437,7 @@ struct Tally {
 #[test]
 fn barrier_mutants_that_lose_an_ordering_make_herd7_answer_sometimes() {
     let mut per_target: BTreeMap<Target, Tally> = BTreeMap::new();
-    for path in examples() {
+    for path in crate::order_proof::examples() {
         for v in variants(&path)
             .into_iter()
             .filter(|v| !v.what.contains('='))

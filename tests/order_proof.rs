@@ -8,7 +8,7 @@ use shootdown::target::mach::InsnClass;
 use shootdown::verify::order_proof::{prove, Violation};
 use shootdown::Target;
 
-fn examples() -> Vec<String> {
+pub fn examples() -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir("examples")
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -228,3 +228,12 @@ impl Rng {
         self.below(100) < pct
     }
 }
+
+/// Run the shootdown binary from the repository root.
+pub fn shootdown(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_shootdown"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run shootdown")
+}
