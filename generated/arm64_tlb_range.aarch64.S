@@ -5,11 +5,12 @@
 	.globl flush_tlb_range
 	.type flush_tlb_range,%function
 flush_tlb_range:
-	/* 33: arguments */
+	/* cover: an empty range invalidates nothing */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range.1
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 38), required by line 34; e1 the caller's earlier stores -> `tlbi vale1is` (line 37), required by line 34; e2 the caller's earlier stores -> `tlbi aside1is` (line 38), required by line 34 */
 	dsb ishst
+	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x1, x16
 	cmp x10, x9
@@ -20,6 +21,7 @@ flush_tlb_range:
 	tlbi aside1is, x10
 	b .Lflush_tlb_range.3
 .Lflush_tlb_range.2:
+	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x10, #0x5000
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
@@ -128,11 +130,12 @@ flush_tlb_page:
 	.globl flush_tlb_range_r
 	.type flush_tlb_range_r,%function
 flush_tlb_range_r:
-	/* 66: arguments */
+	/* cover: an empty range invalidates nothing */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_r.1
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 72), required by line 67; e1 the caller's earlier stores -> `tlbi vale1is` (line 70), required by line 67; e2 the caller's earlier stores -> `tlbi rvale1is` (line 71), required by line 67; and 4 more (see `explain`) */
 	dsb ishst
+	/* cover `tlb4k_range`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x1, x16
 	cmp x10, x9
@@ -143,6 +146,7 @@ flush_tlb_range_r:
 	tlbi aside1is, x10
 	b .Lflush_tlb_range_r.3
 .Lflush_tlb_range_r.2:
+	/* cover `tlb4k_range` range: at most 2097152 granules by range ops, past it the flush-all */
 	and x10, x1, #0xfff
 	add x11, x9, x10
 	sub x9, x11, #1
@@ -151,6 +155,7 @@ flush_tlb_range_r:
 	movz x16, #0x20, lsl #16
 	cmp x9, x16
 	b.hs .Lflush_tlb_range_r.4
+	/* cover `tlb4k_range` range: an odd granule count takes one single op first */
 	and x10, x9, #1
 	cbz x10, .Lflush_tlb_range_r.7
 	/* 70: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
@@ -162,6 +167,7 @@ flush_tlb_range_r:
 	/* 70: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x13
 .Lflush_tlb_range_r.7:
+	/* cover `tlb4k_range` range: the range op of scale 0, if this digit of the count is not 0 */
 	sub x11, x9, x10
 	lsr x9, x11, #1
 	and x12, x9, #0x1f
@@ -181,6 +187,7 @@ flush_tlb_range_r:
 	/* 71: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x14
 .Lflush_tlb_range_r.9:
+	/* cover `tlb4k_range` range: the range op of scale 1, if this digit of the count is not 0 */
 	lsr x9, x11, #6
 	and x13, x9, #0x1f
 	cbz x13, .Lflush_tlb_range_r.11
@@ -203,6 +210,7 @@ flush_tlb_range_r:
 	/* 71: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x15
 .Lflush_tlb_range_r.11:
+	/* cover `tlb4k_range` range: the range op of scale 2, if this digit of the count is not 0 */
 	lsr x9, x11, #11
 	and x14, x9, #0x1f
 	cbz x14, .Lflush_tlb_range_r.13
@@ -227,6 +235,7 @@ flush_tlb_range_r:
 	/* 71: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x8
 .Lflush_tlb_range_r.13:
+	/* cover `tlb4k_range` range: the range op of scale 3, if this digit of the count is not 0 */
 	lsr x9, x11, #16
 	and x11, x9, #0x1f
 	cbz x11, .Lflush_tlb_range_r.5
@@ -273,11 +282,12 @@ flush_tlb_range_r:
 	.globl flush_tlb_kernel_range
 	.type flush_tlb_kernel_range,%function
 flush_tlb_kernel_range:
-	/* 92: arguments */
+	/* cover: an empty range invalidates nothing */
 	sub x9, x1, x0
 	cbz x9, .Lflush_tlb_kernel_range.1
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vmalle1is` (line 97), required by line 93; e1 the caller's earlier stores -> `tlbi vaale1is` (line 96), required by line 93; e2 the caller's earlier stores -> `tlbi vmalle1is` (line 97), required by line 93 */
 	dsb ishst
+	/* cover `tlb4k_kernel`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x0, x16
 	cmp x10, x9
@@ -286,6 +296,7 @@ flush_tlb_kernel_range:
 	tlbi vmalle1is
 	b .Lflush_tlb_kernel_range.3
 .Lflush_tlb_kernel_range.2:
+	/* cover `tlb4k_kernel` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x10, #0x5000
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
@@ -384,11 +395,12 @@ flush_tlb_mm:
 	.globl flush_tlb_range_nl
 	.type flush_tlb_range_nl,%function
 flush_tlb_range_nl:
-	/* 127: arguments */
+	/* cover: an empty range invalidates nothing */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_nl.1
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 132), required by line 128; e1 the caller's earlier stores -> `tlbi vae1is` (line 131), required by line 128; e2 the caller's earlier stores -> `tlbi aside1is` (line 132), required by line 128 */
 	dsb ishst
+	/* cover `tlb4k_walk`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x1, x16
 	cmp x10, x9
@@ -399,6 +411,7 @@ flush_tlb_range_nl:
 	tlbi aside1is, x10
 	b .Lflush_tlb_range_nl.3
 .Lflush_tlb_range_nl.2:
+	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x10, #0x5000
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
@@ -467,11 +480,12 @@ flush_tlb_range_nl:
 	.globl flush_tlb_range_r_nl
 	.type flush_tlb_range_r_nl,%function
 flush_tlb_range_r_nl:
-	/* 142: arguments */
+	/* cover: an empty range invalidates nothing */
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_r_nl.1
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 148), required by line 143; e1 the caller's earlier stores -> `tlbi vae1is` (line 146), required by line 143; e2 the caller's earlier stores -> `tlbi rvae1is` (line 147), required by line 143; and 4 more (see `explain`) */
 	dsb ishst
+	/* cover `tlb4k_walk_range`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x1, x16
 	cmp x10, x9
@@ -482,6 +496,7 @@ flush_tlb_range_r_nl:
 	tlbi aside1is, x10
 	b .Lflush_tlb_range_r_nl.3
 .Lflush_tlb_range_r_nl.2:
+	/* cover `tlb4k_walk_range` range: at most 2097152 granules by range ops, past it the flush-all */
 	and x10, x1, #0xfff
 	add x11, x9, x10
 	sub x9, x11, #1
@@ -490,6 +505,7 @@ flush_tlb_range_r_nl:
 	movz x16, #0x20, lsl #16
 	cmp x9, x16
 	b.hs .Lflush_tlb_range_r_nl.4
+	/* cover `tlb4k_walk_range` range: an odd granule count takes one single op first */
 	and x10, x9, #1
 	cbz x10, .Lflush_tlb_range_r_nl.7
 	/* 146: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
@@ -501,6 +517,7 @@ flush_tlb_range_r_nl:
 	/* 146: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x13
 .Lflush_tlb_range_r_nl.7:
+	/* cover `tlb4k_walk_range` range: the range op of scale 0, if this digit of the count is not 0 */
 	sub x11, x9, x10
 	lsr x9, x11, #1
 	and x12, x9, #0x1f
@@ -520,6 +537,7 @@ flush_tlb_range_r_nl:
 	/* 147: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x14
 .Lflush_tlb_range_r_nl.9:
+	/* cover `tlb4k_walk_range` range: the range op of scale 1, if this digit of the count is not 0 */
 	lsr x9, x11, #6
 	and x13, x9, #0x1f
 	cbz x13, .Lflush_tlb_range_r_nl.11
@@ -542,6 +560,7 @@ flush_tlb_range_r_nl:
 	/* 147: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x15
 .Lflush_tlb_range_r_nl.11:
+	/* cover `tlb4k_walk_range` range: the range op of scale 2, if this digit of the count is not 0 */
 	lsr x9, x11, #11
 	and x14, x9, #0x1f
 	cbz x14, .Lflush_tlb_range_r_nl.13
@@ -566,6 +585,7 @@ flush_tlb_range_r_nl:
 	/* 147: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x8
 .Lflush_tlb_range_r_nl.13:
+	/* cover `tlb4k_walk_range` range: the range op of scale 3, if this digit of the count is not 0 */
 	lsr x9, x11, #16
 	and x11, x9, #0x1f
 	cbz x11, .Lflush_tlb_range_r_nl.5

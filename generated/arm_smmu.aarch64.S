@@ -108,10 +108,11 @@ tlb_sync:
 	.globl tlb_inv_walk_s1
 	.type tlb_inv_walk_s1,%function
 tlb_inv_walk_s1:
-	/* 56: arguments */
+	/* cover: an empty range invalidates nothing */
 	cbz x3, .Ltlb_inv_walk_s1.1
 	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22; e1 the caller's earlier stores -> write cb.tlbiva (line 58), required by line 20; e2 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22 */
 	dmb oshst
+	/* cover `s1`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x9, x2, x16
 	cmp x9, x3
@@ -121,11 +122,13 @@ tlb_inv_walk_s1:
 	movz x0, #0
 	ret
 .Ltlb_inv_walk_s1.2:
+	/* cover: a run-time granule size must be a usable power of two, else -22 */
 	sub x9, x4, #1
 	eor x10, x4, x9
 	and x11, x10, #0xffffffffffffff
 	cmp x9, x11
 	b.hs .Ltlb_inv_walk_s1.4
+	/* cover `s1` auto: up to 413 granules (its threshold) the loop, past it the flush-all */
 	movz x16, #0x19d
 	mul x10, x4, x16
 	cmp x10, x3

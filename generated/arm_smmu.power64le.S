@@ -128,10 +128,12 @@ tlb_inv_walk_s1:
 	/* 56: arguments */
 	std %r31,-8(%r1)
 	std %r30,-16(%r1)
+	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1.1
 	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22; e1 the caller's earlier stores -> write cb.tlbiva (line 58), required by line 20; e2 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22 */
 	sync
+	/* cover `s1`: a range that wraps past 2^64 takes the flush-all */
 	nor %r11,%r5,%r5
 	cmpld 7,%r11,%r6
 	bge 7,.Ltlb_inv_walk_s1.2
@@ -142,6 +144,7 @@ tlb_inv_walk_s1:
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.2:
+	/* cover: a run-time granule size must be a usable power of two, else -22 */
 	addi %r11,%r7,-1
 	xor %r12,%r7,%r11
 	lis %r0,255
@@ -152,6 +155,7 @@ tlb_inv_walk_s1:
 	and %r10,%r12,%r0
 	cmpld 7,%r11,%r10
 	bge 7,.Ltlb_inv_walk_s1.4
+	/* cover `s1` auto: up to 413 granules (its threshold) the loop, past it the flush-all */
 	li %r0,413
 	mulld %r12,%r7,%r0
 	cmpld 7,%r12,%r6

@@ -134,8 +134,10 @@ tlb_inv_walk_s1:
 	push %r12
 	push %r13
 	push %r14
+	/* cover: an empty range invalidates nothing */
 	test %rcx,%rcx
 	je .Ltlb_inv_walk_s1.1
+	/* cover `s1`: a range that wraps past 2^64 takes the flush-all */
 	mov %rdx,%rax
 	not %rax
 	cmp %rcx,%rax
@@ -149,6 +151,7 @@ tlb_inv_walk_s1:
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.2:
+	/* cover: a run-time granule size must be a usable power of two, else -22 */
 	mov %r8,%rax
 	sub $1,%rax
 	mov %r8,%r10
@@ -157,6 +160,7 @@ tlb_inv_walk_s1:
 	and %r11,%r10
 	cmp %r10,%rax
 	jae .Ltlb_inv_walk_s1.4
+	/* cover `s1` auto: up to 413 granules (its threshold) the loop, past it the flush-all */
 	mov $0x19d,%r11d
 	mov %r8,%r10
 	imul %r11,%r10

@@ -110,8 +110,9 @@ invalidate_pid:
 	.globl invalidate_range
 	.type invalidate_range,%function
 invalidate_range:
-	/* 58: arguments */
+	/* cover: an empty range invalidates nothing */
 	cbz x4, .Linvalidate_range.1
+	/* cover `atsd`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x9, x3, x16
 	cmp x9, x4
@@ -136,6 +137,7 @@ invalidate_range:
 .Linvalidate_range.5:
 	b .Linvalidate_range.3
 .Linvalidate_range.2:
+	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x10000 bytes) */
 	add x9, x3, x4
 	sub x10, x9, #1
 	eor x9, x3, x10
@@ -169,6 +171,7 @@ invalidate_range:
 .Linvalidate_range.9:
 	b .Linvalidate_range.7
 .Linvalidate_range.6:
+	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x200000 bytes) */
 	movz x16, #0x20, lsl #16
 	cmp x9, x16
 	b.hs .Linvalidate_range.10
@@ -199,6 +202,7 @@ invalidate_range:
 .Linvalidate_range.13:
 	b .Linvalidate_range.11
 .Linvalidate_range.10:
+	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x40000000 bytes) */
 	movz x16, #0x4000, lsl #16
 	cmp x9, x16
 	b.hs .Linvalidate_range.14

@@ -133,9 +133,10 @@ invalidate_pid:
 	.globl invalidate_range
 	.type invalidate_range,@function
 invalidate_range:
-	/* 58: arguments */
+	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r7,0
 	beq 7,.Linvalidate_range.1
+	/* cover `atsd`: a range that wraps past 2^64 takes the flush-all */
 	nor %r11,%r6,%r6
 	cmpld 7,%r11,%r7
 	bge 7,.Linvalidate_range.2
@@ -161,6 +162,7 @@ invalidate_range:
 .Linvalidate_range.5:
 	b .Linvalidate_range.3
 .Linvalidate_range.2:
+	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x10000 bytes) */
 	add %r11,%r6,%r7
 	addi %r12,%r11,-1
 	xor %r11,%r6,%r12
@@ -211,6 +213,7 @@ invalidate_range:
 .Linvalidate_range.11:
 	b .Linvalidate_range.7
 .Linvalidate_range.6:
+	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x200000 bytes) */
 	lis %r0,32
 	cmpld 7,%r11,%r0
 	bge 7,.Linvalidate_range.12
@@ -258,6 +261,7 @@ invalidate_range:
 .Linvalidate_range.17:
 	b .Linvalidate_range.13
 .Linvalidate_range.12:
+	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x40000000 bytes) */
 	lis %r0,16384
 	cmpld 7,%r11,%r0
 	bge 7,.Linvalidate_range.18

@@ -121,8 +121,10 @@ invalidate_range:
 	/* 58: arguments */
 	push %rbx
 	push %r12
+	/* cover: an empty range invalidates nothing */
 	test %r8,%r8
 	je .Linvalidate_range.1
+	/* cover `atsd`: a range that wraps past 2^64 takes the flush-all */
 	mov %rcx,%rax
 	not %rax
 	cmp %r8,%rax
@@ -153,6 +155,7 @@ invalidate_range:
 .Linvalidate_range.5:
 	jmp .Linvalidate_range.3
 .Linvalidate_range.2:
+	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x10000 bytes) */
 	mov %rcx,%rax
 	add %r8,%rax
 	sub $1,%rax
@@ -193,6 +196,7 @@ invalidate_range:
 .Linvalidate_range.9:
 	jmp .Linvalidate_range.7
 .Linvalidate_range.6:
+	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x200000 bytes) */
 	cmp $0x200000,%r10
 	jae .Linvalidate_range.10
 	/* 61: value (start & 0xffffffffffe00000) */
@@ -228,6 +232,7 @@ invalidate_range:
 .Linvalidate_range.13:
 	jmp .Linvalidate_range.11
 .Linvalidate_range.10:
+	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x40000000 bytes) */
 	cmp $0x40000000,%r10
 	jae .Linvalidate_range.14
 	/* 61: value (start & 0xffffffffc0000000) */

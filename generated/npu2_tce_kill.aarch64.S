@@ -5,11 +5,12 @@
 	.globl tce_kill
 	.type tce_kill,%function
 tce_kill:
-	/* 33: arguments */
+	/* cover: an empty range invalidates nothing */
 	mul x9, x3, x4
 	cbz x9, .Ltce_kill.1
 	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18 */
 	dmb oshst
+	/* cover `tce`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x2, x16
 	cmp x10, x9
@@ -23,11 +24,13 @@ tce_kill:
 	movz x0, #0
 	ret
 .Ltce_kill.2:
+	/* cover: a run-time granule size must be a usable power of two, else -22 */
 	sub x10, x4, #1
 	eor x11, x4, x10
 	and x12, x11, #0x1ffffffffffffff
 	cmp x10, x12
 	b.hs .Ltce_kill.4
+	/* cover `tce` auto: up to 129 granules (its threshold) the loop, past it the flush-all */
 	movz x16, #0x81
 	mul x11, x4, x16
 	cmp x11, x9

@@ -8,11 +8,13 @@
 tce_kill:
 	/* 33: arguments */
 	std %r31,-8(%r1)
+	/* cover: an empty range invalidates nothing */
 	mulld %r11,%r6,%r7
 	cmpdi 7,%r11,0
 	beq 7,.Ltce_kill.1
 	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18 */
 	sync
+	/* cover `tce`: a range that wraps past 2^64 takes the flush-all */
 	nor %r12,%r5,%r5
 	cmpld 7,%r12,%r11
 	bge 7,.Ltce_kill.2
@@ -27,6 +29,7 @@ tce_kill:
 	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.2:
+	/* cover: a run-time granule size must be a usable power of two, else -22 */
 	addi %r12,%r7,-1
 	xor %r10,%r7,%r12
 	lis %r0,511
@@ -37,6 +40,7 @@ tce_kill:
 	and %r9,%r10,%r0
 	cmpld 7,%r12,%r9
 	bge 7,.Ltce_kill.4
+	/* cover `tce` auto: up to 129 granules (its threshold) the loop, past it the flush-all */
 	li %r0,129
 	mulld %r10,%r7,%r0
 	cmpld 7,%r10,%r11

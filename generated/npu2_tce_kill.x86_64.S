@@ -8,9 +8,11 @@ tce_kill:
 	push %rbx
 	push %r12
 	push %r13
+	/* cover: an empty range invalidates nothing */
 	imul %r8,%rcx
 	test %rcx,%rcx
 	je .Ltce_kill.1
+	/* cover `tce`: a range that wraps past 2^64 takes the flush-all */
 	mov %rdx,%rax
 	not %rax
 	cmp %rcx,%rax
@@ -31,6 +33,7 @@ tce_kill:
 	pop %rbx
 	ret
 .Ltce_kill.2:
+	/* cover: a run-time granule size must be a usable power of two, else -22 */
 	mov %r8,%rax
 	sub $1,%rax
 	mov %r8,%r10
@@ -39,6 +42,7 @@ tce_kill:
 	and %r11,%r10
 	cmp %r10,%rax
 	jae .Ltce_kill.4
+	/* cover `tce` auto: up to 129 granules (its threshold) the loop, past it the flush-all */
 	mov $0x81,%r11d
 	mov %r8,%r10
 	imul %r11,%r10

@@ -375,11 +375,14 @@ flush_tlb_range:
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r10,1,1,1
 .Lflush_tlb_range.7:
+	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.9
+	/* cover `radix64k`: a range that wraps past 2^64 takes the flush-all */
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range.10
+	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	b .Lflush_tlb_range.11
 .Lflush_tlb_range.10:
 	/* 145: value (pid << 0x20) */
@@ -442,9 +445,11 @@ flush_tlb_range:
 	mr %r7,%r8
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.16
+	/* cover: an empty range invalidates nothing */
 	subf %r8,%r10,%r7
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.18
+	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
 	nor %r8,%r10,%r10
 	subf %r31,%r10,%r7
 	cmpld 7,%r8,%r31
@@ -547,11 +552,14 @@ flush_tlb_range:
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
 .Lflush_tlb_range.27:
+	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.29
+	/* cover `radix64k`: a range that wraps past 2^64 takes the flush-all */
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range.30
+	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	b .Lflush_tlb_range.31
 .Lflush_tlb_range.30:
 	/* 145: value (pid << 0x20) */
@@ -603,9 +611,11 @@ flush_tlb_range:
 	mr %r7,%r9
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.36
+	/* cover: an empty range invalidates nothing */
 	subf %r9,%r10,%r7
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range.38
+	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
 	nor %r9,%r10,%r10
 	subf %r8,%r10,%r7
 	cmpld 7,%r9,%r8
@@ -710,11 +720,14 @@ flush_tlb_range:
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
 .Lflush_tlb_range.49:
+	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.51
+	/* cover `radix64k`: a range that wraps past 2^64 takes the flush-all */
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range.52
+	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	b .Lflush_tlb_range.53
 .Lflush_tlb_range.52:
 	/* 145: value (pid << 0x20) */
@@ -769,9 +782,11 @@ flush_tlb_range:
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.58
+	/* cover: an empty range invalidates nothing */
 	subf %r11,%r10,%r7
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.60
+	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
 	nor %r11,%r10,%r10
 	subf %r9,%r10,%r7
 	cmpld 7,%r11,%r9
@@ -864,11 +879,14 @@ flush_tlb_range:
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r11,%r9,1,1,1
 .Lflush_tlb_range.69:
+	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.71
+	/* cover `radix64k`: a range that wraps past 2^64 takes the flush-all */
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range.72
+	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	b .Lflush_tlb_range.73
 .Lflush_tlb_range.72:
 	/* 145: value (pid << 0x20) */
@@ -912,9 +930,11 @@ flush_tlb_range:
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.78
+	/* cover: an empty range invalidates nothing */
 	subf %r11,%r10,%r7
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.80
+	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
 	nor %r11,%r10,%r10
 	subf %r12,%r10,%r7
 	cmpld 7,%r11,%r12
@@ -1021,11 +1041,14 @@ flush_tlb_range_local:
 	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	tlbiel %r11,%r10,1,1,1
 .Lflush_tlb_range_local.5:
+	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range_local.7
+	/* cover `radix64k_local`: a range that wraps past 2^64 takes the flush-all */
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range_local.8
+	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	b .Lflush_tlb_range_local.9
 .Lflush_tlb_range_local.8:
 	/* 197: value (pid << 0x20) */
@@ -1069,9 +1092,11 @@ flush_tlb_range_local:
 	mr %r10,%r12
 	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range_local.14
+	/* cover: an empty range invalidates nothing */
 	subf %r12,%r11,%r10
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range_local.16
+	/* cover `radix2m_local`: a range that wraps past 2^64 returns -22 */
 	nor %r12,%r11,%r11
 	subf %r9,%r11,%r10
 	cmpld 7,%r12,%r9
@@ -1174,11 +1199,14 @@ flush_tlb_range_local:
 	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	tlbiel %r12,%r8,1,1,1
 .Lflush_tlb_range_local.27:
+	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range_local.29
+	/* cover `radix64k_local`: a range that wraps past 2^64 takes the flush-all */
 	nor %r12,%r4,%r4
 	cmpld 7,%r12,%r9
 	bge 7,.Lflush_tlb_range_local.30
+	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	b .Lflush_tlb_range_local.31
 .Lflush_tlb_range_local.30:
 	/* 197: value (pid << 0x20) */
@@ -1222,9 +1250,11 @@ flush_tlb_range_local:
 	mr %r10,%r12
 	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range_local.36
+	/* cover: an empty range invalidates nothing */
 	subf %r12,%r11,%r10
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range_local.38
+	/* cover `radix2m_local`: a range that wraps past 2^64 returns -22 */
 	nor %r12,%r11,%r11
 	subf %r9,%r11,%r10
 	cmpld 7,%r12,%r9

@@ -11,7 +11,9 @@ flush_tlb_range:
 	/* 57: arguments */
 	andi t6, a3, 1
 	beq t6, zero, .Lflush_tlb_range.0
+	/* cover: an empty range invalidates nothing */
 	beq a2, zero, .Lflush_tlb_range.1
+	/* cover `tlb4k_svinval`: a range that wraps past 2^64 takes the flush-all */
 	xori t0, a1, -1
 	bgeu t0, a2, .Lflush_tlb_range.4
 	/* 63: sfence.vma x0, asid */
@@ -19,6 +21,7 @@ flush_tlb_range:
 	addi a0, zero, 0
 	ret
 .Lflush_tlb_range.4:
+	/* cover `tlb4k_svinval` auto: up to 119 granules (its threshold) the loop, past it the flush-all */
 	lui t0, 0x77
 	bltu t0, a2, .Lflush_tlb_range.6
 	/* placed by place-barriers: e7 the caller's earlier stores -> `sinval.vma` (line 62), required by line 58 */
@@ -61,7 +64,9 @@ flush_tlb_range:
 	addi a0, zero, 0
 	ret
 .Lflush_tlb_range.0:
+	/* cover: an empty range invalidates nothing */
 	beq a2, zero, .Lflush_tlb_range.12
+	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
 	xori t0, a1, -1
 	bgeu t0, a2, .Lflush_tlb_range.13
 	/* 68: sfence.vma x0, asid */
@@ -69,6 +74,7 @@ flush_tlb_range:
 	addi a0, zero, 0
 	ret
 .Lflush_tlb_range.13:
+	/* cover `tlb4k` auto: up to 64 granules (its threshold) the loop, past it the flush-all */
 	lui t0, 0x40
 	bltu t0, a2, .Lflush_tlb_range.15
 	/* 66: cover start, size with tlb4k auto { ... */

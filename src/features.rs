@@ -305,6 +305,7 @@ pub fn fold_ifs(body: Vec<Stmt>) -> Vec<Stmt> {
                 else_,
                 rare: _,
                 span: _,
+                why: _,
             } if cond.a.as_const().is_some() && cond.b.as_const().is_some() => {
                 let holds = cond.cmp.holds(
                     cond.a.as_const().unwrap_or(0),
@@ -438,6 +439,7 @@ fn dispatch(word: Option<usize>, used: &[(usize, bool)], variants: Vec<Vec<Stmt>
         vec![Stmt::If {
             rare: false,
             span: None,
+            why: None,
             cond: Cond {
                 cmp: Cmp::Ne,
                 a: test,

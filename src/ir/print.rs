@@ -295,6 +295,7 @@ fn block_head<'a>(
             else_,
             rare: _,
             span: _,
+            why: _,
         } => (
             format!(
                 "if {} {:?} {} {{",

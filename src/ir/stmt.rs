@@ -293,6 +293,9 @@ pub enum Stmt {
         rare: bool,
         /// The spec's `if` (None: made by a pass), for naming its arms.
         span: Option<Span>,
+        /// Why a pass made it (a cover's wrap check, its derived threshold):
+        /// the `.S` comment on the compare, which has no spec line.
+        why: Option<std::sync::Arc<str>>,
     },
     /// A CPU TLB invalidation instruction.
     Invalidate {

@@ -387,6 +387,7 @@ fn single(
         chain = vec![Stmt::If {
             rare: false,
             span: None,
+            why: Some(format!("cover `{}` single: the smallest granule whose aligned block holds the range ({b:#x} bytes)", set.name).into()),
             cond: Cond {
                 cmp: Cmp::Ltu,
                 a: x.clone(),
@@ -424,6 +425,7 @@ fn guard(
     vec![Stmt::If {
         rare: false,
         span: None,
+        why: Some("cover: an empty range invalidates nothing".into()),
         cond: Cond {
             cmp: Cmp::Ne,
             a: size.clone(),
@@ -433,6 +435,18 @@ fn guard(
         then_: vec![Stmt::If {
             rare: false,
             span: None,
+            why: Some(
+                format!(
+                    "cover `{}`: a range that wraps past 2^64 {}",
+                    set.name,
+                    if model::all_entry(set).is_some() {
+                        "takes the flush-all"
+                    } else {
+                        "returns -22"
+                    }
+                )
+                .into(),
+            ),
             cond: Cond {
                 cmp: Cmp::Ltu,
                 a: Expr::bit_not(start.clone()),
@@ -515,6 +529,7 @@ fn check_granule(g: &Expr, max_pow2: u64, span: Span, code: Vec<Stmt>) -> Vec<St
     vec![Stmt::If {
         rare: false,
         span: None,
+        why: Some("cover: a run-time granule size must be a usable power of two, else -22".into()),
         cond: granule_ok(g, max_pow2),
         then_: code,
         else_: vec![Stmt::Return {
@@ -549,6 +564,7 @@ fn auto(
     let code = vec![Stmt::If {
         rare: false,
         span: None,
+        why: Some(format!("cover `{}` auto: up to {t} granules (its threshold) the loop, past it the flush-all", set.name).into()),
         cond: Cond {
             cmp: Cmp::Geu,
             a: limit,
@@ -612,6 +628,13 @@ fn range_ops(
     code.push(Stmt::If {
         rare: false,
         span: None,
+        why: Some(
+            format!(
+                "cover `{}` range: an odd granule count takes one single op first",
+                set.name
+            )
+            .into(),
+        ),
         cond: Cond {
             cmp: Cmp::Ne,
             a: odd.clone(),
@@ -634,6 +657,7 @@ fn range_ops(
         code.push(Stmt::If {
             rare: false,
             span: None,
+            why: Some(format!("cover `{}` range: the range op of scale {scale}, if this digit of the count is not 0", set.name).into()),
             cond: Cond {
                 cmp: Cmp::Ne,
                 a: digit,
@@ -656,6 +680,7 @@ fn range_ops(
     Some(vec![Stmt::If {
         rare: false,
         span: None,
+        why: Some(format!("cover `{}` range: at most {MAX_RANGE_GRANULES} granules by range ops, past it the flush-all", set.name).into()),
         cond: Cond {
             cmp: Cmp::Ltu,
             a: pages,

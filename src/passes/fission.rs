@@ -31,9 +31,11 @@ fn block(prog: &Program, body: Vec<Stmt>) -> Vec<Stmt> {
                 else_,
                 rare,
                 span,
+                why,
             } => out.push(Stmt::If {
                 rare,
                 span,
+                why,
                 cond,
                 then_: block(prog, then_),
                 else_: block(prog, else_),

@@ -22,9 +22,11 @@ fn block(body: Vec<Stmt>) -> Vec<Stmt> {
                 else_,
                 rare,
                 span,
+                why,
             } => Stmt::If {
                 rare,
                 span,
+                why,
                 cond,
                 then_: block(then_),
                 else_: block(else_),

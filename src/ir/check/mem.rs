@@ -52,7 +52,7 @@ impl SeqCx<'_> {
                     )
                     .help("remove `-> void`: the sequence then returns -22 for such an owner"))
                 }
-                None => self.pending.push(Stmt::If { rare: false, span: None,
+                None => self.pending.push(Stmt::If { rare: false, span: None, why: None,
                     // owner - 1 >= 2^width - 1, as owner + ~0 so
                     // that `cpu + 1` folds to `cpu`.
                     cond: Cond {

@@ -275,6 +275,7 @@ impl SeqCx<'_> {
         Ok(Stmt::If {
             rare: *rare,
             span: Some(*span),
+            why: None,
             cond: c,
             then_,
             else_,

@@ -81,10 +81,14 @@ impl Builder<'_> {
                 ));
             }
             Stmt::If {
-                cond, then_, else_, ..
+                cond,
+                then_,
+                else_,
+                why,
+                ..
             } => match self.patched_cap(cond) {
                 Some(cap) => self.patched_if(cap, then_, else_)?,
-                None => self.if_else(cond, then_, else_)?,
+                None => self.if_else(cond, then_, else_, why.as_ref())?,
             },
             Stmt::Return { value, span } => {
                 self.set_origin(*span);
@@ -300,7 +304,25 @@ impl Builder<'_> {
         Ok(())
     }
 
-    fn if_else(&mut self, cond: &Cond, then_: &[Stmt], else_: &[Stmt]) -> Result<(), Diag> {
+    fn if_else(
+        &mut self,
+        cond: &Cond,
+        then_: &[Stmt],
+        else_: &[Stmt],
+        why: Option<&std::sync::Arc<str>>,
+    ) -> Result<(), Diag> {
+        // A pass's branch (a cover's wrap check, its threshold) has no
+        // spec line: its compare says why it is there instead.
+        let saved_origin = why.map(|w| {
+            std::mem::replace(
+                &mut self.origin,
+                crate::lir::Origin {
+                    line: None,
+                    note: w.clone(),
+                    op: None,
+                },
+            )
+        });
         let a = self.expr(&cond.a);
         let b = self.operand(&cond.b);
         let (else_l, end) = (self.label(), self.label());
@@ -312,6 +334,9 @@ impl Builder<'_> {
             b,
             target: skip,
         });
+        if let Some(o) = saved_origin {
+            self.origin = o;
+        }
         let saved = self.scope();
         self.arm(then_, saved)?;
         if !else_.is_empty() {

@@ -32,6 +32,7 @@ impl Machine<'_> {
                 else_,
                 rare: _,
                 span: _,
+                why: _,
             } => {
                 let taken = self.holds(cond);
                 self.arms.insert((
