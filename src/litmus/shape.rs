@@ -97,28 +97,52 @@ pub(super) fn edge_tests(
                 .into(),
         );
     }
-    let mut out = Vec::new();
-    for (n, &(x, y)) in ps.iter().enumerate() {
-        out.push(pair_test(d, c, seq, e, i, s, stem, n, x, y, fs, ts)?);
-    }
-    Ok(out)
+    let cx = EdgeCx {
+        d,
+        c,
+        seq,
+        e,
+        i,
+        s,
+        stem,
+        fs,
+        ts,
+    };
+    ps.iter()
+        .enumerate()
+        .map(|(n, &(x, y))| pair_test(&cx, n, x, y))
+        .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn pair_test(
-    d: &dyn Dialect,
-    c: &Compiled,
-    seq: &str,
-    e: &Edge,
+/// One required ordering being exported: what every pair test of it
+/// shares.
+struct EdgeCx<'a> {
+    d: &'a dyn Dialect,
+    c: &'a Compiled,
+    seq: &'a str,
+    e: &'a Edge,
+    /// Its index in the sequence's orderings (`e<i>`).
     i: usize,
-    s: &Steps,
-    stem: &str,
-    n: usize,
-    x: usize,
-    y: usize,
+    s: &'a Steps,
+    stem: &'a str,
+    /// The kinds of access at its two ends.
     fs: Side,
     ts: Side,
-) -> Result<Test, String> {
+}
+
+/// The test of pair `n`: step `x` (the earlier end) and step `y`.
+fn pair_test(cx: &EdgeCx<'_>, n: usize, x: usize, y: usize) -> Result<Test, String> {
+    let EdgeCx {
+        d,
+        c,
+        seq,
+        e,
+        i,
+        s,
+        stem,
+        fs,
+        ts,
+    } = *cx;
     let la = s.loc_of(x).ok_or("no location")?;
     let lb = s.loc_of(y).ok_or("no location")?;
     let (sa, sb) = (is_store(e.from_class), is_store(e.to_class));
