@@ -13,4 +13,7 @@ cargo clippy --release --all-targets -- -D warnings
 # The README's first command builds without the emulator (no cmake or
 # libclang on a fresh machine): that build must keep compiling.
 cargo check --release --no-default-features --bins
+# The emulator tests write scratch files under target/tmp; a full disk
+# shows as odd test failures, so say how much there is.
+df -h . | tail -1
 cargo test --release

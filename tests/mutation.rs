@@ -22,7 +22,7 @@ use crate::support;
 use refcmp::scenarios::builds;
 use refcmp::{
     cases, compile, difference, gen_lines, link, lower_poll_limits, order_violations, prepare, run,
-    Ev, Exe, Observed, Side, LOW_LIMIT,
+    Ev, Exe, Limit, Observed, Side, LOW_LIMIT,
 };
 use shootdown::target::Machine;
 use shootdown::Target;
@@ -397,6 +397,15 @@ fn mutation_targets(prog: &shootdown::ir::Program) -> Vec<Target> {
     }
 }
 
+/// A mutant's files go once it is judged: a hung one's exec log alone can
+/// be hundreds of megabytes, and CI's disk is not ours.
+fn discard(exe: &Exe) {
+    for ext in ["log", "in", "out"] {
+        let _ = std::fs::remove_file(exe.path.with_extension(ext));
+    }
+    let _ = std::fs::remove_file(&exe.path);
+}
+
 fn check_example(stem: &str) {
     let t0 = Instant::now();
     let path = format!("examples/{stem}.inv");
@@ -415,8 +424,22 @@ fn check_example(stem: &str) {
         let all = mutation_cases(&prog, &build);
         let base_exe: Exe = link(&prep, &asm, "base").unwrap();
         let started = Instant::now();
-        let base = run(&prog, &base_exe, &build, &all, Duration::from_secs(600)).unwrap();
-        let budget = started.elapsed() * 10 + Duration::from_secs(10);
+        let base = run(
+            &prog,
+            &base_exe,
+            &build,
+            &all,
+            Limit::generous(Duration::from_secs(600)),
+        )
+        .unwrap();
+        // A mutant runs a subset of the base's cases: ten times its time
+        // or sixteen times its log is a hang.
+        let base_log =
+            std::fs::metadata(base_exe.path.with_extension("log")).map_or(0, |m| m.len());
+        let budget = Limit {
+            time: started.elapsed() * 10 + Duration::from_secs(10),
+            log_bytes: base_log * 16 + (16 << 20),
+        };
         let lines = gen_lines(&base_exe);
         let executed: BTreeSet<usize> = base
             .executed
@@ -477,6 +500,7 @@ fn check_example(stem: &str) {
                 Ok(o) => o,
                 Err(_) => {
                     t.crash += 1;
+                    discard(&exe);
                     continue;
                 }
             };
@@ -491,7 +515,7 @@ fn check_example(stem: &str) {
                     survivors.push(id);
                 }
             }
-            let _ = std::fs::remove_file(&exe.path);
+            discard(&exe);
         }
     }
     eprintln!("{stem}: mutants per kind (killed by effects / ordering / crash or hang; survived; not reached; did not assemble), {:.0?}:", t0.elapsed());

@@ -18,7 +18,7 @@ use crate::support;
 use refcmp::scenarios::builds;
 use refcmp::{
     barrier_count, build_exe, call_reqs, cases, compile, difference, lower_poll_limits, merged,
-    order_violations, run, weaker_than_kernel, HIGH_LIMIT, LOW_LIMIT,
+    order_violations, run, weaker_than_kernel, Limit, HIGH_LIMIT, LOW_LIMIT,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -191,8 +191,14 @@ fn check_example(stem: &str) {
                 let exe = build_exe(p, stem, &c, &opts, build, &asm, limit, &tag)
                     .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
                 let after = refcmp::after_invalidates_pcs(p, &exe, &asm);
-                let obs = run(p, &exe, build, &cases, Duration::from_secs(600))
-                    .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
+                let obs = run(
+                    p,
+                    &exe,
+                    build,
+                    &cases,
+                    Limit::generous(Duration::from_secs(600)),
+                )
+                .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
                 let pins: Vec<String> = build
                     .pins
                     .iter()
@@ -421,7 +427,14 @@ fn radix_range_counts() {
             })
             .collect();
         assert_eq!(picked.len(), 2, "{target}: the two cases");
-        let obs = run(&prog, &exe, &build, &picked, Duration::from_secs(120)).unwrap();
+        let obs = run(
+            &prog,
+            &exe,
+            &build,
+            &picked,
+            Limit::generous(Duration::from_secs(120)),
+        )
+        .unwrap();
         for (case, r) in obs.cases {
             let label = &build.scenarios[case.scenario].inputs[case.input].label;
             let (gen, kernel) = r.unwrap();

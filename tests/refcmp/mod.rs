@@ -965,14 +965,33 @@ pub struct Observed {
     pub executed: BTreeSet<u64>,
 }
 
-/// Runs `cases` of `build` in one qemu process (`timeout`: a mutant may
-/// loop forever).
+/// How long a harness may run, and how large its exec log may grow, before
+/// it is taken for a hang: a mutant may loop forever, and qemu's
+/// single-step log of a hang grows by tens of megabytes a second (half a
+/// gigabyte per hung mutant filled CI's disk).
+#[derive(Clone, Copy, Debug)]
+pub struct Limit {
+    pub time: Duration,
+    pub log_bytes: u64,
+}
+
+impl Limit {
+    /// For code believed correct: generous, only a guard.
+    pub fn generous(time: Duration) -> Limit {
+        Limit {
+            time,
+            log_bytes: 2 << 30,
+        }
+    }
+}
+
+/// Runs `cases` of `build` in one qemu process, within `limit`.
 pub fn run(
     prog: &Program,
     exe: &Exe,
     build: &Build,
     cases: &[Case],
-    timeout: Duration,
+    limit: Limit,
 ) -> Result<Observed, String> {
     let t = exe.target;
     let input: String = cases
@@ -1027,10 +1046,22 @@ pub fn run(
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        if start.elapsed() > timeout {
+        if start.elapsed() > limit.time {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("the harness ran longer than {timeout:?} (a hang)"));
+            return Err(format!(
+                "the harness ran longer than {:?} (a hang)",
+                limit.time
+            ));
+        }
+        if std::fs::metadata(&log).map_or(0, |m| m.len()) > limit.log_bytes {
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = std::fs::remove_file(&log);
+            return Err(format!(
+                "the exec log grew past {} bytes (a hang)",
+                limit.log_bytes
+            ));
         }
         std::thread::sleep(Duration::from_millis(5));
     };
