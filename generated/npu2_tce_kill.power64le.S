@@ -12,18 +12,18 @@ tce_kill:
 	mulld %r11,%r6,%r7
 	cmpdi 7,%r11,0
 	beq 7,.Ltce_kill.1
-	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 35), required by line 18 */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 37), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 37), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 37), required by line 18 */
 	sync
 	/* cover `tce`: a range that wraps past 2^64 takes the flush-all */
 	nor %r12,%r5,%r5
 	cmpld 7,%r12,%r11
 	bge 7,.Ltce_kill.2
-	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 37: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	rldic %r12,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,63,0
 	or %r10,%r12,%r0
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
 	stdbrx %r10,0,%r3
 	li %r3,0
 	ld %r31,-8(%r1)
@@ -45,12 +45,12 @@ tce_kill:
 	mulld %r10,%r7,%r0
 	cmpld 7,%r10,%r11
 	blt 7,.Ltce_kill.6
-	/* 35: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	/* 37: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	rldic %r10,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,61,2
 	or %r9,%r10,%r0
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
 	and %r10,%r5,%r12
 	add %r8,%r11,%r10
 	nor %r11,%r12,%r12
@@ -70,41 +70,47 @@ tce_kill:
 	cmpdi 7,%r10,0
 	bne 7,.Ltce_kill.10
 	mr %r11,%r8
-	or %r10,%r9,%r12
-	rldicl %r6,%r11,62,2
-	cmpld 7,%r7,%r6
+	lis %r0,-3841
+	ori %r0,%r0,65535
+	rldicr %r0,%r0,32,31
+	oris %r0,%r0,65535
+	ori %r0,%r0,65535
+	and %r10,%r12,%r0
+	or %r6,%r9,%r10
+	rldicl %r10,%r11,62,2
+	cmpld 7,%r7,%r10
 	bge 7,.Ltce_kill.12
-	rldicr %r6,%r7,2,61
-	subf %r5,%r7,%r6
+	rldicr %r10,%r7,2,61
+	subf %r5,%r7,%r10
 	subf %r31,%r5,%r11
 .Ltce_kill.13:
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	stdbrx %r10,0,%r3
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r10,%r10,%r7
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	stdbrx %r10,0,%r3
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r10,%r10,%r7
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	stdbrx %r10,0,%r3
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r10,%r10,%r7
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	stdbrx %r10,0,%r3
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r10,%r10,%r7
-	cmpld 6,%r31,%r6
-	subf %r31,%r6,%r31
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	stdbrx %r6,0,%r3
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r6,%r6,%r7
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	stdbrx %r6,0,%r3
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r6,%r6,%r7
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	stdbrx %r6,0,%r3
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r6,%r6,%r7
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	stdbrx %r6,0,%r3
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r6,%r6,%r7
+	cmpld 6,%r31,%r10
+	subf %r31,%r10,%r31
 	bgt 6,.Ltce_kill.13
-	add %r11,%r31,%r6
+	add %r11,%r31,%r10
 	b .Ltce_kill.14
 .Ltce_kill.12:
 .Ltce_kill.11:
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	stdbrx %r10,0,%r3
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r10,%r10,%r7
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	stdbrx %r6,0,%r3
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r6,%r6,%r7
 .Ltce_kill.14:
 	cmpld 6,%r11,%r7
 	subf %r11,%r7,%r11
@@ -116,10 +122,16 @@ tce_kill:
 	mr %r11,%r8
 	mr %r10,%r12
 .Ltce_kill.15:
-	or %r12,%r9,%r10
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	stdbrx %r12,0,%r3
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	lis %r0,-3841
+	ori %r0,%r0,65535
+	rldicr %r0,%r0,32,31
+	oris %r0,%r0,65535
+	ori %r0,%r0,65535
+	and %r12,%r10,%r0
+	or %r8,%r9,%r12
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	stdbrx %r8,0,%r3
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r10,%r10,%r7
 	cmpld 6,%r11,%r7
 	subf %r11,%r7,%r11
@@ -129,19 +141,19 @@ tce_kill:
 	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.6:
-	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 37: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	rldic %r11,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,63,0
 	or %r12,%r11,%r0
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
 	stdbrx %r12,0,%r3
 .Ltce_kill.7:
 	li %r3,0
 	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.4:
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
 	li %r3,-22
 	ld %r31,-8(%r1)
 	blr

@@ -17,13 +17,13 @@ tce_kill:
 	not %rax
 	cmp %rcx,%rax
 	jae .Ltce_kill.2
-	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 37: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	mov %rsi,%rax
 	and $0xf,%rax
 	shl $0x38,%rax
 	movabs $0x8000000000000000,%r11
 	or %r11,%rax
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
 	mov %rax,%r11
 	bswap %r11
 	mov %r11,(%rdi)
@@ -48,13 +48,13 @@ tce_kill:
 	imul %r11,%r10
 	cmp %rcx,%r10
 	jb .Ltce_kill.6
-	/* 35: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	/* 37: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	mov %rsi,%r10
 	and $0xf,%r10
 	shl $0x38,%r10
 	movabs $0x2000000000000000,%r11
 	or %r11,%r10
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov %rdx,%r9
 	and %rax,%r9
 	add %r9,%rcx
@@ -78,56 +78,59 @@ tce_kill:
 	test %rax,%rax
 	jne .Ltce_kill.10
 	mov %rcx,%rax
-	mov %r10,%r9
-	or %rdx,%r9
-	mov %rax,%rbx
-	shr $2,%rbx
-	cmp %rbx,%r8
+	movabs $0xf0ffffffffffffff,%r11
+	mov %rdx,%r9
+	and %r11,%r9
+	mov %r10,%rbx
+	or %r9,%rbx
+	mov %rax,%r9
+	shr $2,%r9
+	cmp %r9,%r8
 	jae .Ltce_kill.12
-	mov %r8,%rbx
-	shl $2,%rbx
-	mov %rbx,%r12
+	mov %r8,%r9
+	shl $2,%r9
+	mov %r9,%r12
 	sub %r8,%r12
 	mov %rax,%r13
 	sub %r12,%r13
 .Ltce_kill.13:
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	mov %r9,%r11
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	mov %rbx,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%r9
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	mov %r9,%r11
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%rbx
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	mov %rbx,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%r9
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	mov %r9,%r11
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%rbx
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	mov %rbx,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%r9
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	mov %r9,%r11
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%rbx
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	mov %rbx,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%r9
-	sub %rbx,%r13
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%rbx
+	sub %r9,%r13
 	ja .Ltce_kill.13
 	mov %r13,%rax
-	add %rbx,%rax
+	add %r9,%rax
 	jmp .Ltce_kill.14
 .Ltce_kill.12:
 .Ltce_kill.11:
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	mov %r9,%r11
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	mov %rbx,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%r9
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%rbx
 .Ltce_kill.14:
 	sub %r8,%rax
 	ja .Ltce_kill.11
@@ -138,13 +141,16 @@ tce_kill:
 	ret
 .Ltce_kill.10:
 .Ltce_kill.15:
-	mov %r10,%rax
-	or %rdx,%rax
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
-	mov %rax,%r11
+	movabs $0xf0ffffffffffffff,%r11
+	mov %rdx,%rax
+	and %r11,%rax
+	mov %r10,%r9
+	or %rax,%r9
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	mov %r9,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r8,%rdx
 	sub %r8,%rcx
 	ja .Ltce_kill.15
@@ -155,12 +161,12 @@ tce_kill:
 	pop %rbx
 	ret
 .Ltce_kill.6:
-	/* 35: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
+	/* 37: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
 	and $0xf,%rsi
 	shl $0x38,%rsi
 	movabs $0x8000000000000000,%r11
 	or %r11,%rsi
-	/* 35: npu.tce_kill = { pe: pe } | $bits | $addr */
+	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
 	mov %rsi,%r11
 	bswap %r11
 	mov %r11,(%rdi)
@@ -171,7 +177,7 @@ tce_kill:
 	pop %rbx
 	ret
 .Ltce_kill.4:
-	/* 34: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov $0xffffffffffffffea,%rax
 	pop %r13
 	pop %r12

@@ -5,19 +5,22 @@
 	.globl iotlb_flush_page
 	.type iotlb_flush_page,%function
 iotlb_flush_page:
-	/* 29: value (addr | am) */
+	/* 32: value (addr | am) */
 	orr x9, x2, x3
-	/* 30: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
+	/* 33: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	ubfiz x10, x1, #32, #16
 	movz x16, #0xb000, lsl #48
 	orr x11, x10, x16
-	/* 29: iotlb.iva = addr | am */
+	lsr x10, x4, #54
+	ubfiz x12, x10, #48, #1
+	orr x10, x11, x12
+	/* 32: iotlb.iva = addr | am */
 	str x9, [x0]
-	/* placed by place-barriers: e2 the caller's earlier stores -> write iotlb.iotlb (line 30), required by line 24 */
+	/* placed by place-barriers: e2 the caller's earlier stores -> write iotlb.iotlb (line 33), required by line 27 */
 	dmb oshst
-	/* 30: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
-	str x11, [x0, #8]
-	/* 31: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 33: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
+	str x10, [x0, #8]
+	/* 34: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
 .Liotlb_flush_page.0:
@@ -36,15 +39,18 @@ iotlb_flush_page:
 	.globl iotlb_flush_domain
 	.type iotlb_flush_domain,%function
 iotlb_flush_domain:
-	/* 36: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
+	/* 39: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	ubfiz x9, x1, #32, #16
 	movz x16, #0xa000, lsl #48
 	orr x10, x9, x16
-	/* placed by place-barriers: e0 the caller's earlier stores -> write iotlb.iotlb (line 36), required by line 24 */
+	lsr x9, x2, #54
+	ubfiz x11, x9, #48, #1
+	orr x9, x10, x11
+	/* placed by place-barriers: e0 the caller's earlier stores -> write iotlb.iotlb (line 39), required by line 27 */
 	dmb oshst
-	/* 36: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
-	str x10, [x0, #8]
-	/* 37: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 39: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
+	str x9, [x0, #8]
+	/* 40: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
 .Liotlb_flush_domain.0:
@@ -63,7 +69,7 @@ iotlb_flush_domain:
 	.globl iotlb_flush_range
 	.type iotlb_flush_range,%function
 iotlb_flush_range:
-	/* 51: arguments */
+	/* 53: arguments */
 	movz x9, #1
 	cbz x2, .Liotlb_flush_range.0
 	movz x9, #0
@@ -75,9 +81,9 @@ iotlb_flush_range:
 	movz x10, #0
 .Liotlb_flush_range.1:
 	and x11, x9, x10
-	/* 53: let all = start == 0 && end == 0xffffffffffffffff */
+	/* 55: let all = start == 0 && end == 0xffffffffffffffff */
 	mov x9, x11
-	/* 54: let mask = 52 */
+	/* 56: let mask = 52 */
 	movz x10, #0x34
 	cbnz x9, .Liotlb_flush_range.3
 	and x11, x2, #0xfff
@@ -86,7 +92,7 @@ iotlb_flush_range:
 	add x12, x11, x13
 	add x11, x12, #0xfff
 	lsr x12, x11, #12
-	/* 57: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
+	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	mov x11, x12
 	sub x12, x11, #1
 	clz x13, x12
@@ -100,12 +106,12 @@ iotlb_flush_range:
 	b.hs .Liotlb_flush_range.4
 	mov x15, x13
 .Liotlb_flush_range.4:
-	/* 58: let aligned = roundup_pow2(pages) */
+	/* 60: let aligned = roundup_pow2(pages) */
 	mov x12, x15
 	clz x13, x12
 	movz x14, #0x3f
 	sub x15, x14, x13
-	/* 59: mask = ilog2(aligned) */
+	/* 61: mask = ilog2(aligned) */
 	mov x10, x15
 	sub x13, x12, #1
 	lsr x14, x2, #12
@@ -120,42 +126,49 @@ iotlb_flush_range:
 	movn x16, #0
 	eor x12, x13, x16
 	and x13, x11, x12
-	/* 63: let shared = ~((start >> 12) ^ ((start >> 12) + pages - 1))  ... */
+	/* 65: let shared = ~((start >> 12) ^ ((start >> 12) + pages - 1))  ... */
 	mov x11, x13
-	/* 64: mask = 52 */
+	/* 66: mask = 52 */
 	movz x10, #0x34
 	cbz x11, .Liotlb_flush_range.8
 	rbit x12, x11
 	clz x12, x12
-	/* 66: mask = ctz(shared) */
+	/* 68: mask = ctz(shared) */
 	mov x10, x12
 .Liotlb_flush_range.8:
 .Liotlb_flush_range.6:
 .Liotlb_flush_range.3:
-	/* placed by place-barriers: e2 the caller's earlier stores -> write iotlb.iotlb (line 71), required by line 24; e3 the caller's earlier stores -> write iotlb.iotlb (line 79), required by line 24 */
+	/* placed by place-barriers: e2 the caller's earlier stores -> write iotlb.iotlb (line 73), required by line 27; e3 the caller's earlier stores -> write iotlb.iotlb (line 81), required by line 27 */
 	dmb oshst
 	movz x11, #1
 	cbnz x9, .Liotlb_flush_range.9
 	movz x11, #0
 .Liotlb_flush_range.9:
+	lsr x9, x4, #39
+	and x12, x9, #1
 	movz x9, #1
-	cbz x4, .Liotlb_flush_range.10
+	cbz x12, .Liotlb_flush_range.10
 	movz x9, #0
 .Liotlb_flush_range.10:
 	orr x12, x11, x9
+	lsr x9, x4, #48
+	and x11, x9, #0x3f
 	movz x9, #1
-	cmp x5, x10
+	cmp x11, x10
 	b.lo .Liotlb_flush_range.11
 	movz x9, #0
 .Liotlb_flush_range.11:
 	orr x11, x12, x9
 	cbz x11, .Liotlb_flush_range.12
-	/* 71: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
+	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	ubfiz x9, x1, #32, #16
 	movz x16, #0xa000, lsl #48
 	orr x11, x9, x16
-	/* 71: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
-	str x11, [x0, #8]
+	lsr x9, x4, #54
+	ubfiz x12, x9, #48, #1
+	orr x9, x11, x12
+	/* 73: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
+	str x9, [x0, #8]
 	b .Liotlb_flush_range.13
 .Liotlb_flush_range.12:
 	movz x9, #0x1000
@@ -171,20 +184,23 @@ iotlb_flush_range:
 	eor x11, x9, x16
 	and x9, x2, x11
 	orr x11, x9, x10
-	/* 75: let iva = (start & ~((4096 << mask) - 1)) | mask */
+	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */
 	mov x9, x11
 	cbz x9, .Liotlb_flush_range.16
-	/* 77: iotlb.iva = iva */
+	/* 79: iotlb.iva = iva */
 	str x9, [x0]
 .Liotlb_flush_range.16:
-	/* 79: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
+	/* 81: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	ubfiz x9, x1, #32, #16
 	movz x16, #0xb000, lsl #48
 	orr x10, x9, x16
-	/* 79: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
-	str x10, [x0, #8]
+	lsr x9, x4, #54
+	ubfiz x11, x9, #48, #1
+	orr x9, x10, x11
+	/* 81: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
+	str x9, [x0, #8]
 .Liotlb_flush_range.13:
-	/* 81: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
 .Liotlb_flush_range.17:

@@ -123,11 +123,11 @@ extern "C" {
 #endif
 
 /* iotlb_flush_page: returns 0; -110 (-ETIMEDOUT) when a poll of iotlb.iotlb runs out */
-long iotlb_flush_page(void *iotlb, unsigned long long did, unsigned long long addr, unsigned long long am);
+long iotlb_flush_page(void *iotlb, unsigned long long did, unsigned long long addr, unsigned long long am, unsigned long long cap);
 /* iotlb_flush_domain: returns 0; -110 (-ETIMEDOUT) when a poll of iotlb.iotlb runs out */
-long iotlb_flush_domain(void *iotlb, unsigned long long did);
+long iotlb_flush_domain(void *iotlb, unsigned long long did, unsigned long long cap);
 /* iotlb_flush_range: returns 0; -110 (-ETIMEDOUT) when a poll of iotlb.iotlb runs out */
-long iotlb_flush_range(void *iotlb, unsigned long long did, unsigned long long start, unsigned long long end, unsigned long long pgsel, unsigned long long max_amask);
+long iotlb_flush_range(void *iotlb, unsigned long long did, unsigned long long start, unsigned long long end, unsigned long long cap);
 
 #ifdef __cplusplus
 }

@@ -4,18 +4,22 @@
 	.globl iotlb_flush_page
 	.type iotlb_flush_page,@function
 iotlb_flush_page:
-	/* 29: value (addr | am) */
+	/* 32: value (addr | am) */
 	or %rcx,%rdx
-	/* 30: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
+	/* 33: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	movzwl %si,%esi
 	shl $0x20,%rsi
 	movabs $0xb000000000000000,%r11
 	or %r11,%rsi
-	/* 29: iotlb.iva = addr | am */
+	shr $0x36,%r8
+	and $1,%r8
+	shl $0x30,%r8
+	or %r8,%rsi
+	/* 32: iotlb.iva = addr | am */
 	mov %rdx,(%rdi)
-	/* 30: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
+	/* 33: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
 	mov %rsi,8(%rdi)
-	/* 31: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 34: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	mov $0xf4240,%eax
 .Liotlb_flush_page.0:
 	mov 8(%rdi),%r10
@@ -34,14 +38,18 @@ iotlb_flush_page:
 	.globl iotlb_flush_domain
 	.type iotlb_flush_domain,@function
 iotlb_flush_domain:
-	/* 36: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
+	/* 39: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	movzwl %si,%esi
 	shl $0x20,%rsi
 	movabs $0xa000000000000000,%r11
 	or %r11,%rsi
-	/* 36: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
+	shr $0x36,%rdx
+	and $1,%rdx
+	shl $0x30,%rdx
+	or %rdx,%rsi
+	/* 39: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
 	mov %rsi,8(%rdi)
-	/* 37: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 40: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	mov $0xf4240,%eax
 .Liotlb_flush_domain.0:
 	mov 8(%rdi),%r10
@@ -60,10 +68,9 @@ iotlb_flush_domain:
 	.globl iotlb_flush_range
 	.type iotlb_flush_range,@function
 iotlb_flush_range:
-	/* 51: arguments */
+	/* 53: arguments */
 	push %rbx
 	push %r12
-	push %r13
 	mov $1,%eax
 	test %rdx,%rdx
 	je .Liotlb_flush_range.0
@@ -75,95 +82,106 @@ iotlb_flush_range:
 	xor %r10,%r10
 .Liotlb_flush_range.1:
 	and %r10,%rax
-	/* 54: let mask = 52 */
+	/* 56: let mask = 52 */
 	mov $0x34,%r10d
 	test %rax,%rax
 	jne .Liotlb_flush_range.3
-	mov %rdx,%rbx
-	and $0xfff,%rbx
+	mov %rdx,%r9
+	and $0xfff,%r9
 	sub %rdx,%rcx
 	add $1,%rcx
-	add %rcx,%rbx
-	add $0xfff,%rbx
-	shr $0xc,%rbx
-	/* 57: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
-	mov %rbx,%rcx
+	add %rcx,%r9
+	add $0xfff,%r9
+	shr $0xc,%r9
+	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
+	mov %r9,%rcx
 	sub $1,%rcx
 	mov $0x7f,%r11d
 	bsr %rcx,%rcx
 	cmove %r11,%rcx
 	xor $0x3f,%rcx
-	mov $0x40,%r12d
-	sub %rcx,%r12
+	mov $0x40,%ebx
+	sub %rcx,%rbx
 	mov $1,%ecx
 	mov %rcx,%r11
-	mov %r12,%rcx
+	mov %rbx,%rcx
 	shl %cl,%r11
 	mov %r11,%rcx
-	xor %r13,%r13
-	cmp $0x40,%r12
+	xor %r12,%r12
+	cmp $0x40,%rbx
 	jae .Liotlb_flush_range.4
-	mov %rcx,%r13
+	mov %rcx,%r12
 .Liotlb_flush_range.4:
-	/* 58: let aligned = roundup_pow2(pages) */
+	/* 60: let aligned = roundup_pow2(pages) */
 	mov $0x7f,%r11d
-	bsr %r13,%rcx
+	bsr %r12,%rcx
 	cmove %r11,%rcx
 	xor $0x3f,%rcx
-	mov $0x3f,%r12d
-	sub %rcx,%r12
-	/* 59: mask = ilog2(aligned) */
-	mov %r12,%r10
-	mov %r13,%rcx
-	sub $1,%rcx
-	mov %rdx,%r12
-	shr $0xc,%r12
-	and %r12,%rcx
-	je .Liotlb_flush_range.6
+	mov $0x3f,%ebx
+	sub %rcx,%rbx
+	/* 61: mask = ilog2(aligned) */
+	mov %rbx,%r10
 	mov %r12,%rcx
-	add %rbx,%rcx
 	sub $1,%rcx
-	xor %rcx,%r12
+	mov %rdx,%rbx
+	shr $0xc,%rbx
+	and %rbx,%rcx
+	je .Liotlb_flush_range.6
+	mov %rbx,%rcx
+	add %r9,%rcx
+	sub $1,%rcx
+	xor %rcx,%rbx
+	not %rbx
+	sub $1,%r12
 	not %r12
-	sub $1,%r13
-	not %r13
-	and %r13,%r12
-	/* 64: mask = 52 */
+	and %r12,%rbx
+	/* 66: mask = 52 */
 	mov $0x34,%r10d
-	test %r12,%r12
+	test %rbx,%rbx
 	je .Liotlb_flush_range.8
 	mov $0x40,%r11d
-	bsf %r12,%r12
-	cmove %r11,%r12
-	/* 66: mask = ctz(shared) */
-	mov %r12,%r10
+	bsf %rbx,%rbx
+	cmove %r11,%rbx
+	/* 68: mask = ctz(shared) */
+	mov %rbx,%r10
 .Liotlb_flush_range.8:
 .Liotlb_flush_range.6:
 .Liotlb_flush_range.3:
-	mov $1,%ecx
+	mov $1,%r9d
 	test %rax,%rax
 	jne .Liotlb_flush_range.9
-	xor %rcx,%rcx
+	xor %r9,%r9
 .Liotlb_flush_range.9:
-	mov $1,%eax
-	test %r8,%r8
+	mov %r8,%rax
+	shr $0x27,%rax
+	and $1,%rax
+	mov $1,%ecx
+	test %rax,%rax
 	je .Liotlb_flush_range.10
-	xor %rax,%rax
+	xor %rcx,%rcx
 .Liotlb_flush_range.10:
-	or %rax,%rcx
-	mov $1,%eax
-	cmp %r10,%r9
+	or %rcx,%r9
+	mov %r8,%rax
+	shr $0x30,%rax
+	and $0x3f,%rax
+	mov $1,%ecx
+	cmp %r10,%rax
 	jb .Liotlb_flush_range.11
-	xor %rax,%rax
+	xor %rcx,%rcx
 .Liotlb_flush_range.11:
-	or %rax,%rcx
+	or %rcx,%r9
 	je .Liotlb_flush_range.12
-	/* 71: value (insert(did, shift 32, width 16) | 0xa000000000000000) */
+	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	movzwl %si,%eax
 	shl $0x20,%rax
 	movabs $0xa000000000000000,%r11
 	or %r11,%rax
-	/* 71: iotlb.iotlb = { ivt: 1, iirg: 2, did: did } */
+	mov %r8,%r9
+	shr $0x36,%r9
+	and $1,%r9
+	shl $0x30,%r9
+	or %r9,%rax
+	/* 73: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
 	mov %rax,8(%rdi)
 	jmp .Liotlb_flush_range.13
 .Liotlb_flush_range.12:
@@ -181,20 +199,24 @@ iotlb_flush_range:
 	not %r9
 	and %r9,%rdx
 	or %r10,%rdx
-	/* 75: let iva = (start & ~((4096 << mask) - 1)) | mask */
+	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */
 	je .Liotlb_flush_range.16
-	/* 77: iotlb.iva = iva */
+	/* 79: iotlb.iva = iva */
 	mov %rdx,(%rdi)
 .Liotlb_flush_range.16:
-	/* 79: value (insert(did, shift 32, width 16) | 0xb000000000000000) */
+	/* 81: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	movzwl %si,%esi
 	shl $0x20,%rsi
 	movabs $0xb000000000000000,%r11
 	or %r11,%rsi
-	/* 79: iotlb.iotlb = { ivt: 1, iirg: 3, did: did } */
+	shr $0x36,%r8
+	and $1,%r8
+	shl $0x30,%r8
+	or %r8,%rsi
+	/* 81: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
 	mov %rsi,8(%rdi)
 .Liotlb_flush_range.13:
-	/* 81: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	mov $0xf4240,%eax
 .Liotlb_flush_range.17:
 	mov 8(%rdi),%r10
@@ -203,14 +225,12 @@ iotlb_flush_range:
 	sub $1,%rax
 	jne .Liotlb_flush_range.17
 	mov $0xffffffffffffff92,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret
 .Liotlb_flush_range.18:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret

@@ -428,6 +428,8 @@ fn diff_counts_one_op_per_vtd_flush_and_scripts_reads() {
         "addr=0x1000",
         "--arg",
         "am=0",
+        "--arg",
+        "cap=0",
         "--read",
         "iotlb.iotlb=0x8000000000000000,0x8000000000000000,0",
     ];

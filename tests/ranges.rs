@@ -350,9 +350,16 @@ fn amd_build_inv_address_is_the_kernels() {
     }
 }
 
-/// VT-d: (did, start, end, pgsel, max_amask), start <= end and never a
-/// range whose page count wraps to 0 (the kernel's
-/// __roundup_pow_of_two(0) shifts by 64; see README).
+/// VT-d: (did, start, end, cap), start <= end and never a range whose
+/// page count wraps to 0 (the kernel's __roundup_pow_of_two(0) shifts by
+/// 64; see README). `cap` carries PSI (bit 39), the maximum address mask
+/// (bits 48-53) and write draining (bit 54, taken from `did`'s low bit),
+/// with the CAP bits the flush does not read set at random around them.
+fn vtd_cap(did: u64, pgsel: u64, amask: u64) -> u64 {
+    let read = 1 << 39 | 0x3f << 48 | 1 << 54;
+    (pgsel << 39) | (amask << 48) | ((did & 1) << 54) | (did.rotate_left(17) & !read)
+}
+
 fn vtd_inputs() -> Vec<Vec<u64>> {
     let mut r = Rng(0xd1b5_4a32_d192_ed03);
     let mut v = Vec::new();
@@ -364,7 +371,7 @@ fn vtd_inputs() -> Vec<Vec<u64>> {
             .wrapping_add(0xfff))
             >> 12;
         if pages != 0 || (s == 0 && e == u64::MAX) {
-            v.push(vec![did, s, e, pgsel, amask]);
+            v.push(vec![did, s, e, vtd_cap(did, pgsel, amask)]);
         }
     };
     for &a in &ADDRESS_EDGES {

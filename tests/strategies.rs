@@ -252,7 +252,7 @@ fn vtd_iotlb_flush_waits_for_ivt() {
     for target in [Target::X86_64, Target::Aarch64, Target::Power64le] {
         let (c, _) = compile_spec(spec, target, "all");
         let mut w = World {
-            params: vec![0x1234, 0x7f00_0020_0000, 9],
+            params: vec![0x1234, 0x7f00_0020_0000, 9, 1 << 54],
             ..World::default()
         };
         // IOTLB reads busy twice, then IVT clear.
@@ -262,7 +262,7 @@ fn vtd_iotlb_flush_waits_for_ivt() {
         assert_eq!(stores(&t, "iva"), vec![0x7f00_0020_0009]);
         assert_eq!(
             stores(&t, "iotlb"),
-            vec![(1 << 63) | (3 << 60) | (0x1234 << 32)]
+            vec![(1 << 63) | (3 << 60) | (0x1234 << 32) | (1 << 48)]
         );
         assert_eq!(t.events.iter().filter(|e| e.kind == Kind::Load).count(), 3);
         // One barrier orders IVA and the caller's page-table stores before

@@ -22,7 +22,7 @@ fn native_harness() {
             &format!("vtd-{passes}"),
         );
         assert!(!out.contains("FAIL"), "{passes}:\n{out}");
-        assert_eq!(out.matches("ok ").count(), 5, "{passes}:\n{out}");
+        assert_eq!(out.matches("ok ").count(), 6, "{passes}:\n{out}");
     }
 }
 

@@ -14,7 +14,8 @@
  *  - VT-d: drivers/iommu/intel/cache.c (6.11, with the 6.10 fixes
  *    "aligned_pages = 1UL << mask" and MAX_AGAW_PFN_WIDTH)
  *    calculate_psi_aligned_address and cache_tag_flush_iotlb, and
- *    dmar.c __iommu_flush_iotlb (register-based, no drain capabilities).
+ *    iommu.c (6.1) __iommu_flush_iotlb (register-based, DW when
+ *    cap_write_drain), the cap_* accessors of intel/iommu.h.
  *  - SMMUv3: drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c (6.1)
  *    __arm_smmu_tlb_inv_range with ARM_SMMU_FEAT_RANGE_INV and the
  *    CMDQ_OP_TLBI_NH_VA layout of arm_smmu_cmdq_build_cmd (VMID 0).
@@ -235,6 +236,10 @@ static long amd_inv_pages(unsigned long address, unsigned long size,
 #define DMA_TLB_DSI_FLUSH (2UL << 60)
 #define DMA_TLB_PSI_FLUSH (3UL << 60)
 #define DMA_TLB_DID(id) (((unsigned long)((id) & 0xffff)) << 32)
+#define DMA_TLB_WRITE_DRAIN (1UL << 48)
+#define cap_write_drain(c) (((c) >> 54) & 1)
+#define cap_max_amask_val(c) (((c) >> 48) & 0x3f)
+#define cap_pgsel_inv(c) (((c) >> 39) & 1)
 
 static unsigned long aligned_nrpages(unsigned long host_addr, unsigned long size)
 {
@@ -269,7 +274,7 @@ static unsigned long calculate_psi_aligned_address(unsigned long start, unsigned
 	return ALIGN_DOWN(start, VTD_PAGE_SIZE << mask);
 }
 
-static void __iommu_flush_iotlb(unsigned long did, unsigned long addr,
+static void __iommu_flush_iotlb(unsigned long cap, unsigned long did, unsigned long addr,
 				unsigned int size_order, unsigned long type)
 {
 	unsigned long val = 0, val_iva = 0;
@@ -280,14 +285,16 @@ static void __iommu_flush_iotlb(unsigned long did, unsigned long addr,
 		val = DMA_TLB_PSI_FLUSH | DMA_TLB_IVT | DMA_TLB_DID(did);
 		val_iva = size_order | addr;
 	}
+	if (cap_write_drain(cap))
+		val |= DMA_TLB_WRITE_DRAIN;
 	if (val_iva)
 		emit("iva", val_iva);
 	emit("iotlb", val);
 }
 
-/* pgsel: cap_pgsel_inv(); max_amask: cap_max_amask_val(); ih 0. */
+/* cap: iommu->cap; ih 0. */
 static long vtd_flush_range(unsigned long did, unsigned long start, unsigned long end,
-			    unsigned long pgsel, unsigned long max_amask)
+			    unsigned long cap)
 {
 	unsigned long pages, mask, addr;
 
@@ -298,10 +305,10 @@ static long vtd_flush_range(unsigned long did, unsigned long start, unsigned lon
 	} else {
 		addr = calculate_psi_aligned_address(start, end, &pages, &mask);
 	}
-	if (!pgsel || mask > max_amask || pages == (unsigned long)-1)
-		__iommu_flush_iotlb(did, 0, 0, DMA_TLB_DSI_FLUSH);
+	if (!cap_pgsel_inv(cap) || mask > cap_max_amask_val(cap) || pages == (unsigned long)-1)
+		__iommu_flush_iotlb(cap, did, 0, 0, DMA_TLB_DSI_FLUSH);
 	else
-		__iommu_flush_iotlb(did, addr, (unsigned int)mask, DMA_TLB_PSI_FLUSH);
+		__iommu_flush_iotlb(cap, did, addr, (unsigned int)mask, DMA_TLB_PSI_FLUSH);
 	return 0;
 }
 
@@ -474,7 +481,7 @@ int main(void)
 		int n = !strncmp(name, "book3e_tlbil_pid", 16) ? 1 :
 			!strncmp(name, "book3e_", 7) ? 4 :
 			!strcmp(name, "amd_inv_pages") ? 4 :
-			!strcmp(name, "vtd_flush_range") ? 5 :
+			!strcmp(name, "vtd_flush_range") ? 4 :
 			!strcmp(name, "smmuv3_inv_range") ? 6 : 3;
 
 		for (int i = 0; i < n; i++)
@@ -491,7 +498,7 @@ int main(void)
 		else if (!strcmp(name, "smmuv3_inv_range"))
 			ret = smmuv3_inv_range(a[0], a[1], a[2], a[3], a[4], a[5]);
 		else if (!strcmp(name, "vtd_flush_range"))
-			ret = vtd_flush_range(a[0], a[1], a[2], a[3], a[4]);
+			ret = vtd_flush_range(a[0], a[1], a[2], a[3]);
 		else if (!strncmp(name, "book3e_", 7))
 			ret = book3e(name, a);
 		else

@@ -278,19 +278,15 @@ fn npu2_tce_kill() -> Vec<Build> {
                 ),
                 // One byte at the last address but one: the range ends
                 // at 2^64 - 1, no wrap, so page by page.
-                kill_at(3, 0xffff_ffff_ffff_fffe, 1, 1).differs(
-                    "a DMA address with its top byte set overlaps the PE field: skiboot's \
-                     SETFIELD replaces it with the PE (0xf3..), the example ORs the PE in \
-                     (0xff..)",
-                ),
+                // The address's top byte overlaps the PE field: SETFIELD
+                // replaces it with the PE (0xf3..), as the example masks.
+                kill_at(3, 0xffff_ffff_ffff_fffe, 1, 1),
                 // Two pages across 2^63: the end is past 2^56, where the
                 // page loop that carries `{pe} | bits | addr` as a sum
                 // would be wrong (the address's top byte overlaps the PE
                 // field), so the loop that ORs on every page runs.
-                kill_at(3, 0x7fff_ffff_ffff_f000, 2, 0x1000).differs(
-                    "a DMA address with its top byte set overlaps the PE field: skiboot's \
-                     SETFIELD replaces it with the PE, the example ORs the PE in",
-                ),
+                kill_at(3, 0x7fff_ffff_ffff_f000, 2, 0x1000),
+                kill_at(5, 0x0a00_0000_0000_0000, 4, 0x1000),
                 kill_at(3, 0xffff_ffff_ffff_f000, 2, 0x1000).differs(WRAPS),
                 kill_at(16, 0xffff_ffff_ffff_f000, 2, 0x1000).differs(WRAPS),
                 // 129 (the threshold) pages of 2^57 pass 2^64: -22.
@@ -860,20 +856,24 @@ fn arm64_tlb_range() -> Vec<Build> {
 }
 
 fn vtd_iotlb() -> Vec<Build> {
-    let page = |label: &str, did: u64, addr: u64, am: u64| {
-        Input::new(label, &[("did", did), ("addr", addr), ("am", am)])
-    };
-    let range = |label: &str, did: u64, start: u64, end: u64, pgsel: u64, max_amask: u64| {
+    // iommu->cap: cap_write_drain is bit 54, cap_max_amask_val bits
+    // 48-53, cap_pgsel_inv bit 39 (intel/iommu.h).
+    const DW: u64 = 1 << 54;
+    let page = |label: &str, did: u64, addr: u64, am: u64, cap: u64| {
         Input::new(
             label,
-            &[
-                ("did", did),
-                ("start", start),
-                ("end", end),
-                ("pgsel", pgsel),
-                ("max_amask", max_amask),
-            ],
+            &[("did", did), ("addr", addr), ("am", am), ("cap", cap)],
         )
+    };
+    let range_cap = |label: &str, did: u64, start: u64, end: u64, cap: u64| {
+        Input::new(
+            label,
+            &[("did", did), ("start", start), ("end", end), ("cap", cap)],
+        )
+    };
+    // An IOMMU that drains writes, with PSI `pgsel` and `max_amask`.
+    let range = |label: &str, did: u64, start: u64, end: u64, pgsel: u64, max_amask: u64| {
+        range_cap(label, did, start, end, DW | pgsel << 39 | max_amask << 48)
     };
     vec![Build {
         pins: vec![],
@@ -888,16 +888,18 @@ fn vtd_iotlb() -> Vec<Build> {
                     Arg::Int("did"),
                     Arg::Int("addr"),
                     Arg::Int("am"),
+                    Arg::Int("cap"),
                 ],
                 calls: &[Call {
                     seq: "iotlb_flush_page",
                     bind: NONE,
                 }],
                 inputs: vec![
-                    page("one page", 5, 0x1234_5000, 0),
-                    page("512 pages, did 0xffff", 0xffff, 0x8000_0000, 9),
-                    page("IH set in the address", 1, 0x40_0040, 0),
-                    page("address 0, one page", 2, 0, 0).differs(
+                    page("one page", 5, 0x1234_5000, 0, 0),
+                    page("one page, write drain", 5, 0x1234_5000, 0, DW),
+                    page("512 pages, did 0xffff", 0xffff, 0x8000_0000, 9, !0),
+                    page("IH set in the address", 1, 0x40_0040, 0, DW),
+                    page("address 0, one page", 2, 0, 0, 0).differs(
                         "the kernel skips the IVA write when addr | size_order is 0 \
                          (`if (val_iva)`), so IVA keeps whatever an earlier flush left; \
                          the example always writes IVA",
@@ -908,14 +910,15 @@ fn vtd_iotlb() -> Vec<Build> {
                 name: "iotlb_flush_domain",
                 kernel: "intel/iommu.c __iommu_flush_iotlb(DMA_TLB_DSI_FLUSH) (Linux 6.1)",
                 ref_fn: "ref_iommu_flush_iotlb_dsi",
-                args: &[Arg::Dev("iotlb"), Arg::Int("did")],
+                args: &[Arg::Dev("iotlb"), Arg::Int("did"), Arg::Int("cap")],
                 calls: &[Call {
                     seq: "iotlb_flush_domain",
                     bind: NONE,
                 }],
                 inputs: vec![
-                    Input::new("did 5", &[("did", 5)]),
-                    Input::new("did 0xffff", &[("did", 0xffff)]),
+                    Input::new("did 5", &[("did", 5), ("cap", 0)]),
+                    Input::new("did 5, write drain", &[("did", 5), ("cap", DW)]),
+                    Input::new("did 0xffff, every cap bit", &[("did", 0xffff), ("cap", !0)]),
                 ],
             },
             Scenario {
@@ -928,8 +931,7 @@ fn vtd_iotlb() -> Vec<Build> {
                     Arg::Int("did"),
                     Arg::Int("start"),
                     Arg::Int("end"),
-                    Arg::Int("pgsel"),
-                    Arg::Int("max_amask"),
+                    Arg::Int("cap"),
                 ],
                 calls: &[Call {
                     seq: "iotlb_flush_range",
@@ -937,6 +939,14 @@ fn vtd_iotlb() -> Vec<Build> {
                 }],
                 inputs: vec![
                     range("one page", 5, 0x1234_5000, 0x1234_5fff, 1, 9),
+                    range_cap(
+                        "one page, no drain",
+                        5,
+                        0x1234_5000,
+                        0x1234_5fff,
+                        9 << 48 | 1 << 39,
+                    ),
+                    range_cap("no PSI, no drain: DSI", 2, 0x1000, 0x1fff, 63 << 48),
                     range("two pages, unaligned: mask 3", 5, 0x3000, 0x4fff, 1, 9),
                     range("512 aligned pages", 0xffff, 0x20_0000, 0x3f_ffff, 1, 9),
                     range(

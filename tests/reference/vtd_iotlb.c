@@ -4,8 +4,8 @@
  * (DMA_TLB_PSI_FLUSH) and domain-selective (DMA_TLB_DSI_FLUSH)
  * invalidation, transcribed with the kernel's dmar_writeq()/dmar_readq()
  * (writeq/readq, kernel.h). The window passed in is the IOTLB register
- * pair (iommu->reg + ecap_iotlb_offset()). cap_write_drain() is 0 (no DW
- * bit), register_lock (a raw spinlock in normal memory) is left out, and
+ * pair (iommu->reg + ecap_iotlb_offset()); `cap` is iommu->cap.
+ * register_lock (a raw spinlock in normal memory) is left out, and
  * IOMMU_WAIT_OP gives up after REF_POLL_LIMIT reads with -ETIMEDOUT
  * instead of panicking after DMAR_OPERATION_TIMEOUT cycles. The
  * IAIG/IIRG check after the wait only logs: left out.
@@ -21,6 +21,8 @@
 #define dmar_readq(a) readq(a)
 #define dmar_writeq(a, v) writeq(v, a)
 #define cap_write_drain(c) (((c) >> 54) & 1)
+#define cap_max_amask_val(c) (((c) >> 48) & 0x3f)
+#define cap_pgsel_inv(c) (((c) >> 39) & 1)
 
 static long __iommu_flush_iotlb(char *reg, u64 cap, u16 did, u64 addr, unsigned int size_order,
 				u64 type)
@@ -56,24 +58,25 @@ static long __iommu_flush_iotlb(char *reg, u64 cap, u16 did, u64 addr, unsigned 
 	return 0;
 }
 
-/* a: iotlb base, did, addr, am */
+/* a: iotlb base, did, addr, am, cap */
 long ref_iommu_flush_iotlb_psi(const uint64_t *a)
 {
-	return __iommu_flush_iotlb((char *)(uintptr_t)a[0], 0, (u16)a[1], a[2], (unsigned int)a[3],
-				   DMA_TLB_PSI_FLUSH);
+	return __iommu_flush_iotlb((char *)(uintptr_t)a[0], a[4], (u16)a[1], a[2],
+				   (unsigned int)a[3], DMA_TLB_PSI_FLUSH);
 }
 
-/* a: iotlb base, did */
+/* a: iotlb base, did, cap */
 long ref_iommu_flush_iotlb_dsi(const uint64_t *a)
 {
-	return __iommu_flush_iotlb((char *)(uintptr_t)a[0], 0, (u16)a[1], 0, 0, DMA_TLB_DSI_FLUSH);
+	return __iommu_flush_iotlb((char *)(uintptr_t)a[0], a[2], (u16)a[1], 0, 0,
+				   DMA_TLB_DSI_FLUSH);
 }
 
 /*
  * Linux >= 6.11 drivers/iommu/intel/cache.c: cache_tag_flush_range()'s
  * mask (calculate_psi_aligned_address(), with the 6.10 fixes) and
  * cache_tag_flush_iotlb()'s PSI or DSI choice, register-based, ih 0.
- * pgsel and max_amask stand for cap_pgsel_inv() and cap_max_amask_val().
+ * cache_tag_flush_iotlb() reads PSI and the maximum mask from iommu->cap.
  */
 #define VTD_PAGE_SHIFT 12
 #define VTD_PAGE_SIZE (1UL << VTD_PAGE_SHIFT)
@@ -113,7 +116,7 @@ static unsigned long calculate_psi_aligned_address(unsigned long start, unsigned
 	return start & ~((VTD_PAGE_SIZE << mask) - 1);
 }
 
-/* a: iotlb base, did, start, end, pgsel, max_amask */
+/* a: iotlb base, did, start, end, cap */
 long ref_iotlb_flush_range(const uint64_t *a)
 {
 	char *reg = (char *)(uintptr_t)a[0];
@@ -126,7 +129,8 @@ long ref_iotlb_flush_range(const uint64_t *a)
 	} else {
 		addr = calculate_psi_aligned_address(start, end, &pages, &mask);
 	}
-	if (!a[4] || mask > a[5] || pages == (unsigned long)-1)
-		return __iommu_flush_iotlb(reg, 0, (u16)a[1], 0, 0, DMA_TLB_DSI_FLUSH);
-	return __iommu_flush_iotlb(reg, 0, (u16)a[1], addr, (unsigned int)mask, DMA_TLB_PSI_FLUSH);
+	if (!cap_pgsel_inv(a[4]) || mask > cap_max_amask_val(a[4]) || pages == (unsigned long)-1)
+		return __iommu_flush_iotlb(reg, a[4], (u16)a[1], 0, 0, DMA_TLB_DSI_FLUSH);
+	return __iommu_flush_iotlb(reg, a[4], (u16)a[1], addr, (unsigned int)mask,
+				   DMA_TLB_PSI_FLUSH);
 }

@@ -214,8 +214,17 @@ impl Loop<'_> {
             (Some(m), _) => (b, m),
             _ => return None,
         };
-        let Some((lo, hi)) = ones_run(m) else {
+        if m == 0 {
             return Some(Expr::Const(0));
+        }
+        let Some((lo, hi)) = ones_run(m) else {
+            // Not one run (`addr & ~PE_MASK`): the mask is no mask below
+            // its lowest clear bit, so only where the consumer reads no
+            // more, or x never reaches it.
+            let z = m.trailing_ones();
+            return (z > 0 && (d <= z || self.high_bits(x) <= z))
+                .then(|| self.step(x, d))
+                .flatten();
         };
         if self.known_zero_low(x) >= lo && self.high_bits(x) <= hi + 1 {
             return self.step(x, d);
@@ -419,6 +428,11 @@ mod tests {
                 shift: 8,
                 width: 52,
             },
+            // Masks that are not one run of ones (skiboot's SETFIELD of a
+            // PE number into a DMA address).
+            bin(BinOp::And, a(), c(!0x0f00_0000_0000_0000)),
+            bin(BinOp::And, a(), c(0x00ff_0000_ffff_ffff)),
+            bin(BinOp::And, a(), c(0xffff_0000_0000_f000)),
         ]
     }
 
@@ -451,6 +465,15 @@ mod tests {
         }
         // The rewrite must not be vacuous: most of these are reducible.
         assert!(claimed >= 250, "{claimed}");
+    }
+
+    #[test]
+    fn a_mask_of_several_runs_is_no_mask_only_below_its_first_gap() {
+        let pe = bin(BinOp::And, a(), c(!0x0f00_0000_0000_0000));
+        assert_eq!(lp(&PAGE, 12, None).step(&pe, 64), None);
+        assert_eq!(lp(&PAGE, 12, None).step(&pe, 56), Some(c(4096)));
+        assert_eq!(lp(&PAGE, 12, Some(56)).step(&pe, 64), Some(c(4096)));
+        assert_eq!(lp(&PAGE, 12, Some(57)).step(&pe, 64), None);
     }
 
     #[test]
