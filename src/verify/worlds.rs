@@ -345,6 +345,30 @@ impl<'a> Maker<'a> {
                 "unaligned start 0x1234, size 0x2345".to_string(),
                 edge(0x1234, 0x2345),
             ),
+            // A few granules, below any threshold: the page loop itself,
+            // with an unrolled body and a remainder, where a size is a
+            // count of granules (`npages * tce_size`) or bytes. Then the
+            // same across 2^48 and 2^56, where reduced loops that carry
+            // an address-derived operand switch to the loop that
+            // recomputes it (a wrong carried step passed every other
+            // world).
+            ("start 0x7000, size 5".to_string(), edge(0x7000, 5)),
+            (
+                "start 0x7000, size 0x5000".to_string(),
+                edge(0x7000, 0x5000),
+            ),
+            (
+                "start 2^56 - 0x2000, size 5".to_string(),
+                edge((1 << 56) - 0x2000, 5),
+            ),
+            (
+                "start 2^48 - 0x2000, size 0x5000".to_string(),
+                edge((1 << 48) - 0x2000, 0x5000),
+            ),
+            (
+                "start 2^56 - 0x2000, size 0x5000".to_string(),
+                edge((1 << 56) - 0x2000, 0x5000),
+            ),
         ];
         let count = self.count();
         for (name, params) in edges {
@@ -428,8 +452,9 @@ fn instances(count: u64) -> String {
 /// reads, and one run where every poll stays busy. Then the edges: every
 /// parameter 0, 1 or all ones; a cover or range from 0x10000 of size
 /// 2^64 - 1, from an unaligned start 0xedd below 2^64 of size 0x3000 (both
-/// wrap past 2^64), and from an unaligned start 0x1234 of size 0x2345
-/// (run-time granule sizes stay 4 KiB in those three). Edge worlds the
+/// wrap past 2^64), from an unaligned start 0x1234 of size 0x2345, and
+/// a few granules (a size of 5 or 0x5000) from 0x7000 and across 2^48
+/// and 2^56 (run-time granule sizes stay 4 KiB in these). Edge worlds the
 /// spec's meaning cannot run in 200,000 steps (a `range` over 2^64 bytes)
 /// are left out.
 pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
