@@ -5,82 +5,169 @@
 	.globl flush_tlb_range
 	.type flush_tlb_range,%function
 flush_tlb_range:
+	/* 37: arguments */
+	tbz w3, #0, .Lflush_tlb_range.0
+	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38; e7 the caller's earlier stores -> `tlbi vale1is` (line 41), required by line 38; e8 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38; and 1 more (see `explain`) */
+	dsb ishst
 	/* cover: an empty range invalidates nothing */
 	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range.1
-	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 38), required by line 34; e1 the caller's earlier stores -> `tlbi vale1is` (line 37), required by line 34; e2 the caller's earlier stores -> `tlbi aside1is` (line 38), required by line 34 */
-	dsb ishst
+	cbz x9, .Lflush_tlb_range.3
 	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x1, x16
 	cmp x10, x9
-	b.hs .Lflush_tlb_range.2
-	/* 38: value (asid << 0x30) */
+	b.hs .Lflush_tlb_range.4
+	/* 42: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 38: tlbi aside1is, asid << 48 */
+	/* 42: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
-	b .Lflush_tlb_range.3
-.Lflush_tlb_range.2:
+	b .Lflush_tlb_range.5
+.Lflush_tlb_range.4:
 	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x10, #0x5000
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
-	b.lo .Lflush_tlb_range.4
-	/* 37: value (asid << 0x30) */
+	b.lo .Lflush_tlb_range.6
+	/* 41: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 36: cover start, end - start with tlb4k auto { ... */
+	/* 40: cover start, end - start with tlb4k auto { ... */
 	and x11, x1, #0xfff
 	add x12, x9, x11
 	and x9, x1, #0xfffffffffffff000
-	cbz x12, .Lflush_tlb_range.5
+	cbz x12, .Lflush_tlb_range.7
 	add x11, x9, x12
 	cmp x11, x9
-	b.lo .Lflush_tlb_range.7
+	b.lo .Lflush_tlb_range.9
 	lsr x13, x11, #56
-	cbnz x13, .Lflush_tlb_range.7
-	lsr x11, x12, #12
-	and x13, x12, #0xfff
-	cbz x13, .Lflush_tlb_range.9
-	add x11, x11, #1
-.Lflush_tlb_range.9:
-	lsr x13, x9, #12
-	and x14, x13, #0xfffffffffff
-	orr x13, x14, x10
-.Lflush_tlb_range.8:
-	/* 37: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x13
-	/* 36: cover start, end - start with tlb4k auto { ... */
-	add x13, x13, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range.8
-	b .Lflush_tlb_range.5
-.Lflush_tlb_range.7:
+	cbnz x13, .Lflush_tlb_range.9
 	lsr x11, x12, #12
 	and x13, x12, #0xfff
 	cbz x13, .Lflush_tlb_range.11
 	add x11, x11, #1
 .Lflush_tlb_range.11:
-	lsr x12, x9, #12
+	lsr x13, x9, #12
+	and x14, x13, #0xfffffffffff
+	orr x13, x14, x10
 .Lflush_tlb_range.10:
-	and x9, x12, #0xfffffffffff
-	orr x13, x9, x10
-	/* 37: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x13
-	/* 36: cover start, end - start with tlb4k auto { ... */
-	add x12, x12, #1
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x13, x13, #1
 	sub x11, x11, #1
 	cbnz x11, .Lflush_tlb_range.10
+	b .Lflush_tlb_range.7
+.Lflush_tlb_range.9:
+	lsr x11, x12, #12
+	and x13, x12, #0xfff
+	cbz x13, .Lflush_tlb_range.13
+	add x11, x11, #1
+.Lflush_tlb_range.13:
+	lsr x12, x9, #12
+.Lflush_tlb_range.12:
+	and x9, x12, #0xfffffffffff
+	orr x13, x9, x10
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x13
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x12, x12, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_range.12
+.Lflush_tlb_range.8:
+	b .Lflush_tlb_range.7
 .Lflush_tlb_range.6:
-	b .Lflush_tlb_range.5
-.Lflush_tlb_range.4:
-	/* 38: value (asid << 0x30) */
+	/* 42: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 38: tlbi aside1is, asid << 48 */
+	/* 42: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
+.Lflush_tlb_range.7:
 .Lflush_tlb_range.5:
-.Lflush_tlb_range.3:
-	/* placed by place-barriers: e3 `tlbi aside1is` (line 38) -> the return, required by line 35; e4 `tlbi vale1is` (line 37) -> the return, required by line 35; e5 `tlbi aside1is` (line 38) -> the return, required by line 35 */
+	/* placed by place-barriers: e10 `tlbi aside1is` (line 42) -> `tlbi vale1is` (line 45), required by line 45; e11 `tlbi vale1is` (line 41) -> `tlbi vale1is` (line 45), required by line 45; e12 `tlbi aside1is` (line 42) -> `tlbi vale1is` (line 45), required by line 45; and 3 more (see `explain`) */
 	dsb ish
+.Lflush_tlb_range.3:
+	/* 45: tlbi vale1is, 0 after invalidates */
+	tlbi vale1is, xzr
+	/* placed by place-barriers: e13 `tlbi aside1is` (line 42) -> the return, required by line 39; e14 `tlbi vale1is` (line 41) -> the return, required by line 39; e15 `tlbi aside1is` (line 42) -> the return, required by line 39; and 1 more (see `explain`) */
+	dsb ish
+	movz x0, #0
+	ret
+.Lflush_tlb_range.0:
+	/* cover: an empty range invalidates nothing */
+	sub x9, x2, x1
+	cbz x9, .Lflush_tlb_range.15
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38; e1 the caller's earlier stores -> `tlbi vale1is` (line 41), required by line 38; e2 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38 */
+	dsb ishst
+	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
+	movn x16, #0
+	eor x10, x1, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_range.16
+	/* 42: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 42: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x10
+	b .Lflush_tlb_range.17
+.Lflush_tlb_range.16:
+	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
+	movz x10, #0x5000
+	movk x10, #0x1f, lsl #16
+	cmp x10, x9
+	b.lo .Lflush_tlb_range.18
+	/* 41: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	and x11, x1, #0xfff
+	add x12, x9, x11
+	and x9, x1, #0xfffffffffffff000
+	cbz x12, .Lflush_tlb_range.19
+	add x11, x9, x12
+	cmp x11, x9
+	b.lo .Lflush_tlb_range.21
+	lsr x13, x11, #56
+	cbnz x13, .Lflush_tlb_range.21
+	lsr x11, x12, #12
+	and x13, x12, #0xfff
+	cbz x13, .Lflush_tlb_range.23
+	add x11, x11, #1
+.Lflush_tlb_range.23:
+	lsr x13, x9, #12
+	and x14, x13, #0xfffffffffff
+	orr x13, x14, x10
+.Lflush_tlb_range.22:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x13
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x13, x13, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_range.22
+	b .Lflush_tlb_range.19
+.Lflush_tlb_range.21:
+	lsr x11, x12, #12
+	and x13, x12, #0xfff
+	cbz x13, .Lflush_tlb_range.25
+	add x11, x11, #1
+.Lflush_tlb_range.25:
+	lsr x12, x9, #12
+.Lflush_tlb_range.24:
+	and x9, x12, #0xfffffffffff
+	orr x13, x9, x10
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x13
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x12, x12, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_range.24
+.Lflush_tlb_range.20:
+	b .Lflush_tlb_range.19
+.Lflush_tlb_range.18:
+	/* 42: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 42: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x9
+.Lflush_tlb_range.19:
+.Lflush_tlb_range.17:
+	/* placed by place-barriers: e3 `tlbi aside1is` (line 42) -> the return, required by line 39; e4 `tlbi vale1is` (line 41) -> the return, required by line 39; e5 `tlbi aside1is` (line 42) -> the return, required by line 39 */
+	dsb ish
+.Lflush_tlb_range.15:
 .Lflush_tlb_range.1:
 	/* end of sequence */
 	movz x0, #0
@@ -90,36 +177,36 @@ flush_tlb_range:
 	.globl flush_tlb_page
 	.type flush_tlb_page,%function
 flush_tlb_page:
-	/* 43: arguments */
+	/* 50: arguments */
 	tbz w2, #0, .Lflush_tlb_page.0
-	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbi vale1is` (line 46), required by line 44; e3 the caller's earlier stores -> `tlbi vale1is` (line 49), required by line 44 */
+	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbi vale1is` (line 53), required by line 51; e3 the caller's earlier stores -> `tlbi vale1is` (line 55), required by line 51 */
 	dsb ishst
-	/* 46: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	/* 53: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	lsr x9, x1, #12
 	and x10, x9, #0xfffffffffff
 	lsl x9, x0, #48
 	orr x11, x10, x9
-	/* 46: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 53: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x11
-	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbi vale1is` (line 49), required by line 44; e4 `tlbi vale1is` (line 46) -> `tlbi vale1is` (line 49), required by line 48; e5 `tlbi vale1is` (line 46) -> the return, required by line 45 */
+	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbi vale1is` (line 55), required by line 51; e4 `tlbi vale1is` (line 53) -> `tlbi vale1is` (line 55), required by line 55; e5 `tlbi vale1is` (line 53) -> the return, required by line 52 */
 	dsb ish
-	/* 49: tlbi vale1is, 0 */
+	/* 55: tlbi vale1is, 0 after invalidates */
 	tlbi vale1is, xzr
-	/* placed by place-barriers: e5 `tlbi vale1is` (line 46) -> the return, required by line 45; e6 `tlbi vale1is` (line 49) -> the return, required by line 45 */
+	/* placed by place-barriers: e5 `tlbi vale1is` (line 53) -> the return, required by line 52; e6 `tlbi vale1is` (line 55) -> the return, required by line 52 */
 	dsb ish
 	movz x0, #0
 	ret
 .Lflush_tlb_page.0:
-	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vale1is` (line 46), required by line 44 */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vale1is` (line 53), required by line 51 */
 	dsb ishst
-	/* 46: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	/* 53: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	lsr x9, x1, #12
 	and x10, x9, #0xfffffffffff
 	lsl x9, x0, #48
 	orr x11, x10, x9
-	/* 46: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 53: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x11
-	/* placed by place-barriers: e1 `tlbi vale1is` (line 46) -> the return, required by line 45 */
+	/* placed by place-barriers: e1 `tlbi vale1is` (line 53) -> the return, required by line 52 */
 	dsb ish
 .Lflush_tlb_page.1:
 	/* end of sequence */
@@ -130,22 +217,24 @@ flush_tlb_page:
 	.globl flush_tlb_range_r
 	.type flush_tlb_range_r,%function
 flush_tlb_range_r:
+	/* 72: arguments */
+	tbz w3, #0, .Lflush_tlb_range_r.0
+	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbi aside1is` (line 78), required by line 73; e15 the caller's earlier stores -> `tlbi vale1is` (line 76), required by line 73; e16 the caller's earlier stores -> `tlbi rvale1is` (line 77), required by line 73; and 5 more (see `explain`) */
+	dsb ishst
 	/* cover: an empty range invalidates nothing */
 	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range_r.1
-	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 72), required by line 67; e1 the caller's earlier stores -> `tlbi vale1is` (line 70), required by line 67; e2 the caller's earlier stores -> `tlbi rvale1is` (line 71), required by line 67; and 4 more (see `explain`) */
-	dsb ishst
+	cbz x9, .Lflush_tlb_range_r.3
 	/* cover `tlb4k_range`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x1, x16
 	cmp x10, x9
-	b.hs .Lflush_tlb_range_r.2
-	/* 72: value (asid << 0x30) */
+	b.hs .Lflush_tlb_range_r.4
+	/* 78: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 72: tlbi aside1is, asid << 48 */
+	/* 78: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
-	b .Lflush_tlb_range_r.3
-.Lflush_tlb_range_r.2:
+	b .Lflush_tlb_range_r.5
+.Lflush_tlb_range_r.4:
 	/* cover `tlb4k_range` range: at most 2097152 granules by range ops, past it the flush-all */
 	and x10, x1, #0xfff
 	add x11, x9, x10
@@ -154,25 +243,25 @@ flush_tlb_range_r:
 	add x9, x10, #1
 	movz x16, #0x20, lsl #16
 	cmp x9, x16
-	b.hs .Lflush_tlb_range_r.4
+	b.hs .Lflush_tlb_range_r.6
 	/* cover `tlb4k_range` range: an odd granule count takes one single op first */
 	and x10, x9, #1
-	cbz x10, .Lflush_tlb_range_r.7
-	/* 70: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	cbz x10, .Lflush_tlb_range_r.9
+	/* 76: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	and x11, x1, #0xfffffffffffff000
 	lsr x12, x11, #12
 	and x11, x12, #0xfffffffffff
 	lsl x12, x0, #48
 	orr x13, x11, x12
-	/* 70: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 76: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x13
-.Lflush_tlb_range_r.7:
+.Lflush_tlb_range_r.9:
 	/* cover `tlb4k_range` range: the range op of scale 0, if this digit of the count is not 0 */
 	sub x11, x9, x10
 	lsr x9, x11, #1
 	and x12, x9, #0x1f
-	cbz x12, .Lflush_tlb_range_r.9
-	/* 71: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	cbz x12, .Lflush_tlb_range_r.11
+	/* 77: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x13, x10, #12
 	add x14, x9, x13
@@ -184,14 +273,14 @@ flush_tlb_range_r:
 	orr x13, x9, #0x400000000000
 	lsl x9, x0, #48
 	orr x14, x13, x9
-	/* 71: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x14
-.Lflush_tlb_range_r.9:
+.Lflush_tlb_range_r.11:
 	/* cover `tlb4k_range` range: the range op of scale 1, if this digit of the count is not 0 */
 	lsr x9, x11, #6
 	and x13, x9, #0x1f
-	cbz x13, .Lflush_tlb_range_r.11
-	/* 71: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	cbz x13, .Lflush_tlb_range_r.13
+	/* 77: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x14, x10, #12
 	add x15, x9, x14
@@ -207,14 +296,14 @@ flush_tlb_range_r:
 	orr x9, x14, x16
 	lsl x14, x0, #48
 	orr x15, x9, x14
-	/* 71: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x15
-.Lflush_tlb_range_r.11:
+.Lflush_tlb_range_r.13:
 	/* cover `tlb4k_range` range: the range op of scale 2, if this digit of the count is not 0 */
 	lsr x9, x11, #11
 	and x14, x9, #0x1f
-	cbz x14, .Lflush_tlb_range_r.13
-	/* 71: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	cbz x14, .Lflush_tlb_range_r.15
+	/* 77: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x8, x9, x15
@@ -232,14 +321,14 @@ flush_tlb_range_r:
 	orr x15, x9, #0x600000000000
 	lsl x9, x0, #48
 	orr x8, x15, x9
-	/* 71: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x8
-.Lflush_tlb_range_r.13:
+.Lflush_tlb_range_r.15:
 	/* cover `tlb4k_range` range: the range op of scale 3, if this digit of the count is not 0 */
 	lsr x9, x11, #16
 	and x11, x9, #0x1f
-	cbz x11, .Lflush_tlb_range_r.5
-	/* 71: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	cbz x11, .Lflush_tlb_range_r.7
+	/* 77: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x10, x9, x15
@@ -260,19 +349,171 @@ flush_tlb_range_r:
 	orr x9, x10, #0x700000000000
 	lsl x10, x0, #48
 	orr x11, x9, x10
-	/* 71: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x11
-.Lflush_tlb_range_r.15:
-	b .Lflush_tlb_range_r.5
-.Lflush_tlb_range_r.4:
-	/* 72: value (asid << 0x30) */
+.Lflush_tlb_range_r.17:
+	b .Lflush_tlb_range_r.7
+.Lflush_tlb_range_r.6:
+	/* 78: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 72: tlbi aside1is, asid << 48 */
+	/* 78: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
+.Lflush_tlb_range_r.7:
 .Lflush_tlb_range_r.5:
-.Lflush_tlb_range_r.3:
-	/* placed by place-barriers: e7 `tlbi aside1is` (line 72) -> the return, required by line 68; e8 `tlbi vale1is` (line 70) -> the return, required by line 68; e9 `tlbi rvale1is` (line 71) -> the return, required by line 68; and 4 more (see `explain`) */
+	/* placed by place-barriers: e22 `tlbi aside1is` (line 78) -> `tlbi vale1is` (line 81), required by line 81; e23 `tlbi rvale1is` (line 77) -> `tlbi vale1is` (line 81), required by line 81; e24 `tlbi rvale1is` (line 77) -> `tlbi vale1is` (line 81), required by line 81; and 11 more (see `explain`) */
 	dsb ish
+.Lflush_tlb_range_r.3:
+	/* 81: tlbi vale1is, 0 after invalidates */
+	tlbi vale1is, xzr
+	/* placed by place-barriers: e29 `tlbi aside1is` (line 78) -> the return, required by line 74; e30 `tlbi vale1is` (line 76) -> the return, required by line 74; e31 `tlbi rvale1is` (line 77) -> the return, required by line 74; and 5 more (see `explain`) */
+	dsb ish
+	movz x0, #0
+	ret
+.Lflush_tlb_range_r.0:
+	/* cover: an empty range invalidates nothing */
+	sub x9, x2, x1
+	cbz x9, .Lflush_tlb_range_r.19
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 78), required by line 73; e1 the caller's earlier stores -> `tlbi vale1is` (line 76), required by line 73; e2 the caller's earlier stores -> `tlbi rvale1is` (line 77), required by line 73; and 4 more (see `explain`) */
+	dsb ishst
+	/* cover `tlb4k_range`: a range that wraps past 2^64 takes the flush-all */
+	movn x16, #0
+	eor x10, x1, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_range_r.20
+	/* 78: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 78: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x10
+	b .Lflush_tlb_range_r.21
+.Lflush_tlb_range_r.20:
+	/* cover `tlb4k_range` range: at most 2097152 granules by range ops, past it the flush-all */
+	and x10, x1, #0xfff
+	add x11, x9, x10
+	sub x9, x11, #1
+	lsr x10, x9, #12
+	add x9, x10, #1
+	movz x16, #0x20, lsl #16
+	cmp x9, x16
+	b.hs .Lflush_tlb_range_r.22
+	/* cover `tlb4k_range` range: an odd granule count takes one single op first */
+	and x10, x9, #1
+	cbz x10, .Lflush_tlb_range_r.25
+	/* 76: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	and x11, x1, #0xfffffffffffff000
+	lsr x12, x11, #12
+	and x11, x12, #0xfffffffffff
+	lsl x12, x0, #48
+	orr x13, x11, x12
+	/* 76: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x13
+.Lflush_tlb_range_r.25:
+	/* cover `tlb4k_range` range: the range op of scale 0, if this digit of the count is not 0 */
+	sub x11, x9, x10
+	lsr x9, x11, #1
+	and x12, x9, #0x1f
+	cbz x12, .Lflush_tlb_range_r.27
+	/* 77: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x13, x10, #12
+	add x14, x9, x13
+	lsr x9, x14, #12
+	and x13, x9, #0x1fffffffff
+	sub x9, x12, #1
+	lsl x14, x9, #39
+	orr x9, x13, x14
+	orr x13, x9, #0x400000000000
+	lsl x9, x0, #48
+	orr x14, x13, x9
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	tlbi rvale1is, x14
+.Lflush_tlb_range_r.27:
+	/* cover `tlb4k_range` range: the range op of scale 1, if this digit of the count is not 0 */
+	lsr x9, x11, #6
+	and x13, x9, #0x1f
+	cbz x13, .Lflush_tlb_range_r.29
+	/* 77: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x14, x10, #12
+	add x15, x9, x14
+	lsl x9, x12, #1
+	lsl x14, x9, #12
+	add x9, x15, x14
+	lsr x14, x9, #12
+	and x9, x14, #0x1fffffffff
+	sub x14, x13, #1
+	lsl x15, x14, #39
+	orr x14, x9, x15
+	movz x16, #0x5000, lsl #32
+	orr x9, x14, x16
+	lsl x14, x0, #48
+	orr x15, x9, x14
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	tlbi rvale1is, x15
+.Lflush_tlb_range_r.29:
+	/* cover `tlb4k_range` range: the range op of scale 2, if this digit of the count is not 0 */
+	lsr x9, x11, #11
+	and x14, x9, #0x1f
+	cbz x14, .Lflush_tlb_range_r.31
+	/* 77: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x15, x10, #12
+	add x8, x9, x15
+	lsl x9, x12, #1
+	lsl x15, x9, #12
+	add x9, x8, x15
+	lsl x15, x13, #6
+	lsl x8, x15, #12
+	add x15, x9, x8
+	lsr x9, x15, #12
+	and x15, x9, #0x1fffffffff
+	sub x9, x14, #1
+	lsl x8, x9, #39
+	orr x9, x15, x8
+	orr x15, x9, #0x600000000000
+	lsl x9, x0, #48
+	orr x8, x15, x9
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	tlbi rvale1is, x8
+.Lflush_tlb_range_r.31:
+	/* cover `tlb4k_range` range: the range op of scale 3, if this digit of the count is not 0 */
+	lsr x9, x11, #16
+	and x11, x9, #0x1f
+	cbz x11, .Lflush_tlb_range_r.23
+	/* 77: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x15, x10, #12
+	add x10, x9, x15
+	lsl x9, x12, #1
+	lsl x12, x9, #12
+	add x9, x10, x12
+	lsl x10, x13, #6
+	lsl x12, x10, #12
+	add x10, x9, x12
+	lsl x9, x14, #11
+	lsl x12, x9, #12
+	add x9, x10, x12
+	lsr x10, x9, #12
+	and x9, x10, #0x1fffffffff
+	sub x10, x11, #1
+	lsl x11, x10, #39
+	orr x10, x9, x11
+	orr x9, x10, #0x700000000000
+	lsl x10, x0, #48
+	orr x11, x9, x10
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	tlbi rvale1is, x11
+.Lflush_tlb_range_r.33:
+	b .Lflush_tlb_range_r.23
+.Lflush_tlb_range_r.22:
+	/* 78: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 78: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x9
+.Lflush_tlb_range_r.23:
+.Lflush_tlb_range_r.21:
+	/* placed by place-barriers: e7 `tlbi aside1is` (line 78) -> the return, required by line 74; e8 `tlbi vale1is` (line 76) -> the return, required by line 74; e9 `tlbi rvale1is` (line 77) -> the return, required by line 74; and 4 more (see `explain`) */
+	dsb ish
+.Lflush_tlb_range_r.19:
 .Lflush_tlb_range_r.1:
 	/* end of sequence */
 	movz x0, #0
@@ -282,77 +523,158 @@ flush_tlb_range_r:
 	.globl flush_tlb_kernel_range
 	.type flush_tlb_kernel_range,%function
 flush_tlb_kernel_range:
+	/* 101: arguments */
+	tbz w2, #0, .Lflush_tlb_kernel_range.0
+	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102; e7 the caller's earlier stores -> `tlbi vaale1is` (line 105), required by line 102; e8 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102; and 1 more (see `explain`) */
+	dsb ishst
 	/* cover: an empty range invalidates nothing */
 	sub x9, x1, x0
-	cbz x9, .Lflush_tlb_kernel_range.1
-	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vmalle1is` (line 97), required by line 93; e1 the caller's earlier stores -> `tlbi vaale1is` (line 96), required by line 93; e2 the caller's earlier stores -> `tlbi vmalle1is` (line 97), required by line 93 */
-	dsb ishst
+	cbz x9, .Lflush_tlb_kernel_range.3
 	/* cover `tlb4k_kernel`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x0, x16
 	cmp x10, x9
-	b.hs .Lflush_tlb_kernel_range.2
-	/* 97: tlbi vmalle1is */
+	b.hs .Lflush_tlb_kernel_range.4
+	/* 106: tlbi vmalle1is */
 	tlbi vmalle1is
-	b .Lflush_tlb_kernel_range.3
-.Lflush_tlb_kernel_range.2:
+	b .Lflush_tlb_kernel_range.5
+.Lflush_tlb_kernel_range.4:
 	/* cover `tlb4k_kernel` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x10, #0x5000
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
-	b.lo .Lflush_tlb_kernel_range.4
-	/* 95: cover start, end - start with tlb4k_kernel auto { ... */
+	b.lo .Lflush_tlb_kernel_range.6
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	and x10, x0, #0xfff
 	add x11, x9, x10
 	and x9, x0, #0xfffffffffffff000
-	cbz x11, .Lflush_tlb_kernel_range.5
+	cbz x11, .Lflush_tlb_kernel_range.7
 	add x10, x9, x11
 	cmp x10, x9
-	b.lo .Lflush_tlb_kernel_range.7
+	b.lo .Lflush_tlb_kernel_range.9
 	lsr x12, x10, #56
-	cbnz x12, .Lflush_tlb_kernel_range.7
-	lsr x10, x11, #12
-	and x12, x11, #0xfff
-	cbz x12, .Lflush_tlb_kernel_range.9
-	add x10, x10, #1
-.Lflush_tlb_kernel_range.9:
-	lsr x12, x9, #12
-	and x13, x12, #0xfffffffffff
-.Lflush_tlb_kernel_range.8:
-	/* 96: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
-	/* 95: cover start, end - start with tlb4k_kernel auto { ... */
-	add x13, x13, #1
-	sub x10, x10, #1
-	cbnz x10, .Lflush_tlb_kernel_range.8
-	b .Lflush_tlb_kernel_range.5
-.Lflush_tlb_kernel_range.7:
+	cbnz x12, .Lflush_tlb_kernel_range.9
 	lsr x10, x11, #12
 	and x12, x11, #0xfff
 	cbz x12, .Lflush_tlb_kernel_range.11
 	add x10, x10, #1
 .Lflush_tlb_kernel_range.11:
-	lsr x11, x9, #12
+	lsr x12, x9, #12
+	and x13, x12, #0xfffffffffff
 .Lflush_tlb_kernel_range.10:
-	and x9, x11, #0xfffffffffff
-	/* 96: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x9
-	/* 95: cover start, end - start with tlb4k_kernel auto { ... */
-	add x11, x11, #1
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x13
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x13, x13, #1
 	sub x10, x10, #1
 	cbnz x10, .Lflush_tlb_kernel_range.10
+	b .Lflush_tlb_kernel_range.7
+.Lflush_tlb_kernel_range.9:
+	lsr x10, x11, #12
+	and x12, x11, #0xfff
+	cbz x12, .Lflush_tlb_kernel_range.13
+	add x10, x10, #1
+.Lflush_tlb_kernel_range.13:
+	lsr x11, x9, #12
+.Lflush_tlb_kernel_range.12:
+	and x9, x11, #0xfffffffffff
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x9
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x11, x11, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_kernel_range.12
+.Lflush_tlb_kernel_range.8:
+	b .Lflush_tlb_kernel_range.7
 .Lflush_tlb_kernel_range.6:
-	b .Lflush_tlb_kernel_range.5
-.Lflush_tlb_kernel_range.4:
-	/* 97: tlbi vmalle1is */
+	/* 106: tlbi vmalle1is */
 	tlbi vmalle1is
+.Lflush_tlb_kernel_range.7:
 .Lflush_tlb_kernel_range.5:
-.Lflush_tlb_kernel_range.3:
-.Lflush_tlb_kernel_range.1:
-	/* 99: barrier from the spec */
+	/* placed by place-barriers: e10 `tlbi vmalle1is` (line 106) -> `tlbi vale1is` (line 109), required by line 109; e11 `tlbi vaale1is` (line 105) -> `tlbi vale1is` (line 109), required by line 109; e12 `tlbi vmalle1is` (line 106) -> `tlbi vale1is` (line 109), required by line 109 */
 	dsb ish
-	/* 100: barrier from the spec */
+.Lflush_tlb_kernel_range.3:
+	/* 109: tlbi vale1is, 0 after invalidates */
+	tlbi vale1is, xzr
+	/* 111: barrier from the spec */
+	dsb ish
+	/* 112: barrier from the spec */
 	isb
+	movz x0, #0
+	ret
+.Lflush_tlb_kernel_range.0:
+	/* cover: an empty range invalidates nothing */
+	sub x9, x1, x0
+	cbz x9, .Lflush_tlb_kernel_range.15
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102; e1 the caller's earlier stores -> `tlbi vaale1is` (line 105), required by line 102; e2 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102 */
+	dsb ishst
+	/* cover `tlb4k_kernel`: a range that wraps past 2^64 takes the flush-all */
+	movn x16, #0
+	eor x10, x0, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_kernel_range.16
+	/* 106: tlbi vmalle1is */
+	tlbi vmalle1is
+	b .Lflush_tlb_kernel_range.17
+.Lflush_tlb_kernel_range.16:
+	/* cover `tlb4k_kernel` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
+	movz x10, #0x5000
+	movk x10, #0x1f, lsl #16
+	cmp x10, x9
+	b.lo .Lflush_tlb_kernel_range.18
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	and x10, x0, #0xfff
+	add x11, x9, x10
+	and x9, x0, #0xfffffffffffff000
+	cbz x11, .Lflush_tlb_kernel_range.19
+	add x10, x9, x11
+	cmp x10, x9
+	b.lo .Lflush_tlb_kernel_range.21
+	lsr x12, x10, #56
+	cbnz x12, .Lflush_tlb_kernel_range.21
+	lsr x10, x11, #12
+	and x12, x11, #0xfff
+	cbz x12, .Lflush_tlb_kernel_range.23
+	add x10, x10, #1
+.Lflush_tlb_kernel_range.23:
+	lsr x12, x9, #12
+	and x13, x12, #0xfffffffffff
+.Lflush_tlb_kernel_range.22:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x13
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x13, x13, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_kernel_range.22
+	b .Lflush_tlb_kernel_range.19
+.Lflush_tlb_kernel_range.21:
+	lsr x10, x11, #12
+	and x12, x11, #0xfff
+	cbz x12, .Lflush_tlb_kernel_range.25
+	add x10, x10, #1
+.Lflush_tlb_kernel_range.25:
+	lsr x11, x9, #12
+.Lflush_tlb_kernel_range.24:
+	and x9, x11, #0xfffffffffff
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x9
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x11, x11, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_kernel_range.24
+.Lflush_tlb_kernel_range.20:
+	b .Lflush_tlb_kernel_range.19
+.Lflush_tlb_kernel_range.18:
+	/* 106: tlbi vmalle1is */
+	tlbi vmalle1is
+.Lflush_tlb_kernel_range.19:
+.Lflush_tlb_kernel_range.17:
+.Lflush_tlb_kernel_range.15:
+	/* 111: barrier from the spec */
+	dsb ish
+	/* 112: barrier from the spec */
+	isb
+.Lflush_tlb_kernel_range.1:
 	/* end of sequence */
 	movz x0, #0
 	ret
@@ -361,30 +683,30 @@ flush_tlb_kernel_range:
 	.globl flush_tlb_mm
 	.type flush_tlb_mm,%function
 flush_tlb_mm:
-	/* 106: arguments */
+	/* 118: arguments */
 	tbz w1, #0, .Lflush_tlb_mm.0
-	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbi aside1is` (line 109), required by line 107; e3 the caller's earlier stores -> `tlbi vale1is` (line 112), required by line 107 */
+	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbi aside1is` (line 121), required by line 119; e3 the caller's earlier stores -> `tlbi vale1is` (line 123), required by line 119 */
 	dsb ishst
-	/* 109: value (asid << 0x30) */
+	/* 121: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 109: tlbi aside1is, asid << 48 */
+	/* 121: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
-	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbi vale1is` (line 112), required by line 107; e4 `tlbi aside1is` (line 109) -> `tlbi vale1is` (line 112), required by line 111; e5 `tlbi aside1is` (line 109) -> the return, required by line 108 */
+	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbi vale1is` (line 123), required by line 119; e4 `tlbi aside1is` (line 121) -> `tlbi vale1is` (line 123), required by line 123; e5 `tlbi aside1is` (line 121) -> the return, required by line 120 */
 	dsb ish
-	/* 112: tlbi vale1is, 0 */
+	/* 123: tlbi vale1is, 0 after invalidates */
 	tlbi vale1is, xzr
-	/* placed by place-barriers: e5 `tlbi aside1is` (line 109) -> the return, required by line 108; e6 `tlbi vale1is` (line 112) -> the return, required by line 108 */
+	/* placed by place-barriers: e5 `tlbi aside1is` (line 121) -> the return, required by line 120; e6 `tlbi vale1is` (line 123) -> the return, required by line 120 */
 	dsb ish
 	movz x0, #0
 	ret
 .Lflush_tlb_mm.0:
-	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 109), required by line 107 */
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 121), required by line 119 */
 	dsb ishst
-	/* 109: value (asid << 0x30) */
+	/* 121: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 109: tlbi aside1is, asid << 48 */
+	/* 121: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
-	/* placed by place-barriers: e1 `tlbi aside1is` (line 109) -> the return, required by line 108 */
+	/* placed by place-barriers: e1 `tlbi aside1is` (line 121) -> the return, required by line 120 */
 	dsb ish
 .Lflush_tlb_mm.1:
 	/* end of sequence */
@@ -395,82 +717,169 @@ flush_tlb_mm:
 	.globl flush_tlb_range_nl
 	.type flush_tlb_range_nl,%function
 flush_tlb_range_nl:
+	/* 138: arguments */
+	tbz w3, #0, .Lflush_tlb_range_nl.0
+	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139; e7 the caller's earlier stores -> `tlbi vae1is` (line 142), required by line 139; e8 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139; and 1 more (see `explain`) */
+	dsb ishst
 	/* cover: an empty range invalidates nothing */
 	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range_nl.1
-	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 132), required by line 128; e1 the caller's earlier stores -> `tlbi vae1is` (line 131), required by line 128; e2 the caller's earlier stores -> `tlbi aside1is` (line 132), required by line 128 */
-	dsb ishst
+	cbz x9, .Lflush_tlb_range_nl.3
 	/* cover `tlb4k_walk`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x1, x16
 	cmp x10, x9
-	b.hs .Lflush_tlb_range_nl.2
-	/* 132: value (asid << 0x30) */
+	b.hs .Lflush_tlb_range_nl.4
+	/* 143: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 132: tlbi aside1is, asid << 48 */
+	/* 143: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
-	b .Lflush_tlb_range_nl.3
-.Lflush_tlb_range_nl.2:
+	b .Lflush_tlb_range_nl.5
+.Lflush_tlb_range_nl.4:
 	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x10, #0x5000
 	movk x10, #0x1f, lsl #16
 	cmp x10, x9
-	b.lo .Lflush_tlb_range_nl.4
-	/* 131: value (asid << 0x30) */
+	b.lo .Lflush_tlb_range_nl.6
+	/* 142: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 130: cover start, end - start with tlb4k_walk auto { ... */
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	and x11, x1, #0xfff
 	add x12, x9, x11
 	and x9, x1, #0xfffffffffffff000
-	cbz x12, .Lflush_tlb_range_nl.5
+	cbz x12, .Lflush_tlb_range_nl.7
 	add x11, x9, x12
 	cmp x11, x9
-	b.lo .Lflush_tlb_range_nl.7
+	b.lo .Lflush_tlb_range_nl.9
 	lsr x13, x11, #56
-	cbnz x13, .Lflush_tlb_range_nl.7
-	lsr x11, x12, #12
-	and x13, x12, #0xfff
-	cbz x13, .Lflush_tlb_range_nl.9
-	add x11, x11, #1
-.Lflush_tlb_range_nl.9:
-	lsr x13, x9, #12
-	and x14, x13, #0xfffffffffff
-	orr x13, x14, x10
-.Lflush_tlb_range_nl.8:
-	/* 131: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x13
-	/* 130: cover start, end - start with tlb4k_walk auto { ... */
-	add x13, x13, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range_nl.8
-	b .Lflush_tlb_range_nl.5
-.Lflush_tlb_range_nl.7:
+	cbnz x13, .Lflush_tlb_range_nl.9
 	lsr x11, x12, #12
 	and x13, x12, #0xfff
 	cbz x13, .Lflush_tlb_range_nl.11
 	add x11, x11, #1
 .Lflush_tlb_range_nl.11:
-	lsr x12, x9, #12
+	lsr x13, x9, #12
+	and x14, x13, #0xfffffffffff
+	orr x13, x14, x10
 .Lflush_tlb_range_nl.10:
-	and x9, x12, #0xfffffffffff
-	orr x13, x9, x10
-	/* 131: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x13
-	/* 130: cover start, end - start with tlb4k_walk auto { ... */
-	add x12, x12, #1
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x13, x13, #1
 	sub x11, x11, #1
 	cbnz x11, .Lflush_tlb_range_nl.10
+	b .Lflush_tlb_range_nl.7
+.Lflush_tlb_range_nl.9:
+	lsr x11, x12, #12
+	and x13, x12, #0xfff
+	cbz x13, .Lflush_tlb_range_nl.13
+	add x11, x11, #1
+.Lflush_tlb_range_nl.13:
+	lsr x12, x9, #12
+.Lflush_tlb_range_nl.12:
+	and x9, x12, #0xfffffffffff
+	orr x13, x9, x10
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x13
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x12, x12, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_range_nl.12
+.Lflush_tlb_range_nl.8:
+	b .Lflush_tlb_range_nl.7
 .Lflush_tlb_range_nl.6:
-	b .Lflush_tlb_range_nl.5
-.Lflush_tlb_range_nl.4:
-	/* 132: value (asid << 0x30) */
+	/* 143: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 132: tlbi aside1is, asid << 48 */
+	/* 143: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
+.Lflush_tlb_range_nl.7:
 .Lflush_tlb_range_nl.5:
-.Lflush_tlb_range_nl.3:
-	/* placed by place-barriers: e3 `tlbi aside1is` (line 132) -> the return, required by line 129; e4 `tlbi vae1is` (line 131) -> the return, required by line 129; e5 `tlbi aside1is` (line 132) -> the return, required by line 129 */
+	/* placed by place-barriers: e10 `tlbi aside1is` (line 143) -> `tlbi vale1is` (line 146), required by line 146; e11 `tlbi vae1is` (line 142) -> `tlbi vale1is` (line 146), required by line 146; e12 `tlbi aside1is` (line 143) -> `tlbi vale1is` (line 146), required by line 146; and 3 more (see `explain`) */
 	dsb ish
+.Lflush_tlb_range_nl.3:
+	/* 146: tlbi vale1is, 0 after invalidates */
+	tlbi vale1is, xzr
+	/* placed by place-barriers: e13 `tlbi aside1is` (line 143) -> the return, required by line 140; e14 `tlbi vae1is` (line 142) -> the return, required by line 140; e15 `tlbi aside1is` (line 143) -> the return, required by line 140; and 1 more (see `explain`) */
+	dsb ish
+	movz x0, #0
+	ret
+.Lflush_tlb_range_nl.0:
+	/* cover: an empty range invalidates nothing */
+	sub x9, x2, x1
+	cbz x9, .Lflush_tlb_range_nl.15
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139; e1 the caller's earlier stores -> `tlbi vae1is` (line 142), required by line 139; e2 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139 */
+	dsb ishst
+	/* cover `tlb4k_walk`: a range that wraps past 2^64 takes the flush-all */
+	movn x16, #0
+	eor x10, x1, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_range_nl.16
+	/* 143: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 143: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x10
+	b .Lflush_tlb_range_nl.17
+.Lflush_tlb_range_nl.16:
+	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
+	movz x10, #0x5000
+	movk x10, #0x1f, lsl #16
+	cmp x10, x9
+	b.lo .Lflush_tlb_range_nl.18
+	/* 142: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	and x11, x1, #0xfff
+	add x12, x9, x11
+	and x9, x1, #0xfffffffffffff000
+	cbz x12, .Lflush_tlb_range_nl.19
+	add x11, x9, x12
+	cmp x11, x9
+	b.lo .Lflush_tlb_range_nl.21
+	lsr x13, x11, #56
+	cbnz x13, .Lflush_tlb_range_nl.21
+	lsr x11, x12, #12
+	and x13, x12, #0xfff
+	cbz x13, .Lflush_tlb_range_nl.23
+	add x11, x11, #1
+.Lflush_tlb_range_nl.23:
+	lsr x13, x9, #12
+	and x14, x13, #0xfffffffffff
+	orr x13, x14, x10
+.Lflush_tlb_range_nl.22:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x13
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x13, x13, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_range_nl.22
+	b .Lflush_tlb_range_nl.19
+.Lflush_tlb_range_nl.21:
+	lsr x11, x12, #12
+	and x13, x12, #0xfff
+	cbz x13, .Lflush_tlb_range_nl.25
+	add x11, x11, #1
+.Lflush_tlb_range_nl.25:
+	lsr x12, x9, #12
+.Lflush_tlb_range_nl.24:
+	and x9, x12, #0xfffffffffff
+	orr x13, x9, x10
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x13
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x12, x12, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_range_nl.24
+.Lflush_tlb_range_nl.20:
+	b .Lflush_tlb_range_nl.19
+.Lflush_tlb_range_nl.18:
+	/* 143: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 143: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x9
+.Lflush_tlb_range_nl.19:
+.Lflush_tlb_range_nl.17:
+	/* placed by place-barriers: e3 `tlbi aside1is` (line 143) -> the return, required by line 140; e4 `tlbi vae1is` (line 142) -> the return, required by line 140; e5 `tlbi aside1is` (line 143) -> the return, required by line 140 */
+	dsb ish
+.Lflush_tlb_range_nl.15:
 .Lflush_tlb_range_nl.1:
 	/* end of sequence */
 	movz x0, #0
@@ -480,22 +889,24 @@ flush_tlb_range_nl:
 	.globl flush_tlb_range_r_nl
 	.type flush_tlb_range_r_nl,%function
 flush_tlb_range_r_nl:
+	/* 156: arguments */
+	tbz w3, #0, .Lflush_tlb_range_r_nl.0
+	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbi aside1is` (line 162), required by line 157; e15 the caller's earlier stores -> `tlbi vae1is` (line 160), required by line 157; e16 the caller's earlier stores -> `tlbi rvae1is` (line 161), required by line 157; and 5 more (see `explain`) */
+	dsb ishst
 	/* cover: an empty range invalidates nothing */
 	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range_r_nl.1
-	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 148), required by line 143; e1 the caller's earlier stores -> `tlbi vae1is` (line 146), required by line 143; e2 the caller's earlier stores -> `tlbi rvae1is` (line 147), required by line 143; and 4 more (see `explain`) */
-	dsb ishst
+	cbz x9, .Lflush_tlb_range_r_nl.3
 	/* cover `tlb4k_walk_range`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x1, x16
 	cmp x10, x9
-	b.hs .Lflush_tlb_range_r_nl.2
-	/* 148: value (asid << 0x30) */
+	b.hs .Lflush_tlb_range_r_nl.4
+	/* 162: value (asid << 0x30) */
 	lsl x10, x0, #48
-	/* 148: tlbi aside1is, asid << 48 */
+	/* 162: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x10
-	b .Lflush_tlb_range_r_nl.3
-.Lflush_tlb_range_r_nl.2:
+	b .Lflush_tlb_range_r_nl.5
+.Lflush_tlb_range_r_nl.4:
 	/* cover `tlb4k_walk_range` range: at most 2097152 granules by range ops, past it the flush-all */
 	and x10, x1, #0xfff
 	add x11, x9, x10
@@ -504,25 +915,25 @@ flush_tlb_range_r_nl:
 	add x9, x10, #1
 	movz x16, #0x20, lsl #16
 	cmp x9, x16
-	b.hs .Lflush_tlb_range_r_nl.4
+	b.hs .Lflush_tlb_range_r_nl.6
 	/* cover `tlb4k_walk_range` range: an odd granule count takes one single op first */
 	and x10, x9, #1
-	cbz x10, .Lflush_tlb_range_r_nl.7
-	/* 146: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	cbz x10, .Lflush_tlb_range_r_nl.9
+	/* 160: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	and x11, x1, #0xfffffffffffff000
 	lsr x12, x11, #12
 	and x11, x12, #0xfffffffffff
 	lsl x12, x0, #48
 	orr x13, x11, x12
-	/* 146: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 160: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x13
-.Lflush_tlb_range_r_nl.7:
+.Lflush_tlb_range_r_nl.9:
 	/* cover `tlb4k_walk_range` range: the range op of scale 0, if this digit of the count is not 0 */
 	sub x11, x9, x10
 	lsr x9, x11, #1
 	and x12, x9, #0x1f
-	cbz x12, .Lflush_tlb_range_r_nl.9
-	/* 147: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	cbz x12, .Lflush_tlb_range_r_nl.11
+	/* 161: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x13, x10, #12
 	add x14, x9, x13
@@ -534,14 +945,14 @@ flush_tlb_range_r_nl:
 	orr x13, x9, #0x400000000000
 	lsl x9, x0, #48
 	orr x14, x13, x9
-	/* 147: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x14
-.Lflush_tlb_range_r_nl.9:
+.Lflush_tlb_range_r_nl.11:
 	/* cover `tlb4k_walk_range` range: the range op of scale 1, if this digit of the count is not 0 */
 	lsr x9, x11, #6
 	and x13, x9, #0x1f
-	cbz x13, .Lflush_tlb_range_r_nl.11
-	/* 147: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	cbz x13, .Lflush_tlb_range_r_nl.13
+	/* 161: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x14, x10, #12
 	add x15, x9, x14
@@ -557,14 +968,14 @@ flush_tlb_range_r_nl:
 	orr x9, x14, x16
 	lsl x14, x0, #48
 	orr x15, x9, x14
-	/* 147: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x15
-.Lflush_tlb_range_r_nl.11:
+.Lflush_tlb_range_r_nl.13:
 	/* cover `tlb4k_walk_range` range: the range op of scale 2, if this digit of the count is not 0 */
 	lsr x9, x11, #11
 	and x14, x9, #0x1f
-	cbz x14, .Lflush_tlb_range_r_nl.13
-	/* 147: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	cbz x14, .Lflush_tlb_range_r_nl.15
+	/* 161: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x8, x9, x15
@@ -582,14 +993,14 @@ flush_tlb_range_r_nl:
 	orr x15, x9, #0x600000000000
 	lsl x9, x0, #48
 	orr x8, x15, x9
-	/* 147: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x8
-.Lflush_tlb_range_r_nl.13:
+.Lflush_tlb_range_r_nl.15:
 	/* cover `tlb4k_walk_range` range: the range op of scale 3, if this digit of the count is not 0 */
 	lsr x9, x11, #16
 	and x11, x9, #0x1f
-	cbz x11, .Lflush_tlb_range_r_nl.5
-	/* 147: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	cbz x11, .Lflush_tlb_range_r_nl.7
+	/* 161: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
 	and x9, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
 	add x10, x9, x15
@@ -610,19 +1021,171 @@ flush_tlb_range_r_nl:
 	orr x9, x10, #0x700000000000
 	lsl x10, x0, #48
 	orr x11, x9, x10
-	/* 147: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x11
-.Lflush_tlb_range_r_nl.15:
-	b .Lflush_tlb_range_r_nl.5
-.Lflush_tlb_range_r_nl.4:
-	/* 148: value (asid << 0x30) */
+.Lflush_tlb_range_r_nl.17:
+	b .Lflush_tlb_range_r_nl.7
+.Lflush_tlb_range_r_nl.6:
+	/* 162: value (asid << 0x30) */
 	lsl x9, x0, #48
-	/* 148: tlbi aside1is, asid << 48 */
+	/* 162: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
+.Lflush_tlb_range_r_nl.7:
 .Lflush_tlb_range_r_nl.5:
-.Lflush_tlb_range_r_nl.3:
-	/* placed by place-barriers: e7 `tlbi aside1is` (line 148) -> the return, required by line 144; e8 `tlbi vae1is` (line 146) -> the return, required by line 144; e9 `tlbi rvae1is` (line 147) -> the return, required by line 144; and 4 more (see `explain`) */
+	/* placed by place-barriers: e22 `tlbi aside1is` (line 162) -> `tlbi vale1is` (line 165), required by line 165; e23 `tlbi rvae1is` (line 161) -> `tlbi vale1is` (line 165), required by line 165; e24 `tlbi rvae1is` (line 161) -> `tlbi vale1is` (line 165), required by line 165; and 11 more (see `explain`) */
 	dsb ish
+.Lflush_tlb_range_r_nl.3:
+	/* 165: tlbi vale1is, 0 after invalidates */
+	tlbi vale1is, xzr
+	/* placed by place-barriers: e29 `tlbi aside1is` (line 162) -> the return, required by line 158; e30 `tlbi vae1is` (line 160) -> the return, required by line 158; e31 `tlbi rvae1is` (line 161) -> the return, required by line 158; and 5 more (see `explain`) */
+	dsb ish
+	movz x0, #0
+	ret
+.Lflush_tlb_range_r_nl.0:
+	/* cover: an empty range invalidates nothing */
+	sub x9, x2, x1
+	cbz x9, .Lflush_tlb_range_r_nl.19
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 162), required by line 157; e1 the caller's earlier stores -> `tlbi vae1is` (line 160), required by line 157; e2 the caller's earlier stores -> `tlbi rvae1is` (line 161), required by line 157; and 4 more (see `explain`) */
+	dsb ishst
+	/* cover `tlb4k_walk_range`: a range that wraps past 2^64 takes the flush-all */
+	movn x16, #0
+	eor x10, x1, x16
+	cmp x10, x9
+	b.hs .Lflush_tlb_range_r_nl.20
+	/* 162: value (asid << 0x30) */
+	lsl x10, x0, #48
+	/* 162: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x10
+	b .Lflush_tlb_range_r_nl.21
+.Lflush_tlb_range_r_nl.20:
+	/* cover `tlb4k_walk_range` range: at most 2097152 granules by range ops, past it the flush-all */
+	and x10, x1, #0xfff
+	add x11, x9, x10
+	sub x9, x11, #1
+	lsr x10, x9, #12
+	add x9, x10, #1
+	movz x16, #0x20, lsl #16
+	cmp x9, x16
+	b.hs .Lflush_tlb_range_r_nl.22
+	/* cover `tlb4k_walk_range` range: an odd granule count takes one single op first */
+	and x10, x9, #1
+	cbz x10, .Lflush_tlb_range_r_nl.25
+	/* 160: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	and x11, x1, #0xfffffffffffff000
+	lsr x12, x11, #12
+	and x11, x12, #0xfffffffffff
+	lsl x12, x0, #48
+	orr x13, x11, x12
+	/* 160: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x13
+.Lflush_tlb_range_r_nl.25:
+	/* cover `tlb4k_walk_range` range: the range op of scale 0, if this digit of the count is not 0 */
+	sub x11, x9, x10
+	lsr x9, x11, #1
+	and x12, x9, #0x1f
+	cbz x12, .Lflush_tlb_range_r_nl.27
+	/* 161: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x13, x10, #12
+	add x14, x9, x13
+	lsr x9, x14, #12
+	and x13, x9, #0x1fffffffff
+	sub x9, x12, #1
+	lsl x14, x9, #39
+	orr x9, x13, x14
+	orr x13, x9, #0x400000000000
+	lsl x9, x0, #48
+	orr x14, x13, x9
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x14
+.Lflush_tlb_range_r_nl.27:
+	/* cover `tlb4k_walk_range` range: the range op of scale 1, if this digit of the count is not 0 */
+	lsr x9, x11, #6
+	and x13, x9, #0x1f
+	cbz x13, .Lflush_tlb_range_r_nl.29
+	/* 161: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x14, x10, #12
+	add x15, x9, x14
+	lsl x9, x12, #1
+	lsl x14, x9, #12
+	add x9, x15, x14
+	lsr x14, x9, #12
+	and x9, x14, #0x1fffffffff
+	sub x14, x13, #1
+	lsl x15, x14, #39
+	orr x14, x9, x15
+	movz x16, #0x5000, lsl #32
+	orr x9, x14, x16
+	lsl x14, x0, #48
+	orr x15, x9, x14
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x15
+.Lflush_tlb_range_r_nl.29:
+	/* cover `tlb4k_walk_range` range: the range op of scale 2, if this digit of the count is not 0 */
+	lsr x9, x11, #11
+	and x14, x9, #0x1f
+	cbz x14, .Lflush_tlb_range_r_nl.31
+	/* 161: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x15, x10, #12
+	add x8, x9, x15
+	lsl x9, x12, #1
+	lsl x15, x9, #12
+	add x9, x8, x15
+	lsl x15, x13, #6
+	lsl x8, x15, #12
+	add x15, x9, x8
+	lsr x9, x15, #12
+	and x15, x9, #0x1fffffffff
+	sub x9, x14, #1
+	lsl x8, x9, #39
+	orr x9, x15, x8
+	orr x15, x9, #0x600000000000
+	lsl x9, x0, #48
+	orr x8, x15, x9
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x8
+.Lflush_tlb_range_r_nl.31:
+	/* cover `tlb4k_walk_range` range: the range op of scale 3, if this digit of the count is not 0 */
+	lsr x9, x11, #16
+	and x11, x9, #0x1f
+	cbz x11, .Lflush_tlb_range_r_nl.23
+	/* 161: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	and x9, x1, #0xfffffffffffff000
+	lsl x15, x10, #12
+	add x10, x9, x15
+	lsl x9, x12, #1
+	lsl x12, x9, #12
+	add x9, x10, x12
+	lsl x10, x13, #6
+	lsl x12, x10, #12
+	add x10, x9, x12
+	lsl x9, x14, #11
+	lsl x12, x9, #12
+	add x9, x10, x12
+	lsr x10, x9, #12
+	and x9, x10, #0x1fffffffff
+	sub x10, x11, #1
+	lsl x11, x10, #39
+	orr x10, x9, x11
+	orr x9, x10, #0x700000000000
+	lsl x10, x0, #48
+	orr x11, x9, x10
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x11
+.Lflush_tlb_range_r_nl.33:
+	b .Lflush_tlb_range_r_nl.23
+.Lflush_tlb_range_r_nl.22:
+	/* 162: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 162: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x9
+.Lflush_tlb_range_r_nl.23:
+.Lflush_tlb_range_r_nl.21:
+	/* placed by place-barriers: e7 `tlbi aside1is` (line 162) -> the return, required by line 158; e8 `tlbi vae1is` (line 160) -> the return, required by line 158; e9 `tlbi rvae1is` (line 161) -> the return, required by line 158; and 4 more (see `explain`) */
+	dsb ish
+.Lflush_tlb_range_r_nl.19:
 .Lflush_tlb_range_r_nl.1:
 	/* end of sequence */
 	movz x0, #0
@@ -632,83 +1195,84 @@ flush_tlb_range_r_nl:
 	.globl flush_tlb_range_69
 	.type flush_tlb_range_69,%function
 flush_tlb_range_69:
-	/* 166: arguments */
+	/* 183: arguments */
+	tbz w3, #0, .Lflush_tlb_range_69.0
 	and x9, x1, #0xfffffffffffff000
-	/* 169: let addr = start & ~0xfff */
+	/* 186: let addr = start & ~0xfff */
 	mov x10, x9
 	add x9, x2, #0xfff
 	and x11, x9, #0xfffffffffffff000
 	sub x9, x11, x10
 	lsr x11, x9, #12
-	/* 170: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
+	/* 187: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
 	mov x9, x11
-	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 172), required by line 167; e1 the caller's earlier stores -> `tlbi vae1is` (line 177), required by line 167; e2 the caller's earlier stores -> `tlbi rvae1is` (line 186), required by line 167 */
+	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi aside1is` (line 189), required by line 184; e7 the caller's earlier stores -> `tlbi vae1is` (line 194), required by line 184; e8 the caller's earlier stores -> `tlbi rvae1is` (line 203), required by line 184; and 1 more (see `explain`) */
 	dsb ishst
 	movz x11, #0x20, lsl #16
 	cmp x11, x9
-	b.hs .Lflush_tlb_range_69.0
-	/* 172: value (asid << 0x30) */
+	b.hs .Lflush_tlb_range_69.2
+	/* 189: value (asid << 0x30) */
 	lsl x11, x0, #48
-	/* 172: tlbi aside1is, asid << 48 */
+	/* 189: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x11
-	b .Lflush_tlb_range_69.1
-.Lflush_tlb_range_69.0:
-	/* 174: let scale = 3 */
-	movz x11, #3
-	/* 175: while pages > 0 limit 5 { ... */
-	movz x12, #5
+	b .Lflush_tlb_range_69.3
 .Lflush_tlb_range_69.2:
+	/* 191: let scale = 3 */
+	movz x11, #3
+	/* 192: while pages > 0 limit 5 { ... */
+	movz x12, #5
+.Lflush_tlb_range_69.4:
 	movz x13, #0
 	cmp x13, x9
-	b.hs .Lflush_tlb_range_69.4
-	cbz x12, .Lflush_tlb_range_69.3
+	b.hs .Lflush_tlb_range_69.6
+	cbz x12, .Lflush_tlb_range_69.5
 	sub x12, x12, #1
 	cmp x9, #1
-	b.ne .Lflush_tlb_range_69.5
-	/* 177: value (asid << 0x30) */
+	b.ne .Lflush_tlb_range_69.7
+	/* 194: value (asid << 0x30) */
 	lsl x14, x0, #48
 	lsr x15, x10, #12
 	and x8, x15, #0xfffffffffff
 	orr x15, x8, x14
-	/* 177: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 194: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x15
 	movz x16, #0x1000
 	add x14, x10, x16
-	/* 178: addr = addr + 4K */
+	/* 195: addr = addr + 4K */
 	mov x10, x14
 	sub x14, x9, #1
-	/* 179: pages = pages - 1 */
+	/* 196: pages = pages - 1 */
 	mov x9, x14
-	b .Lflush_tlb_range_69.2
-.Lflush_tlb_range_69.5:
+	b .Lflush_tlb_range_69.4
+.Lflush_tlb_range_69.7:
 	movz x16, #5
 	mul x14, x11, x16
 	add x15, x14, #1
-	/* 183: let shift = 5 * scale + 1 */
+	/* 200: let shift = 5 * scale + 1 */
 	mov x14, x15
 	movz x15, #0x20
 	lsl x8, x15, x14
 	mov x15, x13
 	cmp x14, #0x40
-	b.hs .Lflush_tlb_range_69.7
+	b.hs .Lflush_tlb_range_69.9
 	mov x15, x8
-.Lflush_tlb_range_69.7:
+.Lflush_tlb_range_69.9:
 	mov x8, x9
 	cmp x9, x15
-	b.lo .Lflush_tlb_range_69.8
+	b.lo .Lflush_tlb_range_69.10
 	mov x8, x15
-.Lflush_tlb_range_69.8:
+.Lflush_tlb_range_69.10:
 	lsr x15, x8, x14
 	mov x8, x13
 	cmp x14, #0x40
-	b.hs .Lflush_tlb_range_69.9
+	b.hs .Lflush_tlb_range_69.11
 	mov x8, x15
-.Lflush_tlb_range_69.9:
-	/* 184: let runs = min(pages, 32 << shift) >> shift */
+.Lflush_tlb_range_69.11:
+	/* 201: let runs = min(pages, 32 << shift) >> shift */
 	mov x15, x8
 	cmp x13, x15
-	b.hs .Lflush_tlb_range_69.11
-	/* 186: value (asid << 0x30) */
+	b.hs .Lflush_tlb_range_69.13
+	/* 203: value (asid << 0x30) */
 	lsl x8, x0, #48
 	lsr x7, x10, #12
 	and x6, x7, #0x1fffffffff
@@ -719,44 +1283,176 @@ flush_tlb_range_69:
 	orr x5, x7, x6
 	orr x7, x5, #0x400000000000
 	orr x6, x7, x8
-	/* 186: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
+	/* 203: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
 	tlbi rvae1is, x6
 	lsl x8, x15, x14
 	mov x7, x13
 	cmp x14, #0x40
-	b.hs .Lflush_tlb_range_69.12
+	b.hs .Lflush_tlb_range_69.14
 	mov x7, x8
-.Lflush_tlb_range_69.12:
+.Lflush_tlb_range_69.14:
 	lsl x8, x7, #12
 	add x7, x10, x8
-	/* 187: addr = addr + ((runs << shift) << 12 */
+	/* 204: addr = addr + ((runs << shift) << 12 */
 	mov x10, x7
 	lsl x8, x15, x14
-	mov x15, x13
+	mov x7, x13
 	cmp x14, #0x40
-	b.hs .Lflush_tlb_range_69.13
-	mov x15, x8
-.Lflush_tlb_range_69.13:
-	sub x13, x9, x15
-	/* 188: pages = pages - (runs << shift */
+	b.hs .Lflush_tlb_range_69.15
+	mov x7, x8
+.Lflush_tlb_range_69.15:
+	sub x13, x9, x7
+	/* 205: pages = pages - (runs << shift */
 	mov x9, x13
-.Lflush_tlb_range_69.11:
+.Lflush_tlb_range_69.13:
 	sub x13, x11, #1
-	/* 190: scale = scale - 1 */
+	/* 207: scale = scale - 1 */
 	mov x11, x13
-.Lflush_tlb_range_69.6:
-	/* 175: while pages > 0 limit 5 { ... */
-	b .Lflush_tlb_range_69.2
-.Lflush_tlb_range_69.3:
+.Lflush_tlb_range_69.8:
+	/* 192: while pages > 0 limit 5 { ... */
+	b .Lflush_tlb_range_69.4
+.Lflush_tlb_range_69.5:
 	/* placed by complete-exits: invalidations done before this return */
 	dsb ish
-	/* 175: while pages > 0 limit 5 { ... */
+	/* 192: while pages > 0 limit 5 { ... */
 	movn x0, #0x15
 	ret
-.Lflush_tlb_range_69.4:
-.Lflush_tlb_range_69.1:
-	/* placed by place-barriers: e3 `tlbi aside1is` (line 172) -> the return, required by line 168; e4 `tlbi vae1is` (line 177) -> the return, required by line 168; e5 `tlbi rvae1is` (line 186) -> the return, required by line 168 */
+.Lflush_tlb_range_69.6:
+.Lflush_tlb_range_69.3:
+	/* placed by place-barriers: e9 the caller's earlier stores -> `tlbi vale1is` (line 212), required by line 184; e10 `tlbi rvae1is` (line 203) -> `tlbi vale1is` (line 212), required by line 212; e11 `tlbi vae1is` (line 194) -> `tlbi vale1is` (line 212), required by line 212; and 4 more (see `explain`) */
 	dsb ish
+	/* 212: tlbi vale1is, 0 after invalidates */
+	tlbi vale1is, xzr
+	/* placed by place-barriers: e13 `tlbi aside1is` (line 189) -> the return, required by line 185; e14 `tlbi vae1is` (line 194) -> the return, required by line 185; e15 `tlbi rvae1is` (line 203) -> the return, required by line 185; and 1 more (see `explain`) */
+	dsb ish
+	movz x0, #0
+	ret
+.Lflush_tlb_range_69.0:
+	and x12, x1, #0xfffffffffffff000
+	/* 186: let addr = start & ~0xfff */
+	mov x10, x12
+	add x12, x2, #0xfff
+	and x13, x12, #0xfffffffffffff000
+	sub x12, x13, x10
+	lsr x13, x12, #12
+	/* 187: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
+	mov x9, x13
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 189), required by line 184; e1 the caller's earlier stores -> `tlbi vae1is` (line 194), required by line 184; e2 the caller's earlier stores -> `tlbi rvae1is` (line 203), required by line 184 */
+	dsb ishst
+	movz x12, #0x20, lsl #16
+	cmp x12, x9
+	b.hs .Lflush_tlb_range_69.16
+	/* 189: value (asid << 0x30) */
+	lsl x12, x0, #48
+	/* 189: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x12
+	b .Lflush_tlb_range_69.17
+.Lflush_tlb_range_69.16:
+	/* 191: let scale = 3 */
+	movz x11, #3
+	/* 192: while pages > 0 limit 5 { ... */
+	movz x12, #5
+.Lflush_tlb_range_69.18:
+	movz x13, #0
+	cmp x13, x9
+	b.hs .Lflush_tlb_range_69.20
+	cbz x12, .Lflush_tlb_range_69.19
+	sub x12, x12, #1
+	cmp x9, #1
+	b.ne .Lflush_tlb_range_69.21
+	/* 194: value (asid << 0x30) */
+	lsl x8, x0, #48
+	lsr x7, x10, #12
+	and x6, x7, #0xfffffffffff
+	orr x7, x6, x8
+	/* 194: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x7
+	movz x16, #0x1000
+	add x8, x10, x16
+	/* 195: addr = addr + 4K */
+	mov x10, x8
+	sub x8, x9, #1
+	/* 196: pages = pages - 1 */
+	mov x9, x8
+	b .Lflush_tlb_range_69.18
+.Lflush_tlb_range_69.21:
+	movz x16, #5
+	mul x8, x11, x16
+	add x7, x8, #1
+	/* 200: let shift = 5 * scale + 1 */
+	mov x14, x7
+	movz x8, #0x20
+	lsl x7, x8, x14
+	mov x8, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_69.23
+	mov x8, x7
+.Lflush_tlb_range_69.23:
+	mov x7, x9
+	cmp x9, x8
+	b.lo .Lflush_tlb_range_69.24
+	mov x7, x8
+.Lflush_tlb_range_69.24:
+	lsr x8, x7, x14
+	mov x7, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_69.25
+	mov x7, x8
+.Lflush_tlb_range_69.25:
+	/* 201: let runs = min(pages, 32 << shift) >> shift */
+	mov x15, x7
+	cmp x13, x15
+	b.hs .Lflush_tlb_range_69.27
+	/* 203: value (asid << 0x30) */
+	lsl x8, x0, #48
+	lsr x7, x10, #12
+	and x6, x7, #0x1fffffffff
+	sub x7, x15, #1
+	lsl x5, x7, #39
+	orr x7, x6, x5
+	lsl x6, x11, #44
+	orr x5, x7, x6
+	orr x7, x5, #0x400000000000
+	orr x6, x7, x8
+	/* 203: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
+	tlbi rvae1is, x6
+	lsl x8, x15, x14
+	mov x7, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_69.28
+	mov x7, x8
+.Lflush_tlb_range_69.28:
+	lsl x8, x7, #12
+	add x7, x10, x8
+	/* 204: addr = addr + ((runs << shift) << 12 */
+	mov x10, x7
+	lsl x8, x15, x14
+	mov x7, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_69.29
+	mov x7, x8
+.Lflush_tlb_range_69.29:
+	sub x13, x9, x7
+	/* 205: pages = pages - (runs << shift */
+	mov x9, x13
+.Lflush_tlb_range_69.27:
+	sub x13, x11, #1
+	/* 207: scale = scale - 1 */
+	mov x11, x13
+.Lflush_tlb_range_69.22:
+	/* 192: while pages > 0 limit 5 { ... */
+	b .Lflush_tlb_range_69.18
+.Lflush_tlb_range_69.19:
+	/* placed by complete-exits: invalidations done before this return */
+	dsb ish
+	/* 192: while pages > 0 limit 5 { ... */
+	movn x0, #0x15
+	ret
+.Lflush_tlb_range_69.20:
+.Lflush_tlb_range_69.17:
+	/* placed by place-barriers: e3 `tlbi aside1is` (line 189) -> the return, required by line 185; e4 `tlbi vae1is` (line 194) -> the return, required by line 185; e5 `tlbi rvae1is` (line 203) -> the return, required by line 185 */
+	dsb ish
+.Lflush_tlb_range_69.1:
 	/* end of sequence */
 	movz x0, #0
 	ret
@@ -765,71 +1461,72 @@ flush_tlb_range_69:
 	.globl flush_tlb_range_510
 	.type flush_tlb_range_510,%function
 flush_tlb_range_510:
-	/* 200: arguments */
+	/* 220: arguments */
+	tbz w3, #0, .Lflush_tlb_range_510.0
 	and x9, x1, #0xfffffffffffff000
-	/* 203: let addr = start & ~0xfff */
+	/* 223: let addr = start & ~0xfff */
 	mov x10, x9
 	add x9, x2, #0xfff
 	and x11, x9, #0xfffffffffffff000
 	sub x9, x11, x10
 	lsr x11, x9, #12
-	/* 204: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
+	/* 224: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
 	mov x9, x11
-	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 206), required by line 201; e1 the caller's earlier stores -> `tlbi vae1is` (line 211), required by line 201; e2 the caller's earlier stores -> `tlbi rvae1is` (line 218), required by line 201 */
+	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi aside1is` (line 226), required by line 221; e7 the caller's earlier stores -> `tlbi vae1is` (line 231), required by line 221; e8 the caller's earlier stores -> `tlbi rvae1is` (line 238), required by line 221; and 1 more (see `explain`) */
 	dsb ishst
 	movz x16, #0x20, lsl #16
 	cmp x9, x16
-	b.lo .Lflush_tlb_range_510.0
-	/* 206: value (asid << 0x30) */
+	b.lo .Lflush_tlb_range_510.2
+	/* 226: value (asid << 0x30) */
 	lsl x11, x0, #48
-	/* 206: tlbi aside1is, asid << 48 */
+	/* 226: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x11
-	b .Lflush_tlb_range_510.1
-.Lflush_tlb_range_510.0:
-	/* 208: let scale = 0 */
-	movz x11, #0
-	/* 209: while pages > 0 limit 5 { ... */
-	movz x12, #5
+	b .Lflush_tlb_range_510.3
 .Lflush_tlb_range_510.2:
+	/* 228: let scale = 0 */
+	movz x11, #0
+	/* 229: while pages > 0 limit 5 { ... */
+	movz x12, #5
+.Lflush_tlb_range_510.4:
 	movz x13, #0
 	cmp x13, x9
-	b.hs .Lflush_tlb_range_510.4
-	cbz x12, .Lflush_tlb_range_510.3
+	b.hs .Lflush_tlb_range_510.6
+	cbz x12, .Lflush_tlb_range_510.5
 	sub x12, x12, #1
-	tbz w9, #0, .Lflush_tlb_range_510.5
-	/* 211: value (asid << 0x30) */
+	tbz w9, #0, .Lflush_tlb_range_510.7
+	/* 231: value (asid << 0x30) */
 	lsl x14, x0, #48
 	lsr x15, x10, #12
 	and x8, x15, #0xfffffffffff
 	orr x15, x8, x14
-	/* 211: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	/* 231: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x15
 	movz x16, #0x1000
 	add x14, x10, x16
-	/* 212: addr = addr + 4K */
+	/* 232: addr = addr + 4K */
 	mov x10, x14
 	sub x14, x9, #1
-	/* 213: pages = pages - 1 */
+	/* 233: pages = pages - 1 */
 	mov x9, x14
-	b .Lflush_tlb_range_510.2
-.Lflush_tlb_range_510.5:
+	b .Lflush_tlb_range_510.4
+.Lflush_tlb_range_510.7:
 	movz x16, #5
 	mul x14, x11, x16
 	add x15, x14, #1
-	/* 215: let shift = 5 * scale + 1 */
+	/* 235: let shift = 5 * scale + 1 */
 	mov x14, x15
 	lsr x15, x9, x14
 	mov x8, x13
 	cmp x14, #0x40
-	b.hs .Lflush_tlb_range_510.7
+	b.hs .Lflush_tlb_range_510.9
 	mov x8, x15
-.Lflush_tlb_range_510.7:
+.Lflush_tlb_range_510.9:
 	and x15, x8, #0x1f
-	/* 216: let runs = (pages >> shift) & 31 */
+	/* 236: let runs = (pages >> shift) & 31 */
 	mov x8, x15
 	cmp x13, x8
-	b.hs .Lflush_tlb_range_510.9
-	/* 218: value (asid << 0x30) */
+	b.hs .Lflush_tlb_range_510.11
+	/* 238: value (asid << 0x30) */
 	lsl x15, x0, #48
 	lsr x7, x10, #12
 	and x6, x7, #0x1fffffffff
@@ -840,44 +1537,164 @@ flush_tlb_range_510:
 	orr x5, x7, x6
 	orr x7, x5, #0x400000000000
 	orr x6, x7, x15
-	/* 218: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
+	/* 238: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
 	tlbi rvae1is, x6
 	lsl x15, x8, x14
 	mov x7, x13
 	cmp x14, #0x40
-	b.hs .Lflush_tlb_range_510.10
+	b.hs .Lflush_tlb_range_510.12
 	mov x7, x15
-.Lflush_tlb_range_510.10:
+.Lflush_tlb_range_510.12:
 	lsl x15, x7, #12
 	add x7, x10, x15
-	/* 219: addr = addr + ((runs << shift) << 12 */
+	/* 239: addr = addr + ((runs << shift) << 12 */
 	mov x10, x7
 	lsl x15, x8, x14
-	mov x8, x13
+	mov x7, x13
 	cmp x14, #0x40
-	b.hs .Lflush_tlb_range_510.11
-	mov x8, x15
-.Lflush_tlb_range_510.11:
-	sub x13, x9, x8
-	/* 220: pages = pages - (runs << shift */
+	b.hs .Lflush_tlb_range_510.13
+	mov x7, x15
+.Lflush_tlb_range_510.13:
+	sub x13, x9, x7
+	/* 240: pages = pages - (runs << shift */
 	mov x9, x13
-.Lflush_tlb_range_510.9:
+.Lflush_tlb_range_510.11:
 	add x13, x11, #1
-	/* 222: scale = scale + 1 */
+	/* 242: scale = scale + 1 */
 	mov x11, x13
-.Lflush_tlb_range_510.6:
-	/* 209: while pages > 0 limit 5 { ... */
-	b .Lflush_tlb_range_510.2
-.Lflush_tlb_range_510.3:
+.Lflush_tlb_range_510.8:
+	/* 229: while pages > 0 limit 5 { ... */
+	b .Lflush_tlb_range_510.4
+.Lflush_tlb_range_510.5:
 	/* placed by complete-exits: invalidations done before this return */
 	dsb ish
-	/* 209: while pages > 0 limit 5 { ... */
+	/* 229: while pages > 0 limit 5 { ... */
 	movn x0, #0x15
 	ret
-.Lflush_tlb_range_510.4:
-.Lflush_tlb_range_510.1:
-	/* placed by place-barriers: e3 `tlbi aside1is` (line 206) -> the return, required by line 202; e4 `tlbi vae1is` (line 211) -> the return, required by line 202; e5 `tlbi rvae1is` (line 218) -> the return, required by line 202 */
+.Lflush_tlb_range_510.6:
+.Lflush_tlb_range_510.3:
+	/* placed by place-barriers: e9 the caller's earlier stores -> `tlbi vale1is` (line 247), required by line 221; e10 `tlbi rvae1is` (line 238) -> `tlbi vale1is` (line 247), required by line 247; e11 `tlbi vae1is` (line 231) -> `tlbi vale1is` (line 247), required by line 247; and 4 more (see `explain`) */
 	dsb ish
+	/* 247: tlbi vale1is, 0 after invalidates */
+	tlbi vale1is, xzr
+	/* placed by place-barriers: e13 `tlbi aside1is` (line 226) -> the return, required by line 222; e14 `tlbi vae1is` (line 231) -> the return, required by line 222; e15 `tlbi rvae1is` (line 238) -> the return, required by line 222; and 1 more (see `explain`) */
+	dsb ish
+	movz x0, #0
+	ret
+.Lflush_tlb_range_510.0:
+	and x12, x1, #0xfffffffffffff000
+	/* 223: let addr = start & ~0xfff */
+	mov x10, x12
+	add x12, x2, #0xfff
+	and x13, x12, #0xfffffffffffff000
+	sub x12, x13, x10
+	lsr x13, x12, #12
+	/* 224: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
+	mov x9, x13
+	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 226), required by line 221; e1 the caller's earlier stores -> `tlbi vae1is` (line 231), required by line 221; e2 the caller's earlier stores -> `tlbi rvae1is` (line 238), required by line 221 */
+	dsb ishst
+	movz x16, #0x20, lsl #16
+	cmp x9, x16
+	b.lo .Lflush_tlb_range_510.14
+	/* 226: value (asid << 0x30) */
+	lsl x12, x0, #48
+	/* 226: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x12
+	b .Lflush_tlb_range_510.15
+.Lflush_tlb_range_510.14:
+	/* 228: let scale = 0 */
+	movz x11, #0
+	/* 229: while pages > 0 limit 5 { ... */
+	movz x12, #5
+.Lflush_tlb_range_510.16:
+	movz x13, #0
+	cmp x13, x9
+	b.hs .Lflush_tlb_range_510.18
+	cbz x12, .Lflush_tlb_range_510.17
+	sub x12, x12, #1
+	tbz w9, #0, .Lflush_tlb_range_510.19
+	/* 231: value (asid << 0x30) */
+	lsl x15, x0, #48
+	lsr x7, x10, #12
+	and x6, x7, #0xfffffffffff
+	orr x7, x6, x15
+	/* 231: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x7
+	movz x16, #0x1000
+	add x15, x10, x16
+	/* 232: addr = addr + 4K */
+	mov x10, x15
+	sub x15, x9, #1
+	/* 233: pages = pages - 1 */
+	mov x9, x15
+	b .Lflush_tlb_range_510.16
+.Lflush_tlb_range_510.19:
+	movz x16, #5
+	mul x15, x11, x16
+	add x7, x15, #1
+	/* 235: let shift = 5 * scale + 1 */
+	mov x14, x7
+	lsr x15, x9, x14
+	mov x7, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_510.21
+	mov x7, x15
+.Lflush_tlb_range_510.21:
+	and x15, x7, #0x1f
+	/* 236: let runs = (pages >> shift) & 31 */
+	mov x8, x15
+	cmp x13, x8
+	b.hs .Lflush_tlb_range_510.23
+	/* 238: value (asid << 0x30) */
+	lsl x15, x0, #48
+	lsr x7, x10, #12
+	and x6, x7, #0x1fffffffff
+	sub x7, x8, #1
+	lsl x5, x7, #39
+	orr x7, x6, x5
+	lsl x6, x11, #44
+	orr x5, x7, x6
+	orr x7, x5, #0x400000000000
+	orr x6, x7, x15
+	/* 238: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
+	tlbi rvae1is, x6
+	lsl x15, x8, x14
+	mov x7, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_510.24
+	mov x7, x15
+.Lflush_tlb_range_510.24:
+	lsl x15, x7, #12
+	add x7, x10, x15
+	/* 239: addr = addr + ((runs << shift) << 12 */
+	mov x10, x7
+	lsl x15, x8, x14
+	mov x7, x13
+	cmp x14, #0x40
+	b.hs .Lflush_tlb_range_510.25
+	mov x7, x15
+.Lflush_tlb_range_510.25:
+	sub x13, x9, x7
+	/* 240: pages = pages - (runs << shift */
+	mov x9, x13
+.Lflush_tlb_range_510.23:
+	add x13, x11, #1
+	/* 242: scale = scale + 1 */
+	mov x11, x13
+.Lflush_tlb_range_510.20:
+	/* 229: while pages > 0 limit 5 { ... */
+	b .Lflush_tlb_range_510.16
+.Lflush_tlb_range_510.17:
+	/* placed by complete-exits: invalidations done before this return */
+	dsb ish
+	/* 229: while pages > 0 limit 5 { ... */
+	movn x0, #0x15
+	ret
+.Lflush_tlb_range_510.18:
+.Lflush_tlb_range_510.15:
+	/* placed by place-barriers: e3 `tlbi aside1is` (line 226) -> the return, required by line 222; e4 `tlbi vae1is` (line 231) -> the return, required by line 222; e5 `tlbi rvae1is` (line 238) -> the return, required by line 222 */
+	dsb ish
+.Lflush_tlb_range_510.1:
 	/* end of sequence */
 	movz x0, #0
 	ret

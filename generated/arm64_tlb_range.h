@@ -29,23 +29,23 @@ extern "C" {
 #endif
 
 /* flush_tlb_range: returns 0 */
-long flush_tlb_range(unsigned long long asid, unsigned long long start, unsigned long long end);
+long flush_tlb_range(unsigned long long asid, unsigned long long start, unsigned long long end, unsigned long features);
 /* flush_tlb_page: returns 0 */
 long flush_tlb_page(unsigned long long asid, unsigned long long addr, unsigned long features);
 /* flush_tlb_range_r: returns 0 */
-long flush_tlb_range_r(unsigned long long asid, unsigned long long start, unsigned long long end);
+long flush_tlb_range_r(unsigned long long asid, unsigned long long start, unsigned long long end, unsigned long features);
 /* flush_tlb_kernel_range: returns 0 */
-long flush_tlb_kernel_range(unsigned long long start, unsigned long long end);
+long flush_tlb_kernel_range(unsigned long long start, unsigned long long end, unsigned long features);
 /* flush_tlb_mm: returns 0 */
 long flush_tlb_mm(unsigned long long asid, unsigned long features);
 /* flush_tlb_range_nl: returns 0 */
-long flush_tlb_range_nl(unsigned long long asid, unsigned long long start, unsigned long long end);
+long flush_tlb_range_nl(unsigned long long asid, unsigned long long start, unsigned long long end, unsigned long features);
 /* flush_tlb_range_r_nl: returns 0 */
-long flush_tlb_range_r_nl(unsigned long long asid, unsigned long long start, unsigned long long end);
-/* flush_tlb_range_69: returns 0; -22 (-EINVAL) when the `while` at line 175 is still running after 5 iterations */
-long flush_tlb_range_69(unsigned long long asid, unsigned long long start, unsigned long long end);
-/* flush_tlb_range_510: returns 0; -22 (-EINVAL) when the `while` at line 209 is still running after 5 iterations */
-long flush_tlb_range_510(unsigned long long asid, unsigned long long start, unsigned long long end);
+long flush_tlb_range_r_nl(unsigned long long asid, unsigned long long start, unsigned long long end, unsigned long features);
+/* flush_tlb_range_69: returns 0; -22 (-EINVAL) when the `while` at line 192 is still running after 5 iterations */
+long flush_tlb_range_69(unsigned long long asid, unsigned long long start, unsigned long long end, unsigned long features);
+/* flush_tlb_range_510: returns 0; -22 (-EINVAL) when the `while` at line 229 is still running after 5 iterations */
+long flush_tlb_range_510(unsigned long long asid, unsigned long long start, unsigned long long end, unsigned long features);
 
 #ifdef __cplusplus
 }

@@ -664,7 +664,11 @@ fn arm64_tlb_range() -> Vec<Build> {
         match seq {
             "flush_tlb_range" => &[Call {
                 seq: "flush_tlb_range",
-                bind: NONE,
+                bind: &[("features", Val::K(0))],
+            }],
+            "flush_tlb_range repeat_tlbi" => &[Call {
+                seq: "flush_tlb_range",
+                bind: &[("features", Val::K(1))],
             }],
             // The feature word: no ARM64_WORKAROUND_REPEAT_TLBI.
             "flush_tlb_page" => &[Call {
@@ -685,11 +689,19 @@ fn arm64_tlb_range() -> Vec<Build> {
             }],
             "flush_tlb_range_r" => &[Call {
                 seq: "flush_tlb_range_r",
-                bind: NONE,
+                bind: &[("features", Val::K(0))],
+            }],
+            "flush_tlb_range_r repeat_tlbi" => &[Call {
+                seq: "flush_tlb_range_r",
+                bind: &[("features", Val::K(1))],
+            }],
+            "flush_tlb_kernel_range repeat_tlbi" => &[Call {
+                seq: "flush_tlb_kernel_range",
+                bind: &[("features", Val::K(1))],
             }],
             _ => &[Call {
                 seq: "flush_tlb_kernel_range",
-                bind: NONE,
+                bind: &[("features", Val::K(0))],
             }],
         }
     };
@@ -802,6 +814,48 @@ fn arm64_tlb_range() -> Vec<Build> {
                         user((32 << 16) - 1),
                         user(32 << 16),
                     ],
+                },
+                Scenario {
+                    name: "flush_tlb_range repeat_tlbi",
+                    kernel: "tlbflush.h __flush_tlb_range(PAGE_SIZE, last_level) on a CPU \
+                             with ARM64_WORKAROUND_REPEAT_TLBI (Linux 6.1 __tlbi_sync_s1ish, \
+                             also after flush_tlb_mm() past the threshold)",
+                    ref_fn: "ref_flush_tlb_range_repeat",
+                    args: USER,
+                    calls: one("flush_tlb_range repeat_tlbi"),
+                    inputs: vec![
+                        user(1),
+                        user(16),
+                        pages("5 pages, unaligned start and end", BASE + 0x800, 5),
+                        user(600),
+                    ],
+                },
+                Scenario {
+                    name: "flush_tlb_range_r repeat_tlbi",
+                    kernel: "tlbflush.h __flush_tlb_range(PAGE_SIZE, last_level) with \
+                             FEAT_TLBIRANGE on a CPU with ARM64_WORKAROUND_REPEAT_TLBI \
+                             (Linux 6.1)",
+                    ref_fn: "ref_flush_tlb_range_r_repeat",
+                    args: USER,
+                    calls: one("flush_tlb_range_r repeat_tlbi"),
+                    inputs: vec![
+                        user(2),
+                        user(37),
+                        user(4099),
+                        pages("37 pages, unaligned start", BASE + 0x800, 37),
+                        user((32 << 16) - 1),
+                        user(32 << 16),
+                    ],
+                },
+                Scenario {
+                    name: "flush_tlb_kernel_range repeat_tlbi",
+                    kernel: "tlbflush.h flush_tlb_kernel_range() on a CPU with \
+                             ARM64_WORKAROUND_REPEAT_TLBI (Linux 6.1: the repeat before \
+                             the ISB, and after flush_tlb_all() past the threshold)",
+                    ref_fn: "ref_flush_tlb_kernel_range_repeat",
+                    args: KERNEL,
+                    calls: one("flush_tlb_kernel_range repeat_tlbi"),
+                    inputs: vec![kpages(1), kpages(5), kpages(600)],
                 },
                 kernel(vec![
                     kpages(1),

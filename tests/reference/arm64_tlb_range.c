@@ -206,3 +206,28 @@ long ref_flush_tlb_kernel_range(const uint64_t *a)
 	flush_tlb_kernel_range(a[0], a[1]);
 	return 0;
 }
+
+/* The range flushes on a CPU with ARM64_WORKAROUND_REPEAT_TLBI. */
+long ref_flush_tlb_range_repeat(const uint64_t *a)
+{
+	repeat_tlbi = 1;
+	__flush_tlb_range(a[0], a[1], a[2], PAGE_SIZE, 1, 0);
+	repeat_tlbi = 0;
+	return 0;
+}
+
+long ref_flush_tlb_range_r_repeat(const uint64_t *a)
+{
+	repeat_tlbi = 1;
+	__flush_tlb_range(a[0], a[1], a[2], PAGE_SIZE, 1, 1);
+	repeat_tlbi = 0;
+	return 0;
+}
+
+long ref_flush_tlb_kernel_range_repeat(const uint64_t *a)
+{
+	repeat_tlbi = 1;
+	flush_tlb_kernel_range(a[0], a[1]);
+	repeat_tlbi = 0;
+	return 0;
+}
