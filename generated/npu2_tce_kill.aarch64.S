@@ -8,18 +8,17 @@ tce_kill:
 	/* cover: an empty range invalidates nothing */
 	mul x9, x3, x4
 	cbz x9, .Ltce_kill.1
-	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 37), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 37), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 37), required by line 18 */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18 */
 	dmb oshst
 	/* cover `tce`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
 	eor x10, x2, x16
 	cmp x10, x9
 	b.hs .Ltce_kill.2
-	/* 37: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
-	ubfiz x10, x1, #56, #4
-	orr x11, x10, #0x8000000000000000
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
-	rev x16, x11
+	/* 40: value 0x8000000000000000 */
+	movz x10, #0x8000, lsl #48
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
+	rev x16, x10
 	str x16, [x0]
 	movz x0, #0
 	ret
@@ -35,10 +34,10 @@ tce_kill:
 	mul x11, x4, x16
 	cmp x11, x9
 	b.lo .Ltce_kill.6
-	/* 37: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	/* 40: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	ubfiz x11, x1, #56, #4
 	orr x12, x11, #0x2000000000000000
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	and x11, x2, x10
 	add x13, x9, x11
 	movn x16, #0
@@ -64,25 +63,25 @@ tce_kill:
 	sub x15, x11, x4
 	sub x8, x9, x15
 .Ltce_kill.13:
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	rev x16, x14
 	str x16, [x0]
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add x14, x14, x4
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	rev x16, x14
 	str x16, [x0]
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add x14, x14, x4
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	rev x16, x14
 	str x16, [x0]
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add x14, x14, x4
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	rev x16, x14
 	str x16, [x0]
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add x14, x14, x4
 	subs x8, x8, x11
 	b.hi .Ltce_kill.13
@@ -90,10 +89,10 @@ tce_kill:
 	b .Ltce_kill.14
 .Ltce_kill.12:
 .Ltce_kill.11:
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	rev x16, x14
 	str x16, [x0]
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add x14, x14, x4
 .Ltce_kill.14:
 	subs x9, x9, x4
@@ -106,10 +105,10 @@ tce_kill:
 .Ltce_kill.15:
 	and x10, x11, #0xf0ffffffffffffff
 	orr x13, x12, x10
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	rev x16, x13
 	str x16, [x0]
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add x11, x11, x4
 	subs x9, x9, x4
 	b.hi .Ltce_kill.15
@@ -117,17 +116,16 @@ tce_kill:
 	movz x0, #0
 	ret
 .Ltce_kill.6:
-	/* 37: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
-	ubfiz x9, x1, #56, #4
-	orr x10, x9, #0x8000000000000000
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
-	rev x16, x10
+	/* 40: value 0x8000000000000000 */
+	movz x9, #0x8000, lsl #48
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
+	rev x16, x9
 	str x16, [x0]
 .Ltce_kill.7:
 	movz x0, #0
 	ret
 .Ltce_kill.4:
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	movn x0, #0x15
 	ret
 .Ltce_kill.5:

@@ -10,27 +10,22 @@ tce_kill:
 	.type tce_kill,@function
 	.p2align 4
 .tce_kill:
-	/* 33: arguments */
-	std %r31,-8(%r1)
 	/* cover: an empty range invalidates nothing */
 	mulld %r11,%r6,%r7
 	cmpdi 7,%r11,0
 	beq 7,.Ltce_kill.1
-	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 37), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 37), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 37), required by line 18 */
+	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18 */
 	sync
 	/* cover `tce`: a range that wraps past 2^64 takes the flush-all */
 	nor %r12,%r5,%r5
 	cmpld 7,%r12,%r11
 	bge 7,.Ltce_kill.2
-	/* 37: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
-	rldic %r12,%r4,56,4
-	li %r0,1
-	rldicr %r0,%r0,63,0
-	or %r10,%r12,%r0
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
-	std %r10,0(%r3)
+	/* 40: value 0x8000000000000000 */
+	li %r12,1
+	rldicr %r12,%r12,63,0
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
+	std %r12,0(%r3)
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.2:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
@@ -49,12 +44,12 @@ tce_kill:
 	mulld %r10,%r7,%r0
 	cmpld 7,%r10,%r11
 	blt 7,.Ltce_kill.6
-	/* 37: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	/* 40: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
 	rldic %r10,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,61,2
 	or %r9,%r10,%r0
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	and %r10,%r5,%r12
 	add %r8,%r11,%r10
 	nor %r11,%r12,%r12
@@ -64,7 +59,6 @@ tce_kill:
 	cmpdi 7,%r7,0
 	bne 7,.Ltce_kill.9
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.9:
 	add %r11,%r12,%r8
@@ -86,41 +80,40 @@ tce_kill:
 	bge 7,.Ltce_kill.12
 	rldicr %r10,%r7,2,61
 	subf %r5,%r7,%r10
-	subf %r31,%r5,%r11
+	subf %r4,%r5,%r11
 .Ltce_kill.13:
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	std %r6,0(%r3)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r6,%r6,%r7
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	std %r6,0(%r3)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r6,%r6,%r7
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	std %r6,0(%r3)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r6,%r6,%r7
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	std %r6,0(%r3)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r6,%r6,%r7
-	cmpld 6,%r31,%r10
-	subf %r31,%r10,%r31
+	cmpld 6,%r4,%r10
+	subf %r4,%r10,%r4
 	bgt 6,.Ltce_kill.13
-	add %r11,%r31,%r10
+	add %r11,%r4,%r10
 	b .Ltce_kill.14
 .Ltce_kill.12:
 .Ltce_kill.11:
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	std %r6,0(%r3)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r6,%r6,%r7
 .Ltce_kill.14:
 	cmpld 6,%r11,%r7
 	subf %r11,%r7,%r11
 	bgt 6,.Ltce_kill.11
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.10:
 	mr %r11,%r8
@@ -133,40 +126,34 @@ tce_kill:
 	ori %r0,%r0,65535
 	and %r12,%r10,%r0
 	or %r8,%r9,%r12
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	std %r8,0(%r3)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r10,%r10,%r7
 	cmpld 6,%r11,%r7
 	subf %r11,%r7,%r11
 	bgt 6,.Ltce_kill.15
 .Ltce_kill.8:
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.6:
-	/* 37: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
-	rldic %r11,%r4,56,4
-	li %r0,1
-	rldicr %r0,%r0,63,0
-	or %r12,%r11,%r0
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
-	std %r12,0(%r3)
+	/* 40: value 0x8000000000000000 */
+	li %r11,1
+	rldicr %r11,%r11,63,0
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
+	std %r11,0(%r3)
 .Ltce_kill.7:
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.4:
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Ltce_kill.5:
 .Ltce_kill.3:
 .Ltce_kill.1:
 	/* end of sequence */
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 	.size tce_kill,.-.tce_kill
 	.section .note.GNU-stack,"",@progbits

@@ -4,10 +4,9 @@
 	.globl tce_kill
 	.type tce_kill,@function
 tce_kill:
-	/* 33: arguments */
+	/* 36: arguments */
 	push %rbx
 	push %r12
-	push %r13
 	/* cover: an empty range invalidates nothing */
 	imul %r8,%rcx
 	test %rcx,%rcx
@@ -17,18 +16,13 @@ tce_kill:
 	not %rax
 	cmp %rcx,%rax
 	jae .Ltce_kill.2
-	/* 37: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
-	mov %rsi,%rax
-	and $0xf,%rax
-	shl $0x38,%rax
-	movabs $0x8000000000000000,%r11
-	or %r11,%rax
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
+	/* 40: value 0x8000000000000000 */
+	movabs $0x8000000000000000,%rax
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	mov %rax,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 	xor %rax,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret
@@ -48,16 +42,15 @@ tce_kill:
 	imul %r11,%r10
 	cmp %rcx,%r10
 	jb .Ltce_kill.6
-	/* 37: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
-	mov %rsi,%r10
-	and $0xf,%r10
-	shl $0x38,%r10
+	/* 40: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
+	and $0xf,%rsi
+	shl $0x38,%rsi
 	movabs $0x2000000000000000,%r11
-	or %r11,%r10
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
-	mov %rdx,%r9
-	and %rax,%r9
-	add %r9,%rcx
+	or %r11,%rsi
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
+	mov %rdx,%r10
+	and %rax,%r10
+	add %r10,%rcx
 	not %rax
 	and %rax,%rdx
 	test %rcx,%rcx
@@ -65,7 +58,6 @@ tce_kill:
 	test %r8,%r8
 	jne .Ltce_kill.9
 	mov $0xffffffffffffffea,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret
@@ -79,63 +71,62 @@ tce_kill:
 	jne .Ltce_kill.10
 	mov %rcx,%rax
 	movabs $0xf0ffffffffffffff,%r11
-	mov %rdx,%r9
-	and %r11,%r9
-	mov %r10,%rbx
-	or %r9,%rbx
-	mov %rax,%r9
-	shr $2,%r9
-	cmp %r9,%r8
+	mov %rdx,%r10
+	and %r11,%r10
+	mov %rsi,%r9
+	or %r10,%r9
+	mov %rax,%r10
+	shr $2,%r10
+	cmp %r10,%r8
 	jae .Ltce_kill.12
-	mov %r8,%r9
-	shl $2,%r9
-	mov %r9,%r12
-	sub %r8,%r12
-	mov %rax,%r13
-	sub %r12,%r13
+	mov %r8,%r10
+	shl $2,%r10
+	mov %r10,%rbx
+	sub %r8,%rbx
+	mov %rax,%r12
+	sub %rbx,%r12
 .Ltce_kill.13:
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
-	mov %rbx,%r11
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
+	mov %r9,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%rbx
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
-	mov %rbx,%r11
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%r9
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
+	mov %r9,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%rbx
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
-	mov %rbx,%r11
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%r9
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
+	mov %r9,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%rbx
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
-	mov %rbx,%r11
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%r9
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
+	mov %r9,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%rbx
-	sub %r9,%r13
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%r9
+	sub %r10,%r12
 	ja .Ltce_kill.13
-	mov %r13,%rax
-	add %r9,%rax
+	mov %r12,%rax
+	add %r10,%rax
 	jmp .Ltce_kill.14
 .Ltce_kill.12:
 .Ltce_kill.11:
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
-	mov %rbx,%r11
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
+	mov %r9,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%rbx
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
+	add %r8,%r9
 .Ltce_kill.14:
 	sub %r8,%rax
 	ja .Ltce_kill.11
 	xor %rax,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret
@@ -144,42 +135,36 @@ tce_kill:
 	movabs $0xf0ffffffffffffff,%r11
 	mov %rdx,%rax
 	and %r11,%rax
-	mov %r10,%r9
-	or %rax,%r9
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
-	mov %r9,%r11
+	mov %rsi,%r10
+	or %rax,%r10
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
+	mov %r10,%r11
 	bswap %r11
 	mov %r11,(%rdi)
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r8,%rdx
 	sub %r8,%rcx
 	ja .Ltce_kill.15
 .Ltce_kill.8:
 	xor %rax,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret
 .Ltce_kill.6:
-	/* 37: value (insert(pe, shift 56, width 4) | 0x8000000000000000) */
-	and $0xf,%rsi
-	shl $0x38,%rsi
-	movabs $0x8000000000000000,%r11
-	or %r11,%rsi
-	/* 37: npu.tce_kill = { pe: pe } | $bits | ($addr & ~0x0f0000000000 ... */
-	mov %rsi,%r11
+	/* 40: value 0x8000000000000000 */
+	movabs $0x8000000000000000,%rax
+	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
+	mov %rax,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 .Ltce_kill.7:
 	xor %rax,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret
 .Ltce_kill.4:
-	/* 36: cover dma_addr, npages * tce_size with tce auto { ... */
+	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov $0xffffffffffffffea,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret
@@ -188,7 +173,6 @@ tce_kill:
 .Ltce_kill.1:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret

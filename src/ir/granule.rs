@@ -1,6 +1,7 @@
 //! Granule sets: what one invalidation can cover, how it is launched,
 //! and the modelled costs.
 
+use super::expr::{field_mask, BinOp, Expr};
 use super::{DevId, RegId};
 use crate::spec::diag::Span;
 
@@ -39,6 +40,21 @@ pub struct Granule {
     /// Registers of the fields the op sets (`set launch.ap = 5`): writing
     /// them launches the op when no `via` says otherwise.
     pub set_regs: Vec<RegId>,
+    /// Fields set to a parameter of the covering sequence (`set
+    /// tce_kill.pe = pe`): part of `$bits` for this op only, where the
+    /// constant settings are in `bits`.
+    pub param_sets: Vec<ParamSet>,
+    pub span: Span,
+}
+
+/// `set REG.FIELD = PARAM`: the field takes the covering sequence's
+/// parameter of that name (resolved per sequence, as `size PARAM` is).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamSet {
+    pub reg: RegId,
+    pub shift: u32,
+    pub width: u32,
+    pub param: String,
     pub span: Span,
 }
 
@@ -49,6 +65,49 @@ impl Granule {
             .iter()
             .find(|(r, _)| *r == reg)
             .map_or(0, |(_, b)| *b)
+    }
+
+    /// The parameter settings in `reg` (every register: None).
+    fn param_sets_in(&self, reg: Option<RegId>) -> impl Iterator<Item = &ParamSet> {
+        self.param_sets
+            .iter()
+            .filter(move |p| reg.is_none_or(|r| r == p.reg))
+    }
+
+    /// `$bits` (in a write to `reg`; None: all registers) as an
+    /// expression of a sequence with parameters `params`: the constant
+    /// settings, each parameter setting inserted into its field.
+    pub fn bits_expr(&self, params: &[String], reg: Option<RegId>) -> Expr {
+        let konst = reg.map_or(self.bits, |r| self.bits_of(r));
+        self.param_sets_in(reg).fold(Expr::Const(konst), |acc, p| {
+            let Some(i) = params.iter().position(|x| *x == p.param) else {
+                // The checker rejects a cover whose sequence lacks it.
+                return acc;
+            };
+            Expr::bin(
+                BinOp::Or,
+                acc,
+                Expr::Insert {
+                    value: Box::new(Expr::Param(i)),
+                    shift: p.shift,
+                    width: p.width,
+                },
+            )
+        })
+    }
+
+    /// [`Self::bits_expr`] for parameter values `values`.
+    pub fn bits_value(&self, params: &[String], values: &[u64], reg: Option<RegId>) -> u64 {
+        let konst = reg.map_or(self.bits, |r| self.bits_of(r));
+        self.param_sets_in(reg).fold(konst, |acc, p| {
+            let v = params
+                .iter()
+                .position(|x| *x == p.param)
+                .and_then(|i| values.get(i))
+                .copied()
+                .unwrap_or(0);
+            acc | ((v & field_mask(0, p.width)) << p.shift)
+        })
     }
 }
 

@@ -17,7 +17,7 @@ use crate::spec::ast::{Endian, Numbering, Scope};
 use crate::spec::diag::Span;
 pub use expr::Expr;
 
-pub use granule::{Costs, GSize, Granule, GranuleSet, Via};
+pub use granule::{Costs, GSize, Granule, GranuleSet, ParamSet, Via};
 pub use stmt::{
     each_expr, map_exprs, walk, walk_mut, Access, BarrierName, Cond, ExitBarriers, LockValue,
     MemOp, MemRef, Origin, PollOp, ReleaseOrder, Stmt,

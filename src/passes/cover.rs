@@ -37,6 +37,9 @@ pub struct CoverConfig {
 struct Ids {
     next_op: u32,
     next_group: u32,
+    /// The parameters of the sequence being expanded: what a granule's
+    /// `set FIELD = PARAM` names.
+    params: Vec<String>,
 }
 
 pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
@@ -53,6 +56,7 @@ pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
     let mut ids = Ids {
         next_op: 0,
         next_group: 0,
+        params: Vec::new(),
     };
     for s in &prog.seqs {
         crate::ir::walk(&s.body, &mut |st| match st {
@@ -71,6 +75,7 @@ pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
             continue;
         }
         let body = std::mem::take(&mut seq.body);
+        ids.params.clone_from(&seq.params);
         seq.body = expand_block(prog, seq, body, cfg, &mut ids)?;
         seq.edges = crate::ir::order::required_edges(&prog.devices, &seq.body, &seq.orders);
     }
@@ -213,11 +218,12 @@ fn instantiate_range(
 ) -> Vec<Stmt> {
     let dead_regs = model::dropped_regs(set, entry);
     let dead_insns = model::dropped_insns(set, entry);
-    let bits = Expr::Const(entry.bits);
+    let bits = entry.bits_expr(&ids.params, None);
+    let params = ids.params.clone();
     let bind = |b: Binding| match b {
         Binding::Addr => addr.clone(),
         Binding::Bits => bits.clone(),
-        Binding::RegBits(r) => Expr::Const(entry.bits_of(r)),
+        Binding::RegBits(r) => entry.bits_expr(&params, Some(r)),
         Binding::Size => size.clone(),
         Binding::Num => num.clone(),
         Binding::Scale => scale.clone(),

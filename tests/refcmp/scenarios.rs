@@ -231,14 +231,9 @@ fn npu2_tce_kill() -> Vec<Build> {
     let kill = |npages: u64, tce_size: u64| kill_at(3, 0x8000_0000, npages, tce_size);
     const PAST: &str = "the example's threshold is derived (129 pages), skiboot's is \
         npages < 128: here one of them kills page by page, the other all";
-    const KILL_ALL_PE: &str = "skiboot's KILL_ALL write is the KILL_ALL bit alone; the \
-         example's carries the PE number too (0x83.. for PE 3), because a granule's field \
-         settings are constants and the PE field has to be in the body's write for both \
-         granules. skiboot: \"NPU2 doesn't support killing a PE\"";
     const WRAPS: &str = "a range whose end passes 2^64 takes the flush-all path (README, \
         \"What a cover never does\"): one KILL_ALL; skiboot kills page by page at the \
         wrapped addresses";
-    let all = |i: Input| i.differs(KILL_ALL_PE);
     let sc = |inputs| Scenario {
         name: "tce_kill",
         kernel: "skiboot hw/npu2.c npu2_tce_kill(OPAL_PCI_TCE_KILL_PAGES) (v7.1)",
@@ -264,11 +259,11 @@ fn npu2_tce_kill() -> Vec<Build> {
                 kill(8, 0x1_0000),
                 kill(127, 0x1000),
                 kill(129, 0x1000).differs(PAST),
-                all(kill(130, 0x1000)),
-                all(kill(512, 0x1000)),
+                kill(130, 0x1000),
+                kill(512, 0x1000),
                 kill_at(15, 0x8000_0000, 8, 0x1000),
                 kill_at(16, 0x8000_0000, 8, 0x1000),
-                all(kill_at(15, 0x8000_0000, 512, 0x1000)),
+                kill_at(15, 0x8000_0000, 512, 0x1000),
                 kill_at(16, 0x8000_0000, 512, 0x1000),
                 kill_at(3, 0x8000_0000, 1, 1),
                 kill_at(3, 0x8000_0801, 8, 0x1000).differs(
@@ -287,6 +282,11 @@ fn npu2_tce_kill() -> Vec<Build> {
                 // field), so the loop that ORs on every page runs.
                 kill_at(3, 0x7fff_ffff_ffff_f000, 2, 0x1000),
                 kill_at(5, 0x0a00_0000_0000_0000, 4, 0x1000),
+                // Bits 48-55 kept, 56-59 replaced by the PE, below and
+                // above 2^56.
+                kill_at(5, 0x00ff_0000_0000_0000, 3, 0x1000),
+                kill_at(5, 0x00ff_ffff_ffff_e000, 3, 0x1000),
+                kill_at(5, 0x01ff_0000_0000_0000, 3, 0x1000),
                 kill_at(3, 0xffff_ffff_ffff_f000, 2, 0x1000).differs(WRAPS),
                 kill_at(16, 0xffff_ffff_ffff_f000, 2, 0x1000).differs(WRAPS),
                 // 129 (the threshold) pages of 2^57 pass 2^64: -22.
@@ -304,8 +304,8 @@ fn npu2_tce_kill() -> Vec<Build> {
             why: "skiboot's choice: KILL_ONE per page while npages < 128",
             scenarios: vec![sc(vec![
                 kill(127, 0x1000),
-                all(kill(128, 0x1000)),
-                all(kill(129, 0x1000)),
+                kill(128, 0x1000),
+                kill(129, 0x1000),
             ])],
         },
     ]

@@ -56,10 +56,23 @@ pub(super) fn check_queue_granules(
             addr: None,
             via: Some(Via::Record(v.name.clone())),
             set_regs: Vec::new(),
+            param_sets: Vec::new(),
             span: e.span,
         });
     }
     granule_set(g, None, entries)
+}
+
+/// What a granule's `set`s amount to.
+struct Settings {
+    /// The constant field bits of all registers together.
+    bits: u64,
+    /// The same per register.
+    reg_bits: Vec<(RegId, u64)>,
+    /// The registers set.
+    set_regs: Vec<RegId>,
+    /// The fields set to a parameter of the covering sequence.
+    param_sets: Vec<ParamSet>,
 }
 
 pub(super) fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<GranuleSet, Diag> {
@@ -90,7 +103,12 @@ pub(super) fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<Gr
             ast::GranuleSize::Range => GSize::Range,
         };
         check_new_size(&entries, &size, e.span)?;
-        let (bits, reg_bits, set_regs) = regs.settings(&e.sets)?;
+        let Settings {
+            bits,
+            reg_bits,
+            set_regs,
+            param_sets,
+        } = regs.settings(&e.sets)?;
         let addr = e.addr.as_ref().map(|a| regs.reg(a)).transpose()?;
         if addr.is_some() && size == GSize::All {
             return Err(Diag::new(e.span, "`all` takes no address").label("remove `addr`"));
@@ -106,6 +124,7 @@ pub(super) fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<Gr
             addr,
             via,
             set_regs,
+            param_sets,
             span: e.span,
         });
     }
@@ -156,16 +175,12 @@ impl GranuleRegs<'_> {
         find_reg(&self.devices[d].regs, &self.devices[d].name, id)
     }
 
-    /// A granule's `set REG.FIELD = VALUE`s: the field bits of all
-    /// registers together, the same per register, and the registers set.
-    #[allow(clippy::type_complexity)]
-    fn settings(
-        &self,
-        sets: &[(ast::Ident, ast::Ident, ast::Expr)],
-    ) -> Result<(u64, Vec<(RegId, u64)>, Vec<RegId>), Diag> {
+    /// A granule's `set REG.FIELD = VALUE`s.
+    fn settings(&self, sets: &[(ast::Ident, ast::Ident, ast::Expr)]) -> Result<Settings, Diag> {
         let mut bits = 0u64;
         let mut reg_bits: Vec<(RegId, u64)> = Vec::new();
         let mut set_regs = Vec::new();
+        let mut param_sets = Vec::new();
         for (reg, field, value) in sets {
             let r = self.reg(reg)?;
             if !set_regs.contains(&r) {
@@ -185,11 +200,26 @@ impl GranuleRegs<'_> {
                 })?;
             let v = match value {
                 ast::Expr::Int { value, .. } => *value,
+                ast::Expr::Name(p) => {
+                    if !reg_bits.iter().any(|(x, _)| *x == r) {
+                        reg_bits.push((r, 0));
+                    }
+                    param_sets.push(ParamSet {
+                        reg: r,
+                        shift: f.shift,
+                        width: f.width,
+                        param: p.name.clone(),
+                        span: p.span,
+                    });
+                    continue;
+                }
                 other => {
-                    return Err(
-                        Diag::new(other.span(), "granule field settings are constants")
-                            .label("not a number"),
+                    return Err(Diag::new(
+                        other.span(),
+                        "a granule field setting is a number or a parameter name",
                     )
+                    .label("not a number or a name")
+                    .help("compute the value in the sequence and pass it as a parameter"))
                 }
             };
             if f.width < 64 && v >> f.width != 0 {
@@ -205,7 +235,12 @@ impl GranuleRegs<'_> {
                 None => reg_bits.push((r, (v << f.shift) & f.mask())),
             }
         }
-        Ok((bits, reg_bits, set_regs))
+        Ok(Settings {
+            bits,
+            reg_bits,
+            set_regs,
+            param_sets,
+        })
     }
 
     /// What a granule's `via` launches it with: an instruction, or a

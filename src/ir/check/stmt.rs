@@ -602,6 +602,21 @@ impl SeqCx<'_> {
                     .related(set.span, "used here"));
                 }
             }
+            if let Some(p) = e
+                .param_sets
+                .iter()
+                .find(|p| !self.params.contains(&p.param))
+            {
+                return Err(Diag::new(
+                    p.span,
+                    format!(
+                        "granule field setting `{}` is not a parameter of `{}`",
+                        p.param, self.seq_name
+                    ),
+                )
+                .label("not a parameter")
+                .related(set.span, "used here"));
+            }
         }
         let has_all = g.entries.iter().any(|e| e.size == GSize::All);
         let sized = g

@@ -85,8 +85,17 @@ impl Machine<'_> {
             num,
             scale,
             addr,
-            bits: entry.bits,
-            reg_bits: entry.reg_bits.clone(),
+            bits: entry.bits_value(&self.seq.params, &self.world.params, None),
+            reg_bits: entry
+                .reg_bits
+                .iter()
+                .map(|&(r, _)| {
+                    (
+                        r,
+                        entry.bits_value(&self.seq.params, &self.world.params, Some(r)),
+                    )
+                })
+                .collect(),
             size,
             dev: set.dev,
             dead_regs: model::dropped_regs(set, entry),
