@@ -419,7 +419,9 @@ fn invisible(target: Target, what: &str, lost: &str, repeat: bool) -> Option<&'s
     if (from == "TlbInvalidate" || to == "TlbInvalidate") && target != Target::Aarch64 {
         return Some("a TLB invalidation outside AArch64: herd7 has no model of it");
     }
-    if from == "TlbInvalidate" && to == "InvalidateCompletion" && repeat {
+    // `tlbi vale1is, 0 after invalidates`: TLBI -> TLBI, or (the DSB
+    // that completes them) TLBI -> completion.
+    if from == "TlbInvalidate" && matches!(to, "InvalidateCompletion" | "TlbInvalidate") && repeat {
         return Some("REPEAT_TLBI: the erratum's second TLBI (`tlbi vale1is, xzr`) or the DSB between the two: an earlier completed TLBI already covers every page, so the architecture's model needs neither (only the erratum does)");
     }
     None

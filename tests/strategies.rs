@@ -85,10 +85,16 @@ fn tce_kill_threshold() {
         assert!(kills.iter().all(|v| v >> 61 == 1), "KILL_ONE: {kills:x?}");
         assert_eq!(kills[7] & 0xffff_ffff, 0x8000_8000);
         let t = run(spec, target, "tce_kill", &[3, 0x8000_1000, 512, 0x1000], 1);
+        // skiboot's NPU2_ATS_TCE_KILL_ALL alone: no PE (NPU2 cannot
+        // kill one PE's TCEs).
         assert_eq!(
             stores(&t, "tce_kill"),
-            vec![(1 << 63) | (3 << 56)],
+            vec![1 << 63],
             "{target}: one KILL_ALL"
+        );
+        assert!(
+            kills.iter().all(|v| (v >> 56) & 0xf == 3),
+            "KILL_ONE carries PE 3: {kills:x?}"
         );
     }
 }

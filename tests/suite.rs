@@ -50,6 +50,7 @@ mod locks;
 mod meaning;
 mod meaning_holes;
 mod memory_model;
+mod module_graph;
 mod mutation;
 mod order_proof;
 mod order_scope;
