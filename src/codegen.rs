@@ -9,16 +9,8 @@ use crate::spec::diag::Diag;
 use crate::spec::{ast, parser};
 use crate::target::invalidation::Invalidations;
 use crate::target::mach::MachFunc;
+pub use crate::target::style::Style;
 use crate::target::Target;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Style {
-    /// Plain GNU as: assembles with `<triple>-gcc -c`, no kernel headers.
-    #[default]
-    Plain,
-    /// Linux kernel style: `ppc_asm.h`/`linkage.h` macros, bare registers.
-    Linux,
-}
 
 #[derive(Clone, Debug)]
 pub struct Options {

@@ -135,3 +135,22 @@ pub struct Costs {
     /// Refilling after a flush-all, beyond its `invalidate` cost.
     pub all: u64,
 }
+
+/// The entry a loop uses: the smallest constant size, else the run-time
+/// size.
+pub fn loop_entry(set: &GranuleSet) -> Option<&Granule> {
+    let consts = set.entries.iter().filter_map(|e| match e.size {
+        GSize::Bytes(b) => Some((b, e)),
+        _ => None,
+    });
+    consts.min_by_key(|(b, _)| *b).map(|(_, e)| e).or_else(|| {
+        set.entries
+            .iter()
+            .find(|e| matches!(e.size, GSize::Param(_)))
+    })
+}
+
+/// The set's flush-all, if it has one.
+pub fn all_entry(set: &GranuleSet) -> Option<&Granule> {
+    set.entries.iter().find(|e| e.size == GSize::All)
+}

@@ -4,20 +4,25 @@
 //! Passes rewrite sequence bodies; the ordering graph is keyed by [`OpId`]
 //! so it survives reordering and loop fission.
 
+pub mod c_names;
 pub mod check;
+mod cmp;
 pub mod cover_map;
 pub mod expr;
+pub mod feature;
 mod granule;
 pub mod insn_imm;
 pub mod order;
 pub mod print;
 mod stmt;
+pub mod thresholds;
 
 use crate::spec::ast::{Endian, Numbering, Scope};
 use crate::spec::diag::Span;
+pub use cmp::Cmp;
 pub use expr::Expr;
 
-pub use granule::{Costs, GSize, Granule, GranuleSet, ParamSet, Via};
+pub use granule::{all_entry, loop_entry, Costs, GSize, Granule, GranuleSet, ParamSet, Via};
 pub use stmt::{
     each_expr, map_exprs, walk, walk_mut, Access, BarrierName, Cond, ExitBarriers, LockValue,
     MemOp, MemRef, Origin, PollOp, ReleaseOrder, Stmt,

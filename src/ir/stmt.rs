@@ -321,7 +321,7 @@ pub enum Stmt {
 /// A run-time comparison of two 64-bit values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cond {
-    pub cmp: crate::lir::Cmp,
+    pub cmp: super::Cmp,
     pub a: Expr,
     pub b: Expr,
 }
@@ -330,7 +330,7 @@ impl Cond {
     /// Branch on a value: a comparison becomes the branch's own, anything
     /// else branches on `value != 0`.
     pub fn of(e: Expr) -> Cond {
-        use crate::lir::Cmp;
+        use super::Cmp;
         match e {
             Expr::Cmp(rel, a, b) => {
                 let (cmp, a, b) = match rel {

@@ -17,8 +17,9 @@
 pub mod cost;
 pub mod plot;
 
-use crate::ir::expr::Binding;
-use crate::ir::{Costs, DevId, Expr, GSize, Granule, GranuleSet, Program, RegId, Seq, Stmt, Via};
+pub use crate::ir::thresholds::{expr_threshold_sets, threshold_name};
+pub use crate::ir::{all_entry, loop_entry};
+use crate::ir::{Costs, DevId, GSize, Granule, GranuleSet, Program, RegId, Seq, Stmt, Via};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -198,24 +199,6 @@ pub fn dropped_insns(set: &GranuleSet, entry: &Granule) -> Vec<String> {
         .collect()
 }
 
-/// The entry a loop uses: the smallest constant size, else the run-time
-/// size.
-pub fn loop_entry(set: &GranuleSet) -> Option<&Granule> {
-    let consts = set.entries.iter().filter_map(|e| match e.size {
-        GSize::Bytes(b) => Some((b, e)),
-        _ => None,
-    });
-    consts.min_by_key(|(b, _)| *b).map(|(_, e)| e).or_else(|| {
-        set.entries
-            .iter()
-            .find(|e| matches!(e.size, GSize::Param(_)))
-    })
-}
-
-pub fn all_entry(set: &GranuleSet) -> Option<&Granule> {
-    set.entries.iter().find(|e| e.size == GSize::All)
-}
-
 /// Modelled cost of one operation of `entry` (ns), a flush-all's refill
 /// included.
 pub fn op_cost(prog: &Program, set: &GranuleSet, entry: &Granule, body: &[Stmt]) -> u64 {
@@ -264,33 +247,6 @@ fn pinned(prog: &Program, name: &str, pins: &[(String, u64)]) -> Option<Threshol
             value: *v,
             source: Source::Spec,
         })
-}
-
-/// The name of a threshold: per sequence and granule set, the same for an
-/// `auto` cover and for `threshold(SET)`.
-pub fn threshold_name(seq: &str, set: &str) -> String {
-    format!("{seq}_{set}_THRESHOLD").to_ascii_uppercase()
-}
-
-/// The granule sets a sequence reads with `threshold(SET)`.
-pub fn expr_threshold_sets(seq: &Seq) -> Vec<usize> {
-    fn collect(e: &Expr, out: &mut Vec<usize>) {
-        if let Expr::Binding(Binding::Threshold(s)) = e {
-            if !out.contains(s) {
-                out.push(*s);
-            }
-        }
-        e.children().into_iter().for_each(|c| collect(c, out));
-    }
-    let mut sets = Vec::new();
-    let mut body = seq.body.clone();
-    crate::ir::map_exprs(&mut body, &mut |e| {
-        if e.uses_binding() {
-            collect(e, &mut sets);
-        }
-        e.clone()
-    });
-    sets
 }
 
 pub fn expr_threshold_names(prog: &Program, seq: &Seq) -> Vec<String> {

@@ -20,8 +20,8 @@
 //! So a cover never invalidates less than it was asked.
 
 use crate::ir::expr::{BinOp, Binding, Expr};
+use crate::ir::Cmp;
 use crate::ir::{Cond, CoverMode, GSize, Granule, GranuleSet, OpId, Program, Seq, Stmt};
-use crate::lir::Cmp;
 use crate::model;
 use crate::spec::diag::{Diag, Span};
 

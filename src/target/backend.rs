@@ -9,13 +9,13 @@ use super::barriers::{Barrier, BarrierKind};
 use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::Machine;
-use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::features::Patching;
 use crate::ir::order::Class;
 use crate::ir::ReleaseOrder;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::Func;
+use crate::target::style::Style;
 
 /// What a target is, as data: its names, its ABI's registers and its
 /// memory model. The [`Backend`] methods that only read one of these are

@@ -12,17 +12,18 @@ pub mod mach;
 pub mod power;
 pub mod riscv64;
 pub mod scaffold;
+pub mod style;
 #[cfg(test)]
 pub(crate) mod test_values;
 pub mod x86_64;
 
-use crate::codegen::Style;
 use crate::ir::order::Class;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::Func;
 pub use backend::Backend;
 use mach::MachFunc;
 use std::fmt;
+use style::Style;
 
 /// The most arguments a sequence may take (device bases and counts
 /// included), on every target alike so that a spec does not build for one

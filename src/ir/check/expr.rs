@@ -245,7 +245,7 @@ impl SeqCx<'_> {
             return Err(d);
         };
         let w = *self.feature_word.get_or_insert(self.params.len());
-        Ok(crate::features::test_bit(w, i))
+        Ok(crate::ir::feature::test_bit(w, i))
     }
 
     /// `$addr`, `$bits`, ...: what a `cover` binds for its body.

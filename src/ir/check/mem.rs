@@ -56,7 +56,7 @@ impl SeqCx<'_> {
                     // owner - 1 >= 2^width - 1, as owner + ~0 so
                     // that `cpu + 1` folds to `cpu`.
                     cond: Cond {
-                        cmp: crate::lir::Cmp::Geu,
+                        cmp: Cmp::Geu,
                         a: Expr::bin(BinOp::Add, o.clone(), Expr::Const(u64::MAX)),
                         b: Expr::Const(fits),
                     },

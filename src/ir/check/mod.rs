@@ -138,7 +138,7 @@ fn check_devices(spec: &ast::Spec) -> Result<Vec<Device>, Diag> {
             .label("second definition")
             .related(prev.span, "first defined here"));
         }
-        if let Some(why) = crate::emit::names::reserved(&d.name.name) {
+        if let Some(why) = crate::ir::c_names::reserved(&d.name.name) {
             return Err(Diag::new(
                 d.name.span,
                 format!("device `{}`: the name is {why}", d.name.name),
@@ -530,7 +530,7 @@ fn check_features(spec: &ast::Spec) -> Result<Vec<Feature>, Diag> {
                 .help("each feature is one bit of a 64-bit feature word"));
         }
         if let Some(c) = &f.cap {
-            if crate::features::patching_of(&c.name).is_none() {
+            if crate::ir::feature::patching_of(&c.name).is_none() {
                 return Err(Diag::new(
                     c.span,
                     format!(
@@ -539,7 +539,7 @@ fn check_features(spec: &ast::Spec) -> Result<Vec<Feature>, Diag> {
                     ),
                 )
                 .label("unknown kind of capability")
-                .help(crate::features::CAPABILITY_HELP));
+                .help(crate::ir::feature::CAPABILITY_HELP));
             }
         }
         out.push(Feature {
@@ -556,7 +556,7 @@ fn check_features(spec: &ast::Spec) -> Result<Vec<Feature>, Diag> {
 fn check_c_params(devices: &[Device], used: &[DevId], s: &ast::Seq) -> Result<(), Diag> {
     for p in &s.params {
         let n = p.name.name.as_str();
-        if let Some(why) = crate::emit::names::reserved(n) {
+        if let Some(why) = crate::ir::c_names::reserved(n) {
             return Err(
                 Diag::new(p.name.span, format!("parameter `{n}`: the name is {why}"))
                     .label("reserved in C")
@@ -598,8 +598,8 @@ fn check_threshold_names(spec: &ast::Spec, seqs: &[Seq]) -> Result<(), Diag> {
                 names.push(threshold.as_str());
             }
         });
-        for g in crate::model::expr_threshold_sets(s) {
-            read.push(crate::model::threshold_name(
+        for g in crate::ir::thresholds::expr_threshold_sets(s) {
+            read.push(crate::ir::thresholds::threshold_name(
                 &s.name,
                 &spec.granules[g].name.name,
             ));

@@ -69,7 +69,7 @@ impl SeqCx<'_> {
         let insn = |e: Option<&Granule>| {
             e.is_some_and(|e| matches!(e.via, Some(Via::Insn(_) | Via::Record(_))))
         };
-        if !insn(crate::model::loop_entry(g)) || !insn(crate::model::all_entry(g)) {
+        if !insn(crate::ir::loop_entry(g)) || !insn(crate::ir::all_entry(g)) {
             return Err(Diag::new(
                 set.span,
                 format!("`threshold({})` needs a sized granule and an `all` granule, each `via` an instruction", set.name),
@@ -77,7 +77,7 @@ impl SeqCx<'_> {
             .label("no such pair in this set")
             .related(g.span, "granule set"));
         }
-        let name = crate::model::threshold_name(&self.seq_name, &g.name);
+        let name = crate::ir::thresholds::threshold_name(&self.seq_name, &g.name);
         let pinned = self.thresholds.iter().any(|(n, _)| *n == name);
         if g.costs.invalidate == 0 && !pinned {
             return Err(Diag::new(

@@ -263,7 +263,7 @@ impl SeqCx<'_> {
                 .help("put the `if` around the `cover`, or choose with the cover's mode"));
         }
         let c = Cond::of(self.expr(cond, None)?);
-        let tested = crate::features::cond_feature(&c, self.feature_word);
+        let tested = crate::ir::feature::cond_feature(&c, self.feature_word);
         self.arms.push(tested);
         let then_ = self.block(then_);
         self.arms.pop();
@@ -679,7 +679,7 @@ impl SeqCx<'_> {
             size,
             body,
             span,
-            threshold: crate::model::threshold_name(&self.seq_name, &g.name),
+            threshold: crate::ir::thresholds::threshold_name(&self.seq_name, &g.name),
         })
     }
 }

@@ -128,7 +128,7 @@ pub(super) fn subject<'a>(prog: &Program, seq: &'a Seq) -> Option<Subject<'a>> {
             _ => Expr::Const(0),
         };
         // `X > T` is held as `T < X`: print it the way it was written.
-        use crate::lir::Cmp;
+        use crate::ir::Cmp;
         let rel = match (cmp_side_b, cond.cmp) {
             (_, Cmp::Eq) => "==",
             (_, Cmp::Ne) => "!=",

@@ -2,11 +2,11 @@
 
 use super::insn::{assemble, Insn, RegStyle};
 use super::lower;
-use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
 use crate::target::mach::{bare, mach_func, MachFunc};
+use crate::target::style::Style;
 use crate::target::{Machine, Target};
 
 crate::mach_insn!(Insn);

@@ -17,12 +17,12 @@ use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::mach::{branch_flow, capstone_target, Flow};
 use super::{Machine, Target};
-use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::features::Patching;
 use crate::ir::order::Class;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
+use crate::target::style::Style;
 
 /// ppc64: `le` selects little-endian ELFv2, else big-endian ELFv1.
 pub struct Power {

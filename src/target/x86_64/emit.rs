@@ -2,11 +2,11 @@
 
 use super::insn::{assemble, Insn};
 use super::lower;
-use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
 use crate::target::mach::{bare, label_name, mach_func, MachFunc};
+use crate::target::style::Style;
 
 crate::mach_insn!(Insn);
 

@@ -14,12 +14,12 @@ use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::mach::{branch_flow, Flow};
 use super::Machine;
-use crate::codegen::Style;
 use crate::emit::asm::FileView;
 use crate::features::Patching;
 use crate::ir::ReleaseOrder;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
+use crate::target::style::Style;
 
 pub struct X86_64;
 
