@@ -73,7 +73,7 @@ pub fn resolve<'p>(prog: &'p Program, opts: &Options) -> std::borrow::Cow<'p, Pr
 
 /// `machine e6500` is a POWER family: another target cannot run its code
 /// (a `--target` past the spec's `target` line, which check rejects).
-fn check_machine(prog: &Program, target: Target) -> Result<(), Diag> {
+pub(crate) fn check_machine(prog: &Program, target: Target) -> Result<(), Diag> {
     match prog.machine_span {
         Some(span) if !target.backend().has_machines() => Err(Diag::new(
             span,
@@ -91,7 +91,7 @@ pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compile
     check_machine(prog, target)?;
     let prog = &*resolve(prog, opts);
     let prog = &*crate::features::for_target(prog, target);
-    crate::emit::names::check(prog, opts)?;
+    crate::ir::c_names::check(prog, &opts.prefix, opts.style == Style::Linux)?;
     let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
     let built = crate::par::map(&opt.seqs, |seq| compile_seq(&opt, seq, target, opts))?;
     let (lirs, funcs) = built.into_iter().unzip();
@@ -103,60 +103,8 @@ pub fn compile(prog: &Program, target: Target, opts: &Options) -> Result<Compile
     })
 }
 
-/// [`compile`] and [`crate::emit::asm::render`] in one, for `gen`: each
-/// function is rendered to text as soon as it is made and its LIR and
-/// machine lines dropped, so a large spec never holds them all at once.
-/// The text is the same as rendering a [`Compiled`].
-pub fn compile_to_asm(prog: &Program, target: Target, opts: &Options) -> Result<String, Diag> {
-    check_machine(prog, target)?;
-    let prog = &*resolve(prog, opts);
-    let prog = &*crate::features::for_target(prog, target);
-    let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
-    let views = crate::par::map(&opt.seqs, |seq| {
-        let (_, m) = compile_seq(&opt, seq, target, opts)?;
-        // Without a placement pass the user asked for no barriers.
-        let placed = opts
-            .passes
-            .iter()
-            .any(|p| matches!(p, passes::Pass::PlaceBarriers | passes::Pass::NaiveBarriers));
-        if cfg!(debug_assertions) && placed {
-            debug_prove(&opt, seq, &m, target)?;
-        }
-        Ok::<_, Diag>((crate::emit::asm::view(&m), m.needs_arch))
-    })?;
-    drop(opt);
-    Ok(crate::emit::asm::render_views(
-        target,
-        &prog.source_name,
-        views,
-        opts,
-    ))
-}
-
-/// The debug check of `gen`: the static ordering proof
-/// (`verify::order_proof`) on every function before it is written, so a
-/// placement bug stops a debug build's `gen` instead of shipping code
-/// that only `verify` would reject. Release builds leave it to `verify`
-/// (its cost is small but not nothing on 100k-operation specs).
-fn debug_prove(opt: &Program, seq: &ir::Seq, m: &MachFunc, target: Target) -> Result<(), Diag> {
-    let v = crate::verify::order_proof::prove_func(opt, seq, m, target).map_err(|e| {
-        Diag::new(
-            seq.span,
-            format!("internal error: the ordering proof cannot run: {e}"),
-        )
-    })?;
-    match v.first() {
-        None => Ok(()),
-        Some(v) => Err(Diag::new(
-            seq.span,
-            format!("internal error: {target} code breaks a required ordering: {v}"),
-        )
-        .help("please report this spec; `shootdown verify` shows every violation")),
-    }
-}
-
 /// One sequence from optimized IR to machine code.
-fn compile_seq(
+pub(crate) fn compile_seq(
     opt: &Program,
     seq: &ir::Seq,
     target: Target,
@@ -168,7 +116,7 @@ fn compile_seq(
     // overflow and not built at all (`Ok(None)`).
     let mut built = None;
     for hoist in [Hoist::Entry, Hoist::PerStatement, Hoist::AtUse] {
-        if let Some(f) = lir::build::build(opt, seq, target, &invs, hoist)? {
+        if let Some(f) = lir::build::build(opt, seq, &target, &invs, hoist)? {
             let alloc = regalloc::allocate(&f, regs);
             let fits = alloc.is_ok();
             built = Some((f, alloc));
@@ -307,7 +255,7 @@ mod tests {
                         continue;
                     };
                     let build = |predict| {
-                        lir::build::build_checked(&opt, seq, target, &invs, Hoist::Entry, predict)
+                        lir::build::build_checked(&opt, seq, &target, &invs, Hoist::Entry, predict)
                             .unwrap()
                     };
                     let full = build(false).expect("an unpredicted build always returns a Func");

@@ -1,11 +1,15 @@
 //! shootdown: a code generator for hardware invalidation sequences.
 //!
 //! Pipeline (one direction): [`spec`] text -> AST -> checked [`ir`] ->
-//! [`passes`] -> [`lir`] -> [`target`] code -> [`emit`]ters.
+//! [`passes`] -> [`lir`] -> [`target`] code -> [`emit`]ters. The modules
+//! import each other one way only (docs/architecture.md has the layers;
+//! `tests/module_graph.rs` fails on a cycle).
 
 pub mod build_api;
 pub mod cli;
 pub mod codegen;
+pub mod cost;
+pub mod diff;
 pub mod emit;
 #[cfg(feature = "emu")]
 pub mod emu;

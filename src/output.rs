@@ -18,8 +18,10 @@
 //! lists both, and no temporary file is left.
 
 use crate::codegen::{self, Options};
-use crate::ir::Program;
+use crate::ir::{self, Program};
+use crate::passes;
 use crate::spec::diag::Diag;
+use crate::target::mach::MachFunc;
 use crate::target::Target;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
@@ -72,7 +74,7 @@ pub fn plan_program(
     opts: &Options,
 ) -> Result<Vec<Planned>, Diag> {
     let prog = &*codegen::resolve(prog, opts);
-    crate::emit::names::check(prog, opts)?;
+    crate::ir::c_names::check(prog, &opts.prefix, opts.style == crate::Style::Linux)?;
     let name = &prog.source_name;
     let stem = stem(Path::new(name));
     let targets = if targets.is_empty() {
@@ -90,7 +92,7 @@ pub fn plan_program(
                 .map(|&t| {
                     Ok(Planned {
                         path: out_dir.join(format!("{stem}.{}.S", t.name())),
-                        content: codegen::compile_to_asm(prog, t, opts)?,
+                        content: compile_to_asm(prog, t, opts)?,
                         what: format!("the {} assembly of {name}", t.name()),
                     })
                 })
@@ -385,6 +387,58 @@ pub fn depfile(deps: &[(PathBuf, Vec<PathBuf>)]) -> String {
         s.push_str(&format!("\n{}:\n", make_escape(spec)));
     }
     s
+}
+
+/// [`codegen::compile`] and [`crate::emit::asm::render`] in one, for `gen`: each
+/// function is rendered to text as soon as it is made and its LIR and
+/// machine lines dropped, so a large spec never holds them all at once.
+/// The text is the same as rendering a [`Compiled`].
+pub fn compile_to_asm(prog: &Program, target: Target, opts: &Options) -> Result<String, Diag> {
+    codegen::check_machine(prog, target)?;
+    let prog = &*codegen::resolve(prog, opts);
+    let prog = &*crate::features::for_target(prog, target);
+    let opt = passes::run(prog, target, &opts.passes, &opts.cover)?;
+    let views = crate::par::map(&opt.seqs, |seq| {
+        let (_, m) = codegen::compile_seq(&opt, seq, target, opts)?;
+        // Without a placement pass the user asked for no barriers.
+        let placed = opts
+            .passes
+            .iter()
+            .any(|p| matches!(p, passes::Pass::PlaceBarriers | passes::Pass::NaiveBarriers));
+        if cfg!(debug_assertions) && placed {
+            debug_prove(&opt, seq, &m, target)?;
+        }
+        Ok::<_, Diag>((crate::emit::asm::view(&m), m.needs_arch))
+    })?;
+    drop(opt);
+    Ok(crate::emit::asm::render_views(
+        target,
+        &prog.source_name,
+        views,
+        opts,
+    ))
+}
+
+/// The debug check of `gen`: the static ordering proof
+/// (`verify::order_proof`) on every function before it is written, so a
+/// placement bug stops a debug build's `gen` instead of shipping code
+/// that only `verify` would reject. Release builds leave it to `verify`
+/// (its cost is small but not nothing on 100k-operation specs).
+fn debug_prove(opt: &Program, seq: &ir::Seq, m: &MachFunc, target: Target) -> Result<(), Diag> {
+    let v = crate::verify::order_proof::prove_func(opt, seq, m, target).map_err(|e| {
+        Diag::new(
+            seq.span,
+            format!("internal error: the ordering proof cannot run: {e}"),
+        )
+    })?;
+    match v.first() {
+        None => Ok(()),
+        Some(v) => Err(Diag::new(
+            seq.span,
+            format!("internal error: {target} code breaks a required ordering: {v}"),
+        )
+        .help("please report this spec; `shootdown verify` shows every violation")),
+    }
 }
 
 #[cfg(test)]

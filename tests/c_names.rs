@@ -161,7 +161,7 @@ fn headers_of_accepted_specs_compile_and_rejected_ones_would_not() {
         let headers = styles
             .each_ref()
             .map(|o| shootdown::emit::header::render(&prog, "t", o));
-        match shootdown::emit::names::check(&prog, &styles[0]) {
+        match shootdown::ir::c_names::check(&prog, "", false) {
             Ok(()) => {
                 accepted += 1;
                 for h in &headers {

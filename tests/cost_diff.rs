@@ -362,7 +362,7 @@ fn smmuv3_queue_cost_table_per_page_range_and_asid() {
 /// flush sample, under both).
 #[test]
 fn cost_plot_draws_auto_as_a_step_at_the_threshold() {
-    use shootdown::model::cost::{self, Strategy};
+    use shootdown::cost::{self, Strategy};
     for (spec, seq, args) in [
         ("examples/arm_smmu.inv", "tlb_inv_walk_s1", vec![]),
         (
@@ -391,7 +391,7 @@ fn cost_plot_draws_auto_as_a_step_at_the_threshold() {
         let t = cost::table(&prog, seq, &req).unwrap_or_else(|_| panic!("{spec} {seq}"));
         let th = t.threshold.as_ref().expect("a derived threshold");
         let x_th = (th.bytes as f64).log2();
-        let pts = shootdown::model::plot::auto_points(&t);
+        let pts = shootdown::cost::plot::auto_points(&t);
         let steps: Vec<(usize, &(f64, f64))> = pts
             .iter()
             .enumerate()

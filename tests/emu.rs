@@ -8,9 +8,23 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use shootdown::emu::{
-    run, Arch, EmuError, Event, EventKind, InsnClass, MmioRegion, Program, RamRegion, Request,
+    Arch, EmuError, Event, EventKind, InsnClass, MmioRegion, Outcome, Program, RamRegion, Request,
     ScriptedRead,
 };
+use shootdown::target::Target;
+
+/// The target whose emulator runs `arch`'s code.
+fn target_of(arch: Arch) -> Target {
+    Target::ALL
+        .into_iter()
+        .find(|t| t.backend().emu().arch() == arch)
+        .unwrap_or_else(|| panic!("no target runs {arch:?}"))
+}
+
+/// `emu::run` on the target of the request's architecture.
+fn run(req: &Request) -> Result<Outcome, EmuError> {
+    shootdown::emu::run(target_of(req.program.arch).backend().emu(), req)
+}
 
 const DEV: u64 = 0x1000_0000;
 const VALUE: u64 = 0x0102_0304_0506_0708;
@@ -94,6 +108,7 @@ fn request(arch: Arch, src: &str, cls: &[(u32, InsnClass, &str)], args: Vec<u64>
     Request {
         program: Program {
             arch,
+            big_endian: target_of(arch).big_endian(),
             code: assemble(arch, src),
             classes: classes(cls),
         },
@@ -118,6 +133,7 @@ fn cpu_request(arch: Arch, src: &str, cls: &[(u32, InsnClass, &str)]) -> Request
     Request {
         program: Program {
             arch,
+            big_endian: target_of(arch).big_endian(),
             code: assemble(arch, src),
             classes: classes(cls),
         },
@@ -524,6 +540,7 @@ fn unmapped_access_faults() {
         let req = Request {
             program: Program {
                 arch,
+                big_endian: target_of(arch).big_endian(),
                 code: assemble(arch, src),
                 classes: BTreeMap::new(),
             },
@@ -560,6 +577,7 @@ fn ram_is_not_an_event_and_is_returned() {
     let req = Request {
         program: Program {
             arch: Arch::X86_64,
+            big_endian: target_of(Arch::X86_64).big_endian(),
             code: assemble(Arch::X86_64, src),
             classes: BTreeMap::new(),
         },
@@ -590,6 +608,7 @@ fn overlapping_regions_rejected() {
     let req = Request {
         program: Program {
             arch: Arch::Aarch64,
+            big_endian: target_of(Arch::Aarch64).big_endian(),
             code: assemble(Arch::Aarch64, "ret\n"),
             classes: BTreeMap::new(),
         },
@@ -624,6 +643,7 @@ fn x86_64_invlpg_recorded() {
     let req = Request {
         program: Program {
             arch: Arch::X86_64,
+            big_endian: target_of(Arch::X86_64).big_endian(),
             code,
             classes: classes(&[
                 (0, InsnClass::Invalidate, "invlpg [rdi]"),
@@ -664,6 +684,7 @@ fn scripted_last_value_repeats_and_unscripted_reads_zero() {
     let req = Request {
         program: Program {
             arch: Arch::X86_64,
+            big_endian: target_of(Arch::X86_64).big_endian(),
             code: assemble(Arch::X86_64, src),
             classes: BTreeMap::new(),
         },

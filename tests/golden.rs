@@ -104,7 +104,7 @@ fn streamed_rendering_equals_whole_rendering() {
         for t in output::default_targets(&prog) {
             let whole =
                 shootdown::emit::asm::render(&shootdown::compile(&prog, t, &opts).unwrap(), &opts);
-            let streamed = shootdown::codegen::compile_to_asm(&prog, t, &opts).unwrap();
+            let streamed = shootdown::output::compile_to_asm(&prog, t, &opts).unwrap();
             assert!(whole == streamed, "{name} for {t}: streamed text differs");
         }
     }

@@ -422,9 +422,9 @@ pub enum StrategyArg {
     Auto,
 }
 
-impl From<StrategyArg> for crate::model::cost::Strategy {
+impl From<StrategyArg> for crate::cost::Strategy {
     fn from(s: StrategyArg) -> Self {
-        use crate::model::cost::Strategy;
+        use crate::cost::Strategy;
         match s {
             StrategyArg::Exact => Strategy::Exact,
             StrategyArg::Single => Strategy::Single,
@@ -501,9 +501,9 @@ pub fn only_seq(
 ) -> Result<crate::ir::Program, Fail> {
     match seq {
         None => Ok(prog),
-        Some(s) => crate::model::cost::select_seq(&prog, s).map_err(|e| match e {
-            crate::model::cost::Error::Usage(m) => usage(io, format!("--seq {s}: {m}")),
-            crate::model::cost::Error::Spec(_, d) => usage(io, d.message),
+        Some(s) => crate::cost::select_seq(&prog, s).map_err(|e| match e {
+            crate::cost::Error::Usage(m) => usage(io, format!("--seq {s}: {m}")),
+            crate::cost::Error::Spec(_, d) => usage(io, d.message),
         }),
     }
 }
@@ -555,7 +555,7 @@ pub fn need_seq(io: &mut Io, name: &str, src: &str, seq: Option<String>) -> Resu
         Some(s) => Ok(s),
         None => {
             let list = crate::load(name, src)
-                .map(|p| crate::model::cost::seq_names(&p))
+                .map(|p| crate::cost::seq_names(&p))
                 .unwrap_or_default();
             Err(usage(
                 io,
@@ -565,13 +565,13 @@ pub fn need_seq(io: &mut Io, name: &str, src: &str, seq: Option<String>) -> Resu
     }
 }
 
-pub fn cost_error(io: &mut Io, names: &[(&str, &str)], e: crate::model::cost::Error) -> Fail {
+pub fn cost_error(io: &mut Io, names: &[(&str, &str)], e: crate::cost::Error) -> Fail {
     match e {
-        crate::model::cost::Error::Spec(i, d) => {
+        crate::cost::Error::Spec(i, d) => {
             let (n, s) = names[i.min(names.len() - 1)];
             report(io, n, s, &d)
         }
-        crate::model::cost::Error::Usage(m) => usage(io, m),
+        crate::cost::Error::Usage(m) => usage(io, m),
     }
 }
 

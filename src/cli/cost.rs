@@ -61,10 +61,10 @@ pub struct Args {
 /// `--sizes`, parsed (a newtype: clap reads `Option<Vec<_>>` as a
 /// multi-valued option).
 #[derive(Clone, Debug)]
-pub struct Sizes(Vec<crate::model::cost::SizeSpec>);
+pub struct Sizes(Vec<crate::cost::SizeSpec>);
 
 fn sizes(s: &str) -> Result<Sizes, String> {
-    let v = crate::model::cost::parse_sizes(s)?;
+    let v = crate::cost::parse_sizes(s)?;
     if v.is_empty() {
         return Err("no sizes (e.g. 4K,64K,2M or 8p)".into());
     }
@@ -75,11 +75,11 @@ fn sizes(s: &str) -> Result<Sizes, String> {
 }
 
 fn bytes(s: &str) -> Result<u64, String> {
-    crate::model::cost::parse_bytes(s).ok_or_else(|| "not an address (e.g. 0x10000 or 1G)".into())
+    crate::cost::parse_bytes(s).ok_or_else(|| "not an address (e.g. 0x10000 or 1G)".into())
 }
 
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
-    use crate::model::cost;
+    use crate::cost;
     let name = a.spec.display().to_string();
     let src = read_spec(&a.spec, io)?;
     let seq = need_seq(io, &name, &src, a.seq)?;
@@ -104,7 +104,7 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     };
     let table = cost::table(&prog, &seq, &req).map_err(|e| cost_error(io, &[(&name, &src)], e))?;
     if let Some(path) = &a.svg {
-        let text = crate::model::plot::svg(&table).map_err(|e| {
+        let text = crate::cost::plot::svg(&table).map_err(|e| {
             errln!(io, "error: {e}");
             Fail::Reported
         })?;

@@ -71,7 +71,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
-    use crate::emit::diff;
+    use crate::diff;
     let name = a.spec.display().to_string();
     let src = read_spec(&a.spec, io)?;
     let seq = if a.summary {

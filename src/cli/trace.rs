@@ -79,7 +79,7 @@ pub fn prepare(a: &Run, io: &mut Io) -> Result<Ran, Fail> {
             io,
             format!(
                 "--seq {seq}: {name} has no sequence `{seq}` (it has: {})",
-                crate::model::cost::seq_names(&prog)
+                crate::cost::seq_names(&prog)
             ),
         ));
     };

@@ -2,11 +2,9 @@
 //! textual dumps of `show`.
 
 pub mod asm;
-pub mod diff;
 pub mod explain;
 pub mod header;
 pub mod listing;
-pub mod names;
 pub mod normalize;
 pub mod show;
 pub mod stats;

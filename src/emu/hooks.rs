@@ -16,7 +16,7 @@ pub(super) fn flush_stores(uc: &mut Uc<'_>) {
             continue;
         }
         let st = uc.get_data_mut();
-        let big = st.target.big_endian();
+        let big = st.big_endian;
         // (queue, consumer index before the doorbell)
         let mut rung: Vec<(QueueModel, u64, u64)> = Vec::new();
         for r in st.mmio.iter().filter(|r| r.contains(addr)) {

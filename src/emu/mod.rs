@@ -13,7 +13,7 @@
 //! This runner knows no architecture: each target says how its code runs
 //! (unicorn mode, registers, ABI entry, the decoding of what traps) in its
 //! `emu.rs`, as an [`EmuTarget`] its backend hands out
-//! ([`crate::target::Backend::emu`]).
+//! (`Backend::emu` in `crate::target`).
 //!
 //! Workarounds for Unicorn 2.1 quirks that this module relies on (the
 //! targets' own are in their `emu.rs`):
@@ -34,8 +34,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use unicorn_engine::{uc_error, Arch as UcArch, HookType, MemType, Mode, Prot, Unicorn};
-
-use crate::target::{Backend, Target};
 
 mod hooks;
 mod layout;
@@ -137,6 +135,8 @@ pub enum InsnClass {
 #[derive(Clone, Debug)]
 pub struct Program {
     pub arch: Arch,
+    /// The byte order of the code and data (the target's).
+    pub big_endian: bool,
     pub code: Vec<u8>,
     /// code offset -> class + text, for attributing executed barrier /
     /// invalidate instructions.
@@ -208,9 +208,9 @@ impl fmt::Display for EmuError {
 impl std::error::Error for EmuError {}
 
 /// What the runner needs to know about a target's CPU and ABI. Each target
-/// implements it in its `emu.rs`; the byte order of its code and data is
-/// its backend's [`Backend::big_endian`].
-pub trait EmuTarget: Backend {
+/// implements it in its `emu.rs` (its backend hands it out); the byte
+/// order of code and data comes with the [`Program`].
+pub trait EmuTarget: Sync {
     /// The architecture requests name this target's code by.
     fn arch(&self) -> Arch;
     /// Unicorn's architecture and mode.
@@ -243,15 +243,6 @@ pub trait EmuTarget: Backend {
     /// Operand registers (name, value) of the invalidation instruction at
     /// `pc` whose class text is `text`, read before it executes.
     fn invalidate_operands(&self, uc: &Uc<'_>, pc: u64, text: &str) -> Vec<(String, u64)>;
-}
-
-/// The target whose code runs as `arch`.
-fn emu_target(arch: Arch) -> Result<&'static dyn EmuTarget, EmuError> {
-    Target::ALL
-        .into_iter()
-        .map(|t| t.backend().emu())
-        .find(|t| t.arch() == arch)
-        .ok_or_else(|| EmuError::Unicorn(format!("no target runs {arch:?} code")))
 }
 
 pub(crate) fn uc_err(what: &str, e: uc_error) -> EmuError {
@@ -422,10 +413,10 @@ fn outcome(uc: &Uc<'_>, req: &Request) -> Result<Outcome, EmuError> {
     })
 }
 
-/// Runs `req.program` until it returns, faults or exceeds `req.max_insns`.
-pub fn run(req: &Request) -> Result<Outcome, EmuError> {
+/// Runs `req.program` on `target` until it returns, faults or exceeds
+/// `req.max_insns`.
+pub fn run(target: &'static dyn EmuTarget, req: &Request) -> Result<Outcome, EmuError> {
     let spans = layout(req)?;
-    let target = emu_target(req.program.arch)?;
     let mut uc = open(State::new(req, target))?;
     load(&mut uc, req, &spans)?;
     let sp = STACK_BASE + STACK_SIZE - STACK_RESERVE;

@@ -39,6 +39,8 @@ impl MmioState {
 /// What the hooks keep while emulating (opaque outside the runner).
 pub struct State {
     pub(super) target: &'static dyn EmuTarget,
+    /// The program's byte order.
+    pub(super) big_endian: bool,
     pub(super) code: Vec<u8>,
     pub(super) classes: BTreeMap<u32, (InsnClass, String)>,
     pub(super) mmio: Vec<MmioState>,
@@ -108,7 +110,7 @@ impl State {
     pub(crate) fn word_at(&self, pc: u64) -> Option<u32> {
         let off = usize::try_from(pc.checked_sub(CODE_BASE)?).ok()?;
         let b: [u8; 4] = self.code.get(off..off.checked_add(4)?)?.try_into().ok()?;
-        Some(if self.target.big_endian() {
+        Some(if self.big_endian {
             u32::from_be_bytes(b)
         } else {
             u32::from_le_bytes(b)
@@ -133,6 +135,7 @@ impl State {
     pub(super) fn new(req: &Request, target: &'static dyn EmuTarget) -> State {
         State {
             target,
+            big_endian: req.program.big_endian,
             code: req.program.code.clone(),
             classes: req.program.classes.clone(),
             mmio: req

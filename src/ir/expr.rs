@@ -218,17 +218,7 @@ pub enum Binding {
     Threshold(usize),
 }
 
-pub fn field_mask(shift: u32, width: u32) -> u64 {
-    if width == 0 || shift >= 64 {
-        return 0;
-    }
-    let ones = if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    };
-    ones << shift
-}
+pub use crate::spec::bits::field_mask;
 
 impl Expr {
     pub fn as_const(&self) -> Option<u64> {

@@ -4,6 +4,7 @@
 //! Passes rewrite sequence bodies; the ordering graph is keyed by [`OpId`]
 //! so it survives reordering and loop fission.
 
+pub mod barrier;
 pub mod c_names;
 pub mod check;
 mod cmp;
@@ -12,6 +13,8 @@ pub mod expr;
 pub mod feature;
 mod granule;
 pub mod insn_imm;
+pub mod isa;
+mod machine;
 pub mod order;
 pub mod print;
 mod stmt;
@@ -21,6 +24,7 @@ use crate::spec::ast::{Endian, Numbering, Scope};
 use crate::spec::diag::Span;
 pub use cmp::Cmp;
 pub use expr::Expr;
+pub use machine::Machine;
 
 pub use granule::{all_entry, loop_entry, Costs, GSize, Granule, GranuleSet, ParamSet, Via};
 pub use stmt::{
@@ -39,7 +43,7 @@ pub struct OpId(pub u32);
 #[derive(Clone, Debug)]
 pub struct Program {
     /// The POWER CPU family (`machine e6500`), and where the spec says it.
-    pub machine: crate::target::Machine,
+    pub machine: Machine,
     pub machine_span: Option<Span>,
     /// The spec's path as given on the command line (used in banners).
     pub source_name: String,

@@ -65,9 +65,9 @@ impl Class {
 /// target), else a broadcast TLB invalidation.
 pub fn invalidate_class(name: &str) -> Class {
     let m = name.split_whitespace().next().unwrap_or_default();
-    crate::target::Target::ALL
+    crate::ir::isa::all()
         .iter()
-        .find_map(|t| t.backend().invalidate_class(m))
+        .find_map(|i| i.invalidate_class(m))
         .unwrap_or(Class::TlbInvalidate)
 }
 

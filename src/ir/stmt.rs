@@ -1,9 +1,9 @@
 //! IR statements: device accesses, normal-memory and lock operations,
 //! barriers, control flow; and walks over statement trees.
 
+use super::barrier::Barrier;
 use super::{expr, CoverMode, DevId, Expr, OpId, RegId};
 use crate::spec::diag::Span;
-use crate::target::barriers::Barrier;
 
 /// The barriers an early exit runs before it returns (the exits pass
 /// fills them): at most one per kind of invalidation that may still be

@@ -5,13 +5,14 @@
 
 pub mod bittest;
 pub mod build;
+pub mod invalidation;
 pub mod jumps;
 pub mod regalloc;
 
+use crate::ir::barrier::Barrier;
 use crate::ir::expr::BinOp;
 use crate::ir::{DevId, OpId, RegId};
-use crate::target::barriers::Barrier;
-use crate::target::invalidation::Invalidation;
+use invalidation::Invalidation;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -16,7 +16,6 @@
 //! AArch64 one VMSA test per invalidated page for `order stores before
 //! invalidates` + `order invalidates before return` ([`vmsa`]).
 
-pub mod dialect;
 pub mod herd;
 #[cfg(feature = "emu")]
 mod shape;
@@ -35,7 +34,7 @@ use crate::ir::OpId;
 use crate::verify::trace::Trace;
 use serde::Serialize;
 
-pub use dialect::{Dialect, Lowered, Side, Tlbi};
+pub use crate::target::litmus::{Dialect, Lowered, Side, Tlbi};
 
 /// One litmus test.
 #[derive(Clone, Debug, Serialize)]

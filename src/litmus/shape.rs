@@ -12,12 +12,12 @@
 //! | load -> store  | load b; fence; store a  | P1 sees `b`, `a` read P1's store (LB) |
 //! | load -> load   | store a; fence; store b | `b` read P1's store, `a` did not   |
 
-use super::dialect::{Dialect, Side};
 use super::thread::{render_p0, Ctx, Regs, Step, Steps};
 use super::{herd_name, is_boundary, render, Test};
 use crate::codegen::Compiled;
 use crate::ir::order::{Class, Edge};
 use crate::ir::OpId;
+use crate::target::litmus::{Dialect, Side};
 use std::collections::BTreeMap;
 
 /// Values the observer stores: above every store value of P0.

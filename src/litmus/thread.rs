@@ -2,8 +2,8 @@
 //! the executed barriers and invalidations, then written out in one
 //! dialect for one test.
 
-use super::dialect::{Dialect, Lowered, Side};
 use crate::ir::OpId;
+use crate::target::litmus::{Dialect, Lowered, Side};
 use crate::verify::trace::{Kind, Trace};
 use std::collections::BTreeMap;
 

@@ -10,10 +10,10 @@
 //! each range operation), each TLBI of another page kept as a TLBI of a
 //! page the test does not check.
 
-use super::dialect::{Dialect, Side, Tlbi};
 use super::thread::{render_p0, Ctx, Regs, Step, Steps};
 use super::{herd_name, render, Test};
 use crate::ir::{OpId, Seq};
+use crate::target::litmus::{Dialect, Side, Tlbi};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 

@@ -14,9 +14,6 @@
 //! counted by running the generated IR ([`cost`] module), and checks that
 //! its crossover lands on the threshold.
 
-pub mod cost;
-pub mod plot;
-
 pub use crate::ir::thresholds::{expr_threshold_sets, threshold_name};
 pub use crate::ir::{all_entry, loop_entry};
 use crate::ir::{Costs, DevId, GSize, Granule, GranuleSet, Program, RegId, Seq, Stmt, Via};

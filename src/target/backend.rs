@@ -9,12 +9,12 @@ use super::barriers::{Barrier, BarrierKind};
 use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::Machine;
-use crate::emit::asm::FileView;
-use crate::features::Patching;
+use crate::ir::feature::Patching;
 use crate::ir::order::Class;
 use crate::ir::ReleaseOrder;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::Func;
+use crate::target::file::FileView;
 use crate::target::style::Style;
 
 /// What a target is, as data: its names, its ABI's registers and its
@@ -172,7 +172,7 @@ pub trait Backend: Sync {
     }
     /// How herd7's litmus tests spell this target's accesses and barriers
     /// (its `litmus.rs`; docs/memory-model.md).
-    fn litmus(&self) -> &'static dyn crate::litmus::Dialect;
+    fn litmus(&self) -> &'static dyn crate::target::litmus::Dialect;
     /// How the emulator runs this target's code (its `emu.rs`).
     #[cfg(feature = "emu")]
     fn emu(&self) -> &dyn crate::emu::EmuTarget;

@@ -6,8 +6,10 @@
 pub mod aarch64;
 pub mod backend;
 pub mod barriers;
+pub mod file;
 pub mod hweight;
-pub mod invalidation;
+pub use crate::lir::invalidation;
+pub mod litmus;
 pub mod mach;
 pub mod power;
 pub mod riscv64;
@@ -25,46 +27,9 @@ use mach::MachFunc;
 use std::fmt;
 use style::Style;
 
-/// The most arguments a sequence may take (device bases and counts
-/// included), on every target alike so that a spec does not build for one
-/// and fail for another. Arguments past the argument registers are read
-/// from the caller's stack; Linux-style POWER code names those slots with
-/// the kernel's `STK_PARAM(R11)` .. `STK_PARAM(R31)` (`asm/ppc_asm.h`, the
-/// idiom of `plpar_hcall9`), whose register names end at r31: arguments 1
-/// to 29.
-pub const MAX_ARGS: usize = 29;
+pub use crate::lir::build::MAX_ARGS;
 
-/// The CPU family a spec is written for on POWER (`machine NAME`):
-/// Book III-S (POWER8/9/10, the default: radix `tlbie`, `ptesync`) or
-/// Book III-E (`machine e6500`: e500mc, e5500 and e6500, software-managed
-/// TLBs with `tlbilx`/`tlbivax`, `msync`/`mbar`). It selects the POWER
-/// barrier table, the CPU invalidations a spec may use and the `.machine`
-/// of the emitted file. Other targets have one family each.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Machine {
-    #[default]
-    Book3s,
-    E6500,
-}
-
-impl Machine {
-    /// The names `machine` accepts.
-    pub const NAMES: [&'static str; 1] = ["e6500"];
-
-    pub fn from_name(s: &str) -> Option<Machine> {
-        match s {
-            "e6500" => Some(Machine::E6500),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Machine::Book3s => "book3s",
-            Machine::E6500 => "e6500",
-        }
-    }
-}
+pub use crate::ir::Machine;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
@@ -180,5 +145,87 @@ pub fn cheapest(
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// A target as the IR asks about it ([`crate::ir::isa`]).
+struct FrontEnd(Target);
+
+impl crate::ir::isa::Isa for FrontEnd {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn rank(&self) -> usize {
+        Target::ALL
+            .iter()
+            .position(|t| *t == self.0)
+            .unwrap_or(usize::MAX)
+    }
+    fn big_endian(&self) -> bool {
+        self.0.big_endian()
+    }
+    fn has_machines(&self) -> bool {
+        self.0.backend().has_machines()
+    }
+    fn via_insn(&self, name: &str) -> bool {
+        self.0.backend().via_insn(name)
+    }
+    fn check_invalidation(&self, machine: Machine, name: &str, n: usize) -> Result<(), String> {
+        self.0.backend().invalidation(machine, name, n).map(|_| ())
+    }
+    fn invalidate_class(&self, mnemonic: &str) -> Option<Class> {
+        self.0.backend().invalidate_class(mnemonic)
+    }
+}
+
+// One registration per target: what the IR finds in `ir::isa::ISAS`.
+#[linkme::distributed_slice(crate::ir::isa::ISAS)]
+static POWER64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Power64);
+#[linkme::distributed_slice(crate::ir::isa::ISAS)]
+static POWER64LE: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Power64le);
+#[linkme::distributed_slice(crate::ir::isa::ISAS)]
+static AARCH64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Aarch64);
+#[linkme::distributed_slice(crate::ir::isa::ISAS)]
+static X86_64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::X86_64);
+#[linkme::distributed_slice(crate::ir::isa::ISAS)]
+static RISCV64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Riscv64);
+
+/// What building a target's LIR asks of it.
+impl crate::lir::build::BuildTarget for Target {
+    fn regfile(&self) -> &'static RegFile {
+        Target::regfile(*self)
+    }
+    fn big_endian(&self) -> bool {
+        Target::big_endian(*self)
+    }
+    fn swap_is_indexed(&self) -> bool {
+        self.backend().swap_is_indexed()
+    }
+    fn acquire_barrier(&self, m: Machine) -> Option<barriers::Barrier> {
+        self.backend().acquire_barrier(m)
+    }
+    fn release_barrier(
+        &self,
+        m: Machine,
+        order: crate::ir::ReleaseOrder,
+    ) -> Option<barriers::Barrier> {
+        self.backend().release_barrier(m, order)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every target is registered with the IR once, in `ALL`'s order.
+    #[test]
+    fn every_target_is_an_isa_of_the_ir() {
+        let names: Vec<&str> = crate::ir::isa::all().iter().map(|i| i.name()).collect();
+        assert_eq!(names, Target::ALL.map(Target::name));
+        for t in Target::ALL {
+            let isa = crate::ir::isa::by_name(t.name()).unwrap();
+            assert_eq!(isa.big_endian(), t.big_endian());
+            assert_eq!(isa.has_machines(), t.backend().has_machines());
+        }
     }
 }

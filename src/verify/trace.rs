@@ -329,6 +329,7 @@ pub fn run(
     let req = Request {
         program: emu::Program {
             arch: arch(c.target),
+            big_endian: c.target.big_endian(),
             code: f.bytes.clone(),
             classes,
         },
@@ -337,7 +338,7 @@ pub fn run(
         ram: std::mem::take(&mut layout.ram),
         max_insns,
     };
-    let out = emu::run(&req).map_err(|e| e.to_string())?;
+    let out = emu::run(c.target.backend().emu(), &req).map_err(|e| e.to_string())?;
     let events = out
         .events
         .iter()

@@ -246,9 +246,10 @@ impl GranuleRegs<'_> {
     /// What a granule's `via` launches it with: an instruction, or a
     /// write to a register of the device.
     fn via(&self, v: &ast::Ident) -> Result<Via, Diag> {
-        let claims: Vec<crate::target::Target> = crate::target::Target::ALL
-            .into_iter()
-            .filter(|t| t.backend().via_insn(&v.name))
+        let claims: Vec<&dyn crate::ir::isa::Isa> = crate::ir::isa::all()
+            .iter()
+            .copied()
+            .filter(|i| i.via_insn(&v.name))
             .collect();
         if !claims.is_empty() {
             // The operation itself must be one some target can issue
@@ -257,10 +258,7 @@ impl GranuleRegs<'_> {
             let mut why = String::new();
             for t in &claims {
                 for n in [1, 0, 2] {
-                    match t
-                        .backend()
-                        .invalidation(crate::target::Machine::default(), &v.name, n)
-                    {
+                    match t.check_invalidation(Machine::default(), &v.name, n) {
                         Ok(_) => return Ok(Via::Insn(v.name.clone())),
                         Err(e) if why.is_empty() => why = e,
                         Err(_) => {}

@@ -13,7 +13,6 @@ mod stmt;
 use super::*;
 use crate::spec::ast;
 use crate::spec::diag::Diag;
-use crate::target::Machine;
 use device::{check_device, find_reg, Index};
 use granules::{check_granules, check_queue_granules};
 use rustc_hash::FxHashMap;
@@ -46,7 +45,9 @@ fn check_with(
         spec
     } else {
         let mut s = spec.clone();
-        crate::spec::queue::lower(&mut s)?;
+        crate::spec::queue::lower(&mut s, &|t| {
+            crate::ir::isa::by_name(t).map(|i| i.big_endian())
+        })?;
         lowered = s;
         &lowered
     };
@@ -103,11 +104,8 @@ fn check_with(
 fn check_targets(spec: &ast::Spec) -> Result<Vec<(String, Span)>, Diag> {
     let mut targets = Vec::new();
     for t in &spec.targets {
-        if crate::target::Target::from_name(&t.name).is_none() {
-            let names: Vec<&str> = crate::target::Target::ALL
-                .iter()
-                .map(|t| t.name())
-                .collect();
+        if crate::ir::isa::by_name(&t.name).is_none() {
+            let names: Vec<&str> = crate::ir::isa::all().iter().map(|i| i.name()).collect();
             return Err(Diag::new(t.span, format!("unknown target `{}`", t.name))
                 .label("not a target")
                 .help(format!("targets are {}", names.join(", "))));
@@ -654,8 +652,7 @@ fn check_machine(
                 )),
         );
     };
-    let has_machines =
-        |t: &str| crate::target::Target::from_name(t).is_some_and(|t| t.backend().has_machines());
+    let has_machines = |t: &str| crate::ir::isa::by_name(t).is_some_and(|i| i.has_machines());
     if let Some((t, span)) = targets.iter().find(|(t, _)| !has_machines(t)) {
         return Err(Diag::new(*span, format!("`machine {}` is a POWER CPU; `{t}` is not POWER", first.name))
             .label("not a POWER target")

@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::ir::{LockValue, MemRef, OpId, ReleaseOrder};
-use crate::passes::locks;
 
 /// An `acquire` as the IR states it (`MemOp::Acquire`), by reference.
 pub(super) struct Acquire<'a> {
@@ -95,7 +94,7 @@ impl Builder<'_> {
                 retry,
             },
         );
-        if let Some(b) = locks::acquire_barrier(self.target, self.prog.machine) {
+        if let Some(b) = self.target.acquire_barrier(self.prog.machine) {
             self.emit(Inst::Barrier { name: b });
         }
         self.emit(Inst::Label(done));
@@ -276,7 +275,7 @@ impl Builder<'_> {
                 target: skip,
             });
         }
-        let barrier = locks::release_barrier(self.target, self.prog.machine, order);
+        let barrier = self.target.release_barrier(self.prog.machine, order);
         match value {
             LockValue::Owner(e) => {
                 let v = self.expr(e);

@@ -6,12 +6,14 @@
 //! kernel developer writes by hand).
 
 use super::*;
+use crate::ir::barrier::Barrier;
 use crate::ir::expr::{BinOp, Expr};
 use crate::ir::{Device, Instances, PollOp, Program, Seq, Stmt};
+use crate::ir::{Machine, ReleaseOrder};
+use crate::lir::invalidation::Invalidations;
+use crate::lir::regalloc::RegFile;
 use crate::spec::ast::Endian;
 use crate::spec::diag::Diag;
-use crate::target::invalidation::Invalidations;
-use crate::target::Target;
 use rustc_hash::FxHashMap as HashMap;
 
 mod expr;
@@ -37,6 +39,29 @@ pub enum Hoist {
     AtUse,
 }
 
+/// The most arguments a sequence may take (device bases and counts
+/// included), on every target alike so that a spec does not build for one
+/// and fail for another. Arguments past the argument registers are read
+/// from the caller's stack; Linux-style POWER code names those slots with
+/// the kernel's `STK_PARAM(R11)` .. `STK_PARAM(R31)` (`asm/ppc_asm.h`, the
+/// idiom of `plpar_hcall9`), whose register names end at r31: arguments 1
+/// to 29.
+pub const MAX_ARGS: usize = 29;
+
+/// What building the LIR asks of the target it is built for (each target
+/// answers in `crate::target`).
+pub trait BuildTarget {
+    /// Argument and allocatable registers of the target's ABI.
+    fn regfile(&self) -> &'static RegFile;
+    fn big_endian(&self) -> bool;
+    /// Do byte-reversed accesses take their offset from a register?
+    fn swap_is_indexed(&self) -> bool;
+    /// The barrier after a lock is taken.
+    fn acquire_barrier(&self, m: Machine) -> Option<Barrier>;
+    /// The barrier (if any) a release of `order` needs before its store.
+    fn release_barrier(&self, m: Machine, order: ReleaseOrder) -> Option<Barrier>;
+}
+
 /// `invalidations`: the sequence's CPU invalidations, already checked for
 /// `target` (see `codegen::resolve_invalidations`).
 ///
@@ -46,7 +71,7 @@ pub enum Hoist {
 pub fn build(
     prog: &Program,
     seq: &Seq,
-    target: Target,
+    target: &dyn BuildTarget,
     invalidations: &Invalidations,
     hoist: Hoist,
 ) -> Result<Option<Func>, Diag> {
@@ -58,7 +83,7 @@ pub fn build(
 pub(crate) fn build_checked(
     prog: &Program,
     seq: &Seq,
-    target: Target,
+    target: &dyn BuildTarget,
     invalidations: &Invalidations,
     hoist: Hoist,
     predict: bool,
@@ -75,14 +100,14 @@ pub(crate) fn build_checked(
         }
     }
     args.extend((0..seq.params.len()).map(ArgKind::Param));
-    if args.len() > crate::target::MAX_ARGS {
+    if args.len() > MAX_ARGS {
         return Err(Diag::new(
             seq.span,
             format!(
                 "`{}` takes {} arguments; at most {} are supported",
                 seq.name,
                 args.len(),
-                crate::target::MAX_ARGS
+                MAX_ARGS
             ),
         )
         .label("too many arguments")
@@ -260,7 +285,7 @@ fn note_ops<'a>(prog: &Program, seq: &'a Seq) -> HashMap<crate::ir::OpId, OpWhat
 
 struct Builder<'a> {
     prog: &'a Program,
-    target: Target,
+    target: &'a dyn BuildTarget,
     /// The typed form of each CPU invalidation the sequence names.
     invalidations: &'a Invalidations,
     f: Func,
@@ -589,7 +614,7 @@ impl Builder<'_> {
     }
 
     fn needs_index(&self, swap: bool, offset: u64) -> bool {
-        swap && offset != 0 && self.target.backend().swap_is_indexed()
+        swap && offset != 0 && self.target.swap_is_indexed()
     }
 
     /// Is register `reg` of `dev` byte-reversed from the target's order?

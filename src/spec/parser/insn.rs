@@ -84,7 +84,7 @@ impl Parser<'_> {
 
     /// `RIC, PRS, R` after a `via tlbie`/`via tlbiel`: the fields that
     /// make the operation, folded into its name as checking folds a
-    /// statement's (`crate::ir::insn_imm`).
+    /// statement's (`crate::spec::insn_imm`).
     fn tlbie_fields(&mut self, first: Ident) -> Result<Ident, Diag> {
         let mut vals = Vec::new();
         for (i, what) in ["RIC", "PRS", "R"].iter().enumerate() {
@@ -109,7 +109,7 @@ impl Parser<'_> {
             .label("out of range"));
         }
         Ok(Ident {
-            name: crate::ir::insn_imm::name_with(&first.name, &vals),
+            name: crate::spec::insn_imm::name_with(&first.name, &vals),
             span: first.span.to(self.prev_span()),
         })
     }

@@ -348,7 +348,10 @@ impl<'a> Cx<'a> {
                 let masked = if f.width == 64 {
                     e.clone()
                 } else {
-                    self.and(e.clone(), self.int(crate::ir::expr::field_mask(0, f.width)))
+                    self.and(
+                        e.clone(),
+                        self.int(crate::spec::bits::field_mask(0, f.width)),
+                    )
                 };
                 if f.shift == 0 {
                     masked

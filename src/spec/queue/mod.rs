@@ -45,7 +45,9 @@ pub fn ring_slots(from: u64, to: u64, log2n: u64, entry: u64, wrap: bool) -> Opt
 }
 
 /// Rewrite every `enqueue`/`issue`/`wait` of the spec's sequences.
-pub fn lower(spec: &mut Spec) -> Result<(), Diag> {
+/// `big_endian` answers for a target name (None: not a target), so ring
+/// words can be checked against the CPU's byte order.
+pub fn lower(spec: &mut Spec, big_endian: &dyn Fn(&str) -> Option<bool>) -> Result<(), Diag> {
     let records = check_records(spec)?;
     // By name: linear in the queues (issue 42).
     let mut first: rustc_hash::FxHashMap<&str, &Queue> = Default::default();
@@ -58,7 +60,7 @@ pub fn lower(spec: &mut Spec) -> Result<(), Diag> {
             .related(p.name.span, "first declared here"));
         }
         first.insert(&q.name.name, q);
-        check_queue(q, &spec.targets)?;
+        check_queue(q, &spec.targets, big_endian)?;
     }
     let queues = spec.queues.clone();
     for seq in &mut spec.seqs {
@@ -69,7 +71,11 @@ pub fn lower(spec: &mut Spec) -> Result<(), Diag> {
 
 /// A queue's entry size and batch, and its byte order against the
 /// `targets`'.
-fn check_queue(q: &Queue, targets: &[Ident]) -> Result<(), Diag> {
+fn check_queue(
+    q: &Queue,
+    targets: &[Ident],
+    big_endian: &dyn Fn(&str) -> Option<bool>,
+) -> Result<(), Diag> {
     if !q.entry.is_power_of_two() || !(8..=64).contains(&q.entry) {
         return Err(Diag::new(
             q.entry_span,
@@ -84,7 +90,7 @@ fn check_queue(q: &Queue, targets: &[Ident]) -> Result<(), Diag> {
     // Ring words are stored in the CPU's byte order.
     for t in targets {
         // Unknown target names are reported where targets are checked.
-        let Some(big) = crate::target::Target::from_name(&t.name).map(|t| t.big_endian()) else {
+        let Some(big) = big_endian(&t.name) else {
             continue;
         };
         if big != (q.endian == Endian::Big) {

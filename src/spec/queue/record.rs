@@ -31,7 +31,7 @@ impl RecordLayout {
         let mut fixed = self.fields.iter().filter(|f| f.fixed.is_some()).peekable();
         fixed.peek().is_some()
             && fixed.all(|f| {
-                let m = crate::ir::expr::field_mask(f.shift, f.width);
+                let m = crate::spec::bits::field_mask(f.shift, f.width);
                 let v = (f.fixed.unwrap_or(0) << f.shift) & m;
                 words.get(f.word as usize).is_some_and(|x| x & m == v)
             })
@@ -41,7 +41,7 @@ impl RecordLayout {
     pub fn get(&self, i: usize, words: &[u64]) -> u64 {
         let f = &self.fields[i];
         let w = words.get(f.word as usize).copied().unwrap_or(0);
-        (w >> f.shift) & crate::ir::expr::field_mask(0, f.width)
+        (w >> f.shift) & crate::spec::bits::field_mask(0, f.width)
     }
 
     /// The completion store the device makes on consuming `words`, as
@@ -163,7 +163,7 @@ fn field_layout(f: &RecordField, bits: u64, used: &mut [u64]) -> Result<RecordFi
         );
     }
     let (word, shift, width) = ((lo / 64) as u32, (lo % 64) as u32, (hi - lo + 1) as u32);
-    let mask = crate::ir::expr::field_mask(shift, width);
+    let mask = crate::spec::bits::field_mask(shift, width);
     if used[word as usize] & mask != 0 {
         return Err(
             Diag::new(f.bits_span, "field overlaps another field").label("bits already used")

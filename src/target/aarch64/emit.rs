@@ -2,9 +2,9 @@
 
 use super::insn::{assemble, Insn};
 use super::lower;
-use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
+use crate::target::file::FileView;
 use crate::target::mach::{bare, mach_func, MachFunc};
 
 crate::mach_insn!(Insn);
@@ -33,5 +33,5 @@ struct Aarch64File<'a> {
 /// The whole `.S` file: plain GNU as, or the kernel's `SYM_FUNC_START()`
 /// in Linux style.
 pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
-    crate::emit::asm::render_sized(&Aarch64File { v }, v)
+    crate::target::file::render_sized(&Aarch64File { v }, v)
 }

@@ -1,6 +1,6 @@
 //! AArch64 in herd7's litmus syntax, and its TLBIs for the VMSA model.
 
-use crate::litmus::{Dialect, Lowered, Side, Tlbi};
+use crate::target::litmus::{Dialect, Lowered, Side, Tlbi};
 
 pub struct Litmus;
 

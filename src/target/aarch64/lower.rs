@@ -410,7 +410,8 @@ fn store_cond(
 /// A branch the kernel patches in at boot (`alternative_if`): only for
 /// arm64 cpucaps.
 fn feature_jump(cap: &str, target: Label) -> Result<Insn, LowerError> {
-    if crate::features::patching_of(cap) != Some(crate::features::Patching::Arm64Alternative) {
+    if crate::ir::feature::patching_of(cap) != Some(crate::ir::feature::Patching::Arm64Alternative)
+    {
         return Err(LowerError(format!(
             "`{cap}` is not an arm64 capability: aarch64 code is patched for `ARM64_*` cpucaps"
         )));

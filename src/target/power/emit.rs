@@ -2,9 +2,9 @@
 
 use super::insn::{assemble, Insn, RegStyle};
 use super::lower;
-use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
+use crate::target::file::FileView;
 use crate::target::mach::{bare, mach_func, MachFunc};
 use crate::target::style::Style;
 use crate::target::{Machine, Target};
@@ -49,7 +49,7 @@ struct PowerFile<'a> {
 /// The whole `.S` file: ELFv1 function descriptors on big-endian, ELFv2
 /// on little-endian, or the kernel's `_GLOBAL()` in Linux style.
 pub fn render_file(target: Target, v: &FileView) -> Result<String, askama::Error> {
-    crate::emit::asm::render_sized(
+    crate::target::file::render_sized(
         &PowerFile {
             v,
             elfv2: target == Target::Power64le,

@@ -1,6 +1,6 @@
 //! POWER in herd7's litmus syntax (`ppc.cat`).
 
-use crate::litmus::{Dialect, Lowered, Side};
+use crate::target::litmus::{Dialect, Lowered, Side};
 
 pub struct Litmus;
 

@@ -434,7 +434,7 @@ fn store_cond(rs: Reg, base: Reg, width: u32, retry: Label, e: Emit) {
 
 /// A branch the kernel patches in when the CPU has `cap`.
 fn feature_jump(cap: &str, target: Label, e: Emit) -> Result<(), LowerError> {
-    use crate::features::{patching_of, Patching};
+    use crate::ir::feature::{patching_of, Patching};
     let mmu = match patching_of(cap) {
         Some(Patching::PowerCpuFtr) => false,
         Some(Patching::PowerMmuFtr) => true,

@@ -17,11 +17,11 @@ use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::mach::{branch_flow, capstone_target, Flow};
 use super::{Machine, Target};
-use crate::emit::asm::FileView;
-use crate::features::Patching;
+use crate::ir::feature::Patching;
 use crate::ir::order::Class;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
+use crate::target::file::FileView;
 use crate::target::style::Style;
 
 /// ppc64: `le` selects little-endian ELFv2, else big-endian ELFv1.
@@ -61,7 +61,7 @@ impl Power {
 }
 
 impl Backend for Power {
-    fn litmus(&self) -> &'static dyn crate::litmus::Dialect {
+    fn litmus(&self) -> &'static dyn crate::target::litmus::Dialect {
         &litmus::Litmus
     }
     fn decode_invalidation(&self, insn: &str, operands: &[u64]) -> Option<String> {

@@ -1,7 +1,7 @@
 //! RISC-V in herd7's litmus syntax (`riscv.cat`).
 
-use crate::litmus::dialect::{fence_sets, herd_set};
-use crate::litmus::{Dialect, Lowered, Side};
+use crate::target::litmus::{fence_sets, herd_set};
+use crate::target::litmus::{Dialect, Lowered, Side};
 
 pub struct Litmus;
 

@@ -2,9 +2,9 @@
 
 use super::insn::{assemble, Insn};
 use super::lower;
-use crate::emit::asm::FileView;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
+use crate::target::file::FileView;
 use crate::target::mach::{bare, label_name, mach_func, MachFunc};
 use crate::target::style::Style;
 
@@ -47,5 +47,5 @@ struct X86File<'a> {
 /// The whole `.S` file: plain GNU as, or the kernel's
 /// `SYM_FUNC_START`/`SYM_FUNC_END` in Linux style.
 pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
-    crate::emit::asm::render_sized(&X86File { v }, v)
+    crate::target::file::render_sized(&X86File { v }, v)
 }

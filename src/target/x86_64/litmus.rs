@@ -1,6 +1,6 @@
 //! x86-64 in herd7's litmus syntax (`x86tso.cat`).
 
-use crate::litmus::{Dialect, Lowered, Side};
+use crate::target::litmus::{Dialect, Lowered, Side};
 
 pub struct Litmus;
 

@@ -14,11 +14,11 @@ use super::invalidation::Invalidation;
 use super::mach::MachFunc;
 use super::mach::{branch_flow, Flow};
 use super::Machine;
-use crate::emit::asm::FileView;
-use crate::features::Patching;
+use crate::ir::feature::Patching;
 use crate::ir::ReleaseOrder;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
+use crate::target::file::FileView;
 use crate::target::style::Style;
 
 pub struct X86_64;
@@ -34,7 +34,7 @@ static DESCRIPTION: Description = Description {
 };
 
 impl Backend for X86_64 {
-    fn litmus(&self) -> &'static dyn crate::litmus::Dialect {
+    fn litmus(&self) -> &'static dyn crate::target::litmus::Dialect {
         &litmus::Litmus
     }
 

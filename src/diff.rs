@@ -4,9 +4,9 @@
 //! IR) and its modelled cost.
 
 use crate::codegen::{compile, Options};
+use crate::cost::{self, Dynamic, Error, Strategy};
 use crate::emit::stats::{self, SeqStats};
 use crate::ir::Program;
-use crate::model::cost::{self, Dynamic, Error, Strategy};
 use crate::passes::cover::CoverConfig;
 use crate::passes::Pass;
 use crate::target::Target;
@@ -43,7 +43,7 @@ pub struct Request {
     /// Run both sides (when arguments were given).
     pub dynamic: bool,
     /// Compare the `.S` texts as emitted (else normalized: see
-    /// [`super::normalize`]).
+    /// [`crate::emit::normalize`]).
     pub raw: bool,
 }
 
@@ -86,7 +86,7 @@ fn side(s: &Side<'_>, req: &Request) -> Result<Done, Error> {
     let text = if req.raw {
         text
     } else {
-        super::normalize::normalize(&text)
+        crate::emit::normalize::normalize(&text)
     };
     let st = stats::collect(&c).remove(0);
     let dynamic = if req.dynamic {

@@ -7,7 +7,7 @@
 //! placed) is run in the IR interpreter for each request size. What it
 //! does is counted ([`Counts`]: operations launched, MMIO stores, barriers
 //! executed, over-invalidated granules, flush-alls) and priced by
-//! [`super::cost`], the same formula the threshold derivation uses. The
+//! [`crate::model::cost`], the same formula the threshold derivation uses. The
 //! crossovers, where the cheapest strategy changes, are found by bisection
 //! on the model between table rows.
 //!
@@ -19,6 +19,7 @@
 //! - `auto`: what the generated code picks (derived or pinned threshold).
 
 mod measure;
+pub mod plot;
 mod subject;
 mod table;
 mod text;
@@ -26,8 +27,8 @@ mod text;
 pub use measure::{measure, Dynamic, MeasureError};
 pub use table::table;
 
-use super::Counts;
 use crate::ir::{Costs, CoverMode, DevId, Instances, Program, Seq, Stmt};
+use crate::model::Counts;
 use crate::passes::cover::CoverConfig;
 use crate::passes::Pass;
 use crate::spec::diag::Diag;
@@ -81,7 +82,7 @@ impl Strategy {
         // `threshold(SET)` written out in an `if` (the spec makes the
         // choice, its covers keep their modes): `all` flushes at every
         // size, the loop strategies never do.
-        let written = super::expr_threshold_names(prog, seq);
+        let written = crate::model::expr_threshold_names(prog, seq);
         for name in &written {
             let v = match self {
                 Strategy::Auto => continue,
@@ -203,7 +204,11 @@ pub fn seq_costs(prog: &Program, seq: &Seq) -> (Costs, Option<usize>) {
     });
     let on_dev = |g: &crate::ir::GranuleSet| g.dev.is_some_and(|d| seq.devices.contains(&d));
     // Then a set the sequence reads with `threshold(SET)` (queue sets).
-    let first = first.or_else(|| super::expr_threshold_sets(seq).into_iter().next());
+    let first = first.or_else(|| {
+        crate::ir::thresholds::expr_threshold_sets(seq)
+            .into_iter()
+            .next()
+    });
     let set = first
         .or_else(|| {
             prog.granules

@@ -1,7 +1,7 @@
 //! How one architecture's litmus tests are spelled for herd7: the role a
 //! target hands out ([`crate::target::Backend::litmus`]). The shapes of
 //! the tests (which threads, which outcome is forbidden) are the same on
-//! every architecture and live in [`super::shape`]; a dialect only says
+//! every architecture and live in [`crate::litmus`]'s `shape`; a dialect only says
 //! how an access, a fence and an executed barrier are written.
 
 /// Whether one end of the ordering a test checks is normal memory or a

@@ -14,7 +14,7 @@
 //! visible on top of it; the strategies carry point markers of their own
 //! shapes.
 
-use super::cost::{human, Strategy, Table};
+use super::{human, Strategy, Table};
 use plotters::prelude::*;
 
 fn color(s: Strategy) -> RGBColor {

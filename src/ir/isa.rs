@@ -1,0 +1,47 @@
+//! What checking and the ordering model ask of the instruction sets,
+//! without naming them: each target registers one [`Isa`] in [`ISAS`]
+//! (`crate::target` does, one line per target), and the IR looks them up
+//! by name. The IR sits below the targets (they lower it), so this is the
+//! only way it may learn, say, which target a `via tlbie` belongs to.
+
+use super::order::Class;
+use super::Machine;
+
+/// One instruction set as the front end and the IR see it.
+pub trait Isa: Sync {
+    /// The name a spec's `target` line uses (`aarch64`).
+    fn name(&self) -> &'static str;
+    /// Where it comes in lists and lookups (the order of
+    /// `crate::target::Target::ALL`): registration order is the linker's.
+    fn rank(&self) -> usize;
+    fn big_endian(&self) -> bool;
+    /// Does it have CPU families a spec names with `machine`?
+    fn has_machines(&self) -> bool;
+    /// Does the granule `via NAME` name one of its CPU invalidations?
+    fn via_insn(&self, name: &str) -> bool;
+    /// Can it issue the CPU invalidation `name` with `n` register operands
+    /// on `machine`? The error says why not.
+    fn check_invalidation(&self, machine: Machine, name: &str, n: usize) -> Result<(), String>;
+    /// The ordering class of its CPU invalidation `mnemonic`, where it is
+    /// not a broadcast TLB invalidation.
+    fn invalidate_class(&self, mnemonic: &str) -> Option<Class>;
+}
+
+#[linkme::distributed_slice]
+pub static ISAS: [&'static dyn Isa];
+
+/// Every registered instruction set, in rank order (sorted once: the
+/// ordering model asks per invalidation).
+pub fn all() -> &'static [&'static dyn Isa] {
+    static SORTED: std::sync::OnceLock<Vec<&'static dyn Isa>> = std::sync::OnceLock::new();
+    SORTED.get_or_init(|| {
+        let mut v: Vec<&'static dyn Isa> = ISAS.iter().copied().collect();
+        v.sort_by_key(|i| i.rank());
+        v
+    })
+}
+
+/// The instruction set a `target` line names.
+pub fn by_name(name: &str) -> Option<&'static dyn Isa> {
+    ISAS.iter().copied().find(|i| i.name() == name)
+}

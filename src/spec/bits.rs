@@ -1,0 +1,15 @@
+//! Bit fields as the spec declares them (shift and width, LSB0).
+
+/// The mask of `width` bits from bit `shift`; 0 for an empty or
+/// out-of-range field.
+pub fn field_mask(shift: u32, width: u32) -> u64 {
+    if width == 0 || shift >= 64 {
+        return 0;
+    }
+    let ones = if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    ones << shift
+}
