@@ -21,9 +21,9 @@
 //! ```
 
 use crate::codegen::{Options, Style};
+use crate::isa::Target;
 use crate::output;
 use crate::spec::diag::render;
-use crate::target::Target;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -2,15 +2,15 @@
 //! -> LIR -> register allocation -> target code.
 
 use crate::ir::{self, Program};
-use crate::lir::build::Hoist;
+use crate::isa::invalidation::Invalidations;
+use crate::isa::mach::MachFunc;
+pub use crate::isa::style::Style;
+use crate::isa::Target;
+use crate::lir::builder::Hoist;
 use crate::lir::{self, regalloc};
 use crate::passes::{self, Pass};
 use crate::spec::diag::Diag;
 use crate::spec::{ast, parser};
-use crate::target::invalidation::Invalidations;
-use crate::target::mach::MachFunc;
-pub use crate::target::style::Style;
-use crate::target::Target;
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -116,7 +116,7 @@ pub(crate) fn compile_seq(
     // overflow and not built at all (`Ok(None)`).
     let mut built = None;
     for hoist in [Hoist::Entry, Hoist::PerStatement, Hoist::AtUse] {
-        if let Some(f) = lir::build::build(opt, seq, &target, &invs, hoist)? {
+        if let Some(f) = lir::builder::build(opt, seq, &target, &invs, hoist)? {
             let alloc = regalloc::allocate(&f, regs);
             let fits = alloc.is_ok();
             built = Some((f, alloc));
@@ -168,7 +168,7 @@ pub(crate) fn compile_seq(
 fn resolve_invalidations(
     seq: &ir::Seq,
     target: Target,
-    machine: crate::target::Machine,
+    machine: crate::isa::Machine,
 ) -> Result<Invalidations, Diag> {
     let mut checked = Invalidations::default();
     let mut err = None;
@@ -255,8 +255,15 @@ mod tests {
                         continue;
                     };
                     let build = |predict| {
-                        lir::build::build_checked(&opt, seq, &target, &invs, Hoist::Entry, predict)
-                            .unwrap()
+                        lir::builder::build_checked(
+                            &opt,
+                            seq,
+                            &target,
+                            &invs,
+                            Hoist::Entry,
+                            predict,
+                        )
+                        .unwrap()
                     };
                     let full = build(false).expect("an unpredicted build always returns a Func");
                     let fits = regalloc::allocate(&full, target.regfile()).is_ok();

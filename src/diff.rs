@@ -7,9 +7,9 @@ use crate::codegen::{compile, Options};
 use crate::cost::{self, Dynamic, Error, Strategy};
 use crate::emit::stats::{self, SeqStats};
 use crate::ir::Program;
+use crate::isa::Target;
 use crate::passes::cover::CoverConfig;
 use crate::passes::Pass;
-use crate::target::Target;
 use crate::verify::interp::World;
 use std::collections::BTreeSet;
 

@@ -26,7 +26,7 @@ use crate::ir::expr::Expr;
 pub use crate::ir::feature::{cond_feature, patching_of, test_bit, Patching, CAPABILITY_HELP};
 use crate::ir::feature::{feature_form, feature_of};
 use crate::ir::{Cmp, Cond, Program, Seq, Stmt};
-use crate::target::style::Style;
+use crate::isa::style::Style;
 
 /// Features one sequence may test (it is compiled 2^k times).
 pub const MAX_PER_SEQ: usize = 4;
@@ -142,7 +142,7 @@ pub fn resolve<'p>(
 /// That holds for the kernel-patched test and for the run-time bit of the
 /// plain style's feature word alike; the word stays in the prototype (the
 /// header is shared by every target), and on `target` the bit is ignored.
-pub fn for_target(prog: &Program, target: crate::target::Target) -> std::borrow::Cow<'_, Program> {
+pub fn for_target(prog: &Program, target: crate::isa::Target) -> std::borrow::Cow<'_, Program> {
     let foreign = |i: usize| {
         let Some(p) = prog.features[i].cap.as_deref().and_then(patching_of) else {
             return false;

@@ -1,7 +1,7 @@
 //! shootdown: a code generator for hardware invalidation sequences.
 //!
 //! Pipeline (one direction): [`spec`] text -> AST -> checked [`ir`] ->
-//! [`passes`] -> [`lir`] -> [`target`] code -> [`emit`]ters. The modules
+//! [`passes`] -> [`lir`] -> [`isa`] code -> [`emit`]ters. The modules
 //! import each other one way only (docs/architecture.md has the layers;
 //! `tests/module_graph.rs` fails on a cycle).
 
@@ -15,6 +15,7 @@ pub mod emit;
 pub mod emu;
 pub mod features;
 pub mod ir;
+pub mod isa;
 pub mod lir;
 pub mod litmus;
 pub mod model;
@@ -22,9 +23,8 @@ pub mod output;
 mod par;
 pub mod passes;
 pub mod spec;
-pub mod target;
 pub mod verify;
 
 pub use build_api::Build;
 pub use codegen::{compile, load, Options, Style};
-pub use target::Target;
+pub use isa::Target;

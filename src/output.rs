@@ -19,10 +19,10 @@
 
 use crate::codegen::{self, Options};
 use crate::ir::{self, Program};
+use crate::isa::mach::MachFunc;
+use crate::isa::Target;
 use crate::passes;
 use crate::spec::diag::Diag;
-use crate::target::mach::MachFunc;
-use crate::target::Target;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 

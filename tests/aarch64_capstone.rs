@@ -29,7 +29,7 @@ use crate::aarch64_common as common;
 
 use capstone::prelude::*;
 use common::*;
-use shootdown::target::aarch64::insn::*;
+use shootdown::isa::aarch64::insn::*;
 
 fn cs() -> Capstone {
     Capstone::new()

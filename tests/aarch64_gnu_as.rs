@@ -12,7 +12,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::*;
-use shootdown::target::aarch64::insn::*;
+use shootdown::isa::aarch64::insn::*;
 
 fn tool(var: &str, default: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| default.to_string())

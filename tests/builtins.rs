@@ -11,7 +11,7 @@
 use crate::support;
 
 use shootdown::ir::expr::{BinOp, Func};
-use shootdown::target::Target;
+use shootdown::isa::Target;
 use shootdown::verify::interp::World;
 use shootdown::verify::trace;
 use std::io::Write;

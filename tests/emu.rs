@@ -11,7 +11,7 @@ use shootdown::emu::{
     Arch, EmuError, Event, EventKind, InsnClass, MmioRegion, Outcome, Program, RamRegion, Request,
     ScriptedRead,
 };
-use shootdown::target::Target;
+use shootdown::isa::Target;
 
 /// The target whose emulator runs `arch`'s code.
 fn target_of(arch: Arch) -> Target {

@@ -11,10 +11,10 @@ use crate::power_common as power;
 use crate::riscv64_common as riscv64;
 use crate::x86_64_common as x86_64;
 
-use shootdown::target::aarch64::insn as a64;
-use shootdown::target::power::insn as ppc;
-use shootdown::target::riscv64::insn as rv;
-use shootdown::target::x86_64::insn as x86;
+use shootdown::isa::aarch64::insn as a64;
+use shootdown::isa::power::insn as ppc;
+use shootdown::isa::riscv64::insn as rv;
+use shootdown::isa::x86_64::insn as x86;
 
 fn power_table(file: &str, big: bool) {
     let ours = power::table_sections()

@@ -14,7 +14,7 @@
 use crate::support;
 
 use shootdown::ir::Program;
-use shootdown::target::Target;
+use shootdown::isa::Target;
 use shootdown::verify::interp::World;
 use shootdown::verify::trace::{self, Kind, Trace};
 use shootdown::Options;

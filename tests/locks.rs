@@ -6,7 +6,7 @@
 
 use crate::support;
 
-use shootdown::target::mach::MachFunc;
+use shootdown::isa::mach::MachFunc;
 use shootdown::Target;
 use std::collections::HashMap;
 use std::process::Command;

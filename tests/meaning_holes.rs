@@ -582,7 +582,7 @@ fn release_after_mmio_is_a_full_sync_on_power() {
             // spin only loads).
             let rel = insns
                 .iter()
-                .rposition(|l| l.class == shootdown::target::mach::InsnClass::Store)
+                .rposition(|l| l.class == shootdown::isa::mach::InsnClass::Store)
                 .unwrap();
             match target {
                 Target::Power64 | Target::Power64le => {

@@ -360,7 +360,7 @@ struct Mutant {
 /// weakened (the next weaker barrier of tests/support/arch.rs, as the
 /// text the trace records: the litmus export and the trace check read
 /// the executed instruction's text).
-fn mutants(c: &shootdown::codegen::Compiled, machine: shootdown::target::Machine) -> Vec<Mutant> {
+fn mutants(c: &shootdown::codegen::Compiled, machine: shootdown::isa::Machine) -> Vec<Mutant> {
     let arch = crate::support::arch(c.target);
     let mut out = Vec::new();
     for (f, k, text) in crate::order_proof::placed(c) {

@@ -24,7 +24,7 @@ use refcmp::{
     cases, compile, difference, gen_lines, link, lower_poll_limits, order_violations, prepare, run,
     Ev, Exe, Limit, Observed, Side, LOW_LIMIT,
 };
-use shootdown::target::Machine;
+use shootdown::isa::Machine;
 use shootdown::Target;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};

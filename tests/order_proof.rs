@@ -4,7 +4,7 @@
 //! no tolerance for a missing barrier on any path, reached or not).
 
 use shootdown::codegen::{Compiled, Options};
-use shootdown::target::mach::InsnClass;
+use shootdown::isa::mach::InsnClass;
 use shootdown::verify::order_proof::{prove, Violation};
 use shootdown::Target;
 

@@ -22,7 +22,7 @@
 #![cfg(feature = "emu")]
 
 use shootdown::codegen::{Compiled, Options};
-use shootdown::target::mach::InsnClass;
+use shootdown::isa::mach::InsnClass;
 use shootdown::verify::interp::{self, World};
 use shootdown::verify::order_proof::{check_path, prove, Step};
 use shootdown::verify::{order_check, trace, Report};

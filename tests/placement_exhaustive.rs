@@ -10,8 +10,8 @@
 use proptest::prelude::*;
 use shootdown::ir::order::{Class, Edge};
 use shootdown::ir::{OpId, Program, Stmt};
+use shootdown::isa::Target;
 use shootdown::passes::{self, barriers, cover::CoverConfig};
-use shootdown::target::Target;
 
 #[derive(Clone, Debug)]
 enum S {

@@ -22,7 +22,7 @@
 use crate::power_common as common;
 
 use capstone::prelude::*;
-use shootdown::target::power::insn::{assemble, Insn, Label, RegStyle};
+use shootdown::isa::power::insn::{assemble, Insn, Label, RegStyle};
 use std::collections::HashMap;
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 use crate::encodings_table as table;
 use crate::power_common as common;
 
-use shootdown::target::power::insn::{assemble, Insn, RegStyle};
+use shootdown::isa::power::insn::{assemble, Insn, RegStyle};
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -19,7 +19,7 @@
 
 use crate::support;
 
-use shootdown::target::Target;
+use shootdown::isa::Target;
 use std::path::PathBuf;
 use std::process::Command;
 use support::{asm_text, compile_spec, header_text, run, scratch};

@@ -23,7 +23,7 @@ use crate::riscv64_common as common;
 
 use capstone::Capstone;
 use common::*;
-use shootdown::target::riscv64::insn::*;
+use shootdown::isa::riscv64::insn::*;
 use shootdown::Target;
 
 /// The backend's own disassembler setup (what `verify` uses).

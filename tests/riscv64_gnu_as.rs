@@ -13,8 +13,8 @@ use crate::riscv64_common as common;
 use crate::support;
 
 use common::*;
-use shootdown::target::riscv64::encode::{branch_fits, encode, relax};
-use shootdown::target::riscv64::insn::*;
+use shootdown::isa::riscv64::encode::{branch_fits, encode, relax};
+use shootdown::isa::riscv64::insn::*;
 use shootdown::Target;
 use std::collections::HashSet;
 use std::process::Command;

@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use shootdown::target::Target;
+use shootdown::isa::Target;
 use shootdown::verify::interp::World;
 use shootdown::verify::trace::{self, Kind, Trace};
 use support::compile_spec;

@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use shootdown::target::Target;
+use shootdown::isa::Target;
 use support::{asm_text, compile_spec, header_text, run_harness};
 
 const SPEC: &str = "examples/vtd_iotlb.inv";

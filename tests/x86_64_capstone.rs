@@ -21,7 +21,7 @@
 use crate::x86_64_common as common;
 
 use capstone::prelude::*;
-use shootdown::target::x86_64::insn::*;
+use shootdown::isa::x86_64::insn::*;
 use std::collections::HashMap;
 
 fn cs() -> Capstone {

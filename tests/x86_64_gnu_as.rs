@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use shootdown::target::x86_64::insn::*;
+use shootdown::isa::x86_64::insn::*;
 
 use common::*;
 use table::hex;

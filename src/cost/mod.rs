@@ -28,11 +28,11 @@ pub use measure::{measure, Dynamic, MeasureError};
 pub use table::table;
 
 use crate::ir::{Costs, CoverMode, DevId, Instances, Program, Seq, Stmt};
+use crate::isa::Target;
 use crate::model::Counts;
 use crate::passes::cover::CoverConfig;
 use crate::passes::Pass;
 use crate::spec::diag::Diag;
-use crate::target::Target;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 

@@ -1,9 +1,9 @@
 //! `.S` text for one target, through askama templates.
 
 use crate::codegen::{Compiled, Options, Style};
-use crate::target::file::{FileView, FuncView};
-use crate::target::mach::MachFunc;
-use crate::target::Target;
+use crate::isa::file::{FileView, FuncView};
+use crate::isa::mach::MachFunc;
+use crate::isa::Target;
 
 /// Function body lines, each preceded by a newline: a comment whenever
 /// the source statement changes, labels flush left, instructions

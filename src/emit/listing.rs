@@ -2,7 +2,7 @@
 //! own text, so a reader sees both what we meant and what the bytes say.
 
 use crate::codegen::Compiled;
-use crate::target::Target;
+use crate::isa::Target;
 use capstone::prelude::*;
 use std::fmt::Write;
 
@@ -73,7 +73,7 @@ pub fn render(c: &Compiled) -> String {
     out
 }
 
-fn insn_len(target: Target, f: &crate::target::mach::MachFunc, off: u32) -> usize {
+fn insn_len(target: Target, f: &crate::isa::mach::MachFunc, off: u32) -> usize {
     target.backend().fixed_insn_len().unwrap_or_else(|| {
         let next = f.insns().map(|l| l.offset).filter(|&o| o > off).min();
         next.map(|n| (n - off) as usize)

@@ -2,8 +2,8 @@
 
 use crate::codegen::{self, Compiled, Options};
 use crate::ir::Program;
+use crate::isa::Target;
 use crate::spec::diag::Diag;
-use crate::target::Target;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {

@@ -1,7 +1,7 @@
 //! Static counts per sequence (`shootdown stats --json`, DESIGN "Outputs").
 
 use crate::codegen::Compiled;
-use crate::target::mach::InsnClass;
+use crate::isa::mach::InsnClass;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -55,7 +55,7 @@ pub fn collect(c: &Compiled) -> Vec<SeqStats> {
 /// with their option (`dsb ish` waits for TLBIs, `dsb ishst` only orders
 /// stores: different barriers), others by mnemonic (register operands,
 /// as in a locked `cmpxchg`, are not part of the kind).
-pub fn barrier_kind(l: &crate::target::mach::Line) -> String {
+pub fn barrier_kind(l: &crate::isa::mach::Line) -> String {
     match l.mnemonic {
         "dmb" | "dsb" => {
             let mut words = l.text.split_whitespace();

@@ -13,7 +13,7 @@
 //! This runner knows no architecture: each target says how its code runs
 //! (unicorn mode, registers, ABI entry, the decoding of what traps) in its
 //! `emu.rs`, as an [`EmuTarget`] its backend hands out
-//! (`Backend::emu` in `crate::target`).
+//! (`Backend::emu` in `crate::isa`).
 //!
 //! Workarounds for Unicorn 2.1 quirks that this module relies on (the
 //! targets' own are in their `emu.rs`):

@@ -1,6 +1,6 @@
 //! The shape of a per-target barrier table, and [`Barrier`], the handle
 //! the IR and LIR hold for one of its entries. The tables themselves are
-//! each target's (`crate::target::<arch>::barriers`).
+//! each target's (`crate::isa::<arch>::barriers`).
 //!
 //! Each target's table is the one source of what a barrier is: its name
 //! (as the spec and the assembly spell it), what it orders, what it costs

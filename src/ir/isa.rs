@@ -1,6 +1,6 @@
 //! What checking and the ordering model ask of the instruction sets,
 //! without naming them: each target registers one [`Isa`] in [`ISAS`]
-//! (`crate::target` does, one line per target), and the IR looks them up
+//! (`crate::isa` does, one line per target), and the IR looks them up
 //! by name. The IR sits below the targets (they lower it), so this is the
 //! only way it may learn, say, which target a `via tlbie` belongs to.
 
@@ -12,7 +12,7 @@ pub trait Isa: Sync {
     /// The name a spec's `target` line uses (`aarch64`).
     fn name(&self) -> &'static str;
     /// Where it comes in lists and lookups (the order of
-    /// `crate::target::Target::ALL`): registration order is the linker's.
+    /// `crate::isa::Target::ALL`): registration order is the linker's.
     fn rank(&self) -> usize;
     fn big_endian(&self) -> bool;
     /// Does it have CPU families a spec names with `machine`?

@@ -5,7 +5,7 @@
 //! prs=1 r=1`, `sinval.vma x0`), and the IR keeps that text because one
 //! checked IR serves every target on the spec's target line. The text is
 //! checked once per sequence, where the LIR is built for one target
-//! (`codegen::resolve_invalidations`, through `crate::target::Target::invalidation`):
+//! (`codegen::resolve_invalidations`, through `crate::isa::Target::invalidation`):
 //! the target's backend parses it into its own typed operation and wraps
 //! that here. Each lowering reads the operation back with
 //! [`Invalidation::op`] and so parses no names and has no error path.

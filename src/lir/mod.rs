@@ -4,7 +4,7 @@
 //! `lower` turns an allocated LIR function into its own instructions.
 
 pub mod bittest;
-pub mod build;
+pub mod builder;
 pub mod invalidation;
 pub mod jumps;
 pub mod regalloc;

@@ -34,7 +34,7 @@ use crate::ir::OpId;
 use crate::verify::trace::Trace;
 use serde::Serialize;
 
-pub use crate::target::litmus::{Dialect, Lowered, Side, Tlbi};
+pub use crate::isa::litmus::{Dialect, Lowered, Side, Tlbi};
 
 /// One litmus test.
 #[derive(Clone, Debug, Serialize)]

@@ -17,7 +17,7 @@ use super::{herd_name, is_boundary, render, Test};
 use crate::codegen::Compiled;
 use crate::ir::order::{Class, Edge};
 use crate::ir::OpId;
-use crate::target::litmus::{Dialect, Side};
+use crate::isa::litmus::{Dialect, Side};
 use std::collections::BTreeMap;
 
 /// Values the observer stores: above every store value of P0.

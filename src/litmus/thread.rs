@@ -3,7 +3,7 @@
 //! dialect for one test.
 
 use crate::ir::OpId;
-use crate::target::litmus::{Dialect, Lowered, Side};
+use crate::isa::litmus::{Dialect, Lowered, Side};
 use crate::verify::trace::{Kind, Trace};
 use std::collections::BTreeMap;
 

@@ -13,7 +13,7 @@
 use super::thread::{render_p0, Ctx, Regs, Step, Steps};
 use super::{herd_name, render, Test};
 use crate::ir::{OpId, Seq};
-use crate::target::litmus::{Dialect, Side, Tlbi};
+use crate::isa::litmus::{Dialect, Side, Tlbi};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 

@@ -17,10 +17,10 @@
 
 use crate::ir::order::Edge;
 use crate::ir::{BarrierName, Instances, Mapping, OpId, Origin, Program, Seq, Stmt};
+use crate::isa::barriers::{Barrier, BarrierKind};
+use crate::isa::Target;
 use crate::spec::ast::Scope;
 use crate::spec::diag::Diag;
-use crate::target::barriers::{Barrier, BarrierKind};
-use crate::target::Target;
 use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Clone, Debug)]

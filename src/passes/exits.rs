@@ -20,8 +20,8 @@
 
 use crate::ir::order::Class;
 use crate::ir::{BarrierName, ExitBarriers, MemOp, Origin, Seq, Stmt};
-use crate::target::barriers::{Barrier, BarrierKind};
-use crate::target::Target;
+use crate::isa::barriers::{Barrier, BarrierKind};
+use crate::isa::Target;
 
 /// Invalidation classes that may be incomplete, as a bit set over
 /// [`Class::ALL`].
@@ -44,7 +44,7 @@ impl Pending {
 }
 
 /// Give every early exit of `seq` the completion barriers it needs.
-pub fn run(seq: &mut Seq, target: Target, machine: crate::target::Machine) {
+pub fn run(seq: &mut Seq, target: Target, machine: crate::isa::Machine) {
     if !seq
         .orders
         .iter()

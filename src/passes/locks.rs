@@ -6,12 +6,12 @@
 
 use crate::ir::order::Class;
 use crate::ir::{MemRef, ReleaseOrder, Seq};
-use crate::target::barriers::Barrier;
-use crate::target::{Machine, Target};
+use crate::isa::barriers::Barrier;
+use crate::isa::{Machine, Target};
 
 /// The cheapest barrier of `target`'s table that orders every pair.
 pub fn cheapest(target: Target, machine: Machine, pairs: &[(Class, Class)]) -> Option<Barrier> {
-    crate::target::cheapest(target.table(machine), pairs)
+    crate::isa::cheapest(target.table(machine), pairs)
 }
 
 /// The barrier (if any) a release of `order` needs before its store.

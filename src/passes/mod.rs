@@ -17,8 +17,8 @@ pub mod schedule;
 pub mod weaken_release;
 
 use crate::ir::{Program, Seq};
+use crate::isa::Target;
 use crate::spec::diag::Diag;
-use crate::target::Target;
 
 /// What a pass sees: the program (devices, granules, source; not the
 /// other sequences) and the target. Every pass has the one signature

@@ -5,9 +5,9 @@
 
 use super::Cx;
 use crate::ir::{BarrierName, MemOp, MemRef, Origin, Seq, Stmt};
+use crate::isa::barriers::Barrier;
+use crate::isa::{Machine, Target};
 use crate::spec::diag::Diag;
-use crate::target::barriers::Barrier;
-use crate::target::{Machine, Target};
 
 pub fn run(cx: &Cx, seq: &mut Seq) -> Result<(), Diag> {
     super::barriers::place_naive(cx.prog, seq, cx.target)?;

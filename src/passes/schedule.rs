@@ -10,8 +10,8 @@
 //! the source order stands.
 
 use crate::ir::{DevId, OpId, Program, Seq, Stmt};
+use crate::isa::Target;
 use crate::passes::barriers;
-use crate::target::Target;
 
 pub const MAX_UNITS: usize = 8;
 

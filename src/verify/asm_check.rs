@@ -2,7 +2,7 @@
 
 use super::Report;
 use crate::codegen::Compiled;
-use crate::target::Target;
+use crate::isa::Target;
 use std::process::Command;
 
 /// The cross compiler driver that assembles our `.S` (plain, no flags).

@@ -16,8 +16,8 @@ use crate::codegen::{self, Options};
 use crate::ir::Program;
 #[cfg(feature = "emu")]
 use crate::ir::Stmt;
+use crate::isa::Target;
 use crate::spec::diag::Diag;
-use crate::target::Target;
 pub use worlds::worlds;
 
 #[derive(Default, Debug)]

@@ -7,8 +7,8 @@ use super::trace::{Kind, Trace};
 use super::Report;
 use crate::ir::order::Edge;
 use crate::ir::{OpId, Program, Seq};
+use crate::isa::{barriers, Target};
 use crate::spec::ast::Scope;
-use crate::target::{barriers, Target};
 use std::collections::BTreeMap;
 
 type Key = (usize, u64);

@@ -29,11 +29,11 @@
 use crate::codegen::Compiled;
 use crate::ir::order::{class_of, Class, Edge};
 use crate::ir::{DevId, MemOp, OpId, Program, RegId, Seq, Stmt};
+use crate::isa::barriers::{self, BarrierKind};
+use crate::isa::mach::{Flow, InsnClass, MachFunc};
+use crate::isa::Target;
 use crate::spec::ast::Scope;
 use crate::spec::diag::Span;
-use crate::target::barriers::{self, BarrierKind};
-use crate::target::mach::{Flow, InsnClass, MachFunc};
-use crate::target::Target;
 use rustc_hash::FxHashMap;
 
 /// Which accesses a rule's earlier side is.

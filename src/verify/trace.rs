@@ -7,10 +7,10 @@ use crate::codegen::Compiled;
 use crate::emu::{self, Arch, MmioRegion, RamRegion, Request, ScriptedRead};
 use crate::ir::expr::field_mask;
 use crate::ir::{DevId, Instances, OpId, Program, RegId, Seq};
+use crate::isa::mach::{InsnClass, Line, MachFunc};
+use crate::isa::Target;
 use crate::lir::ArgKind;
 use crate::spec::ast::Endian;
-use crate::target::mach::{InsnClass, Line, MachFunc};
-use crate::target::Target;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! Shared instruction corpus for the oracle tests (GNU as and capstone).
 #![allow(dead_code)]
 
-use shootdown::target::aarch64::insn::*;
+use shootdown::isa::aarch64::insn::*;
 
 pub const ALL_SIZES: [Size; 4] = [Size::B, Size::H, Size::W, Size::X];
 pub const ALL_CONDS: [Cond; 12] = [

@@ -1,7 +1,7 @@
 //! Shared instruction corpus for the external-oracle tests (gnu_as, capstone).
 #![allow(dead_code)] // each test binary uses a subset
 
-use shootdown::target::power::insn::{Cond, Insn, Label, RegStyle};
+use shootdown::isa::power::insn::{Cond, Insn, Label, RegStyle};
 
 /// Register triples: edge registers 0 and 31 in every slot, plus mixed ones
 /// so that swapped fields (e.g. RS vs RA in X-form logicals) are caught.
@@ -200,7 +200,7 @@ pub fn long_branches() -> Vec<Insn> {
 /// register both ways, both wrteei values.
 #[rustfmt::skip]
 pub fn book3e_corpus() -> Vec<Insn> {
-    use shootdown::target::power::insn::Spr;
+    use shootdown::isa::power::insn::Spr;
     use Insn::*;
     let mut v = Vec::new();
     for (i, &(a, b, c)) in R.iter().enumerate() {

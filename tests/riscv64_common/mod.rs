@@ -2,7 +2,7 @@
 //! capstone) and its encoding table.
 #![allow(dead_code)]
 
-use shootdown::target::riscv64::insn::*;
+use shootdown::isa::riscv64::insn::*;
 
 pub fn label_name(l: Label) -> String {
     format!(".Ltgt{l}")

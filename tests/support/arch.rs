@@ -6,7 +6,7 @@
 //! [`arch`]; a new target adds one entry here (`every_target_has_test_data`
 //! checks that every registered target has one).
 
-use shootdown::target::Machine;
+use shootdown::isa::Machine;
 use shootdown::Target;
 
 pub struct TestArch {

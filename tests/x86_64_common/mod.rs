@@ -4,7 +4,7 @@
 //! around the rel8/rel32 limit.
 #![allow(dead_code)] // each test binary uses a subset
 
-use shootdown::target::x86_64::insn::*;
+use shootdown::isa::x86_64::insn::*;
 
 pub const ALL_SIZES: [Size; 4] = [Size::B, Size::W, Size::D, Size::Q];
 pub const ALL_CONDS: [Cond; 12] = [

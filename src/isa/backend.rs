@@ -1,0 +1,184 @@
+//! What a target provides, as one trait (cranelift's `MachBackend` is the
+//! model): its names and ABI, its memory model (barrier table, implicit
+//! orders, what locks need), its code generation and file template, and
+//! what the checks need to read its code back (disassembler, aliases,
+//! emulator). [`super::Target::backend`] is the one registration point;
+//! the rest of the crate asks the backend instead of matching on targets.
+
+use super::barriers::{Barrier, BarrierKind};
+use super::invalidation::Invalidation;
+use super::mach::MachFunc;
+use super::Machine;
+use crate::ir::feature::Patching;
+use crate::ir::order::Class;
+use crate::ir::ReleaseOrder;
+use crate::isa::file::FileView;
+use crate::isa::style::Style;
+use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::Func;
+
+/// What a target is, as data: its names, its ABI's registers and its
+/// memory model. The [`Backend`] methods that only read one of these are
+/// given once, by the trait.
+pub struct Description {
+    /// `--target` name.
+    pub name: &'static str,
+    /// GNU triple prefix of the cross toolchain that reads our `.S`.
+    pub triple: &'static str,
+    /// Argument and allocatable registers of the target's ABI.
+    pub regs: &'static RegFile,
+    /// The barrier table (POWER: Book III-S's; [`Backend::table`] picks
+    /// the table of a CPU family).
+    pub barriers: &'static [BarrierKind],
+    /// Does the memory model order `from` before `to` without any
+    /// barrier? (See [`Backend::orders_implicitly`].)
+    pub implicit: fn(from: Class, to: Class, same_strong_device: bool) -> bool,
+}
+
+pub trait Backend: Sync {
+    /// The target's names, registers and memory model.
+    fn description(&self) -> &Description;
+
+    /// `--target` name.
+    fn name(&self) -> &'static str {
+        self.description().name
+    }
+    /// GNU triple prefix of the cross toolchain that reads our `.S`.
+    fn triple(&self) -> &'static str {
+        self.description().triple
+    }
+    fn big_endian(&self) -> bool {
+        false
+    }
+    /// Do byte-reversed loads and stores take only base + index (no
+    /// displacement)?
+    fn swap_is_indexed(&self) -> bool {
+        false
+    }
+    /// Argument and allocatable registers of the target's ABI.
+    fn regfile(&self) -> &'static RegFile {
+        self.description().regs
+    }
+
+    /// Lower an allocated LIR function to this target's machine code.
+    fn codegen(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        style: Style,
+        machine: Machine,
+    ) -> Result<MachFunc, String>;
+    /// The `.S` file around the functions.
+    fn render_file(&self, v: &FileView) -> Result<String, askama::Error>;
+
+    /// Does this target have CPU families (`machine NAME`)?
+    fn has_machines(&self) -> bool {
+        false
+    }
+    /// The CPU invalidation `name` with `n` register operands, checked
+    /// and parsed into this target's typed operation on `machine`; the
+    /// error says why the target cannot lower it.
+    fn invalidation(&self, machine: Machine, name: &str, n: usize) -> Result<Invalidation, String>;
+    /// The ordering class of this target's CPU invalidation `mnemonic`
+    /// (the IR name's first word) where it is not the default
+    /// [`Class::TlbInvalidate`] (broadcast, complete after the target's
+    /// completion barrier): a CPU-local or ERAT invalidation.
+    fn invalidate_class(&self, _mnemonic: &str) -> Option<Class> {
+        None
+    }
+    /// Does the granule `via NAME` (as the parser folds it: `tlbi
+    /// vale1is`, `tlbie ric=0 prs=1 r=1`) name one of this target's CPU
+    /// invalidation instructions?
+    fn via_insn(&self, _name: &str) -> bool {
+        false
+    }
+    /// Is a feature patched this way (`cap`) one this target's kernel
+    /// patches at boot?
+    fn patches(&self, p: Patching) -> bool;
+
+    /// The barrier table on `machine`.
+    fn table(&self, _machine: Machine) -> &'static [BarrierKind] {
+        self.description().barriers
+    }
+    /// Does the memory model order `from` before `to` without any barrier?
+    /// `same_strong_device`: both accesses go to one device instance mapped
+    /// with the strong (default) attributes.
+    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool {
+        (self.description().implicit)(from, to, same_strong_device)
+    }
+    /// The barrier (if any) a release of `order` needs before its store:
+    /// by default the cheapest that orders what the critical section did
+    /// before it, device accesses included for [`ReleaseOrder::Device`].
+    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<Barrier> {
+        use Class::*;
+        let pairs: &[(Class, Class)] = match order {
+            ReleaseOrder::Full => &[(NormalLoad, NormalStore), (NormalStore, NormalStore)],
+            ReleaseOrder::StoresOnly => &[(NormalStore, NormalStore)],
+            ReleaseOrder::Device => &[
+                (NormalLoad, NormalStore),
+                (NormalStore, NormalStore),
+                (DevLoad, NormalStore),
+                (DevStore, NormalStore),
+            ],
+        };
+        super::cheapest(self.table(machine), pairs)
+    }
+    /// The barrier after a lock is taken.
+    fn acquire_barrier(&self, machine: Machine) -> Option<Barrier>;
+    /// How a reservation window of `width` bits is written, for notes.
+    fn reservation_window(&self, width: u32) -> String;
+    /// What `naive-barriers` puts before a reload of a location already
+    /// read: the cheapest load->load barrier, where the model needs one.
+    fn reload_barrier(&self, machine: Machine) -> Option<Barrier> {
+        super::cheapest(
+            self.table(machine),
+            &[(Class::NormalLoad, Class::NormalLoad)],
+        )
+    }
+
+    /// Symbol of a function's first instruction in the object file.
+    fn code_symbol(&self, symbol: &str) -> String {
+        symbol.to_string()
+    }
+    /// Capstone set up for this target's code.
+    fn disassembler(&self) -> Result<capstone::Capstone, String>;
+    /// Instruction length when fixed.
+    fn fixed_insn_len(&self) -> Option<usize> {
+        Some(4)
+    }
+    /// Our mnemonic and the aliases capstone may print for it.
+    fn capstone_aliases(&self) -> &'static [(&'static str, &'static [&'static str])] {
+        &[]
+    }
+    /// Does capstone print AT&T size suffixes (`movq` for our `mov`)?
+    fn capstone_size_suffixes(&self) -> bool {
+        false
+    }
+    /// Where control goes after an instruction capstone decoded as
+    /// `mnemonic op_str` at byte offset `at` (this target's branch
+    /// spellings: capstone's instruction groups differ between
+    /// architectures, RISC-V `j` is a "call" there).
+    fn capstone_flow(&self, mnemonic: &str, op_str: &str, at: u64) -> super::mach::Flow;
+    /// Instructions capstone 0.14 does not decode (pinned in tests).
+    fn capstone_gap(&self, _mnemonic: &str) -> bool {
+        false
+    }
+    /// The operands of this target's CPU invalidation `insn` (as the
+    /// trace prints it) decoded by field, for `trace`:
+    /// `va=0x400000 asid=0x1 ttl=0`.
+    fn decode_invalidation(&self, _insn: &str, _operands: &[u64]) -> Option<String> {
+        None
+    }
+    /// How herd7's litmus tests spell this target's accesses and barriers
+    /// (its `litmus.rs`; docs/memory-model.md).
+    fn litmus(&self) -> &'static dyn crate::isa::litmus::Dialect;
+    /// How the emulator runs this target's code (its `emu.rs`).
+    #[cfg(feature = "emu")]
+    fn emu(&self) -> &dyn crate::emu::EmuTarget;
+    /// The emulator's architecture for this target's code.
+    #[cfg(feature = "emu")]
+    fn emu_arch(&self) -> crate::emu::Arch {
+        self.emu().arch()
+    }
+}

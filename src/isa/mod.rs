@@ -1,0 +1,231 @@
+//! Targets: per-architecture instruction sets, barrier tables, lowering
+//! and ABI. Each target directory is cut like cranelift's `isa/<arch>`:
+//! `insn` (encoding + text), `barriers` (memory-model table), `lower`
+//! (LIR -> instructions), and the file templates live in `templates/`.
+
+pub mod aarch64;
+pub mod backend;
+pub mod barriers;
+pub mod file;
+pub mod hweight;
+pub use crate::lir::invalidation;
+pub mod litmus;
+pub mod mach;
+pub mod power;
+pub mod riscv64;
+pub mod scaffold;
+pub mod style;
+#[cfg(test)]
+pub(crate) mod test_values;
+pub mod x86_64;
+
+use crate::ir::order::Class;
+use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::Func;
+pub use backend::Backend;
+use mach::MachFunc;
+use std::fmt;
+use style::Style;
+
+pub use crate::lir::builder::MAX_ARGS;
+
+pub use crate::ir::Machine;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    Power64,
+    Power64le,
+    Aarch64,
+    X86_64,
+    Riscv64,
+}
+
+impl Target {
+    pub const ALL: [Target; 5] = [
+        Target::Power64,
+        Target::Power64le,
+        Target::Aarch64,
+        Target::X86_64,
+        Target::Riscv64,
+    ];
+
+    /// What a spec without a (known) `target` line is built for: the
+    /// seeds' first architecture.
+    pub const DEFAULT: Target = Target::Power64;
+
+    /// The registration point: the one place that names each target's
+    /// backend.
+    pub fn backend(self) -> &'static dyn Backend {
+        match self {
+            Target::Power64 => &power::BE,
+            Target::Power64le => &power::LE,
+            Target::Aarch64 => &aarch64::BACKEND,
+            Target::X86_64 => &x86_64::BACKEND,
+            Target::Riscv64 => &riscv64::BACKEND,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.backend().name()
+    }
+
+    pub fn from_name(s: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == s)
+    }
+
+    pub fn big_endian(self) -> bool {
+        self.backend().big_endian()
+    }
+
+    /// GNU triple prefix of the cross toolchain that reads our `.S`.
+    pub fn triple(self) -> &'static str {
+        self.backend().triple()
+    }
+
+    /// Argument and allocatable registers of the target's ABI.
+    pub fn regfile(self) -> &'static RegFile {
+        self.backend().regfile()
+    }
+
+    /// Lower an allocated LIR function to this target's machine code.
+    pub fn codegen(
+        self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        style: Style,
+        machine: Machine,
+    ) -> Result<MachFunc, String> {
+        self.backend().codegen(f, alloc, symbol, style, machine)
+    }
+
+    /// The CPU invalidation `name` with `n` register operands, checked
+    /// for this target on `machine` (POWER's families differ) and typed
+    /// for its lowering. The error says why the target cannot lower it.
+    pub fn invalidation(
+        self,
+        m: Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<invalidation::Invalidation, String> {
+        self.backend().invalidation(m, name, n)
+    }
+
+    /// The barrier table of this target on `machine` (POWER Book III-E
+    /// has its own; other targets ignore it).
+    pub fn table(self, m: Machine) -> &'static [barriers::BarrierKind] {
+        self.backend().table(m)
+    }
+
+    pub fn barriers(self) -> &'static [barriers::BarrierKind] {
+        self.table(Machine::Book3s)
+    }
+
+    /// Does the memory model order `from` before `to` without any barrier?
+    /// `same_strong_device`: both accesses go to one device instance mapped
+    /// with the strong (default) attributes.
+    pub fn orders_implicitly(self, from: Class, to: Class, same_strong_device: bool) -> bool {
+        self.backend()
+            .orders_implicitly(from, to, same_strong_device)
+    }
+}
+
+/// The cheapest barrier of `table` that orders every pair.
+pub fn cheapest(
+    table: &'static [barriers::BarrierKind],
+    pairs: &[(Class, Class)],
+) -> Option<barriers::Barrier> {
+    table
+        .iter()
+        .filter(|b| pairs.iter().all(|&(a, c)| b.covers(a, c)))
+        .min_by_key(|b| b.cost)
+        .map(barriers::Barrier::of)
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A target as the IR asks about it ([`crate::ir::isa`]).
+struct FrontEnd(Target);
+
+impl crate::ir::isa::Isa for FrontEnd {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn rank(&self) -> usize {
+        Target::ALL
+            .iter()
+            .position(|t| *t == self.0)
+            .unwrap_or(usize::MAX)
+    }
+    fn big_endian(&self) -> bool {
+        self.0.big_endian()
+    }
+    fn has_machines(&self) -> bool {
+        self.0.backend().has_machines()
+    }
+    fn via_insn(&self, name: &str) -> bool {
+        self.0.backend().via_insn(name)
+    }
+    fn check_invalidation(&self, machine: Machine, name: &str, n: usize) -> Result<(), String> {
+        self.0.backend().invalidation(machine, name, n).map(|_| ())
+    }
+    fn invalidate_class(&self, mnemonic: &str) -> Option<Class> {
+        self.0.backend().invalidate_class(mnemonic)
+    }
+}
+
+// One registration per target: what the IR finds in `ir::isa::ISAS`.
+#[linkme::distributed_slice(crate::ir::isa::ISAS)]
+static POWER64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Power64);
+#[linkme::distributed_slice(crate::ir::isa::ISAS)]
+static POWER64LE: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Power64le);
+#[linkme::distributed_slice(crate::ir::isa::ISAS)]
+static AARCH64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Aarch64);
+#[linkme::distributed_slice(crate::ir::isa::ISAS)]
+static X86_64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::X86_64);
+#[linkme::distributed_slice(crate::ir::isa::ISAS)]
+static RISCV64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Riscv64);
+
+/// What building a target's LIR asks of it.
+impl crate::lir::builder::BuildTarget for Target {
+    fn regfile(&self) -> &'static RegFile {
+        Target::regfile(*self)
+    }
+    fn big_endian(&self) -> bool {
+        Target::big_endian(*self)
+    }
+    fn swap_is_indexed(&self) -> bool {
+        self.backend().swap_is_indexed()
+    }
+    fn acquire_barrier(&self, m: Machine) -> Option<barriers::Barrier> {
+        self.backend().acquire_barrier(m)
+    }
+    fn release_barrier(
+        &self,
+        m: Machine,
+        order: crate::ir::ReleaseOrder,
+    ) -> Option<barriers::Barrier> {
+        self.backend().release_barrier(m, order)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every target is registered with the IR once, in `ALL`'s order.
+    #[test]
+    fn every_target_is_an_isa_of_the_ir() {
+        let names: Vec<&str> = crate::ir::isa::all().iter().map(|i| i.name()).collect();
+        assert_eq!(names, Target::ALL.map(Target::name));
+        for t in Target::ALL {
+            let isa = crate::ir::isa::by_name(t.name()).unwrap();
+            assert_eq!(isa.big_endian(), t.big_endian());
+            assert_eq!(isa.has_machines(), t.backend().has_machines());
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! POWER CPU invalidation instructions: which spec statements exist on
+//! POWER and what they lower to.
+//!
+//! The IR names carry the instruction fields that are not registers
+//! ([`crate::ir::insn_imm`]): `tlbie ric=R prs=P r=R` with RB and RS as
+//! register operands (ISA 3.0 `tlbie RB,RS,RIC,PRS,R`, Linux
+//! `PPC_TLBIE_5`), likewise `tlbiel`, and `slbia ih=N` with none.
+
+use super::book3e;
+use super::insn::{Insn, Reg};
+use crate::ir::insn_imm;
+use crate::isa::invalidation::Invalidation;
+
+/// A checked POWER invalidation: what an [`Invalidation`] holds on POWER.
+/// Its register operands are as many as the form takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Book III-S (radix) `tlbie`, `tlbiel`, `slbia`.
+    Book3s(Form),
+    /// Book III-E (`machine e6500`) `tlbilx`, `tlbivax`.
+    Book3e(book3e::Form),
+}
+
+impl Op {
+    /// Emit the invalidation with its operands in `regs`; `scratch` is
+    /// the register Book III-E keeps the MSR in.
+    pub fn lower(self, regs: &[Reg], scratch: Reg, e: &mut dyn FnMut(Insn)) {
+        match self {
+            Op::Book3s(f) => e(lower(f, regs)),
+            Op::Book3e(f) => book3e::lower(f, regs, scratch, e),
+        }
+    }
+}
+
+/// A Book III-S invalidation by IR name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    Tlbie { ric: u8, prs: u8, r: u8 },
+    Tlbiel { ric: u8, prs: u8, r: u8 },
+    Slbia { ih: u8 },
+}
+
+fn form(name: &str) -> Result<(Form, usize), String> {
+    let (m, v) = insn_imm::split(name);
+    let b = |i: usize| v.get(i).map(|&x| x as u8);
+    let f = match (m, b(0), b(1), b(2)) {
+        ("tlbie", Some(ric), Some(prs), Some(r)) => (Form::Tlbie { ric, prs, r }, 2),
+        ("tlbiel", Some(ric), Some(prs), Some(r)) => (Form::Tlbiel { ric, prs, r }, 2),
+        ("slbia", Some(ih), None, None) => (Form::Slbia { ih }, 0),
+        _ if name.starts_with("tlbi ") => {
+            return Err(format!(
+                "`{name}` is an AArch64 instruction; POWER invalidates with `tlbie RB, RS, RIC, PRS, R` and `tlbiel`"
+            ))
+        }
+        _ => return Err(format!("POWER has no invalidation `{name}`")),
+    };
+    Ok(f)
+}
+
+/// The Book III-S invalidation `name`, if it takes `n` register operands.
+/// (Checked before lowering, so the error points at the spec statement.)
+pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
+    let (f, takes) = form(name)?;
+    if takes != n {
+        return Err(format!(
+            "`{name}` takes {takes} register operand(s), got {n}"
+        ));
+    }
+    Ok(Invalidation::new(name, Op::Book3s(f)))
+}
+
+/// The instruction for `f` with its operands (RB, RS for the TLB forms)
+/// in registers `regs`.
+fn lower(f: Form, regs: &[Reg]) -> Insn {
+    match f {
+        Form::Tlbie { ric, prs, r } => Insn::Tlbie {
+            rb: regs[0],
+            rs: regs[1],
+            ric,
+            prs,
+            r,
+        },
+        Form::Tlbiel { ric, prs, r } => Insn::Tlbiel {
+            rb: regs[0],
+            rs: regs[1],
+            ric,
+            prs,
+            r,
+        },
+        Form::Slbia { ih } => Insn::Slbia { ih },
+    }
+}
+
+/// What an executed `tlbie`/`tlbiel`'s RB and RS say, for `trace` (Power
+/// ISA v3.0B Book III 6.11.3: RB holds EPN in bits 0:51, IS in 52:53 and
+/// AP in 56:58; RS the PID in bits 0:31 and the LPID in 32:63).
+pub fn decode(insn: &str, operands: &[u64]) -> Option<String> {
+    let m = insn.split_whitespace().next()?;
+    if !matches!(m, "tlbie" | "tlbiel") {
+        return None;
+    }
+    let rb = *operands.first()?;
+    let mut s = format!(
+        "epn={:#x} is={} ap={}",
+        rb & !0xfff,
+        (rb >> 10) & 3,
+        (rb >> 5) & 7
+    );
+    if let Some(rs) = operands.get(1) {
+        s.push_str(&format!(
+            " pid={:#x} lpid={:#x}",
+            rs >> 32,
+            rs & 0xffff_ffff
+        ));
+    }
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms() {
+        assert!(invalidation("tlbie ric=2 prs=1 r=1", 2).is_ok());
+        assert!(invalidation("tlbie ric=2 prs=1 r=1", 1).is_err());
+        assert!(invalidation("slbia ih=3", 0).is_ok());
+        assert!(invalidation("tlbi vale1is", 1)
+            .unwrap_err()
+            .contains("AArch64"));
+        let inv = invalidation("tlbiel ric=0 prs=1 r=1", 2).unwrap();
+        let mut out = Vec::new();
+        inv.op::<Op>().lower(&[4, 5], 0, &mut |i| out.push(i));
+        assert_eq!(
+            out,
+            [Insn::Tlbiel {
+                rb: 4,
+                rs: 5,
+                ric: 0,
+                prs: 1,
+                r: 1
+            }]
+        );
+    }
+}

@@ -1,0 +1,40 @@
+//! riscv64 code generation: lower, relax far branches, encode, lines.
+
+use super::encode::{assemble, relax};
+use super::insn::Insn;
+use super::lower;
+use crate::isa::file::FileView;
+use crate::isa::mach::{bare, mach_func, MachFunc};
+use crate::lir::regalloc::Allocation;
+use crate::lir::Func;
+
+crate::mach_insn!(Insn);
+
+/// Register names are the same in plain and kernel style (the kernel's
+/// riscv `.S` files use ABI names), so the style changes only the frame.
+pub fn codegen(f: &Func, alloc: &Allocation, symbol: &str) -> Result<MachFunc, String> {
+    let lowered = lower::lower(f, alloc).map_err(|e| e.0)?;
+    let insns = relax(lowered.insns, f.nlabels).map_err(|e| e.to_string())?;
+    let plain = bare(&insns);
+    let asm = assemble(&plain).map_err(|e| e.to_string())?;
+    Ok(mach_func(
+        symbol,
+        &insns,
+        asm.bytes,
+        &asm.offsets,
+        &|_, insn: &Insn, name| insn.text(name),
+        plain.iter().find_map(Insn::needs_arch),
+    ))
+}
+
+#[derive(askama::Template)]
+#[template(path = "riscv64.S", escape = "none")]
+struct Riscv64File<'a> {
+    v: &'a FileView<'a>,
+}
+
+/// The whole `.S` file: plain GNU as, or the kernel's `SYM_FUNC_START()`
+/// in Linux style.
+pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
+    crate::isa::file::render_sized(&Riscv64File { v }, v)
+}

@@ -1,0 +1,792 @@
+//! LIR -> x86-64 instructions (SysV ABI).
+//!
+//! ABI: integer arguments in rdi, rsi, rdx, rcx, r8, r9; result in rax;
+//! rax, rcx, rdx, rsi, rdi, r8..r11 are caller-saved. We use those first
+//! and push rbx, r12.. only when they run out; arguments past the sixth are
+//! read from the caller's stack where they are used. r11 is reserved as the scratch
+//! register of this lowering (large immediates, byte-swapped store values,
+//! the right operand of a `sub` whose destination it would clobber, the
+//! zero-case value of `bsr`/`bsf`, popcount's masks, rcx parked around a
+//! shift by cl) and is never handed to the allocator.
+//!
+//! x86 is two-address: `dst = a op b` becomes `mov dst,a; op dst,b`, with
+//! the `mov` left out when `dst == a`. Device registers are mapped UC by
+//! the kernel (`ioremap`), so plain `mov` is the MMIO access.
+
+use super::insn::{Cond, Insn, Label, Reg, Size};
+use crate::ir::expr::BinOp;
+use crate::isa::hweight::{self, Loc, Step};
+use crate::isa::invalidation::Invalidation;
+use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
+
+/// Hardware numbering: 0=rax 1=rcx 2=rdx 6=rsi 7=rdi 8..=r8...
+pub const REGS: RegFile = RegFile {
+    args: &[RDI, RSI, RDX, RCX, R8, R9],
+    pool: &[RAX, R10, R9, R8, RCX, RDX, RSI, RDI],
+    // rbx, r12..r15: pushed at entry and popped before every return when a
+    // sequence needs more than the caller-saved set (rbp is left alone for
+    // frame-pointer unwinders).
+    callee_saved: &[3, 12, 13, 14, 15],
+    reserve: Some(RAX),
+    tied: true,
+};
+
+const RAX: Reg = 0;
+const RCX: Reg = 1;
+const RDX: Reg = 2;
+const RSI: Reg = 6;
+const RDI: Reg = 7;
+const R8: Reg = 8;
+const R9: Reg = 9;
+const R10: Reg = 10;
+const RSP: Reg = 4;
+
+/// `disp(%rsp)` of incoming argument `index` (0-based) when it is passed on
+/// the stack, after `pushed` callee-saved registers were pushed at entry.
+/// SysV psABI 3.2.3: arguments past the six registers are pushed right to
+/// left, so the seventh is at 8(%rsp) on entry, above the return address
+/// (what gcc -O2 reads in a callee: `movq 24(%rsp)` for the ninth).
+fn stack_arg_disp(index: usize, pushed: usize) -> Option<i32> {
+    let slot = index.checked_sub(REGS.args.len())?;
+    i32::try_from(8 * (1 + pushed + slot)).ok()
+}
+
+/// The lowering's scratch register (caller-saved, not an argument).
+pub const SCRATCH: Reg = 11;
+
+/// Lowered function: instructions with their origins (labels included).
+pub struct Lowered {
+    pub insns: Vec<(Insn, Origin)>,
+}
+
+#[derive(Debug)]
+pub struct LowerError(pub String);
+
+fn fits_i32(v: u64) -> bool {
+    i32::try_from(v as i64).is_ok()
+}
+
+/// x86-64's one invalidation, `invlpg` of an address: what an
+/// [`Invalidation`] holds here.
+#[derive(Clone, Copy, Debug)]
+struct Invlpg;
+
+/// The invalidation `name`, if it is `invlpg` with its one address
+/// operand; an error shows the instruction without its immediates.
+pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
+    match (name, n) {
+        ("invlpg", 1) => Ok(Invalidation::new(name, Invlpg)),
+        ("invlpg", n) => Err(format!("`invlpg` takes one address operand, got {n}")),
+        _ => Err(format!(
+            "`{}` is not an x86-64 invalidation instruction",
+            crate::ir::insn_imm::split(name).0
+        )),
+    }
+}
+
+pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
+    let mut out = Lowered { insns: Vec::new() };
+    let cx = Cx {
+        alloc,
+        saved: alloc.used_callee_saved(&REGS),
+        // A shift by a register amount needs it in cl; rcx is kept intact
+        // around it only when some value lives there.
+        rcx_live: alloc.reg.values().any(|&p| p == RCX),
+    };
+    if let Some((_, origin)) = f.insts.first() {
+        for &p in &cx.saved {
+            out.insns.push((Insn::Push { rs: p }, origin.clone()));
+        }
+    }
+    for (inst, origin) in &f.insts {
+        let prev = out.insns.last().map(|(i, _)| i.clone());
+        cx.inst(inst, prev.as_ref(), &mut |i| {
+            out.insns.push((i, origin.clone()))
+        })?;
+    }
+    Ok(out)
+}
+
+/// What lowering one instruction needs to know about its function.
+struct Cx<'a> {
+    alloc: &'a Allocation,
+    /// Callee-saved registers pushed at entry, popped before every return.
+    saved: Vec<Reg>,
+    /// Some value lives in rcx.
+    rcx_live: bool,
+}
+
+impl Cx<'_> {
+    /// The register of `v`; one the allocator never saw is an error, not
+    /// rax.
+    fn r(&self, v: VReg) -> Result<Reg, LowerError> {
+        self.alloc.reg(v).map_err(LowerError)
+    }
+
+    fn operand(&self, b: &Operand) -> Result<Operand2, LowerError> {
+        Ok(match b {
+            Operand::Reg(v) => Operand2::Reg(self.r(*v)?),
+            Operand::Imm(v) => Operand2::Imm(*v),
+        })
+    }
+
+    /// One LIR instruction; `prev` is the instruction emitted just before.
+    fn inst(
+        &self,
+        inst: &Inst,
+        prev: Option<&Insn>,
+        e: &mut dyn FnMut(Insn),
+    ) -> Result<(), LowerError> {
+        let r = |v: &VReg| self.r(*v);
+        match inst {
+            Inst::Arg { dst, index } => {
+                if let Some(disp) = stack_arg_disp(*index, self.saved.len()) {
+                    e(Insn::Load {
+                        size: Size::Q,
+                        rd: r(dst)?,
+                        base: RSP,
+                        index: None,
+                        disp,
+                    });
+                }
+            }
+            Inst::Imm { dst, value } => imm(r(dst)?, *value, e),
+            Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
+            Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e),
+            Inst::Not { dst, src } => {
+                mov(r(dst)?, r(src)?, e);
+                e(Insn::Not { rd: r(dst)? });
+            }
+            Inst::Insert {
+                dst,
+                src,
+                shift,
+                width,
+            } => insert(r(dst)?, r(src)?, *shift, *width, e)?,
+            Inst::Bin { op, dst, a, b } => {
+                bin(*op, r(dst)?, r(a)?, self.operand(b)?, self.rcx_live, e)?
+            }
+            Inst::Load {
+                dst,
+                base,
+                offset,
+                width,
+                swap,
+                ..
+            } => load(r(dst)?, r(base)?, *offset, *width, *swap, e)?,
+            Inst::Store {
+                src,
+                base,
+                offset,
+                width,
+                swap,
+                ..
+            } => store(r(src)?, r(base)?, *offset, *width, *swap, e)?,
+            Inst::Barrier { name } => name.lower(e),
+            Inst::Invalidate { name, operands } => {
+                // The one form: the downcast only checks the target.
+                let &Invlpg = name.op();
+                e(Insn::Invlpg {
+                    base: r(&operands[0])?,
+                });
+            }
+            // No load-reserve on x86-64: a plain load into rax (the
+            // allocator pins it there), and `lock cmpxchg` stores only if
+            // the memory still holds that value.
+            Inst::LoadReserve {
+                dst, base, width, ..
+            } => load(r(dst)?, r(base)?, 0, *width, false, e)?,
+            Inst::StoreCond {
+                src,
+                base,
+                width,
+                expected,
+                retry,
+                ..
+            } => store_cond(r(src)?, r(base)?, *width, r(expected)?, *retry, e)?,
+            // TSO: stores are not reordered with earlier loads or stores.
+            Inst::StoreRelease { src, base, width } => {
+                store(r(src)?, r(base)?, 0, *width, false, e)?
+            }
+            Inst::SpinHint => e(Insn::Pause),
+            Inst::Label(l) => e(Insn::Label(*l)),
+            Inst::Jump(l) => e(Insn::Jmp { target: *l }),
+            Inst::FeatureJump { cap, .. } => {
+                return Err(LowerError(format!(
+                    "x86-64 code is not patched by kernel alternatives (`{cap}`): fix the feature with `--feature NAME=on|off`, or declare it without a capability to test it at run time"
+                )))
+            }
+            Inst::Branch { cmp, a, b, target } => {
+                branch(*cmp, r(a)?, self.operand(b)?, *target, prev, e)
+            }
+            Inst::BranchBit {
+                a,
+                bit,
+                set,
+                target,
+            } => branch_bit(r(a)?, *bit, *set, *target, e),
+            // `sub` leaves CF = borrow and ZF = (a == b): `ja` is a > b.
+            Inst::SubBranchAbove { a, b, target } => {
+                e(Insn::Sub {
+                    rd: r(a)?,
+                    rs: r(b)?,
+                });
+                e(Insn::Jcc {
+                    cond: Cond::A,
+                    target: *target,
+                });
+            }
+            Inst::Ret { value } => {
+                match value {
+                    Operand::Imm(v) => imm(RAX, *v, e),
+                    Operand::Reg(v) => mov(RAX, r(v)?, e),
+                }
+                for &p in self.saved.iter().rev() {
+                    e(Insn::Pop { rd: p });
+                }
+                e(Insn::Ret);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `lock cmpxchg` of a reservation: stores `src` if memory still holds
+/// `expected` (which must be rax), else retries.
+fn store_cond(
+    src: Reg,
+    base: Reg,
+    width: u32,
+    expected: Reg,
+    retry: Label,
+    e: &mut dyn FnMut(Insn),
+) -> Result<(), LowerError> {
+    if expected != RAX {
+        return Err(LowerError(
+            "lock cmpxchg needs the expected value in rax".into(),
+        ));
+    }
+    e(Insn::LockCmpxchg {
+        size: size(width)?,
+        base,
+        disp: 0,
+        src,
+    });
+    e(Insn::Jcc {
+        cond: Cond::Ne,
+        target: retry,
+    });
+    Ok(())
+}
+
+/// Compare (or test) and `jcc`.
+fn branch(
+    cmp: Cmp,
+    ra: Reg,
+    b: Operand2,
+    target: Label,
+    prev: Option<&Insn>,
+    e: &mut dyn FnMut(Insn),
+) {
+    match b {
+        // test a,a clears CF, so Ltu/Geu against 0 come out
+        // right too (never / always taken).
+        // The instruction just before computed `a` and set ZF
+        // from it (`sub $1,%r8; jne`): no test needed.
+        Operand2::Imm(0)
+            if matches!(cmp, Cmp::Eq | Cmp::Ne)
+                && prev.is_some_and(|p| sets_zf_of(p) == Some(ra)) => {}
+        Operand2::Imm(0) => e(Insn::Test { ra, rb: ra }),
+        Operand2::Imm(v) if fits_i32(v) => e(Insn::CmpImm {
+            ra,
+            imm: v as i64 as i32,
+        }),
+        Operand2::Imm(v) => {
+            e(Insn::MovImm {
+                rd: SCRATCH,
+                imm: v,
+            });
+            e(Insn::CmpReg { ra, rb: SCRATCH });
+        }
+        Operand2::Reg(rb) => e(Insn::CmpReg { ra, rb }),
+    }
+    let cond = match cmp {
+        Cmp::Eq => Cond::E,
+        Cmp::Ne => Cond::Ne,
+        Cmp::Ltu => Cond::B,
+        Cmp::Geu => Cond::Ae,
+    };
+    e(Insn::Jcc { cond, target });
+}
+
+/// To `target` when bit `bit` of `ra` is `set`: the sign for bit 63,
+/// `test $imm32` where the bit is in a positive imm32, else `bt` (CF).
+fn branch_bit(ra: Reg, bit: u8, set: bool, target: Label, e: &mut dyn FnMut(Insn)) {
+    let (when_set, when_clear) = match bit {
+        63 => {
+            e(Insn::Test { ra, rb: ra });
+            (Cond::S, Cond::Ns)
+        }
+        0..=30 => {
+            e(Insn::TestImm { ra, imm: 1 << bit });
+            (Cond::Ne, Cond::E)
+        }
+        _ => {
+            e(Insn::Bt { ra, bit });
+            (Cond::B, Cond::Ae)
+        }
+    };
+    let cond = if set { when_set } else { when_clear };
+    e(Insn::Jcc { cond, target });
+}
+
+/// The register whose value an instruction leaves ZF describing, for the
+/// arithmetic forms that set ZF from their result (`not`, `mov`, `imul`
+/// and shifts do not, or not always).
+fn sets_zf_of(i: &Insn) -> Option<Reg> {
+    match *i {
+        Insn::And { rd, .. }
+        | Insn::Or { rd, .. }
+        | Insn::Xor { rd, .. }
+        | Insn::Add { rd, .. }
+        | Insn::Sub { rd, .. }
+        | Insn::AndImm { rd, .. }
+        | Insn::OrImm { rd, .. }
+        | Insn::AddImm { rd, .. }
+        | Insn::SubImm { rd, .. }
+        | Insn::Neg { rd } => Some(rd),
+        _ => None,
+    }
+}
+
+/// A constant: `xor %r,%r` for zero (as compilers do; LIR never puts an
+/// `Imm` between a compare and its branch), else the shortest `mov`.
+fn imm(rd: Reg, value: u64, e: &mut dyn FnMut(Insn)) {
+    if value == 0 {
+        e(Insn::Xor { rd, rs: rd });
+    } else {
+        e(Insn::MovImm { rd, imm: value });
+    }
+}
+
+fn mov(rd: Reg, rs: Reg, e: &mut dyn FnMut(Insn)) {
+    if rd != rs {
+        e(Insn::MovReg { rd, rs });
+    }
+}
+
+/// `dst = (src & mask(width)) << shift`.
+fn insert(
+    rd: Reg,
+    rs: Reg,
+    shift: u32,
+    width: u32,
+    e: &mut dyn FnMut(Insn),
+) -> Result<(), LowerError> {
+    if shift >= 64 {
+        return Err(LowerError(format!("insert at shift {shift}")));
+    }
+    let zx = match width {
+        8 => Some(Size::B),
+        16 => Some(Size::W),
+        32 => Some(Size::D),
+        _ => None,
+    };
+    if let (Some(size), true) = (zx, shift + width < 64) {
+        // A byte, half or word field: the move is the mask.
+        e(Insn::MovZx { size, rd, rs });
+        if shift > 0 {
+            e(Insn::ShlImm {
+                rd,
+                sh: shift as u8,
+            });
+        }
+        return Ok(());
+    }
+    mov(rd, rs, e);
+    if shift + width >= 64 {
+        // The field reaches bit 63: the shift drops the high bits itself.
+        if shift > 0 {
+            e(Insn::ShlImm {
+                rd,
+                sh: shift as u8,
+            });
+        }
+        return Ok(());
+    }
+    if width == 0 {
+        e(Insn::MovImm { rd, imm: 0 });
+        return Ok(());
+    }
+    if width <= 31 {
+        // The mask fits a sign-extended imm32 (imm8 up to 6 bits).
+        e(Insn::AndImm {
+            rd,
+            imm: ((1u64 << width) - 1) as i32,
+        });
+        if shift > 0 {
+            e(Insn::ShlImm {
+                rd,
+                sh: shift as u8,
+            });
+        }
+    } else {
+        // A mask of 32 bits or more does not fit imm32: shift the field to
+        // the top (dropping the high bits), then down into place. Two
+        // instructions and no scratch, against movabs+and+shl.
+        let up = 64 - width;
+        e(Insn::ShlImm { rd, sh: up as u8 });
+        e(Insn::ShrImm {
+            rd,
+            sh: (up - shift) as u8,
+        });
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+enum Operand2 {
+    Reg(Reg),
+    Imm(u64),
+}
+
+fn reg_op(op: BinOp, rd: Reg, rs: Reg) -> Result<Insn, LowerError> {
+    Ok(match op {
+        BinOp::And => Insn::And { rd, rs },
+        BinOp::Or => Insn::Or { rd, rs },
+        BinOp::Xor => Insn::Xor { rd, rs },
+        BinOp::Add => Insn::Add { rd, rs },
+        BinOp::Sub => Insn::Sub { rd, rs },
+        BinOp::Mul => Insn::Imul { rd, rs },
+        BinOp::Shl | BinOp::Shr => {
+            return Err(LowerError(
+                "internal: a shift by a register goes through shift_by_reg".into(),
+            ))
+        }
+    })
+}
+
+fn bin(
+    op: BinOp,
+    rd: Reg,
+    ra: Reg,
+    b: Operand2,
+    rcx_live: bool,
+    e: &mut dyn FnMut(Insn),
+) -> Result<(), LowerError> {
+    match b {
+        Operand2::Reg(rn) if matches!(op, BinOp::Shl | BinOp::Shr) => {
+            shift_by_reg(op == BinOp::Shl, rd, ra, rn, rcx_live, e)
+        }
+        Operand2::Reg(rb) => {
+            if rd == ra {
+                e(reg_op(op, rd, rb)?);
+            } else if rd == rb {
+                match op {
+                    BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::Mul => {
+                        e(reg_op(op, rd, ra)?)
+                    }
+                    // rd = ra - rd = -rd + ra
+                    BinOp::Sub => {
+                        e(Insn::Neg { rd });
+                        e(Insn::Add { rd, rs: ra });
+                    }
+                    BinOp::Shl | BinOp::Shr => return reg_op(op, rd, rb).map(|_| ()),
+                }
+            } else {
+                let i = reg_op(op, rd, rb)?;
+                e(Insn::MovReg { rd, rs: ra });
+                e(i);
+            }
+        }
+        Operand2::Imm(v) => {
+            let imm = v as i64 as i32;
+            let small = fits_i32(v);
+            let i = match op {
+                BinOp::Shl | BinOp::Shr if v >= 64 => {
+                    return Err(LowerError(format!("shift by {v}")));
+                }
+                BinOp::Shl | BinOp::Shr if v == 0 => None,
+                BinOp::Mul if v == 1 => None,
+                BinOp::Shl => Some(Insn::ShlImm { rd, sh: v as u8 }),
+                BinOp::Shr => Some(Insn::ShrImm { rd, sh: v as u8 }),
+                BinOp::And if small => Some(Insn::AndImm { rd, imm }),
+                BinOp::Or if small => Some(Insn::OrImm { rd, imm }),
+                BinOp::Add if small => Some(Insn::AddImm { rd, imm }),
+                BinOp::Sub if small => Some(Insn::SubImm { rd, imm }),
+                BinOp::Xor if v == u64::MAX => Some(Insn::Not { rd }),
+                BinOp::Mul if v.is_power_of_two() => Some(Insn::ShlImm {
+                    rd,
+                    sh: v.trailing_zeros() as u8,
+                }),
+                // No imm form in the encoder (xor, imul) or the value
+                // does not fit a sign-extended imm32.
+                _ => {
+                    e(Insn::MovImm {
+                        rd: SCRATCH,
+                        imm: v,
+                    });
+                    let i = reg_op(op, rd, SCRATCH)?;
+                    mov(rd, ra, e);
+                    e(i);
+                    return Ok(());
+                }
+            };
+            mov(rd, ra, e);
+            if let Some(i) = i {
+                e(i);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `rd = ra << (rn mod 64)` (or `>>`): x86 takes a variable count only in
+/// cl. The LIR fixes amounts of 64 and more up afterwards, so the
+/// hardware's modulo 64 is what it expects. rcx may hold another value:
+/// it is parked in the scratch register around the shift when anything
+/// lives there, and `rd`, `ra` or `rn` may each be rcx.
+fn shift_by_reg(shl: bool, rd: Reg, ra: Reg, rn: Reg, rcx_live: bool, e: &mut dyn FnMut(Insn)) {
+    let sh = |rd| {
+        if shl {
+            Insn::ShlCl { rd }
+        } else {
+            Insn::ShrCl { rd }
+        }
+    };
+    match (rd == RCX, rn == RCX) {
+        // The amount is in place; the result may not overwrite it before
+        // the shift.
+        (false, true) => {
+            mov(rd, ra, e);
+            e(sh(rd));
+        }
+        // rcx is overwritten by the result: shift in the scratch register.
+        (true, _) => {
+            mov(SCRATCH, ra, e);
+            mov(RCX, rn, e);
+            e(sh(SCRATCH));
+            e(Insn::MovReg {
+                rd: RCX,
+                rs: SCRATCH,
+            });
+        }
+        (false, false) if !rcx_live => {
+            e(Insn::MovReg { rd: RCX, rs: rn });
+            mov(rd, ra, e);
+            e(sh(rd));
+        }
+        (false, false) => {
+            e(Insn::MovReg {
+                rd: SCRATCH,
+                rs: RCX,
+            });
+            e(Insn::MovReg { rd: RCX, rs: rn });
+            // ra's value, if it was rcx's, is now in the scratch register.
+            mov(rd, if ra == RCX { SCRATCH } else { ra }, e);
+            e(sh(rd));
+            e(Insn::MovReg {
+                rd: RCX,
+                rs: SCRATCH,
+            });
+        }
+    }
+}
+
+/// Bit counts without BMI/ABM/POPCNT (the kernel's x86-64 baseline):
+/// `bsr`/`bsf` leave the destination undefined for 0 and set ZF, so the
+/// value for 0 comes from the scratch register by `cmove`. clz is
+/// `63 - bsr`, computed as `bsr ^ 63` (as compilers do), with 127 for 0
+/// so that 127 ^ 63 = 64. Popcount is [`hweight::HWEIGHT64`].
+fn un(op: UnOp, rd: Reg, rs: Reg, e: &mut dyn FnMut(Insn)) {
+    match op {
+        UnOp::Clz => {
+            e(Insn::MovImm {
+                rd: SCRATCH,
+                imm: 127,
+            });
+            e(Insn::Bsr { rd, rs });
+            e(Insn::Cmove { rd, rs: SCRATCH });
+            e(Insn::XorImm { rd, imm: 63 });
+        }
+        UnOp::Ctz => {
+            e(Insn::MovImm {
+                rd: SCRATCH,
+                imm: 64,
+            });
+            e(Insn::Bsf { rd, rs });
+            e(Insn::Cmove { rd, rs: SCRATCH });
+        }
+        UnOp::Popcount => {
+            mov(rd, rs, e);
+            let reg = |l: Loc| match l {
+                Loc::D => rd,
+                Loc::S => SCRATCH,
+            };
+            for step in hweight::HWEIGHT64 {
+                match step {
+                    // The constant goes into the scratch register first.
+                    Step::And { dst, k } => {
+                        e(Insn::MovImm {
+                            rd: SCRATCH,
+                            imm: k,
+                        });
+                        match dst {
+                            Loc::S => e(Insn::And {
+                                rd: SCRATCH,
+                                rs: rd,
+                            }),
+                            Loc::D => e(Insn::And { rd, rs: SCRATCH }),
+                        }
+                    }
+                    Step::Shr { dst, src, n } => {
+                        mov(reg(dst), reg(src), e);
+                        e(Insn::ShrImm {
+                            rd: reg(dst),
+                            sh: n,
+                        });
+                    }
+                    Step::Sub => e(Insn::Sub { rd, rs: SCRATCH }),
+                    Step::Add => e(Insn::Add { rd, rs: SCRATCH }),
+                    Step::Mul(k) => {
+                        e(Insn::MovImm {
+                            rd: SCRATCH,
+                            imm: k,
+                        });
+                        e(Insn::Imul { rd, rs: SCRATCH });
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn size(width: u32) -> Result<Size, LowerError> {
+    Ok(match width {
+        8 => Size::B,
+        16 => Size::W,
+        32 => Size::D,
+        64 => Size::Q,
+        w => return Err(LowerError(format!("access width {w}"))),
+    })
+}
+
+fn byte_swap(rd: Reg, sz: Size, e: &mut dyn FnMut(Insn)) {
+    match sz {
+        Size::B => {}
+        Size::W => e(Insn::Rol16 { rd }),
+        Size::D | Size::Q => e(Insn::Bswap { size: sz, rd }),
+    }
+}
+
+/// `(index, disp)` for `offset(base)`: disp32 when the offset fits, else
+/// the offset in the scratch register as an index.
+fn address(offset: u64, e: &mut dyn FnMut(Insn)) -> (Option<(Reg, u8)>, i32) {
+    if fits_i32(offset) {
+        (None, offset as i64 as i32)
+    } else {
+        e(Insn::MovImm {
+            rd: SCRATCH,
+            imm: offset,
+        });
+        (Some((SCRATCH, 1)), 0)
+    }
+}
+
+/// Loads zero-extend (movzbl/movzwl, 32-bit mov); a swapped load reverses
+/// the bytes in place afterwards (`rol $8` keeps the upper bits zero).
+fn load(
+    rd: Reg,
+    base: Reg,
+    offset: u64,
+    width: u32,
+    swap: bool,
+    e: &mut dyn FnMut(Insn),
+) -> Result<(), LowerError> {
+    let sz = size(width)?;
+    let (index, disp) = address(offset, e);
+    e(Insn::Load {
+        size: sz,
+        rd,
+        base,
+        index,
+        disp,
+    });
+    if swap {
+        byte_swap(rd, sz, e);
+    }
+    Ok(())
+}
+
+/// A swapped store reverses a copy in the scratch register; the source
+/// value stays intact for later uses.
+fn store(
+    src: Reg,
+    base: Reg,
+    offset: u64,
+    width: u32,
+    swap: bool,
+    e: &mut dyn FnMut(Insn),
+) -> Result<(), LowerError> {
+    let sz = size(width)?;
+    let swap = swap && sz != Size::B;
+    if swap && !fits_i32(offset) {
+        // The scratch register holds the swapped copy, so the offset
+        // cannot go there: step the base up by two imm32 adds, store with
+        // the remaining disp32, step it back (offsets are below 4 GiB).
+        const STEP: i32 = 0x7fff_f000;
+        e(Insn::MovReg {
+            rd: SCRATCH,
+            rs: src,
+        });
+        byte_swap(SCRATCH, sz, e);
+        let mut steps = 0;
+        while !fits_i32(offset.wrapping_sub(steps * STEP as u64)) && steps < 4 {
+            e(Insn::AddImm {
+                rd: base,
+                imm: STEP,
+            });
+            steps += 1;
+        }
+        let disp = i32::try_from(offset as i64 - steps as i64 * i64::from(STEP))
+            .map_err(|_| LowerError(format!("register offset {offset:#x} beyond 8 GiB")))?;
+        e(Insn::Store {
+            size: sz,
+            base,
+            index: None,
+            disp,
+            src: SCRATCH,
+        });
+        for _ in 0..steps {
+            e(Insn::AddImm {
+                rd: base,
+                imm: -STEP,
+            });
+        }
+        return Ok(());
+    }
+    let src = if swap {
+        e(Insn::MovReg {
+            rd: SCRATCH,
+            rs: src,
+        });
+        byte_swap(SCRATCH, sz, e);
+        SCRATCH
+    } else {
+        src
+    };
+    let (index, disp) = address(offset, e);
+    e(Insn::Store {
+        size: sz,
+        base,
+        index,
+        disp,
+        src,
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "lower_tests.rs"]
+mod tests;

@@ -1,0 +1,427 @@
+use super::*;
+use crate::isa::test_values::bit_count_operands;
+
+/// A tiny interpreter for the register-only instructions the lowering
+/// emits (encodings are checked against GNU as elsewhere, values end
+/// to end in the native harness).
+fn run(seq: &[Insn], regs: &mut [u64; 16]) {
+    // ZF as the bit scans leave it (nothing else here reads flags).
+    let mut zf = false;
+    for i in seq {
+        match *i {
+            // The destination is undefined for 0: poison it.
+            Insn::Bsr { rd, rs } | Insn::Bsf { rd, rs } => {
+                let x = regs[rs as usize];
+                zf = x == 0;
+                regs[rd as usize] = match (x, i) {
+                    (0, _) => 0xdead_beef_dead_beef,
+                    (_, Insn::Bsr { .. }) => 63 - u64::from(x.leading_zeros()),
+                    _ => u64::from(x.trailing_zeros()),
+                };
+            }
+            Insn::Cmove { rd, rs } => {
+                if zf {
+                    regs[rd as usize] = regs[rs as usize]
+                }
+            }
+            Insn::XorImm { rd, imm } => regs[rd as usize] ^= imm as i64 as u64,
+            Insn::ShlCl { rd } => regs[rd as usize] <<= regs[RCX as usize] & 63,
+            Insn::ShrCl { rd } => regs[rd as usize] >>= regs[RCX as usize] & 63,
+            Insn::MovImm { rd, imm } => regs[rd as usize] = imm,
+            Insn::MovReg { rd, rs } => regs[rd as usize] = regs[rs as usize],
+            Insn::MovZx { size, rd, rs } => {
+                let bits = match size {
+                    Size::B => 8,
+                    Size::W => 16,
+                    Size::D => 32,
+                    Size::Q => 64,
+                };
+                regs[rd as usize] = regs[rs as usize] & (u64::MAX >> (64 - bits))
+            }
+            Insn::And { rd, rs } => regs[rd as usize] &= regs[rs as usize],
+            Insn::Or { rd, rs } => regs[rd as usize] |= regs[rs as usize],
+            Insn::Xor { rd, rs } => regs[rd as usize] ^= regs[rs as usize],
+            Insn::Add { rd, rs } => {
+                regs[rd as usize] = regs[rd as usize].wrapping_add(regs[rs as usize])
+            }
+            Insn::Sub { rd, rs } => {
+                regs[rd as usize] = regs[rd as usize].wrapping_sub(regs[rs as usize])
+            }
+            Insn::Imul { rd, rs } => {
+                regs[rd as usize] = regs[rd as usize].wrapping_mul(regs[rs as usize])
+            }
+            Insn::AndImm { rd, imm } => regs[rd as usize] &= imm as i64 as u64,
+            Insn::OrImm { rd, imm } => regs[rd as usize] |= imm as i64 as u64,
+            Insn::AddImm { rd, imm } => {
+                regs[rd as usize] = regs[rd as usize].wrapping_add(imm as i64 as u64)
+            }
+            Insn::SubImm { rd, imm } => {
+                regs[rd as usize] = regs[rd as usize].wrapping_sub(imm as i64 as u64)
+            }
+            Insn::ShlImm { rd, sh } => regs[rd as usize] <<= sh,
+            Insn::ShrImm { rd, sh } => regs[rd as usize] >>= sh,
+            Insn::Not { rd } => regs[rd as usize] = !regs[rd as usize],
+            Insn::Neg { rd } => regs[rd as usize] = regs[rd as usize].wrapping_neg(),
+            ref other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+fn reference(op: BinOp, a: u64, b: u64) -> u64 {
+    match op {
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::Shl => a << b,
+        BinOp::Shr => a >> b,
+    }
+}
+
+const OPS: [BinOp; 8] = [
+    BinOp::And,
+    BinOp::Or,
+    BinOp::Xor,
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::Shl,
+    BinOp::Shr,
+];
+
+/// Byte-swapped stores past disp32 (offsets 2 GiB..4 GiB): the right
+/// address and bytes, the source and the base intact afterwards.
+#[test]
+fn swapped_stores_beyond_disp32() {
+    let (base, src) = (7u8, 6u8);
+    for offset in [
+        0x8000_0000u64,
+        0x8000_0008,
+        0xffff_fff8,
+        0x1_0000_0000,
+        0x7fff_fff8,
+    ] {
+        for (width, want) in [
+            (64, 0x0807_0605_0403_0201u64),
+            (32, 0x0807_0605),
+            (16, 0x0807),
+        ] {
+            let mut seq = Vec::new();
+            store(src, base, offset, width, true, &mut |i| seq.push(i)).unwrap();
+            let mut regs = [0u64; 16];
+            regs[base as usize] = 0x7f00_0000_0000;
+            regs[src as usize] = 0x0102_0304_0506_0708;
+            let mut stored = Vec::new();
+            for i in &seq {
+                match *i {
+                    Insn::Store {
+                        base: b,
+                        index,
+                        disp,
+                        src: s,
+                        ..
+                    } => {
+                        let idx = index.map_or(0, |(r, k)| regs[r as usize] * k as u64);
+                        let addr = regs[b as usize]
+                            .wrapping_add(idx)
+                            .wrapping_add(disp as i64 as u64);
+                        stored.push((addr, regs[s as usize] & (u64::MAX >> (64 - width))));
+                    }
+                    Insn::Bswap { size: Size::Q, rd } => {
+                        regs[rd as usize] = regs[rd as usize].swap_bytes()
+                    }
+                    Insn::Bswap { size: Size::D, rd } => {
+                        regs[rd as usize] = (regs[rd as usize] as u32).swap_bytes() as u64
+                    }
+                    Insn::Rol16 { rd } => {
+                        let v = regs[rd as usize];
+                        regs[rd as usize] = (v & !0xffff) | ((v as u16).rotate_left(8) as u64)
+                    }
+                    ref other => run(std::slice::from_ref(other), &mut regs),
+                }
+            }
+            assert_eq!(
+                stored,
+                [(0x7f00_0000_0000 + offset, want)],
+                "{offset:#x} u{width}: {seq:?}"
+            );
+            assert_eq!(regs[base as usize], 0x7f00_0000_0000, "base moved: {seq:?}");
+            assert_eq!(regs[src as usize], 0x0102_0304_0506_0708);
+        }
+    }
+}
+
+#[test]
+fn two_address_bin_handles_every_aliasing() {
+    let (a, b) = (0x1234_5678_9abc_def0u64, 0x0fed_cba9_8765_4321u64);
+    for op in OPS {
+        if matches!(op, BinOp::Shl | BinOp::Shr) {
+            continue;
+        }
+        // (rd, ra, rb): distinct, rd==ra, rd==rb, ra==rb, all equal.
+        for (rd, ra, rb) in [(0, 1, 2), (1, 1, 2), (2, 1, 2), (0, 1, 1), (1, 1, 1)] {
+            let mut regs = [0u64; 16];
+            regs[ra as usize] = a;
+            regs[rb as usize] = b;
+            let want = reference(op, regs[ra as usize], regs[rb as usize]);
+            let mut seq = Vec::new();
+            bin(op, rd, ra, Operand2::Reg(rb), true, &mut |i| seq.push(i)).unwrap();
+            run(&seq, &mut regs);
+            assert_eq!(regs[rd as usize], want, "{op:?} {rd},{ra},{rb}: {seq:?}");
+            if rb != rd {
+                assert_eq!(regs[rb as usize], b, "{op:?} clobbered b: {seq:?}");
+            }
+        }
+    }
+}
+
+/// Every way rd, ra and the amount can share registers, rcx among
+/// them or not, with and without a value living in rcx.
+#[test]
+fn shift_by_register_handles_rcx_in_every_role() {
+    let (a, n, other) = (0x8123_4567_89ab_cdefu64, 0x47u64, 0x5a5a_0000_1111_2222u64);
+    for shl in [true, false] {
+        let op = if shl { BinOp::Shl } else { BinOp::Shr };
+        let cands = [RCX, RAX, RDX, RSI];
+        for rd in cands {
+            for ra in cands {
+                for rn in cands {
+                    for rcx_live in [true, false] {
+                        if !rcx_live && (ra == RCX || rn == RCX) {
+                            continue;
+                        }
+                        let mut regs = [0u64; 16];
+                        regs[RCX as usize] = other;
+                        regs[rn as usize] = n;
+                        regs[ra as usize] = a;
+                        let (va, vn) = (regs[ra as usize], regs[rn as usize]);
+                        let mut seq = Vec::new();
+                        bin(op, rd, ra, Operand2::Reg(rn), rcx_live, &mut |i| {
+                            seq.push(i)
+                        })
+                        .unwrap();
+                        run(&seq, &mut regs);
+                        let ctx = format!("{op:?} rd={rd} ra={ra} rn={rn} live={rcx_live}");
+                        assert_eq!(
+                            regs[rd as usize],
+                            reference(op, va, vn & 63),
+                            "{ctx}: {seq:?}"
+                        );
+                        for (r, v) in [(ra, va), (rn, vn)] {
+                            if r != rd {
+                                assert_eq!(regs[r as usize], v, "{ctx} clobbered: {seq:?}");
+                            }
+                        }
+                        let rcx_before = match (ra == RCX, rn == RCX) {
+                            (true, _) => va,
+                            (_, true) => vn,
+                            _ => other,
+                        };
+                        if rcx_live && rd != RCX {
+                            assert_eq!(
+                                regs[RCX as usize], rcx_before,
+                                "{ctx}: rcx not restored: {seq:?}"
+                            );
+                        }
+                        for &r in &[3u8, 5, 12, 13, 14, 15] {
+                            assert_eq!(regs[r as usize], 0, "{ctx}: touched {r}");
+                        }
+                        assert!(seq.len() <= 5, "{ctx}: {seq:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bit_counts_match_their_definitions() {
+    let vals = bit_count_operands();
+    for op in [UnOp::Clz, UnOp::Ctz, UnOp::Popcount] {
+        for (rd, rs) in [(RAX, RDX), (RDX, RDX), (R10, RCX)] {
+            let mut seq = Vec::new();
+            un(op, rd, rs, &mut |i| seq.push(i));
+            super::super::insn::assemble(&seq, &|l| l.to_string()).unwrap();
+            for &v in &vals {
+                let mut regs = [0u64; 16];
+                regs[rs as usize] = v;
+                run(&seq, &mut regs);
+                assert_eq!(regs[rd as usize], op.apply(v), "{op:?} {v:#x}: {seq:?}");
+                if rd != rs {
+                    assert_eq!(regs[rs as usize], v, "{op:?} clobbered the source");
+                }
+                for r in 0..16u8 {
+                    if ![rd, rs, SCRATCH].contains(&r) {
+                        assert_eq!(regs[r as usize], 0, "{op:?} touched {r}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bin_immediates() {
+    let a = 0x8123_4567_89ab_cdefu64;
+    let imms = [
+        0u64,
+        1,
+        8,
+        63,
+        0x7f,
+        0x80,
+        0x7fff_ffff,
+        0x8000_0000,
+        0xffff_ffff,
+        u64::MAX,
+        (-128i64) as u64,
+        (i32::MIN as i64) as u64,
+        0x0005_4000_0000_0000,
+        1 << 40,
+    ];
+    for op in OPS {
+        for &v in &imms {
+            if matches!(op, BinOp::Shl | BinOp::Shr) && v >= 64 {
+                continue;
+            }
+            for (rd, ra) in [(0u8, 1u8), (1, 1)] {
+                let mut regs = [0u64; 16];
+                regs[ra as usize] = a;
+                let mut seq = Vec::new();
+                bin(op, rd, ra, Operand2::Imm(v), true, &mut |i| seq.push(i)).unwrap();
+                run(&seq, &mut regs);
+                assert_eq!(
+                    regs[rd as usize],
+                    reference(op, a, v),
+                    "{op:?} {v:#x}: {seq:?}"
+                );
+                for i in &seq {
+                    if let Insn::AndImm { imm, .. }
+                    | Insn::OrImm { imm, .. }
+                    | Insn::AddImm { imm, .. }
+                    | Insn::SubImm { imm, .. } = i
+                    {
+                        assert_eq!(*imm as i64 as u64, v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn insert_matches_its_definition() {
+    let x = 0xdead_beef_cafe_f00du64;
+    for width in 1..=64u32 {
+        for shift in 0..64u32 {
+            for (rd, rs) in [(0u8, 1u8), (1, 1)] {
+                let mut regs = [0u64; 16];
+                regs[rs as usize] = x;
+                let mut seq = Vec::new();
+                insert(rd, rs, shift, width, &mut |i| seq.push(i)).unwrap();
+                run(&seq, &mut regs);
+                let mask = if width >= 64 {
+                    u64::MAX
+                } else {
+                    (1 << width) - 1
+                };
+                assert_eq!(
+                    regs[rd as usize],
+                    (x & mask) << shift,
+                    "shift {shift} width {width}: {seq:?}"
+                );
+                assert!(seq.len() <= 3, "{seq:?}");
+                assert!(!seq.iter().any(|i| matches!(i, Insn::MovImm { rd: 11, .. })));
+            }
+        }
+    }
+}
+
+#[test]
+fn swapped_store_keeps_the_source() {
+    let mut seq = Vec::new();
+    store(RSI, RDI, 8, 64, true, &mut |i| seq.push(i)).unwrap();
+    assert_eq!(
+        seq,
+        vec![
+            Insn::MovReg {
+                rd: SCRATCH,
+                rs: RSI
+            },
+            Insn::Bswap {
+                size: Size::Q,
+                rd: SCRATCH
+            },
+            Insn::Store {
+                size: Size::Q,
+                base: RDI,
+                index: None,
+                disp: 8,
+                src: SCRATCH
+            },
+        ]
+    );
+}
+
+#[test]
+fn test_is_left_out_only_after_a_flag_setting_op_on_the_same_register() {
+    use crate::lir::VReg;
+    let (n, m) = (VReg(0), VReg(1));
+    let alloc = Allocation {
+        reg: [(n, R8), (m, R9)].into_iter().collect(),
+    };
+    let lower_of = |insts: Vec<Inst>| {
+        let f = Func {
+            name: "t".into(),
+            args: vec![],
+            insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
+            nvregs: 2,
+            nlabels: 1,
+        };
+        lower(&f, &alloc)
+            .unwrap()
+            .insns
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect::<Vec<_>>()
+    };
+    let dec = |v| Inst::Bin {
+        op: BinOp::Sub,
+        dst: v,
+        a: v,
+        b: Operand::Imm(1),
+    };
+    let br = |cmp, v| Inst::Branch {
+        cmp,
+        a: v,
+        b: Operand::Imm(0),
+        target: 0,
+    };
+    let has_test = |v: &[Insn]| v.iter().any(|i| matches!(i, Insn::Test { .. }));
+    let l = Inst::Label(0);
+    assert!(!has_test(&lower_of(vec![
+        l.clone(),
+        dec(n),
+        br(Cmp::Ne, n)
+    ])));
+    assert!(has_test(&lower_of(vec![l.clone(), dec(m), br(Cmp::Ne, n)])));
+    assert!(has_test(&lower_of(vec![dec(n), l.clone(), br(Cmp::Ne, n)])));
+    assert!(has_test(&lower_of(vec![l, dec(n), br(Cmp::Ltu, n)])));
+}
+
+#[test]
+fn pool_is_caller_saved_and_avoids_the_scratch() {
+    for &p in REGS.pool.iter().chain(REGS.args) {
+        assert!(![3, 4, 5, 11, 12, 13, 14, 15].contains(&p), "{p}");
+    }
+}
+
+/// A register the allocator never saw is an error, never rax.
+#[test]
+fn unallocated_register_is_an_error() {
+    let (f, alloc) = crate::isa::test_values::copy_from_unallocated(R8);
+    let e = lower(&f, &alloc).err().expect("an error");
+    assert_eq!(e.0, format!("{} has no register", crate::lir::VReg(0)));
+}
