@@ -1266,3 +1266,55 @@ fn stats_verify_and_show_take_one_sequence() {
         );
     }
 }
+
+/// `gen --seq`: one sequence's function and prototype, the same bytes as
+/// in the whole file; an unknown name is bad usage that writes nothing.
+#[test]
+fn gen_seq_writes_one_sequence() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, all) = (dir.path().join("one"), dir.path().join("all"));
+    let spec = "examples/radix_tlb.inv";
+    let r = sd(&[
+        "gen",
+        spec,
+        "--seq",
+        "flush_tlb_pid",
+        "--out",
+        one.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let r = sd(&["gen", spec, "--out", all.to_str().unwrap()]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let read = |d: &Path, f: &str| std::fs::read_to_string(d.join(f)).unwrap();
+    let s = read(&one, "radix_tlb.power64le.S");
+    let globals: Vec<&str> = s.lines().filter(|l| l.contains(".globl")).collect();
+    assert_eq!(globals, ["\t.globl flush_tlb_pid"], "{s}");
+    // The function's text is the one the whole file has.
+    let body = |t: &str| {
+        let from = t.find("flush_tlb_pid:").unwrap();
+        let to = from + t[from..].find(".size flush_tlb_pid").unwrap();
+        t[from..to].to_string()
+    };
+    assert_eq!(body(&s), body(&read(&all, "radix_tlb.power64le.S")));
+    let h = read(&one, "radix_tlb.h");
+    let protos: Vec<&str> = h.lines().filter(|l| l.starts_with("long ")).collect();
+    assert_eq!(protos.len(), 1, "{h}");
+    assert!(protos[0].starts_with("long flush_tlb_pid("), "{h}");
+
+    let none = dir.path().join("none");
+    let r = sd(&[
+        "gen",
+        spec,
+        "--seq",
+        "nope",
+        "--out",
+        none.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("flush_tlb_pid"),
+        "lists the sequences: {}",
+        r.stderr
+    );
+    assert!(!none.exists());
+}

@@ -9,6 +9,7 @@ pub const HELP: &str = "\
 Examples:
   shootdown gen examples/npu2_atsd.inv --target power64le --out build/
   shootdown gen examples/*.inv --out generated --check
+  shootdown gen examples/radix_tlb.inv --seq flush_tlb_page --out build/
   shootdown gen examples/npu2_atsd.inv --style linux --prefix sd_ --spdx GPL-2.0 \\
       --target aarch64 --out build/ --depfile build/npu2_atsd.d
 
@@ -36,6 +37,10 @@ pub struct Args {
     /// on its spec (one `output: spec` line per output).
     #[arg(long, value_name = "FILE")]
     depfile: Option<PathBuf>,
+    /// Only this sequence: its function in the `.S` and its prototype in
+    /// the header (every spec given must have it).
+    #[arg(long, value_name = "NAME")]
+    seq: Option<String>,
     #[command(flatten)]
     code: CodeOpts,
 }
@@ -61,6 +66,7 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
                 continue;
             }
         };
+        let prog = only_seq(io, prog, a.seq.as_deref())?;
         match output::plan_program(&prog, &targets, &a.out, &opts) {
             Ok(p) => {
                 deps.push((spec.clone(), p.iter().map(|p| p.path.clone()).collect()));
