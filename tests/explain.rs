@@ -62,6 +62,125 @@ fn every_required_ordering_of_every_example_is_explained() {
     assert!(edges > 200, "{edges}");
 }
 
+/// What `explain` says a placed barrier is for is what the checked-in
+/// `.S` (generated/) says beside that barrier: every ordering met by a
+/// barrier placement put there is named in a note (`eN FROM -> TO,
+/// required by line L`) directly above an instruction of that barrier, or
+/// is among the ones such a note counts as `and K more (see explain)`;
+/// and every ordering a note names is one `explain` gives that barrier.
+/// (Orderings no placement claims, met by barriers already on the path,
+/// have no note: explain's answer for those is not checked here.)
+#[test]
+fn every_explained_barrier_has_its_note_in_generated() {
+    let (mut named, mut counted) = (0, 0);
+    for path in crate::order_proof::examples() {
+        let src = std::fs::read_to_string(&path).unwrap();
+        let prog = shootdown::load(&path, &src).unwrap();
+        let stem = std::path::Path::new(&path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        for (t, _) in &prog.targets {
+            let t = Target::from_name(t).unwrap();
+            let asm = std::fs::read_to_string(format!("generated/{stem}.{t}.S")).unwrap();
+            let c = shootdown::compile(&prog, t, &Options::default()).unwrap();
+            for (s, seq) in explain(&c, None).sequences.into_iter().zip(&c.opt.seqs) {
+                // The orderings a placement claims (explain's other
+                // answers, barriers already on the path, are not notes).
+                let mut claimed = std::collections::BTreeSet::new();
+                shootdown::ir::walk(&seq.body, &mut |st| {
+                    if let Stmt::Barrier {
+                        origin: shootdown::ir::Origin::Pass("place-barriers"),
+                        covers,
+                        ..
+                    } = st
+                    {
+                        claimed.extend(covers.iter().copied());
+                    }
+                });
+                let from = asm
+                    .find(&format!("\n{}:\n", s.name))
+                    .unwrap_or_else(|| panic!("{stem} {t}: no function {}", s.name));
+                let to = from + asm[from..].find(&format!(".size {},", s.name)).unwrap();
+                let lines: Vec<&str> = asm[from..to].lines().collect();
+                // (note, first instruction after it) of every placement.
+                let notes: Vec<(&str, &str)> = lines
+                    .windows(2)
+                    .filter(|w| w[0].contains("placed by place-barriers:"))
+                    .map(|w| (w[0], w[1].trim()))
+                    .collect();
+                let text = |o: &shootdown::emit::explain::Ordering| {
+                    format!(
+                        "e{} {} -> {}, required by line {}",
+                        o.edge, o.from, o.to, o.required_by
+                    )
+                };
+                let mut unnamed: std::collections::BTreeMap<&str, usize> = Default::default();
+                for o in s.orderings.iter().filter(|o| claimed.contains(&o.edge)) {
+                    for b in o
+                        .barriers
+                        .iter()
+                        .filter(|b| b.placed_by == "place-barriers")
+                    {
+                        let first = b.name.split("; ").next().unwrap();
+                        let n = text(o);
+                        if notes.iter().any(|(note, insn)| {
+                            insn.starts_with(first)
+                                && (note.contains(&format!("{n};"))
+                                    || note.contains(&format!("{n} */")))
+                        }) {
+                            named += 1;
+                        } else {
+                            *unnamed.entry(first).or_default() += 1;
+                        }
+                    }
+                }
+                for (first, n) in unnamed {
+                    let more: usize = notes
+                        .iter()
+                        .filter(|(_, insn)| insn.starts_with(first))
+                        .filter_map(|(note, _)| {
+                            note.split("; and ")
+                                .nth(1)?
+                                .split(' ')
+                                .next()?
+                                .parse::<usize>()
+                                .ok()
+                        })
+                        .sum();
+                    assert!(
+                        n <= more,
+                        "{stem} {t} {}: {n} orderings explain gives `{first}` are in no note above it (notes count {more} more)",
+                        s.name
+                    );
+                    counted += n;
+                }
+                // The converse: a note names only orderings of its barrier.
+                for (note, insn) in &notes {
+                    let body = note
+                        .split("placed by place-barriers: ")
+                        .nth(1)
+                        .unwrap_or("");
+                    for part in body.trim_end_matches(" */").split("; ") {
+                        if part.starts_with("and ") {
+                            continue;
+                        }
+                        assert!(
+                            s.orderings.iter().any(|o| text(o) == part
+                                && o.barriers.iter().any(|b| insn.starts_with(b.name.split("; ").next().unwrap()))),
+                            "{stem} {t} {}: the note `{part}` above `{insn}` is not what explain says",
+                            s.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("explain: {named} barrier orderings named in generated/ notes, {counted} counted by `and K more`");
+    assert!(named > 100, "{named}");
+}
+
 #[test]
 fn explain_cli_text_json_and_bad_seq() {
     let explain = |args: &[&str]| {
