@@ -1318,3 +1318,68 @@ fn gen_seq_writes_one_sequence() {
     );
     assert!(!none.exists());
 }
+
+/// `trace` names what a queue's ring store writes: the record its fixed
+/// fields match and the fields of the word stored (the SMMUv3 opcodes and
+/// CMD_SYNC fields as arm-smmu-v3.h defines them: CMDQ_OP_TLBI_NH_VA
+/// 0x12, CMDQ_OP_CMD_SYNC 0x46 with CS=SEV (2), MSH=ISH (3),
+/// MSIATTR=OIWB (0xf)).
+#[cfg(feature = "emu")]
+#[test]
+fn trace_names_queue_records_and_their_fields() {
+    let r = sd(&[
+        "trace",
+        "examples/smmuv3_cmdq.inv",
+        "--seq",
+        "tlb_inv_range",
+        "--target",
+        "aarch64",
+        "--arg",
+        "asid=7",
+        "--arg",
+        "iova=0x5000",
+        "--arg",
+        "size=0x2000",
+        "--arg",
+        "granule=0x1000",
+        "--arg",
+        "cmdq_log2n=8",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let ring: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains("cmdq_ring["))
+        .collect();
+    assert_eq!(
+        ring.len(),
+        6,
+        "two commands and the sync, two words each:\n{}",
+        r.stdout
+    );
+    for (i, l) in ring.iter().enumerate() {
+        let want = match i {
+            0 | 2 => "[tlbi_nh_va word 0]",
+            1 | 3 => "[tlbi_nh_va word 1]",
+            4 => "[cmd_sync word 0]",
+            _ => "[cmd_sync word 1]",
+        };
+        assert!(l.contains(want), "store {i}: {l}");
+    }
+    assert!(
+        ring[0].contains("op: 0x12") && ring[0].contains("asid: 7"),
+        "{}",
+        ring[0]
+    );
+    assert!(
+        ring[1].contains("addr: 5"),
+        "the page of iova 0x5000: {}",
+        ring[1]
+    );
+    assert!(ring[3].contains("addr: 6"), "{}", ring[3]);
+    assert!(
+        ring[4].contains("op: 0x46") && ring[4].contains("cs: 2") && ring[4].contains("msh: 3"),
+        "{}",
+        ring[4]
+    );
+}

@@ -349,6 +349,7 @@ pub fn run(
     for ev in &mut events {
         ev.line = ev.op.and_then(|o| lines.get(&o).copied());
     }
+    name_ring_records(prog, seq, &layout, &out.events, &mut events);
     let memory = layout
         .ptr_params
         .iter()
@@ -438,6 +439,74 @@ fn attribute(
         (Kind::Barrier, _) => {}
     }
     Ok(ev)
+}
+
+/// Stores into a queue's ring (`Q_ring`, see `spec::queue`) named as the
+/// record they write: the entry's words so far are matched against each
+/// record of the entry's size by its fixed fields (the opcode), and the
+/// store gets that record's fields in the word it writes
+/// (`cmd_tlbi_nh_va word 1 {addr: 0x1000, ...}`).
+fn name_ring_records(
+    prog: &Program,
+    seq: &Seq,
+    layout: &Layout,
+    raw: &[emu::Event],
+    events: &mut [Event],
+) {
+    let rings: Vec<(usize, u64)> = prog
+        .queues
+        .iter()
+        .filter_map(|q| {
+            let name = format!("{}_ring", q.name);
+            let p = seq.params.iter().position(|x| *x == name)?;
+            layout
+                .ptr_params
+                .iter()
+                .any(|&(x, _, _)| x == p)
+                .then_some((p, q.entry))
+        })
+        .collect();
+    if rings.is_empty() {
+        return;
+    }
+    let mut entries: rustc_hash::FxHashMap<(usize, u64), Vec<u64>> = Default::default();
+    for (ev, e) in events.iter_mut().zip(raw) {
+        let (Kind::Store, Some(v)) = (ev.kind, ev.raw) else {
+            continue;
+        };
+        let Some(&(p, entry)) = rings
+            .iter()
+            .find(|&&(p, _)| e.addr >= ptr_base(p) && e.addr - ptr_base(p) < PTR_SPAN)
+        else {
+            continue;
+        };
+        let off = e.addr - ptr_base(p);
+        if e.bytes.len() != 8 || off % 8 != 0 {
+            continue;
+        }
+        let (slot, word) = (off / entry, (off % entry / 8) as u32);
+        let words = entries
+            .entry((p, slot))
+            .or_insert_with(|| vec![0; (entry / 8) as usize]);
+        if let Some(w) = words.get_mut(word as usize) {
+            *w = v;
+        }
+        let Some(r) = prog
+            .records
+            .iter()
+            .find(|r| r.size == entry && r.matches(words))
+        else {
+            continue;
+        };
+        ev.fields = r
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.word == word)
+            .map(|(i, f)| (f.name.clone(), r.get(i, words)))
+            .collect();
+        ev.decoded = Some(format!("{} word {word}", r.name));
+    }
 }
 
 /// An access to the memory behind pointer parameter `p`: `name[offset]`
