@@ -481,7 +481,7 @@ fn name_ring_records(
             continue;
         };
         let off = e.addr - ptr_base(p);
-        if e.bytes.len() != 8 || off % 8 != 0 {
+        if e.bytes.len() != 8 || !off.is_multiple_of(8) {
             continue;
         }
         let (slot, word) = (off / entry, (off % entry / 8) as u32);
