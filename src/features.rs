@@ -291,11 +291,18 @@ pub fn split_optimize(
     // name theirs by index, so a variant's are shifted past the earlier
     // variants'.
     let mut edges = Vec::new();
+    let mut edge_variants = Vec::new();
     for combo in 0..(1u32 << used.len()) {
         let mut v = specialize(prog, seq, &used, combo);
         v.notes.clear();
         optimize(&mut v)?;
         let shift = edges.len();
+        let fixed: Vec<(usize, bool)> = used
+            .iter()
+            .enumerate()
+            .map(|(j, &i)| (i, combo >> j & 1 == 1))
+            .collect();
+        edge_variants.extend(std::iter::repeat_n(fixed, v.edges.len()));
         edges.append(&mut v.edges);
         crate::ir::walk_mut(&mut v.body, &mut |s| {
             if let Stmt::Barrier { covers, .. } = s {
@@ -325,7 +332,24 @@ pub fn split_optimize(
     seq.body = dispatch(seq.feature_word, &forms, variants);
     seq.notes.extend(notes);
     seq.edges = edges;
+    seq.edge_variants = edge_variants;
     Ok(())
+}
+
+/// The body of the variant where each feature of `fixed` has its value:
+/// the dispatch's tests replaced by them and the arms not taken dropped
+/// (what one variant of a split sequence runs).
+pub fn variant_body(seq: &Seq, fixed: &[(usize, bool)]) -> Vec<Stmt> {
+    let word = seq.feature_word;
+    let mut body = seq.body.clone();
+    crate::ir::map_exprs(&mut body, &mut |e| {
+        e.subst(&|x| {
+            let i = feature_of(x, word)?;
+            let &(_, on) = fixed.iter().find(|(f, _)| *f == i)?;
+            Some(Expr::Const(u64::from(on)))
+        })
+    });
+    fold_ifs(body)
 }
 
 /// `if feature used[0] { .. } else { .. }` nested over every feature,

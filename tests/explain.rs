@@ -181,6 +181,36 @@ fn every_explained_barrier_has_its_note_in_generated() {
     assert!(named > 100, "{named}");
 }
 
+/// An ordering of one feature variant is met by that variant's barriers:
+/// radix_tlb's `flush_tlb_page_local` with ARCH_31 completes its `tlbiel`
+/// with the spec's own `ptesync` (line 87), not with the `ptesync` placed
+/// in the variant without it (the `tlbiel` is the same operation in both).
+#[test]
+fn a_variants_ordering_is_met_by_its_own_barrier() {
+    let path = "examples/radix_tlb.inv";
+    let src = std::fs::read_to_string(path).unwrap();
+    let prog = shootdown::load(path, &src).unwrap();
+    let c = shootdown::compile(&prog, Target::Power64le, &Options::default()).unwrap();
+    let x = explain(&c, Some("flush_tlb_page_local"));
+    let s = &x.sequences[0];
+    let to_return: Vec<_> = s
+        .orderings
+        .iter()
+        .filter(|o| o.to == "the return")
+        .collect();
+    assert_eq!(to_return.len(), 2, "one per variant");
+    let written: Vec<Option<usize>> = to_return
+        .iter()
+        .map(|o| o.barriers.iter().find_map(|b| b.line))
+        .collect();
+    assert!(
+        written.contains(&Some(87)),
+        "{:?}",
+        to_return.iter().map(|o| &o.why).collect::<Vec<_>>()
+    );
+    assert!(written.contains(&None), "the other variant's is placed");
+}
+
 #[test]
 fn explain_cli_text_json_and_bad_seq() {
     let explain = |args: &[&str]| {

@@ -160,7 +160,22 @@ fn explain_edge(
     } else {
         if barriers.is_empty() {
             // Written in the spec, or kept from before placement: the
-            // barriers already on the line between the two.
+            // barriers already on the line between the two, in the
+            // ordering's own variant (its operations are in every one).
+            let own;
+            let variant = (seq.edge_variants.len() == seq.edges.len())
+                .then(|| seq.edge_variants.get(i))
+                .flatten();
+            let seq = match variant.filter(|f| !f.is_empty()) {
+                Some(fixed) => {
+                    own = Seq {
+                        body: crate::features::variant_body(seq, fixed),
+                        ..seq.clone()
+                    };
+                    &own
+                }
+                None => seq,
+            };
             for (b, o) in existing_crossing(prog, seq, e) {
                 barriers.push(met_barrier(prog, &BarrierName::Kind(b), &o));
             }

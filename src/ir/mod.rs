@@ -217,6 +217,10 @@ pub struct Seq {
     /// variant only where all of them hold: [`crate::features::resolve`]
     /// drops it from a variant with the feature fixed the other way.
     pub order_guards: Vec<Vec<(usize, bool)>>,
+    /// For each of `edges` once the features pass has split the sequence
+    /// into variants: the variant it belongs to, as (feature, value)
+    /// pairs (empty: every variant, or none split).
+    pub edge_variants: Vec<Vec<(usize, bool)>>,
     /// Element width in bits of each parameter that is a pointer
     /// (`ptr u8` -> Some(8)); None for 64-bit integer parameters.
     pub ptrs: Vec<Option<u32>>,

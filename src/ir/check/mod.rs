@@ -350,6 +350,7 @@ fn check_seq(
         locals,
         orders,
         order_guards,
+        edge_variants: Vec::new(),
         ptrs: p.ptrs,
         private: p.private,
         ctypes: p.ctypes,
