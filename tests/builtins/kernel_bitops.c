@@ -127,7 +127,7 @@ unsigned long __roundup_pow_of_two(unsigned long n)
 /*
  * lib/hweight.c, verbatim. Built without CONFIG_ARCH_HAS_FAST_MULTIPLIER,
  * so this is the shift-and-add variant, not the multiplying one the
- * lowerings transcribe (src/target/hweight.rs).
+ * lowerings transcribe (src/isa/hweight.rs).
  */
 unsigned long __sw_hweight64(__u64 w)
 {

@@ -95,7 +95,7 @@ impl EmuTarget for Power {
     fn enter(&self, uc: &mut Uc<'_>, args: &[u64], sp: u64) -> Result<(), EmuError> {
         // Past r10, each argument is in its doubleword of the
         // parameter save area, after the 48-byte (ELFv1) or 32-byte
-        // (ELFv2) frame header (see target::power::lower).
+        // (ELFv2) frame header (see isa::power::lower).
         let area = if self.le { 32 } else { 48 };
         for (i, a) in args.iter().enumerate() {
             match GPRS.get(3 + i).filter(|_| i < 8) {
