@@ -174,12 +174,7 @@ tlb_inv_walk_s1:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
 	addi %r11,%r7,-1
 	xor %r12,%r7,%r11
-	lis %r0,255
-	ori %r0,%r0,65535
-	rldicr %r0,%r0,32,31
-	oris %r0,%r0,65535
-	ori %r0,%r0,65535
-	and %r10,%r12,%r0
+	rldicl %r10,%r12,0,8
 	cmpld 7,%r11,%r10
 	bge 7,.Ltlb_inv_walk_s1.4
 	/* cover `s1` auto: up to 413 granules (its threshold) the loop, past it the flush-all */

@@ -180,8 +180,7 @@ invalidate_range:
 	cmpld 7,%r11,%r0
 	bge 7,.Linvalidate_range.6
 	/* 61: value (start & 0xffffffffffff0000) */
-	lis %r0,-1
-	and %r12,%r6,%r0
+	rldicr %r12,%r6,0,47
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.9
@@ -226,8 +225,7 @@ invalidate_range:
 	cmpld 7,%r11,%r0
 	bge 7,.Linvalidate_range.12
 	/* 61: value (start & 0xffffffffffe00000) */
-	lis %r0,-32
-	and %r12,%r6,%r0
+	rldicr %r12,%r6,0,42
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.15
@@ -272,8 +270,7 @@ invalidate_range:
 	cmpld 7,%r11,%r0
 	bge 7,.Linvalidate_range.18
 	/* 61: value (start & 0xffffffffc0000000) */
-	lis %r0,-16384
-	and %r11,%r6,%r0
+	rldicr %r11,%r6,0,33
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.21

@@ -170,8 +170,7 @@ invalidate_range:
 	cmpld 7,%r11,%r0
 	bge 7,.Linvalidate_range.6
 	/* 61: value (start & 0xffffffffffff0000) */
-	lis %r0,-1
-	and %r12,%r6,%r0
+	rldicr %r12,%r6,0,47
 	/* 61: offset 0x8 */
 	li %r10,8
 	/* 60: each npu */
@@ -218,8 +217,7 @@ invalidate_range:
 	cmpld 7,%r11,%r0
 	bge 7,.Linvalidate_range.12
 	/* 61: value (start & 0xffffffffffe00000) */
-	lis %r0,-32
-	and %r12,%r6,%r0
+	rldicr %r12,%r6,0,42
 	/* 61: offset 0x8 */
 	li %r10,8
 	/* 60: each npu */
@@ -266,8 +264,7 @@ invalidate_range:
 	cmpld 7,%r11,%r0
 	bge 7,.Linvalidate_range.18
 	/* 61: value (start & 0xffffffffc0000000) */
-	lis %r0,-16384
-	and %r11,%r6,%r0
+	rldicr %r11,%r6,0,33
 	/* 61: offset 0x8 */
 	li %r12,8
 	/* 60: each npu */

@@ -31,12 +31,7 @@ tce_kill:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
 	addi %r12,%r7,-1
 	xor %r10,%r7,%r12
-	lis %r0,511
-	ori %r0,%r0,65535
-	rldicr %r0,%r0,32,31
-	oris %r0,%r0,65535
-	ori %r0,%r0,65535
-	and %r9,%r10,%r0
+	rldicl %r9,%r10,0,7
 	cmpld 7,%r12,%r9
 	bge 7,.Ltce_kill.4
 	/* cover `tce` auto: up to 129 granules (its threshold) the loop, past it the flush-all */
@@ -68,12 +63,8 @@ tce_kill:
 	cmpdi 7,%r10,0
 	bne 7,.Ltce_kill.10
 	mr %r11,%r8
-	lis %r0,-3841
-	ori %r0,%r0,65535
-	rldicr %r0,%r0,32,31
-	oris %r0,%r0,65535
-	ori %r0,%r0,65535
-	and %r10,%r12,%r0
+	rldicr %r10,%r12,8,59
+	rldicl %r10,%r10,56,0
 	or %r6,%r9,%r10
 	rldicl %r10,%r11,62,2
 	cmpld 7,%r7,%r10
@@ -119,12 +110,8 @@ tce_kill:
 	mr %r11,%r8
 	mr %r10,%r12
 .Ltce_kill.15:
-	lis %r0,-3841
-	ori %r0,%r0,65535
-	rldicr %r0,%r0,32,31
-	oris %r0,%r0,65535
-	ori %r0,%r0,65535
-	and %r12,%r10,%r0
+	rldicr %r12,%r10,8,59
+	rldicl %r12,%r12,56,0
 	or %r8,%r9,%r12
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	std %r8,0(%r3)

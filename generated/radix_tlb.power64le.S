@@ -15,8 +15,7 @@ flush_tlb_page:
 	/* placed by place-barriers: e12 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70 */
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
-	li %r0,-4096
-	and %r11,%r4,%r0
+	rldicr %r11,%r4,0,51
 	ori %r12,%r11,160
 	/* 72: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -42,8 +41,7 @@ flush_tlb_page:
 	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70 */
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
-	li %r0,-4096
-	and %r11,%r4,%r0
+	rldicr %r11,%r4,0,51
 	ori %r12,%r11,160
 	/* 72: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -69,8 +67,7 @@ flush_tlb_page:
 	/* placed by place-barriers: e7 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70 */
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
-	li %r0,-4096
-	and %r11,%r4,%r0
+	rldicr %r11,%r4,0,51
 	ori %r12,%r11,160
 	/* 72: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -90,8 +87,7 @@ flush_tlb_page:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70 */
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
-	li %r0,-4096
-	and %r11,%r4,%r0
+	rldicr %r11,%r4,0,51
 	ori %r12,%r11,160
 	/* 72: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -118,8 +114,7 @@ flush_tlb_page_local:
 	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 85), required by line 83 */
 	ptesync
 	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
-	li %r0,-4096
-	and %r11,%r4,%r0
+	rldicr %r11,%r4,0,51
 	ori %r12,%r11,160
 	/* 85: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -135,8 +130,7 @@ flush_tlb_page_local:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 85), required by line 83 */
 	ptesync
 	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
-	li %r0,-4096
-	and %r11,%r4,%r0
+	rldicr %r11,%r4,0,51
 	ori %r12,%r11,160
 	/* 85: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -390,8 +384,7 @@ flush_tlb_range:
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r10,%r4,65535
 	add %r9,%r12,%r10
-	lis %r0,-1
-	and %r12,%r4,%r0
+	rldicr %r12,%r4,0,47
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range.12
 	rldicl %r10,%r9,48,16
@@ -399,8 +392,7 @@ flush_tlb_range:
 	beq 0,.Lflush_tlb_range.14
 	addi %r10,%r10,1
 .Lflush_tlb_range.14:
-	li %r0,-4096
-	and %r9,%r12,%r0
+	rldicr %r9,%r12,0,51
 	ori %r12,%r9,160
 	lis %r9,1
 .Lflush_tlb_range.13:
@@ -425,8 +417,7 @@ flush_tlb_range:
 	ptesync
 	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
 	addi %r10,%r5,-1
-	lis %r0,-1
-	and %r9,%r10,%r0
+	rldicr %r9,%r10,0,47
 	ori %r10,%r9,160
 	/* 155: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
@@ -435,12 +426,10 @@ flush_tlb_range:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r10,%r4,%r0
-	lis %r0,-32
-	and %r8,%r10,%r0
+	rldicr %r8,%r10,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r8
-	lis %r0,-32
-	and %r8,%r5,%r0
+	rldicr %r8,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
 	mr %r7,%r8
 	cmpld 7,%r10,%r7
@@ -466,24 +455,18 @@ flush_tlb_range:
 	blr
 .Lflush_tlb_range.19:
 	subf %r8,%r10,%r7
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r31,%r10,%r0
+	rldicl %r31,%r10,0,43
 	add %r30,%r8,%r31
-	lis %r0,-32
-	and %r8,%r10,%r0
+	rldicr %r8,%r10,0,42
 	cmpdi 7,%r30,0
 	beq 7,.Lflush_tlb_range.21
 	rldicl %r31,%r30,43,21
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r29,%r30,%r0
+	rldicl %r29,%r30,0,43
 	cmpdi 7,%r29,0
 	beq 7,.Lflush_tlb_range.23
 	addi %r31,%r31,1
 .Lflush_tlb_range.23:
-	li %r0,-4096
-	and %r30,%r8,%r0
+	rldicr %r30,%r8,0,51
 	ori %r8,%r30,32
 	lis %r30,32
 .Lflush_tlb_range.22:
@@ -504,8 +487,7 @@ flush_tlb_range:
 	ptesync
 	lis %r0,32
 	subf %r11,%r0,%r7
-	li %r0,-4096
-	and %r12,%r11,%r0
+	rldicr %r12,%r11,0,51
 	ori %r11,%r12,32
 	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r9,0,1,1
@@ -567,8 +549,7 @@ flush_tlb_range:
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
-	lis %r0,-1
-	and %r12,%r4,%r0
+	rldicr %r12,%r4,0,47
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.32
 	rldicl %r9,%r8,48,16
@@ -576,8 +557,7 @@ flush_tlb_range:
 	beq 0,.Lflush_tlb_range.34
 	addi %r9,%r9,1
 .Lflush_tlb_range.34:
-	li %r0,-4096
-	and %r8,%r12,%r0
+	rldicr %r8,%r12,0,51
 	ori %r12,%r8,160
 	lis %r8,1
 .Lflush_tlb_range.33:
@@ -601,12 +581,10 @@ flush_tlb_range:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r9,%r4,%r0
-	lis %r0,-32
-	and %r8,%r9,%r0
+	rldicr %r8,%r9,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r8
-	lis %r0,-32
-	and %r9,%r5,%r0
+	rldicr %r9,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
 	mr %r7,%r9
 	cmpld 7,%r10,%r7
@@ -635,24 +613,18 @@ flush_tlb_range:
 	rldicr %r9,%r3,32,31
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	subf %r8,%r10,%r7
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r31,%r10,%r0
+	rldicl %r31,%r10,0,43
 	add %r30,%r8,%r31
-	lis %r0,-32
-	and %r8,%r10,%r0
+	rldicr %r8,%r10,0,42
 	cmpdi 7,%r30,0
 	beq 7,.Lflush_tlb_range.41
 	rldicl %r31,%r30,43,21
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r29,%r30,%r0
+	rldicl %r29,%r30,0,43
 	cmpdi 7,%r29,0
 	beq 7,.Lflush_tlb_range.43
 	addi %r31,%r31,1
 .Lflush_tlb_range.43:
-	li %r0,-4096
-	and %r30,%r8,%r0
+	rldicr %r30,%r8,0,51
 	ori %r8,%r30,32
 	lis %r30,32
 .Lflush_tlb_range.42:
@@ -735,8 +707,7 @@ flush_tlb_range:
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
-	lis %r0,-1
-	and %r12,%r4,%r0
+	rldicr %r12,%r4,0,47
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.54
 	rldicl %r9,%r8,48,16
@@ -744,8 +715,7 @@ flush_tlb_range:
 	beq 0,.Lflush_tlb_range.56
 	addi %r9,%r9,1
 .Lflush_tlb_range.56:
-	li %r0,-4096
-	and %r8,%r12,%r0
+	rldicr %r8,%r12,0,51
 	ori %r12,%r8,160
 	lis %r8,1
 .Lflush_tlb_range.55:
@@ -762,8 +732,7 @@ flush_tlb_range:
 	ptesync
 	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
 	addi %r11,%r5,-1
-	lis %r0,-1
-	and %r12,%r11,%r0
+	rldicr %r12,%r11,0,47
 	ori %r11,%r12,160
 	/* 155: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
@@ -772,12 +741,10 @@ flush_tlb_range:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r11,%r4,%r0
-	lis %r0,-32
-	and %r9,%r11,%r0
+	rldicr %r9,%r11,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r9
-	lis %r0,-32
-	and %r11,%r5,%r0
+	rldicr %r11,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
@@ -803,24 +770,18 @@ flush_tlb_range:
 	blr
 .Lflush_tlb_range.61:
 	subf %r11,%r10,%r7
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r9,%r10,%r0
+	rldicl %r9,%r10,0,43
 	add %r8,%r11,%r9
-	lis %r0,-32
-	and %r11,%r10,%r0
+	rldicr %r11,%r10,0,42
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.63
 	rldicl %r9,%r8,43,21
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r6,%r8,%r0
+	rldicl %r6,%r8,0,43
 	cmpdi 7,%r6,0
 	beq 7,.Lflush_tlb_range.65
 	addi %r9,%r9,1
 .Lflush_tlb_range.65:
-	li %r0,-4096
-	and %r8,%r11,%r0
+	rldicr %r8,%r11,0,51
 	ori %r11,%r8,32
 	lis %r8,32
 .Lflush_tlb_range.64:
@@ -837,8 +798,7 @@ flush_tlb_range:
 	ptesync
 	lis %r0,32
 	subf %r11,%r0,%r7
-	li %r0,-4096
-	and %r9,%r11,%r0
+	rldicr %r9,%r11,0,51
 	ori %r11,%r9,32
 	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r12,0,1,1
@@ -894,8 +854,7 @@ flush_tlb_range:
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
 	add %r8,%r12,%r9
-	lis %r0,-1
-	and %r12,%r4,%r0
+	rldicr %r12,%r4,0,47
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.74
 	rldicl %r9,%r8,48,16
@@ -903,8 +862,7 @@ flush_tlb_range:
 	beq 0,.Lflush_tlb_range.76
 	addi %r9,%r9,1
 .Lflush_tlb_range.76:
-	li %r0,-4096
-	and %r8,%r12,%r0
+	rldicr %r8,%r12,0,51
 	ori %r12,%r8,160
 	lis %r8,1
 .Lflush_tlb_range.75:
@@ -920,12 +878,10 @@ flush_tlb_range:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r11,%r4,%r0
-	lis %r0,-32
-	and %r12,%r11,%r0
+	rldicr %r12,%r11,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r10,%r12
-	lis %r0,-32
-	and %r11,%r5,%r0
+	rldicr %r11,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
 	mr %r7,%r11
 	cmpld 7,%r10,%r7
@@ -954,24 +910,18 @@ flush_tlb_range:
 	rldicr %r11,%r3,32,31
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	subf %r12,%r10,%r7
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r9,%r10,%r0
+	rldicl %r9,%r10,0,43
 	add %r8,%r12,%r9
-	lis %r0,-32
-	and %r12,%r10,%r0
+	rldicr %r12,%r10,0,42
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.83
 	rldicl %r10,%r8,43,21
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r9,%r8,%r0
+	rldicl %r9,%r8,0,43
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range.85
 	addi %r10,%r10,1
 .Lflush_tlb_range.85:
-	li %r0,-4096
-	and %r9,%r12,%r0
+	rldicr %r9,%r12,0,51
 	ori %r12,%r9,32
 	lis %r9,32
 .Lflush_tlb_range.84:
@@ -1056,8 +1006,7 @@ flush_tlb_range_local:
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	andi. %r10,%r4,65535
 	add %r9,%r12,%r10
-	lis %r0,-1
-	and %r12,%r4,%r0
+	rldicr %r12,%r4,0,47
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range_local.10
 	rldicl %r10,%r9,48,16
@@ -1065,8 +1014,7 @@ flush_tlb_range_local:
 	beq 0,.Lflush_tlb_range_local.12
 	addi %r10,%r10,1
 .Lflush_tlb_range_local.12:
-	li %r0,-4096
-	and %r9,%r12,%r0
+	rldicr %r9,%r12,0,51
 	ori %r12,%r9,160
 	lis %r9,1
 .Lflush_tlb_range_local.11:
@@ -1082,12 +1030,10 @@ flush_tlb_range_local:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r11,%r4,%r0
-	lis %r0,-32
-	and %r12,%r11,%r0
+	rldicr %r12,%r11,0,42
 	/* 199: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r11,%r12
-	lis %r0,-32
-	and %r12,%r5,%r0
+	rldicr %r12,%r5,0,42
 	/* 200: let hend = end & ~0x1fffff */
 	mr %r10,%r12
 	cmpld 7,%r11,%r10
@@ -1111,24 +1057,18 @@ flush_tlb_range_local:
 	rldicr %r12,%r3,32,31
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	subf %r9,%r11,%r10
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r8,%r11,%r0
+	rldicl %r8,%r11,0,43
 	add %r7,%r9,%r8
-	lis %r0,-32
-	and %r9,%r11,%r0
+	rldicr %r9,%r11,0,42
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range_local.19
 	rldicl %r8,%r7,43,21
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r6,%r7,%r0
+	rldicl %r6,%r7,0,43
 	cmpdi 7,%r6,0
 	beq 7,.Lflush_tlb_range_local.21
 	addi %r8,%r8,1
 .Lflush_tlb_range_local.21:
-	li %r0,-4096
-	and %r7,%r9,%r0
+	rldicr %r7,%r9,0,51
 	ori %r9,%r7,32
 	lis %r7,32
 .Lflush_tlb_range_local.20:
@@ -1214,8 +1154,7 @@ flush_tlb_range_local:
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	andi. %r8,%r4,65535
 	add %r7,%r9,%r8
-	lis %r0,-1
-	and %r9,%r4,%r0
+	rldicr %r9,%r4,0,47
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range_local.32
 	rldicl %r8,%r7,48,16
@@ -1223,8 +1162,7 @@ flush_tlb_range_local:
 	beq 0,.Lflush_tlb_range_local.34
 	addi %r8,%r8,1
 .Lflush_tlb_range_local.34:
-	li %r0,-4096
-	and %r7,%r9,%r0
+	rldicr %r7,%r9,0,51
 	ori %r9,%r7,160
 	lis %r7,1
 .Lflush_tlb_range_local.33:
@@ -1240,12 +1178,10 @@ flush_tlb_range_local:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r12,%r4,%r0
-	lis %r0,-32
-	and %r9,%r12,%r0
+	rldicr %r9,%r12,0,42
 	/* 199: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	mr %r11,%r9
-	lis %r0,-32
-	and %r12,%r5,%r0
+	rldicr %r12,%r5,0,42
 	/* 200: let hend = end & ~0x1fffff */
 	mr %r10,%r12
 	cmpld 7,%r11,%r10
@@ -1269,24 +1205,18 @@ flush_tlb_range_local:
 	rldicr %r12,%r3,32,31
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	subf %r9,%r11,%r10
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r10,%r11,%r0
+	rldicl %r10,%r11,0,43
 	add %r8,%r9,%r10
-	lis %r0,-32
-	and %r10,%r11,%r0
+	rldicr %r10,%r11,0,42
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range_local.41
 	rldicl %r11,%r8,43,21
-	lis %r0,31
-	ori %r0,%r0,65535
-	and %r9,%r8,%r0
+	rldicl %r9,%r8,0,43
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range_local.43
 	addi %r11,%r11,1
 .Lflush_tlb_range_local.43:
-	li %r0,-4096
-	and %r9,%r10,%r0
+	rldicr %r9,%r10,0,51
 	ori %r10,%r9,32
 	lis %r9,32
 .Lflush_tlb_range_local.42:

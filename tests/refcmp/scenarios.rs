@@ -297,6 +297,11 @@ fn npu2_tce_kill() -> Vec<Build> {
                 kill_at(3, 0x8000_0000, 8, 0).outside(
                     "a TCE size of 0 is no TVE page size (skiboot returns OPAL_PARAMETER)",
                 ),
+                // The largest granule the cover takes (its guard's mask).
+                kill_at(3, 0x8000_0000, 1, 1 << 56).outside(
+                    "skiboot's tce_size is a u32; 2^56 does not fit (the example kills the \
+                     one 2^56 page that holds the address)",
+                ),
             ])],
         },
         Build {
@@ -566,6 +571,17 @@ fn arm_smmu() -> Vec<Build> {
                         small(),
                         vec![
                             odd(),
+                            // Across 2^60 the page number reaches the
+                            // ASID's bits (a carry there is not an OR):
+                            // the loop that carries the TLBIVA operand is
+                            // only taken below.
+                            walk("two pages across 2^60", (1 << 60) - 0x1000, 0x2000, 0x1000)
+                                .differs(
+                                    "the kernel adds granule >> 12 to the TLBIVA operand, so \
+                                     past 2^60 the page number carries into the ASID (0x8..); \
+                                     the example ORs each page's number with the ASID (0x7..). \
+                                     No SMMU has a 61-bit input address",
+                                ),
                             walk(
                                 "413 granules of 4K (the threshold)",
                                 0x40_0000,

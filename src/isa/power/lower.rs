@@ -661,6 +661,7 @@ fn bin(
             rs: ra,
             imm: imm as u16,
         }),
+        (BinOp::And, None) if mask_and(rd, ra, imm, e) => {}
         (BinOp::Add, None) if fits_i16(imm as i64) => e(Insn::Addi {
             rt: rd,
             ra,
@@ -678,6 +679,53 @@ fn bin(
         (_, Some(rb)) => reg_op(op, rd, ra, rb, e),
     }
     Ok(())
+}
+
+/// `rd = ra & m` with rotate-and-mask instructions where `m` is ones
+/// from bit 0 up (`clrldi`), ones from some bit to 63 (`clrrdi`), or all
+/// ones but one run of zeros (rotate the run to the bottom, clear it,
+/// rotate back: skiboot's SETFIELD of a PE into a DMA address), instead
+/// of building `m` in a register (up to five instructions). False (and
+/// nothing emitted) for other masks.
+fn mask_and(rd: Reg, ra: Reg, m: u64, e: &mut dyn FnMut(Insn)) -> bool {
+    let run = |x: u64| {
+        let (lo, hi) = (x.trailing_zeros(), 63 - x.leading_zeros());
+        (x != 0 && x == (u64::MAX >> (63 - hi)) & (u64::MAX << lo)).then_some((lo, hi))
+    };
+    match (run(m), run(!m)) {
+        // Ones 0..=hi: clear the bits above (MSB0 0..63-hi-1).
+        (Some((0, hi)), _) => e(Insn::Rldicl {
+            ra: rd,
+            rs: ra,
+            sh: 0,
+            mb: (63 - hi) as u8,
+        }),
+        // Ones lo..=63: clear the bits below (MSB0 64-lo..63).
+        (Some((lo, 63)), _) => e(Insn::Rldicr {
+            ra: rd,
+            rs: ra,
+            sh: 0,
+            me: (63 - lo) as u8,
+        }),
+        // Zeros lo..=hi, ones around them.
+        (_, Some((lo, hi))) if lo > 0 && hi < 63 => {
+            let w = hi - lo + 1;
+            e(Insn::Rldicr {
+                ra: rd,
+                rs: ra,
+                sh: (64 - lo) as u8,
+                me: (63 - w) as u8,
+            });
+            e(Insn::Rldicl {
+                ra: rd,
+                rs: rd,
+                sh: lo as u8,
+                mb: 0,
+            });
+        }
+        _ => return false,
+    }
+    true
 }
 
 fn reg_op(op: BinOp, rd: Reg, ra: Reg, rb: Reg, e: &mut dyn FnMut(Insn)) {
