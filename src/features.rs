@@ -240,19 +240,10 @@ pub fn fold_ifs(body: Vec<Stmt>) -> Vec<Stmt> {
     out
 }
 
-/// The sequence with each feature of `used` set as `combo` says (bit j
-/// for `used[j]`).
-fn specialize(prog: &Program, seq: &Seq, used: &[usize], combo: u32) -> Seq {
+/// The sequence with each feature of `fixed` at its value.
+fn specialize(prog: &Program, seq: &Seq, fixed: &[(usize, bool)]) -> Seq {
     let mut v = seq.clone();
-    let word = seq.feature_word;
-    crate::ir::map_exprs(&mut v.body, &mut |e| {
-        e.subst(&|x| {
-            let i = feature_of(x, word)?;
-            let j = used.iter().position(|&u| u == i)?;
-            Some(Expr::Const(u64::from(combo >> j & 1)))
-        })
-    });
-    v.body = fold_ifs(v.body);
+    v.body = variant_body(seq, fixed);
     v.edges = crate::ir::order::required_edges(&prog.devices, &v.body, &v.orders);
     v
 }
@@ -293,15 +284,15 @@ pub fn split_optimize(
     let mut edges = Vec::new();
     let mut edge_variants = Vec::new();
     for combo in 0..(1u32 << used.len()) {
-        let mut v = specialize(prog, seq, &used, combo);
-        v.notes.clear();
-        optimize(&mut v)?;
-        let shift = edges.len();
         let fixed: Vec<(usize, bool)> = used
             .iter()
             .enumerate()
             .map(|(j, &i)| (i, combo >> j & 1 == 1))
             .collect();
+        let mut v = specialize(prog, seq, &fixed);
+        v.notes.clear();
+        optimize(&mut v)?;
+        let shift = edges.len();
         edge_variants.extend(std::iter::repeat_n(fixed, v.edges.len()));
         edges.append(&mut v.edges);
         crate::ir::walk_mut(&mut v.body, &mut |s| {

@@ -1,7 +1,7 @@
 //! Granule sets: what one invalidation can cover, how it is launched,
 //! and the modelled costs.
 
-use super::expr::{field_mask, BinOp, Expr};
+use super::expr::{BinOp, Expr};
 use super::{DevId, RegId};
 use crate::spec::diag::Span;
 
@@ -98,16 +98,7 @@ impl Granule {
 
     /// [`Self::bits_expr`] for parameter values `values`.
     pub fn bits_value(&self, params: &[String], values: &[u64], reg: Option<RegId>) -> u64 {
-        let konst = reg.map_or(self.bits, |r| self.bits_of(r));
-        self.param_sets_in(reg).fold(konst, |acc, p| {
-            let v = params
-                .iter()
-                .position(|x| *x == p.param)
-                .and_then(|i| values.get(i))
-                .copied()
-                .unwrap_or(0);
-            acc | ((v & field_mask(0, p.width)) << p.shift)
-        })
+        self.bits_expr(params, reg).eval_with(values, &[])
     }
 }
 

@@ -13,3 +13,13 @@ pub fn field_mask(shift: u32, width: u32) -> u64 {
     };
     ones << shift
 }
+
+/// `m` as one run of ones: (lowest bit, highest bit); None for 0 or a
+/// mask of several runs.
+pub fn ones_run(m: u64) -> Option<(u32, u32)> {
+    if m == 0 {
+        return None;
+    }
+    let (lo, hi) = (m.trailing_zeros(), 63 - m.leading_zeros());
+    (m == field_mask(lo, hi - lo + 1)).then_some((lo, hi))
+}

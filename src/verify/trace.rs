@@ -421,12 +421,8 @@ fn attribute(
         fields: Vec::new(),
         decoded: None,
     };
-    let in_ptr = layout
-        .ptr_params
-        .iter()
-        .find(|&&(p, _, _)| e.addr >= ptr_base(p) && e.addr - ptr_base(p) < PTR_SPAN);
-    match (kind, in_ptr) {
-        (Kind::Store | Kind::Load, Some(&(p, _, _))) => memory_access(&mut ev, e, c, seq, p),
+    match (kind, ptr_param_at(layout, e.addr)) {
+        (Kind::Store | Kind::Load, Some(p)) => memory_access(&mut ev, e, c, seq, p),
         (Kind::Store | Kind::Load, None) => register_access(&mut ev, e, prog, &layout.regions)?,
         (Kind::Invalidate, _) => {
             ev.operands = operand_values(&e.text);
@@ -439,6 +435,15 @@ fn attribute(
         (Kind::Barrier, _) => {}
     }
     Ok(ev)
+}
+
+/// The pointer parameter whose memory holds `addr`, if any.
+fn ptr_param_at(layout: &Layout, addr: u64) -> Option<usize> {
+    layout
+        .ptr_params
+        .iter()
+        .find(|&&(p, _, _)| addr >= ptr_base(p) && addr - ptr_base(p) < PTR_SPAN)
+        .map(|&(p, _, _)| p)
 }
 
 /// Stores into a queue's ring (`Q_ring`, see `spec::queue`) named as the
@@ -458,12 +463,7 @@ fn name_ring_records(
         .iter()
         .filter_map(|q| {
             let name = format!("{}_ring", q.name);
-            let p = seq.params.iter().position(|x| *x == name)?;
-            layout
-                .ptr_params
-                .iter()
-                .any(|&(x, _, _)| x == p)
-                .then_some((p, q.entry))
+            Some((seq.params.iter().position(|x| *x == name)?, q.entry))
         })
         .collect();
     if rings.is_empty() {
@@ -474,9 +474,8 @@ fn name_ring_records(
         let (Kind::Store, Some(v)) = (ev.kind, ev.raw) else {
             continue;
         };
-        let Some(&(p, entry)) = rings
-            .iter()
-            .find(|&&(p, _)| e.addr >= ptr_base(p) && e.addr - ptr_base(p) < PTR_SPAN)
+        let Some(&(p, entry)) =
+            ptr_param_at(layout, e.addr).and_then(|p| rings.iter().find(|&&(r, _)| r == p))
         else {
             continue;
         };

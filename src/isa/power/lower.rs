@@ -688,11 +688,8 @@ fn bin(
 /// of building `m` in a register (up to five instructions). False (and
 /// nothing emitted) for other masks.
 fn mask_and(rd: Reg, ra: Reg, m: u64, e: &mut dyn FnMut(Insn)) -> bool {
-    let run = |x: u64| {
-        let (lo, hi) = (x.trailing_zeros(), 63 - x.leading_zeros());
-        (x != 0 && x == (u64::MAX >> (63 - hi)) & (u64::MAX << lo)).then_some((lo, hi))
-    };
-    match (run(m), run(!m)) {
+    use crate::spec::bits::ones_run;
+    match (ones_run(m), ones_run(!m)) {
         // Ones 0..=hi: clear the bits above (MSB0 0..63-hi-1).
         (Some((0, hi)), _) => e(Insn::Rldicl {
             ra: rd,

@@ -29,7 +29,8 @@
 //! comparison with the kernel's C under qemu and the booted kernels check
 //! the generated loops.
 
-use crate::ir::expr::{field_mask, BinOp, Expr};
+use crate::ir::expr::{BinOp, Expr};
+use crate::spec::bits::ones_run;
 
 /// What holds in every trip of the loop being reduced.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,15 +48,6 @@ pub(super) struct Loop<'a> {
     pub local: usize,
     pub stride: &'a Expr,
     pub facts: Facts,
-}
-
-/// `m` as a run of ones: (lowest bit, highest bit).
-fn ones_run(m: u64) -> Option<(u32, u32)> {
-    if m == 0 {
-        return None;
-    }
-    let (lo, hi) = (m.trailing_zeros(), 63 - m.leading_zeros());
-    (m == field_mask(lo, hi - lo + 1)).then_some((lo, hi))
 }
 
 fn neg(c: Expr) -> Expr {
