@@ -32,46 +32,46 @@ flush_tlb_range:
 	lsl x10, x0, #48
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	and x11, x1, #0xfff
-	add x12, x9, x11
-	and x9, x1, #0xfffffffffffff000
-	cbz x12, .Lflush_tlb_range.7
-	add x11, x9, x12
-	cmp x11, x9
+	add x9, x9, x11
+	and x11, x1, #0xfffffffffffff000
+	cbz x9, .Lflush_tlb_range.7
+	add x12, x11, x9
+	cmp x12, x11
 	b.lo .Lflush_tlb_range.9
-	lsr x13, x11, #56
-	cbnz x13, .Lflush_tlb_range.9
-	lsr x11, x12, #12
-	and x13, x12, #0xfff
+	lsr x12, x12, #56
+	cbnz x12, .Lflush_tlb_range.9
+	lsr x12, x9, #12
+	and x13, x9, #0xfff
 	cbz x13, .Lflush_tlb_range.11
-	add x11, x11, #1
+	add x12, x12, #1
 .Lflush_tlb_range.11:
-	lsr x13, x9, #12
-	and x14, x13, #0xfffffffffff
-	orr x13, x14, x10
+	lsr x13, x11, #12
+	and x13, x13, #0xfffffffffff
+	orr x13, x13, x10
 .Lflush_tlb_range.10:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x13
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x13, x13, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range.10
+	sub x12, x12, #1
+	cbnz x12, .Lflush_tlb_range.10
 	b .Lflush_tlb_range.7
 .Lflush_tlb_range.9:
-	lsr x11, x12, #12
-	and x13, x12, #0xfff
-	cbz x13, .Lflush_tlb_range.13
-	add x11, x11, #1
-.Lflush_tlb_range.13:
 	lsr x12, x9, #12
-.Lflush_tlb_range.12:
-	and x9, x12, #0xfffffffffff
-	orr x13, x9, x10
-	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x13
-	/* 40: cover start, end - start with tlb4k auto { ... */
+	and x9, x9, #0xfff
+	cbz x9, .Lflush_tlb_range.13
 	add x12, x12, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range.12
+.Lflush_tlb_range.13:
+	lsr x11, x11, #12
+.Lflush_tlb_range.12:
+	and x9, x11, #0xfffffffffff
+	orr x9, x9, x10
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x9
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x11, x11, #1
+	sub x12, x12, #1
+	cbnz x12, .Lflush_tlb_range.12
 .Lflush_tlb_range.8:
 	b .Lflush_tlb_range.7
 .Lflush_tlb_range.6:
@@ -92,77 +92,77 @@ flush_tlb_range:
 	ret
 .Lflush_tlb_range.0:
 	/* cover: an empty range invalidates nothing */
-	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range.15
+	sub x2, x2, x1
+	cbz x2, .Lflush_tlb_range.15
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38; e1 the caller's earlier stores -> `tlbi vale1is` (line 41), required by line 38; e2 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38 */
 	dsb ishst
 	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
-	eor x10, x1, x16
-	cmp x10, x9
+	eor x9, x1, x16
+	cmp x9, x2
 	b.hs .Lflush_tlb_range.16
-	/* 42: value (asid << 0x30) */
-	lsl x10, x0, #48
-	/* 42: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x10
-	b .Lflush_tlb_range.17
-.Lflush_tlb_range.16:
-	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x10, #0x5000
-	movk x10, #0x1f, lsl #16
-	cmp x10, x9
-	b.lo .Lflush_tlb_range.18
-	/* 41: value (asid << 0x30) */
-	lsl x10, x0, #48
-	/* 40: cover start, end - start with tlb4k auto { ... */
-	and x11, x1, #0xfff
-	add x12, x9, x11
-	and x9, x1, #0xfffffffffffff000
-	cbz x12, .Lflush_tlb_range.19
-	add x11, x9, x12
-	cmp x11, x9
-	b.lo .Lflush_tlb_range.21
-	lsr x13, x11, #56
-	cbnz x13, .Lflush_tlb_range.21
-	lsr x11, x12, #12
-	and x13, x12, #0xfff
-	cbz x13, .Lflush_tlb_range.23
-	add x11, x11, #1
-.Lflush_tlb_range.23:
-	lsr x13, x9, #12
-	and x14, x13, #0xfffffffffff
-	orr x13, x14, x10
-.Lflush_tlb_range.22:
-	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x13
-	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x13, x13, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range.22
-	b .Lflush_tlb_range.19
-.Lflush_tlb_range.21:
-	lsr x11, x12, #12
-	and x13, x12, #0xfff
-	cbz x13, .Lflush_tlb_range.25
-	add x11, x11, #1
-.Lflush_tlb_range.25:
-	lsr x12, x9, #12
-.Lflush_tlb_range.24:
-	and x9, x12, #0xfffffffffff
-	orr x13, x9, x10
-	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x13
-	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x12, x12, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range.24
-.Lflush_tlb_range.20:
-	b .Lflush_tlb_range.19
-.Lflush_tlb_range.18:
 	/* 42: value (asid << 0x30) */
 	lsl x9, x0, #48
 	/* 42: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
+	b .Lflush_tlb_range.17
+.Lflush_tlb_range.16:
+	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
+	movz x9, #0x5000
+	movk x9, #0x1f, lsl #16
+	cmp x9, x2
+	b.lo .Lflush_tlb_range.18
+	/* 41: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	and x10, x1, #0xfff
+	add x2, x2, x10
+	and x1, x1, #0xfffffffffffff000
+	cbz x2, .Lflush_tlb_range.19
+	add x10, x1, x2
+	cmp x10, x1
+	b.lo .Lflush_tlb_range.21
+	lsr x10, x10, #56
+	cbnz x10, .Lflush_tlb_range.21
+	lsr x10, x2, #12
+	and x11, x2, #0xfff
+	cbz x11, .Lflush_tlb_range.23
+	add x10, x10, #1
+.Lflush_tlb_range.23:
+	lsr x11, x1, #12
+	and x11, x11, #0xfffffffffff
+	orr x11, x11, x9
+.Lflush_tlb_range.22:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x11
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x11, x11, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_range.22
+	b .Lflush_tlb_range.19
+.Lflush_tlb_range.21:
+	lsr x10, x2, #12
+	and x2, x2, #0xfff
+	cbz x2, .Lflush_tlb_range.25
+	add x10, x10, #1
+.Lflush_tlb_range.25:
+	lsr x1, x1, #12
+.Lflush_tlb_range.24:
+	and x11, x1, #0xfffffffffff
+	orr x11, x11, x9
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x11
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x1, x1, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_range.24
+.Lflush_tlb_range.20:
+	b .Lflush_tlb_range.19
+.Lflush_tlb_range.18:
+	/* 42: value (asid << 0x30) */
+	lsl x0, x0, #48
+	/* 42: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x0
 .Lflush_tlb_range.19:
 .Lflush_tlb_range.17:
 	/* placed by place-barriers: e3 `tlbi aside1is` (line 42) -> the return, required by line 39; e4 `tlbi vale1is` (line 41) -> the return, required by line 39; e5 `tlbi aside1is` (line 42) -> the return, required by line 39 */
@@ -183,11 +183,11 @@ flush_tlb_page:
 	dsb ishst
 	/* 53: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	lsr x9, x1, #12
-	and x10, x9, #0xfffffffffff
-	lsl x9, x0, #48
-	orr x11, x10, x9
+	and x9, x9, #0xfffffffffff
+	lsl x10, x0, #48
+	orr x9, x9, x10
 	/* 53: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x11
+	tlbi vale1is, x9
 	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbi vale1is` (line 55), required by line 51; e4 `tlbi vale1is` (line 53) -> `tlbi vale1is` (line 55), required by line 55; e5 `tlbi vale1is` (line 53) -> the return, required by line 52 */
 	dsb ish
 	/* 55: tlbi vale1is, 0 after invalidates */
@@ -200,12 +200,12 @@ flush_tlb_page:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vale1is` (line 53), required by line 51 */
 	dsb ishst
 	/* 53: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
-	lsr x9, x1, #12
-	and x10, x9, #0xfffffffffff
-	lsl x9, x0, #48
-	orr x11, x10, x9
+	lsr x1, x1, #12
+	and x1, x1, #0xfffffffffff
+	lsl x0, x0, #48
+	orr x1, x1, x0
 	/* 53: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x11
+	tlbi vale1is, x1
 	/* placed by place-barriers: e1 `tlbi vale1is` (line 53) -> the return, required by line 52 */
 	dsb ish
 .Lflush_tlb_page.1:
@@ -237,10 +237,10 @@ flush_tlb_range_r:
 .Lflush_tlb_range_r.4:
 	/* cover `tlb4k_range` range: at most 2097152 granules by range ops, past it the flush-all */
 	and x10, x1, #0xfff
-	add x11, x9, x10
-	sub x9, x11, #1
-	lsr x10, x9, #12
-	add x9, x10, #1
+	add x9, x9, x10
+	sub x9, x9, #1
+	lsr x9, x9, #12
+	add x9, x9, #1
 	movz x16, #0x20, lsl #16
 	cmp x9, x16
 	b.hs .Lflush_tlb_range_r.6
@@ -249,108 +249,108 @@ flush_tlb_range_r:
 	cbz x10, .Lflush_tlb_range_r.9
 	/* 76: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	and x11, x1, #0xfffffffffffff000
-	lsr x12, x11, #12
-	and x11, x12, #0xfffffffffff
+	lsr x11, x11, #12
+	and x11, x11, #0xfffffffffff
 	lsl x12, x0, #48
-	orr x13, x11, x12
+	orr x11, x11, x12
 	/* 76: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x13
+	tlbi vale1is, x11
 .Lflush_tlb_range_r.9:
 	/* cover `tlb4k_range` range: the range op of scale 0, if this digit of the count is not 0 */
-	sub x11, x9, x10
-	lsr x9, x11, #1
-	and x12, x9, #0x1f
-	cbz x12, .Lflush_tlb_range_r.11
+	sub x9, x9, x10
+	lsr x11, x9, #1
+	and x11, x11, #0x1f
+	cbz x11, .Lflush_tlb_range_r.11
 	/* 77: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
+	and x12, x1, #0xfffffffffffff000
 	lsl x13, x10, #12
-	add x14, x9, x13
-	lsr x9, x14, #12
-	and x13, x9, #0x1fffffffff
-	sub x9, x12, #1
-	lsl x14, x9, #39
-	orr x9, x13, x14
-	orr x13, x9, #0x400000000000
-	lsl x9, x0, #48
-	orr x14, x13, x9
+	add x12, x12, x13
+	lsr x12, x12, #12
+	and x12, x12, #0x1fffffffff
+	sub x13, x11, #1
+	lsl x13, x13, #39
+	orr x12, x12, x13
+	orr x12, x12, #0x400000000000
+	lsl x13, x0, #48
+	orr x12, x12, x13
 	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
-	tlbi rvale1is, x14
+	tlbi rvale1is, x12
 .Lflush_tlb_range_r.11:
 	/* cover `tlb4k_range` range: the range op of scale 1, if this digit of the count is not 0 */
-	lsr x9, x11, #6
-	and x13, x9, #0x1f
-	cbz x13, .Lflush_tlb_range_r.13
+	lsr x12, x9, #6
+	and x12, x12, #0x1f
+	cbz x12, .Lflush_tlb_range_r.13
 	/* 77: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
+	and x13, x1, #0xfffffffffffff000
 	lsl x14, x10, #12
-	add x15, x9, x14
-	lsl x9, x12, #1
-	lsl x14, x9, #12
-	add x9, x15, x14
-	lsr x14, x9, #12
-	and x9, x14, #0x1fffffffff
-	sub x14, x13, #1
-	lsl x15, x14, #39
-	orr x14, x9, x15
+	add x13, x13, x14
+	lsl x14, x11, #1
+	lsl x14, x14, #12
+	add x13, x13, x14
+	lsr x13, x13, #12
+	and x13, x13, #0x1fffffffff
+	sub x14, x12, #1
+	lsl x14, x14, #39
+	orr x13, x13, x14
 	movz x16, #0x5000, lsl #32
-	orr x9, x14, x16
+	orr x13, x13, x16
 	lsl x14, x0, #48
-	orr x15, x9, x14
+	orr x13, x13, x14
 	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
-	tlbi rvale1is, x15
+	tlbi rvale1is, x13
 .Lflush_tlb_range_r.13:
 	/* cover `tlb4k_range` range: the range op of scale 2, if this digit of the count is not 0 */
-	lsr x9, x11, #11
-	and x14, x9, #0x1f
-	cbz x14, .Lflush_tlb_range_r.15
+	lsr x13, x9, #11
+	and x13, x13, #0x1f
+	cbz x13, .Lflush_tlb_range_r.15
 	/* 77: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
+	and x14, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
-	add x8, x9, x15
-	lsl x9, x12, #1
-	lsl x15, x9, #12
-	add x9, x8, x15
-	lsl x15, x13, #6
-	lsl x8, x15, #12
-	add x15, x9, x8
-	lsr x9, x15, #12
-	and x15, x9, #0x1fffffffff
-	sub x9, x14, #1
-	lsl x8, x9, #39
-	orr x9, x15, x8
-	orr x15, x9, #0x600000000000
-	lsl x9, x0, #48
-	orr x8, x15, x9
+	add x14, x14, x15
+	lsl x15, x11, #1
+	lsl x15, x15, #12
+	add x14, x14, x15
+	lsl x15, x12, #6
+	lsl x15, x15, #12
+	add x14, x14, x15
+	lsr x14, x14, #12
+	and x14, x14, #0x1fffffffff
+	sub x15, x13, #1
+	lsl x15, x15, #39
+	orr x14, x14, x15
+	orr x14, x14, #0x600000000000
+	lsl x15, x0, #48
+	orr x14, x14, x15
 	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
-	tlbi rvale1is, x8
+	tlbi rvale1is, x14
 .Lflush_tlb_range_r.15:
 	/* cover `tlb4k_range` range: the range op of scale 3, if this digit of the count is not 0 */
-	lsr x9, x11, #16
-	and x11, x9, #0x1f
-	cbz x11, .Lflush_tlb_range_r.7
+	lsr x9, x9, #16
+	and x9, x9, #0x1f
+	cbz x9, .Lflush_tlb_range_r.7
 	/* 77: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
-	lsl x15, x10, #12
-	add x10, x9, x15
-	lsl x9, x12, #1
-	lsl x12, x9, #12
-	add x9, x10, x12
-	lsl x10, x13, #6
-	lsl x12, x10, #12
-	add x10, x9, x12
-	lsl x9, x14, #11
-	lsl x12, x9, #12
-	add x9, x10, x12
-	lsr x10, x9, #12
-	and x9, x10, #0x1fffffffff
-	sub x10, x11, #1
-	lsl x11, x10, #39
-	orr x10, x9, x11
-	orr x9, x10, #0x700000000000
-	lsl x10, x0, #48
-	orr x11, x9, x10
+	and x14, x1, #0xfffffffffffff000
+	lsl x10, x10, #12
+	add x14, x14, x10
+	lsl x11, x11, #1
+	lsl x11, x11, #12
+	add x14, x14, x11
+	lsl x12, x12, #6
+	lsl x12, x12, #12
+	add x14, x14, x12
+	lsl x13, x13, #11
+	lsl x13, x13, #12
+	add x14, x14, x13
+	lsr x14, x14, #12
+	and x14, x14, #0x1fffffffff
+	sub x9, x9, #1
+	lsl x9, x9, #39
+	orr x14, x14, x9
+	orr x14, x14, #0x700000000000
+	lsl x9, x0, #48
+	orr x14, x14, x9
 	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
-	tlbi rvale1is, x11
+	tlbi rvale1is, x14
 .Lflush_tlb_range_r.17:
 	b .Lflush_tlb_range_r.7
 .Lflush_tlb_range_r.6:
@@ -371,144 +371,144 @@ flush_tlb_range_r:
 	ret
 .Lflush_tlb_range_r.0:
 	/* cover: an empty range invalidates nothing */
-	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range_r.19
+	sub x2, x2, x1
+	cbz x2, .Lflush_tlb_range_r.19
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 78), required by line 73; e1 the caller's earlier stores -> `tlbi vale1is` (line 76), required by line 73; e2 the caller's earlier stores -> `tlbi rvale1is` (line 77), required by line 73; and 4 more (see `explain`) */
 	dsb ishst
 	/* cover `tlb4k_range`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
-	eor x10, x1, x16
-	cmp x10, x9
+	eor x9, x1, x16
+	cmp x9, x2
 	b.hs .Lflush_tlb_range_r.20
-	/* 78: value (asid << 0x30) */
-	lsl x10, x0, #48
-	/* 78: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x10
-	b .Lflush_tlb_range_r.21
-.Lflush_tlb_range_r.20:
-	/* cover `tlb4k_range` range: at most 2097152 granules by range ops, past it the flush-all */
-	and x10, x1, #0xfff
-	add x11, x9, x10
-	sub x9, x11, #1
-	lsr x10, x9, #12
-	add x9, x10, #1
-	movz x16, #0x20, lsl #16
-	cmp x9, x16
-	b.hs .Lflush_tlb_range_r.22
-	/* cover `tlb4k_range` range: an odd granule count takes one single op first */
-	and x10, x9, #1
-	cbz x10, .Lflush_tlb_range_r.25
-	/* 76: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
-	and x11, x1, #0xfffffffffffff000
-	lsr x12, x11, #12
-	and x11, x12, #0xfffffffffff
-	lsl x12, x0, #48
-	orr x13, x11, x12
-	/* 76: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x13
-.Lflush_tlb_range_r.25:
-	/* cover `tlb4k_range` range: the range op of scale 0, if this digit of the count is not 0 */
-	sub x11, x9, x10
-	lsr x9, x11, #1
-	and x12, x9, #0x1f
-	cbz x12, .Lflush_tlb_range_r.27
-	/* 77: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
-	lsl x13, x10, #12
-	add x14, x9, x13
-	lsr x9, x14, #12
-	and x13, x9, #0x1fffffffff
-	sub x9, x12, #1
-	lsl x14, x9, #39
-	orr x9, x13, x14
-	orr x13, x9, #0x400000000000
-	lsl x9, x0, #48
-	orr x14, x13, x9
-	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
-	tlbi rvale1is, x14
-.Lflush_tlb_range_r.27:
-	/* cover `tlb4k_range` range: the range op of scale 1, if this digit of the count is not 0 */
-	lsr x9, x11, #6
-	and x13, x9, #0x1f
-	cbz x13, .Lflush_tlb_range_r.29
-	/* 77: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
-	lsl x14, x10, #12
-	add x15, x9, x14
-	lsl x9, x12, #1
-	lsl x14, x9, #12
-	add x9, x15, x14
-	lsr x14, x9, #12
-	and x9, x14, #0x1fffffffff
-	sub x14, x13, #1
-	lsl x15, x14, #39
-	orr x14, x9, x15
-	movz x16, #0x5000, lsl #32
-	orr x9, x14, x16
-	lsl x14, x0, #48
-	orr x15, x9, x14
-	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
-	tlbi rvale1is, x15
-.Lflush_tlb_range_r.29:
-	/* cover `tlb4k_range` range: the range op of scale 2, if this digit of the count is not 0 */
-	lsr x9, x11, #11
-	and x14, x9, #0x1f
-	cbz x14, .Lflush_tlb_range_r.31
-	/* 77: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
-	lsl x15, x10, #12
-	add x8, x9, x15
-	lsl x9, x12, #1
-	lsl x15, x9, #12
-	add x9, x8, x15
-	lsl x15, x13, #6
-	lsl x8, x15, #12
-	add x15, x9, x8
-	lsr x9, x15, #12
-	and x15, x9, #0x1fffffffff
-	sub x9, x14, #1
-	lsl x8, x9, #39
-	orr x9, x15, x8
-	orr x15, x9, #0x600000000000
-	lsl x9, x0, #48
-	orr x8, x15, x9
-	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
-	tlbi rvale1is, x8
-.Lflush_tlb_range_r.31:
-	/* cover `tlb4k_range` range: the range op of scale 3, if this digit of the count is not 0 */
-	lsr x9, x11, #16
-	and x11, x9, #0x1f
-	cbz x11, .Lflush_tlb_range_r.23
-	/* 77: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
-	lsl x15, x10, #12
-	add x10, x9, x15
-	lsl x9, x12, #1
-	lsl x12, x9, #12
-	add x9, x10, x12
-	lsl x10, x13, #6
-	lsl x12, x10, #12
-	add x10, x9, x12
-	lsl x9, x14, #11
-	lsl x12, x9, #12
-	add x9, x10, x12
-	lsr x10, x9, #12
-	and x9, x10, #0x1fffffffff
-	sub x10, x11, #1
-	lsl x11, x10, #39
-	orr x10, x9, x11
-	orr x9, x10, #0x700000000000
-	lsl x10, x0, #48
-	orr x11, x9, x10
-	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
-	tlbi rvale1is, x11
-.Lflush_tlb_range_r.33:
-	b .Lflush_tlb_range_r.23
-.Lflush_tlb_range_r.22:
 	/* 78: value (asid << 0x30) */
 	lsl x9, x0, #48
 	/* 78: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
+	b .Lflush_tlb_range_r.21
+.Lflush_tlb_range_r.20:
+	/* cover `tlb4k_range` range: at most 2097152 granules by range ops, past it the flush-all */
+	and x9, x1, #0xfff
+	add x2, x2, x9
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	add x2, x2, #1
+	movz x16, #0x20, lsl #16
+	cmp x2, x16
+	b.hs .Lflush_tlb_range_r.22
+	/* cover `tlb4k_range` range: an odd granule count takes one single op first */
+	and x9, x2, #1
+	cbz x9, .Lflush_tlb_range_r.25
+	/* 76: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	and x10, x1, #0xfffffffffffff000
+	lsr x10, x10, #12
+	and x10, x10, #0xfffffffffff
+	lsl x11, x0, #48
+	orr x10, x10, x11
+	/* 76: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x10
+.Lflush_tlb_range_r.25:
+	/* cover `tlb4k_range` range: the range op of scale 0, if this digit of the count is not 0 */
+	sub x2, x2, x9
+	lsr x10, x2, #1
+	and x10, x10, #0x1f
+	cbz x10, .Lflush_tlb_range_r.27
+	/* 77: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	and x11, x1, #0xfffffffffffff000
+	lsl x12, x9, #12
+	add x11, x11, x12
+	lsr x11, x11, #12
+	and x11, x11, #0x1fffffffff
+	sub x12, x10, #1
+	lsl x12, x12, #39
+	orr x11, x11, x12
+	orr x11, x11, #0x400000000000
+	lsl x12, x0, #48
+	orr x11, x11, x12
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	tlbi rvale1is, x11
+.Lflush_tlb_range_r.27:
+	/* cover `tlb4k_range` range: the range op of scale 1, if this digit of the count is not 0 */
+	lsr x11, x2, #6
+	and x11, x11, #0x1f
+	cbz x11, .Lflush_tlb_range_r.29
+	/* 77: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	and x12, x1, #0xfffffffffffff000
+	lsl x13, x9, #12
+	add x12, x12, x13
+	lsl x13, x10, #1
+	lsl x13, x13, #12
+	add x12, x12, x13
+	lsr x12, x12, #12
+	and x12, x12, #0x1fffffffff
+	sub x13, x11, #1
+	lsl x13, x13, #39
+	orr x12, x12, x13
+	movz x16, #0x5000, lsl #32
+	orr x12, x12, x16
+	lsl x13, x0, #48
+	orr x12, x12, x13
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	tlbi rvale1is, x12
+.Lflush_tlb_range_r.29:
+	/* cover `tlb4k_range` range: the range op of scale 2, if this digit of the count is not 0 */
+	lsr x12, x2, #11
+	and x12, x12, #0x1f
+	cbz x12, .Lflush_tlb_range_r.31
+	/* 77: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	and x13, x1, #0xfffffffffffff000
+	lsl x14, x9, #12
+	add x13, x13, x14
+	lsl x14, x10, #1
+	lsl x14, x14, #12
+	add x13, x13, x14
+	lsl x14, x11, #6
+	lsl x14, x14, #12
+	add x13, x13, x14
+	lsr x13, x13, #12
+	and x13, x13, #0x1fffffffff
+	sub x14, x12, #1
+	lsl x14, x14, #39
+	orr x13, x13, x14
+	orr x13, x13, #0x600000000000
+	lsl x14, x0, #48
+	orr x13, x13, x14
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	tlbi rvale1is, x13
+.Lflush_tlb_range_r.31:
+	/* cover `tlb4k_range` range: the range op of scale 3, if this digit of the count is not 0 */
+	lsr x2, x2, #16
+	and x2, x2, #0x1f
+	cbz x2, .Lflush_tlb_range_r.23
+	/* 77: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	and x1, x1, #0xfffffffffffff000
+	lsl x9, x9, #12
+	add x1, x1, x9
+	lsl x10, x10, #1
+	lsl x10, x10, #12
+	add x1, x1, x10
+	lsl x11, x11, #6
+	lsl x11, x11, #12
+	add x1, x1, x11
+	lsl x12, x12, #11
+	lsl x12, x12, #12
+	add x1, x1, x12
+	lsr x1, x1, #12
+	and x1, x1, #0x1fffffffff
+	sub x2, x2, #1
+	lsl x2, x2, #39
+	orr x1, x1, x2
+	orr x1, x1, #0x700000000000
+	lsl x9, x0, #48
+	orr x1, x1, x9
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	tlbi rvale1is, x1
+.Lflush_tlb_range_r.33:
+	b .Lflush_tlb_range_r.23
+.Lflush_tlb_range_r.22:
+	/* 78: value (asid << 0x30) */
+	lsl x0, x0, #48
+	/* 78: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x0
 .Lflush_tlb_range_r.23:
 .Lflush_tlb_range_r.21:
 	/* placed by place-barriers: e7 `tlbi aside1is` (line 78) -> the return, required by line 74; e8 `tlbi vale1is` (line 76) -> the return, required by line 74; e9 `tlbi rvale1is` (line 77) -> the return, required by line 74; and 4 more (see `explain`) */
@@ -546,44 +546,44 @@ flush_tlb_kernel_range:
 	b.lo .Lflush_tlb_kernel_range.6
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	and x10, x0, #0xfff
-	add x11, x9, x10
-	and x9, x0, #0xfffffffffffff000
-	cbz x11, .Lflush_tlb_kernel_range.7
-	add x10, x9, x11
-	cmp x10, x9
+	add x9, x9, x10
+	and x10, x0, #0xfffffffffffff000
+	cbz x9, .Lflush_tlb_kernel_range.7
+	add x11, x10, x9
+	cmp x11, x10
 	b.lo .Lflush_tlb_kernel_range.9
-	lsr x12, x10, #56
-	cbnz x12, .Lflush_tlb_kernel_range.9
-	lsr x10, x11, #12
-	and x12, x11, #0xfff
+	lsr x11, x11, #56
+	cbnz x11, .Lflush_tlb_kernel_range.9
+	lsr x11, x9, #12
+	and x12, x9, #0xfff
 	cbz x12, .Lflush_tlb_kernel_range.11
-	add x10, x10, #1
+	add x11, x11, #1
 .Lflush_tlb_kernel_range.11:
-	lsr x12, x9, #12
-	and x13, x12, #0xfffffffffff
+	lsr x12, x10, #12
+	and x12, x12, #0xfffffffffff
 .Lflush_tlb_kernel_range.10:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
+	tlbi vaale1is, x12
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x13, x13, #1
-	sub x10, x10, #1
-	cbnz x10, .Lflush_tlb_kernel_range.10
+	add x12, x12, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_kernel_range.10
 	b .Lflush_tlb_kernel_range.7
 .Lflush_tlb_kernel_range.9:
-	lsr x10, x11, #12
-	and x12, x11, #0xfff
-	cbz x12, .Lflush_tlb_kernel_range.13
-	add x10, x10, #1
-.Lflush_tlb_kernel_range.13:
 	lsr x11, x9, #12
+	and x9, x9, #0xfff
+	cbz x9, .Lflush_tlb_kernel_range.13
+	add x11, x11, #1
+.Lflush_tlb_kernel_range.13:
+	lsr x10, x10, #12
 .Lflush_tlb_kernel_range.12:
-	and x9, x11, #0xfffffffffff
+	and x9, x10, #0xfffffffffff
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x9
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x11, x11, #1
-	sub x10, x10, #1
-	cbnz x10, .Lflush_tlb_kernel_range.12
+	add x10, x10, #1
+	sub x11, x11, #1
+	cbnz x11, .Lflush_tlb_kernel_range.12
 .Lflush_tlb_kernel_range.8:
 	b .Lflush_tlb_kernel_range.7
 .Lflush_tlb_kernel_range.6:
@@ -604,64 +604,64 @@ flush_tlb_kernel_range:
 	ret
 .Lflush_tlb_kernel_range.0:
 	/* cover: an empty range invalidates nothing */
-	sub x9, x1, x0
-	cbz x9, .Lflush_tlb_kernel_range.15
+	sub x1, x1, x0
+	cbz x1, .Lflush_tlb_kernel_range.15
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102; e1 the caller's earlier stores -> `tlbi vaale1is` (line 105), required by line 102; e2 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102 */
 	dsb ishst
 	/* cover `tlb4k_kernel`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
-	eor x10, x0, x16
-	cmp x10, x9
+	eor x9, x0, x16
+	cmp x9, x1
 	b.hs .Lflush_tlb_kernel_range.16
 	/* 106: tlbi vmalle1is */
 	tlbi vmalle1is
 	b .Lflush_tlb_kernel_range.17
 .Lflush_tlb_kernel_range.16:
 	/* cover `tlb4k_kernel` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x10, #0x5000
-	movk x10, #0x1f, lsl #16
-	cmp x10, x9
+	movz x9, #0x5000
+	movk x9, #0x1f, lsl #16
+	cmp x9, x1
 	b.lo .Lflush_tlb_kernel_range.18
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	and x10, x0, #0xfff
-	add x11, x9, x10
-	and x9, x0, #0xfffffffffffff000
-	cbz x11, .Lflush_tlb_kernel_range.19
-	add x10, x9, x11
-	cmp x10, x9
+	and x9, x0, #0xfff
+	add x1, x1, x9
+	and x0, x0, #0xfffffffffffff000
+	cbz x1, .Lflush_tlb_kernel_range.19
+	add x9, x0, x1
+	cmp x9, x0
 	b.lo .Lflush_tlb_kernel_range.21
-	lsr x12, x10, #56
-	cbnz x12, .Lflush_tlb_kernel_range.21
-	lsr x10, x11, #12
-	and x12, x11, #0xfff
-	cbz x12, .Lflush_tlb_kernel_range.23
-	add x10, x10, #1
+	lsr x9, x9, #56
+	cbnz x9, .Lflush_tlb_kernel_range.21
+	lsr x9, x1, #12
+	and x10, x1, #0xfff
+	cbz x10, .Lflush_tlb_kernel_range.23
+	add x9, x9, #1
 .Lflush_tlb_kernel_range.23:
-	lsr x12, x9, #12
-	and x13, x12, #0xfffffffffff
+	lsr x10, x0, #12
+	and x10, x10, #0xfffffffffff
 .Lflush_tlb_kernel_range.22:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
+	tlbi vaale1is, x10
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x13, x13, #1
-	sub x10, x10, #1
-	cbnz x10, .Lflush_tlb_kernel_range.22
+	add x10, x10, #1
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_kernel_range.22
 	b .Lflush_tlb_kernel_range.19
 .Lflush_tlb_kernel_range.21:
-	lsr x10, x11, #12
-	and x12, x11, #0xfff
-	cbz x12, .Lflush_tlb_kernel_range.25
-	add x10, x10, #1
+	lsr x9, x1, #12
+	and x1, x1, #0xfff
+	cbz x1, .Lflush_tlb_kernel_range.25
+	add x9, x9, #1
 .Lflush_tlb_kernel_range.25:
-	lsr x11, x9, #12
+	lsr x0, x0, #12
 .Lflush_tlb_kernel_range.24:
-	and x9, x11, #0xfffffffffff
+	and x10, x0, #0xfffffffffff
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x9
+	tlbi vaale1is, x10
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x11, x11, #1
-	sub x10, x10, #1
-	cbnz x10, .Lflush_tlb_kernel_range.24
+	add x0, x0, #1
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_kernel_range.24
 .Lflush_tlb_kernel_range.20:
 	b .Lflush_tlb_kernel_range.19
 .Lflush_tlb_kernel_range.18:
@@ -703,9 +703,9 @@ flush_tlb_mm:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 121), required by line 119 */
 	dsb ishst
 	/* 121: value (asid << 0x30) */
-	lsl x9, x0, #48
+	lsl x0, x0, #48
 	/* 121: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x9
+	tlbi aside1is, x0
 	/* placed by place-barriers: e1 `tlbi aside1is` (line 121) -> the return, required by line 120 */
 	dsb ish
 .Lflush_tlb_mm.1:
@@ -744,46 +744,46 @@ flush_tlb_range_nl:
 	lsl x10, x0, #48
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	and x11, x1, #0xfff
-	add x12, x9, x11
-	and x9, x1, #0xfffffffffffff000
-	cbz x12, .Lflush_tlb_range_nl.7
-	add x11, x9, x12
-	cmp x11, x9
+	add x9, x9, x11
+	and x11, x1, #0xfffffffffffff000
+	cbz x9, .Lflush_tlb_range_nl.7
+	add x12, x11, x9
+	cmp x12, x11
 	b.lo .Lflush_tlb_range_nl.9
-	lsr x13, x11, #56
-	cbnz x13, .Lflush_tlb_range_nl.9
-	lsr x11, x12, #12
-	and x13, x12, #0xfff
+	lsr x12, x12, #56
+	cbnz x12, .Lflush_tlb_range_nl.9
+	lsr x12, x9, #12
+	and x13, x9, #0xfff
 	cbz x13, .Lflush_tlb_range_nl.11
-	add x11, x11, #1
+	add x12, x12, #1
 .Lflush_tlb_range_nl.11:
-	lsr x13, x9, #12
-	and x14, x13, #0xfffffffffff
-	orr x13, x14, x10
+	lsr x13, x11, #12
+	and x13, x13, #0xfffffffffff
+	orr x13, x13, x10
 .Lflush_tlb_range_nl.10:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x13
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x13, x13, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range_nl.10
+	sub x12, x12, #1
+	cbnz x12, .Lflush_tlb_range_nl.10
 	b .Lflush_tlb_range_nl.7
 .Lflush_tlb_range_nl.9:
-	lsr x11, x12, #12
-	and x13, x12, #0xfff
-	cbz x13, .Lflush_tlb_range_nl.13
-	add x11, x11, #1
-.Lflush_tlb_range_nl.13:
 	lsr x12, x9, #12
-.Lflush_tlb_range_nl.12:
-	and x9, x12, #0xfffffffffff
-	orr x13, x9, x10
-	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x13
-	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	and x9, x9, #0xfff
+	cbz x9, .Lflush_tlb_range_nl.13
 	add x12, x12, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range_nl.12
+.Lflush_tlb_range_nl.13:
+	lsr x11, x11, #12
+.Lflush_tlb_range_nl.12:
+	and x9, x11, #0xfffffffffff
+	orr x9, x9, x10
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x9
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x11, x11, #1
+	sub x12, x12, #1
+	cbnz x12, .Lflush_tlb_range_nl.12
 .Lflush_tlb_range_nl.8:
 	b .Lflush_tlb_range_nl.7
 .Lflush_tlb_range_nl.6:
@@ -804,77 +804,77 @@ flush_tlb_range_nl:
 	ret
 .Lflush_tlb_range_nl.0:
 	/* cover: an empty range invalidates nothing */
-	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range_nl.15
+	sub x2, x2, x1
+	cbz x2, .Lflush_tlb_range_nl.15
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139; e1 the caller's earlier stores -> `tlbi vae1is` (line 142), required by line 139; e2 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139 */
 	dsb ishst
 	/* cover `tlb4k_walk`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
-	eor x10, x1, x16
-	cmp x10, x9
+	eor x9, x1, x16
+	cmp x9, x2
 	b.hs .Lflush_tlb_range_nl.16
-	/* 143: value (asid << 0x30) */
-	lsl x10, x0, #48
-	/* 143: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x10
-	b .Lflush_tlb_range_nl.17
-.Lflush_tlb_range_nl.16:
-	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x10, #0x5000
-	movk x10, #0x1f, lsl #16
-	cmp x10, x9
-	b.lo .Lflush_tlb_range_nl.18
-	/* 142: value (asid << 0x30) */
-	lsl x10, x0, #48
-	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	and x11, x1, #0xfff
-	add x12, x9, x11
-	and x9, x1, #0xfffffffffffff000
-	cbz x12, .Lflush_tlb_range_nl.19
-	add x11, x9, x12
-	cmp x11, x9
-	b.lo .Lflush_tlb_range_nl.21
-	lsr x13, x11, #56
-	cbnz x13, .Lflush_tlb_range_nl.21
-	lsr x11, x12, #12
-	and x13, x12, #0xfff
-	cbz x13, .Lflush_tlb_range_nl.23
-	add x11, x11, #1
-.Lflush_tlb_range_nl.23:
-	lsr x13, x9, #12
-	and x14, x13, #0xfffffffffff
-	orr x13, x14, x10
-.Lflush_tlb_range_nl.22:
-	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x13
-	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x13, x13, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range_nl.22
-	b .Lflush_tlb_range_nl.19
-.Lflush_tlb_range_nl.21:
-	lsr x11, x12, #12
-	and x13, x12, #0xfff
-	cbz x13, .Lflush_tlb_range_nl.25
-	add x11, x11, #1
-.Lflush_tlb_range_nl.25:
-	lsr x12, x9, #12
-.Lflush_tlb_range_nl.24:
-	and x9, x12, #0xfffffffffff
-	orr x13, x9, x10
-	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x13
-	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x12, x12, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_range_nl.24
-.Lflush_tlb_range_nl.20:
-	b .Lflush_tlb_range_nl.19
-.Lflush_tlb_range_nl.18:
 	/* 143: value (asid << 0x30) */
 	lsl x9, x0, #48
 	/* 143: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
+	b .Lflush_tlb_range_nl.17
+.Lflush_tlb_range_nl.16:
+	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
+	movz x9, #0x5000
+	movk x9, #0x1f, lsl #16
+	cmp x9, x2
+	b.lo .Lflush_tlb_range_nl.18
+	/* 142: value (asid << 0x30) */
+	lsl x9, x0, #48
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	and x10, x1, #0xfff
+	add x2, x2, x10
+	and x1, x1, #0xfffffffffffff000
+	cbz x2, .Lflush_tlb_range_nl.19
+	add x10, x1, x2
+	cmp x10, x1
+	b.lo .Lflush_tlb_range_nl.21
+	lsr x10, x10, #56
+	cbnz x10, .Lflush_tlb_range_nl.21
+	lsr x10, x2, #12
+	and x11, x2, #0xfff
+	cbz x11, .Lflush_tlb_range_nl.23
+	add x10, x10, #1
+.Lflush_tlb_range_nl.23:
+	lsr x11, x1, #12
+	and x11, x11, #0xfffffffffff
+	orr x11, x11, x9
+.Lflush_tlb_range_nl.22:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x11
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x11, x11, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_range_nl.22
+	b .Lflush_tlb_range_nl.19
+.Lflush_tlb_range_nl.21:
+	lsr x10, x2, #12
+	and x2, x2, #0xfff
+	cbz x2, .Lflush_tlb_range_nl.25
+	add x10, x10, #1
+.Lflush_tlb_range_nl.25:
+	lsr x1, x1, #12
+.Lflush_tlb_range_nl.24:
+	and x11, x1, #0xfffffffffff
+	orr x11, x11, x9
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x11
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x1, x1, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_range_nl.24
+.Lflush_tlb_range_nl.20:
+	b .Lflush_tlb_range_nl.19
+.Lflush_tlb_range_nl.18:
+	/* 143: value (asid << 0x30) */
+	lsl x0, x0, #48
+	/* 143: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x0
 .Lflush_tlb_range_nl.19:
 .Lflush_tlb_range_nl.17:
 	/* placed by place-barriers: e3 `tlbi aside1is` (line 143) -> the return, required by line 140; e4 `tlbi vae1is` (line 142) -> the return, required by line 140; e5 `tlbi aside1is` (line 143) -> the return, required by line 140 */
@@ -909,10 +909,10 @@ flush_tlb_range_r_nl:
 .Lflush_tlb_range_r_nl.4:
 	/* cover `tlb4k_walk_range` range: at most 2097152 granules by range ops, past it the flush-all */
 	and x10, x1, #0xfff
-	add x11, x9, x10
-	sub x9, x11, #1
-	lsr x10, x9, #12
-	add x9, x10, #1
+	add x9, x9, x10
+	sub x9, x9, #1
+	lsr x9, x9, #12
+	add x9, x9, #1
 	movz x16, #0x20, lsl #16
 	cmp x9, x16
 	b.hs .Lflush_tlb_range_r_nl.6
@@ -921,108 +921,108 @@ flush_tlb_range_r_nl:
 	cbz x10, .Lflush_tlb_range_r_nl.9
 	/* 160: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
 	and x11, x1, #0xfffffffffffff000
-	lsr x12, x11, #12
-	and x11, x12, #0xfffffffffff
+	lsr x11, x11, #12
+	and x11, x11, #0xfffffffffff
 	lsl x12, x0, #48
-	orr x13, x11, x12
+	orr x11, x11, x12
 	/* 160: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x13
+	tlbi vae1is, x11
 .Lflush_tlb_range_r_nl.9:
 	/* cover `tlb4k_walk_range` range: the range op of scale 0, if this digit of the count is not 0 */
-	sub x11, x9, x10
-	lsr x9, x11, #1
-	and x12, x9, #0x1f
-	cbz x12, .Lflush_tlb_range_r_nl.11
+	sub x9, x9, x10
+	lsr x11, x9, #1
+	and x11, x11, #0x1f
+	cbz x11, .Lflush_tlb_range_r_nl.11
 	/* 161: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
+	and x12, x1, #0xfffffffffffff000
 	lsl x13, x10, #12
-	add x14, x9, x13
-	lsr x9, x14, #12
-	and x13, x9, #0x1fffffffff
-	sub x9, x12, #1
-	lsl x14, x9, #39
-	orr x9, x13, x14
-	orr x13, x9, #0x400000000000
-	lsl x9, x0, #48
-	orr x14, x13, x9
+	add x12, x12, x13
+	lsr x12, x12, #12
+	and x12, x12, #0x1fffffffff
+	sub x13, x11, #1
+	lsl x13, x13, #39
+	orr x12, x12, x13
+	orr x12, x12, #0x400000000000
+	lsl x13, x0, #48
+	orr x12, x12, x13
 	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
-	tlbi rvae1is, x14
+	tlbi rvae1is, x12
 .Lflush_tlb_range_r_nl.11:
 	/* cover `tlb4k_walk_range` range: the range op of scale 1, if this digit of the count is not 0 */
-	lsr x9, x11, #6
-	and x13, x9, #0x1f
-	cbz x13, .Lflush_tlb_range_r_nl.13
+	lsr x12, x9, #6
+	and x12, x12, #0x1f
+	cbz x12, .Lflush_tlb_range_r_nl.13
 	/* 161: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
+	and x13, x1, #0xfffffffffffff000
 	lsl x14, x10, #12
-	add x15, x9, x14
-	lsl x9, x12, #1
-	lsl x14, x9, #12
-	add x9, x15, x14
-	lsr x14, x9, #12
-	and x9, x14, #0x1fffffffff
-	sub x14, x13, #1
-	lsl x15, x14, #39
-	orr x14, x9, x15
+	add x13, x13, x14
+	lsl x14, x11, #1
+	lsl x14, x14, #12
+	add x13, x13, x14
+	lsr x13, x13, #12
+	and x13, x13, #0x1fffffffff
+	sub x14, x12, #1
+	lsl x14, x14, #39
+	orr x13, x13, x14
 	movz x16, #0x5000, lsl #32
-	orr x9, x14, x16
+	orr x13, x13, x16
 	lsl x14, x0, #48
-	orr x15, x9, x14
+	orr x13, x13, x14
 	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
-	tlbi rvae1is, x15
+	tlbi rvae1is, x13
 .Lflush_tlb_range_r_nl.13:
 	/* cover `tlb4k_walk_range` range: the range op of scale 2, if this digit of the count is not 0 */
-	lsr x9, x11, #11
-	and x14, x9, #0x1f
-	cbz x14, .Lflush_tlb_range_r_nl.15
+	lsr x13, x9, #11
+	and x13, x13, #0x1f
+	cbz x13, .Lflush_tlb_range_r_nl.15
 	/* 161: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
+	and x14, x1, #0xfffffffffffff000
 	lsl x15, x10, #12
-	add x8, x9, x15
-	lsl x9, x12, #1
-	lsl x15, x9, #12
-	add x9, x8, x15
-	lsl x15, x13, #6
-	lsl x8, x15, #12
-	add x15, x9, x8
-	lsr x9, x15, #12
-	and x15, x9, #0x1fffffffff
-	sub x9, x14, #1
-	lsl x8, x9, #39
-	orr x9, x15, x8
-	orr x15, x9, #0x600000000000
-	lsl x9, x0, #48
-	orr x8, x15, x9
+	add x14, x14, x15
+	lsl x15, x11, #1
+	lsl x15, x15, #12
+	add x14, x14, x15
+	lsl x15, x12, #6
+	lsl x15, x15, #12
+	add x14, x14, x15
+	lsr x14, x14, #12
+	and x14, x14, #0x1fffffffff
+	sub x15, x13, #1
+	lsl x15, x15, #39
+	orr x14, x14, x15
+	orr x14, x14, #0x600000000000
+	lsl x15, x0, #48
+	orr x14, x14, x15
 	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
-	tlbi rvae1is, x8
+	tlbi rvae1is, x14
 .Lflush_tlb_range_r_nl.15:
 	/* cover `tlb4k_walk_range` range: the range op of scale 3, if this digit of the count is not 0 */
-	lsr x9, x11, #16
-	and x11, x9, #0x1f
-	cbz x11, .Lflush_tlb_range_r_nl.7
+	lsr x9, x9, #16
+	and x9, x9, #0x1f
+	cbz x9, .Lflush_tlb_range_r_nl.7
 	/* 161: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
-	lsl x15, x10, #12
-	add x10, x9, x15
-	lsl x9, x12, #1
-	lsl x12, x9, #12
-	add x9, x10, x12
-	lsl x10, x13, #6
-	lsl x12, x10, #12
-	add x10, x9, x12
-	lsl x9, x14, #11
-	lsl x12, x9, #12
-	add x9, x10, x12
-	lsr x10, x9, #12
-	and x9, x10, #0x1fffffffff
-	sub x10, x11, #1
-	lsl x11, x10, #39
-	orr x10, x9, x11
-	orr x9, x10, #0x700000000000
-	lsl x10, x0, #48
-	orr x11, x9, x10
+	and x14, x1, #0xfffffffffffff000
+	lsl x10, x10, #12
+	add x14, x14, x10
+	lsl x11, x11, #1
+	lsl x11, x11, #12
+	add x14, x14, x11
+	lsl x12, x12, #6
+	lsl x12, x12, #12
+	add x14, x14, x12
+	lsl x13, x13, #11
+	lsl x13, x13, #12
+	add x14, x14, x13
+	lsr x14, x14, #12
+	and x14, x14, #0x1fffffffff
+	sub x9, x9, #1
+	lsl x9, x9, #39
+	orr x14, x14, x9
+	orr x14, x14, #0x700000000000
+	lsl x9, x0, #48
+	orr x14, x14, x9
 	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
-	tlbi rvae1is, x11
+	tlbi rvae1is, x14
 .Lflush_tlb_range_r_nl.17:
 	b .Lflush_tlb_range_r_nl.7
 .Lflush_tlb_range_r_nl.6:
@@ -1043,144 +1043,144 @@ flush_tlb_range_r_nl:
 	ret
 .Lflush_tlb_range_r_nl.0:
 	/* cover: an empty range invalidates nothing */
-	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range_r_nl.19
+	sub x2, x2, x1
+	cbz x2, .Lflush_tlb_range_r_nl.19
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 162), required by line 157; e1 the caller's earlier stores -> `tlbi vae1is` (line 160), required by line 157; e2 the caller's earlier stores -> `tlbi rvae1is` (line 161), required by line 157; and 4 more (see `explain`) */
 	dsb ishst
 	/* cover `tlb4k_walk_range`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
-	eor x10, x1, x16
-	cmp x10, x9
+	eor x9, x1, x16
+	cmp x9, x2
 	b.hs .Lflush_tlb_range_r_nl.20
-	/* 162: value (asid << 0x30) */
-	lsl x10, x0, #48
-	/* 162: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x10
-	b .Lflush_tlb_range_r_nl.21
-.Lflush_tlb_range_r_nl.20:
-	/* cover `tlb4k_walk_range` range: at most 2097152 granules by range ops, past it the flush-all */
-	and x10, x1, #0xfff
-	add x11, x9, x10
-	sub x9, x11, #1
-	lsr x10, x9, #12
-	add x9, x10, #1
-	movz x16, #0x20, lsl #16
-	cmp x9, x16
-	b.hs .Lflush_tlb_range_r_nl.22
-	/* cover `tlb4k_walk_range` range: an odd granule count takes one single op first */
-	and x10, x9, #1
-	cbz x10, .Lflush_tlb_range_r_nl.25
-	/* 160: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
-	and x11, x1, #0xfffffffffffff000
-	lsr x12, x11, #12
-	and x11, x12, #0xfffffffffff
-	lsl x12, x0, #48
-	orr x13, x11, x12
-	/* 160: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x13
-.Lflush_tlb_range_r_nl.25:
-	/* cover `tlb4k_walk_range` range: the range op of scale 0, if this digit of the count is not 0 */
-	sub x11, x9, x10
-	lsr x9, x11, #1
-	and x12, x9, #0x1f
-	cbz x12, .Lflush_tlb_range_r_nl.27
-	/* 161: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
-	lsl x13, x10, #12
-	add x14, x9, x13
-	lsr x9, x14, #12
-	and x13, x9, #0x1fffffffff
-	sub x9, x12, #1
-	lsl x14, x9, #39
-	orr x9, x13, x14
-	orr x13, x9, #0x400000000000
-	lsl x9, x0, #48
-	orr x14, x13, x9
-	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
-	tlbi rvae1is, x14
-.Lflush_tlb_range_r_nl.27:
-	/* cover `tlb4k_walk_range` range: the range op of scale 1, if this digit of the count is not 0 */
-	lsr x9, x11, #6
-	and x13, x9, #0x1f
-	cbz x13, .Lflush_tlb_range_r_nl.29
-	/* 161: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
-	lsl x14, x10, #12
-	add x15, x9, x14
-	lsl x9, x12, #1
-	lsl x14, x9, #12
-	add x9, x15, x14
-	lsr x14, x9, #12
-	and x9, x14, #0x1fffffffff
-	sub x14, x13, #1
-	lsl x15, x14, #39
-	orr x14, x9, x15
-	movz x16, #0x5000, lsl #32
-	orr x9, x14, x16
-	lsl x14, x0, #48
-	orr x15, x9, x14
-	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
-	tlbi rvae1is, x15
-.Lflush_tlb_range_r_nl.29:
-	/* cover `tlb4k_walk_range` range: the range op of scale 2, if this digit of the count is not 0 */
-	lsr x9, x11, #11
-	and x14, x9, #0x1f
-	cbz x14, .Lflush_tlb_range_r_nl.31
-	/* 161: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
-	lsl x15, x10, #12
-	add x8, x9, x15
-	lsl x9, x12, #1
-	lsl x15, x9, #12
-	add x9, x8, x15
-	lsl x15, x13, #6
-	lsl x8, x15, #12
-	add x15, x9, x8
-	lsr x9, x15, #12
-	and x15, x9, #0x1fffffffff
-	sub x9, x14, #1
-	lsl x8, x9, #39
-	orr x9, x15, x8
-	orr x15, x9, #0x600000000000
-	lsl x9, x0, #48
-	orr x8, x15, x9
-	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
-	tlbi rvae1is, x8
-.Lflush_tlb_range_r_nl.31:
-	/* cover `tlb4k_walk_range` range: the range op of scale 3, if this digit of the count is not 0 */
-	lsr x9, x11, #16
-	and x11, x9, #0x1f
-	cbz x11, .Lflush_tlb_range_r_nl.23
-	/* 161: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
-	and x9, x1, #0xfffffffffffff000
-	lsl x15, x10, #12
-	add x10, x9, x15
-	lsl x9, x12, #1
-	lsl x12, x9, #12
-	add x9, x10, x12
-	lsl x10, x13, #6
-	lsl x12, x10, #12
-	add x10, x9, x12
-	lsl x9, x14, #11
-	lsl x12, x9, #12
-	add x9, x10, x12
-	lsr x10, x9, #12
-	and x9, x10, #0x1fffffffff
-	sub x10, x11, #1
-	lsl x11, x10, #39
-	orr x10, x9, x11
-	orr x9, x10, #0x700000000000
-	lsl x10, x0, #48
-	orr x11, x9, x10
-	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
-	tlbi rvae1is, x11
-.Lflush_tlb_range_r_nl.33:
-	b .Lflush_tlb_range_r_nl.23
-.Lflush_tlb_range_r_nl.22:
 	/* 162: value (asid << 0x30) */
 	lsl x9, x0, #48
 	/* 162: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
+	b .Lflush_tlb_range_r_nl.21
+.Lflush_tlb_range_r_nl.20:
+	/* cover `tlb4k_walk_range` range: at most 2097152 granules by range ops, past it the flush-all */
+	and x9, x1, #0xfff
+	add x2, x2, x9
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	add x2, x2, #1
+	movz x16, #0x20, lsl #16
+	cmp x2, x16
+	b.hs .Lflush_tlb_range_r_nl.22
+	/* cover `tlb4k_walk_range` range: an odd granule count takes one single op first */
+	and x9, x2, #1
+	cbz x9, .Lflush_tlb_range_r_nl.25
+	/* 160: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	and x10, x1, #0xfffffffffffff000
+	lsr x10, x10, #12
+	and x10, x10, #0xfffffffffff
+	lsl x11, x0, #48
+	orr x10, x10, x11
+	/* 160: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x10
+.Lflush_tlb_range_r_nl.25:
+	/* cover `tlb4k_walk_range` range: the range op of scale 0, if this digit of the count is not 0 */
+	sub x2, x2, x9
+	lsr x10, x2, #1
+	and x10, x10, #0x1f
+	cbz x10, .Lflush_tlb_range_r_nl.27
+	/* 161: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	and x11, x1, #0xfffffffffffff000
+	lsl x12, x9, #12
+	add x11, x11, x12
+	lsr x11, x11, #12
+	and x11, x11, #0x1fffffffff
+	sub x12, x10, #1
+	lsl x12, x12, #39
+	orr x11, x11, x12
+	orr x11, x11, #0x400000000000
+	lsl x12, x0, #48
+	orr x11, x11, x12
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x11
+.Lflush_tlb_range_r_nl.27:
+	/* cover `tlb4k_walk_range` range: the range op of scale 1, if this digit of the count is not 0 */
+	lsr x11, x2, #6
+	and x11, x11, #0x1f
+	cbz x11, .Lflush_tlb_range_r_nl.29
+	/* 161: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	and x12, x1, #0xfffffffffffff000
+	lsl x13, x9, #12
+	add x12, x12, x13
+	lsl x13, x10, #1
+	lsl x13, x13, #12
+	add x12, x12, x13
+	lsr x12, x12, #12
+	and x12, x12, #0x1fffffffff
+	sub x13, x11, #1
+	lsl x13, x13, #39
+	orr x12, x12, x13
+	movz x16, #0x5000, lsl #32
+	orr x12, x12, x16
+	lsl x13, x0, #48
+	orr x12, x12, x13
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x12
+.Lflush_tlb_range_r_nl.29:
+	/* cover `tlb4k_walk_range` range: the range op of scale 2, if this digit of the count is not 0 */
+	lsr x12, x2, #11
+	and x12, x12, #0x1f
+	cbz x12, .Lflush_tlb_range_r_nl.31
+	/* 161: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
+	and x13, x1, #0xfffffffffffff000
+	lsl x14, x9, #12
+	add x13, x13, x14
+	lsl x14, x10, #1
+	lsl x14, x14, #12
+	add x13, x13, x14
+	lsl x14, x11, #6
+	lsl x14, x14, #12
+	add x13, x13, x14
+	lsr x13, x13, #12
+	and x13, x13, #0x1fffffffff
+	sub x14, x12, #1
+	lsl x14, x14, #39
+	orr x13, x13, x14
+	orr x13, x13, #0x600000000000
+	lsl x14, x0, #48
+	orr x13, x13, x14
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x13
+.Lflush_tlb_range_r_nl.31:
+	/* cover `tlb4k_walk_range` range: the range op of scale 3, if this digit of the count is not 0 */
+	lsr x2, x2, #16
+	and x2, x2, #0x1f
+	cbz x2, .Lflush_tlb_range_r_nl.23
+	/* 161: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
+	and x1, x1, #0xfffffffffffff000
+	lsl x9, x9, #12
+	add x1, x1, x9
+	lsl x10, x10, #1
+	lsl x10, x10, #12
+	add x1, x1, x10
+	lsl x11, x11, #6
+	lsl x11, x11, #12
+	add x1, x1, x11
+	lsl x12, x12, #11
+	lsl x12, x12, #12
+	add x1, x1, x12
+	lsr x1, x1, #12
+	and x1, x1, #0x1fffffffff
+	sub x2, x2, #1
+	lsl x2, x2, #39
+	orr x1, x1, x2
+	orr x1, x1, #0x700000000000
+	lsl x9, x0, #48
+	orr x1, x1, x9
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x1
+.Lflush_tlb_range_r_nl.33:
+	b .Lflush_tlb_range_r_nl.23
+.Lflush_tlb_range_r_nl.22:
+	/* 162: value (asid << 0x30) */
+	lsl x0, x0, #48
+	/* 162: tlbi aside1is, asid << 48 */
+	tlbi aside1is, x0
 .Lflush_tlb_range_r_nl.23:
 .Lflush_tlb_range_r_nl.21:
 	/* placed by place-barriers: e7 `tlbi aside1is` (line 162) -> the return, required by line 158; e8 `tlbi vae1is` (line 160) -> the return, required by line 158; e9 `tlbi rvae1is` (line 161) -> the return, required by line 158; and 4 more (see `explain`) */
@@ -1199,17 +1199,14 @@ flush_tlb_range_69:
 	tbz w3, #0, .Lflush_tlb_range_69.0
 	and x9, x1, #0xfffffffffffff000
 	/* 186: let addr = start & ~0xfff */
-	mov x10, x9
-	add x9, x2, #0xfff
-	and x11, x9, #0xfffffffffffff000
-	sub x9, x11, x10
-	lsr x11, x9, #12
-	/* 187: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
-	mov x9, x11
+	add x10, x2, #0xfff
+	and x10, x10, #0xfffffffffffff000
+	sub x10, x10, x9
+	lsr x10, x10, #12
 	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi aside1is` (line 189), required by line 184; e7 the caller's earlier stores -> `tlbi vae1is` (line 194), required by line 184; e8 the caller's earlier stores -> `tlbi rvae1is` (line 203), required by line 184; and 1 more (see `explain`) */
 	dsb ishst
 	movz x11, #0x20, lsl #16
-	cmp x11, x9
+	cmp x11, x10
 	b.hs .Lflush_tlb_range_69.2
 	/* 189: value (asid << 0x30) */
 	lsl x11, x0, #48
@@ -1223,87 +1220,84 @@ flush_tlb_range_69:
 	movz x12, #5
 .Lflush_tlb_range_69.4:
 	movz x13, #0
-	cmp x13, x9
+	cmp x13, x10
 	b.hs .Lflush_tlb_range_69.6
 	cbz x12, .Lflush_tlb_range_69.5
 	sub x12, x12, #1
-	cmp x9, #1
+	cmp x10, #1
 	b.ne .Lflush_tlb_range_69.7
 	/* 194: value (asid << 0x30) */
 	lsl x14, x0, #48
-	lsr x15, x10, #12
-	and x8, x15, #0xfffffffffff
-	orr x15, x8, x14
+	lsr x15, x9, #12
+	and x15, x15, #0xfffffffffff
+	orr x15, x15, x14
 	/* 194: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x15
 	movz x16, #0x1000
-	add x14, x10, x16
+	add x14, x9, x16
 	/* 195: addr = addr + 4K */
-	mov x10, x14
-	sub x14, x9, #1
-	/* 196: pages = pages - 1 */
 	mov x9, x14
+	sub x14, x10, #1
+	/* 196: pages = pages - 1 */
+	mov x10, x14
 	b .Lflush_tlb_range_69.4
 .Lflush_tlb_range_69.7:
 	movz x16, #5
 	mul x14, x11, x16
-	add x15, x14, #1
+	add x14, x14, #1
 	/* 200: let shift = 5 * scale + 1 */
-	mov x14, x15
 	movz x15, #0x20
-	lsl x8, x15, x14
-	mov x15, x13
+	lsl x15, x15, x14
+	mov x8, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.9
-	mov x15, x8
-.Lflush_tlb_range_69.9:
-	mov x8, x9
-	cmp x9, x15
-	b.lo .Lflush_tlb_range_69.10
 	mov x8, x15
+.Lflush_tlb_range_69.9:
+	mov x15, x10
+	cmp x10, x8
+	b.lo .Lflush_tlb_range_69.10
+	mov x15, x8
 .Lflush_tlb_range_69.10:
-	lsr x15, x8, x14
+	lsr x15, x15, x14
 	mov x8, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.11
 	mov x8, x15
 .Lflush_tlb_range_69.11:
 	/* 201: let runs = min(pages, 32 << shift) >> shift */
-	mov x15, x8
-	cmp x13, x15
+	cmp x13, x8
 	b.hs .Lflush_tlb_range_69.13
 	/* 203: value (asid << 0x30) */
-	lsl x8, x0, #48
-	lsr x7, x10, #12
-	and x6, x7, #0x1fffffffff
-	sub x7, x15, #1
-	lsl x5, x7, #39
-	orr x7, x6, x5
+	lsl x15, x0, #48
+	lsr x7, x9, #12
+	and x7, x7, #0x1fffffffff
+	sub x6, x8, #1
+	lsl x6, x6, #39
+	orr x7, x7, x6
 	lsl x6, x11, #44
-	orr x5, x7, x6
-	orr x7, x5, #0x400000000000
-	orr x6, x7, x8
+	orr x7, x7, x6
+	orr x7, x7, #0x400000000000
+	orr x7, x7, x15
 	/* 203: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x6
-	lsl x8, x15, x14
+	tlbi rvae1is, x7
+	lsl x15, x8, x14
 	mov x7, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.14
-	mov x7, x8
+	mov x7, x15
 .Lflush_tlb_range_69.14:
-	lsl x8, x7, #12
-	add x7, x10, x8
+	lsl x7, x7, #12
+	add x15, x9, x7
 	/* 204: addr = addr + ((runs << shift) << 12 */
-	mov x10, x7
-	lsl x8, x15, x14
-	mov x7, x13
+	mov x9, x15
+	lsl x15, x8, x14
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.15
-	mov x7, x8
+	mov x13, x15
 .Lflush_tlb_range_69.15:
-	sub x13, x9, x7
+	sub x15, x10, x13
 	/* 205: pages = pages - (runs << shift */
-	mov x9, x13
+	mov x10, x15
 .Lflush_tlb_range_69.13:
 	sub x13, x11, #1
 	/* 207: scale = scale - 1 */
@@ -1328,19 +1322,19 @@ flush_tlb_range_69:
 	movz x0, #0
 	ret
 .Lflush_tlb_range_69.0:
-	and x12, x1, #0xfffffffffffff000
+	and x1, x1, #0xfffffffffffff000
 	/* 186: let addr = start & ~0xfff */
-	mov x10, x12
-	add x12, x2, #0xfff
-	and x13, x12, #0xfffffffffffff000
-	sub x12, x13, x10
-	lsr x13, x12, #12
+	mov x9, x1
+	add x2, x2, #0xfff
+	and x2, x2, #0xfffffffffffff000
+	sub x2, x2, x9
+	lsr x2, x2, #12
 	/* 187: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
-	mov x9, x13
+	mov x10, x2
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 189), required by line 184; e1 the caller's earlier stores -> `tlbi vae1is` (line 194), required by line 184; e2 the caller's earlier stores -> `tlbi rvae1is` (line 203), required by line 184 */
 	dsb ishst
 	movz x12, #0x20, lsl #16
-	cmp x12, x9
+	cmp x12, x10
 	b.hs .Lflush_tlb_range_69.16
 	/* 189: value (asid << 0x30) */
 	lsl x12, x0, #48
@@ -1354,87 +1348,86 @@ flush_tlb_range_69:
 	movz x12, #5
 .Lflush_tlb_range_69.18:
 	movz x13, #0
-	cmp x13, x9
+	cmp x13, x10
 	b.hs .Lflush_tlb_range_69.20
 	cbz x12, .Lflush_tlb_range_69.19
 	sub x12, x12, #1
-	cmp x9, #1
+	cmp x10, #1
 	b.ne .Lflush_tlb_range_69.21
 	/* 194: value (asid << 0x30) */
-	lsl x8, x0, #48
-	lsr x7, x10, #12
-	and x6, x7, #0xfffffffffff
-	orr x7, x6, x8
+	lsl x15, x0, #48
+	lsr x7, x9, #12
+	and x7, x7, #0xfffffffffff
+	orr x7, x7, x15
 	/* 194: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x7
 	movz x16, #0x1000
-	add x8, x10, x16
+	add x15, x9, x16
 	/* 195: addr = addr + 4K */
-	mov x10, x8
-	sub x8, x9, #1
+	mov x9, x15
+	sub x15, x10, #1
 	/* 196: pages = pages - 1 */
-	mov x9, x8
+	mov x10, x15
 	b .Lflush_tlb_range_69.18
 .Lflush_tlb_range_69.21:
 	movz x16, #5
-	mul x8, x11, x16
-	add x7, x8, #1
+	mul x15, x11, x16
+	add x15, x15, #1
 	/* 200: let shift = 5 * scale + 1 */
-	mov x14, x7
-	movz x8, #0x20
-	lsl x7, x8, x14
-	mov x8, x13
+	mov x14, x15
+	movz x15, #0x20
+	lsl x15, x15, x14
+	mov x7, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.23
-	mov x8, x7
+	mov x7, x15
 .Lflush_tlb_range_69.23:
-	mov x7, x9
-	cmp x9, x8
+	mov x15, x10
+	cmp x10, x7
 	b.lo .Lflush_tlb_range_69.24
-	mov x7, x8
+	mov x15, x7
 .Lflush_tlb_range_69.24:
-	lsr x8, x7, x14
+	lsr x15, x15, x14
 	mov x7, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.25
-	mov x7, x8
+	mov x7, x15
 .Lflush_tlb_range_69.25:
 	/* 201: let runs = min(pages, 32 << shift) >> shift */
-	mov x15, x7
-	cmp x13, x15
+	mov x8, x7
+	cmp x13, x8
 	b.hs .Lflush_tlb_range_69.27
 	/* 203: value (asid << 0x30) */
-	lsl x8, x0, #48
-	lsr x7, x10, #12
-	and x6, x7, #0x1fffffffff
-	sub x7, x15, #1
-	lsl x5, x7, #39
-	orr x7, x6, x5
+	lsl x15, x0, #48
+	lsr x7, x9, #12
+	and x7, x7, #0x1fffffffff
+	sub x6, x8, #1
+	lsl x6, x6, #39
+	orr x7, x7, x6
 	lsl x6, x11, #44
-	orr x5, x7, x6
-	orr x7, x5, #0x400000000000
-	orr x6, x7, x8
+	orr x7, x7, x6
+	orr x7, x7, #0x400000000000
+	orr x7, x7, x15
 	/* 203: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x6
-	lsl x8, x15, x14
+	tlbi rvae1is, x7
+	lsl x15, x8, x14
 	mov x7, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.28
-	mov x7, x8
+	mov x7, x15
 .Lflush_tlb_range_69.28:
-	lsl x8, x7, #12
-	add x7, x10, x8
+	lsl x7, x7, #12
+	add x15, x9, x7
 	/* 204: addr = addr + ((runs << shift) << 12 */
-	mov x10, x7
-	lsl x8, x15, x14
-	mov x7, x13
+	mov x9, x15
+	lsl x15, x8, x14
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.29
-	mov x7, x8
+	mov x13, x15
 .Lflush_tlb_range_69.29:
-	sub x13, x9, x7
+	sub x15, x10, x13
 	/* 205: pages = pages - (runs << shift */
-	mov x9, x13
+	mov x10, x15
 .Lflush_tlb_range_69.27:
 	sub x13, x11, #1
 	/* 207: scale = scale - 1 */
@@ -1465,17 +1458,14 @@ flush_tlb_range_510:
 	tbz w3, #0, .Lflush_tlb_range_510.0
 	and x9, x1, #0xfffffffffffff000
 	/* 223: let addr = start & ~0xfff */
-	mov x10, x9
-	add x9, x2, #0xfff
-	and x11, x9, #0xfffffffffffff000
-	sub x9, x11, x10
-	lsr x11, x9, #12
-	/* 224: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
-	mov x9, x11
+	add x10, x2, #0xfff
+	and x10, x10, #0xfffffffffffff000
+	sub x10, x10, x9
+	lsr x10, x10, #12
 	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi aside1is` (line 226), required by line 221; e7 the caller's earlier stores -> `tlbi vae1is` (line 231), required by line 221; e8 the caller's earlier stores -> `tlbi rvae1is` (line 238), required by line 221; and 1 more (see `explain`) */
 	dsb ishst
 	movz x16, #0x20, lsl #16
-	cmp x9, x16
+	cmp x10, x16
 	b.lo .Lflush_tlb_range_510.2
 	/* 226: value (asid << 0x30) */
 	lsl x11, x0, #48
@@ -1489,75 +1479,72 @@ flush_tlb_range_510:
 	movz x12, #5
 .Lflush_tlb_range_510.4:
 	movz x13, #0
-	cmp x13, x9
+	cmp x13, x10
 	b.hs .Lflush_tlb_range_510.6
 	cbz x12, .Lflush_tlb_range_510.5
 	sub x12, x12, #1
-	tbz w9, #0, .Lflush_tlb_range_510.7
+	tbz w10, #0, .Lflush_tlb_range_510.7
 	/* 231: value (asid << 0x30) */
 	lsl x14, x0, #48
-	lsr x15, x10, #12
-	and x8, x15, #0xfffffffffff
-	orr x15, x8, x14
+	lsr x15, x9, #12
+	and x15, x15, #0xfffffffffff
+	orr x15, x15, x14
 	/* 231: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x15
 	movz x16, #0x1000
-	add x14, x10, x16
+	add x14, x9, x16
 	/* 232: addr = addr + 4K */
-	mov x10, x14
-	sub x14, x9, #1
-	/* 233: pages = pages - 1 */
 	mov x9, x14
+	sub x14, x10, #1
+	/* 233: pages = pages - 1 */
+	mov x10, x14
 	b .Lflush_tlb_range_510.4
 .Lflush_tlb_range_510.7:
 	movz x16, #5
 	mul x14, x11, x16
-	add x15, x14, #1
+	add x14, x14, #1
 	/* 235: let shift = 5 * scale + 1 */
-	mov x14, x15
-	lsr x15, x9, x14
+	lsr x15, x10, x14
 	mov x8, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.9
 	mov x8, x15
 .Lflush_tlb_range_510.9:
-	and x15, x8, #0x1f
+	and x8, x8, #0x1f
 	/* 236: let runs = (pages >> shift) & 31 */
-	mov x8, x15
 	cmp x13, x8
 	b.hs .Lflush_tlb_range_510.11
 	/* 238: value (asid << 0x30) */
 	lsl x15, x0, #48
-	lsr x7, x10, #12
-	and x6, x7, #0x1fffffffff
-	sub x7, x8, #1
-	lsl x5, x7, #39
-	orr x7, x6, x5
+	lsr x7, x9, #12
+	and x7, x7, #0x1fffffffff
+	sub x6, x8, #1
+	lsl x6, x6, #39
+	orr x7, x7, x6
 	lsl x6, x11, #44
-	orr x5, x7, x6
-	orr x7, x5, #0x400000000000
-	orr x6, x7, x15
+	orr x7, x7, x6
+	orr x7, x7, #0x400000000000
+	orr x7, x7, x15
 	/* 238: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x6
+	tlbi rvae1is, x7
 	lsl x15, x8, x14
 	mov x7, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.12
 	mov x7, x15
 .Lflush_tlb_range_510.12:
-	lsl x15, x7, #12
-	add x7, x10, x15
+	lsl x7, x7, #12
+	add x15, x9, x7
 	/* 239: addr = addr + ((runs << shift) << 12 */
-	mov x10, x7
+	mov x9, x15
 	lsl x15, x8, x14
-	mov x7, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.13
-	mov x7, x15
+	mov x13, x15
 .Lflush_tlb_range_510.13:
-	sub x13, x9, x7
+	sub x15, x10, x13
 	/* 240: pages = pages - (runs << shift */
-	mov x9, x13
+	mov x10, x15
 .Lflush_tlb_range_510.11:
 	add x13, x11, #1
 	/* 242: scale = scale + 1 */
@@ -1582,19 +1569,19 @@ flush_tlb_range_510:
 	movz x0, #0
 	ret
 .Lflush_tlb_range_510.0:
-	and x12, x1, #0xfffffffffffff000
+	and x1, x1, #0xfffffffffffff000
 	/* 223: let addr = start & ~0xfff */
-	mov x10, x12
-	add x12, x2, #0xfff
-	and x13, x12, #0xfffffffffffff000
-	sub x12, x13, x10
-	lsr x13, x12, #12
+	mov x9, x1
+	add x2, x2, #0xfff
+	and x2, x2, #0xfffffffffffff000
+	sub x2, x2, x9
+	lsr x2, x2, #12
 	/* 224: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
-	mov x9, x13
+	mov x10, x2
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 226), required by line 221; e1 the caller's earlier stores -> `tlbi vae1is` (line 231), required by line 221; e2 the caller's earlier stores -> `tlbi rvae1is` (line 238), required by line 221 */
 	dsb ishst
 	movz x16, #0x20, lsl #16
-	cmp x9, x16
+	cmp x10, x16
 	b.lo .Lflush_tlb_range_510.14
 	/* 226: value (asid << 0x30) */
 	lsl x12, x0, #48
@@ -1608,75 +1595,74 @@ flush_tlb_range_510:
 	movz x12, #5
 .Lflush_tlb_range_510.16:
 	movz x13, #0
-	cmp x13, x9
+	cmp x13, x10
 	b.hs .Lflush_tlb_range_510.18
 	cbz x12, .Lflush_tlb_range_510.17
 	sub x12, x12, #1
-	tbz w9, #0, .Lflush_tlb_range_510.19
+	tbz w10, #0, .Lflush_tlb_range_510.19
 	/* 231: value (asid << 0x30) */
 	lsl x15, x0, #48
-	lsr x7, x10, #12
-	and x6, x7, #0xfffffffffff
-	orr x7, x6, x15
+	lsr x7, x9, #12
+	and x7, x7, #0xfffffffffff
+	orr x7, x7, x15
 	/* 231: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x7
 	movz x16, #0x1000
-	add x15, x10, x16
+	add x15, x9, x16
 	/* 232: addr = addr + 4K */
-	mov x10, x15
-	sub x15, x9, #1
-	/* 233: pages = pages - 1 */
 	mov x9, x15
+	sub x15, x10, #1
+	/* 233: pages = pages - 1 */
+	mov x10, x15
 	b .Lflush_tlb_range_510.16
 .Lflush_tlb_range_510.19:
 	movz x16, #5
 	mul x15, x11, x16
-	add x7, x15, #1
+	add x15, x15, #1
 	/* 235: let shift = 5 * scale + 1 */
-	mov x14, x7
-	lsr x15, x9, x14
+	mov x14, x15
+	lsr x15, x10, x14
 	mov x7, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.21
 	mov x7, x15
 .Lflush_tlb_range_510.21:
-	and x15, x7, #0x1f
+	and x7, x7, #0x1f
 	/* 236: let runs = (pages >> shift) & 31 */
-	mov x8, x15
+	mov x8, x7
 	cmp x13, x8
 	b.hs .Lflush_tlb_range_510.23
 	/* 238: value (asid << 0x30) */
 	lsl x15, x0, #48
-	lsr x7, x10, #12
-	and x6, x7, #0x1fffffffff
-	sub x7, x8, #1
-	lsl x5, x7, #39
-	orr x7, x6, x5
+	lsr x7, x9, #12
+	and x7, x7, #0x1fffffffff
+	sub x6, x8, #1
+	lsl x6, x6, #39
+	orr x7, x7, x6
 	lsl x6, x11, #44
-	orr x5, x7, x6
-	orr x7, x5, #0x400000000000
-	orr x6, x7, x15
+	orr x7, x7, x6
+	orr x7, x7, #0x400000000000
+	orr x7, x7, x15
 	/* 238: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x6
+	tlbi rvae1is, x7
 	lsl x15, x8, x14
 	mov x7, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.24
 	mov x7, x15
 .Lflush_tlb_range_510.24:
-	lsl x15, x7, #12
-	add x7, x10, x15
+	lsl x7, x7, #12
+	add x15, x9, x7
 	/* 239: addr = addr + ((runs << shift) << 12 */
-	mov x10, x7
+	mov x9, x15
 	lsl x15, x8, x14
-	mov x7, x13
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.25
-	mov x7, x15
+	mov x13, x15
 .Lflush_tlb_range_510.25:
-	sub x13, x9, x7
+	sub x15, x10, x13
 	/* 240: pages = pages - (runs << shift */
-	mov x9, x13
+	mov x10, x15
 .Lflush_tlb_range_510.23:
 	add x13, x11, #1
 	/* 242: scale = scale + 1 */

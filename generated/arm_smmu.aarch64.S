@@ -6,7 +6,7 @@
 	.type tlb_inv_range_s1,%function
 tlb_inv_range_s1:
 	/* 29: value (asid << 0x30) */
-	lsl x9, x1, #48
+	lsl x1, x1, #48
 	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiva (line 29), required by line 20 */
 	dmb oshst
 	/* 28: range a in iova, size step granule { ... */
@@ -15,66 +15,64 @@ tlb_inv_range_s1:
 	movn x0, #0x15
 	ret
 .Ltlb_inv_range_s1.1:
-	and x10, x4, #0xfff
-	cbnz x10, .Ltlb_inv_range_s1.2
-	add x10, x2, x3
-	cmp x10, x2
+	and x9, x4, #0xfff
+	cbnz x9, .Ltlb_inv_range_s1.2
+	add x9, x2, x3
+	cmp x9, x2
 	b.lo .Ltlb_inv_range_s1.2
-	lsr x11, x10, #60
-	cbnz x11, .Ltlb_inv_range_s1.2
-	mov x10, x3
-	lsr x11, x2, #12
-	orr x12, x11, x9
+	lsr x9, x9, #60
+	cbnz x9, .Ltlb_inv_range_s1.2
+	mov x9, x3
+	lsr x10, x2, #12
+	orr x10, x10, x1
 	lsr x11, x4, #12
-	lsr x13, x10, #2
-	cmp x4, x13
+	lsr x12, x9, #2
+	cmp x4, x12
 	b.hs .Ltlb_inv_range_s1.4
-	lsl x13, x4, #2
-	sub x14, x13, x4
-	sub x15, x10, x14
+	lsl x12, x4, #2
+	sub x13, x12, x4
+	sub x14, x9, x13
 .Ltlb_inv_range_s1.5:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x12, [x0, #0x600]
+	str x10, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	add x12, x12, x11
+	add x10, x10, x11
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x12, [x0, #0x600]
+	str x10, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	add x12, x12, x11
+	add x10, x10, x11
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x12, [x0, #0x600]
+	str x10, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	add x12, x12, x11
+	add x10, x10, x11
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x12, [x0, #0x600]
+	str x10, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	add x12, x12, x11
-	subs x15, x15, x13
+	add x10, x10, x11
+	subs x14, x14, x12
 	b.hi .Ltlb_inv_range_s1.5
-	add x10, x15, x13
+	add x9, x14, x12
 	b .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x12, [x0, #0x600]
+	str x10, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	add x12, x12, x11
+	add x10, x10, x11
 .Ltlb_inv_range_s1.6:
-	subs x10, x10, x4
+	subs x9, x9, x4
 	b.hi .Ltlb_inv_range_s1.3
 	movz x0, #0
 	ret
 .Ltlb_inv_range_s1.2:
-	mov x10, x3
-	mov x11, x2
 .Ltlb_inv_range_s1.7:
-	lsr x12, x11, #12
-	orr x13, x12, x9
+	lsr x9, x2, #12
+	orr x9, x9, x1
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x13, [x0, #0x600]
+	str x9, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	add x11, x11, x4
-	subs x10, x10, x4
+	add x2, x2, x4
+	subs x3, x3, x4
 	b.hi .Ltlb_inv_range_s1.7
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
@@ -125,8 +123,8 @@ tlb_inv_walk_s1:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
 	sub x9, x4, #1
 	eor x10, x4, x9
-	and x11, x10, #0xffffffffffffff
-	cmp x9, x11
+	and x10, x10, #0xffffffffffffff
+	cmp x9, x10
 	b.hs .Ltlb_inv_walk_s1.4
 	/* cover `s1` auto: up to 413 granules (its threshold) the loop, past it the flush-all */
 	movz x16, #0x19d
@@ -137,75 +135,73 @@ tlb_inv_walk_s1:
 	lsl x10, x1, #48
 	/* 57: cover iova, size with s1 auto { ... */
 	and x11, x2, x9
-	add x12, x3, x11
+	add x3, x3, x11
 	movn x16, #0
-	eor x11, x9, x16
-	and x9, x2, x11
-	cbz x12, .Ltlb_inv_walk_s1.5
+	eor x9, x9, x16
+	and x2, x2, x9
+	cbz x3, .Ltlb_inv_walk_s1.5
 	cbnz x4, .Ltlb_inv_walk_s1.9
 	movn x0, #0x15
 	ret
 .Ltlb_inv_walk_s1.9:
-	and x11, x4, #0xfff
-	cbnz x11, .Ltlb_inv_walk_s1.10
-	add x11, x9, x12
-	cmp x11, x9
+	and x9, x4, #0xfff
+	cbnz x9, .Ltlb_inv_walk_s1.10
+	add x9, x2, x3
+	cmp x9, x2
 	b.lo .Ltlb_inv_walk_s1.10
-	lsr x13, x11, #60
-	cbnz x13, .Ltlb_inv_walk_s1.10
-	mov x11, x12
-	lsr x13, x9, #12
-	orr x14, x13, x10
-	lsr x13, x4, #12
-	lsr x15, x11, #2
-	cmp x4, x15
+	lsr x9, x9, #60
+	cbnz x9, .Ltlb_inv_walk_s1.10
+	mov x9, x3
+	lsr x11, x2, #12
+	orr x11, x11, x10
+	lsr x12, x4, #12
+	lsr x13, x9, #2
+	cmp x4, x13
 	b.hs .Ltlb_inv_walk_s1.12
-	lsl x15, x4, #2
-	sub x8, x15, x4
-	sub x7, x11, x8
+	lsl x13, x4, #2
+	sub x14, x13, x4
+	sub x15, x9, x14
 .Ltlb_inv_walk_s1.13:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	str x14, [x0, #0x600]
+	str x11, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	add x14, x14, x13
+	add x11, x11, x12
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	str x14, [x0, #0x600]
+	str x11, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	add x14, x14, x13
+	add x11, x11, x12
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	str x14, [x0, #0x600]
+	str x11, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	add x14, x14, x13
+	add x11, x11, x12
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	str x14, [x0, #0x600]
+	str x11, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	add x14, x14, x13
-	subs x7, x7, x15
+	add x11, x11, x12
+	subs x15, x15, x13
 	b.hi .Ltlb_inv_walk_s1.13
-	add x11, x7, x15
+	add x9, x15, x13
 	b .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	str x14, [x0, #0x600]
+	str x11, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	add x14, x14, x13
+	add x11, x11, x12
 .Ltlb_inv_walk_s1.14:
-	subs x11, x11, x4
+	subs x9, x9, x4
 	b.hi .Ltlb_inv_walk_s1.11
 	movz x0, #0
 	ret
 .Ltlb_inv_walk_s1.10:
-	mov x11, x12
-	mov x12, x9
 .Ltlb_inv_walk_s1.15:
-	lsr x9, x12, #12
-	orr x13, x9, x10
+	lsr x9, x2, #12
+	orr x9, x9, x10
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	str x13, [x0, #0x600]
+	str x9, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	add x12, x12, x4
-	subs x11, x11, x4
+	add x2, x2, x4
+	subs x3, x3, x4
 	b.hi .Ltlb_inv_walk_s1.15
 .Ltlb_inv_walk_s1.8:
 	movz x0, #0
@@ -253,72 +249,70 @@ tlb_inv_walk_s1_flag:
 	b .Ltlb_inv_walk_s1_flag.1
 .Ltlb_inv_walk_s1_flag.0:
 	/* 79: value (asid << 0x30) */
-	lsl x10, x1, #48
+	lsl x1, x1, #48
 	/* 78: range a in iova, size step granule { ... */
 	cbz x3, .Ltlb_inv_walk_s1_flag.2
 	cbnz x4, .Ltlb_inv_walk_s1_flag.3
 	movn x0, #0x15
 	ret
 .Ltlb_inv_walk_s1_flag.3:
-	and x11, x4, #0xfff
-	cbnz x11, .Ltlb_inv_walk_s1_flag.4
-	add x11, x2, x3
-	cmp x11, x2
+	and x10, x4, #0xfff
+	cbnz x10, .Ltlb_inv_walk_s1_flag.4
+	add x10, x2, x3
+	cmp x10, x2
 	b.lo .Ltlb_inv_walk_s1_flag.4
-	lsr x12, x11, #60
-	cbnz x12, .Ltlb_inv_walk_s1_flag.4
-	mov x11, x3
-	lsr x12, x2, #12
-	orr x13, x12, x10
+	lsr x10, x10, #60
+	cbnz x10, .Ltlb_inv_walk_s1_flag.4
+	mov x10, x3
+	lsr x11, x2, #12
+	orr x11, x11, x1
 	lsr x12, x4, #12
-	lsr x14, x11, #2
-	cmp x4, x14
+	lsr x13, x10, #2
+	cmp x4, x13
 	b.hs .Ltlb_inv_walk_s1_flag.6
-	lsl x14, x4, #2
-	sub x15, x14, x4
-	sub x8, x11, x15
+	lsl x13, x4, #2
+	sub x14, x13, x4
+	sub x15, x10, x14
 .Ltlb_inv_walk_s1_flag.7:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x13, [x0, #0x600]
+	str x11, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	add x13, x13, x12
+	add x11, x11, x12
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x13, [x0, #0x600]
+	str x11, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	add x13, x13, x12
+	add x11, x11, x12
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x13, [x0, #0x600]
+	str x11, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	add x13, x13, x12
+	add x11, x11, x12
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x13, [x0, #0x600]
+	str x11, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	add x13, x13, x12
-	subs x8, x8, x14
+	add x11, x11, x12
+	subs x15, x15, x13
 	b.hi .Ltlb_inv_walk_s1_flag.7
-	add x11, x8, x14
+	add x10, x15, x13
 	b .Ltlb_inv_walk_s1_flag.8
 .Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x13, [x0, #0x600]
+	str x11, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	add x13, x13, x12
+	add x11, x11, x12
 .Ltlb_inv_walk_s1_flag.8:
-	subs x11, x11, x4
+	subs x10, x10, x4
 	b.hi .Ltlb_inv_walk_s1_flag.5
 	b .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
-	mov x11, x3
-	mov x12, x2
 .Ltlb_inv_walk_s1_flag.9:
-	lsr x13, x12, #12
-	orr x14, x13, x10
+	lsr x10, x2, #12
+	orr x10, x10, x1
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x14, [x0, #0x600]
+	str x10, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	add x12, x12, x4
-	subs x11, x11, x4
+	add x2, x2, x4
+	subs x3, x3, x4
 	b.hi .Ltlb_inv_walk_s1_flag.9
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:

@@ -14,9 +14,9 @@ tlb_inv_range_s1:
 	std %r31,-8(%r1)
 	std %r30,-16(%r1)
 	/* 29: value (asid << 0x30) */
-	rldicr %r11,%r4,48,15
+	rldicr %r4,%r4,48,15
 	/* 29: offset 0x600 */
-	li %r12,1536
+	li %r11,1536
 	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiva (line 29), required by line 20 */
 	sync
 	/* 28: range a in iova, size step granule { ... */
@@ -29,72 +29,70 @@ tlb_inv_range_s1:
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.1:
-	andi. %r10,%r7,4095
+	andi. %r12,%r7,4095
 	bne 0,.Ltlb_inv_range_s1.2
-	add %r10,%r5,%r6
-	cmpld 7,%r10,%r5
+	add %r12,%r5,%r6
+	cmpld 7,%r12,%r5
 	blt 7,.Ltlb_inv_range_s1.2
-	rldicl %r9,%r10,4,60
-	cmpdi 7,%r9,0
+	rldicl %r12,%r12,4,60
+	cmpdi 7,%r12,0
 	bne 7,.Ltlb_inv_range_s1.2
-	mr %r10,%r6
-	rldicl %r9,%r5,52,12
-	or %r8,%r9,%r11
+	mr %r12,%r6
+	rldicl %r10,%r5,52,12
+	or %r10,%r10,%r4
 	rldicl %r9,%r7,52,12
-	rldicl %r4,%r10,62,2
-	cmpld 7,%r7,%r4
+	rldicl %r8,%r12,62,2
+	cmpld 7,%r7,%r8
 	bge 7,.Ltlb_inv_range_s1.4
-	rldicr %r4,%r7,2,61
-	subf %r31,%r7,%r4
-	subf %r30,%r31,%r10
+	rldicr %r8,%r7,2,61
+	subf %r31,%r7,%r8
+	subf %r30,%r31,%r12
 .Ltlb_inv_range_s1.5:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r8,%r3,%r12
+	stdbrx %r10,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
-	add %r8,%r8,%r9
+	add %r10,%r10,%r9
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r8,%r3,%r12
+	stdbrx %r10,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
-	add %r8,%r8,%r9
+	add %r10,%r10,%r9
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r8,%r3,%r12
+	stdbrx %r10,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
-	add %r8,%r8,%r9
+	add %r10,%r10,%r9
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r8,%r3,%r12
+	stdbrx %r10,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
-	add %r8,%r8,%r9
-	cmpld 6,%r30,%r4
-	subf %r30,%r4,%r30
+	add %r10,%r10,%r9
+	cmpld 6,%r30,%r8
+	subf %r30,%r8,%r30
 	bgt 6,.Ltlb_inv_range_s1.5
-	add %r10,%r30,%r4
+	add %r12,%r30,%r8
 	b .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r8,%r3,%r12
+	stdbrx %r10,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
-	add %r8,%r8,%r9
+	add %r10,%r10,%r9
 .Ltlb_inv_range_s1.6:
-	cmpld 6,%r10,%r7
-	subf %r10,%r7,%r10
+	cmpld 6,%r12,%r7
+	subf %r12,%r7,%r12
 	bgt 6,.Ltlb_inv_range_s1.3
 	li %r3,0
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.2:
-	mr %r10,%r6
-	mr %r9,%r5
 .Ltlb_inv_range_s1.7:
-	rldicl %r8,%r9,52,12
-	or %r6,%r8,%r11
+	rldicl %r12,%r5,52,12
+	or %r12,%r12,%r4
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r6,%r3,%r12
+	stdbrx %r12,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r9,%r7
-	cmpld 6,%r10,%r7
-	subf %r10,%r7,%r10
+	add %r5,%r5,%r7
+	cmpld 6,%r6,%r7
+	subf %r6,%r7,%r6
 	bgt 6,.Ltlb_inv_range_s1.7
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
@@ -174,8 +172,8 @@ tlb_inv_walk_s1:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
 	addi %r11,%r7,-1
 	xor %r12,%r7,%r11
-	rldicl %r10,%r12,0,8
-	cmpld 7,%r11,%r10
+	rldicl %r12,%r12,0,8
+	cmpld 7,%r11,%r12
 	bge 7,.Ltlb_inv_walk_s1.4
 	/* cover `s1` auto: up to 413 granules (its threshold) the loop, past it the flush-all */
 	li %r0,413
@@ -188,10 +186,10 @@ tlb_inv_walk_s1:
 	li %r10,1536
 	/* 57: cover iova, size with s1 auto { ... */
 	and %r9,%r5,%r11
-	add %r8,%r6,%r9
-	nor %r9,%r11,%r11
-	and %r11,%r5,%r9
-	cmpdi 7,%r8,0
+	add %r6,%r6,%r9
+	nor %r11,%r11,%r11
+	and %r5,%r5,%r11
+	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1.5
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1.9
@@ -201,55 +199,55 @@ tlb_inv_walk_s1:
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.9:
-	andi. %r9,%r7,4095
+	andi. %r11,%r7,4095
 	bne 0,.Ltlb_inv_walk_s1.10
-	add %r9,%r11,%r8
-	cmpld 7,%r9,%r11
+	add %r11,%r5,%r6
+	cmpld 7,%r11,%r5
 	blt 7,.Ltlb_inv_walk_s1.10
-	rldicl %r6,%r9,4,60
-	cmpdi 7,%r6,0
+	rldicl %r11,%r11,4,60
+	cmpdi 7,%r11,0
 	bne 7,.Ltlb_inv_walk_s1.10
-	mr %r9,%r8
-	rldicl %r6,%r11,52,12
-	or %r5,%r6,%r12
-	rldicl %r6,%r7,52,12
-	rldicl %r31,%r9,62,2
+	mr %r11,%r6
+	rldicl %r9,%r5,52,12
+	or %r9,%r9,%r12
+	rldicl %r8,%r7,52,12
+	rldicl %r31,%r11,62,2
 	cmpld 7,%r7,%r31
 	bge 7,.Ltlb_inv_walk_s1.12
 	rldicr %r31,%r7,2,61
 	subf %r30,%r7,%r31
-	subf %r29,%r30,%r9
+	subf %r29,%r30,%r11
 .Ltlb_inv_walk_s1.13:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r5,%r3,%r10
+	stdbrx %r9,%r3,%r10
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r5,%r5,%r6
+	add %r9,%r9,%r8
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r5,%r3,%r10
+	stdbrx %r9,%r3,%r10
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r5,%r5,%r6
+	add %r9,%r9,%r8
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r5,%r3,%r10
+	stdbrx %r9,%r3,%r10
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r5,%r5,%r6
+	add %r9,%r9,%r8
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r5,%r3,%r10
+	stdbrx %r9,%r3,%r10
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r5,%r5,%r6
+	add %r9,%r9,%r8
 	cmpld 6,%r29,%r31
 	subf %r29,%r31,%r29
 	bgt 6,.Ltlb_inv_walk_s1.13
-	add %r9,%r29,%r31
+	add %r11,%r29,%r31
 	b .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r5,%r3,%r10
+	stdbrx %r9,%r3,%r10
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r5,%r5,%r6
+	add %r9,%r9,%r8
 .Ltlb_inv_walk_s1.14:
-	cmpld 6,%r9,%r7
-	subf %r9,%r7,%r9
+	cmpld 6,%r11,%r7
+	subf %r11,%r7,%r11
 	bgt 6,.Ltlb_inv_walk_s1.11
 	li %r3,0
 	ld %r29,-24(%r1)
@@ -257,17 +255,15 @@ tlb_inv_walk_s1:
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.10:
-	mr %r9,%r8
-	mr %r8,%r11
 .Ltlb_inv_walk_s1.15:
-	rldicl %r11,%r8,52,12
-	or %r6,%r11,%r12
+	rldicl %r11,%r5,52,12
+	or %r11,%r11,%r12
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r6,%r3,%r10
+	stdbrx %r11,%r3,%r10
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r8,%r8,%r7
-	cmpld 6,%r9,%r7
-	subf %r9,%r7,%r9
+	add %r5,%r5,%r7
+	cmpld 6,%r6,%r7
+	subf %r6,%r7,%r6
 	bgt 6,.Ltlb_inv_walk_s1.15
 .Ltlb_inv_walk_s1.8:
 	li %r3,0
@@ -353,9 +349,9 @@ tlb_inv_walk_s1_flag:
 	b .Ltlb_inv_walk_s1_flag.1
 .Ltlb_inv_walk_s1_flag.0:
 	/* 79: value (asid << 0x30) */
-	rldicr %r10,%r4,48,15
+	rldicr %r4,%r4,48,15
 	/* 79: offset 0x600 */
-	li %r9,1536
+	li %r10,1536
 	/* 78: range a in iova, size step granule { ... */
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1_flag.2
@@ -368,69 +364,67 @@ tlb_inv_walk_s1_flag:
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1_flag.3:
-	andi. %r8,%r7,4095
+	andi. %r9,%r7,4095
 	bne 0,.Ltlb_inv_walk_s1_flag.4
-	add %r8,%r5,%r6
-	cmpld 7,%r8,%r5
+	add %r9,%r5,%r6
+	cmpld 7,%r9,%r5
 	blt 7,.Ltlb_inv_walk_s1_flag.4
-	rldicl %r4,%r8,4,60
-	cmpdi 7,%r4,0
+	rldicl %r9,%r9,4,60
+	cmpdi 7,%r9,0
 	bne 7,.Ltlb_inv_walk_s1_flag.4
-	mr %r8,%r6
-	rldicl %r4,%r5,52,12
-	or %r31,%r4,%r10
-	rldicl %r4,%r7,52,12
-	rldicl %r30,%r8,62,2
+	mr %r9,%r6
+	rldicl %r8,%r5,52,12
+	or %r8,%r8,%r4
+	rldicl %r31,%r7,52,12
+	rldicl %r30,%r9,62,2
 	cmpld 7,%r7,%r30
 	bge 7,.Ltlb_inv_walk_s1_flag.6
 	rldicr %r30,%r7,2,61
 	subf %r29,%r7,%r30
-	subf %r28,%r29,%r8
+	subf %r28,%r29,%r9
 .Ltlb_inv_walk_s1_flag.7:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r31,%r3,%r9
+	stdbrx %r8,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r31,%r31,%r4
+	add %r8,%r8,%r31
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r31,%r3,%r9
+	stdbrx %r8,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r31,%r31,%r4
+	add %r8,%r8,%r31
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r31,%r3,%r9
+	stdbrx %r8,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r31,%r31,%r4
+	add %r8,%r8,%r31
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r31,%r3,%r9
+	stdbrx %r8,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r31,%r31,%r4
+	add %r8,%r8,%r31
 	cmpld 6,%r28,%r30
 	subf %r28,%r30,%r28
 	bgt 6,.Ltlb_inv_walk_s1_flag.7
-	add %r8,%r28,%r30
+	add %r9,%r28,%r30
 	b .Ltlb_inv_walk_s1_flag.8
 .Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r31,%r3,%r9
+	stdbrx %r8,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r31,%r31,%r4
+	add %r8,%r8,%r31
 .Ltlb_inv_walk_s1_flag.8:
-	cmpld 6,%r8,%r7
-	subf %r8,%r7,%r8
+	cmpld 6,%r9,%r7
+	subf %r9,%r7,%r9
 	bgt 6,.Ltlb_inv_walk_s1_flag.5
 	b .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
-	mr %r8,%r6
-	mr %r6,%r5
 .Ltlb_inv_walk_s1_flag.9:
-	rldicl %r5,%r6,52,12
-	or %r4,%r5,%r10
+	rldicl %r9,%r5,52,12
+	or %r9,%r9,%r4
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r4,%r3,%r9
+	stdbrx %r9,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r6,%r6,%r7
-	cmpld 6,%r8,%r7
-	subf %r8,%r7,%r8
+	add %r5,%r5,%r7
+	cmpld 6,%r6,%r7
+	subf %r6,%r7,%r6
 	bgt 6,.Ltlb_inv_walk_s1_flag.9
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:

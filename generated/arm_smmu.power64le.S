@@ -9,7 +9,7 @@ tlb_inv_range_s1:
 	/* 27: arguments */
 	std %r31,-8(%r1)
 	/* 29: value (asid << 0x30) */
-	rldicr %r11,%r4,48,15
+	rldicr %r4,%r4,48,15
 	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiva (line 29), required by line 20 */
 	sync
 	/* 28: range a in iova, size step granule { ... */
@@ -21,71 +21,69 @@ tlb_inv_range_s1:
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.1:
-	andi. %r12,%r7,4095
+	andi. %r11,%r7,4095
 	bne 0,.Ltlb_inv_range_s1.2
-	add %r12,%r5,%r6
-	cmpld 7,%r12,%r5
+	add %r11,%r5,%r6
+	cmpld 7,%r11,%r5
 	blt 7,.Ltlb_inv_range_s1.2
-	rldicl %r10,%r12,4,60
-	cmpdi 7,%r10,0
+	rldicl %r11,%r11,4,60
+	cmpdi 7,%r11,0
 	bne 7,.Ltlb_inv_range_s1.2
-	mr %r12,%r6
-	rldicl %r10,%r5,52,12
-	or %r9,%r10,%r11
+	mr %r11,%r6
+	rldicl %r12,%r5,52,12
+	or %r12,%r12,%r4
 	rldicl %r10,%r7,52,12
-	rldicl %r8,%r12,62,2
-	cmpld 7,%r7,%r8
+	rldicl %r9,%r11,62,2
+	cmpld 7,%r7,%r9
 	bge 7,.Ltlb_inv_range_s1.4
-	rldicr %r8,%r7,2,61
-	subf %r4,%r7,%r8
-	subf %r31,%r4,%r12
+	rldicr %r9,%r7,2,61
+	subf %r8,%r7,%r9
+	subf %r31,%r8,%r11
 .Ltlb_inv_range_s1.5:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r9,1536(%r3)
+	std %r12,1536(%r3)
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r9,%r10
+	add %r12,%r12,%r10
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r9,1536(%r3)
+	std %r12,1536(%r3)
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r9,%r10
+	add %r12,%r12,%r10
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r9,1536(%r3)
+	std %r12,1536(%r3)
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r9,%r10
+	add %r12,%r12,%r10
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r9,1536(%r3)
+	std %r12,1536(%r3)
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r9,%r10
-	cmpld 6,%r31,%r8
-	subf %r31,%r8,%r31
+	add %r12,%r12,%r10
+	cmpld 6,%r31,%r9
+	subf %r31,%r9,%r31
 	bgt 6,.Ltlb_inv_range_s1.5
-	add %r12,%r31,%r8
+	add %r11,%r31,%r9
 	b .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r9,1536(%r3)
+	std %r12,1536(%r3)
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r9,%r10
+	add %r12,%r12,%r10
 .Ltlb_inv_range_s1.6:
-	cmpld 6,%r12,%r7
-	subf %r12,%r7,%r12
+	cmpld 6,%r11,%r7
+	subf %r11,%r7,%r11
 	bgt 6,.Ltlb_inv_range_s1.3
 	li %r3,0
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.2:
-	mr %r12,%r6
-	mr %r10,%r5
 .Ltlb_inv_range_s1.7:
-	rldicl %r9,%r10,52,12
-	or %r8,%r9,%r11
+	rldicl %r11,%r5,52,12
+	or %r11,%r11,%r4
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r8,1536(%r3)
+	std %r11,1536(%r3)
 	/* 28: range a in iova, size step granule { ... */
-	add %r10,%r10,%r7
-	cmpld 6,%r12,%r7
-	subf %r12,%r7,%r12
+	add %r5,%r5,%r7
+	cmpld 6,%r6,%r7
+	subf %r6,%r7,%r6
 	bgt 6,.Ltlb_inv_range_s1.7
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
@@ -147,8 +145,8 @@ tlb_inv_walk_s1:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
 	addi %r11,%r7,-1
 	xor %r12,%r7,%r11
-	rldicl %r10,%r12,0,8
-	cmpld 7,%r11,%r10
+	rldicl %r12,%r12,0,8
+	cmpld 7,%r11,%r12
 	bge 7,.Ltlb_inv_walk_s1.4
 	/* cover `s1` auto: up to 413 granules (its threshold) the loop, past it the flush-all */
 	li %r0,413
@@ -159,10 +157,10 @@ tlb_inv_walk_s1:
 	rldicr %r12,%r4,48,15
 	/* 57: cover iova, size with s1 auto { ... */
 	and %r10,%r5,%r11
-	add %r9,%r6,%r10
-	nor %r10,%r11,%r11
-	and %r11,%r5,%r10
-	cmpdi 7,%r9,0
+	add %r6,%r6,%r10
+	nor %r11,%r11,%r11
+	and %r5,%r5,%r11
+	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1.5
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1.9
@@ -171,72 +169,70 @@ tlb_inv_walk_s1:
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.9:
-	andi. %r10,%r7,4095
+	andi. %r11,%r7,4095
 	bne 0,.Ltlb_inv_walk_s1.10
-	add %r10,%r11,%r9
-	cmpld 7,%r10,%r11
+	add %r11,%r5,%r6
+	cmpld 7,%r11,%r5
 	blt 7,.Ltlb_inv_walk_s1.10
-	rldicl %r8,%r10,4,60
-	cmpdi 7,%r8,0
+	rldicl %r11,%r11,4,60
+	cmpdi 7,%r11,0
 	bne 7,.Ltlb_inv_walk_s1.10
-	mr %r10,%r9
-	rldicl %r8,%r11,52,12
-	or %r6,%r8,%r12
-	rldicl %r8,%r7,52,12
-	rldicl %r5,%r10,62,2
-	cmpld 7,%r7,%r5
+	mr %r11,%r6
+	rldicl %r10,%r5,52,12
+	or %r10,%r10,%r12
+	rldicl %r9,%r7,52,12
+	rldicl %r8,%r11,62,2
+	cmpld 7,%r7,%r8
 	bge 7,.Ltlb_inv_walk_s1.12
-	rldicr %r5,%r7,2,61
-	subf %r31,%r7,%r5
-	subf %r30,%r31,%r10
+	rldicr %r8,%r7,2,61
+	subf %r31,%r7,%r8
+	subf %r30,%r31,%r11
 .Ltlb_inv_walk_s1.13:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	std %r6,1536(%r3)
+	std %r10,1536(%r3)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r6,%r6,%r8
+	add %r10,%r10,%r9
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	std %r6,1536(%r3)
+	std %r10,1536(%r3)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r6,%r6,%r8
+	add %r10,%r10,%r9
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	std %r6,1536(%r3)
+	std %r10,1536(%r3)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r6,%r6,%r8
+	add %r10,%r10,%r9
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	std %r6,1536(%r3)
+	std %r10,1536(%r3)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r6,%r6,%r8
-	cmpld 6,%r30,%r5
-	subf %r30,%r5,%r30
+	add %r10,%r10,%r9
+	cmpld 6,%r30,%r8
+	subf %r30,%r8,%r30
 	bgt 6,.Ltlb_inv_walk_s1.13
-	add %r10,%r30,%r5
+	add %r11,%r30,%r8
 	b .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	std %r6,1536(%r3)
+	std %r10,1536(%r3)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r6,%r6,%r8
+	add %r10,%r10,%r9
 .Ltlb_inv_walk_s1.14:
-	cmpld 6,%r10,%r7
-	subf %r10,%r7,%r10
+	cmpld 6,%r11,%r7
+	subf %r11,%r7,%r11
 	bgt 6,.Ltlb_inv_walk_s1.11
 	li %r3,0
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.10:
-	mr %r10,%r9
-	mr %r9,%r11
 .Ltlb_inv_walk_s1.15:
-	rldicl %r11,%r9,52,12
-	or %r8,%r11,%r12
+	rldicl %r11,%r5,52,12
+	or %r11,%r11,%r12
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	std %r8,1536(%r3)
+	std %r11,1536(%r3)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r9,%r9,%r7
-	cmpld 6,%r10,%r7
-	subf %r10,%r7,%r10
+	add %r5,%r5,%r7
+	cmpld 6,%r6,%r7
+	subf %r6,%r7,%r6
 	bgt 6,.Ltlb_inv_walk_s1.15
 .Ltlb_inv_walk_s1.8:
 	li %r3,0
@@ -298,7 +294,7 @@ tlb_inv_walk_s1_flag:
 	b .Ltlb_inv_walk_s1_flag.1
 .Ltlb_inv_walk_s1_flag.0:
 	/* 79: value (asid << 0x30) */
-	rldicr %r12,%r4,48,15
+	rldicr %r4,%r4,48,15
 	/* 78: range a in iova, size step granule { ... */
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1_flag.2
@@ -309,69 +305,67 @@ tlb_inv_walk_s1_flag:
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1_flag.3:
-	andi. %r10,%r7,4095
+	andi. %r12,%r7,4095
 	bne 0,.Ltlb_inv_walk_s1_flag.4
-	add %r10,%r5,%r6
-	cmpld 7,%r10,%r5
+	add %r12,%r5,%r6
+	cmpld 7,%r12,%r5
 	blt 7,.Ltlb_inv_walk_s1_flag.4
-	rldicl %r9,%r10,4,60
-	cmpdi 7,%r9,0
+	rldicl %r12,%r12,4,60
+	cmpdi 7,%r12,0
 	bne 7,.Ltlb_inv_walk_s1_flag.4
-	mr %r10,%r6
-	rldicl %r9,%r5,52,12
-	or %r8,%r9,%r12
+	mr %r12,%r6
+	rldicl %r10,%r5,52,12
+	or %r10,%r10,%r4
 	rldicl %r9,%r7,52,12
-	rldicl %r4,%r10,62,2
-	cmpld 7,%r7,%r4
+	rldicl %r8,%r12,62,2
+	cmpld 7,%r7,%r8
 	bge 7,.Ltlb_inv_walk_s1_flag.6
-	rldicr %r4,%r7,2,61
-	subf %r31,%r7,%r4
-	subf %r30,%r31,%r10
+	rldicr %r8,%r7,2,61
+	subf %r31,%r7,%r8
+	subf %r30,%r31,%r12
 .Ltlb_inv_walk_s1_flag.7:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r8,1536(%r3)
+	std %r10,1536(%r3)
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r9
+	add %r10,%r10,%r9
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r8,1536(%r3)
+	std %r10,1536(%r3)
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r9
+	add %r10,%r10,%r9
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r8,1536(%r3)
+	std %r10,1536(%r3)
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r9
+	add %r10,%r10,%r9
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r8,1536(%r3)
+	std %r10,1536(%r3)
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r9
-	cmpld 6,%r30,%r4
-	subf %r30,%r4,%r30
+	add %r10,%r10,%r9
+	cmpld 6,%r30,%r8
+	subf %r30,%r8,%r30
 	bgt 6,.Ltlb_inv_walk_s1_flag.7
-	add %r10,%r30,%r4
+	add %r12,%r30,%r8
 	b .Ltlb_inv_walk_s1_flag.8
 .Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r8,1536(%r3)
+	std %r10,1536(%r3)
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r9
+	add %r10,%r10,%r9
 .Ltlb_inv_walk_s1_flag.8:
-	cmpld 6,%r10,%r7
-	subf %r10,%r7,%r10
+	cmpld 6,%r12,%r7
+	subf %r12,%r7,%r12
 	bgt 6,.Ltlb_inv_walk_s1_flag.5
 	b .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
-	mr %r10,%r6
-	mr %r9,%r5
 .Ltlb_inv_walk_s1_flag.9:
-	rldicl %r8,%r9,52,12
-	or %r6,%r8,%r12
+	rldicl %r12,%r5,52,12
+	or %r12,%r12,%r4
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	std %r6,1536(%r3)
+	std %r12,1536(%r3)
 	/* 78: range a in iova, size step granule { ... */
-	add %r9,%r9,%r7
-	cmpld 6,%r10,%r7
-	subf %r10,%r7,%r10
+	add %r5,%r5,%r7
+	cmpld 6,%r6,%r7
+	subf %r6,%r7,%r6
 	bgt 6,.Ltlb_inv_walk_s1_flag.9
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:

@@ -10,146 +10,135 @@ tlb_inv_range:
 	cbz x3, .Ltlb_inv_range.1
 	/* 18: let addr = iova */
 	mov x10, x2
-	add x11, x2, x3
+	add x2, x2, x3
 	/* 19: let end = iova + size */
-	mov x12, x11
-	rbit x11, x5
-	clz x11, x11
+	rbit x5, x5
+	clz x5, x5
 	/* 20: let tg = ctz(pgsize_bitmap) */
-	mov x13, x11
-	lsr x11, x3, x13
-	movz x14, #0
-	mov x15, x14
-	cmp x13, #0x40
+	lsr x3, x3, x5
+	movz x11, #0
+	mov x12, x11
+	cmp x5, #0x40
 	b.hs .Ltlb_inv_range.2
-	mov x15, x11
+	mov x12, x3
 .Ltlb_inv_range.2:
-	/* 21: let num_pages = size >> tg */
-	mov x11, x15
 	/* 22: let ttl = 0 */
-	movz x15, #0
+	movz x13, #0
 	cbz x6, .Ltlb_inv_range.3
-	clz x8, x4
-	movz x7, #0x3f
-	sub x5, x7, x8
-	sub x8, x5, #3
-	/* 26: let rem = ilog2(granule) - 3 */
-	mov x7, x8
+	clz x4, x4
+	movz x14, #0x3f
+	sub x14, x14, x4
+	sub x14, x14, #3
 	/* 27: let levels = 0 */
-	movz x8, #0
+	movz x15, #0
 	/* 28: while rem >= tg - 3 limit 8 { ... */
-	movz x5, #8
+	movz x8, #8
 .Ltlb_inv_range.5:
-	sub x4, x13, #3
-	cmp x7, x4
+	sub x7, x5, #3
+	cmp x14, x7
 	b.lo .Ltlb_inv_range.7
-	cbz x5, .Ltlb_inv_range.6
-	sub x5, x5, #1
-	sub x4, x13, #3
-	sub x3, x7, x4
+	cbz x8, .Ltlb_inv_range.6
+	sub x8, x8, #1
+	sub x7, x5, #3
+	sub x4, x14, x7
 	/* 29: rem = rem - (tg - 3 */
-	mov x7, x3
-	add x4, x8, #1
+	mov x14, x4
+	add x7, x15, #1
 	/* 30: levels = levels + 1 */
-	mov x8, x4
+	mov x15, x7
 	/* 28: while rem >= tg - 3 limit 8 { ... */
 	b .Ltlb_inv_range.5
 .Ltlb_inv_range.6:
 	movn x0, #0x15
 	ret
 .Ltlb_inv_range.7:
-	movz x7, #4
-	sub x5, x7, x8
+	movz x14, #4
+	sub x14, x14, x15
 	/* 32: ttl = 4 - levels */
-	mov x15, x5
+	mov x13, x14
 	b .Ltlb_inv_range.4
 .Ltlb_inv_range.3:
-	and x8, x11, #0x1f
-	cmp x8, #1
+	and x14, x12, #0x1f
+	cmp x14, #1
 	b.ne .Ltlb_inv_range.9
-	add x8, x11, #1
+	add x14, x12, #1
 	/* 36: num_pages = num_pages + 1 */
-	mov x11, x8
+	mov x12, x14
 .Ltlb_inv_range.9:
 .Ltlb_inv_range.4:
-	movz x8, #1
+	movz x14, #1
 	cbnz x6, .Ltlb_inv_range.10
-	movz x8, #0
+	movz x14, #0
 .Ltlb_inv_range.10:
-	and x7, x15, #3
-	lsl x15, x7, #8
-	orr x7, x8, x15
-	sub x15, x13, #0xa
-	lsr x8, x15, #1
-	and x15, x8, #3
-	lsl x8, x15, #10
-	orr x15, x7, x8
-	/* 39: let cmd1 = ((leaf != 0) | ((ttl & 3) << 8) | ((((tg - 10) >> ... */
-	mov x8, x15
+	and x13, x13, #3
+	lsl x13, x13, #8
+	orr x14, x14, x13
+	sub x13, x5, #0xa
+	lsr x13, x13, #1
+	and x13, x13, #3
+	lsl x13, x13, #10
+	orr x14, x14, x13
 	/* 44: while addr < end limit 13 { ... */
-	movz x15, #0xd
+	movz x13, #0xd
 .Ltlb_inv_range.11:
-	cmp x10, x12
+	cmp x10, x2
 	b.hs .Ltlb_inv_range.13
-	cbz x15, .Ltlb_inv_range.12
-	sub x15, x15, #1
-	rbit x7, x11
-	clz x7, x7
+	cbz x13, .Ltlb_inv_range.12
+	sub x13, x13, #1
+	rbit x15, x12
+	clz x15, x15
 	/* 45: let scale = ctz(num_pages) */
-	mov x6, x7
-	lsr x7, x11, x6
-	mov x5, x14
-	cmp x6, #0x40
+	lsr x8, x12, x15
+	mov x7, x11
+	cmp x15, #0x40
 	b.hs .Ltlb_inv_range.14
-	mov x5, x7
+	mov x7, x8
 .Ltlb_inv_range.14:
-	and x7, x5, #0x1f
-	/* 46: let num = (num_pages >> scale) & 31 */
-	mov x5, x7
+	and x7, x7, #0x1f
 	/* 47: cmds[n * 16] = 0x12 | (((num - 1) & 31) << 12) | ((scale & 3 ... */
-	sub x7, x5, #1
-	and x4, x7, #0x1f
-	lsl x7, x4, #12
+	sub x8, x7, #1
+	and x8, x8, #0x1f
+	lsl x8, x8, #12
 	movz x16, #0x12
-	orr x4, x7, x16
-	and x7, x6, #0x1f
-	lsl x3, x7, #20
-	orr x7, x4, x3
-	and x4, x1, #0xffff
-	lsl x3, x4, #48
-	orr x4, x7, x3
-	lsl x7, x9, #4
-	add x3, x0, x7
-	str x4, [x3]
+	orr x8, x8, x16
+	and x6, x15, #0x1f
+	lsl x6, x6, #20
+	orr x8, x8, x6
+	and x6, x1, #0xffff
+	lsl x6, x6, #48
+	orr x8, x8, x6
+	lsl x6, x9, #4
+	add x4, x0, x6
+	str x8, [x4]
 	/* 48: cmds[n * 16 + 8] = cmd1 | (addr & ~0xfff */
-	and x7, x10, #0xfffffffffffff000
-	orr x4, x8, x7
-	lsl x7, x9, #4
-	add x3, x7, #8
-	add x7, x0, x3
-	str x4, [x7]
-	add x7, x9, #1
+	and x8, x10, #0xfffffffffffff000
+	orr x6, x14, x8
+	lsl x8, x9, #4
+	add x8, x8, #8
+	add x4, x0, x8
+	str x6, [x4]
+	add x8, x9, #1
 	/* 49: n = n + 1 */
-	mov x9, x7
-	add x7, x6, x13
-	lsl x4, x5, x7
-	mov x3, x14
-	cmp x7, #0x40
+	mov x9, x8
+	add x8, x15, x5
+	lsl x6, x7, x8
+	mov x4, x11
+	cmp x8, #0x40
 	b.hs .Ltlb_inv_range.15
-	mov x3, x4
+	mov x4, x6
 .Ltlb_inv_range.15:
-	add x7, x10, x3
+	add x8, x10, x4
 	/* 50: addr = addr + (num << (scale + tg */
-	mov x10, x7
-	lsl x7, x5, x6
-	mov x5, x14
-	cmp x6, #0x40
+	mov x10, x8
+	lsl x7, x7, x15
+	mov x8, x11
+	cmp x15, #0x40
 	b.hs .Ltlb_inv_range.16
-	mov x5, x7
+	mov x8, x7
 .Ltlb_inv_range.16:
-	sub x7, x11, x5
+	sub x15, x12, x8
 	/* 51: num_pages = num_pages - (num << scale */
-	mov x11, x7
+	mov x12, x15
 	/* 44: while addr < end limit 13 { ... */
 	b .Ltlb_inv_range.11
 .Ltlb_inv_range.12:

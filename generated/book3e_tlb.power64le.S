@@ -7,12 +7,12 @@
 	.type tlbil_pid,@function
 tlbil_pid:
 	/* 39: value ((pid & 0xffff) << 0x10) */
-	andi. %r11,%r3,65535
-	rldicr %r12,%r11,16,47
+	andi. %r3,%r3,65535
+	rldicr %r3,%r3,16,47
 	/* 39: tlbilx pid, (pid & 0xffff) << 16 */
 	mfmsr %r0
 	wrteei 0
-	mtspr 0x276,%r12
+	mtspr 0x276,%r3
 	tlbilx 1,0,%r0
 	wrtee %r0
 	/* placed by place-barriers: e0 `tlbilx pid` (line 39) -> the return, required by line 38 */
@@ -27,13 +27,13 @@ tlbil_pid:
 	.type tlbil_pid_noind,@function
 tlbil_pid_noind:
 	/* 45: value (((pid & 0xffff) << 0x10) | 0x2) */
-	andi. %r11,%r3,65535
-	rldicr %r12,%r11,16,47
-	ori %r11,%r12,2
+	andi. %r3,%r3,65535
+	rldicr %r3,%r3,16,47
+	ori %r3,%r3,2
 	/* 45: tlbilx pid, ((pid & 0xffff) << 16) | 2 */
 	mfmsr %r0
 	wrteei 0
-	mtspr 0x276,%r11
+	mtspr 0x276,%r3
 	tlbilx 1,0,%r0
 	wrtee %r0
 	/* placed by place-barriers: e0 `tlbilx pid` (line 45) -> the return, required by line 44 */
@@ -61,20 +61,18 @@ tlbil_all:
 	.type tlbil_va,@function
 tlbil_va:
 	/* 56: arguments */
-	andi. %r11,%r4,65535
-	rldicr %r12,%r11,16,47
-	andi. %r11,%r5,31
-	rldicr %r10,%r11,7,56
-	or %r11,%r12,%r10
-	andi. %r12,%r6,1
-	rldicr %r10,%r12,1,62
-	or %r12,%r11,%r10
-	/* 58: let mas6 = ((pid & 0xffff) << 16) | ((tsize & 0x1f) << 7) |  ... */
-	mr %r11,%r12
+	andi. %r4,%r4,65535
+	rldicr %r4,%r4,16,47
+	andi. %r5,%r5,31
+	rldicr %r5,%r5,7,56
+	or %r4,%r4,%r5
+	andi. %r6,%r6,1
+	rldicr %r6,%r6,1,62
+	or %r4,%r4,%r6
 	/* 59: tlbilx va, address, mas6 */
 	mfmsr %r0
 	wrteei 0
-	mtspr 0x276,%r11
+	mtspr 0x276,%r4
 	tlbilx 3,0,%r3
 	wrtee %r0
 	/* placed by place-barriers: e0 `tlbilx va` (line 59) -> the return, required by line 57 */
@@ -89,20 +87,18 @@ tlbil_va:
 	.type tlbivax_bcast,@function
 tlbivax_bcast:
 	/* 64: arguments */
-	andi. %r11,%r4,65535
-	rldicr %r12,%r11,16,47
-	andi. %r11,%r5,31
-	rldicr %r10,%r11,7,56
-	or %r11,%r12,%r10
-	andi. %r12,%r6,1
-	rldicr %r10,%r12,1,62
-	or %r12,%r11,%r10
-	/* 66: let mas6 = ((pid & 0xffff) << 16) | ((tsize & 0x1f) << 7) |  ... */
-	mr %r11,%r12
+	andi. %r4,%r4,65535
+	rldicr %r4,%r4,16,47
+	andi. %r5,%r5,31
+	rldicr %r5,%r5,7,56
+	or %r4,%r4,%r5
+	andi. %r6,%r6,1
+	rldicr %r6,%r6,1,62
+	or %r4,%r4,%r6
 	/* 67: tlbivax address, mas6 */
 	mfmsr %r0
 	wrteei 0
-	mtspr 0x276,%r11
+	mtspr 0x276,%r4
 	tlbivax 0,%r3
 	wrtee %r0
 	/* placed by place-barriers: e0 `tlbivax` (line 67) -> the return, required by line 65 */

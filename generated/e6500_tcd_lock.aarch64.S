@@ -12,28 +12,28 @@ tcd_lock:
 	movn x0, #0x15
 	ret
 .Ltcd_lock.1:
-	add x9, x1, #1
-	movz x10, #0
+	add x1, x1, #1
+	movz x9, #0
 .Ltcd_lock.2:
-	ldaxrb w11, [x0]
-	cbnz x11, .Ltcd_lock.3
-	stxrb w16, w9, [x0]
+	ldaxrb w10, [x0]
+	cbnz x10, .Ltcd_lock.3
+	stxrb w16, w1, [x0]
 	cbnz x16, .Ltcd_lock.2
 .Ltcd_lock.4:
 	/* end of sequence */
-	mov x0, x10
+	mov x0, x9
 	ret
 .Ltcd_lock.3:
 	/* 26: acquire lock = cpu + 1 held 1 */
-	cmp x11, x9
+	cmp x10, x1
 	b.eq .Ltcd_lock.6
 .Ltcd_lock.5:
-	ldrb w11, [x0]
-	cbnz x11, .Ltcd_lock.5
+	ldrb w10, [x0]
+	cbnz x10, .Ltcd_lock.5
 	b .Ltcd_lock.2
 .Ltcd_lock.6:
-	movz x10, #1
-	mov x0, x10
+	movz x9, #1
+	mov x0, x9
 	ret
 	.size tcd_lock,.-tcd_lock
 	.p2align 2
@@ -60,42 +60,42 @@ tcd_next_esel:
 	movn x0, #0x15
 	ret
 .Ltcd_next_esel.1:
-	add x9, x2, #1
+	add x2, x2, #1
 .Ltcd_next_esel.2:
-	ldaxrb w10, [x0]
-	cbnz x10, .Ltcd_next_esel.3
-	stxrb w16, w9, [x0]
+	ldaxrb w9, [x0]
+	cbnz x9, .Ltcd_next_esel.3
+	stxrb w16, w2, [x0]
 	cbnz x16, .Ltcd_next_esel.2
 .Ltcd_next_esel.4:
 	/* 48: tcd[1] */
-	ldrb w10, [x0, #1]
+	ldrb w9, [x0, #1]
 	/* 48: mas0[0] = 0x10000000 | tcd[1] << 16 */
-	lsl x11, x10, #16
-	orr x12, x11, #0x10000000
-	str w12, [x1]
+	lsl x10, x9, #16
+	orr x10, x10, #0x10000000
+	str w10, [x1]
 	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
-	lsl x11, x10, #16
-	orr x12, x11, #0x10000000
-	str w12, [x1, #4]
+	lsl x10, x9, #16
+	orr x10, x10, #0x10000000
+	str w10, [x1, #4]
 	/* 50: tcd[3] */
-	ldrb w11, [x0, #3]
+	ldrb w10, [x0, #3]
 	/* 50: tcd[2] */
-	ldrb w12, [x0, #2]
+	ldrb w11, [x0, #2]
 	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
-	add x13, x10, #1
-	add x14, x10, #1
-	eor x15, x14, x11
-	movz x11, #0
-	add x14, x10, #1
-	eor x10, x14, x12
-	sub x12, x10, #1
-	lsr x10, x12, #63
-	sub x12, x11, x10
-	and x10, x15, x12
-	eor x12, x13, x10
+	add x12, x9, #1
+	add x13, x9, #1
+	eor x13, x13, x10
+	movz x10, #0
+	add x9, x9, #1
+	eor x9, x9, x11
+	sub x9, x9, #1
+	lsr x9, x9, #63
+	sub x11, x10, x9
+	and x13, x13, x11
+	eor x12, x12, x13
 	strb w12, [x0, #1]
 	/* 51: release tcd[0] */
-	stlrb w11, [x0]
+	stlrb w10, [x0]
 .Ltcd_next_esel.8:
 	/* end of sequence */
 	movz x0, #0
@@ -103,8 +103,8 @@ tcd_next_esel:
 .Ltcd_next_esel.3:
 .Ltcd_next_esel.5:
 	/* 47: acquire tcd[0] = cpu + 1 */
-	ldrb w10, [x0]
-	cbnz x10, .Ltcd_next_esel.5
+	ldrb w9, [x0]
+	cbnz x9, .Ltcd_next_esel.5
 	b .Ltcd_next_esel.2
 	.size tcd_next_esel,.-tcd_next_esel
 	.section .note.GNU-stack,"",%progbits

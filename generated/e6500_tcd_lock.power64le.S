@@ -13,31 +13,31 @@ tcd_lock:
 	li %r3,-22
 	blr
 .Ltcd_lock.1:
-	addi %r11,%r4,1
-	li %r12,0
+	addi %r4,%r4,1
+	li %r11,0
 .Ltcd_lock.2:
-	lbarx %r10,0,%r3
-	cmpdi 7,%r10,0
+	lbarx %r12,0,%r3
+	cmpdi 7,%r12,0
 	bne 7,.Ltcd_lock.3
-	stbcx. %r11,0,%r3
+	stbcx. %r4,0,%r3
 	bne 0,.Ltcd_lock.2
 	isync
 .Ltcd_lock.4:
 	/* end of sequence */
-	mr %r3,%r12
+	mr %r3,%r11
 	blr
 .Ltcd_lock.3:
 	/* 26: acquire lock = cpu + 1 held 1 */
-	cmpld 7,%r10,%r11
+	cmpld 7,%r12,%r4
 	beq 7,.Ltcd_lock.6
 .Ltcd_lock.5:
-	lbz %r10,0(%r3)
-	cmpdi 7,%r10,0
+	lbz %r12,0(%r3)
+	cmpdi 7,%r12,0
 	bne 7,.Ltcd_lock.5
 	b .Ltcd_lock.2
 .Ltcd_lock.6:
-	li %r12,1
-	mr %r3,%r12
+	li %r11,1
+	mr %r3,%r11
 	blr
 	.size tcd_lock,.-tcd_lock
 	.p2align 4
@@ -66,45 +66,45 @@ tcd_next_esel:
 	li %r3,-22
 	blr
 .Ltcd_next_esel.1:
-	addi %r11,%r5,1
+	addi %r5,%r5,1
 .Ltcd_next_esel.2:
-	lbarx %r12,0,%r3
-	cmpdi 7,%r12,0
+	lbarx %r11,0,%r3
+	cmpdi 7,%r11,0
 	bne 7,.Ltcd_next_esel.3
-	stbcx. %r11,0,%r3
+	stbcx. %r5,0,%r3
 	bne 0,.Ltcd_next_esel.2
 	isync
 .Ltcd_next_esel.4:
 	/* 48: tcd[1] */
-	lbz %r12,1(%r3)
+	lbz %r11,1(%r3)
 	/* 48: mas0[0] = 0x10000000 | tcd[1] << 16 */
-	rldicr %r10,%r12,16,47
-	oris %r9,%r10,4096
-	stw %r9,0(%r4)
+	rldicr %r12,%r11,16,47
+	oris %r12,%r12,4096
+	stw %r12,0(%r4)
 	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
-	rldicr %r10,%r12,16,47
-	oris %r9,%r10,4096
-	stw %r9,4(%r4)
+	rldicr %r12,%r11,16,47
+	oris %r12,%r12,4096
+	stw %r12,4(%r4)
 	/* 50: tcd[3] */
-	lbz %r10,3(%r3)
+	lbz %r12,3(%r3)
 	/* 50: tcd[2] */
-	lbz %r9,2(%r3)
+	lbz %r10,2(%r3)
 	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
-	addi %r8,%r12,1
-	addi %r7,%r12,1
-	xor %r6,%r7,%r10
-	li %r10,0
-	addi %r7,%r12,1
-	xor %r12,%r7,%r9
-	addi %r9,%r12,-1
-	rldicl %r12,%r9,1,63
-	subf %r9,%r12,%r10
-	and %r12,%r6,%r9
-	xor %r9,%r8,%r12
+	addi %r9,%r11,1
+	addi %r8,%r11,1
+	xor %r8,%r8,%r12
+	li %r12,0
+	addi %r11,%r11,1
+	xor %r11,%r11,%r10
+	addi %r11,%r11,-1
+	rldicl %r11,%r11,1,63
+	subf %r10,%r11,%r12
+	and %r8,%r8,%r10
+	xor %r9,%r9,%r8
 	stb %r9,1(%r3)
 	/* 51: release tcd[0] */
 	eieio
-	stb %r10,0(%r3)
+	stb %r12,0(%r3)
 .Ltcd_next_esel.8:
 	/* end of sequence */
 	li %r3,0
@@ -112,8 +112,8 @@ tcd_next_esel:
 .Ltcd_next_esel.3:
 .Ltcd_next_esel.5:
 	/* 47: acquire tcd[0] = cpu + 1 */
-	lbz %r12,0(%r3)
-	cmpdi 7,%r12,0
+	lbz %r11,0(%r3)
+	cmpdi 7,%r11,0
 	bne 7,.Ltcd_next_esel.5
 	b .Ltcd_next_esel.2
 	.size tcd_next_esel,.-tcd_next_esel

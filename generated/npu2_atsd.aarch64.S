@@ -6,50 +6,49 @@
 	.type invalidate_va,%function
 invalidate_va:
 	/* 35: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
-	ubfiz x9, x2, #25, #15
+	ubfiz x2, x2, #25, #15
 	movz x16, #0x4000, lsl #32
 	movk x16, #5, lsl #48
-	orr x10, x9, x16
+	orr x2, x2, x16
 	/* 33: each npu */
 	cbz x1, .Linvalidate_va.1
 	lsl x9, x1, #3
 	add x9, x9, x0
-	mov x11, x0
+	mov x10, x0
 .Linvalidate_va.0:
-	ldr x12, [x11]
+	ldr x11, [x10]
 	/* 34: npu.ava = va */
 	rev x16, x3
-	str x16, [x12, #8]
+	str x16, [x11, #8]
 	/* 35: npu.launch = { prs: 1, ap: 5, pid: pid } */
-	rev x16, x10
-	str x16, [x12]
+	rev x16, x2
+	str x16, [x11]
 	/* 33: each npu */
-	add x11, x11, #8
-	cmp x11, x9
+	add x10, x10, #8
+	cmp x10, x9
 	b.ne .Linvalidate_va.0
 .Linvalidate_va.1:
 	/* 37: each npu */
 	cbz x1, .Linvalidate_va.3
-	lsl x9, x1, #3
-	add x9, x9, x0
-	mov x10, x0
+	lsl x1, x1, #3
+	add x1, x1, x0
 .Linvalidate_va.2:
-	ldr x11, [x10]
+	ldr x9, [x0]
 	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
-	movz x12, #0x86a0
-	movk x12, #1, lsl #16
+	movz x10, #0x86a0
+	movk x10, #1, lsl #16
 .Linvalidate_va.4:
-	ldr x13, [x11, #0x10]
-	rev x13, x13
-	cbz x13, .Linvalidate_va.5
-	sub x12, x12, #1
-	cbnz x12, .Linvalidate_va.4
+	ldr x11, [x9, #0x10]
+	rev x11, x11
+	cbz x11, .Linvalidate_va.5
+	sub x10, x10, #1
+	cbnz x10, .Linvalidate_va.4
 	movn x0, #0x6d
 	ret
 .Linvalidate_va.5:
 	/* 37: each npu */
-	add x10, x10, #8
-	cmp x10, x9
+	add x0, x0, #8
+	cmp x0, x1
 	b.ne .Linvalidate_va.2
 .Linvalidate_va.3:
 	/* end of sequence */
@@ -61,45 +60,44 @@ invalidate_va:
 	.type invalidate_pid,%function
 invalidate_pid:
 	/* 42: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	ubfiz x9, x2, #25, #15
-	orr x10, x9, #0xc000000000000
+	ubfiz x2, x2, #25, #15
+	orr x2, x2, #0xc000000000000
 	/* 42: each npu */
 	cbz x1, .Linvalidate_pid.1
 	lsl x9, x1, #3
 	add x9, x9, x0
-	mov x11, x0
+	mov x10, x0
 .Linvalidate_pid.0:
-	ldr x12, [x11]
+	ldr x11, [x10]
 	/* 42: npu.launch = { is: 1, prs: 1, pid: pid } */
-	rev x16, x10
-	str x16, [x12]
+	rev x16, x2
+	str x16, [x11]
 	/* 42: each npu */
-	add x11, x11, #8
-	cmp x11, x9
+	add x10, x10, #8
+	cmp x10, x9
 	b.ne .Linvalidate_pid.0
 .Linvalidate_pid.1:
 	/* 43: each npu */
 	cbz x1, .Linvalidate_pid.3
-	lsl x9, x1, #3
-	add x9, x9, x0
-	mov x10, x0
+	lsl x1, x1, #3
+	add x1, x1, x0
 .Linvalidate_pid.2:
-	ldr x11, [x10]
+	ldr x9, [x0]
 	/* 43: poll npu.stat == 0 limit 100000 else return -110 */
-	movz x12, #0x86a0
-	movk x12, #1, lsl #16
+	movz x10, #0x86a0
+	movk x10, #1, lsl #16
 .Linvalidate_pid.4:
-	ldr x13, [x11, #0x10]
-	rev x13, x13
-	cbz x13, .Linvalidate_pid.5
-	sub x12, x12, #1
-	cbnz x12, .Linvalidate_pid.4
+	ldr x11, [x9, #0x10]
+	rev x11, x11
+	cbz x11, .Linvalidate_pid.5
+	sub x10, x10, #1
+	cbnz x10, .Linvalidate_pid.4
 	movn x0, #0x6d
 	ret
 .Linvalidate_pid.5:
 	/* 43: each npu */
-	add x10, x10, #8
-	cmp x10, x9
+	add x0, x0, #8
+	cmp x0, x1
 	b.ne .Linvalidate_pid.2
 .Linvalidate_pid.3:
 	/* end of sequence */
@@ -119,136 +117,136 @@ invalidate_range:
 	b.hs .Linvalidate_range.2
 	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
 	ubfiz x9, x2, #25, #15
-	orr x10, x9, #0xc000000000000
+	orr x9, x9, #0xc000000000000
 	/* 60: each npu */
 	cbz x1, .Linvalidate_range.3
-	lsl x9, x1, #3
-	add x9, x9, x0
+	lsl x10, x1, #3
+	add x10, x10, x0
 	mov x11, x0
 .Linvalidate_range.4:
 	ldr x12, [x11]
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	rev x16, x10
+	rev x16, x9
 	str x16, [x12]
 	/* 60: each npu */
 	add x11, x11, #8
-	cmp x11, x9
+	cmp x11, x10
 	b.ne .Linvalidate_range.4
 .Linvalidate_range.5:
 	b .Linvalidate_range.3
 .Linvalidate_range.2:
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x10000 bytes) */
 	add x9, x3, x4
-	sub x10, x9, #1
-	eor x9, x3, x10
+	sub x9, x9, #1
+	eor x10, x3, x9
 	movz x16, #1, lsl #16
-	cmp x9, x16
+	cmp x10, x16
 	b.hs .Linvalidate_range.6
 	/* 61: value (start & 0xffffffffffff0000) */
-	and x10, x3, #0xffffffffffff0000
+	and x9, x3, #0xffffffffffff0000
 	/* 62: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
 	ubfiz x11, x2, #25, #15
 	movz x16, #0x4000, lsl #32
 	movk x16, #5, lsl #48
-	orr x12, x11, x16
+	orr x11, x11, x16
 	/* 60: each npu */
 	cbz x1, .Linvalidate_range.7
-	lsl x11, x1, #3
-	add x11, x11, x0
+	lsl x12, x1, #3
+	add x12, x12, x0
 	mov x13, x0
 .Linvalidate_range.8:
 	ldr x14, [x13]
 	/* 61: npu.ava = $addr */
-	rev x16, x10
+	rev x16, x9
 	str x16, [x14, #8]
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	rev x16, x12
+	rev x16, x11
 	str x16, [x14]
 	/* 60: each npu */
 	add x13, x13, #8
-	cmp x13, x11
+	cmp x13, x12
 	b.ne .Linvalidate_range.8
 .Linvalidate_range.9:
 	b .Linvalidate_range.7
 .Linvalidate_range.6:
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x200000 bytes) */
 	movz x16, #0x20, lsl #16
-	cmp x9, x16
+	cmp x10, x16
 	b.hs .Linvalidate_range.10
 	/* 61: value (start & 0xffffffffffe00000) */
-	and x10, x3, #0xffffffffffe00000
+	and x9, x3, #0xffffffffffe00000
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
 	ubfiz x11, x2, #25, #15
 	movz x16, #0x4000, lsl #32
 	movk x16, #4, lsl #48
-	orr x12, x11, x16
+	orr x11, x11, x16
 	/* 60: each npu */
 	cbz x1, .Linvalidate_range.11
-	lsl x11, x1, #3
-	add x11, x11, x0
+	lsl x12, x1, #3
+	add x12, x12, x0
 	mov x13, x0
 .Linvalidate_range.12:
 	ldr x14, [x13]
 	/* 61: npu.ava = $addr */
-	rev x16, x10
+	rev x16, x9
 	str x16, [x14, #8]
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	rev x16, x12
+	rev x16, x11
 	str x16, [x14]
 	/* 60: each npu */
 	add x13, x13, #8
-	cmp x13, x11
+	cmp x13, x12
 	b.ne .Linvalidate_range.12
 .Linvalidate_range.13:
 	b .Linvalidate_range.11
 .Linvalidate_range.10:
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x40000000 bytes) */
 	movz x16, #0x4000, lsl #16
-	cmp x9, x16
+	cmp x10, x16
 	b.hs .Linvalidate_range.14
 	/* 61: value (start & 0xffffffffc0000000) */
-	and x9, x3, #0xffffffffc0000000
+	and x3, x3, #0xffffffffc0000000
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
-	ubfiz x10, x2, #25, #15
+	ubfiz x9, x2, #25, #15
 	movz x16, #0x8000, lsl #32
 	movk x16, #4, lsl #48
-	orr x11, x10, x16
+	orr x9, x9, x16
 	/* 60: each npu */
 	cbz x1, .Linvalidate_range.15
 	lsl x10, x1, #3
 	add x10, x10, x0
-	mov x12, x0
+	mov x11, x0
 .Linvalidate_range.16:
-	ldr x13, [x12]
+	ldr x12, [x11]
 	/* 61: npu.ava = $addr */
-	rev x16, x9
-	str x16, [x13, #8]
+	rev x16, x3
+	str x16, [x12, #8]
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	rev x16, x11
-	str x16, [x13]
+	rev x16, x9
+	str x16, [x12]
 	/* 60: each npu */
-	add x12, x12, #8
-	cmp x12, x10
+	add x11, x11, #8
+	cmp x11, x10
 	b.ne .Linvalidate_range.16
 .Linvalidate_range.17:
 	b .Linvalidate_range.15
 .Linvalidate_range.14:
 	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	ubfiz x9, x2, #25, #15
-	orr x10, x9, #0xc000000000000
+	ubfiz x2, x2, #25, #15
+	orr x2, x2, #0xc000000000000
 	/* 60: each npu */
 	cbz x1, .Linvalidate_range.19
 	lsl x9, x1, #3
 	add x9, x9, x0
-	mov x11, x0
+	mov x10, x0
 .Linvalidate_range.18:
-	ldr x12, [x11]
+	ldr x11, [x10]
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	rev x16, x10
-	str x16, [x12]
+	rev x16, x2
+	str x16, [x11]
 	/* 60: each npu */
-	add x11, x11, #8
-	cmp x11, x9
+	add x10, x10, #8
+	cmp x10, x9
 	b.ne .Linvalidate_range.18
 .Linvalidate_range.19:
 .Linvalidate_range.15:
@@ -258,26 +256,25 @@ invalidate_range:
 .Linvalidate_range.1:
 	/* 65: each npu */
 	cbz x1, .Linvalidate_range.21
-	lsl x9, x1, #3
-	add x9, x9, x0
-	mov x10, x0
+	lsl x1, x1, #3
+	add x1, x1, x0
 .Linvalidate_range.20:
-	ldr x11, [x10]
+	ldr x9, [x0]
 	/* 65: poll npu.stat == 0 limit 100000 else return -110 */
-	movz x12, #0x86a0
-	movk x12, #1, lsl #16
+	movz x10, #0x86a0
+	movk x10, #1, lsl #16
 .Linvalidate_range.22:
-	ldr x13, [x11, #0x10]
-	rev x13, x13
-	cbz x13, .Linvalidate_range.23
-	sub x12, x12, #1
-	cbnz x12, .Linvalidate_range.22
+	ldr x11, [x9, #0x10]
+	rev x11, x11
+	cbz x11, .Linvalidate_range.23
+	sub x10, x10, #1
+	cbnz x10, .Linvalidate_range.22
 	movn x0, #0x6d
 	ret
 .Linvalidate_range.23:
 	/* 65: each npu */
-	add x10, x10, #8
-	cmp x10, x9
+	add x0, x0, #8
+	cmp x0, x1
 	b.ne .Linvalidate_range.20
 .Linvalidate_range.21:
 	/* end of sequence */

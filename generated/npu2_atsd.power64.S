@@ -11,23 +11,23 @@ invalidate_va:
 	.p2align 4
 .invalidate_va:
 	/* 35: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
-	rldic %r11,%r5,25,24
+	rldic %r5,%r5,25,24
 	li %r0,21
 	rldicr %r0,%r0,46,17
-	or %r12,%r11,%r0
+	or %r5,%r5,%r0
 	/* 33: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_va.1
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
-	mr %r10,%r3
+	mr %r12,%r3
 .Linvalidate_va.0:
-	ld %r9,0(%r10)
+	ld %r10,0(%r12)
 	/* 34: npu.ava = va */
-	std %r6,8(%r9)
+	std %r6,8(%r10)
 	/* 33: each npu */
-	addi %r10,%r10,8
-	cmpld 7,%r10,%r11
+	addi %r12,%r12,8
+	cmpld 7,%r12,%r11
 	bne 7,.Linvalidate_va.0
 .Linvalidate_va.1:
 	/* placed by place-barriers: e0 write npu.ava (line 34) -> write npu.launch (line 35), required by line 28 */
@@ -37,39 +37,38 @@ invalidate_va:
 	beq 7,.Linvalidate_va.3
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
-	mr %r10,%r3
+	mr %r12,%r3
 .Linvalidate_va.2:
-	ld %r9,0(%r10)
+	ld %r10,0(%r12)
 	/* 35: npu.launch = { prs: 1, ap: 5, pid: pid } */
-	std %r12,0(%r9)
+	std %r5,0(%r10)
 	/* 33: each npu */
-	addi %r10,%r10,8
-	cmpld 7,%r10,%r11
+	addi %r12,%r12,8
+	cmpld 7,%r12,%r11
 	bne 7,.Linvalidate_va.2
 .Linvalidate_va.3:
 	/* 37: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_va.5
-	rldicr %r11,%r4,3,60
-	add %r11,%r11,%r3
-	mr %r12,%r3
+	rldicr %r4,%r4,3,60
+	add %r4,%r4,%r3
 .Linvalidate_va.4:
-	ld %r10,0(%r12)
+	ld %r11,0(%r3)
 	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
-	lis %r9,1
-	ori %r9,%r9,34464
+	lis %r12,1
+	ori %r12,%r12,34464
 .Linvalidate_va.6:
-	ld %r8,16(%r10)
-	cmpdi 7,%r8,0
+	ld %r10,16(%r11)
+	cmpdi 7,%r10,0
 	beq 7,.Linvalidate_va.7
-	addic. %r9,%r9,-1
+	addic. %r12,%r12,-1
 	bne 0,.Linvalidate_va.6
 	li %r3,-110
 	blr
 .Linvalidate_va.7:
 	/* 37: each npu */
-	addi %r12,%r12,8
-	cmpld 7,%r12,%r11
+	addi %r3,%r3,8
+	cmpld 7,%r3,%r4
 	bne 7,.Linvalidate_va.4
 .Linvalidate_va.5:
 	/* end of sequence */
@@ -86,48 +85,47 @@ invalidate_pid:
 	.p2align 4
 .invalidate_pid:
 	/* 42: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	rldic %r11,%r5,25,24
+	rldic %r5,%r5,25,24
 	li %r0,3
 	rldicr %r0,%r0,50,13
-	or %r12,%r11,%r0
+	or %r5,%r5,%r0
 	/* 42: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_pid.1
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
-	mr %r10,%r3
+	mr %r12,%r3
 .Linvalidate_pid.0:
-	ld %r9,0(%r10)
+	ld %r10,0(%r12)
 	/* 42: npu.launch = { is: 1, prs: 1, pid: pid } */
-	std %r12,0(%r9)
+	std %r5,0(%r10)
 	/* 42: each npu */
-	addi %r10,%r10,8
-	cmpld 7,%r10,%r11
+	addi %r12,%r12,8
+	cmpld 7,%r12,%r11
 	bne 7,.Linvalidate_pid.0
 .Linvalidate_pid.1:
 	/* 43: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_pid.3
-	rldicr %r11,%r4,3,60
-	add %r11,%r11,%r3
-	mr %r12,%r3
+	rldicr %r4,%r4,3,60
+	add %r4,%r4,%r3
 .Linvalidate_pid.2:
-	ld %r10,0(%r12)
+	ld %r11,0(%r3)
 	/* 43: poll npu.stat == 0 limit 100000 else return -110 */
-	lis %r9,1
-	ori %r9,%r9,34464
+	lis %r12,1
+	ori %r12,%r12,34464
 .Linvalidate_pid.4:
-	ld %r8,16(%r10)
-	cmpdi 7,%r8,0
+	ld %r10,16(%r11)
+	cmpdi 7,%r10,0
 	beq 7,.Linvalidate_pid.5
-	addic. %r9,%r9,-1
+	addic. %r12,%r12,-1
 	bne 0,.Linvalidate_pid.4
 	li %r3,-110
 	blr
 .Linvalidate_pid.5:
 	/* 43: each npu */
-	addi %r12,%r12,8
-	cmpld 7,%r12,%r11
+	addi %r3,%r3,8
+	cmpld 7,%r3,%r4
 	bne 7,.Linvalidate_pid.2
 .Linvalidate_pid.3:
 	/* end of sequence */
@@ -154,33 +152,33 @@ invalidate_range:
 	rldic %r11,%r5,25,24
 	li %r0,3
 	rldicr %r0,%r0,50,13
-	or %r12,%r11,%r0
+	or %r11,%r11,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.3
-	rldicr %r11,%r4,3,60
-	add %r11,%r11,%r3
+	rldicr %r12,%r4,3,60
+	add %r12,%r12,%r3
 	mr %r10,%r3
 .Linvalidate_range.4:
 	ld %r9,0(%r10)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	std %r12,0(%r9)
+	std %r11,0(%r9)
 	/* 60: each npu */
 	addi %r10,%r10,8
-	cmpld 7,%r10,%r11
+	cmpld 7,%r10,%r12
 	bne 7,.Linvalidate_range.4
 .Linvalidate_range.5:
 	b .Linvalidate_range.3
 .Linvalidate_range.2:
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x10000 bytes) */
 	add %r11,%r6,%r7
-	addi %r12,%r11,-1
-	xor %r11,%r6,%r12
+	addi %r11,%r11,-1
+	xor %r12,%r6,%r11
 	lis %r0,1
-	cmpld 7,%r11,%r0
+	cmpld 7,%r12,%r0
 	bge 7,.Linvalidate_range.6
 	/* 61: value (start & 0xffffffffffff0000) */
-	rldicr %r12,%r6,0,47
+	rldicr %r11,%r6,0,47
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.9
@@ -190,7 +188,7 @@ invalidate_range:
 .Linvalidate_range.8:
 	ld %r8,0(%r9)
 	/* 61: npu.ava = $addr */
-	std %r12,8(%r8)
+	std %r11,8(%r8)
 	/* 60: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r10
@@ -199,33 +197,33 @@ invalidate_range:
 	/* placed by place-barriers: e0 write npu.ava (line 61) -> write npu.launch (line 62), required by line 28 */
 	eieio
 	/* 62: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
-	rldic %r12,%r5,25,24
+	rldic %r11,%r5,25,24
 	li %r0,21
 	rldicr %r0,%r0,46,17
-	or %r10,%r12,%r0
+	or %r11,%r11,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.7
-	rldicr %r12,%r4,3,60
-	add %r12,%r12,%r3
+	rldicr %r10,%r4,3,60
+	add %r10,%r10,%r3
 	mr %r9,%r3
 .Linvalidate_range.10:
 	ld %r8,0(%r9)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	std %r10,0(%r8)
+	std %r11,0(%r8)
 	/* 60: each npu */
 	addi %r9,%r9,8
-	cmpld 7,%r9,%r12
+	cmpld 7,%r9,%r10
 	bne 7,.Linvalidate_range.10
 .Linvalidate_range.11:
 	b .Linvalidate_range.7
 .Linvalidate_range.6:
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x200000 bytes) */
 	lis %r0,32
-	cmpld 7,%r11,%r0
+	cmpld 7,%r12,%r0
 	bge 7,.Linvalidate_range.12
 	/* 61: value (start & 0xffffffffffe00000) */
-	rldicr %r12,%r6,0,42
+	rldicr %r11,%r6,0,42
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.15
@@ -235,7 +233,7 @@ invalidate_range:
 .Linvalidate_range.14:
 	ld %r8,0(%r9)
 	/* 61: npu.ava = $addr */
-	std %r12,8(%r8)
+	std %r11,8(%r8)
 	/* 60: each npu */
 	addi %r9,%r9,8
 	cmpld 7,%r9,%r10
@@ -244,46 +242,46 @@ invalidate_range:
 	/* placed by place-barriers: e1 write npu.ava (line 61) -> write npu.launch (line 62), required by line 28 */
 	eieio
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
-	rldic %r12,%r5,25,24
+	rldic %r11,%r5,25,24
 	li %r0,17
 	rldicr %r0,%r0,46,17
-	or %r10,%r12,%r0
+	or %r11,%r11,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.13
-	rldicr %r12,%r4,3,60
-	add %r12,%r12,%r3
+	rldicr %r10,%r4,3,60
+	add %r10,%r10,%r3
 	mr %r9,%r3
 .Linvalidate_range.16:
 	ld %r8,0(%r9)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	std %r10,0(%r8)
+	std %r11,0(%r8)
 	/* 60: each npu */
 	addi %r9,%r9,8
-	cmpld 7,%r9,%r12
+	cmpld 7,%r9,%r10
 	bne 7,.Linvalidate_range.16
 .Linvalidate_range.17:
 	b .Linvalidate_range.13
 .Linvalidate_range.12:
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x40000000 bytes) */
 	lis %r0,16384
-	cmpld 7,%r11,%r0
+	cmpld 7,%r12,%r0
 	bge 7,.Linvalidate_range.18
 	/* 61: value (start & 0xffffffffc0000000) */
-	rldicr %r11,%r6,0,33
+	rldicr %r6,%r6,0,33
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.21
-	rldicr %r12,%r4,3,60
-	add %r12,%r12,%r3
-	mr %r10,%r3
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r12,%r3
 .Linvalidate_range.20:
-	ld %r9,0(%r10)
+	ld %r10,0(%r12)
 	/* 61: npu.ava = $addr */
-	std %r11,8(%r9)
+	std %r6,8(%r10)
 	/* 60: each npu */
-	addi %r10,%r10,8
-	cmpld 7,%r10,%r12
+	addi %r12,%r12,8
+	cmpld 7,%r12,%r11
 	bne 7,.Linvalidate_range.20
 .Linvalidate_range.21:
 	/* placed by place-barriers: e2 write npu.ava (line 61) -> write npu.launch (line 62), required by line 28 */
@@ -292,42 +290,42 @@ invalidate_range:
 	rldic %r11,%r5,25,24
 	li %r0,9
 	rldicr %r0,%r0,47,16
-	or %r12,%r11,%r0
+	or %r11,%r11,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.19
-	rldicr %r11,%r4,3,60
-	add %r11,%r11,%r3
+	rldicr %r12,%r4,3,60
+	add %r12,%r12,%r3
 	mr %r10,%r3
 .Linvalidate_range.22:
 	ld %r9,0(%r10)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	std %r12,0(%r9)
+	std %r11,0(%r9)
 	/* 60: each npu */
 	addi %r10,%r10,8
-	cmpld 7,%r10,%r11
+	cmpld 7,%r10,%r12
 	bne 7,.Linvalidate_range.22
 .Linvalidate_range.23:
 	b .Linvalidate_range.19
 .Linvalidate_range.18:
 	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	rldic %r11,%r5,25,24
+	rldic %r5,%r5,25,24
 	li %r0,3
 	rldicr %r0,%r0,50,13
-	or %r12,%r11,%r0
+	or %r5,%r5,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.25
 	rldicr %r11,%r4,3,60
 	add %r11,%r11,%r3
-	mr %r10,%r3
+	mr %r12,%r3
 .Linvalidate_range.24:
-	ld %r9,0(%r10)
+	ld %r10,0(%r12)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	std %r12,0(%r9)
+	std %r5,0(%r10)
 	/* 60: each npu */
-	addi %r10,%r10,8
-	cmpld 7,%r10,%r11
+	addi %r12,%r12,8
+	cmpld 7,%r12,%r11
 	bne 7,.Linvalidate_range.24
 .Linvalidate_range.25:
 .Linvalidate_range.19:
@@ -338,26 +336,25 @@ invalidate_range:
 	/* 65: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.27
-	rldicr %r11,%r4,3,60
-	add %r11,%r11,%r3
-	mr %r12,%r3
+	rldicr %r4,%r4,3,60
+	add %r4,%r4,%r3
 .Linvalidate_range.26:
-	ld %r10,0(%r12)
+	ld %r11,0(%r3)
 	/* 65: poll npu.stat == 0 limit 100000 else return -110 */
-	lis %r9,1
-	ori %r9,%r9,34464
+	lis %r12,1
+	ori %r12,%r12,34464
 .Linvalidate_range.28:
-	ld %r8,16(%r10)
-	cmpdi 7,%r8,0
+	ld %r10,16(%r11)
+	cmpdi 7,%r10,0
 	beq 7,.Linvalidate_range.29
-	addic. %r9,%r9,-1
+	addic. %r12,%r12,-1
 	bne 0,.Linvalidate_range.28
 	li %r3,-110
 	blr
 .Linvalidate_range.29:
 	/* 65: each npu */
-	addi %r12,%r12,8
-	cmpld 7,%r12,%r11
+	addi %r3,%r3,8
+	cmpld 7,%r3,%r4
 	bne 7,.Linvalidate_range.26
 .Linvalidate_range.27:
 	/* end of sequence */
@@ -381,9 +378,9 @@ flush_all_mm:
 	/* 83: value 0x400 */
 	li %r11,1024
 	/* 83: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 83: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r11,%r12,2,1,1
+	tlbie %r11,%r3,2,1,1
 	/* placed by place-barriers: e1 `tlbie ric=2 prs=1 r=1` (line 83) -> the return, required by line 81 */
 	eieio
 	tlbsync

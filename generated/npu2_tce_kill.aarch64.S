@@ -6,111 +6,109 @@
 	.type tce_kill,%function
 tce_kill:
 	/* cover: an empty range invalidates nothing */
-	mul x9, x3, x4
-	cbz x9, .Ltce_kill.1
+	mul x3, x3, x4
+	cbz x3, .Ltce_kill.1
 	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18 */
 	dmb oshst
 	/* cover `tce`: a range that wraps past 2^64 takes the flush-all */
 	movn x16, #0
-	eor x10, x2, x16
-	cmp x10, x9
+	eor x9, x2, x16
+	cmp x9, x3
 	b.hs .Ltce_kill.2
 	/* 40: value 0x8000000000000000 */
-	movz x10, #0x8000, lsl #48
+	movz x9, #0x8000, lsl #48
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x10
+	rev x16, x9
 	str x16, [x0]
 	movz x0, #0
 	ret
 .Ltce_kill.2:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
-	sub x10, x4, #1
-	eor x11, x4, x10
-	and x12, x11, #0x1ffffffffffffff
-	cmp x10, x12
+	sub x9, x4, #1
+	eor x10, x4, x9
+	and x10, x10, #0x1ffffffffffffff
+	cmp x9, x10
 	b.hs .Ltce_kill.4
 	/* cover `tce` auto: up to 129 granules (its threshold) the loop, past it the flush-all */
 	movz x16, #0x81
-	mul x11, x4, x16
-	cmp x11, x9
+	mul x10, x4, x16
+	cmp x10, x3
 	b.lo .Ltce_kill.6
 	/* 40: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
-	ubfiz x11, x1, #56, #4
-	orr x12, x11, #0x2000000000000000
+	ubfiz x1, x1, #56, #4
+	orr x1, x1, #0x2000000000000000
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	and x11, x2, x10
-	add x13, x9, x11
-	movn x16, #0
-	eor x9, x10, x16
 	and x10, x2, x9
-	cbz x13, .Ltce_kill.5
+	add x3, x3, x10
+	movn x16, #0
+	eor x9, x9, x16
+	and x2, x2, x9
+	cbz x3, .Ltce_kill.5
 	cbnz x4, .Ltce_kill.9
 	movn x0, #0x15
 	ret
 .Ltce_kill.9:
-	add x9, x10, x13
-	cmp x9, x10
+	add x9, x2, x3
+	cmp x9, x2
 	b.lo .Ltce_kill.10
-	lsr x11, x9, #56
-	cbnz x11, .Ltce_kill.10
-	mov x9, x13
-	and x11, x10, #0xf0ffffffffffffff
-	orr x14, x12, x11
-	lsr x11, x9, #2
-	cmp x4, x11
+	lsr x9, x9, #56
+	cbnz x9, .Ltce_kill.10
+	mov x9, x3
+	and x10, x2, #0xf0ffffffffffffff
+	orr x11, x1, x10
+	lsr x10, x9, #2
+	cmp x4, x10
 	b.hs .Ltce_kill.12
-	lsl x11, x4, #2
-	sub x15, x11, x4
-	sub x8, x9, x15
+	lsl x10, x4, #2
+	sub x12, x10, x4
+	sub x13, x9, x12
 .Ltce_kill.13:
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x14
+	rev x16, x11
 	str x16, [x0]
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add x14, x14, x4
+	add x11, x11, x4
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x14
+	rev x16, x11
 	str x16, [x0]
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add x14, x14, x4
+	add x11, x11, x4
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x14
+	rev x16, x11
 	str x16, [x0]
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add x14, x14, x4
+	add x11, x11, x4
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x14
+	rev x16, x11
 	str x16, [x0]
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add x14, x14, x4
-	subs x8, x8, x11
+	add x11, x11, x4
+	subs x13, x13, x10
 	b.hi .Ltce_kill.13
-	add x9, x8, x11
+	add x9, x13, x10
 	b .Ltce_kill.14
 .Ltce_kill.12:
 .Ltce_kill.11:
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x14
+	rev x16, x11
 	str x16, [x0]
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add x14, x14, x4
+	add x11, x11, x4
 .Ltce_kill.14:
 	subs x9, x9, x4
 	b.hi .Ltce_kill.11
 	movz x0, #0
 	ret
 .Ltce_kill.10:
-	mov x9, x13
-	mov x11, x10
 .Ltce_kill.15:
-	and x10, x11, #0xf0ffffffffffffff
-	orr x13, x12, x10
+	and x9, x2, #0xf0ffffffffffffff
+	orr x10, x1, x9
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x13
+	rev x16, x10
 	str x16, [x0]
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add x11, x11, x4
-	subs x9, x9, x4
+	add x2, x2, x4
+	subs x3, x3, x4
 	b.hi .Ltce_kill.15
 .Ltce_kill.8:
 	movz x0, #0

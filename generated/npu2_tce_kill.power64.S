@@ -11,95 +11,95 @@ tce_kill:
 	.p2align 4
 .tce_kill:
 	/* cover: an empty range invalidates nothing */
-	mulld %r11,%r6,%r7
-	cmpdi 7,%r11,0
+	mulld %r6,%r6,%r7
+	cmpdi 7,%r6,0
 	beq 7,.Ltce_kill.1
 	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18 */
 	sync
 	/* cover `tce`: a range that wraps past 2^64 takes the flush-all */
-	nor %r12,%r5,%r5
-	cmpld 7,%r12,%r11
+	nor %r11,%r5,%r5
+	cmpld 7,%r11,%r6
 	bge 7,.Ltce_kill.2
 	/* 40: value 0x8000000000000000 */
-	li %r12,1
-	rldicr %r12,%r12,63,0
+	li %r11,1
+	rldicr %r11,%r11,63,0
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	std %r12,0(%r3)
+	std %r11,0(%r3)
 	li %r3,0
 	blr
 .Ltce_kill.2:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
-	addi %r12,%r7,-1
-	xor %r10,%r7,%r12
-	rldicl %r9,%r10,0,7
-	cmpld 7,%r12,%r9
+	addi %r11,%r7,-1
+	xor %r12,%r7,%r11
+	rldicl %r12,%r12,0,7
+	cmpld 7,%r11,%r12
 	bge 7,.Ltce_kill.4
 	/* cover `tce` auto: up to 129 granules (its threshold) the loop, past it the flush-all */
 	li %r0,129
-	mulld %r10,%r7,%r0
-	cmpld 7,%r10,%r11
+	mulld %r12,%r7,%r0
+	cmpld 7,%r12,%r6
 	blt 7,.Ltce_kill.6
 	/* 40: value (insert(pe, shift 56, width 4) | 0x2000000000000000) */
-	rldic %r10,%r4,56,4
+	rldic %r4,%r4,56,4
 	li %r0,1
 	rldicr %r0,%r0,61,2
-	or %r9,%r10,%r0
+	or %r4,%r4,%r0
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	and %r10,%r5,%r12
-	add %r8,%r11,%r10
-	nor %r11,%r12,%r12
 	and %r12,%r5,%r11
-	cmpdi 7,%r8,0
+	add %r6,%r6,%r12
+	nor %r11,%r11,%r11
+	and %r5,%r5,%r11
+	cmpdi 7,%r6,0
 	beq 7,.Ltce_kill.5
 	cmpdi 7,%r7,0
 	bne 7,.Ltce_kill.9
 	li %r3,-22
 	blr
 .Ltce_kill.9:
-	add %r11,%r12,%r8
-	cmpld 7,%r11,%r12
+	add %r11,%r5,%r6
+	cmpld 7,%r11,%r5
 	blt 7,.Ltce_kill.10
-	rldicl %r10,%r11,8,56
-	cmpdi 7,%r10,0
+	rldicl %r11,%r11,8,56
+	cmpdi 7,%r11,0
 	bne 7,.Ltce_kill.10
-	mr %r11,%r8
-	rldicr %r10,%r12,8,59
-	rldicl %r10,%r10,56,0
-	or %r6,%r9,%r10
-	rldicl %r10,%r11,62,2
-	cmpld 7,%r7,%r10
+	mr %r11,%r6
+	rldicr %r12,%r5,8,59
+	rldicl %r12,%r12,56,0
+	or %r10,%r4,%r12
+	rldicl %r12,%r11,62,2
+	cmpld 7,%r7,%r12
 	bge 7,.Ltce_kill.12
-	rldicr %r10,%r7,2,61
-	subf %r5,%r7,%r10
-	subf %r4,%r5,%r11
+	rldicr %r12,%r7,2,61
+	subf %r9,%r7,%r12
+	subf %r8,%r9,%r11
 .Ltce_kill.13:
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	std %r6,0(%r3)
+	std %r10,0(%r3)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r6,%r6,%r7
+	add %r10,%r10,%r7
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	std %r6,0(%r3)
+	std %r10,0(%r3)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r6,%r6,%r7
+	add %r10,%r10,%r7
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	std %r6,0(%r3)
+	std %r10,0(%r3)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r6,%r6,%r7
+	add %r10,%r10,%r7
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	std %r6,0(%r3)
+	std %r10,0(%r3)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r6,%r6,%r7
-	cmpld 6,%r4,%r10
-	subf %r4,%r10,%r4
+	add %r10,%r10,%r7
+	cmpld 6,%r8,%r12
+	subf %r8,%r12,%r8
 	bgt 6,.Ltce_kill.13
-	add %r11,%r4,%r10
+	add %r11,%r8,%r12
 	b .Ltce_kill.14
 .Ltce_kill.12:
 .Ltce_kill.11:
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	std %r6,0(%r3)
+	std %r10,0(%r3)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r6,%r6,%r7
+	add %r10,%r10,%r7
 .Ltce_kill.14:
 	cmpld 6,%r11,%r7
 	subf %r11,%r7,%r11
@@ -107,18 +107,16 @@ tce_kill:
 	li %r3,0
 	blr
 .Ltce_kill.10:
-	mr %r11,%r8
-	mr %r10,%r12
 .Ltce_kill.15:
-	rldicr %r12,%r10,8,59
-	rldicl %r12,%r12,56,0
-	or %r8,%r9,%r12
+	rldicr %r11,%r5,8,59
+	rldicl %r11,%r11,56,0
+	or %r12,%r4,%r11
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	std %r8,0(%r3)
+	std %r12,0(%r3)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r10,%r10,%r7
-	cmpld 6,%r11,%r7
-	subf %r11,%r7,%r11
+	add %r5,%r5,%r7
+	cmpld 6,%r6,%r7
+	subf %r6,%r7,%r6
 	bgt 6,.Ltce_kill.15
 .Ltce_kill.8:
 	li %r3,0

@@ -20,21 +20,21 @@ flush_tlb_page:
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	rldicr %r11,%r4,0,51
-	ori %r12,%r11,160
+	ori %r11,%r11,160
 	/* 72: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
+	rldicr %r12,%r3,32,31
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70; e15 `tlbie ric=0 prs=1 r=1` (line 72) -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 74 */
 	ptesync
 	/* 74: value 0x0 */
 	li %r10,0
 	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 after invalidates */
-	tlbie %r12,%r10,0,1,1
+	tlbie %r11,%r10,0,1,1
 	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70; e16 `tlbie ric=0 prs=1 r=1` (line 74) -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 77 */
 	ptesync
 	/* 77: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 after inv ... */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e17 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71; e18 `tlbie ric=0 prs=1 r=1` (line 74) -> the return, required by line 71; e19 `tlbie ric=0 prs=1 r=1` (line 77) -> the return, required by line 71 */
 	eieio
 	tlbsync
@@ -46,17 +46,17 @@ flush_tlb_page:
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	rldicr %r11,%r4,0,51
-	ori %r12,%r11,160
+	ori %r11,%r11,160
 	/* 72: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
+	rldicr %r12,%r3,32,31
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e4 `tlbie ric=0 prs=1 r=1` (line 72) -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 74 */
 	ptesync
 	/* 74: value 0x0 */
-	li %r11,0
+	li %r12,0
 	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 after invalidates */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e5 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71; e6 `tlbie ric=0 prs=1 r=1` (line 74) -> the return, required by line 71 */
 	eieio
 	tlbsync
@@ -65,22 +65,22 @@ flush_tlb_page:
 	li %r3,0
 	blr
 .Lflush_tlb_page.0:
-	rldicl %r11,%r5,63,1
-	andi. %r0,%r11,1
+	rldicl %r5,%r5,63,1
+	andi. %r0,%r5,1
 	beq 0,.Lflush_tlb_page.4
 	/* placed by place-barriers: e7 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70 */
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	rldicr %r11,%r4,0,51
-	ori %r12,%r11,160
+	ori %r11,%r11,160
 	/* 72: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
+	rldicr %r12,%r3,32,31
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70; e9 `tlbie ric=0 prs=1 r=1` (line 72) -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 77 */
 	ptesync
 	/* 77: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 after inv ... */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e10 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71; e11 `tlbie ric=0 prs=1 r=1` (line 77) -> the return, required by line 71 */
 	eieio
 	tlbsync
@@ -91,12 +91,12 @@ flush_tlb_page:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70 */
 	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
-	rldicr %r11,%r4,0,51
-	ori %r12,%r11,160
+	rldicr %r4,%r4,0,51
+	ori %r4,%r4,160
 	/* 72: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r4,%r3,0,1,1
 	/* placed by place-barriers: e1 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71 */
 	eieio
 	tlbsync
@@ -117,18 +117,18 @@ flush_tlb_page_local:
 	.p2align 4
 .flush_tlb_page_local:
 	/* 82: arguments */
-	rldicl %r11,%r5,62,2
-	andi. %r0,%r11,1
+	rldicl %r5,%r5,62,2
+	andi. %r0,%r5,1
 	beq 0,.Lflush_tlb_page_local.0
 	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 85), required by line 83 */
 	ptesync
 	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
 	rldicr %r11,%r4,0,51
-	ori %r12,%r11,160
+	ori %r11,%r11,160
 	/* 85: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
+	rldicr %r12,%r3,32,31
 	/* 85: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r12,%r11,0,1,1
+	tlbiel %r11,%r12,0,1,1
 	/* 87: barrier from the spec */
 	ptesync
 	/* 88: barrier from the spec */
@@ -139,12 +139,12 @@ flush_tlb_page_local:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 85), required by line 83 */
 	ptesync
 	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
-	rldicr %r11,%r4,0,51
-	ori %r12,%r11,160
+	rldicr %r4,%r4,0,51
+	ori %r4,%r4,160
 	/* 85: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 85: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r12,%r11,0,1,1
+	tlbiel %r4,%r3,0,1,1
 	/* placed by place-barriers: e1 `tlbiel ric=0 prs=1 r=1` (line 85) -> the return, required by line 84 */
 	ptesync
 .Lflush_tlb_page_local.1:
@@ -220,8 +220,8 @@ flush_tlb_pid:
 	li %r3,0
 	blr
 .Lflush_tlb_pid.0:
-	rldicl %r11,%r4,63,1
-	andi. %r0,%r11,1
+	rldicl %r4,%r4,63,1
+	andi. %r0,%r4,1
 	beq 0,.Lflush_tlb_pid.4
 	/* placed by place-barriers: e7 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 97), required by line 95; e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95 */
 	ptesync
@@ -253,9 +253,9 @@ flush_tlb_pid:
 	/* 97: value 0x400 */
 	li %r11,1024
 	/* 97: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r11,%r12,2,1,1
+	tlbie %r11,%r3,2,1,1
 	/* placed by place-barriers: e1 `tlbie ric=2 prs=1 r=1` (line 97) -> the return, required by line 96 */
 	eieio
 	tlbsync
@@ -276,8 +276,8 @@ flush_tlb_pid_local:
 	.p2align 4
 .flush_tlb_pid_local:
 	/* 110: arguments */
-	rldicl %r11,%r4,62,2
-	andi. %r0,%r11,1
+	rldicl %r4,%r4,62,2
+	andi. %r0,%r4,1
 	beq 0,.Lflush_tlb_pid_local.0
 	/* placed by place-barriers: e5 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 113), required by line 111 */
 	ptesync
@@ -303,24 +303,23 @@ flush_tlb_pid_local:
 	/* 113: value 0x400 */
 	li %r11,1024
 	/* 113: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 113: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
-	tlbiel %r11,%r12,2,1,1
+	tlbiel %r11,%r3,2,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
 	li %r11,127
-	li %r10,1
+	li %r12,1
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_pid_local.2
-	mr %r9,%r11
-	rldicr %r11,%r10,12,51
-	ori %r10,%r11,1024
-	li %r11,4096
+	rldicr %r12,%r12,12,51
+	ori %r12,%r12,1024
+	li %r10,4096
 .Lflush_tlb_pid_local.3:
 	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
-	tlbiel %r10,%r12,0,1,1
+	tlbiel %r12,%r3,0,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
-	add %r10,%r10,%r11
-	addic. %r9,%r9,-1
+	add %r12,%r12,%r10
+	addic. %r11,%r11,-1
 	bne 0,.Lflush_tlb_pid_local.3
 .Lflush_tlb_pid_local.2:
 	/* 119: barrier from the spec */
@@ -346,7 +345,6 @@ flush_tlb_range:
 	/* 129: arguments */
 	std %r31,-8(%r1)
 	std %r30,-16(%r1)
-	std %r29,-24(%r1)
 	andi. %r0,%r6,1
 	beq 0,.Lflush_tlb_range.0
 	rldicl %r11,%r6,63,1
@@ -407,24 +405,24 @@ flush_tlb_range:
 	rldicr %r11,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r10,%r4,65535
-	add %r9,%r12,%r10
-	rldicr %r12,%r4,0,47
-	cmpdi 7,%r9,0
+	add %r12,%r12,%r10
+	rldicr %r10,%r4,0,47
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.12
-	rldicl %r10,%r9,48,16
-	andi. %r8,%r9,65535
+	rldicl %r9,%r12,48,16
+	andi. %r12,%r12,65535
 	beq 0,.Lflush_tlb_range.14
-	addi %r10,%r10,1
+	addi %r9,%r9,1
 .Lflush_tlb_range.14:
-	rldicr %r9,%r12,0,51
-	ori %r12,%r9,160
-	lis %r9,1
+	rldicr %r10,%r10,0,51
+	ori %r10,%r10,160
+	lis %r12,1
 .Lflush_tlb_range.13:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r10,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r12,%r12,%r9
-	addic. %r10,%r10,-1
+	add %r10,%r10,%r12
+	addic. %r9,%r9,-1
 	bne 0,.Lflush_tlb_range.13
 .Lflush_tlb_range.12:
 .Lflush_tlb_range.11:
@@ -441,8 +439,8 @@ flush_tlb_range:
 	ptesync
 	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
 	addi %r10,%r5,-1
-	rldicr %r9,%r10,0,47
-	ori %r10,%r9,160
+	rldicr %r10,%r10,0,47
+	ori %r10,%r10,160
 	/* 155: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
 	/* 155: tlbie ((end - 1) & ~0xffff) | (5 << 5), pid << 32, 0, 1, 1 a ... */
@@ -450,22 +448,20 @@ flush_tlb_range:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r10,%r4,%r0
-	rldicr %r8,%r10,0,42
+	rldicr %r10,%r10,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r10,%r8
 	rldicr %r8,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
-	mr %r7,%r8
-	cmpld 7,%r10,%r7
+	cmpld 7,%r10,%r8
 	bge 7,.Lflush_tlb_range.16
 	/* cover: an empty range invalidates nothing */
-	subf %r8,%r10,%r7
-	cmpdi 7,%r8,0
+	subf %r7,%r10,%r8
+	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.18
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r8,%r10,%r10
-	subf %r31,%r10,%r7
-	cmpld 7,%r8,%r31
+	nor %r7,%r10,%r10
+	subf %r31,%r10,%r8
+	cmpld 7,%r7,%r31
 	bge 7,.Lflush_tlb_range.19
 	/* placed by complete-exits */
 	eieio
@@ -473,32 +469,31 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.19:
-	subf %r8,%r10,%r7
+	subf %r7,%r10,%r8
 	rldicl %r31,%r10,0,43
-	add %r30,%r8,%r31
-	rldicr %r8,%r10,0,42
-	cmpdi 7,%r30,0
+	add %r7,%r7,%r31
+	rldicr %r31,%r10,0,42
+	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.21
-	rldicl %r31,%r30,43,21
-	rldicl %r29,%r30,0,43
-	cmpdi 7,%r29,0
+	rldicl %r30,%r7,43,21
+	rldicl %r7,%r7,0,43
+	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.23
-	addi %r31,%r31,1
+	addi %r30,%r30,1
 .Lflush_tlb_range.23:
-	rldicr %r30,%r8,0,51
-	ori %r8,%r30,32
-	lis %r30,32
+	rldicr %r31,%r31,0,51
+	ori %r31,%r31,32
+	lis %r7,32
 .Lflush_tlb_range.22:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r8,%r9,0,1,1
+	tlbie %r31,%r9,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r8,%r8,%r30
-	addic. %r31,%r31,-1
+	add %r31,%r31,%r7
+	addic. %r30,%r30,-1
 	bne 0,.Lflush_tlb_range.22
 .Lflush_tlb_range.21:
 .Lflush_tlb_range.20:
@@ -510,9 +505,9 @@ flush_tlb_range:
 	/* placed by place-barriers: e55 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e63 `tlbie ric=0 prs=1 r=1` (line 164) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167 */
 	ptesync
 	lis %r0,32
-	subf %r11,%r0,%r7
-	rldicr %r12,%r11,0,51
-	ori %r11,%r12,32
+	subf %r11,%r0,%r8
+	rldicr %r11,%r11,0,51
+	ori %r11,%r11,32
 	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r9,0,1,1
 .Lflush_tlb_range.16:
@@ -522,7 +517,6 @@ flush_tlb_range:
 	tlbsync
 	ptesync
 	li %r3,0
-	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
@@ -572,24 +566,24 @@ flush_tlb_range:
 	rldicr %r11,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
-	add %r8,%r12,%r9
-	rldicr %r12,%r4,0,47
-	cmpdi 7,%r8,0
+	add %r12,%r12,%r9
+	rldicr %r9,%r4,0,47
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.32
-	rldicl %r9,%r8,48,16
-	andi. %r31,%r8,65535
+	rldicl %r7,%r12,48,16
+	andi. %r12,%r12,65535
 	beq 0,.Lflush_tlb_range.34
-	addi %r9,%r9,1
+	addi %r7,%r7,1
 .Lflush_tlb_range.34:
-	rldicr %r8,%r12,0,51
-	ori %r12,%r8,160
-	lis %r8,1
+	rldicr %r9,%r9,0,51
+	ori %r9,%r9,160
+	lis %r12,1
 .Lflush_tlb_range.33:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r9,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r12,%r12,%r8
-	addic. %r9,%r9,-1
+	add %r9,%r9,%r12
+	addic. %r7,%r7,-1
 	bne 0,.Lflush_tlb_range.33
 .Lflush_tlb_range.32:
 .Lflush_tlb_range.31:
@@ -605,22 +599,22 @@ flush_tlb_range:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r9,%r4,%r0
-	rldicr %r8,%r9,0,42
+	rldicr %r9,%r9,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r10,%r8
+	mr %r10,%r9
 	rldicr %r9,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
-	mr %r7,%r9
-	cmpld 7,%r10,%r7
+	mr %r8,%r9
+	cmpld 7,%r10,%r8
 	bge 7,.Lflush_tlb_range.36
 	/* cover: an empty range invalidates nothing */
-	subf %r9,%r10,%r7
+	subf %r9,%r10,%r8
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range.38
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
 	nor %r9,%r10,%r10
-	subf %r8,%r10,%r7
-	cmpld 7,%r9,%r8
+	subf %r7,%r10,%r8
+	cmpld 7,%r9,%r7
 	bge 7,.Lflush_tlb_range.39
 	/* placed by complete-exits */
 	eieio
@@ -628,7 +622,6 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
@@ -636,27 +629,27 @@ flush_tlb_range:
 	/* 161: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	subf %r8,%r10,%r7
+	subf %r7,%r10,%r8
 	rldicl %r31,%r10,0,43
-	add %r30,%r8,%r31
-	rldicr %r8,%r10,0,42
-	cmpdi 7,%r30,0
+	add %r7,%r7,%r31
+	rldicr %r31,%r10,0,42
+	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.41
-	rldicl %r31,%r30,43,21
-	rldicl %r29,%r30,0,43
-	cmpdi 7,%r29,0
+	rldicl %r30,%r7,43,21
+	rldicl %r7,%r7,0,43
+	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.43
-	addi %r31,%r31,1
+	addi %r30,%r30,1
 .Lflush_tlb_range.43:
-	rldicr %r30,%r8,0,51
-	ori %r8,%r30,32
-	lis %r30,32
+	rldicr %r31,%r31,0,51
+	ori %r31,%r31,32
+	lis %r7,32
 .Lflush_tlb_range.42:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r8,%r9,0,1,1
+	tlbie %r31,%r9,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r8,%r8,%r30
-	addic. %r31,%r31,-1
+	add %r31,%r31,%r7
+	addic. %r30,%r30,-1
 	bne 0,.Lflush_tlb_range.42
 .Lflush_tlb_range.41:
 .Lflush_tlb_range.40:
@@ -673,13 +666,12 @@ flush_tlb_range:
 	ptesync
 .Lflush_tlb_range.3:
 	li %r3,0
-	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.0:
-	rldicl %r11,%r6,63,1
-	andi. %r0,%r11,1
+	rldicl %r6,%r6,63,1
+	andi. %r0,%r6,1
 	beq 0,.Lflush_tlb_range.44
 	/* placed by place-barriers: e27 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e28 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e29 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; and 4 more (see `explain`) */
 	ptesync
@@ -730,24 +722,24 @@ flush_tlb_range:
 	rldicr %r11,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
-	add %r8,%r12,%r9
-	rldicr %r12,%r4,0,47
-	cmpdi 7,%r8,0
+	add %r12,%r12,%r9
+	rldicr %r9,%r4,0,47
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.54
-	rldicl %r9,%r8,48,16
-	andi. %r6,%r8,65535
+	rldicl %r7,%r12,48,16
+	andi. %r12,%r12,65535
 	beq 0,.Lflush_tlb_range.56
-	addi %r9,%r9,1
+	addi %r7,%r7,1
 .Lflush_tlb_range.56:
-	rldicr %r8,%r12,0,51
-	ori %r12,%r8,160
-	lis %r8,1
+	rldicr %r9,%r9,0,51
+	ori %r9,%r9,160
+	lis %r12,1
 .Lflush_tlb_range.55:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r9,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r12,%r12,%r8
-	addic. %r9,%r9,-1
+	add %r9,%r9,%r12
+	addic. %r7,%r7,-1
 	bne 0,.Lflush_tlb_range.55
 .Lflush_tlb_range.54:
 .Lflush_tlb_range.53:
@@ -756,8 +748,8 @@ flush_tlb_range:
 	ptesync
 	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
 	addi %r11,%r5,-1
-	rldicr %r12,%r11,0,47
-	ori %r11,%r12,160
+	rldicr %r11,%r11,0,47
+	ori %r11,%r11,160
 	/* 155: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
 	/* 155: tlbie ((end - 1) & ~0xffff) | (5 << 5), pid << 32, 0, 1, 1 a ... */
@@ -765,21 +757,21 @@ flush_tlb_range:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r11,%r4,%r0
-	rldicr %r9,%r11,0,42
+	rldicr %r11,%r11,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r10,%r9
+	mr %r10,%r11
 	rldicr %r11,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
-	mr %r7,%r11
-	cmpld 7,%r10,%r7
+	mr %r8,%r11
+	cmpld 7,%r10,%r8
 	bge 7,.Lflush_tlb_range.58
 	/* cover: an empty range invalidates nothing */
-	subf %r11,%r10,%r7
+	subf %r11,%r10,%r8
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.60
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
 	nor %r11,%r10,%r10
-	subf %r9,%r10,%r7
+	subf %r9,%r10,%r8
 	cmpld 7,%r11,%r9
 	bge 7,.Lflush_tlb_range.61
 	/* placed by complete-exits */
@@ -788,32 +780,31 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.61:
-	subf %r11,%r10,%r7
+	subf %r11,%r10,%r8
 	rldicl %r9,%r10,0,43
-	add %r8,%r11,%r9
-	rldicr %r11,%r10,0,42
-	cmpdi 7,%r8,0
+	add %r11,%r11,%r9
+	rldicr %r9,%r10,0,42
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.63
-	rldicl %r9,%r8,43,21
-	rldicl %r6,%r8,0,43
-	cmpdi 7,%r6,0
+	rldicl %r7,%r11,43,21
+	rldicl %r11,%r11,0,43
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.65
-	addi %r9,%r9,1
+	addi %r7,%r7,1
 .Lflush_tlb_range.65:
-	rldicr %r8,%r11,0,51
-	ori %r11,%r8,32
-	lis %r8,32
+	rldicr %r9,%r9,0,51
+	ori %r9,%r9,32
+	lis %r11,32
 .Lflush_tlb_range.64:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r9,%r12,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r11,%r11,%r8
-	addic. %r9,%r9,-1
+	add %r9,%r9,%r11
+	addic. %r7,%r7,-1
 	bne 0,.Lflush_tlb_range.64
 .Lflush_tlb_range.63:
 .Lflush_tlb_range.62:
@@ -821,9 +812,9 @@ flush_tlb_range:
 	/* placed by place-barriers: e33 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e37 `tlbie ric=0 prs=1 r=1` (line 161) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167; e38 `tlbie ric=0 prs=1 r=1` (line 155) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167 */
 	ptesync
 	lis %r0,32
-	subf %r11,%r0,%r7
-	rldicr %r9,%r11,0,51
-	ori %r11,%r9,32
+	subf %r11,%r0,%r8
+	rldicr %r11,%r11,0,51
+	ori %r11,%r11,32
 	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r11,%r12,0,1,1
 .Lflush_tlb_range.58:
@@ -833,7 +824,6 @@ flush_tlb_range:
 	tlbsync
 	ptesync
 	li %r3,0
-	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
@@ -877,46 +867,46 @@ flush_tlb_range:
 	rldicr %r11,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r9,%r4,65535
-	add %r8,%r12,%r9
-	rldicr %r12,%r4,0,47
-	cmpdi 7,%r8,0
+	add %r12,%r12,%r9
+	rldicr %r9,%r4,0,47
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.74
-	rldicl %r9,%r8,48,16
-	andi. %r6,%r8,65535
+	rldicl %r7,%r12,48,16
+	andi. %r12,%r12,65535
 	beq 0,.Lflush_tlb_range.76
-	addi %r9,%r9,1
+	addi %r7,%r7,1
 .Lflush_tlb_range.76:
-	rldicr %r8,%r12,0,51
-	ori %r12,%r8,160
-	lis %r8,1
+	rldicr %r9,%r9,0,51
+	ori %r9,%r9,160
+	lis %r12,1
 .Lflush_tlb_range.75:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r9,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r12,%r12,%r8
-	addic. %r9,%r9,-1
+	add %r9,%r9,%r12
+	addic. %r7,%r7,-1
 	bne 0,.Lflush_tlb_range.75
 .Lflush_tlb_range.74:
 .Lflush_tlb_range.73:
 .Lflush_tlb_range.71:
 	lis %r0,31
 	ori %r0,%r0,65535
-	add %r11,%r4,%r0
-	rldicr %r12,%r11,0,42
+	add %r4,%r4,%r0
+	rldicr %r4,%r4,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r10,%r12
-	rldicr %r11,%r5,0,42
+	mr %r10,%r4
+	rldicr %r5,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
-	mr %r7,%r11
-	cmpld 7,%r10,%r7
+	mr %r8,%r5
+	cmpld 7,%r10,%r8
 	bge 7,.Lflush_tlb_range.78
 	/* cover: an empty range invalidates nothing */
-	subf %r11,%r10,%r7
+	subf %r11,%r10,%r8
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.80
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
 	nor %r11,%r10,%r10
-	subf %r12,%r10,%r7
+	subf %r12,%r10,%r8
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range.81
 	/* placed by complete-exits */
@@ -925,35 +915,34 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.81:
 	/* 161: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	subf %r12,%r10,%r7
-	rldicl %r9,%r10,0,43
-	add %r8,%r12,%r9
-	rldicr %r12,%r10,0,42
+	subf %r8,%r10,%r8
+	rldicl %r11,%r10,0,43
+	add %r8,%r8,%r11
+	rldicr %r10,%r10,0,42
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.83
-	rldicl %r10,%r8,43,21
-	rldicl %r9,%r8,0,43
-	cmpdi 7,%r9,0
+	rldicl %r11,%r8,43,21
+	rldicl %r8,%r8,0,43
+	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.85
-	addi %r10,%r10,1
+	addi %r11,%r11,1
 .Lflush_tlb_range.85:
-	rldicr %r9,%r12,0,51
-	ori %r12,%r9,32
-	lis %r9,32
+	rldicr %r10,%r10,0,51
+	ori %r10,%r10,32
+	lis %r12,32
 .Lflush_tlb_range.84:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r10,%r3,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r12,%r12,%r9
-	addic. %r10,%r10,-1
+	add %r10,%r10,%r12
+	addic. %r11,%r11,-1
 	bne 0,.Lflush_tlb_range.84
 .Lflush_tlb_range.83:
 .Lflush_tlb_range.82:
@@ -968,7 +957,6 @@ flush_tlb_range:
 .Lflush_tlb_range.1:
 	/* end of sequence */
 	li %r3,0
-	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
@@ -983,8 +971,8 @@ flush_tlb_range_local:
 	.p2align 4
 .flush_tlb_range_local:
 	/* 177: arguments */
-	rldicl %r11,%r6,62,2
-	andi. %r0,%r11,1
+	rldicl %r6,%r6,62,2
+	andi. %r0,%r6,1
 	beq 0,.Lflush_tlb_range_local.0
 	/* placed by place-barriers: e11 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 181), required by line 178; e12 the caller's earlier stores -> `tlbiel ric=1 prs=1 r=1` (line 194), required by line 178; e13 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 197), required by line 178; and 1 more (see `explain`) */
 	ptesync
@@ -1034,24 +1022,24 @@ flush_tlb_range_local:
 	rldicr %r11,%r3,32,31
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	andi. %r10,%r4,65535
-	add %r9,%r12,%r10
-	rldicr %r12,%r4,0,47
-	cmpdi 7,%r9,0
+	add %r12,%r12,%r10
+	rldicr %r10,%r4,0,47
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range_local.10
-	rldicl %r10,%r9,48,16
-	andi. %r8,%r9,65535
+	rldicl %r9,%r12,48,16
+	andi. %r12,%r12,65535
 	beq 0,.Lflush_tlb_range_local.12
-	addi %r10,%r10,1
+	addi %r9,%r9,1
 .Lflush_tlb_range_local.12:
-	rldicr %r9,%r12,0,51
-	ori %r12,%r9,160
-	lis %r9,1
+	rldicr %r10,%r10,0,51
+	ori %r10,%r10,160
+	lis %r12,1
 .Lflush_tlb_range_local.11:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r12,%r11,0,1,1
+	tlbiel %r10,%r11,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
-	add %r12,%r12,%r9
-	addic. %r10,%r10,-1
+	add %r10,%r10,%r12
+	addic. %r9,%r9,-1
 	bne 0,.Lflush_tlb_range_local.11
 .Lflush_tlb_range_local.10:
 .Lflush_tlb_range_local.9:
@@ -1059,22 +1047,20 @@ flush_tlb_range_local:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r11,%r4,%r0
-	rldicr %r12,%r11,0,42
+	rldicr %r11,%r11,0,42
 	/* 199: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r11,%r12
 	rldicr %r12,%r5,0,42
 	/* 200: let hend = end & ~0x1fffff */
-	mr %r10,%r12
-	cmpld 7,%r11,%r10
+	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range_local.14
 	/* cover: an empty range invalidates nothing */
-	subf %r12,%r11,%r10
-	cmpdi 7,%r12,0
+	subf %r10,%r11,%r12
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range_local.16
 	/* cover `radix2m_local`: a range that wraps past 2^64 returns -22 */
-	nor %r12,%r11,%r11
-	subf %r9,%r11,%r10
-	cmpld 7,%r12,%r9
+	nor %r10,%r11,%r11
+	subf %r9,%r11,%r12
+	cmpld 7,%r10,%r9
 	bge 7,.Lflush_tlb_range_local.17
 	/* placed by complete-exits */
 	ptesync
@@ -1083,29 +1069,29 @@ flush_tlb_range_local:
 	blr
 .Lflush_tlb_range_local.17:
 	/* 203: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
+	rldicr %r10,%r3,32,31
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
-	subf %r9,%r11,%r10
+	subf %r9,%r11,%r12
 	rldicl %r8,%r11,0,43
-	add %r7,%r9,%r8
-	rldicr %r9,%r11,0,42
-	cmpdi 7,%r7,0
+	add %r9,%r9,%r8
+	rldicr %r8,%r11,0,42
+	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range_local.19
-	rldicl %r8,%r7,43,21
-	rldicl %r6,%r7,0,43
-	cmpdi 7,%r6,0
+	rldicl %r7,%r9,43,21
+	rldicl %r9,%r9,0,43
+	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range_local.21
-	addi %r8,%r8,1
+	addi %r7,%r7,1
 .Lflush_tlb_range_local.21:
-	rldicr %r7,%r9,0,51
-	ori %r9,%r7,32
-	lis %r7,32
+	rldicr %r8,%r8,0,51
+	ori %r8,%r8,32
+	lis %r9,32
 .Lflush_tlb_range_local.20:
 	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r9,%r12,0,1,1
+	tlbiel %r8,%r10,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
-	add %r9,%r9,%r7
-	addic. %r8,%r8,-1
+	add %r8,%r8,%r9
+	addic. %r7,%r7,-1
 	bne 0,.Lflush_tlb_range_local.20
 .Lflush_tlb_range_local.19:
 .Lflush_tlb_range_local.18:
@@ -1121,32 +1107,31 @@ flush_tlb_range_local:
 .Lflush_tlb_range_local.0:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 181), required by line 178; e1 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 184), required by line 178; e2 the caller's earlier stores -> `tlbiel ric=1 prs=1 r=1` (line 194), required by line 178; and 2 more (see `explain`) */
 	ptesync
-	li %r12,279
+	li %r10,279
 	subf %r9,%r4,%r5
 	rldicl %r8,%r9,48,16
-	cmpld 7,%r12,%r8
+	cmpld 7,%r10,%r8
 	bge 7,.Lflush_tlb_range_local.22
 	/* 181: value 0x400 */
-	li %r12,1024
+	li %r10,1024
 	/* 181: value (pid << 0x20) */
 	rldicr %r8,%r3,32,31
 	/* 181: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
-	tlbiel %r12,%r8,2,1,1
+	tlbiel %r10,%r8,2,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	li %r12,127
+	li %r10,127
 	li %r7,1
-	cmpdi 7,%r12,0
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range_local.24
-	mr %r6,%r12
-	rldicr %r12,%r7,12,51
-	ori %r7,%r12,1024
-	li %r12,4096
+	rldicr %r7,%r7,12,51
+	ori %r7,%r7,1024
+	li %r6,4096
 .Lflush_tlb_range_local.25:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r8,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	add %r7,%r7,%r12
-	addic. %r6,%r6,-1
+	add %r7,%r7,%r6
+	addic. %r10,%r10,-1
 	bne 0,.Lflush_tlb_range_local.25
 .Lflush_tlb_range_local.24:
 	/* 187: barrier from the spec */
@@ -1162,67 +1147,67 @@ flush_tlb_range_local:
 	cmpld 7,%r9,%r0
 	blt 7,.Lflush_tlb_range_local.27
 	/* 194: value 0x400 */
-	li %r12,1024
+	li %r10,1024
 	/* 194: value (pid << 0x20) */
 	rldicr %r8,%r3,32,31
 	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
-	tlbiel %r12,%r8,1,1,1
+	tlbiel %r10,%r8,1,1,1
 .Lflush_tlb_range_local.27:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range_local.29
 	/* cover `radix64k_local`: a range that wraps past 2^64 takes the flush-all */
-	nor %r12,%r4,%r4
-	cmpld 7,%r12,%r9
+	nor %r10,%r4,%r4
+	cmpld 7,%r10,%r9
 	bge 7,.Lflush_tlb_range_local.30
 	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	b .Lflush_tlb_range_local.31
 .Lflush_tlb_range_local.30:
 	/* 197: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
+	rldicr %r10,%r3,32,31
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	andi. %r8,%r4,65535
-	add %r7,%r9,%r8
-	rldicr %r9,%r4,0,47
-	cmpdi 7,%r7,0
+	add %r9,%r9,%r8
+	rldicr %r8,%r4,0,47
+	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range_local.32
-	rldicl %r8,%r7,48,16
-	andi. %r6,%r7,65535
+	rldicl %r7,%r9,48,16
+	andi. %r9,%r9,65535
 	beq 0,.Lflush_tlb_range_local.34
-	addi %r8,%r8,1
+	addi %r7,%r7,1
 .Lflush_tlb_range_local.34:
-	rldicr %r7,%r9,0,51
-	ori %r9,%r7,160
-	lis %r7,1
+	rldicr %r8,%r8,0,51
+	ori %r8,%r8,160
+	lis %r9,1
 .Lflush_tlb_range_local.33:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r9,%r12,0,1,1
+	tlbiel %r8,%r10,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
-	add %r9,%r9,%r7
-	addic. %r8,%r8,-1
+	add %r8,%r8,%r9
+	addic. %r7,%r7,-1
 	bne 0,.Lflush_tlb_range_local.33
 .Lflush_tlb_range_local.32:
 .Lflush_tlb_range_local.31:
 .Lflush_tlb_range_local.29:
 	lis %r0,31
 	ori %r0,%r0,65535
-	add %r12,%r4,%r0
-	rldicr %r9,%r12,0,42
+	add %r4,%r4,%r0
+	rldicr %r4,%r4,0,42
 	/* 199: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r11,%r9
-	rldicr %r12,%r5,0,42
+	mr %r11,%r4
+	rldicr %r5,%r5,0,42
 	/* 200: let hend = end & ~0x1fffff */
-	mr %r10,%r12
-	cmpld 7,%r11,%r10
+	mr %r12,%r5
+	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range_local.36
 	/* cover: an empty range invalidates nothing */
-	subf %r12,%r11,%r10
-	cmpdi 7,%r12,0
+	subf %r10,%r11,%r12
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range_local.38
 	/* cover `radix2m_local`: a range that wraps past 2^64 returns -22 */
-	nor %r12,%r11,%r11
-	subf %r9,%r11,%r10
-	cmpld 7,%r12,%r9
+	nor %r10,%r11,%r11
+	subf %r9,%r11,%r12
+	cmpld 7,%r10,%r9
 	bge 7,.Lflush_tlb_range_local.39
 	/* placed by complete-exits */
 	ptesync
@@ -1231,29 +1216,29 @@ flush_tlb_range_local:
 	blr
 .Lflush_tlb_range_local.39:
 	/* 203: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
-	subf %r9,%r11,%r10
+	subf %r12,%r11,%r12
 	rldicl %r10,%r11,0,43
-	add %r8,%r9,%r10
-	rldicr %r10,%r11,0,42
-	cmpdi 7,%r8,0
+	add %r12,%r12,%r10
+	rldicr %r11,%r11,0,42
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range_local.41
-	rldicl %r11,%r8,43,21
-	rldicl %r9,%r8,0,43
-	cmpdi 7,%r9,0
+	rldicl %r10,%r12,43,21
+	rldicl %r12,%r12,0,43
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range_local.43
-	addi %r11,%r11,1
+	addi %r10,%r10,1
 .Lflush_tlb_range_local.43:
-	rldicr %r9,%r10,0,51
-	ori %r10,%r9,32
-	lis %r9,32
+	rldicr %r11,%r11,0,51
+	ori %r11,%r11,32
+	lis %r12,32
 .Lflush_tlb_range_local.42:
 	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r10,%r12,0,1,1
+	tlbiel %r11,%r3,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
-	add %r10,%r10,%r9
-	addic. %r11,%r11,-1
+	add %r11,%r11,%r12
+	addic. %r10,%r10,-1
 	bne 0,.Lflush_tlb_range_local.42
 .Lflush_tlb_range_local.41:
 .Lflush_tlb_range_local.40:

@@ -37,17 +37,16 @@ flush_tlb_range:
 	srli t2, t1, 12
 	lui t6, 0x1
 	addiw t6, t6, -1
-	and t3, t1, t6
-	beq t3, zero, .Lflush_tlb_range.10
+	and t1, t1, t6
+	beq t1, zero, .Lflush_tlb_range.10
 	addi t2, t2, 1
 .Lflush_tlb_range.10:
-	mv t1, t0
-	lui t0, 0x1
+	lui t1, 0x1
 .Lflush_tlb_range.9:
 	/* 62: sinval.vma $addr, asid */
-	sinval.vma t1, a0
+	sinval.vma t0, a0
 	/* 61: cover start, size with tlb4k_svinval auto { ... */
-	add t1, t1, t0
+	add t0, t0, t1
 	addi t2, t2, -1
 	bne t2, zero, .Lflush_tlb_range.9
 .Lflush_tlb_range.8:
@@ -81,26 +80,25 @@ flush_tlb_range:
 	lui t6, 0x1
 	addiw t6, t6, -1
 	and t0, a1, t6
-	add t1, a2, t0
+	add a2, a2, t0
 	lui t6, 0xfffff
-	and t0, a1, t6
-	beq t1, zero, .Lflush_tlb_range.16
-	srli t2, t1, 12
+	and a1, a1, t6
+	beq a2, zero, .Lflush_tlb_range.16
+	srli t0, a2, 12
 	lui t6, 0x1
 	addiw t6, t6, -1
-	and t3, t1, t6
-	beq t3, zero, .Lflush_tlb_range.19
-	addi t2, t2, 1
+	and a2, a2, t6
+	beq a2, zero, .Lflush_tlb_range.19
+	addi t0, t0, 1
 .Lflush_tlb_range.19:
-	mv t1, t0
-	lui t0, 0x1
+	lui t1, 0x1
 .Lflush_tlb_range.18:
 	/* 67: sfence.vma $addr, asid */
-	sfence.vma t1, a0
+	sfence.vma a1, a0
 	/* 66: cover start, size with tlb4k auto { ... */
-	add t1, t1, t0
-	addi t2, t2, -1
-	bne t2, zero, .Lflush_tlb_range.18
+	add a1, a1, t1
+	addi t0, t0, -1
+	bne t0, zero, .Lflush_tlb_range.18
 .Lflush_tlb_range.17:
 	addi a0, zero, 0
 	ret

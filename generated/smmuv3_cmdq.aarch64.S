@@ -10,19 +10,17 @@ tlb_inv_range:
 	str x19, [sp]
 	str x20, [sp, #8]
 	movz x9, #2
-	lsl x10, x9, x2
-	movz x9, #0
-	mov x11, x9
+	lsl x9, x9, x2
+	movz x10, #0
+	mov x11, x10
 	cmp x2, #0x40
 	b.hs .Ltlb_inv_range.0
-	mov x11, x10
+	mov x11, x9
 .Ltlb_inv_range.0:
-	sub x10, x11, #1
+	sub x11, x11, #1
 	/* 65: cmdq */
-	mov x11, x10
-	ldr w10, [x0, #0x98]
-	and x12, x10, x11
-	mov x10, x12
+	ldr w9, [x0, #0x98]
+	and x9, x9, x11
 	movz x12, #0
 	movz x13, #0
 	/* 76: range a in iova, size step granule { ... */
@@ -38,49 +36,49 @@ tlb_inv_range:
 	cbnz x14, .Ltlb_inv_range.3
 	mov x14, x5
 	lsr x15, x4, #12
-	and x8, x15, #0xfffffffffffff
-	lsl x15, x8, #12
-	orr x8, x15, #1
-	lsr x15, x6, #12
-	lsl x7, x15, #12
+	and x15, x15, #0xfffffffffffff
+	lsl x15, x15, #12
+	orr x15, x15, #1
+	lsr x8, x6, #12
+	lsl x8, x8, #12
 .Ltlb_inv_range.4:
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_range.6
 	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 77), required by line 29; e1 store to normal memory (line 77) -> write smmu.cmdq_prod (line 77), required by line 29 */
 	dmb oshst
 	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_range.6:
 	cbnz x12, .Ltlb_inv_range.8
-	ldr w15, [x0, #0x9c]
+	ldr w7, [x0, #0x9c]
 	lsr x2, x11, #1
-	add x19, x2, #1
-	and x2, x15, #0xfffff
-	sub x15, x10, x2
-	and x2, x15, x11
-	sub x15, x19, x2
-	mov x12, x15
+	add x2, x2, #1
+	and x7, x7, #0xfffff
+	sub x19, x9, x7
+	and x19, x19, x11
+	sub x2, x2, x19
+	mov x12, x2
 	cbnz x12, .Ltlb_inv_range.10
 	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 77), required by line 29; e3 store to normal memory (line 77) -> write smmu.cmdq_prod (line 77), required by line 29 */
 	dmb oshst
 	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	movz x15, #0x4240
-	movk x15, #0xf, lsl #16
+	movz x7, #0x4240
+	movk x7, #0xf, lsl #16
 .Ltlb_inv_range.11:
 	cbnz x12, .Ltlb_inv_range.13
-	cbz x15, .Ltlb_inv_range.12
-	sub x15, x15, #1
-	str w10, [x0, #0x98]
+	cbz x7, .Ltlb_inv_range.12
+	sub x7, x7, #1
+	str w9, [x0, #0x98]
 	movz x13, #0
 	ldr w2, [x0, #0x9c]
 	lsr x19, x11, #1
-	add x20, x19, #1
-	and x19, x2, #0xfffff
-	sub x2, x10, x19
-	and x19, x2, x11
-	sub x2, x20, x19
-	mov x12, x2
+	add x19, x19, #1
+	and x2, x2, #0xfffff
+	sub x20, x9, x2
+	and x20, x20, x11
+	sub x19, x19, x20
+	mov x12, x19
 	b .Ltlb_inv_range.11
 .Ltlb_inv_range.12:
 	movn x0, #0x6d
@@ -91,74 +89,72 @@ tlb_inv_range:
 .Ltlb_inv_range.13:
 .Ltlb_inv_range.10:
 .Ltlb_inv_range.8:
-	and x15, x3, #0xffff
-	lsl x2, x15, #48
+	and x7, x3, #0xffff
+	lsl x7, x7, #48
 	movz x16, #0x12
-	orr x15, x2, x16
+	orr x7, x7, x16
 	lsr x2, x11, #1
-	and x19, x10, x2
-	lsl x2, x19, #4
-	add x19, x1, x2
-	str x15, [x19]
-	lsr x15, x11, #1
-	and x2, x10, x15
-	lsl x15, x2, #4
-	add x2, x15, #8
-	add x15, x1, x2
-	str x8, [x15]
-	add x15, x10, #1
-	and x2, x15, x11
-	mov x10, x2
-	sub x15, x12, #1
-	mov x12, x15
-	add x15, x13, #1
-	mov x13, x15
+	and x19, x9, x2
+	lsl x19, x19, #4
+	add x2, x1, x19
+	str x7, [x2]
+	lsr x7, x11, #1
+	and x2, x9, x7
+	lsl x2, x2, #4
+	add x2, x2, #8
+	add x7, x1, x2
+	str x15, [x7]
+	add x7, x9, #1
+	and x7, x7, x11
+	mov x9, x7
+	sub x7, x12, #1
+	mov x12, x7
+	add x7, x13, #1
+	mov x13, x7
 	/* 76: range a in iova, size step granule { ... */
-	add x8, x8, x7
+	add x15, x15, x8
 	subs x14, x14, x6
 	b.hi .Ltlb_inv_range.4
 	b .Ltlb_inv_range.1
 .Ltlb_inv_range.3:
-	mov x14, x5
-	mov x15, x4
 .Ltlb_inv_range.14:
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_range.16
 	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 77), required by line 29; e1 store to normal memory (line 77) -> write smmu.cmdq_prod (line 77), required by line 29 */
 	dmb oshst
 	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_range.16:
 	cbnz x12, .Ltlb_inv_range.18
-	ldr w8, [x0, #0x9c]
-	lsr x7, x11, #1
-	add x5, x7, #1
-	and x7, x8, #0xfffff
-	sub x8, x10, x7
-	and x7, x8, x11
-	sub x8, x5, x7
-	mov x12, x8
+	ldr w14, [x0, #0x9c]
+	lsr x15, x11, #1
+	add x15, x15, #1
+	and x14, x14, #0xfffff
+	sub x8, x9, x14
+	and x8, x8, x11
+	sub x15, x15, x8
+	mov x12, x15
 	cbnz x12, .Ltlb_inv_range.20
 	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 77), required by line 29; e3 store to normal memory (line 77) -> write smmu.cmdq_prod (line 77), required by line 29 */
 	dmb oshst
 	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	movz x8, #0x4240
-	movk x8, #0xf, lsl #16
+	movz x14, #0x4240
+	movk x14, #0xf, lsl #16
 .Ltlb_inv_range.21:
 	cbnz x12, .Ltlb_inv_range.23
-	cbz x8, .Ltlb_inv_range.22
-	sub x8, x8, #1
-	str w10, [x0, #0x98]
+	cbz x14, .Ltlb_inv_range.22
+	sub x14, x14, #1
+	str w9, [x0, #0x98]
 	movz x13, #0
-	ldr w7, [x0, #0x9c]
-	lsr x5, x11, #1
-	add x4, x5, #1
-	and x5, x7, #0xfffff
-	sub x7, x10, x5
-	and x5, x7, x11
-	sub x7, x4, x5
-	mov x12, x7
+	ldr w15, [x0, #0x9c]
+	lsr x8, x11, #1
+	add x8, x8, #1
+	and x15, x15, #0xfffff
+	sub x7, x9, x15
+	and x7, x7, x11
+	sub x8, x8, x7
+	mov x12, x8
 	b .Ltlb_inv_range.21
 .Ltlb_inv_range.22:
 	movn x0, #0x6d
@@ -169,47 +165,47 @@ tlb_inv_range:
 .Ltlb_inv_range.23:
 .Ltlb_inv_range.20:
 .Ltlb_inv_range.18:
-	and x8, x3, #0xffff
-	lsl x7, x8, #48
+	and x14, x3, #0xffff
+	lsl x14, x14, #48
 	movz x16, #0x12
-	orr x8, x7, x16
-	lsr x7, x11, #1
-	and x5, x10, x7
-	lsl x7, x5, #4
-	add x5, x1, x7
-	str x8, [x5]
-	lsr x8, x15, #12
-	and x7, x8, #0xfffffffffffff
-	lsl x8, x7, #12
-	orr x7, x8, #1
-	lsr x8, x11, #1
-	and x5, x10, x8
-	lsl x8, x5, #4
-	add x5, x8, #8
-	add x8, x1, x5
-	str x7, [x8]
-	add x8, x10, #1
-	and x7, x8, x11
-	mov x10, x7
-	sub x8, x12, #1
-	mov x12, x8
-	add x8, x13, #1
-	mov x13, x8
+	orr x14, x14, x16
+	lsr x15, x11, #1
+	and x8, x9, x15
+	lsl x8, x8, #4
+	add x15, x1, x8
+	str x14, [x15]
+	lsr x14, x4, #12
+	and x14, x14, #0xfffffffffffff
+	lsl x14, x14, #12
+	orr x14, x14, #1
+	lsr x15, x11, #1
+	and x8, x9, x15
+	lsl x8, x8, #4
+	add x8, x8, #8
+	add x15, x1, x8
+	str x14, [x15]
+	add x14, x9, #1
+	and x14, x14, x11
+	mov x9, x14
+	sub x14, x12, #1
+	mov x12, x14
+	add x14, x13, #1
+	mov x13, x14
 	/* 76: range a in iova, size step granule { ... */
-	add x15, x15, x6
-	subs x14, x14, x6
+	add x4, x4, x6
+	subs x5, x5, x6
 	b.hi .Ltlb_inv_range.14
 .Ltlb_inv_range.1:
 	cbnz x12, .Ltlb_inv_range.25
 	/* 79: enqueue cmdq cmd_sync { cs: 2 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
-	add x8, x15, #1
-	and x15, x14, #0xfffff
-	sub x14, x10, x15
-	and x15, x14, x11
-	sub x14, x8, x15
-	mov x12, x14
+	add x15, x15, #1
+	and x14, x14, #0xfffff
+	sub x8, x9, x14
+	and x8, x8, x11
+	sub x15, x15, x8
+	mov x12, x15
 	cbnz x12, .Ltlb_inv_range.27
 	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 79), required by line 29; e5 store to normal memory (line 77) -> write smmu.cmdq_prod (line 79), required by line 29 */
 	dmb oshst
@@ -220,16 +216,16 @@ tlb_inv_range:
 	cbnz x12, .Ltlb_inv_range.30
 	cbz x14, .Ltlb_inv_range.29
 	sub x14, x14, #1
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	ldr w15, [x0, #0x9c]
 	lsr x8, x11, #1
-	add x7, x8, #1
-	and x8, x15, #0xfffff
-	sub x15, x10, x8
-	and x8, x15, x11
-	sub x15, x7, x8
-	mov x12, x15
+	add x8, x8, #1
+	and x15, x15, #0xfffff
+	sub x7, x9, x15
+	and x7, x7, x11
+	sub x8, x8, x7
+	mov x12, x8
 	b .Ltlb_inv_range.28
 .Ltlb_inv_range.29:
 	movn x0, #0x6d
@@ -243,36 +239,36 @@ tlb_inv_range:
 	movz x14, #0x2046
 	movk x14, #0xfc0, lsl #16
 	lsr x15, x11, #1
-	and x8, x10, x15
-	lsl x15, x8, #4
-	add x8, x1, x15
-	str x14, [x8]
+	and x8, x9, x15
+	lsl x8, x8, #4
+	add x15, x1, x8
+	str x14, [x15]
 	lsr x14, x11, #1
-	and x15, x10, x14
-	lsl x14, x15, #4
-	add x15, x14, #8
-	add x14, x1, x15
-	str x9, [x14]
-	add x9, x10, #1
-	and x14, x9, x11
-	mov x10, x14
-	sub x9, x12, #1
-	mov x12, x9
-	add x9, x13, #1
-	mov x13, x9
+	and x15, x9, x14
+	lsl x15, x15, #4
+	add x15, x15, #8
+	add x1, x1, x15
+	str x10, [x1]
+	add x10, x9, #1
+	and x10, x10, x11
+	mov x9, x10
+	sub x10, x12, #1
+	mov x12, x10
+	add x10, x13, #1
+	mov x13, x10
 	/* placed by place-barriers: e6 the caller's earlier stores -> write smmu.cmdq_prod (line 80), required by line 29; e7 store to normal memory (line 79) -> write smmu.cmdq_prod (line 80), required by line 29 */
 	dmb oshst
 	/* 80: issue cmdq */
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	/* 81: wait cmdq limit 1000000 else return -110 */
-	ubfiz x9, x10, #0, #20
+	ubfiz x9, x9, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
 .Ltlb_inv_range.31:
 	ldr w11, [x0, #0x9c]
-	and x12, x11, #0xfffff
-	cmp x12, x9
+	and x11, x11, #0xfffff
+	cmp x11, x9
 	b.eq .Ltlb_inv_range.32
 	sub x10, x10, #1
 	cbnz x10, .Ltlb_inv_range.31
@@ -299,51 +295,46 @@ tlb_inv_range_ril:
 	str x20, [sp, #8]
 	str x21, [sp, #0x10]
 	movz x9, #2
-	lsl x10, x9, x2
-	movz x9, #0
-	mov x11, x9
+	lsl x9, x9, x2
+	movz x10, #0
+	mov x11, x10
 	cmp x2, #0x40
 	b.hs .Ltlb_inv_range_ril.0
-	mov x11, x10
+	mov x11, x9
 .Ltlb_inv_range_ril.0:
-	sub x10, x11, #1
+	sub x11, x11, #1
 	/* 65: cmdq */
-	mov x11, x10
-	ldr w10, [x0, #0x98]
-	and x12, x10, x11
-	mov x10, x12
+	ldr w9, [x0, #0x98]
+	and x9, x9, x11
 	movz x12, #0
 	movz x13, #0
-	lsr x14, x5, x7
-	mov x15, x9
+	lsr x5, x5, x7
+	mov x14, x10
 	cmp x7, #0x40
 	b.hs .Ltlb_inv_range_ril.1
-	mov x15, x14
+	mov x14, x5
 .Ltlb_inv_range_ril.1:
 	/* 92: let num_pages = size >> tg */
-	mov x14, x15
-	clz x15, x6
-	movz x8, #0x3f
-	sub x6, x8, x15
-	sub x15, x6, #3
-	/* 93: let rem = ilog2(granule) - 3 */
-	mov x8, x15
+	clz x6, x6
+	movz x15, #0x3f
+	sub x15, x15, x6
+	sub x15, x15, #3
 	/* 94: let ttl = 4 */
-	movz x15, #4
+	movz x8, #4
 	/* 95: while rem >= tg - 3 limit 8 { ... */
 	movz x6, #8
 .Ltlb_inv_range_ril.2:
 	sub x5, x7, #3
-	cmp x8, x5
+	cmp x15, x5
 	b.lo .Ltlb_inv_range_ril.4
 	cbz x6, .Ltlb_inv_range_ril.3
 	sub x6, x6, #1
-	sub x2, x8, x5
+	sub x2, x15, x5
 	/* 96: rem = rem - (tg - 3 */
-	mov x8, x2
-	sub x5, x15, #1
+	mov x15, x2
+	sub x5, x8, #1
 	/* 97: ttl = ttl - 1 */
-	mov x15, x5
+	mov x8, x5
 	/* 95: while rem >= tg - 3 limit 8 { ... */
 	b .Ltlb_inv_range_ril.2
 .Ltlb_inv_range_ril.3:
@@ -354,44 +345,40 @@ tlb_inv_range_ril:
 	add sp, sp, #0x20
 	ret
 .Ltlb_inv_range_ril.4:
-	/* 99: let addr = iova */
-	mov x8, x4
 	/* 100: while num_pages != 0 limit 13 { ... */
-	movz x6, #0xd
+	movz x15, #0xd
 .Ltlb_inv_range_ril.5:
 	cbz x14, .Ltlb_inv_range_ril.7
-	cbz x6, .Ltlb_inv_range_ril.6
-	sub x6, x6, #1
-	rbit x5, x14
-	clz x5, x5
+	cbz x15, .Ltlb_inv_range_ril.6
+	sub x15, x15, #1
+	rbit x6, x14
+	clz x6, x6
 	/* 101: let scale = ctz(num_pages) */
-	mov x4, x5
-	lsr x5, x14, x4
-	mov x2, x9
-	cmp x4, #0x40
+	lsr x5, x14, x6
+	mov x2, x10
+	cmp x6, #0x40
 	b.hs .Ltlb_inv_range_ril.8
 	mov x2, x5
 .Ltlb_inv_range_ril.8:
-	and x5, x2, #0x1f
+	and x2, x2, #0x1f
 	/* 102: let num = (num_pages >> scale) & 31 */
-	mov x2, x5
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_range_ril.10
 	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 103), required by line 29; e1 store to normal memory (line 103) -> write smmu.cmdq_prod (line 103), required by line 29 */
 	dmb oshst
 	/* 103: enqueue cmdq tlbi_nh_va { num: num - 1, scale: scale, asid:  ... */
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_range_ril.10:
 	cbnz x12, .Ltlb_inv_range_ril.12
 	ldr w5, [x0, #0x9c]
 	lsr x19, x11, #1
-	add x20, x19, #1
-	and x19, x5, #0xfffff
-	sub x5, x10, x19
-	and x19, x5, x11
-	sub x5, x20, x19
-	mov x12, x5
+	add x19, x19, #1
+	and x5, x5, #0xfffff
+	sub x20, x9, x5
+	and x20, x20, x11
+	sub x19, x19, x20
+	mov x12, x19
 	cbnz x12, .Ltlb_inv_range_ril.14
 	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 103), required by line 29; e3 store to normal memory (line 103) -> write smmu.cmdq_prod (line 103), required by line 29 */
 	dmb oshst
@@ -402,16 +389,16 @@ tlb_inv_range_ril:
 	cbnz x12, .Ltlb_inv_range_ril.17
 	cbz x5, .Ltlb_inv_range_ril.16
 	sub x5, x5, #1
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	ldr w19, [x0, #0x9c]
 	lsr x20, x11, #1
-	add x21, x20, #1
-	and x20, x19, #0xfffff
-	sub x19, x10, x20
-	and x20, x19, x11
-	sub x19, x21, x20
-	mov x12, x19
+	add x20, x20, #1
+	and x19, x19, #0xfffff
+	sub x21, x9, x19
+	and x21, x21, x11
+	sub x20, x20, x21
+	mov x12, x20
 	b .Ltlb_inv_range_ril.15
 .Ltlb_inv_range_ril.16:
 	movn x0, #0x6d
@@ -424,65 +411,65 @@ tlb_inv_range_ril:
 .Ltlb_inv_range_ril.14:
 .Ltlb_inv_range_ril.12:
 	sub x5, x2, #1
-	and x19, x5, #0x1f
-	lsl x5, x19, #12
+	and x5, x5, #0x1f
+	lsl x5, x5, #12
 	movz x16, #0x12
-	orr x19, x5, x16
-	and x5, x4, #0x1f
-	lsl x20, x5, #20
-	orr x5, x19, x20
+	orr x5, x5, x16
+	and x19, x6, #0x1f
+	lsl x19, x19, #20
+	orr x5, x5, x19
 	and x19, x3, #0xffff
-	lsl x20, x19, #48
-	orr x19, x5, x20
-	lsr x5, x11, #1
-	and x20, x10, x5
-	lsl x5, x20, #4
-	add x20, x1, x5
-	str x19, [x20]
-	and x5, x15, #3
-	lsl x19, x5, #8
-	orr x5, x19, #1
+	lsl x19, x19, #48
+	orr x5, x5, x19
+	lsr x19, x11, #1
+	and x20, x9, x19
+	lsl x20, x20, #4
+	add x19, x1, x20
+	str x5, [x19]
+	and x5, x8, #3
+	lsl x5, x5, #8
+	orr x5, x5, #1
 	sub x19, x7, #0xa
-	lsr x20, x19, #1
-	and x19, x20, #3
-	lsl x20, x19, #10
-	orr x19, x5, x20
-	lsr x5, x8, #12
-	and x20, x5, #0xfffffffffffff
-	lsl x5, x20, #12
-	orr x20, x19, x5
-	lsr x5, x11, #1
-	and x19, x10, x5
-	lsl x5, x19, #4
-	add x19, x5, #8
-	add x5, x1, x19
-	str x20, [x5]
-	add x5, x10, #1
-	and x19, x5, x11
-	mov x10, x19
+	lsr x19, x19, #1
+	and x19, x19, #3
+	lsl x19, x19, #10
+	orr x5, x5, x19
+	lsr x19, x4, #12
+	and x19, x19, #0xfffffffffffff
+	lsl x19, x19, #12
+	orr x5, x5, x19
+	lsr x19, x11, #1
+	and x20, x9, x19
+	lsl x20, x20, #4
+	add x20, x20, #8
+	add x19, x1, x20
+	str x5, [x19]
+	add x5, x9, #1
+	and x5, x5, x11
+	mov x9, x5
 	sub x5, x12, #1
 	mov x12, x5
 	add x5, x13, #1
 	mov x13, x5
-	add x5, x4, x7
+	add x5, x6, x7
 	lsl x19, x2, x5
-	mov x20, x9
+	mov x20, x10
 	cmp x5, #0x40
 	b.hs .Ltlb_inv_range_ril.18
 	mov x20, x19
 .Ltlb_inv_range_ril.18:
-	add x5, x8, x20
+	add x5, x4, x20
 	/* 104: addr = addr + (num << (scale + tg */
-	mov x8, x5
-	lsl x5, x2, x4
-	mov x2, x9
-	cmp x4, #0x40
+	mov x4, x5
+	lsl x2, x2, x6
+	mov x5, x10
+	cmp x6, #0x40
 	b.hs .Ltlb_inv_range_ril.19
-	mov x2, x5
+	mov x5, x2
 .Ltlb_inv_range_ril.19:
-	sub x5, x14, x2
+	sub x6, x14, x5
 	/* 105: num_pages = num_pages - (num << scale */
-	mov x14, x5
+	mov x14, x6
 	/* 100: while num_pages != 0 limit 13 { ... */
 	b .Ltlb_inv_range_ril.5
 .Ltlb_inv_range_ril.6:
@@ -497,12 +484,12 @@ tlb_inv_range_ril:
 	/* 107: enqueue cmdq cmd_sync { cs: 2 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
-	add x8, x15, #1
-	and x15, x14, #0xfffff
-	sub x14, x10, x15
-	and x15, x14, x11
-	sub x14, x8, x15
-	mov x12, x14
+	add x15, x15, #1
+	and x14, x14, #0xfffff
+	sub x8, x9, x14
+	and x8, x8, x11
+	sub x15, x15, x8
+	mov x12, x15
 	cbnz x12, .Ltlb_inv_range_ril.23
 	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 107), required by line 29; e5 store to normal memory (line 103) -> write smmu.cmdq_prod (line 107), required by line 29 */
 	dmb oshst
@@ -513,16 +500,16 @@ tlb_inv_range_ril:
 	cbnz x12, .Ltlb_inv_range_ril.26
 	cbz x14, .Ltlb_inv_range_ril.25
 	sub x14, x14, #1
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	ldr w15, [x0, #0x9c]
 	lsr x8, x11, #1
-	add x7, x8, #1
-	and x8, x15, #0xfffff
-	sub x15, x10, x8
-	and x8, x15, x11
-	sub x15, x7, x8
-	mov x12, x15
+	add x8, x8, #1
+	and x15, x15, #0xfffff
+	sub x7, x9, x15
+	and x7, x7, x11
+	sub x8, x8, x7
+	mov x12, x8
 	b .Ltlb_inv_range_ril.24
 .Ltlb_inv_range_ril.25:
 	movn x0, #0x6d
@@ -537,36 +524,36 @@ tlb_inv_range_ril:
 	movz x14, #0x2046
 	movk x14, #0xfc0, lsl #16
 	lsr x15, x11, #1
-	and x8, x10, x15
-	lsl x15, x8, #4
-	add x8, x1, x15
-	str x14, [x8]
+	and x8, x9, x15
+	lsl x8, x8, #4
+	add x15, x1, x8
+	str x14, [x15]
 	lsr x14, x11, #1
-	and x15, x10, x14
-	lsl x14, x15, #4
-	add x15, x14, #8
-	add x14, x1, x15
-	str x9, [x14]
-	add x9, x10, #1
-	and x14, x9, x11
-	mov x10, x14
-	sub x9, x12, #1
-	mov x12, x9
-	add x9, x13, #1
-	mov x13, x9
+	and x15, x9, x14
+	lsl x15, x15, #4
+	add x15, x15, #8
+	add x1, x1, x15
+	str x10, [x1]
+	add x10, x9, #1
+	and x10, x10, x11
+	mov x9, x10
+	sub x10, x12, #1
+	mov x12, x10
+	add x10, x13, #1
+	mov x13, x10
 	/* placed by place-barriers: e6 the caller's earlier stores -> write smmu.cmdq_prod (line 108), required by line 29; e7 store to normal memory (line 107) -> write smmu.cmdq_prod (line 108), required by line 29 */
 	dmb oshst
 	/* 108: issue cmdq */
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	/* 109: wait cmdq limit 1000000 else return -110 */
-	ubfiz x9, x10, #0, #20
+	ubfiz x9, x9, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
 .Ltlb_inv_range_ril.27:
 	ldr w11, [x0, #0x9c]
-	and x12, x11, #0xfffff
-	cmp x12, x9
+	and x11, x11, #0xfffff
+	cmp x11, x9
 	b.eq .Ltlb_inv_range_ril.28
 	sub x10, x10, #1
 	cbnz x10, .Ltlb_inv_range_ril.27
@@ -591,19 +578,17 @@ tlb_inv_range_ril:
 tlb_inv_range_auto:
 	/* 127: arguments */
 	movz x9, #2
-	lsl x10, x9, x2
-	movz x9, #0
-	mov x11, x9
+	lsl x9, x9, x2
+	movz x10, #0
+	mov x11, x10
 	cmp x2, #0x40
 	b.hs .Ltlb_inv_range_auto.0
-	mov x11, x10
+	mov x11, x9
 .Ltlb_inv_range_auto.0:
-	sub x10, x11, #1
+	sub x11, x11, #1
 	/* 65: cmdq */
-	mov x11, x10
-	ldr w10, [x0, #0x98]
-	and x12, x10, x11
-	mov x10, x12
+	ldr w9, [x0, #0x98]
+	and x9, x9, x11
 	movz x12, #0
 	movz x13, #0
 	movz x14, #0x191
@@ -615,18 +600,18 @@ tlb_inv_range_auto:
 	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 129), required by line 29 */
 	dmb oshst
 	/* 129: enqueue cmdq tlbi_nh_asid { asid: asid } */
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_range_auto.4:
 	cbnz x12, .Ltlb_inv_range_auto.6
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
-	add x8, x15, #1
-	and x15, x14, #0xfffff
-	sub x14, x10, x15
-	and x15, x14, x11
-	sub x14, x8, x15
-	mov x12, x14
+	add x15, x15, #1
+	and x14, x14, #0xfffff
+	sub x8, x9, x14
+	and x8, x8, x11
+	sub x15, x15, x8
+	mov x12, x15
 	cbnz x12, .Ltlb_inv_range_auto.8
 	/* placed by place-barriers: e1 the caller's earlier stores -> write smmu.cmdq_prod (line 129), required by line 29 */
 	dmb oshst
@@ -637,16 +622,16 @@ tlb_inv_range_auto:
 	cbnz x12, .Ltlb_inv_range_auto.11
 	cbz x14, .Ltlb_inv_range_auto.10
 	sub x14, x14, #1
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	ldr w15, [x0, #0x9c]
 	lsr x8, x11, #1
-	add x7, x8, #1
-	and x8, x15, #0xfffff
-	sub x15, x10, x8
-	and x8, x15, x11
-	sub x15, x7, x8
-	mov x12, x15
+	add x8, x8, #1
+	and x15, x15, #0xfffff
+	sub x7, x9, x15
+	and x7, x7, x11
+	sub x8, x8, x7
+	mov x12, x8
 	b .Ltlb_inv_range_auto.9
 .Ltlb_inv_range_auto.10:
 	movn x0, #0x6d
@@ -655,23 +640,23 @@ tlb_inv_range_auto:
 .Ltlb_inv_range_auto.8:
 .Ltlb_inv_range_auto.6:
 	and x14, x3, #0xffff
-	lsl x15, x14, #48
+	lsl x14, x14, #48
 	movz x16, #0x11
-	orr x14, x15, x16
+	orr x14, x14, x16
 	lsr x15, x11, #1
-	and x8, x10, x15
-	lsl x15, x8, #4
-	add x8, x1, x15
-	str x14, [x8]
+	and x8, x9, x15
+	lsl x8, x8, #4
+	add x15, x1, x8
+	str x14, [x15]
 	lsr x14, x11, #1
-	and x15, x10, x14
-	lsl x14, x15, #4
-	add x15, x14, #8
+	and x15, x9, x14
+	lsl x15, x15, #4
+	add x15, x15, #8
 	add x14, x1, x15
-	str x9, [x14]
-	add x14, x10, #1
-	and x15, x14, x11
-	mov x10, x15
+	str x10, [x14]
+	add x14, x9, #1
+	and x14, x14, x11
+	mov x9, x14
 	sub x14, x12, #1
 	mov x12, x14
 	add x14, x13, #1
@@ -681,14 +666,14 @@ tlb_inv_range_auto:
 	/* 131: range a in iova, size step 4K { ... */
 	cbz x5, .Ltlb_inv_range_auto.12
 	lsr x14, x5, #12
-	and x15, x5, #0xfff
-	cbz x15, .Ltlb_inv_range_auto.14
+	and x5, x5, #0xfff
+	cbz x5, .Ltlb_inv_range_auto.14
 	add x14, x14, #1
 .Ltlb_inv_range_auto.14:
-	lsr x15, x4, #12
-	and x8, x15, #0xfffffffffffff
-	lsl x15, x8, #12
-	orr x8, x15, #1
+	lsr x4, x4, #12
+	and x4, x4, #0xfffffffffffff
+	lsl x4, x4, #12
+	orr x4, x4, #1
 	movz x15, #0x1000
 .Ltlb_inv_range_auto.13:
 	cmp x13, #0x40
@@ -696,37 +681,37 @@ tlb_inv_range_auto:
 	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 132), required by line 29; e3 store to normal memory (line 132) -> write smmu.cmdq_prod (line 132), required by line 29 */
 	dmb oshst
 	/* 132: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_range_auto.16:
 	cbnz x12, .Ltlb_inv_range_auto.18
-	ldr w7, [x0, #0x9c]
-	lsr x6, x11, #1
-	add x5, x6, #1
-	and x6, x7, #0xfffff
-	sub x7, x10, x6
-	and x6, x7, x11
-	sub x7, x5, x6
+	ldr w8, [x0, #0x9c]
+	lsr x7, x11, #1
+	add x7, x7, #1
+	and x8, x8, #0xfffff
+	sub x6, x9, x8
+	and x6, x6, x11
+	sub x7, x7, x6
 	mov x12, x7
 	cbnz x12, .Ltlb_inv_range_auto.20
 	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 132), required by line 29; e5 store to normal memory (line 132) -> write smmu.cmdq_prod (line 132), required by line 29 */
 	dmb oshst
 	/* 132: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	movz x7, #0x4240
-	movk x7, #0xf, lsl #16
+	movz x8, #0x4240
+	movk x8, #0xf, lsl #16
 .Ltlb_inv_range_auto.21:
 	cbnz x12, .Ltlb_inv_range_auto.23
-	cbz x7, .Ltlb_inv_range_auto.22
-	sub x7, x7, #1
-	str w10, [x0, #0x98]
+	cbz x8, .Ltlb_inv_range_auto.22
+	sub x8, x8, #1
+	str w9, [x0, #0x98]
 	movz x13, #0
-	ldr w6, [x0, #0x9c]
-	lsr x5, x11, #1
-	add x4, x5, #1
-	and x5, x6, #0xfffff
-	sub x6, x10, x5
-	and x5, x6, x11
-	sub x6, x4, x5
+	ldr w7, [x0, #0x9c]
+	lsr x6, x11, #1
+	add x6, x6, #1
+	and x7, x7, #0xfffff
+	sub x5, x9, x7
+	and x5, x5, x11
+	sub x6, x6, x5
 	mov x12, x6
 	b .Ltlb_inv_range_auto.21
 .Ltlb_inv_range_auto.22:
@@ -735,30 +720,30 @@ tlb_inv_range_auto:
 .Ltlb_inv_range_auto.23:
 .Ltlb_inv_range_auto.20:
 .Ltlb_inv_range_auto.18:
-	and x7, x3, #0xffff
-	lsl x6, x7, #48
+	and x8, x3, #0xffff
+	lsl x8, x8, #48
 	movz x16, #0x12
-	orr x7, x6, x16
-	lsr x6, x11, #1
-	and x5, x10, x6
-	lsl x6, x5, #4
-	add x5, x1, x6
-	str x7, [x5]
+	orr x8, x8, x16
 	lsr x7, x11, #1
-	and x6, x10, x7
-	lsl x7, x6, #4
-	add x6, x7, #8
+	and x6, x9, x7
+	lsl x6, x6, #4
 	add x7, x1, x6
 	str x8, [x7]
-	add x7, x10, #1
-	and x6, x7, x11
-	mov x10, x6
-	sub x7, x12, #1
-	mov x12, x7
-	add x7, x13, #1
-	mov x13, x7
+	lsr x8, x11, #1
+	and x7, x9, x8
+	lsl x7, x7, #4
+	add x7, x7, #8
+	add x8, x1, x7
+	str x4, [x8]
+	add x8, x9, #1
+	and x8, x8, x11
+	mov x9, x8
+	sub x8, x12, #1
+	mov x12, x8
+	add x8, x13, #1
+	mov x13, x8
 	/* 131: range a in iova, size step 4K { ... */
-	add x8, x8, x15
+	add x4, x4, x15
 	sub x14, x14, #1
 	cbnz x14, .Ltlb_inv_range_auto.13
 .Ltlb_inv_range_auto.12:
@@ -767,12 +752,12 @@ tlb_inv_range_auto:
 	/* 135: enqueue cmdq cmd_sync { cs: 2 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
-	add x8, x15, #1
-	and x15, x14, #0xfffff
-	sub x14, x10, x15
-	and x15, x14, x11
-	sub x14, x8, x15
-	mov x12, x14
+	add x15, x15, #1
+	and x14, x14, #0xfffff
+	sub x8, x9, x14
+	and x8, x8, x11
+	sub x15, x15, x8
+	mov x12, x15
 	cbnz x12, .Ltlb_inv_range_auto.27
 	/* placed by place-barriers: e6 the caller's earlier stores -> write smmu.cmdq_prod (line 135), required by line 29; e7 store to normal memory (line 132) -> write smmu.cmdq_prod (line 135), required by line 29; e8 store to normal memory (line 129) -> write smmu.cmdq_prod (line 135), required by line 29 */
 	dmb oshst
@@ -783,16 +768,16 @@ tlb_inv_range_auto:
 	cbnz x12, .Ltlb_inv_range_auto.30
 	cbz x14, .Ltlb_inv_range_auto.29
 	sub x14, x14, #1
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	ldr w15, [x0, #0x9c]
 	lsr x8, x11, #1
-	add x7, x8, #1
-	and x8, x15, #0xfffff
-	sub x15, x10, x8
-	and x8, x15, x11
-	sub x15, x7, x8
-	mov x12, x15
+	add x8, x8, #1
+	and x15, x15, #0xfffff
+	sub x7, x9, x15
+	and x7, x7, x11
+	sub x8, x8, x7
+	mov x12, x8
 	b .Ltlb_inv_range_auto.28
 .Ltlb_inv_range_auto.29:
 	movn x0, #0x6d
@@ -803,36 +788,36 @@ tlb_inv_range_auto:
 	movz x14, #0x2046
 	movk x14, #0xfc0, lsl #16
 	lsr x15, x11, #1
-	and x8, x10, x15
-	lsl x15, x8, #4
-	add x8, x1, x15
-	str x14, [x8]
+	and x8, x9, x15
+	lsl x8, x8, #4
+	add x15, x1, x8
+	str x14, [x15]
 	lsr x14, x11, #1
-	and x15, x10, x14
-	lsl x14, x15, #4
-	add x15, x14, #8
-	add x14, x1, x15
-	str x9, [x14]
-	add x9, x10, #1
-	and x14, x9, x11
-	mov x10, x14
-	sub x9, x12, #1
-	mov x12, x9
-	add x9, x13, #1
-	mov x13, x9
+	and x15, x9, x14
+	lsl x15, x15, #4
+	add x15, x15, #8
+	add x1, x1, x15
+	str x10, [x1]
+	add x10, x9, #1
+	and x10, x10, x11
+	mov x9, x10
+	sub x10, x12, #1
+	mov x12, x10
+	add x10, x13, #1
+	mov x13, x10
 	/* placed by place-barriers: e9 the caller's earlier stores -> write smmu.cmdq_prod (line 136), required by line 29; e10 store to normal memory (line 135) -> write smmu.cmdq_prod (line 136), required by line 29 */
 	dmb oshst
 	/* 136: issue cmdq */
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	/* 137: wait cmdq limit 1000000 else return -110 */
-	ubfiz x9, x10, #0, #20
+	ubfiz x9, x9, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
 .Ltlb_inv_range_auto.31:
 	ldr w11, [x0, #0x9c]
-	and x12, x11, #0xfffff
-	cmp x12, x9
+	and x11, x11, #0xfffff
+	cmp x11, x9
 	b.eq .Ltlb_inv_range_auto.32
 	sub x10, x10, #1
 	cbnz x10, .Ltlb_inv_range_auto.31
@@ -849,19 +834,17 @@ tlb_inv_range_auto:
 tlb_inv_asid:
 	/* 142: arguments */
 	movz x9, #2
-	lsl x10, x9, x2
-	movz x9, #0
-	mov x11, x9
+	lsl x9, x9, x2
+	movz x10, #0
+	mov x11, x10
 	cmp x2, #0x40
 	b.hs .Ltlb_inv_asid.0
-	mov x11, x10
+	mov x11, x9
 .Ltlb_inv_asid.0:
-	sub x10, x11, #1
+	sub x11, x11, #1
 	/* 65: cmdq */
-	mov x11, x10
-	ldr w10, [x0, #0x98]
-	and x12, x10, x11
-	mov x10, x12
+	ldr w9, [x0, #0x98]
+	and x9, x9, x11
 	movz x12, #0
 	movz x13, #0
 	cmp x13, #0x40
@@ -869,18 +852,18 @@ tlb_inv_asid:
 	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 143), required by line 29 */
 	dmb oshst
 	/* 143: enqueue cmdq tlbi_nh_asid { asid: asid } */
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 .Ltlb_inv_asid.2:
 	cbnz x12, .Ltlb_inv_asid.4
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
-	add x8, x15, #1
-	and x15, x14, #0xfffff
-	sub x14, x10, x15
-	and x15, x14, x11
-	sub x14, x8, x15
-	mov x12, x14
+	add x15, x15, #1
+	and x14, x14, #0xfffff
+	sub x8, x9, x14
+	and x8, x8, x11
+	sub x15, x15, x8
+	mov x12, x15
 	cbnz x12, .Ltlb_inv_asid.6
 	/* placed by place-barriers: e1 the caller's earlier stores -> write smmu.cmdq_prod (line 143), required by line 29 */
 	dmb oshst
@@ -891,16 +874,16 @@ tlb_inv_asid:
 	cbnz x12, .Ltlb_inv_asid.9
 	cbz x14, .Ltlb_inv_asid.8
 	sub x14, x14, #1
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	ldr w15, [x0, #0x9c]
 	lsr x8, x11, #1
-	add x7, x8, #1
-	and x8, x15, #0xfffff
-	sub x15, x10, x8
-	and x8, x15, x11
-	sub x15, x7, x8
-	mov x12, x15
+	add x8, x8, #1
+	and x15, x15, #0xfffff
+	sub x7, x9, x15
+	and x7, x7, x11
+	sub x8, x8, x7
+	mov x12, x8
 	b .Ltlb_inv_asid.7
 .Ltlb_inv_asid.8:
 	movn x0, #0x6d
@@ -908,24 +891,24 @@ tlb_inv_asid:
 .Ltlb_inv_asid.9:
 .Ltlb_inv_asid.6:
 .Ltlb_inv_asid.4:
-	and x14, x3, #0xffff
-	lsl x15, x14, #48
+	and x3, x3, #0xffff
+	lsl x3, x3, #48
 	movz x16, #0x11
-	orr x14, x15, x16
-	lsr x15, x11, #1
-	and x8, x10, x15
-	lsl x15, x8, #4
-	add x8, x1, x15
-	str x14, [x8]
+	orr x3, x3, x16
 	lsr x14, x11, #1
-	and x15, x10, x14
-	lsl x14, x15, #4
-	add x15, x14, #8
+	and x15, x9, x14
+	lsl x15, x15, #4
 	add x14, x1, x15
-	str x9, [x14]
-	add x14, x10, #1
-	and x15, x14, x11
-	mov x10, x15
+	str x3, [x14]
+	lsr x14, x11, #1
+	and x15, x9, x14
+	lsl x15, x15, #4
+	add x15, x15, #8
+	add x14, x1, x15
+	str x10, [x14]
+	add x14, x9, #1
+	and x14, x14, x11
+	mov x9, x14
 	sub x14, x12, #1
 	mov x12, x14
 	add x14, x13, #1
@@ -934,12 +917,12 @@ tlb_inv_asid:
 	/* 144: enqueue cmdq cmd_sync { cs: 2 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
-	add x8, x15, #1
-	and x15, x14, #0xfffff
-	sub x14, x10, x15
-	and x15, x14, x11
-	sub x14, x8, x15
-	mov x12, x14
+	add x15, x15, #1
+	and x14, x14, #0xfffff
+	sub x8, x9, x14
+	and x8, x8, x11
+	sub x15, x15, x8
+	mov x12, x15
 	cbnz x12, .Ltlb_inv_asid.13
 	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 144), required by line 29; e3 store to normal memory (line 143) -> write smmu.cmdq_prod (line 144), required by line 29 */
 	dmb oshst
@@ -950,16 +933,16 @@ tlb_inv_asid:
 	cbnz x12, .Ltlb_inv_asid.16
 	cbz x14, .Ltlb_inv_asid.15
 	sub x14, x14, #1
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	ldr w15, [x0, #0x9c]
 	lsr x8, x11, #1
-	add x7, x8, #1
-	and x8, x15, #0xfffff
-	sub x15, x10, x8
-	and x8, x15, x11
-	sub x15, x7, x8
-	mov x12, x15
+	add x8, x8, #1
+	and x15, x15, #0xfffff
+	sub x7, x9, x15
+	and x7, x7, x11
+	sub x8, x8, x7
+	mov x12, x8
 	b .Ltlb_inv_asid.14
 .Ltlb_inv_asid.15:
 	movn x0, #0x6d
@@ -970,36 +953,36 @@ tlb_inv_asid:
 	movz x14, #0x2046
 	movk x14, #0xfc0, lsl #16
 	lsr x15, x11, #1
-	and x8, x10, x15
-	lsl x15, x8, #4
-	add x8, x1, x15
-	str x14, [x8]
+	and x8, x9, x15
+	lsl x8, x8, #4
+	add x15, x1, x8
+	str x14, [x15]
 	lsr x14, x11, #1
-	and x15, x10, x14
-	lsl x14, x15, #4
-	add x15, x14, #8
-	add x14, x1, x15
-	str x9, [x14]
-	add x9, x10, #1
-	and x14, x9, x11
-	mov x10, x14
-	sub x9, x12, #1
-	mov x12, x9
-	add x9, x13, #1
-	mov x13, x9
+	and x15, x9, x14
+	lsl x15, x15, #4
+	add x15, x15, #8
+	add x1, x1, x15
+	str x10, [x1]
+	add x10, x9, #1
+	and x10, x10, x11
+	mov x9, x10
+	sub x10, x12, #1
+	mov x12, x10
+	add x10, x13, #1
+	mov x13, x10
 	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 145), required by line 29; e5 store to normal memory (line 144) -> write smmu.cmdq_prod (line 145), required by line 29 */
 	dmb oshst
 	/* 145: issue cmdq */
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	/* 146: wait cmdq limit 1000000 else return -110 */
-	ubfiz x9, x10, #0, #20
+	ubfiz x9, x9, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
 .Ltlb_inv_asid.17:
 	ldr w11, [x0, #0x9c]
-	and x12, x11, #0xfffff
-	cmp x12, x9
+	and x11, x11, #0xfffff
+	cmp x11, x9
 	b.eq .Ltlb_inv_asid.18
 	sub x10, x10, #1
 	cbnz x10, .Ltlb_inv_asid.17
@@ -1016,31 +999,29 @@ tlb_inv_asid:
 sync:
 	/* 151: arguments */
 	movz x9, #2
-	lsl x10, x9, x2
-	movz x9, #0
-	mov x11, x9
+	lsl x9, x9, x2
+	movz x10, #0
+	mov x11, x10
 	cmp x2, #0x40
 	b.hs .Lsync.0
-	mov x11, x10
+	mov x11, x9
 .Lsync.0:
-	sub x10, x11, #1
+	sub x11, x11, #1
 	/* 65: cmdq */
-	mov x11, x10
-	ldr w10, [x0, #0x98]
-	and x12, x10, x11
-	mov x10, x12
+	ldr w9, [x0, #0x98]
+	and x9, x9, x11
 	movz x12, #0
 	movz x13, #0
 	cbnz x12, .Lsync.2
 	/* 152: enqueue cmdq cmd_sync { cs: 2 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
-	add x8, x15, #1
-	and x15, x14, #0xfffff
-	sub x14, x10, x15
-	and x15, x14, x11
-	sub x14, x8, x15
-	mov x12, x14
+	add x15, x15, #1
+	and x14, x14, #0xfffff
+	sub x8, x9, x14
+	and x8, x8, x11
+	sub x15, x15, x8
+	mov x12, x15
 	cbnz x12, .Lsync.4
 	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 152), required by line 29 */
 	dmb oshst
@@ -1051,16 +1032,16 @@ sync:
 	cbnz x12, .Lsync.7
 	cbz x14, .Lsync.6
 	sub x14, x14, #1
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	ldr w15, [x0, #0x9c]
 	lsr x8, x11, #1
-	add x7, x8, #1
-	and x8, x15, #0xfffff
-	sub x15, x10, x8
-	and x8, x15, x11
-	sub x15, x7, x8
-	mov x12, x15
+	add x8, x8, #1
+	and x15, x15, #0xfffff
+	sub x7, x9, x15
+	and x7, x7, x11
+	sub x8, x8, x7
+	mov x12, x8
 	b .Lsync.5
 .Lsync.6:
 	movn x0, #0x6d
@@ -1071,36 +1052,36 @@ sync:
 	movz x14, #0x2046
 	movk x14, #0xfc0, lsl #16
 	lsr x15, x11, #1
-	and x8, x10, x15
-	lsl x15, x8, #4
-	add x8, x1, x15
-	str x14, [x8]
+	and x8, x9, x15
+	lsl x8, x8, #4
+	add x15, x1, x8
+	str x14, [x15]
 	lsr x14, x11, #1
-	and x15, x10, x14
-	lsl x14, x15, #4
-	add x15, x14, #8
-	add x14, x1, x15
-	str x9, [x14]
-	add x9, x10, #1
-	and x14, x9, x11
-	mov x10, x14
-	sub x9, x12, #1
-	mov x12, x9
-	add x9, x13, #1
-	mov x13, x9
+	and x15, x9, x14
+	lsl x15, x15, #4
+	add x15, x15, #8
+	add x1, x1, x15
+	str x10, [x1]
+	add x10, x9, #1
+	and x10, x10, x11
+	mov x9, x10
+	sub x10, x12, #1
+	mov x12, x10
+	add x10, x13, #1
+	mov x13, x10
 	/* placed by place-barriers: e1 the caller's earlier stores -> write smmu.cmdq_prod (line 153), required by line 29; e2 store to normal memory (line 152) -> write smmu.cmdq_prod (line 153), required by line 29 */
 	dmb oshst
 	/* 153: issue cmdq */
-	str w10, [x0, #0x98]
+	str w9, [x0, #0x98]
 	movz x13, #0
 	/* 154: wait cmdq limit 1000000 else return -110 */
-	ubfiz x9, x10, #0, #20
+	ubfiz x9, x9, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
 .Lsync.8:
 	ldr w11, [x0, #0x9c]
-	and x12, x11, #0xfffff
-	cmp x12, x9
+	and x11, x11, #0xfffff
+	cmp x11, x9
 	b.eq .Lsync.9
 	sub x10, x10, #1
 	cbnz x10, .Lsync.8
@@ -1111,9 +1092,9 @@ sync:
 	ldr w9, [x0, #0x60]
 	/* 155: smmu.gerrorn.cmdq_err */
 	ldr w10, [x0, #0x64]
-	and x11, x9, #1
-	and x9, x10, #1
-	cmp x11, x9
+	and x9, x9, #1
+	and x10, x10, #1
+	cmp x9, x10
 	b.eq .Lsync.11
 	/* 156: return -5 */
 	movn x0, #4

@@ -6,20 +6,20 @@
 	.type iotlb_flush_page,%function
 iotlb_flush_page:
 	/* 32: value (addr | am) */
-	orr x9, x2, x3
+	orr x2, x2, x3
 	/* 33: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	ubfiz x10, x1, #32, #16
+	ubfiz x1, x1, #32, #16
 	movz x16, #0xb000, lsl #48
-	orr x11, x10, x16
-	lsr x10, x4, #54
-	ubfiz x12, x10, #48, #1
-	orr x10, x11, x12
+	orr x1, x1, x16
+	lsr x4, x4, #54
+	ubfiz x4, x4, #48, #1
+	orr x1, x1, x4
 	/* 32: iotlb.iva = addr | am */
-	str x9, [x0]
+	str x2, [x0]
 	/* placed by place-barriers: e2 the caller's earlier stores -> write iotlb.iotlb (line 33), required by line 27 */
 	dmb oshst
 	/* 33: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
-	str x10, [x0, #8]
+	str x1, [x0, #8]
 	/* 34: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
@@ -40,16 +40,16 @@ iotlb_flush_page:
 	.type iotlb_flush_domain,%function
 iotlb_flush_domain:
 	/* 39: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	ubfiz x9, x1, #32, #16
+	ubfiz x1, x1, #32, #16
 	movz x16, #0xa000, lsl #48
-	orr x10, x9, x16
-	lsr x9, x2, #54
-	ubfiz x11, x9, #48, #1
-	orr x9, x10, x11
+	orr x1, x1, x16
+	lsr x2, x2, #54
+	ubfiz x2, x2, #48, #1
+	orr x1, x1, x2
 	/* placed by place-barriers: e0 the caller's earlier stores -> write iotlb.iotlb (line 39), required by line 27 */
 	dmb oshst
 	/* 39: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
-	str x9, [x0, #8]
+	str x1, [x0, #8]
 	/* 40: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
@@ -80,61 +80,54 @@ iotlb_flush_range:
 	b.eq .Liotlb_flush_range.1
 	movz x10, #0
 .Liotlb_flush_range.1:
-	and x11, x9, x10
-	/* 55: let all = start == 0 && end == 0xffffffffffffffff */
-	mov x9, x11
+	and x9, x9, x10
 	/* 56: let mask = 52 */
 	movz x10, #0x34
 	cbnz x9, .Liotlb_flush_range.3
 	and x11, x2, #0xfff
-	sub x12, x3, x2
-	add x13, x12, #1
-	add x12, x11, x13
-	add x11, x12, #0xfff
-	lsr x12, x11, #12
+	sub x3, x3, x2
+	add x3, x3, #1
+	add x11, x11, x3
+	add x11, x11, #0xfff
+	lsr x11, x11, #12
 	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
-	mov x11, x12
 	sub x12, x11, #1
-	clz x13, x12
-	movz x12, #0x40
-	sub x14, x12, x13
+	clz x12, x12
+	movz x13, #0x40
+	sub x13, x13, x12
 	movz x12, #1
-	lsl x13, x12, x14
-	movz x12, #0
-	mov x15, x12
-	cmp x14, #0x40
+	lsl x12, x12, x13
+	movz x14, #0
+	cmp x13, #0x40
 	b.hs .Liotlb_flush_range.4
-	mov x15, x13
+	mov x14, x12
 .Liotlb_flush_range.4:
 	/* 60: let aligned = roundup_pow2(pages) */
-	mov x12, x15
-	clz x13, x12
-	movz x14, #0x3f
-	sub x15, x14, x13
+	clz x12, x14
+	movz x13, #0x3f
+	sub x13, x13, x12
 	/* 61: mask = ilog2(aligned) */
-	mov x10, x15
-	sub x13, x12, #1
-	lsr x14, x2, #12
-	and x15, x13, x14
-	cbz x15, .Liotlb_flush_range.6
-	add x13, x14, x11
-	sub x11, x13, #1
-	eor x13, x14, x11
+	mov x10, x13
+	sub x12, x14, #1
+	lsr x13, x2, #12
+	and x12, x12, x13
+	cbz x12, .Liotlb_flush_range.6
+	add x12, x13, x11
+	sub x12, x12, #1
+	eor x13, x13, x12
 	movn x16, #0
-	eor x11, x13, x16
-	sub x13, x12, #1
+	eor x13, x13, x16
+	sub x14, x14, #1
 	movn x16, #0
-	eor x12, x13, x16
-	and x13, x11, x12
-	/* 65: let shared = ~((start >> 12) ^ ((start >> 12) + pages - 1))  ... */
-	mov x11, x13
+	eor x14, x14, x16
+	and x13, x13, x14
 	/* 66: mask = 52 */
 	movz x10, #0x34
-	cbz x11, .Liotlb_flush_range.8
-	rbit x12, x11
-	clz x12, x12
+	cbz x13, .Liotlb_flush_range.8
+	rbit x13, x13
+	clz x13, x13
 	/* 68: mask = ctz(shared) */
-	mov x10, x12
+	mov x10, x13
 .Liotlb_flush_range.8:
 .Liotlb_flush_range.6:
 .Liotlb_flush_range.3:
@@ -145,60 +138,58 @@ iotlb_flush_range:
 	movz x11, #0
 .Liotlb_flush_range.9:
 	lsr x9, x4, #39
-	and x12, x9, #1
-	movz x9, #1
-	cbz x12, .Liotlb_flush_range.10
-	movz x9, #0
+	and x9, x9, #1
+	movz x12, #1
+	cbz x9, .Liotlb_flush_range.10
+	movz x12, #0
 .Liotlb_flush_range.10:
-	orr x12, x11, x9
+	orr x11, x11, x12
 	lsr x9, x4, #48
-	and x11, x9, #0x3f
-	movz x9, #1
-	cmp x11, x10
+	and x9, x9, #0x3f
+	movz x12, #1
+	cmp x9, x10
 	b.lo .Liotlb_flush_range.11
-	movz x9, #0
+	movz x12, #0
 .Liotlb_flush_range.11:
-	orr x11, x12, x9
+	orr x11, x11, x12
 	cbz x11, .Liotlb_flush_range.12
 	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	ubfiz x9, x1, #32, #16
 	movz x16, #0xa000, lsl #48
-	orr x11, x9, x16
-	lsr x9, x4, #54
-	ubfiz x12, x9, #48, #1
-	orr x9, x11, x12
+	orr x9, x9, x16
+	lsr x11, x4, #54
+	ubfiz x11, x11, #48, #1
+	orr x9, x9, x11
 	/* 73: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
 	str x9, [x0, #8]
 	b .Liotlb_flush_range.13
 .Liotlb_flush_range.12:
 	movz x9, #0x1000
-	lsl x11, x9, x10
-	movz x9, #0
-	mov x12, x9
+	lsl x9, x9, x10
+	movz x11, #0
 	cmp x10, #0x40
 	b.hs .Liotlb_flush_range.14
-	mov x12, x11
+	mov x11, x9
 .Liotlb_flush_range.14:
-	sub x9, x12, #1
+	sub x11, x11, #1
 	movn x16, #0
-	eor x11, x9, x16
-	and x9, x2, x11
-	orr x11, x9, x10
+	eor x11, x11, x16
+	and x2, x2, x11
+	orr x2, x2, x10
 	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */
-	mov x9, x11
-	cbz x9, .Liotlb_flush_range.16
+	cbz x2, .Liotlb_flush_range.16
 	/* 79: iotlb.iva = iva */
-	str x9, [x0]
+	str x2, [x0]
 .Liotlb_flush_range.16:
 	/* 81: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	ubfiz x9, x1, #32, #16
+	ubfiz x1, x1, #32, #16
 	movz x16, #0xb000, lsl #48
-	orr x10, x9, x16
-	lsr x9, x4, #54
-	ubfiz x11, x9, #48, #1
-	orr x9, x10, x11
+	orr x1, x1, x16
+	lsr x4, x4, #54
+	ubfiz x4, x4, #48, #1
+	orr x1, x1, x4
 	/* 81: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
-	str x9, [x0, #8]
+	str x1, [x0, #8]
 .Liotlb_flush_range.13:
 	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	movz x9, #0x4240

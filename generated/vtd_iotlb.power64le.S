@@ -7,21 +7,21 @@
 	.type iotlb_flush_page,@function
 iotlb_flush_page:
 	/* 32: value (addr | am) */
-	or %r11,%r5,%r6
+	or %r5,%r5,%r6
 	/* 33: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	rldic %r12,%r4,32,16
+	rldic %r4,%r4,32,16
 	li %r0,11
 	rldicr %r0,%r0,60,3
-	or %r10,%r12,%r0
-	rldicl %r12,%r7,10,54
-	rldic %r9,%r12,48,15
-	or %r12,%r10,%r9
+	or %r4,%r4,%r0
+	rldicl %r7,%r7,10,54
+	rldic %r7,%r7,48,15
+	or %r4,%r4,%r7
 	/* 32: iotlb.iva = addr | am */
-	std %r11,0(%r3)
+	std %r5,0(%r3)
 	/* placed by place-barriers: e0 write iotlb.iva (line 32) -> write iotlb.iotlb (line 33), required by line 23; e1 write iotlb.iva (line 32) -> poll iotlb.iotlb (line 34), required by line 23; e2 the caller's earlier stores -> write iotlb.iotlb (line 33), required by line 27 */
 	sync
 	/* 33: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
-	std %r12,8(%r3)
+	std %r4,8(%r3)
 	/* 34: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	lis %r11,15
 	ori %r11,%r11,16960
@@ -43,17 +43,17 @@ iotlb_flush_page:
 	.type iotlb_flush_domain,@function
 iotlb_flush_domain:
 	/* 39: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	rldic %r11,%r4,32,16
+	rldic %r4,%r4,32,16
 	li %r0,5
 	rldicr %r0,%r0,61,2
-	or %r12,%r11,%r0
-	rldicl %r11,%r5,10,54
-	rldic %r10,%r11,48,15
-	or %r11,%r12,%r10
+	or %r4,%r4,%r0
+	rldicl %r5,%r5,10,54
+	rldic %r5,%r5,48,15
+	or %r4,%r4,%r5
 	/* placed by place-barriers: e0 the caller's earlier stores -> write iotlb.iotlb (line 39), required by line 27 */
 	sync
 	/* 39: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
-	std %r11,8(%r3)
+	std %r4,8(%r3)
 	/* 40: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	lis %r11,15
 	ori %r11,%r11,16960
@@ -75,7 +75,6 @@ iotlb_flush_domain:
 	.type iotlb_flush_range,@function
 iotlb_flush_range:
 	/* 53: arguments */
-	std %r31,-8(%r1)
 	li %r11,1
 	cmpdi 7,%r5,0
 	beq 7,.Liotlb_flush_range.0
@@ -86,61 +85,54 @@ iotlb_flush_range:
 	beq 7,.Liotlb_flush_range.1
 	li %r12,0
 .Liotlb_flush_range.1:
-	and %r10,%r11,%r12
-	/* 55: let all = start == 0 && end == 0xffffffffffffffff */
-	mr %r11,%r10
+	and %r11,%r11,%r12
 	/* 56: let mask = 52 */
 	li %r12,52
 	cmpdi 7,%r11,0
 	bne 7,.Liotlb_flush_range.3
 	andi. %r10,%r5,4095
-	subf %r9,%r5,%r6
-	addi %r8,%r9,1
-	add %r9,%r10,%r8
-	addi %r10,%r9,4095
-	rldicl %r9,%r10,52,12
+	subf %r6,%r5,%r6
+	addi %r6,%r6,1
+	add %r10,%r10,%r6
+	addi %r10,%r10,4095
+	rldicl %r10,%r10,52,12
 	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
-	mr %r10,%r9
 	addi %r9,%r10,-1
-	cntlzd %r8,%r9
-	li %r9,64
-	subf %r6,%r8,%r9
+	cntlzd %r9,%r9
+	li %r8,64
+	subf %r8,%r9,%r8
 	li %r9,1
-	sld %r8,%r9,%r6
-	li %r9,0
-	mr %r31,%r9
-	cmpldi 7,%r6,64
+	sld %r9,%r9,%r8
+	li %r6,0
+	cmpldi 7,%r8,64
 	bge 7,.Liotlb_flush_range.4
-	mr %r31,%r8
+	mr %r6,%r9
 .Liotlb_flush_range.4:
 	/* 60: let aligned = roundup_pow2(pages) */
-	mr %r9,%r31
-	cntlzd %r8,%r9
-	li %r6,63
-	subf %r31,%r8,%r6
+	cntlzd %r9,%r6
+	li %r8,63
+	subf %r8,%r9,%r8
 	/* 61: mask = ilog2(aligned) */
-	mr %r12,%r31
-	addi %r8,%r9,-1
-	rldicl %r6,%r5,52,12
-	and %r31,%r8,%r6
-	cmpdi 7,%r31,0
+	mr %r12,%r8
+	addi %r9,%r6,-1
+	rldicl %r8,%r5,52,12
+	and %r9,%r9,%r8
+	cmpdi 7,%r9,0
 	beq 7,.Liotlb_flush_range.6
-	add %r8,%r6,%r10
-	addi %r10,%r8,-1
-	xor %r8,%r6,%r10
-	nor %r10,%r8,%r8
-	addi %r8,%r9,-1
-	nor %r9,%r8,%r8
-	and %r8,%r10,%r9
-	/* 65: let shared = ~((start >> 12) ^ ((start >> 12) + pages - 1))  ... */
-	mr %r10,%r8
+	add %r9,%r8,%r10
+	addi %r9,%r9,-1
+	xor %r8,%r8,%r9
+	nor %r8,%r8,%r8
+	addi %r6,%r6,-1
+	nor %r6,%r6,%r6
+	and %r8,%r8,%r6
 	/* 66: mask = 52 */
 	li %r12,52
-	cmpdi 7,%r10,0
+	cmpdi 7,%r8,0
 	beq 7,.Liotlb_flush_range.8
-	cnttzd %r9,%r10
+	cnttzd %r8,%r8
 	/* 68: mask = ctz(shared) */
-	mr %r12,%r9
+	mr %r12,%r8
 .Liotlb_flush_range.8:
 .Liotlb_flush_range.6:
 .Liotlb_flush_range.3:
@@ -152,66 +144,64 @@ iotlb_flush_range:
 	li %r10,0
 .Liotlb_flush_range.9:
 	rldicl %r11,%r7,25,39
-	andi. %r9,%r11,1
-	li %r11,1
-	cmpdi 7,%r9,0
+	andi. %r11,%r11,1
+	li %r9,1
+	cmpdi 7,%r11,0
 	beq 7,.Liotlb_flush_range.10
-	li %r11,0
+	li %r9,0
 .Liotlb_flush_range.10:
-	or %r9,%r10,%r11
+	or %r10,%r10,%r9
 	rldicl %r11,%r7,16,48
-	andi. %r10,%r11,63
-	li %r11,1
-	cmpld 7,%r10,%r12
+	andi. %r11,%r11,63
+	li %r9,1
+	cmpld 7,%r11,%r12
 	blt 7,.Liotlb_flush_range.11
-	li %r11,0
+	li %r9,0
 .Liotlb_flush_range.11:
-	or %r10,%r9,%r11
+	or %r10,%r10,%r9
 	cmpdi 7,%r10,0
 	beq 7,.Liotlb_flush_range.12
 	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	rldic %r11,%r4,32,16
 	li %r0,5
 	rldicr %r0,%r0,61,2
-	or %r10,%r11,%r0
-	rldicl %r11,%r7,10,54
-	rldic %r9,%r11,48,15
-	or %r11,%r10,%r9
+	or %r11,%r11,%r0
+	rldicl %r10,%r7,10,54
+	rldic %r10,%r10,48,15
+	or %r11,%r11,%r10
 	/* 73: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
 	std %r11,8(%r3)
 	b .Liotlb_flush_range.13
 .Liotlb_flush_range.12:
 	li %r11,4096
-	sld %r10,%r11,%r12
-	li %r11,0
-	mr %r9,%r11
+	sld %r11,%r11,%r12
+	li %r10,0
 	cmpldi 7,%r12,64
 	bge 7,.Liotlb_flush_range.14
-	mr %r9,%r10
+	mr %r10,%r11
 .Liotlb_flush_range.14:
-	addi %r11,%r9,-1
-	nor %r10,%r11,%r11
-	and %r11,%r5,%r10
-	or %r10,%r11,%r12
+	addi %r10,%r10,-1
+	nor %r10,%r10,%r10
+	and %r5,%r5,%r10
+	or %r5,%r5,%r12
 	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */
-	mr %r11,%r10
-	cmpdi 7,%r11,0
+	cmpdi 7,%r5,0
 	beq 7,.Liotlb_flush_range.16
 	/* 79: iotlb.iva = iva */
-	std %r11,0(%r3)
+	std %r5,0(%r3)
 	/* placed by place-barriers: e0 write iotlb.iva (line 79) -> write iotlb.iotlb (line 81), required by line 23; e1 write iotlb.iva (line 79) -> poll iotlb.iotlb (line 83), required by line 23 */
 	eieio
 .Liotlb_flush_range.16:
 	/* 81: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	rldic %r11,%r4,32,16
+	rldic %r4,%r4,32,16
 	li %r0,11
 	rldicr %r0,%r0,60,3
-	or %r12,%r11,%r0
-	rldicl %r11,%r7,10,54
-	rldic %r10,%r11,48,15
-	or %r11,%r12,%r10
+	or %r4,%r4,%r0
+	rldicl %r7,%r7,10,54
+	rldic %r7,%r7,48,15
+	or %r4,%r4,%r7
 	/* 81: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
-	std %r11,8(%r3)
+	std %r4,8(%r3)
 .Liotlb_flush_range.13:
 	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	lis %r11,15
@@ -223,12 +213,10 @@ iotlb_flush_range:
 	addic. %r11,%r11,-1
 	bne 0,.Liotlb_flush_range.17
 	li %r3,-110
-	ld %r31,-8(%r1)
 	blr
 .Liotlb_flush_range.18:
 	/* end of sequence */
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 	.size iotlb_flush_range,.-iotlb_flush_range
 	.section .note.GNU-stack,"",@progbits

@@ -113,19 +113,21 @@ pub(crate) fn compile_seq(
     let invs = resolve_invalidations(seq, target, opt.machine)?;
     let regs = target.regfile();
     // Each fallback keeps fewer values live; Entry may be predicted to
-    // overflow and not built at all (`Ok(None)`).
+    // overflow and not built at all (`Ok(None)`). What still does not fit
+    // spills (the least-hoisting build, which keeps fewest values live).
     let mut built = None;
     for hoist in [Hoist::Entry, Hoist::PerStatement, Hoist::AtUse] {
         if let Some(f) = lir::builder::build(opt, seq, &target, &invs, hoist)? {
-            let alloc = regalloc::allocate(&f, regs);
-            let fits = alloc.is_ok();
-            built = Some((f, alloc));
-            if fits {
-                break;
+            match regalloc::allocate(&f, regs) {
+                Ok(alloc) => {
+                    built = Some(Ok((f, alloc)));
+                    break;
+                }
+                Err(e) => built = Some(Err((f, e))),
             }
         }
     }
-    let (f, alloc) = built.ok_or_else(|| {
+    let built = built.ok_or_else(|| {
         Diag::new(
             seq.span,
             format!(
@@ -134,13 +136,19 @@ pub(crate) fn compile_seq(
             ),
         )
     })?;
-    let alloc = alloc.map_err(|_| {
-        Diag::new(
-            seq.span,
-            format!("`{}` needs more registers than {target} has free", seq.name),
-        )
-        .help("split the sequence")
-    })?;
+    let (f, alloc) = match built {
+        Ok(fits) => fits,
+        Err((f, _)) => lir::spill::allocate(f, regs).map_err(|_| {
+            Diag::new(
+                seq.span,
+                format!(
+                    "`{}` needs more registers than {target} has free, even with spilling",
+                    seq.name
+                ),
+            )
+            .help("split the sequence")
+        })?,
+    };
     alloc.check(&f).map_err(|e| {
         Diag::new(
             seq.span,

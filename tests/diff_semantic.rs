@@ -80,10 +80,10 @@ fn a_one_line_spec_change_shows_only_itself() {
         c,
         [
             "-\t/* poll npu.stat == 0 limit 100000 else return -110 */",
-            "-\tlis %r9,1",
-            "-\tori %r9,%r9,34464",
+            "-\tlis %r12,1",
+            "-\tori %r12,%r12,34464",
             "+\t/* poll npu.stat == 0 limit 1000 else return -110 */",
-            "+\tli %r9,1000",
+            "+\tli %r12,1000",
         ],
         "{text}"
     );

@@ -64,6 +64,7 @@ mod queues_x86;
 mod random_specs;
 mod ranges;
 mod reference;
+mod register_pressure;
 mod riscv64_capstone;
 mod riscv64_gnu_as;
 mod smmuv3_batches;

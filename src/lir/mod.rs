@@ -8,6 +8,7 @@ pub mod builder;
 pub mod invalidation;
 pub mod jumps;
 pub mod regalloc;
+pub mod spill;
 
 use crate::ir::barrier::Barrier;
 use crate::ir::expr::BinOp;
@@ -197,6 +198,19 @@ pub enum Inst {
     Ret {
         value: Operand,
     },
+    /// Store `src` to stack slot `slot` of the function's frame (8 bytes
+    /// each): a value the allocator could not keep in a register
+    /// (see [`spill`]).
+    Spill {
+        src: VReg,
+        slot: u32,
+    },
+    /// Load stack slot `slot` into `dst`, just before a use of the value
+    /// [`Inst::Spill`] stored there.
+    Reload {
+        dst: VReg,
+        slot: u32,
+    },
     /// Go to `target` when the CPU has kernel capability `cap`, by the
     /// kernel's boot-time patching (arm64 alternatives, POWER feature
     /// sections): unpatched, a `nop` that falls through.
@@ -252,6 +266,7 @@ impl Inst {
                 f(*b);
             }
             Inst::BranchBit { a, .. } => f(*a),
+            Inst::Spill { src, .. } => f(*src),
             Inst::Ret { value } => op(value, &mut f),
             Inst::Invalidate { operands, .. } => operands.iter().for_each(|v| f(*v)),
             Inst::StoreCond {
@@ -292,10 +307,113 @@ impl Inst {
             | Inst::Un { dst, .. }
             | Inst::Insert { dst, .. }
             | Inst::Load { dst, .. }
+            | Inst::Reload { dst, .. }
             | Inst::LoadReserve { dst, .. } => Some(*dst),
             Inst::SubBranchAbove { a, .. } => Some(*a),
             _ => None,
         }
+    }
+
+    /// Every register this instruction reads, passed through `f` (which
+    /// may rename it); the register it writes is left alone unless it is
+    /// also read (`SubBranchAbove`'s `a`).
+    pub fn map_uses(&mut self, mut f: impl FnMut(VReg) -> VReg) {
+        let op = |o: &mut Operand, f: &mut dyn FnMut(VReg) -> VReg| {
+            if let Operand::Reg(r) = o {
+                *r = f(*r)
+            }
+        };
+        match self {
+            Inst::Copy { src, .. }
+            | Inst::Not { src, .. }
+            | Inst::Un { src, .. }
+            | Inst::Insert { src, .. }
+            | Inst::Spill { src, .. } => *src = f(*src),
+            Inst::Bin { a, b, .. } | Inst::Branch { a, b, .. } => {
+                *a = f(*a);
+                op(b, &mut f);
+            }
+            Inst::Load { base, index, .. } => {
+                *base = f(*base);
+                if let Some(i) = index {
+                    *i = f(*i);
+                }
+            }
+            Inst::LoadReserve { base, .. } => *base = f(*base),
+            Inst::Store {
+                src, base, index, ..
+            } => {
+                *src = f(*src);
+                *base = f(*base);
+                if let Some(i) = index {
+                    *i = f(*i);
+                }
+            }
+            Inst::StoreRelease { src, base, .. } => {
+                *src = f(*src);
+                *base = f(*base);
+            }
+            Inst::SubBranchAbove { a, b, .. } => {
+                *a = f(*a);
+                *b = f(*b);
+            }
+            Inst::BranchBit { a, .. } => *a = f(*a),
+            Inst::Ret { value } => op(value, &mut f),
+            Inst::Invalidate { operands, .. } => {
+                operands.iter_mut().for_each(|v| *v = f(*v));
+            }
+            Inst::StoreCond {
+                src,
+                base,
+                expected,
+                ..
+            } => {
+                *src = f(*src);
+                *base = f(*base);
+                *expected = f(*expected);
+            }
+            Inst::Imm { .. }
+            | Inst::Arg { .. }
+            | Inst::Reload { .. }
+            | Inst::Barrier { .. }
+            | Inst::SpinHint
+            | Inst::Label(_)
+            | Inst::Jump(_)
+            | Inst::FeatureJump { .. } => {}
+        }
+    }
+
+    /// The register this instruction writes ([`Inst::def`]), renamed to
+    /// `to`.
+    pub fn set_def(&mut self, to: VReg) {
+        match self {
+            Inst::Imm { dst, .. }
+            | Inst::Arg { dst, .. }
+            | Inst::Copy { dst, .. }
+            | Inst::Bin { dst, .. }
+            | Inst::Not { dst, .. }
+            | Inst::Un { dst, .. }
+            | Inst::Insert { dst, .. }
+            | Inst::Load { dst, .. }
+            | Inst::Reload { dst, .. }
+            | Inst::LoadReserve { dst, .. } => *dst = to,
+            Inst::SubBranchAbove { a, .. } => *a = to,
+            _ => {}
+        }
+    }
+}
+
+impl Func {
+    /// Stack slots the function's spills use (8 bytes each).
+    pub fn spill_slots(&self) -> u32 {
+        self.insts
+            .iter()
+            .filter_map(|(i, _)| match i {
+                Inst::Spill { slot, .. } | Inst::Reload { slot, .. } => Some(slot + 1),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
     }
 }
 

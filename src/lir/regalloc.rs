@@ -1,8 +1,13 @@
 //! Linear-scan register allocation over LIR.
 //!
-//! Sequences are short and live ranges few, so there is no spilling: if a
-//! sequence needs more registers than the target's volatile set, that is a
-//! diagnostic. Register arguments are pre-coloured to their ABI registers
+//! Sequences are short and live ranges few: what does not fit in the
+//! target's volatile set borrows callee-saved registers, and what does not
+//! fit in those is spilled by [`super::spill`], which calls this again.
+//! A result computed from a first source that dies there takes that
+//! source's register when it is free: x86-64's two-address `or` in place
+//! rather than `mov` and `or`, and one register fewer on the three-address
+//! targets (whose lowerings read every source before writing the result).
+//! Register arguments are pre-coloured to their ABI registers
 //! (stack arguments are plain values, loaded where they are used). Live
 //! ranges that reach into a loop are stretched to the loop's back edge.
 
@@ -21,10 +26,6 @@ pub struct RegFile {
     /// A register every load-reserve result must live in (x86-64: rax,
     /// the implicit comparand of `lock cmpxchg`).
     pub reserve: Option<u8>,
-    /// Two-address arithmetic (x86-64): a result computed from a value
-    /// that dies there takes that value's register when it is free, so
-    /// `c = a | k` is `or` in place rather than `mov` and `or`.
-    pub tied: bool,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -97,7 +98,6 @@ fn ranges(f: &Func) -> Vec<Option<(usize, usize)>> {
         }
     }
     let mut r: Vec<Option<(usize, usize)>> = vec![None; n];
-    let mut label_at = HashMap::default();
     for (i, (inst, _)) in f.insts.iter().enumerate() {
         let mut touch = |v: VReg| {
             let e = r[v.0 as usize].get_or_insert((i, i));
@@ -108,22 +108,8 @@ fn ranges(f: &Func) -> Vec<Option<(usize, usize)>> {
         if let Some(v) = inst.def() {
             touch(v);
         }
-        if let Inst::Label(l) = inst {
-            label_at.insert(*l, i);
-        }
     }
-    // Backward branches are loops (top label, back edge).
-    let mut loops = Vec::new();
-    for (i, (inst, _)) in f.insts.iter().enumerate() {
-        let Some(t) = inst.branch_target() else {
-            continue;
-        };
-        if let Some(&top) = label_at.get(&t) {
-            if top < i {
-                loops.push((top, i));
-            }
-        }
-    }
+    let loops = loops(f);
     // A value defined before a loop and used inside it must survive every
     // iteration: live to the back edge. In order of loop tops one pass is
     // enough: a stretch only moves an end later, and an enclosing loop
@@ -131,7 +117,6 @@ fn ranges(f: &Func) -> Vec<Option<(usize, usize)>> {
     // Only loops whose top is after the range's start can stretch it:
     // start the scan there (a long function has hundreds of loops and
     // thousands of short ranges).
-    loops.sort_unstable();
     for range in r.iter_mut().flatten() {
         let first = loops.partition_point(|&(top, _)| top <= range.0);
         for &(top, back) in &loops[first..] {
@@ -144,6 +129,30 @@ fn ranges(f: &Func) -> Vec<Option<(usize, usize)>> {
         }
     }
     r
+}
+
+/// Every loop of `f` as (index of its top label, index of its back
+/// edge): a branch to a label earlier in the function. Sorted by top.
+pub fn loops(f: &Func) -> Vec<(usize, usize)> {
+    let mut label_at = HashMap::default();
+    for (i, (inst, _)) in f.insts.iter().enumerate() {
+        if let Inst::Label(l) = inst {
+            label_at.insert(*l, i);
+        }
+    }
+    let mut loops = Vec::new();
+    for (i, (inst, _)) in f.insts.iter().enumerate() {
+        let Some(t) = inst.branch_target() else {
+            continue;
+        };
+        if let Some(&top) = label_at.get(&t) {
+            if top < i {
+                loops.push((top, i));
+            }
+        }
+    }
+    loops.sort_unstable();
+    loops
 }
 
 pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
@@ -182,11 +191,11 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
             continue;
         }
         // A value that dies where `v` is defined no longer holds its
-        // register after that instruction (it was read there).
-        let dying = rf
-            .tied
-            .then(|| tied_source(&f.insts[start].0, v))
-            .flatten()
+        // register after that instruction (it was read there): a result
+        // computed from a dying first source takes its register (x86-64's
+        // two-address `or` in place; elsewhere one register fewer, and a
+        // copy that disappears).
+        let dying = tied_source(&f.insts[start].0, v)
             .filter(|u| ranges[u.0 as usize].is_some_and(|(_, e)| e == start))
             .and_then(|u| Some((u, *reg.get(&u)?)));
         let busy = |p: u8| {
@@ -266,7 +275,6 @@ mod tests {
             pool: &[1, 2],
             callee_saved: &[],
             reserve: None,
-            tied: false,
         };
         let mut a = allocate(&f, &rf).unwrap();
         assert!(a.check(&f).is_ok());
@@ -314,7 +322,6 @@ mod tests {
             pool: &[1, 2, 3],
             callee_saved: &[],
             reserve: None,
-            tied: false,
         };
         let a = allocate(&f, &rf).unwrap();
         // v0 is live over the whole loop: nothing in the loop may share it.
@@ -351,22 +358,18 @@ mod tests {
                 value: Operand::Reg(VReg(3)),
             },
         ]);
-        for tied in [false, true] {
-            let rf = RegFile {
-                args: &[5, 6],
-                pool: &[1, 2, 3],
-                callee_saved: &[],
-                reserve: None,
-                tied,
-            };
-            let a = allocate(&f, &rf).unwrap();
-            assert!(a.check(&f).is_ok());
-            let got: Vec<u8> = (0..4).map(|v| a.reg(VReg(v)).unwrap()).collect();
-            // v0 is read by the second `or`: v2 may take v1's register
-            // (6), not v0's; v3 then takes v0's.
-            let want = if tied { [5, 6, 6, 5] } else { [5, 6, 1, 2] };
-            assert_eq!(got, want, "tied {tied}");
-        }
+        let rf = RegFile {
+            args: &[5, 6],
+            pool: &[1, 2, 3],
+            callee_saved: &[],
+            reserve: None,
+        };
+        let a = allocate(&f, &rf).unwrap();
+        assert!(a.check(&f).is_ok());
+        let got: Vec<u8> = (0..4).map(|v| a.reg(VReg(v)).unwrap()).collect();
+        // v0 is read by the second `or`: v2 may take v1's register (6),
+        // not v0's; v3 then takes v0's.
+        assert_eq!(got, [5, 6, 6, 5]);
     }
 
     #[test]
@@ -392,7 +395,6 @@ mod tests {
             pool: &[1],
             callee_saved: &[],
             reserve: None,
-            tied: false,
         };
         assert!(allocate(&f, &rf).is_err());
     }

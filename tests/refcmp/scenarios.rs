@@ -1268,6 +1268,13 @@ fn radix_tlb() -> Vec<Build> {
                 ],
             ),
             range("16 pages", BASE, 16, f),
+            // Bit 15 of the start set: the cover's 64K alignment must
+            // clear it (a mask one bit short passed every other input).
+            range("16 pages from half a page in", BASE + 0x8000, 16, f).outside(
+                "the kernel's callers pass page-aligned ranges: from an unaligned start \
+                 its loop steps 64K from the start and leaves the page holding the end \
+                 unflushed; the example covers all 17 pages the range touches",
+            ),
             range("31 pages", BASE, 31, f),
             range("32 pages (2M)", BASE, 32, f),
             range("48 pages across a 2M boundary", BASE + 0x10_0000, 48, f),

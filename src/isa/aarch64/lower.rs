@@ -32,7 +32,6 @@ pub const REGS: RegFile = RegFile {
     // return when the volatile set runs out (AAPCS64 6.1.1).
     callee_saved: &[19, 20, 21, 22, 23, 24, 25, 26, 27, 28],
     reserve: None,
-    tied: false,
 };
 
 /// IP0: immediates, byte-reversed store data.
@@ -46,7 +45,7 @@ const X0: XReg = xreg(0);
 /// on the stack. AAPCS64 6.8.2 (C.16, C.17): past x7, each 64-bit argument
 /// takes the next 8-byte slot from the stack pointer at the call (gcc's
 /// caller stores the ninth and tenth with `stp x3, x2, [sp]`). Only a
-/// function that saves callee-saved registers moves sp, by `frame` bytes
+/// function that saves callee-saved registers or spills moves sp, by `frame` bytes
 /// at entry (16-byte aligned, AAPCS64 6.4.5.1) and back before each return.
 fn stack_arg_offset(index: usize, frame: u32) -> Option<u32> {
     scaffold::stack_arg_offset(index, REGS.args.len(), frame)
@@ -70,7 +69,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     // A TLBI operand of constant 0 reads XZR, as the kernel's "rZ"
     // constraint makes GCC emit (`tlbi vale1is, xzr`).
     let zeros = scaffold::zero_vregs(f);
-    let (frame, saved) = frame(&saved)?;
+    let (frame, saved) = frame(&saved, f.spill_slots())?;
     let cx = Cx {
         alloc,
         xzr_only: xzr_only(f, &zeros),
@@ -88,10 +87,11 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
 }
 
 /// The frame that keeps the callee-saved registers `saved` below the
-/// caller's sp, and the slot of each in it.
-fn frame(saved: &[XReg]) -> Result<(SpAdjust, Vec<(XReg, UImm12Scaled)>), LowerError> {
+/// caller's sp, then `spills` spill slots, and the slot of each register
+/// in it.
+fn frame(saved: &[XReg], spills: u32) -> Result<(SpAdjust, Vec<(XReg, UImm12Scaled)>), LowerError> {
     let internal = || LowerError(format!("internal: no frame for {} registers", saved.len()));
-    let bytes = scaffold::frame_size(saved.len());
+    let bytes = scaffold::frame_size(saved.len() + spills as usize);
     let frame = SpAdjust::maybe_from(bytes.into()).ok_or_else(internal)?;
     let slots = (0u64..)
         .zip(saved)
@@ -140,7 +140,7 @@ impl Cx<'_> {
     /// callee-saved registers there. Before a return: reloads them and
     /// frees the frame.
     fn callee_saved(&self, load: bool, e: &mut dyn FnMut(Insn)) {
-        if self.saved.is_empty() {
+        if self.frame.bytes() == 0 {
             return;
         }
         if !load {
@@ -159,10 +159,27 @@ impl Cx<'_> {
         }
     }
 
+    /// `[sp, #off]` of spill slot `slot`: after the callee-saved
+    /// registers in the frame.
+    fn spill_slot(&self, slot: u32) -> Result<UImm12Scaled, LowerError> {
+        UImm12Scaled::maybe_from(8 * (self.saved.len() as u64 + u64::from(slot)), Size::X)
+            .ok_or_else(|| LowerError(format!("spill slot {slot} is out of reach")))
+    }
+
     /// One LIR instruction.
     fn inst(&self, inst: &Inst, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
         let r = |v: &VReg| self.r(*v);
         match inst {
+            Inst::Spill { src, slot } => e(Insn::Str {
+                rt: r(src)?.into(),
+                rn: RegOrSp::Sp,
+                off: self.spill_slot(*slot)?,
+            }),
+            Inst::Reload { dst, slot } => e(Insn::Ldr {
+                rt: r(dst)?.into(),
+                rn: RegOrSp::Sp,
+                off: self.spill_slot(*slot)?,
+            }),
             Inst::Arg { dst, index } => {
                 if let Some(off) = stack_arg_offset(*index, self.frame.bytes().into()) {
                     let off = UImm12Scaled::maybe_from(off.into(), Size::X)

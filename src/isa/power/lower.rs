@@ -24,7 +24,6 @@ pub const REGS: RegFile = RegFile {
     // `each` with a poll needed 11 registers; found by tests/random_specs.rs).
     callee_saved: &[31, 30, 29, 28, 27, 26, 25, 24],
     reserve: None,
-    tied: false,
 };
 
 /// Save slot of non-volatile `r` below r1, where the ABIs' register save
@@ -49,6 +48,20 @@ fn stack_arg_slot(index: usize, target: Target) -> Option<(i16, u8)> {
     let area = if target == Target::Power64le { 32 } else { 48 };
     let d = i16::try_from(area + 8 * index).ok()?;
     Some((d, u8::try_from(index + 3).ok()?))
+}
+
+/// Displacement from r1 of spill slot `slot`: below the eight save slots
+/// of r24..r31, inside the 288 bytes under r1 that both ABIs (and the
+/// kernel's exception entry, KERNEL_REDZONE_SIZE) leave to a leaf
+/// function, so r1 does not move.
+fn spill_slot(slot: u32) -> Result<i16, LowerError> {
+    let d = -72 - 8 * i64::from(slot);
+    if d < -288 {
+        return Err(LowerError(format!(
+            "spill slot {slot} is below the 288-byte protected zone"
+        )));
+    }
+    Ok(d as i16)
 }
 
 const SCRATCH: Reg = 0;
@@ -124,6 +137,16 @@ impl Cx<'_> {
     fn inst(&self, inst: &Inst, e: Emit) -> Result<(), LowerError> {
         let r = |v: &VReg| self.r(*v);
         match inst {
+            Inst::Spill { src, slot } => e(Insn::Std {
+                rs: r(src)?,
+                d: spill_slot(*slot)?,
+                ra: 1,
+            }),
+            Inst::Reload { dst, slot } => e(Insn::Ld {
+                rt: r(dst)?,
+                d: spill_slot(*slot)?,
+                ra: 1,
+            }),
             Inst::Arg { dst, index } => self.arg(r(dst)?, *index, e),
             Inst::Imm { dst, value } => materialize(r(dst)?, *value, e),
             Inst::Copy { dst, src } => copy(r(dst)?, r(src)?, e),

@@ -24,7 +24,6 @@ pub const REGS: RegFile = RegFile {
     pool: &[5, 6, 7, 28, 17, 16, 15, 14, 13, 12, 11, 10],
     callee_saved: &[9, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27],
     reserve: None,
-    tied: false,
 };
 
 /// t6: materialised immediates, byte-reversed data, popcount's second
@@ -125,9 +124,15 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         .into_iter()
         .filter_map(Reg::new)
         .collect();
-    let frame = scaffold::frame_size(saved.len());
+    // Spill slots at the top of the frame, above the saved registers.
+    let frame = scaffold::frame_size(saved.len() + f.spill_slots() as usize);
+    if frame > 2032 {
+        return Err(LowerError(format!(
+            "a frame of {frame} bytes is beyond one `addi sp`"
+        )));
+    }
     let save = |load: bool, e: Emit| {
-        if saved.is_empty() {
+        if frame == 0 {
             return;
         }
         if !load {
@@ -198,7 +203,26 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
 /// Every instruction but `Ret` (which restores the frame).
 fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), LowerError> {
     let r = |v: VReg| reg_of(alloc, v);
+    // Slot `n` is the (n+1)th doubleword down from the frame's top.
+    let slot_off = |slot: u32| {
+        i64::from(frame)
+            .checked_sub(8 * (i64::from(slot) + 1))
+            .and_then(Imm12::maybe_from)
+            .ok_or_else(|| LowerError(format!("spill slot {slot} is out of reach")))
+    };
     match inst {
+        Inst::Spill { src, slot } => e(Insn::Store {
+            w: Width::D,
+            src: r(*src)?,
+            base: Reg::SP,
+            off: slot_off(*slot)?,
+        }),
+        Inst::Reload { dst, slot } => e(Insn::Load {
+            w: Width::D,
+            rd: r(*dst)?,
+            base: Reg::SP,
+            off: slot_off(*slot)?,
+        }),
         Inst::Arg { dst, index } => {
             if let Some(off) = scaffold::stack_arg_offset(*index, REGS.args.len(), frame) {
                 mem(false, r(*dst)?, Reg::SP, u64::from(off), 64, false, e)?;

@@ -29,7 +29,6 @@ pub const REGS: RegFile = RegFile {
     // frame-pointer unwinders).
     callee_saved: &[3, 12, 13, 14, 15],
     reserve: Some(RAX),
-    tied: true,
 };
 
 const RAX: Reg = 0;
@@ -43,13 +42,16 @@ const R10: Reg = 10;
 const RSP: Reg = 4;
 
 /// `disp(%rsp)` of incoming argument `index` (0-based) when it is passed on
-/// the stack, after `pushed` callee-saved registers were pushed at entry.
+/// the stack, after `pushed` callee-saved registers were pushed at entry
+/// and `spill` bytes of spill slots taken below them.
 /// SysV psABI 3.2.3: arguments past the six registers are pushed right to
 /// left, so the seventh is at 8(%rsp) on entry, above the return address
 /// (what gcc -O2 reads in a callee: `movq 24(%rsp)` for the ninth).
-fn stack_arg_disp(index: usize, pushed: usize) -> Option<i32> {
+fn stack_arg_disp(index: usize, pushed: usize, spill: i32) -> Option<i32> {
     let slot = index.checked_sub(REGS.args.len())?;
-    i32::try_from(8 * (1 + pushed + slot)).ok()
+    i32::try_from(8 * (1 + pushed + slot))
+        .ok()?
+        .checked_add(spill)
 }
 
 /// The lowering's scratch register (caller-saved, not an argument).
@@ -93,10 +95,23 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         // A shift by a register amount needs it in cl; rcx is kept intact
         // around it only when some value lives there.
         rcx_live: alloc.reg.values().any(|&p| p == RCX),
+        // Below the pushes; the kernel is built with -mno-red-zone, so
+        // rsp moves. Nothing is called: no alignment to keep.
+        spill: i32::try_from(8 * f.spill_slots())
+            .map_err(|_| LowerError("internal: too many spill slots".into()))?,
     };
     if let Some((_, origin)) = f.insts.first() {
         for &p in &cx.saved {
             out.insns.push((Insn::Push { rs: p }, origin.clone()));
+        }
+        if cx.spill > 0 {
+            out.insns.push((
+                Insn::SubImm {
+                    rd: RSP,
+                    imm: cx.spill,
+                },
+                origin.clone(),
+            ));
         }
     }
     for (inst, origin) in &f.insts {
@@ -115,6 +130,9 @@ struct Cx<'a> {
     saved: Vec<Reg>,
     /// Some value lives in rcx.
     rcx_live: bool,
+    /// Bytes of spill slots below the pushed registers (slot `n` at
+    /// `8n(%rsp)`).
+    spill: i32,
 }
 
 impl Cx<'_> {
@@ -141,7 +159,7 @@ impl Cx<'_> {
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Arg { dst, index } => {
-                if let Some(disp) = stack_arg_disp(*index, self.saved.len()) {
+                if let Some(disp) = stack_arg_disp(*index, self.saved.len(), self.spill) {
                     e(Insn::Load {
                         size: Size::Q,
                         rd: r(dst)?,
@@ -210,6 +228,20 @@ impl Cx<'_> {
                 store(r(src)?, r(base)?, 0, *width, false, e)?
             }
             Inst::SpinHint => e(Insn::Pause),
+            Inst::Spill { src, slot } => e(Insn::Store {
+                size: Size::Q,
+                base: RSP,
+                index: None,
+                disp: 8 * *slot as i32,
+                src: r(src)?,
+            }),
+            Inst::Reload { dst, slot } => e(Insn::Load {
+                size: Size::Q,
+                rd: r(dst)?,
+                base: RSP,
+                index: None,
+                disp: 8 * *slot as i32,
+            }),
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::Jmp { target: *l }),
             Inst::FeatureJump { cap, .. } => {
@@ -241,6 +273,12 @@ impl Cx<'_> {
                 match value {
                     Operand::Imm(v) => imm(RAX, *v, e),
                     Operand::Reg(v) => mov(RAX, r(v)?, e),
+                }
+                if self.spill > 0 {
+                    e(Insn::AddImm {
+                        rd: RSP,
+                        imm: self.spill,
+                    });
                 }
                 for &p in self.saved.iter().rev() {
                     e(Insn::Pop { rd: p });

@@ -511,8 +511,8 @@ impl Builder<'_> {
     /// across its end than the target has registers? Each counted value
     /// is defined in the prologue and stored by a write after it (`write`
     /// takes a written value from the cache, in a register), so all are
-    /// live at once there and the allocator, which never spills, must
-    /// fail. Building the rest and allocating it only to find that out
+    /// live at once there and the allocator would have to spill what
+    /// the next placement keeps in registers. Building the rest and allocating it only to find that out
     /// was a third of the compile time of a long sequence.
     fn entry_overflows(&self, body: &[Stmt], rf: &crate::lir::regalloc::RegFile) -> bool {
         let prologue_from = self.arg_regs.len() as u32;
