@@ -7,7 +7,8 @@
 # qemu-system-ppc64 (its skiboot.lid comes with qemu-system-data), and
 # qemu-system-x86_64 for the VT-d oracle (tests/vtd_qemu.rs), and OCaml,
 # dune and menhir to build herd7 from vendor/ (tests/memory_model.rs,
-# scripts/build-herd7.sh).
+# scripts/build-herd7.sh), and headless Chromium for the explorer page
+# (tests/explore.rs).
 set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -17,7 +18,8 @@ gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-aarch64-linux-gnu gcc-risc
 libc6-dev-ppc64el-cross libc6-dev-ppc64-cross libc6-dev-arm64-cross libc6-dev-riscv64-cross \
 qemu-user cmake libclang-dev \
 linux-source-6.1 flex bison bc libssl-dev libelf-dev make xz-utils qemu-system-arm qemu-system-ppc qemu-system-x86 \
-ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev"
+ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev \
+chromium"
 missing=""
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -39,6 +39,7 @@ mod diff_semantic;
 mod emu;
 mod encodings;
 mod explain;
+mod explore;
 mod features;
 mod files;
 mod fuzz_regressions;

@@ -8,6 +8,7 @@ mod common;
 mod cost;
 mod diff;
 mod explain;
+mod explore;
 mod gen;
 mod litmus;
 mod misc;
@@ -99,6 +100,11 @@ Example:\n  shootdown cost examples/npu2_tce_kill.inv --seq tce_kill --svg tce.s
         after_help = "Example:\n  shootdown explain examples/npu2_atsd.inv --seq invalidate_va --target power64 --json"
     )]
     Explain(explain::Args),
+    /// The spec and its generated code as one static HTML page: spec lines
+    /// and their instructions in one colour, barrier provenance, the
+    /// ordering graph and the cost plot of each sequence.
+    #[command(after_help = explore::HELP)]
+    Explore(explore::Args),
     /// A sequence's run as herd7 litmus tests: the instructions it
     /// executed for the given arguments, and an observer thread per
     /// required ordering whose forbidden outcome herd7 must answer `Never`
@@ -122,6 +128,7 @@ pub fn run(cli: Cli, io: &mut Io) -> u8 {
         Cmd::Diff(a) => diff::run(a, io),
         Cmd::Stats(a) => stats::run(a, io),
         Cmd::Explain(a) => explain::run(a, io),
+        Cmd::Explore(a) => explore::run(a, io),
         Cmd::Litmus(a) => litmus::run(a, io),
     };
     match r {

@@ -66,39 +66,49 @@ pub(crate) fn op_names_of(
     seq: &Seq,
     only: Option<&rustc_hash::FxHashSet<OpId>>,
 ) -> rustc_hash::FxHashMap<OpId, String> {
-    let mut out = rustc_hash::FxHashMap::default();
-    let want = |id: &OpId| only.is_none_or(|o| o.contains(id));
+    let mut out: rustc_hash::FxHashMap<OpId, String> = ops_in_order(prog, seq)
+        .into_iter()
+        .filter(|(id, _)| only.is_none_or(|o| o.contains(id)))
+        .collect();
+    out.insert(OpId::ENTRY, "the caller's earlier stores".to_string());
+    out.insert(OpId::EXIT, "the return".to_string());
+    out
+}
+
+/// Every operation an ordering can name (device accesses, stores to
+/// normal memory, invalidations) in program order, with what it is:
+/// `write npu.ava (line 9)`. Without the entry and the return.
+pub fn ops_in_order(prog: &Program, seq: &Seq) -> Vec<(OpId, String)> {
+    let mut out = Vec::new();
     let reg = |a: &crate::ir::Access| {
         let d = &prog.devices[a.dev];
         format!("{}.{}", d.name, d.regs[a.reg].name)
     };
     crate::ir::walk(&seq.body, &mut |s| {
         let (id, what) = match s {
-            Stmt::Write { access, .. } if want(&access.id) => (
+            Stmt::Write { access, .. } => (
                 access.id,
                 format!("write {} (line {})", reg(access), prog.line_of(access.span)),
             ),
-            Stmt::Poll { access, .. } if want(&access.id) => (
+            Stmt::Poll { access, .. } => (
                 access.id,
                 format!("poll {} (line {})", reg(access), prog.line_of(access.span)),
             ),
-            Stmt::Read { access, .. } if want(&access.id) => (
+            Stmt::Read { access, .. } => (
                 access.id,
                 format!("read {} (line {})", reg(access), prog.line_of(access.span)),
             ),
-            Stmt::Mem { id, span, .. } if want(id) => (
+            Stmt::Mem { id, span, .. } => (
                 *id,
                 format!("store to normal memory (line {})", prog.line_of(*span)),
             ),
-            Stmt::Invalidate { id, name, span, .. } if want(id) => {
+            Stmt::Invalidate { id, name, span, .. } => {
                 (*id, format!("`{name}` (line {})", prog.line_of(*span)))
             }
             _ => return,
         };
-        out.insert(id, what);
+        out.push((id, what));
     });
-    out.insert(OpId::ENTRY, "the caller's earlier stores".to_string());
-    out.insert(OpId::EXIT, "the return".to_string());
     out
 }
 

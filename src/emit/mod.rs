@@ -3,6 +3,7 @@
 
 pub mod asm;
 pub mod explain;
+pub mod explore;
 pub mod header;
 pub mod listing;
 pub mod normalize;
