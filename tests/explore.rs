@@ -252,13 +252,77 @@ fn every_example_page_works_in_chromium() {
 }
 
 /// The cost plot is on the page of a spec with a size choice, and a
-/// sequence without one has none.
+/// sequence without one has none; every sequence on every target has the
+/// strategy diff, whose removed and added lines are `shootdown diff`'s.
 #[test]
-fn the_cost_plot_is_on_the_page() {
+fn the_cost_plot_and_the_strategy_diff_are_on_the_page() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explore-cost");
     std::fs::create_dir_all(&dir).unwrap();
     let html = std::fs::read_to_string(page_for("arm_smmu", &dir)).unwrap();
     assert!(html.contains("modelled cost per request size"), "no plot");
     let html = std::fs::read_to_string(page_for("e6500_tcd_lock", &dir)).unwrap();
     assert!(!html.contains("modelled cost per request size"));
+    let html = std::fs::read_to_string(page_for("npu2_atsd", &dir)).unwrap();
+    // 4 sequences x 4 targets.
+    assert_eq!(html.matches("<pre class=\"diff\">").count(), 16);
+    let cli = Command::new(env!("CARGO_BIN_EXE_shootdown"))
+        .args([
+            "diff",
+            "examples/npu2_atsd.inv",
+            "--seq",
+            "invalidate_va",
+            "--target",
+            "power64",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&cli.stdout);
+    let section = html
+        .split("<section class=\"g\" data-seq=\"invalidate_va\">")
+        .nth(1)
+        .unwrap();
+    let shown = unescape(section);
+    let mut n = 0;
+    for l in text
+        .lines()
+        .filter(|l| l.starts_with("+\t") || l.starts_with("-\t"))
+    {
+        assert!(shown.contains(l), "{l}");
+        n += 1;
+    }
+    assert!(n > 10, "{n} changed lines");
+}
+
+/// HTML text with its character references decoded (numeric, and the
+/// four named ones a template escaper may use).
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let end = rest.find(';').filter(|&e| e < 10);
+        let c = end.and_then(|end| match &rest[1..end] {
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "amp" => Some('&'),
+            "quot" => Some('"'),
+            ent => ent
+                .strip_prefix('#')
+                .and_then(|n| n.parse::<u32>().ok())
+                .and_then(char::from_u32),
+        });
+        match (c, end) {
+            (Some(c), Some(end)) => {
+                out.push(c);
+                rest = &rest[end + 1..];
+            }
+            _ => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

@@ -2,7 +2,7 @@
 //! HTML page (see `crate::emit::explore`).
 
 use super::common::*;
-use crate::emit::explore::{self, GraphCost};
+use crate::emit::explore::{self, SeqExtras};
 use std::path::PathBuf;
 
 pub const HELP: &str = "\
@@ -41,7 +41,8 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     let mut compiled = Vec::new();
     for t in targets {
         let c = crate::compile(&prog, t, &opts).map_err(|d| report(io, &name, &src, &d))?;
-        compiled.push((c, Some(cost_plots(&prog, t, &a.code.sets))));
+        let extras = extras(&prog, t, &a.code, &opts);
+        compiled.push((c, extras));
     }
     let page = explore::render(&name, &src, &compiled);
     let stem = crate::output::stem(&a.spec);
@@ -64,36 +65,72 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     }
 }
 
-/// `shootdown cost`'s plot for each sequence that has a size choice (a
-/// sequence without one is simply left without a plot).
-fn cost_plots(prog: &crate::ir::Program, target: Target, pins: &[(String, u64)]) -> Vec<GraphCost> {
+/// Per sequence: `shootdown cost`'s plot when it has a `cover` (one
+/// without is simply left without a plot), and `shootdown diff`'s report
+/// of the naive lowering against what was generated.
+fn extras(
+    prog: &crate::ir::Program,
+    target: Target,
+    code: &CodeOpts,
+    opts: &crate::Options,
+) -> Vec<SeqExtras> {
+    let pins = &code.sets;
     prog.seqs
         .iter()
-        .filter(|s| {
-            let mut has = false;
+        .map(|s| {
+            let mut has_cover = false;
             crate::ir::walk(&s.body, &mut |st| {
-                has |= matches!(st, crate::ir::Stmt::Cover { .. });
+                has_cover |= matches!(st, crate::ir::Stmt::Cover { .. });
             });
-            has
-        })
-        .filter_map(|s| {
-            let req = crate::cost::Request {
-                target,
-                passes: crate::passes::all(),
-                args: Vec::new(),
-                sizes: None,
-                start: None,
-                instances: None,
-                reads: Default::default(),
-                pins: pins.to_vec(),
-                costs: Vec::new(),
-                with: Vec::new(),
-            };
-            let table = crate::cost::table(prog, &s.name, &req).ok()?;
-            Some(GraphCost {
+            let cost_svg = has_cover
+                .then(|| {
+                    let req = crate::cost::Request {
+                        target,
+                        passes: crate::passes::all(),
+                        args: Vec::new(),
+                        sizes: None,
+                        start: None,
+                        instances: None,
+                        reads: Default::default(),
+                        pins: pins.to_vec(),
+                        costs: Vec::new(),
+                        with: Vec::new(),
+                    };
+                    let table = crate::cost::table(prog, &s.name, &req).ok()?;
+                    crate::cost::plot::svg(&table).ok()
+                })
+                .flatten();
+            let side =
+                |spec_index, passes: Vec<crate::passes::Pass>, text: &str| crate::diff::Side {
+                    spec_index,
+                    prog,
+                    passes,
+                    passes_text: text.to_string(),
+                    strategy: None,
+                    reads: Default::default(),
+                    target,
+                    pins: pins.to_vec(),
+                    features: code.features.clone(),
+                };
+            let req = crate::diff::Request {
                 seq: s.name.clone(),
-                svg: crate::cost::plot::svg(&table).ok()?,
-            })
+                args: Vec::new(),
+                instances: None,
+                costs: Vec::new(),
+                dynamic: false,
+                raw: false,
+            };
+            let diff = crate::diff::render(
+                &side(0, vec![crate::passes::Pass::NaiveBarriers], "none"),
+                &side(1, opts.passes.clone(), "as generated"),
+                &req,
+            )
+            .ok();
+            SeqExtras {
+                seq: s.name.clone(),
+                cost_svg,
+                diff,
+            }
         })
         .collect()
 }

@@ -50,6 +50,9 @@ pub struct GraphPage {
     pub svg: String,
     /// `shootdown cost`'s plot for a sequence with a size choice.
     pub cost_svg: Option<String>,
+    /// `shootdown diff`'s report, naive (`--passes none`) against what
+    /// was generated, one line each with its kind (`+`, `-`, ` `).
+    pub diff: Vec<(char, String)>,
 }
 
 #[derive(Template)]
@@ -76,14 +79,10 @@ fn hue(n: usize) -> usize {
 
 /// The page of a spec: `spec_name` and its source, and what each target
 /// compiled it to.
-pub fn render(
-    spec_name: &str,
-    source: &str,
-    compiled: &[(Compiled, Option<Vec<GraphCost>>)],
-) -> String {
+pub fn render(spec_name: &str, source: &str, compiled: &[(Compiled, Vec<SeqExtras>)]) -> String {
     let targets: Vec<TargetPage> = compiled
         .iter()
-        .map(|(c, costs)| target_page(c, costs.as_deref().unwrap_or(&[])))
+        .map(|(c, extras)| target_page(c, extras))
         .collect();
     let used: rustc_hash::FxHashSet<usize> = targets
         .iter()
@@ -112,14 +111,15 @@ pub fn render(
         .unwrap_or_else(|e| format!("<!-- template error: {e} -->\n"))
 }
 
-/// A cost plot for one sequence (made by the caller, which has the cost
-/// request).
-pub struct GraphCost {
+/// What the caller made for one sequence: the cost plot (for a sequence
+/// with a size choice) and the strategy diff.
+pub struct SeqExtras {
     pub seq: String,
-    pub svg: String,
+    pub cost_svg: Option<String>,
+    pub diff: Option<String>,
 }
 
-fn target_page(c: &Compiled, costs: &[GraphCost]) -> TargetPage {
+fn target_page(c: &Compiled, extras: &[SeqExtras]) -> TargetPage {
     let x = explain::explain(c, None);
     let funcs = c
         .funcs
@@ -144,13 +144,17 @@ fn target_page(c: &Compiled, costs: &[GraphCost]) -> TargetPage {
         .opt
         .seqs
         .iter()
-        .map(|seq| GraphPage {
-            seq: seq.name.clone(),
-            svg: graph_svg(&c.opt, seq, &x),
-            cost_svg: costs
-                .iter()
-                .find(|g| g.seq == seq.name)
-                .map(|g| g.svg.clone()),
+        .map(|seq| {
+            let extra = extras.iter().find(|g| g.seq == seq.name);
+            GraphPage {
+                seq: seq.name.clone(),
+                svg: graph_svg(&c.opt, seq, &x),
+                cost_svg: extra.and_then(|g| g.cost_svg.clone()),
+                diff: extra
+                    .and_then(|g| g.diff.as_deref())
+                    .map(diff_lines)
+                    .unwrap_or_default(),
+            }
         })
         .collect();
     TargetPage {
@@ -158,6 +162,22 @@ fn target_page(c: &Compiled, costs: &[GraphCost]) -> TargetPage {
         funcs,
         graphs,
     }
+}
+
+/// A unified diff's lines with their kind; the report's header and
+/// count tables as context.
+fn diff_lines(text: &str) -> Vec<(char, String)> {
+    text.lines()
+        .map(|l| {
+            let kind = match l.chars().next() {
+                Some('+') if !l.starts_with("+++") => '+',
+                Some('-') if !l.starts_with("---") => '-',
+                Some('@') => '@',
+                _ => ' ',
+            };
+            (kind, l.to_string())
+        })
+        .collect()
 }
 
 fn esc(s: &str) -> String {
