@@ -7,7 +7,7 @@
 
 use crate::support;
 
-use shootdown::Target;
+use shootdown::{Options, Target};
 use std::path::Path;
 use std::process::Command;
 use support::*;
@@ -199,4 +199,72 @@ fn every_example_header_compiles() {
                 .arg(dir.join(format!("alone.{std}.o"))));
         }
     }
+}
+
+/// `--prefix` prefixes every name the header defines: each `#define`
+/// (macros and the include guard, upper case) and each inline helper and
+/// prototype (as given). One spec's header generated with two prefixes,
+/// in both styles, is included twice in one C file that gcc compiles
+/// strictly (no redefinition, no shadowed guard), and the two copies of
+/// a field mask agree.
+#[test]
+fn prefix_applies_to_every_defined_name() {
+    for (spec, field) in [
+        ("examples/npu2_atsd.inv", "NPU_LAUNCH_PID_MASK"),
+        ("examples/smmuv3_cmdq.inv", "TLBI_NH_VA_ASID_MASK"),
+        ("examples/amd_iommu.inv", "IOMMU_CMD_TAIL_PTR_MASK"),
+    ] {
+        let stem = Path::new(spec).file_stem().unwrap().to_str().unwrap();
+        let dir = scratch(&format!("prefix-{stem}"));
+        let mut uses = String::from("#include <stdint.h>\n");
+        for p in ["sd_", "sdk_"] {
+            let opts = Options {
+                prefix: p.to_string(),
+                ..options("all")
+            };
+            let text = header_text(spec, &opts);
+            let up = p.to_ascii_uppercase();
+            for l in text.lines() {
+                if let Some(d) = l.strip_prefix("#define ") {
+                    assert!(d.starts_with(&up), "{spec} {p}: #define {d}");
+                }
+                if let Some(f) = l.strip_prefix("static inline uint64_t ") {
+                    assert!(f.starts_with(p), "{spec} {p}: inline {f}");
+                }
+                if let Some(f) = l.strip_prefix("long ").or_else(|| l.strip_prefix("void ")) {
+                    assert!(f.starts_with(p), "{spec} {p}: prototype {f}");
+                }
+            }
+            std::fs::write(dir.join(format!("{p}{stem}.h")), text).unwrap();
+            uses.push_str(&format!("#include \"{p}{stem}.h\"\n"));
+        }
+        let probe = src_has(spec, field);
+        if probe {
+            uses.push_str(&format!(
+                "_Static_assert(SD_{field} == SDK_{field}, \"one mask\");\n"
+            ));
+        }
+        uses.push_str("int x;\n");
+        std::fs::write(dir.join("two.c"), uses).unwrap();
+        run(Command::new("gcc")
+            .args([
+                "-std=c11",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-c",
+                "-I",
+            ])
+            .arg(&dir)
+            .arg(dir.join("two.c"))
+            .arg("-o")
+            .arg(dir.join("two.o")));
+        assert!(probe, "{spec}: no {field} in its header");
+    }
+}
+
+/// Does the unprefixed header of `spec` define `name`?
+fn src_has(spec: &str, name: &str) -> bool {
+    header_text(spec, &options("all")).contains(&format!("#define {name} "))
 }

@@ -17,11 +17,12 @@ EXPORT_SYMBOL_GPL(sdtest_errata_kick);
 
 static int __init sdtest_init(void)
 {
-	u64 launch = npu_launch_prs_prep(1) | npu_launch_pid_prep(42);
+	/* --prefix sdtest_ (Kbuild) prefixes the header's names too. */
+	u64 launch = sdtest_npu_launch_prs_prep(1) | sdtest_npu_launch_pid_prep(42);
 
-	BUILD_BUG_ON(NPU_LAUNCH_PID_MASK != GENMASK_ULL(39, 25));
+	BUILD_BUG_ON(SDTEST_NPU_LAUNCH_PID_MASK != GENMASK_ULL(39, 25));
 	pr_info("sdtest: ATSD launch word %#llx, up to %d NPUs\n",
-		launch, NPU_INSTANCES_MAX);
+		launch, SDTEST_NPU_INSTANCES_MAX);
 	return 0;
 }
 

@@ -36,11 +36,8 @@
 #include <asm/tlbflush.h>
 
 #include "sd_radix_tlb.h"
-#undef SHOOTDOWN_RADIX_TLB_H
 #include "sd_radix_tlb_none.h"
-#undef SHOOTDOWN_RADIX_TLB_H
 #include "sd_radix_tlb_nb.h"
-#undef SHOOTDOWN_RADIX_TLB_H
 #include "sd_radix_tlb_errata.h"
 
 #define PAT_A 0xaaaaaaaa00000000ULL

@@ -27,9 +27,7 @@
 #include <asm/sysreg.h>
 
 #include "sd_tlb_range.h"
-#undef SHOOTDOWN_ARM64_TLB_RANGE_H
 #include "sd_tlb_range_none.h"
-#undef SHOOTDOWN_ARM64_TLB_RANGE_H
 #include "sd_tlb_range_nb.h"
 
 #define PAT_A 0xaaaaaaaa00000000ULL

@@ -444,7 +444,9 @@ pub struct CodeOpts {
     /// Output style: plain GNU as (default) or Linux kernel macros.
     #[arg(long, value_enum, default_value = "plain")]
     style: StyleArg,
-    /// Prefix for every generated symbol (letters, digits, `_`).
+    /// Prefix for every generated name (letters, digits, `_`): symbols
+    /// and inline helpers as given, macros and the include guard in upper
+    /// case.
     #[arg(long, default_value = "", value_parser = c_prefix)]
     prefix: String,
     /// SPDX license expression to put in generated files.

@@ -21,6 +21,9 @@ pub struct Args {
     /// Targets (default: the spec's `target` line, else power64).
     #[arg(long, value_enum)]
     target: Vec<Target>,
+    /// Only this sequence (the page is still named after the spec).
+    #[arg(long)]
+    seq: Option<String>,
     /// Directory to write the page into.
     #[arg(long, default_value = ".")]
     out: PathBuf,
@@ -33,6 +36,19 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     let name = a.spec.display().to_string();
     let src = read_spec(&a.spec, io)?;
     let prog = load_checked(io, &name, &src, &opts)?;
+    let prog = match &a.seq {
+        None => prog,
+        Some(s) => crate::cost::select_seq(&prog, s).map_err(|_| {
+            let names: Vec<&str> = prog.seqs.iter().map(|x| x.name.as_str()).collect();
+            usage(
+                io,
+                format!(
+                    "--seq {s}: no such sequence (sequences: {})",
+                    names.join(", ")
+                ),
+            )
+        })?,
+    };
     let targets = if a.target.is_empty() {
         crate::output::default_targets(&prog)
     } else {

@@ -251,9 +251,27 @@ fn graph_svg(prog: &Program, seq: &crate::ir::Seq, x: &Explained) -> String {
                     .join(", ")
             })
             .unwrap_or_default();
+        // The feature variant the ordering belongs to, when the features
+        // pass split the sequence.
+        let variant: Vec<String> = seq
+            .edge_variants
+            .get(i)
+            .filter(|_| seq.edge_variants.len() == seq.edges.len())
+            .into_iter()
+            .flatten()
+            .filter_map(|&(f, on)| {
+                let name = &prog.features.get(f)?.name;
+                Some(if on { name.clone() } else { format!("!{name}") })
+            })
+            .collect();
+        let variant = if variant.is_empty() {
+            String::new()
+        } else {
+            format!(" [variant {}]", variant.join(", "))
+        };
         let tip = o.map_or_else(String::new, |o| {
             format!(
-                "e{i}: {} -> {} (required by line {}): {}",
+                "e{i}{variant}: {} -> {} (required by line {}): {}",
                 o.from, o.to, o.required_by, o.why
             )
         });

@@ -108,8 +108,15 @@ fn c_ident(s: &str) -> String {
         .collect()
 }
 
-pub fn guard(stem: &str) -> String {
-    format!("SHOOTDOWN_{}_H", c_ident(stem).to_ascii_uppercase())
+/// The include guard: the prefix's too, so that one spec generated twice
+/// with two prefixes (a kernel's correct and broken builds) can be
+/// included in one file.
+pub fn guard(prefix: &str, stem: &str) -> String {
+    format!(
+        "{}SHOOTDOWN_{}_H",
+        prefix.to_ascii_uppercase(),
+        c_ident(stem).to_ascii_uppercase()
+    )
 }
 
 /// Every value a sequence can return, with why: (code, reason), in the
@@ -341,7 +348,14 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
     } else {
         ("(uint64_t)", "uint64_t")
     };
-    let devices = prog.devices.iter().map(|d| dev_view(d, linux)).collect();
+    // `--prefix` goes in front of every name the header defines (macros
+    // in upper case, inline helpers as given), as in front of symbols.
+    let up = opts.prefix.to_ascii_uppercase();
+    let devices = prog
+        .devices
+        .iter()
+        .map(|d| dev_view(&up, d, linux))
+        .collect();
     let prototypes = prog
         .seqs
         .iter()
@@ -352,8 +366,16 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
         .collect();
     let thresholds = threshold_views(prog, opts);
     let features = feature_views(prog, stem, opts, linux);
-    let records = prog.records.iter().map(|r| record_view(r, linux)).collect();
-    let queues = prog.queues.iter().map(|q| queue_view(prog, q)).collect();
+    let records = prog
+        .records
+        .iter()
+        .map(|r| record_view(&up, r, linux))
+        .collect();
+    let queues = prog
+        .queues
+        .iter()
+        .map(|q| queue_view(&up, prog, q))
+        .collect();
     // Sized up front (a field's macros and helpers are about 550 bytes):
     // growing the text by doubling copied it over and over.
     let fields: usize = prog.devices.iter().map(|d| d.fields.len()).sum();
@@ -366,7 +388,7 @@ pub fn render(prog: &Program, stem: &str, opts: &Options) -> String {
         features,
         banner: crate::emit::banner(&prog.source_name, ""),
         spdx: opts.spdx.as_deref(),
-        guard: guard(stem),
+        guard: guard(&opts.prefix, stem),
         linux,
         cast,
         u64: u64t,
@@ -394,8 +416,8 @@ fn mask_c(shift: u32, width: u32, linux: bool) -> String {
     }
 }
 
-fn dev_view(d: &crate::ir::Device, linux: bool) -> DevView {
-    let dup = c_ident(&d.name).to_ascii_uppercase();
+fn dev_view(up: &str, d: &crate::ir::Device, linux: bool) -> DevView {
+    let dup = format!("{up}{}", c_ident(&d.name).to_ascii_uppercase());
     let (instances_doc, max) = match d.instances {
         Instances::Single => ("one instance".to_string(), None),
         Instances::Fixed(n) => (format!("{n} instances"), Some(n)),
@@ -545,8 +567,8 @@ fn feature_views(prog: &Program, stem: &str, opts: &Options, linux: bool) -> Vec
         .collect()
 }
 
-fn record_view(r: &crate::spec::queue::RecordLayout, linux: bool) -> RecordView {
-    let rup = c_ident(&r.name).to_ascii_uppercase();
+fn record_view(up: &str, r: &crate::spec::queue::RecordLayout, linux: bool) -> RecordView {
+    let rup = format!("{up}{}", c_ident(&r.name).to_ascii_uppercase());
     RecordView {
         name: r.name.clone(),
         size: r.size,
@@ -578,10 +600,10 @@ fn record_view(r: &crate::spec::queue::RecordLayout, linux: bool) -> RecordView 
     }
 }
 
-fn queue_view(prog: &Program, q: &crate::ir::Queue) -> QueueView {
+fn queue_view(up: &str, prog: &Program, q: &crate::ir::Queue) -> QueueView {
     QueueView {
         name: q.name.clone(),
-        upper: c_ident(&q.name).to_ascii_uppercase(),
+        upper: format!("{up}{}", c_ident(&q.name).to_ascii_uppercase()),
         entry: q.entry,
         batch: q.batch,
         doc: format!(
