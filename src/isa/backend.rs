@@ -68,7 +68,7 @@ pub trait Backend: Sync {
         symbol: &str,
         style: Style,
         machine: Machine,
-    ) -> Result<MachFunc, String>;
+    ) -> Result<MachFunc, crate::isa::error::CodegenError>;
     /// The `.S` file around the functions.
     fn render_file(&self, v: &FileView) -> Result<String, askama::Error>;
 

@@ -6,6 +6,7 @@
 pub mod aarch64;
 pub mod backend;
 pub mod barriers;
+pub mod error;
 pub mod file;
 pub mod hweight;
 pub use crate::lir::invalidation;
@@ -95,7 +96,7 @@ impl Target {
         symbol: &str,
         style: Style,
         machine: Machine,
-    ) -> Result<MachFunc, String> {
+    ) -> Result<MachFunc, crate::isa::error::CodegenError> {
         self.backend().codegen(f, alloc, symbol, style, machine)
     }
 

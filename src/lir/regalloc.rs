@@ -33,6 +33,12 @@ pub struct OutOfRegisters {
     pub needed_at: usize,
 }
 
+/// A value the allocation gave no register: a bug of the allocator,
+/// which must not become register 0 (r0, x0 or rax) in emitted code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0} has no register")]
+pub struct NoRegister(pub VReg);
+
 pub struct Allocation {
     pub reg: HashMap<VReg, u8>,
 }
@@ -43,12 +49,9 @@ impl Allocation {
         self.reg.get(&v).copied()
     }
 
-    /// The register of `v`, or the lowering error that it has none: a
-    /// missing register is a bug in the allocator, which must not become
-    /// register 0 (r0, x0 or rax) in emitted code.
-    pub fn reg(&self, v: VReg) -> Result<u8, String> {
-        self.try_get(v)
-            .ok_or_else(|| format!("{v} has no register"))
+    /// The register of `v`, or the lowering error that it has none.
+    pub fn reg(&self, v: VReg) -> Result<u8, NoRegister> {
+        self.try_get(v).ok_or(NoRegister(v))
     }
 
     /// Does the allocation give a register to every register `f` reads or
@@ -281,7 +284,7 @@ mod tests {
         a.reg.remove(&VReg(0));
         let e = a.check(&f).unwrap_err();
         assert!(e.contains("VReg(0)"), "{e}");
-        assert_eq!(a.reg(VReg(0)), Err(format!("{} has no register", VReg(0))));
+        assert_eq!(a.reg(VReg(0)), Err(NoRegister(VReg(0))));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use super::insn::{assemble, Insn};
 use super::lower;
+use crate::isa::error::CodegenError;
 use crate::isa::file::FileView;
 use crate::isa::mach::{bare, mach_func, MachFunc};
 use crate::lir::regalloc::Allocation;
@@ -9,10 +10,10 @@ use crate::lir::Func;
 
 crate::mach_insn!(Insn);
 
-pub fn codegen(f: &Func, alloc: &Allocation, symbol: &str) -> Result<MachFunc, String> {
-    let lowered = lower::lower(f, alloc).map_err(|e| e.0)?;
+pub fn codegen(f: &Func, alloc: &Allocation, symbol: &str) -> Result<MachFunc, CodegenError> {
+    let lowered = lower::lower(f, alloc)?;
     let insns = bare(&lowered.insns);
-    let asm = assemble(&insns).map_err(|e| e.to_string())?;
+    let asm = assemble(&insns).map_err(CodegenError::encode)?;
     Ok(mach_func(
         symbol,
         &lowered.insns,

@@ -56,8 +56,7 @@ pub struct Lowered {
     pub insns: Vec<(Insn, Origin)>,
 }
 
-#[derive(Debug)]
-pub struct LowerError(pub String);
+pub use crate::isa::error::LowerError;
 
 pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
@@ -90,7 +89,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
 /// caller's sp, then `spills` spill slots, and the slot of each register
 /// in it.
 fn frame(saved: &[XReg], spills: u32) -> Result<(SpAdjust, Vec<(XReg, UImm12Scaled)>), LowerError> {
-    let internal = || LowerError(format!("internal: no frame for {} registers", saved.len()));
+    let internal = || LowerError::Internal(format!("no frame for {} registers", saved.len()));
     let bytes = scaffold::frame_size(saved.len() + spills as usize);
     let frame = SpAdjust::maybe_from(bytes.into()).ok_or_else(internal)?;
     let slots = (0u64..)
@@ -163,7 +162,7 @@ impl Cx<'_> {
     /// registers in the frame.
     fn spill_slot(&self, slot: u32) -> Result<UImm12Scaled, LowerError> {
         UImm12Scaled::maybe_from(8 * (self.saved.len() as u64 + u64::from(slot)), Size::X)
-            .ok_or_else(|| LowerError(format!("spill slot {slot} is out of reach")))
+            .ok_or_else(|| LowerError::OutOfReach(format!("spill slot {slot}")))
     }
 
     /// One LIR instruction.
@@ -183,7 +182,7 @@ impl Cx<'_> {
             Inst::Arg { dst, index } => {
                 if let Some(off) = stack_arg_offset(*index, self.frame.bytes().into()) {
                     let off = UImm12Scaled::maybe_from(off.into(), Size::X)
-                        .ok_or_else(|| LowerError(format!("argument {index} is out of reach")))?;
+                        .ok_or_else(|| LowerError::OutOfReach(format!("argument {index}")))?;
                     e(Insn::Ldr {
                         rt: r(dst)?.into(),
                         rn: RegOrSp::Sp,
@@ -259,7 +258,7 @@ impl Cx<'_> {
                 target,
             } => {
                 let bit = ImmShift::maybe_from(u64::from(*bit))
-                    .ok_or_else(|| LowerError(format!("internal: bit {bit}")))?;
+                    .ok_or_else(|| LowerError::Internal(format!("bit {bit}")))?;
                 let (rt, target) = (r(a)?.into(), *target);
                 e(if *set {
                     Insn::Tbnz { rt, bit, target }
@@ -350,13 +349,13 @@ impl Cx<'_> {
 }
 
 fn reg_of(alloc: &Allocation, v: VReg) -> Result<XReg, LowerError> {
-    phys(alloc.reg(v).map_err(LowerError)?)
+    phys(alloc.reg(v)?)
 }
 
 /// A register number of [`REGS`] as a register: the table holds x0..x30
 /// only, so an error here is an internal one.
 fn phys(n: u8) -> Result<XReg, LowerError> {
-    XReg::new(n).ok_or_else(|| LowerError(format!("internal: register {n} is not one of x0..x30")))
+    XReg::new(n).ok_or_else(|| LowerError::Internal(format!("register {n} is not one of x0..x30")))
 }
 
 /// No MVN/ORN in the model: xor with all ones.
@@ -429,9 +428,10 @@ fn store_cond(
 fn feature_jump(cap: &str, target: Label) -> Result<Insn, LowerError> {
     if crate::ir::feature::patching_of(cap) != Some(crate::ir::feature::Patching::Arm64Alternative)
     {
-        return Err(LowerError(format!(
-            "`{cap}` is not an arm64 capability: aarch64 code is patched for `ARM64_*` cpucaps"
-        )));
+        return Err(LowerError::Capability {
+            cap: cap.to_string(),
+            advice: "not an arm64 capability: aarch64 code is patched for `ARM64_*` cpucaps",
+        });
     }
     Ok(Insn::AltB {
         cap: cap.to_string(),
@@ -463,7 +463,7 @@ fn un(op: UnOp, rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) -> Result<(), Lower
 /// scratch register. Its masks are bitmask immediates and its shifts
 /// below 64; a table that broke that would be an internal error.
 fn popcount(rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
-    let internal = |what: &str| LowerError(format!("internal: hweight {what} not encodable"));
+    let internal = |what: &str| LowerError::Internal(format!("hweight {what} not encodable"));
     mov(rd, rn, e);
     let reg = |l: Loc| match l {
         Loc::D => rd,
@@ -638,9 +638,7 @@ fn bin(
         Imm12::maybe_from(imm.wrapping_neg()),
     );
     match (op, shift, logic, arith, pow2_shift(imm)) {
-        (BinOp::Shl | BinOp::Shr, None, ..) => {
-            return Err(LowerError("shift of 64 or more".into()))
-        }
+        (BinOp::Shl | BinOp::Shr, None, ..) => return Err(LowerError::Shift(imm)),
         (BinOp::Shl | BinOp::Shr | BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::Sub, ..)
             if imm == 0 =>
         {
@@ -718,7 +716,11 @@ fn mem(
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
     if !matches!(width, 8 | 16 | 32 | 64) {
-        return Err(LowerError(format!("no {width}-bit access on aarch64")));
+        return Err(LowerError::Width {
+            width,
+            what: "access",
+            target: "aarch64",
+        });
     }
     let size = xsize(width);
     let swap = swap && width > 8;

@@ -55,7 +55,7 @@ impl Backend for Aarch64 {
         // not %x0): the style changes only the file frame.
         _style: Style,
         _machine: Machine,
-    ) -> Result<MachFunc, String> {
+    ) -> Result<MachFunc, crate::isa::error::CodegenError> {
         emit::codegen(f, alloc, symbol)
     }
 

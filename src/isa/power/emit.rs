@@ -2,6 +2,7 @@
 
 use super::insn::{assemble, Insn, RegStyle};
 use super::lower;
+use crate::isa::error::CodegenError;
 use crate::isa::file::FileView;
 use crate::isa::mach::{bare, mach_func, MachFunc};
 use crate::isa::style::Style;
@@ -18,14 +19,14 @@ pub fn codegen(
     symbol: &str,
     style: Style,
     machine: Machine,
-) -> Result<MachFunc, String> {
+) -> Result<MachFunc, CodegenError> {
     // Linux's ppc_asm.h defines r3 etc. as %r3; plain GNU as needs %r3.
     let style = match style {
         Style::Plain => RegStyle::Percent,
         Style::Linux => RegStyle::Bare,
     };
-    let lowered = lower::lower(f, alloc, target, machine).map_err(|e| e.0)?;
-    let asm = assemble(&bare(&lowered.insns), target.big_endian()).map_err(|e| e.to_string())?;
+    let lowered = lower::lower(f, alloc, target, machine)?;
+    let asm = assemble(&bare(&lowered.insns), target.big_endian()).map_err(CodegenError::encode)?;
     Ok(mach_func(
         symbol,
         &lowered.insns,

@@ -57,8 +57,8 @@ fn stack_arg_slot(index: usize, target: Target) -> Option<(i16, u8)> {
 fn spill_slot(slot: u32) -> Result<i16, LowerError> {
     let d = -72 - 8 * i64::from(slot);
     if d < -288 {
-        return Err(LowerError(format!(
-            "spill slot {slot} is below the 288-byte protected zone"
+        return Err(LowerError::OutOfReach(format!(
+            "spill slot {slot} (below the 288-byte protected zone)"
         )));
     }
     Ok(d as i16)
@@ -73,8 +73,7 @@ pub struct Lowered {
     pub insns: Vec<(Insn, Origin)>,
 }
 
-#[derive(Debug)]
-pub struct LowerError(pub String);
+pub use crate::isa::error::LowerError;
 
 /// Where instructions go: the lowering of one LIR instruction pushes them
 /// with that instruction's origin.
@@ -120,7 +119,7 @@ impl Cx<'_> {
     /// The register of `v`; one the allocator never saw is an error, not
     /// r0.
     fn r(&self, v: VReg) -> Result<Reg, LowerError> {
-        self.alloc.reg(v).map_err(LowerError)
+        Ok(self.alloc.reg(v)?)
     }
 
     fn save_callee_saved(&self, e: Emit) {
@@ -461,11 +460,11 @@ fn feature_jump(cap: &str, target: Label, e: Emit) -> Result<(), LowerError> {
     let mmu = match patching_of(cap) {
         Some(Patching::PowerCpuFtr) => false,
         Some(Patching::PowerMmuFtr) => true,
-        _ => {
-            return Err(LowerError(format!(
-                "`{cap}` is not a POWER capability: POWER code is patched for `CPU_FTR_*` and `MMU_FTR_*` bits"
-            )))
-        }
+        _ => return Err(LowerError::Capability {
+            cap: cap.to_string(),
+            advice:
+                "not a POWER capability: POWER code is patched for `CPU_FTR_*` and `MMU_FTR_*` bits",
+        }),
     };
     e(Insn::FtrB {
         mmu,
@@ -626,7 +625,7 @@ fn bin(
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
     let rb = match b {
-        Operand::Reg(v) => Some(alloc.reg(v).map_err(LowerError)?),
+        Operand::Reg(v) => Some(alloc.reg(v)?),
         Operand::Imm(_) => None,
     };
     let imm = match b {
@@ -636,7 +635,7 @@ fn bin(
     match (op, rb) {
         (BinOp::Shl, None) => {
             if imm >= 64 {
-                return Err(LowerError("shift of 64 or more".into()));
+                return Err(LowerError::Shift(imm));
             }
             if imm == 0 {
                 if rd != ra {
@@ -648,7 +647,7 @@ fn bin(
         }
         (BinOp::Shr, None) => {
             if imm >= 64 {
-                return Err(LowerError("shift of 64 or more".into()));
+                return Err(LowerError::Shift(imm));
             }
             if imm == 0 {
                 if rd != ra {
@@ -804,7 +803,7 @@ fn mem(
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
     if base == 0 {
-        return Err(LowerError("r0 cannot be a base register".into()));
+        return Err(LowerError::Internal("r0 cannot be a base register".into()));
     }
     let swap = swap && width > 8;
     if !swap && offset <= 0x7fff && (width != 64 || offset.is_multiple_of(4)) {

@@ -71,5 +71,8 @@ fn unallocated_register_is_an_error() {
     let e = lower(&f, &alloc, Target::Power64le, Machine::Book3s)
         .err()
         .expect("an error");
-    assert_eq!(e.0, format!("{} has no register", crate::lir::VReg(0)));
+    assert_eq!(
+        e,
+        LowerError::NoRegister(crate::lir::regalloc::NoRegister(crate::lir::VReg(0)))
+    );
 }

@@ -87,7 +87,7 @@ impl Backend for Power {
         symbol: &str,
         style: Style,
         machine: Machine,
-    ) -> Result<MachFunc, String> {
+    ) -> Result<MachFunc, crate::isa::error::CodegenError> {
         emit::codegen(f, alloc, self.target(), symbol, style, machine)
     }
 

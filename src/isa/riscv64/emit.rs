@@ -3,6 +3,7 @@
 use super::encode::{assemble, relax};
 use super::insn::Insn;
 use super::lower;
+use crate::isa::error::CodegenError;
 use crate::isa::file::FileView;
 use crate::isa::mach::{bare, mach_func, MachFunc};
 use crate::lir::regalloc::Allocation;
@@ -12,11 +13,11 @@ crate::mach_insn!(Insn);
 
 /// Register names are the same in plain and kernel style (the kernel's
 /// riscv `.S` files use ABI names), so the style changes only the frame.
-pub fn codegen(f: &Func, alloc: &Allocation, symbol: &str) -> Result<MachFunc, String> {
-    let lowered = lower::lower(f, alloc).map_err(|e| e.0)?;
-    let insns = relax(lowered.insns, f.nlabels).map_err(|e| e.to_string())?;
+pub fn codegen(f: &Func, alloc: &Allocation, symbol: &str) -> Result<MachFunc, CodegenError> {
+    let lowered = lower::lower(f, alloc)?;
+    let insns = relax(lowered.insns, f.nlabels).map_err(CodegenError::encode)?;
     let plain = bare(&insns);
-    let asm = assemble(&plain).map_err(|e| e.to_string())?;
+    let asm = assemble(&plain).map_err(CodegenError::encode)?;
     Ok(mach_func(
         symbol,
         &insns,

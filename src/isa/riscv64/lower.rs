@@ -40,16 +40,15 @@ pub struct Lowered {
     pub insns: Vec<(Insn, Origin)>,
 }
 
-#[derive(Debug)]
-pub struct LowerError(pub String);
+pub use crate::isa::error::LowerError;
 
 type Emit<'a> = &'a mut dyn FnMut(Insn);
 
 /// The allocated register of `v`; a register the allocator never saw is
 /// an error, not x0.
 fn reg_of(alloc: &Allocation, v: VReg) -> Result<Reg, LowerError> {
-    let n = alloc.reg(v).map_err(LowerError)?;
-    Reg::new(n).ok_or_else(|| LowerError(format!("internal: register {n} is not one of x0..x31")))
+    let n = alloc.reg(v)?;
+    Reg::new(n).ok_or_else(|| LowerError::Internal(format!("register {n} is not one of x0..x31")))
 }
 
 fn imm12(v: i64) -> Imm12 {
@@ -127,8 +126,8 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     // Spill slots at the top of the frame, above the saved registers.
     let frame = scaffold::frame_size(saved.len() + f.spill_slots() as usize);
     if frame > 2032 {
-        return Err(LowerError(format!(
-            "a frame of {frame} bytes is beyond one `addi sp`"
+        return Err(LowerError::OutOfReach(format!(
+            "a frame of {frame} bytes (one `addi sp` moves at most 2032)"
         )));
     }
     let save = |load: bool, e: Emit| {
@@ -177,7 +176,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
                     .iter()
                     .find(|(i, _)| matches!(i.writes(), Some(SCRATCH2 | SCRATCH3)))
                 {
-                    return Err(LowerError(format!(
+                    return Err(LowerError::Internal(format!(
                         "`{}` inside a byte/halfword reservation needs t4/t5",
                         i.text(&|l| l.to_string())
                     )));
@@ -208,7 +207,7 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
         i64::from(frame)
             .checked_sub(8 * (i64::from(slot) + 1))
             .and_then(Imm12::maybe_from)
-            .ok_or_else(|| LowerError(format!("spill slot {slot} is out of reach")))
+            .ok_or_else(|| LowerError::OutOfReach(format!("spill slot {slot}")))
     };
     match inst {
         Inst::Spill { src, slot } => e(Insn::Store {
@@ -270,10 +269,11 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
         Inst::Label(l) => e(Insn::Label(*l)),
         Inst::Jump(l) => e(Insn::J { target: *l }),
         Inst::FeatureJump { cap, .. } => {
-            return Err(LowerError(format!(
-                "`{cap}`: riscv64 code is not patched at boot for kernel capabilities; \
-                 test the feature at run time (a feature without `= CAPABILITY`)"
-            )))
+            return Err(LowerError::Capability {
+                cap: cap.clone(),
+                advice: "riscv64 code is not patched at boot for kernel capabilities; \
+                         test the feature at run time (a feature without `= CAPABILITY`)",
+            })
         }
         Inst::Branch { cmp, a, b, target } => {
             let rs2 = match b {
@@ -397,9 +397,11 @@ fn amo_width(width: u32) -> Result<AmoWidth, LowerError> {
     match width {
         32 => Ok(AmoWidth::W),
         64 => Ok(AmoWidth::D),
-        w => Err(LowerError(format!(
-            "riscv64 has no {w}-bit load-reserve: LR/SC take 32 and 64 bits (A extension)"
-        ))),
+        w => Err(LowerError::Width {
+            width: w,
+            what: "load-reserve (LR/SC take 32 and 64 bits, A extension)",
+            target: "riscv64",
+        }),
     }
 }
 
@@ -545,9 +547,7 @@ fn bin(
     let s = imm as i64;
     let fits = Imm12::maybe_from(s).is_some();
     match op {
-        BinOp::Shl | BinOp::Shr if imm >= 64 => {
-            return Err(LowerError("shift of 64 or more".into()))
-        }
+        BinOp::Shl | BinOp::Shr if imm >= 64 => return Err(LowerError::Shift(imm)),
         BinOp::Shl | BinOp::Shr | BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::Sub if imm == 0 => {
             mov(rd, rs1, e)
         }
@@ -629,8 +629,11 @@ fn mem(
     swap: bool,
     e: Emit,
 ) -> Result<(), LowerError> {
-    let w = Width::from_bits(width)
-        .ok_or_else(|| LowerError(format!("no {width}-bit access on riscv64")))?;
+    let w = Width::from_bits(width).ok_or(LowerError::Width {
+        width,
+        what: "access",
+        target: "riscv64",
+    })?;
     let swap = swap && width > 8;
     let data = if store && swap {
         reverse(SCRATCH, rt, SCRATCH2, w.bytes(), e);

@@ -60,7 +60,7 @@ impl Backend for Riscv64 {
         symbol: &str,
         _style: Style,
         _machine: Machine,
-    ) -> Result<MachFunc, String> {
+    ) -> Result<MachFunc, crate::isa::error::CodegenError> {
         emit::codegen(f, alloc, symbol)
     }
 

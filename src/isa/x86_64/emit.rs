@@ -2,6 +2,7 @@
 
 use super::insn::{assemble, Insn};
 use super::lower;
+use crate::isa::error::CodegenError;
 use crate::isa::file::FileView;
 use crate::isa::mach::{bare, label_name, mach_func, MachFunc};
 use crate::isa::style::Style;
@@ -15,10 +16,10 @@ pub fn codegen(
     alloc: &Allocation,
     symbol: &str,
     style: Style,
-) -> Result<MachFunc, String> {
-    let lowered = lower::lower(f, alloc).map_err(|e| e.0)?;
+) -> Result<MachFunc, CodegenError> {
+    let lowered = lower::lower(f, alloc)?;
     let name = |l: u32| label_name(symbol, l);
-    let asm = assemble(&bare(&lowered.insns), &name).map_err(|e| e.to_string())?;
+    let asm = assemble(&bare(&lowered.insns), &name).map_err(CodegenError::encode)?;
     // The text is iced's, made while encoding (it knows which branches
     // came out short), except that the kernel's RET (linkage.h) is `ret`
     // plus the return-thunk and straight-line-speculation mitigations it

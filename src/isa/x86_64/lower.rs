@@ -62,8 +62,7 @@ pub struct Lowered {
     pub insns: Vec<(Insn, Origin)>,
 }
 
-#[derive(Debug)]
-pub struct LowerError(pub String);
+pub use crate::isa::error::LowerError;
 
 fn fits_i32(v: u64) -> bool {
     i32::try_from(v as i64).is_ok()
@@ -98,7 +97,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         // Below the pushes; the kernel is built with -mno-red-zone, so
         // rsp moves. Nothing is called: no alignment to keep.
         spill: i32::try_from(8 * f.spill_slots())
-            .map_err(|_| LowerError("internal: too many spill slots".into()))?,
+            .map_err(|_| LowerError::Internal("too many spill slots".into()))?,
     };
     if let Some((_, origin)) = f.insts.first() {
         for &p in &cx.saved {
@@ -139,7 +138,7 @@ impl Cx<'_> {
     /// The register of `v`; one the allocator never saw is an error, not
     /// rax.
     fn r(&self, v: VReg) -> Result<Reg, LowerError> {
-        self.alloc.reg(v).map_err(LowerError)
+        Ok(self.alloc.reg(v)?)
     }
 
     fn operand(&self, b: &Operand) -> Result<Operand2, LowerError> {
@@ -245,9 +244,10 @@ impl Cx<'_> {
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::Jmp { target: *l }),
             Inst::FeatureJump { cap, .. } => {
-                return Err(LowerError(format!(
-                    "x86-64 code is not patched by kernel alternatives (`{cap}`): fix the feature with `--feature NAME=on|off`, or declare it without a capability to test it at run time"
-                )))
+                return Err(LowerError::Capability {
+                    cap: cap.clone(),
+                    advice: "x86-64 code is not patched by kernel alternatives: fix the feature with `--feature NAME=on|off`, or declare it without a capability to test it at run time",
+                })
             }
             Inst::Branch { cmp, a, b, target } => {
                 branch(*cmp, r(a)?, self.operand(b)?, *target, prev, e)
@@ -301,7 +301,7 @@ fn store_cond(
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
     if expected != RAX {
-        return Err(LowerError(
+        return Err(LowerError::Internal(
             "lock cmpxchg needs the expected value in rax".into(),
         ));
     }
@@ -423,7 +423,7 @@ fn insert(
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
     if shift >= 64 {
-        return Err(LowerError(format!("insert at shift {shift}")));
+        return Err(LowerError::Shift(shift.into()));
     }
     let zx = match width {
         8 => Some(Size::B),
@@ -498,8 +498,8 @@ fn reg_op(op: BinOp, rd: Reg, rs: Reg) -> Result<Insn, LowerError> {
         BinOp::Sub => Insn::Sub { rd, rs },
         BinOp::Mul => Insn::Imul { rd, rs },
         BinOp::Shl | BinOp::Shr => {
-            return Err(LowerError(
-                "internal: a shift by a register goes through shift_by_reg".into(),
+            return Err(LowerError::Internal(
+                "a shift by a register goes through shift_by_reg".into(),
             ))
         }
     })
@@ -543,7 +543,7 @@ fn bin(
             let small = fits_i32(v);
             let i = match op {
                 BinOp::Shl | BinOp::Shr if v >= 64 => {
-                    return Err(LowerError(format!("shift by {v}")));
+                    return Err(LowerError::Shift(v));
                 }
                 BinOp::Shl | BinOp::Shr if v == 0 => None,
                 BinOp::Mul if v == 1 => None,
@@ -706,7 +706,13 @@ fn size(width: u32) -> Result<Size, LowerError> {
         16 => Size::W,
         32 => Size::D,
         64 => Size::Q,
-        w => return Err(LowerError(format!("access width {w}"))),
+        w => {
+            return Err(LowerError::Width {
+                width: w,
+                what: "access",
+                target: "x86_64",
+            })
+        }
     })
 }
 
@@ -787,8 +793,9 @@ fn store(
             });
             steps += 1;
         }
-        let disp = i32::try_from(offset as i64 - steps as i64 * i64::from(STEP))
-            .map_err(|_| LowerError(format!("register offset {offset:#x} beyond 8 GiB")))?;
+        let disp = i32::try_from(offset as i64 - steps as i64 * i64::from(STEP)).map_err(|_| {
+            LowerError::OutOfReach(format!("register offset {offset:#x} (beyond 8 GiB)"))
+        })?;
         e(Insn::Store {
             size: sz,
             base,

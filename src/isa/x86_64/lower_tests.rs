@@ -423,5 +423,8 @@ fn pool_is_caller_saved_and_avoids_the_scratch() {
 fn unallocated_register_is_an_error() {
     let (f, alloc) = crate::isa::test_values::copy_from_unallocated(R8);
     let e = lower(&f, &alloc).err().expect("an error");
-    assert_eq!(e.0, format!("{} has no register", crate::lir::VReg(0)));
+    assert_eq!(
+        e,
+        LowerError::NoRegister(crate::lir::regalloc::NoRegister(crate::lir::VReg(0)))
+    );
 }

@@ -49,7 +49,7 @@ impl Backend for X86_64 {
         symbol: &str,
         style: Style,
         _machine: Machine,
-    ) -> Result<MachFunc, String> {
+    ) -> Result<MachFunc, crate::isa::error::CodegenError> {
         emit::codegen(f, alloc, symbol, style)
     }
 
