@@ -498,5 +498,8 @@ fn unallocated_register_is_an_error() {
         src: VReg(0),
     };
     let e = lower_one(copy, &alloc_of(&[(1, 9)])).unwrap_err();
-    assert_eq!(e, LowerError::NoRegister(crate::lir::regalloc::NoRegister(VReg(0))));
+    assert_eq!(
+        e,
+        LowerError::NoRegister(crate::lir::regalloc::NoRegister(VReg(0)))
+    );
 }

@@ -2,6 +2,7 @@
 
 pub mod barriers;
 pub mod book3e;
+mod constants;
 pub mod emit;
 #[cfg(feature = "emu")]
 mod emu;

@@ -7,6 +7,7 @@ mod emu;
 pub mod insn;
 pub mod litmus;
 pub mod lower;
+mod mem;
 
 use super::backend::{Backend, Description};
 use super::barriers::Barrier;
