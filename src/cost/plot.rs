@@ -107,6 +107,16 @@ pub fn auto_points(t: &Table) -> Vec<(f64, f64)> {
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+/// log2(size) on x, a log-scale cost on y.
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<
+        plotters::coord::types::RangedCoordf64,
+        plotters::coord::combinators::LogCoord<f64>,
+    >,
+>;
+type Drawn = Result<(), Box<dyn std::error::Error>>;
 
 fn draw(t: &Table, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
@@ -150,6 +160,20 @@ fn draw(t: &Table, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
         })
         .y_label_formatter(&|v| format!("{}", v.round() as u64))
         .draw()?;
+    strategies(t, &mut chart)?;
+    with_lines(t, &mut chart)?;
+    threshold(t, &mut chart, (x0, x1), (y0, y1))?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
+/// One line per strategy, `auto` under them as the step it is.
+fn strategies(t: &Table, chart: &mut Chart<'_, '_>) -> Drawn {
     // `auto` first, as a wide translucent band: the strategy it follows
     // is drawn over it and stays visible.
     if t.strategies.contains(&Strategy::Auto) {
@@ -190,7 +214,11 @@ fn draw(t: &Table, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    // `--with` sequences, in order.
+    Ok(())
+}
+
+/// The `--with` sequences, in order.
+fn with_lines(t: &Table, chart: &mut Chart<'_, '_>) -> Drawn {
     const WITH: [RGBColor; 4] = [
         RGBColor(148, 103, 189),
         RGBColor(140, 86, 75),
@@ -209,6 +237,17 @@ fn draw(t: &Table, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
             .label(w.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
     }
+    Ok(())
+}
+
+/// The derived (or pinned) threshold as a vertical marker, when it is
+/// inside the plotted sizes.
+fn threshold(
+    t: &Table,
+    chart: &mut Chart<'_, '_>,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> Drawn {
     if let Some(th) = &t.threshold {
         let x = lg(th.bytes);
         if x >= x0 && x <= x1 {
@@ -238,11 +277,5 @@ fn draw(t: &Table, root: &Area<'_>) -> Result<(), Box<dyn std::error::Error>> {
             )))?;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
     Ok(())
 }

@@ -184,7 +184,34 @@ fn pair_test(cx: &EdgeCx<'_>, n: usize, x: usize, y: usize) -> Result<Test, Stri
     let mut addr0 = BTreeMap::new();
     let p0 = render_p0(&ctx, s, &mut regs0, &mut addr0, &mut init, &mut notes)?;
 
-    // The observer.
+    let (p1, exists, checks) = observer(d, s, &p0.watched, (x, la, sa), (y, lb, sb), &mut init)?;
+    let name = herd_name(&format!("{stem}+e{i}+{n}"));
+    let text = render(d, &name, &notes, &init, &[p0.insns, p1], &exists);
+    Ok(Test {
+        name,
+        variant: None,
+        edges: vec![i],
+        checks: format!(
+            "e{i} ({} before {}): forbidden is {checks}",
+            describe(s, x, e.from),
+            describe(s, y, e.to)
+        ),
+        text,
+    })
+}
+
+/// The observer thread (P1) of the test of one ordered pair and the
+/// outcome the ordering forbids, by the kinds of its two ends: `(step,
+/// location, is a store)` of the earlier end and of the later one. P0's
+/// loads are named by `watched`; `init` gains P1's address registers.
+fn observer(
+    d: &dyn Dialect,
+    s: &Steps,
+    watched: &BTreeMap<usize, &'static str>,
+    (x, la, sa): (usize, usize, bool),
+    (y, lb, sb): (usize, usize, bool),
+    init: &mut Vec<String>,
+) -> Result<(Vec<String>, String, &'static str), String> {
     let mut regs1 = Regs::new(d);
     let mut p1 = Vec::new();
     let at = |loc: usize, regs: &mut Regs, init: &mut Vec<String>| -> Result<String, String> {
@@ -195,8 +222,8 @@ fn pair_test(cx: &EdgeCx<'_>, n: usize, x: usize, y: usize) -> Result<Test, Stri
         init.push(format!("1:{r}={}", s.locs[loc].name));
         Ok(r.to_string())
     };
-    let ab = at(lb, &mut regs1, &mut init)?;
-    let aa = at(la, &mut regs1, &mut init)?;
+    let ab = at(lb, &mut regs1, init)?;
+    let aa = at(la, &mut regs1, init)?;
     let tmp = regs1.take()?;
     let r1 = regs1.take()?;
     let r2 = regs1.take()?;
@@ -220,7 +247,7 @@ fn pair_test(cx: &EdgeCx<'_>, n: usize, x: usize, y: usize) -> Result<Test, Stri
             format!("({})", v.join(" \\/ "))
         }
     };
-    let r0 = |k: usize| format!("0:{}", p0.watched[&k]);
+    let r0 = |k: usize| format!("0:{}", watched[&k]);
     let (exists, checks) = match (sa, sb) {
         (true, true) => {
             p1.extend(d.load(r1, &ab));
@@ -259,19 +286,7 @@ fn pair_test(cx: &EdgeCx<'_>, n: usize, x: usize, y: usize) -> Result<Test, Stri
             )
         }
     };
-    let name = herd_name(&format!("{stem}+e{i}+{n}"));
-    let text = render(d, &name, &notes, &init, &[p0.insns, p1], &exists);
-    Ok(Test {
-        name,
-        variant: None,
-        edges: vec![i],
-        checks: format!(
-            "e{i} ({} before {}): forbidden is {checks}",
-            describe(s, x, e.from),
-            describe(s, y, e.to)
-        ),
-        text,
-    })
+    Ok((p1, exists, checks))
 }
 
 fn describe(s: &Steps, k: usize, op: OpId) -> String {
