@@ -178,7 +178,9 @@ extern "C" {
 long build_inv_iommu_pages(unsigned int *cmd, unsigned long long address, unsigned long long size, unsigned long long domid, unsigned long long pde);
 /* inv_iommu_pages_sync: returns 0; -110 (-ETIMEDOUT) when the `while` at line 122 is still running after 100000000 iterations or when the `while` at line 123 is still running after 100000000 iterations or when a poll of `sem` runs out; 0 when `return` at line 126 */
 long inv_iommu_pages_sync(void *iommu, unsigned long *__restrict cmdbuf_ring, unsigned long long cmdbuf_log2n, unsigned long long address, unsigned long long size, unsigned long long domid, unsigned long long pde, unsigned long *__restrict sem, unsigned long long sem_phys, unsigned long long sem_val);
-/* completion_wait: returns 0; -110 (-ETIMEDOUT) when the `while` at line 131 is still running after 100000000 iterations or when a poll of `sem` runs out; 0 when `return` at line 134 */
+/* inv_iommu_pages_np_sync: returns 0; -22 (-EINVAL) when the `while` at line 142 is still running after 128 iterations; -110 (-ETIMEDOUT) when the `while` at line 159 is still running after 100000000 iterations or when the `while` at line 163 is still running after 100000000 iterations or when a poll of `sem` runs out; 0 when `return` at line 166 */
+long inv_iommu_pages_np_sync(void *iommu, unsigned long *__restrict cmdbuf_ring, unsigned long long cmdbuf_log2n, unsigned long long address, unsigned long long size, unsigned long long domid, unsigned long long pde, unsigned long *__restrict sem, unsigned long long sem_phys, unsigned long long sem_val);
+/* completion_wait: returns 0; -110 (-ETIMEDOUT) when the `while` at line 171 is still running after 100000000 iterations or when a poll of `sem` runs out; 0 when `return` at line 174 */
 long completion_wait(void *iommu, unsigned long *__restrict cmdbuf_ring, unsigned long long cmdbuf_log2n, unsigned long *__restrict sem, unsigned long long sem_phys, unsigned long long sem_val);
 
 #ifdef __cplusplus

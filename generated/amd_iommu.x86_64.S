@@ -326,10 +326,336 @@ inv_iommu_pages_sync:
 	ret
 	.size inv_iommu_pages_sync,.-inv_iommu_pages_sync
 	.p2align 4
+	.globl inv_iommu_pages_np_sync
+	.type inv_iommu_pages_np_sync,@function
+inv_iommu_pages_np_sync:
+	/* 139: arguments */
+	push %rbx
+	push %r12
+	push %r13
+	push %r14
+	push %r15
+	sub $0x10,%rsp
+	mov %rsi,8(%rsp)
+	mov %r9,(%rsp)
+	mov $0x10,%eax
+	mov %rcx,%r11
+	mov %rdx,%rcx
+	shl %cl,%rax
+	mov %r11,%rcx
+	xor %r10,%r10
+	cmp $0x40,%rdx
+	jae .Linv_iommu_pages_np_sync.0
+	mov %rax,%r10
+.Linv_iommu_pages_np_sync.0:
+	sub $1,%r10
+	/* 68: cmdbuf */
+	mov 0x2008(%rdi),%eax
+	and %r10,%rax
+	xor %r9,%r9
+	/* 142: while left != 0 limit 128 else return -22 { ... */
+	mov $0x80,%edx
+.Linv_iommu_pages_np_sync.1:
+	test %r8,%r8
+	je .Linv_iommu_pages_np_sync.3
+	test %rdx,%rdx
+	je .Linv_iommu_pages_np_sync.2
+	sub $1,%rdx
+	mov $0x7f,%r11d
+	bsr %r8,%rsi
+	cmove %r11,%rsi
+	xor $0x3f,%rsi
+	mov $0x3f,%ebx
+	sub %rsi,%rbx
+	/* 143: let piece = ilog2(left) */
+	mov $1,%esi
+	test %rcx,%rcx
+	jne .Linv_iommu_pages_np_sync.4
+	xor %rsi,%rsi
+.Linv_iommu_pages_np_sync.4:
+	mov $0x40,%r11d
+	bsf %rcx,%r12
+	cmove %r11,%r12
+	mov $1,%r13d
+	cmp %rbx,%r12
+	jb .Linv_iommu_pages_np_sync.5
+	xor %r13,%r13
+.Linv_iommu_pages_np_sync.5:
+	and %r13,%rsi
+	je .Linv_iommu_pages_np_sync.7
+	mov $0x40,%r11d
+	bsf %rcx,%rsi
+	cmove %r11,%rsi
+	/* 145: piece = ctz(addr) */
+	mov %rsi,%rbx
+.Linv_iommu_pages_np_sync.7:
+	mov $1,%esi
+	mov %rcx,%r11
+	mov %rbx,%rcx
+	shl %cl,%rsi
+	mov %r11,%rcx
+	xor %r12,%r12
+	cmp $0x40,%rbx
+	jae .Linv_iommu_pages_np_sync.8
+	mov %rsi,%r12
+.Linv_iommu_pages_np_sync.8:
+	/* 147: let fs = 1 << piece */
+	mov %rcx,%rsi
+	and $0xfff,%rsi
+	add %r12,%rsi
+	add $0xfff,%rsi
+	shr $0xc,%rsi
+	/* 148: let pages = ((addr & 0xfff) + fs + 0xfff) >> 12 */
+	mov %rcx,%rbx
+	and $0xfffffffffffff000,%rbx
+	/* 149: let inv = addr & ~0xfff */
+	cmp $1,%rsi
+	je .Linv_iommu_pages_np_sync.10
+	mov %rcx,%rsi
+	add %r12,%rsi
+	sub $1,%rsi
+	xor %rcx,%rsi
+	mov $0x7f,%r11d
+	bsr %rsi,%rsi
+	cmove %r11,%rsi
+	xor $0x3f,%rsi
+	mov $0x3f,%r13d
+	sub %rsi,%r13
+	/* 151: let msb_diff = ilog2((addr + fs - 1) ^ addr) */
+	mov $0x33,%esi
+	cmp %r13,%rsi
+	jae .Linv_iommu_pages_np_sync.11
+	/* 153: inv = 0x7ffffffffffff000 */
+	movabs $0x7ffffffffffff000,%rbx
+	jmp .Linv_iommu_pages_np_sync.12
+.Linv_iommu_pages_np_sync.11:
+	mov $1,%esi
+	mov %rcx,%r11
+	mov %r13,%rcx
+	shl %cl,%rsi
+	mov %r11,%rcx
+	xor %r14,%r14
+	cmp $0x40,%r13
+	jae .Linv_iommu_pages_np_sync.13
+	mov %rsi,%r14
+.Linv_iommu_pages_np_sync.13:
+	sub $1,%r14
+	mov %rcx,%rsi
+	or %r14,%rsi
+	and $0xfffffffffffff000,%rsi
+	/* 155: inv = (addr | ((1 << msb_diff) - 1)) & ~0xfff */
+	mov %rsi,%rbx
+.Linv_iommu_pages_np_sync.12:
+	mov %rbx,%rsi
+	or $1,%rsi
+	/* 157: inv = inv | 1 */
+	mov %rsi,%rbx
+.Linv_iommu_pages_np_sync.10:
+	test %r9,%r9
+	jne .Linv_iommu_pages_np_sync.15
+	/* 159: enqueue cmdbuf inv_iommu_pages { domid: domid, pde: pde != 0 ... */
+	mov 0x2000(%rdi),%esi
+	mov %r10,%r13
+	shr $4,%r13
+	mov %rax,%r14
+	sub %rsi,%r14
+	and %r10,%r14
+	shr $4,%r14
+	sub %r14,%r13
+	mov %r13,%r9
+	test %r9,%r9
+	jne .Linv_iommu_pages_np_sync.17
+	mov $0x5f5e100,%esi
+.Linv_iommu_pages_np_sync.18:
+	test %r9,%r9
+	jne .Linv_iommu_pages_np_sync.20
+	test %rsi,%rsi
+	je .Linv_iommu_pages_np_sync.19
+	sub $1,%rsi
+	mov %eax,0x2008(%rdi)
+	mov 0x2000(%rdi),%r13d
+	mov %r10,%r14
+	shr $4,%r14
+	mov %rax,%r15
+	sub %r13,%r15
+	and %r10,%r15
+	shr $4,%r15
+	sub %r15,%r14
+	mov %r14,%r9
+	jmp .Linv_iommu_pages_np_sync.18
+.Linv_iommu_pages_np_sync.19:
+	mov $0xffffffffffffff92,%rax
+	add $0x10,%rsp
+	pop %r15
+	pop %r14
+	pop %r13
+	pop %r12
+	pop %rbx
+	ret
+.Linv_iommu_pages_np_sync.20:
+.Linv_iommu_pages_np_sync.17:
+.Linv_iommu_pages_np_sync.15:
+	mov (%rsp),%rsi
+	and $0xffff,%rsi
+	shl $0x20,%rsi
+	movabs $0x3000000000000000,%r11
+	or %r11,%rsi
+	mov 8(%rsp),%r13
+	add %rax,%r13
+	mov %rsi,(%r13)
+	mov %rbx,%rsi
+	and $1,%rsi
+	mov 0x40(%rsp),%r13
+	mov $1,%r14d
+	test %r13,%r13
+	jne .Linv_iommu_pages_np_sync.21
+	xor %r14,%r14
+.Linv_iommu_pages_np_sync.21:
+	and $1,%r14
+	shl $1,%r14
+	or %r14,%rsi
+	shr $0xc,%rbx
+	movabs $0xfffffffffffff,%r11
+	and %r11,%rbx
+	shl $0xc,%rbx
+	or %rbx,%rsi
+	mov %rax,%rbx
+	add $8,%rbx
+	mov 8(%rsp),%r13
+	add %rbx,%r13
+	mov %rsi,(%r13)
+	mov %rax,%rsi
+	add $0x10,%rsi
+	and %r10,%rsi
+	mov %rsi,%rax
+	mov %r9,%rsi
+	sub $1,%rsi
+	mov %rsi,%r9
+	mov %rcx,%rsi
+	add %r12,%rsi
+	/* 160: addr = addr + fs */
+	mov %rsi,%rcx
+	mov %r8,%rsi
+	sub %r12,%rsi
+	/* 161: left = left - fs */
+	mov %rsi,%r8
+	/* 142: while left != 0 limit 128 else return -22 { ... */
+	jmp .Linv_iommu_pages_np_sync.1
+.Linv_iommu_pages_np_sync.2:
+	mov $0xffffffffffffffea,%rax
+	add $0x10,%rsp
+	pop %r15
+	pop %r14
+	pop %r13
+	pop %r12
+	pop %rbx
+	ret
+.Linv_iommu_pages_np_sync.3:
+	test %r9,%r9
+	jne .Linv_iommu_pages_np_sync.23
+	/* 163: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
+	mov 0x2000(%rdi),%r8d
+	mov %r10,%rcx
+	shr $4,%rcx
+	mov %rax,%rdx
+	sub %r8,%rdx
+	and %r10,%rdx
+	shr $4,%rdx
+	sub %rdx,%rcx
+	mov %rcx,%r9
+	test %r9,%r9
+	jne .Linv_iommu_pages_np_sync.25
+	mov $0x5f5e100,%r8d
+.Linv_iommu_pages_np_sync.26:
+	test %r9,%r9
+	jne .Linv_iommu_pages_np_sync.28
+	test %r8,%r8
+	je .Linv_iommu_pages_np_sync.27
+	sub $1,%r8
+	mov %eax,0x2008(%rdi)
+	mov 0x2000(%rdi),%ecx
+	mov %r10,%rdx
+	shr $4,%rdx
+	mov %rax,%rsi
+	sub %rcx,%rsi
+	and %r10,%rsi
+	shr $4,%rsi
+	sub %rsi,%rdx
+	mov %rdx,%r9
+	jmp .Linv_iommu_pages_np_sync.26
+.Linv_iommu_pages_np_sync.27:
+	mov $0xffffffffffffff92,%rax
+	add $0x10,%rsp
+	pop %r15
+	pop %r14
+	pop %r13
+	pop %r12
+	pop %rbx
+	ret
+.Linv_iommu_pages_np_sync.28:
+.Linv_iommu_pages_np_sync.25:
+.Linv_iommu_pages_np_sync.23:
+	mov 0x50(%rsp),%r8
+	shr $3,%r8
+	movabs $0x1ffffffffffff,%r11
+	and %r11,%r8
+	shl $3,%r8
+	movabs $0x1000000000000001,%r11
+	or %r11,%r8
+	mov 8(%rsp),%rcx
+	add %rax,%rcx
+	mov %r8,(%rcx)
+	mov 0x58(%rsp),%r8
+	mov %rax,%rcx
+	add $8,%rcx
+	mov 8(%rsp),%rdx
+	add %rcx,%rdx
+	mov %r8,(%rdx)
+	mov %rax,%r8
+	add $0x10,%r8
+	and %r10,%r8
+	mov %r8,%rax
+	mov %r9,%r10
+	sub $1,%r10
+	mov %r10,%r9
+	/* 164: issue cmdbuf */
+	mov %eax,0x2008(%rdi)
+	/* 165: poll sem[0] == sem_val limit 200000000 else return -110 */
+	mov 0x48(%rsp),%rax
+	xor %r10,%r10
+	add %r10,%rax
+	mov 0x58(%rsp),%r10
+	mov $0xbebc200,%r9d
+.Linv_iommu_pages_np_sync.29:
+	mov (%rax),%r8
+	cmp %r10,%r8
+	je .Linv_iommu_pages_np_sync.30
+	sub $1,%r9
+	jne .Linv_iommu_pages_np_sync.29
+	mov $0xffffffffffffff92,%rax
+	add $0x10,%rsp
+	pop %r15
+	pop %r14
+	pop %r13
+	pop %r12
+	pop %rbx
+	ret
+.Linv_iommu_pages_np_sync.30:
+	/* 166: return 0 */
+	xor %rax,%rax
+	add $0x10,%rsp
+	pop %r15
+	pop %r14
+	pop %r13
+	pop %r12
+	pop %rbx
+	ret
+	.size inv_iommu_pages_np_sync,.-inv_iommu_pages_np_sync
+	.p2align 4
 	.globl completion_wait
 	.type completion_wait,@function
 completion_wait:
-	/* 130: arguments */
+	/* 170: arguments */
 	push %rbx
 	push %r12
 	push %r13
@@ -352,7 +678,7 @@ completion_wait:
 	and %rbx,%rax
 	xor %rdx,%rdx
 	jne .Lcompletion_wait.2
-	/* 131: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
+	/* 171: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
 	mov 0x2000(%rdi),%r12d
 	mov %rbx,%r13
 	shr $4,%r13
@@ -413,9 +739,9 @@ completion_wait:
 	mov %rdx,%r8
 	sub $1,%r8
 	mov %r8,%rdx
-	/* 132: issue cmdbuf */
+	/* 172: issue cmdbuf */
 	mov %eax,0x2008(%rdi)
-	/* 133: poll sem[0] == sem_val limit 200000000 else return -110 */
+	/* 173: poll sem[0] == sem_val limit 200000000 else return -110 */
 	add %r10,%rcx
 	mov $0xbebc200,%eax
 .Lcompletion_wait.8:
@@ -432,7 +758,7 @@ completion_wait:
 	pop %rbx
 	ret
 .Lcompletion_wait.9:
-	/* 134: return 0 */
+	/* 174: return 0 */
 	xor %rax,%rax
 	pop %r15
 	pop %r14

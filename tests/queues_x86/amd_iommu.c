@@ -204,6 +204,72 @@ static void case_pages(const char *name, unsigned log2n, uint32_t at, u64 addres
 	      dev.tail_moves);
 }
 
+/*
+ * domain_flush_pages() with amd_iommu_np_cache set (drivers/iommu/amd/
+ * iommu.c, Linux 6.1): the naturally aligned pieces it flushes one by one.
+ */
+static int kernel_np_pieces(u64 address, u64 size, u64 piece_addr[], u64 piece_size[])
+{
+	int n = 0;
+
+	while (size != 0) {
+		int addr_alignment = address ? __builtin_ctzll(address) : 0; /* __ffs */
+		int size_alignment = fls64(size) - 1;                        /* __fls */
+		int min_alignment;
+		u64 flush_size;
+
+		if ((unsigned long)address != 0)
+			min_alignment = addr_alignment < size_alignment ? addr_alignment : size_alignment;
+		else
+			min_alignment = size_alignment;
+
+		flush_size = 1ul << min_alignment;
+
+		piece_addr[n] = address;
+		piece_size[n] = flush_size;
+		n++;
+		address += flush_size;
+		size -= flush_size;
+	}
+	return n;
+}
+
+static void case_np(const char *name, u64 address, u64 size, u64 domid, u64 pde)
+{
+	static u64 pa[256], ps[256];
+	struct iommu_cmd c;
+	uint64_t w[2];
+	double t0, us;
+	int n = kernel_np_pieces(address, size, pa, ps);
+	u64 val = ++sem_val;
+
+	qx_reset(&dev, 9, 0x100);
+	dev.done_delay_us = 0;
+	dev.verbose = 0;
+	for (int i = 0; i < n; i++) {
+		kernel_build_inv_iommu_pages(&c, pa[i], ps[i], (u16)domid, pde != 0);
+		words(&c, w);
+		qx_expect(&dev, w);
+	}
+	kernel_build_completion_wait(&c, (uintptr_t)&sem, val);
+	words(&c, w);
+	qx_expect(&dev, w);
+	printf("case np-%s: [%#llx +%#llx), the kernel flushes %d pieces\n", name,
+	       (unsigned long long)address, (unsigned long long)size, n);
+	qx_start(&dev);
+	t0 = qx_now_us();
+	long r = inv_iommu_pages_np_sync(mmio, dev.ring, dev.log2n, address, size, domid, pde, &sem,
+					 (uintptr_t)&sem, val);
+	us = qx_now_us() - t0;
+	int drained = qx_finish(&dev);
+	CHECK(r == 0, "np-%s: returns 0 (%ld) in %.1f us", name, r, us);
+	CHECK(drained && dev.fails == 0 && dev.ngot == n + 1,
+	      "np-%s: the IOMMU took the kernel's %d pieces and the wait (%d taken, %d wrong)", name, n,
+	      dev.ngot, dev.fails);
+	CHECK(semv() == val && dev.completions == 1 && dev.tail_moves == 1,
+	      "np-%s: semaphore stored once, one tail write (%d moves)", name, dev.tail_moves);
+}
+
 static void case_wait_only(void)
 {
 	double t0, us;
@@ -343,6 +409,14 @@ int main(int argc, char **argv)
 	case_pages("wrap-512", 9, 0x1ff0, 0x40000000ULL, 0x200000, 0x12, 0, 0);
 	/* A slow IOMMU: 2 ms before the semaphore store. */
 	case_pages("slow", 9, 0x100, 0x7f0000201000ULL, 0x1000, 0x12, 0, 2000);
+	/* NpCache: naturally aligned pieces (domain_flush_pages). */
+	case_np("aligned-2M", 0x40000000ULL, 0x200000, 0x12, 0);
+	case_np("unaligned", 0x7f0000201000ULL, 0x7000, 0x12, 1);
+	case_np("odd", 0x1234, 0x5555, 0x1abcd, 0);
+	case_np("from-0", 0, 0x3000, 7, 0);
+	case_np("everything", 0, ~0ULL, 7, 1);
+	case_np("top", 0xffffffffff000ULL, 0x2000, 3, 0);
+	case_np("most-pieces", 1, ~0ULL - 1, 9, 0);
 	case_wait_only();
 	case_full();
 	case_many();
