@@ -66,10 +66,8 @@ tlb_inv_range:
 	mov x12, x14
 .Ltlb_inv_range.9:
 .Ltlb_inv_range.4:
-	movz x14, #1
-	cbnz x6, .Ltlb_inv_range.10
-	movz x14, #0
-.Ltlb_inv_range.10:
+	cmp x6, #0
+	cset x14, ne
 	and x13, x13, #3
 	lsl x13, x13, #8
 	orr x14, x14, x13
@@ -80,10 +78,10 @@ tlb_inv_range:
 	orr x14, x14, x13
 	/* 44: while addr < end limit 13 { ... */
 	movz x13, #0xd
-.Ltlb_inv_range.11:
+.Ltlb_inv_range.10:
 	cmp x10, x2
-	b.hs .Ltlb_inv_range.13
-	cbz x13, .Ltlb_inv_range.12
+	b.hs .Ltlb_inv_range.12
+	cbz x13, .Ltlb_inv_range.11
 	sub x13, x13, #1
 	rbit x15, x12
 	clz x15, x15
@@ -91,9 +89,9 @@ tlb_inv_range:
 	lsr x8, x12, x15
 	mov x7, x11
 	cmp x15, #0x40
-	b.hs .Ltlb_inv_range.14
+	b.hs .Ltlb_inv_range.13
 	mov x7, x8
-.Ltlb_inv_range.14:
+.Ltlb_inv_range.13:
 	and x7, x7, #0x1f
 	/* 47: cmds[n * 16] = 0x12 | (((num - 1) & 31) << 12) | ((scale & 3 ... */
 	sub x8, x7, #1
@@ -124,27 +122,27 @@ tlb_inv_range:
 	lsl x6, x7, x8
 	mov x4, x11
 	cmp x8, #0x40
-	b.hs .Ltlb_inv_range.15
+	b.hs .Ltlb_inv_range.14
 	mov x4, x6
-.Ltlb_inv_range.15:
+.Ltlb_inv_range.14:
 	add x8, x10, x4
 	/* 50: addr = addr + (num << (scale + tg */
 	mov x10, x8
 	lsl x7, x7, x15
 	mov x8, x11
 	cmp x15, #0x40
-	b.hs .Ltlb_inv_range.16
+	b.hs .Ltlb_inv_range.15
 	mov x8, x7
-.Ltlb_inv_range.16:
+.Ltlb_inv_range.15:
 	sub x15, x12, x8
 	/* 51: num_pages = num_pages - (num << scale */
 	mov x12, x15
 	/* 44: while addr < end limit 13 { ... */
-	b .Ltlb_inv_range.11
-.Ltlb_inv_range.12:
+	b .Ltlb_inv_range.10
+.Ltlb_inv_range.11:
 	movn x0, #0x15
 	ret
-.Ltlb_inv_range.13:
+.Ltlb_inv_range.12:
 .Ltlb_inv_range.1:
 	/* 54: return n */
 	mov x0, x9

@@ -70,20 +70,15 @@ iotlb_flush_domain:
 	.type iotlb_flush_range,%function
 iotlb_flush_range:
 	/* 53: arguments */
-	movz x9, #1
-	cbz x2, .Liotlb_flush_range.0
-	movz x9, #0
-.Liotlb_flush_range.0:
-	movz x10, #1
+	cmp x2, #0
+	cset x9, eq
 	movn x16, #0
 	cmp x3, x16
-	b.eq .Liotlb_flush_range.1
-	movz x10, #0
-.Liotlb_flush_range.1:
+	cset x10, eq
 	and x9, x9, x10
 	/* 56: let mask = 52 */
 	movz x10, #0x34
-	cbnz x9, .Liotlb_flush_range.3
+	cbnz x9, .Liotlb_flush_range.1
 	and x11, x2, #0xfff
 	sub x3, x3, x2
 	add x3, x3, #1
@@ -99,9 +94,9 @@ iotlb_flush_range:
 	lsl x12, x12, x13
 	movz x14, #0
 	cmp x13, #0x40
-	b.hs .Liotlb_flush_range.4
+	b.hs .Liotlb_flush_range.2
 	mov x14, x12
-.Liotlb_flush_range.4:
+.Liotlb_flush_range.2:
 	/* 60: let aligned = roundup_pow2(pages) */
 	clz x12, x14
 	movz x13, #0x3f
@@ -111,7 +106,7 @@ iotlb_flush_range:
 	sub x12, x14, #1
 	lsr x13, x2, #12
 	and x12, x12, x13
-	cbz x12, .Liotlb_flush_range.6
+	cbz x12, .Liotlb_flush_range.4
 	add x12, x13, x11
 	sub x12, x12, #1
 	eor x13, x13, x12
@@ -123,36 +118,29 @@ iotlb_flush_range:
 	and x13, x13, x14
 	/* 66: mask = 52 */
 	movz x10, #0x34
-	cbz x13, .Liotlb_flush_range.8
+	cbz x13, .Liotlb_flush_range.6
 	rbit x13, x13
 	clz x13, x13
 	/* 68: mask = ctz(shared) */
 	mov x10, x13
-.Liotlb_flush_range.8:
 .Liotlb_flush_range.6:
-.Liotlb_flush_range.3:
+.Liotlb_flush_range.4:
+.Liotlb_flush_range.1:
 	/* placed by place-barriers: e2 the caller's earlier stores -> write iotlb.iotlb (line 73), required by line 27; e3 the caller's earlier stores -> write iotlb.iotlb (line 81), required by line 27 */
 	dmb oshst
-	movz x11, #1
-	cbnz x9, .Liotlb_flush_range.9
-	movz x11, #0
-.Liotlb_flush_range.9:
+	cmp x9, #0
+	cset x11, ne
 	lsr x9, x4, #39
 	and x9, x9, #1
-	movz x12, #1
-	cbz x9, .Liotlb_flush_range.10
-	movz x12, #0
-.Liotlb_flush_range.10:
+	cmp x9, #0
+	cset x12, eq
 	orr x11, x11, x12
 	lsr x9, x4, #48
 	and x9, x9, #0x3f
-	movz x12, #1
 	cmp x9, x10
-	b.lo .Liotlb_flush_range.11
-	movz x12, #0
-.Liotlb_flush_range.11:
+	cset x12, lo
 	orr x11, x11, x12
-	cbz x11, .Liotlb_flush_range.12
+	cbz x11, .Liotlb_flush_range.7
 	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	ubfiz x9, x1, #32, #16
 	movz x16, #0xa000, lsl #48
@@ -162,25 +150,25 @@ iotlb_flush_range:
 	orr x9, x9, x11
 	/* 73: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
 	str x9, [x0, #8]
-	b .Liotlb_flush_range.13
-.Liotlb_flush_range.12:
+	b .Liotlb_flush_range.8
+.Liotlb_flush_range.7:
 	movz x9, #0x1000
 	lsl x9, x9, x10
 	movz x11, #0
 	cmp x10, #0x40
-	b.hs .Liotlb_flush_range.14
+	b.hs .Liotlb_flush_range.9
 	mov x11, x9
-.Liotlb_flush_range.14:
+.Liotlb_flush_range.9:
 	sub x11, x11, #1
 	movn x16, #0
 	eor x11, x11, x16
 	and x2, x2, x11
 	orr x2, x2, x10
 	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */
-	cbz x2, .Liotlb_flush_range.16
+	cbz x2, .Liotlb_flush_range.11
 	/* 79: iotlb.iva = iva */
 	str x2, [x0]
-.Liotlb_flush_range.16:
+.Liotlb_flush_range.11:
 	/* 81: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	ubfiz x1, x1, #32, #16
 	movz x16, #0xb000, lsl #48
@@ -190,18 +178,18 @@ iotlb_flush_range:
 	orr x1, x1, x4
 	/* 81: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
 	str x1, [x0, #8]
-.Liotlb_flush_range.13:
+.Liotlb_flush_range.8:
 	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
-.Liotlb_flush_range.17:
+.Liotlb_flush_range.12:
 	ldr x10, [x0, #8]
-	tbz x10, #63, .Liotlb_flush_range.18
+	tbz x10, #63, .Liotlb_flush_range.13
 	sub x9, x9, #1
-	cbnz x9, .Liotlb_flush_range.17
+	cbnz x9, .Liotlb_flush_range.12
 	movn x0, #0x6d
 	ret
-.Liotlb_flush_range.18:
+.Liotlb_flush_range.13:
 	/* end of sequence */
 	movz x0, #0
 	ret

@@ -163,9 +163,10 @@ fn variant_index(i: &Insn) -> usize {
         Insn::SubsReg { .. } => 54,
         Insn::Tbz { .. } => 55,
         Insn::Tbnz { .. } => 56,
+        Insn::Cset { .. } => 57,
     }
 }
-const VARIANTS: usize = 57;
+const VARIANTS: usize = 58;
 
 #[test]
 fn corpus_covers_every_variant_and_enum_value() {

@@ -33,6 +33,10 @@ pub struct Description {
     /// Does the memory model order `from` before `to` without any
     /// barrier? (See [`Backend::orders_implicitly`].)
     pub implicit: fn(from: Class, to: Class, same_strong_device: bool) -> bool,
+    /// Does the target set a register from a comparison without a branch
+    /// ([`crate::lir::Inst::SetCmp`]: aarch64 `cmp; cset`, riscv64
+    /// `sltu`)?
+    pub set_cmp: bool,
 }
 
 pub trait Backend: Sync {

@@ -212,6 +212,9 @@ impl crate::lir::builder::BuildTarget for Target {
     ) -> Option<barriers::Barrier> {
         self.backend().release_barrier(m, order)
     }
+    fn set_cmp(&self) -> bool {
+        self.backend().description().set_cmp
+    }
 }
 
 #[cfg(test)]

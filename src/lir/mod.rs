@@ -198,6 +198,15 @@ pub enum Inst {
     Ret {
         value: Operand,
     },
+    /// `dst = (a cmp b) ? 1 : 0`, on a target that sets a register from a
+    /// comparison without a branch (aarch64 `cset`, riscv64 `sltu`); the
+    /// others get `Imm 1; Branch; Imm 0` from the builder.
+    SetCmp {
+        cmp: Cmp,
+        dst: VReg,
+        a: VReg,
+        b: Operand,
+    },
     /// Store `src` to stack slot `slot` of the function's frame (8 bytes
     /// each): a value the allocator could not keep in a register
     /// (see [`spill`]).
@@ -241,7 +250,7 @@ impl Inst {
             | Inst::Not { src, .. }
             | Inst::Un { src, .. }
             | Inst::Insert { src, .. } => f(*src),
-            Inst::Bin { a, b, .. } | Inst::Branch { a, b, .. } => {
+            Inst::Bin { a, b, .. } | Inst::Branch { a, b, .. } | Inst::SetCmp { a, b, .. } => {
                 f(*a);
                 op(b, &mut f);
             }
@@ -308,6 +317,7 @@ impl Inst {
             | Inst::Insert { dst, .. }
             | Inst::Load { dst, .. }
             | Inst::Reload { dst, .. }
+            | Inst::SetCmp { dst, .. }
             | Inst::LoadReserve { dst, .. } => Some(*dst),
             Inst::SubBranchAbove { a, .. } => Some(*a),
             _ => None,
@@ -329,7 +339,7 @@ impl Inst {
             | Inst::Un { src, .. }
             | Inst::Insert { src, .. }
             | Inst::Spill { src, .. } => *src = f(*src),
-            Inst::Bin { a, b, .. } | Inst::Branch { a, b, .. } => {
+            Inst::Bin { a, b, .. } | Inst::Branch { a, b, .. } | Inst::SetCmp { a, b, .. } => {
                 *a = f(*a);
                 op(b, &mut f);
             }
@@ -396,6 +406,7 @@ impl Inst {
             | Inst::Insert { dst, .. }
             | Inst::Load { dst, .. }
             | Inst::Reload { dst, .. }
+            | Inst::SetCmp { dst, .. }
             | Inst::LoadReserve { dst, .. } => *dst = to,
             Inst::SubBranchAbove { a, .. } => *a = to,
             _ => {}

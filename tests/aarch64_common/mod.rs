@@ -247,6 +247,9 @@ pub fn forms() -> Vec<Insn> {
             rd: zr(rd),
             rn: zr(rn),
         });
+        for cond in [Cond::Eq, Cond::Ne, Cond::Lo, Cond::Hs, Cond::Hi] {
+            v.push(Insn::Cset { rd: zr(rd), cond });
+        }
         v.push(Insn::Rev32W {
             rd: zr(rd),
             rn: zr(rn),

@@ -251,6 +251,13 @@ impl Cx<'_> {
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::FeatureJump { cap, target } => e(feature_jump(cap, *target)?),
             Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a)?, b, *target, e)?,
+            Inst::SetCmp { cmp, dst, a, b } => {
+                let cond = self.compare(*cmp, r(a)?, b, e)?;
+                e(Insn::Cset {
+                    rd: r(dst)?.into(),
+                    cond,
+                });
+            }
             Inst::BranchBit {
                 a,
                 bit,
@@ -322,7 +329,24 @@ impl Cx<'_> {
                 });
                 return Ok(());
             }
-            (_, Operand::Imm(v)) => match Imm12::maybe_from(*v) {
+            _ => {}
+        }
+        let cond = self.compare(cmp, rn, b, e)?;
+        e(Insn::BCond { cond, target });
+        Ok(())
+    }
+
+    /// `cmp` of `rn` with `b` (the immediate in x16 when it does not fit
+    /// 12 bits); the condition that holds when `rn cmp b` does.
+    fn compare(
+        &self,
+        cmp: Cmp,
+        rn: XReg,
+        b: &Operand,
+        e: &mut dyn FnMut(Insn),
+    ) -> Result<Cond, LowerError> {
+        match b {
+            Operand::Imm(v) => match Imm12::maybe_from(*v) {
                 Some(imm) => e(Insn::CmpImm { rn, imm }),
                 None => {
                     materialize(SCRATCH, *v, e);
@@ -332,19 +356,17 @@ impl Cx<'_> {
                     });
                 }
             },
-            (_, Operand::Reg(b)) => e(Insn::CmpReg {
+            Operand::Reg(b) => e(Insn::CmpReg {
                 rn: rn.into(),
                 rm: self.r(*b)?.into(),
             }),
         }
-        let cond = match cmp {
+        Ok(match cmp {
             Cmp::Eq => Cond::Eq,
             Cmp::Ne => Cond::Ne,
             Cmp::Ltu => Cond::Lo,
             Cmp::Geu => Cond::Hs,
-        };
-        e(Insn::BCond { cond, target });
-        Ok(())
+        })
     }
 }
 

@@ -32,6 +32,7 @@ static DESCRIPTION: Description = Description {
     regs: &lower::REGS,
     barriers: barriers::TABLE,
     implicit: barriers::implicit,
+    set_cmp: true,
 };
 
 impl Backend for Aarch64 {

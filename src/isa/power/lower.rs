@@ -206,6 +206,11 @@ impl Cx<'_> {
                 mem(true, r(src)?, At::plain(r(base)?), *width, false, e)?
             }
             Inst::SpinHint => {}
+            Inst::SetCmp { .. } => {
+                return Err(LowerError::Internal(
+                    "SetCmp on a target whose Description says set_cmp: false".into(),
+                ))
+            }
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::FeatureJump { cap, target } => feature_jump(cap, *target, e)?,

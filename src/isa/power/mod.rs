@@ -48,6 +48,7 @@ const fn description(name: &'static str, triple: &'static str) -> Description {
         regs: &lower::REGS,
         barriers: barriers::TABLE,
         implicit: barriers::implicit,
+        set_cmp: false,
     }
 }
 

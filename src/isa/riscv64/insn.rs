@@ -261,6 +261,13 @@ impl Insn {
         match self {
             Insn::Label(_) => "",
             Insn::Lui { .. } => "lui",
+            // `sltu rd, zero, rs` is `snez rd, rs`, as GNU objdump and
+            // capstone print it.
+            Insn::Alu {
+                op: AluOp::Sltu,
+                rs1: Reg::ZERO,
+                ..
+            } => "snez",
             Insn::Alu { op, .. } => match op {
                 AluOp::Add => "add",
                 AluOp::Sub => "sub",
@@ -333,6 +340,12 @@ impl Insn {
         match self {
             Insn::Label(l) => format!("{}:", label_name(*l)),
             Insn::Lui { rd, imm } => format!("{m} {rd}, {:#x}", imm.bits()),
+            Insn::Alu {
+                op: AluOp::Sltu,
+                rd,
+                rs1: Reg::ZERO,
+                rs2,
+            } => format!("{m} {rd}, {rs2}"),
             Insn::Alu { rd, rs1, rs2, .. } => format!("{m} {rd}, {rs1}, {rs2}"),
             Insn::AluImm { rd, rs1, imm, .. } => format!("{m} {rd}, {rs1}, {}", imm.value()),
             Insn::Shift { rd, rs1, sh, .. } => format!("{m} {rd}, {rs1}, {}", sh.get()),

@@ -297,6 +297,34 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
                 target: *target,
             });
         }
+        // No flags: `sltu` for an unsigned order, `xor` then `sltu` from
+        // x0 (`snez`) for (in)equality, `xori 1` for the negations.
+        Inst::SetCmp { cmp, dst, a, b } => {
+            let (rd, ra) = (r(*dst)?, r(*a)?);
+            let rb = match b {
+                Operand::Imm(0) => Reg::ZERO,
+                Operand::Imm(v) => {
+                    li(SCRATCH, *v, e);
+                    SCRATCH
+                }
+                Operand::Reg(v) => r(*v)?,
+            };
+            match cmp {
+                Cmp::Ltu | Cmp::Geu => e(alu(AluOp::Sltu, rd, ra, rb)),
+                Cmp::Eq | Cmp::Ne => {
+                    let diff = if rb == Reg::ZERO {
+                        ra
+                    } else {
+                        e(alu(AluOp::Xor, rd, ra, rb));
+                        rd
+                    };
+                    e(alu(AluOp::Sltu, rd, Reg::ZERO, diff));
+                }
+            }
+            if matches!(cmp, Cmp::Geu | Cmp::Eq) {
+                e(alu_imm(ImmOp::Xori, rd, rd, 1));
+            }
+        }
         Inst::BranchBit {
             a,
             bit,

@@ -228,6 +228,11 @@ impl Cx<'_> {
                 store(r(src)?, r(base)?, 0, *width, false, e)?
             }
             Inst::SpinHint => e(Insn::Pause),
+            Inst::SetCmp { .. } => {
+                return Err(LowerError::Internal(
+                    "SetCmp on a target whose Description says set_cmp: false".into(),
+                ))
+            }
             Inst::Spill { src, slot } => e(Insn::Store {
                 size: Size::Q,
                 base: RSP,

@@ -83,16 +83,25 @@ impl Builder<'_> {
                 // constant stays live to the end of the function, and a
                 // sequence with many conditions ran out of registers.
                 let d = self.vreg();
-                let done = self.label();
-                self.emit(Inst::Imm { dst: d, value: 1 });
-                self.emit(Inst::Branch {
-                    cmp: c.cmp,
-                    a,
-                    b,
-                    target: done,
-                });
-                self.emit(Inst::Imm { dst: d, value: 0 });
-                self.emit(Inst::Label(done));
+                if self.target.set_cmp() {
+                    self.emit(Inst::SetCmp {
+                        cmp: c.cmp,
+                        dst: d,
+                        a,
+                        b,
+                    });
+                } else {
+                    let done = self.label();
+                    self.emit(Inst::Imm { dst: d, value: 1 });
+                    self.emit(Inst::Branch {
+                        cmp: c.cmp,
+                        a,
+                        b,
+                        target: done,
+                    });
+                    self.emit(Inst::Imm { dst: d, value: 0 });
+                    self.emit(Inst::Label(done));
+                }
                 d
             }
             Expr::Call(f, args) => self.call(*f, args),

@@ -60,6 +60,8 @@ pub trait BuildTarget {
     fn acquire_barrier(&self, m: Machine) -> Option<Barrier>;
     /// The barrier (if any) a release of `order` needs before its store.
     fn release_barrier(&self, m: Machine, order: ReleaseOrder) -> Option<Barrier>;
+    /// Can the target lower [`Inst::SetCmp`]?
+    fn set_cmp(&self) -> bool;
 }
 
 /// `invalidations`: the sequence's CPU invalidations, already checked for

@@ -110,6 +110,7 @@ fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
         | Insn::Ubfx { .. }
         | Insn::Rev { .. }
         | Insn::Clz { .. }
+        | Insn::Cset { .. }
         | Insn::Rbit { .. }
         | Insn::Rev32W { .. }
         | Insn::Rev16W { .. } => emit_shift_and_bits(ops, insn, cx)?,
@@ -288,6 +289,23 @@ fn emit_shift_and_bits(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), E
         Insn::Clz { rd, rn } => {
             let (rd, rn) = (rd.field(), rn.field());
             dynasm!(ops ; .arch aarch64 ; clz X(rd), X(rn));
+        }
+        Insn::Cset { rd, cond } => {
+            let rd = rd.field();
+            match cond {
+                Cond::Eq => dynasm!(ops ; .arch aarch64 ; cset X(rd), eq),
+                Cond::Ne => dynasm!(ops ; .arch aarch64 ; cset X(rd), ne),
+                Cond::Hs => dynasm!(ops ; .arch aarch64 ; cset X(rd), hs),
+                Cond::Lo => dynasm!(ops ; .arch aarch64 ; cset X(rd), lo),
+                Cond::Mi => dynasm!(ops ; .arch aarch64 ; cset X(rd), mi),
+                Cond::Pl => dynasm!(ops ; .arch aarch64 ; cset X(rd), pl),
+                Cond::Hi => dynasm!(ops ; .arch aarch64 ; cset X(rd), hi),
+                Cond::Ls => dynasm!(ops ; .arch aarch64 ; cset X(rd), ls),
+                Cond::Ge => dynasm!(ops ; .arch aarch64 ; cset X(rd), ge),
+                Cond::Lt => dynasm!(ops ; .arch aarch64 ; cset X(rd), lt),
+                Cond::Gt => dynasm!(ops ; .arch aarch64 ; cset X(rd), gt),
+                Cond::Le => dynasm!(ops ; .arch aarch64 ; cset X(rd), le),
+            }
         }
         Insn::Rbit { rd, rn } => {
             let (rd, rn) = (rd.field(), rn.field());

@@ -159,6 +159,12 @@ pub enum Insn {
         rd: RegOrZr,
         rn: RegOrZr,
     },
+    /// `cset rd, cond` (CSINC rd, XZR, XZR, inverted cond): 1 when the
+    /// flags satisfy `cond`, else 0.
+    Cset {
+        rd: RegOrZr,
+        cond: Cond,
+    },
     /// Reverse the bit order (64-bit).
     Rbit {
         rd: RegOrZr,

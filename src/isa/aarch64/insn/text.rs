@@ -90,6 +90,7 @@ impl Insn {
             Insn::Rev { rd, rn } | Insn::Clz { rd, rn } | Insn::Rbit { rd, rn } => {
                 format!("{m} {rd}, {rn}")
             }
+            Insn::Cset { rd, cond } => format!("cset {rd}, {}", &cond.mnemonic()[2..]),
             Insn::Rev32W { rd, rn } | Insn::Rev16W { rd, rn } => {
                 format!("{m} {}, {}", rd.w(), rn.w())
             }
@@ -181,6 +182,7 @@ impl Insn {
             Insn::Ubfiz { .. } => "ubfiz",
             Insn::Ubfx { .. } => "ubfx",
             Insn::Clz { .. } => "clz",
+            Insn::Cset { .. } => "cset",
             Insn::Rbit { .. } => "rbit",
             Insn::Rev { .. } | Insn::Rev32W { .. } => "rev",
             Insn::Rev16W { .. } => "rev16",
