@@ -1,6 +1,7 @@
 //! AArch64 (AAPCS64).
 
 pub mod barriers;
+mod constants;
 pub mod decode;
 pub mod emit;
 #[cfg(feature = "emu")]
