@@ -16,6 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::shootdown;
+
 fn chromium() -> PathBuf {
     for c in ["chromium", "chromium-browser", "google-chrome"] {
         if let Ok(o) = Command::new("which").arg(c).output() {
@@ -144,11 +146,12 @@ fn accesses(spec: &str, target: shootdown::Target) -> BTreeMap<String, usize> {
 }
 
 fn page_for(stem: &str, dir: &Path) -> PathBuf {
-    let out = Command::new(env!("CARGO_BIN_EXE_shootdown"))
-        .args(["explore", &format!("examples/{stem}.inv"), "--out"])
-        .arg(dir)
-        .output()
-        .unwrap();
+    let out = shootdown(&[
+        "explore",
+        &format!("examples/{stem}.inv"),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -161,14 +164,16 @@ fn page_for(stem: &str, dir: &Path) -> PathBuf {
 fn every_example_page_works_in_chromium() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explore");
     std::fs::create_dir_all(&dir).unwrap();
-    let mut stems: Vec<String> = std::fs::read_dir("examples")
-        .unwrap()
-        .filter_map(|e| {
-            let p = e.ok()?.path();
-            (p.extension()? == "inv").then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
+    let stems: Vec<String> = crate::order_proof::examples()
+        .iter()
+        .map(|p| {
+            Path::new(p)
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
         })
         .collect();
-    stems.sort();
     let mut checked_lines = 0;
     for stem in &stems {
         let page = page_for(stem, &dir);
@@ -265,17 +270,14 @@ fn the_cost_plot_and_the_strategy_diff_are_on_the_page() {
     let html = std::fs::read_to_string(page_for("npu2_atsd", &dir)).unwrap();
     // 4 sequences x 4 targets.
     assert_eq!(html.matches("<pre class=\"diff\">").count(), 16);
-    let cli = Command::new(env!("CARGO_BIN_EXE_shootdown"))
-        .args([
-            "diff",
-            "examples/npu2_atsd.inv",
-            "--seq",
-            "invalidate_va",
-            "--target",
-            "power64",
-        ])
-        .output()
-        .unwrap();
+    let cli = shootdown(&[
+        "diff",
+        "examples/npu2_atsd.inv",
+        "--seq",
+        "invalidate_va",
+        "--target",
+        "power64",
+    ]);
     let text = String::from_utf8_lossy(&cli.stdout);
     let section = html
         .split("<section class=\"g\" data-seq=\"invalidate_va\">")

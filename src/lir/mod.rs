@@ -477,3 +477,133 @@ impl fmt::Display for Operand {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `each_use`/`def` and `map_uses`/`set_def` are two matches over the
+    /// instructions that must agree (the spiller renames what the
+    /// allocator reads): on one instruction of every kind that has
+    /// registers, `map_uses` visits exactly `uses()` and `set_def` moves
+    /// exactly `def()`.
+    #[test]
+    fn renaming_visits_what_the_allocator_reads() {
+        let v = VReg;
+        let dev = MemKind::Normal;
+        let all = vec![
+            Inst::Imm {
+                dst: v(1),
+                value: 3,
+            },
+            Inst::Arg {
+                dst: v(1),
+                index: 0,
+            },
+            Inst::Copy {
+                dst: v(1),
+                src: v(2),
+            },
+            Inst::Bin {
+                op: BinOp::Add,
+                dst: v(1),
+                a: v(2),
+                b: Operand::Reg(v(3)),
+            },
+            Inst::Not {
+                dst: v(1),
+                src: v(2),
+            },
+            Inst::Un {
+                op: UnOp::Clz,
+                dst: v(1),
+                src: v(2),
+            },
+            Inst::Insert {
+                dst: v(1),
+                src: v(2),
+                shift: 3,
+                width: 4,
+            },
+            Inst::Load {
+                dst: v(1),
+                base: v(2),
+                offset: 8,
+                width: 64,
+                swap: false,
+                kind: dev,
+                index: Some(v(3)),
+            },
+            Inst::Store {
+                src: v(1),
+                base: v(2),
+                offset: 8,
+                width: 64,
+                swap: false,
+                kind: dev,
+                index: Some(v(3)),
+            },
+            Inst::LoadReserve {
+                dst: v(1),
+                base: v(2),
+                width: 64,
+                acquire: false,
+            },
+            Inst::StoreCond {
+                src: v(1),
+                base: v(2),
+                width: 64,
+                expected: v(3),
+                release: false,
+                retry: 0,
+            },
+            Inst::StoreRelease {
+                src: v(1),
+                base: v(2),
+                width: 64,
+            },
+            Inst::Branch {
+                cmp: Cmp::Eq,
+                a: v(1),
+                b: Operand::Reg(v(2)),
+                target: 0,
+            },
+            Inst::BranchBit {
+                a: v(1),
+                bit: 3,
+                set: true,
+                target: 0,
+            },
+            Inst::SubBranchAbove {
+                a: v(1),
+                b: v(2),
+                target: 0,
+            },
+            Inst::SetCmp {
+                cmp: Cmp::Ltu,
+                dst: v(1),
+                a: v(2),
+                b: Operand::Reg(v(3)),
+            },
+            Inst::Spill { src: v(1), slot: 0 },
+            Inst::Reload { dst: v(1), slot: 0 },
+            Inst::Ret {
+                value: Operand::Reg(v(1)),
+            },
+        ];
+        for inst in all {
+            let mut seen = Vec::new();
+            let mut renamed = inst.clone();
+            renamed.map_uses(|r| {
+                seen.push(r);
+                VReg(r.0 + 100)
+            });
+            assert_eq!(seen, inst.uses(), "{inst:?}");
+            let shifted: Vec<VReg> = inst.uses().iter().map(|r| VReg(r.0 + 100)).collect();
+            assert_eq!(renamed.uses(), shifted, "{inst:?}");
+            let mut moved = inst.clone();
+            moved.set_def(VReg(99));
+            assert_eq!(moved.def(), inst.def().map(|_| VReg(99)), "{inst:?}");
+        }
+    }
+}

@@ -199,6 +199,19 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     Ok(Lowered { insns: out })
 }
 
+/// The right operand of a comparison in a register: x0 for 0, a
+/// constant in the scratch register.
+fn compared(b: &Operand, alloc: &Allocation, e: Emit) -> Result<Reg, LowerError> {
+    Ok(match b {
+        Operand::Imm(0) => Reg::ZERO,
+        Operand::Imm(v) => {
+            li(SCRATCH, *v, e);
+            SCRATCH
+        }
+        Operand::Reg(v) => reg_of(alloc, *v)?,
+    })
+}
+
 /// Every instruction but `Ret` (which restores the frame).
 fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), LowerError> {
     let r = |v: VReg| reg_of(alloc, v);
@@ -276,14 +289,7 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
             })
         }
         Inst::Branch { cmp, a, b, target } => {
-            let rs2 = match b {
-                Operand::Imm(0) => Reg::ZERO,
-                Operand::Imm(v) => {
-                    li(SCRATCH, *v, e);
-                    SCRATCH
-                }
-                Operand::Reg(v) => r(*v)?,
-            };
+            let rs2 = compared(b, alloc, e)?;
             let cond = match cmp {
                 Cmp::Eq => BrCond::Eq,
                 Cmp::Ne => BrCond::Ne,
@@ -301,14 +307,7 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
         // x0 (`snez`) for (in)equality, `xori 1` for the negations.
         Inst::SetCmp { cmp, dst, a, b } => {
             let (rd, ra) = (r(*dst)?, r(*a)?);
-            let rb = match b {
-                Operand::Imm(0) => Reg::ZERO,
-                Operand::Imm(v) => {
-                    li(SCRATCH, *v, e);
-                    SCRATCH
-                }
-                Operand::Reg(v) => r(*v)?,
-            };
+            let rb = compared(b, alloc, e)?;
             match cmp {
                 Cmp::Ltu | Cmp::Geu => e(alu(AluOp::Sltu, rd, ra, rb)),
                 Cmp::Eq | Cmp::Ne => {
