@@ -124,6 +124,7 @@ fn request(arch: Arch, src: &str, cls: &[(u32, InsnClass, &str)], args: Vec<u64>
         }],
         ram: vec![],
         max_insns: 10_000,
+        tlb_found: Vec::new(),
     }
 }
 
@@ -141,6 +142,7 @@ fn cpu_request(arch: Arch, src: &str, cls: &[(u32, InsnClass, &str)]) -> Request
         mmio: vec![],
         ram: vec![],
         max_insns: 1000,
+        tlb_found: Vec::new(),
     }
 }
 
@@ -388,6 +390,50 @@ fn power_book3e_mas6_and_invalidations() {
     }
 }
 
+/// MAS7_MAS3 writes MAS7 (high word) and MAS3 (low word); MAS1 is 32
+/// bits; `tlbsx` finds its entry or not as the request says: found, MAS1
+/// gets V with MAS6's SPID as TID and MAS2 the EA's page; missed, V clear.
+#[test]
+fn power_book3e_mas7_mas3_and_tlb_lookups() {
+    let src = "
+    .machine e6500
+    lis 4, 0x1234
+    ori 4, 4, 0x5678
+    rldicr 4, 4, 32, 31
+    oris 4, 4, 0x9abc
+    mtspr 0x174, 4
+    mfspr 5, 0x3b0
+    mfspr 6, 0x273
+    lis 7, 0x002a
+    mtspr 0x276, 7
+    lis 8, 0x4000
+    ori 8, 8, 0x0123
+    tlbsx 0, 8
+    mfspr 9, 0x271
+    mfspr 10, 0x272
+    tlbsx 0, 8
+    mfspr 11, 0x271
+    add 3, 5, 6
+    add 3, 3, 9
+    add 3, 3, 10
+    add 3, 3, 11
+    blr
+";
+    for (found, want) in [
+        (
+            vec![true, false],
+            // MAS7 + MAS3, then V|TID 0x2a, the page, then V clear.
+            0x1234_5678u64 + 0x9abc_0000 + 0x802a_0000 + 0x4000_0000 + 0x002a_0000,
+        ),
+        (vec![false], 0x1234_5678u64 + 0x9abc_0000),
+    ] {
+        let mut req = cpu_request(Arch::Power64Be, src, &[]);
+        req.tlb_found = found.clone();
+        let out = run(&req).unwrap_or_else(|e| panic!("{found:?}: {e}"));
+        assert_eq!(out.ret, want, "{found:?}");
+    }
+}
+
 #[test]
 fn power_unclassified_tlbie_faults() {
     let src = "
@@ -516,6 +562,7 @@ fn timeouts() {
     ] {
         let req = Request {
             max_insns: 5000,
+            tlb_found: Vec::new(),
             ..cpu_request(arch, src, &[])
         };
         match run(&req) {
@@ -548,6 +595,7 @@ fn unmapped_access_faults() {
             mmio: vec![],
             ram: vec![],
             max_insns: 1000,
+            tlb_found: Vec::new(),
         };
         match run(&req) {
             Err(EmuError::Fault { pc_offset, what }) => {
@@ -594,6 +642,7 @@ fn ram_is_not_an_event_and_is_returned() {
             watch: false,
         }],
         max_insns: 100,
+        tlb_found: Vec::new(),
     };
     let out = run(&req).unwrap();
     assert_eq!(out.ret, VALUE, "unscripted load returns the last store");
@@ -621,6 +670,7 @@ fn overlapping_regions_rejected() {
         }],
         ram: vec![],
         max_insns: 100,
+        tlb_found: Vec::new(),
     };
     assert!(matches!(run(&req), Err(EmuError::Unicorn(_))));
 }
@@ -654,6 +704,7 @@ fn x86_64_invlpg_recorded() {
         mmio: vec![],
         ram: vec![],
         max_insns: 100,
+        tlb_found: Vec::new(),
     };
     let out = run(&req).unwrap();
     let texts: Vec<(EventKind, u32, &str)> = out
@@ -700,6 +751,7 @@ fn scripted_last_value_repeats_and_unscripted_reads_zero() {
         }],
         ram: vec![],
         max_insns: 100,
+        tlb_found: Vec::new(),
     };
     let out = run(&req).unwrap();
     let bytes: Vec<(u64, Vec<u8>)> = out

@@ -76,6 +76,7 @@ fn run(
         memory: HashMap::from([(0, vec![0u8; 16])]),
         big_endian: target.big_endian(),
         consumers: Vec::new(),
+        tlb_found: Vec::new(),
     };
     trace::run(&prog, &c, 0, &w, 1_000_000).unwrap_or_else(|e| panic!("{target}: {e}"))
 }

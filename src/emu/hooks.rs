@@ -167,11 +167,29 @@ pub(super) fn on_code(uc: &mut Uc<'_>, addr: u64, size: u32) {
     match uc.get_data().sys_at(addr) {
         Some(Sys::Write { gpr, reg }) => {
             let v = uc.reg_read(gpr).unwrap_or(0);
-            uc.get_data_mut().sys_regs.insert(reg, v);
+            let st = uc.get_data_mut();
+            let target = st.target;
+            target.sys_write(&mut st.sys_regs, reg, v);
         }
         Some(Sys::Read { gpr, reg }) => {
             let st = uc.get_data_mut();
             st.sys_read = Some((gpr, st.sys_reg(reg)));
+        }
+        Some(Sys::TlbLookup { ea }) => {
+            let ea = ea.map(|(ra, rb)| {
+                let base = ra.map_or(0, |r| uc.reg_read(r).unwrap_or(0));
+                base.wrapping_add(uc.reg_read(rb).unwrap_or(0))
+            });
+            let st = uc.get_data_mut();
+            let found = st
+                .tlb_found
+                .get(st.lookups)
+                .or(st.tlb_found.last())
+                .copied()
+                .unwrap_or(false);
+            st.lookups += 1;
+            let target = st.target;
+            target.tlb_lookup(&mut st.sys_regs, found, ea);
         }
         _ => {}
     }

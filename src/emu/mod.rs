@@ -150,6 +150,10 @@ pub struct Request {
     pub mmio: Vec<MmioRegion>,
     pub ram: Vec<RamRegion>,
     pub max_insns: u64,
+    /// Whether each Book III-E TLB lookup (`tlbsx`, `tlbre`) finds its
+    /// entry, in order; the last repeats, and none means never (the
+    /// emulator has no TLB).
+    pub tlb_found: Vec<bool>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -239,6 +243,24 @@ pub trait EmuTarget: Sync {
     /// running it (it would trap or misbehave on unicorn's CPU).
     fn system_insn(&self, _word: u32) -> Option<Sys> {
         None
+    }
+    /// A write of `v` to modelled system register `reg` (as
+    /// [`EmuTarget::system_insn`] numbers it).
+    fn sys_write(&self, regs: &mut std::collections::HashMap<usize, u64>, reg: usize, v: u64) {
+        regs.insert(reg, v);
+    }
+    /// A TLB lookup (`ea` Some: a search for EA; None: a read of the
+    /// entry the registers name) that does or does not find its entry.
+    fn tlb_lookup(
+        &self,
+        _regs: &mut std::collections::HashMap<usize, u64>,
+        _found: bool,
+        _ea: Option<u64>,
+    ) {
+    }
+    /// A read of modelled system register `reg` (never written: 0).
+    fn sys_read(&self, regs: &std::collections::HashMap<usize, u64>, reg: usize) -> u64 {
+        regs.get(&reg).copied().unwrap_or(0)
     }
     /// Operand registers (name, value) of the invalidation instruction at
     /// `pc` whose class text is `text`, read before it executes.

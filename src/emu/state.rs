@@ -63,6 +63,10 @@ pub struct State {
     /// unused SPR): (GPR, value) the GPR is set to before the next
     /// instruction.
     pub(super) sys_read: Option<(i32, u64)>,
+    /// Whether each TLB lookup finds its entry (the last repeats; none:
+    /// never), and how many ran.
+    pub(super) tlb_found: Vec<bool>,
+    pub(super) lookups: usize,
 }
 
 /// A system instruction the emulator models instead of running, with
@@ -74,7 +78,10 @@ pub enum Sys {
     Write { gpr: i32, reg: usize },
     /// `gpr` = modelled register `reg` (`mfspr RT,MASn`).
     Read { gpr: i32, reg: usize },
-    /// No state kept (`mfmsr`, `wrtee`, `wrteei`, `tlbsx`, `tlbre`).
+    /// `tlbsx RA,RB` (`ea`: the GPRs of EA = (RA|0) + RB) or `tlbre`
+    /// (None): the MAS registers as [`Request::tlb_found`] says.
+    TlbLookup { ea: Option<(Option<i32>, i32)> },
+    /// No state kept (`mfmsr`, `wrtee`, `wrteei`).
     Other,
 }
 
@@ -119,7 +126,7 @@ impl State {
 
     /// Modelled system register `n`.
     pub(crate) fn sys_reg(&self, n: usize) -> u64 {
-        self.sys_regs.get(&n).copied().unwrap_or(0)
+        self.target.sys_read(&self.sys_regs, n)
     }
 
     /// The instruction executing (or last executed).
@@ -155,6 +162,8 @@ impl State {
             unmapped: None,
             sys_regs: HashMap::new(),
             sys_read: None,
+            tlb_found: req.tlb_found.clone(),
+            lookups: 0,
         }
     }
 }

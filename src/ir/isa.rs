@@ -25,6 +25,12 @@ pub trait Isa: Sync {
     /// The ordering class of its CPU invalidation `mnemonic`, where it is
     /// not a broadcast TLB invalidation.
     fn invalidate_class(&self, mnemonic: &str) -> Option<Class>;
+    /// The special-purpose register `name` (any case) a spec may move
+    /// with `mtspr`/`mfspr` on `machine`; a target that has one has the
+    /// TLB-entry instructions `tlbsx` and `tlbre` too.
+    fn spr(&self, _machine: Machine, _name: &str) -> Result<super::Spr, String> {
+        Err(format!("{} has no `mtspr`/`mfspr`", self.name()))
+    }
 }
 
 #[linkme::distributed_slice]

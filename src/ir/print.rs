@@ -394,6 +394,28 @@ fn leaf(prog: &Program, s: &Seq, st: &Stmt, pad: &str, out: &mut String) {
                 prog.line_of(*span)
             )
         }
+        Stmt::Sys { op, span } => {
+            let text = match op {
+                SysOp::MtSpr { spr, value } => {
+                    format!("mtspr {}, {}", spr.name, value.display(&s.params))
+                }
+                SysOp::MfSpr { spr, local } => {
+                    format!(
+                        "local{local} ({}) = mfspr {}",
+                        local_name(s, *local),
+                        spr.name
+                    )
+                }
+                SysOp::TlbSearch { ea } => format!("tlbsx {}", ea.display(&s.params)),
+                SysOp::TlbRead => "tlbre".to_string(),
+                SysOp::MfMsr { local } => {
+                    format!("local{local} ({}) = mfmsr", local_name(s, *local))
+                }
+                SysOp::Wrteei(on) => format!("wrteei {}", u8::from(*on)),
+                SysOp::Wrtee { value } => format!("wrtee {}", value.display(&s.params)),
+            };
+            writeln!(out, "{pad}{text}  (line {})", prog.line_of(*span))
+        }
         // Statements with blocks: see `block_head`.
         Stmt::Each { .. }
         | Stmt::Range { .. }

@@ -134,6 +134,50 @@ pub enum MemOp {
     },
 }
 
+/// A special-purpose register, as the target that has it numbers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Spr {
+    pub number: u16,
+    /// The spec's spelling, upper case (`MAS1`).
+    pub name: &'static str,
+}
+
+/// What a [`Stmt::Sys`] does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SysOp {
+    /// `mtspr SPR, value`.
+    MtSpr { spr: Spr, value: Expr },
+    /// `local = mfspr SPR`.
+    MfSpr { spr: Spr, local: usize },
+    /// `tlbsx EA`: search this CPU's TLB for EA under MAS6's PID and
+    /// address space; the entry found (MAS1.V = 1) or not (V = 0) is left
+    /// in MAS0-MAS3 and MAS7.
+    TlbSearch { ea: Expr },
+    /// `tlbre`: read the entry MAS0 names into MAS1-MAS3 and MAS7.
+    TlbRead,
+    /// `local = mfmsr`.
+    MfMsr { local: usize },
+    /// `wrteei 0|1`: external interrupts off or on (MSR[EE]).
+    Wrteei(bool),
+    /// `wrtee value`: MSR[EE] from the value's EE bit (a saved MSR).
+    Wrtee { value: Expr },
+}
+
+impl SysOp {
+    /// The instruction's mnemonic.
+    pub fn mnemonic(&self) -> &'static str {
+        match self {
+            SysOp::MtSpr { .. } => "mtspr",
+            SysOp::MfSpr { .. } => "mfspr",
+            SysOp::TlbSearch { .. } => "tlbsx",
+            SysOp::TlbRead => "tlbre",
+            SysOp::MfMsr { .. } => "mfmsr",
+            SysOp::Wrteei(_) => "wrteei",
+            SysOp::Wrtee { .. } => "wrtee",
+        }
+    }
+}
+
 /// What placed a barrier: the spec author, or a named pass.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -308,6 +352,15 @@ pub enum Stmt {
         after: Option<Span>,
         span: Span,
     },
+    /// A special-purpose register move or a TLB-entry instruction that
+    /// invalidates nothing (Book III-E `machine e6500`: MAS registers,
+    /// `tlbsx`, `tlbre`). Not an access of the ordering model: these act
+    /// on this CPU's MAS registers, in program order, and the passes keep
+    /// them where the spec put them.
+    Sys {
+        op: SysOp,
+        span: Span,
+    },
     /// Normal memory and locks (see [`MemOp`]). Stores (plain, lock
     /// taking and releasing) are ordering-graph operations of class
     /// `NormalStore` under `id`.
@@ -462,6 +515,13 @@ macro_rules! exprs_of {
                     $f(o);
                 }
             }
+            Stmt::Sys {
+                op:
+                    SysOp::MtSpr { value: e, .. }
+                    | SysOp::TlbSearch { ea: e }
+                    | SysOp::Wrtee { value: e },
+                ..
+            } => $f(e),
             Stmt::Mem { op, .. } => match op {
                 MemOp::Store { value, .. } => $f(value),
                 MemOp::LoadAt { index, .. } => $f(index),

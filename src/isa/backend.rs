@@ -97,6 +97,14 @@ pub trait Backend: Sync {
     fn via_insn(&self, _name: &str) -> bool {
         false
     }
+    /// The special-purpose register `name` a spec may move with
+    /// `mtspr`/`mfspr` (and `tlbsx`/`tlbre` may be used) on `machine`.
+    fn spr(&self, _machine: Machine, _name: &str) -> Result<crate::ir::Spr, String> {
+        Err(format!(
+            "{} has no `mtspr`/`mfspr`",
+            self.description().name
+        ))
+    }
     /// Is a feature patched this way (`cap`) one this target's kernel
     /// patches at boot?
     fn patches(&self, p: Patching) -> bool;

@@ -177,6 +177,9 @@ impl crate::ir::isa::Isa for FrontEnd {
     fn invalidate_class(&self, mnemonic: &str) -> Option<Class> {
         self.0.backend().invalidate_class(mnemonic)
     }
+    fn spr(&self, machine: Machine, name: &str) -> Result<crate::ir::Spr, String> {
+        self.0.backend().spr(machine, name)
+    }
 }
 
 // One registration per target: what the IR finds in `ir::isa::ISAS`.

@@ -220,6 +220,14 @@ pub enum Inst {
         dst: VReg,
         slot: u32,
     },
+    /// A special-purpose register move or TLB-entry instruction of the
+    /// target (Book III-E): `mtspr` reads `src`, `mfspr` writes `dst`,
+    /// `tlbsx` reads `src` (the EA), `tlbre` neither.
+    Sys {
+        op: SysKind,
+        src: Option<VReg>,
+        dst: Option<VReg>,
+    },
     /// Go to `target` when the CPU has kernel capability `cap`, by the
     /// kernel's boot-time patching (arm64 alternatives, POWER feature
     /// sections): unpatched, a `nop` that falls through.
@@ -227,6 +235,20 @@ pub enum Inst {
         cap: String,
         target: LabelId,
     },
+}
+
+/// What an [`Inst::Sys`] does; SPRs by number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SysKind {
+    MtSpr(u16),
+    MfSpr(u16),
+    TlbSearch,
+    TlbRead,
+    MfMsr,
+    /// `wrteei 0|1`.
+    Wrteei(bool),
+    /// `wrtee src`.
+    Wrtee,
 }
 
 impl Inst {
@@ -276,6 +298,7 @@ impl Inst {
             }
             Inst::BranchBit { a, .. } => f(*a),
             Inst::Spill { src, .. } => f(*src),
+            Inst::Sys { src, .. } => src.iter().for_each(|&v| f(v)),
             Inst::Ret { value } => op(value, &mut f),
             Inst::Invalidate { operands, .. } => operands.iter().for_each(|v| f(*v)),
             Inst::StoreCond {
@@ -320,6 +343,7 @@ impl Inst {
             | Inst::SetCmp { dst, .. }
             | Inst::LoadReserve { dst, .. } => Some(*dst),
             Inst::SubBranchAbove { a, .. } => Some(*a),
+            Inst::Sys { dst, .. } => *dst,
             _ => None,
         }
     }
@@ -372,6 +396,11 @@ impl Inst {
             Inst::Invalidate { operands, .. } => {
                 operands.iter_mut().for_each(|v| *v = f(*v));
             }
+            Inst::Sys { src, .. } => {
+                if let Some(v) = src {
+                    *v = f(*v);
+                }
+            }
             Inst::StoreCond {
                 src,
                 base,
@@ -409,6 +438,7 @@ impl Inst {
             | Inst::SetCmp { dst, .. }
             | Inst::LoadReserve { dst, .. } => *dst = to,
             Inst::SubBranchAbove { a, .. } => *a = to,
+            Inst::Sys { dst: Some(d), .. } => *d = to,
             _ => {}
         }
     }
@@ -587,6 +617,16 @@ mod tests {
             },
             Inst::Spill { src: v(1), slot: 0 },
             Inst::Reload { dst: v(1), slot: 0 },
+            Inst::Sys {
+                op: SysKind::MtSpr(0x276),
+                src: Some(v(1)),
+                dst: None,
+            },
+            Inst::Sys {
+                op: SysKind::MfSpr(0x271),
+                src: None,
+                dst: Some(v(2)),
+            },
             Inst::Ret {
                 value: Operand::Reg(v(1)),
             },

@@ -149,7 +149,7 @@ fn walk(
                 );
                 path.pop();
             }
-            Stmt::Return { .. } | Stmt::Assign { .. } => {}
+            Stmt::Return { .. } | Stmt::Assign { .. } | Stmt::Sys { .. } => {}
         }
     }
 }

@@ -197,7 +197,11 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: Pending) -> Pending {
                 // Nothing after a return runs on this path.
                 pending = Pending::default();
             }
-            Stmt::Write { .. } | Stmt::Read { .. } | Stmt::Mem { .. } | Stmt::Assign { .. } => {}
+            Stmt::Write { .. }
+            | Stmt::Read { .. }
+            | Stmt::Mem { .. }
+            | Stmt::Assign { .. }
+            | Stmt::Sys { .. } => {}
         }
         i += 1;
     }

@@ -37,6 +37,9 @@ fn touch(s: &Stmt) -> Touch {
                     | Stmt::Mem { .. }
                     // It defines a local later statements read.
                     | Stmt::Read { .. }
+                    // MAS registers: a later tlbsx/tlbwe reads what it
+                    // wrote, and the statements do not say which.
+                    | Stmt::Sys { .. }
             ),
         ..Touch::default()
     };

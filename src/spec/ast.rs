@@ -453,6 +453,17 @@ pub enum Stmt {
         #[serde(skip)]
         span: Span,
     },
+    /// A Book III-E (`machine e6500`) TLB-entry or MAS register
+    /// instruction: `mtspr SPR, VALUE`, `tlbsx EA`, `tlbre`.
+    Sys {
+        /// `mtspr`, `tlbsx`, `tlbre`.
+        name: Ident,
+        /// The register `mtspr` writes.
+        spr: Option<Ident>,
+        operands: Vec<Expr>,
+        #[serde(skip)]
+        span: Span,
+    },
     /// `order stores before invalidates` / `order invalidates before return`.
     Order {
         before: Ident,
@@ -503,6 +514,10 @@ pub enum Expr {
     Binding(Ident),
     /// `feature NAME`: 1 when the CPU has the feature, else 0.
     Feature(Ident),
+    /// `mfspr SPR` (Book III-E `machine e6500`: `mfspr MAS1`): a read of
+    /// a special-purpose register, placed before its statement like a
+    /// device register read.
+    MfSpr(Ident),
     Neg {
         inner: Box<Expr>,
         #[serde(skip)]
@@ -566,7 +581,7 @@ impl Expr {
             | Expr::Mem { span, .. }
             | Expr::Aggregate { span, .. } => *span,
             Expr::Reg(p) => p.span,
-            Expr::Name(i) | Expr::Binding(i) | Expr::Feature(i) => i.span,
+            Expr::Name(i) | Expr::Binding(i) | Expr::Feature(i) | Expr::MfSpr(i) => i.span,
         }
     }
 }

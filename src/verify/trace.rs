@@ -337,6 +337,7 @@ pub fn run(
         mmio: std::mem::take(&mut layout.mmio),
         ram: std::mem::take(&mut layout.ram),
         max_insns,
+        tlb_found: world.tlb_found.clone(),
     };
     let out = emu::run(c.target.backend().emu(), &req).map_err(|e| e.to_string())?;
     let events = out

@@ -470,7 +470,43 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
     maker.features(&params_up, &mut out);
     maker.edges(&params_up, &mut out);
     maker.branch_probes(&mut out);
+    tlb_lookups(seq, &mut out);
     out
+}
+
+/// A sequence that looks TLB entries up (`tlbsx`, `tlbre`) runs every
+/// world with no lookup finding its entry (the default), and again with
+/// each of the first three lookups finding or not (`World::tlb_found`):
+/// the arms that test MAS1.V after each are then reached.
+fn tlb_lookups(seq: &Seq, out: &mut Vec<(String, World)>) {
+    let mut lookups = 0;
+    crate::ir::walk(&seq.body, &mut |s| {
+        if let Stmt::Sys {
+            op: crate::ir::SysOp::TlbSearch { .. } | crate::ir::SysOp::TlbRead,
+            ..
+        } = s
+        {
+            lookups += 1;
+        }
+    });
+    if lookups == 0 {
+        return;
+    }
+    let n = lookups.min(3);
+    let base: Vec<(String, World)> = out.clone();
+    for mask in 1u32..(1 << n) {
+        let found: Vec<bool> = (0..n).map(|i| mask >> i & 1 == 1).collect();
+        let what: Vec<&str> = found
+            .iter()
+            .map(|&f| if f { "found" } else { "missed" })
+            .collect();
+        for (name, w) in &base {
+            let mut w = w.clone();
+            // The last repeats: past the n-th, lookups miss.
+            w.tlb_found = found.iter().copied().chain([false]).collect();
+            out.push((format!("{name}; TLB lookups {}", what.join(", ")), w));
+        }
+    }
 }
 
 /// Constants compared with something in `e` (and one either side).

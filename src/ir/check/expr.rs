@@ -114,6 +114,7 @@ impl SeqCx<'_> {
                 None => return Err(self.undefined(n)),
             },
             ast::Expr::Feature(n) => self.feature(n)?,
+            ast::Expr::MfSpr(r) => self.mfspr(r)?,
             ast::Expr::Binding(b) => self.binding(b, reg)?,
             ast::Expr::Neg { inner, .. } => {
                 Expr::bin(BinOp::Sub, Expr::Const(0), self.expr(inner, reg)?)
@@ -200,6 +201,32 @@ impl SeqCx<'_> {
             );
         }
         Ok(v)
+    }
+
+    /// `mfspr SPR`: a read placed before the statement, like a register's.
+    fn mfspr(&mut self, r: &ast::Ident) -> Result<Expr, Diag> {
+        if !self.in_cover.is_empty() {
+            return Err(
+                Diag::new(r.span, "`mfspr` is not allowed in a `cover` body")
+                    .label("read it before the `cover`"),
+            );
+        }
+        let local = self.locals.len();
+        // `mfmsr` is parsed as a read of `MSR`.
+        let op = if r.name == "MSR" {
+            self.book3e_insn(&ast::Ident {
+                name: "mfmsr".into(),
+                span: r.span,
+            })?;
+            self.locals.push("mfmsr".into());
+            crate::ir::SysOp::MfMsr { local }
+        } else {
+            let spr = self.spr(r)?;
+            self.locals.push(format!("mfspr {}", spr.name));
+            crate::ir::SysOp::MfSpr { spr, local }
+        };
+        self.pending.push(Stmt::Sys { op, span: r.span });
+        Ok(Expr::Local(local))
     }
 
     /// A normal-memory read `p[OFF]`, likewise placed before its statement.

@@ -78,6 +78,8 @@ fn check_with(
         granules: &granules,
         thresholds: &thresholds,
         features: &features,
+        machine,
+        targets: &targets,
     };
     let seqs = check_seqs(&decls, &spec.seqs, parallel_from)?;
 
@@ -202,6 +204,9 @@ struct Decls<'a> {
     granules: &'a [GranuleSet],
     thresholds: &'a [(String, u64)],
     features: &'a [Feature],
+    machine: crate::ir::Machine,
+    /// The spec's `target` names (which ISAs an SPR name is asked of).
+    targets: &'a [(String, Span)],
 }
 
 /// From this many sequences on, they are checked on every core.
@@ -286,6 +291,8 @@ fn check_seq(
 ) -> Result<Seq, Diag> {
     let mut p = check_params(s)?;
     let mut cx = SeqCx {
+        machine: d.machine,
+        targets: d.targets,
         index: d.index,
         devices: d.devices,
         granules: d.granules,

@@ -8,6 +8,8 @@ use crate::spec::ast;
 use crate::spec::diag::Diag;
 
 pub(super) struct SeqCx<'a> {
+    pub(super) machine: crate::ir::Machine,
+    pub(super) targets: &'a [(String, crate::spec::diag::Span)],
     pub(super) index: &'a Index<'a>,
     pub(super) devices: &'a [Device],
     pub(super) granules: &'a [GranuleSet],
@@ -439,6 +441,7 @@ pub(super) fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
         | ast::Stmt::Return { span, .. }
         | ast::Stmt::Range { span, .. }
         | ast::Stmt::Invalidate { span, .. }
+        | ast::Stmt::Sys { span, .. }
         | ast::Stmt::Order { span, .. }
         | ast::Stmt::If { span, .. }
         | ast::Stmt::Acquire { span, .. }

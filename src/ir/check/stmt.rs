@@ -56,6 +56,12 @@ impl SeqCx<'_> {
                 after,
                 span,
             } => self.invalidate(name, operands, after, span)?,
+            ast::Stmt::Sys {
+                name,
+                spr,
+                operands,
+                span,
+            } => self.sys(name, spr.as_ref(), operands, *span)?,
             ast::Stmt::Cover {
                 start,
                 size,
@@ -246,6 +252,104 @@ impl SeqCx<'_> {
             operands: ops,
             after: *after,
             span: *span,
+        })
+    }
+
+    /// `mtspr SPR, VALUE`, `tlbsx EA`, `tlbre`.
+    fn sys(
+        &mut self,
+        name: &ast::Ident,
+        spr: Option<&ast::Ident>,
+        operands: &[ast::Expr],
+        span: Span,
+    ) -> Result<Stmt, Diag> {
+        if !self.in_cover.is_empty() {
+            return Err(Diag::new(
+                span,
+                format!("`{}` is not allowed in a `cover` body", name.name),
+            )
+            .label("inside a cover"));
+        }
+        // Each target on the `target` line must have the MAS registers.
+        let probe = |cx: &Self| cx.book3e_insn(name);
+        let op = match (name.name.as_str(), spr, operands) {
+            ("mtspr", Some(r), [v]) => SysOp::MtSpr {
+                spr: self.spr(r)?,
+                value: self.expr(v, None)?,
+            },
+            ("tlbsx", None, [ea]) => {
+                probe(self)?;
+                SysOp::TlbSearch {
+                    ea: self.expr(ea, None)?,
+                }
+            }
+            ("tlbre", None, []) => {
+                probe(self)?;
+                SysOp::TlbRead
+            }
+            ("wrteei", None, [v]) => {
+                probe(self)?;
+                match self.expr(v, None)?.as_const() {
+                    Some(b @ (0 | 1)) => SysOp::Wrteei(b == 1),
+                    _ => {
+                        return Err(Diag::new(v.span(), "`wrteei` takes 0 or 1")
+                            .label("not 0 or 1")
+                            .help("`wrteei 0` masks external interrupts, `wrteei 1` unmasks them; `wrtee SAVED` restores a saved MSR's EE"))
+                    }
+                }
+            }
+            ("wrtee", None, [v]) => {
+                probe(self)?;
+                SysOp::Wrtee {
+                    value: self.expr(v, None)?,
+                }
+            }
+            _ => return Err(Diag::new(span, format!("malformed `{}`", name.name)).label(
+                "expected `mtspr SPR, VALUE`, `tlbsx EA`, `tlbre`, `wrteei 0|1` or `wrtee VALUE`",
+            )),
+        };
+        Ok(Stmt::Sys { op, span })
+    }
+
+    /// `name` (`tlbsx`, `wrteei`, ...) needs Book III-E: the MAS registers
+    /// on every target of the spec.
+    pub(super) fn book3e_insn(&self, name: &ast::Ident) -> Result<(), Diag> {
+        let probe = ast::Ident {
+            name: "MAS0".into(),
+            span: name.span,
+        };
+        self.spr(&probe).map(|_| ()).map_err(|d| {
+            Diag::new(
+                name.span,
+                format!(
+                    "`{}` is a Book III-E instruction (e500mc, e5500, e6500)",
+                    name.name
+                ),
+            )
+            .label("not on this spec's targets")
+            .help(format!(
+                "it needs `machine e6500` and only power64/power64le targets ({})",
+                d.message
+            ))
+        })
+    }
+
+    /// The special-purpose register `r` names, on every target of the
+    /// spec under its `machine`.
+    pub(super) fn spr(&self, r: &ast::Ident) -> Result<crate::ir::Spr, Diag> {
+        let mut found = None;
+        for (t, _) in self.targets {
+            let Some(isa) = crate::ir::isa::by_name(t) else {
+                continue;
+            };
+            match isa.spr(self.machine, &r.name) {
+                Ok(s) => found = Some(s),
+                Err(e) => return Err(Diag::new(r.span, e).label("no such register here")),
+            }
+        }
+        found.ok_or_else(|| {
+            Diag::new(r.span, format!("`{}`: the spec has no target", r.name))
+                .label("no target to read it on")
         })
     }
 

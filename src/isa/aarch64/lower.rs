@@ -248,6 +248,12 @@ impl Cx<'_> {
                 rn: r(base)?.into(),
             }),
             Inst::SpinHint => {}
+            Inst::Sys { .. } => {
+                return Err(LowerError::Internal(
+                    "a Book III-E system instruction reached a target the check refuses it on"
+                        .into(),
+                ))
+            }
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::FeatureJump { cap, target } => e(feature_jump(cap, *target)?),

@@ -155,6 +155,9 @@ const _: () = assert!(ALL_ACCESS.len() + 2 == MSYNC.len());
 pub enum Form {
     Tlbilx(u8),
     Tlbivax,
+    /// `tlbwe`: writes the entry MAS0-MAS3 and MAS7 describe (with MAS1.V
+    /// clear, removes it).
+    Tlbwe,
 }
 
 fn form(name: &str) -> Option<(Form, usize)> {
@@ -163,13 +166,17 @@ fn form(name: &str) -> Option<(Form, usize)> {
         "tlbilx pid" => (Form::Tlbilx(1), 1),
         "tlbilx va" => (Form::Tlbilx(3), 2),
         "tlbivax" => (Form::Tlbivax, 2),
+        "tlbwe" => (Form::Tlbwe, 0),
         _ => return None,
     })
 }
 
 /// A Book III-E invalidation (`tlbilx ...`, `tlbivax`) by IR name.
 fn is_book3e(name: &str) -> bool {
-    matches!(name.split_whitespace().next(), Some("tlbilx" | "tlbivax"))
+    matches!(
+        name.split_whitespace().next(),
+        Some("tlbilx" | "tlbivax" | "tlbwe")
+    )
 }
 
 /// The invalidation `name`, if POWER `machine` has it with `n` register
@@ -186,7 +193,7 @@ pub fn invalidation(machine: Machine, name: &str, n: usize) -> Result<Invalidati
                 let m = name.split_whitespace().next().unwrap_or(name);
                 return Err(match m {
                     "tlbie" | "tlbiel" | "slbia" => format!(
-                        "`{m}` is Book III-S (radix): `machine e6500` invalidates with `tlbilx all`, `tlbilx pid, MAS6`, `tlbilx va, EA, MAS6` and `tlbivax EA, MAS6`"
+                        "`{m}` is Book III-S (radix): `machine e6500` invalidates with `tlbilx all`, `tlbilx pid, MAS6`, `tlbilx va, EA, MAS6`, `tlbivax EA, MAS6` and `tlbwe`"
                     ),
                     "tlbilx" => format!(
                         "`{name}`: tlbilx takes `all`, `pid, MAS6` or `va, EA, MAS6` (T = 0, 1, 3)"
@@ -200,7 +207,7 @@ pub fn invalidation(machine: Machine, name: &str, n: usize) -> Result<Invalidati
             if takes != n {
                 let what = match name {
                     "tlbilx pid" => "MAS6",
-                    "tlbilx all" => "nothing",
+                    "tlbilx all" | "tlbwe" => "nothing",
                     _ => "EA, MAS6",
                 };
                 return Err(format!("`{name}` takes {what} ({takes} operand(s)), got {n}"));
@@ -210,11 +217,105 @@ pub fn invalidation(machine: Machine, name: &str, n: usize) -> Result<Invalidati
     }
 }
 
+/// SPR numbers the register model below treats specially.
+const MAS2: usize = 0x272;
+const MAS3: usize = 0x273;
+const MAS7: usize = 0x3b0;
+const MAS7_MAS3: usize = 0x174;
+
+/// `mtspr SPR` into a model of the MAS registers by SPR number (the
+/// emulator's and the interpreter's, which must agree): MAS2 holds a
+/// 64-bit EPN, the others are 32-bit, and MAS7_MAS3 writes MAS7 (high
+/// word) and MAS3 (low word) (Power ISA v2.06 Book III-E 6.10.3.8).
+pub fn mas_write(regs: &mut std::collections::HashMap<usize, u64>, spr: usize, v: u64) {
+    match spr {
+        MAS7_MAS3 => {
+            regs.insert(MAS7, v >> 32);
+            regs.insert(MAS3, v & 0xffff_ffff);
+        }
+        MAS2 => {
+            regs.insert(MAS2, v);
+        }
+        _ => {
+            regs.insert(spr, v & 0xffff_ffff);
+        }
+    }
+}
+
+/// `mfspr SPR` from the model [`mas_write`] keeps (never written: 0).
+pub fn mas_read(regs: &std::collections::HashMap<usize, u64>, spr: usize) -> u64 {
+    let r = |n| regs.get(&n).copied().unwrap_or(0);
+    match spr {
+        MAS7_MAS3 => r(MAS7) << 32 | r(MAS3),
+        _ => r(spr),
+    }
+}
+
+const MAS0: usize = 0x270;
+const MAS1: usize = 0x271;
+const MAS6: usize = 0x276;
+
+/// What `tlbsx EA` (`ea` Some) or `tlbre` (None) leaves in the MAS
+/// register model when the TLB does (`found`) or does not hold the entry
+/// asked for. Neither the emulator nor the interpreter has a TLB: whether
+/// a lookup finds its entry is an input of the run (`World::tlb_found`),
+/// so that `verify` runs both arms of a sequence that tests MAS1.V. What
+/// is found is what was searched for: V, with MAS6's SPID as TID, ISIZE
+/// as TSIZE, SIND as IND and SAS as TS, in TLB1 (MAS0 TLBSEL 1), EPN the
+/// 4K page of EA. `tlbre` of a valid entry sets V in what MAS1 held.
+/// Not found: MAS1.V clear, the rest as it was. What a real TLB does is
+/// checked under QEMU's e6500 (tests/e6500_qemu.rs), not here.
+pub fn tlb_lookup(regs: &mut std::collections::HashMap<usize, u64>, found: bool, ea: Option<u64>) {
+    let r = |regs: &std::collections::HashMap<usize, u64>, n| regs.get(&n).copied().unwrap_or(0);
+    let mas1 = r(regs, MAS1);
+    if !found {
+        regs.insert(MAS1, mas1 & 0x7fff_ffff);
+        return;
+    }
+    match ea {
+        Some(ea) => {
+            let mas6 = r(regs, MAS6);
+            let mas1 = 0x8000_0000
+                | (mas6 & 0x3fff_0000)
+                | (mas6 & 0xf80)
+                | (mas6 & 2) << 12
+                | (mas6 & 1) << 12;
+            regs.insert(MAS0, 0x1000_0000);
+            regs.insert(MAS1, mas1);
+            regs.insert(MAS2, ea & !0xfff);
+        }
+        None => {
+            regs.insert(MAS1, mas1 | 0x8000_0000);
+        }
+    }
+}
+
+/// The MAS register `name` a spec moves with `mtspr`/`mfspr`.
+pub fn spr(machine: Machine, name: &str) -> Result<crate::ir::Spr, String> {
+    if machine != Machine::E6500 {
+        return Err(format!(
+            "`{name}` is a Book III-E MMU assist register: say `machine e6500` at the top of the spec"
+        ));
+    }
+    let (s, spelled) = super::insn::spr_by_name(name).ok_or_else(|| {
+        format!("e6500 has no MMU assist register `{name}`: MAS0..MAS8 or MAS7_MAS3")
+    })?;
+    Ok(crate::ir::Spr {
+        number: s.number().expect("a named MAS register has a number"),
+        name: spelled,
+    })
+}
+
 /// Emit `f` with its operands in `regs` (EA first, then MAS6, as many
 /// as `f` takes), using `scratch` (r0) to hold the MSR across the
 /// interrupt-masked window.
 pub fn lower(f: Form, regs: &[Reg], scratch: Reg, e: &mut dyn FnMut(Insn)) {
     let (ea, mas6) = match f {
+        // The entry is in the MAS registers the spec wrote.
+        Form::Tlbwe => {
+            e(Insn::Tlbwe);
+            return;
+        }
         Form::Tlbilx(0) => {
             e(Insn::Tlbilx {
                 t: 0,
@@ -236,6 +337,7 @@ pub fn lower(f: Form, regs: &[Reg], scratch: Reg, e: &mut dyn FnMut(Insn)) {
         // T=1: EA unused; RB is r0 as in the kernel's PPC_TLBILX_PID(0,R0).
         Form::Tlbilx(t) => Insn::Tlbilx { t, ra: 0, rb: ea },
         Form::Tlbivax => Insn::Tlbivax { ra: 0, rb: ea },
+        Form::Tlbwe => unreachable!("tlbwe returned above"),
     });
     e(Insn::Wrtee { rs: scratch });
 }

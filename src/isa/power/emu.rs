@@ -126,7 +126,8 @@ impl EmuTarget for Power {
         let t = ((w >> 21) & 31) as usize;
         // The SPR field's halves are swapped in the word.
         let spr = || ((w >> 16) & 31 | ((w >> 11) & 31) << 5) as u16;
-        let mas = || Spr::from_number(spr()).map(|Spr::Mas(n)| usize::from(n));
+        // Modelled by SPR number (see book3e::mas_write).
+        let mas = || Spr::from_number(spr()).map(|_| usize::from(spr()));
         Some(match (w >> 1) & 0x3ff {
             467 => Sys::Write {
                 gpr: gpr(t),
@@ -136,9 +137,33 @@ impl EmuTarget for Power {
                 gpr: gpr(t),
                 reg: mas()?,
             },
-            83 | 131 | 163 | 914 | 946 => Sys::Other,
+            914 => {
+                let (ra, rb) = ((w >> 16) & 31, (w >> 11) & 31);
+                Sys::TlbLookup {
+                    ea: Some(((ra != 0).then(|| gpr(ra as usize)), gpr(rb as usize))),
+                }
+            }
+            946 => Sys::TlbLookup { ea: None },
+            83 | 131 | 163 => Sys::Other,
             _ => return None,
         })
+    }
+
+    fn sys_write(&self, regs: &mut std::collections::HashMap<usize, u64>, reg: usize, v: u64) {
+        super::book3e::mas_write(regs, reg, v);
+    }
+
+    fn sys_read(&self, regs: &std::collections::HashMap<usize, u64>, reg: usize) -> u64 {
+        super::book3e::mas_read(regs, reg)
+    }
+
+    fn tlb_lookup(
+        &self,
+        regs: &mut std::collections::HashMap<usize, u64>,
+        found: bool,
+        ea: Option<u64>,
+    ) {
+        super::book3e::tlb_lookup(regs, found, ea);
     }
 
     fn invalidate_operands(&self, uc: &Uc<'_>, pc: u64, _text: &str) -> Vec<(String, u64)> {
@@ -152,7 +177,7 @@ impl EmuTarget for Power {
         let read = |r: usize| uc.reg_read(GPRS[r]).unwrap_or(0);
         // EA = (RA|0) + RB.
         let ea = || (if ra == 0 { 0 } else { read(ra) }).wrapping_add(read(rb));
-        let mas6 = || ("mas6".to_string(), st.sys_reg(6));
+        let mas6 = || ("mas6".to_string(), st.sys_reg(0x276));
         match (w >> 26, (w >> 1) & 0x3ff, (w >> 21) & 3) {
             // Book III-E tlbilx T=0 (nothing), T=1 (MAS6), T=3
             // and tlbivax (EA, MAS6): the spec's operands.

@@ -12,11 +12,11 @@
 //! addresses, so it is never given to a value that serves as a base.
 
 use super::constants::{fits_i16, materialize, sldi};
-use super::insn::{Cond, Insn, Label, Reg};
+use super::insn::{Cond, Insn, Label, Reg, Spr};
 use crate::ir::expr::BinOp;
 use crate::isa::{Machine, Target};
 use crate::lir::regalloc::{Allocation, RegFile};
-use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
+use crate::lir::{Cmp, Func, Inst, Operand, Origin, SysKind, UnOp, VReg};
 
 pub const REGS: RegFile = RegFile {
     args: &[3, 4, 5, 6, 7, 8, 9, 10],
@@ -188,6 +188,39 @@ impl Cx<'_> {
                 mem(true, r(src)?, at, *width, *swap, e)?
             }
             Inst::Barrier { name } => name.lower(e),
+            Inst::Sys { op, src, dst } => {
+                let spr = |n: u16| {
+                    Spr::from_number(n).ok_or_else(|| {
+                        LowerError::Internal(format!("SPR {n:#x} is not a MAS register"))
+                    })
+                };
+                let need = |v: &Option<VReg>| {
+                    v.as_ref()
+                        .ok_or_else(|| {
+                            LowerError::Internal("system instruction without its register".into())
+                        })
+                        .and_then(r)
+                };
+                match op {
+                    SysKind::MtSpr(n) => e(Insn::Mtspr {
+                        spr: spr(*n)?,
+                        rs: need(src)?,
+                    }),
+                    SysKind::MfSpr(n) => e(Insn::Mfspr {
+                        rt: need(dst)?,
+                        spr: spr(*n)?,
+                    }),
+                    // EA = (RA|0) + RB, as the kernel's `tlbsx 0,rB`.
+                    SysKind::TlbSearch => e(Insn::Tlbsx {
+                        ra: 0,
+                        rb: need(src)?,
+                    }),
+                    SysKind::TlbRead => e(Insn::Tlbre),
+                    SysKind::MfMsr => e(Insn::Mfmsr { rt: need(dst)? }),
+                    SysKind::Wrteei(on) => e(Insn::Wrteei { e: *on }),
+                    SysKind::Wrtee => e(Insn::Wrtee { rs: need(src)? }),
+                }
+            }
             Inst::Invalidate { name, operands } => {
                 let regs = operands.iter().map(r).collect::<Result<Vec<_>, _>>()?;
                 name.op::<super::tlb::Op>().lower(&regs, SCRATCH, e)

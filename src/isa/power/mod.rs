@@ -108,6 +108,10 @@ impl Backend for Power {
             // `tlbilxlpid`).
             "tlbiel" => Some(Class::LocalInvalidate),
             m if m.starts_with("tlbilx") => Some(Class::LocalInvalidate),
+            // Writing an entry drops whatever translation it held, on this
+            // CPU: complete after `msync; isync` as a tlbilx (Linux 6.1
+            // tlb_low.S e500 `__tlbil_va`: "tlbwe; msync; isync").
+            "tlbwe" => Some(Class::LocalInvalidate),
             "slbia" => Some(Class::EratInvalidate),
             _ => None,
         }
@@ -120,6 +124,10 @@ impl Backend for Power {
 
     fn invalidation(&self, machine: Machine, name: &str, n: usize) -> Result<Invalidation, String> {
         book3e::invalidation(machine, name, n)
+    }
+
+    fn spr(&self, machine: Machine, name: &str) -> Result<crate::ir::Spr, String> {
+        book3e::spr(machine, name)
     }
 
     fn patches(&self, p: Patching) -> bool {

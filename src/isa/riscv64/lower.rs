@@ -279,6 +279,11 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
             lock_op(inst, alloc, e)?
         }
         Inst::SpinHint => {}
+        Inst::Sys { .. } => {
+            return Err(LowerError::Internal(
+                "a Book III-E system instruction reached a target the check refuses it on".into(),
+            ))
+        }
         Inst::Label(l) => e(Insn::Label(*l)),
         Inst::Jump(l) => e(Insn::J { target: *l }),
         Inst::FeatureJump { cap, .. } => {

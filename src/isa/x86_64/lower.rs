@@ -228,6 +228,12 @@ impl Cx<'_> {
                 store(r(src)?, r(base)?, 0, *width, false, e)?
             }
             Inst::SpinHint => e(Insn::Pause),
+            Inst::Sys { .. } => {
+                return Err(LowerError::Internal(
+                    "a Book III-E system instruction reached a target the check refuses it on"
+                        .into(),
+                ))
+            }
             Inst::SetCmp { .. } => {
                 return Err(LowerError::Internal(
                     "SetCmp on a target whose Description says set_cmp: false".into(),

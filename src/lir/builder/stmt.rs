@@ -62,6 +62,7 @@ impl Builder<'_> {
                 self.set_origin(*span);
                 self.mem_op(*id, op)?;
             }
+            Stmt::Sys { op, span } => self.sys(op, *span),
             Stmt::Assign { local, value, span } => self.assign(*local, value, *span),
             Stmt::While {
                 cond,
@@ -256,6 +257,31 @@ impl Builder<'_> {
                 operands: ops,
             },
         );
+    }
+
+    /// A MAS register move or TLB-entry instruction, in program order.
+    fn sys(&mut self, op: &crate::ir::SysOp, span: crate::spec::diag::Span) {
+        use crate::ir::SysOp;
+        let (kind, src) = match op {
+            SysOp::MtSpr { spr, value } => (SysKind::MtSpr(spr.number), Some(self.expr(value))),
+            SysOp::MfSpr { spr, .. } => (SysKind::MfSpr(spr.number), None),
+            SysOp::TlbSearch { ea } => (SysKind::TlbSearch, Some(self.expr(ea))),
+            SysOp::TlbRead => (SysKind::TlbRead, None),
+            SysOp::MfMsr { .. } => (SysKind::MfMsr, None),
+            SysOp::Wrteei(on) => (SysKind::Wrteei(*on), None),
+            SysOp::Wrtee { value } => (SysKind::Wrtee, Some(self.expr(value))),
+        };
+        self.set_origin(span);
+        // A fresh register per read, as for a device register's.
+        let dst = match op {
+            SysOp::MfSpr { local, .. } | SysOp::MfMsr { local } => {
+                let d = self.vreg();
+                self.locals.insert(*local, d);
+                Some(d)
+            }
+            _ => None,
+        };
+        self.emit(Inst::Sys { op: kind, src, dst });
     }
 
     /// A local is one virtual register from its `let` on; an assignment

@@ -179,6 +179,21 @@ impl Parser<'_> {
                     span: start.to(name.span),
                 }))
             }
+            Tok::Ident("mfmsr") => {
+                let span = self.bump();
+                Ok(Expr::MfSpr(Ident {
+                    name: "MSR".into(),
+                    span,
+                }))
+            }
+            Tok::Ident("mfspr") if matches!(self.peek_at(1), Tok::Ident(_)) => {
+                self.bump();
+                let spr = self.ident("a special-purpose register (`MAS1`)")?;
+                Ok(Expr::MfSpr(Ident {
+                    name: spr.name,
+                    span: start.to(spr.span),
+                }))
+            }
             Tok::Ident(name) if self.peek_at(1) == &Tok::LParen => {
                 self.bump();
                 self.bump();

@@ -172,6 +172,14 @@ impl Parser<'_> {
                     operands.push(self.expr()?);
                 }
             }
+        } else if kw.name == "tlbwe" {
+            // No operands: the entry is in MAS0-MAS3 and MAS7.
+            if self.on_same_line()
+                && !matches!(self.peek(), Tok::RBrace | Tok::Eof)
+                && !self.is_kw("after")
+            {
+                operands = self.expr_list()?;
+            }
         } else {
             operands = self.expr_list()?;
         }
@@ -181,6 +189,30 @@ impl Parser<'_> {
             name,
             operands,
             after,
+        })
+    }
+
+    /// A Book III-E TLB-entry, MAS or MSR[EE] instruction: `mtspr SPR,
+    /// VALUE`, `tlbsx EA`, `tlbre`, `wrteei 0|1`, `wrtee VALUE` (`tlbwe`
+    /// is an invalidation: it replaces an entry).
+    pub(super) fn sys_stmt(&mut self, start: Span) -> Result<Stmt, Diag> {
+        let name = self.ident("`mtspr`, `tlbsx`, `tlbre`, `wrteei` or `wrtee`")?;
+        let mut spr = None;
+        let mut operands = Vec::new();
+        match name.name.as_str() {
+            "mtspr" => {
+                spr = Some(self.ident("a special-purpose register (`MAS1`)")?);
+                self.expect(Tok::Comma)?;
+                operands.push(self.expr()?);
+            }
+            "tlbsx" | "wrtee" | "wrteei" => operands.push(self.expr()?),
+            _ => {}
+        }
+        Ok(Stmt::Sys {
+            span: start.to(self.prev_span()),
+            name,
+            spr,
+            operands,
         })
     }
 
@@ -206,8 +238,14 @@ impl Parser<'_> {
 pub(super) fn is_invalidate_kw(s: &str) -> bool {
     matches!(
         s,
-        "tlbi" | "tlbie" | "tlbiel" | "slbia" | "tlbilx" | "tlbivax" | "invlpg"
+        "tlbi" | "tlbie" | "tlbiel" | "slbia" | "tlbilx" | "tlbivax" | "tlbwe" | "invlpg"
     )
+}
+
+/// Statements that move a special-purpose register or use the TLB-entry
+/// registers without invalidating (Book III-E).
+pub(super) fn is_sys_kw(s: &str) -> bool {
+    matches!(s, "mtspr" | "tlbsx" | "tlbre" | "wrteei" | "wrtee")
 }
 
 /// Words that continue a `barrier` statement (`barrier dsb ish`).

@@ -42,6 +42,10 @@ pub struct World {
     pub big_endian: bool,
     /// Command-queue consumers that act at once (see [`Consumer`]).
     pub consumers: Vec<Consumer>,
+    /// Whether each Book III-E TLB lookup (`tlbsx`, `tlbre`) finds its
+    /// entry, in order; the last repeats, none means never (see
+    /// `isa::power::book3e::tlb_lookup`).
+    pub tlb_found: Vec<bool>,
 }
 
 impl World {
@@ -183,6 +187,8 @@ pub fn run_bounded(
         loose_flushes: 0,
         written: Default::default(),
         commands: Vec::new(),
+        sprs: HashMap::new(),
+        lookups: 0,
     };
     let ret = match m.block(&seq.body)? {
         Flow::Next => match seq.status {
@@ -234,6 +240,10 @@ struct Machine<'a> {
     written: std::collections::HashSet<(usize, u64)>,
     /// Queue entries the consumers took, decoded: (record, words).
     commands: Vec<(String, Vec<u64>)>,
+    /// Special-purpose registers by number (Book III-E MAS).
+    sprs: HashMap<usize, u64>,
+    /// TLB lookups run so far.
+    lookups: usize,
 }
 
 impl Machine<'_> {

@@ -2,7 +2,7 @@
 //! branches, `range` and `while` loops).
 
 use super::{Access, Flow, InterpError, Machine, EINVAL};
-use crate::ir::{Cond, DevId, OpId, Stmt};
+use crate::ir::{Cond, DevId, OpId, Stmt, SysOp};
 
 impl Machine<'_> {
     pub(super) fn stmt(&mut self, s: &Stmt) -> Result<Flow, InterpError> {
@@ -105,8 +105,44 @@ impl Machine<'_> {
             Stmt::Invalidate {
                 id, name, operands, ..
             } => self.invalidate(*id, name, operands),
+            Stmt::Sys { op, .. } => self.sys(op),
         }
         Ok(Flow::Next)
+    }
+
+    /// A MAS register move, or a TLB lookup that finds its entry or not
+    /// as the world says (the emulator's model; what a real TLB finds is
+    /// checked under QEMU's e6500, tests/e6500_qemu.rs).
+    fn sys(&mut self, op: &SysOp) {
+        use crate::isa::power::book3e::{mas_read, mas_write, tlb_lookup};
+        match op {
+            SysOp::MtSpr { spr, value } => {
+                let v = self.eval(value);
+                mas_write(&mut self.sprs, usize::from(spr.number), v);
+            }
+            SysOp::MfSpr { spr, local } => {
+                self.locals[*local] = mas_read(&self.sprs, usize::from(spr.number));
+            }
+            // The MSR is the caller's: the emulator reads it as 0 too.
+            SysOp::MfMsr { local } => self.locals[*local] = 0,
+            SysOp::TlbSearch { ea } => {
+                let (ea, found) = (self.eval(ea), self.tlb_found());
+                tlb_lookup(&mut self.sprs, found, Some(ea));
+            }
+            SysOp::TlbRead => {
+                let found = self.tlb_found();
+                tlb_lookup(&mut self.sprs, found, None);
+            }
+            SysOp::Wrteei(_) | SysOp::Wrtee { .. } => {}
+        }
+    }
+
+    /// Does the next TLB lookup find its entry (`World::tlb_found`)?
+    fn tlb_found(&mut self) -> bool {
+        let f = &self.world.tlb_found;
+        let found = f.get(self.lookups).or(f.last()).copied().unwrap_or(false);
+        self.lookups += 1;
+        found
     }
 
     /// `each DEV { body }`: the body once per instance, that instance in

@@ -20,7 +20,14 @@ pub enum Cond {
 pub enum Spr {
     /// MMU assist register MAS0..MAS8 (a number past 8 fails to encode).
     Mas(u8),
+    /// MAS7 and MAS3 as one 64-bit register (SPR 372, Linux
+    /// `SPRN_MAS7_MAS3`; Power ISA v2.06 Book III-E 6.10.3.8): MAS7 in the
+    /// high word, MAS3 in the low word.
+    Mas7Mas3,
 }
+
+/// SPR number of MAS7_MAS3.
+const MAS7_MAS3_SPR: u16 = 0x174;
 
 /// SPR numbers of MAS0..MAS8 (Linux 6.1
 /// `arch/powerpc/include/asm/reg_booke.h`, `SPRN_MAS0`..`SPRN_MAS8`).
@@ -33,11 +40,15 @@ impl Spr {
     pub fn number(self) -> Option<u16> {
         match self {
             Spr::Mas(n) => MAS_SPR.get(usize::from(n)).copied(),
+            Spr::Mas7Mas3 => Some(MAS7_MAS3_SPR),
         }
     }
 
     /// The register with this SPR number.
     pub fn from_number(n: u16) -> Option<Spr> {
+        if n == MAS7_MAS3_SPR {
+            return Some(Spr::Mas7Mas3);
+        }
         MAS_SPR
             .iter()
             .position(|&m| m == n)
@@ -48,8 +59,22 @@ impl Spr {
     pub fn name(self) -> String {
         match self {
             Spr::Mas(n) => format!("MAS{n}"),
+            Spr::Mas7Mas3 => "MAS7_MAS3".to_string(),
         }
     }
+}
+
+/// The register a spec names (`MAS1`, `mas7_mas3`), with its spelling.
+pub fn spr_by_name(name: &str) -> Option<(Spr, &'static str)> {
+    const NAMES: [&str; 9] = [
+        "MAS0", "MAS1", "MAS2", "MAS3", "MAS4", "MAS5", "MAS6", "MAS7", "MAS8",
+    ];
+    let up = name.to_ascii_uppercase();
+    if up == "MAS7_MAS3" {
+        return Some((Spr::Mas7Mas3, "MAS7_MAS3"));
+    }
+    let i = NAMES.iter().position(|n| *n == up)?;
+    Some((Spr::Mas(i as u8), NAMES[i]))
 }
 
 /// The 10-bit SPR field of mtspr/mfspr: its two 5-bit halves swapped

@@ -23,7 +23,7 @@ mod regs;
 mod tests;
 mod text;
 
-pub use args::{spr_field, Cond, Label, Spr};
+pub use args::{spr_by_name, spr_field, Cond, Label, Spr};
 pub use encode::{assemble, Assembled, EncodeError};
 pub use regs::{Reg, RegStyle};
 
