@@ -20,9 +20,8 @@ tlbil_va_e500:
 	/* 32: mfspr MAS1 */
 	mfspr %r12,0x271
 	/* 32: let mas1 = mfspr MAS1 */
-	rldicr %r0,%r12,32,0
-	cmpdi 7,%r0,0
-	bge 7,.Ltlbil_va_e500.1
+	andis. %r0,%r12,32768
+	beq 0,.Ltlbil_va_e500.1
 	rldicl %r12,%r12,0,33
 	/* 34: mtspr MAS1, mas1 & 0x7fffffff */
 	mtspr 0x271,%r12
@@ -77,9 +76,8 @@ tlb_miss_e6500:
 	/* 60: mfspr MAS1 */
 	mfspr %r9,0x271
 	/* 60: let victim = mfspr MAS1 */
-	rldicr %r0,%r9,32,0
-	cmpdi 7,%r0,0
-	bge 7,.Ltlb_miss_e6500.9
+	andis. %r0,%r9,32768
+	beq 0,.Ltlb_miss_e6500.9
 	/* 63: mfspr MAS6 */
 	mfspr %r8,0x276
 	/* 64: mfspr MAS2 */
@@ -107,9 +105,8 @@ tlb_miss_e6500:
 	/* 71: mfspr MAS1 */
 	mfspr %r9,0x271
 	/* 71: let mas1 = mfspr MAS1 */
-	rldicr %r0,%r9,32,0
-	cmpdi 7,%r0,0
-	bge 7,.Ltlb_miss_e6500.11
+	andis. %r0,%r9,32768
+	beq 0,.Ltlb_miss_e6500.11
 	/* 73: release tcd[0] if status == 0 */
 	cmpdi 7,%r11,0
 	bne 7,.Ltlb_miss_e6500.12

@@ -56,6 +56,7 @@ pub fn corpus() -> Vec<Insn> {
             Xori { ra: c, rs: a, imm: u },
             Xoris { ra: a, rs: c, imm: u },
             AndiDot { ra: b, rs: a, imm: u },
+            AndisDot { ra: c, rs: b, imm: u },
             AddicDot { rt: c, ra: a, imm: s },
             Or { ra: a, rs: b, rb: c },
             And { ra: b, rs: c, rb: a },

@@ -406,11 +406,19 @@ fn insert(rd: Reg, rs: Reg, shift: u32, width: u32, e: Emit) {
 /// peephole's CR0 rule); any other is moved to the sign (bit 63 is
 /// there already) and compared into CR7, as every CR7 branch is.
 fn branch_bit(ra: Reg, bit: u8, set: bool, target: Label, e: Emit) {
-    if bit < 16 {
-        e(Insn::AndiDot {
-            ra: SCRATCH,
-            rs: ra,
-            imm: 1 << bit,
+    if bit < 32 {
+        e(if bit < 16 {
+            Insn::AndiDot {
+                ra: SCRATCH,
+                rs: ra,
+                imm: 1 << bit,
+            }
+        } else {
+            Insn::AndisDot {
+                ra: SCRATCH,
+                rs: ra,
+                imm: 1 << (bit - 16),
+            }
         });
         let cond = if set { Cond::Ne } else { Cond::Eq };
         return e(Insn::Bc {

@@ -261,6 +261,7 @@ impl Encoder<'_> {
             Xori { ra: a, rs: s, imm } => d_form(26, self.rs(s)?, self.ra(a)?, ui16(imm)),
             Xoris { ra: a, rs: s, imm } => d_form(27, self.rs(s)?, self.ra(a)?, ui16(imm)),
             AndiDot { ra: a, rs: s, imm } => d_form(28, self.rs(s)?, self.ra(a)?, ui16(imm)),
+            AndisDot { ra: a, rs: s, imm } => d_form(29, self.rs(s)?, self.ra(a)?, ui16(imm)),
             // RA is a register here, r0 included (no RA0 rule).
             AddicDot { rt: t, ra: a, imm } => d_form(13, self.rt(t)?, self.ra(a)?, s16(imm)),
             // X-form logical.

@@ -41,6 +41,9 @@ pub enum Insn {
     Xoris { ra: Reg, rs: Reg, imm: u16 },
     /// `andi.` (always records CR0).
     AndiDot { ra: Reg, rs: Reg, imm: u16 },
+    /// `andis.`: AND with `imm << 16` (always records CR0): a test of one
+    /// bit of 16..31 (the kernel's `andis. r3,r4,MAS1_VALID@h`).
+    AndisDot { ra: Reg, rs: Reg, imm: u16 },
     /// `addic.`: add immediate, recording CR0 (a count's decrement and its
     /// test for zero in one; it also sets XER[CA], which nothing reads).
     AddicDot { rt: Reg, ra: Reg, imm: i16 },

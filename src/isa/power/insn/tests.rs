@@ -249,7 +249,7 @@ fn every_shape(a: u8, b: u8, c: u8, d: u8) -> Vec<Insn> {
     vec![
         Li { rt: a, imm: i }, Lis { rt: a, imm: i }, Addi { rt: a, ra: b, imm: i }, Addis { rt: a, ra: b, imm: i },
         Ori { ra: a, rs: b, imm: u }, Oris { ra: a, rs: b, imm: u }, Xori { ra: a, rs: b, imm: u },
-        Xoris { ra: a, rs: b, imm: u }, AndiDot { ra: a, rs: b, imm: u }, AddicDot { rt: a, ra: b, imm: i },
+        Xoris { ra: a, rs: b, imm: u }, AndiDot { ra: a, rs: b, imm: u }, AndisDot { ra: a, rs: b, imm: u }, AddicDot { rt: a, ra: b, imm: i },
         Or { ra: a, rs: b, rb: c }, And { ra: a, rs: b, rb: c }, Xor { ra: a, rs: b, rb: c },
         Andc { ra: a, rs: b, rb: c }, Nor { ra: a, rs: b, rb: c }, Add { rt: a, ra: b, rb: c },
         Subf { rt: a, ra: b, rb: c }, Neg { rt: a, ra: b }, Mulld { rt: a, ra: b, rb: c },

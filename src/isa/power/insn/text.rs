@@ -144,7 +144,8 @@ impl Line<'_> {
             | Oris { ra, rs, imm }
             | Xori { ra, rs, imm }
             | Xoris { ra, rs, imm }
-            | AndiDot { ra, rs, imm } => self.r(ra).r(rs).int(imm),
+            | AndiDot { ra, rs, imm }
+            | AndisDot { ra, rs, imm } => self.r(ra).r(rs).int(imm),
             AddicDot { rt, ra, imm } => self.r(rt).r(ra).int(imm),
             Or { ra, rs, rb }
             | And { ra, rs, rb }
@@ -303,6 +304,7 @@ impl Insn {
             Xori { .. } => "xori",
             Xoris { .. } => "xoris",
             AndiDot { .. } => "andi.",
+            AndisDot { .. } => "andis.",
             AddicDot { .. } => "addic.",
             Or { .. } => "or",
             And { .. } => "and",
