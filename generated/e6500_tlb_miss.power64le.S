@@ -149,11 +149,11 @@ tlb_miss_e6500:
 	/* 84: mtspr MAS0, (mas0 & ~0x00ff0000) | (esel << 16) */
 	mtspr 0x270,%r9
 	addi %r10,%r10,1
-	/* 86: tcd[3] */
+	/* 88: tcd[3] */
 	lbz %r9,3(%r3)
-	/* 86: tcd[2] */
+	/* 88: tcd[2] */
 	lbz %r8,2(%r3)
-	/* 86: tcd[1] = next ^ ((next ^ tcd[3]) & -(((next ^ tcd[2]) - 1) > ... */
+	/* 88: tcd[1] = next ^ ((next ^ tcd[3]) & -(((next ^ tcd[2]) - 1) > ... */
 	xor %r31,%r10,%r9
 	li %r9,0
 	xor %r30,%r10,%r8
@@ -163,9 +163,9 @@ tlb_miss_e6500:
 	and %r31,%r31,%r8
 	xor %r10,%r10,%r31
 	stb %r10,1(%r3)
-	/* 87: tlbwe */
+	/* 89: tlbwe */
 	tlbwe
-	/* 88: release tcd[0] if status == 0 */
+	/* 90: release tcd[0] if status == 0 */
 	cmpdi 7,%r11,0
 	bne 7,.Ltlb_miss_e6500.15
 	lwsync

@@ -36,6 +36,7 @@ mod cli;
 mod cli_props;
 mod cost_diff;
 mod diff_semantic;
+mod e6500_kernel_counts;
 mod emu;
 mod encodings;
 mod explain;

@@ -42,8 +42,22 @@ pub struct Run {
     /// value repeats); other registers read back what was stored.
     #[arg(long = "read", value_parser = read_arg)]
     reads: Vec<ReadArg>,
+    /// Book III-E: whether each TLB lookup (`tlbsx`, `tlbre`) finds its
+    /// entry, `found`/`missed` in order (the last repeats; default:
+    /// every lookup misses). The emulator has no TLB.
+    #[arg(long = "tlb", value_delimiter = ',', value_parser = tlb_arg)]
+    tlb: Vec<bool>,
     #[command(flatten)]
     pub code: CodeOpts,
+}
+
+/// `found` or `missed` (one TLB lookup of `--tlb`).
+fn tlb_arg(s: &str) -> Result<bool, String> {
+    match s {
+        "found" => Ok(true),
+        "missed" => Ok(false),
+        _ => Err(format!("`{s}`: each lookup is `found` or `missed`")),
+    }
 }
 
 #[cfg(not(feature = "emu"))]
@@ -144,6 +158,7 @@ pub fn prepare(a: &Run, io: &mut Io) -> Result<Ran, Fail> {
         );
     }
     w.reads = resolve_reads(io, &prog, &a.reads)?;
+    w.tlb_found = a.tlb.clone();
     w.big_endian = target.big_endian();
     for (i, p) in s.ptrs.iter().enumerate() {
         if p.is_some() {
