@@ -211,9 +211,14 @@ impl SeqCx<'_> {
         let before = self.pending.len();
         let c = self.expr(cond, None)?;
         if self.pending.len() != before {
+            let what = match self.pending.last() {
+                Some(Stmt::Sys { .. }) => "`mfspr`/`mfmsr` reads",
+                Some(Stmt::Read { .. }) => "register reads",
+                _ => "memory reads",
+            };
             return Err(Diag::new(
                 cond.span(),
-                "memory reads are not allowed in a `while` condition",
+                format!("{what} are not allowed in a `while` condition"),
             )
             .label("read once, not on every test")
             .help("read it into a local before the loop and again at the end of the body: `let v = p[OFF]`, `v = p[OFF]`"));
