@@ -11,8 +11,7 @@ tlbil_pid:
 	.p2align 4
 .tlbil_pid:
 	/* 39: value ((pid & 0xffff) << 0x10) */
-	andi. %r3,%r3,65535
-	rldicr %r3,%r3,16,47
+	rlwinm %r3,%r3,16,0,15
 	/* 39: tlbilx pid, (pid & 0xffff) << 16 */
 	mfmsr %r0
 	wrteei 0
@@ -36,8 +35,7 @@ tlbil_pid_noind:
 	.p2align 4
 .tlbil_pid_noind:
 	/* 45: value (((pid & 0xffff) << 0x10) | 0x2) */
-	andi. %r3,%r3,65535
-	rldicr %r3,%r3,16,47
+	rlwinm %r3,%r3,16,0,15
 	ori %r3,%r3,2
 	/* 45: tlbilx pid, ((pid & 0xffff) << 16) | 2 */
 	mfmsr %r0
@@ -80,13 +78,10 @@ tlbil_va:
 	.p2align 4
 .tlbil_va:
 	/* 56: arguments */
-	andi. %r4,%r4,65535
-	rldicr %r4,%r4,16,47
-	andi. %r5,%r5,31
-	rldicr %r5,%r5,7,56
+	rlwinm %r4,%r4,16,0,15
+	rlwinm %r5,%r5,7,20,24
 	or %r4,%r4,%r5
-	andi. %r6,%r6,1
-	rldicr %r6,%r6,1,62
+	rlwinm %r6,%r6,1,30,30
 	or %r4,%r4,%r6
 	/* 59: tlbilx va, address, mas6 */
 	mfmsr %r0
@@ -111,13 +106,10 @@ tlbivax_bcast:
 	.p2align 4
 .tlbivax_bcast:
 	/* 64: arguments */
-	andi. %r4,%r4,65535
-	rldicr %r4,%r4,16,47
-	andi. %r5,%r5,31
-	rldicr %r5,%r5,7,56
+	rlwinm %r4,%r4,16,0,15
+	rlwinm %r5,%r5,7,20,24
 	or %r4,%r4,%r5
-	andi. %r6,%r6,1
-	rldicr %r6,%r6,1,62
+	rlwinm %r6,%r6,1,30,30
 	or %r4,%r4,%r6
 	/* 67: tlbivax address, mas6 */
 	mfmsr %r0

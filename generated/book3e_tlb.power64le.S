@@ -7,8 +7,7 @@
 	.type tlbil_pid,@function
 tlbil_pid:
 	/* 39: value ((pid & 0xffff) << 0x10) */
-	andi. %r3,%r3,65535
-	rldicr %r3,%r3,16,47
+	rlwinm %r3,%r3,16,0,15
 	/* 39: tlbilx pid, (pid & 0xffff) << 16 */
 	mfmsr %r0
 	wrteei 0
@@ -27,8 +26,7 @@ tlbil_pid:
 	.type tlbil_pid_noind,@function
 tlbil_pid_noind:
 	/* 45: value (((pid & 0xffff) << 0x10) | 0x2) */
-	andi. %r3,%r3,65535
-	rldicr %r3,%r3,16,47
+	rlwinm %r3,%r3,16,0,15
 	ori %r3,%r3,2
 	/* 45: tlbilx pid, ((pid & 0xffff) << 16) | 2 */
 	mfmsr %r0
@@ -61,13 +59,10 @@ tlbil_all:
 	.type tlbil_va,@function
 tlbil_va:
 	/* 56: arguments */
-	andi. %r4,%r4,65535
-	rldicr %r4,%r4,16,47
-	andi. %r5,%r5,31
-	rldicr %r5,%r5,7,56
+	rlwinm %r4,%r4,16,0,15
+	rlwinm %r5,%r5,7,20,24
 	or %r4,%r4,%r5
-	andi. %r6,%r6,1
-	rldicr %r6,%r6,1,62
+	rlwinm %r6,%r6,1,30,30
 	or %r4,%r4,%r6
 	/* 59: tlbilx va, address, mas6 */
 	mfmsr %r0
@@ -87,13 +82,10 @@ tlbil_va:
 	.type tlbivax_bcast,@function
 tlbivax_bcast:
 	/* 64: arguments */
-	andi. %r4,%r4,65535
-	rldicr %r4,%r4,16,47
-	andi. %r5,%r5,31
-	rldicr %r5,%r5,7,56
+	rlwinm %r4,%r4,16,0,15
+	rlwinm %r5,%r5,7,20,24
 	or %r4,%r4,%r5
-	andi. %r6,%r6,1
-	rldicr %r6,%r6,1,62
+	rlwinm %r6,%r6,1,30,30
 	or %r4,%r4,%r6
 	/* 67: tlbivax address, mas6 */
 	mfmsr %r0

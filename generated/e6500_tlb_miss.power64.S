@@ -14,8 +14,7 @@ tlbil_va_e500:
 	mfmsr %r11
 	/* 29: wrteei 0 */
 	wrteei 0
-	rldicr %r4,%r4,16,47
-	rldicl %r4,%r4,0,32
+	rlwinm %r4,%r4,16,0,15
 	ori %r4,%r4,256
 	/* 30: mtspr MAS6, ((pid << 16) & 0xffffffff) | 0x100 */
 	mtspr 0x276,%r4
@@ -93,8 +92,7 @@ tlb_miss_e6500:
 	mfspr %r31,0x272
 	/* 65: barrier from the spec */
 	isync
-	lis %r0,16383
-	and %r30,%r9,%r0
+	rlwinm %r30,%r9,0,2,15
 	rldicl %r9,%r9,52,12
 	andi. %r9,%r9,3
 	or %r30,%r30,%r9

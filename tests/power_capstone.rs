@@ -199,6 +199,35 @@ fn canon((m, mut o): (String, Vec<Op>)) -> (String, Vec<Op>) {
                 ],
             )
         }
+        // 32-bit rotate extended mnemonics (Power ISA v3.0B, C.8.1).
+        "slwi" | "srwi" | "clrlwi" | "clrrwi" | "rotlwi" | "rotrwi" => {
+            let k = n(2, &o);
+            let (sh, mb, me) = match m.as_str() {
+                "slwi" => (k, 0, 31 - k),
+                "srwi" => ((32 - k) & 31, k, 31),
+                "clrlwi" => (0, k, 31),
+                "clrrwi" => (0, 0, 31 - k),
+                "rotlwi" => (k, 0, 31),
+                _ => ((32 - k) & 31, 0, 31),
+            };
+            (
+                "rlwinm",
+                vec![o[0].clone(), o[1].clone(), Num(sh), Num(mb), Num(me)],
+            )
+        }
+        "extlwi" | "extrwi" | "clrlslwi" => {
+            let (a, b) = (n(2, &o), n(3, &o));
+            let (sh, mb, me) = match m.as_str() {
+                // extlwi ra,rs,n,b; extrwi ra,rs,n,b; clrlslwi ra,rs,b,n
+                "extlwi" => (b, 0, a - 1),
+                "extrwi" => ((b + a) & 31, 32 - a, 31),
+                _ => (b, a - b, 31 - b),
+            };
+            (
+                "rlwinm",
+                vec![o[0].clone(), o[1].clone(), Num(sh), Num(mb), Num(me)],
+            )
+        }
         "sldi" => (
             "rldicr",
             vec![

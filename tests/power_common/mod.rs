@@ -127,6 +127,14 @@ pub fn corpus() -> Vec<Insn> {
             Rldimi { ra: b, rs: a, sh, mb: m },
         ]);
     }
+    // rlwinm: the kernel's slwi/clrlwi forms and a wrapping mask.
+    for (i, &(sh, mb, me)) in [(16, 0, 15), (0, 1, 31), (0, 2, 17), (31, 31, 0), (5, 27, 31)]
+        .iter()
+        .enumerate()
+    {
+        let (a, b, _) = R[i % 5];
+        v.push(Rlwinm { ra: a, rs: b, sh, mb, me });
+    }
     // Stack arguments (the ninth to the 29th), at ELFv1 displacements: the
     // bare-style check expands `STK_PARAM(Rn)` with the ELFv1 definition.
     for (rt, param) in [(11, 11), (0, 12), (31, 20), (3, 31)] {

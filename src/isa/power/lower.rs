@@ -103,6 +103,7 @@ pub fn lower(
     for (inst, origin) in &f.insts {
         cx.inst(inst, &mut |i| out.insns.push((i, origin.clone())))?;
     }
+    super::peephole::word_rotates(&mut out.insns);
     super::peephole::record_forms(&mut out.insns);
     Ok(out)
 }
@@ -609,7 +610,8 @@ fn bin(
 }
 
 /// `rd = ra & m` with rotate-and-mask instructions where `m` is ones
-/// from bit 0 up (`clrldi`), ones from some bit to 63 (`clrrdi`), or all
+/// from bit 0 up (`clrldi`), one run of ones in the low word (`rlwinm`),
+/// ones from some bit to 63 (`clrrdi`), or all
 /// ones but one run of zeros (rotate the run to the bottom, clear it,
 /// rotate back: skiboot's SETFIELD of a PE into a DMA address), instead
 /// of building `m` in a register (up to five instructions). False (and
@@ -623,6 +625,15 @@ fn mask_and(rd: Reg, ra: Reg, m: u64, e: &mut dyn FnMut(Insn)) -> bool {
             rs: ra,
             sh: 0,
             mb: (63 - hi) as u8,
+        }),
+        // Ones lo..=hi inside the low word: one rlwinm (MSB0 word bits
+        // 31-hi..=31-lo), the kernel's `rlwinm r15,r10,0,0x3fff0000`.
+        (Some((lo, hi)), _) if hi <= 31 => e(Insn::Rlwinm {
+            ra: rd,
+            rs: ra,
+            sh: 0,
+            mb: (31 - hi) as u8,
+            me: (31 - lo) as u8,
         }),
         // Ones lo..=63: clear the bits below (MSB0 64-lo..63).
         (Some((lo, 63)), _) => e(Insn::Rldicr {

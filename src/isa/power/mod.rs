@@ -206,6 +206,13 @@ impl Backend for Power {
             ("rldicr", &["sldi", "clrrdi"]),
             ("rldicl", &["srdi", "clrldi", "rotldi", "extrdi"]),
             ("rldic", &["clrlsldi"]),
+            (
+                "rlwinm",
+                &[
+                    "slwi", "srwi", "clrlwi", "clrrwi", "rotlwi", "rotrwi", "extlwi", "extrwi",
+                    "clrlslwi",
+                ],
+            ),
             ("addi", &["li", "subi", "la"]),
             ("addis", &["lis", "subis"]),
             ("li", &["addi"]),

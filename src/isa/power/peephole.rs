@@ -98,3 +98,86 @@ fn compares_into_cr7(i: &Insn) -> bool {
             if *bf == CR
     )
 }
+
+/// A shift left and a mask of the low word, done by one `rlwinm`, as the
+/// kernel's 32-bit `slwi` does both: `sldi x,y,s` then `clrldi x,x,32`
+/// or `rlwinm x,x,0,mb,me` keeping no bit below s; and `andi. x,y,2^k-1`
+/// then `sldi x,x,s` with k + s <= 32. The first writes the register the
+/// second reads and overwrites, so nothing else sees the value between;
+/// the dropped `andi.`'s CR0 is read only by a bit test's branch right
+/// after it (see the module comment), never by a shift.
+pub(super) fn word_rotates(insns: &mut Vec<(Insn, Origin)>) {
+    let (mut w, mut i) = (0, 0);
+    while i < insns.len() {
+        let merged = insns
+            .get(i + 1)
+            .and_then(|(second, _)| word_rotate(&insns[i].0, second));
+        match merged {
+            Some(m) => {
+                insns[i].0 = m;
+                insns.swap(w, i);
+                w += 1;
+                i += 2;
+            }
+            None => {
+                insns.swap(w, i);
+                w += 1;
+                i += 1;
+            }
+        }
+    }
+    insns.truncate(w);
+}
+
+fn word_rotate(first: &Insn, second: &Insn) -> Option<Insn> {
+    // `sldi x,y,s` is `rldicr x,y,s,63-s`.
+    let sldi = |i: &Insn| match *i {
+        Insn::Rldicr { ra, rs, sh, me }
+            if sh > 0 && sh < 32 && u32::from(me) == 63 - u32::from(sh) =>
+        {
+            Some((ra, rs, sh))
+        }
+        _ => None,
+    };
+    if let Some((x, y, s)) = sldi(first) {
+        // The mask, as MSB0 word bounds, must keep no bit below s.
+        let (mb, me) = match *second {
+            Insn::Rldicl {
+                ra,
+                rs,
+                sh: 0,
+                mb: 32,
+            } if ra == x && rs == x => (0, 31),
+            Insn::Rlwinm {
+                ra,
+                rs,
+                sh: 0,
+                mb,
+                me,
+            } if ra == x && rs == x && mb <= me => (mb, me),
+            _ => return None,
+        };
+        let me = me.min(31 - s);
+        return (mb <= me).then_some(Insn::Rlwinm {
+            ra: x,
+            rs: y,
+            sh: s,
+            mb,
+            me,
+        });
+    }
+    if let (&Insn::AndiDot { ra: x, rs: y, imm }, Some((x2, y2, s))) = (first, sldi(second)) {
+        let k = 16 - imm.leading_zeros() as u8;
+        let low_ones = imm != 0 && u32::from(imm).wrapping_add(1).is_power_of_two();
+        if x2 == x && y2 == x && low_ones && k + s <= 32 {
+            return Some(Insn::Rlwinm {
+                ra: x,
+                rs: y,
+                sh: s,
+                mb: 32 - k - s,
+                me: 31 - s,
+            });
+        }
+    }
+    None
+}

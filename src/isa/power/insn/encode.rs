@@ -289,6 +289,15 @@ impl Encoder<'_> {
             // MD-form rotates.
             Rldicl { ra: a, rs: s, sh, mb } => md_form(0, self.rs(s)?, self.ra(a)?, self.sh6(sh)?, self.mb6(mb)?),
             Rldicr { ra: a, rs: s, sh, me } => md_form(1, self.rs(s)?, self.ra(a)?, self.sh6(sh)?, self.mb6(me)?),
+            // M-form: RS, RA, SH, MB, ME, Rc = 0.
+            Rlwinm { ra: a, rs: s, sh, mb, me } => {
+                po(21)
+                    | self.rs(s)? << 21
+                    | self.ra(a)? << 16
+                    | self.c.uf(sh, 5, "sh: word shift must be 0..=31")? << 11
+                    | self.c.uf(mb, 5, "mb: word mask bound must be 0..=31")? << 6
+                    | self.c.uf(me, 5, "me: word mask bound must be 0..=31")? << 1
+            }
             Rldic { ra: a, rs: s, sh, mb } => md_form(2, self.rs(s)?, self.ra(a)?, self.sh6(sh)?, self.mb6(mb)?),
             Rldimi { ra: a, rs: s, sh, mb } => md_form(3, self.rs(s)?, self.ra(a)?, self.sh6(sh)?, self.mb6(mb)?),
             _ => return Ok(None),

@@ -67,6 +67,10 @@ pub enum Insn {
     Rldicr { ra: Reg, rs: Reg, sh: u8, me: u8 },
     Rldic { ra: Reg, rs: Reg, sh: u8, mb: u8 },
     Rldimi { ra: Reg, rs: Reg, sh: u8, mb: u8 },
+    /// `rlwinm ra,rs,sh,mb,me`: rotate the low word left by `sh` and keep
+    /// bits mb..=me (MSB0 of the word); with mb <= me the high word is 0.
+    /// The kernel's `slwi`, `clrlwi`, `rlwinm r4,r4,0,1,31`.
+    Rlwinm { ra: Reg, rs: Reg, sh: u8, mb: u8, me: u8 },
     /// `or ra,rs,rs`
     Mr { ra: Reg, rs: Reg },
     // loads/stores, D/DS-form (displacement) and X-form (indexed); *brx are byte-reversed

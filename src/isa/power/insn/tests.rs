@@ -256,7 +256,7 @@ fn every_shape(a: u8, b: u8, c: u8, d: u8) -> Vec<Insn> {
         Sld { ra: a, rs: b, rb: c }, Srd { ra: a, rs: b, rb: c },
         Cntlzd { ra: a, rs: b }, Cnttzd { ra: b, rs: c }, Popcntd { ra: c, rs: a },
         Rldicl { ra: a, rs: b, sh: c, mb: d }, Rldicr { ra: a, rs: b, sh: c, me: d },
-        Rldic { ra: a, rs: b, sh: c, mb: d }, Rldimi { ra: a, rs: b, sh: c, mb: d }, Mr { ra: a, rs: b },
+        Rldic { ra: a, rs: b, sh: c, mb: d }, Rldimi { ra: a, rs: b, sh: c, mb: d }, Rlwinm { ra: a, rs: b, sh: c % 32, mb: d % 32, me: c % 32 }, Mr { ra: a, rs: b },
         Std { rs: a, d: i, ra: b }, Stw { rs: a, d: i, ra: b }, Sth { rs: a, d: i, ra: b }, Stb { rs: a, d: i, ra: b },
         Ld { rt: a, d: i, ra: b }, LdArg { rt: a, d: i, param: c }, Lwz { rt: a, d: i, ra: b }, Lhz { rt: a, d: i, ra: b }, Lbz { rt: a, d: i, ra: b },
         Stdx { rs: a, ra: b, rb: c }, Stwx { rs: a, ra: b, rb: c }, Sthx { rs: a, ra: b, rb: c }, Stbx { rs: a, ra: b, rb: c },

@@ -162,6 +162,7 @@ impl Line<'_> {
             | Rldicr { ra, rs, sh, me: b }
             | Rldic { ra, rs, sh, mb: b }
             | Rldimi { ra, rs, sh, mb: b } => self.r(ra).r(rs).int(sh).int(b),
+            Rlwinm { ra, rs, sh, mb, me } => self.r(ra).r(rs).int(sh).int(mb).int(me),
             Mr { ra, rs } | Cntlzd { ra, rs } | Cnttzd { ra, rs } | Popcntd { ra, rs } => {
                 self.r(ra).r(rs)
             }
@@ -322,6 +323,7 @@ impl Insn {
             Popcntd { .. } => "popcntd",
             Rldicl { .. } => "rldicl",
             Rldicr { .. } => "rldicr",
+            Rlwinm { .. } => "rlwinm",
             Rldic { .. } => "rldic",
             Rldimi { .. } => "rldimi",
             Mr { .. } => "mr",
