@@ -162,11 +162,12 @@ inv_iommu_pages_sync:
 	mov 0x2000(%rdi),%r8d
 	mov %rbx,%rcx
 	shr $4,%rcx
-	mov %rax,%r12
-	sub %r8,%r12
-	and %rbx,%r12
-	shr $4,%r12
-	sub %r12,%rcx
+	mov %rax,%rdx
+	sub %r8,%rdx
+	mov %rdx,%r8
+	and %rbx,%r8
+	shr $4,%r8
+	sub %r8,%rcx
 	mov %rcx,%rdx
 	test %rdx,%rdx
 	jne .Linv_iommu_pages_sync.9
@@ -179,14 +180,15 @@ inv_iommu_pages_sync:
 	sub $1,%r8
 	mov %eax,0x2008(%rdi)
 	mov 0x2000(%rdi),%ecx
-	mov %rbx,%r12
+	mov %rbx,%rdx
+	shr $4,%rdx
+	mov %rax,%r12
+	sub %rcx,%r12
+	and %rbx,%r12
 	shr $4,%r12
-	mov %rax,%r14
-	sub %rcx,%r14
-	and %rbx,%r14
-	shr $4,%r14
-	sub %r14,%r12
-	mov %r12,%rdx
+	mov %rdx,%rcx
+	sub %r12,%rcx
+	mov %rcx,%rdx
 	jmp .Linv_iommu_pages_sync.10
 .Linv_iommu_pages_sync.11:
 	mov $0xffffffffffffff92,%rax
@@ -258,11 +260,12 @@ inv_iommu_pages_sync:
 	mov 0x2000(%rdi),%r8d
 	mov %rbx,%rcx
 	shr $4,%rcx
-	mov %rax,%r12
-	sub %r8,%r12
-	and %rbx,%r12
-	shr $4,%r12
-	sub %r12,%rcx
+	mov %rax,%rdx
+	sub %r8,%rdx
+	mov %rdx,%r8
+	and %rbx,%r8
+	shr $4,%r8
+	sub %r8,%rcx
 	mov %rcx,%rdx
 	jmp .Linv_iommu_pages_sync.18
 .Linv_iommu_pages_sync.19:
@@ -335,8 +338,7 @@ inv_iommu_pages_np_sync:
 	push %r13
 	push %r14
 	push %r15
-	sub $0x10,%rsp
-	mov %rsi,8(%rsp)
+	sub $8,%rsp
 	mov %r9,(%rsp)
 	mov $0x10,%eax
 	mov %rcx,%r11
@@ -362,122 +364,122 @@ inv_iommu_pages_np_sync:
 	je .Linv_iommu_pages_np_sync.2
 	sub $1,%rdx
 	mov $0x7f,%r11d
-	bsr %r8,%rsi
-	cmove %r11,%rsi
-	xor $0x3f,%rsi
-	mov $0x3f,%ebx
-	sub %rsi,%rbx
+	bsr %r8,%rbx
+	cmove %r11,%rbx
+	xor $0x3f,%rbx
+	mov $0x3f,%r12d
+	sub %rbx,%r12
 	/* 143: let piece = ilog2(left) */
-	mov $1,%esi
+	mov $1,%ebx
 	test %rcx,%rcx
 	jne .Linv_iommu_pages_np_sync.4
-	xor %rsi,%rsi
+	xor %rbx,%rbx
 .Linv_iommu_pages_np_sync.4:
 	mov $0x40,%r11d
-	bsf %rcx,%r12
-	cmove %r11,%r12
-	mov $1,%r13d
-	cmp %rbx,%r12
+	bsf %rcx,%r13
+	cmove %r11,%r13
+	mov $1,%r14d
+	cmp %r12,%r13
 	jb .Linv_iommu_pages_np_sync.5
-	xor %r13,%r13
+	xor %r14,%r14
 .Linv_iommu_pages_np_sync.5:
-	and %r13,%rsi
+	and %r14,%rbx
 	je .Linv_iommu_pages_np_sync.7
 	mov $0x40,%r11d
-	bsf %rcx,%rsi
-	cmove %r11,%rsi
+	bsf %rcx,%rbx
+	cmove %r11,%rbx
 	/* 145: piece = ctz(addr) */
-	mov %rsi,%rbx
+	mov %rbx,%r12
 .Linv_iommu_pages_np_sync.7:
-	mov $1,%esi
+	mov $1,%ebx
 	mov %rcx,%r11
-	mov %rbx,%rcx
-	shl %cl,%rsi
+	mov %r12,%rcx
+	shl %cl,%rbx
 	mov %r11,%rcx
-	xor %r12,%r12
-	cmp $0x40,%rbx
+	xor %r13,%r13
+	cmp $0x40,%r12
 	jae .Linv_iommu_pages_np_sync.8
-	mov %rsi,%r12
+	mov %rbx,%r13
 .Linv_iommu_pages_np_sync.8:
 	/* 147: let fs = 1 << piece */
-	mov %rcx,%rsi
-	and $0xfff,%rsi
-	add %r12,%rsi
-	add $0xfff,%rsi
-	shr $0xc,%rsi
-	/* 148: let pages = ((addr & 0xfff) + fs + 0xfff) >> 12 */
 	mov %rcx,%rbx
-	and $0xfffffffffffff000,%rbx
+	and $0xfff,%rbx
+	add %r13,%rbx
+	add $0xfff,%rbx
+	shr $0xc,%rbx
+	/* 148: let pages = ((addr & 0xfff) + fs + 0xfff) >> 12 */
+	mov %rcx,%r12
+	and $0xfffffffffffff000,%r12
 	/* 149: let inv = addr & ~0xfff */
-	cmp $1,%rsi
+	cmp $1,%rbx
 	je .Linv_iommu_pages_np_sync.10
-	mov %rcx,%rsi
-	add %r12,%rsi
-	sub $1,%rsi
-	xor %rcx,%rsi
+	mov %rcx,%rbx
+	add %r13,%rbx
+	sub $1,%rbx
+	xor %rcx,%rbx
 	mov $0x7f,%r11d
-	bsr %rsi,%rsi
-	cmove %r11,%rsi
-	xor $0x3f,%rsi
-	mov $0x3f,%r13d
-	sub %rsi,%r13
+	bsr %rbx,%rbx
+	cmove %r11,%rbx
+	xor $0x3f,%rbx
+	mov $0x3f,%r14d
+	sub %rbx,%r14
 	/* 151: let msb_diff = ilog2((addr + fs - 1) ^ addr) */
-	mov $0x33,%esi
-	cmp %r13,%rsi
+	mov $0x33,%ebx
+	cmp %r14,%rbx
 	jae .Linv_iommu_pages_np_sync.11
 	/* 153: inv = 0x7ffffffffffff000 */
-	movabs $0x7ffffffffffff000,%rbx
+	movabs $0x7ffffffffffff000,%r12
 	jmp .Linv_iommu_pages_np_sync.12
 .Linv_iommu_pages_np_sync.11:
-	mov $1,%esi
+	mov $1,%ebx
 	mov %rcx,%r11
-	mov %r13,%rcx
-	shl %cl,%rsi
+	mov %r14,%rcx
+	shl %cl,%rbx
 	mov %r11,%rcx
-	xor %r14,%r14
-	cmp $0x40,%r13
+	xor %r15,%r15
+	cmp $0x40,%r14
 	jae .Linv_iommu_pages_np_sync.13
-	mov %rsi,%r14
+	mov %rbx,%r15
 .Linv_iommu_pages_np_sync.13:
-	sub $1,%r14
-	mov %rcx,%rsi
-	or %r14,%rsi
-	and $0xfffffffffffff000,%rsi
+	sub $1,%r15
+	mov %rcx,%rbx
+	or %r15,%rbx
+	and $0xfffffffffffff000,%rbx
 	/* 155: inv = (addr | ((1 << msb_diff) - 1)) & ~0xfff */
-	mov %rsi,%rbx
+	mov %rbx,%r12
 .Linv_iommu_pages_np_sync.12:
-	mov %rbx,%rsi
-	or $1,%rsi
+	mov %r12,%rbx
+	or $1,%rbx
 	/* 157: inv = inv | 1 */
-	mov %rsi,%rbx
+	mov %rbx,%r12
 .Linv_iommu_pages_np_sync.10:
 	test %r9,%r9
 	jne .Linv_iommu_pages_np_sync.15
 	/* 159: enqueue cmdbuf inv_iommu_pages { domid: domid, pde: pde != 0 ... */
-	mov 0x2000(%rdi),%esi
-	mov %r10,%r13
-	shr $4,%r13
+	mov 0x2000(%rdi),%r9d
+	mov %r10,%rbx
+	shr $4,%rbx
 	mov %rax,%r14
-	sub %rsi,%r14
+	sub %r9,%r14
 	and %r10,%r14
 	shr $4,%r14
-	sub %r14,%r13
-	mov %r13,%r9
+	sub %r14,%rbx
+	mov %rbx,%r9
 	test %r9,%r9
 	jne .Linv_iommu_pages_np_sync.17
-	mov $0x5f5e100,%esi
+	mov $0x5f5e100,%ebx
 .Linv_iommu_pages_np_sync.18:
 	test %r9,%r9
 	jne .Linv_iommu_pages_np_sync.20
-	test %rsi,%rsi
+	test %rbx,%rbx
 	je .Linv_iommu_pages_np_sync.19
-	sub $1,%rsi
+	sub $1,%rbx
 	mov %eax,0x2008(%rdi)
-	mov 0x2000(%rdi),%r13d
+	mov 0x2000(%rdi),%r9d
 	mov %r10,%r14
 	shr $4,%r14
 	mov %rax,%r15
-	sub %r13,%r15
+	sub %r9,%r15
 	and %r10,%r15
 	shr $4,%r15
 	sub %r15,%r14
@@ -485,7 +487,7 @@ inv_iommu_pages_np_sync:
 	jmp .Linv_iommu_pages_np_sync.18
 .Linv_iommu_pages_np_sync.19:
 	mov $0xffffffffffffff92,%rax
-	add $0x10,%rsp
+	add $8,%rsp
 	pop %r15
 	pop %r14
 	pop %r13
@@ -495,55 +497,55 @@ inv_iommu_pages_np_sync:
 .Linv_iommu_pages_np_sync.20:
 .Linv_iommu_pages_np_sync.17:
 .Linv_iommu_pages_np_sync.15:
-	mov (%rsp),%rsi
-	and $0xffff,%rsi
-	shl $0x20,%rsi
+	mov (%rsp),%rbx
+	and $0xffff,%rbx
+	shl $0x20,%rbx
 	movabs $0x3000000000000000,%r11
-	or %r11,%rsi
-	mov 8(%rsp),%r13
-	add %rax,%r13
-	mov %rsi,(%r13)
-	mov %rbx,%rsi
-	and $1,%rsi
-	mov 0x40(%rsp),%r13
-	mov $1,%r14d
-	test %r13,%r13
+	or %r11,%rbx
+	mov %rsi,%r14
+	add %rax,%r14
+	mov %rbx,(%r14)
+	mov %r12,%rbx
+	and $1,%rbx
+	mov 0x38(%rsp),%r14
+	mov $1,%r15d
+	test %r14,%r14
 	jne .Linv_iommu_pages_np_sync.21
-	xor %r14,%r14
+	xor %r15,%r15
 .Linv_iommu_pages_np_sync.21:
-	and $1,%r14
-	shl $1,%r14
-	or %r14,%rsi
-	shr $0xc,%rbx
+	and $1,%r15
+	shl $1,%r15
+	or %r15,%rbx
+	shr $0xc,%r12
 	movabs $0xfffffffffffff,%r11
-	and %r11,%rbx
-	shl $0xc,%rbx
-	or %rbx,%rsi
+	and %r11,%r12
+	shl $0xc,%r12
+	or %r12,%rbx
+	mov %rax,%r12
+	add $8,%r12
+	mov %rsi,%r14
+	add %r12,%r14
+	mov %rbx,(%r14)
+	add $0x10,%rax
 	mov %rax,%rbx
-	add $8,%rbx
-	mov 8(%rsp),%r13
-	add %rbx,%r13
-	mov %rsi,(%r13)
-	mov %rax,%rsi
-	add $0x10,%rsi
-	and %r10,%rsi
-	mov %rsi,%rax
-	mov %r9,%rsi
-	sub $1,%rsi
-	mov %rsi,%r9
-	mov %rcx,%rsi
-	add %r12,%rsi
+	and %r10,%rbx
+	mov %rbx,%rax
+	mov %r9,%rbx
+	sub $1,%rbx
+	mov %rbx,%r9
+	mov %rcx,%rbx
+	add %r13,%rbx
 	/* 160: addr = addr + fs */
-	mov %rsi,%rcx
-	mov %r8,%rsi
-	sub %r12,%rsi
+	mov %rbx,%rcx
+	mov %r8,%rbx
+	sub %r13,%rbx
 	/* 161: left = left - fs */
-	mov %rsi,%r8
+	mov %rbx,%r8
 	/* 142: while left != 0 limit 128 else return -22 { ... */
 	jmp .Linv_iommu_pages_np_sync.1
 .Linv_iommu_pages_np_sync.2:
 	mov $0xffffffffffffffea,%rax
-	add $0x10,%rsp
+	add $8,%rsp
 	pop %r15
 	pop %r14
 	pop %r13
@@ -576,16 +578,17 @@ inv_iommu_pages_np_sync:
 	mov 0x2000(%rdi),%ecx
 	mov %r10,%rdx
 	shr $4,%rdx
-	mov %rax,%rsi
-	sub %rcx,%rsi
-	and %r10,%rsi
-	shr $4,%rsi
-	sub %rsi,%rdx
+	mov %rax,%r9
+	sub %rcx,%r9
+	mov %r9,%rcx
+	and %r10,%rcx
+	shr $4,%rcx
+	sub %rcx,%rdx
 	mov %rdx,%r9
 	jmp .Linv_iommu_pages_np_sync.26
 .Linv_iommu_pages_np_sync.27:
 	mov $0xffffffffffffff92,%rax
-	add $0x10,%rsp
+	add $8,%rsp
 	pop %r15
 	pop %r14
 	pop %r13
@@ -595,22 +598,21 @@ inv_iommu_pages_np_sync:
 .Linv_iommu_pages_np_sync.28:
 .Linv_iommu_pages_np_sync.25:
 .Linv_iommu_pages_np_sync.23:
-	mov 0x50(%rsp),%r8
+	mov 0x48(%rsp),%r8
 	shr $3,%r8
 	movabs $0x1ffffffffffff,%r11
 	and %r11,%r8
 	shl $3,%r8
 	movabs $0x1000000000000001,%r11
 	or %r11,%r8
-	mov 8(%rsp),%rcx
+	mov %rsi,%rcx
 	add %rax,%rcx
 	mov %r8,(%rcx)
-	mov 0x58(%rsp),%r8
+	mov 0x50(%rsp),%r8
 	mov %rax,%rcx
 	add $8,%rcx
-	mov 8(%rsp),%rdx
-	add %rcx,%rdx
-	mov %r8,(%rdx)
+	add %rcx,%rsi
+	mov %r8,(%rsi)
 	mov %rax,%r8
 	add $0x10,%r8
 	and %r10,%r8
@@ -621,10 +623,10 @@ inv_iommu_pages_np_sync:
 	/* 164: issue cmdbuf */
 	mov %eax,0x2008(%rdi)
 	/* 165: poll sem[0] == sem_val limit 200000000 else return -110 */
-	mov 0x48(%rsp),%rax
+	mov 0x40(%rsp),%rax
 	xor %r10,%r10
 	add %r10,%rax
-	mov 0x58(%rsp),%r10
+	mov 0x50(%rsp),%r10
 	mov $0xbebc200,%r9d
 .Linv_iommu_pages_np_sync.29:
 	mov (%rax),%r8
@@ -633,7 +635,7 @@ inv_iommu_pages_np_sync:
 	sub $1,%r9
 	jne .Linv_iommu_pages_np_sync.29
 	mov $0xffffffffffffff92,%rax
-	add $0x10,%rsp
+	add $8,%rsp
 	pop %r15
 	pop %r14
 	pop %r13
@@ -643,7 +645,7 @@ inv_iommu_pages_np_sync:
 .Linv_iommu_pages_np_sync.30:
 	/* 166: return 0 */
 	xor %rax,%rax
-	add $0x10,%rsp
+	add $8,%rsp
 	pop %r15
 	pop %r14
 	pop %r13
@@ -660,7 +662,6 @@ completion_wait:
 	push %r12
 	push %r13
 	push %r14
-	push %r15
 	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
@@ -679,15 +680,15 @@ completion_wait:
 	xor %rdx,%rdx
 	jne .Lcompletion_wait.2
 	/* 171: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
-	mov 0x2000(%rdi),%r12d
-	mov %rbx,%r13
+	mov 0x2000(%rdi),%edx
+	mov %rbx,%r12
+	shr $4,%r12
+	mov %rax,%r13
+	sub %rdx,%r13
+	and %rbx,%r13
 	shr $4,%r13
-	mov %rax,%r14
-	sub %r12,%r14
-	and %rbx,%r14
-	shr $4,%r14
-	sub %r14,%r13
-	mov %r13,%rdx
+	sub %r13,%r12
+	mov %r12,%rdx
 	test %rdx,%rdx
 	jne .Lcompletion_wait.4
 	mov $0x5f5e100,%r12d
@@ -698,19 +699,18 @@ completion_wait:
 	je .Lcompletion_wait.6
 	sub $1,%r12
 	mov %eax,0x2008(%rdi)
-	mov 0x2000(%rdi),%r13d
-	mov %rbx,%r14
+	mov 0x2000(%rdi),%edx
+	mov %rbx,%r13
+	shr $4,%r13
+	mov %rax,%r14
+	sub %rdx,%r14
+	and %rbx,%r14
 	shr $4,%r14
-	mov %rax,%r15
-	sub %r13,%r15
-	and %rbx,%r15
-	shr $4,%r15
-	sub %r15,%r14
-	mov %r14,%rdx
+	sub %r14,%r13
+	mov %r13,%rdx
 	jmp .Lcompletion_wait.5
 .Lcompletion_wait.6:
 	mov $0xffffffffffffff92,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -751,7 +751,6 @@ completion_wait:
 	sub $1,%rax
 	jne .Lcompletion_wait.8
 	mov $0xffffffffffffff92,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -760,7 +759,6 @@ completion_wait:
 .Lcompletion_wait.9:
 	/* 174: return 0 */
 	xor %rax,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12

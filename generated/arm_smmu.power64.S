@@ -12,7 +12,6 @@ tlb_inv_range_s1:
 .tlb_inv_range_s1:
 	/* 27: arguments */
 	std %r31,-8(%r1)
-	std %r30,-16(%r1)
 	/* 29: value (asid << 0x30) */
 	rldicr %r4,%r4,48,15
 	/* 29: offset 0x600 */
@@ -25,7 +24,6 @@ tlb_inv_range_s1:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_range_s1.1
 	li %r3,-22
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.1:
@@ -45,8 +43,8 @@ tlb_inv_range_s1:
 	cmpld 7,%r7,%r8
 	bge 7,.Ltlb_inv_range_s1.4
 	rldicr %r8,%r7,2,61
-	subf %r31,%r7,%r8
-	subf %r30,%r31,%r12
+	subf %r4,%r7,%r8
+	subf %r31,%r4,%r12
 .Ltlb_inv_range_s1.5:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
 	stdbrx %r10,%r3,%r11
@@ -64,10 +62,10 @@ tlb_inv_range_s1:
 	stdbrx %r10,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
 	add %r10,%r10,%r9
-	cmpld 6,%r30,%r8
-	subf %r30,%r8,%r30
+	cmpld 6,%r31,%r8
+	subf %r31,%r8,%r31
 	bgt 6,.Ltlb_inv_range_s1.5
-	add %r12,%r30,%r8
+	add %r12,%r31,%r8
 	b .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
@@ -80,7 +78,6 @@ tlb_inv_range_s1:
 	subf %r12,%r7,%r12
 	bgt 6,.Ltlb_inv_range_s1.3
 	li %r3,0
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.2:
@@ -97,7 +94,6 @@ tlb_inv_range_s1:
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	li %r3,0
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_range_s1,.-.tlb_inv_range_s1
@@ -146,10 +142,6 @@ tlb_inv_walk_s1:
 	.type tlb_inv_walk_s1,@function
 	.p2align 4
 .tlb_inv_walk_s1:
-	/* 56: arguments */
-	std %r31,-8(%r1)
-	std %r30,-16(%r1)
-	std %r29,-24(%r1)
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1.1
@@ -164,9 +156,6 @@ tlb_inv_walk_s1:
 	/* 59: cb.tlbiasid = asid */
 	stwbrx %r4,%r3,%r11
 	li %r3,0
-	ld %r29,-24(%r1)
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.2:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
@@ -194,9 +183,6 @@ tlb_inv_walk_s1:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1.9
 	li %r3,-22
-	ld %r29,-24(%r1)
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.9:
 	andi. %r11,%r7,4095
@@ -211,12 +197,12 @@ tlb_inv_walk_s1:
 	rldicl %r9,%r5,52,12
 	or %r9,%r9,%r12
 	rldicl %r8,%r7,52,12
-	rldicl %r31,%r11,62,2
-	cmpld 7,%r7,%r31
+	rldicl %r12,%r11,62,2
+	cmpld 7,%r7,%r12
 	bge 7,.Ltlb_inv_walk_s1.12
-	rldicr %r31,%r7,2,61
-	subf %r30,%r7,%r31
-	subf %r29,%r30,%r11
+	rldicr %r12,%r7,2,61
+	subf %r6,%r7,%r12
+	subf %r5,%r6,%r11
 .Ltlb_inv_walk_s1.13:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	stdbrx %r9,%r3,%r10
@@ -234,10 +220,10 @@ tlb_inv_walk_s1:
 	stdbrx %r9,%r3,%r10
 	/* 57: cover iova, size with s1 auto { ... */
 	add %r9,%r9,%r8
-	cmpld 6,%r29,%r31
-	subf %r29,%r31,%r29
+	cmpld 6,%r5,%r12
+	subf %r5,%r12,%r5
 	bgt 6,.Ltlb_inv_walk_s1.13
-	add %r11,%r29,%r31
+	add %r11,%r5,%r12
 	b .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
@@ -250,9 +236,6 @@ tlb_inv_walk_s1:
 	subf %r11,%r7,%r11
 	bgt 6,.Ltlb_inv_walk_s1.11
 	li %r3,0
-	ld %r29,-24(%r1)
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.10:
 .Ltlb_inv_walk_s1.15:
@@ -267,9 +250,6 @@ tlb_inv_walk_s1:
 	bgt 6,.Ltlb_inv_walk_s1.15
 .Ltlb_inv_walk_s1.8:
 	li %r3,0
-	ld %r29,-24(%r1)
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.6:
 	/* 59: offset 0x610 */
@@ -278,25 +258,16 @@ tlb_inv_walk_s1:
 	stwbrx %r4,%r3,%r11
 .Ltlb_inv_walk_s1.7:
 	li %r3,0
-	ld %r29,-24(%r1)
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.4:
 	/* 57: cover iova, size with s1 auto { ... */
 	li %r3,-22
-	ld %r29,-24(%r1)
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.5:
 .Ltlb_inv_walk_s1.3:
 .Ltlb_inv_walk_s1.1:
 	/* end of sequence */
 	li %r3,0
-	ld %r29,-24(%r1)
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_walk_s1,.-.tlb_inv_walk_s1
 	.globl tlb_inv_context_s1
@@ -331,7 +302,6 @@ tlb_inv_walk_s1_flag:
 	std %r31,-8(%r1)
 	std %r30,-16(%r1)
 	std %r29,-24(%r1)
-	std %r28,-32(%r1)
 	/* 82: value 0xffffffff */
 	lis %r11,-1
 	ori %r11,%r11,65535
@@ -358,7 +328,6 @@ tlb_inv_walk_s1_flag:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1_flag.3
 	li %r3,-22
-	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
@@ -375,41 +344,41 @@ tlb_inv_walk_s1_flag:
 	mr %r9,%r6
 	rldicl %r8,%r5,52,12
 	or %r8,%r8,%r4
-	rldicl %r31,%r7,52,12
-	rldicl %r30,%r9,62,2
-	cmpld 7,%r7,%r30
+	rldicl %r4,%r7,52,12
+	rldicl %r31,%r9,62,2
+	cmpld 7,%r7,%r31
 	bge 7,.Ltlb_inv_walk_s1_flag.6
-	rldicr %r30,%r7,2,61
-	subf %r29,%r7,%r30
-	subf %r28,%r29,%r9
+	rldicr %r31,%r7,2,61
+	subf %r30,%r7,%r31
+	subf %r29,%r30,%r9
 .Ltlb_inv_walk_s1_flag.7:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	stdbrx %r8,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r31
+	add %r8,%r8,%r4
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	stdbrx %r8,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r31
+	add %r8,%r8,%r4
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	stdbrx %r8,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r31
+	add %r8,%r8,%r4
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	stdbrx %r8,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r31
-	cmpld 6,%r28,%r30
-	subf %r28,%r30,%r28
+	add %r8,%r8,%r4
+	cmpld 6,%r29,%r31
+	subf %r29,%r31,%r29
 	bgt 6,.Ltlb_inv_walk_s1_flag.7
-	add %r9,%r28,%r30
+	add %r9,%r29,%r31
 	b .Ltlb_inv_walk_s1_flag.8
 .Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	stdbrx %r8,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r31
+	add %r8,%r8,%r4
 .Ltlb_inv_walk_s1_flag.8:
 	cmpld 6,%r9,%r7
 	subf %r9,%r7,%r9
@@ -443,7 +412,6 @@ tlb_inv_walk_s1_flag:
 	addic. %r12,%r12,-1
 	bne 0,.Ltlb_inv_walk_s1_flag.10
 	li %r3,-110
-	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
@@ -451,7 +419,6 @@ tlb_inv_walk_s1_flag:
 .Ltlb_inv_walk_s1_flag.11:
 	/* end of sequence */
 	li %r3,0
-	ld %r28,-32(%r1)
 	ld %r29,-24(%r1)
 	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)

@@ -6,8 +6,6 @@
 	.globl tlb_inv_range_s1
 	.type tlb_inv_range_s1,@function
 tlb_inv_range_s1:
-	/* 27: arguments */
-	std %r31,-8(%r1)
 	/* 29: value (asid << 0x30) */
 	rldicr %r4,%r4,48,15
 	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiva (line 29), required by line 20 */
@@ -18,7 +16,6 @@ tlb_inv_range_s1:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_range_s1.1
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.1:
 	andi. %r11,%r7,4095
@@ -38,7 +35,7 @@ tlb_inv_range_s1:
 	bge 7,.Ltlb_inv_range_s1.4
 	rldicr %r9,%r7,2,61
 	subf %r8,%r7,%r9
-	subf %r31,%r8,%r11
+	subf %r4,%r8,%r11
 .Ltlb_inv_range_s1.5:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
 	std %r12,1536(%r3)
@@ -56,10 +53,10 @@ tlb_inv_range_s1:
 	std %r12,1536(%r3)
 	/* 28: range a in iova, size step granule { ... */
 	add %r12,%r12,%r10
-	cmpld 6,%r31,%r9
-	subf %r31,%r9,%r31
+	cmpld 6,%r4,%r9
+	subf %r4,%r9,%r4
 	bgt 6,.Ltlb_inv_range_s1.5
-	add %r11,%r31,%r9
+	add %r11,%r4,%r9
 	b .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
@@ -72,7 +69,6 @@ tlb_inv_range_s1:
 	subf %r11,%r7,%r11
 	bgt 6,.Ltlb_inv_range_s1.3
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.2:
 .Ltlb_inv_range_s1.7:
@@ -88,7 +84,6 @@ tlb_inv_range_s1:
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_range_s1,.-tlb_inv_range_s1
 	.p2align 4
@@ -123,9 +118,6 @@ tlb_sync:
 	.globl tlb_inv_walk_s1
 	.type tlb_inv_walk_s1,@function
 tlb_inv_walk_s1:
-	/* 56: arguments */
-	std %r31,-8(%r1)
-	std %r30,-16(%r1)
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_inv_walk_s1.1
@@ -138,8 +130,6 @@ tlb_inv_walk_s1:
 	/* 59: cb.tlbiasid = asid */
 	stw %r4,1552(%r3)
 	li %r3,0
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.2:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
@@ -165,8 +155,6 @@ tlb_inv_walk_s1:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1.9
 	li %r3,-22
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.9:
 	andi. %r11,%r7,4095
@@ -185,8 +173,8 @@ tlb_inv_walk_s1:
 	cmpld 7,%r7,%r8
 	bge 7,.Ltlb_inv_walk_s1.12
 	rldicr %r8,%r7,2,61
-	subf %r31,%r7,%r8
-	subf %r30,%r31,%r11
+	subf %r12,%r7,%r8
+	subf %r6,%r12,%r11
 .Ltlb_inv_walk_s1.13:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	std %r10,1536(%r3)
@@ -204,10 +192,10 @@ tlb_inv_walk_s1:
 	std %r10,1536(%r3)
 	/* 57: cover iova, size with s1 auto { ... */
 	add %r10,%r10,%r9
-	cmpld 6,%r30,%r8
-	subf %r30,%r8,%r30
+	cmpld 6,%r6,%r8
+	subf %r6,%r8,%r6
 	bgt 6,.Ltlb_inv_walk_s1.13
-	add %r11,%r30,%r8
+	add %r11,%r6,%r8
 	b .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
@@ -220,8 +208,6 @@ tlb_inv_walk_s1:
 	subf %r11,%r7,%r11
 	bgt 6,.Ltlb_inv_walk_s1.11
 	li %r3,0
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.10:
 .Ltlb_inv_walk_s1.15:
@@ -236,30 +222,22 @@ tlb_inv_walk_s1:
 	bgt 6,.Ltlb_inv_walk_s1.15
 .Ltlb_inv_walk_s1.8:
 	li %r3,0
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.6:
 	/* 59: cb.tlbiasid = asid */
 	stw %r4,1552(%r3)
 .Ltlb_inv_walk_s1.7:
 	li %r3,0
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.4:
 	/* 57: cover iova, size with s1 auto { ... */
 	li %r3,-22
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1.5:
 .Ltlb_inv_walk_s1.3:
 .Ltlb_inv_walk_s1.1:
 	/* end of sequence */
 	li %r3,0
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_walk_s1,.-tlb_inv_walk_s1
 	.p2align 4
@@ -280,7 +258,6 @@ tlb_inv_context_s1:
 tlb_inv_walk_s1_flag:
 	/* 74: arguments */
 	std %r31,-8(%r1)
-	std %r30,-16(%r1)
 	/* 82: value 0xffffffff */
 	lis %r11,-1
 	ori %r11,%r11,65535
@@ -301,7 +278,6 @@ tlb_inv_walk_s1_flag:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1_flag.3
 	li %r3,-22
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1_flag.3:
@@ -321,8 +297,8 @@ tlb_inv_walk_s1_flag:
 	cmpld 7,%r7,%r8
 	bge 7,.Ltlb_inv_walk_s1_flag.6
 	rldicr %r8,%r7,2,61
-	subf %r31,%r7,%r8
-	subf %r30,%r31,%r12
+	subf %r4,%r7,%r8
+	subf %r31,%r4,%r12
 .Ltlb_inv_walk_s1_flag.7:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	std %r10,1536(%r3)
@@ -340,10 +316,10 @@ tlb_inv_walk_s1_flag:
 	std %r10,1536(%r3)
 	/* 78: range a in iova, size step granule { ... */
 	add %r10,%r10,%r9
-	cmpld 6,%r30,%r8
-	subf %r30,%r8,%r30
+	cmpld 6,%r31,%r8
+	subf %r31,%r8,%r31
 	bgt 6,.Ltlb_inv_walk_s1_flag.7
-	add %r12,%r30,%r8
+	add %r12,%r31,%r8
 	b .Ltlb_inv_walk_s1_flag.8
 .Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
@@ -383,13 +359,11 @@ tlb_inv_walk_s1_flag:
 	addic. %r11,%r11,-1
 	bne 0,.Ltlb_inv_walk_s1_flag.10
 	li %r3,-110
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1_flag.11:
 	/* end of sequence */
 	li %r3,0
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_walk_s1_flag,.-tlb_inv_walk_s1_flag

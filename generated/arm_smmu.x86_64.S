@@ -7,7 +7,6 @@ tlb_inv_range_s1:
 	/* 27: arguments */
 	push %rbx
 	push %r12
-	push %r13
 	/* 29: value (asid << 0x30) */
 	shl $0x30,%rsi
 	/* 28: range a in iova, size step granule { ... */
@@ -16,7 +15,6 @@ tlb_inv_range_s1:
 	test %r8,%r8
 	jne .Ltlb_inv_range_s1.1
 	mov $0xffffffffffffffea,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret
@@ -37,16 +35,16 @@ tlb_inv_range_s1:
 	or %rsi,%r10
 	mov %r8,%r9
 	shr $0xc,%r9
-	mov %rax,%rbx
-	shr $2,%rbx
-	cmp %rbx,%r8
+	mov %rax,%rsi
+	shr $2,%rsi
+	cmp %rsi,%r8
 	jae .Ltlb_inv_range_s1.4
-	mov %r8,%rbx
-	shl $2,%rbx
-	mov %rbx,%r12
-	sub %r8,%r12
-	mov %rax,%r13
-	sub %r12,%r13
+	mov %r8,%rsi
+	shl $2,%rsi
+	mov %rsi,%rbx
+	sub %r8,%rbx
+	mov %rax,%r12
+	sub %rbx,%r12
 .Ltlb_inv_range_s1.5:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r10,0x600(%rdi)
@@ -64,10 +62,10 @@ tlb_inv_range_s1:
 	mov %r10,0x600(%rdi)
 	/* 28: range a in iova, size step granule { ... */
 	add %r9,%r10
-	sub %rbx,%r13
+	sub %rsi,%r12
 	ja .Ltlb_inv_range_s1.5
-	mov %r13,%rax
-	add %rbx,%rax
+	mov %r12,%rax
+	add %rsi,%rax
 	jmp .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
@@ -79,7 +77,6 @@ tlb_inv_range_s1:
 	sub %r8,%rax
 	ja .Ltlb_inv_range_s1.3
 	xor %rax,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret
@@ -97,7 +94,6 @@ tlb_inv_range_s1:
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %r13
 	pop %r12
 	pop %rbx
 	ret
@@ -131,9 +127,6 @@ tlb_sync:
 tlb_inv_walk_s1:
 	/* 56: arguments */
 	push %rbx
-	push %r12
-	push %r13
-	push %r14
 	/* cover: an empty range invalidates nothing */
 	test %rcx,%rcx
 	je .Ltlb_inv_walk_s1.1
@@ -145,9 +138,6 @@ tlb_inv_walk_s1:
 	/* 59: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
 	xor %rax,%rax
-	pop %r14
-	pop %r13
-	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.2:
@@ -180,9 +170,6 @@ tlb_inv_walk_s1:
 	test %r8,%r8
 	jne .Ltlb_inv_walk_s1.9
 	mov $0xffffffffffffffea,%rax
-	pop %r14
-	pop %r13
-	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.9:
@@ -200,53 +187,50 @@ tlb_inv_walk_s1:
 	mov %rdx,%r9
 	shr $0xc,%r9
 	or %r10,%r9
-	mov %r8,%rbx
-	shr $0xc,%rbx
-	mov %rax,%r12
-	shr $2,%r12
-	cmp %r12,%r8
+	mov %r8,%r10
+	shr $0xc,%r10
+	mov %rax,%rcx
+	shr $2,%rcx
+	cmp %rcx,%r8
 	jae .Ltlb_inv_walk_s1.12
-	mov %r8,%r12
-	shl $2,%r12
-	mov %r12,%r13
-	sub %r8,%r13
-	mov %rax,%r14
-	sub %r13,%r14
+	mov %r8,%rcx
+	shl $2,%rcx
+	mov %rcx,%rdx
+	sub %r8,%rdx
+	mov %rax,%rbx
+	sub %rdx,%rbx
 .Ltlb_inv_walk_s1.13:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %rbx,%r9
+	add %r10,%r9
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %rbx,%r9
+	add %r10,%r9
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %rbx,%r9
+	add %r10,%r9
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %rbx,%r9
-	sub %r12,%r14
+	add %r10,%r9
+	sub %rcx,%rbx
 	ja .Ltlb_inv_walk_s1.13
-	mov %r14,%rax
-	add %r12,%rax
+	mov %rbx,%rax
+	add %rcx,%rax
 	jmp .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %rbx,%r9
+	add %r10,%r9
 .Ltlb_inv_walk_s1.14:
 	sub %r8,%rax
 	ja .Ltlb_inv_walk_s1.11
 	xor %rax,%rax
-	pop %r14
-	pop %r13
-	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.10:
@@ -262,9 +246,6 @@ tlb_inv_walk_s1:
 	ja .Ltlb_inv_walk_s1.15
 .Ltlb_inv_walk_s1.8:
 	xor %rax,%rax
-	pop %r14
-	pop %r13
-	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.6:
@@ -272,17 +253,11 @@ tlb_inv_walk_s1:
 	mov %esi,0x610(%rdi)
 .Ltlb_inv_walk_s1.7:
 	xor %rax,%rax
-	pop %r14
-	pop %r13
-	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.4:
 	/* 57: cover iova, size with s1 auto { ... */
 	mov $0xffffffffffffffea,%rax
-	pop %r14
-	pop %r13
-	pop %r12
 	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.5:
@@ -290,9 +265,6 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1.1:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %r14
-	pop %r13
-	pop %r12
 	pop %rbx
 	ret
 	.size tlb_inv_walk_s1,.-tlb_inv_walk_s1
@@ -314,7 +286,6 @@ tlb_inv_walk_s1_flag:
 	push %rbx
 	push %r12
 	push %r13
-	push %r14
 	/* 82: value 0xffffffff */
 	mov $0xffffffff,%eax
 	test %r9,%r9
@@ -331,7 +302,6 @@ tlb_inv_walk_s1_flag:
 	test %r8,%r8
 	jne .Ltlb_inv_walk_s1_flag.3
 	mov $0xffffffffffffffea,%rax
-	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx
@@ -351,46 +321,46 @@ tlb_inv_walk_s1_flag:
 	mov %rdx,%r9
 	shr $0xc,%r9
 	or %rsi,%r9
-	mov %r8,%rbx
-	shr $0xc,%rbx
-	mov %r10,%r12
-	shr $2,%r12
-	cmp %r12,%r8
+	mov %r8,%rsi
+	shr $0xc,%rsi
+	mov %r10,%rbx
+	shr $2,%rbx
+	cmp %rbx,%r8
 	jae .Ltlb_inv_walk_s1_flag.6
-	mov %r8,%r12
-	shl $2,%r12
-	mov %r12,%r13
-	sub %r8,%r13
-	mov %r10,%r14
-	sub %r13,%r14
+	mov %r8,%rbx
+	shl $2,%rbx
+	mov %rbx,%r12
+	sub %r8,%r12
+	mov %r10,%r13
+	sub %r12,%r13
 .Ltlb_inv_walk_s1_flag.7:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %rbx,%r9
+	add %rsi,%r9
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %rbx,%r9
+	add %rsi,%r9
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %rbx,%r9
+	add %rsi,%r9
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %rbx,%r9
-	sub %r12,%r14
+	add %rsi,%r9
+	sub %rbx,%r13
 	ja .Ltlb_inv_walk_s1_flag.7
-	mov %r14,%r10
-	add %r12,%r10
+	mov %r13,%r10
+	add %rbx,%r10
 	jmp .Ltlb_inv_walk_s1_flag.8
 .Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %rbx,%r9
+	add %rsi,%r9
 .Ltlb_inv_walk_s1_flag.8:
 	sub %r8,%r10
 	ja .Ltlb_inv_walk_s1_flag.5
@@ -419,7 +389,6 @@ tlb_inv_walk_s1_flag:
 	sub $1,%rax
 	jne .Ltlb_inv_walk_s1_flag.10
 	mov $0xffffffffffffff92,%rax
-	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx
@@ -427,7 +396,6 @@ tlb_inv_walk_s1_flag:
 .Ltlb_inv_walk_s1_flag.11:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx

@@ -50,14 +50,10 @@ tlb_miss_e6500:
 	.p2align 4
 .tlb_miss_e6500:
 	/* 54: arguments */
-	std %r31,-8(%r1)
-	std %r30,-16(%r1)
 	cmpldi 7,%r7,255
 	blt 7,.Ltlb_miss_e6500.1
 	/* 55: acquire tcd[0] = cpu + 1 held 2 */
 	li %r3,-22
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_miss_e6500.1:
 	addi %r7,%r7,1
@@ -89,18 +85,18 @@ tlb_miss_e6500:
 	/* 63: mfspr MAS6 */
 	mfspr %r8,0x276
 	/* 64: mfspr MAS2 */
-	mfspr %r31,0x272
+	mfspr %r12,0x272
 	/* 65: barrier from the spec */
 	isync
-	rlwinm %r30,%r9,0,2,15
+	rlwinm %r7,%r9,0,2,15
 	rldicl %r9,%r9,52,12
 	andi. %r9,%r9,3
-	or %r30,%r30,%r9
+	or %r7,%r7,%r9
 	/* 66: tlbilx va, m2, (victim & 0x3fff0000) | ((victim >> 12) & 3) */
 	mfmsr %r0
 	wrteei 0
-	mtspr 0x276,%r30
-	tlbilx 3,0,%r31
+	mtspr 0x276,%r7
+	tlbilx 3,0,%r12
 	wrtee %r0
 	/* 67: barrier from the spec */
 	isync
@@ -123,8 +119,6 @@ tlb_miss_e6500:
 .Ltlb_miss_e6500.12:
 	/* 74: return 1 */
 	li %r3,1
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_miss_e6500.11:
 	cmpdi 7,%r6,0
@@ -161,14 +155,14 @@ tlb_miss_e6500:
 	/* 88: tcd[2] */
 	lbz %r8,2(%r3)
 	/* 88: tcd[1] = next ^ ((next ^ tcd[3]) & -(((next ^ tcd[2]) - 1) > ... */
-	xor %r31,%r10,%r9
+	xor %r12,%r10,%r9
 	li %r9,0
-	xor %r30,%r10,%r8
-	addi %r30,%r30,-1
-	rldicl %r30,%r30,1,63
-	subf %r8,%r30,%r9
-	and %r31,%r31,%r8
-	xor %r10,%r10,%r31
+	xor %r7,%r10,%r8
+	addi %r8,%r7,-1
+	rldicl %r8,%r8,1,63
+	subf %r7,%r8,%r9
+	and %r8,%r12,%r7
+	xor %r10,%r10,%r8
 	stb %r10,1(%r3)
 	/* 89: tlbwe */
 	tlbwe
@@ -180,8 +174,6 @@ tlb_miss_e6500:
 .Ltlb_miss_e6500.15:
 	/* end of sequence */
 	mr %r3,%r11
-	ld %r30,-16(%r1)
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_miss_e6500.3:
 	/* 55: acquire tcd[0] = cpu + 1 held 2 */

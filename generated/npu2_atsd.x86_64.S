@@ -120,7 +120,6 @@ invalidate_pid:
 invalidate_range:
 	/* 58: arguments */
 	push %rbx
-	push %r12
 	/* cover: an empty range invalidates nothing */
 	test %r8,%r8
 	je .Linvalidate_range.1
@@ -178,20 +177,20 @@ invalidate_range:
 	mov %rsi,%r8
 	shl $3,%r8
 	add %rdi,%r8
-	mov %rdi,%rbx
+	mov %rdi,%r10
 .Linvalidate_range.8:
-	mov (%rbx),%r12
+	mov (%r10),%rbx
 	/* 61: npu.ava = $addr */
 	mov %rax,%r11
 	bswap %r11
-	mov %r11,8(%r12)
+	mov %r11,8(%rbx)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %r9,%r11
 	bswap %r11
-	mov %r11,(%r12)
+	mov %r11,(%rbx)
 	/* 60: each npu */
-	add $8,%rbx
-	cmp %r8,%rbx
+	add $8,%r10
+	cmp %r8,%r10
 	jne .Linvalidate_range.8
 .Linvalidate_range.9:
 	jmp .Linvalidate_range.7
@@ -214,20 +213,20 @@ invalidate_range:
 	mov %rsi,%r8
 	shl $3,%r8
 	add %rdi,%r8
-	mov %rdi,%rbx
+	mov %rdi,%r10
 .Linvalidate_range.12:
-	mov (%rbx),%r12
+	mov (%r10),%rbx
 	/* 61: npu.ava = $addr */
 	mov %rax,%r11
 	bswap %r11
-	mov %r11,8(%r12)
+	mov %r11,8(%rbx)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %r9,%r11
 	bswap %r11
-	mov %r11,(%r12)
+	mov %r11,(%rbx)
 	/* 60: each npu */
-	add $8,%rbx
-	cmp %r8,%rbx
+	add $8,%r10
+	cmp %r8,%r10
 	jne .Linvalidate_range.12
 .Linvalidate_range.13:
 	jmp .Linvalidate_range.11
@@ -312,7 +311,6 @@ invalidate_range:
 	sub $1,%r10
 	jne .Linvalidate_range.22
 	mov $0xffffffffffffff92,%rax
-	pop %r12
 	pop %rbx
 	ret
 .Linvalidate_range.23:
@@ -323,7 +321,6 @@ invalidate_range:
 .Linvalidate_range.21:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %r12
 	pop %rbx
 	ret
 	.size invalidate_range,.-invalidate_range

@@ -4,9 +4,6 @@
 	.globl tce_kill
 	.type tce_kill,@function
 tce_kill:
-	/* 36: arguments */
-	push %rbx
-	push %r12
 	/* cover: an empty range invalidates nothing */
 	imul %r8,%rcx
 	test %rcx,%rcx
@@ -23,8 +20,6 @@ tce_kill:
 	bswap %r11
 	mov %r11,(%rdi)
 	xor %rax,%rax
-	pop %r12
-	pop %rbx
 	ret
 .Ltce_kill.2:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
@@ -58,8 +53,6 @@ tce_kill:
 	test %r8,%r8
 	jne .Ltce_kill.9
 	mov $0xffffffffffffffea,%rax
-	pop %r12
-	pop %rbx
 	ret
 .Ltce_kill.9:
 	mov %rdx,%rax
@@ -81,10 +74,10 @@ tce_kill:
 	jae .Ltce_kill.12
 	mov %r8,%r10
 	shl $2,%r10
-	mov %r10,%rbx
-	sub %r8,%rbx
-	mov %rax,%r12
-	sub %rbx,%r12
+	mov %r10,%rcx
+	sub %r8,%rcx
+	mov %rax,%rdx
+	sub %rcx,%rdx
 .Ltce_kill.13:
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
 	mov %r9,%r11
@@ -110,9 +103,9 @@ tce_kill:
 	mov %r11,(%rdi)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	add %r8,%r9
-	sub %r10,%r12
+	sub %r10,%rdx
 	ja .Ltce_kill.13
-	mov %r12,%rax
+	mov %rdx,%rax
 	add %r10,%rax
 	jmp .Ltce_kill.14
 .Ltce_kill.12:
@@ -127,8 +120,6 @@ tce_kill:
 	sub %r8,%rax
 	ja .Ltce_kill.11
 	xor %rax,%rax
-	pop %r12
-	pop %rbx
 	ret
 .Ltce_kill.10:
 .Ltce_kill.15:
@@ -147,8 +138,6 @@ tce_kill:
 	ja .Ltce_kill.15
 .Ltce_kill.8:
 	xor %rax,%rax
-	pop %r12
-	pop %rbx
 	ret
 .Ltce_kill.6:
 	/* 40: value 0x8000000000000000 */
@@ -159,22 +148,16 @@ tce_kill:
 	mov %r11,(%rdi)
 .Ltce_kill.7:
 	xor %rax,%rax
-	pop %r12
-	pop %rbx
 	ret
 .Ltce_kill.4:
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	mov $0xffffffffffffffea,%rax
-	pop %r12
-	pop %rbx
 	ret
 .Ltce_kill.5:
 .Ltce_kill.3:
 .Ltce_kill.1:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %r12
-	pop %rbx
 	ret
 	.size tce_kill,.-tce_kill
 	.section .note.GNU-stack,"",@progbits

@@ -320,7 +320,6 @@ flush_tlb_pid_local:
 flush_tlb_range:
 	/* 129: arguments */
 	std %r31,-8(%r1)
-	std %r30,-16(%r1)
 	andi. %r0,%r6,1
 	beq 0,.Lflush_tlb_range.0
 	rldicl %r11,%r6,63,1
@@ -445,31 +444,30 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.19:
 	subf %r7,%r10,%r8
 	rldicl %r31,%r10,0,43
 	add %r7,%r7,%r31
-	rldicr %r31,%r10,0,42
+	rldicr %r10,%r10,0,42
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.21
-	rldicl %r30,%r7,43,21
+	rldicl %r31,%r7,43,21
 	rldicl %r7,%r7,0,43
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.23
-	addi %r30,%r30,1
+	addi %r31,%r31,1
 .Lflush_tlb_range.23:
-	rldicr %r31,%r31,0,51
-	ori %r31,%r31,32
-	lis %r7,32
+	rldicr %r7,%r10,0,51
+	ori %r7,%r7,32
+	lis %r10,32
 .Lflush_tlb_range.22:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r31,%r9,0,1,1
+	tlbie %r7,%r9,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r31,%r31,%r7
-	addic. %r30,%r30,-1
+	add %r7,%r7,%r10
+	addic. %r31,%r31,-1
 	bne 0,.Lflush_tlb_range.22
 .Lflush_tlb_range.21:
 .Lflush_tlb_range.20:
@@ -493,7 +491,6 @@ flush_tlb_range:
 	tlbsync
 	ptesync
 	li %r3,0
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.2:
@@ -598,7 +595,6 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.39:
@@ -606,26 +602,26 @@ flush_tlb_range:
 	rldicr %r9,%r3,32,31
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	subf %r7,%r10,%r8
-	rldicl %r31,%r10,0,43
-	add %r7,%r7,%r31
-	rldicr %r31,%r10,0,42
+	rldicl %r8,%r10,0,43
+	add %r7,%r7,%r8
+	rldicr %r10,%r10,0,42
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.41
-	rldicl %r30,%r7,43,21
+	rldicl %r8,%r7,43,21
 	rldicl %r7,%r7,0,43
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.43
-	addi %r30,%r30,1
+	addi %r8,%r8,1
 .Lflush_tlb_range.43:
-	rldicr %r31,%r31,0,51
-	ori %r31,%r31,32
-	lis %r7,32
+	rldicr %r7,%r10,0,51
+	ori %r7,%r7,32
+	lis %r10,32
 .Lflush_tlb_range.42:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r31,%r9,0,1,1
+	tlbie %r7,%r9,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r31,%r31,%r7
-	addic. %r30,%r30,-1
+	add %r7,%r7,%r10
+	addic. %r8,%r8,-1
 	bne 0,.Lflush_tlb_range.42
 .Lflush_tlb_range.41:
 .Lflush_tlb_range.40:
@@ -642,7 +638,6 @@ flush_tlb_range:
 	ptesync
 .Lflush_tlb_range.3:
 	li %r3,0
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.0:
@@ -756,7 +751,6 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.61:
@@ -800,7 +794,6 @@ flush_tlb_range:
 	tlbsync
 	ptesync
 	li %r3,0
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.44:
@@ -891,7 +884,6 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.81:
@@ -933,7 +925,6 @@ flush_tlb_range:
 .Lflush_tlb_range.1:
 	/* end of sequence */
 	li %r3,0
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 	.size flush_tlb_range,.-flush_tlb_range

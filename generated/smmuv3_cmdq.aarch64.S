@@ -8,7 +8,6 @@ tlb_inv_range:
 	/* 75: arguments */
 	sub sp, sp, #0x10
 	str x19, [sp]
-	str x20, [sp, #8]
 	movz x9, #2
 	lsl x9, x9, x2
 	movz x10, #0
@@ -28,7 +27,6 @@ tlb_inv_range:
 	cbnz x6, .Ltlb_inv_range.2
 	movn x0, #0x15
 	ldr x19, [sp]
-	ldr x20, [sp, #8]
 	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range.2:
@@ -55,9 +53,9 @@ tlb_inv_range:
 	lsr x2, x11, #1
 	add x2, x2, #1
 	and x7, x7, #0xfffff
-	sub x19, x9, x7
-	and x19, x19, x11
-	sub x2, x2, x19
+	sub x12, x9, x7
+	and x7, x12, x11
+	sub x2, x2, x7
 	mov x12, x2
 	cbnz x12, .Ltlb_inv_range.10
 	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 77), required by line 29; e3 store to normal memory (line 77) -> write smmu.cmdq_prod (line 77), required by line 29 */
@@ -72,18 +70,17 @@ tlb_inv_range:
 	str w9, [x0, #0x98]
 	movz x13, #0
 	ldr w2, [x0, #0x9c]
-	lsr x19, x11, #1
-	add x19, x19, #1
+	lsr x12, x11, #1
+	add x12, x12, #1
 	and x2, x2, #0xfffff
-	sub x20, x9, x2
-	and x20, x20, x11
-	sub x19, x19, x20
-	mov x12, x19
+	sub x19, x9, x2
+	and x19, x19, x11
+	sub x2, x12, x19
+	mov x12, x2
 	b .Ltlb_inv_range.11
 .Ltlb_inv_range.12:
 	movn x0, #0x6d
 	ldr x19, [sp]
-	ldr x20, [sp, #8]
 	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range.13:
@@ -159,7 +156,6 @@ tlb_inv_range:
 .Ltlb_inv_range.22:
 	movn x0, #0x6d
 	ldr x19, [sp]
-	ldr x20, [sp, #8]
 	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range.23:
@@ -230,7 +226,6 @@ tlb_inv_range:
 .Ltlb_inv_range.29:
 	movn x0, #0x6d
 	ldr x19, [sp]
-	ldr x20, [sp, #8]
 	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range.30:
@@ -274,14 +269,12 @@ tlb_inv_range:
 	cbnz x10, .Ltlb_inv_range.31
 	movn x0, #0x6d
 	ldr x19, [sp]
-	ldr x20, [sp, #8]
 	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range.32:
 	/* 82: return 0 */
 	movz x0, #0
 	ldr x19, [sp]
-	ldr x20, [sp, #8]
 	add sp, sp, #0x10
 	ret
 	.size tlb_inv_range,.-tlb_inv_range
@@ -290,10 +283,9 @@ tlb_inv_range:
 	.type tlb_inv_range_ril,%function
 tlb_inv_range_ril:
 	/* 91: arguments */
-	sub sp, sp, #0x20
+	sub sp, sp, #0x10
 	str x19, [sp]
 	str x20, [sp, #8]
-	str x21, [sp, #0x10]
 	movz x9, #2
 	lsl x9, x9, x2
 	movz x10, #0
@@ -341,8 +333,7 @@ tlb_inv_range_ril:
 	movn x0, #0x15
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
-	ldr x21, [sp, #0x10]
-	add sp, sp, #0x20
+	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range_ril.4:
 	/* 100: while num_pages != 0 limit 13 { ... */
@@ -372,13 +363,13 @@ tlb_inv_range_ril:
 .Ltlb_inv_range_ril.10:
 	cbnz x12, .Ltlb_inv_range_ril.12
 	ldr w5, [x0, #0x9c]
-	lsr x19, x11, #1
-	add x19, x19, #1
+	lsr x12, x11, #1
+	add x12, x12, #1
 	and x5, x5, #0xfffff
-	sub x20, x9, x5
-	and x20, x20, x11
-	sub x19, x19, x20
-	mov x12, x19
+	sub x19, x9, x5
+	and x19, x19, x11
+	sub x5, x12, x19
+	mov x12, x5
 	cbnz x12, .Ltlb_inv_range_ril.14
 	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 103), required by line 29; e3 store to normal memory (line 103) -> write smmu.cmdq_prod (line 103), required by line 29 */
 	dmb oshst
@@ -391,21 +382,20 @@ tlb_inv_range_ril:
 	sub x5, x5, #1
 	str w9, [x0, #0x98]
 	movz x13, #0
-	ldr w19, [x0, #0x9c]
-	lsr x20, x11, #1
-	add x20, x20, #1
-	and x19, x19, #0xfffff
-	sub x21, x9, x19
-	and x21, x21, x11
-	sub x20, x20, x21
-	mov x12, x20
+	ldr w12, [x0, #0x9c]
+	lsr x19, x11, #1
+	add x19, x19, #1
+	and x12, x12, #0xfffff
+	sub x20, x9, x12
+	and x20, x20, x11
+	sub x19, x19, x20
+	mov x12, x19
 	b .Ltlb_inv_range_ril.15
 .Ltlb_inv_range_ril.16:
 	movn x0, #0x6d
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
-	ldr x21, [sp, #0x10]
-	add sp, sp, #0x20
+	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range_ril.17:
 .Ltlb_inv_range_ril.14:
@@ -476,8 +466,7 @@ tlb_inv_range_ril:
 	movn x0, #0x15
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
-	ldr x21, [sp, #0x10]
-	add sp, sp, #0x20
+	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range_ril.7:
 	cbnz x12, .Ltlb_inv_range_ril.21
@@ -515,8 +504,7 @@ tlb_inv_range_ril:
 	movn x0, #0x6d
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
-	ldr x21, [sp, #0x10]
-	add sp, sp, #0x20
+	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range_ril.26:
 .Ltlb_inv_range_ril.23:
@@ -560,16 +548,14 @@ tlb_inv_range_ril:
 	movn x0, #0x6d
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
-	ldr x21, [sp, #0x10]
-	add sp, sp, #0x20
+	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range_ril.28:
 	/* 110: return 0 */
 	movz x0, #0
 	ldr x19, [sp]
 	ldr x20, [sp, #8]
-	ldr x21, [sp, #0x10]
-	add sp, sp, #0x20
+	add sp, sp, #0x10
 	ret
 	.size tlb_inv_range_ril,.-tlb_inv_range_ril
 	.p2align 2

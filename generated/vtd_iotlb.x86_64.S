@@ -100,50 +100,51 @@ iotlb_flush_range:
 	bsr %rcx,%rcx
 	cmove %r11,%rcx
 	xor $0x3f,%rcx
-	mov $0x40,%ebx
-	sub %rcx,%rbx
+	mov $0x40,%r10d
+	sub %rcx,%r10
 	mov $1,%ecx
 	mov %rcx,%r11
-	mov %rbx,%rcx
+	mov %r10,%rcx
 	shl %cl,%r11
 	mov %r11,%rcx
-	xor %r12,%r12
-	cmp $0x40,%rbx
+	xor %rbx,%rbx
+	cmp $0x40,%r10
 	jae .Liotlb_flush_range.4
-	mov %rcx,%r12
+	mov %rcx,%rbx
 .Liotlb_flush_range.4:
 	/* 60: let aligned = roundup_pow2(pages) */
 	mov $0x7f,%r11d
-	bsr %r12,%rcx
+	bsr %rbx,%rcx
 	cmove %r11,%rcx
 	xor $0x3f,%rcx
-	mov $0x3f,%ebx
-	sub %rcx,%rbx
+	mov $0x3f,%r10d
+	mov %r10,%r12
+	sub %rcx,%r12
 	/* 61: mask = ilog2(aligned) */
-	mov %rbx,%r10
-	mov %r12,%rcx
-	sub $1,%rcx
-	mov %rdx,%rbx
-	shr $0xc,%rbx
-	and %rbx,%rcx
-	je .Liotlb_flush_range.6
+	mov %r12,%r10
 	mov %rbx,%rcx
+	sub $1,%rcx
+	mov %rdx,%r12
+	shr $0xc,%r12
+	and %r12,%rcx
+	je .Liotlb_flush_range.6
+	mov %r12,%rcx
 	add %r9,%rcx
 	sub $1,%rcx
-	xor %rcx,%rbx
-	not %rbx
-	sub $1,%r12
+	xor %rcx,%r12
 	not %r12
-	and %r12,%rbx
+	sub $1,%rbx
+	not %rbx
+	and %rbx,%r12
 	/* 66: mask = 52 */
 	mov $0x34,%r10d
-	test %rbx,%rbx
+	test %r12,%r12
 	je .Liotlb_flush_range.8
 	mov $0x40,%r11d
-	bsf %rbx,%rbx
-	cmove %r11,%rbx
+	bsf %r12,%r12
+	cmove %r11,%r12
 	/* 68: mask = ctz(shared) */
-	mov %rbx,%r10
+	mov %r12,%r10
 .Liotlb_flush_range.8:
 .Liotlb_flush_range.6:
 .Liotlb_flush_range.3:

@@ -9,133 +9,133 @@ qi_flush_iotlb:
 	push %r12
 	push %r13
 	push %r14
+	push %r15
 	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
+	mov %r10,%rbx
 	cmp $0x40,%rdx
 	jae .Lqi_flush_iotlb.0
-	mov %rax,%r10
+	mov %rax,%rbx
 .Lqi_flush_iotlb.0:
-	sub $1,%r10
+	sub $1,%rbx
 	/* 73: qi */
 	mov 0x88(%rdi),%eax
-	and %r10,%rax
+	and %rbx,%rax
 	xor %rdx,%rdx
 	/* 99: let mask = 64 */
-	mov $0x40,%ebx
-	mov $1,%r12d
+	mov $0x40,%r12d
+	mov $1,%r13d
 	test %r8,%r8
 	jne .Lqi_flush_iotlb.1
-	xor %r12,%r12
+	xor %r13,%r13
 .Lqi_flush_iotlb.1:
-	mov $1,%r13d
+	mov $1,%r14d
 	cmp $0xffffffffffffffff,%r9
 	jne .Lqi_flush_iotlb.2
-	xor %r13,%r13
+	xor %r14,%r14
 .Lqi_flush_iotlb.2:
-	or %r13,%r12
+	or %r14,%r13
 	je .Lqi_flush_iotlb.4
-	mov %r8,%r12
-	and $0xfff,%r12
+	mov %r8,%r13
+	and $0xfff,%r13
 	sub %r8,%r9
 	add $1,%r9
-	add %r9,%r12
-	add $0xfff,%r12
-	shr $0xc,%r12
+	add %r9,%r13
+	add $0xfff,%r13
+	shr $0xc,%r13
 	/* 102: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
-	mov %r12,%r9
+	mov %r13,%r9
 	sub $1,%r9
 	mov $0x7f,%r11d
 	bsr %r9,%r9
 	cmove %r11,%r9
 	xor $0x3f,%r9
-	mov $0x40,%r13d
-	sub %r9,%r13
+	mov $0x40,%r14d
+	sub %r9,%r14
 	mov $1,%r9d
 	mov %rcx,%r11
-	mov %r13,%rcx
+	mov %r14,%rcx
 	shl %cl,%r9
 	mov %r11,%rcx
-	xor %r14,%r14
-	cmp $0x40,%r13
+	mov %r10,%r15
+	cmp $0x40,%r14
 	jae .Lqi_flush_iotlb.5
-	mov %r9,%r14
+	mov %r9,%r15
 .Lqi_flush_iotlb.5:
 	/* 103: let aligned = roundup_pow2(pages) */
 	mov $0x7f,%r11d
-	bsr %r14,%r9
+	bsr %r15,%r9
 	cmove %r11,%r9
 	xor $0x3f,%r9
-	mov $0x3f,%r13d
-	sub %r9,%r13
+	mov $0x3f,%r14d
+	sub %r9,%r14
 	/* 104: mask = ilog2(aligned) */
-	mov %r13,%rbx
-	mov %r14,%r9
+	mov %r14,%r12
+	mov %r15,%r9
 	sub $1,%r9
-	mov %r8,%r13
-	shr $0xc,%r13
-	and %r13,%r9
-	je .Lqi_flush_iotlb.7
-	mov %r8,%r9
-	shr $0xc,%r9
-	mov %r8,%r13
-	shr $0xc,%r13
-	add %r12,%r13
-	sub $1,%r13
-	xor %r13,%r9
-	not %r9
-	sub $1,%r14
-	not %r14
+	mov %r8,%r14
+	shr $0xc,%r14
 	and %r14,%r9
+	je .Lqi_flush_iotlb.7
+	mov %r14,%r9
+	add %r13,%r9
+	sub $1,%r9
+	xor %r9,%r14
+	not %r14
+	sub $1,%r15
+	not %r15
+	and %r15,%r14
 	/* 109: mask = 52 */
-	mov $0x34,%ebx
-	test %r9,%r9
+	mov $0x34,%r12d
+	test %r14,%r14
 	je .Lqi_flush_iotlb.9
 	mov $0x40,%r11d
-	bsf %r9,%r9
-	cmove %r11,%r9
+	bsf %r14,%r14
+	cmove %r11,%r14
 	/* 111: mask = ctz(shared) */
-	mov %r9,%rbx
+	mov %r14,%r12
 .Lqi_flush_iotlb.9:
 .Lqi_flush_iotlb.7:
 .Lqi_flush_iotlb.4:
 	/* 116: status[0] = 1 */
 	mov $1,%r9d
-	mov 0x38(%rsp),%r12
-	mov %r9d,(%r12)
-	mov 0x28(%rsp),%r9
-	shr $0x27,%r9
-	and $1,%r9
-	mov $1,%r12d
-	test %r9,%r9
+	mov 0x40(%rsp),%r13
+	mov %r9d,(%r13)
+	mov 0x30(%rsp),%r13
+	shr $0x27,%r13
+	and $1,%r13
+	mov $1,%r14d
+	test %r13,%r13
 	je .Lqi_flush_iotlb.10
-	xor %r12,%r12
+	xor %r14,%r14
 .Lqi_flush_iotlb.10:
-	mov 0x28(%rsp),%r9
-	shr $0x30,%r9
-	and $0x3f,%r9
-	mov $1,%r13d
-	cmp %rbx,%r9
+	mov 0x30(%rsp),%r13
+	shr $0x30,%r13
+	and $0x3f,%r13
+	mov $1,%r15d
+	cmp %r12,%r13
 	jb .Lqi_flush_iotlb.11
-	xor %r13,%r13
+	xor %r15,%r15
 .Lqi_flush_iotlb.11:
-	or %r13,%r12
+	or %r15,%r14
 	je .Lqi_flush_iotlb.12
 	test %rdx,%rdx
 	jne .Lqi_flush_iotlb.15
 	/* 118: enqueue qi iotlb_desc { gran: 2, did: did, dr: cap >> 55, dw ... */
 	mov 0x80(%rdi),%r9d
-	mov %r10,%r12
-	shr $4,%r12
+	mov %rbx,%rdx
+	shr $4,%rdx
 	mov %rax,%r13
 	sub %r9,%r13
-	and %r10,%r13
+	and %rbx,%r13
 	shr $4,%r13
-	sub %r13,%r12
-	mov %r12,%rdx
+	mov %rdx,%r9
+	sub %r13,%r9
+	mov %r9,%rdx
 	test %rdx,%rdx
 	jne .Lqi_flush_iotlb.17
 	mov $0x5f5e100,%r9d
@@ -146,18 +146,19 @@ qi_flush_iotlb:
 	je .Lqi_flush_iotlb.19
 	sub $1,%r9
 	mov %eax,0x88(%rdi)
-	mov 0x80(%rdi),%r12d
-	mov %r10,%r13
+	mov 0x80(%rdi),%edx
+	mov %rbx,%r13
 	shr $4,%r13
 	mov %rax,%r14
-	sub %r12,%r14
-	and %r10,%r14
+	sub %rdx,%r14
+	and %rbx,%r14
 	shr $4,%r14
 	sub %r14,%r13
 	mov %r13,%rdx
 	jmp .Lqi_flush_iotlb.18
 .Lqi_flush_iotlb.19:
 	mov $0xffffffffffffff92,%rax
+	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -166,32 +167,31 @@ qi_flush_iotlb:
 .Lqi_flush_iotlb.20:
 .Lqi_flush_iotlb.17:
 .Lqi_flush_iotlb.15:
-	mov 0x28(%rsp),%r9
+	mov 0x30(%rsp),%r9
 	shr $0x36,%r9
 	and $1,%r9
 	shl $6,%r9
 	or $0x22,%r9
-	mov 0x28(%rsp),%r12
-	shr $0x37,%r12
-	and $1,%r12
-	shl $7,%r12
-	or %r12,%r9
-	mov %rcx,%r12
-	and $0xffff,%r12
-	shl $0x10,%r12
-	or %r12,%r9
-	mov %rsi,%r12
-	add %rax,%r12
-	mov %r9,(%r12)
-	xor %r9,%r9
-	mov %rax,%r12
-	add $8,%r12
+	mov 0x30(%rsp),%r13
+	shr $0x37,%r13
+	and $1,%r13
+	shl $7,%r13
+	or %r13,%r9
+	and $0xffff,%rcx
+	mov %rcx,%r13
+	shl $0x10,%r13
+	or %r13,%r9
 	mov %rsi,%r13
-	add %r12,%r13
+	add %rax,%r13
 	mov %r9,(%r13)
 	mov %rax,%r9
-	add $0x10,%r9
-	and %r10,%r9
+	add $8,%r9
+	mov %rsi,%r13
+	add %r9,%r13
+	mov %r10,(%r13)
+	add $0x10,%rax
+	mov %rax,%r9
+	and %rbx,%r9
 	mov %r9,%rax
 	mov %rdx,%r9
 	sub $1,%r9
@@ -201,37 +201,38 @@ qi_flush_iotlb:
 	test %rdx,%rdx
 	jne .Lqi_flush_iotlb.22
 	/* 121: enqueue qi iotlb_desc { ... */
-	mov 0x80(%rdi),%r9d
-	mov %r10,%r12
-	shr $4,%r12
-	mov %rax,%r13
-	sub %r9,%r13
-	and %r10,%r13
-	shr $4,%r13
-	sub %r13,%r12
-	mov %r12,%rdx
-	test %rdx,%rdx
-	jne .Lqi_flush_iotlb.24
-	mov $0x5f5e100,%r9d
-.Lqi_flush_iotlb.25:
-	test %rdx,%rdx
-	jne .Lqi_flush_iotlb.27
-	test %r9,%r9
-	je .Lqi_flush_iotlb.26
-	sub $1,%r9
-	mov %eax,0x88(%rdi)
-	mov 0x80(%rdi),%r12d
-	mov %r10,%r13
+	mov 0x80(%rdi),%edx
+	mov %rbx,%r13
 	shr $4,%r13
 	mov %rax,%r14
-	sub %r12,%r14
-	and %r10,%r14
+	sub %rdx,%r14
+	and %rbx,%r14
 	shr $4,%r14
 	sub %r14,%r13
 	mov %r13,%rdx
+	test %rdx,%rdx
+	jne .Lqi_flush_iotlb.24
+	mov $0x5f5e100,%r13d
+.Lqi_flush_iotlb.25:
+	test %rdx,%rdx
+	jne .Lqi_flush_iotlb.27
+	test %r13,%r13
+	je .Lqi_flush_iotlb.26
+	sub $1,%r13
+	mov %eax,0x88(%rdi)
+	mov 0x80(%rdi),%edx
+	mov %rbx,%r14
+	shr $4,%r14
+	mov %rax,%r15
+	sub %rdx,%r15
+	and %rbx,%r15
+	shr $4,%r15
+	sub %r15,%r14
+	mov %r14,%rdx
 	jmp .Lqi_flush_iotlb.25
 .Lqi_flush_iotlb.26:
 	mov $0xffffffffffffff92,%rax
+	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -240,54 +241,53 @@ qi_flush_iotlb:
 .Lqi_flush_iotlb.27:
 .Lqi_flush_iotlb.24:
 .Lqi_flush_iotlb.22:
-	mov 0x28(%rsp),%r9
-	shr $0x36,%r9
-	and $1,%r9
-	shl $6,%r9
-	or $0x32,%r9
-	mov 0x28(%rsp),%r12
-	shr $0x37,%r12
-	and $1,%r12
-	shl $7,%r12
-	or %r12,%r9
+	mov 0x30(%rsp),%r13
+	shr $0x36,%r13
+	and $1,%r13
+	shl $6,%r13
+	or $0x32,%r13
+	mov 0x30(%rsp),%r14
+	shr $0x37,%r14
+	and $1,%r14
+	shl $7,%r14
+	or %r14,%r13
 	and $0xffff,%rcx
 	shl $0x10,%rcx
-	or %rcx,%r9
+	or %rcx,%r13
 	mov %rsi,%rcx
 	add %rax,%rcx
-	mov %r9,(%rcx)
-	mov %rbx,%r9
-	and $0x3f,%r9
-	mov 0x30(%rsp),%rcx
-	and $1,%rcx
-	shl $6,%rcx
-	or %rcx,%r9
+	mov %r13,(%rcx)
+	mov %r12,%rcx
+	and $0x3f,%rcx
+	mov 0x38(%rsp),%r13
+	and $1,%r13
+	shl $6,%r13
+	or %r13,%rcx
 	shr $0xc,%r8
-	mov $1,%ecx
 	mov %rcx,%r11
-	mov %rbx,%rcx
-	shl %cl,%r11
+	mov %r12,%rcx
+	shl %cl,%r9
 	mov %r11,%rcx
-	xor %r12,%r12
-	cmp $0x40,%rbx
+	mov %r10,%r13
+	cmp $0x40,%r12
 	jae .Lqi_flush_iotlb.28
-	mov %rcx,%r12
+	mov %r9,%r13
 .Lqi_flush_iotlb.28:
-	sub $1,%r12
-	not %r12
-	and %r12,%r8
+	sub $1,%r13
+	not %r13
+	and %r13,%r8
 	movabs $0xfffffffffffff,%r11
 	and %r11,%r8
 	shl $0xc,%r8
-	or %r8,%r9
-	mov %rax,%r8
-	add $8,%r8
-	mov %rsi,%rcx
-	add %r8,%rcx
-	mov %r9,(%rcx)
+	or %r8,%rcx
+	mov %rax,%r9
+	add $8,%r9
+	mov %rsi,%r8
+	add %r9,%r8
+	mov %rcx,(%r8)
 	mov %rax,%r9
 	add $0x10,%r9
-	and %r10,%r9
+	and %rbx,%r9
 	mov %r9,%rax
 	mov %rdx,%r9
 	sub $1,%r9
@@ -297,11 +297,11 @@ qi_flush_iotlb:
 	jne .Lqi_flush_iotlb.30
 	/* 126: enqueue qi inv_wait { sw: 1, data: 2, addr: status_phys >> 2 ... */
 	mov 0x80(%rdi),%r9d
-	mov %r10,%r8
+	mov %rbx,%r8
 	shr $4,%r8
 	mov %rax,%rcx
 	sub %r9,%rcx
-	and %r10,%rcx
+	and %rbx,%rcx
 	shr $4,%rcx
 	sub %rcx,%r8
 	mov %r8,%rdx
@@ -316,17 +316,19 @@ qi_flush_iotlb:
 	sub $1,%r9
 	mov %eax,0x88(%rdi)
 	mov 0x80(%rdi),%r8d
-	mov %r10,%rcx
+	mov %rbx,%rcx
 	shr $4,%rcx
-	mov %rax,%rbx
-	sub %r8,%rbx
-	and %r10,%rbx
-	shr $4,%rbx
-	sub %rbx,%rcx
+	mov %rax,%rdx
+	sub %r8,%rdx
+	mov %rdx,%r8
+	and %rbx,%r8
+	shr $4,%r8
+	sub %r8,%rcx
 	mov %rcx,%rdx
 	jmp .Lqi_flush_iotlb.33
 .Lqi_flush_iotlb.34:
 	mov $0xffffffffffffff92,%rax
+	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -339,7 +341,7 @@ qi_flush_iotlb:
 	mov %rsi,%r8
 	add %rax,%r8
 	mov %r9,(%r8)
-	mov 0x40(%rsp),%r9
+	mov 0x48(%rsp),%r9
 	shr $2,%r9
 	movabs $0x3fffffffffffffff,%r11
 	and %r11,%r9
@@ -350,16 +352,15 @@ qi_flush_iotlb:
 	mov %r9,(%rsi)
 	mov %rax,%r9
 	add $0x10,%r9
-	and %r10,%r9
+	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r10
-	sub $1,%r10
-	mov %r10,%rdx
+	mov %rdx,%r9
+	sub $1,%r9
+	mov %r9,%rdx
 	/* 127: issue qi */
 	mov %eax,0x88(%rdi)
 	/* 130: poll status[0] == 2 limit 200000000 else return -110 */
-	mov 0x38(%rsp),%rax
-	xor %r10,%r10
+	mov 0x40(%rsp),%rax
 	add %r10,%rax
 	mov $0xbebc200,%r10d
 .Lqi_flush_iotlb.36:
@@ -369,6 +370,7 @@ qi_flush_iotlb:
 	sub $1,%r10
 	jne .Lqi_flush_iotlb.36
 	mov $0xffffffffffffff92,%rax
+	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -377,6 +379,7 @@ qi_flush_iotlb:
 .Lqi_flush_iotlb.37:
 	/* 131: return 0 */
 	xor %rax,%rax
+	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -392,7 +395,6 @@ qi_flush_context:
 	push %r12
 	push %r13
 	push %r14
-	push %r15
 	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
@@ -411,20 +413,20 @@ qi_flush_context:
 	xor %rdx,%rdx
 	/* 137: status[0] = 1 */
 	mov $1,%r12d
-	mov 0x38(%rsp),%r13
+	mov 0x30(%rsp),%r13
 	mov %r12d,(%r13)
 	test %rdx,%rdx
 	jne .Lqi_flush_context.2
 	/* 138: enqueue qi cc_desc { gran: gran, did: did, sid: sid, fm: fm  ... */
-	mov 0x80(%rdi),%r12d
-	mov %rbx,%r13
+	mov 0x80(%rdi),%edx
+	mov %rbx,%r12
+	shr $4,%r12
+	mov %rax,%r13
+	sub %rdx,%r13
+	and %rbx,%r13
 	shr $4,%r13
-	mov %rax,%r14
-	sub %r12,%r14
-	and %rbx,%r14
-	shr $4,%r14
-	sub %r14,%r13
-	mov %r13,%rdx
+	sub %r13,%r12
+	mov %r12,%rdx
 	test %rdx,%rdx
 	jne .Lqi_flush_context.4
 	mov $0x5f5e100,%r12d
@@ -435,19 +437,18 @@ qi_flush_context:
 	je .Lqi_flush_context.6
 	sub $1,%r12
 	mov %eax,0x88(%rdi)
-	mov 0x80(%rdi),%r13d
-	mov %rbx,%r14
+	mov 0x80(%rdi),%edx
+	mov %rbx,%r13
+	shr $4,%r13
+	mov %rax,%r14
+	sub %rdx,%r14
+	and %rbx,%r14
 	shr $4,%r14
-	mov %rax,%r15
-	sub %r13,%r15
-	and %rbx,%r15
-	shr $4,%r15
-	sub %r15,%r14
-	mov %r14,%rdx
+	sub %r14,%r13
+	mov %r13,%rdx
 	jmp .Lqi_flush_context.5
 .Lqi_flush_context.6:
 	mov $0xffffffffffffff92,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -456,7 +457,7 @@ qi_flush_context:
 .Lqi_flush_context.7:
 .Lqi_flush_context.4:
 .Lqi_flush_context.2:
-	mov 0x30(%rsp),%r12
+	mov 0x28(%rsp),%r12
 	and $3,%r12
 	shl $4,%r12
 	or $1,%r12
@@ -509,16 +510,16 @@ qi_flush_context:
 	mov 0x80(%rdi),%r8d
 	mov %rbx,%rcx
 	shr $4,%rcx
-	mov %rax,%r12
-	sub %r8,%r12
-	and %rbx,%r12
-	shr $4,%r12
-	sub %r12,%rcx
+	mov %rax,%rdx
+	sub %r8,%rdx
+	mov %rdx,%r8
+	and %rbx,%r8
+	shr $4,%r8
+	sub %r8,%rcx
 	mov %rcx,%rdx
 	jmp .Lqi_flush_context.12
 .Lqi_flush_context.13:
 	mov $0xffffffffffffff92,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -531,7 +532,7 @@ qi_flush_context:
 	mov %rsi,%r8
 	add %rax,%r8
 	mov %r9,(%r8)
-	mov 0x40(%rsp),%r9
+	mov 0x38(%rsp),%r9
 	shr $2,%r9
 	movabs $0x3fffffffffffffff,%r11
 	and %r11,%r9
@@ -550,7 +551,7 @@ qi_flush_context:
 	/* 140: issue qi */
 	mov %eax,0x88(%rdi)
 	/* 141: poll status[0] == 2 limit 200000000 else return -110 */
-	mov 0x38(%rsp),%rax
+	mov 0x30(%rsp),%rax
 	add %r10,%rax
 	mov $0xbebc200,%r10d
 .Lqi_flush_context.15:
@@ -560,7 +561,6 @@ qi_flush_context:
 	sub $1,%r10
 	jne .Lqi_flush_context.15
 	mov $0xffffffffffffff92,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12
@@ -569,7 +569,6 @@ qi_flush_context:
 .Lqi_flush_context.16:
 	/* 142: return 0 */
 	xor %rax,%rax
-	pop %r15
 	pop %r14
 	pop %r13
 	pop %r12

@@ -104,12 +104,12 @@ fn executed(seq: &str, args: &[(&str, u64)], tlb: &str) -> u64 {
 
 /// (victim valid, found by tlbsx, kernel address): ours, pinned.
 const MISS_PATHS: &[((bool, bool, bool), u64)] = &[
-    ((false, false, false), 60),
-    ((true, false, false), 74),
-    ((false, true, false), 34),
-    ((true, true, false), 48),
-    ((false, false, true), 63),
-    ((true, false, true), 77),
+    ((false, false, false), 56),
+    ((true, false, false), 70),
+    ((false, true, false), 30),
+    ((true, true, false), 44),
+    ((false, false, true), 59),
+    ((true, false, true), 73),
 ];
 
 #[test]
@@ -140,11 +140,12 @@ fn tlb_miss_paths_against_the_kernel() {
             ours, ours_pinned,
             "tlb_miss_e6500 ({tlb}, kernel {kernel}) executes {ours}, pinned {ours_pinned}: update MISS_PATHS and docs/performance.md"
         );
-        // Our overhead is a fixed set (frame save/restore, the owner
-        // value's range check, the status, the acquire isync, the return
-        // value): at most 1.5x the kernel's on every path.
+        // Our overhead is a fixed set (the owner value's range check, the
+        // status, the acquire isync, the return value, on the write path
+        // the branch-free round robin and the MAS0 update): at most 1.4x
+        // the kernel's on every path.
         assert!(
-            ours * 2 <= theirs * 3,
+            ours * 5 <= theirs * 7,
             "victim {victim}, found {found}, kernel {kernel}: {ours} vs the kernel's {theirs}"
         );
     }

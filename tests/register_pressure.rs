@@ -126,8 +126,8 @@ fn every_spec_compiles_for_every_target_and_keeps_its_meaning() {
 /// `domain_flush_pages` when `amd_iommu_np_cache`: naturally aligned
 /// power-of-two pieces, one INVALIDATE_IOMMU_PAGES each) is a `while`
 /// loop that enqueues a two-word command from three parameters. x86-64
-/// reported "needs more registers than x86_64 has free"; it now spills
-/// one value to the stack and verifies like the other targets.
+/// reported "needs more registers than x86_64 has free"; it compiles
+/// and verifies like the other targets.
 #[test]
 fn amd_np_cache_split_compiles_on_x86_64() {
     let example = std::fs::read_to_string("examples/amd_iommu.inv").unwrap();
@@ -161,7 +161,10 @@ fn amd_np_cache_split_compiles_on_x86_64() {
     assert!(r.failures.is_empty(), "{:?}", r.failures);
     let prog = load("np_split.inv", &src).unwrap();
     let c = compile(&prog, Target::X86_64, &opts).unwrap();
+    // It spilled one value until the allocator learned liveness over the
+    // control flow (a register in a hole of a value's liveness is free);
+    // spilling is exercised by the random specs above and by
+    // examples/amd_iommu.inv's `inv_iommu_pages_np_sync` (tests/queues_x86).
     let asm = shootdown::emit::asm::render(&c, &opts);
-    assert!(asm.contains("sub $8,%rsp"), "{asm}");
-    assert!(asm.contains("add $8,%rsp"), "{asm}");
+    assert!(asm.contains("np_split:"), "{asm}");
 }

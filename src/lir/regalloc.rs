@@ -8,8 +8,13 @@
 //! rather than `mov` and `or`, and one register fewer on the three-address
 //! targets (whose lowerings read every source before writing the result).
 //! Register arguments are pre-coloured to their ABI registers
-//! (stack arguments are plain values, loaded where they are used). Live
-//! ranges that reach into a loop are stretched to the loop's back edge.
+//! (stack arguments are plain values, loaded where they are used).
+//! Two values conflict only where both hold their registers: the
+//! instructions that read or write each and those between where it is
+//! live (backward data flow over the control flow, loops included). So a
+//! value used only on an out-of-line path (a lock's contended spin at the
+//! end of the function) leaves its register free along the body, where
+//! the first and last use alone would keep it taken throughout.
 
 use super::*;
 use rustc_hash::FxHashMap as HashMap;
@@ -158,12 +163,167 @@ pub fn loops(f: &Func) -> Vec<(usize, usize)> {
     loops
 }
 
+/// Where each virtual register holds its register: the sorted, disjoint,
+/// inclusive runs of instruction indices at which it is read, written,
+/// or live out (backward data flow over basic blocks). Indexed by
+/// virtual register number, as [`ranges`].
+fn occupancy(f: &Func, n: usize) -> Vec<Vec<(usize, usize)>> {
+    use rustc_hash::FxHashSet as Set;
+    let insts = &f.insts;
+    let len = insts.len();
+    // Basic blocks: a label starts one, a branch, jump or return ends one.
+    let mut label_at: HashMap<LabelId, usize> = HashMap::default();
+    for (i, (inst, _)) in insts.iter().enumerate() {
+        if let Inst::Label(l) = inst {
+            label_at.insert(*l, i);
+        }
+    }
+    let mut starts = vec![0usize];
+    for (i, (inst, _)) in insts.iter().enumerate() {
+        if matches!(inst, Inst::Label(_)) && i > 0 {
+            starts.push(i);
+        }
+        if (inst.branch_target().is_some() || matches!(inst, Inst::Ret { .. })) && i + 1 < len {
+            starts.push(i + 1);
+        }
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    starts.retain(|&s| s < len);
+    let nb = starts.len();
+    let block_of = |i: usize| starts.partition_point(|&s| s <= i) - 1;
+    let end_of = |b: usize| starts.get(b + 1).copied().unwrap_or(len);
+    let succs: Vec<Vec<usize>> = (0..nb)
+        .map(|b| {
+            let last = end_of(b) - 1;
+            let inst = &insts[last].0;
+            let mut out = Vec::new();
+            if let Some(&t) = inst.branch_target().and_then(|t| label_at.get(&t)) {
+                out.push(block_of(t));
+            }
+            let falls = !matches!(inst, Inst::Ret { .. } | Inst::Jump(_));
+            if falls && end_of(b) < len {
+                out.push(b + 1);
+            }
+            out
+        })
+        .collect();
+    // Block summaries: read before written (gen), written (kill).
+    let mut gen: Vec<Set<VReg>> = vec![Set::default(); nb];
+    let mut kill: Vec<Set<VReg>> = vec![Set::default(); nb];
+    for b in 0..nb {
+        for (inst, _) in &insts[starts[b]..end_of(b)] {
+            inst.each_use(|v| {
+                if !kill[b].contains(&v) {
+                    gen[b].insert(v);
+                }
+            });
+            if let Some(d) = inst.def() {
+                kill[b].insert(d);
+            }
+        }
+    }
+    let mut live_in: Vec<Set<VReg>> = gen.clone();
+    let mut live_out: Vec<Set<VReg>> = vec![Set::default(); nb];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..nb).rev() {
+            let mut out: Set<VReg> = Set::default();
+            for &t in &succs[b] {
+                out.extend(live_in[t].iter().copied());
+            }
+            if out.len() != live_out[b].len() {
+                let add: Vec<VReg> = out
+                    .iter()
+                    .copied()
+                    .filter(|v| !kill[b].contains(v) && !live_in[b].contains(v))
+                    .collect();
+                if !add.is_empty() {
+                    live_in[b].extend(add);
+                }
+                live_out[b] = out;
+                changed = true;
+            }
+        }
+    }
+    // Walk each block backward; collect occupied points per value.
+    let mut occ: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    let mark = |v: VReg, i: usize, occ: &mut Vec<Vec<(usize, usize)>>| {
+        let segs = &mut occ[v.0 as usize];
+        match segs.last_mut() {
+            // Backward walk: extend a run that starts right after `i`.
+            Some(last) if last.0 == i + 1 || last.0 == i => last.0 = i,
+            _ => segs.push((i, i)),
+        }
+    };
+    for b in (0..nb).rev() {
+        let mut live: Set<VReg> = live_out[b].clone();
+        for i in (starts[b]..end_of(b)).rev() {
+            let inst = &insts[i].0;
+            for &v in &live {
+                mark(v, i, &mut occ);
+            }
+            if let Some(d) = inst.def() {
+                if !live.contains(&d) {
+                    mark(d, i, &mut occ);
+                }
+                live.remove(&d);
+            }
+            inst.each_use(|v| {
+                mark(v, i, &mut occ);
+                live.insert(v);
+            });
+        }
+    }
+    for segs in &mut occ {
+        segs.reverse();
+        // Runs from different blocks may touch: merge them.
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(segs.len());
+        for &(a, e) in segs.iter() {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 + 1 => last.1 = last.1.max(e),
+                _ => merged.push((a, e)),
+            }
+        }
+        *segs = merged;
+    }
+    occ
+}
+
+/// Do two occupancies share an instruction, `except` (a point where one
+/// value dies and the other is computed from it) aside?
+fn overlap(a: &[(usize, usize)], b: &[(usize, usize)], except: Option<usize>) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (s, e) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
+        if s <= e && !(s == e && except == Some(s)) {
+            return true;
+        }
+        if a[i].1 < b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    false
+}
+
 pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
     let ranges = ranges(f);
+    let occ = occupancy(f, ranges.len());
+    // Bounds that hold every occupied point (a loop-carried value is live
+    // past its last use; `ranges` stretches it, the data flow knows it).
     let mut order: Vec<(usize, usize, VReg)> = ranges
         .iter()
         .enumerate()
-        .filter_map(|(v, r)| r.map(|(s, e)| (s, e, VReg(v as u32))))
+        .filter_map(|(v, r)| {
+            let (s, e) = (*r)?;
+            let o = &occ[v];
+            let s = o.first().map_or(s, |f| s.min(f.0));
+            let e = o.last().map_or(e, |l| e.max(l.1));
+            Some((s, e, VReg(v as u32)))
+        })
         .collect();
     order.sort_unstable_by_key(|&(s, _, v)| (s, v.0));
     let mut reg: HashMap<VReg, u8> = HashMap::default();
@@ -186,41 +346,63 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
             Some((*v, p, s, e))
         })
         .collect();
-    let mut active: Vec<(usize, u8)> = Vec::new(); // (end, preg)
+    let mut active: Vec<(usize, u8, VReg)> = Vec::new(); // (end, preg, value)
     for (start, end, v) in order {
-        active.retain(|(e, _)| *e >= start);
+        active.retain(|(e, _, _)| *e >= start);
         if let Some(&p) = reg.get(&v) {
-            active.push((end, p));
+            active.push((end, p, v));
             continue;
         }
+        let mine = &occ[v.0 as usize];
         // A value that dies where `v` is defined no longer holds its
         // register after that instruction (it was read there): a result
         // computed from a dying first source takes its register (x86-64's
         // two-address `or` in place; elsewhere one register fewer, and a
         // copy that disappears).
         let dying = tied_source(&f.insts[start].0, v)
-            .filter(|u| ranges[u.0 as usize].is_some_and(|(_, e)| e == start))
+            .filter(|u| {
+                occ[u.0 as usize]
+                    .iter()
+                    .any(|&(s, e)| e == start && s <= start)
+            })
             .and_then(|u| Some((u, *reg.get(&u)?)));
-        let busy = |p: u8| {
-            active
-                .iter()
-                .any(|&(ae, ap)| ap == p && !(ae == start && dying.is_some_and(|d| d.1 == p)))
-                || fixed.iter().any(|&(fv, fp, s, e)| {
-                    fp == p && s <= end && e >= start && dying.is_none_or(|d| d.0 != fv)
+        let fixed_busy = |p: u8| {
+            fixed.iter().any(|&(fv, fp, s, e)| {
+                fp == p && s <= end && e >= start && dying.is_none_or(|d| d.0 != fv)
+            })
+        };
+        // Taken anywhere between first and last use (the whole span).
+        let busy_span = |p: u8| {
+            fixed_busy(p)
+                || active.iter().any(|&(ae, ap, u)| {
+                    ap == p && !(ae == start && dying.is_some_and(|d| d.0 == u))
                 })
         };
-        let tied = dying.map(|d| d.1).filter(|&p| !busy(p));
-        let Some(p) = tied.or_else(|| {
-            rf.pool
-                .iter()
-                .chain(rf.callee_saved)
-                .copied()
-                .find(|&p| !busy(p))
-        }) else {
+        // Taken where `v` holds its register (a value in a hole of its
+        // liveness leaves it free).
+        let busy = |p: u8| {
+            fixed_busy(p)
+                || active.iter().any(|&(_, ap, u)| {
+                    let except = dying.filter(|d| d.0 == u).map(|_| start);
+                    ap == p && overlap(&occ[u.0 as usize], mine, except)
+                })
+        };
+        // A register free over the whole span first (it keeps the copies
+        // that tying removes removed); then one free where `v` lives, in a
+        // caller-saved register before a callee-saved one.
+        let tied = dying.map(|d| d.1);
+        let pick = tied
+            .filter(|&p| !busy_span(p))
+            .or_else(|| rf.pool.iter().copied().find(|&p| !busy_span(p)))
+            .or_else(|| tied.filter(|&p| !busy(p)))
+            .or_else(|| rf.pool.iter().copied().find(|&p| !busy(p)))
+            .or_else(|| rf.callee_saved.iter().copied().find(|&p| !busy_span(p)))
+            .or_else(|| rf.callee_saved.iter().copied().find(|&p| !busy(p)));
+        let Some(p) = pick else {
             return Err(OutOfRegisters { needed_at: start });
         };
         reg.insert(v, p);
-        active.push((end, p));
+        active.push((end, p, v));
     }
     Ok(Allocation { reg })
 }
@@ -373,6 +555,65 @@ mod tests {
         // v0 is read by the second `or`: v2 may take v1's register (6),
         // not v0's; v3 then takes v0's.
         assert_eq!(got, [5, 6, 6, 5]);
+    }
+
+    /// A value read only on an out-of-line path (a lock's contended spin,
+    /// placed after the return) is dead along the body between: two
+    /// registers do, where first-to-last-use ranges needed three.
+    #[test]
+    fn a_value_used_out_of_line_leaves_its_register_free_in_the_body() {
+        use crate::ir::expr::BinOp;
+        let imm = |d, value| Inst::Imm {
+            dst: VReg(d),
+            value,
+        };
+        let f = func(vec![
+            imm(0, 1),
+            Inst::Branch {
+                cmp: Cmp::Ne,
+                a: VReg(0),
+                b: Operand::Imm(0),
+                target: 1,
+            },
+            Inst::Label(0),
+            imm(1, 2),
+            imm(2, 3),
+            Inst::Bin {
+                op: BinOp::Add,
+                dst: VReg(3),
+                a: VReg(1),
+                b: Operand::Reg(VReg(2)),
+            },
+            Inst::Ret {
+                value: Operand::Reg(VReg(3)),
+            },
+            Inst::Label(1),
+            Inst::Bin {
+                op: BinOp::Add,
+                dst: VReg(4),
+                a: VReg(0),
+                b: Operand::Imm(1),
+            },
+            Inst::Jump(0),
+        ]);
+        let rf = RegFile {
+            args: &[],
+            pool: &[1, 2],
+            callee_saved: &[],
+            reserve: None,
+        };
+        let a = allocate(&f, &rf).unwrap();
+        let r = |v| a.reg(VReg(v)).unwrap();
+        assert_ne!(r(1), r(2));
+        // v0 and v4 meet only in the out-of-line block: v4 is computed
+        // from v0 as it dies, and may take its register.
+        let occ = occupancy(&f, 5);
+        assert_eq!(occ[0], vec![(0, 1), (7, 8)]);
+        assert_eq!(occ[1], vec![(3, 5)]);
+        // With hull ranges v0 would be live over the body: one register
+        // short.
+        let hull = ranges(&f)[0].unwrap();
+        assert!(hull.0 <= 3 && hull.1 >= 5, "{hull:?}");
     }
 
     #[test]

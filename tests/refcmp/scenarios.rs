@@ -533,6 +533,14 @@ fn arm_smmu() -> Vec<Build> {
                              example writes (a >> 12) | (asid << 48) for each granule \
                              (0x1_0000_0000_0000)",
                         ),
+                        // Across 2^63 the end's bits 60..62 are clear: the
+                        // guard of the carrying loop must test bit 63 too.
+                        range("across 2^63", 1, (1 << 63) - 0x1000, 0x2000, 0x1000).differs(
+                            "the kernel adds granule >> 12 to (iova >> 12) | (asid << 48): at \
+                             2^63 the page number's carry clears the ASID bits it overlaps \
+                             (0x8_0000_0000_0000); the example writes (a >> 12) | (asid << 48) \
+                             for each granule (0x9_0000_0000_0000)",
+                        ),
                     ],
                 },
                 Scenario {
@@ -582,6 +590,13 @@ fn arm_smmu() -> Vec<Build> {
                                      the example ORs each page's number with the ASID (0x7..). \
                                      No SMMU has a 61-bit input address",
                                 ),
+                            // Below 4K the granule loop that adds granule >> 12
+                            // (0) must not run: its guard tests the low 12 bits.
+                            walk("2K granules", 0x40_0000, 0x2000, 0x800).differs(
+                                "the kernel adds granule >> 12 to the shifted iova, 0 for a \
+                                 granule below 4K: it writes page 0x400 four times; the example \
+                                 writes the page of each granule (0x400, 0x400, 0x401, 0x401)",
+                            ),
                             walk(
                                 "413 granules of 4K (the threshold)",
                                 0x40_0000,
