@@ -37,6 +37,7 @@ mod cli_props;
 mod cost_diff;
 mod diff_semantic;
 mod e6500_kernel_counts;
+mod e6500_qemu;
 mod emu;
 mod encodings;
 mod explain;
