@@ -328,3 +328,132 @@ fn unescape(s: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// With `--seq` and `--arg`, each target's tab has that sequence's run,
+/// event for event what `shootdown trace --json` reports on that target
+/// (same count, same spec lines, same return), and clicking an event in
+/// Chromium lights up its spec line and exactly the instructions the
+/// golden `.S` gives that line. `--arg` without `--seq` is a usage error.
+#[test]
+fn a_traced_page_shows_the_run_and_its_events_click_through() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explore-trace");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = [
+        "--seq",
+        "flush_tlb_range",
+        "--arg",
+        "asid=1",
+        "--arg",
+        "start=0x400000",
+        "--arg",
+        "end=0x404000",
+        "--arg",
+        "features=0",
+    ];
+    let stem = "arm64_tlb_range";
+    let spec = format!("examples/{stem}.inv");
+    let mut args = vec!["explore", &spec, "--out", dir.to_str().unwrap()];
+    args.extend(run);
+    let out = shootdown(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bad = shootdown(&[
+        "explore",
+        &spec,
+        "--arg",
+        "asid=1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(2), "--arg without --seq");
+    let page = dir.join(format!("{stem}.html"));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("run on aarch64 with --arg asid=0x1"),
+        "no trace heading"
+    );
+    // What `trace` says on the same inputs.
+    let mut targs = vec!["trace", &spec, "--json", "--target", "aarch64"];
+    targs.extend(run);
+    let t = shootdown(&targs);
+    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+    let trace: serde_json::Value = serde_json::from_slice(&t.stdout).unwrap();
+    let events = trace["events"].as_array().unwrap();
+    let lines: Vec<Option<u64>> = events.iter().map(|e| e["line"].as_u64()).collect();
+    assert!(events.len() >= 6, "{} events", events.len());
+    // The executed count is in trace's text, not its JSON.
+    targs.retain(|a| *a != "--json");
+    let text = String::from_utf8_lossy(&shootdown(&targs).stdout).into_owned();
+    let executed = text
+        .lines()
+        .find_map(|l| l.strip_prefix("return "))
+        .and_then(|r| r.split_once(" ("))
+        .and_then(|(_, r)| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no return line: {text}"))
+        .to_string();
+    let heading = format!("returns {} after {executed} instructions", trace["return"]);
+    assert!(html.contains(&heading), "no `{heading}` on the page");
+    // In the browser: the rows, their lines, and what a click lights up.
+    let harness = r#"<script>
+window.addEventListener("load", () => {
+  const rows = [...document.querySelectorAll('.graphs.active section.g[data-seq="flush_tlb_range"] table.trace tr.ev')];
+  const out = { rows: rows.map(r => r.dataset.line ? Number(r.dataset.line) : null), clicks: [] };
+  for (const r of rows.filter(r => r.dataset.line)) {
+    r.click();
+    out.clicks.push({
+      line: Number(r.dataset.line),
+      spec: [...document.querySelectorAll(".sl.hl")].map(e => Number(e.dataset.line)),
+      ins: [...document.querySelectorAll(".target.active .ins.hl")].map(e => e.dataset.fn + "\t" + e.textContent).sort(),
+      row: r.classList.contains("hl"),
+    });
+  }
+  const pre = document.createElement("pre");
+  pre.id = "harness";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"#;
+    let probe = dir.join(format!("{stem}.probe.html"));
+    std::fs::write(
+        &probe,
+        html.replacen("</body>", &format!("{harness}</body>"), 1),
+    )
+    .unwrap();
+    let (dom, log) = browser(&["--dump-dom"], &probe);
+    assert!(!log.contains("Uncaught"), "script error:\n{log}");
+    let json = dom
+        .split_once("<pre id=\"harness\">")
+        .and_then(|(_, r)| r.split_once("</pre>"))
+        .map(|(j, _)| unescape(j))
+        .unwrap_or_else(|| panic!("the harness wrote nothing; chromium said:\n{log}"));
+    let got: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rows: Vec<Option<u64>> = got["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64())
+        .collect();
+    assert_eq!(rows, lines, "the page's events are trace's");
+    let want = expected(&PathBuf::from(format!("generated/{stem}.aarch64.S")));
+    let clicks = got["clicks"].as_array().unwrap();
+    assert_eq!(clicks.len(), lines.iter().flatten().count());
+    for c in clicks {
+        let n = c["line"].as_u64().unwrap();
+        assert_eq!(c["spec"], serde_json::json!([n]), "event at line {n}");
+        assert_eq!(c["row"], serde_json::json!(true));
+        let ins: Vec<String> = c["ins"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            Some(&ins),
+            want.get(&(n as usize)),
+            "event at line {n}: instructions"
+        );
+    }
+}

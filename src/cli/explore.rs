@@ -12,8 +12,14 @@ provenance on hover, each sequence's ordering graph and, for a sequence
 with a size choice, its cost plot. One file, no network: open it from
 file:// or attach it to a review.
 
+With --seq and --arg (--read, --instances, --tlb), the page also has
+that sequence's run in the emulator on each target, as `shootdown trace`
+prints it; click an event for its spec line and instructions.
+
 Example:
-  shootdown explore examples/radix_tlb.inv --out build/ && xdg-open build/radix_tlb.html";
+  shootdown explore examples/radix_tlb.inv --out build/ && xdg-open build/radix_tlb.html
+  shootdown explore examples/arm64_tlb_range.inv --seq flush_tlb_page \
+      --arg asid=1 --arg addr=0x400000 --out build/";
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,6 +33,10 @@ pub struct Args {
     /// Directory to write the page into.
     #[arg(long, default_value = ".")]
     out: PathBuf,
+    /// With `--seq`: the page also shows that sequence's run in the
+    /// emulator with these inputs on each target, as `shootdown trace`.
+    #[command(flatten)]
+    inputs: super::trace::Inputs,
     #[command(flatten)]
     code: CodeOpts,
 }
@@ -54,10 +64,22 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     } else {
         a.target.clone()
     };
+    if a.inputs.given() && a.seq.is_none() {
+        return Err(usage(
+            io,
+            "--arg, --read, --instances and --tlb are one sequence's inputs: give --seq",
+        ));
+    }
     let mut compiled = Vec::new();
     for t in targets {
         let c = crate::compile(&prog, t, &opts).map_err(|d| report(io, &name, &src, &d))?;
-        let extras = extras(&prog, t, &a.code, &opts);
+        let mut extras = extras(&prog, t, &a.code, &opts);
+        if let (Some(seq), true) = (&a.seq, a.inputs.given()) {
+            let tr = trace_view(&a, seq, t, io)?;
+            if let Some(x) = extras.iter_mut().find(|x| &x.seq == seq) {
+                x.trace = Some(tr);
+            }
+        }
         compiled.push((c, extras));
     }
     let page = explore::render(&name, &src, &compiled);
@@ -79,6 +101,48 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
             Err(Fail::Reported)
         }
     }
+}
+
+/// `seq` run in the emulator on `target` with the page's inputs, each
+/// event as `shootdown trace` prints it.
+#[cfg(feature = "emu")]
+fn trace_view(
+    a: &Args,
+    seq: &str,
+    target: Target,
+    io: &mut Io,
+) -> Result<explore::TraceView, Fail> {
+    let ran = super::trace::prepare_with(&a.spec, Some(target), seq, &a.inputs, &a.code, io)?;
+    let t = &ran.trace;
+    let events = t
+        .events
+        .iter()
+        .map(|e| {
+            let x = super::trace::event_text(e);
+            explore::TraceRow {
+                kind: x.kind,
+                what: x.what,
+                detail: x.detail,
+                line: e.line,
+                pc: u64::from(e.pc),
+            }
+        })
+        .collect();
+    Ok(explore::TraceView {
+        inputs: a.inputs.describe(),
+        ret: t.ret,
+        executed: t.insns_executed,
+        events,
+    })
+}
+
+#[cfg(not(feature = "emu"))]
+fn trace_view(_: &Args, _: &str, _: Target, io: &mut Io) -> Result<explore::TraceView, Fail> {
+    errln!(
+        io,
+        "error: this shootdown was built without the `emu` feature (needs cmake and libclang): it cannot trace"
+    );
+    Err(Fail::Reported)
 }
 
 /// Per sequence: `shootdown cost`'s plot when it has a `cover` (one
@@ -146,6 +210,7 @@ fn extras(
                 seq: s.name.clone(),
                 cost_svg,
                 diff,
+                trace: None,
             }
         })
         .collect()

@@ -31,13 +31,22 @@ pub struct Run {
     target: Option<Target>,
     #[arg(long)]
     pub seq: String,
+    #[command(flatten)]
+    pub inputs: Inputs,
+    #[command(flatten)]
+    pub code: CodeOpts,
+}
+
+/// The inputs of one run: `trace`, `litmus` and `explore` take them.
+#[derive(clap::Args)]
+pub struct Inputs {
     /// Instances of every run-time device set (default 1; at most the
     /// set's `max` and 256).
     #[arg(long)]
     instances: Option<u64>,
     /// A parameter value, `name=value` (decimal or 0x hex).
     #[arg(long = "arg", value_parser = pair)]
-    args: Vec<(String, u64)>,
+    pub args: Vec<(String, u64)>,
     /// Scripted reads of a register, `dev.reg=v1,v2,...` (the last
     /// value repeats); other registers read back what was stored.
     #[arg(long = "read", value_parser = read_arg)]
@@ -47,8 +56,47 @@ pub struct Run {
     /// every lookup misses). The emulator has no TLB.
     #[arg(long = "tlb", value_delimiter = ',', value_parser = tlb_arg)]
     tlb: Vec<bool>,
-    #[command(flatten)]
-    pub code: CodeOpts,
+}
+
+impl Inputs {
+    /// As on the command line (`--arg addr=0x400000 --tlb found`), or
+    /// "no inputs".
+    #[cfg(feature = "emu")]
+    pub fn describe(&self) -> String {
+        let mut w: Vec<String> = self
+            .args
+            .iter()
+            .map(|(k, v)| format!("--arg {k}={v:#x}"))
+            .collect();
+        if let Some(n) = self.instances {
+            w.push(format!("--instances {n}"));
+        }
+        for r in &self.reads {
+            let v: Vec<String> = r.values.iter().map(|v| format!("{v:#x}")).collect();
+            w.push(format!("--read {}.{}={}", r.dev, r.reg, v.join(",")));
+        }
+        if !self.tlb.is_empty() {
+            let t: Vec<&str> = self
+                .tlb
+                .iter()
+                .map(|&f| if f { "found" } else { "missed" })
+                .collect();
+            w.push(format!("--tlb {}", t.join(",")));
+        }
+        if w.is_empty() {
+            "no inputs".into()
+        } else {
+            w.join(" ")
+        }
+    }
+
+    /// Were any given (`explore` traces only then)?
+    pub fn given(&self) -> bool {
+        self.instances.is_some()
+            || !self.args.is_empty()
+            || !self.reads.is_empty()
+            || !self.tlb.is_empty()
+    }
 }
 
 /// `found` or `missed` (one TLB lookup of `--tlb`).
@@ -80,13 +128,25 @@ pub struct Ran {
 /// Compile `a.spec` and run `a.seq` with `a`'s arguments.
 #[cfg(feature = "emu")]
 pub fn prepare(a: &Run, io: &mut Io) -> Result<Ran, Fail> {
+    prepare_with(&a.spec, a.target, &a.seq, &a.inputs, &a.code, io)
+}
+
+/// [`prepare`] from its parts (`explore` runs one per target).
+#[cfg(feature = "emu")]
+pub fn prepare_with(
+    spec: &std::path::Path,
+    target: Option<Target>,
+    seq: &str,
+    a: &Inputs,
+    code: &CodeOpts,
+    io: &mut Io,
+) -> Result<Ran, Fail> {
     use crate::ir::Instances;
     use crate::verify::{interp::World, trace};
-    let opts = options(&a.code);
-    let seq = a.seq.as_str();
-    let name = a.spec.display().to_string();
-    let src = read_spec(&a.spec, io)?;
-    let target = target_for(a.target, &src);
+    let opts = options(code);
+    let name = spec.display().to_string();
+    let src = read_spec(spec, io)?;
+    let target = target_for(target, &src);
     let prog = load_checked(io, &name, &src, &opts)?;
     let Some(si) = prog.seqs.iter().position(|s| s.name == seq) else {
         return Err(usage(
@@ -185,6 +245,59 @@ pub fn prepare(a: &Run, io: &mut Io) -> Result<Ran, Fail> {
     })
 }
 
+/// One event as `trace` prints it (and `explore` shows it): its kind,
+/// what it touched with the value, and the detail (fields by name, the
+/// decoded operation, the instruction).
+#[cfg(feature = "emu")]
+pub struct EventText {
+    pub kind: String,
+    pub what: String,
+    pub detail: String,
+}
+
+#[cfg(feature = "emu")]
+pub fn event_text(e: &crate::verify::trace::Event) -> EventText {
+    let kind = format!("{:?}", e.kind).to_lowercase();
+    let what = match (&e.device, e.instance, &e.reg, &e.memory, &e.value) {
+        (Some(d), Some(i), Some(r), _, Some(v)) => format!("{d}[{i}].{r} = {v}"),
+        (_, _, _, Some(m), Some(v)) => format!("{m} = {v}"),
+        // Several operands (POWER `tlbie` RB, RS; Book III-E EA, MAS6):
+        // all of them.
+        _ if e.operands.len() > 1 => {
+            let ops: Vec<String> = e.operands.iter().map(|v| format!("{v:#x}")).collect();
+            format!("{} operands {}", e.insn, ops.join(", "))
+        }
+        (_, _, _, _, Some(v)) => format!("{} operand {v}", e.insn),
+        _ => e.insn.clone(),
+    };
+    let mut detail = Vec::new();
+    if !e.fields.is_empty() {
+        let f: Vec<String> = e
+            .fields
+            .iter()
+            .map(|(n, v)| {
+                if *v < 10 {
+                    format!("{n}: {v}")
+                } else {
+                    format!("{n}: {v:#x}")
+                }
+            })
+            .collect();
+        detail.push(format!("{{{}}}", f.join(", ")));
+    }
+    if let Some(d) = &e.decoded {
+        detail.push(format!("[{d}]"));
+    }
+    if e.device.is_some() || e.memory.is_some() {
+        detail.push(format!("`{}`", e.insn));
+    }
+    EventText {
+        kind,
+        what,
+        detail: detail.join(" "),
+    }
+}
+
 #[cfg(feature = "emu")]
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     let Ran { trace: t, .. } = prepare(&a.run, io)?;
@@ -197,45 +310,13 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     } else {
         let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
         for e in &t.events {
-            let kind = format!("{:?}", e.kind).to_lowercase();
-            let what = match (&e.device, e.instance, &e.reg, &e.memory, &e.value) {
-                (Some(d), Some(i), Some(r), _, Some(v)) => format!("{d}[{i}].{r} = {v}"),
-                (_, _, _, Some(m), Some(v)) => format!("{m} = {v}"),
-                // Several operands (POWER `tlbie` RB, RS; Book III-E EA,
-                // MAS6): all of them.
-                _ if e.operands.len() > 1 => {
-                    let ops: Vec<String> = e.operands.iter().map(|v| format!("{v:#x}")).collect();
-                    format!("{} operands {}", e.insn, ops.join(", "))
-                }
-                (_, _, _, _, Some(v)) => format!("{} operand {v}", e.insn),
-                _ => e.insn.clone(),
-            };
-            let mut detail = Vec::new();
-            if !e.fields.is_empty() {
-                let f: Vec<String> = e
-                    .fields
-                    .iter()
-                    .map(|(n, v)| {
-                        if *v < 10 {
-                            format!("{n}: {v}")
-                        } else {
-                            format!("{n}: {v:#x}")
-                        }
-                    })
-                    .collect();
-                detail.push(format!("{{{}}}", f.join(", ")));
-            }
-            if let Some(d) = &e.decoded {
-                detail.push(format!("[{d}]"));
-            }
-            if e.device.is_some() || e.memory.is_some() {
-                detail.push(format!("`{}`", e.insn));
-            }
+            let x = event_text(e);
             let at = match e.line {
                 Some(l) => format!("line {l}, pc {:#x}", e.pc),
                 None => format!("pc {:#x}", e.pc),
             };
-            outln!(io, "{kind:<10} {what:<40} {}  ({at})", detail.join(" "));
+            outln!(io, "{:<10} {:<40} {}  ({at})", x.kind, x.what, x.detail);
+            let kind = &x.kind;
             let key = match e.kind {
                 crate::verify::trace::Kind::Barrier => format!("barrier `{}`", e.insn),
                 crate::verify::trace::Kind::Invalidate => {

@@ -53,6 +53,27 @@ pub struct GraphPage {
     /// `shootdown diff`'s report, naive (`--passes none`) against what
     /// was generated, one line each with its kind (`+`, `-`, ` `).
     pub diff: Vec<(char, String)>,
+    /// `shootdown trace` of the sequence with the arguments given.
+    pub trace: Option<TraceView>,
+}
+
+/// A run of one sequence in the emulator, as `shootdown trace` prints it.
+#[derive(Clone)]
+pub struct TraceView {
+    /// What was given (`--arg`s, `--read`s...), as on the command line.
+    pub inputs: String,
+    pub ret: i64,
+    pub executed: u64,
+    pub events: Vec<TraceRow>,
+}
+
+#[derive(Clone)]
+pub struct TraceRow {
+    pub kind: String,
+    pub what: String,
+    pub detail: String,
+    pub line: Option<usize>,
+    pub pc: u64,
 }
 
 #[derive(Template)]
@@ -112,11 +133,13 @@ pub fn render(spec_name: &str, source: &str, compiled: &[(Compiled, Vec<SeqExtra
 }
 
 /// What the caller made for one sequence: the cost plot (for a sequence
-/// with a size choice) and the strategy diff.
+/// with a size choice), the strategy diff, and a trace when the user gave
+/// inputs.
 pub struct SeqExtras {
     pub seq: String,
     pub cost_svg: Option<String>,
     pub diff: Option<String>,
+    pub trace: Option<TraceView>,
 }
 
 fn target_page(c: &Compiled, extras: &[SeqExtras]) -> TargetPage {
@@ -154,6 +177,7 @@ fn target_page(c: &Compiled, extras: &[SeqExtras]) -> TargetPage {
                     .and_then(|g| g.diff.as_deref())
                     .map(diff_lines)
                     .unwrap_or_default(),
+                trace: extra.and_then(|g| g.trace.clone()),
             }
         })
         .collect();
