@@ -28,8 +28,10 @@ pub trait Isa: Sync {
     /// The special-purpose register `name` (any case) a spec may move
     /// with `mtspr`/`mfspr` on `machine`; a target that has one has the
     /// TLB-entry instructions `tlbsx` and `tlbre` too.
-    fn spr(&self, _machine: Machine, _name: &str) -> Result<super::Spr, String> {
-        Err(format!("{} has no `mtspr`/`mfspr`", self.name()))
+    fn spr(&self, _machine: Machine, _name: &str) -> Result<super::Spr, super::SprError> {
+        Err(super::SprError::NoSprs {
+            target: self.name(),
+        })
     }
 }
 

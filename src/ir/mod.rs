@@ -29,7 +29,7 @@ pub use machine::Machine;
 pub use granule::{all_entry, loop_entry, Costs, GSize, Granule, GranuleSet, ParamSet, Via};
 pub use stmt::{
     each_expr, map_exprs, walk, walk_mut, Access, BarrierName, Cond, ExitBarriers, LockValue,
-    MemOp, MemRef, Origin, PollOp, ReleaseOrder, Spr, Stmt, SysOp,
+    MemOp, MemRef, Origin, PollOp, ReleaseOrder, Spr, SprError, Stmt, SysOp,
 };
 pub type DevId = usize;
 pub type RegId = usize;

@@ -142,6 +142,24 @@ pub struct Spr {
     pub name: &'static str,
 }
 
+/// Why a spec may not name a special-purpose register (the message is
+/// the diagnostic).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SprError {
+    #[error(
+        "`{name}` is a Book III-E MMU assist register: say `machine e6500` at the top of the spec"
+    )]
+    NeedsMachine { name: String },
+    #[error("{machine} has no MMU assist register `{name}`: {known}")]
+    Unknown {
+        machine: &'static str,
+        name: String,
+        known: &'static str,
+    },
+    #[error("{target} has no `mtspr`/`mfspr`")]
+    NoSprs { target: &'static str },
+}
+
 /// What a [`Stmt::Sys`] does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SysOp {

@@ -99,11 +99,10 @@ pub trait Backend: Sync {
     }
     /// The special-purpose register `name` a spec may move with
     /// `mtspr`/`mfspr` (and `tlbsx`/`tlbre` may be used) on `machine`.
-    fn spr(&self, _machine: Machine, _name: &str) -> Result<crate::ir::Spr, String> {
-        Err(format!(
-            "{} has no `mtspr`/`mfspr`",
-            self.description().name
-        ))
+    fn spr(&self, _machine: Machine, _name: &str) -> Result<crate::ir::Spr, crate::ir::SprError> {
+        Err(crate::ir::SprError::NoSprs {
+            target: self.description().name,
+        })
     }
     /// Is a feature patched this way (`cap`) one this target's kernel
     /// patches at boot?

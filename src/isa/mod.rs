@@ -177,7 +177,7 @@ impl crate::ir::isa::Isa for FrontEnd {
     fn invalidate_class(&self, mnemonic: &str) -> Option<Class> {
         self.0.backend().invalidate_class(mnemonic)
     }
-    fn spr(&self, machine: Machine, name: &str) -> Result<crate::ir::Spr, String> {
+    fn spr(&self, machine: Machine, name: &str) -> Result<crate::ir::Spr, crate::ir::SprError> {
         self.0.backend().spr(machine, name)
     }
 }

@@ -349,7 +349,9 @@ impl SeqCx<'_> {
             };
             match isa.spr(self.machine, &r.name) {
                 Ok(s) => found = Some(s),
-                Err(e) => return Err(Diag::new(r.span, e).label("no such register here")),
+                Err(e) => {
+                    return Err(Diag::new(r.span, e.to_string()).label("no such register here"))
+                }
             }
         }
         found.ok_or_else(|| {

@@ -291,14 +291,15 @@ pub fn tlb_lookup(regs: &mut std::collections::HashMap<usize, u64>, found: bool,
 }
 
 /// The MAS register `name` a spec moves with `mtspr`/`mfspr`.
-pub fn spr(machine: Machine, name: &str) -> Result<crate::ir::Spr, String> {
+pub fn spr(machine: Machine, name: &str) -> Result<crate::ir::Spr, crate::ir::SprError> {
+    use crate::ir::SprError;
     if machine != Machine::E6500 {
-        return Err(format!(
-            "`{name}` is a Book III-E MMU assist register: say `machine e6500` at the top of the spec"
-        ));
+        return Err(SprError::NeedsMachine { name: name.into() });
     }
-    let (s, spelled) = super::insn::spr_by_name(name).ok_or_else(|| {
-        format!("e6500 has no MMU assist register `{name}`: MAS0..MAS8 or MAS7_MAS3")
+    let (s, spelled) = super::insn::spr_by_name(name).ok_or_else(|| SprError::Unknown {
+        machine: "e6500",
+        name: name.into(),
+        known: "MAS0..MAS8 or MAS7_MAS3",
     })?;
     Ok(crate::ir::Spr {
         number: s.number().expect("a named MAS register has a number"),

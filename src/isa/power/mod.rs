@@ -126,7 +126,7 @@ impl Backend for Power {
         book3e::invalidation(machine, name, n)
     }
 
-    fn spr(&self, machine: Machine, name: &str) -> Result<crate::ir::Spr, String> {
+    fn spr(&self, machine: Machine, name: &str) -> Result<crate::ir::Spr, crate::ir::SprError> {
         book3e::spr(machine, name)
     }
 
