@@ -7,7 +7,7 @@ use capstone::prelude::*;
 use std::fmt::Write;
 
 pub fn disassembler(target: Target) -> Result<Capstone, String> {
-    target.backend().disassembler()
+    target.backend().disassembler().map_err(|e| e.to_string())
 }
 
 /// Capstone's text for each instruction offset of `bytes` (None where it

@@ -153,7 +153,7 @@ pub trait Backend: Sync {
         symbol.to_string()
     }
     /// Capstone set up for this target's code.
-    fn disassembler(&self) -> Result<capstone::Capstone, String>;
+    fn disassembler(&self) -> capstone::CsResult<capstone::Capstone>;
     /// Instruction length when fixed.
     fn fixed_insn_len(&self) -> Option<usize> {
         Some(4)

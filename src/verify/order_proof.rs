@@ -370,7 +370,7 @@ fn nodes(
     target: Target,
     table: &'static [BarrierKind],
 ) -> Result<Vec<Node>, String> {
-    let cs = target.backend().disassembler()?;
+    let cs = target.backend().disassembler().map_err(|e| e.to_string())?;
     let lines: Vec<_> = f.insns().collect();
     let mut out: Vec<Node> = Vec::with_capacity(lines.len());
     for (i, l) in lines.iter().enumerate() {

@@ -103,13 +103,12 @@ impl Backend for Aarch64 {
         format!("ldaxr{a}/stxr{a}")
     }
 
-    fn disassembler(&self) -> Result<capstone::Capstone, String> {
+    fn disassembler(&self) -> capstone::CsResult<capstone::Capstone> {
         use capstone::prelude::*;
         Capstone::new()
             .arm64()
             .mode(arch::arm64::ArchMode::Arm)
             .build()
-            .map_err(|e| e.to_string())
     }
 
     fn capstone_flow(&self, m: &str, ops: &str, at: u64) -> Flow {

@@ -170,7 +170,7 @@ impl Backend for Power {
         }
     }
 
-    fn disassembler(&self) -> Result<capstone::Capstone, String> {
+    fn disassembler(&self) -> capstone::CsResult<capstone::Capstone> {
         use capstone::prelude::*;
         Capstone::new()
             .ppc()
@@ -181,7 +181,6 @@ impl Backend for Power {
                 capstone::Endian::Big
             })
             .build()
-            .map_err(|e| e.to_string())
     }
 
     fn capstone_flow(&self, m: &str, ops: &str, at: u64) -> Flow {

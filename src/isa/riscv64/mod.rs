@@ -114,13 +114,12 @@ impl Backend for Riscv64 {
         format!("lr.{w}/sc.{w}")
     }
 
-    fn disassembler(&self) -> Result<capstone::Capstone, String> {
+    fn disassembler(&self) -> capstone::CsResult<capstone::Capstone> {
         use capstone::prelude::*;
         Capstone::new()
             .riscv()
             .mode(arch::riscv::ArchMode::RiscV64)
             .build()
-            .map_err(|e| e.to_string())
     }
 
     fn capstone_flow(&self, m: &str, ops: &str, at: u64) -> Flow {

@@ -92,14 +92,13 @@ impl Backend for X86_64 {
         None
     }
 
-    fn disassembler(&self) -> Result<capstone::Capstone, String> {
+    fn disassembler(&self) -> capstone::CsResult<capstone::Capstone> {
         use capstone::prelude::*;
         Capstone::new()
             .x86()
             .mode(arch::x86::ArchMode::Mode64)
             .syntax(arch::x86::ArchSyntax::Att)
             .build()
-            .map_err(|e| e.to_string())
     }
 
     fn capstone_flow(&self, m: &str, ops: &str, at: u64) -> Flow {
