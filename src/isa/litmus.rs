@@ -29,6 +29,15 @@ pub enum Lowered {
     Dropped(String),
 }
 
+/// A CPU TLB invalidation herd7 cannot express (the text says why).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unmodelled {
+    #[error("herd7 has no model of `{insn}` on {arch}")]
+    NoTlbModel { insn: String, arch: &'static str },
+    #[error("herd7 7.57 has no VMSA model of `tlbi {op}`")]
+    NoVmsaOp { op: String },
+}
+
 /// A CPU TLB invalidation the way the VMSA tests use it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tlbi {
@@ -68,12 +77,11 @@ pub trait Dialect: Sync {
     fn barrier(&self, text: &str, from: Side, to: Side) -> Lowered;
     /// The CPU TLB invalidation the generated code executed, for the VMSA
     /// tests; `Err` says why herd7 cannot express it.
-    fn tlbi(&self, text: &str, _operands: &[u64]) -> Result<Tlbi, String> {
-        Err(format!(
-            "herd7 has no model of `{}` on {}",
-            text.split_whitespace().next().unwrap_or(text),
-            self.arch()
-        ))
+    fn tlbi(&self, text: &str, _operands: &[u64]) -> Result<Tlbi, Unmodelled> {
+        Err(Unmodelled::NoTlbModel {
+            insn: text.split_whitespace().next().unwrap_or(text).into(),
+            arch: self.arch(),
+        })
     }
     /// The VMSA variant's TLBI of the page whose address is in `page`
     /// (`op` from [`Dialect::tlbi`]), through `tmp`; `None` for an

@@ -56,7 +56,7 @@ pub(super) fn tests(
     let mut ops = Vec::new();
     for (step, _) in &s.steps {
         if let Step::Invalidate { text, operands } = step {
-            ops.push(d.tlbi(text, operands)?);
+            ops.push(d.tlbi(text, operands).map_err(|e| e.to_string())?);
         }
     }
     if ops.is_empty() {
@@ -131,7 +131,7 @@ fn page_test(
             None => regs.take()?,
         };
         *tmp.borrow_mut() = Some(t);
-        match d.tlbi(text, operands)? {
+        match d.tlbi(text, operands).map_err(|e| e.to_string())? {
             Tlbi::Pages { op, first, count } => {
                 let mine = page.is_some_and(|p| (first..first + count).contains(&p));
                 let reg = if mine {

@@ -1,6 +1,6 @@
 //! AArch64 in herd7's litmus syntax, and its TLBIs for the VMSA model.
 
-use crate::isa::litmus::{Dialect, Lowered, Side, Tlbi};
+use crate::isa::litmus::{Dialect, Lowered, Side, Tlbi, Unmodelled};
 
 pub struct Litmus;
 
@@ -52,7 +52,7 @@ impl Dialect for Litmus {
             _ => Lowered::Dropped("herd7's AArch64 syntax has no such barrier".into()),
         }
     }
-    fn tlbi(&self, text: &str, operands: &[u64]) -> Result<Tlbi, String> {
+    fn tlbi(&self, text: &str, operands: &[u64]) -> Result<Tlbi, Unmodelled> {
         let op = text
             .split_whitespace()
             .nth(1)
@@ -92,7 +92,7 @@ impl Dialect for Litmus {
                     op.replace("aside1", "vmalle1").to_uppercase()
                 )),
             }),
-            _ => Err(format!("herd7 7.57 has no VMSA model of `tlbi {op}`")),
+            _ => Err(Unmodelled::NoVmsaOp { op }),
         }
     }
     fn tlbi_insns(&self, op: &str, page: Option<&str>, tmp: &str) -> Vec<String> {
