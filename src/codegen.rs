@@ -192,7 +192,10 @@ fn resolve_invalidations(
                 match target.invalidation(machine, name, operands.len()) {
                     Ok(inv) => checked.insert(inv),
                     Err(e) => {
-                        err = Some(Diag::new(*span, e).label("not an instruction of this target"))
+                        err = Some(
+                            Diag::new(*span, e.to_string())
+                                .label("not an instruction of this target"),
+                        )
                     }
                 }
             }

@@ -7,6 +7,53 @@
 use super::order::Class;
 use super::Machine;
 
+/// Why a target cannot issue a spec's CPU invalidation (the message is
+/// the diagnostic the user sees).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidationError {
+    /// Not an invalidation of this target (`also`: what it has instead,
+    /// as a parenthesis, or empty).
+    #[error("{target} has no invalidation `{name}`{also}")]
+    NoSuch {
+        target: &'static str,
+        name: String,
+        also: &'static str,
+    },
+    /// x86-64's wording of [`InvalidationError::NoSuch`] (the mnemonic
+    /// without its immediates).
+    #[error("`{mnemonic}` is not an x86-64 invalidation instruction")]
+    NotX86 { mnemonic: String },
+    /// Another ISA's or CPU family's instruction: `advice` says what
+    /// this one has.
+    #[error("`{name}` is {what}{advice}")]
+    Foreign {
+        name: String,
+        what: &'static str,
+        advice: &'static str,
+    },
+    /// A known instruction whose operation word is not one it has.
+    #[error("`{name}`: {expected}")]
+    Operation {
+        name: String,
+        expected: &'static str,
+    },
+    /// The wrong number of register operands (`takes`: the counts it
+    /// accepts, as words).
+    #[error("`{name}` takes {takes} register operand(s), got {got}")]
+    Operands {
+        name: String,
+        takes: String,
+        got: usize,
+    },
+    /// The wrong number of operands, said with what they are.
+    #[error("`{name}` takes {what}, got {got}")]
+    NamedOperands {
+        name: String,
+        what: String,
+        got: usize,
+    },
+}
+
 /// One instruction set as the front end and the IR see it.
 pub trait Isa: Sync {
     /// The name a spec's `target` line uses (`aarch64`).
@@ -21,7 +68,12 @@ pub trait Isa: Sync {
     fn via_insn(&self, name: &str) -> bool;
     /// Can it issue the CPU invalidation `name` with `n` register operands
     /// on `machine`? The error says why not.
-    fn check_invalidation(&self, machine: Machine, name: &str, n: usize) -> Result<(), String>;
+    fn check_invalidation(
+        &self,
+        machine: Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<(), InvalidationError>;
     /// The ordering class of its CPU invalidation `mnemonic`, where it is
     /// not a broadcast TLB invalidation.
     fn invalidate_class(&self, mnemonic: &str) -> Option<Class>;

@@ -83,7 +83,12 @@ pub trait Backend: Sync {
     /// The CPU invalidation `name` with `n` register operands, checked
     /// and parsed into this target's typed operation on `machine`; the
     /// error says why the target cannot lower it.
-    fn invalidation(&self, machine: Machine, name: &str, n: usize) -> Result<Invalidation, String>;
+    fn invalidation(
+        &self,
+        machine: Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<Invalidation, crate::ir::isa::InvalidationError>;
     /// The ordering class of this target's CPU invalidation `mnemonic`
     /// (the IR name's first word) where it is not the default
     /// [`Class::TlbInvalidate`] (broadcast, complete after the target's

@@ -108,7 +108,7 @@ impl Target {
         m: Machine,
         name: &str,
         n: usize,
-    ) -> Result<invalidation::Invalidation, String> {
+    ) -> Result<invalidation::Invalidation, crate::ir::isa::InvalidationError> {
         self.backend().invalidation(m, name, n)
     }
 
@@ -171,7 +171,12 @@ impl crate::ir::isa::Isa for FrontEnd {
     fn via_insn(&self, name: &str) -> bool {
         self.0.backend().via_insn(name)
     }
-    fn check_invalidation(&self, machine: Machine, name: &str, n: usize) -> Result<(), String> {
+    fn check_invalidation(
+        &self,
+        machine: Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<(), crate::ir::isa::InvalidationError> {
         self.0.backend().invalidation(machine, name, n).map(|_| ())
     }
     fn invalidate_class(&self, mnemonic: &str) -> Option<Class> {

@@ -260,7 +260,7 @@ impl GranuleRegs<'_> {
                 for n in [1, 0, 2] {
                     match t.check_invalidation(Machine::default(), &v.name, n) {
                         Ok(_) => return Ok(Via::Insn(v.name.clone())),
-                        Err(e) if why.is_empty() => why = e,
+                        Err(e) if why.is_empty() => why = e.to_string(),
                         Err(_) => {}
                     }
                 }

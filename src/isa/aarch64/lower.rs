@@ -19,6 +19,7 @@ use super::insn::{
     SpAdjust, TlbiOp, UImm12Scaled, XReg,
 };
 use crate::ir::expr::BinOp;
+use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
 use crate::isa::invalidation::Invalidation;
 use crate::isa::scaffold;
@@ -556,16 +557,22 @@ fn mov(rd: XReg, rm: XReg, e: &mut dyn FnMut(Insn)) {
 /// if it takes `n` register operands: the `vmalle1*` operations take
 /// none, the others one (Arm ARM C5.5 "TLBI"). Checked before lowering,
 /// so the error points at the spec statement.
-pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
+pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, InvalidationError> {
     let op = name.strip_prefix("tlbi ").unwrap_or(name).trim();
     let Some(op) = TlbiOp::ALL.into_iter().find(|o| o.name() == op) else {
-        return Err(format!("aarch64 has no invalidation `{name}`"));
+        return Err(InvalidationError::NoSuch {
+            target: "aarch64",
+            name: name.into(),
+            also: "",
+        });
     };
     let takes = usize::from(op.takes_reg());
     if takes != n {
-        return Err(format!(
-            "`{name}` takes {takes} register operand(s), got {n}"
-        ));
+        return Err(InvalidationError::Operands {
+            name: name.into(),
+            takes: takes.to_string(),
+            got: n,
+        });
     }
     Ok(Invalidation::new(name, op))
 }

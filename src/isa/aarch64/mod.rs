@@ -74,7 +74,7 @@ impl Backend for Aarch64 {
         _machine: Machine,
         name: &str,
         n: usize,
-    ) -> Result<Invalidation, String> {
+    ) -> Result<Invalidation, crate::ir::isa::InvalidationError> {
         lower::invalidation(name, n)
     }
 

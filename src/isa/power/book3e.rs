@@ -32,6 +32,7 @@
 
 use super::insn::{Insn, Reg, Spr};
 use super::tlb::Op;
+use crate::ir::isa::InvalidationError;
 use crate::ir::order::Class::{self, *};
 use crate::isa::barriers::{all_access_and, device_access_and, insns, BarrierKind};
 use crate::isa::invalidation::Invalidation;
@@ -181,27 +182,41 @@ fn is_book3e(name: &str) -> bool {
 
 /// The invalidation `name`, if POWER `machine` has it with `n` register
 /// operands (Book III-S's are in [`super::tlb`]).
-pub fn invalidation(machine: Machine, name: &str, n: usize) -> Result<Invalidation, String> {
+pub fn invalidation(
+    machine: Machine,
+    name: &str,
+    n: usize,
+) -> Result<Invalidation, InvalidationError> {
+    let mnemonic = || name.split_whitespace().next().unwrap_or(name).to_string();
     match machine {
-        Machine::Book3s if is_book3e(name) => Err(format!(
-            "`{}` is a Book III-E instruction (e500mc, e5500, e6500): say `machine e6500` at the top of the spec",
-            name.split_whitespace().next().unwrap_or(name)
-        )),
+        Machine::Book3s if is_book3e(name) => Err(InvalidationError::Foreign {
+            name: mnemonic(),
+            what: "a Book III-E instruction (e500mc, e5500, e6500)",
+            advice: ": say `machine e6500` at the top of the spec",
+        }),
         Machine::Book3s => super::tlb::invalidation(name, n),
         Machine::E6500 => {
             let Some((f, takes)) = form(name) else {
-                let m = name.split_whitespace().next().unwrap_or(name);
-                return Err(match m {
-                    "tlbie" | "tlbiel" | "slbia" => format!(
-                        "`{m}` is Book III-S (radix): `machine e6500` invalidates with `tlbilx all`, `tlbilx pid, MAS6`, `tlbilx va, EA, MAS6`, `tlbivax EA, MAS6` and `tlbwe`"
-                    ),
-                    "tlbilx" => format!(
-                        "`{name}`: tlbilx takes `all`, `pid, MAS6` or `va, EA, MAS6` (T = 0, 1, 3)"
-                    ),
-                    _ if name.starts_with("tlbi ") => format!(
-                        "`{name}` is an AArch64 instruction; `machine e6500` invalidates with `tlbilx` and `tlbivax`"
-                    ),
-                    _ => format!("e6500 has no invalidation `{name}`"),
+                return Err(match mnemonic().as_str() {
+                    "tlbie" | "tlbiel" | "slbia" => InvalidationError::Foreign {
+                        name: mnemonic(),
+                        what: "Book III-S (radix)",
+                        advice: ": `machine e6500` invalidates with `tlbilx all`, `tlbilx pid, MAS6`, `tlbilx va, EA, MAS6`, `tlbivax EA, MAS6` and `tlbwe`",
+                    },
+                    "tlbilx" => InvalidationError::Operation {
+                        name: name.into(),
+                        expected: "tlbilx takes `all`, `pid, MAS6` or `va, EA, MAS6` (T = 0, 1, 3)",
+                    },
+                    _ if name.starts_with("tlbi ") => InvalidationError::Foreign {
+                        name: name.into(),
+                        what: "an AArch64 instruction",
+                        advice: "; `machine e6500` invalidates with `tlbilx` and `tlbivax`",
+                    },
+                    _ => InvalidationError::NoSuch {
+                        target: "e6500",
+                        name: name.into(),
+                        also: "",
+                    },
                 });
             };
             if takes != n {
@@ -210,7 +225,11 @@ pub fn invalidation(machine: Machine, name: &str, n: usize) -> Result<Invalidati
                     "tlbilx all" | "tlbwe" => "nothing",
                     _ => "EA, MAS6",
                 };
-                return Err(format!("`{name}` takes {what} ({takes} operand(s)), got {n}"));
+                return Err(InvalidationError::NamedOperands {
+                    name: name.into(),
+                    what: format!("{what} ({takes} operand(s))"),
+                    got: n,
+                });
             }
             Ok(Invalidation::new(name, Op::Book3e(f)))
         }
@@ -361,12 +380,15 @@ mod tests {
         assert!(invalidation(Machine::E6500, "tlbilx all", 0).is_ok());
         assert!(invalidation(Machine::E6500, "tlbilx lpid", 0)
             .unwrap_err()
+            .to_string()
             .contains("T = 0, 1, 3"));
         assert!(invalidation(Machine::E6500, "tlbie ric=0 prs=1 r=1", 2)
             .unwrap_err()
+            .to_string()
             .contains("Book III-S"));
         assert!(invalidation(Machine::Book3s, "tlbivax", 2)
             .unwrap_err()
+            .to_string()
             .contains("machine e6500"));
         assert!(invalidation(Machine::Book3s, "tlbie ric=0 prs=1 r=1", 2).is_ok());
     }

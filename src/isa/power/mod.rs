@@ -122,7 +122,12 @@ impl Backend for Power {
         name.starts_with("tlbie ") || name.starts_with("tlbiel ")
     }
 
-    fn invalidation(&self, machine: Machine, name: &str, n: usize) -> Result<Invalidation, String> {
+    fn invalidation(
+        &self,
+        machine: Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<Invalidation, crate::ir::isa::InvalidationError> {
         book3e::invalidation(machine, name, n)
     }
 

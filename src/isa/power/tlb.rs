@@ -9,6 +9,7 @@
 use super::book3e;
 use super::insn::{Insn, Reg};
 use crate::ir::insn_imm;
+use crate::ir::isa::InvalidationError;
 use crate::isa::invalidation::Invalidation;
 
 /// A checked POWER invalidation: what an [`Invalidation`] holds on POWER.
@@ -40,7 +41,7 @@ pub enum Form {
     Slbia { ih: u8 },
 }
 
-fn form(name: &str) -> Result<(Form, usize), String> {
+fn form(name: &str) -> Result<(Form, usize), InvalidationError> {
     let (m, v) = insn_imm::split(name);
     let b = |i: usize| v.get(i).map(|&x| x as u8);
     let f = match (m, b(0), b(1), b(2)) {
@@ -48,23 +49,33 @@ fn form(name: &str) -> Result<(Form, usize), String> {
         ("tlbiel", Some(ric), Some(prs), Some(r)) => (Form::Tlbiel { ric, prs, r }, 2),
         ("slbia", Some(ih), None, None) => (Form::Slbia { ih }, 0),
         _ if name.starts_with("tlbi ") => {
-            return Err(format!(
-                "`{name}` is an AArch64 instruction; POWER invalidates with `tlbie RB, RS, RIC, PRS, R` and `tlbiel`"
-            ))
+            return Err(InvalidationError::Foreign {
+                name: name.into(),
+                what: "an AArch64 instruction",
+                advice: "; POWER invalidates with `tlbie RB, RS, RIC, PRS, R` and `tlbiel`",
+            })
         }
-        _ => return Err(format!("POWER has no invalidation `{name}`")),
+        _ => {
+            return Err(InvalidationError::NoSuch {
+                target: "POWER",
+                name: name.into(),
+                also: "",
+            })
+        }
     };
     Ok(f)
 }
 
 /// The Book III-S invalidation `name`, if it takes `n` register operands.
 /// (Checked before lowering, so the error points at the spec statement.)
-pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
+pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, InvalidationError> {
     let (f, takes) = form(name)?;
     if takes != n {
-        return Err(format!(
-            "`{name}` takes {takes} register operand(s), got {n}"
-        ));
+        return Err(InvalidationError::Operands {
+            name: name.into(),
+            takes: takes.to_string(),
+            got: n,
+        });
     }
     Ok(Invalidation::new(name, Op::Book3s(f)))
 }
@@ -127,6 +138,7 @@ mod tests {
         assert!(invalidation("slbia ih=3", 0).is_ok());
         assert!(invalidation("tlbi vale1is", 1)
             .unwrap_err()
+            .to_string()
             .contains("AArch64"));
         let inv = invalidation("tlbiel ric=0 prs=1 r=1", 2).unwrap();
         let mut out = Vec::new();

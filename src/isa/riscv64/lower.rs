@@ -13,6 +13,7 @@ use super::insn::{
     AluOp, AmoWidth, BrCond, Imm12, Imm20, ImmOp, Insn, Label, Reg, Shamt, ShiftOp, Width,
 };
 use crate::ir::expr::BinOp;
+use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
 use crate::isa::invalidation::Invalidation;
 use crate::isa::scaffold;
@@ -732,11 +733,13 @@ impl Vma {
 
 /// The invalidation `name`, if it takes `n` register operands. (Checked
 /// before lowering, so the error points at the spec statement.)
-pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
+pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, InvalidationError> {
     let Some((_, op, ns)) = INVALIDATES.iter().find(|(k, ..)| *k == name) else {
-        return Err(format!(
-            "riscv64 has no invalidation `{name}` (it has `sfence.vma` and Svinval's `sinval.vma`)"
-        ));
+        return Err(InvalidationError::NoSuch {
+            target: "riscv64",
+            name: name.into(),
+            also: " (it has `sfence.vma` and Svinval's `sinval.vma`)",
+        });
     };
     if !ns.contains(&n) {
         let takes = match ns {
@@ -747,9 +750,11 @@ pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
             }
             [] => unreachable!("every name takes some count"),
         };
-        return Err(format!(
-            "`{name}` takes {takes} register operand(s), got {n}"
-        ));
+        return Err(InvalidationError::Operands {
+            name: name.into(),
+            takes,
+            got: n,
+        });
     }
     Ok(Invalidation::new(name, *op))
 }

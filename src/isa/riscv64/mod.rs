@@ -87,7 +87,7 @@ impl Backend for Riscv64 {
         _machine: Machine,
         name: &str,
         n: usize,
-    ) -> Result<Invalidation, String> {
+    ) -> Result<Invalidation, crate::ir::isa::InvalidationError> {
         lower::invalidation(name, n)
     }
 

@@ -16,6 +16,7 @@
 use super::insn::{Cond, Insn, Label, Reg, Size};
 use super::mem::{load, size, store};
 use crate::ir::expr::BinOp;
+use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
 use crate::isa::invalidation::Invalidation;
 use crate::lir::regalloc::{Allocation, RegFile};
@@ -76,14 +77,17 @@ struct Invlpg;
 
 /// The invalidation `name`, if it is `invlpg` with its one address
 /// operand; an error shows the instruction without its immediates.
-pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, String> {
+pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, InvalidationError> {
     match (name, n) {
         ("invlpg", 1) => Ok(Invalidation::new(name, Invlpg)),
-        ("invlpg", n) => Err(format!("`invlpg` takes one address operand, got {n}")),
-        _ => Err(format!(
-            "`{}` is not an x86-64 invalidation instruction",
-            crate::ir::insn_imm::split(name).0
-        )),
+        ("invlpg", n) => Err(InvalidationError::NamedOperands {
+            name: "invlpg".into(),
+            what: "one address operand".into(),
+            got: n,
+        }),
+        _ => Err(InvalidationError::NotX86 {
+            mnemonic: crate::ir::insn_imm::split(name).0.into(),
+        }),
     }
 }
 

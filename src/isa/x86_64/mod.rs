@@ -64,7 +64,7 @@ impl Backend for X86_64 {
         _machine: Machine,
         name: &str,
         n: usize,
-    ) -> Result<Invalidation, String> {
+    ) -> Result<Invalidation, crate::ir::isa::InvalidationError> {
         lower::invalidation(name, n)
     }
 
