@@ -163,15 +163,12 @@ pub fn loops(f: &Func) -> Vec<(usize, usize)> {
     loops
 }
 
-/// Where each virtual register holds its register: the sorted, disjoint,
-/// inclusive runs of instruction indices at which it is read, written,
-/// or live out (backward data flow over basic blocks). Indexed by
-/// virtual register number, as [`ranges`].
-fn occupancy(f: &Func, n: usize) -> Vec<Vec<(usize, usize)>> {
-    use rustc_hash::FxHashSet as Set;
+/// The basic blocks of `f`: where each starts (a label starts one; a
+/// branch, jump or return ends one) and the blocks control may go to
+/// next from each.
+fn basic_blocks(f: &Func) -> (Vec<usize>, Vec<Vec<usize>>) {
     let insts = &f.insts;
     let len = insts.len();
-    // Basic blocks: a label starts one, a branch, jump or return ends one.
     let mut label_at: HashMap<LabelId, usize> = HashMap::default();
     for (i, (inst, _)) in insts.iter().enumerate() {
         if let Inst::Label(l) = inst {
@@ -190,10 +187,9 @@ fn occupancy(f: &Func, n: usize) -> Vec<Vec<(usize, usize)>> {
     starts.sort_unstable();
     starts.dedup();
     starts.retain(|&s| s < len);
-    let nb = starts.len();
     let block_of = |i: usize| starts.partition_point(|&s| s <= i) - 1;
     let end_of = |b: usize| starts.get(b + 1).copied().unwrap_or(len);
-    let succs: Vec<Vec<usize>> = (0..nb)
+    let succs = (0..starts.len())
         .map(|b| {
             let last = end_of(b) - 1;
             let inst = &insts[last].0;
@@ -208,6 +204,20 @@ fn occupancy(f: &Func, n: usize) -> Vec<Vec<(usize, usize)>> {
             out
         })
         .collect();
+    (starts, succs)
+}
+
+/// Where each virtual register holds its register: the sorted, disjoint,
+/// inclusive runs of instruction indices at which it is read, written,
+/// or live out (backward data flow over basic blocks). Indexed by
+/// virtual register number, as [`ranges`].
+fn occupancy(f: &Func, n: usize) -> Vec<Vec<(usize, usize)>> {
+    use rustc_hash::FxHashSet as Set;
+    let insts = &f.insts;
+    let len = insts.len();
+    let (starts, succs) = basic_blocks(f);
+    let nb = starts.len();
+    let end_of = |b: usize| starts.get(b + 1).copied().unwrap_or(len);
     // Block summaries: read before written (gen), written (kill).
     let mut gen: Vec<Set<VReg>> = vec![Set::default(); nb];
     let mut kill: Vec<Set<VReg>> = vec![Set::default(); nb];

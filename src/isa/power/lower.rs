@@ -190,37 +190,9 @@ impl Cx<'_> {
             }
             Inst::Barrier { name } => name.lower(e),
             Inst::Sys { op, src, dst } => {
-                let spr = |n: u16| {
-                    Spr::from_number(n).ok_or_else(|| {
-                        LowerError::Internal(format!("SPR {n:#x} is not a MAS register"))
-                    })
-                };
-                let need = |v: &Option<VReg>| {
-                    v.as_ref()
-                        .ok_or_else(|| {
-                            LowerError::Internal("system instruction without its register".into())
-                        })
-                        .and_then(r)
-                };
-                match op {
-                    SysKind::MtSpr(n) => e(Insn::Mtspr {
-                        spr: spr(*n)?,
-                        rs: need(src)?,
-                    }),
-                    SysKind::MfSpr(n) => e(Insn::Mfspr {
-                        rt: need(dst)?,
-                        spr: spr(*n)?,
-                    }),
-                    // EA = (RA|0) + RB, as the kernel's `tlbsx 0,rB`.
-                    SysKind::TlbSearch => e(Insn::Tlbsx {
-                        ra: 0,
-                        rb: need(src)?,
-                    }),
-                    SysKind::TlbRead => e(Insn::Tlbre),
-                    SysKind::MfMsr => e(Insn::Mfmsr { rt: need(dst)? }),
-                    SysKind::Wrteei(on) => e(Insn::Wrteei { e: *on }),
-                    SysKind::Wrtee => e(Insn::Wrtee { rs: need(src)? }),
-                }
+                let src = src.map(|v| r(&v)).transpose()?;
+                let dst = dst.map(|v| r(&v)).transpose()?;
+                sys(*op, src, dst, e)?
             }
             Inst::Invalidate { name, operands } => {
                 let regs = operands.iter().map(r).collect::<Result<Vec<_>, _>>()?;
@@ -406,6 +378,38 @@ fn insert(rd: Reg, rs: Reg, shift: u32, width: u32, e: Emit) {
 /// is tested in CR0 by the branch right after it (the record-form
 /// peephole's CR0 rule); any other is moved to the sign (bit 63 is
 /// there already) and compared into CR7, as every CR7 branch is.
+/// A Book III-E MAS or MSR move, or a TLB search or read, with its
+/// registers (`src` read, `dst` written).
+fn sys(op: SysKind, src: Option<Reg>, dst: Option<Reg>, e: Emit) -> Result<(), LowerError> {
+    let spr = |n: u16| {
+        Spr::from_number(n)
+            .ok_or_else(|| LowerError::Internal(format!("SPR {n:#x} is not a MAS register")))
+    };
+    let need = |v: Option<Reg>| {
+        v.ok_or_else(|| LowerError::Internal("system instruction without its register".into()))
+    };
+    e(match op {
+        SysKind::MtSpr(n) => Insn::Mtspr {
+            spr: spr(n)?,
+            rs: need(src)?,
+        },
+        SysKind::MfSpr(n) => Insn::Mfspr {
+            rt: need(dst)?,
+            spr: spr(n)?,
+        },
+        // EA = (RA|0) + RB, as the kernel's `tlbsx 0,rB`.
+        SysKind::TlbSearch => Insn::Tlbsx {
+            ra: 0,
+            rb: need(src)?,
+        },
+        SysKind::TlbRead => Insn::Tlbre,
+        SysKind::MfMsr => Insn::Mfmsr { rt: need(dst)? },
+        SysKind::Wrteei(on) => Insn::Wrteei { e: on },
+        SysKind::Wrtee => Insn::Wrtee { rs: need(src)? },
+    });
+    Ok(())
+}
+
 fn branch_bit(ra: Reg, bit: u8, set: bool, target: Label, e: Emit) {
     if bit < 32 {
         e(if bit < 16 {
