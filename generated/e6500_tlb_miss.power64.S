@@ -166,7 +166,9 @@ tlb_miss_e6500:
 	stb %r10,1(%r3)
 	/* 89: tlbwe */
 	tlbwe
-	/* 90: release tcd[0] if status == 0 */
+	/* 95: barrier from the spec */
+	isync
+	/* 96: release tcd[0] if status == 0 */
 	cmpdi 7,%r11,0
 	bne 7,.Ltlb_miss_e6500.15
 	lwsync
