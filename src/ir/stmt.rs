@@ -181,21 +181,6 @@ pub enum SysOp {
     Wrtee { value: Expr },
 }
 
-impl SysOp {
-    /// The instruction's mnemonic.
-    pub fn mnemonic(&self) -> &'static str {
-        match self {
-            SysOp::MtSpr { .. } => "mtspr",
-            SysOp::MfSpr { .. } => "mfspr",
-            SysOp::TlbSearch { .. } => "tlbsx",
-            SysOp::TlbRead => "tlbre",
-            SysOp::MfMsr { .. } => "mfmsr",
-            SysOp::Wrteei(_) => "wrteei",
-            SysOp::Wrtee { .. } => "wrtee",
-        }
-    }
-}
-
 /// What placed a barrier: the spec author, or a named pass.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {

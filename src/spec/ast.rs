@@ -516,7 +516,7 @@ pub enum Expr {
     Feature(Ident),
     /// `mfspr SPR` (Book III-E `machine e6500`: `mfspr MAS1`): a read of
     /// a special-purpose register, placed before its statement like a
-    /// device register read.
+    /// device register read. `mfmsr` is parsed as this read of `MSR`.
     MfSpr(Ident),
     Neg {
         inner: Box<Expr>,

@@ -20,28 +20,6 @@ static void fill(int i, u64 tag)
 		pages[i][j] = tag + j;
 }
 
-/* The access through va completes and reads want. */
-static void expect_load(u64 va, u64 want, const char *what)
-{
-	u64 v = 0;
-	int r = probe_load(va, &v);
-	CHECK(r == 0 && v == want, "%s: load %lx -> %lx (interrupt %d)", what, va, v, r);
-}
-
-/* The access through va takes a data TLB miss at va. */
-static void expect_miss(u64 va, const char *what)
-{
-	u64 v = 0;
-	int r = probe_load(va, &v);
-	CHECK(r == EXC_DTLB && exc_rec.dear == va, "%s: load %lx takes a data TLB miss (got %d, DEAR %lx)",
-	      what, va, r, exc_rec.dear);
-}
-
-static int found(u64 ea, u32 pid, struct mas *m)
-{
-	return tlb_search(ea, MAS6_SPID(pid), m);
-}
-
 static void environment(void)
 {
 	hprintf("info MMUCFG=%lx TLB0CFG=%lx TLB1CFG=%lx TLB0PS=%lx TLB1PS=%lx PID=%lx\n",
@@ -64,13 +42,13 @@ static void tlbsx_tlbwe_tlb1(void)
 	tlb_map(1, 2, va, pa, TSIZE_4K, 0, 0, 0);
 	expect_load(va + 8, pages[0][1], "TLB1[2] 4K");
 	expect_miss(va + 0x1000, "TLB1[2] is only 4K");
-	CHECK(found(va, 0, &m) && m.mas0 == (MAS0_TLBSEL(1) | MAS0_ESEL(2) | (m.mas0 & 0xfff)) &&
+	CHECK(tlb_search_pid(va, 0, &m) && m.mas0 == (MAS0_TLBSEL(1) | MAS0_ESEL(2) | (m.mas0 & 0xfff)) &&
 		      (m.mas2 & ~0xfffUL) == va && (m.mas3 & ~0xfffu) == (u32)pa,
 	      "tlbsx finds TLB1[2]: MAS0=%x MAS1=%x MAS2=%lx MAS3=%x", m.mas0, m.mas1, m.mas2, m.mas3);
 
 	test_tlbil_va(va, 0);
 
-	CHECK(!found(va, 0, &m), "after test_tlbil_va: tlbsx misses (MAS1=%x)", m.mas1);
+	CHECK(!tlb_search_pid(va, 0, &m), "after test_tlbil_va: tlbsx misses (MAS1=%x)", m.mas1);
 	tlb_read(MAS0_TLBSEL(1) | MAS0_ESEL(2), &m);
 	CHECK(!(m.mas1 & MAS1_VALID) && (m.mas2 & ~0xfffUL) == va,
 	      "after test_tlbil_va: tlbre TLB1[2] has V=0, EPN kept (MAS1=%x MAS2=%lx)", m.mas1, m.mas2);
@@ -89,8 +67,8 @@ static void tlbsx_tlbwe_pid(void)
 	expect_miss(va, "TID 5 entry, PID 0");
 	set_pid(5);
 	expect_load(va, pages[1][0], "TID 5 entry, PID 5");
-	CHECK(!found(va, 0, &m), "tlbsx with SPID 0 misses the TID 5 entry");
-	CHECK(found(va, 5, &m) && (m.mas1 & 0x3fff0000) == MAS1_TID(5), "tlbsx with SPID 5 finds it (MAS1=%x)",
+	CHECK(!tlb_search_pid(va, 0, &m), "tlbsx with SPID 0 misses the TID 5 entry");
+	CHECK(tlb_search_pid(va, 5, &m) && (m.mas1 & 0x3fff0000) == MAS1_TID(5), "tlbsx with SPID 5 finds it (MAS1=%x)",
 	      m.mas1);
 	test_tlbil_va(va, 0);
 	expect_load(va, pages[1][0], "test_tlbil_va(pid 0) leaves the TID 5 entry");
@@ -99,7 +77,7 @@ static void tlbsx_tlbwe_pid(void)
 	const u64 *desc = (const u64 *)fp;
 	hprintf("info test_tlbil_va descriptor at %p: entry %lx toc %lx\n", (void *)desc, desc[0], desc[1]);
 	fp(va, 5);
-	CHECK(!found(va, 5, &m), "test_tlbil_va(pid 5) via descriptor: tlbsx misses");
+	CHECK(!tlb_search_pid(va, 5, &m), "test_tlbil_va(pid 5) via descriptor: tlbsx misses");
 	expect_miss(va, "test_tlbil_va(pid 5)");
 	set_pid(0);
 }
@@ -113,7 +91,7 @@ static void tlbilx_va(void)
 	tlb_map(1, 4, va, pa, TSIZE_4K, 0, 0, 0);
 	expect_load(va, pages[2][0], "TLB1[4]");
 	test_tlbilx_va(va, 0);
-	CHECK(!found(va, 0, &m), "after tlbilx 3 (TLB1): tlbsx misses");
+	CHECK(!tlb_search_pid(va, 0, &m), "after tlbilx 3 (TLB1): tlbsx misses");
 	tlb_read(MAS0_TLBSEL(1) | MAS0_ESEL(4), &m);
 	CHECK(!(m.mas1 & MAS1_VALID), "after tlbilx 3: tlbre TLB1[4] has V=0 (MAS1=%x)", m.mas1);
 	expect_miss(va, "after tlbilx 3 (TLB1)");
@@ -122,24 +100,24 @@ static void tlbilx_va(void)
 	va = VA(3);
 	tlb_map(0, 1, va, pa, TSIZE_4K, 0, 0, 0);
 	expect_load(va, pages[2][0], "TLB0 way 1");
-	CHECK(found(va, 0, &m) && (m.mas0 >> 28 & 3) == 0 && (m.mas0 >> 16 & 0xfff) == 1,
+	CHECK(tlb_search_pid(va, 0, &m) && (m.mas0 >> 28 & 3) == 0 && (m.mas0 >> 16 & 0xfff) == 1,
 	      "tlbsx finds it in TLB0 way 1 (MAS0=%x)", m.mas0);
 	test_tlbilx_va(va, 0);
-	CHECK(!found(va, 0, &m), "after tlbilx 3 (TLB0): tlbsx misses");
+	CHECK(!tlb_search_pid(va, 0, &m), "after tlbilx 3 (TLB0): tlbsx misses");
 	expect_miss(va, "after tlbilx 3 (TLB0)");
 
 	tlb_map(0, 2, va, pa, TSIZE_4K, 0, 0, 0);
 	expect_load(va, pages[2][0], "TLB0 way 2");
 	test_tlbil_va(va, 0);
-	CHECK(!found(va, 0, &m), "after test_tlbil_va (TLB0): tlbsx misses");
+	CHECK(!tlb_search_pid(va, 0, &m), "after test_tlbil_va (TLB0): tlbsx misses");
 	expect_miss(va, "after test_tlbil_va (TLB0)");
 
 	/* tlbilx 3 matches MAS6[SPID] against the TID */
 	tlb_map(1, 5, va, pa, TSIZE_4K, 7, 0, 0);
 	test_tlbilx_va(va, 3);
-	CHECK(found(va, 7, &m), "tlbilx 3 with SPID 3 leaves a TID 7 entry");
+	CHECK(tlb_search_pid(va, 7, &m), "tlbilx 3 with SPID 3 leaves a TID 7 entry");
 	test_tlbilx_va(va, 7);
-	CHECK(!found(va, 7, &m), "tlbilx 3 with SPID 7 removes it");
+	CHECK(!tlb_search_pid(va, 7, &m), "tlbilx 3 with SPID 7 removes it");
 }
 
 /* Both sequences say ISIZE = 4K and SAS = 0. Against a 1M TLB1 entry (EA in
@@ -152,16 +130,16 @@ static void isize_sas(void)
 	expect_load(va + 0x1000, *(u64 *)(pa + 0x1000), "TLB1[6] 1M");
 	test_tlbil_va(va + 0x1000, 0);
 	hprintf("info 1M entry after test_tlbil_va(ea+4K, ISIZE 4K): %s\n",
-		found(va, 0, &m) ? "still valid" : "invalidated");
+		tlb_search_pid(va, 0, &m) ? "still valid" : "invalidated");
 	tlb_map(1, 6, va, pa, TSIZE_1M, 0, 0, 0);
 	test_tlbilx_va(va + 0x1000, 0);
 	hprintf("info 1M entry after tlbilx 3 (ea+4K, ISIZE 4K): %s\n",
-		found(va, 0, &m) ? "still valid" : "invalidated");
+		tlb_search_pid(va, 0, &m) ? "still valid" : "invalidated");
 	mtspr(SPRN_MAS6, MAS6_ISIZE(TSIZE_1M));
 	isync();
 	__asm__ volatile("tlbilx 3,0,%0; msync; isync" : : "r"(va + 0x1000) : "memory");
 	hprintf("info 1M entry after tlbilx 3 (ea+4K, ISIZE 1M): %s\n",
-		found(va, 0, &m) ? "still valid" : "invalidated");
+		tlb_search_pid(va, 0, &m) ? "still valid" : "invalidated");
 
 	/* MAS6[SAS] against an address-space-1 (TS=1) entry */
 	struct mas w = {
@@ -263,17 +241,17 @@ static void sprs(void)
 	int spins = 0;
 	while ((mfspr(SPRN_MMUCSR0) & MMUCSR0_TLB1FI) && spins < 1000)
 		spins++;
-	CHECK(!found(va, 0, &m) && found(va + 0x1000, 0, &m),
+	CHECK(!tlb_search_pid(va, 0, &m) && tlb_search_pid(va + 0x1000, 0, &m),
 	      "MMUCSR0[TLB1FI] clears the TLB1 entry, not TLB0 (spins %d)", spins);
 	tlb_map(1, 9, va, (u64)pages[0], TSIZE_4K, 4, 0, 0);
 	mtspr(SPRN_MAS6, MAS6_SPID(3));
 	__asm__ volatile("isync; tlbilx 1,0,%0; msync; isync" : : "r"(0UL) : "memory");
-	CHECK(found(va, 4, &m) && found(va + 0x1000, 0, &m), "tlbilx 1 (PID 3) leaves TID 4 and TID 0 entries");
+	CHECK(tlb_search_pid(va, 4, &m) && tlb_search_pid(va + 0x1000, 0, &m), "tlbilx 1 (PID 3) leaves TID 4 and TID 0 entries");
 	mtspr(SPRN_MAS6, MAS6_SPID(4));
 	__asm__ volatile("isync; tlbilx 1,0,%0; msync; isync" : : "r"(0UL) : "memory");
-	CHECK(!found(va, 4, &m) && found(va + 0x1000, 0, &m), "tlbilx 1 (PID 4) removes only the TID 4 entry");
+	CHECK(!tlb_search_pid(va, 4, &m) && tlb_search_pid(va + 0x1000, 0, &m), "tlbilx 1 (PID 4) removes only the TID 4 entry");
 	__asm__ volatile("tlbilx 0,0,%0; msync; isync" : : "r"(0UL) : "memory");
-	CHECK(!found(va + 0x1000, 0, &m), "tlbilx 0 removes the TLB0 entry; the IPROT ones survive");
+	CHECK(!tlb_search_pid(va + 0x1000, 0, &m), "tlbilx 0 removes the TLB0 entry; the IPROT ones survive");
 }
 
 int test_main(void)

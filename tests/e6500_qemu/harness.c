@@ -309,3 +309,23 @@ void harness_main(u64 dtb)
 		hprintf("FAIL %d check(s) failed, test_main returned %d\n", harness_failures, rc);
 	harness_poweroff();
 }
+
+void expect_load(u64 va, u64 want, const char *what)
+{
+	u64 v = 0;
+	int r = probe_load(va, &v);
+	CHECK(r == 0 && v == want, "%s: load %lx -> %lx (interrupt %d)", what, va, v, r);
+}
+
+void expect_miss(u64 va, const char *what)
+{
+	u64 v = 0;
+	int r = probe_load(va, &v);
+	CHECK(r == EXC_DTLB && exc_rec.dear == va, "%s: load %lx takes a data TLB miss (got %d, DEAR %lx)",
+	      what, va, r, exc_rec.dear);
+}
+
+int tlb_search_pid(u64 ea, u32 pid, struct mas *m)
+{
+	return tlb_search(ea, MAS6_SPID(pid), m);
+}

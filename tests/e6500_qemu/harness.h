@@ -162,6 +162,12 @@ void set_pid(u32 pid);
  * it faults. The faulting instruction is skipped, so only one instruction
  * is under the probe. */
 int probe_load(u64 va, u64 *val);
+/* Checks the test programs share: the load through va completes and
+ * reads want; the load through va takes a data TLB miss at va; and
+ * tlb_search with MAS6[SPID] = pid. */
+void expect_load(u64 va, u64 want, const char *what);
+void expect_miss(u64 va, const char *what);
+int tlb_search_pid(u64 ea, u32 pid, struct mas *m);
 int probe_store(u64 va, u64 val);
 const char *exc_name(u64 vector);
 

@@ -70,26 +70,6 @@ static void fill(int i, u64 tag)
 		pages[i][j] = tag + j;
 }
 
-static void expect_load(u64 va, u64 want, const char *what)
-{
-	u64 v = 0;
-	int r = probe_load(va, &v);
-	CHECK(r == 0 && v == want, "%s: load %lx -> %lx (interrupt %d)", what, va, v, r);
-}
-
-static void expect_miss(u64 va, const char *what)
-{
-	u64 v = 0;
-	int r = probe_load(va, &v);
-	CHECK(r == EXC_DTLB && exc_rec.dear == va, "%s: load %lx takes a data TLB miss (got %d)", what,
-	      va, r);
-}
-
-static int found(u64 ea, u32 pid, struct mas *m)
-{
-	return tlb_search(ea, MAS6_SPID(pid), m);
-}
-
 static void read1(int esel, struct mas *m)
 {
 	tlb_read(MAS0_TLBSEL(1) | MAS0_ESEL(esel), m);
@@ -153,7 +133,7 @@ static void tlbil_va_tlb1(void)
 	set_pid(6);
 	expect_load(VA_T1, pages[1][0], "tlbil_va TLB1 before: TID 6 same page");
 	set_pid(0);
-	CHECK(found(VA_T1, 5, &m) && (m.mas0 >> 16 & 0xfff) == 2,
+	CHECK(tlb_search_pid(VA_T1, 5, &m) && (m.mas0 >> 16 & 0xfff) == 2,
 	      "tlbil_va TLB1 before: tlbsx SPID 5 finds TLB1[2]");
 	read1(2, &before);
 
@@ -162,7 +142,7 @@ static void tlbil_va_tlb1(void)
 	u64 msr_after = mfmsr();
 	CHECK(msr_after == msr && !(msr & MSR_EE), "tlbil_va TLB1: MSR unchanged, EE stays 0 (%lx -> %lx)", msr,
 	      msr_after);
-	CHECK(!found(VA_T1, 5, &m), "tlbil_va TLB1: tlbsx SPID 5 misses (MAS1=%x)", m.mas1);
+	CHECK(!tlb_search_pid(VA_T1, 5, &m), "tlbil_va TLB1: tlbsx SPID 5 misses (MAS1=%x)", m.mas1);
 	read1(2, &m);
 	CHECK(!(m.mas1 & MAS1_VALID) && (m.mas1 | MAS1_VALID) == before.mas1 && m.mas2 == before.mas2 &&
 		      m.mas3 == before.mas3,
@@ -185,17 +165,17 @@ static void tlbil_va_tlb0(void)
 	set_pid(5);
 	expect_load(VA_T0, pages[2][0], "tlbil_va TLB0 before: TID 5 (way 1)");
 	set_pid(0);
-	CHECK(found(VA_T0, 5, &m) && (m.mas0 >> 28 & 3) == 0 && (m.mas0 >> 16 & 0xfff) == 1,
+	CHECK(tlb_search_pid(VA_T0, 5, &m) && (m.mas0 >> 28 & 3) == 0 && (m.mas0 >> 16 & 0xfff) == 1,
 	      "tlbil_va TLB0 before: tlbsx SPID 5 finds TLB0 way 1");
 
 	tlbil_va_e500(VA_T0, 5);
-	CHECK(!found(VA_T0, 5, &m), "tlbil_va TLB0: tlbsx SPID 5 misses");
+	CHECK(!tlb_search_pid(VA_T0, 5, &m), "tlbil_va TLB0: tlbsx SPID 5 misses");
 	set_pid(5);
 	expect_miss(VA_T0 + 0x10, "tlbil_va TLB0 after: TID 5");
 	set_pid(6);
 	expect_load(VA_T0, pages[3][0], "tlbil_va TLB0 after: TID 6 (way 2) survives");
 	set_pid(0);
-	CHECK(found(VA_T0, 6, &m) && (m.mas0 >> 16 & 0xfff) == 2, "tlbil_va TLB0 after: tlbsx SPID 6 finds way 2");
+	CHECK(tlb_search_pid(VA_T0, 6, &m) && (m.mas0 >> 16 & 0xfff) == 2, "tlbil_va TLB0 after: tlbsx SPID 6 finds way 2");
 }
 
 /* Nothing mapped there (for that PID): nothing removed, MSR[EE] restored
@@ -208,7 +188,7 @@ static void tlbil_va_msr(void)
 	CHECK(mfmsr() == msr, "tlbil_va unmapped, EE 0: MSR unchanged");
 	tlbil_va_e500(VA_T1 + 0x1000, 6); /* mapped, but for TID 5 */
 	CHECK(mfmsr() == msr, "tlbil_va other TID, EE 0: MSR unchanged");
-	CHECK(found(VA_T1 + 0x1000, 5, &m) && found(VA_T1, 6, &m) && found(VA_T0, 6, &m),
+	CHECK(tlb_search_pid(VA_T1 + 0x1000, 5, &m) && tlb_search_pid(VA_T1, 6, &m) && tlb_search_pid(VA_T0, 6, &m),
 	      "tlbil_va unmapped/other TID: every other entry survives");
 
 	u64 after = call_ee_on(VA_NONE, 5);
@@ -216,8 +196,8 @@ static void tlbil_va_msr(void)
 	CHECK(mfmsr() == msr, "wrteei 0 after the call: MSR as before");
 	after = call_ee_on(VA_T1 + 0x1000, 5); /* the invalidating path */
 	CHECK(after == (msr | MSR_EE), "tlbil_va mapped, EE 1: MSR[EE] back on (%lx)", after);
-	CHECK(!found(VA_T1 + 0x1000, 5, &m), "tlbil_va mapped, EE 1: the entry is gone");
-	CHECK(found(VA_T1, 6, &m) && found(VA_T0, 6, &m), "tlbil_va mapped, EE 1: the TID 6 entries survive");
+	CHECK(!tlb_search_pid(VA_T1 + 0x1000, 5, &m), "tlbil_va mapped, EE 1: the entry is gone");
+	CHECK(tlb_search_pid(VA_T1, 6, &m) && tlb_search_pid(VA_T0, 6, &m), "tlbil_va mapped, EE 1: the TID 6 entries survive");
 }
 
 /* ----------------------------------------------------- tlb_miss_e6500 */
@@ -287,9 +267,9 @@ static void miss_first(void)
 	CHECK(mas6_after == mas6, "miss first: MAS6 restored (%lx)", mas6_after);
 	expect_written(5, KEA, PTE1, 0, 0, "miss first");
 	read1(5, &kea_entry);
-	CHECK(found(KEA, 0x15, &m) && m.mas0 >> 28 == 1 && (m.mas0 >> 16 & 0xfff) == 5,
+	CHECK(tlb_search_pid(KEA, 0x15, &m) && m.mas0 >> 28 == 1 && (m.mas0 >> 16 & 0xfff) == 5,
 	      "miss first: tlbsx SPID 0x15 finds it in TLB1[5] (MAS0=%x)", m.mas0);
-	CHECK(!found(VICTIM_VA, 7, &m), "miss first: tlbsx SPID 7 misses the victim's EA");
+	CHECK(!tlb_search_pid(VICTIM_VA, 7, &m), "miss first: tlbsx SPID 7 misses the victim's EA");
 	set_pid(7);
 	expect_miss(VICTIM_VA, "miss first after: victim's EA, PID 7");
 	set_pid(9);
@@ -371,8 +351,8 @@ static void miss_user_wrap(void)
 	CHECK(r == 0, "miss user: returns 0 (%ld)", r);
 	CHECK(tcd_is(0, 3, 8, 3), "miss user: esel_next 7 wraps to esel_first 3 (%d)", tcd[1]);
 	expect_written(7, UEA, PTE2, 0x2a, 0, "miss user");
-	CHECK(found(UEA, 0x2a, &m) && (m.mas0 >> 16 & 0xfff) == 7, "miss user: tlbsx SPID 0x2a finds TLB1[7]");
-	CHECK(!found(UEA, 0x2b, &m), "miss user: tlbsx SPID 0x2b misses it (TID kept)");
+	CHECK(tlb_search_pid(UEA, 0x2a, &m) && (m.mas0 >> 16 & 0xfff) == 7, "miss user: tlbsx SPID 0x2a finds TLB1[7]");
+	CHECK(!tlb_search_pid(UEA, 0x2b, &m), "miss user: tlbsx SPID 0x2b misses it (TID kept)");
 
 	r = miss(UEA2, PTE3, 0, 1, MISS_MAS6(0x2a) | MAS6_SAS);
 	CHECK(r == 0, "miss user AS 1: returns 0 (%ld)", r);
