@@ -51,20 +51,17 @@ pub fn collect(c: &Compiled) -> Vec<SeqStats> {
         .collect()
 }
 
-/// A barrier's kind as `stats` and `diff` count it: AArch64 `dmb`/`dsb`
-/// with their option (`dsb ish` waits for TLBIs, `dsb ishst` only orders
-/// stores: different barriers), others by mnemonic (register operands,
-/// as in a locked `cmpxchg`, are not part of the kind).
+/// A barrier's kind as `stats` and `diff` count it: the mnemonic with its
+/// option where the ISA's syntax has barrier options (AArch64's `dsb ish`
+/// waits for TLBIs, `dsb ishst` only orders stores: different barriers);
+/// register operands, as in a locked `cmpxchg`, are not part of the kind.
 pub fn barrier_kind(l: &crate::isa::mach::Line) -> String {
-    match l.mnemonic {
-        "dmb" | "dsb" => {
-            let mut words = l.text.split_whitespace();
-            match (words.next(), words.next()) {
-                (Some(m), Some(opt)) => format!("{m} {opt}"),
-                _ => l.mnemonic.to_string(),
-            }
+    let mut words = l.text.split_whitespace();
+    match (words.next(), words.next()) {
+        (Some(m), Some(opt)) if m == l.mnemonic && crate::spec::syntax::is_barrier_option(opt) => {
+            format!("{m} {opt}")
         }
-        m => m.to_string(),
+        _ => l.mnemonic.to_string(),
     }
 }
 

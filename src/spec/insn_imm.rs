@@ -18,24 +18,12 @@ pub trait Operand {
     fn as_const(&self) -> Option<u64>;
 }
 
-/// An instruction form: mnemonic, register operands, immediate fields
-/// with their largest value, in the ISA's operand order (registers first).
-type Form = (&'static str, usize, &'static [(&'static str, u64)]);
-
-const FORMS: &[Form] = &[
-    ("tlbie", 2, &[("ric", 3), ("prs", 1), ("r", 1)]),
-    ("tlbiel", 2, &[("ric", 3), ("prs", 1), ("r", 1)]),
-    ("slbia", 0, &[("ih", 7)]),
-];
-
-fn form(mnemonic: &str) -> Option<&'static Form> {
-    FORMS.iter().find(|f| f.0 == mnemonic)
-}
+use super::syntax::{imm_form as form, ImmForm};
 
 /// The IR name of `mnemonic` with immediate `values` (already checked).
 pub fn name_with(mnemonic: &str, values: &[u64]) -> String {
     match form(mnemonic) {
-        Some((_, _, fields)) if !fields.is_empty() => {
+        Some(ImmForm { fields, .. }) if !fields.is_empty() => {
             let parts: Vec<String> = fields
                 .iter()
                 .zip(values)
@@ -69,7 +57,12 @@ pub fn fold<E: Operand>(
     spans: &[Span],
     stmt: Span,
 ) -> Result<(String, Vec<E>), Diag> {
-    let Some(&(_, nregs, fields)) = form(mnemonic) else {
+    let Some(&ImmForm {
+        regs: nregs,
+        fields,
+        ..
+    }) = form(mnemonic)
+    else {
         return Ok((mnemonic.to_string(), operands));
     };
     let want = nregs + fields.len();

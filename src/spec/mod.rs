@@ -7,3 +7,4 @@ pub mod insn_imm;
 pub mod lexer;
 pub mod parser;
 pub mod queue;
+pub mod syntax;

@@ -268,7 +268,10 @@ impl GranuleRegs<'_> {
             return Err(Diag::new(v.span, format!("`via {}`: {why}", v.name))
                 .label("not an invalidation this target has"));
         }
-        if matches!(v.name.as_str(), "tlbie" | "tlbiel" | "invlpg") {
+        // An instruction no ISA issues by itself for a granule (`tlbie`
+        // without its fields, `invlpg`): say so rather than look for a
+        // register of that name.
+        if crate::spec::syntax::insn(&v.name).is_some() {
             return Err(Diag::new(
                 v.span,
                 format!("`via {}`: a granule set launches through a device register, `tlbi OP` or `tlbie RIC, PRS, R`", v.name),

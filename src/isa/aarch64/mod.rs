@@ -9,6 +9,7 @@ mod emu;
 pub mod insn;
 pub mod litmus;
 pub mod lower;
+mod syntax;
 
 use super::backend::{Backend, Description};
 use super::barriers::Barrier;

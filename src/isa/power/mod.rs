@@ -10,6 +10,7 @@ pub mod insn;
 pub mod litmus;
 pub mod lower;
 mod peephole;
+mod syntax;
 pub mod tlb;
 
 use super::backend::{Backend, Description};

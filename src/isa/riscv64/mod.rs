@@ -15,6 +15,7 @@ pub mod insn;
 pub mod litmus;
 pub mod lower;
 pub mod regs;
+mod syntax;
 
 use super::backend::{Backend, Description};
 use super::barriers::Barrier;

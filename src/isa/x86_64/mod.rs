@@ -8,6 +8,7 @@ pub mod insn;
 pub mod litmus;
 pub mod lower;
 mod mem;
+mod syntax;
 
 use super::backend::{Backend, Description};
 use super::barriers::Barrier;

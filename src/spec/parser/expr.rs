@@ -179,20 +179,30 @@ impl Parser<'_> {
                     span: start.to(name.span),
                 }))
             }
-            Tok::Ident("mfmsr") => {
-                let span = self.bump();
-                Ok(Expr::MfSpr(Ident {
-                    name: "MSR".into(),
-                    span,
-                }))
-            }
-            Tok::Ident("mfspr") if matches!(self.peek_at(1), Tok::Ident(_)) => {
-                self.bump();
-                let spr = self.ident("a special-purpose register (`MAS1`)")?;
-                Ok(Expr::MfSpr(Ident {
-                    name: spr.name,
-                    span: start.to(spr.span),
-                }))
+            // `mfmsr`, `mfspr MAS1`: a register read that the ISA spells.
+            Tok::Ident(w)
+                if crate::spec::syntax::spr_read(w).is_some_and(|r| {
+                    r.fixed.is_some() || matches!(self.peek_at(1), Tok::Ident(_))
+                }) =>
+            {
+                let read = crate::spec::syntax::spr_read(w).expect("matched");
+                match read.fixed {
+                    Some(spr) => {
+                        let span = self.bump();
+                        Ok(Expr::MfSpr(Ident {
+                            name: spr.into(),
+                            span,
+                        }))
+                    }
+                    None => {
+                        self.bump();
+                        let spr = self.ident(read.what)?;
+                        Ok(Expr::MfSpr(Ident {
+                            name: spr.name,
+                            span: start.to(spr.span),
+                        }))
+                    }
+                }
             }
             Tok::Ident(name) if self.peek_at(1) == &Tok::LParen => {
                 self.bump();

@@ -1,109 +1,171 @@
-//! CPU instructions named in a spec: invalidations (statements and a
-//! granule's `via`) and barriers, with the target-specific words that
-//! become part of the instruction's name (`tlbi vale1is`, `tlbie 2,1,1`,
-//! `sfence.vma x0`, `fence rw,w`, `dsb ish`).
+//! CPU instructions named in a spec: invalidations and system-register
+//! moves (statements), a granule's `via`, and barriers. Which words are
+//! instructions and how their operands read is the registered ISAs'
+//! business ([`crate::spec::syntax`]); this file reads the shapes.
 
 use super::Parser;
 use crate::spec::ast::*;
 use crate::spec::diag::{Diag, Span};
 use crate::spec::lexer::Tok;
+use crate::spec::syntax::{self, ImmForm, Insn, Kind, Operands};
 
 impl Parser<'_> {
-    /// `sfence.vma` / `sinval.vma` (RISC-V): the name, unless the words
-    /// are a device access (`sfence.vma = ...`, `sfence.vma.f = ...`).
-    pub(super) fn riscv_invalidate_ahead(&self) -> bool {
-        matches!(self.peek(), Tok::Ident("sfence" | "sinval"))
-            && self.peek_at(1) == &Tok::Dot
-            && self.peek_at(2) == &Tok::Ident("vma")
-            && !matches!(self.peek_at(3), Tok::Dot | Tok::Assign)
+    /// The statement instruction that starts here, if one does: its
+    /// mnemonic's words (`sfence . vma`), not followed by what makes them
+    /// a device, local or memory of that name (`sfence.vma = ...`,
+    /// `tlbie.reg = ...`, `mtspr[0] = ...`).
+    pub(super) fn insn_ahead(&self) -> Option<&'static Insn> {
+        let (insn, n) = self.mnemonic_ahead()?;
+        (!matches!(self.peek_at(n), Tok::Dot | Tok::Assign | Tok::LBracket)).then_some(insn)
     }
-    /// `sfence.vma` or `sinval.vma`, then ` x0` when its first operand is
-    /// the zero register (every address of one ASID): the name an
-    /// invalidation and a granule's `via` share.
-    fn riscv_invalidate_name(&mut self) -> Result<Ident, Diag> {
-        let mut id = self.ident("`sfence` or `sinval`")?;
-        self.expect(Tok::Dot)?;
-        let vma = self.ident("`vma`")?;
-        id.name = format!("{}.vma", id.name);
-        id.span = id.span.to(vma.span);
-        if self.on_same_line() && self.is_kw("x0") {
-            let x0 = self.bump();
-            id.name.push_str(" x0");
-            id.span = id.span.to(x0);
-            self.eat(&Tok::Comma);
+
+    /// The registered mnemonic spelled by the next tokens, and how many
+    /// tokens it takes; a dotted one wins over its first word.
+    fn mnemonic_ahead(&self) -> Option<(&'static Insn, usize)> {
+        let dotted = syntax::dotted_insns().find_map(|i| {
+            let words = i.mnemonic.split('.');
+            let matched = words.enumerate().all(|(k, w)| {
+                (k == 0 || self.peek_at(2 * k - 1) == &Tok::Dot)
+                    && self.peek_at(2 * k) == &Tok::Ident(w)
+            });
+            matched.then(|| (i, 2 * i.mnemonic.split('.').count() - 1))
+        });
+        if dotted.is_some() {
+            return dotted;
+        }
+        match *self.peek() {
+            Tok::Ident(w) => syntax::insn(w).map(|i| (i, 1)),
+            _ => None,
+        }
+    }
+
+    /// An instruction's name: its mnemonic, and the words its shape folds
+    /// into the name (an operation word, the zero register).
+    fn insn_name(&mut self, insn: &Insn) -> Result<Ident, Diag> {
+        let mut id = self.ident("an instruction")?;
+        for _ in insn.mnemonic.split('.').skip(1) {
+            self.expect(Tok::Dot)?;
+            let part = self.ident("the rest of the instruction's name")?;
+            id.name = format!("{}.{}", id.name, part.name);
+            id.span = id.span.to(part.span);
+        }
+        match insn.operands {
+            Operands::Operation { what, .. } => {
+                let op = self.ident(what)?;
+                id.name = format!("{} {}", id.name, op.name);
+                id.span = id.span.to(op.span);
+            }
+            Operands::Line { zero } if self.on_same_line() && self.is_kw(zero) => {
+                let z = self.bump();
+                id.name.push(' ');
+                id.name.push_str(zero);
+                id.span = id.span.to(z);
+                self.eat(&Tok::Comma);
+            }
+            _ => {}
         }
         Ok(id)
     }
-    /// A RISC-V barrier: `fence PRED,SUCC`, `fence.i`, `sfence.w.inval`,
-    /// `sfence.inval.ir` (dotted names and comma-separated sets that the
-    /// word-by-word barrier names of other targets do not have).
-    fn riscv_barrier(&mut self, mut name: Ident) -> Result<Ident, Diag> {
-        while self.peek() == &Tok::Dot && matches!(self.peek_at(1), Tok::Ident(_)) {
-            self.bump();
-            let part = self.ident("a barrier name")?;
-            name.name = format!("{}.{}", name.name, part.name);
-            name.span = name.span.to(part.span);
+
+    /// The operands after an instruction's name, as its shape reads them:
+    /// the special-purpose register it moves, if any, and the values.
+    fn insn_operands(&mut self, shape: Operands) -> Result<(Option<Ident>, Vec<Expr>), Diag> {
+        let line_ends = |p: &Self| !p.on_same_line() || matches!(p.peek(), Tok::RBrace | Tok::Eof);
+        let mut operands = Vec::new();
+        let mut spr = None;
+        match shape {
+            Operands::List => operands = self.expr_list()?,
+            Operands::Operation { max, .. } => {
+                while operands.len() < max && self.eat(&Tok::Comma) {
+                    operands.push(self.expr()?);
+                }
+            }
+            Operands::Line { .. } => {
+                if !line_ends(self) {
+                    operands = self.expr_list()?;
+                }
+            }
+            Operands::Optional => {
+                if !line_ends(self) && !self.is_kw("after") {
+                    operands = self.expr_list()?;
+                }
+            }
+            Operands::Spr { what } => {
+                spr = Some(self.ident(what)?);
+                self.expect(Tok::Comma)?;
+                operands.push(self.expr()?);
+            }
+            Operands::One => operands.push(self.expr()?),
+            Operands::None => {}
         }
-        if name.name == "fence" && self.on_same_line() {
-            let pred = self.ident("a FENCE predecessor set (`rw`, `w`, `iorw`...)")?;
-            self.expect(Tok::Comma)?;
-            let succ = self.ident("a FENCE successor set")?;
-            name.name = format!("fence {},{}", pred.name, succ.name);
-            name.span = name.span.to(succ.span);
-        }
-        Ok(name)
+        Ok((spr, operands))
     }
 
-    /// `KW OP`: an instruction whose second word names the operation
-    /// (`tlbi vale1is`, `tlbilx va`); `what` describes that word.
-    fn with_operation_word(&mut self, kw: &Ident, what: &str) -> Result<Ident, Diag> {
-        let op = self.ident(what)?;
-        Ok(Ident {
-            name: format!("{} {}", kw.name, op.name),
-            span: kw.span.to(op.span),
+    /// A statement instruction ([`Self::insn_ahead`] found it): a CPU
+    /// invalidation, or a system-register move or TLB-entry access.
+    pub(super) fn insn_stmt(&mut self, start: Span, insn: &Insn) -> Result<Stmt, Diag> {
+        let name = self.insn_name(insn)?;
+        let (spr, operands) = self.insn_operands(insn.operands)?;
+        Ok(match insn.kind {
+            Kind::Invalidate => {
+                let after = self.after_invalidates()?;
+                Stmt::Invalidate {
+                    span: start.to(self.prev_span()),
+                    name,
+                    operands,
+                    after,
+                }
+            }
+            Kind::Sys => Stmt::Sys {
+                span: start.to(self.prev_span()),
+                name,
+                spr,
+                operands,
+            },
         })
     }
 
-    /// The instruction after a granule's `via`: a RISC-V invalidation,
-    /// `tlbi OP`, `tlbie`/`tlbiel` with its RIC, PRS and R, or one word
-    /// (a register or another instruction).
+    /// The instruction after a granule's `via`: an invalidation's name
+    /// (with its operation word or zero register), with its immediate
+    /// fields when numbers follow (`via tlbie 0, 1, 1`), or one word (a
+    /// register or another instruction).
     pub(super) fn via_insn(&mut self) -> Result<Ident, Diag> {
-        if matches!(self.peek(), Tok::Ident("sfence" | "sinval")) && self.peek_at(1) == &Tok::Dot {
-            return self.riscv_invalidate_name();
+        if let Some((insn, _)) = self.mnemonic_ahead() {
+            if insn.kind == Kind::Invalidate {
+                let name = self.insn_name(insn)?;
+                return match syntax::imm_form(&name.name) {
+                    Some(form)
+                        if !form.fields.is_empty() && matches!(self.peek(), Tok::Int(..)) =>
+                    {
+                        self.imm_fields(name, form)
+                    }
+                    _ => Ok(name),
+                };
+            }
         }
-        let first = self.ident("a register or instruction")?;
-        if first.name == "tlbi" {
-            return self.with_operation_word(&first, "a TLBI operation");
-        }
-        if matches!(first.name.as_str(), "tlbie" | "tlbiel") && matches!(self.peek(), Tok::Int(..))
-        {
-            return self.tlbie_fields(first);
-        }
-        Ok(first)
+        self.ident("a register or instruction")
     }
 
-    /// `RIC, PRS, R` after a `via tlbie`/`via tlbiel`: the fields that
-    /// make the operation, folded into its name as checking folds a
-    /// statement's (`crate::spec::insn_imm`).
-    fn tlbie_fields(&mut self, first: Ident) -> Result<Ident, Diag> {
+    /// The immediate fields after a `via` instruction, folded into its
+    /// name as checking folds a statement's (`crate::spec::insn_imm`).
+    fn imm_fields(&mut self, first: Ident, form: &ImmForm) -> Result<Ident, Diag> {
         let mut vals = Vec::new();
-        for (i, what) in ["RIC", "PRS", "R"].iter().enumerate() {
+        for (i, (field, _)) in form.fields.iter().enumerate() {
             if i > 0 {
                 self.expect(Tok::Comma)?;
             }
-            let (v, _) = self.int(what)?;
+            let (v, _) = self.int(&field.to_uppercase())?;
             vals.push(v);
         }
-        let limits = [3, 1, 1];
-        if let Some(i) = (0..3).find(|&i| vals[i] > limits[i]) {
+        if let Some(((field, max), v)) =
+            form.fields.iter().zip(&vals).find(|((_, max), v)| *v > max)
+        {
             return Err(Diag::new(
                 self.prev_span(),
                 format!(
-                    "`{}`'s {} is 0..={}, got {}",
+                    "`{}`'s {} is 0..={max}, got {v}",
                     first.name,
-                    ["RIC", "PRS", "R"][i],
-                    limits[i],
-                    vals[i]
+                    field.to_uppercase()
                 ),
             )
             .label("out of range"));
@@ -114,23 +176,50 @@ impl Parser<'_> {
         })
     }
 
-    /// After `barrier`.
+    /// After `barrier`: the name, with the words that belong to it (`dsb
+    /// ish`, `fence.i`, `fence rw,w`).
     pub(super) fn barrier_stmt(&mut self, start: Span) -> Result<Stmt, Diag> {
         let name = self.ident("a barrier instruction name")?;
-        if matches!(name.name.as_str(), "fence" | "sfence") {
-            let full = self.riscv_barrier(name)?;
-            return Ok(Stmt::Barrier {
-                span: start.to(full.span),
-                name: full,
-            });
+        let full = if syntax::is_dotted_barrier(&name.name) {
+            self.dotted_barrier(name)?
+        } else {
+            self.barrier_options(name)
+        };
+        Ok(Stmt::Barrier {
+            span: start.to(full.span),
+            name: full,
+        })
+    }
+
+    /// A barrier whose name goes on with `.WORD`s, then a `PRED,SUCC`
+    /// pair on its line if it takes one.
+    fn dotted_barrier(&mut self, mut name: Ident) -> Result<Ident, Diag> {
+        while self.peek() == &Tok::Dot && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.bump();
+            let part = self.ident("a barrier name")?;
+            name.name = format!("{}.{}", name.name, part.name);
+            name.span = name.span.to(part.span);
         }
-        // Barrier operands such as `dsb ish` are part of the name.
-        let mut full = name.clone();
+        if let Some(sets) = syntax::set_barrier(&name.name) {
+            if self.on_same_line() {
+                let pred = self.ident(sets.pred)?;
+                self.expect(Tok::Comma)?;
+                let succ = self.ident(sets.succ)?;
+                name.name = format!("{} {},{}", name.name, pred.name, succ.name);
+                name.span = name.span.to(succ.span);
+            }
+        }
+        Ok(name)
+    }
+
+    /// Barrier options are part of the name (`dsb ish`); a word followed
+    /// by `.` or `=` starts the next statement instead.
+    fn barrier_options(&mut self, mut full: Ident) -> Ident {
         while let Tok::Ident(s) = *self.peek() {
             if self.peek_at(1) == &Tok::Dot || self.peek_at(1) == &Tok::Assign {
                 break;
             }
-            if !is_barrier_operand(s) {
+            if !syntax::is_barrier_option(s) {
                 break;
             }
             let span = self.bump();
@@ -138,82 +227,7 @@ impl Parser<'_> {
             full.name.push_str(s);
             full.span = full.span.to(span);
         }
-        Ok(Stmt::Barrier {
-            span: start.to(full.span),
-            name: full,
-        })
-    }
-
-    /// A CPU invalidation instruction with its operands (`riscv`: a
-    /// RISC-V `sfence.vma`/`sinval.vma`, whose operands end with its line).
-    pub(super) fn invalidate_stmt(&mut self, start: Span, riscv: bool) -> Result<Stmt, Diag> {
-        let kw = if riscv {
-            self.riscv_invalidate_name()?
-        } else {
-            self.ident("an invalidation instruction")?
-        };
-        let mut name = kw.clone();
-        let mut operands = Vec::new();
-        if riscv {
-            // Operands on the instruction's line, as in GNU as.
-            if self.on_same_line() && !matches!(self.peek(), Tok::RBrace | Tok::Eof) {
-                operands = self.expr_list()?;
-            }
-        } else if kw.name == "tlbi" || kw.name == "tlbilx" {
-            name = if kw.name == "tlbi" {
-                self.with_operation_word(&kw, "a TLBI operation (e.g. vale1is)")?
-            } else {
-                self.with_operation_word(&kw, "what tlbilx invalidates: `all`, `pid` or `va`")?
-            };
-            if self.eat(&Tok::Comma) {
-                operands.push(self.expr()?);
-                // `tlbilx va, EA, MAS6`
-                while kw.name == "tlbilx" && self.eat(&Tok::Comma) {
-                    operands.push(self.expr()?);
-                }
-            }
-        } else if kw.name == "tlbwe" {
-            // No operands: the entry is in MAS0-MAS3 and MAS7.
-            if self.on_same_line()
-                && !matches!(self.peek(), Tok::RBrace | Tok::Eof)
-                && !self.is_kw("after")
-            {
-                operands = self.expr_list()?;
-            }
-        } else {
-            operands = self.expr_list()?;
-        }
-        let after = self.after_invalidates()?;
-        Ok(Stmt::Invalidate {
-            span: start.to(self.prev_span()),
-            name,
-            operands,
-            after,
-        })
-    }
-
-    /// A Book III-E TLB-entry, MAS or MSR[EE] instruction: `mtspr SPR,
-    /// VALUE`, `tlbsx EA`, `tlbre`, `wrteei 0|1`, `wrtee VALUE` (`tlbwe`
-    /// is an invalidation: it replaces an entry).
-    pub(super) fn sys_stmt(&mut self, start: Span) -> Result<Stmt, Diag> {
-        let name = self.ident("`mtspr`, `tlbsx`, `tlbre`, `wrteei` or `wrtee`")?;
-        let mut spr = None;
-        let mut operands = Vec::new();
-        match name.name.as_str() {
-            "mtspr" => {
-                spr = Some(self.ident("a special-purpose register (`MAS1`)")?);
-                self.expect(Tok::Comma)?;
-                operands.push(self.expr()?);
-            }
-            "tlbsx" | "wrtee" | "wrteei" => operands.push(self.expr()?),
-            _ => {}
-        }
-        Ok(Stmt::Sys {
-            span: start.to(self.prev_span()),
-            name,
-            spr,
-            operands,
-        })
+        full
     }
 
     /// `[after invalidates]` ending an invalidation: its span.
@@ -232,36 +246,4 @@ impl Parser<'_> {
         }
         Ok(Some(a.span.to(w.span)))
     }
-}
-
-/// Statements that issue a CPU invalidation instruction.
-pub(super) fn is_invalidate_kw(s: &str) -> bool {
-    matches!(
-        s,
-        "tlbi" | "tlbie" | "tlbiel" | "slbia" | "tlbilx" | "tlbivax" | "tlbwe" | "invlpg"
-    )
-}
-
-/// Statements that move a special-purpose register or use the TLB-entry
-/// registers without invalidating (Book III-E).
-pub(super) fn is_sys_kw(s: &str) -> bool {
-    matches!(s, "mtspr" | "tlbsx" | "tlbre" | "wrteei" | "wrtee")
-}
-
-/// Words that continue a `barrier` statement (`barrier dsb ish`).
-fn is_barrier_operand(s: &str) -> bool {
-    matches!(
-        s,
-        "sy" | "st"
-            | "ld"
-            | "ish"
-            | "ishst"
-            | "ishld"
-            | "osh"
-            | "oshst"
-            | "oshld"
-            | "nsh"
-            | "nshst"
-            | "nshld"
-    )
 }

@@ -1,7 +1,6 @@
 //! Statements: which one starts at the current token, and each one's
 //! syntax (CPU instructions are in `insn`).
 
-use super::insn::{is_invalidate_kw, is_sys_kw};
 use super::Parser;
 use crate::spec::ast::*;
 use crate::spec::diag::{Diag, Span};
@@ -46,17 +45,8 @@ impl Parser<'_> {
         if self.eat_kw("order") {
             return self.order_stmt(start);
         }
-        let riscv = self.riscv_invalidate_ahead();
-        if riscv
-            || matches!(self.peek(), Tok::Ident(k) if is_invalidate_kw(k))
-                && self.peek_at(1) != &Tok::Dot
-        {
-            return self.invalidate_stmt(start, riscv);
-        }
-        if matches!(self.peek(), Tok::Ident(k) if is_sys_kw(k))
-            && !matches!(self.peek_at(1), Tok::Dot | Tok::Assign | Tok::LBracket)
-        {
-            return self.sys_stmt(start);
+        if let Some(insn) = self.insn_ahead() {
+            return self.insn_stmt(start, insn);
         }
         // `let x = ...`; a device named `let` still reads `let.reg = ...`.
         if self.is_kw("let") && matches!(self.peek_at(1), Tok::Ident(_)) {
