@@ -32,39 +32,48 @@ pub use crate::lir::builder::MAX_ARGS;
 
 pub use crate::ir::Machine;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Target {
-    Power64,
-    Power64le,
-    Aarch64,
-    X86_64,
-    Riscv64,
+/// The registry of instruction sets: one line per target names its
+/// variant and its backend. From it come the [`Target`] enum, its `ALL`
+/// list (the order of lists and lookups), [`Target::backend`] and the
+/// target's registration with the IR (`ir::isa::ISAS`).
+macro_rules! targets {
+    ($($variant:ident => $backend:expr),+ $(,)?) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Target {
+            $($variant),+
+        }
+
+        impl Target {
+            pub const ALL: [Target; [$(Target::$variant),+].len()] = [$(Target::$variant),+];
+
+            /// The target's backend: everything else asks it.
+            pub fn backend(self) -> &'static dyn Backend {
+                match self {
+                    $(Target::$variant => &$backend),+
+                }
+            }
+        }
+
+        $(
+            #[allow(non_upper_case_globals)]
+            #[linkme::distributed_slice(crate::ir::isa::ISAS)]
+            static $variant: &dyn crate::ir::isa::Isa = &FrontEnd(Target::$variant);
+        )+
+    };
+}
+
+targets! {
+    Power64 => power::BE,
+    Power64le => power::LE,
+    Aarch64 => aarch64::BACKEND,
+    X86_64 => x86_64::BACKEND,
+    Riscv64 => riscv64::BACKEND,
 }
 
 impl Target {
-    pub const ALL: [Target; 5] = [
-        Target::Power64,
-        Target::Power64le,
-        Target::Aarch64,
-        Target::X86_64,
-        Target::Riscv64,
-    ];
-
     /// What a spec without a (known) `target` line is built for: the
     /// seeds' first architecture.
     pub const DEFAULT: Target = Target::Power64;
-
-    /// The registration point: the one place that names each target's
-    /// backend.
-    pub fn backend(self) -> &'static dyn Backend {
-        match self {
-            Target::Power64 => &power::BE,
-            Target::Power64le => &power::LE,
-            Target::Aarch64 => &aarch64::BACKEND,
-            Target::X86_64 => &x86_64::BACKEND,
-            Target::Riscv64 => &riscv64::BACKEND,
-        }
-    }
 
     pub fn name(self) -> &'static str {
         self.backend().name()
@@ -186,18 +195,6 @@ impl crate::ir::isa::Isa for FrontEnd {
         self.0.backend().spr(machine, name)
     }
 }
-
-// One registration per target: what the IR finds in `ir::isa::ISAS`.
-#[linkme::distributed_slice(crate::ir::isa::ISAS)]
-static POWER64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Power64);
-#[linkme::distributed_slice(crate::ir::isa::ISAS)]
-static POWER64LE: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Power64le);
-#[linkme::distributed_slice(crate::ir::isa::ISAS)]
-static AARCH64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Aarch64);
-#[linkme::distributed_slice(crate::ir::isa::ISAS)]
-static X86_64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::X86_64);
-#[linkme::distributed_slice(crate::ir::isa::ISAS)]
-static RISCV64: &dyn crate::ir::isa::Isa = &FrontEnd(Target::Riscv64);
 
 /// What building a target's LIR asks of it.
 impl crate::lir::builder::BuildTarget for Target {

@@ -4,6 +4,8 @@
 //! runs and in which order. `cover` is not a pass: expanding covers is
 //! lowering, and runs first always.
 
+// The passes' files, and three that are not passes: `cover` (lowering),
+// `exits` and `locks` (what `place-barriers` uses).
 pub mod barriers;
 pub mod cover;
 pub mod exits;
@@ -30,18 +32,6 @@ pub struct Cx<'a> {
 
 pub type PassFn = fn(&Cx, &mut Seq) -> Result<(), Diag>;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pass {
-    Fission,
-    Schedule,
-    PlaceBarriers,
-    Fuse,
-    NaiveBarriers,
-    HoistWindow,
-    ReuseLoads,
-    WeakenRelease,
-}
-
 /// One registered pass: its `--passes` name, what it does (the README's
 /// pass table is checked against these), whether `all` runs it, and its
 /// entry point.
@@ -53,67 +43,47 @@ pub struct PassDef {
     pub run: PassFn,
 }
 
-/// Every pass, in the order `all` runs them. The one list: names,
-/// `all`, `--passes` parsing, its error message and the README table
-/// come from it.
-pub const REGISTRY: [PassDef; 8] = [
-    PassDef {
-        pass: Pass::Fission,
-        name: "fission",
-        summary: "split `each` loops so accesses that need ordering land in separate loops (write batching)",
-        in_all: true,
-        run: fission::run,
-    },
-    PassDef {
-        pass: Pass::Schedule,
-        name: "schedule",
-        summary: "choose the emission order of top-level statements whose minimal barrier placement is cheapest",
-        in_all: true,
-        run: schedule::run,
-    },
-    PassDef {
-        pass: Pass::PlaceBarriers,
-        name: "place-barriers",
-        summary: "minimal-cost barrier placement over the target's table, then the early exits completed",
-        in_all: true,
-        run: barriers::run,
-    },
-    PassDef {
-        pass: Pass::Fuse,
-        name: "fuse",
-        summary: "re-join loops that fission split and no barrier separates",
-        in_all: true,
-        run: fuse::run,
-    },
-    PassDef {
-        pass: Pass::NaiveBarriers,
-        name: "naive-barriers",
-        summary: "one barrier right before the later access of every required edge, in program order: the hand-written code (`none`)",
-        in_all: false,
-        run: naive_barriers::run,
-    },
-    PassDef {
-        pass: Pass::HoistWindow,
-        name: "hoist-window",
-        summary: "loop-invariant work of an `acquire` before its load-reserve/store-conditional window",
-        in_all: true,
-        run: hoist_window::run,
-    },
-    PassDef {
-        pass: Pass::ReuseLoads,
-        name: "reuse-loads",
-        summary: "a second read of a location reuses the register of the first when nothing can have changed it",
-        in_all: true,
-        run: reuse_loads::run,
-    },
-    PassDef {
-        pass: Pass::WeakenRelease,
-        name: "weaken-release",
-        summary: "release with store->store ordering when the section's loads all feed its stores",
-        in_all: true,
-        run: weaken_release::run,
-    },
-];
+/// The registry: one entry per pass (`Variant = "--passes name",
+/// module, whether `all` runs it, summary`), in the order `all` runs
+/// them. From it come the [`Pass`] enum and [`REGISTRY`]: names, `all`,
+/// `--passes` parsing, its error message and the README table. Adding a
+/// pass is its file, its `mod` line and one entry here.
+macro_rules! passes {
+    ($($variant:ident = $name:literal, $module:ident, $in_all:literal, $summary:literal;)+) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Pass {
+            $($variant),+
+        }
+
+        /// Every pass, in the order `all` runs them.
+        pub const REGISTRY: [PassDef; [$($name),+].len()] = [$(PassDef {
+            pass: Pass::$variant,
+            name: $name,
+            summary: $summary,
+            in_all: $in_all,
+            run: $module::run,
+        }),+];
+    };
+}
+
+passes! {
+    Fission = "fission", fission, true,
+        "split `each` loops so accesses that need ordering land in separate loops (write batching)";
+    Schedule = "schedule", schedule, true,
+        "choose the emission order of top-level statements whose minimal barrier placement is cheapest";
+    PlaceBarriers = "place-barriers", barriers, true,
+        "minimal-cost barrier placement over the target's table, then the early exits completed";
+    Fuse = "fuse", fuse, true,
+        "re-join loops that fission split and no barrier separates";
+    NaiveBarriers = "naive-barriers", naive_barriers, false,
+        "one barrier right before the later access of every required edge, in program order: the hand-written code (`none`)";
+    HoistWindow = "hoist-window", hoist_window, true,
+        "loop-invariant work of an `acquire` before its load-reserve/store-conditional window";
+    ReuseLoads = "reuse-loads", reuse_loads, true,
+        "a second read of a location reuses the register of the first when nothing can have changed it";
+    WeakenRelease = "weaken-release", weaken_release, true,
+        "release with store->store ordering when the section's loads all feed its stores";
+}
 
 impl Pass {
     pub fn def(self) -> &'static PassDef {
