@@ -30,6 +30,7 @@
 #include <linux/pgtable.h>
 #include <linux/printk.h>
 #include <linux/sched/mm.h>
+#include <linux/cpumask.h>
 #include <asm/cpu_has_feature.h>
 #include <asm/mmu.h>
 #include <asm/reg.h>
@@ -248,6 +249,16 @@ static int __init sd_radix_test(void)
 
 	if (!radix_enabled()) {
 		pr_info("sd-radix: setup failed: not the radix MMU\n");
+		return 0;
+	}
+	/*
+	 * The same kernel boots on 4 CPUs for the mm test
+	 * (scripts/kernel-mm-power-test.sh): there another CPU's tlbie could
+	 * land in a trial's window, so the trials run on one CPU only.
+	 */
+	if (num_online_cpus() != 1) {
+		pr_info("sd-radix: skipped: %u CPUs online (the trials need one)\n",
+			num_online_cpus());
 		return 0;
 	}
 	pa = alloc_page(GFP_KERNEL);
