@@ -5,7 +5,9 @@
 # the kernel tests (tests/kernel_tlb.rs, tests/kernel_tlb_power.rs) Debian's
 # kernel source, what a kernel build needs, qemu-system-aarch64 and
 # qemu-system-ppc64 (its skiboot.lid comes with qemu-system-data), and
-# qemu-system-x86_64 for the VT-d oracle (tests/vtd_qemu.rs), and OCaml,
+# qemu-system-x86_64 for the VT-d oracle (tests/vtd_qemu.rs),
+# qemu-system-riscv64 (qemu-system-misc, with QEMU's OpenSBI) for
+# tests/kernel_mm_riscv.rs, and OCaml,
 # dune and menhir to build herd7 from vendor/ (tests/memory_model.rs,
 # scripts/build-herd7.sh), and headless Chromium for the explorer page
 # (tests/explore.rs).
@@ -17,7 +19,7 @@ binutils-riscv64-linux-gnu \
 gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu g++ \
 libc6-dev-ppc64el-cross libc6-dev-ppc64-cross libc6-dev-arm64-cross libc6-dev-riscv64-cross \
 qemu-user cmake libclang-dev \
-linux-source-6.1 flex bison bc libssl-dev libelf-dev make xz-utils qemu-system-arm qemu-system-ppc qemu-system-x86 \
+linux-source-6.1 flex bison bc libssl-dev libelf-dev make xz-utils qemu-system-arm qemu-system-ppc qemu-system-x86 qemu-system-misc \
 ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev \
 chromium"
 missing=""

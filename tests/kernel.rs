@@ -7,6 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 
 mod kbuild;
 mod kernel_mm;
+mod kernel_mm_riscv;
 mod kernel_tlb;
 mod kernel_tlb_power;
 

@@ -27,6 +27,33 @@
  * lost.
  *
  *   tlb_stress [-t SECONDS] [-s SMALL_SLOTS_PER_CPU] [-p PROBES_PER_OP]
+ *              [-o ONE_PAGE_SLOTS_PER_CPU] [-f FAULTING_PROBES_ONE_IN] [-w]
+ *              [-x HANDSHAKE_ROUNDS]
+ *
+ * Four options for the riscv64 test (scripts/kernel-riscv-test.sh), whose
+ * emulator (QEMU 7.2) flushes a hart's whole TLB on any sfence.vma and on
+ * every change of sstatus.SUM, i.e. on every user access of the kernel,
+ * such as the signal frame of a probe's SIGSEGV:
+ *   -o N  the first N small slots of each CPU are one page long instead of
+ *         two (default none): a range flush that lost its last page is
+ *         wrong there only when it flushes nothing, i.e. for one page;
+ *   -f N  of the probes whose right outcome is a fault (a read of an
+ *         unmapped slot, a write to a read-only one) only one in N is made
+ *         (default 1: all), so that the signals do not flush the prober's
+ *         TLB (and any stale entry in it) several times per operation;
+ *   -w    the owner checks its own view right after two of its system
+ *         calls: a write to a slot it made read-only (it wrote the slot
+ *         just before) must fault, and so must a read of its scratch pages
+ *         after mremap moved them away. This sees a flush that did nothing
+ *         on the owner's own CPU before another CPU's flush (under QEMU:
+ *         any flush) can hide it;
+ *   -x N  after the stress, N handshake rounds, each between two threads
+ *         pinned to two CPUs: the observer reads a page (its TLB now maps
+ *         it), the owner then unmaps it (MADV_DONTNEED, or mremap away)
+ *         while the observer spins on a flag, and the observer reads the
+ *         page again: it must read zero, or fault. Nothing but the flush
+ *         the owner's system call sends to the observer's CPU can remove
+ *         the observer's translation in between.
  *
  * Prints one line per CPU, then "tlb-stress: verdict PASS|FAIL ...";
  * exit 0 on PASS, 1 on FAIL, 2 on a setup error. Each violation is printed
@@ -56,7 +83,10 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#define PAGE 4096UL
+/* The page size, from sysconf: 4K on arm64, 64K on the POWER kernel. */
+static unsigned long page_size = 4096;
+#define PAGE page_size
+#define MAX_PAGE 65536UL
 #define WORDS (PAGE / 8)
 #define PAT_WORDS 448		/* pattern; the words above are scribbles */
 #define MAX_CPUS 64
@@ -104,11 +134,13 @@ struct wstate {
 	unsigned long cow_last[COW_PAGES];
 };
 
-static int ncpu, nsmall = 8, nslots, probes_per_op = 32;
+static int ncpu, nsmall = 8, none, fault_every = 1, ro_owner, hs_rounds, nslots, probes_per_op = 32;
 static double seconds = 10;
 static struct worker workers[MAX_CPUS];
 static char *cow;
 static _Atomic int stop;
+/* Set once the scratch areas are unmapped (see main). */
+static _Atomic int go;
 /*
  * Violations and the workers' counts reach the main thread through pipes,
  * i.e. through the kernel, not through memory a stale translation could
@@ -210,15 +242,24 @@ static void fill(char *p, int slot, unsigned long npages, unsigned long gen)
 
 static void segv(int sig, siginfo_t *si, void *uc)
 {
-	static const char msg[] = "tlb-stress: violation SIGSEGV outside a probe\n"
-				  "tlb-stress: verdict FAIL (SIGSEGV)\n";
+	static const char msg[] = "tlb-stress: violation SIGSEGV outside a probe at 0x";
+	static const char end[] = "\ntlb-stress: verdict FAIL (SIGSEGV)\n";
+	char hex[2 + 16 + 2];
+	unsigned long a = (unsigned long)si->si_addr;
+	int n = 0;
 
 	(void)sig; (void)uc;
 	if (probing)
 		siglongjmp(probe_jmp, 1);
-	if (write(1, msg, sizeof(msg) - 1) < 0)
+	/* The address and si_code (1 no mapping, 2 no permission), by hand:
+	 * nothing here may take a lock. */
+	for (int i = 60; i >= 0; i -= 4)
+		hex[n++] = "0123456789abcdef"[(a >> i) & 15];
+	hex[n++] = ' ';
+	hex[n++] = '0' + (si->si_code & 7);
+	if (write(1, msg, sizeof(msg) - 1) < 0 || write(1, hex, n) < 0 ||
+	    write(1, end, sizeof(end) - 1) < 0)
 		_exit(3);
-	(void)si;
 	_exit(1);
 }
 
@@ -233,6 +274,67 @@ static void end(struct slot *s, enum state st, unsigned long gen, enum op op)
 {
 	atomic_store(&s->word, st | op << 4 | gen << 8);
 	atomic_fetch_add(&s->seq, 1);
+}
+
+/*
+ * -w: after its own mprotect(PROT_READ) returned, the owner's write to the
+ * slot must fault; before it, the owner wrote every page (so that its TLB
+ * holds a writable translation a lost flush would leave behind). After its
+ * mremap, a read of the scratch pages it filled must fault.
+ */
+static void ro_touch(struct wstate *w, struct slot *s)
+{
+	for (unsigned long pg = 0; pg < s->npages; pg++)
+		((volatile unsigned long *)(s->addr + pg * PAGE))[PAT_WORDS + w->cpu % (WORDS - PAT_WORDS)] = pg;
+}
+
+/*
+ * Write *v to *p (write = 1) or read *p into *v: 1 if that faulted
+ * (SIGSEGV caught), else 0.
+ */
+static int access_faults(volatile unsigned long *p, unsigned long *v, int write)
+{
+	volatile int fault = 0;
+
+	probing = 1;
+	if (sigsetjmp(probe_jmp, 0) == 0) {
+		if (write)
+			*p = *v;
+		else
+			*v = *p;
+	} else {
+		fault = 1;
+	}
+	probing = 0;
+	return fault;
+}
+
+static void moved_check(struct wstate *w, struct slot *s, unsigned long gen)
+{
+	for (unsigned long pg = 0; pg < s->npages; pg++) {
+		volatile unsigned long *p = (unsigned long *)(w->w->scratch + pg * PAGE);
+		unsigned long v = 0;
+
+		if (access_faults(p, &v, 0))
+			w->faults++;
+		else
+			violation("owner-read-after-mremap-away cpu %d slot %d (%lu pages) page %lu gen %lu: "
+				  "reads %#lx", w->cpu, s->id, s->npages, pg, gen + 1, v);
+	}
+}
+
+static void ro_check(struct wstate *w, struct slot *s, unsigned long gen)
+{
+	for (unsigned long pg = 0; pg < s->npages; pg++) {
+		volatile unsigned long *p = (unsigned long *)(s->addr + pg * PAGE);
+		unsigned long v = pg;
+
+		if (access_faults(p + PAT_WORDS + w->cpu % (WORDS - PAT_WORDS), &v, 1))
+			w->faults++;
+		else
+			violation("owner-write-after-mprotect-ro cpu %d slot %d (%lu pages) page %lu gen %lu",
+				  w->cpu, s->id, s->npages, pg, gen);
+	}
 }
 
 static void owner_op(struct wstate *w, struct slot *s)
@@ -269,12 +371,18 @@ static void owner_op(struct wstate *w, struct slot *s)
 		if (mremap(w->w->scratch, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, s->addr) != s->addr)
 			die("mremap");
 		end(s, ST_PATTERN, gen + 1, op);
+		if (ro_owner)
+			moved_check(w, s, gen);
 		break;
 	case OP_RO:
+		if (ro_owner)
+			ro_touch(w, s);
 		begin(s);
 		if (mprotect(s->addr, len, PROT_READ))
 			die("mprotect");
 		end(s, ST_RO, gen, op);
+		if (ro_owner)
+			ro_check(w, s, gen);
 		break;
 	case OP_RW:
 		begin(s);
@@ -322,7 +430,7 @@ static void probe(struct wstate *w, struct slot *s)
 	volatile unsigned long *p = (unsigned long *)(s->addr + pg * PAGE);
 	unsigned long v[PROBE_WORDS];
 	unsigned long s1, s2, word, gen;
-	volatile int rfault = 0, wfault = 0, wrote = 0;
+	volatile int rfault = 0, wfault = 0, wrote = 0, try_write;
 	enum state st;
 
 	s1 = atomic_load_explicit(&s->seq, memory_order_acquire);
@@ -333,6 +441,11 @@ static void probe(struct wstate *w, struct slot *s)
 	word = atomic_load_explicit(&s->word, memory_order_relaxed);
 	st = word & 15;
 	gen = word >> 8;
+	/* -f: only one in fault_every of the probes that must fault. */
+	if (st == ST_UNMAPPED && fault_every > 1 && rnd(w) % fault_every)
+		return;
+	try_write = st == ST_PATTERN ||
+		    (st == ST_RO && (fault_every <= 1 || rnd(w) % fault_every == 0));
 	probing = 1;
 	if (sigsetjmp(probe_jmp, 0) == 0) {
 		for (int i = 0; i < PROBE_WORDS; i++)
@@ -340,7 +453,7 @@ static void probe(struct wstate *w, struct slot *s)
 	} else {
 		rfault = 1;
 	}
-	if (!rfault && (st == ST_PATTERN || st == ST_RO)) {
+	if (!rfault && try_write) {
 		wrote = 1;
 		if (sigsetjmp(probe_jmp, 0) == 0)
 			p[PAT_WORDS + w->cpu % (WORDS - PAT_WORDS)] = w->probes;
@@ -446,6 +559,8 @@ static void *work(void *arg)
 	CPU_SET(w->cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		die("sched_setaffinity cpu %d", w->cpu);
+	while (!atomic_load(&go))
+		sched_yield();
 	while (!atomic_load(&stop)) {
 		/* Bulk slots cost a few hundred page faults: 1 op in 16. */
 		int k = rnd(w) % 16 ? (int)(rnd(w) % nsmall) : nslots - 1;
@@ -483,13 +598,13 @@ static void *work(void *arg)
 /* In the child of a fork: pages shared copy-on-write must not change. */
 static int cow_child(void)
 {
-	static unsigned long snap[COW_PAGES * WORDS];
+	static unsigned long snap[COW_PAGES * MAX_PAGE / 8];
 	struct timespec t0, t;
 
-	memcpy(snap, cow, sizeof(snap));
+	memcpy(snap, cow, COW_PAGES * PAGE);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		if (memcmp(snap, cow, sizeof(snap)))
+		if (memcmp(snap, cow, COW_PAGES * PAGE))
 			return 10;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 3000000L);
@@ -502,25 +617,132 @@ static int cow_child(void)
 	return 0;
 }
 
+/* -x: the handshake rounds (see the top of the file). */
+struct handshake {
+	int round, owner, observer, moved;
+	char *page, *dest;
+	unsigned long want;
+};
+static _Atomic int hs_flag;
+/* Violations printed by the observers so far: one thread per round. */
+static int hs_printed;
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity cpu %d", cpu);
+}
+
+/* Spin on the flag: no system call, no fault, nothing that flushes. */
+static void hs_wait(int v)
+{
+	while (atomic_load(&hs_flag) != v)
+		;
+}
+
+static void *hs_observer(void *arg)
+{
+	struct handshake *h = arg;
+	volatile unsigned long *p = (unsigned long *)h->page;
+	unsigned long v = 0;
+
+	my_viol = hs_printed;
+	pin(h->observer);
+	v = *p;
+	if (v != h->want)
+		violation("handshake-setup round %d cpu %d: word 0 want %#lx saw %#lx",
+			  h->round, h->observer, h->want, v);
+	atomic_store(&hs_flag, 1);
+	hs_wait(2);
+	if (!h->moved) {
+		v = *p;
+		if (v)
+			violation("handshake nonzero-after-dontneed round %d cpu %d (owner cpu %d): "
+				  "word 0 want 0 saw %#lx%s", h->round, h->observer, h->owner, v,
+				  v == h->want ? " (the old page)" : "");
+	} else if (!access_faults(p, &v, 0)) {
+		violation("handshake read-after-mremap-away round %d cpu %d (owner cpu %d): "
+			  "reads %#lx%s", h->round, h->observer, h->owner, v,
+			  v == h->want ? " (the moved page)" : "");
+	}
+	hs_printed = my_viol;
+	atomic_store(&hs_flag, 3);
+	return NULL;
+}
+
+/* The owner's side, in the main thread; page and dest: 1 page each. */
+static void handshakes(char *page, char *dest)
+{
+	int n[2] = { 0, 0 };
+
+	for (int r = 0; r < hs_rounds && ncpu > 1; r++) {
+		struct handshake h = {
+			.round = r, .owner = r % ncpu, .moved = r & 1,
+			.page = page, .dest = dest,
+		};
+		pthread_t th;
+
+		/* Every ordered pair of CPUs in turn. */
+		h.observer = (h.owner + 1 + (r / ncpu) % (ncpu - 1)) % ncpu;
+		h.want = pat(0xfff, 0, r + 1, 0);
+		pin(h.owner);
+		if (mmap(page, PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != page)
+			die("mmap handshake page");
+		*(volatile unsigned long *)page = h.want;
+		atomic_store(&hs_flag, 0);
+		if (pthread_create(&th, NULL, hs_observer, &h))
+			die("pthread_create");
+		hs_wait(1);
+		if (h.moved) {
+			if (mremap(page, PAGE, PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, dest) != dest)
+				die("mremap handshake page");
+		} else if (madvise(page, PAGE, MADV_DONTNEED)) {
+			die("madvise handshake page");
+		}
+		atomic_store(&hs_flag, 2);
+		hs_wait(3);
+		pthread_join(th, NULL);
+		/* Back to the reservation, so that no other mapping lands there. */
+		if (mmap(page, 3 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+			 MAP_NORESERVE, -1, 0) != page)
+			die("mmap handshake reservation");
+		n[h.moved]++;
+	}
+	say("tlb-stress: handshakes %d (dontneed %d, mremap %d)", n[0] + n[1], n[0], n[1]);
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
 	unsigned long forks = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "t:s:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:s:p:o:f:wx:")) != -1) {
 		switch (opt) {
 		case 't': seconds = atof(optarg); break;
 		case 's': nsmall = atoi(optarg); break;
 		case 'p': probes_per_op = atoi(optarg); break;
+		case 'o': none = atoi(optarg); break;
+		case 'f': fault_every = atoi(optarg); break;
+		case 'w': ro_owner = 1; break;
+		case 'x': hs_rounds = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-t seconds] [-s slots] [-p probes]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-t seconds] [-s slots] [-p probes] [-o one-page slots] [-f n] [-w] [-x rounds]\n", argv[0]);
 			return 2;
 		}
 	}
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (ncpu < 1 || ncpu > MAX_CPUS || nsmall < 1 || nsmall > MAX_SMALL)
-		die("bad cpu count %d or slot count %d", ncpu, nsmall);
+	page_size = sysconf(_SC_PAGESIZE);
+	if (page_size < 4096 || page_size > MAX_PAGE)
+		die("page size %lu not supported", page_size);
+	if (ncpu < 1 || ncpu > MAX_CPUS || nsmall < 1 || nsmall > MAX_SMALL ||
+	    none < 0 || none > nsmall)
+		die("bad cpu count %d or slot count %d (%d of one page)", ncpu, nsmall, none);
 	nslots = nsmall + 1;
 
 	memset(&sa, 0, sizeof(sa));
@@ -540,6 +762,14 @@ int main(int argc, char **argv)
 
 	if (base == MAP_FAILED)
 		die("mmap reservation");
+	/* -x: a page, a guard page and the page mremap moves it to. */
+	char *hs = NULL;
+
+	if (hs_rounds) {
+		hs = mmap(NULL, 3 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (hs == MAP_FAILED)
+			die("mmap handshake reservation");
+	}
 	cow = mmap(NULL, COW_PAGES * PAGE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (cow == MAP_FAILED)
@@ -555,7 +785,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < nslots; k++) {
 			struct slot *s = &w->slots[k];
 
-			s->npages = k < nsmall ? SMALL_PAGES : BULK_PAGES;
+			s->npages = k < none ? 1 : k < nsmall ? SMALL_PAGES : BULK_PAGES;
 			s->addr = a;
 			s->owner = c;
 			s->id = c * MAX_SMALL + k;
@@ -567,8 +797,6 @@ int main(int argc, char **argv)
 			atomic_store(&s->word, ST_PATTERN | OP_MAP << 4 | 1UL << 8);
 		}
 		w->scratch = a;
-		if (munmap(w->scratch, BULK_PAGES * PAGE))
-			die("munmap scratch");
 	}
 
 	if (pipe(viol_pipe) || pipe(stats_pipe))
@@ -577,10 +805,27 @@ int main(int argc, char **argv)
 	alarm((unsigned)seconds + 60);
 	say("tlb-stress: %d cpus, %d slots of %d pages and one of %d per cpu, %d probes per op, %.0f s",
 	    ncpu, nsmall, SMALL_PAGES, BULK_PAGES, probes_per_op, seconds);
-	clock_gettime(CLOCK_MONOTONIC, &t_start);
+	if (none)
+		say("tlb-stress: the first %d small slots of each cpu have 1 page", none);
+	if (fault_every > 1)
+		say("tlb-stress: 1 in %d of the probes that must fault", fault_every);
+	if (ro_owner)
+		say("tlb-stress: owners write before and after mprotect(PROT_READ)");
+	if (PAGE != 4096)
+		say("tlb-stress: page size %lu", PAGE);
 	for (int c = 0; c < ncpu; c++)
 		if (pthread_create(&workers[c].th, NULL, work, &workers[c]))
 			die("pthread_create");
+	/*
+	 * The scratch areas become holes in the reservation only now: with
+	 * 64K pages one is 33 MB, where pthread_create would put a thread's
+	 * stack (and a worker's mmap of its scratch then fails).
+	 */
+	for (int c = 0; c < ncpu; c++)
+		if (munmap(workers[c].scratch, BULK_PAGES * PAGE))
+			die("munmap scratch");
+	clock_gettime(CLOCK_MONOTONIC, &t_start);
+	atomic_store(&go, 1);
 
 	/* Fork every 50 ms while the workers write to the COW pages. */
 	while (!atomic_load(&stop) && now() < seconds) {
@@ -616,6 +861,8 @@ int main(int argc, char **argv)
 		ops += tot[0];
 		probes += tot[1];
 	}
+	if (hs_rounds)
+		handshakes(hs, hs + 2 * PAGE);
 	close(viol_pipe[1]);
 	while (read(viol_pipe[0], &v, 1) == 1)
 		n++;
