@@ -39,3 +39,12 @@ if ! ls "$BB_DIR"/busybox-static_*_arm64.deb >/dev/null 2>&1; then
     (cd "$BB_DIR" && $SUDO apt-get download -qq busybox-static:arm64)
     ls "$BB_DIR"/busybox-static_*_arm64.deb >/dev/null
 fi
+# The POWER mm test's initramfs (scripts/kernel-mm-power-test.sh): the same
+# static busybox for ppc64el.
+if ! ls "$BB_DIR"/busybox-static_*_ppc64el.deb >/dev/null 2>&1; then
+    dpkg --print-foreign-architectures | grep -qx ppc64el || $SUDO dpkg --add-architecture ppc64el
+    $SUDO apt-get update -qq
+    $SUDO mkdir -p "$BB_DIR"
+    (cd "$BB_DIR" && $SUDO apt-get download -qq busybox-static:ppc64el)
+    ls "$BB_DIR"/busybox-static_*_ppc64el.deb >/dev/null
+fi

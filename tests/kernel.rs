@@ -7,6 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 
 mod kbuild;
 mod kernel_mm;
+mod kernel_mm_power;
 mod kernel_mm_riscv;
 mod kernel_tlb;
 mod kernel_tlb_power;
@@ -16,5 +17,12 @@ mod kernel_tlb_power;
 fn arm64_tree() -> MutexGuard<'static, ()> {
     static TREE: Mutex<()> = Mutex::new(());
     // A failed test poisons the lock; the tree itself is still usable.
+    TREE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// kernel_mm_power and kernel_tlb_power build and boot the same cached
+/// POWER tree (target/kernel-tlb-power); one at a time.
+fn power_tree() -> MutexGuard<'static, ()> {
+    static TREE: Mutex<()> = Mutex::new(());
     TREE.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -66,6 +66,7 @@ fn verdict<'a>(trials: &[&'a str], prefix: &str) -> &'a str {
 // the tree is cached afterwards, so a rerun takes seconds.
 #[test]
 fn generated_radix_flushes_remove_stale_translations_in_linux() {
+    let _tree = super::power_tree();
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new("sh")
         .arg(format!("{root}/scripts/kernel-tlb-power-test.sh"))

@@ -3,20 +3,23 @@
 # TLB stress program and, when asked, the kernel's mm selftests, prints
 # "sdmm:" lines on the console and powers off. Arguments come from the
 # kernel command line: sdmm.stress=SECONDS sdmm.selftests=0|1
+# sdmm.onepage=SLOTS (tlb_stress -o: one-page slots per CPU, default 0)
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
 mount -t tmpfs tmp /tmp
 stress=10
 selftests=0
+onepage=0
 for a in $(cat /proc/cmdline); do
     case $a in
         sdmm.stress=*) stress=${a#*=} ;;
         sdmm.selftests=*) selftests=${a#*=} ;;
+        sdmm.onepage=*) onepage=${a#*=} ;;
     esac
 done
 echo "sdmm: start cpus=$(nproc) stress=${stress}s selftests=$selftests"
-/tlb_stress -t "$stress"
+/tlb_stress -t "$stress" -o "$onepage"
 echo "sdmm: stress rc=$?"
 if [ "$selftests" = 1 ]; then
     # mremap_test maps 2 GB regions (it touches 4 MB of them): more than the
