@@ -70,7 +70,15 @@ fn on_both_cores<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> V
 pub fn judge(tests: &[Test], tag: &str) -> Vec<Result<Verdict, String>> {
     let h = herd();
     let dir = crate::support::scratch(tag);
-    on_both_cores(tests, |t| h.run(t, &dir))
+    // One directory per test: tests of different targets share names
+    // (`iotlb_flush_page+e2+0+0` on x86_64 and riscv64), and two threads
+    // writing one file would run herd7 on the other's test.
+    let indexed: Vec<(usize, &Test)> = tests.iter().enumerate().collect();
+    on_both_cores(&indexed, |(k, t)| {
+        let d = dir.join(k.to_string());
+        std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        h.run(t, &d)
+    })
 }
 
 /// One compiled variant of an example: default, or one feature fixed on.

@@ -1,9 +1,15 @@
-//! What a target provides, as one trait (cranelift's `MachBackend` is the
-//! model): its names and ABI, its memory model (barrier table, implicit
-//! orders, what locks need), its code generation and file template, and
-//! what the checks need to read its code back (disassembler, aliases,
-//! emulator). [`super::Target::backend`] is the one registration point;
-//! the rest of the crate asks the backend instead of matching on targets.
+//! What a target provides, as four role traits, each implemented in the
+//! ISA's file that has the knowledge (every `src/isa/<arch>/` has the
+//! same four): [`MemoryModel`] (`barriers.rs`: the barrier table, implicit
+//! orders, what locks need; for the passes), [`SpecWords`] (`syntax.rs`:
+//! which invalidations, registers and patching a spec may name; for the
+//! checker), [`Lowering`] (`emit.rs`: code generation, ABI details, the
+//! file template) and [`Oracles`] (`oracles.rs`: what the checks need to
+//! read the code back: disassembler, aliases, branch flow, litmus dialect,
+//! emulator). A [`Backend`] is a type with all four, over one
+//! [`Description`] (data). [`super::Target::backend`] is the one
+//! registration point; the rest of the crate asks the backend instead of
+//! matching on targets.
 
 use super::barriers::{Barrier, BarrierKind};
 use super::invalidation::Invalidation;
@@ -18,8 +24,8 @@ use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::Func;
 
 /// What a target is, as data: its names, its ABI's registers and its
-/// memory model. The [`Backend`] methods that only read one of these are
-/// given once, by the trait.
+/// memory model. The role methods that only read one of these are given
+/// once, by the traits.
 pub struct Description {
     /// `--target` name.
     pub name: &'static str,
@@ -39,8 +45,9 @@ pub struct Description {
     pub set_cmp: bool,
 }
 
-pub trait Backend: Sync {
-    /// The target's names, registers and memory model.
+/// The data every role reads: a target's names, registers and memory
+/// model table.
+pub trait Described: Sync {
     fn description(&self) -> &Description;
 
     /// `--target` name.
@@ -51,31 +58,53 @@ pub trait Backend: Sync {
     fn triple(&self) -> &'static str {
         self.description().triple
     }
-    fn big_endian(&self) -> bool {
-        false
-    }
-    /// Do byte-reversed loads and stores take only base + index (no
-    /// displacement)?
-    fn swap_is_indexed(&self) -> bool {
-        false
-    }
-    /// Argument and allocatable registers of the target's ABI.
-    fn regfile(&self) -> &'static RegFile {
-        self.description().regs
-    }
+}
 
-    /// Lower an allocated LIR function to this target's machine code.
-    fn codegen(
-        &self,
-        f: &Func,
-        alloc: &Allocation,
-        symbol: &str,
-        style: Style,
-        machine: Machine,
-    ) -> Result<MachFunc, crate::isa::error::CodegenError>;
-    /// The `.S` file around the functions.
-    fn render_file(&self, v: &FileView) -> Result<String, askama::Error>;
+/// The memory model, as the passes and lock lowering ask it (the ISA's
+/// `barriers.rs`).
+pub trait MemoryModel: Described {
+    /// The barrier table on `machine`.
+    fn table(&self, _machine: Machine) -> &'static [BarrierKind] {
+        self.description().barriers
+    }
+    /// Does the memory model order `from` before `to` without any barrier?
+    /// `same_strong_device`: both accesses go to one device instance mapped
+    /// with the strong (default) attributes.
+    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool {
+        (self.description().implicit)(from, to, same_strong_device)
+    }
+    /// The barrier (if any) a release of `order` needs before its store:
+    /// by default the cheapest that orders what the critical section did
+    /// before it, device accesses included for [`ReleaseOrder::Device`].
+    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<Barrier> {
+        use Class::*;
+        let pairs: &[(Class, Class)] = match order {
+            ReleaseOrder::Full => &[(NormalLoad, NormalStore), (NormalStore, NormalStore)],
+            ReleaseOrder::StoresOnly => &[(NormalStore, NormalStore)],
+            ReleaseOrder::Device => &[
+                (NormalLoad, NormalStore),
+                (NormalStore, NormalStore),
+                (DevLoad, NormalStore),
+                (DevStore, NormalStore),
+            ],
+        };
+        super::cheapest(self.table(machine), pairs)
+    }
+    /// The barrier after a lock is taken.
+    fn acquire_barrier(&self, machine: Machine) -> Option<Barrier>;
+    /// What `naive-barriers` puts before a reload of a location already
+    /// read: the cheapest load->load barrier, where the model needs one.
+    fn reload_barrier(&self, machine: Machine) -> Option<Barrier> {
+        super::cheapest(
+            self.table(machine),
+            &[(Class::NormalLoad, Class::NormalLoad)],
+        )
+    }
+}
 
+/// What a spec may name on this target, as checking asks it (the ISA's
+/// `syntax.rs`, beside how the spec spells it).
+pub trait SpecWords: Described {
     /// Does this target have CPU families (`machine NAME`)?
     fn has_machines(&self) -> bool {
         false
@@ -112,51 +141,44 @@ pub trait Backend: Sync {
     /// Is a feature patched this way (`cap`) one this target's kernel
     /// patches at boot?
     fn patches(&self, p: Patching) -> bool;
+}
 
-    /// The barrier table on `machine`.
-    fn table(&self, _machine: Machine) -> &'static [BarrierKind] {
-        self.description().barriers
+/// Code generation and the ABI details around it (the ISA's `emit.rs`).
+pub trait Lowering: Described {
+    fn big_endian(&self) -> bool {
+        false
     }
-    /// Does the memory model order `from` before `to` without any barrier?
-    /// `same_strong_device`: both accesses go to one device instance mapped
-    /// with the strong (default) attributes.
-    fn orders_implicitly(&self, from: Class, to: Class, same_strong_device: bool) -> bool {
-        (self.description().implicit)(from, to, same_strong_device)
+    /// Do byte-reversed loads and stores take only base + index (no
+    /// displacement)?
+    fn swap_is_indexed(&self) -> bool {
+        false
     }
-    /// The barrier (if any) a release of `order` needs before its store:
-    /// by default the cheapest that orders what the critical section did
-    /// before it, device accesses included for [`ReleaseOrder::Device`].
-    fn release_barrier(&self, machine: Machine, order: ReleaseOrder) -> Option<Barrier> {
-        use Class::*;
-        let pairs: &[(Class, Class)] = match order {
-            ReleaseOrder::Full => &[(NormalLoad, NormalStore), (NormalStore, NormalStore)],
-            ReleaseOrder::StoresOnly => &[(NormalStore, NormalStore)],
-            ReleaseOrder::Device => &[
-                (NormalLoad, NormalStore),
-                (NormalStore, NormalStore),
-                (DevLoad, NormalStore),
-                (DevStore, NormalStore),
-            ],
-        };
-        super::cheapest(self.table(machine), pairs)
+    /// Argument and allocatable registers of the target's ABI.
+    fn regfile(&self) -> &'static RegFile {
+        self.description().regs
     }
-    /// The barrier after a lock is taken.
-    fn acquire_barrier(&self, machine: Machine) -> Option<Barrier>;
+    /// Lower an allocated LIR function to this target's machine code.
+    fn codegen(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        style: Style,
+        machine: Machine,
+    ) -> Result<MachFunc, crate::isa::error::CodegenError>;
+    /// The `.S` file around the functions.
+    fn render_file(&self, v: &FileView) -> Result<String, askama::Error>;
     /// How a reservation window of `width` bits is written, for notes.
     fn reservation_window(&self, width: u32) -> String;
-    /// What `naive-barriers` puts before a reload of a location already
-    /// read: the cheapest load->load barrier, where the model needs one.
-    fn reload_barrier(&self, machine: Machine) -> Option<Barrier> {
-        super::cheapest(
-            self.table(machine),
-            &[(Class::NormalLoad, Class::NormalLoad)],
-        )
-    }
-
     /// Symbol of a function's first instruction in the object file.
     fn code_symbol(&self, symbol: &str) -> String {
         symbol.to_string()
     }
+}
+
+/// What the checks need to read this target's code back with tools we
+/// did not write (the ISA's `oracles.rs`).
+pub trait Oracles: Described {
     /// Capstone set up for this target's code.
     fn disassembler(&self) -> capstone::CsResult<capstone::Capstone>;
     /// Instruction length when fixed.
@@ -198,3 +220,8 @@ pub trait Backend: Sync {
         self.emu().arch()
     }
 }
+
+/// A target: all four roles.
+pub trait Backend: MemoryModel + SpecWords + Lowering + Oracles {}
+
+impl<T: MemoryModel + SpecWords + Lowering + Oracles> Backend for T {}

@@ -1,9 +1,13 @@
 //! Targets: per-architecture instruction sets, barrier tables, lowering
 //! and ABI. Each target directory is cut like cranelift's `isa/<arch>`:
-//! `insn` (encoding + text), `barriers` (memory-model table), `lower`
-//! (LIR -> instructions), and the file templates live in `templates/`.
+//! `insn` (instructions, encoding, text), `lower` (LIR -> instructions),
+//! and one file per role of [`backend`]: `barriers` (memory model),
+//! `syntax` (what a spec may write), `emit` (code generation and file
+//! template), `oracles` (what the checks read the code back with); the
+//! file templates live in `templates/`. [`targets!`] is the registry.
 
 pub mod aarch64;
+pub mod assembler;
 pub mod backend;
 pub mod barriers;
 pub mod error;

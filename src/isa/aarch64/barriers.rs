@@ -125,6 +125,26 @@ pub fn implicit(from: Class, to: Class, same_strong_device: bool) -> bool {
     same_strong_device && matches!(from, DevStore | DevLoad) && matches!(to, DevStore | DevLoad)
 }
 
+/// `stlr` orders every earlier explicit access, Device memory included
+/// (Arm ARM B2.3.7; Linux arm64 has no `mmiowb` for this reason), and
+/// locks are taken with `ldaxr`: neither needs a barrier.
+impl crate::isa::backend::MemoryModel for super::Aarch64 {
+    fn release_barrier(
+        &self,
+        _machine: crate::ir::Machine,
+        _order: crate::ir::ReleaseOrder,
+    ) -> Option<crate::isa::barriers::Barrier> {
+        None
+    }
+
+    fn acquire_barrier(
+        &self,
+        _machine: crate::ir::Machine,
+    ) -> Option<crate::isa::barriers::Barrier> {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,3 +36,31 @@ struct Aarch64File<'a> {
 pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
     crate::isa::file::render_sized(&Aarch64File { v }, v)
 }
+
+impl crate::isa::backend::Lowering for super::Aarch64 {
+    fn codegen(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        // GNU as and the kernel's linkage.h agree on register names (x0,
+        // not %x0): the style changes only the file frame.
+        _style: crate::isa::style::Style,
+        _machine: crate::ir::Machine,
+    ) -> Result<MachFunc, crate::isa::error::CodegenError> {
+        codegen(f, alloc, symbol)
+    }
+
+    fn render_file(&self, v: &crate::isa::file::FileView) -> Result<String, askama::Error> {
+        render_file(v)
+    }
+
+    fn reservation_window(&self, width: u32) -> String {
+        let a = match width {
+            8 => "b",
+            16 => "h",
+            _ => "",
+        };
+        format!("ldaxr{a}/stxr{a}")
+    }
+}

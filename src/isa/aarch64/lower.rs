@@ -171,6 +171,57 @@ impl Cx<'_> {
     fn inst(&self, inst: &Inst, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
         let r = |v: &VReg| self.r(*v);
         match inst {
+            Inst::Spill { .. }
+            | Inst::Reload { .. }
+            | Inst::Arg { .. }
+            | Inst::Load { .. }
+            | Inst::Store { .. }
+            | Inst::LoadReserve { .. }
+            | Inst::StoreCond { .. }
+            | Inst::StoreRelease { .. } => return self.memory(inst, e),
+            Inst::Label(_)
+            | Inst::Jump(_)
+            | Inst::FeatureJump { .. }
+            | Inst::Branch { .. }
+            | Inst::BranchBit { .. }
+            | Inst::SubBranchAbove { .. }
+            | Inst::Ret { .. } => return self.control(inst, e),
+            Inst::Imm { dst, .. } if self.xzr_only.contains(dst) => {}
+            Inst::Imm { dst, value } => materialize(r(dst)?, *value, e),
+            Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
+            Inst::Not { dst, src } => not(r(dst)?, r(src)?, e),
+            Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e)?,
+            Inst::Insert {
+                dst,
+                src,
+                shift,
+                width,
+            } => insert(r(dst)?, r(src)?, *shift, *width, e),
+            Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, *b, self.alloc, e)?,
+            Inst::Barrier { name } => name.lower(e),
+            Inst::Invalidate { name, operands } => e(self.invalidate(*name.op(), operands)?),
+            Inst::SpinHint => {}
+            Inst::Sys { .. } => {
+                return Err(LowerError::Internal(
+                    "a Book III-E system instruction reached a target the check refuses it on"
+                        .into(),
+                ))
+            }
+            Inst::SetCmp { cmp, dst, a, b } => {
+                let cond = self.compare(*cmp, r(a)?, b, e)?;
+                e(Insn::Cset {
+                    rd: r(dst)?.into(),
+                    cond,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Loads, stores, reservations, spills and stack arguments.
+    fn memory(&self, inst: &Inst, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+        let r = |v: &VReg| self.r(*v);
+        match inst {
             Inst::Spill { src, slot } => e(Insn::Str {
                 rt: r(src)?.into(),
                 rn: RegOrSp::Sp,
@@ -192,18 +243,6 @@ impl Cx<'_> {
                     });
                 }
             }
-            Inst::Imm { dst, .. } if self.xzr_only.contains(dst) => {}
-            Inst::Imm { dst, value } => materialize(r(dst)?, *value, e),
-            Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
-            Inst::Not { dst, src } => not(r(dst)?, r(src)?, e),
-            Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e)?,
-            Inst::Insert {
-                dst,
-                src,
-                shift,
-                width,
-            } => insert(r(dst)?, r(src)?, *shift, *width, e),
-            Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, *b, self.alloc, e)?,
             Inst::Load {
                 dst,
                 base,
@@ -220,8 +259,6 @@ impl Cx<'_> {
                 swap,
                 ..
             } => mem(true, r(src)?, r(base)?, *offset, *width, *swap, e)?,
-            Inst::Barrier { name } => name.lower(e),
-            Inst::Invalidate { name, operands } => e(self.invalidate(*name.op(), operands)?),
             Inst::LoadReserve {
                 dst,
                 base,
@@ -248,24 +285,19 @@ impl Cx<'_> {
                 rt: r(src)?.into(),
                 rn: r(base)?.into(),
             }),
-            Inst::SpinHint => {}
-            Inst::Sys { .. } => {
-                return Err(LowerError::Internal(
-                    "a Book III-E system instruction reached a target the check refuses it on"
-                        .into(),
-                ))
-            }
+            _ => return Err(LowerError::Internal("not a memory instruction".into())),
+        }
+        Ok(())
+    }
+
+    /// Labels, jumps, branches and the return.
+    fn control(&self, inst: &Inst, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+        let r = |v: &VReg| self.r(*v);
+        match inst {
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::B { target: *l }),
             Inst::FeatureJump { cap, target } => e(feature_jump(cap, *target)?),
             Inst::Branch { cmp, a, b, target } => self.branch(*cmp, r(a)?, b, *target, e)?,
-            Inst::SetCmp { cmp, dst, a, b } => {
-                let cond = self.compare(*cmp, r(a)?, b, e)?;
-                e(Insn::Cset {
-                    rd: r(dst)?.into(),
-                    cond,
-                });
-            }
             Inst::BranchBit {
                 a,
                 bit,
@@ -297,6 +329,7 @@ impl Cx<'_> {
                 self.callee_saved(true, e);
                 e(Insn::Ret);
             }
+            _ => return Err(LowerError::Internal("not a control instruction".into())),
         }
         Ok(())
     }

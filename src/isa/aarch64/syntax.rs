@@ -23,3 +23,22 @@ static AARCH64: &Syntax = &Syntax {
     imm_forms: &[],
     spr_reads: &[],
 };
+
+impl crate::isa::backend::SpecWords for super::Aarch64 {
+    fn via_insn(&self, name: &str) -> bool {
+        name.starts_with("tlbi ")
+    }
+
+    fn invalidation(
+        &self,
+        _machine: crate::ir::Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<crate::isa::invalidation::Invalidation, crate::ir::isa::InvalidationError> {
+        super::lower::invalidation(name, n)
+    }
+
+    fn patches(&self, p: crate::ir::feature::Patching) -> bool {
+        p == crate::ir::feature::Patching::Arm64Alternative
+    }
+}

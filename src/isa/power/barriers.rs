@@ -139,6 +139,30 @@ pub fn implicit(_from: Class, _to: Class, _same_strong_device: bool) -> bool {
     false
 }
 
+/// Book III-S's table, or Book III-E's on e6500. A release is a plain
+/// store after the default release barrier: `lwsync` (`sync` after device
+/// accesses).
+impl crate::isa::backend::MemoryModel for super::Power {
+    fn table(&self, machine: crate::ir::Machine) -> &'static [BarrierKind] {
+        match machine {
+            crate::ir::Machine::E6500 => super::book3e::TABLE,
+            crate::ir::Machine::Book3s => TABLE,
+        }
+    }
+
+    /// `isync` after the branch-dependent store-conditional (Book II
+    /// B.2.1.1, "Acquire Lock").
+    fn acquire_barrier(
+        &self,
+        machine: crate::ir::Machine,
+    ) -> Option<crate::isa::barriers::Barrier> {
+        Some(crate::isa::barriers::Barrier::named(
+            self.table(machine),
+            "isync",
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

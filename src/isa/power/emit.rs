@@ -58,3 +58,49 @@ pub fn render_file(target: Target, v: &FileView) -> Result<String, askama::Error
         v,
     )
 }
+
+impl crate::isa::backend::Lowering for super::Power {
+    fn big_endian(&self) -> bool {
+        !self.le
+    }
+
+    /// `ldbrx`/`stdbrx` and the narrower forms are X-form only.
+    fn swap_is_indexed(&self) -> bool {
+        true
+    }
+
+    fn codegen(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        style: Style,
+        machine: Machine,
+    ) -> Result<MachFunc, CodegenError> {
+        codegen(f, alloc, self.target(), symbol, style, machine)
+    }
+
+    fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {
+        render_file(self.target(), v)
+    }
+
+    fn reservation_window(&self, width: u32) -> String {
+        let c = match width {
+            8 => "b",
+            16 => "h",
+            32 => "w",
+            _ => "d",
+        };
+        format!("l{c}arx/st{c}cx.")
+    }
+
+    /// ELFv1: the global symbol names the .opd descriptor; code is at the
+    /// dot symbol.
+    fn code_symbol(&self, symbol: &str) -> String {
+        if self.le {
+            symbol.to_string()
+        } else {
+            format!(".{symbol}")
+        }
+    }
+}

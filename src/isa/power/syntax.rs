@@ -77,3 +77,53 @@ const fn insn(mnemonic: &'static str, kind: Kind, operands: Operands) -> Insn {
         operands,
     }
 }
+
+impl crate::isa::backend::SpecWords for super::Power {
+    fn has_machines(&self) -> bool {
+        true
+    }
+
+    fn invalidate_class(&self, mnemonic: &str) -> Option<crate::ir::order::Class> {
+        use crate::ir::order::Class;
+        match mnemonic {
+            // Book III-E tlbilx: this CPU only, complete after msync;
+            // isync (objdump spells it `tlbilxva`, `tlbilxpid`,
+            // `tlbilxlpid`).
+            "tlbiel" => Some(Class::LocalInvalidate),
+            m if m.starts_with("tlbilx") => Some(Class::LocalInvalidate),
+            // Writing an entry drops whatever translation it held, on this
+            // CPU: complete after `msync; isync` as a tlbilx (Linux 6.1
+            // tlb_low.S e500 `__tlbil_va`: "tlbwe; msync; isync").
+            "tlbwe" => Some(Class::LocalInvalidate),
+            "slbia" => Some(Class::EratInvalidate),
+            _ => None,
+        }
+    }
+
+    /// `via tlbie 2, 1, 1`: the parser has folded RIC, PRS and R.
+    fn via_insn(&self, name: &str) -> bool {
+        name.starts_with("tlbie ") || name.starts_with("tlbiel ")
+    }
+
+    fn invalidation(
+        &self,
+        machine: crate::ir::Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<crate::isa::invalidation::Invalidation, crate::ir::isa::InvalidationError> {
+        super::book3e::invalidation(machine, name, n)
+    }
+
+    fn spr(
+        &self,
+        machine: crate::ir::Machine,
+        name: &str,
+    ) -> Result<crate::ir::Spr, crate::ir::SprError> {
+        super::book3e::spr(machine, name)
+    }
+
+    fn patches(&self, p: crate::ir::feature::Patching) -> bool {
+        use crate::ir::feature::Patching;
+        matches!(p, Patching::PowerCpuFtr | Patching::PowerMmuFtr)
+    }
+}

@@ -194,6 +194,22 @@ pub fn implicit(from: Class, to: Class, same_strong_device: bool) -> bool {
     }
 }
 
+// A release is a plain store after the default release barrier, the
+// cheapest fence that orders what the critical section did before it
+// (Linux's RISCV_RELEASE_BARRIER is `fence rw,w`; device accesses need
+// I/O in the predecessor set).
+impl crate::isa::backend::MemoryModel for super::Riscv64 {
+    /// LR.aq orders the lock's load before later memory accesses, but
+    /// not before device (I/O) accesses: `fence r,iorw` after the taken
+    /// lock does.
+    fn acquire_barrier(
+        &self,
+        _machine: crate::ir::Machine,
+    ) -> Option<crate::isa::barriers::Barrier> {
+        Some(crate::isa::barriers::Barrier::named(TABLE, "fence r,iorw"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,3 +39,25 @@ struct Riscv64File<'a> {
 pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
     crate::isa::file::render_sized(&Riscv64File { v }, v)
 }
+
+impl crate::isa::backend::Lowering for super::Riscv64 {
+    fn codegen(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        _style: crate::isa::style::Style,
+        _machine: crate::ir::Machine,
+    ) -> Result<MachFunc, CodegenError> {
+        codegen(f, alloc, symbol)
+    }
+
+    fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {
+        render_file(v)
+    }
+
+    fn reservation_window(&self, width: u32) -> String {
+        let w = if width == 64 { "d" } else { "w" };
+        format!("lr.{w}/sc.{w}")
+    }
+}

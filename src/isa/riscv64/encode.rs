@@ -3,36 +3,9 @@
 //! Instructions"; Svinval chapter for its three instructions).
 
 use super::insn::{AluOp, AmoWidth, BrCond, ImmOp, Insn, Label, ShiftOp, Width};
-use rustc_hash::FxHashMap as HashMap;
-use std::fmt;
 
-#[derive(Debug)]
-pub struct Assembled {
-    pub bytes: Vec<u8>,
-    /// Byte offset of each input instruction (labels: where they point).
-    pub offsets: Vec<u32>,
-}
-
-#[derive(Debug, PartialEq, Eq)]
-pub enum EncodeError {
-    UndefinedLabel(Label),
-    DuplicateLabel(Label),
-    BranchOutOfRange { index: usize },
-}
-
-impl fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EncodeError::UndefinedLabel(l) => write!(f, "undefined label {l}"),
-            EncodeError::DuplicateLabel(l) => write!(f, "label {l} defined twice"),
-            EncodeError::BranchOutOfRange { index } => {
-                write!(f, "instruction {index}: branch target out of range")
-            }
-        }
-    }
-}
-
-impl std::error::Error for EncodeError {}
+use crate::isa::assembler::{self, Encode, Reach};
+pub use crate::isa::assembler::{Assembled, EncodeError};
 
 const OP: u32 = 0x33;
 const OP_IMM: u32 = 0x13;
@@ -55,18 +28,17 @@ fn i_type(imm: u32, rs1: u32, f3: u32, rd: u32, op: u32) -> u32 {
 }
 
 /// B-type: a signed, even offset of 13 bits.
-pub fn branch_fits(off: i64) -> bool {
-    (-4096..4096).contains(&off) && off % 2 == 0
-}
-
+const BRANCH_REACH: Reach = Reach::signed(12, 2);
 /// J-type: a signed, even offset of 21 bits.
-pub fn jal_fits(off: i64) -> bool {
-    (-(1 << 20)..(1 << 20)).contains(&off) && off % 2 == 0
+const JAL_REACH: Reach = Reach::signed(20, 2);
+
+/// Can a conditional branch encode offset `off`?
+pub fn branch_fits(off: i64) -> bool {
+    BRANCH_REACH.contains(off) && off % 2 == 0
 }
 
 /// One instruction; `off` is the branch offset (target - pc) for
-/// branches and jumps, already checked with [`branch_fits`] /
-/// [`jal_fits`]. `None` for a label.
+/// branches and jumps, already checked against its reach. `None` for a label.
 pub fn encode(insn: &Insn, off: i64) -> Option<u32> {
     let o = off as u32;
     Some(match insn {
@@ -183,105 +155,69 @@ fn amo_f3(w: AmoWidth) -> u32 {
     }
 }
 
-fn layout(insns: &[Insn]) -> Result<(Vec<u32>, HashMap<Label, u32>), EncodeError> {
-    let mut offsets = Vec::with_capacity(insns.len());
-    let mut labels = HashMap::default();
-    let mut pc = 0u32;
-    for i in insns {
-        offsets.push(pc);
-        match i {
-            Insn::Label(l) => {
-                if labels.insert(*l, pc).is_some() {
-                    return Err(EncodeError::DuplicateLabel(*l));
-                }
-            }
-            _ => pc += 4,
+impl Encode for Insn {
+    fn defines(&self) -> Option<Label> {
+        match self {
+            Insn::Label(l) => Some(*l),
+            _ => None,
         }
     }
-    Ok((offsets, labels))
-}
 
-fn target_of(i: &Insn) -> Option<Label> {
-    match i {
-        Insn::Branch { target, .. } | Insn::J { target } => Some(*target),
-        _ => None,
+    fn branch(&self) -> Option<(Label, Reach)> {
+        match self {
+            Insn::Branch { target, .. } => Some((*target, BRANCH_REACH)),
+            Insn::J { target } => Some((*target, JAL_REACH)),
+            _ => None,
+        }
+    }
+
+    /// Conditional branches reach 4 KiB: one that does not becomes the
+    /// inverted branch over a `j` (1 MiB). The pair is two lines of the
+    /// `.S`, so GNU as has nothing left to relax.
+    fn veneer(&self, skip: Label) -> Option<Vec<Insn>> {
+        match *self {
+            Insn::Branch {
+                cond,
+                rs1,
+                rs2,
+                target,
+            } => Some(vec![
+                Insn::Branch {
+                    cond: cond.inverse(),
+                    rs1,
+                    rs2,
+                    target: skip,
+                },
+                Insn::J { target },
+                Insn::Label(skip),
+            ]),
+            _ => None,
+        }
     }
 }
 
 /// Little-endian words, no compressed forms (the template says
 /// `.option norvc`, so GNU as makes the same choice).
 pub fn assemble(insns: &[Insn]) -> Result<Assembled, EncodeError> {
-    let (offsets, labels) = layout(insns)?;
-    let mut bytes = Vec::with_capacity(insns.len() * 4);
-    for (i, insn) in insns.iter().enumerate() {
-        let off = match target_of(insn) {
-            Some(t) => {
-                let to = *labels.get(&t).ok_or(EncodeError::UndefinedLabel(t))?;
-                let off = i64::from(to) - i64::from(offsets[i]);
-                let fits = match insn {
-                    Insn::J { .. } => jal_fits(off),
-                    _ => branch_fits(off),
-                };
-                if !fits {
-                    return Err(EncodeError::BranchOutOfRange { index: i });
-                }
-                off
-            }
-            None => 0,
-        };
-        if let Some(w) = encode(insn, off) {
-            bytes.extend_from_slice(&w.to_le_bytes());
-        }
-    }
-    Ok(Assembled { bytes, offsets })
+    assembler::assemble(insns, |layout| {
+        assembler::words(insns, layout, false, |index, insn, _| {
+            let off = match insn.branch() {
+                Some((target, _)) => layout.disp(index, target)?,
+                None => 0,
+            };
+            encode(insn, off).ok_or(EncodeError::BadOperand {
+                index,
+                what: "no encoding",
+            })
+        })
+    })
 }
 
-/// Conditional branches reach 4 KiB: one that does not becomes the
-/// inverted branch over a `j` (1 MiB), with a new label after the `j`
-/// (numbered from `next_label`). Repeated until every branch fits, as a
-/// longer pair can push another branch out of range. The pair is two
-/// lines of the `.S`, so GNU as has nothing left to relax.
+/// Far conditional branches relaxed into veneers (see
+/// [`crate::isa::assembler::relax`]).
 pub fn relax<O: Clone>(
-    mut insns: Vec<(Insn, O)>,
-    mut next_label: Label,
+    insns: Vec<(Insn, O)>,
+    next_label: Label,
 ) -> Result<Vec<(Insn, O)>, EncodeError> {
-    loop {
-        let plain: Vec<Insn> = insns.iter().map(|(i, _)| i.clone()).collect();
-        let (offsets, labels) = layout(&plain)?;
-        let far = |k: usize| match &plain[k] {
-            Insn::Branch { target, .. } => labels
-                .get(target)
-                .is_some_and(|&t| !branch_fits(i64::from(t) - i64::from(offsets[k]))),
-            _ => false,
-        };
-        let far: Vec<usize> = (0..plain.len()).filter(|&k| far(k)).collect();
-        if far.is_empty() {
-            return Ok(insns);
-        }
-        let mut out = Vec::with_capacity(insns.len() + 2 * far.len());
-        for (k, (insn, o)) in insns.into_iter().enumerate() {
-            match insn {
-                Insn::Branch {
-                    cond,
-                    rs1,
-                    rs2,
-                    target,
-                } if far.binary_search(&k).is_ok() => {
-                    let skip = next_label;
-                    next_label += 1;
-                    let inv = Insn::Branch {
-                        cond: cond.inverse(),
-                        rs1,
-                        rs2,
-                        target: skip,
-                    };
-                    out.push((inv, o.clone()));
-                    out.push((Insn::J { target }, o.clone()));
-                    out.push((Insn::Label(skip), o));
-                }
-                other => out.push((other, o)),
-            }
-        }
-        insns = out;
-    }
+    assembler::relax(insns, next_label)
 }

@@ -216,6 +216,75 @@ fn compared(b: &Operand, alloc: &Allocation, e: Emit) -> Result<Reg, LowerError>
 /// Every instruction but `Ret` (which restores the frame).
 fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), LowerError> {
     let r = |v: VReg| reg_of(alloc, v);
+    match inst {
+        Inst::Spill { .. }
+        | Inst::Reload { .. }
+        | Inst::Arg { .. }
+        | Inst::Load { .. }
+        | Inst::Store { .. } => return memory(inst, alloc, frame, e),
+        Inst::Label(_)
+        | Inst::Jump(_)
+        | Inst::FeatureJump { .. }
+        | Inst::Branch { .. }
+        | Inst::BranchBit { .. }
+        | Inst::SubBranchAbove { .. }
+        | Inst::Ret { .. } => return control(inst, alloc, e),
+        Inst::Imm { dst, value } => li(r(*dst)?, *value, e),
+        Inst::Copy { dst, src } => mov(r(*dst)?, r(*src)?, e),
+        Inst::Not { dst, src } => e(alu_imm(ImmOp::Xori, r(*dst)?, r(*src)?, -1)),
+        Inst::Un { op, dst, src } => un(*op, r(*dst)?, r(*src)?, e),
+        Inst::Insert {
+            dst,
+            src,
+            shift: s,
+            width,
+        } => insert(r(*dst)?, r(*src)?, *s, *width, e),
+        Inst::Bin { op, dst, a, b } => bin(*op, r(*dst)?, r(*a)?, *b, alloc, e)?,
+        Inst::Barrier { name } => name.lower(e),
+        Inst::Invalidate { name, operands } => {
+            let ops = operands
+                .iter()
+                .map(|v| r(*v))
+                .collect::<Result<Vec<_>, _>>()?;
+            e(invalidate(*name.op(), &ops))
+        }
+        Inst::LoadReserve { .. } | Inst::StoreCond { .. } | Inst::StoreRelease { .. } => {
+            lock_op(inst, alloc, e)?
+        }
+        Inst::SpinHint => {}
+        Inst::Sys { .. } => {
+            return Err(LowerError::Internal(
+                "a Book III-E system instruction reached a target the check refuses it on".into(),
+            ))
+        }
+        // No flags: `sltu` for an unsigned order, `xor` then `sltu` from
+        // x0 (`snez`) for (in)equality, `xori 1` for the negations.
+        Inst::SetCmp { cmp, dst, a, b } => {
+            let (rd, ra) = (r(*dst)?, r(*a)?);
+            let rb = compared(b, alloc, e)?;
+            match cmp {
+                Cmp::Ltu | Cmp::Geu => e(alu(AluOp::Sltu, rd, ra, rb)),
+                Cmp::Eq | Cmp::Ne => {
+                    let diff = if rb == Reg::ZERO {
+                        ra
+                    } else {
+                        e(alu(AluOp::Xor, rd, ra, rb));
+                        rd
+                    };
+                    e(alu(AluOp::Sltu, rd, Reg::ZERO, diff));
+                }
+            }
+            if matches!(cmp, Cmp::Geu | Cmp::Eq) {
+                e(alu_imm(ImmOp::Xori, rd, rd, 1));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Loads, stores, spills and stack arguments.
+fn memory(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), LowerError> {
+    let r = |v: VReg| reg_of(alloc, v);
     // Slot `n` is the (n+1)th doubleword down from the frame's top.
     let slot_off = |slot: u32| {
         i64::from(frame)
@@ -241,17 +310,6 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
                 mem(false, r(*dst)?, Reg::SP, u64::from(off), 64, false, e)?;
             }
         }
-        Inst::Imm { dst, value } => li(r(*dst)?, *value, e),
-        Inst::Copy { dst, src } => mov(r(*dst)?, r(*src)?, e),
-        Inst::Not { dst, src } => e(alu_imm(ImmOp::Xori, r(*dst)?, r(*src)?, -1)),
-        Inst::Un { op, dst, src } => un(*op, r(*dst)?, r(*src)?, e),
-        Inst::Insert {
-            dst,
-            src,
-            shift: s,
-            width,
-        } => insert(r(*dst)?, r(*src)?, *s, *width, e),
-        Inst::Bin { op, dst, a, b } => bin(*op, r(*dst)?, r(*a)?, *b, alloc, e)?,
         Inst::Load {
             dst,
             base,
@@ -268,23 +326,15 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
             swap,
             ..
         } => mem(true, r(*src)?, r(*base)?, *offset, *width, *swap, e)?,
-        Inst::Barrier { name } => name.lower(e),
-        Inst::Invalidate { name, operands } => {
-            let ops = operands
-                .iter()
-                .map(|v| r(*v))
-                .collect::<Result<Vec<_>, _>>()?;
-            e(invalidate(*name.op(), &ops))
-        }
-        Inst::LoadReserve { .. } | Inst::StoreCond { .. } | Inst::StoreRelease { .. } => {
-            lock_op(inst, alloc, e)?
-        }
-        Inst::SpinHint => {}
-        Inst::Sys { .. } => {
-            return Err(LowerError::Internal(
-                "a Book III-E system instruction reached a target the check refuses it on".into(),
-            ))
-        }
+        _ => return Err(LowerError::Internal("not a memory instruction".into())),
+    }
+    Ok(())
+}
+
+/// Labels, jumps, branches (`Ret` restores the frame: `lower` lowers it).
+fn control(inst: &Inst, alloc: &Allocation, e: Emit) -> Result<(), LowerError> {
+    let r = |v: VReg| reg_of(alloc, v);
+    match inst {
         Inst::Label(l) => e(Insn::Label(*l)),
         Inst::Jump(l) => e(Insn::J { target: *l }),
         Inst::FeatureJump { cap, .. } => {
@@ -309,27 +359,6 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
                 target: *target,
             });
         }
-        // No flags: `sltu` for an unsigned order, `xor` then `sltu` from
-        // x0 (`snez`) for (in)equality, `xori 1` for the negations.
-        Inst::SetCmp { cmp, dst, a, b } => {
-            let (rd, ra) = (r(*dst)?, r(*a)?);
-            let rb = compared(b, alloc, e)?;
-            match cmp {
-                Cmp::Ltu | Cmp::Geu => e(alu(AluOp::Sltu, rd, ra, rb)),
-                Cmp::Eq | Cmp::Ne => {
-                    let diff = if rb == Reg::ZERO {
-                        ra
-                    } else {
-                        e(alu(AluOp::Xor, rd, ra, rb));
-                        rd
-                    };
-                    e(alu(AluOp::Sltu, rd, Reg::ZERO, diff));
-                }
-            }
-            if matches!(cmp, Cmp::Geu | Cmp::Eq) {
-                e(alu_imm(ImmOp::Xori, rd, rd, 1));
-            }
-        }
         Inst::BranchBit {
             a,
             bit,
@@ -349,7 +378,8 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
                 target: *target,
             });
         }
-        Inst::Ret { .. } => unreachable!("lowered by `lower`"),
+        Inst::Ret { .. } => return Err(LowerError::Internal("`Ret` is lowered by `lower`".into())),
+        _ => return Err(LowerError::Internal("not a control instruction".into())),
     }
     Ok(())
 }

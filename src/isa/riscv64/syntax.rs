@@ -33,3 +33,33 @@ static RISCV64: &Syntax = &Syntax {
     imm_forms: &[],
     spr_reads: &[],
 };
+
+impl crate::isa::backend::SpecWords for super::Riscv64 {
+    /// Svinval's `sinval.vma` is ordered only by `sfence.w.inval` /
+    /// `sfence.inval.ir`, this hart only, like POWER's tlbiel.
+    /// (`sfence.vma` orders itself: the default class, with this target's
+    /// implicit orders.)
+    fn invalidate_class(&self, mnemonic: &str) -> Option<crate::ir::order::Class> {
+        (mnemonic == "sinval.vma").then_some(crate::ir::order::Class::LocalInvalidate)
+    }
+
+    /// `sfence.vma` / `sinval.vma`, with ` x0` for a whole ASID.
+    fn via_insn(&self, name: &str) -> bool {
+        name.starts_with("sfence.vma") || name.starts_with("sinval.vma")
+    }
+
+    fn invalidation(
+        &self,
+        _machine: crate::ir::Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<crate::isa::invalidation::Invalidation, crate::ir::isa::InvalidationError> {
+        super::lower::invalidation(name, n)
+    }
+
+    /// Linux's riscv ISA-extension alternatives are not modelled: a
+    /// riscv64 feature is a run-time bit of the feature word.
+    fn patches(&self, _p: crate::ir::feature::Patching) -> bool {
+        false
+    }
+}

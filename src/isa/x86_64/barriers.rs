@@ -69,6 +69,33 @@ pub fn implicit(from: Class, to: Class, same_strong_device: bool) -> bool {
     }
 }
 
+/// TSO: stores are ordered among themselves, UC included, so a release
+/// needs no barrier; loads stay in order, so a reload needs none; locks
+/// are taken with `lock cmpxchg`, a full barrier itself.
+impl crate::isa::backend::MemoryModel for super::X86_64 {
+    fn release_barrier(
+        &self,
+        _machine: crate::ir::Machine,
+        _order: crate::ir::ReleaseOrder,
+    ) -> Option<crate::isa::barriers::Barrier> {
+        None
+    }
+
+    fn acquire_barrier(
+        &self,
+        _machine: crate::ir::Machine,
+    ) -> Option<crate::isa::barriers::Barrier> {
+        None
+    }
+
+    fn reload_barrier(
+        &self,
+        _machine: crate::ir::Machine,
+    ) -> Option<crate::isa::barriers::Barrier> {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,3 +50,24 @@ struct X86File<'a> {
 pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
     crate::isa::file::render_sized(&X86File { v }, v)
 }
+
+impl crate::isa::backend::Lowering for super::X86_64 {
+    fn codegen(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        symbol: &str,
+        style: Style,
+        _machine: crate::ir::Machine,
+    ) -> Result<MachFunc, CodegenError> {
+        codegen(f, alloc, symbol, style)
+    }
+
+    fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {
+        render_file(v)
+    }
+
+    fn reservation_window(&self, _width: u32) -> String {
+        "load/lock cmpxchg".into()
+    }
+}

@@ -162,17 +162,21 @@ impl Cx<'_> {
     ) -> Result<(), LowerError> {
         let r = |v: &VReg| self.r(*v);
         match inst {
-            Inst::Arg { dst, index } => {
-                if let Some(disp) = stack_arg_disp(*index, self.saved.len(), self.spill) {
-                    e(Insn::Load {
-                        size: Size::Q,
-                        rd: r(dst)?,
-                        base: RSP,
-                        index: None,
-                        disp,
-                    });
-                }
-            }
+            Inst::Arg { .. }
+            | Inst::Load { .. }
+            | Inst::Store { .. }
+            | Inst::LoadReserve { .. }
+            | Inst::StoreCond { .. }
+            | Inst::StoreRelease { .. }
+            | Inst::Spill { .. }
+            | Inst::Reload { .. } => return self.memory(inst, e),
+            Inst::Label(_)
+            | Inst::Jump(_)
+            | Inst::FeatureJump { .. }
+            | Inst::Branch { .. }
+            | Inst::BranchBit { .. }
+            | Inst::SubBranchAbove { .. }
+            | Inst::Ret { .. } => return self.control(inst, prev, e),
             Inst::Imm { dst, value } => imm(r(dst)?, *value, e),
             Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
             Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e),
@@ -188,6 +192,45 @@ impl Cx<'_> {
             } => insert(r(dst)?, r(src)?, *shift, *width, e)?,
             Inst::Bin { op, dst, a, b } => {
                 bin(*op, r(dst)?, r(a)?, self.operand(b)?, self.rcx_live, e)?
+            }
+            Inst::Barrier { name } => name.lower(e),
+            Inst::Invalidate { name, operands } => {
+                // The one form: the downcast only checks the target.
+                let &Invlpg = name.op();
+                e(Insn::Invlpg {
+                    base: r(&operands[0])?,
+                });
+            }
+            Inst::SpinHint => e(Insn::Pause),
+            Inst::Sys { .. } => {
+                return Err(LowerError::Internal(
+                    "a Book III-E system instruction reached a target the check refuses it on"
+                        .into(),
+                ))
+            }
+            Inst::SetCmp { .. } => {
+                return Err(LowerError::Internal(
+                    "SetCmp on a target whose Description says set_cmp: false".into(),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Loads, stores, reservations, spills and stack arguments.
+    fn memory(&self, inst: &Inst, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+        let r = |v: &VReg| self.r(*v);
+        match inst {
+            Inst::Arg { dst, index } => {
+                if let Some(disp) = stack_arg_disp(*index, self.saved.len(), self.spill) {
+                    e(Insn::Load {
+                        size: Size::Q,
+                        rd: r(dst)?,
+                        base: RSP,
+                        index: None,
+                        disp,
+                    });
+                }
             }
             Inst::Load {
                 dst,
@@ -205,14 +248,6 @@ impl Cx<'_> {
                 swap,
                 ..
             } => store(r(src)?, r(base)?, *offset, *width, *swap, e)?,
-            Inst::Barrier { name } => name.lower(e),
-            Inst::Invalidate { name, operands } => {
-                // The one form: the downcast only checks the target.
-                let &Invlpg = name.op();
-                e(Insn::Invlpg {
-                    base: r(&operands[0])?,
-                });
-            }
             // No load-reserve on x86-64: a plain load into rax (the
             // allocator pins it there), and `lock cmpxchg` stores only if
             // the memory still holds that value.
@@ -231,18 +266,6 @@ impl Cx<'_> {
             Inst::StoreRelease { src, base, width } => {
                 store(r(src)?, r(base)?, 0, *width, false, e)?
             }
-            Inst::SpinHint => e(Insn::Pause),
-            Inst::Sys { .. } => {
-                return Err(LowerError::Internal(
-                    "a Book III-E system instruction reached a target the check refuses it on"
-                        .into(),
-                ))
-            }
-            Inst::SetCmp { .. } => {
-                return Err(LowerError::Internal(
-                    "SetCmp on a target whose Description says set_cmp: false".into(),
-                ))
-            }
             Inst::Spill { src, slot } => e(Insn::Store {
                 size: Size::Q,
                 base: RSP,
@@ -257,6 +280,20 @@ impl Cx<'_> {
                 index: None,
                 disp: 8 * *slot as i32,
             }),
+            _ => return Err(LowerError::Internal("not a memory instruction".into())),
+        }
+        Ok(())
+    }
+
+    /// Labels, jumps, branches and the return.
+    fn control(
+        &self,
+        inst: &Inst,
+        prev: Option<&Insn>,
+        e: &mut dyn FnMut(Insn),
+    ) -> Result<(), LowerError> {
+        let r = |v: &VReg| self.r(*v);
+        match inst {
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::Jmp { target: *l }),
             Inst::FeatureJump { cap, .. } => {
@@ -301,6 +338,8 @@ impl Cx<'_> {
                 }
                 e(Insn::Ret);
             }
+
+            _ => return Err(LowerError::Internal("not a control instruction".into())),
         }
         Ok(())
     }

@@ -16,3 +16,19 @@ static X86_64: &Syntax = &Syntax {
     imm_forms: &[],
     spr_reads: &[],
 };
+
+impl crate::isa::backend::SpecWords for super::X86_64 {
+    fn invalidation(
+        &self,
+        _machine: crate::ir::Machine,
+        name: &str,
+        n: usize,
+    ) -> Result<crate::isa::invalidation::Invalidation, crate::ir::isa::InvalidationError> {
+        super::lower::invalidation(name, n)
+    }
+
+    /// No boot-time patching of ours on x86-64.
+    fn patches(&self, _p: crate::ir::feature::Patching) -> bool {
+        false
+    }
+}

@@ -90,34 +90,7 @@ pub(crate) fn build_checked(
     hoist: Hoist,
     predict: bool,
 ) -> Result<Option<Func>, Diag> {
-    let mut args = Vec::new();
-    for &d in &seq.devices {
-        match prog.devices[d].instances {
-            Instances::Single => args.push(ArgKind::DeviceBase(d)),
-            Instances::Fixed(_) => args.push(ArgKind::DeviceArray(d)),
-            Instances::Dynamic { .. } => {
-                args.push(ArgKind::DeviceArray(d));
-                args.push(ArgKind::DeviceCount(d));
-            }
-        }
-    }
-    args.extend((0..seq.params.len()).map(ArgKind::Param));
-    if args.len() > MAX_ARGS {
-        return Err(Diag::new(
-            seq.span,
-            format!(
-                "`{}` takes {} arguments; at most {} are supported",
-                seq.name,
-                args.len(),
-                MAX_ARGS
-            ),
-        )
-        .label("too many arguments")
-        .help(
-            "split the sequence or use fewer parameters (a dynamic device set \
-             takes two arguments, its array and its count)",
-        ));
-    }
+    let args = arguments(prog, seq)?;
     let mut b = Builder {
         prog,
         target,
@@ -203,6 +176,42 @@ pub(crate) fn build_checked(
     crate::lir::bittest::fuse(&mut b.f);
     crate::lir::jumps::thread(&mut b.f);
     Ok(Some(b.f))
+}
+
+/// The function's arguments in ABI order: each device's base (an array,
+/// and its count for a dynamic set), then the parameters; more than the
+/// targets pass in registers and on the stack is an error at the
+/// sequence.
+fn arguments(prog: &Program, seq: &Seq) -> Result<Vec<ArgKind>, Diag> {
+    let mut args = Vec::new();
+    for &d in &seq.devices {
+        match prog.devices[d].instances {
+            Instances::Single => args.push(ArgKind::DeviceBase(d)),
+            Instances::Fixed(_) => args.push(ArgKind::DeviceArray(d)),
+            Instances::Dynamic { .. } => {
+                args.push(ArgKind::DeviceArray(d));
+                args.push(ArgKind::DeviceCount(d));
+            }
+        }
+    }
+    args.extend((0..seq.params.len()).map(ArgKind::Param));
+    if args.len() > MAX_ARGS {
+        return Err(Diag::new(
+            seq.span,
+            format!(
+                "`{}` takes {} arguments; at most {} are supported",
+                seq.name,
+                args.len(),
+                MAX_ARGS
+            ),
+        )
+        .label("too many arguments")
+        .help(
+            "split the sequence or use fewer parameters (a dynamic device set \
+             takes two arguments, its array and its count)",
+        ));
+    }
+    Ok(args)
 }
 
 /// How many statements `body` holds, nested ones included.

@@ -27,6 +27,8 @@ use std::collections::HashMap;
 use dynasmrt::aarch64::Aarch64Relocation;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, VecAssembler};
 
+use crate::isa::assembler::{self, Encode, Reach};
+
 use super::{
     Assembled, BarrierOpt, Cond, EncodeError, ImmLogic, Insn, Label, MoveWide, RegOrZr, Size,
     TlbiOp,
@@ -34,12 +36,12 @@ use super::{
 
 type Asm = VecAssembler<Aarch64Relocation>;
 
-/// Largest displacement (bytes) of B (imm26) and of CBZ/CBNZ/B.cond (imm19);
-/// the minimum is `-(max + 4)` (Arm ARM C6.2 "B", "B.cond", "CBZ").
-const B_MAX: i64 = (1 << 27) - 4;
-const COND_MAX: i64 = (1 << 20) - 4;
+/// Reach of B (imm26 words) and of CBZ/CBNZ/B.cond (imm19) (Arm ARM
+/// C6.2 "B", "B.cond", "CBZ").
+const B_REACH: Reach = Reach::signed(26, 4);
+const COND_REACH: Reach = Reach::signed(19, 4);
 /// TBZ/TBNZ: imm14 words.
-const TB_MAX: i64 = (1 << 15) - 4;
+const TB_REACH: Reach = Reach::signed(14, 4);
 
 fn bad(index: usize, what: &'static str) -> EncodeError {
     EncodeError::BadOperand { index, what }
@@ -634,76 +636,58 @@ fn emit_tlbi(
     Ok(())
 }
 
-fn branch_target(insn: &Insn) -> Option<(Label, i64)> {
-    match *insn {
-        Insn::B { target } => Some((target, B_MAX)),
-        Insn::Tbz { target, .. } | Insn::Tbnz { target, .. } => Some((target, TB_MAX)),
-        Insn::Cbz { target, .. } | Insn::Cbnz { target, .. } | Insn::BCond { target, .. } => {
-            Some((target, COND_MAX))
+impl Encode for Insn {
+    fn defines(&self) -> Option<Label> {
+        match *self {
+            Insn::Label(l) => Some(l),
+            _ => None,
         }
-        _ => None,
+    }
+
+    fn branch(&self) -> Option<(Label, Reach)> {
+        match *self {
+            Insn::B { target } => Some((target, B_REACH)),
+            Insn::Tbz { target, .. } | Insn::Tbnz { target, .. } => Some((target, TB_REACH)),
+            Insn::Cbz { target, .. } | Insn::Cbnz { target, .. } | Insn::BCond { target, .. } => {
+                Some((target, COND_REACH))
+            }
+            _ => None,
+        }
     }
 }
 
-/// Assembles a whole sequence.  Pass 1 computes offsets and label
-/// positions and checks branch ranges (so errors name the instruction);
-/// pass 2 encodes through dynasm, whose label relocations then cannot fail.
+/// Assembles a whole sequence: the shared assembler lays it out and
+/// checks branch ranges (so errors name the instruction); dynasm encodes,
+/// and its label relocations then cannot fail.
 pub fn assemble(insns: &[Insn]) -> Result<Assembled, EncodeError> {
-    // Pass 1: every real instruction is 4 bytes (A64 is fixed width).
-    let mut offsets = Vec::with_capacity(insns.len());
-    let mut label_off: HashMap<Label, u32> = HashMap::new();
-    let mut off: u32 = 0;
-    for (i, insn) in insns.iter().enumerate() {
-        offsets.push(off);
-        if let Insn::Label(l) = *insn {
-            if label_off.insert(l, off).is_some() {
-                return Err(EncodeError::DuplicateLabel(l));
-            }
-        } else {
-            off = off
-                .checked_add(4)
-                .ok_or(bad(i, "program larger than 4 GiB"))?;
+    assembler::assemble(insns, |_| {
+        let mut ops = Asm::new(0);
+        let labels: HashMap<Label, DynamicLabel> = insns
+            .iter()
+            .filter_map(Encode::defines)
+            .map(|l| (l, ops.new_dynamic_label()))
+            .collect();
+        for (index, insn) in insns.iter().enumerate() {
+            emit(
+                &mut ops,
+                insn,
+                &Ctx {
+                    index,
+                    labels: &labels,
+                },
+            )?;
         }
-    }
-    for (i, insn) in insns.iter().enumerate() {
-        if let Some((target, max)) = branch_target(insn) {
-            let t = *label_off
-                .get(&target)
-                .ok_or(EncodeError::UndefinedLabel(target))?;
-            let disp = i64::from(t) - i64::from(offsets[i]);
-            if disp > max || disp < -(max + 4) {
-                return Err(EncodeError::BranchOutOfRange { index: i });
-            }
-        }
-    }
-
-    // Pass 2.
-    let mut ops = Asm::new(0);
-    let labels: HashMap<Label, DynamicLabel> = label_off
-        .keys()
-        .map(|&l| (l, ops.new_dynamic_label()))
-        .collect();
-    for (index, insn) in insns.iter().enumerate() {
-        emit(
-            &mut ops,
-            insn,
-            &Ctx {
-                index,
-                labels: &labels,
-            },
-        )?;
-    }
-    let bytes = ops.finalize().map_err(|_| {
-        // Unreachable after pass 1; reported rather than panicking.
-        bad(insns.len(), "internal: dynasm failed to resolve labels")
-    })?;
-    Ok(Assembled { bytes, offsets })
+        ops.finalize().map_err(|_| {
+            // Unreachable after the layout; reported rather than panicking.
+            bad(insns.len(), "internal: dynasm failed to resolve labels")
+        })
+    })
 }
 
 /// Encodes a single non-branch instruction.  Branches and labels need
 /// [`assemble`] (they are PC-relative) and yield `BadOperand`.
 pub fn encode_one(insn: &Insn) -> Result<u32, EncodeError> {
-    if branch_target(insn).is_some() || matches!(insn, Insn::Label(_)) {
+    if insn.branch().is_some() || matches!(insn, Insn::Label(_)) {
         return Err(bad(0, "branches and labels need assemble()"));
     }
     let labels = HashMap::new();

@@ -19,8 +19,6 @@ mod regs;
 mod tests;
 mod text;
 
-use std::fmt;
-
 pub use args::{BarrierOpt, Cond, Size, TlbiOp};
 pub use encode::{assemble, encode_one};
 pub use imms::{Bitfield, Imm12, ImmLogic, ImmShift, MoveWide, SpAdjust, UImm12Scaled};
@@ -315,38 +313,9 @@ pub enum Insn {
     Label(Label),
 }
 
-/// Little-endian instruction words; `offsets[i]` is the byte offset of
-/// `insns[i]` (for `Insn::Label`, the offset of the next instruction).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Assembled {
-    pub bytes: Vec<u8>,
-    pub offsets: Vec<u32>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EncodeError {
-    UndefinedLabel(Label),
-    DuplicateLabel(Label),
-    BranchOutOfRange { index: usize },
-    BadOperand { index: usize, what: &'static str },
-}
-
-impl fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EncodeError::UndefinedLabel(l) => write!(f, "undefined label {l}"),
-            EncodeError::DuplicateLabel(l) => write!(f, "label {l} defined more than once"),
-            EncodeError::BranchOutOfRange { index } => {
-                write!(f, "instruction {index}: branch target out of range")
-            }
-            EncodeError::BadOperand { index, what } => {
-                write!(f, "instruction {index}: bad operand: {what}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for EncodeError {}
+/// Little-endian instruction words, and the byte offset of each input
+/// instruction; why an instruction list cannot be assembled.
+pub use crate::isa::assembler::{Assembled, EncodeError};
 
 impl Insn {
     /// DMB, DSB and ISB.  (Acquire/release accesses order memory too, but

@@ -4,49 +4,9 @@
 use super::args::{spr_field, Cond, Label};
 use super::regs::Reg;
 use super::Insn;
-use rustc_hash::FxHashMap as HashMap;
-use std::fmt;
 
-/// Output of [`assemble`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Assembled {
-    pub bytes: Vec<u8>,
-    /// `offsets[i]` = byte offset of `insns[i]` (for a label: offset of the next insn).
-    pub offsets: Vec<u32>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EncodeError {
-    UndefinedLabel(Label),
-    DuplicateLabel(Label),
-    /// `index` is the position in the slice given to [`assemble`]; 0 when
-    /// produced by a standalone [`Insn::encode_word`] call.
-    BranchOutOfRange {
-        index: usize,
-    },
-    /// `index` as for `BranchOutOfRange`; `what` names the offending operand.
-    BadOperand {
-        index: usize,
-        what: &'static str,
-    },
-}
-
-impl fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EncodeError::UndefinedLabel(l) => write!(f, "undefined label {l}"),
-            EncodeError::DuplicateLabel(l) => write!(f, "label {l} defined more than once"),
-            EncodeError::BranchOutOfRange { index } => {
-                write!(f, "instruction {index}: branch displacement out of range")
-            }
-            EncodeError::BadOperand { index, what } => {
-                write!(f, "instruction {index}: bad operand: {what}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for EncodeError {}
+use crate::isa::assembler::{self, Encode, Reach};
+pub use crate::isa::assembler::{Assembled, EncodeError};
 
 // ---------------------------------------------------------------------------
 // Encoding helpers
@@ -493,38 +453,33 @@ impl Insn {
     }
 }
 
-/// Two-pass assembly: pass 1 assigns offsets (labels take no space) and
-/// collects label definitions; pass 2 encodes with all labels known, so
-/// forward branches work. Words are stored in the requested byte order.
+impl Encode for Insn {
+    fn defines(&self) -> Option<Label> {
+        match self {
+            Insn::Label(l) => Some(*l),
+            _ => None,
+        }
+    }
+
+    /// `b` has a 24-bit word displacement, `bc` and `bdnz` 14 bits (the
+    /// feature section's `b` is a `nop` here: the kernel patches it).
+    fn branch(&self) -> Option<(Label, Reach)> {
+        match *self {
+            Insn::B { target } => Some((target, Reach::signed(24, 4))),
+            Insn::Bc { target, .. } | Insn::Bdnz { target } => Some((target, Reach::signed(14, 4))),
+            _ => None,
+        }
+    }
+}
+
+/// The shared assembler (labels take no space, every label known before
+/// any word is encoded, so forward branches work); words in the requested
+/// byte order.
 pub fn assemble(insns: &[Insn], big_endian: bool) -> Result<Assembled, EncodeError> {
-    let mut offsets = Vec::with_capacity(insns.len());
-    let mut labels: HashMap<Label, u32> = HashMap::default();
-    let mut pc: u32 = 0;
-    for (index, insn) in insns.iter().enumerate() {
-        offsets.push(pc);
-        if let Insn::Label(l) = insn {
-            if labels.insert(*l, pc).is_some() {
-                return Err(EncodeError::DuplicateLabel(*l));
-            }
-        } else {
-            pc = pc.checked_add(4).ok_or(EncodeError::BadOperand {
-                index,
-                what: "program exceeds 4 GiB",
-            })?;
-        }
-    }
-    let resolve = |l: Label| labels.get(&l).copied();
-    let mut bytes = Vec::with_capacity(pc as usize);
-    for (index, insn) in insns.iter().enumerate() {
-        if matches!(insn, Insn::Label(_)) {
-            continue;
-        }
-        let w = insn.encode_at(offsets[index], &resolve, index)?;
-        bytes.extend_from_slice(&if big_endian {
-            w.to_be_bytes()
-        } else {
-            w.to_le_bytes()
-        });
-    }
-    Ok(Assembled { bytes, offsets })
+    assembler::assemble(insns, |layout| {
+        let resolve = |l: Label| layout.label(l);
+        assembler::words(insns, layout, big_endian, |index, insn, pc| {
+            insn.encode_at(pc, &resolve, index)
+        })
+    })
 }
