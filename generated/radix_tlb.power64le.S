@@ -369,12 +369,18 @@ flush_tlb_range:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.9
-	/* cover `radix64k`: a range that wraps past 2^64 takes the flush-all */
+	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range.10
-	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	b .Lflush_tlb_range.11
+	/* placed by complete-exits */
+	eieio
+	tlbsync
+	ptesync
+	/* 144: cover start, end - start with radix64k exact { ... */
+	li %r3,-22
+	ld %r31,-8(%r1)
+	blr
 .Lflush_tlb_range.10:
 	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -528,12 +534,18 @@ flush_tlb_range:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.29
-	/* cover `radix64k`: a range that wraps past 2^64 takes the flush-all */
+	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range.30
-	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	b .Lflush_tlb_range.31
+	/* placed by complete-exits */
+	eieio
+	tlbsync
+	ptesync
+	/* 144: cover start, end - start with radix64k exact { ... */
+	li %r3,-22
+	ld %r31,-8(%r1)
+	blr
 .Lflush_tlb_range.30:
 	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -682,12 +694,18 @@ flush_tlb_range:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.51
-	/* cover `radix64k`: a range that wraps past 2^64 takes the flush-all */
+	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range.52
-	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	b .Lflush_tlb_range.53
+	/* placed by complete-exits */
+	eieio
+	tlbsync
+	ptesync
+	/* 144: cover start, end - start with radix64k exact { ... */
+	li %r3,-22
+	ld %r31,-8(%r1)
+	blr
 .Lflush_tlb_range.52:
 	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -825,12 +843,18 @@ flush_tlb_range:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.71
-	/* cover `radix64k`: a range that wraps past 2^64 takes the flush-all */
+	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range.72
-	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	b .Lflush_tlb_range.73
+	/* placed by complete-exits */
+	eieio
+	tlbsync
+	ptesync
+	/* 144: cover start, end - start with radix64k exact { ... */
+	li %r3,-22
+	ld %r31,-8(%r1)
+	blr
 .Lflush_tlb_range.72:
 	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -973,12 +997,15 @@ flush_tlb_range_local:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range_local.7
-	/* cover `radix64k_local`: a range that wraps past 2^64 takes the flush-all */
+	/* cover `radix64k_local`: a range that wraps past 2^64 returns -22 */
 	nor %r11,%r4,%r4
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range_local.8
-	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
-	b .Lflush_tlb_range_local.9
+	/* placed by complete-exits */
+	ptesync
+	/* 196: cover start, end - start with radix64k_local exact { ... */
+	li %r3,-22
+	blr
 .Lflush_tlb_range_local.8:
 	/* 197: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
@@ -1118,12 +1145,15 @@ flush_tlb_range_local:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r9,0
 	beq 7,.Lflush_tlb_range_local.29
-	/* cover `radix64k_local`: a range that wraps past 2^64 takes the flush-all */
+	/* cover `radix64k_local`: a range that wraps past 2^64 returns -22 */
 	nor %r10,%r4,%r4
 	cmpld 7,%r10,%r9
 	bge 7,.Lflush_tlb_range_local.30
-	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
-	b .Lflush_tlb_range_local.31
+	/* placed by complete-exits */
+	ptesync
+	/* 196: cover start, end - start with radix64k_local exact { ... */
+	li %r3,-22
+	blr
 .Lflush_tlb_range_local.30:
 	/* 197: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31

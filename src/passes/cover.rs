@@ -21,7 +21,7 @@
 
 use crate::ir::expr::{BinOp, Binding, Expr};
 use crate::ir::Cmp;
-use crate::ir::{Cond, CoverMode, GSize, Granule, GranuleSet, OpId, Program, Seq, Stmt};
+use crate::ir::{Cond, CoverMode, GSize, Granule, GranuleSet, OpId, Program, Seq, Stmt, Via};
 use crate::model;
 use crate::spec::diag::{Diag, Span};
 
@@ -40,6 +40,10 @@ struct Ids {
     /// The parameters of the sequence being expanded: what a granule's
     /// `set FIELD = PARAM` names.
     params: Vec<String>,
+    /// CPU invalidations a granule is issued through that an
+    /// instantiation of the cover being expanded did not contain: that
+    /// path would invalidate nothing.
+    unserved: Vec<String>,
 }
 
 pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
@@ -57,6 +61,7 @@ pub fn run(prog: &Program, cfg: &CoverConfig) -> Result<Program, Diag> {
         next_op: 0,
         next_group: 0,
         params: Vec::new(),
+        unserved: Vec::new(),
     };
     for s in &prog.seqs {
         crate::ir::walk(&s.body, &mut |st| match st {
@@ -159,12 +164,44 @@ fn expand_block(
                         .related(g.span, "granule set")
                 })?;
                 out.extend(guard(g, &start, &size, &body, span, code, ids));
+                if let Some(insn) = ids.unserved.first() {
+                    return Err(unserved(g, insn, span));
+                }
             }
             // Covers inside loops and branch arms are expanded too.
             other => out.push(other.try_map_blocks(&mut |b| expand_block(prog, seq, b, cfg, ids))?),
         }
     }
     Ok(out)
+}
+
+/// A cover whose body lacks the instruction of a granule its code can
+/// take (the flush-all past the threshold or for a range that wraps past
+/// 2^64): that path would invalidate nothing.
+fn unserved(g: &GranuleSet, insn: &str, span: Span) -> Diag {
+    let entry = g
+        .entries
+        .iter()
+        .find(|e| matches!(&e.via, Some(Via::Insn(i)) if i == insn));
+    let mut d = Diag::new(
+        span,
+        format!(
+            "cover `{}`: its body has no `{insn}`, which the set issues {}; that path would invalidate nothing",
+            g.name,
+            match entry.map(|e| &e.size) {
+                Some(GSize::All) => "to flush everything (past the threshold, and for a range that wraps past 2^64)",
+                _ => "for one of its granules",
+            }
+        ),
+    )
+    .label("no statement for this granule")
+    .help(format!(
+        "write the `{insn}` statement in the body beside the others; each path keeps the statements of its own granule"
+    ));
+    if let Some(e) = entry {
+        d = d.related(e.span, "the granule");
+    }
+    d
 }
 
 fn size_expr(seq: &Seq, e: &Granule) -> Option<Expr> {
@@ -235,7 +272,19 @@ fn instantiate_range(
         dead_insns: &dead_insns,
         dev: set.dev,
     };
-    copier.block(body, ids)
+    let copy = copier.block(body, ids);
+    // A CPU granule's operation is its instruction: a copy without it
+    // (the body names only another granule's) would invalidate nothing.
+    if let Some(Via::Insn(insn)) = &entry.via {
+        let mut issued = false;
+        crate::ir::walk(&copy, &mut |s| {
+            issued |= matches!(s, Stmt::Invalidate { name, .. } if name == insn)
+        });
+        if !issued && !ids.unserved.contains(insn) {
+            ids.unserved.push(insn.clone());
+        }
+    }
+    copy
 }
 
 impl Ids {
@@ -421,13 +470,21 @@ fn guard(
     code: Vec<Stmt>,
     ids: &mut Ids,
 ) -> Vec<Stmt> {
-    let flush = match model::all_entry(set) {
-        Some(all) => instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids),
-        None => vec![Stmt::Return {
+    // The flush-all, when the set has one and the body issues it; else
+    // -EINVAL (a body with only the per-page statement serves a mode that
+    // never takes the flush-all: the wrap is the one path that would).
+    let before = ids.unserved.len();
+    let flush = model::all_entry(set)
+        .map(|all| instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids))
+        .filter(|_| ids.unserved.len() == before);
+    ids.unserved.truncate(before);
+    let takes_all = flush.is_some();
+    let flush = flush.unwrap_or_else(|| {
+        vec![Stmt::Return {
             value: Expr::Const(EINVAL as u64),
             span,
-        }],
-    };
+        }]
+    });
     vec![Stmt::If {
         rare: false,
         span: None,
@@ -445,7 +502,7 @@ fn guard(
                 format!(
                     "cover `{}`: a range that wraps past 2^64 {}",
                     set.name,
-                    if model::all_entry(set).is_some() {
+                    if takes_all {
                         "takes the flush-all"
                     } else {
                         "returns -22"
