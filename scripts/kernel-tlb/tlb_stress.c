@@ -75,9 +75,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/*
+ * riscv64: Linux 6.1's vDSO clock_gettime read address 4 in a forked
+ * child now and then under QEMU (SIGSEGV with the pc in the vDSO, in
+ * every flush mode, the kernel's own code included): the system call does
+ * not go through the vDSO.
+ */
+#if defined(__riscv)
+#define clock_gettime(clk, ts) syscall(SYS_clock_gettime, (clk), (ts))
+#endif
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -257,8 +268,23 @@ static void segv(int sig, siginfo_t *si, void *uc)
 		hex[n++] = "0123456789abcdef"[(a >> i) & 15];
 	hex[n++] = ' ';
 	hex[n++] = '0' + (si->si_code & 7);
-	if (write(1, msg, sizeof(msg) - 1) < 0 || write(1, hex, n) < 0 ||
-	    write(1, end, sizeof(end) - 1) < 0)
+	if (write(1, msg, sizeof(msg) - 1) < 0 || write(1, hex, n) < 0)
+		_exit(3);
+#if defined(__riscv)
+	/* Where it happened (glibc's REG_PC is 0): the read of address 4 that
+	 * the riscv64 test sees in every mode is still unexplained. */
+	{
+		static const char at[] = " pc 0x";
+		unsigned long pc = ((ucontext_t *)uc)->uc_mcontext.__gregs[0];
+
+		n = 0;
+		for (int i = 60; i >= 0; i -= 4)
+			hex[n++] = "0123456789abcdef"[(pc >> i) & 15];
+		if (write(1, at, sizeof(at) - 1) < 0 || write(1, hex, n) < 0)
+			_exit(3);
+	}
+#endif
+	if (write(1, end, sizeof(end) - 1) < 0)
 		_exit(3);
 	_exit(1);
 }
