@@ -12,23 +12,7 @@
 
 use std::process::Command;
 
-/// The script's lines for one boot, without the `[mode] ` prefix.
-fn lines<'a>(out: &'a str, mode: &str) -> Vec<&'a str> {
-    let p = format!("[{mode}] ");
-    out.lines().filter_map(|l| l.strip_prefix(&p)).collect()
-}
-
-/// The number after `name ` or `name=` in `line`.
-fn num(line: &str, name: &str) -> u64 {
-    let words: Vec<&str> = line.split([' ', '=']).collect();
-    let i = words
-        .iter()
-        .position(|w| *w == name)
-        .unwrap_or_else(|| panic!("no {name} in {line}"));
-    words[i + 1]
-        .parse()
-        .unwrap_or_else(|_| panic!("{name} in {line}"))
-}
+use super::console::{lines, num};
 
 #[test]
 fn the_kernel_runs_on_generated_flushes_and_broken_ones_are_caught() {

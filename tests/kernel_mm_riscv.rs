@@ -12,35 +12,7 @@
 
 use std::process::Command;
 
-/// The script's lines for one boot, without the `[boot] ` prefix.
-fn lines<'a>(out: &'a str, boot: &str) -> Vec<&'a str> {
-    let p = format!("[{boot}] ");
-    out.lines().filter_map(|l| l.strip_prefix(&p)).collect()
-}
-
-/// The number after the word `name` or in the word `name=N` of `line`
-/// (`mode=ipi` is not the count `ipi=N`).
-fn num(line: &str, name: &str) -> u64 {
-    let words: Vec<&str> = line.split(' ').collect();
-    let eq = format!("{name}=");
-    let v = words
-        .iter()
-        .enumerate()
-        .find_map(|(i, w)| match w.strip_prefix(&eq) {
-            Some(v) => Some(v),
-            None if *w == name => words.get(i + 1).copied(),
-            None => None,
-        })
-        .unwrap_or_else(|| panic!("no {name} in {line}"));
-    v.parse().unwrap_or_else(|_| panic!("{name} in {line}"))
-}
-
-/// The one line of `l` that starts with `prefix`.
-fn find<'a>(l: &[&'a str], prefix: &str, what: &str) -> &'a str {
-    l.iter()
-        .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("{what}: no line starting {prefix:?}"))
-}
+use super::console::{find, lines, num};
 
 #[test]
 fn a_riscv64_kernel_runs_on_generated_flushes_and_broken_ones_are_caught() {
