@@ -28,66 +28,25 @@ say() { echo "kernel-riscv-build: $*"; }
 die() { echo "kernel-riscv-build: FAIL: $*" >&2; exit 1; }
 now() { date +%s; }
 
-for t in riscv64-linux-gnu-gcc flex bison bc xz patch flock; do
-    command -v "$t" >/dev/null 2>&1 || die "missing tool $t (scripts/install-deps.sh)"
-done
-[ -f "$SRC_TAR" ] || die "missing $SRC_TAR (apt-get install linux-source-6.1)"
-if [ -z "${SHOOTDOWN:-}" ]; then
-    cargo build --release --no-default-features --quiet
-    SHOOTDOWN=$ROOT/target/release/shootdown
-fi
-SHOOTDOWN=$(cd "$(dirname "$SHOOTDOWN")" && pwd)/$(basename "$SHOOTDOWN")
+. "$ROOT/scripts/lib/kernel-tree.sh"
+kt_setup riscv64-linux-gnu-gcc
 
-# Copy only when the content changed, so make sees no spurious change.
-install_if_changed() {
-    if ! cmp -s "$1" "$2"; then cp "$1" "$2"; fi
-}
-
-mkdir -p "$KRV_DIR"
 # Never two makes in one tree.
-exec 9>"$KRV_DIR/.lock"
-flock 9
+kt_lock "$KRV_DIR"
 t0=$(now)
 
 # 1. Our own unpacked tree (the arm64 and POWER tests have theirs).
-if [ ! -f "$TREE/.sd-unpacked" ]; then
-    say "unpacking $SRC_TAR into $KRV_DIR"
-    rm -rf "$TREE"
-    tar -C "$KRV_DIR" -xf "$SRC_TAR"
-    touch "$TREE/.sd-unpacked"
-fi
+kt_unpack "$KRV_DIR" "$TREE"
 
-# 2. The patch. A changed patch is first reverted as it was applied (its
-#    copy .sd-patch), then the new one applied. It touches arch/riscv/mm
+# 2. The patch (scripts/lib/kernel-tree.sh: reverted and reapplied when it
+#    changes). It touches arch/riscv/mm
 #    and arch/riscv/Kconfig only, so a change rebuilds a few objects.
-if ! cmp -s "$PATCH" "$TREE/.sd-patch"; then
-    if [ -f "$TREE/.sd-patch" ]; then
-        say "reverting the previous riscv-tlb-shootdown.patch"
-        patch -s -R -p1 -d "$TREE" <"$TREE/.sd-patch" || die "cannot revert the old patch"
-        rm -f "$TREE/.sd-patch"
-    fi
-    say "applying riscv-tlb-shootdown.patch"
-    patch -s -p1 -d "$TREE" <"$PATCH" || die "patch does not apply"
-    cp "$PATCH" "$TREE/.sd-patch"
-fi
+kt_patch "$TREE" "$PATCH"
 
-# 3. Configuration: tinyconfig + the fragment, redone when the fragment or
-#    the patch (its Kconfig) changes. Every option the fragment sets or
-#    unsets must survive.
+# 3. Configuration: tinyconfig + the fragment, redone when either or the
+#    patch (its Kconfig) changes.
 KMAKE="make -C $TREE ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu- SHOOTDOWN=$SHOOTDOWN"
-if [ ! -f "$TREE/.config" ] || ! cat "$FRAG" "$PATCH" | cmp -s - "$TREE/.sd-fragment"; then
-    say "configuring (tinyconfig + $FRAG)"
-    $KMAKE tinyconfig >/dev/null
-    (cd "$TREE" && ./scripts/kconfig/merge_config.sh -m -O . .config "$FRAG" >/dev/null 2>&1)
-    $KMAKE olddefconfig >/dev/null
-    for opt in $(grep '^CONFIG_' "$FRAG"); do
-        grep -qx "$opt" "$TREE/.config" || die "config lost $opt"
-    done
-    for opt in $(sed -n 's/^# \(CONFIG_[A-Z0-9_]*\) is not set$/\1/p' "$FRAG"); do
-        grep -q "^$opt=" "$TREE/.config" && die "config could not unset $opt"
-    done
-    cat "$FRAG" "$PATCH" >"$TREE/.sd-fragment"
-fi
+kt_configure "$TREE" "$FRAG" "$PATCH"
 
 # 4. The spec the patch's Kbuild rule generates the kernel's flushes from.
 install_if_changed "$ROOT/$SPEC" "$TREE/arch/riscv/mm/riscv_tlb.inv"
