@@ -145,3 +145,18 @@ pub fn loop_entry(set: &GranuleSet) -> Option<&Granule> {
 pub fn all_entry(set: &GranuleSet) -> Option<&Granule> {
     set.entries.iter().find(|e| e.size == GSize::All)
 }
+
+/// Can a cover with `body` issue `entry`? A CPU granule's operation is
+/// its instruction: a body that names only another granule's would
+/// invalidate nothing through it (the cover pass then makes a wrapping
+/// range return -EINVAL instead of taking such a flush-all).
+pub fn body_issues(entry: &Granule, body: &[super::Stmt]) -> bool {
+    let Some(super::Via::Insn(insn)) = &entry.via else {
+        return true;
+    };
+    let mut issued = false;
+    super::walk(body, &mut |s| {
+        issued |= matches!(s, super::Stmt::Invalidate { name, .. } if name == insn)
+    });
+    issued
+}

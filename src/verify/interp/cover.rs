@@ -216,14 +216,15 @@ impl Machine<'_> {
         !g.is_power_of_two() || g > max
     }
 
-    /// The set's flush-all, or `without` when it has none.
+    /// The set's flush-all, or `without` when it has none or the body
+    /// does not issue it (as the cover pass compiles it).
     fn flush_all(
         &mut self,
         set: &GranuleSet,
         body: &[Stmt],
         without: Flow,
     ) -> Result<Flow, InterpError> {
-        match model::all_entry(set) {
+        match model::all_entry(set).filter(|a| crate::ir::body_issues(a, body)) {
             Some(a) => self.instance(set, a, 0, 0, body),
             None => Ok(without),
         }
