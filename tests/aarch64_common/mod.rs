@@ -3,6 +3,9 @@
 
 use shootdown::isa::aarch64::insn::*;
 
+pub mod capstone;
+pub mod gnu_as;
+
 pub const ALL_SIZES: [Size; 4] = [Size::B, Size::H, Size::W, Size::X];
 pub const ALL_CONDS: [Cond; 12] = [
     Cond::Eq,

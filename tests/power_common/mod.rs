@@ -3,6 +3,9 @@
 
 use shootdown::isa::power::insn::{Cond, Insn, Label, RegStyle};
 
+pub mod capstone;
+pub mod gnu_as;
+
 /// Register triples: edge registers 0 and 31 in every slot, plus mixed ones
 /// so that swapped fields (e.g. RS vs RA in X-form logicals) are caught.
 const R: [(u8, u8, u8); 5] = [(0, 0, 0), (31, 31, 31), (3, 4, 5), (31, 0, 17), (1, 31, 2)];

@@ -4,6 +4,9 @@
 
 use shootdown::isa::riscv64::insn::*;
 
+pub mod capstone;
+pub mod gnu_as;
+
 pub fn label_name(l: Label) -> String {
     format!(".Ltgt{l}")
 }

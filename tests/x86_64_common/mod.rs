@@ -6,6 +6,9 @@
 
 use shootdown::isa::x86_64::insn::*;
 
+pub mod capstone;
+pub mod gnu_as;
+
 pub const ALL_SIZES: [Size; 4] = [Size::B, Size::W, Size::D, Size::Q];
 pub const ALL_CONDS: [Cond; 12] = [
     Cond::E,

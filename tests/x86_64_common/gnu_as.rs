@@ -1,75 +1,48 @@
-//! Oracle tests: the text produced by `assemble` is fed to GNU `as --64` and
-//! the resulting .text bytes must equal the bytes produced by iced.  These
-//! tests FAIL (not skip) when `as`/`objcopy`/`objdump` are missing.
+//! x86-64's row of the GNU as driver (tests/gnu_as.rs): `as --64` on the
+//! text `assemble` produced must give iced's bytes. Beside it, the shape of
+//! `Assembled` (offsets, text per instruction), instruction lengths, branch
+//! sizing as GNU as does it, objdump's mnemonics, encoder errors and the
+//! instruction classes, checked on the same corpora.
 
-use crate::encodings_table as table;
-use crate::x86_64_common as common;
+use super::*;
+use crate::gnu_as::{self, Corpus, Listing, Row};
+use crate::support;
 
-use std::path::PathBuf;
+use shootdown::Target;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use shootdown::isa::x86_64::insn::*;
+const PROLOGUE: &str = "\t.text\n";
 
-use common::*;
-use table::hex;
+pub const ROW: Row = Row {
+    targets: &["x86_64"],
+    flags: |_| vec!["--64"],
+    corpora: |_| {
+        table_sections()
+            .into_iter()
+            .map(|(section, insns)| Corpus {
+                section,
+                flags: Vec::new(),
+                prologue: PROLOGUE.into(),
+                ours: listing(&insns, &checked(&insns)),
+                min: 0,
+            })
+            .collect()
+    },
+};
 
-fn workdir() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "x86-insn-test-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?} (is binutils installed?): {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn source(insns: &[Insn], a: &Assembled) -> String {
-    let mut s = String::from("\t.text\n");
-    for (i, insn) in insns.iter().enumerate() {
-        match insn {
-            Insn::Label(l) => s.push_str(&format!("{}:\n", name(*l))),
-            _ => s.push_str(&format!("\t{}\n", a.text[i])),
-        }
+fn listing(insns: &[Insn], a: &Assembled) -> Listing {
+    Listing {
+        texts: texts(insns, a),
+        labels: insns.iter().map(|i| matches!(i, Insn::Label(_))).collect(),
+        bytes: a.bytes.clone(),
+        offsets: a.offsets.clone(),
     }
-    s
 }
 
-/// Assemble with GNU as; returns (.text bytes, `objdump -d` listing).
-fn gnu_as(src: &str) -> (Vec<u8>, String) {
-    let d = workdir();
-    let s = d.join("t.s");
-    let o = d.join("t.o");
-    let b = d.join("t.bin");
-    std::fs::write(&s, src).unwrap();
-    run(Command::new("as").arg("--64").arg("-o").arg(&o).arg(&s));
-    run(Command::new("objcopy")
-        .args(["-O", "binary", "-j", ".text"])
-        .arg(&o)
-        .arg(&b));
-    let bytes = std::fs::read(&b).unwrap();
-    let dis = run(Command::new("objdump")
-        .args(["-d", "--no-show-raw-insn", "-M", "att,suffix"])
-        .arg(&o));
-    let _ = std::fs::remove_dir_all(&d);
-    (bytes, dis)
-}
-
-/// Structural checks on `Assembled`, then byte-compare against GNU as.
-fn check(insns: &[Insn], section: &str) -> (Assembled, String) {
+/// `assemble`'s result after structural checks: an offset and a text per
+/// entry, offsets monotone, a label's text empty, an instruction's naming
+/// its mnemonic.
+fn checked(insns: &[Insn]) -> Assembled {
     let a = assemble(insns, &name).unwrap_or_else(|e| panic!("assemble failed: {e}"));
     assert_eq!(a.offsets.len(), insns.len());
     assert_eq!(a.text.len(), insns.len());
@@ -90,63 +63,13 @@ fn check(insns: &[Insn], section: &str) -> (Assembled, String) {
         }
     }
     assert!(prev as usize <= a.bytes.len());
-    let src = source(insns, &a);
-    let (gas, dis) = gnu_as(&src);
-    if gas != a.bytes {
-        // Localise the first differing instruction for a readable failure.
-        let first = gas
-            .iter()
-            .zip(&a.bytes)
-            .position(|(x, y)| x != y)
-            .unwrap_or(gas.len().min(a.bytes.len()));
-        let mut msg = format!(
-            "byte mismatch (iced {} bytes, gas {} bytes), first diff at {first:#x}\n",
-            a.bytes.len(),
-            gas.len()
-        );
-        for (i, insn) in insns.iter().enumerate() {
-            let start = a.offsets[i] as usize;
-            let end = a.offsets.get(i + 1).map_or(a.bytes.len(), |&o| o as usize);
-            if end > first.saturating_sub(16) && start <= first + 16 {
-                msg.push_str(&format!(
-                    "  [{i}] {start:#06x} {:<40} iced: {:<30} gas: {}  ({insn:?})\n",
-                    a.text[i],
-                    hex(&a.bytes[start..end]),
-                    hex(&gas[start.min(gas.len())..end.min(gas.len())]),
-                ));
-            }
-        }
-        panic!("{msg}");
-    }
-    table::oracle(
-        "x86_64",
-        section,
-        table::entries(texts(insns, &a), &gas, &a.offsets),
-    );
-    (a, dis)
-}
-
-// ---------------------------------------------------------------------------
-
-#[test]
-fn reg_reg_all_pairs() {
-    check(&common::reg_reg_all_pairs(), "reg-reg");
-}
-
-#[test]
-fn single_reg_ops() {
-    check(&common::single_reg_ops(), "single-reg");
-}
-
-#[test]
-fn immediates() {
-    check(&common::immediates(), "imm");
+    a
 }
 
 #[test]
 fn mov_imm_boundaries() {
-    let v = common::mov_imm_boundaries();
-    let (a, _) = check(&v, "mov-imm");
+    let v = super::mov_imm_boundaries();
+    let a = checked(&v);
     // Expected lengths per form: mov r32 (5/6), mov r64 simm32 (7), movabs (10).
     for (i, insn) in v.iter().enumerate() {
         let Insn::MovImm { rd, imm } = *insn else {
@@ -171,19 +94,9 @@ fn mov_imm_boundaries() {
 }
 
 #[test]
-fn loads_and_stores() {
-    check(&common::loads_and_stores(), "mem");
-}
-
-#[test]
-fn atomics_fences_misc() {
-    check(&common::atomics_fences_misc(), "atomics");
-}
-
-#[test]
 fn branches_near_and_far() {
-    let v = common::branches_near_and_far();
-    let (a, _) = check(&v, "branches");
+    let v = super::branches_near_and_far();
+    let a = checked(&v);
     let end = v.len() - 1;
     assert_eq!(a.offsets[end] as usize, a.bytes.len());
     assert_eq!(a.offsets[end - 1] as usize, a.bytes.len());
@@ -194,9 +107,9 @@ fn branches_near_and_far() {
 /// (shrink-from-long) stays at long/long.  Our relaxation must match as.
 #[test]
 fn mutually_dependent_branches() {
-    for (jcc, section) in [(false, "mutual-jmp"), (true, "mutual-jcc")] {
-        let v = common::mutually_dependent(jcc);
-        let (a, _) = check(&v, section);
+    for jcc in [false, true] {
+        let v = mutually_dependent(jcc);
+        let a = checked(&v);
         assert_eq!(a.bytes.len(), 64 + 2 + 60 + 2 + 65 + 1, "both jumps short");
     }
 }
@@ -204,8 +117,18 @@ fn mutually_dependent_branches() {
 /// Independent check of the mnemonics with objdump's disassembler.
 #[test]
 fn objdump_mnemonics() {
-    let v = common::mnemonic_sample();
-    let (a, dis) = check(&v, "mnemonics");
+    let v = mnemonic_sample();
+    let a = checked(&v);
+    let obj = gnu_as::object(
+        Target::X86_64,
+        &[],
+        &gnu_as::source(PROLOGUE, &listing(&v, &a)),
+    );
+    let dis = support::run(
+        Command::new("objdump")
+            .args(["-d", "--no-show-raw-insn", "-M", "att,suffix"])
+            .arg(&obj),
+    );
     // Parse "   1f:\tmnemonic operands" lines into offset -> first word(s).
     let mut at = std::collections::HashMap::new();
     for line in dis.lines() {

@@ -1,4 +1,5 @@
-//! Oracle test: capstone (x86, 64-bit mode, AT&T syntax, as the x86-64
+//! x86-64's row of the capstone driver (tests/capstone.rs): capstone (x86,
+//! 64-bit mode, AT&T syntax, as the x86-64
 //! backend's `disassembler()` sets it up) decodes what `assemble` produced
 //! for the shared corpora (tests/x86_64_common), one instruction at a time.
 //! Every instruction must decode to exactly our bytes (same length), and
@@ -18,11 +19,78 @@
 //! `pinned_spellings` pins these exactly, so a capstone upgrade that
 //! changes them says so.
 
-use crate::x86_64_common as common;
+use super::*;
+use crate::capstone::{Corpus, Entry, Expect, Row, Tally};
 
-use capstone::prelude::*;
-use shootdown::isa::x86_64::insn::*;
+use ::capstone::prelude::*;
 use std::collections::HashMap;
+
+pub const ROW: Row = Row {
+    targets: &["x86_64"],
+    disassembler: |_| cs(),
+    corpora: |_| {
+        table_sections()
+            .into_iter()
+            .map(|(section, insns)| corpus(section, &insns))
+            .collect()
+    },
+};
+
+/// `insns` as a capstone corpus: every instruction compared (no gaps).
+fn corpus(section: &str, insns: &[Insn]) -> Corpus {
+    let a = assemble(insns, &name).expect("corpus must assemble");
+    let labels: HashMap<Label, u32> = insns
+        .iter()
+        .zip(&a.offsets)
+        .filter_map(|(i, &o)| match i {
+            Insn::Label(l) => Some((*l, o)),
+            _ => None,
+        })
+        .collect();
+    let entries: Vec<Entry> = insns
+        .iter()
+        .enumerate()
+        .filter(|(_, insn)| !matches!(insn, Insn::Label(_)))
+        .map(|(i, insn)| {
+            let o = a.offsets[i] as usize;
+            let e = a.offsets.get(i + 1).map_or(a.bytes.len(), |&x| x as usize);
+            let base = insn.mnemonic();
+            let want = normalise(&with_addresses(&a.text[i], insn, &labels), base);
+            Entry {
+                text: a.text[i].clone(),
+                offset: o,
+                len: e - o,
+                expect: Expect::Means(Box::new(move |m: &str, ops: &str| {
+                    let have = normalise(&format!("{m} {ops}"), base);
+                    (want != have).then(|| format!("{want:?} != {have:?}"))
+                })),
+            }
+        })
+        .collect();
+    let real = entries.len();
+    Corpus {
+        name: section.into(),
+        bytes: a.bytes,
+        entries,
+        tally: Box::new(move |t: &Tally| assert_eq!(t.compared, real)),
+    }
+}
+
+/// The corpora are large (each of their instructions is compared by
+/// `capstone::every_corpus_round_trips_through_capstone`).
+#[test]
+fn corpora_are_large() {
+    let total: usize = table_sections()
+        .iter()
+        .map(|(_, insns)| {
+            insns
+                .iter()
+                .filter(|i| !matches!(i, Insn::Label(_)))
+                .count()
+        })
+        .sum();
+    assert!(total > 30_000, "corpus unexpectedly small: {total}");
+}
 
 fn cs() -> Capstone {
     Capstone::new()
@@ -108,7 +176,7 @@ fn normalise(s: &str, base: &str) -> String {
 fn with_addresses(text: &str, insn: &Insn, labels: &HashMap<Label, u32>) -> String {
     match *insn {
         Insn::Jcc { target, .. } | Insn::Jmp { target } => {
-            let name = common::name(target);
+            let name = name(target);
             let at = labels[&target];
             let (m, op) = text.split_once(' ').expect("branch operand");
             assert_eq!(op, name, "branch text {text:?}");
@@ -116,91 +184,6 @@ fn with_addresses(text: &str, insn: &Insn, labels: &HashMap<Label, u32>) -> Stri
         }
         _ => text.to_string(),
     }
-}
-
-struct Tally {
-    compared: usize,
-}
-
-fn check(insns: &[Insn]) -> Tally {
-    let a = assemble(insns, &common::name).expect("corpus must assemble");
-    let labels: HashMap<Label, u32> = insns
-        .iter()
-        .zip(&a.offsets)
-        .filter_map(|(i, &o)| match i {
-            Insn::Label(l) => Some((*l, o)),
-            _ => None,
-        })
-        .collect();
-    let cs = cs();
-    let mut failures = Vec::new();
-    let mut t = Tally { compared: 0 };
-    for (i, insn) in insns.iter().enumerate() {
-        if matches!(insn, Insn::Label(_)) {
-            continue;
-        }
-        let (o, e) = (
-            a.offsets[i] as usize,
-            a.offsets.get(i + 1).map_or(a.bytes.len(), |&x| x as usize),
-        );
-        let ours = &a.bytes[o..e];
-        // Decode from here to the end, so a too-short or too-long reading
-        // shows as a length mismatch rather than a truncated decode.
-        let Some((got, bytes)) = decode(&cs, &a.bytes[o..], o as u64) else {
-            failures.push(format!(
-                "  [{i}] `{}`: capstone cannot decode {ours:02x?}",
-                a.text[i]
-            ));
-            continue;
-        };
-        if bytes != ours {
-            failures.push(format!(
-                "  [{i}] `{}`: capstone reads {} bytes {bytes:02x?} as `{got}`, ours are {ours:02x?}",
-                a.text[i],
-                bytes.len()
-            ));
-            continue;
-        }
-        let base = insn.mnemonic();
-        let want = normalise(&with_addresses(&a.text[i], insn, &labels), base);
-        let have = normalise(&got, base);
-        if want == have {
-            t.compared += 1;
-        } else {
-            failures.push(format!(
-                "  [{i}] `{}` vs capstone `{}`: {want:?} != {have:?}",
-                a.text[i],
-                got.trim()
-            ));
-        }
-    }
-    let n = failures.len();
-    failures.truncate(40);
-    assert!(
-        n == 0,
-        "{n} mismatches vs capstone:\n{}",
-        failures.join("\n")
-    );
-    t
-}
-
-#[test]
-fn every_corpus_round_trips_through_capstone() {
-    let mut total = 0;
-    for (name, insns) in common::table_sections() {
-        let t = check(&insns);
-        let real = insns
-            .iter()
-            .filter(|i| !matches!(i, Insn::Label(_)))
-            .count();
-        assert_eq!(t.compared, real, "{name}");
-        eprintln!(
-            "{name}: {} instructions decoded to our bytes and text",
-            t.compared
-        );
-        total += t.compared;
-    }
-    assert!(total > 30_000, "corpus unexpectedly small: {total}");
 }
 
 /// The normaliser must not be vacuous: a different register, size,
@@ -290,7 +273,7 @@ fn pinned_spellings() {
         ),
     ];
     for (insns, want) in cases {
-        let a = assemble(&insns, &common::name).unwrap();
+        let a = assemble(&insns, &name).unwrap();
         let k = insns
             .iter()
             .rposition(|i| !matches!(i, Insn::Label(_)))
@@ -306,7 +289,7 @@ fn pinned_spellings() {
 #[test]
 fn corpora_cover_every_variant() {
     let mut seen = std::collections::HashSet::new();
-    for (_, insns) in common::table_sections() {
+    for (_, insns) in table_sections() {
         for i in insns {
             seen.insert(match i {
                 Insn::MovImm { .. } => 0,

@@ -1,5 +1,6 @@
-//! Oracle test: capstone (ARM64) decodes what `assemble` produced, and the
-//! result must match `Insn::text` up to a small normaliser.
+//! AArch64's row of the capstone driver (tests/capstone.rs): capstone (ARM64)
+//! decodes what `assemble` produced, and the result must match `Insn::text`
+//! up to a small normaliser.
 //!
 //! Capstone (capstone-sys 0.18 bundles capstone 5.0, LLVM's printer) spells
 //! things differently from our GNU-as text in these documented ways, each
@@ -25,11 +26,65 @@
 //! fallback); `ldrb/strb ..., lsl #0` keeps its `lsl #0`; all barrier
 //! options print by name.
 
-use crate::aarch64_common as common;
+use super::*;
+use crate::capstone::{Corpus, Entry, Expect, Row, Tally};
 
-use capstone::prelude::*;
-use common::*;
-use shootdown::isa::aarch64::insn::*;
+use ::capstone::prelude::*;
+
+pub const ROW: Row = Row {
+    targets: &["aarch64"],
+    disassembler: |_| cs(),
+    corpora: |_| vec![forms_corpus()],
+};
+
+/// The corpus `forms`, each instruction's branch target resolved.
+fn forms_corpus() -> Corpus {
+    let f = forms();
+    let a = assemble(&f).expect("assemble");
+    let label_off = |l: Label| {
+        f.iter()
+            .position(|i| *i == Insn::Label(l))
+            .map(|p| a.offsets[p])
+    };
+    let entries = f
+        .iter()
+        .enumerate()
+        .filter(|(_, insn)| !matches!(insn, Insn::Label(_)))
+        .map(|(i, insn)| {
+            let target = match *insn {
+                Insn::B { target }
+                | Insn::BCond { target, .. }
+                | Insn::Cbz { target, .. }
+                | Insn::Cbnz { target, .. }
+                | Insn::Tbz { target, .. }
+                | Insn::Tbnz { target, .. } => label_off(target),
+                _ => None,
+            };
+            let want = expected_capstone(insn, target);
+            Entry {
+                text: insn.text(&label_name),
+                offset: a.offsets[i] as usize,
+                len: 4,
+                expect: Expect::Means(Box::new(move |m: &str, o: &str| {
+                    let got = format!("{m} {o}");
+                    (normalise(&got) != normalise(&want)).then(|| format!("expected {want:?}"))
+                })),
+            }
+        })
+        .collect();
+    Corpus {
+        name: "forms".into(),
+        bytes: a.bytes,
+        entries,
+        tally: Box::new(|t: &Tally| {
+            assert!(
+                t.compared > 900,
+                "corpus unexpectedly small: {}",
+                t.compared
+            )
+        }),
+    }
+}
 
 fn cs() -> Capstone {
     Capstone::new()
@@ -159,53 +214,6 @@ fn normaliser_self_check() {
     assert_eq!(normalise("mov x0, #-0x10  "), "mov x0, #-16");
     assert_eq!(normalise("str w2, [x0, #0x7f4]"), "str w2, [x0, #2036]");
     assert_eq!(normalise("ret "), "ret");
-}
-
-#[test]
-fn all_forms_match_capstone() {
-    let f = forms();
-    let a = assemble(&f).expect("assemble");
-    let label_off = |l: Label| {
-        f.iter()
-            .position(|i| *i == Insn::Label(l))
-            .map(|p| a.offsets[p])
-    };
-    let cs = cs();
-    let mut diffs = Vec::new();
-    let mut n = 0;
-    for (i, insn) in f.iter().enumerate() {
-        if matches!(insn, Insn::Label(_)) {
-            continue;
-        }
-        let target = match *insn {
-            Insn::B { target }
-            | Insn::BCond { target, .. }
-            | Insn::Cbz { target, .. }
-            | Insn::Cbnz { target, .. }
-            | Insn::Tbz { target, .. }
-            | Insn::Tbnz { target, .. } => label_off(target),
-            _ => None,
-        };
-        let o = a.offsets[i] as usize;
-        let got = decode(&cs, &a.bytes[o..o + 4], o as u64);
-        let want = expected_capstone(insn, target);
-        n += 1;
-        match got {
-            Some(g) if normalise(&g) == normalise(&want) => {}
-            other => diffs.push(format!(
-                "  [{i}] {:<40} capstone={other:?} expected={want:?}",
-                insn.text(&label_name)
-            )),
-        }
-    }
-    assert!(
-        diffs.is_empty(),
-        "{} mismatches vs capstone:\n{}",
-        diffs.len(),
-        diffs[..diffs.len().min(40)].join("\n")
-    );
-    eprintln!("capstone: {n} instruction words decoded and matched");
-    assert!(n > 900, "corpus unexpectedly small: {n}");
 }
 
 /// Exact capstone output for the alias/gap cases above, and for the newer

@@ -1,5 +1,5 @@
-//! Oracle: capstone (independent decoder). Decode each word produced by
-//! `assemble()` and require that its mnemonic + operands mean the same as
+//! POWER's row of the capstone driver (tests/capstone.rs): decode each word
+//! produced by `assemble()` and require that its mnemonic + operands mean the same as
 //! our `Insn::text`, after both sides are normalised to base mnemonics
 //! (capstone prints extended mnemonics such as `li`, `nop`, `sldi`, `crclr`,
 //! omits `cr0`, names CR bits `cr1eq`, and prints immediates in hex).
@@ -19,11 +19,115 @@
 //! and `mbar` (MO 0) as `sync` and `eieio` (the same words), and the RA0
 //! slot of `tlbivax`/`tlbsx` as `r0` where we print the literal `0`.
 
-use crate::power_common as common;
+use super::*;
+use crate::capstone::{Corpus, Entry, Expect, Row, Tally};
 
-use capstone::prelude::*;
-use shootdown::isa::power::insn::{assemble, Insn, Label, RegStyle};
+use ::capstone::prelude::*;
+use shootdown::isa::power::insn::assemble;
+use shootdown::Target;
 use std::collections::HashMap;
+use std::rc::Rc;
+
+pub const ROW: Row = Row {
+    targets: &["power64", "power64le"],
+    disassembler: |t| {
+        Capstone::new()
+            .ppc()
+            .mode(arch::ppc::ArchMode::Mode64)
+            .endian(if t == Target::Power64 {
+                ::capstone::Endian::Big
+            } else {
+                ::capstone::Endian::Little
+            })
+            .build()
+            .expect("capstone init")
+    },
+    corpora: |t| {
+        let big = t == Target::Power64;
+        let b3e = book3e_corpus();
+        let tlbilx = b3e
+            .iter()
+            .filter(|i| matches!(i, Insn::Tlbilx { .. }))
+            .count();
+        vec![
+            // Guard against the gap list swallowing the corpus.
+            capstone_corpus("corpus", &corpus(), big, |t: &Tally| {
+                assert!(
+                    t.compared > 350,
+                    "too few normal comparisons: {}",
+                    t.compared
+                );
+                assert!(t.pinned + t.not_decoded < 25);
+            }),
+            // Only tlbilx is a gap.
+            capstone_corpus("book3e", &b3e, big, move |t: &Tally| {
+                assert_eq!((t.pinned, t.not_decoded), (0, tlbilx));
+                assert!(
+                    t.compared > 40,
+                    "too few normal comparisons: {}",
+                    t.compared
+                );
+            }),
+            capstone_corpus("branch limits", &long_branches(), big, |t: &Tally| {
+                assert_eq!(t.pinned + t.not_decoded, 0);
+            }),
+        ]
+    },
+};
+
+/// `insns` as one capstone corpus: each word's gap if it has one, else
+/// our text and capstone's compared in canonical form.
+fn capstone_corpus(
+    name: &str,
+    insns: &[Insn],
+    big: bool,
+    tally: impl Fn(&Tally) + 'static,
+) -> Corpus {
+    let a = assemble(insns, big).expect("corpus must assemble");
+    let mut by_label = HashMap::new();
+    let mut by_name = HashMap::new();
+    for (i, insn) in insns.iter().enumerate() {
+        if let Insn::Label(l) = insn {
+            by_label.insert(*l, a.offsets[i]);
+            by_name.insert(label_name(*l), a.offsets[i]);
+        }
+    }
+    let by_name = Rc::new(by_name);
+    let entries = insns
+        .iter()
+        .enumerate()
+        .filter(|(_, insn)| !matches!(insn, Insn::Label(_)))
+        .map(|(i, insn)| {
+            let at = a.offsets[i];
+            let ours = insn.text(RegStyle::Percent, &label_name);
+            let expect = match known_gap(insn, at, &by_label) {
+                Some(Gap::NotDecoded) => Expect::NotDecoded,
+                Some(Gap::Exactly(m, o)) => Expect::Exactly(m, o),
+                None => {
+                    let (ours, by_name) = (ours.clone(), Rc::clone(&by_name));
+                    Expect::Means(Box::new(move |gm: &str, go: &str| {
+                        let (om, oo) = ours.split_once(' ').unwrap_or((ours.as_str(), ""));
+                        let mine = canon(parse(om, oo, &by_name));
+                        let theirs = canon(parse(gm, go, &by_name));
+                        (mine != theirs).then(|| format!("{mine:?} != {theirs:?}"))
+                    }))
+                }
+            };
+            Entry {
+                text: ours,
+                offset: at as usize,
+                len: 4,
+                expect,
+            }
+        })
+        .collect();
+    Corpus {
+        name: format!("{name} ({})", if big { "BE" } else { "LE" }),
+        bytes: a.bytes,
+        entries,
+        tally: Box::new(tally),
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Op {
@@ -333,145 +437,6 @@ fn known_gap(insn: &Insn, here: u32, labels: &HashMap<Label, u32>) -> Option<Gap
             Some(Gap::Exactly(insn.mnemonic().into(), ops))
         }
         _ => None,
-    }
-}
-
-struct Tally {
-    compared: usize,
-    pinned: usize,
-    not_decoded: usize,
-}
-
-fn check(insns: &[Insn], big: bool) -> Tally {
-    let a = assemble(insns, big).expect("corpus must assemble");
-    let cs = Capstone::new()
-        .ppc()
-        .mode(arch::ppc::ArchMode::Mode64)
-        .endian(if big {
-            capstone::Endian::Big
-        } else {
-            capstone::Endian::Little
-        })
-        .build()
-        .expect("capstone init");
-    let mut by_label = HashMap::new();
-    let mut by_name = HashMap::new();
-    for (i, insn) in insns.iter().enumerate() {
-        if let Insn::Label(l) = insn {
-            by_label.insert(*l, a.offsets[i]);
-            by_name.insert(common::label_name(*l), a.offsets[i]);
-        }
-    }
-    let mut t = Tally {
-        compared: 0,
-        pinned: 0,
-        not_decoded: 0,
-    };
-    let mut failures = Vec::new();
-    for (i, insn) in insns.iter().enumerate() {
-        if matches!(insn, Insn::Label(_)) {
-            continue;
-        }
-        let at = a.offsets[i];
-        let word = &a.bytes[at as usize..at as usize + 4];
-        // One word at a time: disasm_all stops at the first undecodable word.
-        let d = cs.disasm_count(word, u64::from(at), 1).expect("capstone");
-        let got = d.iter().next().map(|x| {
-            (
-                x.mnemonic().unwrap_or("").to_string(),
-                x.op_str().unwrap_or("").to_string(),
-            )
-        });
-        let ours = insn.text(RegStyle::Percent, &common::label_name);
-        match (known_gap(insn, at, &by_label), got) {
-            (Some(Gap::NotDecoded), None) => t.not_decoded += 1,
-            (Some(Gap::Exactly(m, o)), Some((gm, go))) if gm == m && go.trim() == o => {
-                t.pinned += 1
-            }
-            (Some(Gap::NotDecoded), Some(g)) => failures.push(format!(
-                "#{i} `{ours}`: gap expected not-decoded, capstone now prints {g:?}; update gap list"
-            )),
-            (Some(Gap::Exactly(m, o)), g) => failures.push(format!(
-                "#{i} `{ours}`: gap expected exactly ({m:?}, {o:?}), capstone prints {g:?}"
-            )),
-            (None, None) => failures.push(format!("#{i} `{ours}`: capstone cannot decode {word:02x?}")),
-            (None, Some((gm, go))) => {
-                let (om, oo) = ours.split_once(' ').unwrap_or((ours.as_str(), ""));
-                let mine = canon(parse(om, oo, &by_name));
-                let theirs = canon(parse(&gm, &go, &by_name));
-                if mine == theirs {
-                    t.compared += 1;
-                } else {
-                    failures.push(format!(
-                        "#{i} `{ours}` vs capstone `{gm} {go}`: {mine:?} != {theirs:?}"
-                    ));
-                }
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} ({}) mismatches:\n{}",
-        failures.len(),
-        if big { "BE" } else { "LE" },
-        failures.join("\n")
-    );
-    t
-}
-
-#[test]
-fn capstone_agrees_with_text_be_and_le() {
-    let c = common::corpus();
-    for big in [true, false] {
-        let t = check(&c, big);
-        eprintln!(
-            "{}: {} words compared equal, {} pinned to capstone's quirky text, {} pinned as not decodable",
-            if big { "BE" } else { "LE" },
-            t.compared,
-            t.pinned,
-            t.not_decoded
-        );
-        // Guard against the gap list swallowing the corpus.
-        assert!(
-            t.compared > 350,
-            "too few normal comparisons: {}",
-            t.compared
-        );
-        assert!(t.pinned + t.not_decoded < 25);
-    }
-}
-
-#[test]
-fn capstone_agrees_on_book3e() {
-    let c = common::book3e_corpus();
-    for big in [true, false] {
-        let t = check(&c, big);
-        eprintln!(
-            "Book III-E {}: {} words compared equal, {} pinned, {} pinned as not decodable",
-            if big { "BE" } else { "LE" },
-            t.compared,
-            t.pinned,
-            t.not_decoded
-        );
-        // Only tlbilx is a gap.
-        let tlbilx = c
-            .iter()
-            .filter(|i| matches!(i, Insn::Tlbilx { .. }))
-            .count();
-        assert_eq!((t.pinned, t.not_decoded), (0, tlbilx));
-        assert!(
-            t.compared > 40,
-            "too few normal comparisons: {}",
-            t.compared
-        );
-    }
-}
-
-#[test]
-fn capstone_agrees_on_branch_limits() {
-    for big in [true, false] {
-        let t = check(&common::long_branches(), big);
-        assert_eq!(t.pinned + t.not_decoded, 0);
     }
 }
 

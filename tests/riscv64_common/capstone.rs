@@ -1,4 +1,5 @@
-//! Oracle test: capstone (RISCV64; capstone-sys 0.18 bundles capstone 5,
+//! riscv64's row of the capstone driver (tests/capstone.rs): capstone
+//! (RISCV64; capstone-sys 0.18 bundles capstone 5,
 //! LLVM's printer) decodes what `assemble` produced, and the result must
 //! match `Insn::text` up to these documented spellings, each pinned in
 //! `expected_capstone`:
@@ -19,12 +20,78 @@
 //! against the Svinval chapter's encoding table instead, a route
 //! independent of both our encoder's code and GNU as.
 
-use crate::riscv64_common as common;
+use super::*;
+use crate::capstone::{Corpus, Entry, Expect, Row, Tally};
 
-use capstone::Capstone;
-use common::*;
-use shootdown::isa::riscv64::insn::*;
+use ::capstone::Capstone;
+use shootdown::isa::riscv64::encode::encode;
 use shootdown::Target;
+
+pub const ROW: Row = Row {
+    targets: &["riscv64"],
+    disassembler: |_| cs(),
+    corpora: |_| {
+        vec![
+            corpus("forms", &forms(), |t: &Tally| {
+                assert!(t.compared > 450, "{}", t.compared);
+                assert_eq!(
+                    t.not_decoded, 8,
+                    "6 sinval.vma, sfence.w.inval, sfence.inval.ir"
+                );
+            }),
+            corpus("branch limits", &branch_limits(), |_: &Tally| {}),
+        ]
+    },
+};
+
+/// `insns` as a capstone corpus: Svinval words in the gap, every other
+/// word read back as `expected_capstone` says.
+fn corpus(name: &str, insns: &[Insn], tally: impl Fn(&Tally) + 'static) -> Corpus {
+    let a = assemble(insns).unwrap();
+    let labels: std::collections::HashMap<Label, u32> = insns
+        .iter()
+        .zip(&a.offsets)
+        .filter_map(|(i, &o)| match i {
+            Insn::Label(l) => Some((*l, o)),
+            _ => None,
+        })
+        .collect();
+    let entries = insns
+        .iter()
+        .enumerate()
+        .filter(|(_, insn)| !matches!(insn, Insn::Label(_)))
+        .map(|(k, insn)| {
+            let o = a.offsets[k];
+            let rel = match insn {
+                Insn::Branch { target, .. } | Insn::J { target } => {
+                    i64::from(labels[target]) - i64::from(o)
+                }
+                _ => 0,
+            };
+            let want = expected_capstone(insn, rel);
+            let expect = if svinval(insn) {
+                Expect::NotDecoded
+            } else {
+                Expect::Means(Box::new(move |m: &str, ops: &str| {
+                    let got = format!("{m} {ops}");
+                    (normalise(&got) != normalise(&want)).then(|| format!("expected `{want}`"))
+                }))
+            };
+            Entry {
+                text: insn.text(&label_name),
+                offset: o as usize,
+                len: 4,
+                expect,
+            }
+        })
+        .collect();
+    Corpus {
+        name: name.into(),
+        bytes: a.bytes,
+        entries,
+        tally: Box::new(tally),
+    }
+}
 
 /// The backend's own disassembler setup (what `verify` uses).
 fn cs() -> Capstone {
@@ -153,59 +220,6 @@ fn svinval(insn: &Insn) -> bool {
         insn,
         Insn::SinvalVma { .. } | Insn::SfenceWInval | Insn::SfenceInvalIr
     )
-}
-
-fn round_trip(insns: &[Insn]) -> (usize, usize) {
-    let cs = cs();
-    let a = assemble(insns).unwrap();
-    let labels: std::collections::HashMap<Label, u32> = insns
-        .iter()
-        .zip(&a.offsets)
-        .filter_map(|(i, &o)| match i {
-            Insn::Label(l) => Some((*l, o)),
-            _ => None,
-        })
-        .collect();
-    let (mut ok, mut gaps) = (0, 0);
-    let mut bad = Vec::new();
-    for (k, insn) in insns.iter().enumerate() {
-        if matches!(insn, Insn::Label(_)) {
-            continue;
-        }
-        let o = a.offsets[k];
-        let rel = match insn {
-            Insn::Branch { target, .. } | Insn::J { target } => {
-                i64::from(labels[target]) - i64::from(o)
-            }
-            _ => 0,
-        };
-        let got = decode(&cs, &a.bytes[o as usize..o as usize + 4], u64::from(o));
-        match got {
-            None if svinval(insn) => gaps += 1,
-            None => bad.push(format!("{}: not decoded", insn.text(&label_name))),
-            Some(t) if normalise(&t) == normalise(&expected_capstone(insn, rel)) => ok += 1,
-            Some(t) => bad.push(format!(
-                "{}: capstone `{t}`, expected `{}`",
-                insn.text(&label_name),
-                expected_capstone(insn, rel)
-            )),
-        }
-    }
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
-    (ok, gaps)
-}
-
-#[test]
-fn all_forms_round_trip() {
-    let (ok, gaps) = round_trip(&forms());
-    eprintln!("capstone: {ok} instructions read back, {gaps} Svinval words in the gap");
-    assert!(ok > 450, "{ok}");
-    assert_eq!(gaps, 8, "6 sinval.vma, sfence.w.inval, sfence.inval.ir");
-}
-
-#[test]
-fn branch_limits_round_trip() {
-    round_trip(&branch_limits());
 }
 
 /// The gap is real (a newer capstone that decodes Svinval should make the
