@@ -143,6 +143,26 @@ pub fn forms() -> Vec<Insn> {
     v.push(Insn::Label(1));
     v.push(Insn::Nop);
 
+    moves(&mut v);
+    logical_immediates(&mut v);
+    for (rd, rn, rm) in TRIPLES {
+        three_registers(&mut v, rd, rn, rm);
+        two_registers(&mut v, rd, rn, rm);
+        shifts_and_bitfields(&mut v, rd, rn);
+    }
+    arithmetic_immediates(&mut v);
+    for size in ALL_SIZES {
+        loads_and_stores(&mut v, size);
+        exclusives(&mut v, size);
+        atomics(&mut v, size);
+    }
+    barriers_and_tlbi(&mut v);
+    branches(&mut v);
+    v
+}
+
+/// MOVZ, MOVK, MOVN: every halfword position.
+fn moves(v: &mut Vec<Insn>) {
     for rd in [0, 30, 31] {
         for imm in [0u16, 1, 0x1234, 0xffff] {
             for shift in [0u8, 16, 32, 48] {
@@ -153,6 +173,10 @@ pub fn forms() -> Vec<Insn> {
             }
         }
     }
+}
+
+/// ORR and AND (immediate).
+fn logical_immediates(v: &mut Vec<Insn>) {
     for (rd, rn, _) in TRIPLES_NO31 {
         for imm in LOGICAL_IMMS.map(logic) {
             v.push(Insn::OrrImm {
@@ -183,113 +207,127 @@ pub fn forms() -> Vec<Insn> {
         rn: zr(31),
         imm: logic(0xf0f0_f0f0_f0f0_f0f0),
     });
-    for (rd, rn, rm) in TRIPLES {
-        v.push(Insn::MovReg {
-            rd: zr(rd),
-            rm: zr(rm),
-        });
-        v.push(Insn::Orr {
-            rd: zr(rd),
-            rn: zr(rn),
-            rm: zr(rm),
-        });
-        v.push(Insn::And {
-            rd: zr(rd),
-            rn: zr(rn),
-            rm: zr(rm),
-        });
-        v.push(Insn::Eor {
-            rd: zr(rd),
-            rn: zr(rn),
-            rm: zr(rm),
-        });
-        v.push(Insn::Bic {
-            rd: zr(rd),
-            rn: zr(rn),
-            rm: zr(rm),
-        });
-        v.push(Insn::Add {
-            rd: zr(rd),
-            rn: zr(rn),
-            rm: zr(rm),
-        });
-        v.push(Insn::Sub {
-            rd: zr(rd),
-            rn: zr(rn),
-            rm: zr(rm),
-        });
-        v.push(Insn::SubsReg {
-            rd: zr(rd),
-            rn: zr(rn),
-            rm: zr(rm),
-        });
-        v.push(Insn::Mul {
-            rd: zr(rd),
-            rn: zr(rn),
-            rm: zr(rm),
-        });
-        v.push(Insn::LslReg {
-            rd: zr(rd),
-            rn: zr(rn),
-            rm: zr(rm),
-        });
-        v.push(Insn::LsrReg {
-            rd: zr(rd),
-            rn: zr(rn),
-            rm: zr(rm),
-        });
-        v.push(Insn::Rev {
-            rd: zr(rd),
-            rn: zr(rn),
-        });
-        v.push(Insn::Clz {
-            rd: zr(rd),
-            rn: zr(rn),
-        });
-        v.push(Insn::Rbit {
-            rd: zr(rd),
-            rn: zr(rn),
-        });
-        for cond in [Cond::Eq, Cond::Ne, Cond::Lo, Cond::Hs, Cond::Hi] {
-            v.push(Insn::Cset { rd: zr(rd), cond });
-        }
-        v.push(Insn::Rev32W {
-            rd: zr(rd),
-            rn: zr(rn),
-        });
-        v.push(Insn::Rev16W {
-            rd: zr(rd),
-            rn: zr(rn),
-        });
-        v.push(Insn::CmpReg {
-            rn: zr(rn),
-            rm: zr(rm),
-        });
-        for sh in [0u8, 1, 31, 32, 63].map(shift) {
-            v.push(Insn::LslImm {
-                rd: zr(rd),
-                rn: zr(rn),
-                sh,
-            });
-            v.push(Insn::LsrImm {
-                rd: zr(rd),
-                rn: zr(rn),
-                sh,
-            });
-        }
-        for field in BITFIELDS.map(|(lsb, width)| bitfield(lsb, width)) {
-            v.push(Insn::Ubfiz {
-                rd: zr(rd),
-                rn: zr(rn),
-                field,
-            });
-            v.push(Insn::Ubfx {
-                rd: zr(rd),
-                rn: zr(rn),
-                field,
-            });
-        }
+}
+
+/// The data-processing (register) forms with three registers.
+fn three_registers(v: &mut Vec<Insn>, rd: u8, rn: u8, rm: u8) {
+    v.push(Insn::MovReg {
+        rd: zr(rd),
+        rm: zr(rm),
+    });
+    v.push(Insn::Orr {
+        rd: zr(rd),
+        rn: zr(rn),
+        rm: zr(rm),
+    });
+    v.push(Insn::And {
+        rd: zr(rd),
+        rn: zr(rn),
+        rm: zr(rm),
+    });
+    v.push(Insn::Eor {
+        rd: zr(rd),
+        rn: zr(rn),
+        rm: zr(rm),
+    });
+    v.push(Insn::Bic {
+        rd: zr(rd),
+        rn: zr(rn),
+        rm: zr(rm),
+    });
+    v.push(Insn::Add {
+        rd: zr(rd),
+        rn: zr(rn),
+        rm: zr(rm),
+    });
+    v.push(Insn::Sub {
+        rd: zr(rd),
+        rn: zr(rn),
+        rm: zr(rm),
+    });
+    v.push(Insn::SubsReg {
+        rd: zr(rd),
+        rn: zr(rn),
+        rm: zr(rm),
+    });
+    v.push(Insn::Mul {
+        rd: zr(rd),
+        rn: zr(rn),
+        rm: zr(rm),
+    });
+    v.push(Insn::LslReg {
+        rd: zr(rd),
+        rn: zr(rn),
+        rm: zr(rm),
+    });
+    v.push(Insn::LsrReg {
+        rd: zr(rd),
+        rn: zr(rn),
+        rm: zr(rm),
+    });
+}
+
+/// Byte and bit reversals, counts, CSET and CMP (register).
+fn two_registers(v: &mut Vec<Insn>, rd: u8, rn: u8, rm: u8) {
+    v.push(Insn::Rev {
+        rd: zr(rd),
+        rn: zr(rn),
+    });
+    v.push(Insn::Clz {
+        rd: zr(rd),
+        rn: zr(rn),
+    });
+    v.push(Insn::Rbit {
+        rd: zr(rd),
+        rn: zr(rn),
+    });
+    for cond in [Cond::Eq, Cond::Ne, Cond::Lo, Cond::Hs, Cond::Hi] {
+        v.push(Insn::Cset { rd: zr(rd), cond });
     }
+    v.push(Insn::Rev32W {
+        rd: zr(rd),
+        rn: zr(rn),
+    });
+    v.push(Insn::Rev16W {
+        rd: zr(rd),
+        rn: zr(rn),
+    });
+    v.push(Insn::CmpReg {
+        rn: zr(rn),
+        rm: zr(rm),
+    });
+}
+
+/// LSL/LSR (immediate), UBFIZ and UBFX.
+fn shifts_and_bitfields(v: &mut Vec<Insn>, rd: u8, rn: u8) {
+    for sh in [0u8, 1, 31, 32, 63].map(shift) {
+        v.push(Insn::LslImm {
+            rd: zr(rd),
+            rn: zr(rn),
+            sh,
+        });
+        v.push(Insn::LsrImm {
+            rd: zr(rd),
+            rn: zr(rn),
+            sh,
+        });
+    }
+    for field in BITFIELDS.map(|(lsb, width)| bitfield(lsb, width)) {
+        v.push(Insn::Ubfiz {
+            rd: zr(rd),
+            rn: zr(rn),
+            field,
+        });
+        v.push(Insn::Ubfx {
+            rd: zr(rd),
+            rn: zr(rn),
+            field,
+        });
+    }
+}
+
+/// ADD, SUB, SUBS and CMP (immediate), and the stack pointer's moves.
+fn arithmetic_immediates(v: &mut Vec<Insn>) {
     for (rd, rn, _) in TRIPLES_NO31 {
         for imm in [0u16, 1, 9, 10, 0x7ff, 4095].map(imm12) {
             v.push(Insn::AddImm {
@@ -321,104 +359,116 @@ pub fn forms() -> Vec<Insn> {
         rn: xr(4),
         imm: imm12(17),
     });
+}
 
-    for size in ALL_SIZES {
-        let sz = match size {
-            Size::B => 1u32,
-            Size::H => 2,
-            Size::W => 4,
-            Size::X => 8,
-        };
-        for (rt, rn) in [(0u8, 1u8), (30, 31), (31, 30), (2, 0)] {
-            for off in [0, sz, 9 * sz, 0x7f4 / sz * sz, 4095 * sz] {
-                let (rt, rn, off) = (zr(rt), sp(rn), scaled(off, size));
-                v.push(Insn::Str { rt, rn, off });
-                v.push(Insn::Ldr { rt, rn, off });
-            }
+/// LDR and STR of one size: scaled immediate and register offsets.
+fn loads_and_stores(v: &mut Vec<Insn>, size: Size) {
+    let sz = match size {
+        Size::B => 1u32,
+        Size::H => 2,
+        Size::W => 4,
+        Size::X => 8,
+    };
+    for (rt, rn) in [(0u8, 1u8), (30, 31), (31, 30), (2, 0)] {
+        for off in [0, sz, 9 * sz, 0x7f4 / sz * sz, 4095 * sz] {
+            let (rt, rn, off) = (zr(rt), sp(rn), scaled(off, size));
+            v.push(Insn::Str { rt, rn, off });
+            v.push(Insn::Ldr { rt, rn, off });
         }
-        for (rt, rn, rm) in [(0u8, 1u8, 2u8), (30, 31, 29), (31, 30, 31), (4, 0, 30)] {
-            for scaled in [false, true] {
-                v.push(Insn::StrReg {
-                    size,
-                    rt: zr(rt),
-                    rn: sp(rn),
-                    rm: zr(rm),
-                    scaled,
-                });
-                v.push(Insn::LdrReg {
-                    size,
-                    rt: zr(rt),
-                    rn: sp(rn),
-                    rm: zr(rm),
-                    scaled,
-                });
-            }
-        }
-        for (rt, rn) in [(0u8, 1u8), (30, 31), (31, 0)] {
-            v.push(Insn::Ldxr {
+    }
+    for (rt, rn, rm) in [(0u8, 1u8, 2u8), (30, 31, 29), (31, 30, 31), (4, 0, 30)] {
+        for scaled in [false, true] {
+            v.push(Insn::StrReg {
                 size,
                 rt: zr(rt),
                 rn: sp(rn),
+                rm: zr(rm),
+                scaled,
             });
-            v.push(Insn::Ldaxr {
+            v.push(Insn::LdrReg {
                 size,
                 rt: zr(rt),
                 rn: sp(rn),
-            });
-            v.push(Insn::Ldar {
-                size,
-                rt: zr(rt),
-                rn: sp(rn),
-            });
-            v.push(Insn::Stlr {
-                size,
-                rt: zr(rt),
-                rn: sp(rn),
-            });
-        }
-        // Status register must differ from rt and (unless rn is SP) rn.
-        for (rs, rt, rn) in [
-            (2u8, 1u8, 0u8),
-            (31, 30, 0),
-            (0, 30, 31),
-            (30, 31, 29),
-            (31, 0, 30),
-        ] {
-            v.push(Insn::Stxr {
-                size,
-                rs: zr(rs),
-                rt: zr(rt),
-                rn: sp(rn),
-            });
-            v.push(Insn::Stlxr {
-                size,
-                rs: zr(rs),
-                rt: zr(rt),
-                rn: sp(rn),
-            });
-        }
-        for (rs, rt, rn) in [
-            (2u8, 1u8, 0u8),
-            (31, 30, 0),
-            (0, 31, 31),
-            (30, 0, 29),
-            (5, 5, 6),
-        ] {
-            v.push(Insn::Casa {
-                size,
-                rs: zr(rs),
-                rt: zr(rt),
-                rn: sp(rn),
-            });
-            v.push(Insn::Swpa {
-                size,
-                rs: zr(rs),
-                rt: zr(rt),
-                rn: sp(rn),
+                rm: zr(rm),
+                scaled,
             });
         }
     }
+}
 
+/// Exclusive and acquire/release loads and stores of one size.
+fn exclusives(v: &mut Vec<Insn>, size: Size) {
+    for (rt, rn) in [(0u8, 1u8), (30, 31), (31, 0)] {
+        v.push(Insn::Ldxr {
+            size,
+            rt: zr(rt),
+            rn: sp(rn),
+        });
+        v.push(Insn::Ldaxr {
+            size,
+            rt: zr(rt),
+            rn: sp(rn),
+        });
+        v.push(Insn::Ldar {
+            size,
+            rt: zr(rt),
+            rn: sp(rn),
+        });
+        v.push(Insn::Stlr {
+            size,
+            rt: zr(rt),
+            rn: sp(rn),
+        });
+    }
+    // Status register must differ from rt and (unless rn is SP) rn.
+    for (rs, rt, rn) in [
+        (2u8, 1u8, 0u8),
+        (31, 30, 0),
+        (0, 30, 31),
+        (30, 31, 29),
+        (31, 0, 30),
+    ] {
+        v.push(Insn::Stxr {
+            size,
+            rs: zr(rs),
+            rt: zr(rt),
+            rn: sp(rn),
+        });
+        v.push(Insn::Stlxr {
+            size,
+            rs: zr(rs),
+            rt: zr(rt),
+            rn: sp(rn),
+        });
+    }
+}
+
+/// CASA and SWPA of one size.
+fn atomics(v: &mut Vec<Insn>, size: Size) {
+    for (rs, rt, rn) in [
+        (2u8, 1u8, 0u8),
+        (31, 30, 0),
+        (0, 31, 31),
+        (30, 0, 29),
+        (5, 5, 6),
+    ] {
+        v.push(Insn::Casa {
+            size,
+            rs: zr(rs),
+            rt: zr(rt),
+            rn: sp(rn),
+        });
+        v.push(Insn::Swpa {
+            size,
+            rs: zr(rs),
+            rt: zr(rt),
+            rn: sp(rn),
+        });
+    }
+}
+
+/// DMB, DSB, ISB, RET and every TLBI.
+fn barriers_and_tlbi(v: &mut Vec<Insn>) {
     for o in ALL_BARRIERS {
         v.push(Insn::Dmb(o));
         v.push(Insn::Dsb(o));
@@ -440,9 +490,11 @@ pub fn forms() -> Vec<Insn> {
             }
         }
     }
+}
 
-    // Branches: backward to label 1, forward to label 2 (defined at the end),
-    // and to labels in the middle of the stream.
+/// Branches: backward to label 1, forward to label 2 (defined at the end),
+/// and to labels in the middle of the stream.
+fn branches(v: &mut Vec<Insn>) {
     for target in [1, 2] {
         for cond in ALL_CONDS {
             v.push(Insn::BCond { cond, target });
@@ -484,7 +536,6 @@ pub fn forms() -> Vec<Insn> {
     v.push(Insn::Nop);
     v.push(Insn::Label(2));
     v.push(Insn::Ret);
-    v
 }
 
 /// Labels before, between and after instructions, two at one offset.

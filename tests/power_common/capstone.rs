@@ -238,7 +238,6 @@ fn canon((m, mut o): (String, Vec<Op>)) -> (String, Vec<Op>) {
             *d &= 0xffff;
         }
     }
-    let n = |i: usize, o: &[Op]| num(&o[i]);
     let (m, o): (&str, Vec<Op>) = match m.as_str() {
         "li" => ("addi", vec![o[0].clone(), Num(0), o[1].clone()]),
         "lis" => ("addis", vec![o[0].clone(), Num(0), o[1].clone()]),
@@ -264,35 +263,39 @@ fn canon((m, mut o): (String, Vec<Op>)) -> (String, Vec<Op>) {
                 })
                 .collect(),
         ),
-        // 64-bit rotate extended mnemonics (Power ISA v3.0B, C.8.2).
+        x if CMPS.contains(&x) || COND_BRANCHES.contains(&x) => (x, cr_field_first(x, o)),
+        x => match rotate64(x, &o).or_else(|| rotate32(x, &o)) {
+            Some(r) => r,
+            None => (x, o),
+        },
+    };
+    (m.to_string(), o)
+}
+
+/// 64-bit rotate extended mnemonics (Power ISA v3.0B, C.8.2) as the base
+/// instruction, or `None` for any other mnemonic.
+fn rotate64(m: &str, o: &[Op]) -> Option<(&'static str, Vec<Op>)> {
+    use Op::*;
+    let n = |i: usize| num(&o[i]);
+    Some(match m {
         "rotldi" => (
             "rldicl",
-            vec![o[0].clone(), o[1].clone(), Num(n(2, &o)), Num(0)],
+            vec![o[0].clone(), o[1].clone(), Num(n(2)), Num(0)],
         ),
         "rotrdi" => (
             "rldicl",
-            vec![
-                o[0].clone(),
-                o[1].clone(),
-                Num((64 - n(2, &o)) & 63),
-                Num(0),
-            ],
+            vec![o[0].clone(), o[1].clone(), Num((64 - n(2)) & 63), Num(0)],
         ),
         "srdi" => (
             "rldicl",
-            vec![
-                o[0].clone(),
-                o[1].clone(),
-                Num((64 - n(2, &o)) & 63),
-                Num(n(2, &o)),
-            ],
+            vec![o[0].clone(), o[1].clone(), Num((64 - n(2)) & 63), Num(n(2))],
         ),
         "clrldi" => (
             "rldicl",
-            vec![o[0].clone(), o[1].clone(), Num(0), Num(n(2, &o))],
+            vec![o[0].clone(), o[1].clone(), Num(0), Num(n(2))],
         ),
         "extrdi" => {
-            let (len, b) = (n(2, &o), n(3, &o));
+            let (len, b) = (n(2), n(3));
             (
                 "rldicl",
                 vec![
@@ -303,10 +306,50 @@ fn canon((m, mut o): (String, Vec<Op>)) -> (String, Vec<Op>) {
                 ],
             )
         }
-        // 32-bit rotate extended mnemonics (Power ISA v3.0B, C.8.1).
+        "sldi" => (
+            "rldicr",
+            vec![o[0].clone(), o[1].clone(), Num(n(2)), Num(63 - n(2))],
+        ),
+        "clrrdi" => (
+            "rldicr",
+            vec![o[0].clone(), o[1].clone(), Num(0), Num(63 - n(2))],
+        ),
+        "extldi" => (
+            "rldicr",
+            vec![o[0].clone(), o[1].clone(), Num(n(3)), Num(n(2) - 1)],
+        ),
+        "insrdi" => {
+            let (len, b) = (n(2), n(3));
+            (
+                "rldimi",
+                vec![
+                    o[0].clone(),
+                    o[1].clone(),
+                    Num((64 - (b + len)) & 63),
+                    Num(b),
+                ],
+            )
+        }
+        "clrlsldi" => {
+            let (b, sh) = (n(2), n(3));
+            (
+                "rldic",
+                vec![o[0].clone(), o[1].clone(), Num(sh), Num(b - sh)],
+            )
+        }
+        _ => return None,
+    })
+}
+
+/// 32-bit rotate extended mnemonics (Power ISA v3.0B, C.8.1) as `rlwinm`,
+/// or `None` for any other mnemonic.
+fn rotate32(m: &str, o: &[Op]) -> Option<(&'static str, Vec<Op>)> {
+    use Op::*;
+    let n = |i: usize| num(&o[i]);
+    Some(match m {
         "slwi" | "srwi" | "clrlwi" | "clrrwi" | "rotlwi" | "rotrwi" => {
-            let k = n(2, &o);
-            let (sh, mb, me) = match m.as_str() {
+            let k = n(2);
+            let (sh, mb, me) = match m {
                 "slwi" => (k, 0, 31 - k),
                 "srwi" => ((32 - k) & 31, k, 31),
                 "clrlwi" => (0, k, 31),
@@ -320,8 +363,8 @@ fn canon((m, mut o): (String, Vec<Op>)) -> (String, Vec<Op>) {
             )
         }
         "extlwi" | "extrwi" | "clrlslwi" => {
-            let (a, b) = (n(2, &o), n(3, &o));
-            let (sh, mb, me) = match m.as_str() {
+            let (a, b) = (n(2), n(3));
+            let (sh, mb, me) = match m {
                 // extlwi ra,rs,n,b; extrwi ra,rs,n,b; clrlslwi ra,rs,b,n
                 "extlwi" => (b, 0, a - 1),
                 "extrwi" => ((b + a) & 31, 32 - a, 31),
@@ -332,58 +375,25 @@ fn canon((m, mut o): (String, Vec<Op>)) -> (String, Vec<Op>) {
                 vec![o[0].clone(), o[1].clone(), Num(sh), Num(mb), Num(me)],
             )
         }
-        "sldi" => (
-            "rldicr",
-            vec![
-                o[0].clone(),
-                o[1].clone(),
-                Num(n(2, &o)),
-                Num(63 - n(2, &o)),
-            ],
-        ),
-        "clrrdi" => (
-            "rldicr",
-            vec![o[0].clone(), o[1].clone(), Num(0), Num(63 - n(2, &o))],
-        ),
-        "extldi" => (
-            "rldicr",
-            vec![o[0].clone(), o[1].clone(), Num(n(3, &o)), Num(n(2, &o) - 1)],
-        ),
-        "insrdi" => {
-            let (len, b) = (n(2, &o), n(3, &o));
-            (
-                "rldimi",
-                vec![
-                    o[0].clone(),
-                    o[1].clone(),
-                    Num((64 - (b + len)) & 63),
-                    Num(b),
-                ],
-            )
+        _ => return None,
+    })
+}
+
+/// The operands of a compare or conditional branch `x` with the CR field
+/// first.
+fn cr_field_first(x: &str, o: Vec<Op>) -> Vec<Op> {
+    use Op::*;
+    // First operand is a CR field: we print a plain number, capstone
+    // prints `crN` and omits it entirely for cr0.
+    let mut o = o;
+    match o.first() {
+        Some(Num(f)) if o.len() == if CMPS.contains(&x) { 3 } else { 2 } => {
+            o[0] = CrField(*f as u8)
         }
-        "clrlsldi" => {
-            let (b, sh) = (n(2, &o), n(3, &o));
-            (
-                "rldic",
-                vec![o[0].clone(), o[1].clone(), Num(sh), Num(b - sh)],
-            )
-        }
-        x if CMPS.contains(&x) || COND_BRANCHES.contains(&x) => {
-            // First operand is a CR field: we print a plain number, capstone
-            // prints `crN` and omits it entirely for cr0.
-            let mut o = o;
-            match o.first() {
-                Some(Num(f)) if o.len() == if CMPS.contains(&x) { 3 } else { 2 } => {
-                    o[0] = CrField(*f as u8)
-                }
-                Some(CrField(_)) => {}
-                _ => o.insert(0, CrField(0)),
-            }
-            (x, o)
-        }
-        x => (x, o),
-    };
-    (m.to_string(), o)
+        Some(CrField(_)) => {}
+        _ => o.insert(0, CrField(0)),
+    }
+    o
 }
 
 /// What capstone prints where it cannot be compared normally (see the

@@ -42,85 +42,133 @@ pub fn label_name(l: Label) -> String {
 
 /// Every `Insn` variant, several operand values each, plus forward and
 /// backward branches of every kind.
-#[rustfmt::skip]
 pub fn corpus() -> Vec<Insn> {
-    use Insn::*;
-    let mut v = vec![Label(0)];
+    let mut v = vec![Insn::Label(0)];
     for i in 0..5 {
-        let (a, b, c) = R[i];
-        let (s, u) = (S16[i], U16[i]);
-        v.extend([
-            Li { rt: a, imm: s },
-            Lis { rt: b, imm: s },
-            Addi { rt: a, ra: b, imm: s },
-            Addis { rt: b, ra: c, imm: s },
-            Ori { ra: a, rs: b, imm: u },
-            Oris { ra: b, rs: c, imm: u },
-            Xori { ra: c, rs: a, imm: u },
-            Xoris { ra: a, rs: c, imm: u },
-            AndiDot { ra: b, rs: a, imm: u },
-            AndisDot { ra: c, rs: b, imm: u },
-            AddicDot { rt: c, ra: a, imm: s },
-            Or { ra: a, rs: b, rb: c },
-            And { ra: b, rs: c, rb: a },
-            Xor { ra: c, rs: a, rb: b },
-            Andc { ra: a, rs: c, rb: b },
-            Nor { ra: b, rs: a, rb: c },
-            Add { rt: a, ra: b, rb: c },
-            Subf { rt: c, ra: b, rb: a },
-            Neg { rt: b, ra: c },
-            Mulld { rt: a, ra: c, rb: b },
-            Sld { ra: a, rs: b, rb: c },
-            Srd { ra: c, rs: a, rb: b },
-            Cntlzd { ra: a, rs: b },
-            Cnttzd { ra: b, rs: c },
-            Popcntd { ra: c, rs: a },
-            Mr { ra: a, rs: c },
-            Std { rs: a, d: DS[i], ra: b },
-            Ld { rt: c, d: DS[i], ra: a },
-            Stw { rs: a, d: s, ra: c },
-            Sth { rs: b, d: s, ra: a },
-            Stb { rs: c, d: s, ra: b },
-            Lwz { rt: a, d: s, ra: b },
-            Lhz { rt: b, d: s, ra: c },
-            Lbz { rt: c, d: s, ra: a },
-            Stdx { rs: a, ra: b, rb: c },
-            Stwx { rs: b, ra: c, rb: a },
-            Sthx { rs: c, ra: a, rb: b },
-            Stbx { rs: a, ra: c, rb: b },
-            Ldx { rt: a, ra: b, rb: c },
-            Lwzx { rt: b, ra: c, rb: a },
-            Lhzx { rt: c, ra: a, rb: b },
-            Lbzx { rt: a, ra: c, rb: b },
-            Stdbrx { rs: a, ra: b, rb: c },
-            Stwbrx { rs: b, ra: c, rb: a },
-            Sthbrx { rs: c, ra: a, rb: b },
-            Ldbrx { rt: a, ra: b, rb: c },
-            Lwbrx { rt: b, ra: c, rb: a },
-            Lhbrx { rt: c, ra: a, rb: b },
-            Lbarx { rt: a, ra: b, rb: c, eh: i % 2 == 1 },
-            Lharx { rt: b, ra: c, rb: a, eh: i % 2 == 0 },
-            Lwarx { rt: c, ra: a, rb: b, eh: i % 2 == 1 },
-            Ldarx { rt: a, ra: c, rb: b, eh: i % 2 == 0 },
-            Stbcx { rs: a, ra: b, rb: c },
-            Sthcx { rs: b, ra: c, rb: a },
-            Stwcx { rs: c, ra: a, rb: b },
-            Stdcx { rs: a, ra: c, rb: b },
-            Cmpdi { bf: BF[i], ra: a, imm: s },
-            Cmpldi { bf: BF[i], ra: b, imm: u },
-            Cmpd { bf: BF[i], ra: a, rb: c },
-            Cmpld { bf: BF[i], ra: c, rb: b },
-            Cmpwi { bf: BF[(i + 1) % 5], ra: c, imm: s },
-            Cmplwi { bf: BF[(i + 2) % 5], ra: a, imm: u },
-            Cmpw { bf: BF[(i + 3) % 5], ra: b, rb: a },
-            Cmplw { bf: BF[(i + 4) % 5], ra: a, rb: b },
-            Crxor { bt: a, ba: b, bb: c },
-            Mtctr { rs: a },
-            Mfctr { rt: b },
-            Tlbie { rb: a, rs: b, ric: (i % 4) as u8, prs: (i % 2) as u8, r: ((i / 2) % 2) as u8 },
-            Tlbiel { rb: c, rs: a, ric: ((i + 1) % 4) as u8, prs: ((i + 1) % 2) as u8, r: (i % 2) as u8 },
-        ]);
+        v.extend(integer(i));
+        v.extend(loads_and_stores(i));
+        v.extend(reservations(i));
+        v.extend(compares_and_tlb(i));
     }
+    rotates(&mut v);
+    stack_args_invalidations_and_barriers(&mut v);
+    branches(&mut v);
+    v
+}
+
+/// Row `i` of the operand tables: D-form immediates, X-form logicals and
+/// arithmetic, counts, `mr`.
+#[rustfmt::skip]
+fn integer(i: usize) -> Vec<Insn> {
+    use Insn::*;
+    let (a, b, c) = R[i];
+    let (s, u) = (S16[i], U16[i]);
+    vec![
+        Li { rt: a, imm: s },
+        Lis { rt: b, imm: s },
+        Addi { rt: a, ra: b, imm: s },
+        Addis { rt: b, ra: c, imm: s },
+        Ori { ra: a, rs: b, imm: u },
+        Oris { ra: b, rs: c, imm: u },
+        Xori { ra: c, rs: a, imm: u },
+        Xoris { ra: a, rs: c, imm: u },
+        AndiDot { ra: b, rs: a, imm: u },
+        AndisDot { ra: c, rs: b, imm: u },
+        AddicDot { rt: c, ra: a, imm: s },
+        Or { ra: a, rs: b, rb: c },
+        And { ra: b, rs: c, rb: a },
+        Xor { ra: c, rs: a, rb: b },
+        Andc { ra: a, rs: c, rb: b },
+        Nor { ra: b, rs: a, rb: c },
+        Add { rt: a, ra: b, rb: c },
+        Subf { rt: c, ra: b, rb: a },
+        Neg { rt: b, ra: c },
+        Mulld { rt: a, ra: c, rb: b },
+        Sld { ra: a, rs: b, rb: c },
+        Srd { ra: c, rs: a, rb: b },
+        Cntlzd { ra: a, rs: b },
+        Cnttzd { ra: b, rs: c },
+        Popcntd { ra: c, rs: a },
+        Mr { ra: a, rs: c },
+    ]
+}
+
+/// Row `i`: DS/D-form and indexed loads and stores, byte-reversed too.
+#[rustfmt::skip]
+fn loads_and_stores(i: usize) -> Vec<Insn> {
+    use Insn::*;
+    let (a, b, c) = R[i];
+    let s = S16[i];
+    vec![
+        Std { rs: a, d: DS[i], ra: b },
+        Ld { rt: c, d: DS[i], ra: a },
+        Stw { rs: a, d: s, ra: c },
+        Sth { rs: b, d: s, ra: a },
+        Stb { rs: c, d: s, ra: b },
+        Lwz { rt: a, d: s, ra: b },
+        Lhz { rt: b, d: s, ra: c },
+        Lbz { rt: c, d: s, ra: a },
+        Stdx { rs: a, ra: b, rb: c },
+        Stwx { rs: b, ra: c, rb: a },
+        Sthx { rs: c, ra: a, rb: b },
+        Stbx { rs: a, ra: c, rb: b },
+        Ldx { rt: a, ra: b, rb: c },
+        Lwzx { rt: b, ra: c, rb: a },
+        Lhzx { rt: c, ra: a, rb: b },
+        Lbzx { rt: a, ra: c, rb: b },
+        Stdbrx { rs: a, ra: b, rb: c },
+        Stwbrx { rs: b, ra: c, rb: a },
+        Sthbrx { rs: c, ra: a, rb: b },
+        Ldbrx { rt: a, ra: b, rb: c },
+        Lwbrx { rt: b, ra: c, rb: a },
+        Lhbrx { rt: c, ra: a, rb: b },
+    ]
+}
+
+/// Row `i`: load-and-reserve (both EH hints) and store-conditional.
+#[rustfmt::skip]
+fn reservations(i: usize) -> Vec<Insn> {
+    use Insn::*;
+    let (a, b, c) = R[i];
+    vec![
+        Lbarx { rt: a, ra: b, rb: c, eh: i % 2 == 1 },
+        Lharx { rt: b, ra: c, rb: a, eh: i.is_multiple_of(2) },
+        Lwarx { rt: c, ra: a, rb: b, eh: i % 2 == 1 },
+        Ldarx { rt: a, ra: c, rb: b, eh: i.is_multiple_of(2) },
+        Stbcx { rs: a, ra: b, rb: c },
+        Sthcx { rs: b, ra: c, rb: a },
+        Stwcx { rs: c, ra: a, rb: b },
+        Stdcx { rs: a, ra: c, rb: b },
+    ]
+}
+
+/// Row `i`: compares in every CR field, crxor, CTR moves, tlbie/tlbiel.
+#[rustfmt::skip]
+fn compares_and_tlb(i: usize) -> Vec<Insn> {
+    use Insn::*;
+    let (a, b, c) = R[i];
+    let (s, u) = (S16[i], U16[i]);
+    vec![
+        Cmpdi { bf: BF[i], ra: a, imm: s },
+        Cmpldi { bf: BF[i], ra: b, imm: u },
+        Cmpd { bf: BF[i], ra: a, rb: c },
+        Cmpld { bf: BF[i], ra: c, rb: b },
+        Cmpwi { bf: BF[(i + 1) % 5], ra: c, imm: s },
+        Cmplwi { bf: BF[(i + 2) % 5], ra: a, imm: u },
+        Cmpw { bf: BF[(i + 3) % 5], ra: b, rb: a },
+        Cmplw { bf: BF[(i + 4) % 5], ra: a, rb: b },
+        Crxor { bt: a, ba: b, bb: c },
+        Mtctr { rs: a },
+        Mfctr { rt: b },
+        Tlbie { rb: a, rs: b, ric: (i % 4) as u8, prs: (i % 2) as u8, r: ((i / 2) % 2) as u8 },
+        Tlbiel { rb: c, rs: a, ric: ((i + 1) % 4) as u8, prs: ((i + 1) % 2) as u8, r: (i % 2) as u8 },
+    ]
+}
+
+/// The 64-bit MD-form rotates over the sh/mb pairs, and rlwinm.
+#[rustfmt::skip]
+fn rotates(v: &mut Vec<Insn>) {
+    use Insn::*;
     for (i, &(sh, m)) in SH.iter().enumerate() {
         let (a, b, _) = R[i % 5];
         v.extend([
@@ -138,6 +186,12 @@ pub fn corpus() -> Vec<Insn> {
         let (a, b, _) = R[i % 5];
         v.push(Rlwinm { ra: a, rs: b, sh, mb, me });
     }
+}
+
+/// Stack arguments, the radix-invalidate shapes, slbia, and the barriers.
+#[rustfmt::skip]
+fn stack_args_invalidations_and_barriers(v: &mut Vec<Insn>) {
+    use Insn::*;
     // Stack arguments (the ninth to the 29th), at ELFv1 displacements: the
     // bare-style check expands `STK_PARAM(Rn)` with the ELFv1 definition.
     for (rt, param) in [(11, 11), (0, 12), (31, 20), (3, 31)] {
@@ -158,7 +212,12 @@ pub fn corpus() -> Vec<Insn> {
         CpAbort,
     ]);
     v.extend([Eieio, Sync, Lwsync, Ptesync, Isync, Tlbsync, Nop, Blr]);
-    // Branches: backward to .L0, forward to .L1, and to an adjacent label.
+}
+
+/// Branches: backward to .L0, forward to .L1, and to an adjacent label.
+#[rustfmt::skip]
+fn branches(v: &mut Vec<Insn>) {
+    use Insn::*;
     v.extend([B { target: 0 }, B { target: 1 }, Bdnz { target: 0 }, Bdnz { target: 1 }]);
     for (i, &cond) in CONDS.iter().enumerate() {
         v.push(Bc { cond, bf: BF[i % 5], target: 0 });
@@ -174,7 +233,6 @@ pub fn corpus() -> Vec<Insn> {
     v.extend([Label(4), B { target: 4 }, Label(5), Bdnz { target: 5 }]);
     v.extend([Label(6), Bc { cond: Cond::Ne, bf: 0, target: 6 }]);
     v.extend([Bdnz { target: 3 }, Label(3), Label(1), Blr]);
-    v
 }
 
 /// Branches at the exact limits of the 14-bit (bc) and 26-bit-relative

@@ -2,16 +2,69 @@
 
 use super::*;
 
+const VA: &[Arg] = &[
+    Arg::Int("address"),
+    Arg::Int("pid"),
+    Arg::Int("tsize"),
+    Arg::Int("ind"),
+];
+
 /// Book III-E tlb_low.S: every function on the edges of its fields and
 /// fixed-seed random registers (upper words included: the kernel's
 /// rlwinm/rlwimi read the low word, its C callers pass unsigned ints).
 pub(super) fn book3e_tlb() -> Vec<Build> {
-    const VA: &[Arg] = &[
-        Arg::Int("address"),
-        Arg::Int("pid"),
-        Arg::Int("tsize"),
-        Arg::Int("ind"),
-    ];
+    let (va_inputs, pid_inputs) = inputs();
+    vec![Build {
+        pins: vec![],
+        why: "no threshold",
+        scenarios: vec![
+            Scenario {
+                name: "tlbil_pid",
+                kernel: "tlb_low.S _tlbil_pid (Linux 6.1, CONFIG_PPC_BOOK3E_64)",
+                ref_fn: "ref_tlbil_pid",
+                args: &[Arg::Int("pid")],
+                calls: one("tlbil_pid"),
+                inputs: pid_inputs.clone(),
+            },
+            Scenario {
+                name: "tlbil_pid_noind",
+                kernel: "tlb_low.S _tlbil_pid_noind (Linux 6.1, CONFIG_PPC_BOOK3E_64)",
+                ref_fn: "ref_tlbil_pid_noind",
+                args: &[Arg::Int("pid")],
+                calls: one("tlbil_pid_noind"),
+                inputs: pid_inputs,
+            },
+            Scenario {
+                name: "tlbil_all",
+                kernel: "tlb_low.S _tlbil_all (Linux 6.1, CONFIG_PPC_BOOK3E_64)",
+                ref_fn: "ref_tlbil_all",
+                args: &[],
+                calls: one("tlbil_all"),
+                inputs: vec![Input::new("no arguments", &[])],
+            },
+            Scenario {
+                name: "tlbil_va",
+                kernel: "tlb_low.S _tlbil_va (Linux 6.1, CONFIG_PPC_BOOK3E_64)",
+                ref_fn: "ref_tlbil_va",
+                args: VA,
+                calls: one("tlbil_va"),
+                inputs: va_inputs.clone(),
+            },
+            Scenario {
+                name: "tlbivax_bcast",
+                kernel: "tlb_low.S _tlbivax_bcast (Linux 6.1, CONFIG_PPC_BOOK3E_64)",
+                ref_fn: "ref_tlbivax_bcast",
+                args: VA,
+                calls: one("tlbivax_bcast"),
+                inputs: va_inputs,
+            },
+        ],
+    }]
+}
+
+/// The inputs of the VA and of the PID functions: the edges, then
+/// fixed-seed random registers.
+fn inputs() -> (Vec<Input>, Vec<Input>) {
     let mut x = 0x5eed_b00c_3e65_0001u64;
     let mut next = move || {
         x ^= x << 13;
@@ -66,74 +119,30 @@ pub(super) fn book3e_tlb() -> Vec<Build> {
         ));
         pid_inputs.push(Input::new(format!("random {k}"), &[("pid", narrow(p))]));
     }
-    let one = |seq: &'static str| -> &'static [Call] {
-        match seq {
-            "tlbil_pid" => &[Call {
-                seq: "tlbil_pid",
-                bind: NONE,
-            }],
-            "tlbil_pid_noind" => &[Call {
-                seq: "tlbil_pid_noind",
-                bind: NONE,
-            }],
-            "tlbil_all" => &[Call {
-                seq: "tlbil_all",
-                bind: NONE,
-            }],
-            "tlbil_va" => &[Call {
-                seq: "tlbil_va",
-                bind: NONE,
-            }],
-            _ => &[Call {
-                seq: "tlbivax_bcast",
-                bind: NONE,
-            }],
-        }
-    };
-    vec![Build {
-        pins: vec![],
-        why: "no threshold",
-        scenarios: vec![
-            Scenario {
-                name: "tlbil_pid",
-                kernel: "tlb_low.S _tlbil_pid (Linux 6.1, CONFIG_PPC_BOOK3E_64)",
-                ref_fn: "ref_tlbil_pid",
-                args: &[Arg::Int("pid")],
-                calls: one("tlbil_pid"),
-                inputs: pid_inputs.clone(),
-            },
-            Scenario {
-                name: "tlbil_pid_noind",
-                kernel: "tlb_low.S _tlbil_pid_noind (Linux 6.1, CONFIG_PPC_BOOK3E_64)",
-                ref_fn: "ref_tlbil_pid_noind",
-                args: &[Arg::Int("pid")],
-                calls: one("tlbil_pid_noind"),
-                inputs: pid_inputs,
-            },
-            Scenario {
-                name: "tlbil_all",
-                kernel: "tlb_low.S _tlbil_all (Linux 6.1, CONFIG_PPC_BOOK3E_64)",
-                ref_fn: "ref_tlbil_all",
-                args: &[],
-                calls: one("tlbil_all"),
-                inputs: vec![Input::new("no arguments", &[])],
-            },
-            Scenario {
-                name: "tlbil_va",
-                kernel: "tlb_low.S _tlbil_va (Linux 6.1, CONFIG_PPC_BOOK3E_64)",
-                ref_fn: "ref_tlbil_va",
-                args: VA,
-                calls: one("tlbil_va"),
-                inputs: va_inputs.clone(),
-            },
-            Scenario {
-                name: "tlbivax_bcast",
-                kernel: "tlb_low.S _tlbivax_bcast (Linux 6.1, CONFIG_PPC_BOOK3E_64)",
-                ref_fn: "ref_tlbivax_bcast",
-                args: VA,
-                calls: one("tlbivax_bcast"),
-                inputs: va_inputs,
-            },
-        ],
-    }]
+    (va_inputs, pid_inputs)
+}
+
+fn one(seq: &'static str) -> &'static [Call] {
+    match seq {
+        "tlbil_pid" => &[Call {
+            seq: "tlbil_pid",
+            bind: NONE,
+        }],
+        "tlbil_pid_noind" => &[Call {
+            seq: "tlbil_pid_noind",
+            bind: NONE,
+        }],
+        "tlbil_all" => &[Call {
+            seq: "tlbil_all",
+            bind: NONE,
+        }],
+        "tlbil_va" => &[Call {
+            seq: "tlbil_va",
+            bind: NONE,
+        }],
+        _ => &[Call {
+            seq: "tlbivax_bcast",
+            bind: NONE,
+        }],
+    }
 }
