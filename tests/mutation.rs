@@ -174,16 +174,6 @@ fn mutants(
     device_stores: &BTreeSet<usize>,
 ) -> Vec<Mutant> {
     let lines: Vec<&str> = asm.lines().collect();
-    let with = |i: usize, new: Option<String>| -> String {
-        let mut v: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
-        match new {
-            Some(n) => v[i] = n,
-            None => {
-                v.remove(i);
-            }
-        }
-        v.join("\n") + "\n"
-    };
     let mut out = Vec::new();
     let mut imms = Vec::new();
     for (func, body) in functions(&lines, symbols) {
@@ -200,98 +190,161 @@ fn mutants(
             if is_branch(t, l) {
                 prev_store = None;
             }
-            let text = l.trim();
-            // POWER Book III-E's interrupt mask (no other target has it).
-            if matches!(mnemonic(l), "wrteei" | "wrtee") {
-                out.push(Mutant {
-                    kind: Kind::Unmask,
-                    func: func.clone(),
-                    what: format!("`{text}` dropped"),
-                    lines: vec![i + 1],
-                    asm: with(i, None),
-                });
-                if mnemonic(l) == "wrtee" && i > 0 && is_insn(lines[i - 1]) {
-                    let mut v: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
-                    v.swap(i - 1, i);
-                    out.push(Mutant {
-                        kind: Kind::Unmask,
-                        func: func.clone(),
-                        what: format!("`{text}` before `{}`", lines[i - 1].trim()),
-                        lines: vec![i, i + 1],
-                        asm: v.join("\n") + "\n",
-                    });
-                }
-            }
-            if let Some(b) = barrier(t, l) {
-                out.push(Mutant {
-                    kind: Kind::DropBarrier,
-                    func: func.clone(),
-                    what: format!("`{text}` dropped"),
-                    lines: vec![i + 1],
-                    asm: with(i, None),
-                });
-                if let Some(w) = support::arch(t).weaker(&b) {
-                    out.push(Mutant {
-                        kind: Kind::WeakenBarrier,
-                        func: func.clone(),
-                        what: format!("`{text}` -> `{w}`"),
-                        lines: vec![i + 1],
-                        asm: with(i, Some(format!("\t{w}"))),
-                    });
-                }
-            }
+            let at = At {
+                lines: &lines,
+                func: &func,
+                i,
+            };
+            at.unmask(&mut out);
+            at.barrier(t, &mut out);
             if device_stores.contains(&(i + 1)) {
-                if let Some(n) = narrowed(t, l) {
-                    out.push(Mutant {
-                        kind: Kind::NarrowStore,
-                        func: func.clone(),
-                        what: format!("`{text}` -> `{}`", n.trim()),
-                        lines: vec![i + 1],
-                        asm: with(i, Some(n)),
-                    });
-                }
-                // Two copies of one store (an unrolled loop's) swapped are
-                // the same program, not a mutant.
-                if let Some(p) = prev_store.filter(|&p| lines[p].trim() != l.trim()) {
-                    let mut v: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
-                    v.swap(p, i);
-                    out.push(Mutant {
-                        kind: Kind::SwapStores,
-                        func: func.clone(),
-                        what: format!("`{}` <-> `{text}`", lines[p].trim()),
-                        lines: vec![p + 1, i + 1],
-                        asm: v.join("\n") + "\n",
-                    });
-                }
+                at.device_store(t, prev_store, &mut out);
                 prev_store = Some(i);
             }
-            for (a, z) in immediates(t, l) {
-                let tok = &l[a..z];
-                let Some(v) = parse_int(tok) else { continue };
-                let new = if tok.starts_with("0x") || tok.starts_with("-0x") {
-                    if v + 1 < 0 {
-                        format!("-{:#x}", -(v + 1))
-                    } else {
-                        format!("{:#x}", v + 1)
-                    }
-                } else {
-                    (v + 1).to_string()
-                };
-                let n = format!("{}{new}{}", &l[..a], &l[z..]);
-                imms.push(Mutant {
-                    kind: Kind::Immediate,
-                    func: func.clone(),
-                    what: format!("`{text}` -> `{}`", n.trim()),
-                    lines: vec![i + 1],
-                    asm: with(i, Some(n)),
-                });
-            }
+            at.immediates(t, &mut imms);
         }
     }
     // A fixed stride through the immediates, in program order.
     let stride = imms.len().div_ceil(IMMEDIATES_PER_FILE).max(1);
     out.extend(imms.into_iter().step_by(stride));
     out
+}
+
+/// One instruction of the `.S` (line `i`, 0-based) and the mutants of it.
+struct At<'a> {
+    lines: &'a [&'a str],
+    func: &'a str,
+    i: usize,
+}
+
+impl At<'_> {
+    fn line(&self) -> &str {
+        self.lines[self.i]
+    }
+
+    fn text(&self) -> &str {
+        self.line().trim()
+    }
+
+    /// The `.S` with this line replaced by `new`, or dropped.
+    fn with(&self, new: Option<String>) -> String {
+        let mut v: Vec<String> = self.lines.iter().map(|s| s.to_string()).collect();
+        match new {
+            Some(n) => v[self.i] = n,
+            None => {
+                v.remove(self.i);
+            }
+        }
+        v.join("\n") + "\n"
+    }
+
+    /// The `.S` with this line and line `j` swapped.
+    fn swapped(&self, j: usize) -> String {
+        let mut v: Vec<String> = self.lines.iter().map(|s| s.to_string()).collect();
+        v.swap(j, self.i);
+        v.join("\n") + "\n"
+    }
+
+    fn mutant(&self, kind: Kind, what: String, lines: Vec<usize>, asm: String) -> Mutant {
+        Mutant {
+            kind,
+            func: self.func.to_string(),
+            what,
+            lines,
+            asm,
+        }
+    }
+
+    /// POWER Book III-E's interrupt mask (no other target has it).
+    fn unmask(&self, out: &mut Vec<Mutant>) {
+        let (l, i, text) = (self.line(), self.i, self.text());
+        if matches!(mnemonic(l), "wrteei" | "wrtee") {
+            out.push(self.mutant(
+                Kind::Unmask,
+                format!("`{text}` dropped"),
+                vec![i + 1],
+                self.with(None),
+            ));
+            if mnemonic(l) == "wrtee" && i > 0 && is_insn(self.lines[i - 1]) {
+                out.push(self.mutant(
+                    Kind::Unmask,
+                    format!("`{text}` before `{}`", self.lines[i - 1].trim()),
+                    vec![i, i + 1],
+                    self.swapped(i - 1),
+                ));
+            }
+        }
+    }
+
+    /// A barrier dropped, and weakened where the target has a weaker one.
+    fn barrier(&self, t: Target, out: &mut Vec<Mutant>) {
+        let (l, i, text) = (self.line(), self.i, self.text());
+        if let Some(b) = barrier(t, l) {
+            out.push(self.mutant(
+                Kind::DropBarrier,
+                format!("`{text}` dropped"),
+                vec![i + 1],
+                self.with(None),
+            ));
+            if let Some(w) = support::arch(t).weaker(&b) {
+                out.push(self.mutant(
+                    Kind::WeakenBarrier,
+                    format!("`{text}` -> `{w}`"),
+                    vec![i + 1],
+                    self.with(Some(format!("\t{w}"))),
+                ));
+            }
+        }
+    }
+
+    /// A device store narrowed, and swapped with the previous one
+    /// (`prev_store`) in the same straight-line run.
+    fn device_store(&self, t: Target, prev_store: Option<usize>, out: &mut Vec<Mutant>) {
+        let (l, i, text) = (self.line(), self.i, self.text());
+        if let Some(n) = narrowed(t, l) {
+            out.push(self.mutant(
+                Kind::NarrowStore,
+                format!("`{text}` -> `{}`", n.trim()),
+                vec![i + 1],
+                self.with(Some(n)),
+            ));
+        }
+        // Two copies of one store (an unrolled loop's) swapped are
+        // the same program, not a mutant.
+        if let Some(p) = prev_store.filter(|&p| self.lines[p].trim() != l.trim()) {
+            out.push(self.mutant(
+                Kind::SwapStores,
+                format!("`{}` <-> `{text}`", self.lines[p].trim()),
+                vec![p + 1, i + 1],
+                self.swapped(p),
+            ));
+        }
+    }
+
+    /// Each immediate operand plus one.
+    fn immediates(&self, t: Target, imms: &mut Vec<Mutant>) {
+        let (l, i, text) = (self.line(), self.i, self.text());
+        for (a, z) in immediates(t, l) {
+            let tok = &l[a..z];
+            let Some(v) = parse_int(tok) else { continue };
+            let new = if tok.starts_with("0x") || tok.starts_with("-0x") {
+                if v + 1 < 0 {
+                    format!("-{:#x}", -(v + 1))
+                } else {
+                    format!("{:#x}", v + 1)
+                }
+            } else {
+                (v + 1).to_string()
+            };
+            let n = format!("{}{new}{}", &l[..a], &l[z..]);
+            imms.push(self.mutant(
+                Kind::Immediate,
+                format!("`{text}` -> `{}`", n.trim()),
+                vec![i + 1],
+                self.with(Some(n)),
+            ));
+        }
+    }
 }
 
 #[derive(Default)]
@@ -406,6 +459,134 @@ fn discard(exe: &Exe) {
     let _ = std::fs::remove_file(&exe.path);
 }
 
+/// The unmutated code's run of every case a mutant may run, and what
+/// mutants are judged by.
+struct Baseline {
+    all: Vec<refcmp::Case>,
+    /// A mutant runs a subset of the base's cases: ten times its time
+    /// or sixteen times its log is a hang.
+    budget: Limit,
+    /// The `.S` lines the base executed.
+    executed: BTreeSet<usize>,
+    /// The `.S` lines of device stores.
+    device_stores: BTreeSet<usize>,
+    /// The base's generated side per case.
+    sides: BTreeMap<String, Side>,
+}
+
+fn baseline(
+    prog: &shootdown::ir::Program,
+    stem: &str,
+    target: Target,
+    build: &refcmp::Build,
+    base_exe: &Exe,
+) -> Baseline {
+    let all = mutation_cases(prog, build);
+    let started = Instant::now();
+    let base = run(
+        prog,
+        base_exe,
+        build,
+        &all,
+        Limit::generous(Duration::from_secs(600)),
+    )
+    .unwrap();
+    let base_log = std::fs::metadata(base_exe.path.with_extension("log")).map_or(0, |m| m.len());
+    let budget = Limit {
+        time: started.elapsed() * 10 + Duration::from_secs(10),
+        log_bytes: base_log * 16 + (16 << 20),
+    };
+    let lines = gen_lines(base_exe);
+    let executed: BTreeSet<usize> = base
+        .executed
+        .iter()
+        .filter_map(|pc| lines.get(pc))
+        .copied()
+        .collect();
+    let mut device_stores = BTreeSet::new();
+    let mut sides = BTreeMap::new();
+    for (case, r) in &base.cases {
+        let (g, r) = r
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{stem} {target} baseline: {e}"));
+        let input = &build.scenarios[case.scenario].inputs[case.input];
+        if input.differs.is_none() && input.outside.is_none() {
+            assert!(
+                difference(prog, g, r).is_none(),
+                "{stem} {target}: baseline differs from the kernel in {case:?}"
+            );
+        }
+        for (e, pc) in g.events.iter().zip(&g.pcs) {
+            if let Ev::Access { store: true, .. } = e {
+                device_stores.extend(lines.get(pc));
+            }
+        }
+        sides.insert(format!("{case:?}"), g.clone());
+    }
+    Baseline {
+        all,
+        budget,
+        executed,
+        device_stores,
+        sides,
+    }
+}
+
+/// What became of one mutant.
+enum Fate {
+    Unreached,
+    Stillborn,
+    Crash,
+    Effects,
+    Ordering,
+    Survived,
+}
+
+/// Assemble mutant `n`, run the scenarios that call its function, and
+/// judge the run.
+fn fate(
+    prog: &shootdown::ir::Program,
+    target: Target,
+    build: &refcmp::Build,
+    prep: &refcmp::Prepared,
+    base: &Baseline,
+    n: usize,
+    m: &Mutant,
+) -> Fate {
+    if !m.lines.iter().any(|l| base.executed.contains(l)) {
+        return Fate::Unreached;
+    }
+    let Ok(exe) = link(prep, &m.asm, &format!("m{n}")) else {
+        return Fate::Stillborn;
+    };
+    // Only the scenarios that call the mutated function.
+    let mine: Vec<refcmp::Case> = base
+        .all
+        .iter()
+        .filter(|k| {
+            build.scenarios[k.scenario]
+                .calls
+                .iter()
+                .any(|c| c.seq == m.func)
+        })
+        .cloned()
+        .collect();
+    let Ok(obs) = run(prog, &exe, build, &mine, base.budget) else {
+        discard(&exe);
+        return Fate::Crash;
+    };
+    let after = refcmp::after_invalidates_pcs(prog, &exe, &m.asm);
+    let fate = match verdict(prog, target, build, &base.sides, &obs, &exe.insns, &after) {
+        Some(("crash", _)) => Fate::Crash,
+        Some(("effects", _)) => Fate::Effects,
+        Some(("ordering", _)) => Fate::Ordering,
+        Some(_) => unreachable!(),
+        None => Fate::Survived,
+    };
+    discard(&exe);
+    fate
+}
+
 fn check_example(stem: &str) {
     let t0 = Instant::now();
     let path = format!("examples/{stem}.inv");
@@ -421,105 +602,37 @@ fn check_example(stem: &str) {
         let tag = format!("mut-{stem}-{target}");
         let prep = prepare(&prog, stem, &c, &opts, &build, LOW_LIMIT, &tag)
             .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
-        let all = mutation_cases(&prog, &build);
         let base_exe: Exe = link(&prep, &asm, "base").unwrap();
-        let started = Instant::now();
-        let base = run(
-            &prog,
-            &base_exe,
-            &build,
-            &all,
-            Limit::generous(Duration::from_secs(600)),
-        )
-        .unwrap();
-        // A mutant runs a subset of the base's cases: ten times its time
-        // or sixteen times its log is a hang.
-        let base_log =
-            std::fs::metadata(base_exe.path.with_extension("log")).map_or(0, |m| m.len());
-        let budget = Limit {
-            time: started.elapsed() * 10 + Duration::from_secs(10),
-            log_bytes: base_log * 16 + (16 << 20),
-        };
-        let lines = gen_lines(&base_exe);
-        let executed: BTreeSet<usize> = base
-            .executed
-            .iter()
-            .filter_map(|pc| lines.get(pc))
-            .copied()
-            .collect();
-        let mut device_stores = BTreeSet::new();
-        let mut base_sides = BTreeMap::new();
-        for (case, r) in &base.cases {
-            let (g, r) = r
-                .as_ref()
-                .unwrap_or_else(|e| panic!("{stem} {target} baseline: {e}"));
-            let input = &build.scenarios[case.scenario].inputs[case.input];
-            if input.differs.is_none() && input.outside.is_none() {
-                assert!(
-                    difference(&prog, g, r).is_none(),
-                    "{stem} {target}: baseline differs from the kernel in {case:?}"
-                );
-            }
-            for (e, pc) in g.events.iter().zip(&g.pcs) {
-                if let Ev::Access { store: true, .. } = e {
-                    device_stores.extend(lines.get(pc));
-                }
-            }
-            base_sides.insert(format!("{case:?}"), g.clone());
-        }
+        let base = baseline(&prog, stem, target, &build, &base_exe);
         let symbols: Vec<String> = c.funcs.iter().map(|f| f.symbol.clone()).collect();
-        let ms = mutants(target, &asm, &symbols, &device_stores);
+        let ms = mutants(target, &asm, &symbols, &base.device_stores);
         for (n, m) in ms.iter().enumerate() {
             let t = tally.entry(m.kind).or_default();
             t.total += 1;
             let id = format!("{stem} {target} {}: {}", m.func, m.what);
-            if !m.lines.iter().any(|l| executed.contains(l)) {
-                t.unreached += 1;
-                unreached.push(id);
-                continue;
-            }
-            let exe = match link(&prep, &m.asm, &format!("m{n}")) {
-                Ok(e) => e,
-                Err(_) => {
-                    t.stillborn += 1;
-                    continue;
+            match fate(&prog, target, &build, &prep, &base, n, m) {
+                Fate::Unreached => {
+                    t.unreached += 1;
+                    unreached.push(id);
                 }
-            };
-            // Only the scenarios that call the mutated function.
-            let mine: Vec<refcmp::Case> = all
-                .iter()
-                .filter(|k| {
-                    build.scenarios[k.scenario]
-                        .calls
-                        .iter()
-                        .any(|c| c.seq == m.func)
-                })
-                .cloned()
-                .collect();
-            let obs = match run(&prog, &exe, &build, &mine, budget) {
-                Ok(o) => o,
-                Err(_) => {
-                    t.crash += 1;
-                    discard(&exe);
-                    continue;
-                }
-            };
-            let after = refcmp::after_invalidates_pcs(&prog, &exe, &m.asm);
-            match verdict(&prog, target, &build, &base_sides, &obs, &exe.insns, &after) {
-                Some(("crash", _)) => t.crash += 1,
-                Some(("effects", _)) => t.effects += 1,
-                Some(("ordering", _)) => t.ordering += 1,
-                Some(_) => unreachable!(),
-                None => {
+                Fate::Stillborn => t.stillborn += 1,
+                Fate::Crash => t.crash += 1,
+                Fate::Effects => t.effects += 1,
+                Fate::Ordering => t.ordering += 1,
+                Fate::Survived => {
                     t.survived += 1;
                     survivors.push(id);
                 }
             }
-            discard(&exe);
         }
     }
     eprintln!("{stem}: mutants per kind (killed by effects / ordering / crash or hang; survived; not reached; did not assemble), {:.0?}:", t0.elapsed());
-    for (k, t) in &tally {
+    report(stem, &tally, &unreached, &survivors);
+}
+
+/// The tally per kind, and the survivors against docs/mutation.md's list.
+fn report(stem: &str, tally: &BTreeMap<Kind, Tally>, unreached: &[String], survivors: &[String]) {
+    for (k, t) in tally {
         eprintln!(
             "MUTATION {stem} | {} | {} | {} | {} | {} | {} | {} | {}",
             k.name(),
@@ -532,7 +645,7 @@ fn check_example(stem: &str) {
             t.stillborn
         );
     }
-    for u in &unreached {
+    for u in unreached {
         eprintln!("not reached by any case: {u}");
     }
     let doc = documented();
@@ -543,7 +656,7 @@ fn check_example(stem: &str) {
         eprintln!("listed as equivalent in {DOC}, not generated or killed now: {d}");
     }
     let unexplained: Vec<&String> = survivors.iter().filter(|s| !doc.contains(*s)).collect();
-    for s in &survivors {
+    for s in survivors {
         eprintln!("survived: {s}");
     }
     assert!(

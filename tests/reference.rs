@@ -18,8 +18,9 @@ use crate::support;
 use refcmp::scenarios::builds;
 use refcmp::{
     barrier_count, build_exe, call_reqs, cases, compile, difference, lower_poll_limits, merged,
-    order_violations, run, weaker_than_kernel, Limit, HIGH_LIMIT, LOW_LIMIT,
+    order_violations, run, weaker_than_kernel, Build, Limit, Scenario, Side, HIGH_LIMIT, LOW_LIMIT,
 };
+use shootdown::ir::Program;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -168,211 +169,321 @@ fn check_example(stem: &str) {
     let src = std::fs::read_to_string(&path).unwrap();
     let prog = shootdown::load(&path, &src).unwrap();
     let low = shootdown::load(&path, &lower_poll_limits(&src)).unwrap();
-    let mut failures = Vec::new();
-    let mut weaker: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
-    let mut kernel_unordered = BTreeSet::new();
-    let (mut ncases, mut naccess, mut ndiffer, mut noutside) = (0, 0, 0, 0);
-    let (mut gbar, mut rbar) = (0, 0);
-    // Executed instructions per (target, pins, sequence scenario), summed
-    // over the cases that agree with the kernel, as generated (not the
-    // lowered poll limits).
-    let mut counts: BTreeMap<String, Count> = BTreeMap::new();
+    let mut tally = Tally::default();
     for target in shootdown::output::default_targets(&prog) {
         for (bi, build) in builds(stem, &src).iter().enumerate() {
             for (never, p) in [(false, &prog), (true, &low)] {
-                let cases = cases(p, build, never);
-                if cases.is_empty() {
-                    continue;
-                }
-                if !never {
-                    eprintln!("{stem} {target} {:?}: {}", build.pins, build.why);
-                }
-                let (c, opts) = compile(p, target, &build.pins);
-                let asm = support::asm_text(&c, &opts);
-                let (limit, what) = if never {
-                    (LOW_LIMIT, "poll limits 4")
-                } else {
-                    (HIGH_LIMIT, "as generated")
-                };
-                let tag = format!("ref-{stem}-{target}-{bi}-{}", u8::from(never));
-                let exe = build_exe(p, stem, &c, &opts, build, &asm, limit, &tag)
-                    .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
-                let after = refcmp::after_invalidates_pcs(p, &exe, &asm);
-                let obs = run(
-                    p,
-                    &exe,
-                    build,
-                    &cases,
-                    Limit::generous(Duration::from_secs(600)),
-                )
-                .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
-                let pins: Vec<String> = build
-                    .pins
-                    .iter()
-                    .map(|(n, v)| format!("--set {n}={v}"))
-                    .collect();
-                let pins = if pins.is_empty() {
-                    String::new()
-                } else {
-                    format!(" [{}]", pins.join(" "))
-                };
-                for (case, r) in obs.cases {
-                    let sc = &build.scenarios[case.scenario];
-                    let input = &sc.inputs[case.input];
-                    let name = format!(
-                        "{stem} {target}{pins} {} ({}; {} instance(s), polls {:?}, {what}) vs {}",
-                        sc.name, input.label, case.count, case.poll, sc.kernel
-                    );
-                    ncases += 1;
-                    let (g, r) = match r {
-                        Ok(x) => x,
-                        Err(e) => {
-                            failures.push(format!("{name}: {e}"));
-                            continue;
-                        }
-                    };
-                    if let Some(why) = input.outside {
-                        noutside += 1;
-                        eprintln!("not run against the kernel, {name}: {why}");
-                    }
-                    // With no instance there is nothing to differ in.
-                    let untouched = g.memory.is_empty()
-                        && !g.events.iter().any(|e| {
-                            matches!(e, refcmp::Ev::Access { .. } | refcmp::Ev::Inval { .. })
-                        });
-                    // A generated run that touches nothing with instances
-                    // present (a -22 before any write) still has to differ.
-                    let silent = untouched && case.count == 0;
-                    let differs = input.differs.filter(|_| !silent);
-                    let d = if input.outside.is_some() {
-                        None
-                    } else {
-                        difference(p, &g, &r)
-                    };
-                    match (differs, d) {
-                        (None, Some(d)) => {
-                            failures.push(format!("{name}:\n{d}"));
-                            continue;
-                        }
-                        (Some(why), None) => {
-                            failures.push(format!(
-                                "{name}: expected to differ from the kernel ({why}), but agrees"
-                            ));
-                            continue;
-                        }
-                        (Some(why), Some(d)) => {
-                            ndiffer += 1;
-                            eprintln!("as documented, {name} differs: {why}:\n  {}", d.trim());
-                        }
-                        (None, None)
-                            if SAME_SEQUENCE.contains(&stem)
-                                && inval_barrier_sequence(&g) != inval_barrier_sequence(&r) =>
-                        {
-                            failures.push(format!(
-                                "{name}: not the kernel's sequence:\n  generated {:?}\n  kernel    {:?}",
-                                inval_barrier_sequence(&g),
-                                inval_barrier_sequence(&r)
-                            ));
-                            continue;
-                        }
-                        (None, None) => {
-                            if !never && input.outside.is_none() {
-                                let c = counts
-                                    .entry(format!("{target}{pins} {}", sc.name))
-                                    .or_default();
-                                c.cases += 1;
-                                c.generated += g.insns;
-                                c.kernel += r.insns;
-                                c.bound += g
-                                    .events
-                                    .iter()
-                                    .filter(|e| !matches!(e, refcmp::Ev::Entry))
-                                    .count();
-                            }
-                            naccess += g
-                                .events
-                                .iter()
-                                .filter(|e| {
-                                    matches!(
-                                        e,
-                                        refcmp::Ev::Access { .. } | refcmp::Ev::Inval { .. }
-                                    )
-                                })
-                                .count();
-                            // Without an access, no ordering matters.
-                            if !untouched && input.outside.is_none() {
-                                for w in weaker_than_kernel(p, target, &g, &r) {
-                                    weaker
-                                        .entry(format!("{stem} {target}: {w}"))
-                                        .or_default()
-                                        .insert(sc.name);
-                                }
-                            }
-                        }
-                    }
-                    let reqs = call_reqs(p, sc);
-                    let v = order_violations(p, target, &g, &reqs, &exe.insns, &after);
-                    if !v.is_empty() {
-                        failures.push(format!(
-                            "{name}: the generated code misses a required ordering:\n  {}",
-                            v.join("\n  ")
-                        ));
-                    }
-                    let kernel_ran = input.outside.is_none();
-                    for v in order_violations(
-                        p,
-                        target,
-                        &r,
-                        &[merged(&reqs)],
-                        &exe.insns,
-                        &Default::default(),
-                    )
-                    .into_iter()
-                    .filter(|_| kernel_ran)
-                    {
-                        kernel_unordered.insert(format!(
-                            "{stem} {target} {}: {}",
-                            sc.name,
-                            strip_events(&v)
-                        ));
-                    }
-                    gbar += barrier_count(&g);
-                    rbar += barrier_count(&r);
-                }
+                tally.check_build(stem, target, bi, build, never, p);
             }
         }
     }
-    eprintln!(
-        "{stem}: {ncases} cases against the kernel's code, {naccess} accesses and invalidates \
-         compared, {ndiffer} documented differences seen, {noutside} outside the kernel's domain; \
-         barriers executed: generated {gbar}, kernel {rbar}"
-    );
-    for k in &kernel_unordered {
-        eprintln!("the kernel's code crosses no barrier our table accepts: {k}");
+    tally.finish(stem);
+}
+
+/// One compilation of an example run against the kernel's code.
+struct BuildRun<'a> {
+    stem: &'a str,
+    target: shootdown::Target,
+    /// The build's `--set` pins, as printed (` [--set N=V ...]` or empty).
+    pins: String,
+    /// Which poll limits: as generated, or lowered to 4.
+    what: &'static str,
+    never: bool,
+    p: &'a Program,
+    exe: &'a refcmp::Exe,
+    after: &'a BTreeSet<u64>,
+}
+
+/// What the cases of an example found.
+#[derive(Default)]
+struct Tally {
+    failures: Vec<String>,
+    weaker: BTreeMap<String, BTreeSet<&'static str>>,
+    kernel_unordered: BTreeSet<String>,
+    ncases: usize,
+    naccess: usize,
+    ndiffer: usize,
+    noutside: usize,
+    gbar: usize,
+    rbar: usize,
+    /// Executed instructions per (target, pins, sequence scenario), summed
+    /// over the cases that agree with the kernel, as generated (not the
+    /// lowered poll limits).
+    counts: BTreeMap<String, Count>,
+}
+
+impl Tally {
+    /// Compile, build and run every case of `build` (`never`: only the
+    /// polls that never get ready, on `p` with its poll limits lowered).
+    fn check_build(
+        &mut self,
+        stem: &str,
+        target: shootdown::Target,
+        bi: usize,
+        build: &Build,
+        never: bool,
+        p: &Program,
+    ) {
+        let cases = cases(p, build, never);
+        if cases.is_empty() {
+            return;
+        }
+        if !never {
+            eprintln!("{stem} {target} {:?}: {}", build.pins, build.why);
+        }
+        let (c, opts) = compile(p, target, &build.pins);
+        let asm = support::asm_text(&c, &opts);
+        let (limit, what) = if never {
+            (LOW_LIMIT, "poll limits 4")
+        } else {
+            (HIGH_LIMIT, "as generated")
+        };
+        let tag = format!("ref-{stem}-{target}-{bi}-{}", u8::from(never));
+        let exe = build_exe(p, stem, &c, &opts, build, &asm, limit, &tag)
+            .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
+        let after = refcmp::after_invalidates_pcs(p, &exe, &asm);
+        let obs = run(
+            p,
+            &exe,
+            build,
+            &cases,
+            Limit::generous(Duration::from_secs(600)),
+        )
+        .unwrap_or_else(|e| panic!("{stem} {target}: {e}"));
+        let pins: Vec<String> = build
+            .pins
+            .iter()
+            .map(|(n, v)| format!("--set {n}={v}"))
+            .collect();
+        let pins = if pins.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", pins.join(" "))
+        };
+        let br = BuildRun {
+            stem,
+            target,
+            pins,
+            what,
+            never,
+            p,
+            exe: &exe,
+            after: &after,
+        };
+        for (case, r) in obs.cases {
+            self.check_case(&br, build, &case, r);
+        }
     }
-    check_counts(stem, &counts);
-    eprintln!("where the generated code fences less than the kernel:");
-    for (w, scenarios) in &weaker {
-        let s: Vec<&str> = scenarios.iter().copied().collect();
-        eprintln!("{w}\n    in: {}", s.join(" | "));
+
+    /// One case: the effects compared (or the documented difference
+    /// found), then the orderings of both sides.
+    fn check_case(&mut self, br: &BuildRun, build: &Build, case: &refcmp::Case, r: refcmp::Sides) {
+        let (stem, target, what) = (br.stem, br.target, br.what);
+        let sc = &build.scenarios[case.scenario];
+        let input = &sc.inputs[case.input];
+        let name = format!(
+            "{stem} {target}{} {} ({}; {} instance(s), polls {:?}, {what}) vs {}",
+            br.pins, sc.name, input.label, case.count, case.poll, sc.kernel
+        );
+        self.ncases += 1;
+        let (g, r) = match r {
+            Ok(x) => x,
+            Err(e) => {
+                self.failures.push(format!("{name}: {e}"));
+                return;
+            }
+        };
+        if let Some(why) = input.outside {
+            self.noutside += 1;
+            eprintln!("not run against the kernel, {name}: {why}");
+        }
+        if !self.compare(br, sc, input, case, &name, &g, &r) {
+            return;
+        }
+        self.check_orderings(br, sc, input, &name, &g, &r);
     }
-    let weaker: BTreeSet<String> = weaker.into_keys().collect();
-    assert!(
-        failures.is_empty(),
-        "{stem}: {} of {ncases} cases fail:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    assert!(ncases > 0, "{stem}: nothing compared");
+
+    /// The generated side's effects against the kernel's; false where the
+    /// case failed (and nothing more of it is checked).
+    #[allow(clippy::too_many_arguments)]
+    fn compare(
+        &mut self,
+        br: &BuildRun,
+        sc: &Scenario,
+        input: &refcmp::Input,
+        case: &refcmp::Case,
+        name: &str,
+        g: &Side,
+        r: &Side,
+    ) -> bool {
+        let (stem, target, p) = (br.stem, br.target, br.p);
+        // With no instance there is nothing to differ in.
+        let untouched = untouched(g);
+        // A generated run that touches nothing with instances
+        // present (a -22 before any write) still has to differ.
+        let silent = untouched && case.count == 0;
+        let differs = input.differs.filter(|_| !silent);
+        let d = if input.outside.is_some() {
+            None
+        } else {
+            difference(p, g, r)
+        };
+        match (differs, d) {
+            (None, Some(d)) => {
+                self.failures.push(format!("{name}:\n{d}"));
+                return false;
+            }
+            (Some(why), None) => {
+                self.failures.push(format!(
+                    "{name}: expected to differ from the kernel ({why}), but agrees"
+                ));
+                return false;
+            }
+            (Some(why), Some(d)) => {
+                self.ndiffer += 1;
+                eprintln!("as documented, {name} differs: {why}:\n  {}", d.trim());
+            }
+            (None, None)
+                if SAME_SEQUENCE.contains(&stem)
+                    && inval_barrier_sequence(g) != inval_barrier_sequence(r) =>
+            {
+                self.failures.push(format!(
+                    "{name}: not the kernel's sequence:\n  generated {:?}\n  kernel    {:?}",
+                    inval_barrier_sequence(g),
+                    inval_barrier_sequence(r)
+                ));
+                return false;
+            }
+            (None, None) => {
+                if !br.never && input.outside.is_none() {
+                    let c = self
+                        .counts
+                        .entry(format!("{target}{} {}", br.pins, sc.name))
+                        .or_default();
+                    c.cases += 1;
+                    c.generated += g.insns;
+                    c.kernel += r.insns;
+                    c.bound += g
+                        .events
+                        .iter()
+                        .filter(|e| !matches!(e, refcmp::Ev::Entry))
+                        .count();
+                }
+                self.naccess += g
+                    .events
+                    .iter()
+                    .filter(|e| matches!(e, refcmp::Ev::Access { .. } | refcmp::Ev::Inval { .. }))
+                    .count();
+                // Without an access, no ordering matters.
+                if !untouched && input.outside.is_none() {
+                    for w in weaker_than_kernel(p, target, g, r) {
+                        self.weaker
+                            .entry(format!("{stem} {target}: {w}"))
+                            .or_default()
+                            .insert(sc.name);
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Every required ordering crossed by the generated code; the ones
+    /// the kernel's code misses, collected; both sides' barriers counted.
+    fn check_orderings(
+        &mut self,
+        br: &BuildRun,
+        sc: &Scenario,
+        input: &refcmp::Input,
+        name: &str,
+        g: &Side,
+        r: &Side,
+    ) {
+        let (stem, target, p, exe) = (br.stem, br.target, br.p, br.exe);
+        let reqs = call_reqs(p, sc);
+        let v = order_violations(p, target, g, &reqs, &exe.insns, br.after);
+        if !v.is_empty() {
+            self.failures.push(format!(
+                "{name}: the generated code misses a required ordering:\n  {}",
+                v.join("\n  ")
+            ));
+        }
+        let kernel_ran = input.outside.is_none();
+        for v in order_violations(
+            p,
+            target,
+            r,
+            &[merged(&reqs)],
+            &exe.insns,
+            &Default::default(),
+        )
+        .into_iter()
+        .filter(|_| kernel_ran)
+        {
+            self.kernel_unordered.insert(format!(
+                "{stem} {target} {}: {}",
+                sc.name,
+                strip_events(&v)
+            ));
+        }
+        self.gbar += barrier_count(g);
+        self.rbar += barrier_count(r);
+    }
+
+    /// Print the tally, check the count pins, and fail on any failure or
+    /// on a difference from the documented lists.
+    fn finish(self, stem: &str) {
+        let ncases = self.ncases;
+        eprintln!(
+            "{stem}: {ncases} cases against the kernel's code, {} accesses and invalidates \
+             compared, {} documented differences seen, {} outside the kernel's domain; \
+             barriers executed: generated {}, kernel {}",
+            self.naccess, self.ndiffer, self.noutside, self.gbar, self.rbar
+        );
+        for k in &self.kernel_unordered {
+            eprintln!("the kernel's code crosses no barrier our table accepts: {k}");
+        }
+        check_counts(stem, &self.counts);
+        eprintln!("where the generated code fences less than the kernel:");
+        for (w, scenarios) in &self.weaker {
+            let s: Vec<&str> = scenarios.iter().copied().collect();
+            eprintln!("{w}\n    in: {}", s.join(" | "));
+        }
+        let weaker: BTreeSet<String> = self.weaker.into_keys().collect();
+        let failures = self.failures;
+        assert!(
+            failures.is_empty(),
+            "{stem}: {} of {ncases} cases fail:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+        assert!(ncases > 0, "{stem}: nothing compared");
+        check_documented(stem, &weaker, &self.kernel_unordered);
+    }
+}
+
+/// A generated run with no device access, invalidation or memory.
+fn untouched(g: &Side) -> bool {
+    g.memory.is_empty()
+        && !g
+            .events
+            .iter()
+            .any(|e| matches!(e, refcmp::Ev::Access { .. } | refcmp::Ev::Inval { .. }))
+}
+
+/// What was seen where the generated code fences less than the kernel,
+/// and where the kernel's code misses an ordering, are what
+/// docs/trace-oracle.md lists.
+fn check_documented(stem: &str, weaker: &BTreeSet<String>, kernel_unordered: &BTreeSet<String>) {
     for (block, seen, what) in [
         (
             WEAKER,
-            &weaker,
+            weaker,
             "where the generated code fences less than the kernel",
         ),
         (
             KERNEL,
-            &kernel_unordered,
+            kernel_unordered,
             "where the kernel's code misses an ordering of our model",
         ),
     ] {

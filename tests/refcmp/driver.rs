@@ -178,88 +178,9 @@ pub(super) fn driver_c(prog: &Program, c: &Compiled, header: &str, build: &Build
         let _ = writeln!(out, "long {}(const uint64_t *a);", sc.ref_fn);
         let mut body = String::from("\tlong r = 0;\n\tsl_mark();\n");
         for call in sc.calls {
-            let (i, seq) = seq_of(prog, call.seq);
-            let lir = &c.lir[i];
-            let args: Vec<String> = lir
-                .args
-                .iter()
-                .map(|a| match a {
-                    ArgKind::DeviceBase(d) | ArgKind::DeviceArray(d) => {
-                        let name = prog.devices[*d].name.as_str();
-                        let k = arg_slot(sc, |x| matches!(x, Arg::Dev(n) if *n == name))
-                            .unwrap_or_else(|| panic!("{}: no Dev({name}) argument", sc.name));
-                        format!("(void *)(uintptr_t)a[{k}]")
-                    }
-                    ArgKind::DeviceCount(d) => {
-                        let name = prog.devices[*d].name.as_str();
-                        let k = arg_slot(sc, |x| matches!(x, Arg::Count(n) if *n == name))
-                            .unwrap_or_else(|| panic!("{}: no Count({name}) argument", sc.name));
-                        format!("a[{k}]")
-                    }
-                    ArgKind::Param(p) => {
-                        let pname = seq.params[*p].as_str();
-                        let val = call
-                            .bind
-                            .iter()
-                            .find(|(n, _)| *n == pname)
-                            .map(|(_, v)| *v)
-                            // Lazily: a bound parameter need not be an argument.
-                            .unwrap_or_else(|| {
-                                Val::A(
-                                    sc.args
-                                        .iter()
-                                        .find_map(|x| match x {
-                                            Arg::Int(n) | Arg::Mem(n) if *n == pname => Some(*n),
-                                            _ => None,
-                                        })
-                                        .unwrap_or_else(|| {
-                                            panic!("{}: `{pname}` of {} unbound", sc.name, call.seq)
-                                        }),
-                                )
-                            });
-                        let ptr = c.opt.seqs[i].ptrs.get(*p).is_some_and(Option::is_some);
-                        let v = match val {
-                            Val::K(v) => format!("{v:#x}ULL"),
-                            Val::A(n) => {
-                                let k = arg_slot(
-                                    sc,
-                                    |x| matches!(x, Arg::Int(m) | Arg::Mem(m) if *m == n),
-                                )
-                                .unwrap_or_else(|| panic!("{}: no argument `{n}`", sc.name));
-                                format!("a[{k}]")
-                            }
-                        };
-                        if ptr {
-                            format!("(void *)(uintptr_t){v}")
-                        } else {
-                            v
-                        }
-                    }
-                })
-                .collect();
-            let sym = &c.funcs[i].symbol;
-            if c.opt.seqs[i].void {
-                // As tests/store_log/driver.rs: the code clears the return
-                // register; read it through a `long` view.
-                let params = if args.is_empty() {
-                    "void".to_string()
-                } else {
-                    vec!["uint64_t"; args.len()].join(", ")
-                };
-                let raw: Vec<String> = args
-                    .iter()
-                    .map(|a| format!("(uint64_t)(uintptr_t)({a})"))
-                    .collect();
-                let _ = write!(
-                    body,
-                    "\t{{\n\t\tlong (*f)({params}) = (long (*)({params}))(void (*)(void)){sym};\n\
-                     \t\tif (0)\n\t\t\t{sym}({});\n\t\tr = f({});\n\t}}\n",
-                    args.join(", "),
-                    raw.join(", ")
-                );
-            } else {
-                let _ = writeln!(body, "\tr = {sym}({});", args.join(", "));
-            }
+            let (i, _) = seq_of(prog, call.seq);
+            let args = call_args(prog, c, sc, call);
+            write_call(&mut body, c, i, &args);
             // Only 0 goes on to the next call: a call that succeeds with
             // another value (an invalidate returning 1) must show.
             body += "\tif (r != 0)\n\t\treturn r;\n";
@@ -287,6 +208,96 @@ pub(super) fn driver_c(prog: &Program, c: &Compiled, header: &str, build: &Build
          int main(void)\n{{\n\treturn sl_main(sl_seqs, (int)(sizeof sl_seqs / sizeof sl_seqs[0]));\n}}\n"
     );
     out
+}
+
+/// The C arguments of one generated call, from the scenario's argument
+/// vector `a`.
+fn call_args(prog: &Program, c: &Compiled, sc: &Scenario, call: &Call) -> Vec<String> {
+    let (i, _) = seq_of(prog, call.seq);
+    c.lir[i]
+        .args
+        .iter()
+        .map(|a| match a {
+            ArgKind::DeviceBase(d) | ArgKind::DeviceArray(d) => {
+                let name = prog.devices[*d].name.as_str();
+                let k = arg_slot(sc, |x| matches!(x, Arg::Dev(n) if *n == name))
+                    .unwrap_or_else(|| panic!("{}: no Dev({name}) argument", sc.name));
+                format!("(void *)(uintptr_t)a[{k}]")
+            }
+            ArgKind::DeviceCount(d) => {
+                let name = prog.devices[*d].name.as_str();
+                let k = arg_slot(sc, |x| matches!(x, Arg::Count(n) if *n == name))
+                    .unwrap_or_else(|| panic!("{}: no Count({name}) argument", sc.name));
+                format!("a[{k}]")
+            }
+            ArgKind::Param(p) => param_arg(prog, c, sc, call, *p),
+        })
+        .collect()
+}
+
+/// The C argument of parameter `p` of a call: its binding, else the
+/// scenario input of its name (as a pointer where the parameter is one).
+fn param_arg(prog: &Program, c: &Compiled, sc: &Scenario, call: &Call, p: usize) -> String {
+    let (i, seq) = seq_of(prog, call.seq);
+    let pname = seq.params[p].as_str();
+    let val = call
+        .bind
+        .iter()
+        .find(|(n, _)| *n == pname)
+        .map(|(_, v)| *v)
+        // Lazily: a bound parameter need not be an argument.
+        .unwrap_or_else(|| {
+            Val::A(
+                sc.args
+                    .iter()
+                    .find_map(|x| match x {
+                        Arg::Int(n) | Arg::Mem(n) if *n == pname => Some(*n),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| panic!("{}: `{pname}` of {} unbound", sc.name, call.seq)),
+            )
+        });
+    let ptr = c.opt.seqs[i].ptrs.get(p).is_some_and(Option::is_some);
+    let v = match val {
+        Val::K(v) => format!("{v:#x}ULL"),
+        Val::A(n) => {
+            let k = arg_slot(sc, |x| matches!(x, Arg::Int(m) | Arg::Mem(m) if *m == n))
+                .unwrap_or_else(|| panic!("{}: no argument `{n}`", sc.name));
+            format!("a[{k}]")
+        }
+    };
+    if ptr {
+        format!("(void *)(uintptr_t){v}")
+    } else {
+        v
+    }
+}
+
+/// The statement calling generated function `i` with `args` into `r`.
+fn write_call(body: &mut String, c: &Compiled, i: usize, args: &[String]) {
+    let sym = &c.funcs[i].symbol;
+    if c.opt.seqs[i].void {
+        // As tests/store_log/driver.rs: the code clears the return
+        // register; read it through a `long` view.
+        let params = if args.is_empty() {
+            "void".to_string()
+        } else {
+            vec!["uint64_t"; args.len()].join(", ")
+        };
+        let raw: Vec<String> = args
+            .iter()
+            .map(|a| format!("(uint64_t)(uintptr_t)({a})"))
+            .collect();
+        let _ = write!(
+            body,
+            "\t{{\n\t\tlong (*f)({params}) = (long (*)({params}))(void (*)(void)){sym};\n\
+             \t\tif (0)\n\t\t\t{sym}({});\n\t\tr = f({});\n\t}}\n",
+            args.join(", "),
+            raw.join(", ")
+        );
+    } else {
+        let _ = writeln!(body, "\tr = {sym}({});", args.join(", "));
+    }
 }
 
 // ---------------------------------------------------------------- build

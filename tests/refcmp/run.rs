@@ -243,8 +243,53 @@ pub fn run(
     cases: &[Case],
     limit: Limit,
 ) -> Result<Observed, String> {
-    let t = exe.target;
-    let input: String = cases
+    let input = harness_input(prog, build, cases);
+    let (status, stdout, log) = run_harness(exe, &input, limit)?;
+    let mut done: Vec<Vec<&str>> = Vec::new();
+    let mut cur = Vec::new();
+    for l in stdout.lines() {
+        if l == "end" {
+            done.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(l);
+        }
+    }
+    let calls = exec_calls(&log, exe);
+    let crash = format!("harness exited with {status}: {}", cur.join("\n"));
+    let mut out = Vec::new();
+    for (i, k) in cases.iter().enumerate() {
+        let r = match (done.get(2 * i), done.get(2 * i + 1)) {
+            (Some(g), Some(r)) => {
+                let pcs = |j: usize| calls.get(j).map(Vec::as_slice).unwrap_or(&[]);
+                side(exe, g, pcs(2 * i), true)
+                    .map_err(|e| format!("generated: {e}"))
+                    .and_then(|g| {
+                        side(exe, r, pcs(2 * i + 1), false)
+                            .map(|r| (g, r))
+                            .map_err(|e| format!("reference: {e}"))
+                    })
+            }
+            _ if 2 * i + 1 >= done.len() && !status.success() => Err(crash.clone()),
+            _ => Err("no result (the harness stopped earlier)".into()),
+        };
+        out.push((k.clone(), r));
+    }
+    let executed = calls
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|pc| (exe.gen.0..exe.gen.1).contains(pc))
+        .collect();
+    Ok(Observed {
+        cases: out,
+        executed,
+    })
+}
+
+/// The harness's standard input: per case the generated call's
+/// directives, then the kernel's (or, outside its domain, a no-op).
+fn harness_input(prog: &Program, build: &Build, cases: &[Case]) -> String {
+    cases
         .iter()
         .flat_map(|k| {
             let sc = &build.scenarios[k.scenario];
@@ -258,9 +303,18 @@ pub fn run(
                 directives(prog, sc, k, kernel),
             ]
         })
-        .collect();
+        .collect()
+}
+
+/// The harness under qemu-user with its exec log, killed past `limit`:
+/// its exit status, standard output and exec log.
+fn run_harness(
+    exe: &Exe,
+    input: &str,
+    limit: Limit,
+) -> Result<(std::process::ExitStatus, String, String), String> {
     let stdin_path = exe.path.with_extension("in");
-    std::fs::write(&stdin_path, &input).unwrap();
+    std::fs::write(&stdin_path, input).unwrap();
     let log = exe.path.with_extension("log");
     let _ = std::fs::remove_file(&log);
     let filter = format!(
@@ -273,7 +327,7 @@ pub fn run(
         exe.mark_range.1 - 1
     );
     // qemu-user even on the host's architecture: its exec log is the count.
-    let qemu = support::arch(t).qemu;
+    let qemu = support::arch(exe.target).qemu;
     let out_path = exe.path.with_extension("out");
     let mut child = Command::new(qemu)
         .args([
@@ -317,45 +371,7 @@ pub fn run(
     };
     let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
     let log = std::fs::read_to_string(&log).unwrap_or_default();
-    let mut done: Vec<Vec<&str>> = Vec::new();
-    let mut cur = Vec::new();
-    for l in stdout.lines() {
-        if l == "end" {
-            done.push(std::mem::take(&mut cur));
-        } else {
-            cur.push(l);
-        }
-    }
-    let calls = exec_calls(&log, exe);
-    let crash = format!("harness exited with {status}: {}", cur.join("\n"));
-    let mut out = Vec::new();
-    for (i, k) in cases.iter().enumerate() {
-        let r = match (done.get(2 * i), done.get(2 * i + 1)) {
-            (Some(g), Some(r)) => {
-                let pcs = |j: usize| calls.get(j).map(Vec::as_slice).unwrap_or(&[]);
-                side(exe, g, pcs(2 * i), true)
-                    .map_err(|e| format!("generated: {e}"))
-                    .and_then(|g| {
-                        side(exe, r, pcs(2 * i + 1), false)
-                            .map(|r| (g, r))
-                            .map_err(|e| format!("reference: {e}"))
-                    })
-            }
-            _ if 2 * i + 1 >= done.len() && !status.success() => Err(crash.clone()),
-            _ => Err("no result (the harness stopped earlier)".into()),
-        };
-        out.push((k.clone(), r));
-    }
-    let executed = calls
-        .iter()
-        .flatten()
-        .copied()
-        .filter(|pc| (exe.gen.0..exe.gen.1).contains(pc))
-        .collect();
-    Ok(Observed {
-        cases: out,
-        executed,
-    })
+    Ok((status, stdout, log))
 }
 
 // -------------------------------------------------------------- compare
