@@ -152,16 +152,7 @@ fn random_command_lines_keep_their_promises() {
     for case in 0..500 {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        let ex = EXAMPLES[rng.below(EXAMPLES.len())];
-        let mut src = std::fs::read(root.join(format!("examples/{ex}.inv"))).unwrap();
-        if rng.chance(20) && !src.is_empty() {
-            // Damage: a few random bytes.
-            for _ in 0..1 + rng.below(3) {
-                let i = rng.below(src.len());
-                let junk = b"}{.=;@0x\n\xff";
-                src[i] = junk[rng.below(junk.len())];
-            }
-        }
+        let src = example_maybe_damaged(&mut rng, root);
         std::fs::write(d.join("s.inv"), &src).unwrap();
         std::fs::create_dir_all(d.join("out")).unwrap();
         let seqs: Vec<String> = shootdown::load("s.inv", &String::from_utf8_lossy(&src))
@@ -170,107 +161,141 @@ fn random_command_lines_keep_their_promises() {
         let spec = d.join("s.inv").display().to_string();
         let out = d.join("out").display().to_string();
         let verb = rng.pick(&["gen", "gen", "gen", "show", "stats", "cost", "diff"]);
-        let opts: &[&str] = match verb {
-            "gen" => &[
-                "--target",
-                "--passes",
-                "--style",
-                "--prefix",
-                "--spdx",
-                "--set",
-                "--mode",
-                "--check",
-                "--depfile",
-            ],
-            "show" => &["--stage", "--target", "--passes", "--set", "--prefix"],
-            "stats" => &["--target", "--passes", "--json", "--style"],
-            "cost" => &[
-                "--seq",
-                "--target",
-                "--sizes",
-                "--start",
-                "--arg",
-                "--instances",
-                "--read",
-                "--cost",
-                "--set",
-                "--json",
-            ],
-            _ => &[
-                "--seq",
-                "--target",
-                "--passes-a",
-                "--passes-b",
-                "--mode-a",
-                "--mode-b",
-                "--arg",
-                "--instances",
-                "--read",
-                "--cost",
-                "--set",
-            ],
-        };
-        let mut args = vec!["shootdown".to_string(), verb.to_string(), spec.clone()];
-        if verb == "gen" {
-            args.extend(["--out".into(), out.clone()]);
-        }
-        if matches!(verb, "cost" | "diff") && rng.chance(90) {
-            args.push("--seq".into());
-            args.push(value(&mut rng, "--seq", &seqs));
-        }
-        for _ in 0..rng.below(4) {
-            let o = rng.pick(opts);
-            args.push(o.to_string());
-            match o {
-                "--check" | "--json" => {}
-                "--depfile" => args.push(if rng.chance(30) {
-                    spec.clone()
-                } else {
-                    format!("{out}/s.d")
-                }),
-                o => args.push(value(&mut rng, o, &seqs)),
-            }
-        }
-        let before = snapshot(d);
-        let (mut so, mut se) = (Vec::new(), Vec::new());
-        let code = main_with(
-            args.iter(),
-            &mut Io {
-                out: &mut so,
-                err: &mut se,
-            },
-        );
-        let stderr = String::from_utf8_lossy(&se);
-        assert!(code <= 2, "case {case}: exit {code}: {args:?}\n{stderr}");
+        let args = command_line(&mut rng, verb, &spec, &out, &seqs);
+        let code = run_and_check(case, d, verb, &args);
         codes[code as usize] += 1;
-        if code != 0 {
-            assert!(!se.is_empty(), "case {case}: silent exit {code}: {args:?}");
-            assert_eq!(
-                snapshot(d),
-                before,
-                "case {case}: failed run wrote: {args:?}\n{stderr}"
-            );
-        } else if verb == "gen" && !args.iter().any(|a| a == "--check") {
-            let after = snapshot(d);
-            let (mut so2, mut se2) = (Vec::new(), Vec::new());
-            let again = main_with(
-                args.iter(),
-                &mut Io {
-                    out: &mut so2,
-                    err: &mut se2,
-                },
-            );
-            assert_eq!(again, 0, "case {case}: {args:?}");
-            assert_eq!(
-                snapshot(d),
-                after,
-                "case {case}: a second run changed files: {args:?}"
-            );
-        }
     }
     // The mix is worth testing: every outcome occurs.
     assert!(
         codes.iter().all(|&n| n >= 20),
         "exit codes 0/1/2: {codes:?}"
     );
+}
+
+/// A random example's text, one in five with a few random bytes.
+fn example_maybe_damaged(rng: &mut Rng, root: &Path) -> Vec<u8> {
+    let ex = EXAMPLES[rng.below(EXAMPLES.len())];
+    let mut src = std::fs::read(root.join(format!("examples/{ex}.inv"))).unwrap();
+    if rng.chance(20) && !src.is_empty() {
+        // Damage: a few random bytes.
+        for _ in 0..1 + rng.below(3) {
+            let i = rng.below(src.len());
+            let junk = b"}{.=;@0x\n\xff";
+            src[i] = junk[rng.below(junk.len())];
+        }
+    }
+    src
+}
+
+/// The options a command takes.
+fn options(verb: &str) -> &'static [&'static str] {
+    match verb {
+        "gen" => &[
+            "--target",
+            "--passes",
+            "--style",
+            "--prefix",
+            "--spdx",
+            "--set",
+            "--mode",
+            "--check",
+            "--depfile",
+        ],
+        "show" => &["--stage", "--target", "--passes", "--set", "--prefix"],
+        "stats" => &["--target", "--passes", "--json", "--style"],
+        "cost" => &[
+            "--seq",
+            "--target",
+            "--sizes",
+            "--start",
+            "--arg",
+            "--instances",
+            "--read",
+            "--cost",
+            "--set",
+            "--json",
+        ],
+        _ => &[
+            "--seq",
+            "--target",
+            "--passes-a",
+            "--passes-b",
+            "--mode-a",
+            "--mode-b",
+            "--arg",
+            "--instances",
+            "--read",
+            "--cost",
+            "--set",
+        ],
+    }
+}
+
+/// `shootdown VERB SPEC` with up to three random options (and, mostly,
+/// `--seq` for `cost` and `diff`).
+fn command_line(rng: &mut Rng, verb: &str, spec: &str, out: &str, seqs: &[String]) -> Vec<String> {
+    let mut args = vec!["shootdown".to_string(), verb.to_string(), spec.to_string()];
+    if verb == "gen" {
+        args.extend(["--out".into(), out.to_string()]);
+    }
+    if matches!(verb, "cost" | "diff") && rng.chance(90) {
+        args.push("--seq".into());
+        args.push(value(rng, "--seq", seqs));
+    }
+    let opts = options(verb);
+    for _ in 0..rng.below(4) {
+        let o = rng.pick(opts);
+        args.push(o.to_string());
+        match o {
+            "--check" | "--json" => {}
+            "--depfile" => args.push(if rng.chance(30) {
+                spec.to_string()
+            } else {
+                format!("{out}/s.d")
+            }),
+            o => args.push(value(rng, o, seqs)),
+        }
+    }
+    args
+}
+
+/// Run the command line: an exit code of at most 2, a failure says why
+/// and writes nothing, and a second `gen` changes nothing. The exit code.
+fn run_and_check(case: usize, d: &Path, verb: &str, args: &[String]) -> u8 {
+    let before = snapshot(d);
+    let (mut so, mut se) = (Vec::new(), Vec::new());
+    let code = main_with(
+        args.iter(),
+        &mut Io {
+            out: &mut so,
+            err: &mut se,
+        },
+    );
+    let stderr = String::from_utf8_lossy(&se);
+    assert!(code <= 2, "case {case}: exit {code}: {args:?}\n{stderr}");
+    if code != 0 {
+        assert!(!se.is_empty(), "case {case}: silent exit {code}: {args:?}");
+        assert_eq!(
+            snapshot(d),
+            before,
+            "case {case}: failed run wrote: {args:?}\n{stderr}"
+        );
+    } else if verb == "gen" && !args.iter().any(|a| a == "--check") {
+        let after = snapshot(d);
+        let (mut so2, mut se2) = (Vec::new(), Vec::new());
+        let again = main_with(
+            args.iter(),
+            &mut Io {
+                out: &mut so2,
+                err: &mut se2,
+            },
+        );
+        assert_eq!(again, 0, "case {case}: {args:?}");
+        assert_eq!(
+            snapshot(d),
+            after,
+            "case {case}: a second run changed files: {args:?}"
+        );
+    }
+    code
 }

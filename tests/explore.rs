@@ -338,22 +338,34 @@ fn unescape(s: &str) -> String {
 fn a_traced_page_shows_the_run_and_its_events_click_through() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explore-trace");
     std::fs::create_dir_all(&dir).unwrap();
-    let run = [
-        "--seq",
-        "flush_tlb_range",
-        "--arg",
-        "asid=1",
-        "--arg",
-        "start=0x400000",
-        "--arg",
-        "end=0x404000",
-        "--arg",
-        "features=0",
-    ];
     let stem = "arm64_tlb_range";
     let spec = format!("examples/{stem}.inv");
-    let mut args = vec!["explore", &spec, "--out", dir.to_str().unwrap()];
-    args.extend(run);
+    let html = traced_page(&dir, stem, &spec);
+    let (lines, executed, ret) = trace_of(&spec);
+    let heading = format!("returns {ret} after {executed} instructions");
+    assert!(html.contains(&heading), "no `{heading}` on the page");
+    let got = clicks_in_browser(&dir, stem, &html);
+    check_clicks(stem, &got, &lines);
+}
+
+/// The sequence and inputs the page runs.
+const RUN: [&str; 10] = [
+    "--seq",
+    "flush_tlb_range",
+    "--arg",
+    "asid=1",
+    "--arg",
+    "start=0x400000",
+    "--arg",
+    "end=0x404000",
+    "--arg",
+    "features=0",
+];
+
+/// `explore` with the run (and without `--seq`, a usage error): the page.
+fn traced_page(dir: &Path, stem: &str, spec: &str) -> String {
+    let mut args = vec!["explore", spec, "--out", dir.to_str().unwrap()];
+    args.extend(RUN);
     let out = shootdown(&args);
     assert!(
         out.status.success(),
@@ -362,7 +374,7 @@ fn a_traced_page_shows_the_run_and_its_events_click_through() {
     );
     let bad = shootdown(&[
         "explore",
-        &spec,
+        spec,
         "--arg",
         "asid=1",
         "--out",
@@ -375,9 +387,14 @@ fn a_traced_page_shows_the_run_and_its_events_click_through() {
         html.contains("run on aarch64 with --arg asid=0x1"),
         "no trace heading"
     );
-    // What `trace` says on the same inputs.
-    let mut targs = vec!["trace", &spec, "--json", "--target", "aarch64"];
-    targs.extend(run);
+    html
+}
+
+/// What `trace` says on the same inputs: each event's spec line, the
+/// executed count, the return value.
+fn trace_of(spec: &str) -> (Vec<Option<u64>>, String, serde_json::Value) {
+    let mut targs = vec!["trace", spec, "--json", "--target", "aarch64"];
+    targs.extend(RUN);
     let t = shootdown(&targs);
     assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
     let trace: serde_json::Value = serde_json::from_slice(&t.stdout).unwrap();
@@ -394,9 +411,12 @@ fn a_traced_page_shows_the_run_and_its_events_click_through() {
         .and_then(|(_, r)| r.split_whitespace().next())
         .unwrap_or_else(|| panic!("no return line: {text}"))
         .to_string();
-    let heading = format!("returns {} after {executed} instructions", trace["return"]);
-    assert!(html.contains(&heading), "no `{heading}` on the page");
-    // In the browser: the rows, their lines, and what a click lights up.
+    (lines, executed, trace["return"].clone())
+}
+
+/// The page's events and what a click on each lights up, as the
+/// harness script reports them in Chromium.
+fn clicks_in_browser(dir: &Path, stem: &str, html: &str) -> serde_json::Value {
     let harness = r#"<script>
 window.addEventListener("load", () => {
   const rows = [...document.querySelectorAll('.graphs.active section.g[data-seq="flush_tlb_range"] table.trace tr.ev')];
@@ -429,7 +449,12 @@ window.addEventListener("load", () => {
         .and_then(|(_, r)| r.split_once("</pre>"))
         .map(|(j, _)| unescape(j))
         .unwrap_or_else(|| panic!("the harness wrote nothing; chromium said:\n{log}"));
-    let got: serde_json::Value = serde_json::from_str(&json).unwrap();
+    serde_json::from_str(&json).unwrap()
+}
+
+/// The page's events are trace's, and a click lights up the event's
+/// spec line, its row, and the golden `.S`'s instructions of that line.
+fn check_clicks(stem: &str, got: &serde_json::Value, lines: &[Option<u64>]) {
     let rows: Vec<Option<u64>> = got["rows"]
         .as_array()
         .unwrap()

@@ -13,151 +13,171 @@ fn readme_says_bad_usage_exits_2() {
     );
 }
 
+const ATSD: &str = "examples/npu2_atsd.inv";
+const TCE: &str = "examples/npu2_tce_kill.inv";
+
+/// `show` and `stats`: a bad stage, pin or pass list.
+const SHOW_AND_STATS: &[(&[&str], &str)] = &[
+    (&["show", ATSD, "--stage", "nope"], "--stage"),
+    (&["show", ATSD, "--set", "NOPE=1"], "NOPE"),
+    (&["stats", ATSD, "--passes", ""], "--passes"),
+];
+
+/// `cost`: bad sizes (too many granules too), start, cost model,
+/// arguments, pins, sequence, passes.
+const COST: &[(&[&str], &str)] = &[
+    (
+        &["cost", TCE, "--seq", "tce_kill", "--sizes", "4Q"],
+        "--sizes",
+    ),
+    // 2^28 pages: refused up front (it ran for 30 s into 2.3 GB).
+    (
+        &["cost", TCE, "--seq", "tce_kill", "--sizes", "1T"],
+        "at most 262144 granules",
+    ),
+    (
+        &["cost", ATSD, "--seq", "invalidate_range", "--sizes", "1T"],
+        "at most 262144 granules",
+    ),
+    (
+        &["cost", TCE, "--seq", "tce_kill", "--sizes", ","],
+        "--sizes",
+    ),
+    (
+        &["cost", TCE, "--seq", "tce_kill", "--start", "x"],
+        "--start",
+    ),
+    (
+        &["cost", TCE, "--seq", "tce_kill", "--cost", "invalidate"],
+        "--cost",
+    ),
+    (
+        &["cost", TCE, "--seq", "tce_kill", "--cost", "bogus=5"],
+        "--cost",
+    ),
+    (&["cost", TCE, "--seq", "tce_kill", "--arg", "pe"], "--arg"),
+    (
+        &["cost", TCE, "--seq", "tce_kill", "--arg", "nope=1"],
+        "--arg",
+    ),
+    (
+        &[
+            "cost", TCE, "--seq", "tce_kill", "--arg", "pe=1", "--arg", "pe=2",
+        ],
+        "--arg",
+    ),
+    (
+        &["cost", TCE, "--seq", "tce_kill", "--set", "NOPE=3"],
+        "NOPE",
+    ),
+    (&["cost", TCE, "--seq", "nope"], "nope"),
+    (&["cost", TCE], "--seq"),
+    (
+        &["cost", TCE, "--seq", "tce_kill", "--passes", ""],
+        "--passes",
+    ),
+];
+
+/// `diff`: bad passes, reads and arguments.
+const DIFF: &[(&[&str], &str)] = &[
+    (
+        &["diff", ATSD, "--seq", "invalidate_va", "--a-passes", ""],
+        "--a-passes",
+    ),
+    (
+        &["diff", ATSD, "--seq", "invalidate_va", "--read", "npu"],
+        "--read",
+    ),
+    (
+        &[
+            "diff",
+            ATSD,
+            "--seq",
+            "invalidate_va",
+            "--read",
+            "npu.nope=1",
+        ],
+        "--read",
+    ),
+    (
+        &[
+            "diff",
+            ATSD,
+            "--seq",
+            "invalidate_va",
+            "--read",
+            "nope.stat=1",
+        ],
+        "--read",
+    ),
+    (
+        &[
+            "diff",
+            ATSD,
+            "--seq",
+            "invalidate_va",
+            "--arg",
+            "pid=1",
+            "--arg",
+            "pid=1",
+        ],
+        "--arg",
+    ),
+];
+
+/// `--instances` past a set's maximum, or not a number.
+const INSTANCES: &[(&[&str], &str)] = &[
+    (
+        &["diff", ATSD, "--seq", "invalidate_va", "--instances", "7"],
+        "--instances",
+    ),
+    (
+        &[
+            "cost",
+            ATSD,
+            "--seq",
+            "invalidate_range",
+            "--instances",
+            "18446744073709551615",
+        ],
+        "--instances",
+    ),
+    (
+        &["diff", ATSD, "--seq", "invalidate_va", "--instances", "x"],
+        "--instances",
+    ),
+];
+
+/// No command, or no spec.
+const COMMAND_LINE: &[(&[&str], &str)] = &[(&["nope"], "nope"), (&["gen"], "SPECS")];
+
 /// Every bad option value, and every option naming what the spec does not
 /// have, exits 2 with a message that names the option.
 #[test]
 fn bad_usage_exits_2_and_names_the_option() {
     let out = tempfile::tempdir().unwrap();
     let o = out.path().to_str().unwrap();
-    let atsd = "examples/npu2_atsd.inv";
-    let tce = "examples/npu2_tce_kill.inv";
-    let cases: &[(&[&str], &str)] = &[
-        (&["gen", atsd, "--out", o, "--set", "FOO"], "--set"),
-        (&["gen", atsd, "--out", o, "--set", "NOPE=5"], "NOPE"),
-        (&["gen", atsd, "--out", o, "--set", "X=0xZZ"], "--set"),
-        (&["gen", atsd, "--out", o, "--passes", ""], "--passes"),
+    let gen: &[(&[&str], &str)] = &[
+        (&["gen", ATSD, "--out", o, "--set", "FOO"], "--set"),
+        (&["gen", ATSD, "--out", o, "--set", "NOPE=5"], "NOPE"),
+        (&["gen", ATSD, "--out", o, "--set", "X=0xZZ"], "--set"),
+        (&["gen", ATSD, "--out", o, "--passes", ""], "--passes"),
         (
-            &["gen", atsd, "--out", o, "--passes", "fission,,"],
+            &["gen", ATSD, "--out", o, "--passes", "fission,,"],
             "--passes",
         ),
-        (&["gen", atsd, "--out", o, "--passes", "nope"], "--passes"),
-        (&["gen", atsd, "--out", o, "--prefix", "1 bad;"], "--prefix"),
-        (&["gen", atsd, "--out", o, "--prefix", "a-b"], "--prefix"),
+        (&["gen", ATSD, "--out", o, "--passes", "nope"], "--passes"),
+        (&["gen", ATSD, "--out", o, "--prefix", "1 bad;"], "--prefix"),
+        (&["gen", ATSD, "--out", o, "--prefix", "a-b"], "--prefix"),
         (
-            &["gen", atsd, "--out", o, "--spdx", "GPL */ evil\n#define X"],
+            &["gen", ATSD, "--out", o, "--spdx", "GPL */ evil\n#define X"],
             "--spdx",
         ),
-        (&["gen", atsd, "--out", o, "--spdx", "MIT */"], "--spdx"),
-        (&["gen", atsd, "--out", o, "--target", "riscv"], "--target"),
-        (&["show", atsd, "--stage", "nope"], "--stage"),
-        (&["show", atsd, "--set", "NOPE=1"], "NOPE"),
-        (&["stats", atsd, "--passes", ""], "--passes"),
-        (
-            &["cost", tce, "--seq", "tce_kill", "--sizes", "4Q"],
-            "--sizes",
-        ),
-        // 2^28 pages: refused up front (it ran for 30 s into 2.3 GB).
-        (
-            &["cost", tce, "--seq", "tce_kill", "--sizes", "1T"],
-            "at most 262144 granules",
-        ),
-        (
-            &["cost", atsd, "--seq", "invalidate_range", "--sizes", "1T"],
-            "at most 262144 granules",
-        ),
-        (
-            &["cost", tce, "--seq", "tce_kill", "--sizes", ","],
-            "--sizes",
-        ),
-        (
-            &["cost", tce, "--seq", "tce_kill", "--start", "x"],
-            "--start",
-        ),
-        (
-            &["cost", tce, "--seq", "tce_kill", "--cost", "invalidate"],
-            "--cost",
-        ),
-        (
-            &["cost", tce, "--seq", "tce_kill", "--cost", "bogus=5"],
-            "--cost",
-        ),
-        (&["cost", tce, "--seq", "tce_kill", "--arg", "pe"], "--arg"),
-        (
-            &["cost", tce, "--seq", "tce_kill", "--arg", "nope=1"],
-            "--arg",
-        ),
-        (
-            &[
-                "cost", tce, "--seq", "tce_kill", "--arg", "pe=1", "--arg", "pe=2",
-            ],
-            "--arg",
-        ),
-        (
-            &["cost", tce, "--seq", "tce_kill", "--set", "NOPE=3"],
-            "NOPE",
-        ),
-        (&["cost", tce, "--seq", "nope"], "nope"),
-        (&["cost", tce], "--seq"),
-        (
-            &["cost", tce, "--seq", "tce_kill", "--passes", ""],
-            "--passes",
-        ),
-        (
-            &["diff", atsd, "--seq", "invalidate_va", "--a-passes", ""],
-            "--a-passes",
-        ),
-        (
-            &["diff", atsd, "--seq", "invalidate_va", "--read", "npu"],
-            "--read",
-        ),
-        (
-            &[
-                "diff",
-                atsd,
-                "--seq",
-                "invalidate_va",
-                "--read",
-                "npu.nope=1",
-            ],
-            "--read",
-        ),
-        (
-            &[
-                "diff",
-                atsd,
-                "--seq",
-                "invalidate_va",
-                "--read",
-                "nope.stat=1",
-            ],
-            "--read",
-        ),
-        (
-            &[
-                "diff",
-                atsd,
-                "--seq",
-                "invalidate_va",
-                "--arg",
-                "pid=1",
-                "--arg",
-                "pid=1",
-            ],
-            "--arg",
-        ),
-        (
-            &["diff", atsd, "--seq", "invalidate_va", "--instances", "7"],
-            "--instances",
-        ),
-        (
-            &[
-                "cost",
-                atsd,
-                "--seq",
-                "invalidate_range",
-                "--instances",
-                "18446744073709551615",
-            ],
-            "--instances",
-        ),
-        (
-            &["diff", atsd, "--seq", "invalidate_va", "--instances", "x"],
-            "--instances",
-        ),
-        (&["nope"], "nope"),
-        (&["gen"], "SPECS"),
+        (&["gen", ATSD, "--out", o, "--spdx", "MIT */"], "--spdx"),
+        (&["gen", ATSD, "--out", o, "--target", "riscv"], "--target"),
     ];
-    for (args, needle) in cases {
+    let cases = [gen, SHOW_AND_STATS, COST, DIFF, INSTANCES, COMMAND_LINE];
+    for (args, needle) in cases.into_iter().flatten() {
         let r = sd(args);
         assert_eq!(r.code, Some(2), "{args:?}: stderr:\n{}", r.stderr);
         assert!(
