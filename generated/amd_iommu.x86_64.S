@@ -209,15 +209,14 @@ inv_iommu_pages_sync:
 	mov %r9,(%r8)
 	mov %r13,%r9
 	and $1,%r9
-	mov 0x28(%rsp),%r8
-	mov $1,%ecx
-	test %r8,%r8
-	jne .Linv_iommu_pages_sync.13
-	xor %rcx,%rcx
+	xor %r8,%r8
+	mov 0x28(%rsp),%rcx
+	test %rcx,%rcx
+	je .Linv_iommu_pages_sync.13
+	mov $1,%r8d
 .Linv_iommu_pages_sync.13:
-	and $1,%rcx
-	shl $1,%rcx
-	or %rcx,%r9
+	shl $1,%r8
+	or %r8,%r9
 	shr $0xc,%r13
 	movabs $0xfffffffffffff,%r11
 	and %r11,%r13
@@ -370,27 +369,19 @@ inv_iommu_pages_np_sync:
 	mov $0x3f,%r12d
 	sub %rbx,%r12
 	/* 143: let piece = ilog2(left) */
-	mov $1,%ebx
 	test %rcx,%rcx
-	jne .Linv_iommu_pages_np_sync.4
-	xor %rbx,%rbx
-.Linv_iommu_pages_np_sync.4:
+	je .Linv_iommu_pages_np_sync.5
 	mov $0x40,%r11d
-	bsf %rcx,%r13
-	cmove %r11,%r13
-	mov $1,%r14d
-	cmp %r12,%r13
-	jb .Linv_iommu_pages_np_sync.5
-	xor %r14,%r14
-.Linv_iommu_pages_np_sync.5:
-	and %r14,%rbx
-	je .Linv_iommu_pages_np_sync.7
+	bsf %rcx,%rbx
+	cmove %r11,%rbx
+	cmp %r12,%rbx
+	jae .Linv_iommu_pages_np_sync.5
 	mov $0x40,%r11d
 	bsf %rcx,%rbx
 	cmove %r11,%rbx
 	/* 145: piece = ctz(addr) */
 	mov %rbx,%r12
-.Linv_iommu_pages_np_sync.7:
+.Linv_iommu_pages_np_sync.5:
 	mov $1,%ebx
 	mov %rcx,%r11
 	mov %r12,%rcx
@@ -398,9 +389,9 @@ inv_iommu_pages_np_sync:
 	mov %r11,%rcx
 	xor %r13,%r13
 	cmp $0x40,%r12
-	jae .Linv_iommu_pages_np_sync.8
+	jae .Linv_iommu_pages_np_sync.6
 	mov %rbx,%r13
-.Linv_iommu_pages_np_sync.8:
+.Linv_iommu_pages_np_sync.6:
 	/* 147: let fs = 1 << piece */
 	mov %rcx,%rbx
 	and $0xfff,%rbx
@@ -412,7 +403,7 @@ inv_iommu_pages_np_sync:
 	and $0xfffffffffffff000,%r12
 	/* 149: let inv = addr & ~0xfff */
 	cmp $1,%rbx
-	je .Linv_iommu_pages_np_sync.10
+	je .Linv_iommu_pages_np_sync.8
 	mov %rcx,%rbx
 	add %r13,%rbx
 	sub $1,%rbx
@@ -426,11 +417,11 @@ inv_iommu_pages_np_sync:
 	/* 151: let msb_diff = ilog2((addr + fs - 1) ^ addr) */
 	mov $0x33,%ebx
 	cmp %r14,%rbx
-	jae .Linv_iommu_pages_np_sync.11
+	jae .Linv_iommu_pages_np_sync.9
 	/* 153: inv = 0x7ffffffffffff000 */
 	movabs $0x7ffffffffffff000,%r12
-	jmp .Linv_iommu_pages_np_sync.12
-.Linv_iommu_pages_np_sync.11:
+	jmp .Linv_iommu_pages_np_sync.10
+.Linv_iommu_pages_np_sync.9:
 	mov $1,%ebx
 	mov %rcx,%r11
 	mov %r14,%rcx
@@ -438,23 +429,23 @@ inv_iommu_pages_np_sync:
 	mov %r11,%rcx
 	xor %r15,%r15
 	cmp $0x40,%r14
-	jae .Linv_iommu_pages_np_sync.13
+	jae .Linv_iommu_pages_np_sync.11
 	mov %rbx,%r15
-.Linv_iommu_pages_np_sync.13:
+.Linv_iommu_pages_np_sync.11:
 	sub $1,%r15
 	mov %rcx,%rbx
 	or %r15,%rbx
 	and $0xfffffffffffff000,%rbx
 	/* 155: inv = (addr | ((1 << msb_diff) - 1)) & ~0xfff */
 	mov %rbx,%r12
-.Linv_iommu_pages_np_sync.12:
+.Linv_iommu_pages_np_sync.10:
 	mov %r12,%rbx
 	or $1,%rbx
 	/* 157: inv = inv | 1 */
 	mov %rbx,%r12
-.Linv_iommu_pages_np_sync.10:
+.Linv_iommu_pages_np_sync.8:
 	test %r9,%r9
-	jne .Linv_iommu_pages_np_sync.15
+	jne .Linv_iommu_pages_np_sync.13
 	/* 159: enqueue cmdbuf inv_iommu_pages { domid: domid, pde: pde != 0 ... */
 	mov 0x2000(%rdi),%r9d
 	mov %r10,%rbx
@@ -466,13 +457,13 @@ inv_iommu_pages_np_sync:
 	sub %r14,%rbx
 	mov %rbx,%r9
 	test %r9,%r9
-	jne .Linv_iommu_pages_np_sync.17
+	jne .Linv_iommu_pages_np_sync.15
 	mov $0x5f5e100,%ebx
-.Linv_iommu_pages_np_sync.18:
+.Linv_iommu_pages_np_sync.16:
 	test %r9,%r9
-	jne .Linv_iommu_pages_np_sync.20
+	jne .Linv_iommu_pages_np_sync.18
 	test %rbx,%rbx
-	je .Linv_iommu_pages_np_sync.19
+	je .Linv_iommu_pages_np_sync.17
 	sub $1,%rbx
 	mov %eax,0x2008(%rdi)
 	mov 0x2000(%rdi),%r9d
@@ -484,8 +475,8 @@ inv_iommu_pages_np_sync:
 	shr $4,%r15
 	sub %r15,%r14
 	mov %r14,%r9
-	jmp .Linv_iommu_pages_np_sync.18
-.Linv_iommu_pages_np_sync.19:
+	jmp .Linv_iommu_pages_np_sync.16
+.Linv_iommu_pages_np_sync.17:
 	mov $0xffffffffffffff92,%rax
 	add $8,%rsp
 	pop %r15
@@ -494,9 +485,9 @@ inv_iommu_pages_np_sync:
 	pop %r12
 	pop %rbx
 	ret
-.Linv_iommu_pages_np_sync.20:
-.Linv_iommu_pages_np_sync.17:
+.Linv_iommu_pages_np_sync.18:
 .Linv_iommu_pages_np_sync.15:
+.Linv_iommu_pages_np_sync.13:
 	mov (%rsp),%rbx
 	and $0xffff,%rbx
 	shl $0x20,%rbx
@@ -507,15 +498,14 @@ inv_iommu_pages_np_sync:
 	mov %rbx,(%r14)
 	mov %r12,%rbx
 	and $1,%rbx
-	mov 0x38(%rsp),%r14
-	mov $1,%r15d
-	test %r14,%r14
-	jne .Linv_iommu_pages_np_sync.21
-	xor %r15,%r15
-.Linv_iommu_pages_np_sync.21:
-	and $1,%r15
-	shl $1,%r15
-	or %r15,%rbx
+	xor %r14,%r14
+	mov 0x38(%rsp),%r15
+	test %r15,%r15
+	je .Linv_iommu_pages_np_sync.19
+	mov $1,%r14d
+.Linv_iommu_pages_np_sync.19:
+	shl $1,%r14
+	or %r14,%rbx
 	shr $0xc,%r12
 	movabs $0xfffffffffffff,%r11
 	and %r11,%r12
@@ -554,7 +544,7 @@ inv_iommu_pages_np_sync:
 	ret
 .Linv_iommu_pages_np_sync.3:
 	test %r9,%r9
-	jne .Linv_iommu_pages_np_sync.23
+	jne .Linv_iommu_pages_np_sync.21
 	/* 163: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
 	mov 0x2000(%rdi),%r8d
 	mov %r10,%rcx
@@ -566,13 +556,13 @@ inv_iommu_pages_np_sync:
 	sub %rdx,%rcx
 	mov %rcx,%r9
 	test %r9,%r9
-	jne .Linv_iommu_pages_np_sync.25
+	jne .Linv_iommu_pages_np_sync.23
 	mov $0x5f5e100,%r8d
-.Linv_iommu_pages_np_sync.26:
+.Linv_iommu_pages_np_sync.24:
 	test %r9,%r9
-	jne .Linv_iommu_pages_np_sync.28
+	jne .Linv_iommu_pages_np_sync.26
 	test %r8,%r8
-	je .Linv_iommu_pages_np_sync.27
+	je .Linv_iommu_pages_np_sync.25
 	sub $1,%r8
 	mov %eax,0x2008(%rdi)
 	mov 0x2000(%rdi),%ecx
@@ -585,8 +575,8 @@ inv_iommu_pages_np_sync:
 	shr $4,%rcx
 	sub %rcx,%rdx
 	mov %rdx,%r9
-	jmp .Linv_iommu_pages_np_sync.26
-.Linv_iommu_pages_np_sync.27:
+	jmp .Linv_iommu_pages_np_sync.24
+.Linv_iommu_pages_np_sync.25:
 	mov $0xffffffffffffff92,%rax
 	add $8,%rsp
 	pop %r15
@@ -595,9 +585,9 @@ inv_iommu_pages_np_sync:
 	pop %r12
 	pop %rbx
 	ret
-.Linv_iommu_pages_np_sync.28:
-.Linv_iommu_pages_np_sync.25:
+.Linv_iommu_pages_np_sync.26:
 .Linv_iommu_pages_np_sync.23:
+.Linv_iommu_pages_np_sync.21:
 	mov 0x48(%rsp),%r8
 	shr $3,%r8
 	movabs $0x1ffffffffffff,%r11
@@ -628,12 +618,12 @@ inv_iommu_pages_np_sync:
 	add %r10,%rax
 	mov 0x50(%rsp),%r10
 	mov $0xbebc200,%r9d
-.Linv_iommu_pages_np_sync.29:
+.Linv_iommu_pages_np_sync.27:
 	mov (%rax),%r8
 	cmp %r10,%r8
-	je .Linv_iommu_pages_np_sync.30
+	je .Linv_iommu_pages_np_sync.28
 	sub $1,%r9
-	jne .Linv_iommu_pages_np_sync.29
+	jne .Linv_iommu_pages_np_sync.27
 	mov $0xffffffffffffff92,%rax
 	add $8,%rsp
 	pop %r15
@@ -642,7 +632,7 @@ inv_iommu_pages_np_sync:
 	pop %r12
 	pop %rbx
 	ret
-.Linv_iommu_pages_np_sync.30:
+.Linv_iommu_pages_np_sync.28:
 	/* 166: return 0 */
 	xor %rax,%rax
 	add $8,%rsp

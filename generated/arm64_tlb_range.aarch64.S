@@ -23,13 +23,13 @@ flush_tlb_range:
 	tlbi aside1is, x10
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
-	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x10, #0x5000
-	movk x10, #0x1f, lsl #16
-	cmp x10, x9
-	b.lo .Lflush_tlb_range.6
-	/* 41: value (asid << 0x30) */
+	/* 42: value (asid << 0x30) */
 	lsl x10, x0, #48
+	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
+	movz x11, #0x5000
+	movk x11, #0x1f, lsl #16
+	cmp x11, x9
+	b.lo .Lflush_tlb_range.6
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	and x11, x1, #0xfff
 	add x9, x9, x11
@@ -75,10 +75,8 @@ flush_tlb_range:
 .Lflush_tlb_range.8:
 	b .Lflush_tlb_range.7
 .Lflush_tlb_range.6:
-	/* 42: value (asid << 0x30) */
-	lsl x9, x0, #48
 	/* 42: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x9
+	tlbi aside1is, x10
 .Lflush_tlb_range.7:
 .Lflush_tlb_range.5:
 	/* placed by place-barriers: e10 `tlbi aside1is` (line 42) -> `tlbi vale1is` (line 45), required by line 45; e11 `tlbi vale1is` (line 41) -> `tlbi vale1is` (line 45), required by line 45; e12 `tlbi aside1is` (line 42) -> `tlbi vale1is` (line 45), required by line 45; and 3 more (see `explain`) */
@@ -107,60 +105,58 @@ flush_tlb_range:
 	tlbi aside1is, x9
 	b .Lflush_tlb_range.17
 .Lflush_tlb_range.16:
+	/* 42: value (asid << 0x30) */
+	lsl x0, x0, #48
 	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x9, #0x5000
 	movk x9, #0x1f, lsl #16
 	cmp x9, x2
 	b.lo .Lflush_tlb_range.18
-	/* 41: value (asid << 0x30) */
-	lsl x9, x0, #48
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	and x10, x1, #0xfff
-	add x2, x2, x10
+	and x9, x1, #0xfff
+	add x2, x2, x9
 	and x1, x1, #0xfffffffffffff000
 	cbz x2, .Lflush_tlb_range.19
-	add x10, x1, x2
-	cmp x10, x1
+	add x9, x1, x2
+	cmp x9, x1
 	b.lo .Lflush_tlb_range.21
-	lsr x10, x10, #56
-	cbnz x10, .Lflush_tlb_range.21
-	lsr x10, x2, #12
-	and x11, x2, #0xfff
-	cbz x11, .Lflush_tlb_range.23
-	add x10, x10, #1
+	lsr x9, x9, #56
+	cbnz x9, .Lflush_tlb_range.21
+	lsr x9, x2, #12
+	and x10, x2, #0xfff
+	cbz x10, .Lflush_tlb_range.23
+	add x9, x9, #1
 .Lflush_tlb_range.23:
-	lsr x11, x1, #12
-	and x11, x11, #0xfffffffffff
-	orr x11, x11, x9
+	lsr x10, x1, #12
+	and x10, x10, #0xfffffffffff
+	orr x10, x10, x0
 .Lflush_tlb_range.22:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x11
+	tlbi vale1is, x10
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x11, x11, #1
-	sub x10, x10, #1
-	cbnz x10, .Lflush_tlb_range.22
+	add x10, x10, #1
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_range.22
 	b .Lflush_tlb_range.19
 .Lflush_tlb_range.21:
-	lsr x10, x2, #12
+	lsr x9, x2, #12
 	and x2, x2, #0xfff
 	cbz x2, .Lflush_tlb_range.25
-	add x10, x10, #1
+	add x9, x9, #1
 .Lflush_tlb_range.25:
 	lsr x1, x1, #12
 .Lflush_tlb_range.24:
-	and x11, x1, #0xfffffffffff
-	orr x11, x11, x9
+	and x10, x1, #0xfffffffffff
+	orr x10, x10, x0
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x11
+	tlbi vale1is, x10
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x1, x1, #1
-	sub x10, x10, #1
-	cbnz x10, .Lflush_tlb_range.24
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_range.24
 .Lflush_tlb_range.20:
 	b .Lflush_tlb_range.19
 .Lflush_tlb_range.18:
-	/* 42: value (asid << 0x30) */
-	lsl x0, x0, #48
 	/* 42: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x0
 .Lflush_tlb_range.19:
@@ -177,17 +173,16 @@ flush_tlb_range:
 	.globl flush_tlb_page
 	.type flush_tlb_page,%function
 flush_tlb_page:
-	/* 50: arguments */
+	/* 53: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
+	lsr x1, x1, #12
+	and x1, x1, #0xfffffffffff
+	lsl x0, x0, #48
+	orr x1, x1, x0
 	tbz w2, #0, .Lflush_tlb_page.0
 	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbi vale1is` (line 53), required by line 51; e3 the caller's earlier stores -> `tlbi vale1is` (line 55), required by line 51 */
 	dsb ishst
-	/* 53: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
-	lsr x9, x1, #12
-	and x9, x9, #0xfffffffffff
-	lsl x10, x0, #48
-	orr x9, x9, x10
 	/* 53: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x9
+	tlbi vale1is, x1
 	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbi vale1is` (line 55), required by line 51; e4 `tlbi vale1is` (line 53) -> `tlbi vale1is` (line 55), required by line 55; e5 `tlbi vale1is` (line 53) -> the return, required by line 52 */
 	dsb ish
 	/* 55: tlbi vale1is, 0 after invalidates */
@@ -199,11 +194,6 @@ flush_tlb_page:
 .Lflush_tlb_page.0:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vale1is` (line 53), required by line 51 */
 	dsb ishst
-	/* 53: value (((addr >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
-	lsr x1, x1, #12
-	and x1, x1, #0xfffffffffff
-	lsl x0, x0, #48
-	orr x1, x1, x0
 	/* 53: tlbi vale1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x1
 	/* placed by place-barriers: e1 `tlbi vale1is` (line 53) -> the return, required by line 52 */
@@ -683,14 +673,13 @@ flush_tlb_kernel_range:
 	.globl flush_tlb_mm
 	.type flush_tlb_mm,%function
 flush_tlb_mm:
-	/* 118: arguments */
+	/* 121: value (asid << 0x30) */
+	lsl x0, x0, #48
 	tbz w1, #0, .Lflush_tlb_mm.0
 	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbi aside1is` (line 121), required by line 119; e3 the caller's earlier stores -> `tlbi vale1is` (line 123), required by line 119 */
 	dsb ishst
-	/* 121: value (asid << 0x30) */
-	lsl x9, x0, #48
 	/* 121: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x9
+	tlbi aside1is, x0
 	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbi vale1is` (line 123), required by line 119; e4 `tlbi aside1is` (line 121) -> `tlbi vale1is` (line 123), required by line 123; e5 `tlbi aside1is` (line 121) -> the return, required by line 120 */
 	dsb ish
 	/* 123: tlbi vale1is, 0 after invalidates */
@@ -702,8 +691,6 @@ flush_tlb_mm:
 .Lflush_tlb_mm.0:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 121), required by line 119 */
 	dsb ishst
-	/* 121: value (asid << 0x30) */
-	lsl x0, x0, #48
 	/* 121: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x0
 	/* placed by place-barriers: e1 `tlbi aside1is` (line 121) -> the return, required by line 120 */
@@ -735,13 +722,13 @@ flush_tlb_range_nl:
 	tlbi aside1is, x10
 	b .Lflush_tlb_range_nl.5
 .Lflush_tlb_range_nl.4:
-	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x10, #0x5000
-	movk x10, #0x1f, lsl #16
-	cmp x10, x9
-	b.lo .Lflush_tlb_range_nl.6
-	/* 142: value (asid << 0x30) */
+	/* 143: value (asid << 0x30) */
 	lsl x10, x0, #48
+	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
+	movz x11, #0x5000
+	movk x11, #0x1f, lsl #16
+	cmp x11, x9
+	b.lo .Lflush_tlb_range_nl.6
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	and x11, x1, #0xfff
 	add x9, x9, x11
@@ -787,10 +774,8 @@ flush_tlb_range_nl:
 .Lflush_tlb_range_nl.8:
 	b .Lflush_tlb_range_nl.7
 .Lflush_tlb_range_nl.6:
-	/* 143: value (asid << 0x30) */
-	lsl x9, x0, #48
 	/* 143: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x9
+	tlbi aside1is, x10
 .Lflush_tlb_range_nl.7:
 .Lflush_tlb_range_nl.5:
 	/* placed by place-barriers: e10 `tlbi aside1is` (line 143) -> `tlbi vale1is` (line 146), required by line 146; e11 `tlbi vae1is` (line 142) -> `tlbi vale1is` (line 146), required by line 146; e12 `tlbi aside1is` (line 143) -> `tlbi vale1is` (line 146), required by line 146; and 3 more (see `explain`) */
@@ -819,60 +804,58 @@ flush_tlb_range_nl:
 	tlbi aside1is, x9
 	b .Lflush_tlb_range_nl.17
 .Lflush_tlb_range_nl.16:
+	/* 143: value (asid << 0x30) */
+	lsl x0, x0, #48
 	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x9, #0x5000
 	movk x9, #0x1f, lsl #16
 	cmp x9, x2
 	b.lo .Lflush_tlb_range_nl.18
-	/* 142: value (asid << 0x30) */
-	lsl x9, x0, #48
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	and x10, x1, #0xfff
-	add x2, x2, x10
+	and x9, x1, #0xfff
+	add x2, x2, x9
 	and x1, x1, #0xfffffffffffff000
 	cbz x2, .Lflush_tlb_range_nl.19
-	add x10, x1, x2
-	cmp x10, x1
+	add x9, x1, x2
+	cmp x9, x1
 	b.lo .Lflush_tlb_range_nl.21
-	lsr x10, x10, #56
-	cbnz x10, .Lflush_tlb_range_nl.21
-	lsr x10, x2, #12
-	and x11, x2, #0xfff
-	cbz x11, .Lflush_tlb_range_nl.23
-	add x10, x10, #1
+	lsr x9, x9, #56
+	cbnz x9, .Lflush_tlb_range_nl.21
+	lsr x9, x2, #12
+	and x10, x2, #0xfff
+	cbz x10, .Lflush_tlb_range_nl.23
+	add x9, x9, #1
 .Lflush_tlb_range_nl.23:
-	lsr x11, x1, #12
-	and x11, x11, #0xfffffffffff
-	orr x11, x11, x9
+	lsr x10, x1, #12
+	and x10, x10, #0xfffffffffff
+	orr x10, x10, x0
 .Lflush_tlb_range_nl.22:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x11
+	tlbi vae1is, x10
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x11, x11, #1
-	sub x10, x10, #1
-	cbnz x10, .Lflush_tlb_range_nl.22
+	add x10, x10, #1
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_range_nl.22
 	b .Lflush_tlb_range_nl.19
 .Lflush_tlb_range_nl.21:
-	lsr x10, x2, #12
+	lsr x9, x2, #12
 	and x2, x2, #0xfff
 	cbz x2, .Lflush_tlb_range_nl.25
-	add x10, x10, #1
+	add x9, x9, #1
 .Lflush_tlb_range_nl.25:
 	lsr x1, x1, #12
 .Lflush_tlb_range_nl.24:
-	and x11, x1, #0xfffffffffff
-	orr x11, x11, x9
+	and x10, x1, #0xfffffffffff
+	orr x10, x10, x0
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x11
+	tlbi vae1is, x10
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x1, x1, #1
-	sub x10, x10, #1
-	cbnz x10, .Lflush_tlb_range_nl.24
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_range_nl.24
 .Lflush_tlb_range_nl.20:
 	b .Lflush_tlb_range_nl.19
 .Lflush_tlb_range_nl.18:
-	/* 143: value (asid << 0x30) */
-	lsl x0, x0, #48
 	/* 143: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x0
 .Lflush_tlb_range_nl.19:

@@ -22,7 +22,6 @@ tlbil_pid:
 	msync
 	isync
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbil_pid,.-.tlbil_pid
 	.globl tlbil_pid_noind
@@ -47,7 +46,6 @@ tlbil_pid_noind:
 	msync
 	isync
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbil_pid_noind,.-.tlbil_pid_noind
 	.globl tlbil_all
@@ -65,7 +63,6 @@ tlbil_all:
 	msync
 	isync
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbil_all,.-.tlbil_all
 	.globl tlbil_va
@@ -93,7 +90,6 @@ tlbil_va:
 	msync
 	isync
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbil_va,.-.tlbil_va
 	.globl tlbivax_bcast
@@ -122,7 +118,6 @@ tlbivax_bcast:
 	tlbsync
 	msync
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbivax_bcast,.-.tlbivax_bcast
 	.section .note.GNU-stack,"",@progbits

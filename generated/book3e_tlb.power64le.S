@@ -18,7 +18,6 @@ tlbil_pid:
 	msync
 	isync
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbil_pid,.-tlbil_pid
 	.p2align 4
@@ -38,7 +37,6 @@ tlbil_pid_noind:
 	msync
 	isync
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbil_pid_noind,.-tlbil_pid_noind
 	.p2align 4
@@ -51,7 +49,6 @@ tlbil_all:
 	msync
 	isync
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbil_all,.-tlbil_all
 	.p2align 4
@@ -74,7 +71,6 @@ tlbil_va:
 	msync
 	isync
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbil_va,.-tlbil_va
 	.p2align 4
@@ -98,7 +94,6 @@ tlbivax_bcast:
 	tlbsync
 	msync
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbivax_bcast,.-tlbivax_bcast
 	.section .note.GNU-stack,"",@progbits

@@ -46,7 +46,6 @@ tcd_unlock:
 	stlrb w9, [x0]
 .Ltcd_unlock.0:
 	/* end of sequence */
-	movz x0, #0
 	ret
 	.size tcd_unlock,.-tcd_unlock
 	.p2align 2

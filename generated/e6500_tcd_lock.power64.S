@@ -61,7 +61,6 @@ tcd_unlock:
 	stb %r11,0(%r3)
 .Ltcd_unlock.0:
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tcd_unlock,.-.tcd_unlock
 	.globl tcd_next_esel

@@ -49,7 +49,6 @@ tcd_unlock:
 	mov %al,(%rdi)
 .Ltcd_unlock.0:
 	/* end of sequence */
-	xor %rax,%rax
 	ret
 	.size tcd_unlock,.-tcd_unlock
 	.p2align 4

@@ -37,7 +37,6 @@ tlbil_va_e500:
 	/* 37: wrtee msr */
 	wrtee %r11
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbil_va_e500,.-.tlbil_va_e500
 	.globl tlb_miss_e6500

@@ -33,7 +33,6 @@ tlbil_va_e500:
 	/* 37: wrtee msr */
 	wrtee %r11
 	/* end of sequence */
-	li %r3,0
 	blr
 	.size tlbil_va_e500,.-tlbil_va_e500
 	.p2align 4

@@ -200,6 +200,8 @@ invalidate_range:
 .Linvalidate_range.13:
 	b .Linvalidate_range.11
 .Linvalidate_range.10:
+	/* 62: value insert(pid, shift 25, width 15) */
+	ubfiz x2, x2, #25, #15
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x40000000 bytes) */
 	movz x16, #0x4000, lsl #16
 	cmp x10, x16
@@ -207,10 +209,9 @@ invalidate_range:
 	/* 61: value (start & 0xffffffffc0000000) */
 	and x3, x3, #0xffffffffc0000000
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
-	ubfiz x9, x2, #25, #15
 	movz x16, #0x8000, lsl #32
 	movk x16, #4, lsl #48
-	orr x9, x9, x16
+	orr x9, x2, x16
 	/* 60: each npu */
 	cbz x1, .Linvalidate_range.15
 	lsl x10, x1, #3
@@ -232,7 +233,6 @@ invalidate_range:
 	b .Linvalidate_range.15
 .Linvalidate_range.14:
 	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	ubfiz x2, x2, #25, #15
 	orr x2, x2, #0xc000000000000
 	/* 60: each npu */
 	cbz x1, .Linvalidate_range.19

@@ -263,6 +263,8 @@ invalidate_range:
 .Linvalidate_range.17:
 	b .Linvalidate_range.13
 .Linvalidate_range.12:
+	/* 62: value insert(pid, shift 25, width 15) */
+	rldic %r5,%r5,25,24
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x40000000 bytes) */
 	lis %r0,16384
 	cmpld 7,%r12,%r0
@@ -287,10 +289,9 @@ invalidate_range:
 	/* placed by place-barriers: e2 write npu.ava (line 61) -> write npu.launch (line 62), required by line 28 */
 	eieio
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
-	rldic %r11,%r5,25,24
 	li %r0,9
 	rldicr %r0,%r0,47,16
-	or %r11,%r11,%r0
+	or %r11,%r5,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.19
@@ -309,7 +310,6 @@ invalidate_range:
 	b .Linvalidate_range.19
 .Linvalidate_range.18:
 	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	rldic %r5,%r5,25,24
 	li %r0,3
 	rldicr %r0,%r0,50,13
 	or %r5,%r5,%r0

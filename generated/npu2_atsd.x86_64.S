@@ -231,16 +231,17 @@ invalidate_range:
 .Linvalidate_range.13:
 	jmp .Linvalidate_range.11
 .Linvalidate_range.10:
+	/* 62: value insert(pid, shift 25, width 15) */
+	and $0x7fff,%rdx
+	shl $0x19,%rdx
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x40000000 bytes) */
 	cmp $0x40000000,%r10
 	jae .Linvalidate_range.14
 	/* 61: value (start & 0xffffffffc0000000) */
 	and $0xffffffffc0000000,%rcx
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
-	mov %rdx,%rax
-	and $0x7fff,%rax
-	shl $0x19,%rax
 	movabs $0x4800000000000,%r11
+	mov %rdx,%rax
 	or %r11,%rax
 	/* 60: each npu */
 	test %rsi,%rsi
@@ -267,8 +268,6 @@ invalidate_range:
 	jmp .Linvalidate_range.15
 .Linvalidate_range.14:
 	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	and $0x7fff,%rdx
-	shl $0x19,%rdx
 	movabs $0xc000000000000,%r11
 	or %r11,%rdx
 	/* 60: each npu */

@@ -9,16 +9,15 @@ flush_tlb_page:
 	/* 69: arguments */
 	andi. %r0,%r5,1
 	beq 0,.Lflush_tlb_page.0
-	rldicl %r11,%r5,63,1
-	andi. %r0,%r11,1
-	beq 0,.Lflush_tlb_page.2
-	/* placed by place-barriers: e12 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70 */
-	ptesync
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
 	rldicr %r11,%r4,0,51
 	ori %r11,%r11,160
 	/* 72: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
+	andi. %r0,%r5,2
+	beq 0,.Lflush_tlb_page.2
+	/* placed by place-barriers: e12 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70 */
+	ptesync
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70; e15 `tlbie ric=0 prs=1 r=1` (line 72) -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 74 */
@@ -40,11 +39,6 @@ flush_tlb_page:
 .Lflush_tlb_page.2:
 	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70 */
 	ptesync
-	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
-	rldicr %r11,%r4,0,51
-	ori %r11,%r11,160
-	/* 72: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e4 `tlbie ric=0 prs=1 r=1` (line 72) -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 74 */
@@ -61,22 +55,21 @@ flush_tlb_page:
 	li %r3,0
 	blr
 .Lflush_tlb_page.0:
-	rldicl %r5,%r5,63,1
-	andi. %r0,%r5,1
+	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
+	rldicr %r4,%r4,0,51
+	ori %r4,%r4,160
+	/* 72: value (pid << 0x20) */
+	rldicr %r3,%r3,32,31
+	andi. %r0,%r5,2
 	beq 0,.Lflush_tlb_page.4
 	/* placed by place-barriers: e7 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70 */
 	ptesync
-	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
-	rldicr %r11,%r4,0,51
-	ori %r11,%r11,160
-	/* 72: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r4,%r3,0,1,1
 	/* placed by place-barriers: e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70; e9 `tlbie ric=0 prs=1 r=1` (line 72) -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 77 */
 	ptesync
 	/* 77: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 after inv ... */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r4,%r3,0,1,1
 	/* placed by place-barriers: e10 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71; e11 `tlbie ric=0 prs=1 r=1` (line 77) -> the return, required by line 71 */
 	eieio
 	tlbsync
@@ -86,11 +79,6 @@ flush_tlb_page:
 .Lflush_tlb_page.4:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70 */
 	ptesync
-	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
-	rldicr %r4,%r4,0,51
-	ori %r4,%r4,160
-	/* 72: value (pid << 0x20) */
-	rldicr %r3,%r3,32,31
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r4,%r3,0,1,1
 	/* placed by place-barriers: e1 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71 */
@@ -107,19 +95,17 @@ flush_tlb_page:
 	.globl flush_tlb_page_local
 	.type flush_tlb_page_local,@function
 flush_tlb_page_local:
-	/* 82: arguments */
-	rldicl %r5,%r5,62,2
-	andi. %r0,%r5,1
+	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
+	rldicr %r4,%r4,0,51
+	ori %r4,%r4,160
+	/* 85: value (pid << 0x20) */
+	rldicr %r3,%r3,32,31
+	andi. %r0,%r5,4
 	beq 0,.Lflush_tlb_page_local.0
 	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 85), required by line 83 */
 	ptesync
-	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
-	rldicr %r11,%r4,0,51
-	ori %r11,%r11,160
-	/* 85: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
 	/* 85: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r11,%r12,0,1,1
+	tlbiel %r4,%r3,0,1,1
 	/* 87: barrier from the spec */
 	ptesync
 	/* 88: barrier from the spec */
@@ -129,11 +115,6 @@ flush_tlb_page_local:
 .Lflush_tlb_page_local.0:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 85), required by line 83 */
 	ptesync
-	/* 85: value ((va & 0xfffffffffffff000) | 0xa0) */
-	rldicr %r4,%r4,0,51
-	ori %r4,%r4,160
-	/* 85: value (pid << 0x20) */
-	rldicr %r3,%r3,32,31
 	/* 85: tlbiel (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r4,%r3,0,1,1
 	/* placed by place-barriers: e1 `tlbiel ric=0 prs=1 r=1` (line 85) -> the return, required by line 84 */
@@ -150,33 +131,32 @@ flush_tlb_pid:
 	/* 94: arguments */
 	andi. %r0,%r4,1
 	beq 0,.Lflush_tlb_pid.0
-	rldicl %r11,%r4,63,1
-	andi. %r0,%r11,1
+	/* 97: value (pid << 0x20) */
+	rldicr %r11,%r3,32,31
+	andi. %r0,%r4,2
 	beq 0,.Lflush_tlb_pid.2
 	/* placed by place-barriers: e12 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 97), required by line 95; e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95 */
 	ptesync
 	/* 97: value 0x400 */
-	li %r11,1024
-	/* 97: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
+	li %r12,1024
 	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r11,%r12,2,1,1
+	tlbie %r12,%r11,2,1,1
 	/* placed by place-barriers: e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95; e15 `tlbie ric=2 prs=1 r=1` (line 97) -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 99 */
 	ptesync
 	/* 99: value 0x0 */
 	li %r10,0
 	/* 99: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r11,%r10,0,1,1
+	tlbie %r12,%r10,0,1,1
 	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95; e16 `tlbie ric=0 prs=1 r=1` (line 99) -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 102 */
 	ptesync
 	/* 102: value 0xffffffffff0a0 */
-	lis %r11,15
-	ori %r11,%r11,65535
-	rldicr %r11,%r11,32,31
-	oris %r11,%r11,65535
-	ori %r11,%r11,61600
+	lis %r12,15
+	ori %r12,%r12,65535
+	rldicr %r12,%r12,32,31
+	oris %r12,%r12,65535
+	ori %r12,%r12,61600
 	/* 102: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r12,%r11,0,1,1
 	/* placed by place-barriers: e17 `tlbie ric=2 prs=1 r=1` (line 97) -> the return, required by line 96; e18 `tlbie ric=0 prs=1 r=1` (line 99) -> the return, required by line 96; e19 `tlbie ric=0 prs=1 r=1` (line 102) -> the return, required by line 96 */
 	eieio
 	tlbsync
@@ -187,17 +167,15 @@ flush_tlb_pid:
 	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 97), required by line 95; e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95 */
 	ptesync
 	/* 97: value 0x400 */
-	li %r11,1024
-	/* 97: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
+	li %r12,1024
 	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r11,%r12,2,1,1
+	tlbie %r12,%r11,2,1,1
 	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95; e4 `tlbie ric=2 prs=1 r=1` (line 97) -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 99 */
 	ptesync
 	/* 99: value 0x0 */
-	li %r12,0
+	li %r11,0
 	/* 99: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r12,%r11,0,1,1
 	/* placed by place-barriers: e5 `tlbie ric=2 prs=1 r=1` (line 97) -> the return, required by line 96; e6 `tlbie ric=0 prs=1 r=1` (line 99) -> the return, required by line 96 */
 	eieio
 	tlbsync
@@ -206,17 +184,16 @@ flush_tlb_pid:
 	li %r3,0
 	blr
 .Lflush_tlb_pid.0:
-	rldicl %r4,%r4,63,1
-	andi. %r0,%r4,1
+	/* 97: value (pid << 0x20) */
+	rldicr %r3,%r3,32,31
+	andi. %r0,%r4,2
 	beq 0,.Lflush_tlb_pid.4
 	/* placed by place-barriers: e7 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 97), required by line 95; e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95 */
 	ptesync
 	/* 97: value 0x400 */
 	li %r11,1024
-	/* 97: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
 	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r11,%r12,2,1,1
+	tlbie %r11,%r3,2,1,1
 	/* placed by place-barriers: e8 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95; e9 `tlbie ric=2 prs=1 r=1` (line 97) -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 102 */
 	ptesync
 	/* 102: value 0xffffffffff0a0 */
@@ -226,7 +203,7 @@ flush_tlb_pid:
 	oris %r11,%r11,65535
 	ori %r11,%r11,61600
 	/* 102: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r11,%r3,0,1,1
 	/* placed by place-barriers: e10 `tlbie ric=2 prs=1 r=1` (line 97) -> the return, required by line 96; e11 `tlbie ric=0 prs=1 r=1` (line 102) -> the return, required by line 96 */
 	eieio
 	tlbsync
@@ -238,8 +215,6 @@ flush_tlb_pid:
 	ptesync
 	/* 97: value 0x400 */
 	li %r11,1024
-	/* 97: value (pid << 0x20) */
-	rldicr %r3,%r3,32,31
 	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r11,%r3,2,1,1
 	/* placed by place-barriers: e1 `tlbie ric=2 prs=1 r=1` (line 97) -> the return, required by line 96 */
@@ -256,18 +231,16 @@ flush_tlb_pid:
 	.globl flush_tlb_pid_local
 	.type flush_tlb_pid_local,@function
 flush_tlb_pid_local:
-	/* 110: arguments */
-	rldicl %r4,%r4,62,2
-	andi. %r0,%r4,1
+	/* 113: value (pid << 0x20) */
+	rldicr %r3,%r3,32,31
+	andi. %r0,%r4,4
 	beq 0,.Lflush_tlb_pid_local.0
 	/* placed by place-barriers: e5 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 113), required by line 111 */
 	ptesync
 	/* 113: value 0x400 */
 	li %r11,1024
-	/* 113: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
 	/* 113: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
-	tlbiel %r11,%r12,2,1,1
+	tlbiel %r11,%r3,2,1,1
 	/* 119: barrier from the spec */
 	ptesync
 	/* 121: barrier from the spec */
@@ -283,8 +256,6 @@ flush_tlb_pid_local:
 	ptesync
 	/* 113: value 0x400 */
 	li %r11,1024
-	/* 113: value (pid << 0x20) */
-	rldicr %r3,%r3,32,31
 	/* 113: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r11,%r3,2,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
@@ -322,56 +293,53 @@ flush_tlb_range:
 	std %r31,-8(%r1)
 	andi. %r0,%r6,1
 	beq 0,.Lflush_tlb_range.0
-	rldicl %r11,%r6,63,1
-	andi. %r0,%r11,1
+	andi. %r0,%r6,2
 	beq 0,.Lflush_tlb_range.2
 	/* placed by place-barriers: e46 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e47 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e48 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; and 7 more (see `explain`) */
 	ptesync
-	li %r11,31
-	subf %r12,%r4,%r5
-	rldicl %r10,%r12,48,16
-	cmpld 7,%r11,%r10
+	/* 155: value (pid << 0x20) */
+	rldicr %r11,%r3,32,31
+	li %r12,31
+	subf %r10,%r4,%r5
+	rldicl %r9,%r10,48,16
+	cmpld 7,%r12,%r9
 	bge 7,.Lflush_tlb_range.4
 	/* 133: value 0x400 */
-	li %r11,1024
-	/* 133: value (pid << 0x20) */
-	rldicr %r10,%r3,32,31
+	li %r12,1024
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r11,%r10,2,1,1
+	tlbie %r12,%r11,2,1,1
 	/* placed by place-barriers: e47 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e48 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e56 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 135 */
 	ptesync
 	/* 135: value 0x0 */
 	li %r9,0
 	/* 135: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r11,%r9,0,1,1
+	tlbie %r12,%r9,0,1,1
 	/* placed by place-barriers: e48 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e57 `tlbie ric=0 prs=1 r=1` (line 135) -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 138 */
 	ptesync
 	/* 138: value 0xffffffffff0a0 */
-	lis %r11,15
-	ori %r11,%r11,65535
-	rldicr %r11,%r11,32,31
-	oris %r11,%r11,65535
-	ori %r11,%r11,61600
+	lis %r12,15
+	ori %r12,%r12,65535
+	rldicr %r12,%r12,32,31
+	oris %r12,%r12,65535
+	ori %r12,%r12,61600
 	/* 138: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
-	tlbie %r11,%r10,0,1,1
+	tlbie %r12,%r11,0,1,1
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
 	lis %r0,32
-	cmpld 7,%r12,%r0
+	cmpld 7,%r10,%r0
 	blt 7,.Lflush_tlb_range.7
 	/* 142: value 0x400 */
-	li %r11,1024
-	/* 142: value (pid << 0x20) */
-	rldicr %r10,%r3,32,31
+	li %r12,1024
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	tlbie %r11,%r10,1,1,1
+	tlbie %r12,%r11,1,1,1
 .Lflush_tlb_range.7:
 	/* cover: an empty range invalidates nothing */
-	cmpdi 7,%r12,0
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range.9
 	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
-	nor %r11,%r4,%r4
-	cmpld 7,%r11,%r12
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r10
 	bge 7,.Lflush_tlb_range.10
 	/* placed by complete-exits */
 	eieio
@@ -382,27 +350,24 @@ flush_tlb_range:
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.10:
-	/* 145: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
-	/* 144: cover start, end - start with radix64k exact { ... */
-	andi. %r10,%r4,65535
-	add %r12,%r12,%r10
-	rldicr %r10,%r4,0,47
-	cmpdi 7,%r12,0
+	andi. %r12,%r4,65535
+	add %r10,%r10,%r12
+	rldicr %r12,%r4,0,47
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range.12
-	rldicl %r9,%r12,48,16
-	andi. %r12,%r12,65535
+	rldicl %r9,%r10,48,16
+	andi. %r10,%r10,65535
 	beq 0,.Lflush_tlb_range.14
 	addi %r9,%r9,1
 .Lflush_tlb_range.14:
-	rldicr %r10,%r10,0,51
-	ori %r10,%r10,160
-	lis %r12,1
+	rldicr %r12,%r12,0,51
+	ori %r12,%r12,160
+	lis %r10,1
 .Lflush_tlb_range.13:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r10,%r11,0,1,1
+	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r10,%r10,%r12
+	add %r12,%r12,%r10
 	addic. %r9,%r9,-1
 	bne 0,.Lflush_tlb_range.13
 .Lflush_tlb_range.12:
@@ -411,37 +376,35 @@ flush_tlb_range:
 	/* placed by place-barriers: e51 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 152), required by line 130; e52 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 155), required by line 130; e53 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; and 4 more (see `explain`) */
 	ptesync
 	/* 152: value 0x400 */
-	li %r11,1024
+	li %r12,1024
 	/* 152: value 0x0 */
-	li %r12,0
+	li %r10,0
 	/* 152: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r12,%r10,0,1,1
 	/* placed by place-barriers: e52 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 155), required by line 130; e53 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; e54 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 130; and 2 more (see `explain`) */
 	ptesync
 	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
-	addi %r10,%r5,-1
-	rldicr %r10,%r10,0,47
-	ori %r10,%r10,160
-	/* 155: value (pid << 0x20) */
-	rldicr %r9,%r3,32,31
+	addi %r9,%r5,-1
+	rldicr %r9,%r9,0,47
+	ori %r9,%r9,160
 	/* 155: tlbie ((end - 1) & ~0xffff) | (5 << 5), pid << 32, 0, 1, 1 a ... */
-	tlbie %r10,%r9,0,1,1
+	tlbie %r9,%r11,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
-	add %r10,%r4,%r0
-	rldicr %r10,%r10,0,42
+	add %r9,%r4,%r0
+	rldicr %r9,%r9,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
 	rldicr %r8,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
-	cmpld 7,%r10,%r8
+	cmpld 7,%r9,%r8
 	bge 7,.Lflush_tlb_range.16
 	/* cover: an empty range invalidates nothing */
-	subf %r7,%r10,%r8
+	subf %r7,%r9,%r8
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.18
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r7,%r10,%r10
-	subf %r31,%r10,%r8
+	nor %r7,%r9,%r9
+	subf %r31,%r9,%r8
 	cmpld 7,%r7,%r31
 	bge 7,.Lflush_tlb_range.19
 	/* placed by complete-exits */
@@ -453,10 +416,10 @@ flush_tlb_range:
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.19:
-	subf %r7,%r10,%r8
-	rldicl %r31,%r10,0,43
+	subf %r7,%r9,%r8
+	rldicl %r31,%r9,0,43
 	add %r7,%r7,%r31
-	rldicr %r10,%r10,0,42
+	rldicr %r9,%r9,0,42
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.21
 	rldicl %r31,%r7,43,21
@@ -465,14 +428,14 @@ flush_tlb_range:
 	beq 7,.Lflush_tlb_range.23
 	addi %r31,%r31,1
 .Lflush_tlb_range.23:
-	rldicr %r7,%r10,0,51
+	rldicr %r7,%r9,0,51
 	ori %r7,%r7,32
-	lis %r10,32
+	lis %r9,32
 .Lflush_tlb_range.22:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r7,%r9,0,1,1
+	tlbie %r7,%r11,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r7,%r7,%r10
+	add %r7,%r7,%r9
 	addic. %r31,%r31,-1
 	bne 0,.Lflush_tlb_range.22
 .Lflush_tlb_range.21:
@@ -481,15 +444,15 @@ flush_tlb_range:
 	/* placed by place-barriers: e54 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 130; e55 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e61 `tlbie ric=0 prs=1 r=1` (line 161) -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 164; and 1 more (see `explain`) */
 	ptesync
 	/* 164: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r12,%r10,0,1,1
 	/* placed by place-barriers: e55 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e63 `tlbie ric=0 prs=1 r=1` (line 164) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167 */
 	ptesync
 	lis %r0,32
-	subf %r11,%r0,%r8
-	rldicr %r11,%r11,0,51
-	ori %r11,%r11,32
+	subf %r12,%r0,%r8
+	rldicr %r12,%r12,0,51
+	ori %r12,%r12,32
 	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
-	tlbie %r11,%r9,0,1,1
+	tlbie %r12,%r11,0,1,1
 .Lflush_tlb_range.16:
 .Lflush_tlb_range.5:
 	/* placed by place-barriers: e64 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e65 `tlbie ric=0 prs=1 r=1` (line 135) -> the return, required by line 131; e66 `tlbie ric=0 prs=1 r=1` (line 138) -> the return, required by line 131; and 7 more (see `explain`) */
@@ -504,21 +467,21 @@ flush_tlb_range:
 	ptesync
 	li %r11,31
 	subf %r12,%r4,%r5
-	rldicl %r9,%r12,48,16
-	cmpld 7,%r11,%r9
+	rldicl %r10,%r12,48,16
+	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range.24
 	/* 133: value 0x400 */
 	li %r11,1024
 	/* 133: value (pid << 0x20) */
-	rldicr %r9,%r3,32,31
+	rldicr %r10,%r3,32,31
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r11,%r9,2,1,1
+	tlbie %r11,%r10,2,1,1
 	/* placed by place-barriers: e9 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e15 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 135 */
 	ptesync
 	/* 135: value 0x0 */
-	li %r9,0
+	li %r10,0
 	/* 135: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r11,%r9,0,1,1
+	tlbie %r11,%r10,0,1,1
 	b .Lflush_tlb_range.25
 .Lflush_tlb_range.24:
 	lis %r0,32
@@ -527,9 +490,9 @@ flush_tlb_range:
 	/* 142: value 0x400 */
 	li %r11,1024
 	/* 142: value (pid << 0x20) */
-	rldicr %r9,%r3,32,31
+	rldicr %r10,%r3,32,31
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	tlbie %r11,%r9,1,1,1
+	tlbie %r11,%r10,1,1,1
 .Lflush_tlb_range.27:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
@@ -550,9 +513,9 @@ flush_tlb_range:
 	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
-	andi. %r9,%r4,65535
-	add %r12,%r12,%r9
-	rldicr %r9,%r4,0,47
+	andi. %r10,%r4,65535
+	add %r12,%r12,%r10
+	rldicr %r10,%r4,0,47
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.32
 	rldicl %r7,%r12,48,16
@@ -560,14 +523,14 @@ flush_tlb_range:
 	beq 0,.Lflush_tlb_range.34
 	addi %r7,%r7,1
 .Lflush_tlb_range.34:
-	rldicr %r9,%r9,0,51
-	ori %r9,%r9,160
+	rldicr %r10,%r10,0,51
+	ori %r10,%r10,160
 	lis %r12,1
 .Lflush_tlb_range.33:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r9,%r11,0,1,1
+	tlbie %r10,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r9,%r9,%r12
+	add %r10,%r10,%r12
 	addic. %r7,%r7,-1
 	bne 0,.Lflush_tlb_range.33
 .Lflush_tlb_range.32:
@@ -583,23 +546,23 @@ flush_tlb_range:
 	tlbie %r11,%r12,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
-	add %r9,%r4,%r0
-	rldicr %r9,%r9,0,42
+	add %r10,%r4,%r0
+	rldicr %r10,%r10,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r10,%r9
-	rldicr %r9,%r5,0,42
+	mr %r9,%r10
+	rldicr %r10,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
-	mr %r8,%r9
-	cmpld 7,%r10,%r8
+	mr %r8,%r10
+	cmpld 7,%r9,%r8
 	bge 7,.Lflush_tlb_range.36
 	/* cover: an empty range invalidates nothing */
-	subf %r9,%r10,%r8
-	cmpdi 7,%r9,0
+	subf %r10,%r9,%r8
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range.38
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r9,%r10,%r10
-	subf %r7,%r10,%r8
-	cmpld 7,%r9,%r7
+	nor %r10,%r9,%r9
+	subf %r7,%r9,%r8
+	cmpld 7,%r10,%r7
 	bge 7,.Lflush_tlb_range.39
 	/* placed by complete-exits */
 	eieio
@@ -611,12 +574,12 @@ flush_tlb_range:
 	blr
 .Lflush_tlb_range.39:
 	/* 161: value (pid << 0x20) */
-	rldicr %r9,%r3,32,31
+	rldicr %r10,%r3,32,31
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	subf %r7,%r10,%r8
-	rldicl %r8,%r10,0,43
+	subf %r7,%r9,%r8
+	rldicl %r8,%r9,0,43
 	add %r7,%r7,%r8
-	rldicr %r10,%r10,0,42
+	rldicr %r9,%r9,0,42
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.41
 	rldicl %r8,%r7,43,21
@@ -625,14 +588,14 @@ flush_tlb_range:
 	beq 7,.Lflush_tlb_range.43
 	addi %r8,%r8,1
 .Lflush_tlb_range.43:
-	rldicr %r7,%r10,0,51
+	rldicr %r7,%r9,0,51
 	ori %r7,%r7,32
-	lis %r10,32
+	lis %r9,32
 .Lflush_tlb_range.42:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r7,%r9,0,1,1
+	tlbie %r7,%r10,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r7,%r7,%r10
+	add %r7,%r7,%r9
 	addic. %r8,%r8,-1
 	bne 0,.Lflush_tlb_range.42
 .Lflush_tlb_range.41:
@@ -653,50 +616,47 @@ flush_tlb_range:
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.0:
-	rldicl %r6,%r6,63,1
-	andi. %r0,%r6,1
+	andi. %r0,%r6,2
 	beq 0,.Lflush_tlb_range.44
 	/* placed by place-barriers: e27 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e28 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e29 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; and 4 more (see `explain`) */
 	ptesync
-	li %r11,31
-	subf %r12,%r4,%r5
-	rldicl %r9,%r12,48,16
-	cmpld 7,%r11,%r9
+	/* 155: value (pid << 0x20) */
+	rldicr %r11,%r3,32,31
+	li %r12,31
+	subf %r10,%r4,%r5
+	rldicl %r7,%r10,48,16
+	cmpld 7,%r12,%r7
 	bge 7,.Lflush_tlb_range.46
 	/* 133: value 0x400 */
-	li %r11,1024
-	/* 133: value (pid << 0x20) */
-	rldicr %r9,%r3,32,31
+	li %r12,1024
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r11,%r9,2,1,1
+	tlbie %r12,%r11,2,1,1
 	/* placed by place-barriers: e28 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e34 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 138 */
 	ptesync
 	/* 138: value 0xffffffffff0a0 */
-	lis %r11,15
-	ori %r11,%r11,65535
-	rldicr %r11,%r11,32,31
-	oris %r11,%r11,65535
-	ori %r11,%r11,61600
+	lis %r12,15
+	ori %r12,%r12,65535
+	rldicr %r12,%r12,32,31
+	oris %r12,%r12,65535
+	ori %r12,%r12,61600
 	/* 138: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
-	tlbie %r11,%r9,0,1,1
+	tlbie %r12,%r11,0,1,1
 	b .Lflush_tlb_range.47
 .Lflush_tlb_range.46:
 	lis %r0,32
-	cmpld 7,%r12,%r0
+	cmpld 7,%r10,%r0
 	blt 7,.Lflush_tlb_range.49
 	/* 142: value 0x400 */
-	li %r11,1024
-	/* 142: value (pid << 0x20) */
-	rldicr %r9,%r3,32,31
+	li %r12,1024
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	tlbie %r11,%r9,1,1,1
+	tlbie %r12,%r11,1,1,1
 .Lflush_tlb_range.49:
 	/* cover: an empty range invalidates nothing */
-	cmpdi 7,%r12,0
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range.51
 	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
-	nor %r11,%r4,%r4
-	cmpld 7,%r11,%r12
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r10
 	bge 7,.Lflush_tlb_range.52
 	/* placed by complete-exits */
 	eieio
@@ -707,27 +667,24 @@ flush_tlb_range:
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.52:
-	/* 145: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
-	/* 144: cover start, end - start with radix64k exact { ... */
-	andi. %r9,%r4,65535
-	add %r12,%r12,%r9
-	rldicr %r9,%r4,0,47
-	cmpdi 7,%r12,0
+	andi. %r12,%r4,65535
+	add %r10,%r10,%r12
+	rldicr %r12,%r4,0,47
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range.54
-	rldicl %r7,%r12,48,16
-	andi. %r12,%r12,65535
+	rldicl %r7,%r10,48,16
+	andi. %r10,%r10,65535
 	beq 0,.Lflush_tlb_range.56
 	addi %r7,%r7,1
 .Lflush_tlb_range.56:
-	rldicr %r9,%r9,0,51
-	ori %r9,%r9,160
-	lis %r12,1
+	rldicr %r12,%r12,0,51
+	ori %r12,%r12,160
+	lis %r10,1
 .Lflush_tlb_range.55:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r9,%r11,0,1,1
+	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r9,%r9,%r12
+	add %r12,%r12,%r10
 	addic. %r7,%r7,-1
 	bne 0,.Lflush_tlb_range.55
 .Lflush_tlb_range.54:
@@ -736,32 +693,30 @@ flush_tlb_range:
 	/* placed by place-barriers: e31 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 155), required by line 130; e32 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; e33 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; and 2 more (see `explain`) */
 	ptesync
 	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
-	addi %r11,%r5,-1
-	rldicr %r11,%r11,0,47
-	ori %r11,%r11,160
-	/* 155: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
+	addi %r12,%r5,-1
+	rldicr %r12,%r12,0,47
+	ori %r12,%r12,160
 	/* 155: tlbie ((end - 1) & ~0xffff) | (5 << 5), pid << 32, 0, 1, 1 a ... */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r12,%r11,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
-	add %r11,%r4,%r0
-	rldicr %r11,%r11,0,42
+	add %r12,%r4,%r0
+	rldicr %r12,%r12,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r10,%r11
-	rldicr %r11,%r5,0,42
+	mr %r9,%r12
+	rldicr %r12,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
-	mr %r8,%r11
-	cmpld 7,%r10,%r8
+	mr %r8,%r12
+	cmpld 7,%r9,%r8
 	bge 7,.Lflush_tlb_range.58
 	/* cover: an empty range invalidates nothing */
-	subf %r11,%r10,%r8
-	cmpdi 7,%r11,0
+	subf %r12,%r9,%r8
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.60
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r11,%r10,%r10
-	subf %r9,%r10,%r8
-	cmpld 7,%r11,%r9
+	nor %r12,%r9,%r9
+	subf %r10,%r9,%r8
+	cmpld 7,%r12,%r10
 	bge 7,.Lflush_tlb_range.61
 	/* placed by complete-exits */
 	eieio
@@ -772,26 +727,26 @@ flush_tlb_range:
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.61:
-	subf %r11,%r10,%r8
-	rldicl %r9,%r10,0,43
-	add %r11,%r11,%r9
-	rldicr %r9,%r10,0,42
-	cmpdi 7,%r11,0
+	subf %r12,%r9,%r8
+	rldicl %r10,%r9,0,43
+	add %r12,%r12,%r10
+	rldicr %r10,%r9,0,42
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.63
-	rldicl %r7,%r11,43,21
-	rldicl %r11,%r11,0,43
-	cmpdi 7,%r11,0
+	rldicl %r7,%r12,43,21
+	rldicl %r12,%r12,0,43
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.65
 	addi %r7,%r7,1
 .Lflush_tlb_range.65:
-	rldicr %r9,%r9,0,51
-	ori %r9,%r9,32
-	lis %r11,32
+	rldicr %r10,%r10,0,51
+	ori %r10,%r10,32
+	lis %r12,32
 .Lflush_tlb_range.64:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r9,%r12,0,1,1
+	tlbie %r10,%r11,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r9,%r9,%r11
+	add %r10,%r10,%r12
 	addic. %r7,%r7,-1
 	bne 0,.Lflush_tlb_range.64
 .Lflush_tlb_range.63:
@@ -800,11 +755,11 @@ flush_tlb_range:
 	/* placed by place-barriers: e33 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e37 `tlbie ric=0 prs=1 r=1` (line 161) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167; e38 `tlbie ric=0 prs=1 r=1` (line 155) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167 */
 	ptesync
 	lis %r0,32
-	subf %r11,%r0,%r8
-	rldicr %r11,%r11,0,51
-	ori %r11,%r11,32
+	subf %r12,%r0,%r8
+	rldicr %r12,%r12,0,51
+	ori %r12,%r12,32
 	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r12,%r11,0,1,1
 .Lflush_tlb_range.58:
 .Lflush_tlb_range.47:
 	/* placed by place-barriers: e39 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e40 `tlbie ric=0 prs=1 r=1` (line 138) -> the return, required by line 131; e41 `tlbie ric=1 prs=1 r=1` (line 142) -> the return, required by line 131; and 4 more (see `explain`) */
@@ -819,15 +774,15 @@ flush_tlb_range:
 	ptesync
 	li %r11,31
 	subf %r12,%r4,%r5
-	rldicl %r9,%r12,48,16
-	cmpld 7,%r11,%r9
+	rldicl %r10,%r12,48,16
+	cmpld 7,%r11,%r10
 	bge 7,.Lflush_tlb_range.66
 	/* 133: value 0x400 */
 	li %r11,1024
 	/* 133: value (pid << 0x20) */
-	rldicr %r9,%r3,32,31
+	rldicr %r10,%r3,32,31
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r11,%r9,2,1,1
+	tlbie %r11,%r10,2,1,1
 	b .Lflush_tlb_range.67
 .Lflush_tlb_range.66:
 	lis %r0,32
@@ -836,9 +791,9 @@ flush_tlb_range:
 	/* 142: value 0x400 */
 	li %r11,1024
 	/* 142: value (pid << 0x20) */
-	rldicr %r9,%r3,32,31
+	rldicr %r10,%r3,32,31
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	tlbie %r11,%r9,1,1,1
+	tlbie %r11,%r10,1,1,1
 .Lflush_tlb_range.69:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
@@ -859,9 +814,9 @@ flush_tlb_range:
 	/* 145: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
-	andi. %r9,%r4,65535
-	add %r12,%r12,%r9
-	rldicr %r9,%r4,0,47
+	andi. %r10,%r4,65535
+	add %r12,%r12,%r10
+	rldicr %r10,%r4,0,47
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.74
 	rldicl %r7,%r12,48,16
@@ -869,14 +824,14 @@ flush_tlb_range:
 	beq 0,.Lflush_tlb_range.76
 	addi %r7,%r7,1
 .Lflush_tlb_range.76:
-	rldicr %r9,%r9,0,51
-	ori %r9,%r9,160
+	rldicr %r10,%r10,0,51
+	ori %r10,%r10,160
 	lis %r12,1
 .Lflush_tlb_range.75:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r9,%r11,0,1,1
+	tlbie %r10,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r9,%r9,%r12
+	add %r10,%r10,%r12
 	addic. %r7,%r7,-1
 	bne 0,.Lflush_tlb_range.75
 .Lflush_tlb_range.74:
@@ -887,19 +842,19 @@ flush_tlb_range:
 	add %r4,%r4,%r0
 	rldicr %r4,%r4,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r10,%r4
+	mr %r9,%r4
 	rldicr %r5,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
 	mr %r8,%r5
-	cmpld 7,%r10,%r8
+	cmpld 7,%r9,%r8
 	bge 7,.Lflush_tlb_range.78
 	/* cover: an empty range invalidates nothing */
-	subf %r11,%r10,%r8
+	subf %r11,%r9,%r8
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.80
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r11,%r10,%r10
-	subf %r12,%r10,%r8
+	nor %r11,%r9,%r9
+	subf %r12,%r9,%r8
 	cmpld 7,%r11,%r12
 	bge 7,.Lflush_tlb_range.81
 	/* placed by complete-exits */
@@ -914,10 +869,10 @@ flush_tlb_range:
 	/* 161: value (pid << 0x20) */
 	rldicr %r3,%r3,32,31
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	subf %r8,%r10,%r8
-	rldicl %r11,%r10,0,43
+	subf %r8,%r9,%r8
+	rldicl %r11,%r9,0,43
 	add %r8,%r8,%r11
-	rldicr %r10,%r10,0,42
+	rldicr %r9,%r9,0,42
 	cmpdi 7,%r8,0
 	beq 7,.Lflush_tlb_range.83
 	rldicl %r11,%r8,43,21
@@ -926,14 +881,14 @@ flush_tlb_range:
 	beq 7,.Lflush_tlb_range.85
 	addi %r11,%r11,1
 .Lflush_tlb_range.85:
-	rldicr %r10,%r10,0,51
-	ori %r10,%r10,32
+	rldicr %r9,%r9,0,51
+	ori %r9,%r9,32
 	lis %r12,32
 .Lflush_tlb_range.84:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r10,%r3,0,1,1
+	tlbie %r9,%r3,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r10,%r10,%r12
+	add %r9,%r9,%r12
 	addic. %r11,%r11,-1
 	bne 0,.Lflush_tlb_range.84
 .Lflush_tlb_range.83:
@@ -957,8 +912,7 @@ flush_tlb_range:
 	.type flush_tlb_range_local,@function
 flush_tlb_range_local:
 	/* 177: arguments */
-	rldicl %r6,%r6,62,2
-	andi. %r0,%r6,1
+	andi. %r0,%r6,4
 	beq 0,.Lflush_tlb_range_local.0
 	/* placed by place-barriers: e11 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 181), required by line 178; e12 the caller's earlier stores -> `tlbiel ric=1 prs=1 r=1` (line 194), required by line 178; e13 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 197), required by line 178; and 1 more (see `explain`) */
 	ptesync

@@ -42,13 +42,14 @@ flush_tlb_range:
 	addi t2, t2, 1
 .Lflush_tlb_range.10:
 	lui t1, 0x1
+	slli t2, t2, 12
+	add t3, t0, t2
 .Lflush_tlb_range.9:
 	/* 62: sinval.vma $addr, asid */
 	sinval.vma t0, a0
 	/* 61: cover start, size with tlb4k_svinval auto { ... */
 	add t0, t0, t1
-	addi t2, t2, -1
-	bne t2, zero, .Lflush_tlb_range.9
+	bne t0, t3, .Lflush_tlb_range.9
 .Lflush_tlb_range.8:
 	/* placed by place-barriers: e10 `sinval.vma` (line 62) -> the return, required by line 59 */
 	sfence.inval.ir
@@ -92,13 +93,14 @@ flush_tlb_range:
 	addi t0, t0, 1
 .Lflush_tlb_range.19:
 	lui t1, 0x1
+	slli t0, t0, 12
+	add t2, a1, t0
 .Lflush_tlb_range.18:
 	/* 67: sfence.vma $addr, asid */
 	sfence.vma a1, a0
 	/* 66: cover start, size with tlb4k auto { ... */
 	add a1, a1, t1
-	addi t0, t0, -1
-	bne t0, zero, .Lflush_tlb_range.18
+	bne a1, t2, .Lflush_tlb_range.18
 .Lflush_tlb_range.17:
 	addi a0, zero, 0
 	ret

@@ -128,25 +128,21 @@ iotlb_flush_range:
 .Liotlb_flush_range.1:
 	/* placed by place-barriers: e2 the caller's earlier stores -> write iotlb.iotlb (line 73), required by line 27; e3 the caller's earlier stores -> write iotlb.iotlb (line 81), required by line 27 */
 	dmb oshst
-	cmp x9, #0
-	cset x11, ne
-	lsr x9, x4, #39
-	and x9, x9, #1
-	cmp x9, #0
-	cset x12, eq
-	orr x11, x11, x12
-	lsr x9, x4, #48
-	and x9, x9, #0x3f
-	cmp x9, x10
-	cset x12, lo
-	orr x11, x11, x12
-	cbz x11, .Liotlb_flush_range.7
-	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	ubfiz x9, x1, #32, #16
-	movz x16, #0xa000, lsl #48
-	orr x9, x9, x16
+	/* 81: value insert(did, shift 32, width 16) */
+	ubfiz x1, x1, #32, #16
+	/* 81: value insert((cap >> 0x36), shift 48, width 1) */
 	lsr x11, x4, #54
 	ubfiz x11, x11, #48, #1
+	cbnz x9, .Liotlb_flush_range.9
+	tbz x4, #39, .Liotlb_flush_range.9
+	lsr x4, x4, #48
+	and x4, x4, #0x3f
+	cmp x4, x10
+	b.hs .Liotlb_flush_range.7
+.Liotlb_flush_range.9:
+	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
+	movz x16, #0xa000, lsl #48
+	orr x9, x1, x16
 	orr x9, x9, x11
 	/* 73: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
 	str x9, [x0, #8]
@@ -154,42 +150,39 @@ iotlb_flush_range:
 .Liotlb_flush_range.7:
 	movz x9, #0x1000
 	lsl x9, x9, x10
-	movz x11, #0
+	movz x12, #0
 	cmp x10, #0x40
-	b.hs .Liotlb_flush_range.9
-	mov x11, x9
-.Liotlb_flush_range.9:
-	sub x11, x11, #1
+	b.hs .Liotlb_flush_range.10
+	mov x12, x9
+.Liotlb_flush_range.10:
+	sub x12, x12, #1
 	movn x16, #0
-	eor x11, x11, x16
-	and x2, x2, x11
+	eor x12, x12, x16
+	and x2, x2, x12
 	orr x2, x2, x10
 	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */
-	cbz x2, .Liotlb_flush_range.11
+	cbz x2, .Liotlb_flush_range.12
 	/* 79: iotlb.iva = iva */
 	str x2, [x0]
-.Liotlb_flush_range.11:
+.Liotlb_flush_range.12:
 	/* 81: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	ubfiz x1, x1, #32, #16
 	movz x16, #0xb000, lsl #48
 	orr x1, x1, x16
-	lsr x4, x4, #54
-	ubfiz x4, x4, #48, #1
-	orr x1, x1, x4
+	orr x1, x1, x11
 	/* 81: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
 	str x1, [x0, #8]
 .Liotlb_flush_range.8:
 	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	movz x9, #0x4240
 	movk x9, #0xf, lsl #16
-.Liotlb_flush_range.12:
+.Liotlb_flush_range.13:
 	ldr x10, [x0, #8]
-	tbz x10, #63, .Liotlb_flush_range.13
+	tbz x10, #63, .Liotlb_flush_range.14
 	sub x9, x9, #1
-	cbnz x9, .Liotlb_flush_range.12
+	cbnz x9, .Liotlb_flush_range.13
 	movn x0, #0x6d
 	ret
-.Liotlb_flush_range.13:
+.Liotlb_flush_range.14:
 	/* end of sequence */
 	movz x0, #0
 	ret

@@ -75,21 +75,17 @@ iotlb_flush_domain:
 	.type iotlb_flush_range,@function
 iotlb_flush_range:
 	/* 53: arguments */
-	li %r11,1
-	cmpdi 7,%r5,0
-	beq 7,.Liotlb_flush_range.0
 	li %r11,0
-.Liotlb_flush_range.0:
-	li %r12,1
+	cmpdi 7,%r5,0
+	bne 7,.Liotlb_flush_range.0
 	cmpdi 7,%r6,-1
-	beq 7,.Liotlb_flush_range.1
-	li %r12,0
-.Liotlb_flush_range.1:
-	and %r11,%r11,%r12
+	bne 7,.Liotlb_flush_range.0
+	li %r11,1
+.Liotlb_flush_range.0:
 	/* 56: let mask = 52 */
 	li %r12,52
 	cmpdi 7,%r11,0
-	bne 7,.Liotlb_flush_range.3
+	bne 7,.Liotlb_flush_range.2
 	andi. %r10,%r5,4095
 	subf %r6,%r5,%r6
 	addi %r6,%r6,1
@@ -105,9 +101,9 @@ iotlb_flush_range:
 	sld %r9,%r9,%r8
 	li %r6,0
 	cmpldi 7,%r8,64
-	bge 7,.Liotlb_flush_range.4
+	bge 7,.Liotlb_flush_range.3
 	mr %r6,%r9
-.Liotlb_flush_range.4:
+.Liotlb_flush_range.3:
 	/* 60: let aligned = roundup_pow2(pages) */
 	cntlzd %r9,%r6
 	li %r8,63
@@ -118,7 +114,7 @@ iotlb_flush_range:
 	rldicl %r8,%r5,52,12
 	and %r9,%r9,%r8
 	cmpdi 7,%r9,0
-	beq 7,.Liotlb_flush_range.6
+	beq 7,.Liotlb_flush_range.5
 	add %r9,%r8,%r10
 	addi %r9,%r9,-1
 	xor %r8,%r8,%r9
@@ -129,92 +125,78 @@ iotlb_flush_range:
 	/* 66: mask = 52 */
 	li %r12,52
 	cmpdi 7,%r8,0
-	beq 7,.Liotlb_flush_range.8
+	beq 7,.Liotlb_flush_range.7
 	cnttzd %r8,%r8
 	/* 68: mask = ctz(shared) */
 	mr %r12,%r8
-.Liotlb_flush_range.8:
-.Liotlb_flush_range.6:
-.Liotlb_flush_range.3:
+.Liotlb_flush_range.7:
+.Liotlb_flush_range.5:
+.Liotlb_flush_range.2:
 	/* placed by place-barriers: e2 the caller's earlier stores -> write iotlb.iotlb (line 73), required by line 27; e3 the caller's earlier stores -> write iotlb.iotlb (line 81), required by line 27 */
 	sync
-	li %r10,1
-	cmpdi 7,%r11,0
-	bne 7,.Liotlb_flush_range.9
-	li %r10,0
-.Liotlb_flush_range.9:
-	rldicl %r11,%r7,25,39
-	andi. %r11,%r11,1
-	li %r9,1
-	cmpdi 7,%r11,0
-	beq 7,.Liotlb_flush_range.10
-	li %r9,0
-.Liotlb_flush_range.10:
-	or %r10,%r10,%r9
-	rldicl %r11,%r7,16,48
-	andi. %r11,%r11,63
-	li %r9,1
-	cmpld 7,%r11,%r12
-	blt 7,.Liotlb_flush_range.11
-	li %r9,0
-.Liotlb_flush_range.11:
-	or %r10,%r10,%r9
-	cmpdi 7,%r10,0
-	beq 7,.Liotlb_flush_range.12
-	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	rldic %r11,%r4,32,16
-	li %r0,5
-	rldicr %r0,%r0,61,2
-	or %r11,%r11,%r0
+	/* 81: value insert(did, shift 32, width 16) */
+	rldic %r4,%r4,32,16
+	/* 81: value insert((cap >> 0x36), shift 48, width 1) */
 	rldicl %r10,%r7,10,54
 	rldic %r10,%r10,48,15
+	cmpdi 7,%r11,0
+	bne 7,.Liotlb_flush_range.10
+	rldicr %r0,%r7,24,0
+	cmpdi 7,%r0,0
+	bge 7,.Liotlb_flush_range.10
+	rldicl %r7,%r7,16,48
+	andi. %r7,%r7,63
+	cmpld 7,%r7,%r12
+	bge 7,.Liotlb_flush_range.8
+.Liotlb_flush_range.10:
+	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
+	li %r0,5
+	rldicr %r0,%r0,61,2
+	or %r11,%r4,%r0
 	or %r11,%r11,%r10
 	/* 73: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
 	std %r11,8(%r3)
-	b .Liotlb_flush_range.13
-.Liotlb_flush_range.12:
+	b .Liotlb_flush_range.9
+.Liotlb_flush_range.8:
 	li %r11,4096
 	sld %r11,%r11,%r12
-	li %r10,0
+	li %r9,0
 	cmpldi 7,%r12,64
-	bge 7,.Liotlb_flush_range.14
-	mr %r10,%r11
-.Liotlb_flush_range.14:
-	addi %r10,%r10,-1
-	nor %r10,%r10,%r10
-	and %r5,%r5,%r10
+	bge 7,.Liotlb_flush_range.11
+	mr %r9,%r11
+.Liotlb_flush_range.11:
+	addi %r9,%r9,-1
+	nor %r9,%r9,%r9
+	and %r5,%r5,%r9
 	or %r5,%r5,%r12
 	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */
 	cmpdi 7,%r5,0
-	beq 7,.Liotlb_flush_range.16
+	beq 7,.Liotlb_flush_range.13
 	/* 79: iotlb.iva = iva */
 	std %r5,0(%r3)
 	/* placed by place-barriers: e0 write iotlb.iva (line 79) -> write iotlb.iotlb (line 81), required by line 23; e1 write iotlb.iva (line 79) -> poll iotlb.iotlb (line 83), required by line 23 */
 	eieio
-.Liotlb_flush_range.16:
+.Liotlb_flush_range.13:
 	/* 81: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	rldic %r4,%r4,32,16
 	li %r0,11
 	rldicr %r0,%r0,60,3
 	or %r4,%r4,%r0
-	rldicl %r7,%r7,10,54
-	rldic %r7,%r7,48,15
-	or %r4,%r4,%r7
+	or %r4,%r4,%r10
 	/* 81: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
 	std %r4,8(%r3)
-.Liotlb_flush_range.13:
+.Liotlb_flush_range.9:
 	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	lis %r11,15
 	ori %r11,%r11,16960
-.Liotlb_flush_range.17:
+.Liotlb_flush_range.14:
 	ld %r12,8(%r3)
 	cmpdi 7,%r12,0
-	bge 7,.Liotlb_flush_range.18
+	bge 7,.Liotlb_flush_range.15
 	addic. %r11,%r11,-1
-	bne 0,.Liotlb_flush_range.17
+	bne 0,.Liotlb_flush_range.14
 	li %r3,-110
 	blr
-.Liotlb_flush_range.18:
+.Liotlb_flush_range.15:
 	/* end of sequence */
 	li %r3,0
 	blr

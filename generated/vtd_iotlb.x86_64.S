@@ -71,21 +71,17 @@ iotlb_flush_range:
 	/* 53: arguments */
 	push %rbx
 	push %r12
-	mov $1,%eax
-	test %rdx,%rdx
-	je .Liotlb_flush_range.0
 	xor %rax,%rax
-.Liotlb_flush_range.0:
-	mov $1,%r10d
+	test %rdx,%rdx
+	jne .Liotlb_flush_range.0
 	cmp $0xffffffffffffffff,%rcx
-	je .Liotlb_flush_range.1
-	xor %r10,%r10
-.Liotlb_flush_range.1:
-	and %r10,%rax
+	jne .Liotlb_flush_range.0
+	mov $1,%eax
+.Liotlb_flush_range.0:
 	/* 56: let mask = 52 */
 	mov $0x34,%r10d
 	test %rax,%rax
-	jne .Liotlb_flush_range.3
+	jne .Liotlb_flush_range.2
 	mov %rdx,%r9
 	and $0xfff,%r9
 	sub %rdx,%rcx
@@ -109,9 +105,9 @@ iotlb_flush_range:
 	mov %r11,%rcx
 	xor %rbx,%rbx
 	cmp $0x40,%r10
-	jae .Liotlb_flush_range.4
+	jae .Liotlb_flush_range.3
 	mov %rcx,%rbx
-.Liotlb_flush_range.4:
+.Liotlb_flush_range.3:
 	/* 60: let aligned = roundup_pow2(pages) */
 	mov $0x7f,%r11d
 	bsr %rbx,%rcx
@@ -127,7 +123,7 @@ iotlb_flush_range:
 	mov %rdx,%r12
 	shr $0xc,%r12
 	and %r12,%rcx
-	je .Liotlb_flush_range.6
+	je .Liotlb_flush_range.5
 	mov %r12,%rcx
 	add %r9,%rcx
 	sub $1,%rcx
@@ -139,97 +135,80 @@ iotlb_flush_range:
 	/* 66: mask = 52 */
 	mov $0x34,%r10d
 	test %r12,%r12
-	je .Liotlb_flush_range.8
+	je .Liotlb_flush_range.7
 	mov $0x40,%r11d
 	bsf %r12,%r12
 	cmove %r11,%r12
 	/* 68: mask = ctz(shared) */
 	mov %r12,%r10
-.Liotlb_flush_range.8:
-.Liotlb_flush_range.6:
-.Liotlb_flush_range.3:
-	mov $1,%r9d
-	test %rax,%rax
-	jne .Liotlb_flush_range.9
-	xor %r9,%r9
-.Liotlb_flush_range.9:
-	mov %r8,%rax
-	shr $0x27,%rax
-	and $1,%rax
-	mov $1,%ecx
-	test %rax,%rax
-	je .Liotlb_flush_range.10
-	xor %rcx,%rcx
-.Liotlb_flush_range.10:
-	or %rcx,%r9
-	mov %r8,%rax
-	shr $0x30,%rax
-	and $0x3f,%rax
-	mov $1,%ecx
-	cmp %r10,%rax
-	jb .Liotlb_flush_range.11
-	xor %rcx,%rcx
-.Liotlb_flush_range.11:
-	or %rcx,%r9
-	je .Liotlb_flush_range.12
-	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	movzwl %si,%eax
-	shl $0x20,%rax
-	movabs $0xa000000000000000,%r11
-	or %r11,%rax
+.Liotlb_flush_range.7:
+.Liotlb_flush_range.5:
+.Liotlb_flush_range.2:
+	/* 81: value insert(did, shift 32, width 16) */
+	movzwl %si,%esi
+	shl $0x20,%rsi
+	/* 81: value insert((cap >> 0x36), shift 48, width 1) */
 	mov %r8,%r9
 	shr $0x36,%r9
 	and $1,%r9
 	shl $0x30,%r9
+	test %rax,%rax
+	jne .Liotlb_flush_range.10
+	bt $0x27,%r8
+	jae .Liotlb_flush_range.10
+	shr $0x30,%r8
+	and $0x3f,%r8
+	cmp %r10,%r8
+	jae .Liotlb_flush_range.8
+.Liotlb_flush_range.10:
+	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
+	movabs $0xa000000000000000,%r11
+	mov %rsi,%rax
+	or %r11,%rax
 	or %r9,%rax
 	/* 73: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
 	mov %rax,8(%rdi)
-	jmp .Liotlb_flush_range.13
-.Liotlb_flush_range.12:
+	jmp .Liotlb_flush_range.9
+.Liotlb_flush_range.8:
 	mov $0x1000,%eax
 	mov %rcx,%r11
 	mov %r10,%rcx
 	shl %cl,%rax
 	mov %r11,%rcx
-	xor %r9,%r9
+	xor %r8,%r8
 	cmp $0x40,%r10
-	jae .Liotlb_flush_range.14
-	mov %rax,%r9
-.Liotlb_flush_range.14:
-	sub $1,%r9
-	not %r9
-	and %r9,%rdx
+	jae .Liotlb_flush_range.11
+	mov %rax,%r8
+.Liotlb_flush_range.11:
+	sub $1,%r8
+	not %r8
+	and %r8,%rdx
 	or %r10,%rdx
 	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */
-	je .Liotlb_flush_range.16
+	je .Liotlb_flush_range.13
 	/* 79: iotlb.iva = iva */
 	mov %rdx,(%rdi)
-.Liotlb_flush_range.16:
+.Liotlb_flush_range.13:
 	/* 81: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
-	movzwl %si,%esi
-	shl $0x20,%rsi
 	movabs $0xb000000000000000,%r11
 	or %r11,%rsi
-	shr $0x36,%r8
-	and $1,%r8
-	shl $0x30,%r8
-	or %r8,%rsi
+	or %r9,%rsi
 	/* 81: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
 	mov %rsi,8(%rdi)
-.Liotlb_flush_range.13:
+.Liotlb_flush_range.9:
 	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
 	mov $0xf4240,%eax
-.Liotlb_flush_range.17:
+.Liotlb_flush_range.14:
 	mov 8(%rdi),%r10
 	test %r10,%r10
-	jns .Liotlb_flush_range.18
+	jns .Liotlb_flush_range.15
 	sub $1,%rax
-	jne .Liotlb_flush_range.17
+	jne .Liotlb_flush_range.14
 	mov $0xffffffffffffff92,%rax
 	pop %r12
 	pop %rbx
 	ret
-.Liotlb_flush_range.18:
+.Liotlb_flush_range.15:
 	/* end of sequence */
 	xor %rax,%rax
 	pop %r12

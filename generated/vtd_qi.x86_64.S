@@ -28,18 +28,11 @@ qi_flush_iotlb:
 	xor %rdx,%rdx
 	/* 99: let mask = 64 */
 	mov $0x40,%r12d
-	mov $1,%r13d
 	test %r8,%r8
-	jne .Lqi_flush_iotlb.1
-	xor %r13,%r13
-.Lqi_flush_iotlb.1:
-	mov $1,%r14d
+	jne .Lqi_flush_iotlb.3
 	cmp $0xffffffffffffffff,%r9
-	jne .Lqi_flush_iotlb.2
-	xor %r14,%r14
-.Lqi_flush_iotlb.2:
-	or %r14,%r13
-	je .Lqi_flush_iotlb.4
+	je .Lqi_flush_iotlb.2
+.Lqi_flush_iotlb.3:
 	mov %r8,%r13
 	and $0xfff,%r13
 	sub %r8,%r9
@@ -63,9 +56,9 @@ qi_flush_iotlb:
 	mov %r11,%rcx
 	mov %r10,%r15
 	cmp $0x40,%r14
-	jae .Lqi_flush_iotlb.5
+	jae .Lqi_flush_iotlb.4
 	mov %r9,%r15
-.Lqi_flush_iotlb.5:
+.Lqi_flush_iotlb.4:
 	/* 103: let aligned = roundup_pow2(pages) */
 	mov $0x7f,%r11d
 	bsr %r15,%r9
@@ -80,7 +73,7 @@ qi_flush_iotlb:
 	mov %r8,%r14
 	shr $0xc,%r14
 	and %r14,%r9
-	je .Lqi_flush_iotlb.7
+	je .Lqi_flush_iotlb.6
 	mov %r14,%r9
 	add %r13,%r9
 	sub $1,%r9
@@ -92,39 +85,30 @@ qi_flush_iotlb:
 	/* 109: mask = 52 */
 	mov $0x34,%r12d
 	test %r14,%r14
-	je .Lqi_flush_iotlb.9
+	je .Lqi_flush_iotlb.8
 	mov $0x40,%r11d
 	bsf %r14,%r14
 	cmove %r11,%r14
 	/* 111: mask = ctz(shared) */
 	mov %r14,%r12
-.Lqi_flush_iotlb.9:
-.Lqi_flush_iotlb.7:
-.Lqi_flush_iotlb.4:
+.Lqi_flush_iotlb.8:
+.Lqi_flush_iotlb.6:
+.Lqi_flush_iotlb.2:
 	/* 116: status[0] = 1 */
 	mov $1,%r9d
 	mov 0x40(%rsp),%r13
 	mov %r9d,(%r13)
 	mov 0x30(%rsp),%r13
-	shr $0x27,%r13
-	and $1,%r13
-	mov $1,%r14d
-	test %r13,%r13
-	je .Lqi_flush_iotlb.10
-	xor %r14,%r14
-.Lqi_flush_iotlb.10:
+	bt $0x27,%r13
+	jae .Lqi_flush_iotlb.11
 	mov 0x30(%rsp),%r13
 	shr $0x30,%r13
 	and $0x3f,%r13
-	mov $1,%r15d
 	cmp %r12,%r13
-	jb .Lqi_flush_iotlb.11
-	xor %r15,%r15
+	jae .Lqi_flush_iotlb.9
 .Lqi_flush_iotlb.11:
-	or %r15,%r14
-	je .Lqi_flush_iotlb.12
 	test %rdx,%rdx
-	jne .Lqi_flush_iotlb.15
+	jne .Lqi_flush_iotlb.13
 	/* 118: enqueue qi iotlb_desc { gran: 2, did: did, dr: cap >> 55, dw ... */
 	mov 0x80(%rdi),%r9d
 	mov %rbx,%rdx
@@ -137,13 +121,13 @@ qi_flush_iotlb:
 	sub %r13,%r9
 	mov %r9,%rdx
 	test %rdx,%rdx
-	jne .Lqi_flush_iotlb.17
+	jne .Lqi_flush_iotlb.15
 	mov $0x5f5e100,%r9d
-.Lqi_flush_iotlb.18:
+.Lqi_flush_iotlb.16:
 	test %rdx,%rdx
-	jne .Lqi_flush_iotlb.20
+	jne .Lqi_flush_iotlb.18
 	test %r9,%r9
-	je .Lqi_flush_iotlb.19
+	je .Lqi_flush_iotlb.17
 	sub $1,%r9
 	mov %eax,0x88(%rdi)
 	mov 0x80(%rdi),%edx
@@ -155,8 +139,8 @@ qi_flush_iotlb:
 	shr $4,%r14
 	sub %r14,%r13
 	mov %r13,%rdx
-	jmp .Lqi_flush_iotlb.18
-.Lqi_flush_iotlb.19:
+	jmp .Lqi_flush_iotlb.16
+.Lqi_flush_iotlb.17:
 	mov $0xffffffffffffff92,%rax
 	pop %r15
 	pop %r14
@@ -164,9 +148,9 @@ qi_flush_iotlb:
 	pop %r12
 	pop %rbx
 	ret
-.Lqi_flush_iotlb.20:
-.Lqi_flush_iotlb.17:
+.Lqi_flush_iotlb.18:
 .Lqi_flush_iotlb.15:
+.Lqi_flush_iotlb.13:
 	mov 0x30(%rsp),%r9
 	shr $0x36,%r9
 	and $1,%r9
@@ -196,10 +180,10 @@ qi_flush_iotlb:
 	mov %rdx,%r9
 	sub $1,%r9
 	mov %r9,%rdx
-	jmp .Lqi_flush_iotlb.13
-.Lqi_flush_iotlb.12:
+	jmp .Lqi_flush_iotlb.10
+.Lqi_flush_iotlb.9:
 	test %rdx,%rdx
-	jne .Lqi_flush_iotlb.22
+	jne .Lqi_flush_iotlb.20
 	/* 121: enqueue qi iotlb_desc { ... */
 	mov 0x80(%rdi),%edx
 	mov %rbx,%r13
@@ -211,13 +195,13 @@ qi_flush_iotlb:
 	sub %r14,%r13
 	mov %r13,%rdx
 	test %rdx,%rdx
-	jne .Lqi_flush_iotlb.24
+	jne .Lqi_flush_iotlb.22
 	mov $0x5f5e100,%r13d
-.Lqi_flush_iotlb.25:
+.Lqi_flush_iotlb.23:
 	test %rdx,%rdx
-	jne .Lqi_flush_iotlb.27
+	jne .Lqi_flush_iotlb.25
 	test %r13,%r13
-	je .Lqi_flush_iotlb.26
+	je .Lqi_flush_iotlb.24
 	sub $1,%r13
 	mov %eax,0x88(%rdi)
 	mov 0x80(%rdi),%edx
@@ -229,8 +213,8 @@ qi_flush_iotlb:
 	shr $4,%r15
 	sub %r15,%r14
 	mov %r14,%rdx
-	jmp .Lqi_flush_iotlb.25
-.Lqi_flush_iotlb.26:
+	jmp .Lqi_flush_iotlb.23
+.Lqi_flush_iotlb.24:
 	mov $0xffffffffffffff92,%rax
 	pop %r15
 	pop %r14
@@ -238,9 +222,9 @@ qi_flush_iotlb:
 	pop %r12
 	pop %rbx
 	ret
-.Lqi_flush_iotlb.27:
-.Lqi_flush_iotlb.24:
+.Lqi_flush_iotlb.25:
 .Lqi_flush_iotlb.22:
+.Lqi_flush_iotlb.20:
 	mov 0x30(%rsp),%r13
 	shr $0x36,%r13
 	and $1,%r13
@@ -270,9 +254,9 @@ qi_flush_iotlb:
 	mov %r11,%rcx
 	mov %r10,%r13
 	cmp $0x40,%r12
-	jae .Lqi_flush_iotlb.28
+	jae .Lqi_flush_iotlb.26
 	mov %r9,%r13
-.Lqi_flush_iotlb.28:
+.Lqi_flush_iotlb.26:
 	sub $1,%r13
 	not %r13
 	and %r13,%r8
@@ -292,9 +276,9 @@ qi_flush_iotlb:
 	mov %rdx,%r9
 	sub $1,%r9
 	mov %r9,%rdx
-.Lqi_flush_iotlb.13:
+.Lqi_flush_iotlb.10:
 	test %rdx,%rdx
-	jne .Lqi_flush_iotlb.30
+	jne .Lqi_flush_iotlb.28
 	/* 126: enqueue qi inv_wait { sw: 1, data: 2, addr: status_phys >> 2 ... */
 	mov 0x80(%rdi),%r9d
 	mov %rbx,%r8
@@ -306,13 +290,13 @@ qi_flush_iotlb:
 	sub %rcx,%r8
 	mov %r8,%rdx
 	test %rdx,%rdx
-	jne .Lqi_flush_iotlb.32
+	jne .Lqi_flush_iotlb.30
 	mov $0x5f5e100,%r9d
-.Lqi_flush_iotlb.33:
+.Lqi_flush_iotlb.31:
 	test %rdx,%rdx
-	jne .Lqi_flush_iotlb.35
+	jne .Lqi_flush_iotlb.33
 	test %r9,%r9
-	je .Lqi_flush_iotlb.34
+	je .Lqi_flush_iotlb.32
 	sub $1,%r9
 	mov %eax,0x88(%rdi)
 	mov 0x80(%rdi),%r8d
@@ -325,8 +309,8 @@ qi_flush_iotlb:
 	shr $4,%r8
 	sub %r8,%rcx
 	mov %rcx,%rdx
-	jmp .Lqi_flush_iotlb.33
-.Lqi_flush_iotlb.34:
+	jmp .Lqi_flush_iotlb.31
+.Lqi_flush_iotlb.32:
 	mov $0xffffffffffffff92,%rax
 	pop %r15
 	pop %r14
@@ -334,9 +318,9 @@ qi_flush_iotlb:
 	pop %r12
 	pop %rbx
 	ret
-.Lqi_flush_iotlb.35:
-.Lqi_flush_iotlb.32:
+.Lqi_flush_iotlb.33:
 .Lqi_flush_iotlb.30:
+.Lqi_flush_iotlb.28:
 	movabs $0x200000025,%r9
 	mov %rsi,%r8
 	add %rax,%r8
@@ -363,12 +347,12 @@ qi_flush_iotlb:
 	mov 0x40(%rsp),%rax
 	add %r10,%rax
 	mov $0xbebc200,%r10d
-.Lqi_flush_iotlb.36:
+.Lqi_flush_iotlb.34:
 	mov (%rax),%r9d
 	cmp $2,%r9
-	je .Lqi_flush_iotlb.37
+	je .Lqi_flush_iotlb.35
 	sub $1,%r10
-	jne .Lqi_flush_iotlb.36
+	jne .Lqi_flush_iotlb.34
 	mov $0xffffffffffffff92,%rax
 	pop %r15
 	pop %r14
@@ -376,7 +360,7 @@ qi_flush_iotlb:
 	pop %r12
 	pop %rbx
 	ret
-.Lqi_flush_iotlb.37:
+.Lqi_flush_iotlb.35:
 	/* 131: return 0 */
 	xor %rax,%rax
 	pop %r15

@@ -43,6 +43,12 @@ pub struct Description {
     /// ([`crate::lir::Inst::SetCmp`]: aarch64 `cmp; cset`, riscv64
     /// `sltu`)?
     pub set_cmp: bool,
+    /// Do conditional branches compare two registers at no cost beyond
+    /// the branch (riscv64 `bne a, b`)? Then a counted loop ends on its
+    /// address instead of counting its trips down (one instruction less
+    /// per trip); elsewhere a count's `subs; b.ne` or `bdnz`-like
+    /// decrement-and-test is as cheap as a compare.
+    pub branch_compares_registers: bool,
 }
 
 /// The data every role reads: a target's names, registers and memory

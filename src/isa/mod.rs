@@ -224,6 +224,9 @@ impl crate::lir::builder::BuildTarget for Target {
     fn set_cmp(&self) -> bool {
         self.backend().description().set_cmp
     }
+    fn branch_compares_registers(&self) -> bool {
+        self.backend().description().branch_compares_registers
+    }
 }
 
 #[cfg(test)]

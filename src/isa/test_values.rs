@@ -56,6 +56,7 @@ pub fn copy_from_unallocated(dst: u8) -> (crate::lir::Func, crate::lir::regalloc
         )],
         nvregs: 2,
         nlabels: 0,
+        void: false,
     };
     let alloc = crate::lir::regalloc::Allocation {
         reg: [(VReg(1), dst)].into_iter().collect(),

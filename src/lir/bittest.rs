@@ -20,10 +20,16 @@ pub fn fuse(f: &mut Func) {
     let read_once = |v: VReg| reads.get(v.0 as usize) == Some(&1);
     let mut i = 0;
     while i + 1 < f.insts.len() {
-        if let Some(fused) = pair(&f.insts[i].0, &f.insts[i + 1].0, read_once) {
+        if let Some(mut fused) = pair(&f.insts[i].0, &f.insts[i + 1].0, read_once) {
             // The branch's origin: the test is what the branch was for.
             let origin = f.insts[i + 1].1.clone();
-            f.insts.splice(i..i + 2, [(fused, origin)]);
+            // `(x >> k) & 1` (a flag read out of a word) tests bit k of x.
+            let from = match i.checked_sub(1).map(|p| &f.insts[p].0) {
+                Some(shift) if shifted_bit(shift, &mut fused, read_once) => i - 1,
+                _ => i,
+            };
+            f.insts.splice(from..i + 2, [(fused, origin)]);
+            i = from;
         }
         i += 1;
     }
@@ -68,6 +74,29 @@ fn pair(and: &Inst, branch: &Inst, read_once: impl Fn(VReg) -> bool) -> Option<I
     })
 }
 
+/// When `shift` is `s = x >> k` and the bit branch tests bit `b` of `s`,
+/// read nowhere else, test bit `k + b` of `x` instead.
+fn shifted_bit(shift: &Inst, fused: &mut Inst, read_once: impl Fn(VReg) -> bool) -> bool {
+    let (
+        Inst::Bin {
+            op: BinOp::Shr,
+            dst,
+            a: x,
+            b: Operand::Imm(k),
+        },
+        Inst::BranchBit { a, bit, .. },
+    ) = (shift, fused)
+    else {
+        return false;
+    };
+    if *a != *dst || *x == *dst || !read_once(*dst) || *k + u64::from(*bit) >= 64 {
+        return false;
+    }
+    *a = *x;
+    *bit += *k as u8;
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,6 +109,7 @@ mod tests {
             insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
             nvregs: 4,
             nlabels: 8,
+            void: false,
         }
     }
 
@@ -137,6 +167,61 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `(x >> k) & m` with one bit in `m`: the bit of `x` it reads, on
+    /// values around that bit; a shift whose value is read again stays.
+    #[test]
+    fn a_flag_shifted_out_of_a_word_is_its_bit() {
+        let shr = |k: u64| Inst::Bin {
+            op: BinOp::Shr,
+            dst: VReg(0),
+            a: VReg(2),
+            b: Operand::Imm(k),
+        };
+        for (k, b) in [(0u64, 0u32), (39, 0), (54, 0), (48, 5), (63, 0), (60, 3)] {
+            let m = 1u64 << b;
+            let out = fused(vec![shr(k), and(m), branch(Cmp::Eq, 0, 7)]);
+            let [Inst::BranchBit {
+                a: VReg(2),
+                bit,
+                set: false,
+                target: 7,
+            }] = out[..]
+            else {
+                panic!("{k} {b}: {out:?}");
+            };
+            for x in [
+                0,
+                u64::MAX,
+                1 << bit,
+                !(1 << bit),
+                1 << k,
+                0x5555_5555_5555_5555,
+            ] {
+                let taken = (x >> k) & m == 0;
+                assert_eq!(taken, (x >> bit) & 1 == 0, "{k} {b} {x:#x}");
+            }
+        }
+        // Past bit 63: the shifted word has no such bit of x.
+        let out = fused(vec![shr(60), and(1 << 4), branch(Cmp::Eq, 0, 7)]);
+        assert!(matches!(
+            out[..],
+            [Inst::Bin { .. }, Inst::BranchBit { a: VReg(0), .. }]
+        ));
+        // The shift read again after the test.
+        let again = Inst::Ret {
+            value: Operand::Reg(VReg(0)),
+        };
+        let out = fused(vec![shr(39), and(1), branch(Cmp::Eq, 0, 7), again]);
+        assert!(matches!(
+            out[1],
+            Inst::BranchBit {
+                a: VReg(0),
+                bit: 0,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -134,6 +134,7 @@ mod tests {
             insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
             nvregs: 1,
             nlabels: 4,
+            void: false,
         }
     }
 

@@ -491,6 +491,10 @@ pub struct Func {
     pub insts: Vec<(Inst, Origin)>,
     pub nvregs: u32,
     pub nlabels: u32,
+    /// `-> void`: its returns leave the return register as it is (the
+    /// kernel's void functions do not clear it); the LIR still says 0,
+    /// the value the spec's meaning gives every exit.
+    pub void: bool,
 }
 
 impl fmt::Display for VReg {

@@ -451,6 +451,7 @@ mod tests {
             insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
             nvregs: n,
             nlabels: 2,
+            void: false,
         }
     }
 

@@ -207,6 +207,7 @@ fn rewrite(f: &Func, v: VReg, rf: &RegFile, temps: &mut FxHashSet<VReg>) -> Func
         insts,
         nvregs: next,
         nlabels: f.nlabels,
+        void: f.void,
     }
 }
 
@@ -223,6 +224,7 @@ mod tests {
             insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
             nvregs: 16,
             nlabels: 4,
+            void: false,
         }
     }
 

@@ -362,7 +362,9 @@ pub fn run(
         .collect();
     Ok(Trace {
         events,
-        ret: out.ret as i64,
+        // A `-> void` function leaves the return register as it was:
+        // nothing to report, as the spec's meaning says (0).
+        ret: if seq.void { 0 } else { out.ret as i64 },
         insns_executed: out.insns_executed,
         memory,
     })

@@ -77,6 +77,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         zeros,
         frame,
         saved,
+        void: f.void,
     };
     if let Some((_, origin)) = f.insts.first() {
         cx.callee_saved(false, &mut |i| out.insns.push((i, origin.clone())));
@@ -128,6 +129,8 @@ struct Cx<'a> {
     /// the frame below the caller's sp.
     saved: Vec<(XReg, UImm12Scaled)>,
     frame: SpAdjust,
+    /// `-> void`: returns leave x0 alone.
+    void: bool,
 }
 
 impl Cx<'_> {
@@ -323,6 +326,7 @@ impl Cx<'_> {
             }
             Inst::Ret { value } => {
                 match value {
+                    _ if self.void => {}
                     Operand::Imm(v) => materialize(X0, *v, e),
                     Operand::Reg(v) => mov(X0, r(v)?, e),
                 }

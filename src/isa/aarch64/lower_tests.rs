@@ -159,6 +159,7 @@ fn lower_one(inst: Inst, alloc: &Allocation) -> Result<Vec<Insn>, LowerError> {
         insts: vec![(inst, Origin::default())],
         nvregs: 3,
         nlabels: 0,
+        void: false,
     };
     Ok(lower(&f, alloc)?
         .insns
@@ -466,6 +467,7 @@ fn needs_arch_from_instructions() {
         ],
         nvregs: 1,
         nlabels: 0,
+        void: false,
     };
     for (name, arch) in [
         ("tlbi vale1is", None),

@@ -91,6 +91,7 @@ pub fn lower(
         target,
         machine,
         saved: alloc.used_callee_saved(&REGS),
+        void: f.void,
     };
     // Most LIR instructions are one or two POWER ones: sized up front, a
     // large function's vector is not copied as it grows.
@@ -115,6 +116,8 @@ struct Cx<'a> {
     machine: Machine,
     /// The non-volatile registers the function borrows.
     saved: Vec<Reg>,
+    /// `-> void`: returns leave r3 alone.
+    void: bool,
 }
 
 impl Cx<'_> {
@@ -307,6 +310,7 @@ impl Cx<'_> {
     /// The result into r3, the borrowed registers restored, `blr`.
     fn ret(&self, value: Operand, e: Emit) -> Result<(), LowerError> {
         match value {
+            _ if self.void => {}
             Operand::Imm(v) => materialize(3, v, e),
             Operand::Reg(v) => copy(3, self.r(v)?, e),
         }

@@ -41,6 +41,7 @@ const fn description(name: &'static str, triple: &'static str) -> Description {
         barriers: barriers::TABLE,
         implicit: barriers::implicit,
         set_cmp: false,
+        branch_compares_registers: false,
     }
 }
 

@@ -188,6 +188,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         }
         if let Inst::Ret { value } = inst {
             match value {
+                _ if f.void => {}
                 Operand::Imm(v) => li(Reg::A0, *v, &mut e),
                 Operand::Reg(v) => mov(Reg::A0, reg_of(alloc, *v)?, &mut e),
             }

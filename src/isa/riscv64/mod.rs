@@ -32,6 +32,7 @@ static DESCRIPTION: Description = Description {
     regs: &lower::REGS,
     barriers: barriers::TABLE,
     implicit: barriers::implicit,
+    branch_compares_registers: true,
     set_cmp: true,
 };
 

@@ -99,6 +99,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         // A shift by a register amount needs it in cl; rcx is kept intact
         // around it only when some value lives there.
         rcx_live: alloc.reg.values().any(|&p| p == RCX),
+        void: f.void,
         // Below the pushes; the kernel is built with -mno-red-zone, so
         // rsp moves. Nothing is called: no alignment to keep.
         spill: i32::try_from(8 * f.spill_slots())
@@ -134,6 +135,8 @@ struct Cx<'a> {
     saved: Vec<Reg>,
     /// Some value lives in rcx.
     rcx_live: bool,
+    /// `-> void`: returns leave rax alone.
+    void: bool,
     /// Bytes of spill slots below the pushed registers (slot `n` at
     /// `8n(%rsp)`).
     spill: i32,
@@ -324,6 +327,7 @@ impl Cx<'_> {
             }
             Inst::Ret { value } => {
                 match value {
+                    _ if self.void => {}
                     Operand::Imm(v) => imm(RAX, *v, e),
                     Operand::Reg(v) => mov(RAX, r(v)?, e),
                 }

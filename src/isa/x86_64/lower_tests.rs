@@ -379,6 +379,7 @@ fn test_is_left_out_only_after_a_flag_setting_op_on_the_same_register() {
             insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
             nvregs: 2,
             nlabels: 1,
+            void: false,
         };
         lower(&f, &alloc)
             .unwrap()

@@ -23,6 +23,7 @@ static DESCRIPTION: Description = Description {
     regs: &lower::REGS,
     barriers: barriers::TABLE,
     implicit: barriers::implicit,
+    branch_compares_registers: false,
     set_cmp: false,
 };
 

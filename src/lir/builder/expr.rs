@@ -51,6 +51,17 @@ impl Builder<'_> {
                 });
                 d
             }
+            // `x && y`, `x || y` of comparisons, where a comparison's
+            // value costs a branch anyway: one branch chain setting 0 or 1.
+            Expr::Bin(BinOp::And | BinOp::Or, ..) if e.is_truth() && !self.target.set_cmp() => {
+                let d = self.vreg();
+                let done = self.label();
+                self.emit(Inst::Imm { dst: d, value: 0 });
+                self.branch_on(e, false, done);
+                self.emit(Inst::Imm { dst: d, value: 1 });
+                self.emit(Inst::Label(done));
+                d
+            }
             Expr::Bin(op, a, b) => {
                 // Immediate right operands where targets have such forms.
                 let av = self.expr(a);

@@ -86,14 +86,7 @@ impl Builder<'_> {
         // not available after it: the failure path leaves from inside.
         let saved_values = self.scope();
         self.emit(Inst::Label(top));
-        let a = self.expr(&cond.a);
-        let b = self.operand(&cond.b);
-        self.emit(Inst::Branch {
-            cmp: cond.cmp.inverse(),
-            a,
-            b,
-            target: exit,
-        });
+        self.branch_unless(cond, exit);
         self.emit(Inst::Branch {
             cmp: Cmp::Eq,
             a: n,

@@ -16,6 +16,7 @@ use crate::spec::ast::Endian;
 use crate::spec::diag::Diag;
 use rustc_hash::FxHashMap as HashMap;
 
+mod cond;
 mod expr;
 mod iv;
 mod lock;
@@ -62,6 +63,8 @@ pub trait BuildTarget {
     fn release_barrier(&self, m: Machine, order: ReleaseOrder) -> Option<Barrier>;
     /// Can the target lower [`Inst::SetCmp`]?
     fn set_cmp(&self) -> bool;
+    /// See [`crate::isa::backend::Description::branch_compares_registers`].
+    fn branch_compares_registers(&self) -> bool;
 }
 
 /// `invalidations`: the sequence's CPU invalidations, already checked for
@@ -103,6 +106,7 @@ pub(crate) fn build_checked(
             insts: Vec::with_capacity(statements(&seq.body) * 12 + 16),
             nvregs: 0,
             nlabels: 0,
+            void: false,
         },
         arg_regs: Vec::new(),
         arg_override: HashMap::default(),
@@ -114,6 +118,7 @@ pub(crate) fn build_checked(
         locals: HashMap::default(),
         cold: Vec::new(),
         cache: hoist != Hoist::AtUse,
+        in_prologue: false,
         iv_locals: 0,
         origins: HashMap::default(),
         edges: &seq.edges,
@@ -134,9 +139,11 @@ pub(crate) fn build_checked(
     }
     let mut returned = false;
     if hoist == Hoist::Entry {
+        b.in_prologue = true;
         for s in &seq.body {
             b.hoist_values(s);
         }
+        b.in_prologue = false;
         if predict && b.entry_overflows(&seq.body, target.regfile()) {
             return Ok(None);
         }
@@ -164,8 +171,10 @@ pub(crate) fn build_checked(
     // Out-of-line code (lock contention spins) after the function body.
     let cold = std::mem::take(&mut b.cold);
     b.f.insts.extend(cold);
-    // A `-> void` sequence reports nothing: every exit (a poll that ran
-    // out, a zero step) leaves 0 in the return register, as its end does.
+    // A `-> void` sequence reports nothing: in the LIR every exit (a poll
+    // that ran out, a zero step) returns 0, as its end does; the targets
+    // then leave the return register alone (`Func::void`).
+    b.f.void = seq.void;
     if seq.void {
         for (i, _) in &mut b.f.insts {
             if let Inst::Ret { value } = i {
@@ -324,6 +333,8 @@ struct Builder<'a> {
     /// `Hoist::AtUse`: a value kept from one statement to a later one is
     /// a register live in between, a constant or a command word included).
     cache: bool,
+    /// Building `Hoist::Entry`'s prologue (values computed at entry).
+    in_prologue: bool,
     /// Locals made for induction variables so far (their ids count down
     /// from `usize::MAX`, clear of the spec's).
     iv_locals: usize,
@@ -359,6 +370,67 @@ fn invariant_parts<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
         Expr::Not(a) | Expr::Insert { value: a, .. } => invariant_parts(a, f),
         Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Binding(_) | Expr::Feature(_) => {}
     }
+}
+
+/// The largest parts of values both arms of an `if` write or invalidate
+/// with (the command word's fields that do not depend on the arm): one
+/// computation before the branch instead of one in each arm.
+fn common_to_both_arms<'a>(
+    then_: &'a [Stmt],
+    else_: &'a [Stmt],
+) -> Vec<(&'a Expr, crate::spec::diag::Span)> {
+    fn parts(arm: &[Stmt]) -> Vec<(&Expr, crate::spec::diag::Span)> {
+        let mut out = Vec::new();
+        walk_unconditional(arm, &mut |x| match x {
+            Stmt::Write { value, access } => invariant_parts(value, &mut |p| {
+                out.push((p, access.span));
+            }),
+            Stmt::Invalidate { operands, span, .. } => {
+                for o in operands {
+                    invariant_parts(o, &mut |p| out.push((p, *span)));
+                }
+            }
+            _ => {}
+        });
+        out
+    }
+    fn all<'a>(e: &'a Expr, seen: &mut rustc_hash::FxHashSet<&'a Expr>) {
+        seen.insert(e);
+        e.children().into_iter().for_each(|c| all(c, seen));
+    }
+    fn largest<'a>(
+        e: &'a Expr,
+        span: crate::spec::diag::Span,
+        seen: &rustc_hash::FxHashSet<&'a Expr>,
+        out: &mut Vec<(&'a Expr, crate::spec::diag::Span)>,
+    ) {
+        let worth = !matches!(
+            e,
+            Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Binding(_) | Expr::Feature(_)
+        );
+        if worth && seen.contains(e) {
+            out.push((e, span));
+            return;
+        }
+        for c in e.children() {
+            // Immediate right operands stay immediates.
+            if c.as_const().is_none() {
+                largest(c, span, seen, out);
+            }
+        }
+    }
+    if then_.is_empty() || else_.is_empty() {
+        return Vec::new();
+    }
+    let mut seen = rustc_hash::FxHashSet::default();
+    for (e, _) in parts(then_) {
+        all(e, &mut seen);
+    }
+    let mut out = Vec::new();
+    for (e, span) in parts(else_) {
+        largest(e, span, &seen, &mut out);
+    }
+    out
 }
 
 /// Every parameter `e` reads.
@@ -574,6 +646,11 @@ impl Builder<'_> {
         let mut parts: Vec<(&Expr, crate::spec::diag::Span)> = Vec::new();
         for (e, span) in exprs {
             invariant_parts(e, &mut |p| parts.push((p, span)));
+        }
+        // Right before the `if`, not in the entry prologue: live from
+        // the entry, they would hold registers through everything before.
+        if let (Stmt::If { then_, else_, .. }, false) = (s, self.in_prologue) {
+            parts.extend(common_to_both_arms(then_, else_));
         }
         for (e, span) in parts {
             if matches!(e, Expr::Param(_)) || self.values.contains_key(e) {

@@ -307,6 +307,19 @@ impl Builder<'_> {
             }
             _ => None,
         };
+        // Where a branch compares two registers at no cost, the loop ends
+        // on a carried register reaching its value after the last trip.
+        let ends_at = match control {
+            Control::Counted(k) if self.target.branch_compares_registers() => {
+                let ivs: Vec<(VReg, &Expr)> = addr
+                    .map(|a| (a, step))
+                    .into_iter()
+                    .chain(carried.iter().map(|(_, r, inc)| (*r, inc)))
+                    .collect();
+                self.end_value(counter, k, &ivs)
+            }
+            _ => None,
+        };
         self.emit(Inst::Label(top));
         self.trip(&trip)?;
         for &(id, _, _) in &carried {
@@ -318,15 +331,46 @@ impl Builder<'_> {
         if let Some(test) = tail_test {
             self.emit(Inst::Label(test));
         }
-        match control {
-            Control::Counted(_) => self.count_down(counter, Cmp::Ne, top),
-            Control::Remainder(step_v) => self.emit(Inst::SubBranchAbove {
+        match (control, ends_at) {
+            (Control::Counted(_), Some((reg, end))) => self.emit(Inst::Branch {
+                cmp: Cmp::Ne,
+                a: reg,
+                b: Operand::Reg(end),
+                target: top,
+            }),
+            (Control::Counted(_), None) => self.count_down(counter, Cmp::Ne, top),
+            (Control::Remainder(step_v), _) => self.emit(Inst::SubBranchAbove {
                 a: counter,
                 b: step_v,
                 target: top,
             }),
         }
         Ok(())
+    }
+
+    /// The value a carried register `iv` of constant increment `2^s`
+    /// (`s <= k`) holds after `n` trips of a loop of step `2^k`: `iv + (n
+    /// << s)`, the bottom test's `iv != end`. Exact modulo 2^64: `n <=
+    /// 2^(64-k)` (a size below 2^64 in steps of 2^k), so `n << s` is at
+    /// most 2^64 and no earlier trip reaches `end` (at 2^64 itself, `end`
+    /// is the start and the register comes back to it only after all `n`).
+    fn end_value(&mut self, n: VReg, k: u32, ivs: &[(VReg, &Expr)]) -> Option<(VReg, VReg)> {
+        let (iv, s) = ivs.iter().find_map(|&(r, inc)| {
+            let c = inc.as_const().filter(|c| c.is_power_of_two())?;
+            (c.trailing_zeros() <= k).then_some((r, c.trailing_zeros()))
+        })?;
+        let off = match s {
+            0 => n,
+            _ => self.bin_imm(BinOp::Shl, n, u64::from(s)),
+        };
+        let end = self.vreg();
+        self.emit(Inst::Bin {
+            op: BinOp::Add,
+            dst: end,
+            a: iv,
+            b: Operand::Reg(off),
+        });
+        Some((iv, end))
     }
 
     /// One trip: the body, then every carried register and the address

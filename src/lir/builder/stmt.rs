@@ -349,17 +349,10 @@ impl Builder<'_> {
                 },
             )
         });
-        let a = self.expr(&cond.a);
-        let b = self.operand(&cond.b);
         let (else_l, end) = (self.label(), self.label());
         // With no else arm the branch skips straight to the end.
         let skip = if else_.is_empty() { end } else { else_l };
-        self.emit(Inst::Branch {
-            cmp: cond.cmp.inverse(),
-            a,
-            b,
-            target: skip,
-        });
+        self.branch_unless(cond, skip);
         if let Some(o) = saved_origin {
             self.origin = o;
         }
