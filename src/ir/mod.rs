@@ -26,7 +26,9 @@ pub use cmp::Cmp;
 pub use expr::Expr;
 pub use machine::Machine;
 
-pub use granule::{all_entry, body_issues, loop_entry, Costs, GSize, Granule, GranuleSet, ParamSet, Via};
+pub use granule::{
+    all_entry, body_issues, loop_entry, Costs, GSize, Granule, GranuleSet, ParamSet, Via,
+};
 pub use stmt::{
     each_expr, map_exprs, walk, walk_mut, Access, BarrierName, Cond, ExitBarriers, LockValue,
     MemOp, MemRef, Origin, PollOp, ReleaseOrder, Spr, SprError, Stmt, SysOp,
