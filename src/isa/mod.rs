@@ -10,6 +10,7 @@ pub mod aarch64;
 pub mod assembler;
 pub mod backend;
 pub mod barriers;
+pub mod codegen;
 pub mod error;
 pub mod file;
 pub mod hweight;

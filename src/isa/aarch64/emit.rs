@@ -1,28 +1,57 @@
-//! aarch64 code generation driver: lower, encode, and produce lines.
+//! aarch64 code generation (what the driver in `isa::codegen` asks of
+//! it) and the `.S` file template.
 
 use super::insn::{assemble, Insn};
 use super::lower;
-use crate::isa::error::CodegenError;
+use crate::isa::assembler::{Assembled, EncodeError, Label};
+use crate::isa::codegen::{newest_arch, Codegen};
+use crate::isa::error::LowerError;
 use crate::isa::file::FileView;
-use crate::isa::mach::{bare, mach_func, MachFunc};
+use crate::isa::style::Style;
+use crate::isa::Machine;
 use crate::lir::regalloc::Allocation;
-use crate::lir::Func;
+use crate::lir::{Func, Origin};
 
 crate::mach_insn!(Insn);
 
-pub fn codegen(f: &Func, alloc: &Allocation, symbol: &str) -> Result<MachFunc, CodegenError> {
-    let lowered = lower::lower(f, alloc)?;
-    let insns = bare(&lowered.insns);
-    let asm = assemble(&insns).map_err(CodegenError::encode)?;
-    Ok(mach_func(
-        symbol,
-        &lowered.insns,
-        asm.bytes,
-        &asm.offsets,
-        &|_, insn: &Insn, name| insn.text(name),
-        // Architecture levels compare as strings: "armv8.1-a" < "armv8.4-a".
-        insns.iter().filter_map(Insn::needs_arch).max(),
-    ))
+/// GNU as and the kernel's linkage.h agree on register names (x0, not
+/// %x0): the style changes only the file frame.
+impl Codegen for super::Aarch64 {
+    type Insn = Insn;
+    type Error = EncodeError;
+    type Listing = ();
+
+    fn lower(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        _machine: Machine,
+    ) -> Result<Vec<(Insn, Origin)>, LowerError> {
+        Ok(lower::lower(f, alloc)?.insns)
+    }
+
+    fn assemble(
+        &self,
+        insns: &[Insn],
+        _: &dyn Fn(Label) -> String,
+    ) -> Result<(Assembled, ()), EncodeError> {
+        Ok((assemble(insns)?, ()))
+    }
+
+    fn text(
+        &self,
+        _: usize,
+        insn: &Insn,
+        _: &(),
+        _: Style,
+        label_name: &dyn Fn(Label) -> String,
+    ) -> String {
+        insn.text(label_name)
+    }
+
+    fn needs_arch(&self, insns: &[Insn], _machine: Machine) -> Option<&'static str> {
+        newest_arch(insns, Insn::needs_arch)
+    }
 }
 
 #[derive(askama::Template)]
@@ -31,28 +60,11 @@ struct Aarch64File<'a> {
     v: &'a FileView<'a>,
 }
 
-/// The whole `.S` file: plain GNU as, or the kernel's `SYM_FUNC_START()`
-/// in Linux style.
-pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
-    crate::isa::file::render_sized(&Aarch64File { v }, v)
-}
-
 impl crate::isa::backend::Lowering for super::Aarch64 {
-    fn codegen(
-        &self,
-        f: &Func,
-        alloc: &Allocation,
-        symbol: &str,
-        // GNU as and the kernel's linkage.h agree on register names (x0,
-        // not %x0): the style changes only the file frame.
-        _style: crate::isa::style::Style,
-        _machine: crate::ir::Machine,
-    ) -> Result<MachFunc, crate::isa::error::CodegenError> {
-        codegen(f, alloc, symbol)
-    }
-
-    fn render_file(&self, v: &crate::isa::file::FileView) -> Result<String, askama::Error> {
-        render_file(v)
+    /// The whole `.S` file: plain GNU as, or the kernel's
+    /// `SYM_FUNC_START()` in Linux style.
+    fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {
+        crate::isa::file::render_sized(&Aarch64File { v }, v)
     }
 
     fn reservation_window(&self, width: u32) -> String {

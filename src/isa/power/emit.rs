@@ -1,43 +1,63 @@
-//! POWER code generation driver: lower, encode, and produce lines.
+//! POWER code generation (what the driver in `isa::codegen` asks of it)
+//! and the `.S` file template.
 
 use super::insn::{assemble, Insn, RegStyle};
 use super::lower;
-use crate::isa::error::CodegenError;
+use crate::isa::assembler::{Assembled, EncodeError, Label};
+use crate::isa::codegen::Codegen;
+use crate::isa::error::LowerError;
 use crate::isa::file::FileView;
-use crate::isa::mach::{bare, mach_func, MachFunc};
 use crate::isa::style::Style;
-use crate::isa::{Machine, Target};
+use crate::isa::Machine;
 use crate::lir::regalloc::Allocation;
-use crate::lir::Func;
+use crate::lir::{Func, Origin};
 
 crate::mach_insn!(Insn);
 
-pub fn codegen(
-    f: &Func,
-    alloc: &Allocation,
-    target: Target,
-    symbol: &str,
-    style: Style,
-    machine: Machine,
-) -> Result<MachFunc, CodegenError> {
-    // Linux's ppc_asm.h defines r3 etc. as %r3; plain GNU as needs %r3.
-    let style = match style {
-        Style::Plain => RegStyle::Percent,
-        Style::Linux => RegStyle::Bare,
-    };
-    let lowered = lower::lower(f, alloc, target, machine)?;
-    let asm = assemble(&bare(&lowered.insns), target.big_endian()).map_err(CodegenError::encode)?;
-    Ok(mach_func(
-        symbol,
-        &lowered.insns,
-        asm.bytes,
-        &asm.offsets,
-        &|_, insn: &Insn, name| insn.text(style, name),
+impl Codegen for super::Power {
+    type Insn = Insn;
+    type Error = EncodeError;
+    type Listing = ();
+
+    fn lower(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        machine: Machine,
+    ) -> Result<Vec<(Insn, Origin)>, LowerError> {
+        Ok(lower::lower(f, alloc, self.target(), machine)?.insns)
+    }
+
+    fn assemble(
+        &self,
+        insns: &[Insn],
+        _: &dyn Fn(Label) -> String,
+    ) -> Result<(Assembled, ()), EncodeError> {
+        Ok((assemble(insns, !self.le)?, ()))
+    }
+
+    /// Linux's ppc_asm.h defines r3 etc. as %r3; plain GNU as needs %r3.
+    fn text(
+        &self,
+        _: usize,
+        insn: &Insn,
+        _: &(),
+        style: Style,
+        label_name: &dyn Fn(Label) -> String,
+    ) -> String {
+        let style = match style {
+            Style::Plain => RegStyle::Percent,
+            Style::Linux => RegStyle::Bare,
+        };
+        insn.text(style, label_name)
+    }
+
+    fn needs_arch(&self, _: &[Insn], machine: Machine) -> Option<&'static str> {
         Some(match machine {
             Machine::Book3s => "power9",
             Machine::E6500 => "e6500",
-        }),
-    ))
+        })
+    }
 }
 
 #[derive(askama::Template)]
@@ -45,18 +65,6 @@ pub fn codegen(
 struct PowerFile<'a> {
     v: &'a FileView<'a>,
     elfv2: bool,
-}
-
-/// The whole `.S` file: ELFv1 function descriptors on big-endian, ELFv2
-/// on little-endian, or the kernel's `_GLOBAL()` in Linux style.
-pub fn render_file(target: Target, v: &FileView) -> Result<String, askama::Error> {
-    crate::isa::file::render_sized(
-        &PowerFile {
-            v,
-            elfv2: target == Target::Power64le,
-        },
-        v,
-    )
 }
 
 impl crate::isa::backend::Lowering for super::Power {
@@ -69,19 +77,10 @@ impl crate::isa::backend::Lowering for super::Power {
         true
     }
 
-    fn codegen(
-        &self,
-        f: &Func,
-        alloc: &Allocation,
-        symbol: &str,
-        style: Style,
-        machine: Machine,
-    ) -> Result<MachFunc, CodegenError> {
-        codegen(f, alloc, self.target(), symbol, style, machine)
-    }
-
+    /// The whole `.S` file: ELFv1 function descriptors on big-endian,
+    /// ELFv2 on little-endian, or the kernel's `_GLOBAL()` in Linux style.
     fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {
-        render_file(self.target(), v)
+        crate::isa::file::render_sized(&PowerFile { v, elfv2: self.le }, v)
     }
 
     fn reservation_window(&self, width: u32) -> String {
