@@ -2,9 +2,10 @@
 //! and ABI. Each target directory is cut like cranelift's `isa/<arch>`:
 //! `insn` (instructions, encoding, text), `lower` (LIR -> instructions),
 //! and one file per role of [`backend`]: `barriers` (memory model),
-//! `syntax` (what a spec may write), `emit` (code generation and file
-//! template), `oracles` (what the checks read the code back with); the
-//! file templates live in `templates/`. [`targets!`] is the registry.
+//! `syntax` (what a spec may write), `emit` (what the one code generation
+//! driver, [`codegen`], asks of the target; the file template), `oracles`
+//! (what the checks read the code back with); the file templates live in
+//! `templates/`. [`targets!`] is the registry.
 
 pub mod aarch64;
 pub mod assembler;
