@@ -3,8 +3,9 @@
 //! same four): [`MemoryModel`] (`barriers.rs`: the barrier table, implicit
 //! orders, what locks need; for the passes), [`SpecWords`] (`syntax.rs`:
 //! which invalidations, registers and patching a spec may name; for the
-//! checker), [`Lowering`] (`emit.rs`: what the one code generation driver
-//! asks of the target, ABI details, the file template) and [`Oracles`]
+//! checker), [`Lowering`] (`emit.rs`, beside the target's
+//! [`Codegen`](super::codegen::Codegen) that the one code generation
+//! driver runs: ABI details, the file template) and [`Oracles`]
 //! (`oracles.rs`: what the checks need to read the code back:
 //! disassembler, aliases, branch flow, litmus dialect, emulator). A
 //! [`Backend`] is a type with all four, over one [`Description`] (data).
@@ -12,7 +13,6 @@
 //! the crate asks the backend instead of matching on targets.
 
 use super::barriers::{Barrier, BarrierKind};
-use super::codegen::Generate;
 use super::invalidation::Invalidation;
 use super::Machine;
 use crate::ir::feature::Patching;
@@ -141,10 +141,9 @@ pub trait SpecWords: Described {
     fn patches(&self, p: Patching) -> bool;
 }
 
-/// Code generation and the ABI details around it (the ISA's `emit.rs`:
-/// its [`Codegen`](super::codegen::Codegen), which gives it
-/// [`Generate`], and this).
-pub trait Lowering: Described + Generate {
+/// The ABI details around code generation (the ISA's `emit.rs`, beside
+/// its [`Codegen`](super::codegen::Codegen), which the one driver runs).
+pub trait Lowering: Described {
     fn big_endian(&self) -> bool {
         false
     }

@@ -40,8 +40,9 @@ pub use crate::ir::Machine;
 
 /// The registry of instruction sets: one line per target names its
 /// variant and its backend. From it come the [`Target`] enum, its `ALL`
-/// list (the order of lists and lookups), [`Target::backend`] and the
-/// target's registration with the IR (`ir::isa::ISAS`).
+/// list (the order of lists and lookups), [`Target::backend`],
+/// [`Target::codegen`] and the target's registration with the IR
+/// (`ir::isa::ISAS`).
 macro_rules! targets {
     ($($variant:ident => $backend:expr),+ $(,)?) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -56,6 +57,22 @@ macro_rules! targets {
             pub fn backend(self) -> &'static dyn Backend {
                 match self {
                     $(Target::$variant => &$backend),+
+                }
+            }
+
+            /// Lower an allocated LIR function to this target's machine
+            /// code: the one driver over the backend's
+            /// [`codegen::Codegen`].
+            pub fn codegen(
+                self,
+                f: &Func,
+                alloc: &Allocation,
+                symbol: &str,
+                style: Style,
+                machine: Machine,
+            ) -> Result<MachFunc, error::CodegenError> {
+                match self {
+                    $(Target::$variant => codegen::run(&$backend, f, alloc, symbol, style, machine)),+
                 }
             }
         }
@@ -101,18 +118,6 @@ impl Target {
     /// Argument and allocatable registers of the target's ABI.
     pub fn regfile(self) -> &'static RegFile {
         self.backend().regfile()
-    }
-
-    /// Lower an allocated LIR function to this target's machine code.
-    pub fn codegen(
-        self,
-        f: &Func,
-        alloc: &Allocation,
-        symbol: &str,
-        style: Style,
-        machine: Machine,
-    ) -> Result<MachFunc, crate::isa::error::CodegenError> {
-        self.backend().codegen(f, alloc, symbol, style, machine)
     }
 
     /// The CPU invalidation `name` with `n` register operands, checked

@@ -3,53 +3,39 @@
 
 use super::insn::{assemble, Insn, RegStyle};
 use super::lower;
-use crate::isa::assembler::{Assembled, EncodeError, Label};
-use crate::isa::codegen::Codegen;
+use crate::isa::assembler::EncodeError;
+use crate::isa::codegen::{Code, Codegen, Insns, LabelName};
 use crate::isa::error::LowerError;
 use crate::isa::file::FileView;
 use crate::isa::style::Style;
 use crate::isa::Machine;
 use crate::lir::regalloc::Allocation;
-use crate::lir::{Func, Origin};
+use crate::lir::Func;
 
 crate::mach_insn!(Insn);
 
 impl Codegen for super::Power {
     type Insn = Insn;
     type Error = EncodeError;
-    type Listing = ();
 
     fn lower(
         &self,
         f: &Func,
         alloc: &Allocation,
         machine: Machine,
-    ) -> Result<Vec<(Insn, Origin)>, LowerError> {
+    ) -> Result<Insns<Insn>, LowerError> {
         Ok(lower::lower(f, alloc, self.target(), machine)?.insns)
     }
 
-    fn assemble(
-        &self,
-        insns: &[Insn],
-        _: &dyn Fn(Label) -> String,
-    ) -> Result<(Assembled, ()), EncodeError> {
-        Ok((assemble(insns, !self.le)?, ()))
-    }
-
     /// Linux's ppc_asm.h defines r3 etc. as %r3; plain GNU as needs %r3.
-    fn text(
-        &self,
-        _: usize,
-        insn: &Insn,
-        _: &(),
-        style: Style,
-        label_name: &dyn Fn(Label) -> String,
-    ) -> String {
-        let style = match style {
+    fn assemble(&self, insns: &[Insn], style: Style, name: LabelName) -> Result<Code, EncodeError> {
+        let regs = match style {
             Style::Plain => RegStyle::Percent,
             Style::Linux => RegStyle::Bare,
         };
-        insn.text(style, label_name)
+        Ok(Code::printed(assemble(insns, !self.le)?, insns, |i| {
+            i.text(regs, name)
+        }))
     }
 
     fn needs_arch(&self, _: &[Insn], machine: Machine) -> Option<&'static str> {

@@ -5,14 +5,14 @@
 use super::encode::{assemble, relax};
 use super::insn::Insn;
 use super::lower;
-use crate::isa::assembler::{Assembled, EncodeError, Label};
-use crate::isa::codegen::{newest_arch, Codegen};
+use crate::isa::assembler::{EncodeError, Label};
+use crate::isa::codegen::{newest_arch, Code, Codegen, Insns, LabelName};
 use crate::isa::error::LowerError;
 use crate::isa::file::FileView;
 use crate::isa::style::Style;
 use crate::isa::Machine;
 use crate::lir::regalloc::Allocation;
-use crate::lir::{Func, Origin};
+use crate::lir::Func;
 
 crate::mach_insn!(Insn);
 
@@ -21,45 +21,20 @@ crate::mach_insn!(Insn);
 impl Codegen for super::Riscv64 {
     type Insn = Insn;
     type Error = EncodeError;
-    type Listing = ();
 
-    fn lower(
-        &self,
-        f: &Func,
-        alloc: &Allocation,
-        _machine: Machine,
-    ) -> Result<Vec<(Insn, Origin)>, LowerError> {
+    fn lower(&self, f: &Func, alloc: &Allocation, _: Machine) -> Result<Insns<Insn>, LowerError> {
         Ok(lower::lower(f, alloc)?.insns)
     }
 
-    fn relax(
-        &self,
-        insns: Vec<(Insn, Origin)>,
-        next_label: Label,
-    ) -> Result<Vec<(Insn, Origin)>, EncodeError> {
+    fn relax(&self, insns: Insns<Insn>, next_label: Label) -> Result<Insns<Insn>, EncodeError> {
         relax(insns, next_label)
     }
 
-    fn assemble(
-        &self,
-        insns: &[Insn],
-        _: &dyn Fn(Label) -> String,
-    ) -> Result<(Assembled, ()), EncodeError> {
-        Ok((assemble(insns)?, ()))
+    fn assemble(&self, insns: &[Insn], _: Style, name: LabelName) -> Result<Code, EncodeError> {
+        Ok(Code::printed(assemble(insns)?, insns, |i| i.text(name)))
     }
 
-    fn text(
-        &self,
-        _: usize,
-        insn: &Insn,
-        _: &(),
-        _: Style,
-        label_name: &dyn Fn(Label) -> String,
-    ) -> String {
-        insn.text(label_name)
-    }
-
-    fn needs_arch(&self, insns: &[Insn], _machine: Machine) -> Option<&'static str> {
+    fn needs_arch(&self, insns: &[Insn], _: Machine) -> Option<&'static str> {
         newest_arch(insns, Insn::needs_arch)
     }
 }

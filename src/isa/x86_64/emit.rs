@@ -4,43 +4,23 @@
 
 use super::insn::{assemble, EncodeError, Insn};
 use super::lower;
-use crate::isa::assembler::{Assembled, Label};
-use crate::isa::codegen::Codegen;
+use crate::isa::assembler::Assembled;
+use crate::isa::codegen::{Code, Codegen, Insns, LabelName};
 use crate::isa::error::LowerError;
 use crate::isa::file::FileView;
 use crate::isa::style::Style;
 use crate::isa::Machine;
 use crate::lir::regalloc::Allocation;
-use crate::lir::{Func, Origin};
+use crate::lir::Func;
 
 crate::mach_insn!(Insn);
 
 impl Codegen for super::X86_64 {
     type Insn = Insn;
     type Error = EncodeError;
-    /// Each instruction's text as iced printed it while encoding.
-    type Listing = Vec<String>;
 
-    fn lower(
-        &self,
-        f: &Func,
-        alloc: &Allocation,
-        _machine: Machine,
-    ) -> Result<Vec<(Insn, Origin)>, LowerError> {
+    fn lower(&self, f: &Func, alloc: &Allocation, _: Machine) -> Result<Insns<Insn>, LowerError> {
         Ok(lower::lower(f, alloc)?.insns)
-    }
-
-    fn assemble(
-        &self,
-        insns: &[Insn],
-        label_name: &dyn Fn(Label) -> String,
-    ) -> Result<(Assembled, Vec<String>), EncodeError> {
-        let asm = assemble(insns, label_name)?;
-        let code = Assembled {
-            bytes: asm.bytes,
-            offsets: asm.offsets,
-        };
-        Ok((code, asm.text))
     }
 
     /// The text is iced's, made while encoding (it knows which branches
@@ -48,18 +28,23 @@ impl Codegen for super::X86_64 {
     /// plus the return-thunk and straight-line-speculation mitigations it
     /// is configured with; objtool rejects a bare `ret` in RETHUNK builds.
     /// The bytes stay those of a plain `ret`.
-    fn text(
-        &self,
-        index: usize,
-        insn: &Insn,
-        text: &Vec<String>,
-        style: Style,
-        _: &dyn Fn(Label) -> String,
-    ) -> String {
-        match (insn, style) {
-            (Insn::Ret, Style::Linux) => "RET".to_string(),
-            _ => text[index].clone(),
+    fn assemble(&self, insns: &[Insn], style: Style, name: LabelName) -> Result<Code, EncodeError> {
+        let a = assemble(insns, name)?;
+        let mut text = a.text;
+        if style == Style::Linux {
+            for (t, _) in text
+                .iter_mut()
+                .zip(insns)
+                .filter(|(_, i)| matches!(i, Insn::Ret))
+            {
+                *t = "RET".to_string();
+            }
         }
+        let asm = Assembled {
+            bytes: a.bytes,
+            offsets: a.offsets,
+        };
+        Ok(Code { asm, text })
     }
 }
 
