@@ -3,11 +3,11 @@
 //! once and every branch's label defined), each branch checked against its
 //! reach before anything is encoded (so an error names the instruction),
 //! far branches relaxed into label-use veneers, and the [`Assembled`]
-//! result every driver hands [`super::mach::mach_func`]. A target says
+//! result the driver ([`super::codegen`]) reads. A target says
 //! only what its instructions are ([`Encode`]) and how one becomes bytes
 //! once every label is known. x86-64's variable-length code stays with
-//! iced (`x86_64::insn::assemble`) and shares [`Assembled`] and
-//! [`EncodeError`].
+//! iced (`x86_64::insn::assemble`, with its own error type); the driver
+//! reads its bytes and offsets as an [`Assembled`] too.
 
 use rustc_hash::FxHashMap;
 

@@ -3,25 +3,23 @@
 //! same four): [`MemoryModel`] (`barriers.rs`: the barrier table, implicit
 //! orders, what locks need; for the passes), [`SpecWords`] (`syntax.rs`:
 //! which invalidations, registers and patching a spec may name; for the
-//! checker), [`Lowering`] (`emit.rs`: code generation, ABI details, the
-//! file template) and [`Oracles`] (`oracles.rs`: what the checks need to
-//! read the code back: disassembler, aliases, branch flow, litmus dialect,
-//! emulator). A [`Backend`] is a type with all four, over one
-//! [`Description`] (data). [`super::Target::backend`] is the one
-//! registration point; the rest of the crate asks the backend instead of
-//! matching on targets.
+//! checker), [`Lowering`] (`emit.rs`, beside the target's
+//! [`Codegen`](super::codegen::Codegen) that the one code generation
+//! driver runs: ABI details, the file template) and [`Oracles`]
+//! (`oracles.rs`: what the checks need to read the code back:
+//! disassembler, aliases, branch flow, litmus dialect, emulator). A
+//! [`Backend`] is a type with all four, over one [`Description`] (data).
+//! [`super::Target::backend`] is the one registration point; the rest of
+//! the crate asks the backend instead of matching on targets.
 
 use super::barriers::{Barrier, BarrierKind};
 use super::invalidation::Invalidation;
-use super::mach::MachFunc;
 use super::Machine;
 use crate::ir::feature::Patching;
 use crate::ir::order::Class;
 use crate::ir::ReleaseOrder;
 use crate::isa::file::FileView;
-use crate::isa::style::Style;
-use crate::lir::regalloc::{Allocation, RegFile};
-use crate::lir::Func;
+use crate::lir::regalloc::RegFile;
 
 /// What a target is, as data: its names, its ABI's registers and its
 /// memory model. The role methods that only read one of these are given
@@ -149,7 +147,8 @@ pub trait SpecWords: Described {
     fn patches(&self, p: Patching) -> bool;
 }
 
-/// Code generation and the ABI details around it (the ISA's `emit.rs`).
+/// The ABI details around code generation (the ISA's `emit.rs`, beside
+/// its [`Codegen`](super::codegen::Codegen), which the one driver runs).
 pub trait Lowering: Described {
     fn big_endian(&self) -> bool {
         false
@@ -163,15 +162,6 @@ pub trait Lowering: Described {
     fn regfile(&self) -> &'static RegFile {
         self.description().regs
     }
-    /// Lower an allocated LIR function to this target's machine code.
-    fn codegen(
-        &self,
-        f: &Func,
-        alloc: &Allocation,
-        symbol: &str,
-        style: Style,
-        machine: Machine,
-    ) -> Result<MachFunc, crate::isa::error::CodegenError>;
     /// The `.S` file around the functions.
     fn render_file(&self, v: &FileView) -> Result<String, askama::Error>;
     /// How a reservation window of `width` bits is written, for notes.

@@ -76,10 +76,10 @@ pub fn label_name(symbol: &str, n: u32) -> String {
     s
 }
 
-/// What the generic driver needs to know of one target instruction. Its
-/// text is not here: how an instruction prints can depend on more than
-/// the instruction (a register style, the assembler's own formatter), so
-/// each target hands [`mach_func`] a [`TextOf`].
+/// What the generic driver ([`super::codegen`]) needs to know of one
+/// target instruction. Its text is not here: how an instruction prints
+/// can depend on more than the instruction (a register style, the
+/// assembler's own formatter), so it is [`super::codegen::Codegen::text`].
 pub trait MachInsn {
     /// The label it defines, if it is one.
     fn label(&self) -> Option<u32>;
@@ -115,49 +115,6 @@ macro_rules! mach_insn {
             }
         }
     };
-}
-
-/// How a target spells instruction `index` of a function in the `.S`
-/// file, given the function's label names.
-pub type TextOf<'a, I> = &'a dyn Fn(usize, &I, &dyn Fn(u32) -> String) -> String;
-
-/// The instructions of a lowered function without their origins, as the
-/// assemblers take them.
-pub fn bare<I: Clone>(insns: &[(I, Origin)]) -> Vec<I> {
-    insns.iter().map(|(i, _)| i.clone()).collect()
-}
-
-/// The end of every target's code generation: the function from its
-/// lowered instructions, their machine code and byte offsets (one per
-/// instruction, labels included) and how they print.
-pub fn mach_func<I: MachInsn>(
-    symbol: &str,
-    insns: &[(I, Origin)],
-    bytes: Vec<u8>,
-    offsets: &[u32],
-    text: TextOf<'_, I>,
-    needs_arch: Option<&'static str>,
-) -> MachFunc {
-    let name = |l: u32| label_name(symbol, l);
-    let lines = insns
-        .iter()
-        .zip(offsets)
-        .enumerate()
-        .map(|(index, ((insn, origin), &offset))| Line {
-            label: insn.label().map(name),
-            text: text(index, insn, &name),
-            mnemonic: insn.mnemonic(),
-            class: insn.class(),
-            offset,
-            origin: origin.clone(),
-        })
-        .collect();
-    MachFunc {
-        symbol: symbol.to_string(),
-        lines,
-        bytes,
-        needs_arch,
-    }
 }
 
 /// Where control goes after one decoded instruction: what the static

@@ -2,14 +2,16 @@
 //! and ABI. Each target directory is cut like cranelift's `isa/<arch>`:
 //! `insn` (instructions, encoding, text), `lower` (LIR -> instructions),
 //! and one file per role of [`backend`]: `barriers` (memory model),
-//! `syntax` (what a spec may write), `emit` (code generation and file
-//! template), `oracles` (what the checks read the code back with); the
-//! file templates live in `templates/`. [`targets!`] is the registry.
+//! `syntax` (what a spec may write), `emit` (what the one code generation
+//! driver, [`codegen`], asks of the target; the file template), `oracles`
+//! (what the checks read the code back with); the file templates live in
+//! `templates/`. [`targets!`] is the registry.
 
 pub mod aarch64;
 pub mod assembler;
 pub mod backend;
 pub mod barriers;
+pub mod codegen;
 pub mod error;
 pub mod file;
 pub mod hweight;
@@ -38,8 +40,9 @@ pub use crate::ir::Machine;
 
 /// The registry of instruction sets: one line per target names its
 /// variant and its backend. From it come the [`Target`] enum, its `ALL`
-/// list (the order of lists and lookups), [`Target::backend`] and the
-/// target's registration with the IR (`ir::isa::ISAS`).
+/// list (the order of lists and lookups), [`Target::backend`],
+/// [`Target::codegen`] and the target's registration with the IR
+/// (`ir::isa::ISAS`).
 macro_rules! targets {
     ($($variant:ident => $backend:expr),+ $(,)?) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -54,6 +57,22 @@ macro_rules! targets {
             pub fn backend(self) -> &'static dyn Backend {
                 match self {
                     $(Target::$variant => &$backend),+
+                }
+            }
+
+            /// Lower an allocated LIR function to this target's machine
+            /// code: the one driver over the backend's
+            /// [`codegen::Codegen`].
+            pub fn codegen(
+                self,
+                f: &Func,
+                alloc: &Allocation,
+                symbol: &str,
+                style: Style,
+                machine: Machine,
+            ) -> Result<MachFunc, error::CodegenError> {
+                match self {
+                    $(Target::$variant => codegen::run(&$backend, f, alloc, symbol, style, machine)),+
                 }
             }
         }
@@ -99,18 +118,6 @@ impl Target {
     /// Argument and allocatable registers of the target's ABI.
     pub fn regfile(self) -> &'static RegFile {
         self.backend().regfile()
-    }
-
-    /// Lower an allocated LIR function to this target's machine code.
-    pub fn codegen(
-        self,
-        f: &Func,
-        alloc: &Allocation,
-        symbol: &str,
-        style: Style,
-        machine: Machine,
-    ) -> Result<MachFunc, crate::isa::error::CodegenError> {
-        self.backend().codegen(f, alloc, symbol, style, machine)
     }
 
     /// The CPU invalidation `name` with `n` register operands, checked

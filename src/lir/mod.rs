@@ -516,16 +516,11 @@ impl fmt::Display for Operand {
 mod tests {
     use super::*;
 
-    /// `each_use`/`def` and `map_uses`/`set_def` are two matches over the
-    /// instructions that must agree (the spiller renames what the
-    /// allocator reads): on one instruction of every kind that has
-    /// registers, `map_uses` visits exactly `uses()` and `set_def` moves
-    /// exactly `def()`.
-    #[test]
-    fn renaming_visits_what_the_allocator_reads() {
+    /// One instruction of every kind that has registers (v1, v2, v3).
+    fn one_of_each_with_registers() -> Vec<Inst> {
         let v = VReg;
         let dev = MemKind::Normal;
-        let all = vec![
+        vec![
             Inst::Imm {
                 dst: v(1),
                 value: 3,
@@ -634,8 +629,17 @@ mod tests {
             Inst::Ret {
                 value: Operand::Reg(v(1)),
             },
-        ];
-        for inst in all {
+        ]
+    }
+
+    /// `each_use`/`def` and `map_uses`/`set_def` are two matches over the
+    /// instructions that must agree (the spiller renames what the
+    /// allocator reads): on one instruction of every kind that has
+    /// registers, `map_uses` visits exactly `uses()` and `set_def` moves
+    /// exactly `def()`.
+    #[test]
+    fn renaming_visits_what_the_allocator_reads() {
+        for inst in one_of_each_with_registers() {
             let mut seen = Vec::new();
             let mut renamed = inst.clone();
             renamed.map_uses(|r| {

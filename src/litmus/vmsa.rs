@@ -183,29 +183,8 @@ fn page_test(
     p0.extend(body.insns);
     drop(ctx);
     notes.extend(extra.into_inner());
-    // The flag is the store to `done` render_p0 wrote last.
-    let done = s
-        .locs
-        .iter()
-        .position(|l| l.name == "done")
-        .ok_or("no flag")?;
-    let flag = s
-        .stores_at(done)
-        .last()
-        .map(|(_, v)| v)
-        .ok_or("no flag store")?;
-    let mut r1 = Regs::new(d);
-    let a_done = r1.take()?;
-    let a_x = r1.take()?;
-    let rf = r1.take()?;
-    let rd = r1.take()?;
-    init.push(format!("1:{a_done}=done"));
-    init.push(format!("1:{a_x}=x"));
-    let mut p1 = d.load(rf, a_done);
-    p1.extend(d.full_fence());
-    p1.extend(d.context_sync());
-    p1.push("L0:".into());
-    p1.extend(d.load(rd, a_x));
+    let flag = flag_value(s)?;
+    let (p1, rf) = observer(d, &mut init)?;
     let name = herd_name(&format!("{stem}+page{n}"));
     let exists = format!("1:{rf}={flag} /\\ ~fault(P1:L0,x)");
     Ok(Test {
@@ -222,4 +201,39 @@ fn page_test(
         ),
         text: render(d, &name, &notes, &init, &[p0, p1], &exists),
     })
+}
+
+/// The value of the flag: the store to `done` render_p0 wrote last.
+fn flag_value(s: &Steps) -> Result<u64, String> {
+    let done = s
+        .locs
+        .iter()
+        .position(|l| l.name == "done")
+        .ok_or("no flag")?;
+    s.stores_at(done)
+        .last()
+        .map(|(_, v)| v)
+        .ok_or_else(|| "no flag store".into())
+}
+
+/// P1, the other CPU: it reads the flag (into the register returned),
+/// then `DSB SY; ISB`, then loads from x at `L0` (where herd7 sees a
+/// fault or not).
+fn observer(
+    d: &dyn Dialect,
+    init: &mut Vec<String>,
+) -> Result<(Vec<String>, &'static str), String> {
+    let mut r1 = Regs::new(d);
+    let a_done = r1.take()?;
+    let a_x = r1.take()?;
+    let rf = r1.take()?;
+    let rd = r1.take()?;
+    init.push(format!("1:{a_done}=done"));
+    init.push(format!("1:{a_x}=x"));
+    let mut p1 = d.load(rf, a_done);
+    p1.extend(d.full_fence());
+    p1.extend(d.context_sync());
+    p1.push("L0:".into());
+    p1.extend(d.load(rd, a_x));
+    Ok((p1, rf))
 }

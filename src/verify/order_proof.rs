@@ -599,6 +599,44 @@ pub fn prove_func(
         .enumerate()
         .map(|(i, n)| (n.offset, i))
         .collect();
+    let succs = successors(&nodes, &index, &f.symbol)?;
+    let entry = fixpoint(&ck, &nodes, &succs);
+    // Check every reachable instruction against its fixed entry state.
+    let mut out = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let Some(s) = &entry[i] else { continue };
+        let returns = matches!(n.flow, Flow::Return | Flow::CondReturn);
+        for (r, w, from, to) in ck.violations(s, n.access.as_ref(), returns) {
+            out.push(Violation {
+                symbol: f.symbol.clone(),
+                at: n.offset,
+                insn: n.text.clone(),
+                earlier: (w != CALLER).then(|| {
+                    (
+                        w,
+                        index
+                            .get(&w)
+                            .map(|&j| nodes[j].text.clone())
+                            .unwrap_or_default(),
+                    )
+                }),
+                from,
+                to,
+                line: ck.line(r),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Each node's successors: the control-flow graph the bytes have (a
+/// branch's target must be one of the function's instructions, and the
+/// last one must not fall through).
+fn successors(
+    nodes: &[Node],
+    index: &FxHashMap<u32, usize>,
+    symbol: &str,
+) -> Result<Vec<Vec<usize>>, String> {
     let succ = |i: usize| -> Result<Vec<usize>, String> {
         let at = |t: u64| {
             u32::try_from(t)
@@ -606,8 +644,8 @@ pub fn prove_func(
                 .and_then(|t| index.get(&t).copied())
                 .ok_or_else(|| {
                     format!(
-                        "{}+{:#x}: branch to {t:#x}, not an instruction of the function",
-                        f.symbol, nodes[i].offset
+                        "{symbol}+{:#x}: branch to {t:#x}, not an instruction of the function",
+                        nodes[i].offset
                     )
                 })
         };
@@ -616,8 +654,8 @@ pub fn prove_func(
                 Ok(i + 1)
             } else {
                 Err(format!(
-                    "{}: runs off its end at +{:#x}",
-                    f.symbol, nodes[i].offset
+                    "{symbol}: runs off its end at +{:#x}",
+                    nodes[i].offset
                 ))
             }
         };
@@ -629,15 +667,19 @@ pub fn prove_func(
             Flow::CondReturn => vec![next()?],
             Flow::Unknown => {
                 return Err(format!(
-                    "{}+{:#x} `{}`: a call or indirect jump the proof cannot follow",
-                    f.symbol, nodes[i].offset, nodes[i].text
+                    "{symbol}+{:#x} `{}`: a call or indirect jump the proof cannot follow",
+                    nodes[i].offset, nodes[i].text
                 ))
             }
         })
     };
-    let succs: Vec<Vec<usize>> = (0..nodes.len()).map(succ).collect::<Result<_, _>>()?;
-    // Forward may-analysis to a fixpoint: a slot is pending at an
-    // instruction if it is on some path to it; witnesses only decrease.
+    (0..nodes.len()).map(succ).collect()
+}
+
+/// Forward may-analysis to a fixpoint: a slot is pending at an
+/// instruction if it is on some path to it; witnesses only decrease.
+/// Each node's entry state (`None`: unreachable).
+fn fixpoint(ck: &Checker, nodes: &[Node], succs: &[Vec<usize>]) -> Vec<Option<State>> {
     let mut entry: Vec<Option<State>> = vec![None; nodes.len()];
     entry[0] = Some(ck.start());
     let mut work = vec![0usize];
@@ -680,32 +722,7 @@ pub fn prove_func(
             }
         }
     }
-    // Check every reachable instruction against its fixed entry state.
-    let mut out = Vec::new();
-    for (i, n) in nodes.iter().enumerate() {
-        let Some(s) = &entry[i] else { continue };
-        let returns = matches!(n.flow, Flow::Return | Flow::CondReturn);
-        for (r, w, from, to) in ck.violations(s, n.access.as_ref(), returns) {
-            out.push(Violation {
-                symbol: f.symbol.clone(),
-                at: n.offset,
-                insn: n.text.clone(),
-                earlier: (w != CALLER).then(|| {
-                    (
-                        w,
-                        index
-                            .get(&w)
-                            .map(|&j| nodes[j].text.clone())
-                            .unwrap_or_default(),
-                    )
-                }),
-                from,
-                to,
-                line: ck.line(r),
-            });
-        }
-    }
-    Ok(out)
+    entry
 }
 
 /// One executed instruction of a path, for [`check_path`].

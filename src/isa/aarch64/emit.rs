@@ -1,28 +1,36 @@
-//! aarch64 code generation driver: lower, encode, and produce lines.
+//! aarch64 code generation (what the driver in `isa::codegen` asks of
+//! it) and the `.S` file template.
 
 use super::insn::{assemble, Insn};
 use super::lower;
-use crate::isa::error::CodegenError;
+use crate::isa::assembler::EncodeError;
+use crate::isa::codegen::{newest_arch, Code, Codegen, Insns, LabelName};
+use crate::isa::error::LowerError;
 use crate::isa::file::FileView;
-use crate::isa::mach::{bare, mach_func, MachFunc};
+use crate::isa::style::Style;
+use crate::isa::Machine;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
 
 crate::mach_insn!(Insn);
 
-pub fn codegen(f: &Func, alloc: &Allocation, symbol: &str) -> Result<MachFunc, CodegenError> {
-    let lowered = lower::lower(f, alloc)?;
-    let insns = bare(&lowered.insns);
-    let asm = assemble(&insns).map_err(CodegenError::encode)?;
-    Ok(mach_func(
-        symbol,
-        &lowered.insns,
-        asm.bytes,
-        &asm.offsets,
-        &|_, insn: &Insn, name| insn.text(name),
-        // Architecture levels compare as strings: "armv8.1-a" < "armv8.4-a".
-        insns.iter().filter_map(Insn::needs_arch).max(),
-    ))
+/// GNU as and the kernel's linkage.h agree on register names (x0, not
+/// %x0): the style changes only the file frame.
+impl Codegen for super::Aarch64 {
+    type Insn = Insn;
+    type Error = EncodeError;
+
+    fn lower(&self, f: &Func, alloc: &Allocation, _: Machine) -> Result<Insns<Insn>, LowerError> {
+        Ok(lower::lower(f, alloc)?.insns)
+    }
+
+    fn assemble(&self, insns: &[Insn], _: Style, name: LabelName) -> Result<Code, EncodeError> {
+        Ok(Code::printed(assemble(insns)?, insns, |i| i.text(name)))
+    }
+
+    fn needs_arch(&self, insns: &[Insn], _: Machine) -> Option<&'static str> {
+        newest_arch(insns, Insn::needs_arch)
+    }
 }
 
 #[derive(askama::Template)]
@@ -31,28 +39,11 @@ struct Aarch64File<'a> {
     v: &'a FileView<'a>,
 }
 
-/// The whole `.S` file: plain GNU as, or the kernel's `SYM_FUNC_START()`
-/// in Linux style.
-pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
-    crate::isa::file::render_sized(&Aarch64File { v }, v)
-}
-
 impl crate::isa::backend::Lowering for super::Aarch64 {
-    fn codegen(
-        &self,
-        f: &Func,
-        alloc: &Allocation,
-        symbol: &str,
-        // GNU as and the kernel's linkage.h agree on register names (x0,
-        // not %x0): the style changes only the file frame.
-        _style: crate::isa::style::Style,
-        _machine: crate::ir::Machine,
-    ) -> Result<MachFunc, crate::isa::error::CodegenError> {
-        codegen(f, alloc, symbol)
-    }
-
-    fn render_file(&self, v: &crate::isa::file::FileView) -> Result<String, askama::Error> {
-        render_file(v)
+    /// The whole `.S` file: plain GNU as, or the kernel's
+    /// `SYM_FUNC_START()` in Linux style.
+    fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {
+        crate::isa::file::render_sized(&Aarch64File { v }, v)
     }
 
     fn reservation_window(&self, width: u32) -> String {

@@ -476,7 +476,15 @@ fn needs_arch_from_instructions() {
     ] {
         let func = f(name);
         let alloc = regalloc::allocate(&func, &REGS).unwrap();
-        let m = super::super::emit::codegen(&func, &alloc, "t").unwrap();
+        let m = crate::isa::Target::Aarch64
+            .codegen(
+                &func,
+                &alloc,
+                "t",
+                crate::isa::style::Style::Plain,
+                crate::isa::Machine::Book3s,
+            )
+            .unwrap();
         assert_eq!(m.needs_arch, arch, "{name}");
         assert_eq!(m.bytes.len(), 4 * 3);
     }

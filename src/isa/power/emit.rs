@@ -1,43 +1,49 @@
-//! POWER code generation driver: lower, encode, and produce lines.
+//! POWER code generation (what the driver in `isa::codegen` asks of it)
+//! and the `.S` file template.
 
 use super::insn::{assemble, Insn, RegStyle};
 use super::lower;
-use crate::isa::error::CodegenError;
+use crate::isa::assembler::EncodeError;
+use crate::isa::codegen::{Code, Codegen, Insns, LabelName};
+use crate::isa::error::LowerError;
 use crate::isa::file::FileView;
-use crate::isa::mach::{bare, mach_func, MachFunc};
 use crate::isa::style::Style;
-use crate::isa::{Machine, Target};
+use crate::isa::Machine;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
 
 crate::mach_insn!(Insn);
 
-pub fn codegen(
-    f: &Func,
-    alloc: &Allocation,
-    target: Target,
-    symbol: &str,
-    style: Style,
-    machine: Machine,
-) -> Result<MachFunc, CodegenError> {
-    // Linux's ppc_asm.h defines r3 etc. as %r3; plain GNU as needs %r3.
-    let style = match style {
-        Style::Plain => RegStyle::Percent,
-        Style::Linux => RegStyle::Bare,
-    };
-    let lowered = lower::lower(f, alloc, target, machine)?;
-    let asm = assemble(&bare(&lowered.insns), target.big_endian()).map_err(CodegenError::encode)?;
-    Ok(mach_func(
-        symbol,
-        &lowered.insns,
-        asm.bytes,
-        &asm.offsets,
-        &|_, insn: &Insn, name| insn.text(style, name),
+impl Codegen for super::Power {
+    type Insn = Insn;
+    type Error = EncodeError;
+
+    fn lower(
+        &self,
+        f: &Func,
+        alloc: &Allocation,
+        machine: Machine,
+    ) -> Result<Insns<Insn>, LowerError> {
+        Ok(lower::lower(f, alloc, self.target(), machine)?.insns)
+    }
+
+    /// Linux's ppc_asm.h defines r3 etc. as %r3; plain GNU as needs %r3.
+    fn assemble(&self, insns: &[Insn], style: Style, name: LabelName) -> Result<Code, EncodeError> {
+        let regs = match style {
+            Style::Plain => RegStyle::Percent,
+            Style::Linux => RegStyle::Bare,
+        };
+        Ok(Code::printed(assemble(insns, !self.le)?, insns, |i| {
+            i.text(regs, name)
+        }))
+    }
+
+    fn needs_arch(&self, _: &[Insn], machine: Machine) -> Option<&'static str> {
         Some(match machine {
             Machine::Book3s => "power9",
             Machine::E6500 => "e6500",
-        }),
-    ))
+        })
+    }
 }
 
 #[derive(askama::Template)]
@@ -45,18 +51,6 @@ pub fn codegen(
 struct PowerFile<'a> {
     v: &'a FileView<'a>,
     elfv2: bool,
-}
-
-/// The whole `.S` file: ELFv1 function descriptors on big-endian, ELFv2
-/// on little-endian, or the kernel's `_GLOBAL()` in Linux style.
-pub fn render_file(target: Target, v: &FileView) -> Result<String, askama::Error> {
-    crate::isa::file::render_sized(
-        &PowerFile {
-            v,
-            elfv2: target == Target::Power64le,
-        },
-        v,
-    )
 }
 
 impl crate::isa::backend::Lowering for super::Power {
@@ -69,19 +63,10 @@ impl crate::isa::backend::Lowering for super::Power {
         true
     }
 
-    fn codegen(
-        &self,
-        f: &Func,
-        alloc: &Allocation,
-        symbol: &str,
-        style: Style,
-        machine: Machine,
-    ) -> Result<MachFunc, CodegenError> {
-        codegen(f, alloc, self.target(), symbol, style, machine)
-    }
-
+    /// The whole `.S` file: ELFv1 function descriptors on big-endian,
+    /// ELFv2 on little-endian, or the kernel's `_GLOBAL()` in Linux style.
     fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {
-        render_file(self.target(), v)
+        crate::isa::file::render_sized(&PowerFile { v, elfv2: self.le }, v)
     }
 
     fn reservation_window(&self, width: u32) -> String {

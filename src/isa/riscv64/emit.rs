@@ -1,11 +1,16 @@
-//! riscv64 code generation: lower, relax far branches, encode, lines.
+//! riscv64 code generation (what the driver in `isa::codegen` asks of
+//! it: far branches relaxed into veneers before encoding) and the `.S`
+//! file template.
 
 use super::encode::{assemble, relax};
 use super::insn::Insn;
 use super::lower;
-use crate::isa::error::CodegenError;
+use crate::isa::assembler::{EncodeError, Label};
+use crate::isa::codegen::{newest_arch, Code, Codegen, Insns, LabelName};
+use crate::isa::error::LowerError;
 use crate::isa::file::FileView;
-use crate::isa::mach::{bare, mach_func, MachFunc};
+use crate::isa::style::Style;
+use crate::isa::Machine;
 use crate::lir::regalloc::Allocation;
 use crate::lir::Func;
 
@@ -13,19 +18,25 @@ crate::mach_insn!(Insn);
 
 /// Register names are the same in plain and kernel style (the kernel's
 /// riscv `.S` files use ABI names), so the style changes only the frame.
-pub fn codegen(f: &Func, alloc: &Allocation, symbol: &str) -> Result<MachFunc, CodegenError> {
-    let lowered = lower::lower(f, alloc)?;
-    let insns = relax(lowered.insns, f.nlabels).map_err(CodegenError::encode)?;
-    let plain = bare(&insns);
-    let asm = assemble(&plain).map_err(CodegenError::encode)?;
-    Ok(mach_func(
-        symbol,
-        &insns,
-        asm.bytes,
-        &asm.offsets,
-        &|_, insn: &Insn, name| insn.text(name),
-        plain.iter().find_map(Insn::needs_arch),
-    ))
+impl Codegen for super::Riscv64 {
+    type Insn = Insn;
+    type Error = EncodeError;
+
+    fn lower(&self, f: &Func, alloc: &Allocation, _: Machine) -> Result<Insns<Insn>, LowerError> {
+        Ok(lower::lower(f, alloc)?.insns)
+    }
+
+    fn relax(&self, insns: Insns<Insn>, next_label: Label) -> Result<Insns<Insn>, EncodeError> {
+        relax(insns, next_label)
+    }
+
+    fn assemble(&self, insns: &[Insn], _: Style, name: LabelName) -> Result<Code, EncodeError> {
+        Ok(Code::printed(assemble(insns)?, insns, |i| i.text(name)))
+    }
+
+    fn needs_arch(&self, insns: &[Insn], _: Machine) -> Option<&'static str> {
+        newest_arch(insns, Insn::needs_arch)
+    }
 }
 
 #[derive(askama::Template)]
@@ -34,26 +45,11 @@ struct Riscv64File<'a> {
     v: &'a FileView<'a>,
 }
 
-/// The whole `.S` file: plain GNU as, or the kernel's `SYM_FUNC_START()`
-/// in Linux style.
-pub fn render_file(v: &FileView) -> Result<String, askama::Error> {
-    crate::isa::file::render_sized(&Riscv64File { v }, v)
-}
-
 impl crate::isa::backend::Lowering for super::Riscv64 {
-    fn codegen(
-        &self,
-        f: &Func,
-        alloc: &Allocation,
-        symbol: &str,
-        _style: crate::isa::style::Style,
-        _machine: crate::ir::Machine,
-    ) -> Result<MachFunc, CodegenError> {
-        codegen(f, alloc, symbol)
-    }
-
+    /// The whole `.S` file: plain GNU as, or the kernel's
+    /// `SYM_FUNC_START()` in Linux style.
     fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {
-        render_file(v)
+        crate::isa::file::render_sized(&Riscv64File { v }, v)
     }
 
     fn reservation_window(&self, width: u32) -> String {

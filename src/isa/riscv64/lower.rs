@@ -9,9 +9,8 @@
 //! `0(sp)`, `8(sp)`... (plus that frame), where they are used. t5 and t6
 //! are this lowering's scratch registers.
 
-use super::insn::{
-    AluOp, AmoWidth, BrCond, Imm12, Imm20, ImmOp, Insn, Label, Reg, Shamt, ShiftOp, Width,
-};
+use super::insn::{AluOp, BrCond, Imm12, Imm20, ImmOp, Insn, Label, Reg, Shamt, ShiftOp, Width};
+use super::mem::{lock_op, memory};
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
@@ -29,13 +28,14 @@ pub const REGS: RegFile = RegFile {
 
 /// t6: materialised immediates, byte-reversed data, popcount's second
 /// register, the store-conditional status.
-const SCRATCH: Reg = Reg::of(31);
+pub(super) const SCRATCH: Reg = Reg::of(31);
 /// t5: addresses whose offset does not fit 12 bits, 64-bit masks, the
 /// byte reversal's temporary.
-const SCRATCH2: Reg = Reg::of(30);
+pub(super) const SCRATCH2: Reg = Reg::of(30);
 /// t4: a byte or halfword lock's bit offset in its word, from the
-/// load-reserve to the store-conditional (see [`reserve_sub_word`]).
-const SCRATCH3: Reg = Reg::of(29);
+/// load-reserve to the store-conditional (see
+/// [`super::mem`]'s `reserve_sub_word`).
+pub(super) const SCRATCH3: Reg = Reg::of(29);
 
 pub struct Lowered {
     pub insns: Vec<(Insn, Origin)>,
@@ -43,11 +43,11 @@ pub struct Lowered {
 
 pub use crate::isa::error::LowerError;
 
-type Emit<'a> = &'a mut dyn FnMut(Insn);
+pub(super) type Emit<'a> = &'a mut dyn FnMut(Insn);
 
 /// The allocated register of `v`; a register the allocator never saw is
 /// an error, not x0.
-fn reg_of(alloc: &Allocation, v: VReg) -> Result<Reg, LowerError> {
+pub(super) fn reg_of(alloc: &Allocation, v: VReg) -> Result<Reg, LowerError> {
     let n = alloc.reg(v)?;
     Reg::new(n).ok_or_else(|| LowerError::Internal(format!("register {n} is not one of x0..x31")))
 }
@@ -60,7 +60,7 @@ fn sh(n: u32) -> Shamt {
     Shamt::maybe_from(u64::from(n)).expect("shift below 64")
 }
 
-fn alu_imm(op: ImmOp, rd: Reg, rs1: Reg, v: i64) -> Insn {
+pub(super) fn alu_imm(op: ImmOp, rd: Reg, rs1: Reg, v: i64) -> Insn {
     Insn::AluImm {
         op,
         rd,
@@ -69,7 +69,7 @@ fn alu_imm(op: ImmOp, rd: Reg, rs1: Reg, v: i64) -> Insn {
     }
 }
 
-fn shift(op: ShiftOp, rd: Reg, rs1: Reg, n: u32) -> Insn {
+pub(super) fn shift(op: ShiftOp, rd: Reg, rs1: Reg, n: u32) -> Insn {
     Insn::Shift {
         op,
         rd,
@@ -78,11 +78,11 @@ fn shift(op: ShiftOp, rd: Reg, rs1: Reg, n: u32) -> Insn {
     }
 }
 
-fn alu(op: AluOp, rd: Reg, rs1: Reg, rs2: Reg) -> Insn {
+pub(super) fn alu(op: AluOp, rd: Reg, rs1: Reg, rs2: Reg) -> Insn {
     Insn::Alu { op, rd, rs1, rs2 }
 }
 
-fn mov(rd: Reg, rs: Reg, e: Emit) {
+pub(super) fn mov(rd: Reg, rs: Reg, e: Emit) {
     if rd != rs {
         e(Insn::Mv { rd, rs });
     }
@@ -283,55 +283,6 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
     Ok(())
 }
 
-/// Loads, stores, spills and stack arguments.
-fn memory(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), LowerError> {
-    let r = |v: VReg| reg_of(alloc, v);
-    // Slot `n` is the (n+1)th doubleword down from the frame's top.
-    let slot_off = |slot: u32| {
-        i64::from(frame)
-            .checked_sub(8 * (i64::from(slot) + 1))
-            .and_then(Imm12::maybe_from)
-            .ok_or_else(|| LowerError::OutOfReach(format!("spill slot {slot}")))
-    };
-    match inst {
-        Inst::Spill { src, slot } => e(Insn::Store {
-            w: Width::D,
-            src: r(*src)?,
-            base: Reg::SP,
-            off: slot_off(*slot)?,
-        }),
-        Inst::Reload { dst, slot } => e(Insn::Load {
-            w: Width::D,
-            rd: r(*dst)?,
-            base: Reg::SP,
-            off: slot_off(*slot)?,
-        }),
-        Inst::Arg { dst, index } => {
-            if let Some(off) = scaffold::stack_arg_offset(*index, REGS.args.len(), frame) {
-                mem(false, r(*dst)?, Reg::SP, u64::from(off), 64, false, e)?;
-            }
-        }
-        Inst::Load {
-            dst,
-            base,
-            offset,
-            width,
-            swap,
-            ..
-        } => mem(false, r(*dst)?, r(*base)?, *offset, *width, *swap, e)?,
-        Inst::Store {
-            src,
-            base,
-            offset,
-            width,
-            swap,
-            ..
-        } => mem(true, r(*src)?, r(*base)?, *offset, *width, *swap, e)?,
-        _ => return Err(LowerError::Internal("not a memory instruction".into())),
-    }
-    Ok(())
-}
-
 /// Labels, jumps, branches (`Ret` restores the frame: `lower` lowers it).
 fn control(inst: &Inst, alloc: &Allocation, e: Emit) -> Result<(), LowerError> {
     let r = |v: VReg| reg_of(alloc, v);
@@ -383,151 +334,6 @@ fn control(inst: &Inst, alloc: &Allocation, e: Emit) -> Result<(), LowerError> {
         _ => return Err(LowerError::Internal("not a control instruction".into())),
     }
     Ok(())
-}
-
-/// The reservation pair and the releasing store of a lock.
-fn lock_op(inst: &Inst, alloc: &Allocation, e: Emit) -> Result<(), LowerError> {
-    let r = |v: VReg| reg_of(alloc, v);
-    match inst {
-        Inst::LoadReserve {
-            dst,
-            base,
-            width,
-            acquire,
-        } if *width < 32 => reserve_sub_word(r(*dst)?, r(*base)?, *width, *acquire, e),
-        Inst::StoreCond {
-            src,
-            base,
-            width,
-            expected,
-            release,
-            retry,
-        } if *width < 32 => {
-            let (src, base, expected) = (r(*src)?, r(*base)?, r(*expected)?);
-            store_cond_sub_word(src, base, expected, *width, *release, *retry, e)
-        }
-        Inst::LoadReserve {
-            dst,
-            base,
-            width,
-            acquire,
-        } => {
-            let (w, rd) = (amo_width(*width)?, r(*dst)?);
-            e(Insn::Lr {
-                w,
-                aq: *acquire,
-                rd,
-                base: r(*base)?,
-            });
-            // LR.W sign-extends; the lock's values compare zero-extended.
-            // Two base-ISA shifts keep the LR/SC loop constrained
-            // (unprivileged 8.3: only base integer instructions between).
-            if w == AmoWidth::W {
-                e(shift(ShiftOp::Slli, rd, rd, 32));
-                e(shift(ShiftOp::Srli, rd, rd, 32));
-            }
-        }
-        Inst::StoreCond {
-            src,
-            base,
-            width,
-            release,
-            retry,
-            ..
-        } => {
-            e(Insn::Sc {
-                w: amo_width(*width)?,
-                rl: *release,
-                status: SCRATCH,
-                src: r(*src)?,
-                base: r(*base)?,
-            });
-            e(Insn::Branch {
-                cond: BrCond::Ne,
-                rs1: SCRATCH,
-                rs2: Reg::ZERO,
-                target: *retry,
-            });
-        }
-        Inst::StoreRelease { src, base, width } => {
-            mem(true, r(*src)?, r(*base)?, 0, *width, false, e)?
-        }
-        _ => unreachable!("only lock operations"),
-    }
-    Ok(())
-}
-
-fn amo_width(width: u32) -> Result<AmoWidth, LowerError> {
-    match width {
-        32 => Ok(AmoWidth::W),
-        64 => Ok(AmoWidth::D),
-        w => Err(LowerError::Width {
-            width: w,
-            what: "load-reserve (LR/SC take 32 and 64 bits, A extension)",
-            target: "riscv64",
-        }),
-    }
-}
-
-/// `x & mask(width)` for a byte or halfword, in place.
-fn low_bits(rd: Reg, width: u32, e: Emit) {
-    if width == 8 {
-        e(alu_imm(ImmOp::Andi, rd, rd, 0xff));
-    } else {
-        e(shift(ShiftOp::Slli, rd, rd, 64 - width));
-        e(shift(ShiftOp::Srli, rd, rd, 64 - width));
-    }
-}
-
-/// LR/SC have no byte or halfword forms: reserve the aligned word that
-/// holds the lock (as Linux's riscv `__cmpxchg_small` does) and extract
-/// it. t5 keeps the word and t4 the lock's bit offset in it (little
-/// endian: 8 * (addr & 3)) until the store-conditional; `lower` checks
-/// that nothing between writes them.
-fn reserve_sub_word(rd: Reg, base: Reg, width: u32, aq: bool, e: Emit) {
-    e(alu_imm(ImmOp::Andi, SCRATCH3, base, 3));
-    e(shift(ShiftOp::Slli, SCRATCH3, SCRATCH3, 3));
-    e(alu_imm(ImmOp::Andi, SCRATCH, base, -4));
-    e(Insn::Lr {
-        w: AmoWidth::W,
-        aq,
-        rd: SCRATCH2,
-        base: SCRATCH,
-    });
-    e(alu(AluOp::Srl, rd, SCRATCH2, SCRATCH3));
-    low_bits(rd, width, e);
-}
-
-/// The word with the lock's bits replaced: word ^ ((expected ^ src) &
-/// mask) << offset, where `expected` is what the load-reserve extracted,
-/// so only the lock's bits change. The status lands in t4.
-fn store_cond_sub_word(
-    src: Reg,
-    base: Reg,
-    expected: Reg,
-    width: u32,
-    rl: bool,
-    retry: crate::lir::LabelId,
-    e: Emit,
-) {
-    e(alu(AluOp::Xor, SCRATCH, expected, src));
-    low_bits(SCRATCH, width, e);
-    e(alu(AluOp::Sll, SCRATCH, SCRATCH, SCRATCH3));
-    e(alu(AluOp::Xor, SCRATCH2, SCRATCH2, SCRATCH));
-    e(alu_imm(ImmOp::Andi, SCRATCH, base, -4));
-    e(Insn::Sc {
-        w: AmoWidth::W,
-        rl,
-        status: SCRATCH3,
-        src: SCRATCH2,
-        base: SCRATCH,
-    });
-    e(Insn::Branch {
-        cond: BrCond::Ne,
-        rs1: SCRATCH3,
-        rs2: Reg::ZERO,
-        target: retry,
-    });
 }
 
 /// `(src & mask(width)) << shift` with two shifts: the field to the top,
@@ -655,84 +461,6 @@ fn reg_op(op: BinOp, rd: Reg, rs1: Reg, rs2: Reg) -> Insn {
         BinOp::Shr => AluOp::Srl,
     };
     alu(op, rd, rs1, rs2)
-}
-
-/// Byte-reverse the low `n` bytes of `rs` into `rd` (no Zbb `rev8` in
-/// RV64GC): each byte masked out and shifted to its mirrored place.
-/// `rd` and `tmp` must differ from `rs` and each other.
-fn reverse(rd: Reg, rs: Reg, tmp: Reg, n: u32, e: Emit) {
-    for i in 0..n {
-        let to = 8 * (n - 1 - i);
-        let dst = if i == 0 { rd } else { tmp };
-        if i == 0 {
-            e(alu_imm(ImmOp::Andi, dst, rs, 0xff));
-        } else {
-            e(shift(ShiftOp::Srli, dst, rs, 8 * i));
-            if 8 * i + 8 < 64 {
-                e(alu_imm(ImmOp::Andi, dst, dst, 0xff));
-            }
-        }
-        if to > 0 {
-            e(shift(ShiftOp::Slli, dst, dst, to));
-        }
-        if i > 0 {
-            e(alu(AluOp::Or, rd, rd, tmp));
-        }
-    }
-}
-
-/// A device or memory access. RISC-V has no byte-reversing loads or
-/// stores: a swapped store reverses into t6 first, a swapped load reverses
-/// after it. Offsets past 12 bits go through t5.
-fn mem(
-    store: bool,
-    rt: Reg,
-    base: Reg,
-    offset: u64,
-    width: u32,
-    swap: bool,
-    e: Emit,
-) -> Result<(), LowerError> {
-    let w = Width::from_bits(width).ok_or(LowerError::Width {
-        width,
-        what: "access",
-        target: "riscv64",
-    })?;
-    let swap = swap && width > 8;
-    let data = if store && swap {
-        reverse(SCRATCH, rt, SCRATCH2, w.bytes(), e);
-        SCRATCH
-    } else {
-        rt
-    };
-    let (base, off) = match Imm12::maybe_from(offset as i64) {
-        Some(off) => (base, off),
-        None => {
-            li(SCRATCH2, offset, e);
-            e(alu(AluOp::Add, SCRATCH2, SCRATCH2, base));
-            (SCRATCH2, Imm12::ZERO)
-        }
-    };
-    e(if store {
-        Insn::Store {
-            w,
-            src: data,
-            base,
-            off,
-        }
-    } else {
-        Insn::Load {
-            w,
-            rd: rt,
-            base,
-            off,
-        }
-    });
-    if !store && swap {
-        reverse(SCRATCH, rt, SCRATCH2, w.bytes(), e);
-        mov(rt, SCRATCH, e);
-    }
-    Ok(())
 }
 
 /// A checked riscv64 invalidation: what an [`Invalidation`] holds here.

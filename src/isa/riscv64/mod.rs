@@ -2,10 +2,11 @@
 //!
 //! Cut like the other targets: `regs` (registers, typed immediates),
 //! `insn` (instructions and their text), `encode` (machine code, branch
-//! relaxation), `lower` (LIR -> instructions, ABI), `barriers` (the RVWMO
-//! table and memory model), `emit` (the driver and the file template),
-//! `syntax` (how a spec writes its instructions), `oracles` (capstone,
-//! litmus, emulator).
+//! relaxation), `lower` (LIR -> instructions, ABI) and `mem` (its loads,
+//! stores, spills and reservations), `barriers` (the RVWMO table and
+//! memory model), `emit` (what the code generation driver asks of the
+//! target, and the file template), `syntax` (how a spec writes its
+//! instructions), `oracles` (capstone, litmus, emulator).
 
 pub mod barriers;
 pub mod decode;
@@ -16,6 +17,7 @@ pub mod encode;
 pub mod insn;
 pub mod litmus;
 pub mod lower;
+mod mem;
 mod oracles;
 pub mod regs;
 mod syntax;
