@@ -39,7 +39,6 @@ tlb_inv_range:
 	b.lo .Ltlb_inv_range.7
 	cbz x8, .Ltlb_inv_range.6
 	sub x8, x8, #1
-	sub x7, x5, #3
 	sub x4, x14, x7
 	/* 29: rem = rem - (tg - 3 */
 	mov x14, x4
@@ -110,11 +109,10 @@ tlb_inv_range:
 	str x8, [x4]
 	/* 48: cmds[n * 16 + 8] = cmd1 | (addr & ~0xfff */
 	and x8, x10, #0xfffffffffffff000
-	orr x6, x14, x8
-	lsl x8, x9, #4
-	add x8, x8, #8
-	add x4, x0, x8
-	str x6, [x4]
+	orr x4, x14, x8
+	add x6, x6, #8
+	add x8, x0, x6
+	str x4, [x8]
 	add x8, x9, #1
 	/* 49: n = n + 1 */
 	mov x9, x8

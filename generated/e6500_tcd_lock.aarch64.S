@@ -73,26 +73,22 @@ tcd_next_esel:
 	orr x10, x10, #0x10000000
 	str w10, [x1]
 	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
-	lsl x10, x9, #16
-	orr x10, x10, #0x10000000
 	str w10, [x1, #4]
 	/* 50: tcd[3] */
 	ldrb w10, [x0, #3]
 	/* 50: tcd[2] */
 	ldrb w11, [x0, #2]
 	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
-	add x12, x9, #1
-	add x13, x9, #1
-	eor x13, x13, x10
-	movz x10, #0
 	add x9, x9, #1
-	eor x9, x9, x11
-	sub x9, x9, #1
-	lsr x9, x9, #63
-	sub x11, x10, x9
-	and x13, x13, x11
-	eor x12, x12, x13
-	strb w12, [x0, #1]
+	eor x12, x9, x10
+	movz x10, #0
+	eor x13, x9, x11
+	sub x13, x13, #1
+	lsr x13, x13, #63
+	sub x11, x10, x13
+	and x12, x12, x11
+	eor x9, x9, x12
+	strb w9, [x0, #1]
 	/* 51: release tcd[0] */
 	stlrb w10, [x0]
 .Ltcd_next_esel.8:

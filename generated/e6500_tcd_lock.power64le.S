@@ -81,26 +81,22 @@ tcd_next_esel:
 	oris %r12,%r12,4096
 	stw %r12,0(%r4)
 	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
-	rldicr %r12,%r11,16,47
-	oris %r12,%r12,4096
 	stw %r12,4(%r4)
 	/* 50: tcd[3] */
 	lbz %r12,3(%r3)
 	/* 50: tcd[2] */
 	lbz %r10,2(%r3)
 	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
-	addi %r9,%r11,1
-	addi %r8,%r11,1
-	xor %r8,%r8,%r12
-	li %r12,0
 	addi %r11,%r11,1
-	xor %r11,%r11,%r10
-	addi %r11,%r11,-1
-	rldicl %r11,%r11,1,63
-	subf %r10,%r11,%r12
-	and %r8,%r8,%r10
-	xor %r9,%r9,%r8
-	stb %r9,1(%r3)
+	xor %r9,%r11,%r12
+	li %r12,0
+	xor %r8,%r11,%r10
+	addi %r8,%r8,-1
+	rldicl %r8,%r8,1,63
+	subf %r10,%r8,%r12
+	and %r9,%r9,%r10
+	xor %r11,%r11,%r9
+	stb %r11,1(%r3)
 	/* 51: release tcd[0] */
 	eieio
 	stb %r12,0(%r3)

@@ -78,30 +78,25 @@ tcd_next_esel:
 	or $0x10000000,%r10
 	mov %r10d,(%rsi)
 	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
-	mov %rax,%r10
-	shl $0x10,%r10
-	or $0x10000000,%r10
 	mov %r10d,4(%rsi)
 	/* 50: tcd[3] */
 	movzbl 3(%rdi),%r10d
 	/* 50: tcd[2] */
 	movzbl 2(%rdi),%r9d
 	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
-	mov %rax,%r8
-	add $1,%r8
-	mov %rax,%rcx
-	add $1,%rcx
-	xor %r10,%rcx
-	xor %r10,%r10
 	add $1,%rax
-	xor %r9,%rax
-	sub $1,%rax
-	shr $0x3f,%rax
+	mov %rax,%r8
+	xor %r10,%r8
+	xor %r10,%r10
+	mov %rax,%rcx
+	xor %r9,%rcx
+	sub $1,%rcx
+	shr $0x3f,%rcx
 	mov %r10,%r9
-	sub %rax,%r9
-	and %r9,%rcx
-	xor %rcx,%r8
-	mov %r8b,1(%rdi)
+	sub %rcx,%r9
+	and %r9,%r8
+	xor %r8,%rax
+	mov %al,1(%rdi)
 	/* 51: release tcd[0] */
 	mov %r10b,(%rdi)
 .Ltcd_next_esel.8:

@@ -427,9 +427,8 @@ flush_tlb_range:
 	cmpdi 7,%r7,0
 	beq 7,.Lflush_tlb_range.18
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r7,%r9,%r9
-	subf %r31,%r9,%r8
-	cmpld 7,%r7,%r31
+	nor %r31,%r9,%r9
+	cmpld 7,%r31,%r7
 	bge 7,.Lflush_tlb_range.19
 	/* placed by complete-exits */
 	eieio
@@ -584,9 +583,8 @@ flush_tlb_range:
 	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range.38
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r10,%r9,%r9
-	subf %r7,%r9,%r8
-	cmpld 7,%r10,%r7
+	nor %r7,%r9,%r9
+	cmpld 7,%r7,%r10
 	bge 7,.Lflush_tlb_range.39
 	/* placed by complete-exits */
 	eieio
@@ -738,9 +736,8 @@ flush_tlb_range:
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.60
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r12,%r9,%r9
-	subf %r10,%r9,%r8
-	cmpld 7,%r12,%r10
+	nor %r10,%r9,%r9
+	cmpld 7,%r10,%r12
 	bge 7,.Lflush_tlb_range.61
 	/* placed by complete-exits */
 	eieio
@@ -877,9 +874,8 @@ flush_tlb_range:
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.80
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r11,%r9,%r9
-	subf %r12,%r9,%r8
-	cmpld 7,%r11,%r12
+	nor %r12,%r9,%r9
+	cmpld 7,%r12,%r11
 	bge 7,.Lflush_tlb_range.81
 	/* placed by complete-exits */
 	eieio
@@ -1030,9 +1026,8 @@ flush_tlb_range_local:
 	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range_local.16
 	/* cover `radix2m_local`: a range that wraps past 2^64 returns -22 */
-	nor %r10,%r11,%r11
-	subf %r9,%r11,%r12
-	cmpld 7,%r10,%r9
+	nor %r9,%r11,%r11
+	cmpld 7,%r9,%r10
 	bge 7,.Lflush_tlb_range_local.17
 	/* placed by complete-exits */
 	ptesync
@@ -1180,9 +1175,8 @@ flush_tlb_range_local:
 	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range_local.38
 	/* cover `radix2m_local`: a range that wraps past 2^64 returns -22 */
-	nor %r10,%r11,%r11
-	subf %r9,%r11,%r12
-	cmpld 7,%r10,%r9
+	nor %r9,%r11,%r11
+	cmpld 7,%r9,%r10
 	bge 7,.Lflush_tlb_range_local.39
 	/* placed by complete-exits */
 	ptesync

@@ -95,11 +95,8 @@ tlb_inv_range:
 	lsl x19, x19, #4
 	add x2, x1, x19
 	str x7, [x2]
-	lsr x7, x11, #1
-	and x2, x9, x7
-	lsl x2, x2, #4
-	add x2, x2, #8
-	add x7, x1, x2
+	add x19, x19, #8
+	add x7, x1, x19
 	str x15, [x7]
 	add x7, x9, #1
 	and x7, x7, x11
@@ -174,9 +171,6 @@ tlb_inv_range:
 	and x14, x14, #0xfffffffffffff
 	lsl x14, x14, #12
 	orr x14, x14, #1
-	lsr x15, x11, #1
-	and x8, x9, x15
-	lsl x8, x8, #4
 	add x8, x8, #8
 	add x15, x1, x8
 	str x14, [x15]
@@ -238,11 +232,8 @@ tlb_inv_range:
 	lsl x8, x8, #4
 	add x15, x1, x8
 	str x14, [x15]
-	lsr x14, x11, #1
-	and x15, x9, x14
-	lsl x15, x15, #4
-	add x15, x15, #8
-	add x1, x1, x15
+	add x8, x8, #8
+	add x1, x1, x8
 	str x10, [x1]
 	add x10, x9, #1
 	and x10, x10, x11
@@ -428,9 +419,6 @@ tlb_inv_range_ril:
 	and x19, x19, #0xfffffffffffff
 	lsl x19, x19, #12
 	orr x5, x5, x19
-	lsr x19, x11, #1
-	and x20, x9, x19
-	lsl x20, x20, #4
 	add x20, x20, #8
 	add x19, x1, x20
 	str x5, [x19]
@@ -516,11 +504,8 @@ tlb_inv_range_ril:
 	lsl x8, x8, #4
 	add x15, x1, x8
 	str x14, [x15]
-	lsr x14, x11, #1
-	and x15, x9, x14
-	lsl x15, x15, #4
-	add x15, x15, #8
-	add x1, x1, x15
+	add x8, x8, #8
+	add x1, x1, x8
 	str x10, [x1]
 	add x10, x9, #1
 	and x10, x10, x11
@@ -634,11 +619,8 @@ tlb_inv_range_auto:
 	lsl x8, x8, #4
 	add x15, x1, x8
 	str x14, [x15]
-	lsr x14, x11, #1
-	and x15, x9, x14
-	lsl x15, x15, #4
-	add x15, x15, #8
-	add x14, x1, x15
+	add x8, x8, #8
+	add x14, x1, x8
 	str x10, [x14]
 	add x14, x9, #1
 	and x14, x14, x11
@@ -715,11 +697,8 @@ tlb_inv_range_auto:
 	lsl x6, x6, #4
 	add x7, x1, x6
 	str x8, [x7]
-	lsr x8, x11, #1
-	and x7, x9, x8
-	lsl x7, x7, #4
-	add x7, x7, #8
-	add x8, x1, x7
+	add x6, x6, #8
+	add x8, x1, x6
 	str x4, [x8]
 	add x8, x9, #1
 	and x8, x8, x11
@@ -778,11 +757,8 @@ tlb_inv_range_auto:
 	lsl x8, x8, #4
 	add x15, x1, x8
 	str x14, [x15]
-	lsr x14, x11, #1
-	and x15, x9, x14
-	lsl x15, x15, #4
-	add x15, x15, #8
-	add x1, x1, x15
+	add x8, x8, #8
+	add x1, x1, x8
 	str x10, [x1]
 	add x10, x9, #1
 	and x10, x10, x11
@@ -886,9 +862,6 @@ tlb_inv_asid:
 	lsl x15, x15, #4
 	add x14, x1, x15
 	str x3, [x14]
-	lsr x14, x11, #1
-	and x15, x9, x14
-	lsl x15, x15, #4
 	add x15, x15, #8
 	add x14, x1, x15
 	str x10, [x14]
@@ -943,11 +916,8 @@ tlb_inv_asid:
 	lsl x8, x8, #4
 	add x15, x1, x8
 	str x14, [x15]
-	lsr x14, x11, #1
-	and x15, x9, x14
-	lsl x15, x15, #4
-	add x15, x15, #8
-	add x1, x1, x15
+	add x8, x8, #8
+	add x1, x1, x8
 	str x10, [x1]
 	add x10, x9, #1
 	and x10, x10, x11
@@ -1042,11 +1012,8 @@ sync:
 	lsl x8, x8, #4
 	add x15, x1, x8
 	str x14, [x15]
-	lsr x14, x11, #1
-	and x15, x9, x14
-	lsl x15, x15, #4
-	add x15, x15, #8
-	add x1, x1, x15
+	add x8, x8, #8
+	add x1, x1, x8
 	str x10, [x1]
 	add x10, x9, #1
 	and x10, x10, x11

@@ -103,26 +103,25 @@ iotlb_flush_range:
 	sub x13, x13, x12
 	/* 61: mask = ilog2(aligned) */
 	mov x10, x13
-	sub x12, x14, #1
-	lsr x13, x2, #12
-	and x12, x12, x13
-	cbz x12, .Liotlb_flush_range.4
-	add x12, x13, x11
-	sub x12, x12, #1
-	eor x13, x13, x12
-	movn x16, #0
-	eor x13, x13, x16
 	sub x14, x14, #1
+	lsr x12, x2, #12
+	and x13, x14, x12
+	cbz x13, .Liotlb_flush_range.4
+	add x13, x12, x11
+	sub x13, x13, #1
+	eor x12, x12, x13
+	movn x16, #0
+	eor x12, x12, x16
 	movn x16, #0
 	eor x14, x14, x16
-	and x13, x13, x14
+	and x12, x12, x14
 	/* 66: mask = 52 */
 	movz x10, #0x34
-	cbz x13, .Liotlb_flush_range.6
-	rbit x13, x13
-	clz x13, x13
+	cbz x12, .Liotlb_flush_range.6
+	rbit x12, x12
+	clz x12, x12
 	/* 68: mask = ctz(shared) */
-	mov x10, x13
+	mov x10, x12
 .Liotlb_flush_range.6:
 .Liotlb_flush_range.4:
 .Liotlb_flush_range.1:

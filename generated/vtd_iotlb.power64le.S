@@ -110,25 +110,24 @@ iotlb_flush_range:
 	subf %r8,%r9,%r8
 	/* 61: mask = ilog2(aligned) */
 	mr %r12,%r8
-	addi %r9,%r6,-1
-	rldicl %r8,%r5,52,12
-	and %r9,%r9,%r8
-	cmpdi 7,%r9,0
-	beq 7,.Liotlb_flush_range.5
-	add %r9,%r8,%r10
-	addi %r9,%r9,-1
-	xor %r8,%r8,%r9
-	nor %r8,%r8,%r8
 	addi %r6,%r6,-1
+	rldicl %r9,%r5,52,12
+	and %r8,%r6,%r9
+	cmpdi 7,%r8,0
+	beq 7,.Liotlb_flush_range.5
+	add %r8,%r9,%r10
+	addi %r8,%r8,-1
+	xor %r9,%r9,%r8
+	nor %r9,%r9,%r9
 	nor %r6,%r6,%r6
-	and %r8,%r8,%r6
+	and %r9,%r9,%r6
 	/* 66: mask = 52 */
 	li %r12,52
-	cmpdi 7,%r8,0
+	cmpdi 7,%r9,0
 	beq 7,.Liotlb_flush_range.7
-	cnttzd %r8,%r8
+	cnttzd %r9,%r9
 	/* 68: mask = ctz(shared) */
-	mr %r12,%r8
+	mr %r12,%r9
 .Liotlb_flush_range.7:
 .Liotlb_flush_range.5:
 .Liotlb_flush_range.2:

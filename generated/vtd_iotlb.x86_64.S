@@ -118,29 +118,29 @@ iotlb_flush_range:
 	sub %rcx,%r12
 	/* 61: mask = ilog2(aligned) */
 	mov %r12,%r10
-	mov %rbx,%rcx
-	sub $1,%rcx
-	mov %rdx,%r12
-	shr $0xc,%r12
-	and %r12,%rcx
-	je .Liotlb_flush_range.5
-	mov %r12,%rcx
-	add %r9,%rcx
-	sub $1,%rcx
-	xor %rcx,%r12
-	not %r12
 	sub $1,%rbx
+	mov %rdx,%rcx
+	shr $0xc,%rcx
+	mov %rbx,%r12
+	and %rcx,%r12
+	je .Liotlb_flush_range.5
+	mov %rcx,%r10
+	add %r9,%r10
+	mov %r10,%r9
+	sub $1,%r9
+	xor %r9,%rcx
+	not %rcx
 	not %rbx
-	and %rbx,%r12
+	and %rbx,%rcx
 	/* 66: mask = 52 */
 	mov $0x34,%r10d
-	test %r12,%r12
+	test %rcx,%rcx
 	je .Liotlb_flush_range.7
 	mov $0x40,%r11d
-	bsf %r12,%r12
-	cmove %r11,%r12
+	bsf %rcx,%rcx
+	cmove %r11,%rcx
 	/* 68: mask = ctz(shared) */
-	mov %r12,%r10
+	mov %rcx,%r10
 .Liotlb_flush_range.7:
 .Liotlb_flush_range.5:
 .Liotlb_flush_range.2:

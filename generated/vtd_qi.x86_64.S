@@ -68,29 +68,28 @@ qi_flush_iotlb:
 	sub %r9,%r14
 	/* 104: mask = ilog2(aligned) */
 	mov %r14,%r12
-	mov %r15,%r9
-	sub $1,%r9
-	mov %r8,%r14
-	shr $0xc,%r14
-	and %r14,%r9
-	je .Lqi_flush_iotlb.6
-	mov %r14,%r9
-	add %r13,%r9
-	sub $1,%r9
-	xor %r9,%r14
-	not %r14
 	sub $1,%r15
+	mov %r8,%r9
+	shr $0xc,%r9
+	mov %r15,%r14
+	and %r9,%r14
+	je .Lqi_flush_iotlb.6
+	mov %r9,%r14
+	add %r13,%r14
+	sub $1,%r14
+	xor %r14,%r9
+	not %r9
 	not %r15
-	and %r15,%r14
+	and %r15,%r9
 	/* 109: mask = 52 */
 	mov $0x34,%r12d
-	test %r14,%r14
+	test %r9,%r9
 	je .Lqi_flush_iotlb.8
 	mov $0x40,%r11d
-	bsf %r14,%r14
-	cmove %r11,%r14
+	bsf %r9,%r9
+	cmove %r11,%r9
 	/* 111: mask = ctz(shared) */
-	mov %r14,%r12
+	mov %r9,%r12
 .Lqi_flush_iotlb.8:
 .Lqi_flush_iotlb.6:
 .Lqi_flush_iotlb.2:

@@ -12,7 +12,9 @@ impl Builder<'_> {
             return self.locals[l];
         }
         if let Some(v) = self.values.get(e) {
-            return *v;
+            if !e.uses_locals() || self.local_value_fresh(e) {
+                return *v;
+            }
         }
         let v = match e {
             Expr::Local(_) => unreachable!("handled above"),
@@ -117,11 +119,36 @@ impl Builder<'_> {
             }
             Expr::Call(f, args) => self.call(*f, args),
         };
-        // Loop-variant values are recomputed where they are used.
-        if self.cache && !e.uses_locals() && self.values.insert(e.clone(), v).is_none() {
-            self.scope_log.push(e.clone());
+        if self.cache {
+            if e.uses_locals() {
+                // Replaces a stale entry, maybe of an outer scope: logged
+                // here, so that leaving this scope forgets it.
+                let bindings = self.local_bindings(e);
+                self.value_locals
+                    .insert(e.clone(), (self.local_gen, bindings));
+                self.values.insert(e.clone(), v);
+                self.scope_log.push(e.clone());
+            } else if self.values.insert(e.clone(), v).is_none() {
+                self.scope_log.push(e.clone());
+            }
         }
         v
+    }
+
+    /// `e` in a register no one else holds (the caller changes it in
+    /// place): not a parameter's or local's, and not one the value cache
+    /// hands out again.
+    pub(super) fn expr_owned(&mut self, e: &Expr) -> VReg {
+        let cached = self.values.contains_key(e) && (!e.uses_locals() || self.local_value_fresh(e));
+        let v = self.expr(e);
+        if cached || matches!(e, Expr::Param(_) | Expr::Local(_)) {
+            let d = self.vreg();
+            self.emit(Inst::Copy { dst: d, src: v });
+            d
+        } else {
+            self.values.remove(e);
+            v
+        }
     }
 
     /// Pointer parameter `ptr` plus a byte offset computed at run time.

@@ -25,6 +25,9 @@ mod mem;
 mod range;
 mod stmt;
 
+/// The locals an expression reads, each with its register at the time.
+type Bindings = Vec<(usize, Option<VReg>)>;
+
 /// Where computed register values are placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hoist {
@@ -111,6 +114,8 @@ pub(crate) fn build_checked(
         arg_regs: Vec::new(),
         arg_override: HashMap::default(),
         values: HashMap::default(),
+        value_locals: HashMap::default(),
+        local_gen: 0,
         scope_log: Vec::new(),
         bases: HashMap::default(),
         origin: Origin::default(),
@@ -319,6 +324,14 @@ struct Builder<'a> {
     /// Keys of `values` in insertion order: leaving a loop body or branch
     /// arm forgets what it computed (see [`Builder::unscope`]).
     scope_log: Vec<Expr>,
+    /// For a cached value that reads locals: the locals' generation and
+    /// registers when it was computed. It is reused only while both are
+    /// unchanged (see [`Builder::local_value`]).
+    value_locals: HashMap<Expr, (u64, Bindings)>,
+    /// Bumped by every write to a local's register and every label (a
+    /// loop top is one: a loop's body may change a local on a later trip,
+    /// and a join follows paths that may have).
+    local_gen: u64,
     /// Base address of the current instance of each device in scope.
     bases: HashMap<usize, VReg>,
     origin: Origin,
@@ -511,7 +524,45 @@ impl Builder<'_> {
     }
 
     fn emit(&mut self, i: Inst) {
+        self.note_local_write(&i);
         self.f.insts.push((i, self.origin.clone()));
+    }
+
+    /// Values computed from locals are stale after a write to one of
+    /// them, or past a label.
+    fn note_local_write(&mut self, i: &Inst) {
+        let writes_local = || {
+            i.def()
+                .is_some_and(|d| self.locals.values().any(|&v| v == d))
+        };
+        if matches!(i, Inst::Label(_)) || writes_local() {
+            self.local_gen += 1;
+        }
+    }
+
+    /// The locals `e` reads with their current registers.
+    fn local_bindings(&self, e: &Expr) -> Bindings {
+        fn walk(e: &Expr, out: &mut Vec<usize>) {
+            if let Expr::Local(l) = e {
+                out.push(*l);
+            }
+            e.children().into_iter().for_each(|c| walk(c, out));
+        }
+        let mut ls = Vec::new();
+        walk(e, &mut ls);
+        ls.sort_unstable();
+        ls.dedup();
+        ls.into_iter()
+            .map(|l| (l, self.locals.get(&l).copied()))
+            .collect()
+    }
+
+    /// Is the cached value of `e` (which reads locals) still what `e`
+    /// evaluates to here?
+    fn local_value_fresh(&self, e: &Expr) -> bool {
+        self.value_locals
+            .get(e)
+            .is_some_and(|(g, b)| *g == self.local_gen && *b == self.local_bindings(e))
     }
 
     fn arg_of(&mut self, kind: &ArgKind) -> VReg {
@@ -585,6 +636,7 @@ impl Builder<'_> {
 
     /// Emit the instruction that performs IR operation `op`.
     fn emit_op(&mut self, op: crate::ir::OpId, i: Inst) {
+        self.note_local_write(&i);
         let mut o = self.origin.clone();
         o.op = Some(op);
         self.f.insts.push((i, o));

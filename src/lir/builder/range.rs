@@ -460,10 +460,8 @@ impl Builder<'_> {
         let outer = self.locals.insert(local, start_v);
         let carried = ivs
             .iter()
-            // A fresh register each: an expression that reads a local is
-            // never taken from the value cache, and none is the bare
-            // address (whose register is `start_v`).
-            .map(|(id, e, inc)| (*id, self.expr(e), inc.clone()))
+            // A register of its own each: it is stepped in place.
+            .map(|(id, e, inc)| (*id, self.expr_owned(e), inc.clone()))
             .collect();
         match outer {
             Some(v) => self.locals.insert(local, v),
