@@ -385,6 +385,24 @@ fn invariant_parts<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e Expr)) {
     }
 }
 
+/// The loop-invariant parts of every value `body` writes or invalidates
+/// with whenever it runs, each with the span of its statement.
+fn written_parts(body: &[Stmt]) -> Vec<(&Expr, crate::spec::diag::Span)> {
+    let mut out = Vec::new();
+    walk_unconditional(body, &mut |x| match x {
+        Stmt::Write { value, access } => invariant_parts(value, &mut |p| {
+            out.push((p, access.span));
+        }),
+        Stmt::Invalidate { operands, span, .. } => {
+            for o in operands {
+                invariant_parts(o, &mut |p| out.push((p, *span)));
+            }
+        }
+        _ => {}
+    });
+    out
+}
+
 /// The largest parts of values both arms of an `if` write or invalidate
 /// with (the command word's fields that do not depend on the arm): one
 /// computation before the branch instead of one in each arm.
@@ -392,21 +410,6 @@ fn common_to_both_arms<'a>(
     then_: &'a [Stmt],
     else_: &'a [Stmt],
 ) -> Vec<(&'a Expr, crate::spec::diag::Span)> {
-    fn parts(arm: &[Stmt]) -> Vec<(&Expr, crate::spec::diag::Span)> {
-        let mut out = Vec::new();
-        walk_unconditional(arm, &mut |x| match x {
-            Stmt::Write { value, access } => invariant_parts(value, &mut |p| {
-                out.push((p, access.span));
-            }),
-            Stmt::Invalidate { operands, span, .. } => {
-                for o in operands {
-                    invariant_parts(o, &mut |p| out.push((p, *span)));
-                }
-            }
-            _ => {}
-        });
-        out
-    }
     fn all<'a>(e: &'a Expr, seen: &mut rustc_hash::FxHashSet<&'a Expr>) {
         seen.insert(e);
         e.children().into_iter().for_each(|c| all(c, seen));
@@ -436,11 +439,11 @@ fn common_to_both_arms<'a>(
         return Vec::new();
     }
     let mut seen = rustc_hash::FxHashSet::default();
-    for (e, _) in parts(then_) {
+    for (e, _) in written_parts(then_) {
         all(e, &mut seen);
     }
     let mut out = Vec::new();
-    for (e, span) in parts(else_) {
+    for (e, span) in written_parts(else_) {
         largest(e, span, &seen, &mut out);
     }
     out
@@ -682,23 +685,14 @@ impl Builder<'_> {
         if !self.cache {
             return;
         }
-        let mut exprs: Vec<(&Expr, crate::spec::diag::Span)> = Vec::new();
         let mut indexes = Vec::new();
-        walk_unconditional(std::slice::from_ref(s), &mut |x| match x {
-            Stmt::Write { value, access } => {
-                exprs.push((value, access.span));
+        walk_unconditional(std::slice::from_ref(s), &mut |x| {
+            if let Stmt::Write { access, .. } = x {
                 indexes.push(access.clone());
             }
-            Stmt::Invalidate { operands, span, .. } => {
-                exprs.extend(operands.iter().map(|o| (o, *span)));
-            }
-            _ => {}
         });
         // Loop-variant values: hoist their loop-invariant parts.
-        let mut parts: Vec<(&Expr, crate::spec::diag::Span)> = Vec::new();
-        for (e, span) in exprs {
-            invariant_parts(e, &mut |p| parts.push((p, span)));
-        }
+        let mut parts = written_parts(std::slice::from_ref(s));
         // Right before the `if`, not in the entry prologue: live from
         // the entry, they would hold registers through everything before.
         if let (Stmt::If { then_, else_, .. }, false) = (s, self.in_prologue) {
