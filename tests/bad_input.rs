@@ -126,7 +126,28 @@ fn snapshot(name: &str, diag: &str) {
     s.set_prepend_module_to_snapshot(false);
     // A few fixtures hold a NUL byte; keep the snapshot readable.
     let diag = diag.replace('\0', "\\0");
+    // The list of registered targets is the registry's, not the fixture's:
+    // a new target must not change snapshots (`unknown_target_lists_every_target`
+    // checks the list itself).
+    let diag = diag.replace(&every_target(), "[every target]");
     s.bind(|| insta::assert_snapshot!(format!("bad__{name}"), diag));
+}
+
+/// The registered targets as diagnostics list them.
+fn every_target() -> String {
+    let names: Vec<&str> = shootdown::Target::ALL.iter().map(|t| t.name()).collect();
+    names.join(", ")
+}
+
+/// An unknown target's help names every registered target.
+#[test]
+fn unknown_target_lists_every_target() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let diag = check_bad(root, "tests/bad/unknown_target.inv");
+    assert!(
+        diag.contains(&format!("help: targets are {}", every_target())),
+        "{diag}"
+    );
 }
 
 #[test]

@@ -199,15 +199,7 @@ fn generated_file_assembles_to_our_bytes() {
             "{target}: GNU as and our encoder disagree"
         );
         let listing = asm_text(&c, &opts);
-        let needs: &[&str] = match target {
-            Target::Power64 | Target::Power64le => &["cntlzd", "cnttzd", "popcntd", "sld", "srd"],
-            Target::Aarch64 => &["clz", "rbit", "lsl x", "lsr x", "mul"],
-            Target::X86_64 => &["bsr", "bsf", "cmove", "shl %cl", "shr %cl", "imul"],
-            // No Zbb: bit counts are the population count's shifts and
-            // masks (`mul` is its last step).
-            Target::Riscv64 => &["sll ", "srl ", "mul ", "xori"],
-        };
-        for m in needs {
+        for m in support::arch(target).builtin_mnemonics {
             assert!(listing.contains(m), "{target}: no `{m}` in\n{listing}");
         }
     }

@@ -1,13 +1,13 @@
 //! Oracle: capstone, one driver for every target. Each target's corpora
-//! (its `*_common/capstone.rs` row) are our bytes with, per instruction,
+//! (the `*_common/capstone.rs` row its entry in tests/support/arch.rs
+//! names) are our bytes with, per instruction,
 //! what capstone must make of them: text that means ours (after the
 //! row's normaliser for capstone's documented spellings), or a pinned gap
 //! (exactly this text, or not decoded). Capstone decodes one instruction
 //! at each of our offsets from there to the end, so a reading of the wrong
 //! length shows as a mismatch, not a truncated decode.
 
-use crate::{aarch64_common, power_common, riscv64_common, x86_64_common};
-
+use crate::support;
 use ::capstone::Capstone;
 use shootdown::Target;
 
@@ -52,40 +52,15 @@ pub struct Corpus {
 
 /// What a target family gives the driver.
 pub struct Row {
-    /// The `--target` names it serves.
-    pub targets: &'static [&'static str],
     /// Capstone set up for `target`.
     pub disassembler: fn(Target) -> Capstone,
     /// Every corpus of `target`.
     pub corpora: fn(Target) -> Vec<Corpus>,
 }
 
-const ROWS: [&Row; 4] = [
-    &power_common::capstone::ROW,
-    &aarch64_common::capstone::ROW,
-    &riscv64_common::capstone::ROW,
-    &x86_64_common::capstone::ROW,
-];
-
 /// The row serving `t`.
 pub fn row(t: Target) -> &'static Row {
-    ROWS.iter()
-        .find(|r| r.targets.contains(&t.name()))
-        .unwrap_or_else(|| panic!("no capstone row for target {t}: add one to tests/capstone.rs"))
-}
-
-/// Every registered target has a row, and every row's names are targets.
-#[test]
-fn every_target_has_a_row() {
-    for t in Target::ALL {
-        row(t);
-    }
-    for n in ROWS.iter().flat_map(|r| r.targets) {
-        assert!(
-            Target::from_name(n).is_some(),
-            "capstone row for unknown {n}"
-        );
-    }
+    support::arch(t).capstone
 }
 
 /// The first instruction capstone reads in `bytes` at `addr`: mnemonic,

@@ -8,56 +8,23 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use shootdown::emu::{
-    Arch, EmuError, Event, EventKind, InsnClass, MmioRegion, Outcome, Program, RamRegion, Request,
+    EmuError, Event, EventKind, InsnClass, MmioRegion, Outcome, Program, RamRegion, Request,
     ScriptedRead,
 };
 use shootdown::isa::Target;
 
-/// The target whose emulator runs `arch`'s code.
-fn target_of(arch: Arch) -> Target {
-    Target::ALL
-        .into_iter()
-        .find(|t| t.backend().emu().arch() == arch)
-        .unwrap_or_else(|| panic!("no target runs {arch:?}"))
-}
+use crate::support;
 
-/// `emu::run` on the target of the request's architecture.
-fn run(req: &Request) -> Result<Outcome, EmuError> {
-    shootdown::emu::run(target_of(req.program.arch).backend().emu(), req)
+/// `emu::run` on `target`'s emulator.
+fn run(target: Target, req: &Request) -> Result<Outcome, EmuError> {
+    shootdown::emu::run(target.backend().emu(), req)
 }
 
 const DEV: u64 = 0x1000_0000;
 const VALUE: u64 = 0x0102_0304_0506_0708;
 
-fn tool(arch: Arch) -> (&'static str, &'static [&'static str], &'static str) {
-    match arch {
-        Arch::Power64Be => (
-            "powerpc64-linux-gnu-as",
-            &["-a64", "-mbig", "-mpower9"],
-            "powerpc64-linux-gnu-objcopy",
-        ),
-        Arch::Power64Le => (
-            "powerpc64le-linux-gnu-as",
-            &["-a64", "-mlittle", "-mpower9"],
-            "powerpc64le-linux-gnu-objcopy",
-        ),
-        Arch::Aarch64 => (
-            "aarch64-linux-gnu-as",
-            &["-march=armv8.4-a"],
-            "aarch64-linux-gnu-objcopy",
-        ),
-        Arch::X86_64 => ("as", &["--64"], "objcopy"),
-        // rv64g: no compressed forms, as the generated files say.
-        Arch::Riscv64 => (
-            "riscv64-linux-gnu-as",
-            &["-march=rv64g_svinval"],
-            "riscv64-linux-gnu-objcopy",
-        ),
-    }
-}
-
 /// Assembles `src` and returns the raw bytes of its .text section.
-fn assemble(arch: Arch, src: &str) -> Vec<u8> {
+fn assemble(arch: Target, src: &str) -> Vec<u8> {
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir: PathBuf = std::env::temp_dir().join(format!(
         "emu-test-{}-{}",
@@ -65,12 +32,14 @@ fn assemble(arch: Arch, src: &str) -> Vec<u8> {
         N.fetch_add(1, Ordering::SeqCst)
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    let (asm, flags, objcopy) = tool(arch);
+    let asm = support::tool(arch, "as");
+    let flags = support::arch(arch).as_flags;
+    let objcopy = support::tool(arch, "objcopy");
     let s = dir.join("t.s");
     let o = dir.join("t.o");
     let b = dir.join("t.bin");
     std::fs::write(&s, src).unwrap();
-    let out = Command::new(asm)
+    let out = Command::new(&asm)
         .args(flags)
         .arg("-o")
         .arg(&o)
@@ -82,7 +51,7 @@ fn assemble(arch: Arch, src: &str) -> Vec<u8> {
         "{asm} failed:\n{}\n{src}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = Command::new(objcopy)
+    let out = Command::new(&objcopy)
         .args(["-O", "binary", "-j", ".text"])
         .arg(&o)
         .arg(&b)
@@ -104,11 +73,10 @@ fn classes(list: &[(u32, InsnClass, &str)]) -> BTreeMap<u32, (InsnClass, String)
         .collect()
 }
 
-fn request(arch: Arch, src: &str, cls: &[(u32, InsnClass, &str)], args: Vec<u64>) -> Request {
+fn request(arch: Target, src: &str, cls: &[(u32, InsnClass, &str)], args: Vec<u64>) -> Request {
     Request {
         program: Program {
-            arch,
-            big_endian: target_of(arch).big_endian(),
+            big_endian: arch.big_endian(),
             code: assemble(arch, src),
             classes: classes(cls),
         },
@@ -130,11 +98,10 @@ fn request(arch: Arch, src: &str, cls: &[(u32, InsnClass, &str)], args: Vec<u64>
 
 /// `src` with the given instruction classes, no arguments and no
 /// devices, for at most 1000 instructions.
-fn cpu_request(arch: Arch, src: &str, cls: &[(u32, InsnClass, &str)]) -> Request {
+fn cpu_request(arch: Target, src: &str, cls: &[(u32, InsnClass, &str)]) -> Request {
     Request {
         program: Program {
-            arch,
-            big_endian: target_of(arch).big_endian(),
+            big_endian: arch.big_endian(),
             code: assemble(arch, src),
             classes: classes(cls),
         },
@@ -183,15 +150,15 @@ const BE: [u8; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
 const LE: [u8; 8] = [8, 7, 6, 5, 4, 3, 2, 1];
 
 /// store arg0 to dev+8, barrier, poll dev+0x10 until 0, return 7.
-fn check_poll(arch: Arch, src: &str, store_pc: u32, barrier_pc: u32, text: &str, bytes: [u8; 8]) {
-    let load_pc = barrier_pc + if arch == Arch::X86_64 { 3 } else { 4 };
+fn check_poll(arch: Target, src: &str, store_pc: u32, barrier_pc: u32, text: &str, bytes: [u8; 8]) {
+    let load_pc = barrier_pc + if arch == Target::X86_64 { 3 } else { 4 };
     let req = request(
         arch,
         src,
         &[(barrier_pc, InsnClass::Barrier, text)],
         vec![VALUE, DEV],
     );
-    let out = run(&req).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+    let out = run(arch, &req).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
     let mut want = vec![store(store_pc, bytes), barrier(barrier_pc, text)];
     want.extend(loads(load_pc));
     assert_eq!(out.events, want, "{arch:?}");
@@ -218,12 +185,12 @@ const POWER_POLL: &str = "
 
 #[test]
 fn power_be_std_poll() {
-    check_poll(Arch::Power64Be, POWER_POLL, 0, 4, "eieio", BE);
+    check_poll(Target::Power64, POWER_POLL, 0, 4, "eieio", BE);
 }
 
 #[test]
 fn power_le_std_poll() {
-    check_poll(Arch::Power64Le, POWER_POLL, 0, 4, "eieio", LE);
+    check_poll(Target::Power64le, POWER_POLL, 0, 4, "eieio", LE);
 }
 
 /// POWER_POLL with a byte-reversed (indexed) store: the store at 4, the
@@ -234,13 +201,13 @@ fn power_stdbrx_poll() -> String {
 
 #[test]
 fn power_le_stdbrx_poll() {
-    check_poll(Arch::Power64Le, &power_stdbrx_poll(), 4, 8, "eieio", BE);
+    check_poll(Target::Power64le, &power_stdbrx_poll(), 4, 8, "eieio", BE);
 }
 
 #[test]
 fn power_be_stdbrx_stores_reversed() {
     // On big-endian, stdbrx stores the little-endian image.
-    check_poll(Arch::Power64Be, &power_stdbrx_poll(), 4, 8, "eieio", LE);
+    check_poll(Target::Power64, &power_stdbrx_poll(), 4, 8, "eieio", LE);
 }
 
 #[test]
@@ -253,7 +220,7 @@ fn aarch64_poll() {
     mov x0, #7
     ret
 ";
-    check_poll(Arch::Aarch64, src, 0, 4, "dmb oshst", LE);
+    check_poll(Target::Aarch64, src, 0, 4, "dmb oshst", LE);
 }
 
 #[test]
@@ -268,13 +235,13 @@ fn x86_64_poll() {
     mov eax, 7
     ret
 ";
-    let code = assemble(Arch::X86_64, src);
+    let code = assemble(Target::X86_64, src);
     assert_eq!(
         &code[4..7],
         &[0x0f, 0xae, 0xf8],
         "sfence expected at offset 4"
     );
-    check_poll(Arch::X86_64, src, 0, 4, "sfence", LE);
+    check_poll(Target::X86_64, src, 0, 4, "sfence", LE);
 }
 
 fn invalidates(out: &[Event]) -> Vec<&Event> {
@@ -285,7 +252,7 @@ fn invalidates(out: &[Event]) -> Vec<&Event> {
 
 #[test]
 fn power_tlbie_recorded_and_skipped() {
-    for arch in [Arch::Power64Be, Arch::Power64Le] {
+    for arch in [Target::Power64, Target::Power64le] {
         let src = "
     li 4, 0x1000
     li 5, 0x22
@@ -308,7 +275,7 @@ fn power_tlbie_recorded_and_skipped() {
                 (24, InsnClass::Barrier, "ptesync"),
             ],
         );
-        let out = run(&req).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        let out = run(arch, &req).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
         let kinds: Vec<(EventKind, u32)> = out
             .events
             .iter()
@@ -337,7 +304,7 @@ fn power_tlbie_recorded_and_skipped() {
 /// tlbilx/tlbivax report EA and MAS6 as their operands.
 #[test]
 fn power_book3e_mas6_and_invalidations() {
-    for arch in [Arch::Power64Be, Arch::Power64Le] {
+    for arch in [Target::Power64, Target::Power64le] {
         let src = "
     .machine e6500
     li 4, 0x1234
@@ -369,7 +336,7 @@ fn power_book3e_mas6_and_invalidations() {
                 (52, InsnClass::Barrier, "isync"),
             ],
         );
-        let out = run(&req).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        let out = run(arch, &req).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
         let texts: Vec<&str> = invalidates(&out.events)
             .iter()
             .map(|e| e.text.as_str())
@@ -427,9 +394,9 @@ fn power_book3e_mas7_mas3_and_tlb_lookups() {
         ),
         (vec![false], 0x1234_5678u64 + 0x9abc_0000),
     ] {
-        let mut req = cpu_request(Arch::Power64Be, src, &[]);
+        let mut req = cpu_request(Target::Power64, src, &[]);
         req.tlb_found = found.clone();
-        let out = run(&req).unwrap_or_else(|e| panic!("{found:?}: {e}"));
+        let out = run(Target::Power64, &req).unwrap_or_else(|e| panic!("{found:?}: {e}"));
         assert_eq!(out.ret, want, "{found:?}");
     }
 }
@@ -441,8 +408,8 @@ fn power_unclassified_tlbie_faults() {
     tlbie 4, 0
     blr
 ";
-    let req = cpu_request(Arch::Power64Be, src, &[]);
-    match run(&req) {
+    let req = cpu_request(Target::Power64, src, &[]);
+    match run(Target::Power64, &req) {
         Err(EmuError::Fault { pc_offset: 4, .. }) => {}
         other => panic!("expected a fault at 4, got {other:?}"),
     }
@@ -451,12 +418,12 @@ fn power_unclassified_tlbie_faults() {
 /// Runs `src` with the given instruction classes and no devices; the
 /// events as (kind, pc offset, text), the result and the instruction count.
 fn cpu_events(
-    arch: Arch,
+    arch: Target,
     src: &str,
     cls: &[(u32, InsnClass, &str)],
 ) -> (Vec<(EventKind, u32, String)>, u64, u64) {
     let req = cpu_request(arch, src, cls);
-    let out = run(&req).unwrap();
+    let out = run(arch, &req).unwrap();
     let events = out
         .events
         .iter()
@@ -488,7 +455,7 @@ fn riscv64_sfence_and_svinval() {
     ret
 ";
     let (events, ret, _) = cpu_events(
-        Arch::Riscv64,
+        Target::Riscv64,
         src,
         &[
             (12, InsnClass::Invalidate, "sfence.vma a1, a2"),
@@ -528,7 +495,7 @@ fn aarch64_tlbi_and_range_tlbi() {
     ret
 ";
     let (events, ret, executed) = cpu_events(
-        Arch::Aarch64,
+        Target::Aarch64,
         src,
         &[
             (4, InsnClass::Barrier, "dsb ishst"),
@@ -555,17 +522,17 @@ fn aarch64_tlbi_and_range_tlbi() {
 #[test]
 fn timeouts() {
     for (arch, src) in [
-        (Arch::Aarch64, "1: b 1b\n"),
-        (Arch::Power64Be, "1: b 1b\n"),
-        (Arch::Power64Le, "1: b 1b\n"),
-        (Arch::X86_64, "1: jmp 1b\n"),
+        (Target::Aarch64, "1: b 1b\n"),
+        (Target::Power64, "1: b 1b\n"),
+        (Target::Power64le, "1: b 1b\n"),
+        (Target::X86_64, "1: jmp 1b\n"),
     ] {
         let req = Request {
             max_insns: 5000,
             tlb_found: Vec::new(),
             ..cpu_request(arch, src, &[])
         };
-        match run(&req) {
+        match run(arch, &req) {
             Err(EmuError::Timeout { insns: 5000 }) => {}
             other => panic!("{arch:?}: expected timeout, got {other:?}"),
         }
@@ -575,19 +542,18 @@ fn timeouts() {
 #[test]
 fn unmapped_access_faults() {
     for (arch, src, pc) in [
-        (Arch::Aarch64, "mov x2, #1\nldr x0, [x1]\nret\n", 4),
-        (Arch::Power64Be, "li 5, 1\nld 3, 0(4)\nblr\n", 4),
-        (Arch::Power64Le, "li 5, 1\nstd 3, 0(4)\nblr\n", 4),
+        (Target::Aarch64, "mov x2, #1\nldr x0, [x1]\nret\n", 4),
+        (Target::Power64, "li 5, 1\nld 3, 0(4)\nblr\n", 4),
+        (Target::Power64le, "li 5, 1\nstd 3, 0(4)\nblr\n", 4),
         (
-            Arch::X86_64,
+            Target::X86_64,
             ".intel_syntax noprefix\nnop\nmov qword ptr [rsi], rdi\nret\n",
             1,
         ),
     ] {
         let req = Request {
             program: Program {
-                arch,
-                big_endian: target_of(arch).big_endian(),
+                big_endian: arch.big_endian(),
                 code: assemble(arch, src),
                 classes: BTreeMap::new(),
             },
@@ -597,7 +563,7 @@ fn unmapped_access_faults() {
             max_insns: 1000,
             tlb_found: Vec::new(),
         };
-        match run(&req) {
+        match run(arch, &req) {
             Err(EmuError::Fault { pc_offset, what }) => {
                 assert_eq!(pc_offset, pc, "{arch:?}: {what}");
                 assert!(what.contains("0x40000000"), "{arch:?}: {what}");
@@ -624,9 +590,8 @@ fn ram_is_not_an_event_and_is_returned() {
     ptrs[16..24].copy_from_slice(&41u64.to_le_bytes());
     let req = Request {
         program: Program {
-            arch: Arch::X86_64,
-            big_endian: target_of(Arch::X86_64).big_endian(),
-            code: assemble(Arch::X86_64, src),
+            big_endian: Target::X86_64.big_endian(),
+            code: assemble(Target::X86_64, src),
             classes: BTreeMap::new(),
         },
         args: vec![VALUE, 0x2000_0000],
@@ -644,7 +609,7 @@ fn ram_is_not_an_event_and_is_returned() {
         max_insns: 100,
         tlb_found: Vec::new(),
     };
-    let out = run(&req).unwrap();
+    let out = run(Target::X86_64, &req).unwrap();
     assert_eq!(out.ret, VALUE, "unscripted load returns the last store");
     let kinds: Vec<EventKind> = out.events.iter().map(|e| e.kind.clone()).collect();
     assert_eq!(kinds, vec![EventKind::Store, EventKind::Load]);
@@ -656,9 +621,8 @@ fn ram_is_not_an_event_and_is_returned() {
 fn overlapping_regions_rejected() {
     let req = Request {
         program: Program {
-            arch: Arch::Aarch64,
-            big_endian: target_of(Arch::Aarch64).big_endian(),
-            code: assemble(Arch::Aarch64, "ret\n"),
+            big_endian: Target::Aarch64.big_endian(),
+            code: assemble(Target::Aarch64, "ret\n"),
             classes: BTreeMap::new(),
         },
         args: vec![],
@@ -672,7 +636,10 @@ fn overlapping_regions_rejected() {
         max_insns: 100,
         tlb_found: Vec::new(),
     };
-    assert!(matches!(run(&req), Err(EmuError::Unicorn(_))));
+    assert!(matches!(
+        run(Target::Aarch64, &req),
+        Err(EmuError::Unicorn(_))
+    ));
 }
 
 #[test]
@@ -684,7 +651,7 @@ fn x86_64_invlpg_recorded() {
     mov eax, 7
     ret
 ";
-    let code = assemble(Arch::X86_64, src);
+    let code = assemble(Target::X86_64, src);
     assert_eq!(
         &code[..3],
         &[0x0f, 0x01, 0x3f],
@@ -692,8 +659,7 @@ fn x86_64_invlpg_recorded() {
     );
     let req = Request {
         program: Program {
-            arch: Arch::X86_64,
-            big_endian: target_of(Arch::X86_64).big_endian(),
+            big_endian: Target::X86_64.big_endian(),
             code,
             classes: classes(&[
                 (0, InsnClass::Invalidate, "invlpg [rdi]"),
@@ -706,7 +672,7 @@ fn x86_64_invlpg_recorded() {
         max_insns: 100,
         tlb_found: Vec::new(),
     };
-    let out = run(&req).unwrap();
+    let out = run(Target::X86_64, &req).unwrap();
     let texts: Vec<(EventKind, u32, &str)> = out
         .events
         .iter()
@@ -734,9 +700,8 @@ fn scripted_last_value_repeats_and_unscripted_reads_zero() {
 ";
     let req = Request {
         program: Program {
-            arch: Arch::X86_64,
-            big_endian: target_of(Arch::X86_64).big_endian(),
-            code: assemble(Arch::X86_64, src),
+            big_endian: Target::X86_64.big_endian(),
+            code: assemble(Target::X86_64, src),
             classes: BTreeMap::new(),
         },
         args: vec![DEV],
@@ -753,7 +718,7 @@ fn scripted_last_value_repeats_and_unscripted_reads_zero() {
         max_insns: 100,
         tlb_found: Vec::new(),
     };
-    let out = run(&req).unwrap();
+    let out = run(Target::X86_64, &req).unwrap();
     let bytes: Vec<(u64, Vec<u8>)> = out
         .events
         .iter()

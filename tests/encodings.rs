@@ -5,80 +5,26 @@
 //! `SHOOTDOWN_BLESS_ENCODINGS=1`, `scripts/encodings.sh`), so an encoder
 //! change fails here even where cross binutils are missing.
 
-use crate::aarch64_common as aarch64;
 use crate::encodings_table as table;
-use crate::power_common as power;
-use crate::riscv64_common as riscv64;
-use crate::x86_64_common as x86_64;
+use crate::gnu_as;
 
-use shootdown::isa::aarch64::insn as a64;
-use shootdown::isa::power::insn as ppc;
-use shootdown::isa::riscv64::insn as rv;
-use shootdown::isa::x86_64::insn as x86;
+use shootdown::Target;
 
-fn power_table(file: &str, big: bool) {
-    let ours = power::table_sections()
-        .into_iter()
-        .map(|(name, insns, style)| {
-            let a = ppc::assemble(&insns, big).expect("corpus must assemble");
-            let e = table::entries(power::texts(&insns, style), &a.bytes, &a.offsets);
-            (name, e)
-        })
-        .collect();
-    let n = table::check(file, ours);
-    eprintln!("{file}: {n} entries equal to the table");
-}
-
+/// Every target's table: the sections are the GNU as corpora of its row
+/// (tests/support/arch.rs), with our bytes.
 #[test]
-fn power64_matches_table() {
-    power_table("power64", true);
-}
-
-#[test]
-fn power64le_matches_table() {
-    power_table("power64le", false);
-}
-
-#[test]
-fn aarch64_matches_table() {
-    let ours = aarch64::table_sections()
-        .into_iter()
-        .map(|(name, insns)| {
-            let a = a64::assemble(&insns).expect("corpus must assemble");
-            let e = table::entries(aarch64::texts(&insns), &a.bytes, &a.offsets);
-            (name, e)
-        })
-        .collect();
-    let n = table::check("aarch64", ours);
-    eprintln!("aarch64: {n} entries equal to the table");
-}
-
-#[test]
-fn x86_64_matches_table() {
-    let ours = x86_64::table_sections()
-        .into_iter()
-        .map(|(name, insns)| {
-            let a = x86::assemble(&insns, &x86_64::name).expect("corpus must assemble");
-            let e = table::entries(x86_64::texts(&insns, &a), &a.bytes, &a.offsets);
-            (name, e)
-        })
-        .collect();
-    let n = table::check("x86_64", ours);
-    eprintln!("x86_64: {n} entries equal to the table");
-}
-
-#[test]
-fn riscv64_matches_table() {
-    let ours = riscv64::table_sections()
-        .into_iter()
-        .map(|(name, insns)| {
-            let a = rv::assemble(&insns).expect("corpus must assemble");
-            let e = table::entries(riscv64::texts(&insns), &a.bytes, &a.offsets);
-            (name, e)
-        })
-        .collect();
-    let n = table::check("riscv64", ours);
-    eprintln!("riscv64: {n} entries equal to the table");
+fn every_target_matches_its_table() {
+    for t in Target::ALL {
+        let ours = (gnu_as::row(t).corpora)(t)
+            .into_iter()
+            .map(|c| {
+                let e = table::entries(c.ours.texts, &c.ours.bytes, &c.ours.offsets);
+                (c.section, e)
+            })
+            .collect();
+        let n = table::check(t.name(), ours);
+        eprintln!("{t}: {n} entries equal to the table");
+    }
 }
 
 /// The table format round-trips, repeats included.

@@ -1,6 +1,7 @@
 //! Oracle: GNU as, one driver for every target. Each target's corpora
-//! (its `*_common/gnu_as.rs` row: the instructions, our text and bytes for
-//! them, the assembler flags and source prologue) are printed with our
+//! (the `*_common/gnu_as.rs` row its entry in tests/support/arch.rs
+//! names: the instructions, our text and bytes for them, the assembler
+//! flags and source prologue) are printed with our
 //! text, assembled by GNU (cross) as, and the `.text` bytes must equal our
 //! encoder's, instruction by instruction (a failure names the
 //! instruction), then as a whole; then each corpus's section of the
@@ -12,7 +13,6 @@
 
 use crate::encodings_table as table;
 use crate::support;
-use crate::{aarch64_common, power_common, riscv64_common, x86_64_common};
 
 use shootdown::Target;
 use std::path::PathBuf;
@@ -42,37 +42,15 @@ pub struct Corpus {
 
 /// What a target family gives the driver.
 pub struct Row {
-    /// The `--target` names it serves.
-    pub targets: &'static [&'static str],
     /// Flags every assembly of `target` takes.
     pub flags: fn(Target) -> Vec<&'static str>,
     /// Every corpus of `target`.
     pub corpora: fn(Target) -> Vec<Corpus>,
 }
 
-const ROWS: [&Row; 4] = [
-    &power_common::gnu_as::ROW,
-    &aarch64_common::gnu_as::ROW,
-    &riscv64_common::gnu_as::ROW,
-    &x86_64_common::gnu_as::ROW,
-];
-
 /// The row serving `t`.
 pub fn row(t: Target) -> &'static Row {
-    ROWS.iter()
-        .find(|r| r.targets.contains(&t.name()))
-        .unwrap_or_else(|| panic!("no GNU as row for target {t}: add one to tests/gnu_as.rs"))
-}
-
-/// Every registered target has a row, and every row's names are targets.
-#[test]
-fn every_target_has_a_row() {
-    for t in Target::ALL {
-        row(t);
-    }
-    for n in ROWS.iter().flat_map(|r| r.targets) {
-        assert!(Target::from_name(n).is_some(), "GNU as row for unknown {n}");
-    }
+    support::arch(t).gnu_as
 }
 
 /// The assembly text of `ours` after `prologue`: labels at the margin,

@@ -3,6 +3,7 @@
 //! with any barrier the passes placed turned into a no-op (the proof has
 //! no tolerance for a missing barrier on any path, reached or not).
 
+use crate::support;
 use shootdown::codegen::{Compiled, Options};
 use shootdown::isa::mach::InsnClass;
 use shootdown::verify::order_proof::{prove, Violation};
@@ -49,14 +50,13 @@ pub fn compile_src(src: &str, target: Target, passes: &str) -> Compiled {
 }
 
 fn nop(target: Target, len: usize) -> Vec<u8> {
-    let word: &[u8] = match target {
-        Target::Aarch64 => &[0x1f, 0x20, 0x03, 0xd5],
-        Target::Power64 => &[0x60, 0, 0, 0],
-        Target::Power64le => &[0, 0, 0, 0x60],
-        Target::Riscv64 => &[0x13, 0, 0, 0],
-        Target::X86_64 => &[0x90],
-    };
-    word.iter().copied().cycle().take(len).collect()
+    support::arch(target)
+        .nop
+        .iter()
+        .copied()
+        .cycle()
+        .take(len)
+        .collect()
 }
 
 /// `c` with instruction `k` of function `f` (a barrier) turned into
@@ -152,17 +152,18 @@ fn every_placed_barrier_is_needed_by_the_proof() {
     );
 }
 
-/// Issue 42's reproducers, and the same shapes on POWER and RISC-V: a
+/// Issue 42's reproducers, and the same shapes on every weakly ordered
+/// instruction set (POWER, RISC-V): a
 /// store and the invalidation it must precede in the two arms of one `if`
 /// inside a loop (they meet on consecutive iterations), and a barrier
 /// that must sit in the arm holding the store.
 pub fn issue42_specs() -> Vec<(Target, String)> {
     let mut out = Vec::new();
-    for (t, inv) in [
-        (Target::Aarch64, "tlbi vale1is, y"),
-        (Target::Power64, "tlbie y, 0, 0, 1, 1"),
-        (Target::Riscv64, "sinval.vma y, y"),
-    ] {
+    let weak = support::one_per_isa()
+        .into_iter()
+        .filter(|&t| support::arch(t).weakly_ordered);
+    for t in weak {
+        let inv = support::arch(t).page_invalidate.replace("{va}", "y");
         out.push((
             t,
             format!(

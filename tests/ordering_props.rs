@@ -32,14 +32,7 @@ use std::fmt::Write;
 /// Programs per run (each on four targets, three pass sets).
 const PROGRAMS: usize = 160;
 
-const TARGETS: [Target; 4] = [
-    Target::Aarch64,
-    Target::Power64,
-    Target::Riscv64,
-    Target::X86_64,
-];
-
-use crate::support::Rng;
+use crate::support::{self, Rng};
 
 /// A program, independent of the target (invalidations and barriers are
 /// spelled per target when rendered).
@@ -181,23 +174,12 @@ fn generate(seed: u64) -> Prog {
     }
 }
 
-fn inv_text(t: Target) -> &'static str {
-    match t {
-        Target::Aarch64 => "tlbi vale1is, x",
-        Target::Power64 | Target::Power64le => "tlbie x & ~0xfff, 0, 0, 1, 1",
-        Target::Riscv64 => "sinval.vma x, x",
-        Target::X86_64 => "invlpg x",
-    }
+fn inv_text(t: Target) -> String {
+    support::arch(t).page_invalidate.replace("{va}", "x")
 }
 
 fn barrier_text(t: Target, k: u8) -> &'static str {
-    let names: [&str; 3] = match t {
-        Target::Aarch64 => ["dmb ishst", "dsb oshst", "isb"],
-        Target::Power64 | Target::Power64le => ["eieio", "lwsync", "isync"],
-        Target::Riscv64 => ["fence w,w", "fence r,r", "fence.i"],
-        Target::X86_64 => ["lfence", "sfence", "lfence"],
-    };
-    names[usize::from(k) % 3]
+    support::arch(t).spec_barriers[usize::from(k) % 3]
 }
 
 fn render(p: &Prog, t: Target) -> String {
@@ -415,7 +397,7 @@ fn generated_programs_keep_every_ordering_on_every_path() {
         .filter(|&n| n == "place-barriers" || r.chance(50))
         .collect();
         let subset = subset.join(",");
-        for t in TARGETS {
+        for t in support::one_per_isa() {
             let src = render(&p, t);
             for passes in ["all", "none", subset.as_str()] {
                 if let Err(e) = check(&src, t, passes, p.bits, &mut tally) {
@@ -437,7 +419,7 @@ fn generated_programs_keep_every_ordering_on_every_path() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(tally.compiled, PROGRAMS * TARGETS.len() * 3);
+    assert_eq!(tally.compiled, PROGRAMS * support::one_per_isa().len() * 3);
 }
 
 /// The regression specs (issue 42's reproducers and reduced failures of

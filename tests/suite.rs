@@ -6,23 +6,15 @@
 //! runs one); the helpers they share are compiled once, here.
 
 // Shared helpers.
-#[path = "aarch64_common/mod.rs"]
-mod aarch64_common;
 #[path = "support/encodings.rs"]
 mod encodings_table;
 #[path = "support/fuzz_pipeline.rs"]
 mod fuzz_pipeline;
-#[path = "power_common/mod.rs"]
-mod power_common;
 #[path = "support/qemu_system.rs"]
 mod qemu_system;
 mod refcmp;
-#[path = "riscv64_common/mod.rs"]
-mod riscv64_common;
 mod store_log;
 mod support;
-#[path = "x86_64_common/mod.rs"]
-mod x86_64_common;
 
 // The tests, one module per file.
 mod aarch64_codegen;

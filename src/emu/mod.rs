@@ -61,17 +61,6 @@ const MAX_MAPPED: u64 = 1 << 30;
 /// after 71432 instructions"); the instruction count is the bound.
 const WALL_TIMEOUT_US: u64 = 0;
 
-/// The architecture a [`Program`] is for; each is one target's
-/// ([`EmuTarget::arch`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arch {
-    Power64Be,
-    Power64Le,
-    Aarch64,
-    X86_64,
-    Riscv64,
-}
-
 /// A device instance's register window.
 #[derive(Clone, Debug)]
 pub struct MmioRegion {
@@ -134,7 +123,6 @@ pub enum InsnClass {
 
 #[derive(Clone, Debug)]
 pub struct Program {
-    pub arch: Arch,
     /// The byte order of the code and data (the target's).
     pub big_endian: bool,
     pub code: Vec<u8>,
@@ -215,8 +203,6 @@ impl std::error::Error for EmuError {}
 /// implements it in its `emu.rs` (its backend hands it out); the byte
 /// order of code and data comes with the [`Program`].
 pub trait EmuTarget: Sync {
-    /// The architecture requests name this target's code by.
-    fn arch(&self) -> Arch;
     /// Unicorn's architecture and mode.
     fn unicorn_mode(&self) -> (UcArch, Mode);
     /// Sets up the engine just opened, before memory is mapped.

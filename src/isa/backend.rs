@@ -210,11 +210,6 @@ pub trait Oracles: Described {
     /// How the emulator runs this target's code (its `emu.rs`).
     #[cfg(feature = "emu")]
     fn emu(&self) -> &dyn crate::emu::EmuTarget;
-    /// The emulator's architecture for this target's code.
-    #[cfg(feature = "emu")]
-    fn emu_arch(&self) -> crate::emu::Arch {
-        self.emu().arch()
-    }
 }
 
 /// A target: all four roles.

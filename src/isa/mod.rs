@@ -7,7 +7,6 @@
 //! (what the checks read the code back with); the file templates live in
 //! `templates/`. [`targets!`] is the registry.
 
-pub mod aarch64;
 pub mod assembler;
 pub mod backend;
 pub mod barriers;
@@ -18,13 +17,10 @@ pub mod hweight;
 pub use crate::lir::invalidation;
 pub mod litmus;
 pub mod mach;
-pub mod power;
-pub mod riscv64;
 pub mod scaffold;
 pub mod style;
 #[cfg(test)]
 pub(crate) mod test_values;
-pub mod x86_64;
 
 use crate::ir::order::Class;
 use crate::lir::regalloc::{Allocation, RegFile};
@@ -38,13 +34,18 @@ pub use crate::lir::builder::MAX_ARGS;
 
 pub use crate::ir::Machine;
 
-/// The registry of instruction sets: one line per target names its
-/// variant and its backend. From it come the [`Target`] enum, its `ALL`
+/// The registry of instruction sets: one line per instruction set names
+/// its directory and, for each target it serves, the variant and the
+/// backend. From it come the `pub mod`, the [`Target`] enum, its `ALL`
 /// list (the order of lists and lookups), [`Target::backend`],
 /// [`Target::codegen`] and the target's registration with the IR
 /// (`ir::isa::ISAS`).
 macro_rules! targets {
-    ($($variant:ident => $backend:expr),+ $(,)?) => {
+    ($($isa:ident { $($variant:ident => $backend:ident),+ $(,)? })+) => {
+        $(pub mod $isa;)+
+        targets!(@targets $($($variant => $isa::$backend),+),+);
+    };
+    (@targets $($variant:ident => $backend:expr),+) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Target {
             $($variant),+
@@ -86,11 +87,10 @@ macro_rules! targets {
 }
 
 targets! {
-    Power64 => power::BE,
-    Power64le => power::LE,
-    Aarch64 => aarch64::BACKEND,
-    X86_64 => x86_64::BACKEND,
-    Riscv64 => riscv64::BACKEND,
+    power { Power64 => BE, Power64le => LE }
+    aarch64 { Aarch64 => BACKEND }
+    x86_64 { X86_64 => BACKEND }
+    riscv64 { Riscv64 => BACKEND }
 }
 
 impl Target {

@@ -4,11 +4,10 @@
 
 use super::interp::World;
 use crate::codegen::Compiled;
-use crate::emu::{self, Arch, MmioRegion, RamRegion, Request, ScriptedRead};
+use crate::emu::{self, MmioRegion, RamRegion, Request, ScriptedRead};
 use crate::ir::expr::field_mask;
 use crate::ir::{DevId, Instances, OpId, Program, RegId, Seq};
 use crate::isa::mach::{InsnClass, Line, MachFunc};
-use crate::isa::Target;
 use crate::lir::ArgKind;
 use crate::spec::ast::Endian;
 use serde::Serialize;
@@ -98,10 +97,6 @@ pub struct Trace {
 }
 
 use super::interp::{ptr_base, PTR_SPAN};
-
-fn arch(t: Target) -> Arch {
-    t.backend().emu_arch()
-}
 
 fn to_bytes(v: u64, bytes: u32, endian: Endian) -> Vec<u8> {
     let b = v.to_le_bytes();
@@ -328,7 +323,6 @@ pub fn run(
     let classes = insn_classes(f);
     let req = Request {
         program: emu::Program {
-            arch: arch(c.target),
             big_endian: c.target.big_endian(),
             code: f.bytes.clone(),
             classes,

@@ -32,7 +32,6 @@ use crate::capstone::{Corpus, Entry, Expect, Row, Tally};
 use ::capstone::prelude::*;
 
 pub const ROW: Row = Row {
-    targets: &["aarch64"],
     disassembler: |_| cs(),
     corpora: |_| vec![forms_corpus()],
 };

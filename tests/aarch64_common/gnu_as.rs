@@ -9,7 +9,6 @@ use crate::gnu_as::{Corpus, Listing, Row};
 use std::collections::HashSet;
 
 pub const ROW: Row = Row {
-    targets: &["aarch64"],
     flags: |_| Vec::new(),
     corpora: |_| {
         table_sections()

@@ -29,7 +29,6 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 pub const ROW: Row = Row {
-    targets: &["power64", "power64le"],
     disassembler: |t| {
         Capstone::new()
             .ppc()

@@ -14,7 +14,6 @@ use shootdown::isa::power::insn::assemble;
 use shootdown::Target;
 
 pub const ROW: Row = Row {
-    targets: &["power64", "power64le"],
     flags: |t| {
         let endian = if t == Target::Power64 {
             "-mbig"

@@ -28,7 +28,6 @@ use shootdown::isa::riscv64::encode::encode;
 use shootdown::Target;
 
 pub const ROW: Row = Row {
-    targets: &["riscv64"],
     disassembler: |_| cs(),
     corpora: |_| {
         vec![

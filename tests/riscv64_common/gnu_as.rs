@@ -16,7 +16,6 @@ use std::collections::HashSet;
 const PROLOGUE: &str = ".option norvc\n.option norelax\n.option arch, +svinval\n.text\n";
 
 pub const ROW: Row = Row {
-    targets: &["riscv64"],
     flags: |_| Vec::new(),
     corpora: |_| {
         table_sections()

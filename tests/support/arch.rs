@@ -9,6 +9,20 @@
 use shootdown::isa::Machine;
 use shootdown::Target;
 
+// Each target family's corpora for the outside tools (GNU as, capstone)
+// live beside its row here, so a new family is one directory and this
+// file.
+#[path = "../aarch64_common/mod.rs"]
+pub mod aarch64_common;
+#[path = "../power_common/mod.rs"]
+pub mod power_common;
+#[path = "../riscv64_common/mod.rs"]
+pub mod riscv64_common;
+#[path = "../x86_64_common/mod.rs"]
+pub mod x86_64_common;
+
+use crate::{capstone, gnu_as};
+
 pub struct TestArch {
     /// `--target` name the entry is for.
     pub name: &'static str,
@@ -38,6 +52,41 @@ pub struct TestArch {
     /// Only an operand's last number or a displacement is an immediate
     /// (POWER: `cmpdi 7,...` names a CR field first).
     pub imm_last_only: bool,
+    /// GNU as flags that accept every instruction a hand-written test
+    /// snippet uses.
+    pub as_flags: &'static [&'static str],
+    /// The family's corpora for GNU as and for capstone.
+    pub gnu_as: &'static gnu_as::Row,
+    pub capstone: &'static capstone::Row,
+    /// One no-op instruction's bytes in the target's byte order.
+    pub nop: &'static [u8],
+    /// The same instruction set as this other target, another byte order:
+    /// tests that sample one target per instruction set skip it.
+    pub twin_of: Option<&'static str>,
+    /// A spec statement invalidating the page at `{va}` on every CPU.
+    pub page_invalidate: &'static str,
+    /// Stores and invalidations can be reordered without a barrier (not
+    /// so on x86-64: TSO, and `invlpg` serializes).
+    pub weakly_ordered: bool,
+    /// Three barriers as a spec writes them, for random programs.
+    pub spec_barriers: [&'static str; 3],
+    /// Mnemonics the builtins' code (bit counts, variable shifts,
+    /// multiply) must contain: the instructions of the target that do it.
+    pub builtin_mnemonics: &'static [&'static str],
+    /// How a lock release after a critical section is done.
+    pub release: Release,
+}
+
+/// What a spinlock release looks like (Linux `arch_spin_unlock`).
+pub enum Release {
+    /// A barrier and a plain store: the barrier when the section did MMIO
+    /// and when it only stored to memory.
+    BarrierBefore {
+        mmio: &'static str,
+        memory: &'static str,
+    },
+    /// A store with release semantics (its mnemonic's prefix).
+    Store(&'static str),
 }
 
 const ARCHES: [TestArch; 5] = [POWER64, POWER64LE, AARCH64, X86_64, RISCV64];
@@ -48,6 +97,15 @@ pub fn arch(t: Target) -> &'static TestArch {
         .iter()
         .find(|a| a.name == t.name())
         .unwrap_or_else(|| panic!("no test data for target {t}: add it to tests/support/arch.rs"))
+}
+
+/// One target per instruction set (twins in another byte order left
+/// out), in `Target::ALL` order.
+pub fn one_per_isa() -> Vec<Target> {
+    Target::ALL
+        .into_iter()
+        .filter(|&t| arch(t).twin_of.is_none())
+        .collect()
 }
 
 /// Every registered target has an entry, and every entry a target.
@@ -106,11 +164,29 @@ const POWER64: TestArch = TestArch {
     narrowed: power_narrowed,
     imm_after: |c| c == b',' || c == b' ',
     imm_last_only: true,
+    as_flags: &["-a64", "-mbig", "-mpower9"],
+    gnu_as: &power_common::gnu_as::ROW,
+    capstone: &power_common::capstone::ROW,
+    nop: &[0x60, 0, 0, 0],
+    twin_of: None,
+    page_invalidate: "tlbie {va} & ~0xfff, 0, 0, 1, 1",
+    weakly_ordered: true,
+    spec_barriers: ["eieio", "lwsync", "isync"],
+    builtin_mnemonics: &["cntlzd", "cnttzd", "popcntd", "sld", "srd"],
+    // Linux `arch_spin_unlock`: `sync` when MMIO was done under the lock
+    // (`io_sync`; lwsync does not order caching-inhibited stores).
+    release: Release::BarrierBefore {
+        mmio: "sync",
+        memory: "eieio",
+    },
 };
 
 const POWER64LE: TestArch = TestArch {
     name: "power64le",
     qemu: "qemu-ppc64le",
+    as_flags: &["-a64", "-mlittle", "-mpower9"],
+    nop: &[0, 0, 0, 0x60],
+    twin_of: Some("power64"),
     ..POWER64
 };
 
@@ -183,6 +259,16 @@ const AARCH64: TestArch = TestArch {
     },
     imm_after: |c| c == b'#',
     imm_last_only: false,
+    as_flags: &["-march=armv8.4-a"],
+    gnu_as: &aarch64_common::gnu_as::ROW,
+    capstone: &aarch64_common::capstone::ROW,
+    nop: &[0x1f, 0x20, 0x03, 0xd5],
+    twin_of: None,
+    page_invalidate: "tlbi vale1is, {va}",
+    weakly_ordered: true,
+    spec_barriers: ["dmb ishst", "dsb oshst", "isb"],
+    builtin_mnemonics: &["clz", "rbit", "lsl x", "lsr x", "mul"],
+    release: Release::Store("stlr"),
 };
 
 const X86_64: TestArch = TestArch {
@@ -201,6 +287,17 @@ const X86_64: TestArch = TestArch {
     narrowed: x86_narrowed,
     imm_after: |c| c == b'$' || c == b' ' || c == b',',
     imm_last_only: false,
+    as_flags: &["--64"],
+    gnu_as: &x86_64_common::gnu_as::ROW,
+    capstone: &x86_64_common::capstone::ROW,
+    nop: &[0x90],
+    twin_of: None,
+    page_invalidate: "invlpg {va}",
+    weakly_ordered: false,
+    spec_barriers: ["lfence", "sfence", "lfence"],
+    builtin_mnemonics: &["bsr", "bsf", "cmove", "shl %cl", "shr %cl", "imul"],
+    // TSO: a plain store releases.
+    release: Release::Store("mov"),
 };
 
 /// AT&T `mov %src,dst` one size narrower (`%rax` -> `%eax` -> `%ax`).
@@ -254,6 +351,24 @@ const RISCV64: TestArch = TestArch {
     },
     imm_after: |c| c == b',' || c == b' ',
     imm_last_only: false,
+    // rv64g: no compressed forms, as the generated files say.
+    as_flags: &["-march=rv64g_svinval"],
+    gnu_as: &riscv64_common::gnu_as::ROW,
+    capstone: &riscv64_common::capstone::ROW,
+    nop: &[0x13, 0, 0, 0],
+    twin_of: None,
+    page_invalidate: "sinval.vma {va}, {va}",
+    weakly_ordered: true,
+    spec_barriers: ["fence w,w", "fence r,r", "fence.i"],
+    // No Zbb: bit counts are the population count's shifts and masks
+    // (`mul` is its last step).
+    builtin_mnemonics: &["sll ", "srl ", "mul ", "xori"],
+    // A plain store after a fence whose predecessor set holds I/O only
+    // when the section touched a device.
+    release: Release::BarrierBefore {
+        mmio: "fence iorw,iorw",
+        memory: "fence w,w",
+    },
 };
 
 #[test]

@@ -12,7 +12,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub mod arch;
-pub use arch::arch;
+pub use arch::{arch, one_per_isa, Release};
 
 /// One instruction line of `objdump -d` with raw bytes
 /// ("    40081048:\td50332bf \tdmb\toshst"): its address, the mnemonic

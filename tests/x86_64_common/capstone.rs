@@ -26,7 +26,6 @@ use ::capstone::prelude::*;
 use std::collections::HashMap;
 
 pub const ROW: Row = Row {
-    targets: &["x86_64"],
     disassembler: |_| cs(),
     corpora: |_| {
         table_sections()

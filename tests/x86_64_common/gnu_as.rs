@@ -14,7 +14,6 @@ use std::process::Command;
 const PROLOGUE: &str = "\t.text\n";
 
 pub const ROW: Row = Row {
-    targets: &["x86_64"],
     flags: |_| vec!["--64"],
     corpora: |_| {
         table_sections()

@@ -6,7 +6,7 @@
 //! pc past it.
 
 use super::Aarch64;
-use crate::emu::{stack_arg, uc_err, write_reg, Arch, EmuError, EmuTarget, Uc, SENTINEL_ADDR};
+use crate::emu::{stack_arg, uc_err, write_reg, EmuError, EmuTarget, Uc, SENTINEL_ADDR};
 use unicorn_engine::{Arch as UcArch, Arm64Insn, Mode, RegisterARM64, RegisterARM64CP};
 
 const GPRS: [RegisterARM64; 31] = [
@@ -44,9 +44,6 @@ const GPRS: [RegisterARM64; 31] = [
 ];
 
 impl EmuTarget for Aarch64 {
-    fn arch(&self) -> Arch {
-        Arch::Aarch64
-    }
 
     fn unicorn_mode(&self) -> (UcArch, Mode) {
         (UcArch::ARM64, Mode::ARM)

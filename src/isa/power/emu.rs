@@ -12,7 +12,7 @@
 use super::insn::Spr;
 use super::Power;
 use crate::emu::{
-    stack_arg, uc_err, write_reg, Arch, EmuError, EmuTarget, Sys, Uc, CODE_BASE, SENTINEL_ADDR,
+    stack_arg, uc_err, write_reg, EmuError, EmuTarget, Sys, Uc, CODE_BASE, SENTINEL_ADDR,
 };
 use unicorn_engine::{Arch as UcArch, Mode, RegisterPPC, TlbType};
 
@@ -57,13 +57,6 @@ fn gpr(n: usize) -> i32 {
 }
 
 impl EmuTarget for Power {
-    fn arch(&self) -> Arch {
-        if self.le {
-            Arch::Power64Le
-        } else {
-            Arch::Power64Be
-        }
-    }
 
     fn unicorn_mode(&self) -> (UcArch, Mode) {
         (UcArch::PPC, Mode::PPC64 | Mode::BIG_ENDIAN)

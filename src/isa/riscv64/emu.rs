@@ -7,7 +7,7 @@
 //! recorded the event).
 
 use super::Riscv64;
-use crate::emu::{stack_arg, write_reg, Arch, EmuError, EmuTarget, Uc, SENTINEL_ADDR};
+use crate::emu::{stack_arg, write_reg, EmuError, EmuTarget, Uc, SENTINEL_ADDR};
 use unicorn_engine::{Arch as UcArch, Mode, RegisterRISCV};
 
 /// Unicorn's number of RISC-V integer register `n` (X0..X31 are
@@ -17,9 +17,6 @@ fn gpr(n: u32) -> i32 {
 }
 
 impl EmuTarget for Riscv64 {
-    fn arch(&self) -> Arch {
-        Arch::Riscv64
-    }
 
     fn unicorn_mode(&self) -> (UcArch, Mode) {
         (UcArch::RISCV, Mode::RISCV64)

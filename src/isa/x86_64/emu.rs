@@ -1,7 +1,7 @@
 //! x86-64 under the unicorn emulator (`crate::emu`).
 
 use super::X86_64;
-use crate::emu::{stack_arg, uc_err, write_reg, Arch, EmuError, EmuTarget, Uc, SENTINEL_ADDR};
+use crate::emu::{stack_arg, uc_err, write_reg, EmuError, EmuTarget, Uc, SENTINEL_ADDR};
 use unicorn_engine::{Arch as UcArch, Mode, RegisterX86};
 
 const GPRS: [(&str, RegisterX86); 16] = [
@@ -24,9 +24,6 @@ const GPRS: [(&str, RegisterX86); 16] = [
 ];
 
 impl EmuTarget for X86_64 {
-    fn arch(&self) -> Arch {
-        Arch::X86_64
-    }
 
     fn unicorn_mode(&self) -> (UcArch, Mode) {
         (UcArch::X86, Mode::MODE_64)
