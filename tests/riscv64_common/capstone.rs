@@ -24,7 +24,7 @@ use super::*;
 use crate::capstone::{Corpus, Entry, Expect, Row, Tally};
 
 use ::capstone::Capstone;
-use shootdown::isa::riscv64::encode::encode;
+use shootdown::isa::riscv64::insn::encode;
 use shootdown::Target;
 
 pub const ROW: Row = Row {

@@ -9,7 +9,7 @@
 use super::*;
 use crate::gnu_as::{self, Corpus, Listing, Row};
 
-use shootdown::isa::riscv64::encode::{branch_fits, encode, relax};
+use shootdown::isa::riscv64::insn::{branch_fits, encode, relax};
 use shootdown::Target;
 use std::collections::HashSet;
 

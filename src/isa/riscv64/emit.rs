@@ -2,7 +2,7 @@
 //! it: far branches relaxed into veneers before encoding) and the `.S`
 //! file template.
 
-use super::encode::{assemble, relax};
+use super::insn::{assemble, relax};
 use super::insn::Insn;
 use super::lower;
 use crate::isa::assembler::{EncodeError, Label};

@@ -1,8 +1,8 @@
 //! RISC-V RV64 (LP64, RV64GC without compressed forms; Svinval).
 //!
-//! Cut like the other targets: `regs` (registers, typed immediates),
-//! `insn` (instructions and their text), `encode` (machine code, branch
-//! relaxation), `lower` (LIR -> instructions, ABI) and `mem` (its loads,
+//! Cut like the other targets: `insn` (instructions; in it `regs`,
+//! `imms` (typed immediates), `text` and `encode` (machine code, branch
+//! relaxation)), `lower` (LIR -> instructions, ABI) and `mem` (its loads,
 //! stores, spills and reservations), `barriers` (the RVWMO table and
 //! memory model), `emit` (what the code generation driver asks of the
 //! target, and the file template), `syntax` (how a spec writes its
@@ -13,13 +13,11 @@ pub mod decode;
 pub mod emit;
 #[cfg(feature = "emu")]
 mod emu;
-pub mod encode;
 pub mod insn;
 pub mod litmus;
 pub mod lower;
 mod mem;
 mod oracles;
-pub mod regs;
 mod syntax;
 
 use super::backend::{Described, Description};

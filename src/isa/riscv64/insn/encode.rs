@@ -2,7 +2,7 @@
 //! "RV32/64G Instruction Set Listings"; privileged spec, "Supervisor
 //! Instructions"; Svinval chapter for its three instructions).
 
-use super::insn::{AluOp, AmoWidth, BrCond, ImmOp, Insn, Label, ShiftOp, Width};
+use super::{AluOp, AmoWidth, BrCond, ImmOp, Insn, Label, ShiftOp, Width};
 
 use crate::isa::assembler::{self, Encode, Reach};
 pub use crate::isa::assembler::{Assembled, EncodeError};
