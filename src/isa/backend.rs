@@ -47,6 +47,23 @@ pub struct Description {
     /// per trip); elsewhere a count's `subs; b.ne` or `bdnz`-like
     /// decrement-and-test is as cheap as a compare.
     pub branch_compares_registers: bool,
+    /// What a spec may name of the target (its `syntax.rs`).
+    pub words: &'static Words,
+}
+
+/// What a spec may name of a target, as data: [`SpecWords`] answers from
+/// it unless the target says more (POWER's CPU families and SPRs).
+pub struct Words {
+    /// How the names of this target's CPU invalidation instructions start,
+    /// as a granule's `via NAME` folds them (`tlbi `, `sinval.vma`).
+    pub via_insns: &'static [&'static str],
+    /// The CPU invalidation `name` with `n` register operands on
+    /// `machine`, checked and typed for the lowering.
+    pub invalidation:
+        fn(Machine, &str, usize) -> Result<Invalidation, crate::ir::isa::InvalidationError>,
+    /// The ways of patching a feature at boot that this target's kernel
+    /// has.
+    pub patching: &'static [Patching],
 }
 
 /// The data every role reads: a target's names, registers and memory
@@ -121,7 +138,9 @@ pub trait SpecWords: Described {
         machine: Machine,
         name: &str,
         n: usize,
-    ) -> Result<Invalidation, crate::ir::isa::InvalidationError>;
+    ) -> Result<Invalidation, crate::ir::isa::InvalidationError> {
+        (self.description().words.invalidation)(machine, name, n)
+    }
     /// The ordering class of this target's CPU invalidation `mnemonic`
     /// (the IR name's first word) where it is not the default
     /// [`Class::TlbInvalidate`] (broadcast, complete after the target's
@@ -132,8 +151,9 @@ pub trait SpecWords: Described {
     /// Does the granule `via NAME` (as the parser folds it: `tlbi
     /// vale1is`, `tlbie ric=0 prs=1 r=1`) name one of this target's CPU
     /// invalidation instructions?
-    fn via_insn(&self, _name: &str) -> bool {
-        false
+    fn via_insn(&self, name: &str) -> bool {
+        let via = self.description().words.via_insns;
+        via.iter().any(|p| name.starts_with(p))
     }
     /// The special-purpose register `name` a spec may move with
     /// `mtspr`/`mfspr` (and `tlbsx`/`tlbre` may be used) on `machine`.
@@ -144,7 +164,9 @@ pub trait SpecWords: Described {
     }
     /// Is a feature patched this way (`cap`) one this target's kernel
     /// patches at boot?
-    fn patches(&self, p: Patching) -> bool;
+    fn patches(&self, p: Patching) -> bool {
+        self.description().words.patching.contains(&p)
+    }
 }
 
 /// The ABI details around code generation (the ISA's `emit.rs`, beside

@@ -8,6 +8,7 @@ pub mod builder;
 pub mod invalidation;
 pub mod jumps;
 pub mod regalloc;
+pub mod role;
 pub mod spill;
 
 use crate::ir::barrier::Barrier;

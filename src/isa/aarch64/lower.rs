@@ -14,6 +14,7 @@
 //! and x29/x30 (FP/LR) are never touched.
 
 pub use super::constants::materialize;
+use crate::lir::role::Role;
 use super::insn::{
     xreg, Bitfield, Cond, Imm12, ImmLogic, ImmShift, Insn, Label, MoveWide, RegOrSp, RegOrZr, Size,
     SpAdjust, TlbiOp, UImm12Scaled, XReg,
@@ -172,23 +173,13 @@ impl Cx<'_> {
 
     /// One LIR instruction.
     fn inst(&self, inst: &Inst, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+        match inst.role() {
+            Role::Memory => return self.memory(inst, e),
+            Role::Control => return self.control(inst, e),
+            Role::Compute => {}
+        }
         let r = |v: &VReg| self.r(*v);
         match inst {
-            Inst::Spill { .. }
-            | Inst::Reload { .. }
-            | Inst::Arg { .. }
-            | Inst::Load { .. }
-            | Inst::Store { .. }
-            | Inst::LoadReserve { .. }
-            | Inst::StoreCond { .. }
-            | Inst::StoreRelease { .. } => return self.memory(inst, e),
-            Inst::Label(_)
-            | Inst::Jump(_)
-            | Inst::FeatureJump { .. }
-            | Inst::Branch { .. }
-            | Inst::BranchBit { .. }
-            | Inst::SubBranchAbove { .. }
-            | Inst::Ret { .. } => return self.control(inst, e),
             Inst::Imm { dst, .. } if self.xzr_only.contains(dst) => {}
             Inst::Imm { dst, value } => materialize(r(dst)?, *value, e),
             Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
@@ -217,6 +208,8 @@ impl Cx<'_> {
                     cond,
                 });
             }
+            // Memory and control instructions went to their own lowering above.
+            _ => return Err(LowerError::Internal("not a compute instruction".into())),
         }
         Ok(())
     }

@@ -25,6 +25,7 @@ static DESCRIPTION: Description = Description {
     barriers: barriers::TABLE,
     implicit: barriers::implicit,
     branch_compares_registers: false,
+    words: &syntax::WORDS,
     set_cmp: true,
 };
 

@@ -1,5 +1,7 @@
 //! How a spec writes AArch64's instructions.
 
+use crate::ir::feature::Patching;
+use crate::isa::backend::Words;
 use crate::spec::syntax::{Insn, Kind, Operands, Syntax};
 
 #[linkme::distributed_slice(crate::spec::syntax::SYNTAXES)]
@@ -24,21 +26,15 @@ static AARCH64: &Syntax = &Syntax {
     spr_reads: &[],
 };
 
+/// `tlbi vale1is, ADDR`'s names; features are patched as the kernel's
+/// `alternative_if` does.
+pub(super) static WORDS: Words = Words {
+    via_insns: &["tlbi "],
+    invalidation: |_, name, n| super::lower::invalidation(name, n),
+    patching: &[Patching::Arm64Alternative],
+};
+
 impl crate::isa::backend::SpecWords for super::Aarch64 {
-    fn via_insn(&self, name: &str) -> bool {
-        name.starts_with("tlbi ")
-    }
 
-    fn invalidation(
-        &self,
-        _machine: crate::ir::Machine,
-        name: &str,
-        n: usize,
-    ) -> Result<crate::isa::invalidation::Invalidation, crate::ir::isa::InvalidationError> {
-        super::lower::invalidation(name, n)
-    }
 
-    fn patches(&self, p: crate::ir::feature::Patching) -> bool {
-        p == crate::ir::feature::Patching::Arm64Alternative
-    }
 }

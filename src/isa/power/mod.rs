@@ -40,6 +40,7 @@ const fn description(name: &'static str, triple: &'static str) -> Description {
         regs: &lower::REGS,
         barriers: barriers::TABLE,
         implicit: barriers::implicit,
+        words: &syntax::WORDS,
         set_cmp: false,
         branch_compares_registers: false,
     }

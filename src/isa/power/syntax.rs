@@ -1,6 +1,8 @@
 //! How a spec writes POWER's instructions (both Book III-S and III-E;
 //! which CPU family has which is checking's question).
 
+use crate::ir::feature::Patching;
+use crate::isa::backend::Words;
 use crate::spec::syntax::{ImmForm, Insn, Kind, Operands, SprRead, Syntax};
 
 #[linkme::distributed_slice(crate::spec::syntax::SYNTAXES)]
@@ -78,6 +80,14 @@ const fn insn(mnemonic: &'static str, kind: Kind, operands: Operands) -> Insn {
     }
 }
 
+/// `via tlbie 2, 1, 1`: the parser has folded RIC, PRS and R. Features
+/// are patched by the kernel's CPU and MMU feature sections.
+pub(super) static WORDS: Words = Words {
+    via_insns: &["tlbie ", "tlbiel "],
+    invalidation: super::book3e::invalidation,
+    patching: &[Patching::PowerCpuFtr, Patching::PowerMmuFtr],
+};
+
 impl crate::isa::backend::SpecWords for super::Power {
     fn has_machines(&self) -> bool {
         true
@@ -100,19 +110,7 @@ impl crate::isa::backend::SpecWords for super::Power {
         }
     }
 
-    /// `via tlbie 2, 1, 1`: the parser has folded RIC, PRS and R.
-    fn via_insn(&self, name: &str) -> bool {
-        name.starts_with("tlbie ") || name.starts_with("tlbiel ")
-    }
 
-    fn invalidation(
-        &self,
-        machine: crate::ir::Machine,
-        name: &str,
-        n: usize,
-    ) -> Result<crate::isa::invalidation::Invalidation, crate::ir::isa::InvalidationError> {
-        super::book3e::invalidation(machine, name, n)
-    }
 
     fn spr(
         &self,
@@ -122,8 +120,4 @@ impl crate::isa::backend::SpecWords for super::Power {
         super::book3e::spr(machine, name)
     }
 
-    fn patches(&self, p: crate::ir::feature::Patching) -> bool {
-        use crate::ir::feature::Patching;
-        matches!(p, Patching::PowerCpuFtr | Patching::PowerMmuFtr)
-    }
 }

@@ -9,8 +9,9 @@
 //! `0(sp)`, `8(sp)`... (plus that frame), where they are used. t5 and t6
 //! are this lowering's scratch registers.
 
+use crate::lir::role::Role;
 use super::insn::{AluOp, BrCond, Imm12, Imm20, ImmOp, Insn, Label, Reg, Shamt, ShiftOp, Width};
-use super::mem::{lock_op, memory};
+use super::mem::memory;
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
@@ -217,19 +218,12 @@ fn compared(b: &Operand, alloc: &Allocation, e: Emit) -> Result<Reg, LowerError>
 /// Every instruction but `Ret` (which restores the frame).
 fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), LowerError> {
     let r = |v: VReg| reg_of(alloc, v);
+    match inst.role() {
+        Role::Memory => return memory(inst, alloc, frame, e),
+        Role::Control => return control(inst, alloc, e),
+        Role::Compute => {}
+    }
     match inst {
-        Inst::Spill { .. }
-        | Inst::Reload { .. }
-        | Inst::Arg { .. }
-        | Inst::Load { .. }
-        | Inst::Store { .. } => return memory(inst, alloc, frame, e),
-        Inst::Label(_)
-        | Inst::Jump(_)
-        | Inst::FeatureJump { .. }
-        | Inst::Branch { .. }
-        | Inst::BranchBit { .. }
-        | Inst::SubBranchAbove { .. }
-        | Inst::Ret { .. } => return control(inst, alloc, e),
         Inst::Imm { dst, value } => li(r(*dst)?, *value, e),
         Inst::Copy { dst, src } => mov(r(*dst)?, r(*src)?, e),
         Inst::Not { dst, src } => e(alu_imm(ImmOp::Xori, r(*dst)?, r(*src)?, -1)),
@@ -248,9 +242,6 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
                 .map(|v| r(*v))
                 .collect::<Result<Vec<_>, _>>()?;
             e(invalidate(*name.op(), &ops))
-        }
-        Inst::LoadReserve { .. } | Inst::StoreCond { .. } | Inst::StoreRelease { .. } => {
-            lock_op(inst, alloc, e)?
         }
         Inst::SpinHint => {}
         Inst::Sys { .. } => {
@@ -279,6 +270,8 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
                 e(alu_imm(ImmOp::Xori, rd, rd, 1));
             }
         }
+        // Memory and control instructions went to their own lowering above.
+        _ => return Err(LowerError::Internal("not a compute instruction".into())),
     }
     Ok(())
 }

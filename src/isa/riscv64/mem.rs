@@ -61,13 +61,16 @@ pub(super) fn memory(
             swap,
             ..
         } => mem(true, r(*src)?, r(*base)?, *offset, *width, *swap, e)?,
+        Inst::LoadReserve { .. } | Inst::StoreCond { .. } | Inst::StoreRelease { .. } => {
+            lock_op(inst, alloc, e)?
+        }
         _ => return Err(LowerError::Internal("not a memory instruction".into())),
     }
     Ok(())
 }
 
 /// The reservation pair and the releasing store of a lock.
-pub(super) fn lock_op(inst: &Inst, alloc: &Allocation, e: Emit) -> Result<(), LowerError> {
+fn lock_op(inst: &Inst, alloc: &Allocation, e: Emit) -> Result<(), LowerError> {
     let r = |v: VReg| reg_of(alloc, v);
     match inst {
         Inst::LoadReserve {

@@ -33,6 +33,7 @@ static DESCRIPTION: Description = Description {
     barriers: barriers::TABLE,
     implicit: barriers::implicit,
     branch_compares_registers: true,
+    words: &syntax::WORDS,
     set_cmp: true,
 };
 

@@ -1,6 +1,7 @@
 //! How a spec writes RISC-V's instructions: dotted names, operands that
 //! end with their line as in GNU as, FENCE's access sets.
 
+use crate::isa::backend::Words;
 use crate::spec::syntax::{Insn, Kind, Operands, SetBarrier, Syntax};
 
 /// `sfence.vma x0, asid`: a zero first operand is every address of one
@@ -34,6 +35,15 @@ static RISCV64: &Syntax = &Syntax {
     spr_reads: &[],
 };
 
+/// `sfence.vma` / `sinval.vma`, with ` x0` for a whole ASID. Linux's
+/// riscv ISA-extension alternatives are not modelled: a riscv64 feature
+/// is a run-time bit of the feature word.
+pub(super) static WORDS: Words = Words {
+    via_insns: &["sfence.vma", "sinval.vma"],
+    invalidation: |_, name, n| super::lower::invalidation(name, n),
+    patching: &[],
+};
+
 impl crate::isa::backend::SpecWords for super::Riscv64 {
     /// Svinval's `sinval.vma` is ordered only by `sfence.w.inval` /
     /// `sfence.inval.ir`, this hart only, like POWER's tlbiel.
@@ -43,23 +53,6 @@ impl crate::isa::backend::SpecWords for super::Riscv64 {
         (mnemonic == "sinval.vma").then_some(crate::ir::order::Class::LocalInvalidate)
     }
 
-    /// `sfence.vma` / `sinval.vma`, with ` x0` for a whole ASID.
-    fn via_insn(&self, name: &str) -> bool {
-        name.starts_with("sfence.vma") || name.starts_with("sinval.vma")
-    }
 
-    fn invalidation(
-        &self,
-        _machine: crate::ir::Machine,
-        name: &str,
-        n: usize,
-    ) -> Result<crate::isa::invalidation::Invalidation, crate::ir::isa::InvalidationError> {
-        super::lower::invalidation(name, n)
-    }
 
-    /// Linux's riscv ISA-extension alternatives are not modelled: a
-    /// riscv64 feature is a run-time bit of the feature word.
-    fn patches(&self, _p: crate::ir::feature::Patching) -> bool {
-        false
-    }
 }

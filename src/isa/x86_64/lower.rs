@@ -13,6 +13,7 @@
 //! the `mov` left out when `dst == a`. Device registers are mapped UC by
 //! the kernel (`ioremap`), so plain `mov` is the MMIO access.
 
+use crate::lir::role::Role;
 use super::insn::{Cond, Insn, Label, Reg, Size};
 use super::mem::{load, size, store};
 use crate::ir::expr::BinOp;
@@ -163,23 +164,13 @@ impl Cx<'_> {
         prev: Option<&Insn>,
         e: &mut dyn FnMut(Insn),
     ) -> Result<(), LowerError> {
+        match inst.role() {
+            Role::Memory => return self.memory(inst, e),
+            Role::Control => return self.control(inst, prev, e),
+            Role::Compute => {}
+        }
         let r = |v: &VReg| self.r(*v);
         match inst {
-            Inst::Arg { .. }
-            | Inst::Load { .. }
-            | Inst::Store { .. }
-            | Inst::LoadReserve { .. }
-            | Inst::StoreCond { .. }
-            | Inst::StoreRelease { .. }
-            | Inst::Spill { .. }
-            | Inst::Reload { .. } => return self.memory(inst, e),
-            Inst::Label(_)
-            | Inst::Jump(_)
-            | Inst::FeatureJump { .. }
-            | Inst::Branch { .. }
-            | Inst::BranchBit { .. }
-            | Inst::SubBranchAbove { .. }
-            | Inst::Ret { .. } => return self.control(inst, prev, e),
             Inst::Imm { dst, value } => imm(r(dst)?, *value, e),
             Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
             Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e),
@@ -216,6 +207,8 @@ impl Cx<'_> {
                     "SetCmp on a target whose Description says set_cmp: false".into(),
                 ))
             }
+            // Memory and control instructions went to their own lowering above.
+            _ => return Err(LowerError::Internal("not a compute instruction".into())),
         }
         Ok(())
     }

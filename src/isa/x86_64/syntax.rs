@@ -1,5 +1,6 @@
 //! How a spec writes x86-64's instructions.
 
+use crate::isa::backend::Words;
 use crate::spec::syntax::{Insn, Kind, Operands, Syntax};
 
 #[linkme::distributed_slice(crate::spec::syntax::SYNTAXES)]
@@ -17,18 +18,14 @@ static X86_64: &Syntax = &Syntax {
     spr_reads: &[],
 };
 
-impl crate::isa::backend::SpecWords for super::X86_64 {
-    fn invalidation(
-        &self,
-        _machine: crate::ir::Machine,
-        name: &str,
-        n: usize,
-    ) -> Result<crate::isa::invalidation::Invalidation, crate::ir::isa::InvalidationError> {
-        super::lower::invalidation(name, n)
-    }
+/// A granule's `via` names no x86-64 instruction, and no feature is
+/// patched at boot by code of ours on x86-64.
+pub(super) static WORDS: Words = Words {
+    via_insns: &[],
+    invalidation: |_, name, n| super::lower::invalidation(name, n),
+    patching: &[],
+};
 
-    /// No boot-time patching of ours on x86-64.
-    fn patches(&self, _p: crate::ir::feature::Patching) -> bool {
-        false
-    }
+impl crate::isa::backend::SpecWords for super::X86_64 {
+
 }
