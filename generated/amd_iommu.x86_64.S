@@ -96,7 +96,7 @@ inv_iommu_pages_sync:
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
-	mov %r10,%rbx
+	xor %rbx,%rbx
 	cmp $0x40,%rdx
 	jae .Linv_iommu_pages_sync.0
 	mov %rax,%rbx
@@ -140,7 +140,7 @@ inv_iommu_pages_sync:
 	mov %r8,%rcx
 	shl %cl,%r12
 	mov %r11,%rcx
-	mov %r10,%r14
+	xor %r14,%r14
 	cmp $0x40,%r8
 	jae .Linv_iommu_pages_sync.5
 	mov %r12,%r14
@@ -658,7 +658,7 @@ completion_wait:
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
-	mov %r10,%rbx
+	xor %rbx,%rbx
 	cmp $0x40,%rdx
 	jae .Lcompletion_wait.0
 	mov %rax,%rbx

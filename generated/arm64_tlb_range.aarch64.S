@@ -1231,7 +1231,7 @@ flush_tlb_range_69:
 	/* 200: let shift = 5 * scale + 1 */
 	movz x15, #0x20
 	lsl x15, x15, x14
-	mov x8, x13
+	movz x8, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.9
 	mov x8, x15
@@ -1242,7 +1242,7 @@ flush_tlb_range_69:
 	mov x15, x8
 .Lflush_tlb_range_69.10:
 	lsr x15, x15, x14
-	mov x8, x13
+	movz x8, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.11
 	mov x8, x15
@@ -1251,36 +1251,37 @@ flush_tlb_range_69:
 	cmp x13, x8
 	b.hs .Lflush_tlb_range_69.13
 	/* 203: value (asid << 0x30) */
-	lsl x15, x0, #48
-	lsr x7, x9, #12
-	and x7, x7, #0x1fffffffff
-	sub x6, x8, #1
-	lsl x6, x6, #39
-	orr x7, x7, x6
-	lsl x6, x11, #44
-	orr x7, x7, x6
-	orr x7, x7, #0x400000000000
-	orr x7, x7, x15
+	lsl x13, x0, #48
+	lsr x15, x9, #12
+	and x15, x15, #0x1fffffffff
+	sub x7, x8, #1
+	lsl x7, x7, #39
+	orr x15, x15, x7
+	lsl x7, x11, #44
+	orr x15, x15, x7
+	orr x15, x15, #0x400000000000
+	orr x15, x15, x13
 	/* 203: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x7
-	lsl x15, x8, x14
-	mov x7, x13
+	tlbi rvae1is, x15
+	lsl x13, x8, x14
+	movz x15, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.14
-	mov x7, x15
+	mov x15, x13
 .Lflush_tlb_range_69.14:
-	lsl x7, x7, #12
-	add x15, x9, x7
+	lsl x15, x15, #12
+	add x13, x9, x15
 	/* 204: addr = addr + ((runs << shift) << 12 */
-	mov x9, x15
-	lsl x15, x8, x14
+	mov x9, x13
+	lsl x13, x8, x14
+	movz x15, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.15
-	mov x13, x15
+	mov x15, x13
 .Lflush_tlb_range_69.15:
-	sub x15, x10, x13
+	sub x13, x10, x15
 	/* 205: pages = pages - (runs << shift */
-	mov x10, x15
+	mov x10, x13
 .Lflush_tlb_range_69.13:
 	sub x13, x11, #1
 	/* 207: scale = scale - 1 */
@@ -1360,7 +1361,7 @@ flush_tlb_range_69:
 	mov x14, x15
 	movz x15, #0x20
 	lsl x15, x15, x14
-	mov x7, x13
+	movz x7, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.23
 	mov x7, x15
@@ -1371,7 +1372,7 @@ flush_tlb_range_69:
 	mov x15, x7
 .Lflush_tlb_range_69.24:
 	lsr x15, x15, x14
-	mov x7, x13
+	movz x7, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.25
 	mov x7, x15
@@ -1381,36 +1382,37 @@ flush_tlb_range_69:
 	cmp x13, x8
 	b.hs .Lflush_tlb_range_69.27
 	/* 203: value (asid << 0x30) */
-	lsl x15, x0, #48
-	lsr x7, x9, #12
-	and x7, x7, #0x1fffffffff
-	sub x6, x8, #1
-	lsl x6, x6, #39
-	orr x7, x7, x6
-	lsl x6, x11, #44
-	orr x7, x7, x6
-	orr x7, x7, #0x400000000000
-	orr x7, x7, x15
+	lsl x13, x0, #48
+	lsr x15, x9, #12
+	and x15, x15, #0x1fffffffff
+	sub x7, x8, #1
+	lsl x7, x7, #39
+	orr x15, x15, x7
+	lsl x7, x11, #44
+	orr x15, x15, x7
+	orr x15, x15, #0x400000000000
+	orr x15, x15, x13
 	/* 203: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x7
-	lsl x15, x8, x14
-	mov x7, x13
+	tlbi rvae1is, x15
+	lsl x13, x8, x14
+	movz x15, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.28
-	mov x7, x15
+	mov x15, x13
 .Lflush_tlb_range_69.28:
-	lsl x7, x7, #12
-	add x15, x9, x7
+	lsl x15, x15, #12
+	add x13, x9, x15
 	/* 204: addr = addr + ((runs << shift) << 12 */
-	mov x9, x15
-	lsl x15, x8, x14
+	mov x9, x13
+	lsl x13, x8, x14
+	movz x15, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_69.29
-	mov x13, x15
+	mov x15, x13
 .Lflush_tlb_range_69.29:
-	sub x15, x10, x13
+	sub x13, x10, x15
 	/* 205: pages = pages - (runs << shift */
-	mov x10, x15
+	mov x10, x13
 .Lflush_tlb_range_69.27:
 	sub x13, x11, #1
 	/* 207: scale = scale - 1 */
@@ -1488,7 +1490,7 @@ flush_tlb_range_510:
 	add x14, x14, #1
 	/* 235: let shift = 5 * scale + 1 */
 	lsr x15, x10, x14
-	mov x8, x13
+	movz x8, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.9
 	mov x8, x15
@@ -1498,36 +1500,37 @@ flush_tlb_range_510:
 	cmp x13, x8
 	b.hs .Lflush_tlb_range_510.11
 	/* 238: value (asid << 0x30) */
-	lsl x15, x0, #48
-	lsr x7, x9, #12
-	and x7, x7, #0x1fffffffff
-	sub x6, x8, #1
-	lsl x6, x6, #39
-	orr x7, x7, x6
-	lsl x6, x11, #44
-	orr x7, x7, x6
-	orr x7, x7, #0x400000000000
-	orr x7, x7, x15
+	lsl x13, x0, #48
+	lsr x15, x9, #12
+	and x15, x15, #0x1fffffffff
+	sub x7, x8, #1
+	lsl x7, x7, #39
+	orr x15, x15, x7
+	lsl x7, x11, #44
+	orr x15, x15, x7
+	orr x15, x15, #0x400000000000
+	orr x15, x15, x13
 	/* 238: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x7
-	lsl x15, x8, x14
-	mov x7, x13
+	tlbi rvae1is, x15
+	lsl x13, x8, x14
+	movz x15, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.12
-	mov x7, x15
+	mov x15, x13
 .Lflush_tlb_range_510.12:
-	lsl x7, x7, #12
-	add x15, x9, x7
+	lsl x15, x15, #12
+	add x13, x9, x15
 	/* 239: addr = addr + ((runs << shift) << 12 */
-	mov x9, x15
-	lsl x15, x8, x14
+	mov x9, x13
+	lsl x13, x8, x14
+	movz x15, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.13
-	mov x13, x15
+	mov x15, x13
 .Lflush_tlb_range_510.13:
-	sub x15, x10, x13
+	sub x13, x10, x15
 	/* 240: pages = pages - (runs << shift */
-	mov x10, x15
+	mov x10, x13
 .Lflush_tlb_range_510.11:
 	add x13, x11, #1
 	/* 242: scale = scale + 1 */
@@ -1605,7 +1608,7 @@ flush_tlb_range_510:
 	/* 235: let shift = 5 * scale + 1 */
 	mov x14, x15
 	lsr x15, x10, x14
-	mov x7, x13
+	movz x7, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.21
 	mov x7, x15
@@ -1616,36 +1619,37 @@ flush_tlb_range_510:
 	cmp x13, x8
 	b.hs .Lflush_tlb_range_510.23
 	/* 238: value (asid << 0x30) */
-	lsl x15, x0, #48
-	lsr x7, x9, #12
-	and x7, x7, #0x1fffffffff
-	sub x6, x8, #1
-	lsl x6, x6, #39
-	orr x7, x7, x6
-	lsl x6, x11, #44
-	orr x7, x7, x6
-	orr x7, x7, #0x400000000000
-	orr x7, x7, x15
+	lsl x13, x0, #48
+	lsr x15, x9, #12
+	and x15, x15, #0x1fffffffff
+	sub x7, x8, #1
+	lsl x7, x7, #39
+	orr x15, x15, x7
+	lsl x7, x11, #44
+	orr x15, x15, x7
+	orr x15, x15, #0x400000000000
+	orr x15, x15, x13
 	/* 238: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x7
-	lsl x15, x8, x14
-	mov x7, x13
+	tlbi rvae1is, x15
+	lsl x13, x8, x14
+	movz x15, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.24
-	mov x7, x15
+	mov x15, x13
 .Lflush_tlb_range_510.24:
-	lsl x7, x7, #12
-	add x15, x9, x7
+	lsl x15, x15, #12
+	add x13, x9, x15
 	/* 239: addr = addr + ((runs << shift) << 12 */
-	mov x9, x15
-	lsl x15, x8, x14
+	mov x9, x13
+	lsl x13, x8, x14
+	movz x15, #0
 	cmp x14, #0x40
 	b.hs .Lflush_tlb_range_510.25
-	mov x13, x15
+	mov x15, x13
 .Lflush_tlb_range_510.25:
-	sub x15, x10, x13
+	sub x13, x10, x15
 	/* 240: pages = pages - (runs << shift */
-	mov x10, x15
+	mov x10, x13
 .Lflush_tlb_range_510.23:
 	add x13, x11, #1
 	/* 242: scale = scale + 1 */

@@ -17,124 +17,123 @@ tlb_inv_range:
 	/* 20: let tg = ctz(pgsize_bitmap) */
 	lsr x3, x3, x5
 	movz x11, #0
-	mov x12, x11
 	cmp x5, #0x40
 	b.hs .Ltlb_inv_range.2
-	mov x12, x3
+	mov x11, x3
 .Ltlb_inv_range.2:
 	/* 22: let ttl = 0 */
-	movz x13, #0
+	movz x12, #0
 	cbz x6, .Ltlb_inv_range.3
 	clz x4, x4
-	movz x14, #0x3f
-	sub x14, x14, x4
-	sub x14, x14, #3
+	movz x13, #0x3f
+	sub x13, x13, x4
+	sub x13, x13, #3
 	/* 27: let levels = 0 */
-	movz x15, #0
+	movz x14, #0
 	/* 28: while rem >= tg - 3 limit 8 { ... */
-	movz x8, #8
+	movz x15, #8
 .Ltlb_inv_range.5:
-	sub x7, x5, #3
-	cmp x14, x7
+	sub x8, x5, #3
+	cmp x13, x8
 	b.lo .Ltlb_inv_range.7
-	cbz x8, .Ltlb_inv_range.6
-	sub x8, x8, #1
-	sub x4, x14, x7
+	cbz x15, .Ltlb_inv_range.6
+	sub x15, x15, #1
+	sub x7, x13, x8
 	/* 29: rem = rem - (tg - 3 */
-	mov x14, x4
-	add x7, x15, #1
+	mov x13, x7
+	add x8, x14, #1
 	/* 30: levels = levels + 1 */
-	mov x15, x7
+	mov x14, x8
 	/* 28: while rem >= tg - 3 limit 8 { ... */
 	b .Ltlb_inv_range.5
 .Ltlb_inv_range.6:
 	movn x0, #0x15
 	ret
 .Ltlb_inv_range.7:
-	movz x14, #4
-	sub x14, x14, x15
+	movz x13, #4
+	sub x13, x13, x14
 	/* 32: ttl = 4 - levels */
-	mov x13, x14
+	mov x12, x13
 	b .Ltlb_inv_range.4
 .Ltlb_inv_range.3:
-	and x14, x12, #0x1f
-	cmp x14, #1
+	and x13, x11, #0x1f
+	cmp x13, #1
 	b.ne .Ltlb_inv_range.9
-	add x14, x12, #1
+	add x13, x11, #1
 	/* 36: num_pages = num_pages + 1 */
-	mov x12, x14
+	mov x11, x13
 .Ltlb_inv_range.9:
 .Ltlb_inv_range.4:
 	cmp x6, #0
-	cset x14, ne
-	and x13, x13, #3
-	lsl x13, x13, #8
-	orr x14, x14, x13
-	sub x13, x5, #0xa
-	lsr x13, x13, #1
-	and x13, x13, #3
-	lsl x13, x13, #10
-	orr x14, x14, x13
+	cset x13, ne
+	and x12, x12, #3
+	lsl x12, x12, #8
+	orr x13, x13, x12
+	sub x12, x5, #0xa
+	lsr x12, x12, #1
+	and x12, x12, #3
+	lsl x12, x12, #10
+	orr x13, x13, x12
 	/* 44: while addr < end limit 13 { ... */
-	movz x13, #0xd
+	movz x12, #0xd
 .Ltlb_inv_range.10:
 	cmp x10, x2
 	b.hs .Ltlb_inv_range.12
-	cbz x13, .Ltlb_inv_range.11
-	sub x13, x13, #1
-	rbit x15, x12
-	clz x15, x15
+	cbz x12, .Ltlb_inv_range.11
+	sub x12, x12, #1
+	rbit x14, x11
+	clz x14, x14
 	/* 45: let scale = ctz(num_pages) */
-	lsr x8, x12, x15
-	mov x7, x11
-	cmp x15, #0x40
+	lsr x15, x11, x14
+	movz x8, #0
+	cmp x14, #0x40
 	b.hs .Ltlb_inv_range.13
-	mov x7, x8
+	mov x8, x15
 .Ltlb_inv_range.13:
-	and x7, x7, #0x1f
-	/* 47: cmds[n * 16] = 0x12 | (((num - 1) & 31) << 12) | ((scale & 3 ... */
-	sub x8, x7, #1
 	and x8, x8, #0x1f
-	lsl x8, x8, #12
+	/* 47: cmds[n * 16] = 0x12 | (((num - 1) & 31) << 12) | ((scale & 3 ... */
+	sub x15, x8, #1
+	and x15, x15, #0x1f
+	lsl x15, x15, #12
 	movz x16, #0x12
-	orr x8, x8, x16
-	and x6, x15, #0x1f
-	lsl x6, x6, #20
-	orr x8, x8, x6
-	and x6, x1, #0xffff
-	lsl x6, x6, #48
-	orr x8, x8, x6
-	lsl x6, x9, #4
-	add x4, x0, x6
-	str x8, [x4]
+	orr x15, x15, x16
+	and x7, x14, #0x1f
+	lsl x7, x7, #20
+	orr x15, x15, x7
+	and x7, x1, #0xffff
+	lsl x7, x7, #48
+	orr x15, x15, x7
+	lsl x7, x9, #4
+	add x6, x0, x7
+	str x15, [x6]
 	/* 48: cmds[n * 16 + 8] = cmd1 | (addr & ~0xfff */
-	and x8, x10, #0xfffffffffffff000
-	orr x4, x14, x8
-	add x6, x6, #8
-	add x8, x0, x6
-	str x4, [x8]
-	add x8, x9, #1
+	and x15, x10, #0xfffffffffffff000
+	orr x6, x13, x15
+	add x7, x7, #8
+	add x15, x0, x7
+	str x6, [x15]
+	add x15, x9, #1
 	/* 49: n = n + 1 */
-	mov x9, x8
-	add x8, x15, x5
-	lsl x6, x7, x8
-	mov x4, x11
-	cmp x8, #0x40
-	b.hs .Ltlb_inv_range.14
-	mov x4, x6
-.Ltlb_inv_range.14:
-	add x8, x10, x4
-	/* 50: addr = addr + (num << (scale + tg */
-	mov x10, x8
-	lsl x7, x7, x15
-	mov x8, x11
+	mov x9, x15
+	add x15, x14, x5
+	lsl x7, x8, x15
+	movz x6, #0
 	cmp x15, #0x40
+	b.hs .Ltlb_inv_range.14
+	mov x6, x7
+.Ltlb_inv_range.14:
+	add x15, x10, x6
+	/* 50: addr = addr + (num << (scale + tg */
+	mov x10, x15
+	lsl x8, x8, x14
+	movz x15, #0
+	cmp x14, #0x40
 	b.hs .Ltlb_inv_range.15
-	mov x8, x7
+	mov x15, x8
 .Ltlb_inv_range.15:
-	sub x15, x12, x8
+	sub x14, x11, x15
 	/* 51: num_pages = num_pages - (num << scale */
-	mov x12, x15
+	mov x11, x14
 	/* 44: while addr < end limit 13 { ... */
 	b .Ltlb_inv_range.10
 .Ltlb_inv_range.11:

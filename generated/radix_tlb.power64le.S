@@ -260,11 +260,7 @@ flush_tlb_pid_local:
 	tlbiel %r11,%r3,2,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
 	li %r11,127
-	li %r12,1
-	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_pid_local.2
-	rldicr %r12,%r12,12,51
-	ori %r12,%r12,1024
+	li %r12,5120
 	li %r10,4096
 .Lflush_tlb_pid_local.3:
 	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
@@ -1058,11 +1054,7 @@ flush_tlb_range_local:
 	tlbiel %r10,%r8,2,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
 	li %r10,127
-	li %r7,1
-	cmpdi 7,%r10,0
-	beq 7,.Lflush_tlb_range_local.24
-	rldicr %r7,%r7,12,51
-	ori %r7,%r7,1024
+	li %r7,5120
 	li %r6,4096
 .Lflush_tlb_range_local.25:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */

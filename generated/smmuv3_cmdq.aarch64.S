@@ -11,7 +11,7 @@ tlb_inv_range:
 	movz x9, #2
 	lsl x9, x9, x2
 	movz x10, #0
-	mov x11, x10
+	movz x11, #0
 	cmp x2, #0x40
 	b.hs .Ltlb_inv_range.0
 	mov x11, x9
@@ -280,7 +280,7 @@ tlb_inv_range_ril:
 	movz x9, #2
 	lsl x9, x9, x2
 	movz x10, #0
-	mov x11, x10
+	movz x11, #0
 	cmp x2, #0x40
 	b.hs .Ltlb_inv_range_ril.0
 	mov x11, x9
@@ -292,7 +292,7 @@ tlb_inv_range_ril:
 	movz x12, #0
 	movz x13, #0
 	lsr x5, x5, x7
-	mov x14, x10
+	movz x14, #0
 	cmp x7, #0x40
 	b.hs .Ltlb_inv_range_ril.1
 	mov x14, x5
@@ -337,7 +337,7 @@ tlb_inv_range_ril:
 	clz x6, x6
 	/* 101: let scale = ctz(num_pages) */
 	lsr x5, x14, x6
-	mov x2, x10
+	movz x2, #0
 	cmp x6, #0x40
 	b.hs .Ltlb_inv_range_ril.8
 	mov x2, x5
@@ -431,7 +431,7 @@ tlb_inv_range_ril:
 	mov x13, x5
 	add x5, x6, x7
 	lsl x19, x2, x5
-	mov x20, x10
+	movz x20, #0
 	cmp x5, #0x40
 	b.hs .Ltlb_inv_range_ril.18
 	mov x20, x19
@@ -440,7 +440,7 @@ tlb_inv_range_ril:
 	/* 104: addr = addr + (num << (scale + tg */
 	mov x4, x5
 	lsl x2, x2, x6
-	mov x5, x10
+	movz x5, #0
 	cmp x6, #0x40
 	b.hs .Ltlb_inv_range_ril.19
 	mov x5, x2
@@ -551,7 +551,7 @@ tlb_inv_range_auto:
 	movz x9, #2
 	lsl x9, x9, x2
 	movz x10, #0
-	mov x11, x10
+	movz x11, #0
 	cmp x2, #0x40
 	b.hs .Ltlb_inv_range_auto.0
 	mov x11, x9
@@ -798,7 +798,7 @@ tlb_inv_asid:
 	movz x9, #2
 	lsl x9, x9, x2
 	movz x10, #0
-	mov x11, x10
+	movz x11, #0
 	cmp x2, #0x40
 	b.hs .Ltlb_inv_asid.0
 	mov x11, x9
@@ -957,7 +957,7 @@ sync:
 	movz x9, #2
 	lsl x9, x9, x2
 	movz x10, #0
-	mov x11, x10
+	movz x11, #0
 	cmp x2, #0x40
 	b.hs .Lsync.0
 	mov x11, x9

@@ -16,7 +16,7 @@ qi_flush_iotlb:
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
-	mov %r10,%rbx
+	xor %rbx,%rbx
 	cmp $0x40,%rdx
 	jae .Lqi_flush_iotlb.0
 	mov %rax,%rbx
@@ -54,7 +54,7 @@ qi_flush_iotlb:
 	mov %r14,%rcx
 	shl %cl,%r9
 	mov %r11,%rcx
-	mov %r10,%r15
+	xor %r15,%r15
 	cmp $0x40,%r14
 	jae .Lqi_flush_iotlb.4
 	mov %r9,%r15
@@ -251,7 +251,7 @@ qi_flush_iotlb:
 	mov %r12,%rcx
 	shl %cl,%r9
 	mov %r11,%rcx
-	mov %r10,%r13
+	xor %r13,%r13
 	cmp $0x40,%r12
 	jae .Lqi_flush_iotlb.26
 	mov %r9,%r13
@@ -384,7 +384,7 @@ qi_flush_context:
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
-	mov %r10,%rbx
+	xor %rbx,%rbx
 	cmp $0x40,%rdx
 	jae .Lqi_flush_context.0
 	mov %rax,%rbx

@@ -5,6 +5,7 @@
 
 pub mod bittest;
 pub mod builder;
+pub mod constfold;
 pub mod invalidation;
 pub mod jumps;
 pub mod regalloc;

@@ -187,6 +187,7 @@ pub(crate) fn build_checked(
             }
         }
     }
+    crate::lir::constfold::fold(&mut b.f);
     crate::lir::bittest::fuse(&mut b.f);
     crate::lir::jumps::thread(&mut b.f);
     Ok(Some(b.f))

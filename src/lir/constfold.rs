@@ -1,0 +1,304 @@
+//! Constants through registers. The builder lowers each expression where
+//! it stands, so a range whose bounds are constants still computes its
+//! trip count and tests it for zero (`li 127; cmpdi 7,r,0; beq`), and an
+//! induction variable's first value is built from a constant start
+//! (`li 1; sldi 12; ori 0x400` for `(1 << 10) | (set << 12)` at set = 1).
+//! Here a register written once, by a constant, is that constant wherever
+//! it is read: computations of constants become constants, branches on
+//! constants become jumps or go, and what nothing reads any more goes.
+//!
+//! Sound because a register with one definition holds that definition's
+//! value wherever it is read (the builder never reads a register before
+//! writing it), and each fold computes what the target's instruction
+//! would: [`BinOp::apply`], [`UnOp::apply`], [`Cmp::holds`]; shifts are
+//! folded only below 64, where every target agrees.
+
+use super::{Func, Inst, Operand, VReg};
+use crate::ir::expr::BinOp;
+
+pub fn fold(f: &mut Func) {
+    let mut defs = vec![0u32; f.nvregs as usize];
+    for (inst, _) in &f.insts {
+        if let Some(d) = inst.def() {
+            if let Some(n) = defs.get_mut(d.0 as usize) {
+                *n += 1;
+            }
+        }
+    }
+    let mut known: Vec<Option<u64>> = vec![None; f.nvregs as usize];
+    let mut changed = false;
+    for (inst, _) in &mut f.insts {
+        if let Some(new) = folded(inst, &known) {
+            *inst = new;
+            changed = true;
+        }
+        if let Inst::Imm { dst, value } = inst {
+            if defs.get(dst.0 as usize) == Some(&1) {
+                known[dst.0 as usize] = Some(*value);
+            }
+        }
+    }
+    if changed {
+        f.insts
+            .retain(|(i, _)| !matches!(i, Inst::Copy { dst, src } if dst == src));
+        drop_unread(f);
+    }
+}
+
+/// `inst` with its constant operands folded, if that changes it: a
+/// constant, a jump, or a copy for a branch never taken (a copy of a
+/// register to itself, removed after).
+fn folded(inst: &Inst, known: &[Option<u64>]) -> Option<Inst> {
+    let k = |v: &VReg| known.get(v.0 as usize).copied().flatten();
+    let op = |o: &Operand| match o {
+        Operand::Imm(x) => Some(*x),
+        Operand::Reg(v) => k(v),
+    };
+    let value = |dst: &VReg, value: u64| Some(Inst::Imm { dst: *dst, value });
+    match inst {
+        Inst::Copy { dst, src } => value(dst, k(src)?),
+        Inst::Not { dst, src } => value(dst, !k(src)?),
+        Inst::Un { op: u, dst, src } => value(dst, u.apply(k(src)?)),
+        Inst::Bin {
+            op: b,
+            dst,
+            a,
+            b: rhs,
+        } => {
+            let (x, y) = (k(a)?, op(rhs)?);
+            if matches!(b, BinOp::Shl | BinOp::Shr) && y >= 64 {
+                return None;
+            }
+            value(dst, b.apply(x, y))
+        }
+        Inst::Insert {
+            dst,
+            src,
+            shift,
+            width,
+        } if *shift < 64 => {
+            let mask = 1u64.checked_shl(*width).map_or(u64::MAX, |m| m - 1);
+            value(dst, (k(src)? & mask) << shift)
+        }
+        Inst::SetCmp { cmp, dst, a, b } => value(dst, u64::from(cmp.holds(k(a)?, op(b)?))),
+        Inst::Branch { cmp, a, b, target } => {
+            if cmp.holds(k(a)?, op(b)?) {
+                Some(Inst::Jump(*target))
+            } else {
+                Some(Inst::Copy { dst: *a, src: *a })
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Removes computations nothing reads, until none is left (a removed
+/// one may have been the last reader of another).
+fn drop_unread(f: &mut Func) {
+    loop {
+        let mut reads = vec![0u32; f.nvregs as usize];
+        for (inst, _) in &f.insts {
+            inst.each_use(|v| {
+                if let Some(n) = reads.get_mut(v.0 as usize) {
+                    *n += 1;
+                }
+            });
+        }
+        let before = f.insts.len();
+        f.insts.retain(|(inst, _)| {
+            let pure = matches!(
+                inst,
+                Inst::Imm { .. }
+                    | Inst::Copy { .. }
+                    | Inst::Not { .. }
+                    | Inst::Un { .. }
+                    | Inst::Bin { .. }
+                    | Inst::Insert { .. }
+                    | Inst::SetCmp { .. }
+            );
+            !pure
+                || inst
+                    .def()
+                    .is_some_and(|d| reads.get(d.0 as usize) != Some(&0))
+        });
+        if f.insts.len() == before {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lir::{Cmp, Origin};
+
+    fn func(insts: Vec<Inst>, nvregs: u32) -> Func {
+        Func {
+            name: "t".into(),
+            args: Vec::new(),
+            insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
+            nvregs,
+            nlabels: 1,
+            void: false,
+        }
+    }
+
+    /// radix's `range set in 1, 127`: the zero test goes, the first value
+    /// of `(1 << 10) | (set << 12)` is one constant, the count stays (the
+    /// loop writes it again).
+    #[test]
+    fn a_constant_range_start_is_one_constant() {
+        let v = VReg;
+        let mut f = func(
+            vec![
+                Inst::Imm {
+                    dst: v(0),
+                    value: 127,
+                },
+                Inst::Imm {
+                    dst: v(1),
+                    value: 1,
+                },
+                Inst::Branch {
+                    cmp: Cmp::Eq,
+                    a: v(0),
+                    b: Operand::Imm(0),
+                    target: 0,
+                },
+                Inst::Bin {
+                    op: BinOp::Shr,
+                    dst: v(2),
+                    a: v(0),
+                    b: Operand::Imm(0),
+                },
+                Inst::Bin {
+                    op: BinOp::Shl,
+                    dst: v(3),
+                    a: v(1),
+                    b: Operand::Imm(12),
+                },
+                Inst::Bin {
+                    op: BinOp::Or,
+                    dst: v(4),
+                    a: v(3),
+                    b: Operand::Imm(1024),
+                },
+                Inst::Label(1),
+                Inst::Bin {
+                    op: BinOp::Add,
+                    dst: v(4),
+                    a: v(4),
+                    b: Operand::Imm(4096),
+                },
+                Inst::Bin {
+                    op: BinOp::Sub,
+                    dst: v(2),
+                    a: v(2),
+                    b: Operand::Imm(1),
+                },
+                Inst::Branch {
+                    cmp: Cmp::Ne,
+                    a: v(2),
+                    b: Operand::Imm(0),
+                    target: 1,
+                },
+                Inst::Label(0),
+                Inst::Ret {
+                    value: Operand::Reg(v(4)),
+                },
+            ],
+            5,
+        );
+        fold(&mut f);
+        let got: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();
+        assert_eq!(
+            got,
+            vec![
+                Inst::Imm {
+                    dst: v(2),
+                    value: 127
+                },
+                Inst::Imm {
+                    dst: v(4),
+                    value: 0x1400
+                },
+                Inst::Label(1),
+                Inst::Bin {
+                    op: BinOp::Add,
+                    dst: v(4),
+                    a: v(4),
+                    b: Operand::Imm(4096)
+                },
+                Inst::Bin {
+                    op: BinOp::Sub,
+                    dst: v(2),
+                    a: v(2),
+                    b: Operand::Imm(1)
+                },
+                Inst::Branch {
+                    cmp: Cmp::Ne,
+                    a: v(2),
+                    b: Operand::Imm(0),
+                    target: 1
+                },
+                Inst::Label(0),
+                Inst::Ret {
+                    value: Operand::Reg(v(4))
+                },
+            ]
+        );
+    }
+
+    /// A register written twice is not a constant, a branch always taken
+    /// is a jump, and a shift of 64 is left to the target's lowering.
+    #[test]
+    fn only_single_definitions_fold() {
+        let v = VReg;
+        let mut f = func(
+            vec![
+                Inst::Imm {
+                    dst: v(0),
+                    value: 5,
+                },
+                Inst::Imm {
+                    dst: v(1),
+                    value: 64,
+                },
+                Inst::Bin {
+                    op: BinOp::Add,
+                    dst: v(0),
+                    a: v(0),
+                    b: Operand::Imm(1),
+                },
+                Inst::Branch {
+                    cmp: Cmp::Ltu,
+                    a: v(1),
+                    b: Operand::Imm(100),
+                    target: 0,
+                },
+                Inst::Bin {
+                    op: BinOp::Shl,
+                    dst: v(2),
+                    a: v(0),
+                    b: Operand::Reg(v(1)),
+                },
+                Inst::Label(0),
+                Inst::Ret {
+                    value: Operand::Reg(v(2)),
+                },
+            ],
+            3,
+        );
+        fold(&mut f);
+        let got: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();
+        assert!(
+            matches!(got[2], Inst::Bin { op: BinOp::Add, .. }),
+            "{got:?}"
+        );
+        assert_eq!(got[3], Inst::Jump(0));
+        assert!(
+            matches!(got[4], Inst::Bin { op: BinOp::Shl, .. }),
+            "{got:?}"
+        );
+    }
+}
