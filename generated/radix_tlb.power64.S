@@ -281,13 +281,13 @@ flush_tlb_pid_local:
 	li %r11,127
 	li %r12,5120
 	li %r10,4096
+	mtctr %r11
 .Lflush_tlb_pid_local.3:
 	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r12,%r3,0,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
 	add %r12,%r12,%r10
-	addic. %r11,%r11,-1
-	bne 0,.Lflush_tlb_pid_local.3
+	bdnz .Lflush_tlb_pid_local.3
 .Lflush_tlb_pid_local.2:
 	/* 119: barrier from the spec */
 	ptesync
@@ -383,13 +383,13 @@ flush_tlb_range:
 	rldicr %r12,%r12,0,51
 	ori %r12,%r12,160
 	lis %r10,1
+	mtctr %r9
 .Lflush_tlb_range.13:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r12,%r12,%r10
-	addic. %r9,%r9,-1
-	bne 0,.Lflush_tlb_range.13
+	bdnz .Lflush_tlb_range.13
 .Lflush_tlb_range.12:
 .Lflush_tlb_range.11:
 .Lflush_tlb_range.9:
@@ -450,13 +450,13 @@ flush_tlb_range:
 	rldicr %r7,%r9,0,51
 	ori %r7,%r7,32
 	lis %r9,32
+	mtctr %r31
 .Lflush_tlb_range.22:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r7,%r11,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r7,%r7,%r9
-	addic. %r31,%r31,-1
-	bne 0,.Lflush_tlb_range.22
+	bdnz .Lflush_tlb_range.22
 .Lflush_tlb_range.21:
 .Lflush_tlb_range.20:
 .Lflush_tlb_range.18:
@@ -545,13 +545,13 @@ flush_tlb_range:
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
 	lis %r12,1
+	mtctr %r7
 .Lflush_tlb_range.33:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r10,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r10,%r10,%r12
-	addic. %r7,%r7,-1
-	bne 0,.Lflush_tlb_range.33
+	bdnz .Lflush_tlb_range.33
 .Lflush_tlb_range.32:
 .Lflush_tlb_range.31:
 .Lflush_tlb_range.29:
@@ -609,13 +609,13 @@ flush_tlb_range:
 	rldicr %r7,%r9,0,51
 	ori %r7,%r7,32
 	lis %r9,32
+	mtctr %r8
 .Lflush_tlb_range.42:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r7,%r10,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r7,%r7,%r9
-	addic. %r8,%r8,-1
-	bne 0,.Lflush_tlb_range.42
+	bdnz .Lflush_tlb_range.42
 .Lflush_tlb_range.41:
 .Lflush_tlb_range.40:
 .Lflush_tlb_range.38:
@@ -698,13 +698,13 @@ flush_tlb_range:
 	rldicr %r12,%r12,0,51
 	ori %r12,%r12,160
 	lis %r10,1
+	mtctr %r7
 .Lflush_tlb_range.55:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r12,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r12,%r12,%r10
-	addic. %r7,%r7,-1
-	bne 0,.Lflush_tlb_range.55
+	bdnz .Lflush_tlb_range.55
 .Lflush_tlb_range.54:
 .Lflush_tlb_range.53:
 .Lflush_tlb_range.51:
@@ -759,13 +759,13 @@ flush_tlb_range:
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,32
 	lis %r12,32
+	mtctr %r7
 .Lflush_tlb_range.64:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r10,%r11,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r10,%r10,%r12
-	addic. %r7,%r7,-1
-	bne 0,.Lflush_tlb_range.64
+	bdnz .Lflush_tlb_range.64
 .Lflush_tlb_range.63:
 .Lflush_tlb_range.62:
 .Lflush_tlb_range.60:
@@ -844,13 +844,13 @@ flush_tlb_range:
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
 	lis %r12,1
+	mtctr %r7
 .Lflush_tlb_range.75:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r10,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
 	add %r10,%r10,%r12
-	addic. %r7,%r7,-1
-	bne 0,.Lflush_tlb_range.75
+	bdnz .Lflush_tlb_range.75
 .Lflush_tlb_range.74:
 .Lflush_tlb_range.73:
 .Lflush_tlb_range.71:
@@ -900,13 +900,13 @@ flush_tlb_range:
 	rldicr %r9,%r9,0,51
 	ori %r9,%r9,32
 	lis %r12,32
+	mtctr %r11
 .Lflush_tlb_range.84:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r9,%r3,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	add %r9,%r9,%r12
-	addic. %r11,%r11,-1
-	bne 0,.Lflush_tlb_range.84
+	bdnz .Lflush_tlb_range.84
 .Lflush_tlb_range.83:
 .Lflush_tlb_range.82:
 .Lflush_tlb_range.80:
@@ -998,13 +998,13 @@ flush_tlb_range_local:
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
 	lis %r12,1
+	mtctr %r9
 .Lflush_tlb_range_local.11:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r10,%r11,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	add %r10,%r10,%r12
-	addic. %r9,%r9,-1
-	bne 0,.Lflush_tlb_range_local.11
+	bdnz .Lflush_tlb_range_local.11
 .Lflush_tlb_range_local.10:
 .Lflush_tlb_range_local.9:
 .Lflush_tlb_range_local.7:
@@ -1049,13 +1049,13 @@ flush_tlb_range_local:
 	rldicr %r8,%r8,0,51
 	ori %r8,%r8,32
 	lis %r9,32
+	mtctr %r7
 .Lflush_tlb_range_local.20:
 	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r8,%r10,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	add %r8,%r8,%r9
-	addic. %r7,%r7,-1
-	bne 0,.Lflush_tlb_range_local.20
+	bdnz .Lflush_tlb_range_local.20
 .Lflush_tlb_range_local.19:
 .Lflush_tlb_range_local.18:
 .Lflush_tlb_range_local.16:
@@ -1085,13 +1085,13 @@ flush_tlb_range_local:
 	li %r10,127
 	li %r7,5120
 	li %r6,4096
+	mtctr %r10
 .Lflush_tlb_range_local.25:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r8,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
 	add %r7,%r7,%r6
-	addic. %r10,%r10,-1
-	bne 0,.Lflush_tlb_range_local.25
+	bdnz .Lflush_tlb_range_local.25
 .Lflush_tlb_range_local.24:
 	/* 187: barrier from the spec */
 	ptesync
@@ -1141,13 +1141,13 @@ flush_tlb_range_local:
 	rldicr %r8,%r8,0,51
 	ori %r8,%r8,160
 	lis %r9,1
+	mtctr %r7
 .Lflush_tlb_range_local.33:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r8,%r10,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	add %r8,%r8,%r9
-	addic. %r7,%r7,-1
-	bne 0,.Lflush_tlb_range_local.33
+	bdnz .Lflush_tlb_range_local.33
 .Lflush_tlb_range_local.32:
 .Lflush_tlb_range_local.31:
 .Lflush_tlb_range_local.29:
@@ -1194,13 +1194,13 @@ flush_tlb_range_local:
 	rldicr %r11,%r11,0,51
 	ori %r11,%r11,32
 	lis %r12,32
+	mtctr %r10
 .Lflush_tlb_range_local.42:
 	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r11,%r3,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	add %r11,%r11,%r12
-	addic. %r10,%r10,-1
-	bne 0,.Lflush_tlb_range_local.42
+	bdnz .Lflush_tlb_range_local.42
 .Lflush_tlb_range_local.41:
 .Lflush_tlb_range_local.40:
 .Lflush_tlb_range_local.38:

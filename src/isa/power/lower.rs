@@ -75,6 +75,7 @@ pub struct Lowered {
 }
 
 pub use crate::isa::error::LowerError;
+use super::ctr::Step;
 
 /// Where instructions go: the lowering of one LIR instruction pushes them
 /// with that instruction's origin.
@@ -101,8 +102,18 @@ pub fn lower(
     if let Some((_, origin)) = f.insts.first() {
         cx.save_callee_saved(&mut |i| out.insns.push((i, origin.clone())));
     }
-    for (inst, origin) in &f.insts {
-        cx.inst(inst, &mut |i| out.insns.push((i, origin.clone())))?;
+    let ctr = super::ctr::loops(f);
+    for (k, (inst, origin)) in f.insts.iter().enumerate() {
+        let mut e = |i| out.insns.push((i, origin.clone()));
+        match ctr.get(&k) {
+            Some(Step::Load(n)) => {
+                e(Insn::Mtctr { rs: cx.r(*n)? });
+                cx.inst(inst, &mut e)?
+            }
+            Some(Step::Drop) => {}
+            Some(Step::Branch(top)) => e(Insn::Bdnz { target: *top }),
+            None => cx.inst(inst, &mut e)?,
+        }
     }
     super::peephole::word_rotates(&mut out.insns);
     super::peephole::record_forms(&mut out.insns);

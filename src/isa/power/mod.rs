@@ -1,6 +1,7 @@
 //! POWER (ppc64 big-endian ELFv1 and little-endian ELFv2).
 
 pub mod barriers;
+mod ctr;
 pub mod book3e;
 mod constants;
 pub mod emit;
