@@ -27,9 +27,8 @@ build_inv_iommu_pages:
 	mov $0x3f,%r9d
 	sub %rax,%r9
 	/* 85: let msb_diff = ilog2((address + size - 1) ^ address) */
-	mov $0x33,%eax
-	cmp %r9,%rax
-	jae .Lbuild_inv_iommu_pages.2
+	cmp $0x34,%r9
+	jb .Lbuild_inv_iommu_pages.2
 	/* 87: inv = 0x7ffffffffffff000 */
 	movabs $0x7ffffffffffff000,%r10
 	jmp .Lbuild_inv_iommu_pages.3
@@ -128,9 +127,8 @@ inv_iommu_pages_sync:
 	mov $0x3f,%r8d
 	sub %r12,%r8
 	/* 114: let msb_diff = ilog2((address + size - 1) ^ address) */
-	mov $0x33,%r12d
-	cmp %r8,%r12
-	jae .Linv_iommu_pages_sync.3
+	cmp $0x34,%r8
+	jb .Linv_iommu_pages_sync.3
 	/* 116: inv = 0x7ffffffffffff000 */
 	movabs $0x7ffffffffffff000,%r13
 	jmp .Linv_iommu_pages_sync.4
@@ -415,9 +413,8 @@ inv_iommu_pages_np_sync:
 	mov $0x3f,%r14d
 	sub %rbx,%r14
 	/* 151: let msb_diff = ilog2((addr + fs - 1) ^ addr) */
-	mov $0x33,%ebx
-	cmp %r14,%rbx
-	jae .Linv_iommu_pages_np_sync.9
+	cmp $0x34,%r14
+	jb .Linv_iommu_pages_np_sync.9
 	/* 153: inv = 0x7ffffffffffff000 */
 	movabs $0x7ffffffffffff000,%r12
 	jmp .Linv_iommu_pages_np_sync.10

@@ -1202,90 +1202,87 @@ flush_tlb_range_69:
 	/* 192: while pages > 0 limit 5 { ... */
 	movz x12, #5
 .Lflush_tlb_range_69.4:
-	movz x13, #0
-	cmp x13, x10
-	b.hs .Lflush_tlb_range_69.6
+	cbz x10, .Lflush_tlb_range_69.6
 	cbz x12, .Lflush_tlb_range_69.5
 	sub x12, x12, #1
 	cmp x10, #1
 	b.ne .Lflush_tlb_range_69.7
 	/* 194: value (asid << 0x30) */
-	lsl x14, x0, #48
-	lsr x15, x9, #12
-	and x15, x15, #0xfffffffffff
-	orr x15, x15, x14
+	lsl x13, x0, #48
+	lsr x14, x9, #12
+	and x14, x14, #0xfffffffffff
+	orr x14, x14, x13
 	/* 194: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x15
+	tlbi vae1is, x14
 	movz x16, #0x1000
-	add x14, x9, x16
+	add x13, x9, x16
 	/* 195: addr = addr + 4K */
-	mov x9, x14
-	sub x14, x10, #1
+	mov x9, x13
+	sub x13, x10, #1
 	/* 196: pages = pages - 1 */
-	mov x10, x14
+	mov x10, x13
 	b .Lflush_tlb_range_69.4
 .Lflush_tlb_range_69.7:
 	movz x16, #5
-	mul x14, x11, x16
-	add x14, x14, #1
+	mul x13, x11, x16
+	add x13, x13, #1
 	/* 200: let shift = 5 * scale + 1 */
-	movz x15, #0x20
-	lsl x15, x15, x14
-	movz x8, #0
-	cmp x14, #0x40
+	movz x14, #0x20
+	lsl x14, x14, x13
+	movz x15, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_69.9
-	mov x8, x15
+	mov x15, x14
 .Lflush_tlb_range_69.9:
-	mov x15, x10
-	cmp x10, x8
+	mov x14, x10
+	cmp x10, x15
 	b.lo .Lflush_tlb_range_69.10
-	mov x15, x8
+	mov x14, x15
 .Lflush_tlb_range_69.10:
-	lsr x15, x15, x14
-	movz x8, #0
-	cmp x14, #0x40
+	lsr x14, x14, x13
+	movz x15, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_69.11
-	mov x8, x15
+	mov x15, x14
 .Lflush_tlb_range_69.11:
 	/* 201: let runs = min(pages, 32 << shift) >> shift */
-	cmp x13, x8
-	b.hs .Lflush_tlb_range_69.13
+	cbz x15, .Lflush_tlb_range_69.13
 	/* 203: value (asid << 0x30) */
-	lsl x13, x0, #48
-	lsr x15, x9, #12
-	and x15, x15, #0x1fffffffff
-	sub x7, x8, #1
+	lsl x14, x0, #48
+	lsr x8, x9, #12
+	and x8, x8, #0x1fffffffff
+	sub x7, x15, #1
 	lsl x7, x7, #39
-	orr x15, x15, x7
+	orr x8, x8, x7
 	lsl x7, x11, #44
-	orr x15, x15, x7
-	orr x15, x15, #0x400000000000
-	orr x15, x15, x13
+	orr x8, x8, x7
+	orr x8, x8, #0x400000000000
+	orr x8, x8, x14
 	/* 203: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x15
-	lsl x13, x8, x14
-	movz x15, #0
-	cmp x14, #0x40
+	tlbi rvae1is, x8
+	lsl x14, x15, x13
+	movz x8, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_69.14
-	mov x15, x13
+	mov x8, x14
 .Lflush_tlb_range_69.14:
-	lsl x15, x15, #12
-	add x13, x9, x15
+	lsl x8, x8, #12
+	add x14, x9, x8
 	/* 204: addr = addr + ((runs << shift) << 12 */
-	mov x9, x13
-	lsl x13, x8, x14
-	movz x15, #0
-	cmp x14, #0x40
+	mov x9, x14
+	lsl x14, x15, x13
+	movz x8, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_69.15
-	mov x15, x13
+	mov x8, x14
 .Lflush_tlb_range_69.15:
-	sub x13, x10, x15
+	sub x14, x10, x8
 	/* 205: pages = pages - (runs << shift */
-	mov x10, x13
+	mov x10, x14
 .Lflush_tlb_range_69.13:
-	sub x13, x11, #1
+	sub x14, x11, #1
 	/* 207: scale = scale - 1 */
-	mov x11, x13
+	mov x11, x14
 .Lflush_tlb_range_69.8:
 	/* 192: while pages > 0 limit 5 { ... */
 	b .Lflush_tlb_range_69.4
@@ -1331,92 +1328,89 @@ flush_tlb_range_69:
 	/* 192: while pages > 0 limit 5 { ... */
 	movz x12, #5
 .Lflush_tlb_range_69.18:
-	movz x13, #0
-	cmp x13, x10
-	b.hs .Lflush_tlb_range_69.20
+	cbz x10, .Lflush_tlb_range_69.20
 	cbz x12, .Lflush_tlb_range_69.19
 	sub x12, x12, #1
 	cmp x10, #1
 	b.ne .Lflush_tlb_range_69.21
 	/* 194: value (asid << 0x30) */
-	lsl x15, x0, #48
-	lsr x7, x9, #12
-	and x7, x7, #0xfffffffffff
-	orr x7, x7, x15
+	lsl x14, x0, #48
+	lsr x8, x9, #12
+	and x8, x8, #0xfffffffffff
+	orr x8, x8, x14
 	/* 194: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x7
+	tlbi vae1is, x8
 	movz x16, #0x1000
-	add x15, x9, x16
+	add x14, x9, x16
 	/* 195: addr = addr + 4K */
-	mov x9, x15
-	sub x15, x10, #1
+	mov x9, x14
+	sub x14, x10, #1
 	/* 196: pages = pages - 1 */
-	mov x10, x15
+	mov x10, x14
 	b .Lflush_tlb_range_69.18
 .Lflush_tlb_range_69.21:
 	movz x16, #5
-	mul x15, x11, x16
-	add x15, x15, #1
+	mul x14, x11, x16
+	add x14, x14, #1
 	/* 200: let shift = 5 * scale + 1 */
-	mov x14, x15
-	movz x15, #0x20
-	lsl x15, x15, x14
-	movz x7, #0
-	cmp x14, #0x40
+	mov x13, x14
+	movz x14, #0x20
+	lsl x14, x14, x13
+	movz x8, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_69.23
-	mov x7, x15
+	mov x8, x14
 .Lflush_tlb_range_69.23:
-	mov x15, x10
-	cmp x10, x7
+	mov x14, x10
+	cmp x10, x8
 	b.lo .Lflush_tlb_range_69.24
-	mov x15, x7
+	mov x14, x8
 .Lflush_tlb_range_69.24:
-	lsr x15, x15, x14
-	movz x7, #0
-	cmp x14, #0x40
+	lsr x14, x14, x13
+	movz x8, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_69.25
-	mov x7, x15
+	mov x8, x14
 .Lflush_tlb_range_69.25:
 	/* 201: let runs = min(pages, 32 << shift) >> shift */
-	mov x8, x7
-	cmp x13, x8
-	b.hs .Lflush_tlb_range_69.27
+	mov x15, x8
+	cbz x15, .Lflush_tlb_range_69.27
 	/* 203: value (asid << 0x30) */
-	lsl x13, x0, #48
-	lsr x15, x9, #12
-	and x15, x15, #0x1fffffffff
-	sub x7, x8, #1
+	lsl x14, x0, #48
+	lsr x8, x9, #12
+	and x8, x8, #0x1fffffffff
+	sub x7, x15, #1
 	lsl x7, x7, #39
-	orr x15, x15, x7
+	orr x8, x8, x7
 	lsl x7, x11, #44
-	orr x15, x15, x7
-	orr x15, x15, #0x400000000000
-	orr x15, x15, x13
+	orr x8, x8, x7
+	orr x8, x8, #0x400000000000
+	orr x8, x8, x14
 	/* 203: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x15
-	lsl x13, x8, x14
-	movz x15, #0
-	cmp x14, #0x40
+	tlbi rvae1is, x8
+	lsl x14, x15, x13
+	movz x8, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_69.28
-	mov x15, x13
+	mov x8, x14
 .Lflush_tlb_range_69.28:
-	lsl x15, x15, #12
-	add x13, x9, x15
+	lsl x8, x8, #12
+	add x14, x9, x8
 	/* 204: addr = addr + ((runs << shift) << 12 */
-	mov x9, x13
-	lsl x13, x8, x14
-	movz x15, #0
-	cmp x14, #0x40
+	mov x9, x14
+	lsl x14, x15, x13
+	movz x8, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_69.29
-	mov x15, x13
+	mov x8, x14
 .Lflush_tlb_range_69.29:
-	sub x13, x10, x15
+	sub x14, x10, x8
 	/* 205: pages = pages - (runs << shift */
-	mov x10, x13
+	mov x10, x14
 .Lflush_tlb_range_69.27:
-	sub x13, x11, #1
+	sub x14, x11, #1
 	/* 207: scale = scale - 1 */
-	mov x11, x13
+	mov x11, x14
 .Lflush_tlb_range_69.22:
 	/* 192: while pages > 0 limit 5 { ... */
 	b .Lflush_tlb_range_69.18
@@ -1463,78 +1457,75 @@ flush_tlb_range_510:
 	/* 229: while pages > 0 limit 5 { ... */
 	movz x12, #5
 .Lflush_tlb_range_510.4:
-	movz x13, #0
-	cmp x13, x10
-	b.hs .Lflush_tlb_range_510.6
+	cbz x10, .Lflush_tlb_range_510.6
 	cbz x12, .Lflush_tlb_range_510.5
 	sub x12, x12, #1
 	tbz w10, #0, .Lflush_tlb_range_510.7
 	/* 231: value (asid << 0x30) */
-	lsl x14, x0, #48
-	lsr x15, x9, #12
-	and x15, x15, #0xfffffffffff
-	orr x15, x15, x14
+	lsl x13, x0, #48
+	lsr x14, x9, #12
+	and x14, x14, #0xfffffffffff
+	orr x14, x14, x13
 	/* 231: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x15
+	tlbi vae1is, x14
 	movz x16, #0x1000
-	add x14, x9, x16
+	add x13, x9, x16
 	/* 232: addr = addr + 4K */
-	mov x9, x14
-	sub x14, x10, #1
+	mov x9, x13
+	sub x13, x10, #1
 	/* 233: pages = pages - 1 */
-	mov x10, x14
+	mov x10, x13
 	b .Lflush_tlb_range_510.4
 .Lflush_tlb_range_510.7:
 	movz x16, #5
-	mul x14, x11, x16
-	add x14, x14, #1
+	mul x13, x11, x16
+	add x13, x13, #1
 	/* 235: let shift = 5 * scale + 1 */
-	lsr x15, x10, x14
-	movz x8, #0
-	cmp x14, #0x40
+	lsr x14, x10, x13
+	movz x15, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_510.9
-	mov x8, x15
+	mov x15, x14
 .Lflush_tlb_range_510.9:
-	and x8, x8, #0x1f
+	and x15, x15, #0x1f
 	/* 236: let runs = (pages >> shift) & 31 */
-	cmp x13, x8
-	b.hs .Lflush_tlb_range_510.11
+	cbz x15, .Lflush_tlb_range_510.11
 	/* 238: value (asid << 0x30) */
-	lsl x13, x0, #48
-	lsr x15, x9, #12
-	and x15, x15, #0x1fffffffff
-	sub x7, x8, #1
+	lsl x14, x0, #48
+	lsr x8, x9, #12
+	and x8, x8, #0x1fffffffff
+	sub x7, x15, #1
 	lsl x7, x7, #39
-	orr x15, x15, x7
+	orr x8, x8, x7
 	lsl x7, x11, #44
-	orr x15, x15, x7
-	orr x15, x15, #0x400000000000
-	orr x15, x15, x13
+	orr x8, x8, x7
+	orr x8, x8, #0x400000000000
+	orr x8, x8, x14
 	/* 238: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x15
-	lsl x13, x8, x14
-	movz x15, #0
-	cmp x14, #0x40
+	tlbi rvae1is, x8
+	lsl x14, x15, x13
+	movz x8, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_510.12
-	mov x15, x13
+	mov x8, x14
 .Lflush_tlb_range_510.12:
-	lsl x15, x15, #12
-	add x13, x9, x15
+	lsl x8, x8, #12
+	add x14, x9, x8
 	/* 239: addr = addr + ((runs << shift) << 12 */
-	mov x9, x13
-	lsl x13, x8, x14
-	movz x15, #0
-	cmp x14, #0x40
+	mov x9, x14
+	lsl x14, x15, x13
+	movz x8, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_510.13
-	mov x15, x13
+	mov x8, x14
 .Lflush_tlb_range_510.13:
-	sub x13, x10, x15
+	sub x14, x10, x8
 	/* 240: pages = pages - (runs << shift */
-	mov x10, x13
+	mov x10, x14
 .Lflush_tlb_range_510.11:
-	add x13, x11, #1
+	add x14, x11, #1
 	/* 242: scale = scale + 1 */
-	mov x11, x13
+	mov x11, x14
 .Lflush_tlb_range_510.8:
 	/* 229: while pages > 0 limit 5 { ... */
 	b .Lflush_tlb_range_510.4
@@ -1580,80 +1571,77 @@ flush_tlb_range_510:
 	/* 229: while pages > 0 limit 5 { ... */
 	movz x12, #5
 .Lflush_tlb_range_510.16:
-	movz x13, #0
-	cmp x13, x10
-	b.hs .Lflush_tlb_range_510.18
+	cbz x10, .Lflush_tlb_range_510.18
 	cbz x12, .Lflush_tlb_range_510.17
 	sub x12, x12, #1
 	tbz w10, #0, .Lflush_tlb_range_510.19
 	/* 231: value (asid << 0x30) */
-	lsl x15, x0, #48
-	lsr x7, x9, #12
-	and x7, x7, #0xfffffffffff
-	orr x7, x7, x15
+	lsl x14, x0, #48
+	lsr x8, x9, #12
+	and x8, x8, #0xfffffffffff
+	orr x8, x8, x14
 	/* 231: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x7
+	tlbi vae1is, x8
 	movz x16, #0x1000
-	add x15, x9, x16
+	add x14, x9, x16
 	/* 232: addr = addr + 4K */
-	mov x9, x15
-	sub x15, x10, #1
+	mov x9, x14
+	sub x14, x10, #1
 	/* 233: pages = pages - 1 */
-	mov x10, x15
+	mov x10, x14
 	b .Lflush_tlb_range_510.16
 .Lflush_tlb_range_510.19:
 	movz x16, #5
-	mul x15, x11, x16
-	add x15, x15, #1
+	mul x14, x11, x16
+	add x14, x14, #1
 	/* 235: let shift = 5 * scale + 1 */
-	mov x14, x15
-	lsr x15, x10, x14
-	movz x7, #0
-	cmp x14, #0x40
+	mov x13, x14
+	lsr x14, x10, x13
+	movz x8, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_510.21
-	mov x7, x15
+	mov x8, x14
 .Lflush_tlb_range_510.21:
-	and x7, x7, #0x1f
+	and x8, x8, #0x1f
 	/* 236: let runs = (pages >> shift) & 31 */
-	mov x8, x7
-	cmp x13, x8
-	b.hs .Lflush_tlb_range_510.23
+	mov x15, x8
+	cbz x15, .Lflush_tlb_range_510.23
 	/* 238: value (asid << 0x30) */
-	lsl x13, x0, #48
-	lsr x15, x9, #12
-	and x15, x15, #0x1fffffffff
-	sub x7, x8, #1
+	lsl x14, x0, #48
+	lsr x8, x9, #12
+	and x8, x8, #0x1fffffffff
+	sub x7, x15, #1
 	lsl x7, x7, #39
-	orr x15, x15, x7
+	orr x8, x8, x7
 	lsl x7, x11, #44
-	orr x15, x15, x7
-	orr x15, x15, #0x400000000000
-	orr x15, x15, x13
+	orr x8, x8, x7
+	orr x8, x8, #0x400000000000
+	orr x8, x8, x14
 	/* 238: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x15
-	lsl x13, x8, x14
-	movz x15, #0
-	cmp x14, #0x40
+	tlbi rvae1is, x8
+	lsl x14, x15, x13
+	movz x8, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_510.24
-	mov x15, x13
+	mov x8, x14
 .Lflush_tlb_range_510.24:
-	lsl x15, x15, #12
-	add x13, x9, x15
+	lsl x8, x8, #12
+	add x14, x9, x8
 	/* 239: addr = addr + ((runs << shift) << 12 */
-	mov x9, x13
-	lsl x13, x8, x14
-	movz x15, #0
-	cmp x14, #0x40
+	mov x9, x14
+	lsl x14, x15, x13
+	movz x8, #0
+	cmp x13, #0x40
 	b.hs .Lflush_tlb_range_510.25
-	mov x15, x13
+	mov x8, x14
 .Lflush_tlb_range_510.25:
-	sub x13, x10, x15
+	sub x14, x10, x8
 	/* 240: pages = pages - (runs << shift */
-	mov x10, x13
+	mov x10, x14
 .Lflush_tlb_range_510.23:
-	add x13, x11, #1
+	add x14, x11, #1
 	/* 242: scale = scale + 1 */
-	mov x11, x13
+	mov x11, x14
 .Lflush_tlb_range_510.20:
 	/* 229: while pages > 0 limit 5 { ... */
 	b .Lflush_tlb_range_510.16

@@ -319,47 +319,46 @@ flush_tlb_range:
 	ptesync
 	/* 155: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	li %r12,31
-	subf %r10,%r4,%r5
-	rldicl %r9,%r10,48,16
-	cmpld 7,%r12,%r9
-	bge 7,.Lflush_tlb_range.4
+	subf %r12,%r4,%r5
+	rldicl %r10,%r12,48,16
+	cmpldi 7,%r10,32
+	blt 7,.Lflush_tlb_range.4
 	/* 133: value 0x400 */
-	li %r12,1024
+	li %r10,1024
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r12,%r11,2,1,1
+	tlbie %r10,%r11,2,1,1
 	/* placed by place-barriers: e47 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e48 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e56 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 135 */
 	ptesync
 	/* 135: value 0x0 */
 	li %r9,0
 	/* 135: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r12,%r9,0,1,1
+	tlbie %r10,%r9,0,1,1
 	/* placed by place-barriers: e48 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e57 `tlbie ric=0 prs=1 r=1` (line 135) -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 138 */
 	ptesync
 	/* 138: value 0xffffffffff0a0 */
-	lis %r12,15
-	ori %r12,%r12,65535
-	rldicr %r12,%r12,32,31
-	oris %r12,%r12,65535
-	ori %r12,%r12,61600
+	lis %r10,15
+	ori %r10,%r10,65535
+	rldicr %r10,%r10,32,31
+	oris %r10,%r10,65535
+	ori %r10,%r10,61600
 	/* 138: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r10,%r11,0,1,1
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
 	lis %r0,32
-	cmpld 7,%r10,%r0
+	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range.7
 	/* 142: value 0x400 */
-	li %r12,1024
+	li %r10,1024
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	tlbie %r12,%r11,1,1,1
+	tlbie %r10,%r11,1,1,1
 .Lflush_tlb_range.7:
 	/* cover: an empty range invalidates nothing */
-	cmpdi 7,%r10,0
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.9
 	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
-	nor %r12,%r4,%r4
-	cmpld 7,%r12,%r10
+	nor %r10,%r4,%r4
+	cmpld 7,%r10,%r12
 	bge 7,.Lflush_tlb_range.10
 	/* placed by complete-exits */
 	eieio
@@ -370,25 +369,25 @@ flush_tlb_range:
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.10:
-	andi. %r12,%r4,65535
-	add %r10,%r10,%r12
-	rldicr %r12,%r4,0,47
-	cmpdi 7,%r10,0
+	andi. %r10,%r4,65535
+	add %r12,%r12,%r10
+	rldicr %r10,%r4,0,47
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.12
-	rldicl %r9,%r10,48,16
-	andi. %r10,%r10,65535
+	rldicl %r9,%r12,48,16
+	andi. %r12,%r12,65535
 	beq 0,.Lflush_tlb_range.14
 	addi %r9,%r9,1
 .Lflush_tlb_range.14:
-	rldicr %r12,%r12,0,51
-	ori %r12,%r12,160
-	lis %r10,1
+	rldicr %r10,%r10,0,51
+	ori %r10,%r10,160
+	lis %r12,1
 	mtctr %r9
 .Lflush_tlb_range.13:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r10,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r12,%r12,%r10
+	add %r10,%r10,%r12
 	bdnz .Lflush_tlb_range.13
 .Lflush_tlb_range.12:
 .Lflush_tlb_range.11:
@@ -484,41 +483,40 @@ flush_tlb_range:
 .Lflush_tlb_range.2:
 	/* placed by place-barriers: e8 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e9 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e10 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; and 4 more (see `explain`) */
 	ptesync
-	li %r11,31
-	subf %r12,%r4,%r5
-	rldicl %r10,%r12,48,16
-	cmpld 7,%r11,%r10
-	bge 7,.Lflush_tlb_range.24
+	subf %r11,%r4,%r5
+	rldicl %r12,%r11,48,16
+	cmpldi 7,%r12,32
+	blt 7,.Lflush_tlb_range.24
 	/* 133: value 0x400 */
-	li %r11,1024
+	li %r12,1024
 	/* 133: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r11,%r10,2,1,1
+	tlbie %r12,%r10,2,1,1
 	/* placed by place-barriers: e9 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e15 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 135 */
 	ptesync
 	/* 135: value 0x0 */
 	li %r10,0
 	/* 135: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r11,%r10,0,1,1
+	tlbie %r12,%r10,0,1,1
 	b .Lflush_tlb_range.25
 .Lflush_tlb_range.24:
 	lis %r0,32
-	cmpld 7,%r12,%r0
+	cmpld 7,%r11,%r0
 	blt 7,.Lflush_tlb_range.27
 	/* 142: value 0x400 */
-	li %r11,1024
+	li %r12,1024
 	/* 142: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	tlbie %r11,%r10,1,1,1
+	tlbie %r12,%r10,1,1,1
 .Lflush_tlb_range.27:
 	/* cover: an empty range invalidates nothing */
-	cmpdi 7,%r12,0
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.29
 	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
-	nor %r11,%r4,%r4
-	cmpld 7,%r11,%r12
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r11
 	bge 7,.Lflush_tlb_range.30
 	/* placed by complete-exits */
 	eieio
@@ -530,27 +528,27 @@ flush_tlb_range:
 	blr
 .Lflush_tlb_range.30:
 	/* 145: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
+	rldicr %r12,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r10,%r4,65535
-	add %r12,%r12,%r10
+	add %r11,%r11,%r10
 	rldicr %r10,%r4,0,47
-	cmpdi 7,%r12,0
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.32
-	rldicl %r7,%r12,48,16
-	andi. %r12,%r12,65535
+	rldicl %r7,%r11,48,16
+	andi. %r11,%r11,65535
 	beq 0,.Lflush_tlb_range.34
 	addi %r7,%r7,1
 .Lflush_tlb_range.34:
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
-	lis %r12,1
+	lis %r11,1
 	mtctr %r7
 .Lflush_tlb_range.33:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r10,%r11,0,1,1
+	tlbie %r10,%r12,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r10,%r10,%r12
+	add %r10,%r10,%r11
 	bdnz .Lflush_tlb_range.33
 .Lflush_tlb_range.32:
 .Lflush_tlb_range.31:
@@ -640,41 +638,40 @@ flush_tlb_range:
 	ptesync
 	/* 155: value (pid << 0x20) */
 	rldicr %r11,%r3,32,31
-	li %r12,31
-	subf %r10,%r4,%r5
-	rldicl %r7,%r10,48,16
-	cmpld 7,%r12,%r7
-	bge 7,.Lflush_tlb_range.46
+	subf %r12,%r4,%r5
+	rldicl %r10,%r12,48,16
+	cmpldi 7,%r10,32
+	blt 7,.Lflush_tlb_range.46
 	/* 133: value 0x400 */
-	li %r12,1024
+	li %r10,1024
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r12,%r11,2,1,1
+	tlbie %r10,%r11,2,1,1
 	/* placed by place-barriers: e28 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e34 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 138 */
 	ptesync
 	/* 138: value 0xffffffffff0a0 */
-	lis %r12,15
-	ori %r12,%r12,65535
-	rldicr %r12,%r12,32,31
-	oris %r12,%r12,65535
-	ori %r12,%r12,61600
+	lis %r10,15
+	ori %r10,%r10,65535
+	rldicr %r10,%r10,32,31
+	oris %r10,%r10,65535
+	ori %r10,%r10,61600
 	/* 138: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r10,%r11,0,1,1
 	b .Lflush_tlb_range.47
 .Lflush_tlb_range.46:
 	lis %r0,32
-	cmpld 7,%r10,%r0
+	cmpld 7,%r12,%r0
 	blt 7,.Lflush_tlb_range.49
 	/* 142: value 0x400 */
-	li %r12,1024
+	li %r10,1024
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	tlbie %r12,%r11,1,1,1
+	tlbie %r10,%r11,1,1,1
 .Lflush_tlb_range.49:
 	/* cover: an empty range invalidates nothing */
-	cmpdi 7,%r10,0
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.51
 	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
-	nor %r12,%r4,%r4
-	cmpld 7,%r12,%r10
+	nor %r10,%r4,%r4
+	cmpld 7,%r10,%r12
 	bge 7,.Lflush_tlb_range.52
 	/* placed by complete-exits */
 	eieio
@@ -685,25 +682,25 @@ flush_tlb_range:
 	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.52:
-	andi. %r12,%r4,65535
-	add %r10,%r10,%r12
-	rldicr %r12,%r4,0,47
-	cmpdi 7,%r10,0
+	andi. %r10,%r4,65535
+	add %r12,%r12,%r10
+	rldicr %r10,%r4,0,47
+	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.54
-	rldicl %r7,%r10,48,16
-	andi. %r10,%r10,65535
+	rldicl %r7,%r12,48,16
+	andi. %r12,%r12,65535
 	beq 0,.Lflush_tlb_range.56
 	addi %r7,%r7,1
 .Lflush_tlb_range.56:
-	rldicr %r12,%r12,0,51
-	ori %r12,%r12,160
-	lis %r10,1
+	rldicr %r10,%r10,0,51
+	ori %r10,%r10,160
+	lis %r12,1
 	mtctr %r7
 .Lflush_tlb_range.55:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r10,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r12,%r12,%r10
+	add %r10,%r10,%r12
 	bdnz .Lflush_tlb_range.55
 .Lflush_tlb_range.54:
 .Lflush_tlb_range.53:
@@ -789,35 +786,34 @@ flush_tlb_range:
 .Lflush_tlb_range.44:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e1 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; e2 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 145), required by line 130; and 1 more (see `explain`) */
 	ptesync
-	li %r11,31
-	subf %r12,%r4,%r5
-	rldicl %r10,%r12,48,16
-	cmpld 7,%r11,%r10
-	bge 7,.Lflush_tlb_range.66
+	subf %r11,%r4,%r5
+	rldicl %r12,%r11,48,16
+	cmpldi 7,%r12,32
+	blt 7,.Lflush_tlb_range.66
 	/* 133: value 0x400 */
-	li %r11,1024
+	li %r12,1024
 	/* 133: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r11,%r10,2,1,1
+	tlbie %r12,%r10,2,1,1
 	b .Lflush_tlb_range.67
 .Lflush_tlb_range.66:
 	lis %r0,32
-	cmpld 7,%r12,%r0
+	cmpld 7,%r11,%r0
 	blt 7,.Lflush_tlb_range.69
 	/* 142: value 0x400 */
-	li %r11,1024
+	li %r12,1024
 	/* 142: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	tlbie %r11,%r10,1,1,1
+	tlbie %r12,%r10,1,1,1
 .Lflush_tlb_range.69:
 	/* cover: an empty range invalidates nothing */
-	cmpdi 7,%r12,0
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.71
 	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
-	nor %r11,%r4,%r4
-	cmpld 7,%r11,%r12
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r11
 	bge 7,.Lflush_tlb_range.72
 	/* placed by complete-exits */
 	eieio
@@ -829,27 +825,27 @@ flush_tlb_range:
 	blr
 .Lflush_tlb_range.72:
 	/* 145: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
+	rldicr %r12,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
 	andi. %r10,%r4,65535
-	add %r12,%r12,%r10
+	add %r11,%r11,%r10
 	rldicr %r10,%r4,0,47
-	cmpdi 7,%r12,0
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.74
-	rldicl %r7,%r12,48,16
-	andi. %r12,%r12,65535
+	rldicl %r7,%r11,48,16
+	andi. %r11,%r11,65535
 	beq 0,.Lflush_tlb_range.76
 	addi %r7,%r7,1
 .Lflush_tlb_range.76:
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
-	lis %r12,1
+	lis %r11,1
 	mtctr %r7
 .Lflush_tlb_range.75:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r10,%r11,0,1,1
+	tlbie %r10,%r12,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r10,%r10,%r12
+	add %r10,%r10,%r11
 	bdnz .Lflush_tlb_range.75
 .Lflush_tlb_range.74:
 .Lflush_tlb_range.73:
@@ -937,17 +933,16 @@ flush_tlb_range_local:
 	beq 0,.Lflush_tlb_range_local.0
 	/* placed by place-barriers: e11 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 181), required by line 178; e12 the caller's earlier stores -> `tlbiel ric=1 prs=1 r=1` (line 194), required by line 178; e13 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 197), required by line 178; and 1 more (see `explain`) */
 	ptesync
-	li %r11,279
-	subf %r12,%r4,%r5
-	rldicl %r10,%r12,48,16
-	cmpld 7,%r11,%r10
-	bge 7,.Lflush_tlb_range_local.2
+	subf %r11,%r4,%r5
+	rldicl %r12,%r11,48,16
+	cmpldi 7,%r12,280
+	blt 7,.Lflush_tlb_range_local.2
 	/* 181: value 0x400 */
-	li %r11,1024
+	li %r12,1024
 	/* 181: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
 	/* 181: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
-	tlbiel %r11,%r10,2,1,1
+	tlbiel %r12,%r10,2,1,1
 	/* 187: barrier from the spec */
 	ptesync
 	/* 189: barrier from the spec */
@@ -960,21 +955,21 @@ flush_tlb_range_local:
 	blr
 .Lflush_tlb_range_local.2:
 	lis %r0,32
-	cmpld 7,%r12,%r0
+	cmpld 7,%r11,%r0
 	blt 7,.Lflush_tlb_range_local.5
 	/* 194: value 0x400 */
-	li %r11,1024
+	li %r12,1024
 	/* 194: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
 	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
-	tlbiel %r11,%r10,1,1,1
+	tlbiel %r12,%r10,1,1,1
 .Lflush_tlb_range_local.5:
 	/* cover: an empty range invalidates nothing */
-	cmpdi 7,%r12,0
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range_local.7
 	/* cover `radix64k_local`: a range that wraps past 2^64 returns -22 */
-	nor %r11,%r4,%r4
-	cmpld 7,%r11,%r12
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r11
 	bge 7,.Lflush_tlb_range_local.8
 	/* placed by complete-exits */
 	ptesync
@@ -983,27 +978,27 @@ flush_tlb_range_local:
 	blr
 .Lflush_tlb_range_local.8:
 	/* 197: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
+	rldicr %r12,%r3,32,31
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	andi. %r10,%r4,65535
-	add %r12,%r12,%r10
+	add %r11,%r11,%r10
 	rldicr %r10,%r4,0,47
-	cmpdi 7,%r12,0
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range_local.10
-	rldicl %r9,%r12,48,16
-	andi. %r12,%r12,65535
+	rldicl %r9,%r11,48,16
+	andi. %r11,%r11,65535
 	beq 0,.Lflush_tlb_range_local.12
 	addi %r9,%r9,1
 .Lflush_tlb_range_local.12:
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
-	lis %r12,1
+	lis %r11,1
 	mtctr %r9
 .Lflush_tlb_range_local.11:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r10,%r11,0,1,1
+	tlbiel %r10,%r12,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
-	add %r10,%r10,%r12
+	add %r10,%r10,%r11
 	bdnz .Lflush_tlb_range_local.11
 .Lflush_tlb_range_local.10:
 .Lflush_tlb_range_local.9:
@@ -1070,22 +1065,21 @@ flush_tlb_range_local:
 .Lflush_tlb_range_local.0:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 181), required by line 178; e1 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 184), required by line 178; e2 the caller's earlier stores -> `tlbiel ric=1 prs=1 r=1` (line 194), required by line 178; and 2 more (see `explain`) */
 	ptesync
-	li %r10,279
-	subf %r9,%r4,%r5
-	rldicl %r8,%r9,48,16
-	cmpld 7,%r10,%r8
-	bge 7,.Lflush_tlb_range_local.22
+	subf %r10,%r4,%r5
+	rldicl %r9,%r10,48,16
+	cmpldi 7,%r9,280
+	blt 7,.Lflush_tlb_range_local.22
 	/* 181: value 0x400 */
-	li %r10,1024
+	li %r9,1024
 	/* 181: value (pid << 0x20) */
 	rldicr %r8,%r3,32,31
 	/* 181: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
-	tlbiel %r10,%r8,2,1,1
+	tlbiel %r9,%r8,2,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	li %r10,127
+	li %r9,127
 	li %r7,5120
 	li %r6,4096
-	mtctr %r10
+	mtctr %r9
 .Lflush_tlb_range_local.25:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r8,0,1,1
@@ -1103,21 +1097,21 @@ flush_tlb_range_local:
 	blr
 .Lflush_tlb_range_local.22:
 	lis %r0,32
-	cmpld 7,%r9,%r0
+	cmpld 7,%r10,%r0
 	blt 7,.Lflush_tlb_range_local.27
 	/* 194: value 0x400 */
-	li %r10,1024
+	li %r9,1024
 	/* 194: value (pid << 0x20) */
 	rldicr %r8,%r3,32,31
 	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
-	tlbiel %r10,%r8,1,1,1
+	tlbiel %r9,%r8,1,1,1
 .Lflush_tlb_range_local.27:
 	/* cover: an empty range invalidates nothing */
-	cmpdi 7,%r9,0
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range_local.29
 	/* cover `radix64k_local`: a range that wraps past 2^64 returns -22 */
-	nor %r10,%r4,%r4
-	cmpld 7,%r10,%r9
+	nor %r9,%r4,%r4
+	cmpld 7,%r9,%r10
 	bge 7,.Lflush_tlb_range_local.30
 	/* placed by complete-exits */
 	ptesync
@@ -1126,27 +1120,27 @@ flush_tlb_range_local:
 	blr
 .Lflush_tlb_range_local.30:
 	/* 197: value (pid << 0x20) */
-	rldicr %r10,%r3,32,31
+	rldicr %r9,%r3,32,31
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	andi. %r8,%r4,65535
-	add %r9,%r9,%r8
+	add %r10,%r10,%r8
 	rldicr %r8,%r4,0,47
-	cmpdi 7,%r9,0
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range_local.32
-	rldicl %r7,%r9,48,16
-	andi. %r9,%r9,65535
+	rldicl %r7,%r10,48,16
+	andi. %r10,%r10,65535
 	beq 0,.Lflush_tlb_range_local.34
 	addi %r7,%r7,1
 .Lflush_tlb_range_local.34:
 	rldicr %r8,%r8,0,51
 	ori %r8,%r8,160
-	lis %r9,1
+	lis %r10,1
 	mtctr %r7
 .Lflush_tlb_range_local.33:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r8,%r10,0,1,1
+	tlbiel %r8,%r9,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
-	add %r8,%r8,%r9
+	add %r8,%r8,%r10
 	bdnz .Lflush_tlb_range_local.33
 .Lflush_tlb_range_local.32:
 .Lflush_tlb_range_local.31:

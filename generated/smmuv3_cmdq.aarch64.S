@@ -562,10 +562,9 @@ tlb_inv_range_auto:
 	and x9, x9, x11
 	movz x12, #0
 	movz x13, #0
-	movz x14, #0x191
-	lsr x15, x5, #12
-	cmp x14, x15
-	b.hs .Ltlb_inv_range_auto.1
+	lsr x14, x5, #12
+	cmp x14, #0x192
+	b.lo .Ltlb_inv_range_auto.1
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_range_auto.4
 	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 129), required by line 29 */

@@ -13,7 +13,7 @@
 //! would: [`BinOp::apply`], [`UnOp::apply`], [`Cmp::holds`]; shifts are
 //! folded only below 64, where every target agrees.
 
-use super::{Func, Inst, Operand, VReg};
+use super::{Cmp, Func, Inst, Operand, VReg};
 use crate::ir::expr::BinOp;
 
 pub fn fold(f: &mut Func) {
@@ -81,16 +81,49 @@ fn folded(inst: &Inst, known: &[Option<u64>]) -> Option<Inst> {
             value(dst, (k(src)? & mask) << shift)
         }
         Inst::SetCmp { cmp, dst, a, b } => value(dst, u64::from(cmp.holds(k(a)?, op(b)?))),
-        Inst::Branch { cmp, a, b, target } => {
-            if cmp.holds(k(a)?, op(b)?) {
-                Some(Inst::Jump(*target))
-            } else {
-                Some(Inst::Copy { dst: *a, src: *a })
+        Inst::Branch { cmp, a, b, target } => match (k(a), op(b), b) {
+            (Some(x), Some(y), _) if cmp.holds(x, y) => Some(Inst::Jump(*target)),
+            (Some(_), Some(_), _) => Some(Inst::Copy { dst: *a, src: *a }),
+            // A constant on the left (`threshold < size` with the
+            // threshold pinned): the register on the left, as every
+            // target's compare wants it.
+            (Some(c), None, Operand::Reg(x)) => {
+                let (cmp, c) = swapped(*cmp, c)?;
+                Some(Inst::Branch {
+                    cmp,
+                    a: *x,
+                    b: Operand::Imm(c),
+                    target: *target,
+                })
             }
-        }
+            _ => None,
+        },
         _ => None,
     }
 }
+
+/// `c cmp x` as `x cmp' c'`: equality both ways; `c < x` is `x >= c + 1`
+/// and `c >= x` is `x < c + 1`; against 1 these are `x != 0` and `x ==
+/// 0`, which every target tests without a constant. Only where `c + 1`
+/// is as cheap to build as `c`: below 2048 it is one instruction or an
+/// immediate operand on every target, while a larger `c` may be one
+/// that `c + 1` is not (riscv64 `lui 0x77` against `lui; addiw`, an
+/// AArch64 12-bit immediate shifted by 12).
+fn swapped(cmp: Cmp, c: u64) -> Option<(Cmp, u64)> {
+    let next = c + 1;
+    match cmp {
+        Cmp::Eq | Cmp::Ne => Some((cmp, c)),
+        Cmp::Ltu if c == 0 => Some((Cmp::Ne, 0)),
+        Cmp::Geu if c == 0 => Some((Cmp::Eq, 0)),
+        _ if c >= SMALL => None,
+        Cmp::Ltu => Some((Cmp::Geu, next)),
+        Cmp::Geu => Some((Cmp::Ltu, next)),
+    }
+}
+
+/// Constants below this are one instruction (or an immediate) wherever
+/// they stand (riscv64 `addi`, AArch64 `cmp #imm12`, POWER `cmpldi`).
+const SMALL: u64 = 2048;
 
 /// Removes computations nothing reads, until none is left (a removed
 /// one may have been the last reader of another).
@@ -130,7 +163,7 @@ fn drop_unread(f: &mut Func) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lir::{Cmp, Origin};
+    use crate::lir::Origin;
 
     fn func(insts: Vec<Inst>, nvregs: u32) -> Func {
         Func {
@@ -247,6 +280,58 @@ mod tests {
                 },
             ]
         );
+    }
+
+    /// `0 < size` (a threshold pinned to 0) is `size != 0`; `5 >= x` is
+    /// `x < 6`; a compare of a large constant stays.
+    #[test]
+    fn a_constant_on_the_left_moves_right() {
+        let v = VReg;
+        for (cmp, c, want) in [
+            (Cmp::Ltu, 0, Some((Cmp::Ne, 0))),
+            (Cmp::Geu, 0, Some((Cmp::Eq, 0))),
+            (Cmp::Geu, 5, Some((Cmp::Ltu, 6))),
+            (Cmp::Ltu, 5, Some((Cmp::Geu, 6))),
+            (Cmp::Eq, 7, Some((Cmp::Eq, 7))),
+            (Cmp::Ltu, u64::MAX, None),
+            (Cmp::Ltu, 0x77000, None),
+        ] {
+            let mut f = func(
+                vec![
+                    Inst::Imm {
+                        dst: v(0),
+                        value: c,
+                    },
+                    Inst::Branch {
+                        cmp,
+                        a: v(0),
+                        b: Operand::Reg(v(1)),
+                        target: 0,
+                    },
+                    Inst::Label(0),
+                    Inst::Ret {
+                        value: Operand::Reg(v(1)),
+                    },
+                ],
+                2,
+            );
+            fold(&mut f);
+            let branch = f.insts.iter().find_map(|(i, _)| match i {
+                Inst::Branch {
+                    cmp,
+                    a,
+                    b: Operand::Imm(c),
+                    ..
+                } if *a == v(1) => Some((*cmp, *c)),
+                _ => None,
+            });
+            assert_eq!(branch, want, "{cmp:?} {c}");
+            for x in [0, 1, 5, 6, 7, u64::MAX] {
+                if let Some((cmp2, c2)) = want {
+                    assert_eq!(cmp.holds(c, x), cmp2.holds(x, c2), "{cmp:?} {c} {x}");
+                }
+            }
+        }
     }
 
     /// A register written twice is not a constant, a branch always taken
