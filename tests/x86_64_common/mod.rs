@@ -44,8 +44,8 @@ pub fn texts(insns: &[Insn], a: &Assembled) -> Vec<String> {
 /// Every register-register form over all 16 x 16 register pairs.
 pub fn reg_reg_all_pairs() -> Vec<Insn> {
     let mut v = Vec::new();
-    for rd in 0..16 {
-        for rs in 0..16 {
+    for rd in Gpr::ALL {
+        for rs in Gpr::ALL {
             v.push(Insn::MovReg { rd, rs });
             v.push(Insn::Or { rd, rs });
             v.push(Insn::And { rd, rs });
@@ -63,7 +63,7 @@ pub fn reg_reg_all_pairs() -> Vec<Insn> {
             }
         }
         // Every bit `bt` can test (imm8), on every register.
-        for bit in 0..64 {
+        for bit in (0..64).filter_map(Imm6::maybe_from) {
             v.push(Insn::Bt { ra: rd, bit });
         }
     }
@@ -73,7 +73,7 @@ pub fn reg_reg_all_pairs() -> Vec<Insn> {
 /// Every one-register form on all 16 registers (push/pop included).
 pub fn single_reg_ops() -> Vec<Insn> {
     let mut v = Vec::new();
-    for rd in 0..16 {
+    for rd in Gpr::ALL {
         v.push(Insn::Bswap { size: Size::D, rd });
         v.push(Insn::Bswap { size: Size::Q, rd });
         v.push(Insn::Rol16 { rd });
@@ -81,7 +81,7 @@ pub fn single_reg_ops() -> Vec<Insn> {
         v.push(Insn::Neg { rd });
         v.push(Insn::ShlCl { rd });
         v.push(Insn::ShrCl { rd });
-        for sh in [0, 1, 2, 7, 8, 31, 32, 63] {
+        for sh in [0, 1, 2, 7, 8, 31, 32, 63].map(|n| Imm6::maybe_from(n).unwrap()) {
             v.push(Insn::ShlImm { rd, sh });
             v.push(Insn::ShrImm { rd, sh });
         }
@@ -112,9 +112,10 @@ pub fn immediates() -> Vec<Insn> {
         i32::MIN,
         i32::MIN + 1,
         0x1234_5678,
-    ];
+    ]
+    .map(Simm32::from);
     let mut v = Vec::new();
-    for rd in 0..16 {
+    for rd in Gpr::ALL {
         for imm in imms {
             v.push(Insn::OrImm { rd, imm });
             v.push(Insn::AndImm { rd, imm });
@@ -149,7 +150,7 @@ pub fn mov_imm_boundaries() -> Vec<Insn> {
         0xffff_ffff_0000_0000,
     ];
     let mut v = Vec::new();
-    for rd in 0..16 {
+    for rd in Gpr::ALL {
         for imm in imms {
             v.push(Insn::MovImm { rd, imm });
         }
@@ -157,7 +158,7 @@ pub fn mov_imm_boundaries() -> Vec<Insn> {
     v
 }
 
-pub const DISPS: [i32; 11] = [
+const DISP_VALUES: [i32; 11] = [
     0,
     1,
     8,
@@ -171,16 +172,21 @@ pub const DISPS: [i32; 11] = [
     i32::MAX,
 ];
 
-fn indexes() -> Vec<Option<(Reg, u8)>> {
+/// Displacements at the disp8/disp32 edges.
+pub fn disps() -> [Disp32; 11] {
+    DISP_VALUES.map(Disp32::from)
+}
+
+fn indexes() -> Vec<Option<Index>> {
     vec![
         None,
-        Some((0, 1)),
-        Some((1, 2)),
-        Some((5, 4)),
-        Some((8, 8)),
-        Some((12, 1)),
-        Some((13, 2)),
-        Some((15, 8)),
+        Some(Index::of::<0, 1>()),
+        Some(Index::of::<1, 2>()),
+        Some(Index::of::<5, 4>()),
+        Some(Index::of::<8, 8>()),
+        Some(Index::of::<12, 1>()),
+        Some(Index::of::<13, 2>()),
+        Some(Index::of::<15, 8>()),
     ]
 }
 
@@ -188,10 +194,11 @@ fn indexes() -> Vec<Option<(Reg, u8)>> {
 pub fn loads_and_stores() -> Vec<Insn> {
     let mut v = Vec::new();
     for size in ALL_SIZES {
-        for base in 0..16 {
+        for base in Gpr::ALL {
             for index in indexes() {
-                for disp in DISPS {
-                    let r = (base as u32 + 3 + disp.unsigned_abs()) as u8 % 16;
+                for disp in disps() {
+                    let r = Gpr::ALL
+                        [((u32::from(base.num()) + 3 + disp.get().unsigned_abs()) % 16) as usize];
                     v.push(Insn::Store {
                         size,
                         base,
@@ -210,20 +217,20 @@ pub fn loads_and_stores() -> Vec<Insn> {
             }
         }
         // Every data register with every size (byte regs spl..dil need REX).
-        for r in 0..16 {
+        for r in Gpr::ALL {
             v.push(Insn::Store {
                 size,
-                base: 7,
+                base: Gpr::RDI,
                 index: None,
-                disp: 4,
+                disp: Disp32::from(4),
                 src: r,
             });
             v.push(Insn::Load {
                 size,
                 rd: r,
-                base: 6,
-                index: Some((2, 4)),
-                disp: -4,
+                base: Gpr::RSI,
+                index: Some(Index::of::<2, 4>()),
+                disp: Disp32::from(-4),
             });
         }
     }
@@ -242,9 +249,9 @@ pub fn atomics_fences_misc() -> Vec<Insn> {
         Insn::Mfence,
     ];
     for size in ALL_SIZES {
-        for base in 0..16 {
-            for disp in DISPS {
-                for src in [0, 1, 4, 5, 6, 7, 8, 12, 13, 15] {
+        for base in Gpr::ALL {
+            for disp in disps() {
+                for src in [0, 1, 4, 5, 6, 7, 8, 12, 13, 15].map(|n| Gpr::ALL[n]) {
                     v.push(Insn::LockCmpxchg {
                         size,
                         base,
@@ -362,7 +369,7 @@ pub fn mnemonic_sample() -> Vec<Insn> {
     for (i, cond) in ALL_CONDS.into_iter().enumerate() {
         v.push(Insn::Jcc { cond, target: 1 });
         v.push(Insn::MovImm {
-            rd: i as u8,
+            rd: Gpr::ALL[i],
             imm: [
                 0,
                 u32::MAX as u64,
@@ -375,89 +382,152 @@ pub fn mnemonic_sample() -> Vec<Insn> {
     for size in ALL_SIZES {
         v.push(Insn::Load {
             size,
-            rd: 1,
-            base: 12,
-            index: Some((13, 8)),
-            disp: -1,
+            rd: Gpr::RCX,
+            base: Gpr::R12,
+            index: Some(Index::of::<13, 8>()),
+            disp: Disp32::from(-1),
         });
         v.push(Insn::Store {
             size,
-            base: 13,
+            base: Gpr::R13,
             index: None,
-            disp: 0,
-            src: 6,
+            disp: Disp32::ZERO,
+            src: Gpr::RSI,
         });
         v.push(Insn::LockCmpxchg {
             size,
-            base: 4,
-            disp: 8,
-            src: 9,
+            base: Gpr::RSP,
+            disp: Disp32::from(8),
+            src: Gpr::R9,
         });
         v.push(Insn::Xchg {
             size,
-            base: 5,
-            disp: 0,
-            src: 2,
+            base: Gpr::RBP,
+            disp: Disp32::ZERO,
+            src: Gpr::RDX,
         });
     }
     v.extend([
         Insn::Bswap {
             size: Size::D,
-            rd: 3,
+            rd: Gpr::RBX,
         },
         Insn::Bswap {
             size: Size::Q,
-            rd: 11,
+            rd: Gpr::R11,
         },
-        Insn::Rol16 { rd: 2 },
-        Insn::Or { rd: 1, rs: 2 },
-        Insn::And { rd: 1, rs: 2 },
-        Insn::Xor { rd: 1, rs: 2 },
-        Insn::Add { rd: 1, rs: 2 },
-        Insn::Sub { rd: 1, rs: 2 },
-        Insn::Imul { rd: 1, rs: 2 },
-        Insn::OrImm { rd: 0, imm: 0x100 },
-        Insn::AndImm { rd: 3, imm: -8 },
-        Insn::AddImm { rd: 3, imm: 1 },
-        Insn::SubImm { rd: 3, imm: 1000 },
-        Insn::XorImm { rd: 0, imm: 63 },
+        Insn::Rol16 { rd: Gpr::RDX },
+        Insn::Or {
+            rd: Gpr::RCX,
+            rs: Gpr::RDX,
+        },
+        Insn::And {
+            rd: Gpr::RCX,
+            rs: Gpr::RDX,
+        },
+        Insn::Xor {
+            rd: Gpr::RCX,
+            rs: Gpr::RDX,
+        },
+        Insn::Add {
+            rd: Gpr::RCX,
+            rs: Gpr::RDX,
+        },
+        Insn::Sub {
+            rd: Gpr::RCX,
+            rs: Gpr::RDX,
+        },
+        Insn::Imul {
+            rd: Gpr::RCX,
+            rs: Gpr::RDX,
+        },
+        Insn::OrImm {
+            rd: Gpr::RAX,
+            imm: Simm32::of::<0x100>(),
+        },
+        Insn::AndImm {
+            rd: Gpr::RBX,
+            imm: Simm32::of::<-8>(),
+        },
+        Insn::AddImm {
+            rd: Gpr::RBX,
+            imm: Simm32::of::<1>(),
+        },
+        Insn::SubImm {
+            rd: Gpr::RBX,
+            imm: Simm32::of::<1000>(),
+        },
         Insn::XorImm {
-            rd: 11,
-            imm: 0x1000,
+            rd: Gpr::RAX,
+            imm: Simm32::of::<63>(),
         },
-        Insn::Bsr { rd: 1, rs: 11 },
-        Insn::Bsf { rd: 11, rs: 2 },
-        Insn::Cmove { rd: 7, rs: 11 },
-        Insn::ShlImm { rd: 4, sh: 1 },
-        Insn::ShrImm { rd: 4, sh: 12 },
-        Insn::ShlCl { rd: 5 },
-        Insn::ShrCl { rd: 5 },
-        Insn::Not { rd: 6 },
-        Insn::Neg { rd: 6 },
-        Insn::CmpReg { ra: 1, rb: 2 },
-        Insn::CmpImm { ra: 1, imm: 5 },
-        Insn::Test { ra: 1, rb: 2 },
-        Insn::TestImm { ra: 0, imm: 1 },
-        Insn::Bt { ra: 9, bit: 47 },
+        Insn::XorImm {
+            rd: Gpr::R11,
+            imm: Simm32::of::<0x1000>(),
+        },
+        Insn::Bsr {
+            rd: Gpr::RCX,
+            rs: Gpr::R11,
+        },
+        Insn::Bsf {
+            rd: Gpr::R11,
+            rs: Gpr::RDX,
+        },
+        Insn::Cmove {
+            rd: Gpr::RDI,
+            rs: Gpr::R11,
+        },
+        Insn::ShlImm {
+            rd: Gpr::RSP,
+            sh: Imm6::of::<1>(),
+        },
+        Insn::ShrImm {
+            rd: Gpr::RSP,
+            sh: Imm6::of::<12>(),
+        },
+        Insn::ShlCl { rd: Gpr::RBP },
+        Insn::ShrCl { rd: Gpr::RBP },
+        Insn::Not { rd: Gpr::RSI },
+        Insn::Neg { rd: Gpr::RSI },
+        Insn::CmpReg {
+            ra: Gpr::RCX,
+            rb: Gpr::RDX,
+        },
+        Insn::CmpImm {
+            ra: Gpr::RCX,
+            imm: Simm32::of::<5>(),
+        },
+        Insn::Test {
+            ra: Gpr::RCX,
+            rb: Gpr::RDX,
+        },
+        Insn::TestImm {
+            ra: Gpr::RAX,
+            imm: Simm32::of::<1>(),
+        },
+        Insn::Bt {
+            ra: Gpr::R9,
+            bit: Imm6::of::<47>(),
+        },
         Insn::MovZx {
             size: Size::W,
-            rd: 6,
-            rs: 6,
+            rd: Gpr::RSI,
+            rs: Gpr::RSI,
         },
         Insn::MovZx {
             size: Size::B,
-            rd: 10,
-            rs: 6,
+            rd: Gpr::R10,
+            rs: Gpr::RSI,
         },
         Insn::Pause,
         Insn::Nop,
         Insn::Sfence,
         Insn::Lfence,
         Insn::Mfence,
-        Insn::Invlpg { base: 13 },
-        Insn::Clflush { base: 12 },
-        Insn::Push { rs: 3 },
-        Insn::Pop { rd: 12 },
+        Insn::Invlpg { base: Gpr::R13 },
+        Insn::Clflush { base: Gpr::R12 },
+        Insn::Push { rs: Gpr::RBX },
+        Insn::Pop { rd: Gpr::R12 },
         Insn::Jmp { target: 2 },
         Insn::Ret,
         Insn::Label(2),

@@ -2,8 +2,8 @@
 //! maps them UC), byte-reversed ones with `bswap`/`rol` around it, offsets
 //! past 2 GiB through the scratch register.
 
-use super::insn::{Insn, Reg, Size};
-use super::lower::{fits_i32, LowerError, SCRATCH};
+use super::insn::{Disp32, Gpr, Index, Insn, Scale, Simm32, Size};
+use super::lower::{LowerError, SCRATCH};
 
 pub(super) fn size(width: u32) -> Result<Size, LowerError> {
     Ok(match width {
@@ -21,7 +21,7 @@ pub(super) fn size(width: u32) -> Result<Size, LowerError> {
     })
 }
 
-fn byte_swap(rd: Reg, sz: Size, e: &mut dyn FnMut(Insn)) {
+fn byte_swap(rd: Gpr, sz: Size, e: &mut dyn FnMut(Insn)) {
     match sz {
         Size::B => {}
         Size::W => e(Insn::Rol16 { rd }),
@@ -31,23 +31,30 @@ fn byte_swap(rd: Reg, sz: Size, e: &mut dyn FnMut(Insn)) {
 
 /// `(index, disp)` for `offset(base)`: disp32 when the offset fits, else
 /// the offset in the scratch register as an index.
-fn address(offset: u64, e: &mut dyn FnMut(Insn)) -> (Option<(Reg, u8)>, i32) {
-    if fits_i32(offset) {
-        (None, offset as i64 as i32)
-    } else {
-        e(Insn::MovImm {
-            rd: SCRATCH,
-            imm: offset,
-        });
-        (Some((SCRATCH, 1)), 0)
+fn address(offset: u64, e: &mut dyn FnMut(Insn)) -> (Option<Index>, Disp32) {
+    match Disp32::maybe_from(offset) {
+        Some(disp) => (None, disp),
+        None => {
+            e(Insn::MovImm {
+                rd: SCRATCH,
+                imm: offset,
+            });
+            (Some(SCRATCH_INDEX), Disp32::ZERO)
+        }
     }
 }
+
+/// The scratch register as an unscaled index.
+const SCRATCH_INDEX: Index = match Index::maybe_from(SCRATCH, Scale::of::<1>()) {
+    Some(i) => i,
+    None => panic!("the scratch register cannot be rsp"),
+};
 
 /// Loads zero-extend (movzbl/movzwl, 32-bit mov); a swapped load reverses
 /// the bytes in place afterwards (`rol $8` keeps the upper bits zero).
 pub(super) fn load(
-    rd: Reg,
-    base: Reg,
+    rd: Gpr,
+    base: Gpr,
     offset: u64,
     width: u32,
     swap: bool,
@@ -71,8 +78,8 @@ pub(super) fn load(
 /// A swapped store reverses a copy in the scratch register; the source
 /// value stays intact for later uses.
 pub(super) fn store(
-    src: Reg,
-    base: Reg,
+    src: Gpr,
+    base: Gpr,
     offset: u64,
     width: u32,
     swap: bool,
@@ -80,25 +87,27 @@ pub(super) fn store(
 ) -> Result<(), LowerError> {
     let sz = size(width)?;
     let swap = swap && sz != Size::B;
-    if swap && !fits_i32(offset) {
+    if swap && Disp32::maybe_from(offset).is_none() {
         // The scratch register holds the swapped copy, so the offset
         // cannot go there: step the base up by two imm32 adds, store with
         // the remaining disp32, step it back (offsets are below 4 GiB).
-        const STEP: i32 = 0x7fff_f000;
+        const STEP: Simm32 = Simm32::of::<0x7fff_f000>();
+        const BACK: Simm32 = Simm32::of::<-0x7fff_f000>();
         e(Insn::MovReg {
             rd: SCRATCH,
             rs: src,
         });
         byte_swap(SCRATCH, sz, e);
         let mut steps = 0;
-        while !fits_i32(offset.wrapping_sub(steps * STEP as u64)) && steps < 4 {
+        let step = STEP.get() as u64;
+        while Disp32::maybe_from(offset.wrapping_sub(steps * step)).is_none() && steps < 4 {
             e(Insn::AddImm {
                 rd: base,
                 imm: STEP,
             });
             steps += 1;
         }
-        let disp = i32::try_from(offset as i64 - steps as i64 * i64::from(STEP)).map_err(|_| {
+        let disp = Disp32::maybe_from(offset.wrapping_sub(steps * step)).ok_or_else(|| {
             LowerError::OutOfReach(format!("register offset {offset:#x} (beyond 8 GiB)"))
         })?;
         e(Insn::Store {
@@ -111,7 +120,7 @@ pub(super) fn store(
         for _ in 0..steps {
             e(Insn::AddImm {
                 rd: base,
-                imm: -STEP,
+                imm: BACK,
             });
         }
         return Ok(());

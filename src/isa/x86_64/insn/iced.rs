@@ -3,8 +3,8 @@
 
 use iced_x86::{Code, IcedError, Instruction, Register};
 
-use super::operands::Ctx;
-use super::{mov_imm_kind, EncodeError, Insn, Reg, Size};
+use super::operands::{mem, Ctx};
+use super::{mov_imm_kind, EncodeError, Gpr, Insn, Simm32, Size};
 
 impl Ctx {
     /// An iced result, its error naming this instruction.
@@ -13,27 +13,24 @@ impl Ctx {
     }
 
     /// `op` on two 64-bit registers.
-    fn rr(&self, code: Code, a: Reg, b: Reg) -> Result<Instruction, EncodeError> {
-        self.ok(Instruction::with2(code, self.r64(a)?, self.r64(b)?))
+    fn rr(&self, code: Code, a: Gpr, b: Gpr) -> Result<Instruction, EncodeError> {
+        self.ok(Instruction::with2(code, a.r64(), b.r64()))
     }
 
     /// `op` on one 64-bit register.
-    fn r1(&self, code: Code, a: Reg) -> Result<Instruction, EncodeError> {
-        self.ok(Instruction::with1(code, self.r64(a)?))
+    fn r1(&self, code: Code, a: Gpr) -> Result<Instruction, EncodeError> {
+        self.ok(Instruction::with1(code, a.r64()))
     }
 }
 
-fn fits_i8(v: i32) -> bool {
-    i8::try_from(v).is_ok()
-}
-
 /// `op r64, imm` choosing imm8 / accumulator / imm32 like GNU as.
-fn alu_imm(cx: &Ctx, rd: Reg, imm: i32, codes: [Code; 3]) -> Result<Instruction, EncodeError> {
+fn alu_imm(cx: &Ctx, rd: Gpr, imm: Simm32, codes: [Code; 3]) -> Result<Instruction, EncodeError> {
     let [imm8, rax_imm32, rm_imm32] = codes;
-    let r = cx.r64(rd)?;
-    let code = if fits_i8(imm) {
+    let r = rd.r64();
+    let imm = imm.get();
+    let code = if i8::try_from(imm).is_ok() {
         imm8
-    } else if r == Register::RAX {
+    } else if rd == Gpr::RAX {
         rax_imm32
     } else {
         rm_imm32
@@ -94,10 +91,14 @@ pub(super) fn iced_instruction(cx: &Ctx, insn: &Insn) -> Result<Instruction, Enc
         Insn::Sfence => Ok(Instruction::with(Code::Sfence)),
         Insn::Lfence => Ok(Instruction::with(Code::Lfence)),
         Insn::Mfence => Ok(Instruction::with(Code::Mfence)),
-        Insn::Invlpg { base } => cx.ok(Instruction::with1(Code::Invlpg_m, cx.mem(base, None, 0)?)),
-        Insn::Clflush { base } => {
-            cx.ok(Instruction::with1(Code::Clflush_m8, cx.mem(base, None, 0)?))
-        }
+        Insn::Invlpg { base } => cx.ok(Instruction::with1(
+            Code::Invlpg_m,
+            mem(base, None, Simm32::ZERO),
+        )),
+        Insn::Clflush { base } => cx.ok(Instruction::with1(
+            Code::Clflush_m8,
+            mem(base, None, Simm32::ZERO),
+        )),
         Insn::Jcc { .. } | Insn::Jmp { .. } | Insn::Label(_) => {
             Err(cx.bad("internal: branch/label lowered as plain instruction"))
         }
@@ -110,15 +111,15 @@ fn move_or_access(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
         Insn::MovImm { rd, imm } => match mov_imm_kind(imm) {
             0 => cx.ok(Instruction::with2(
                 Code::Mov_r32_imm32,
-                cx.reg(rd, Size::D)?,
+                rd.iced(Size::D),
                 imm as u32,
             )),
             1 => cx.ok(Instruction::with2(
                 Code::Mov_rm64_imm32,
-                cx.r64(rd)?,
+                rd.r64(),
                 imm as i64 as i32,
             )),
-            _ => cx.ok(Instruction::with2(Code::Mov_r64_imm64, cx.r64(rd)?, imm)),
+            _ => cx.ok(Instruction::with2(Code::Mov_r64_imm64, rd.r64(), imm)),
         },
         Insn::MovReg { rd, rs } => cx.rr(Code::Mov_rm64_r64, rd, rs),
         Insn::MovZx { size, rd, rs } => {
@@ -133,10 +134,10 @@ fn move_or_access(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
                 ],
             );
             let rd = match size {
-                Size::Q => cx.r64(rd)?,
-                _ => cx.reg(rd, Size::D)?,
+                Size::Q => rd.r64(),
+                _ => rd.iced(Size::D),
             };
-            cx.ok(Instruction::with2(code, rd, cx.reg(rs, size)?))
+            cx.ok(Instruction::with2(code, rd, rs.iced(size)))
         }
         Insn::Store {
             size,
@@ -156,8 +157,8 @@ fn move_or_access(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
             );
             cx.ok(Instruction::with2(
                 code,
-                cx.mem(base, index, disp)?,
-                cx.reg(src, size)?,
+                mem(base, index, disp),
+                src.iced(size),
             ))
         }
         Insn::Load {
@@ -168,21 +169,21 @@ fn move_or_access(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
             disp,
         } => {
             let (code, dst) = match size {
-                Size::B => (Code::Movzx_r32_rm8, cx.reg(rd, Size::D)?),
-                Size::W => (Code::Movzx_r32_rm16, cx.reg(rd, Size::D)?),
-                Size::D => (Code::Mov_r32_rm32, cx.reg(rd, Size::D)?),
-                Size::Q => (Code::Mov_r64_rm64, cx.r64(rd)?),
+                Size::B => (Code::Movzx_r32_rm8, rd.iced(Size::D)),
+                Size::W => (Code::Movzx_r32_rm16, rd.iced(Size::D)),
+                Size::D => (Code::Mov_r32_rm32, rd.iced(Size::D)),
+                Size::Q => (Code::Mov_r64_rm64, rd.r64()),
             };
-            cx.ok(Instruction::with2(code, dst, cx.mem(base, index, disp)?))
+            cx.ok(Instruction::with2(code, dst, mem(base, index, disp)))
         }
         Insn::Bswap { size, rd } => match size {
-            Size::D => cx.ok(Instruction::with1(Code::Bswap_r32, cx.reg(rd, Size::D)?)),
+            Size::D => cx.ok(Instruction::with1(Code::Bswap_r32, rd.iced(Size::D))),
             Size::Q => cx.r1(Code::Bswap_r64, rd),
             Size::B | Size::W => Err(cx.bad("bswap size must be D or Q (use Rol16 for W)")),
         },
         Insn::Rol16 { rd } => cx.ok(Instruction::with2(
             Code::Rol_rm16_imm8,
-            cx.reg(rd, Size::W)?,
+            rd.iced(Size::W),
             8i32,
         )),
         _ => Err(cx.bad("internal: not a move")),
@@ -255,13 +256,12 @@ fn alu(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
             ],
         ),
         Insn::TestImm { ra, imm } => {
-            let r = cx.r64(ra)?;
-            let code = if r == Register::RAX {
+            let code = if ra == Gpr::RAX {
                 Code::Test_RAX_imm32
             } else {
                 Code::Test_rm64_imm32
             };
-            cx.ok(Instruction::with2(code, r, imm))
+            cx.ok(Instruction::with2(code, ra.r64(), imm.get()))
         }
         _ => Err(cx.bad("internal: not an ALU instruction")),
     }
@@ -271,9 +271,7 @@ fn alu(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
 fn shift_or_bits(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
     match *insn {
         Insn::ShlImm { rd, sh } | Insn::ShrImm { rd, sh } => {
-            if sh > 63 {
-                return Err(cx.bad("shift count must be 0..=63"));
-            }
+            let sh = sh.get();
             let shl = matches!(insn, Insn::ShlImm { .. });
             // GNU as uses the D1 (shift-by-one) form for `$1`.
             let code = match (shl, sh == 1) {
@@ -282,16 +280,16 @@ fn shift_or_bits(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
                 (false, true) => Code::Shr_rm64_1,
                 (false, false) => Code::Shr_rm64_imm8,
             };
-            cx.ok(Instruction::with2(code, cx.r64(rd)?, u32::from(sh)))
+            cx.ok(Instruction::with2(code, rd.r64(), u32::from(sh)))
         }
         Insn::ShlCl { rd } => cx.ok(Instruction::with2(
             Code::Shl_rm64_CL,
-            cx.r64(rd)?,
+            rd.r64(),
             Register::CL,
         )),
         Insn::ShrCl { rd } => cx.ok(Instruction::with2(
             Code::Shr_rm64_CL,
-            cx.r64(rd)?,
+            rd.r64(),
             Register::CL,
         )),
         Insn::Not { rd } => cx.r1(Code::Not_rm64, rd),
@@ -303,8 +301,8 @@ fn shift_or_bits(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
         Insn::Test { ra, rb } => cx.rr(Code::Test_rm64_r64, ra, rb),
         Insn::Bt { ra, bit } => cx.ok(Instruction::with2(
             Code::Bt_rm64_imm8,
-            cx.r64(ra)?,
-            u32::from(bit),
+            ra.r64(),
+            u32::from(bit.get()),
         )),
         _ => Err(cx.bad("internal: not a shift or bit instruction")),
     }
@@ -330,8 +328,8 @@ fn locked_rmw(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
             );
             let mut i = cx.ok(Instruction::with2(
                 code,
-                cx.mem(base, None, disp)?,
-                cx.reg(src, size)?,
+                mem(base, None, disp),
+                src.iced(size),
             ))?;
             i.set_has_lock_prefix(true);
             Ok(i)
@@ -353,8 +351,8 @@ fn locked_rmw(cx: &Ctx, insn: &Insn) -> Result<Instruction, EncodeError> {
             );
             cx.ok(Instruction::with2(
                 code,
-                cx.mem(base, None, disp)?,
-                cx.reg(src, size)?,
+                mem(base, None, disp),
+                src.iced(size),
             ))
         }
         _ => Err(cx.bad("internal: not a locked read-modify-write")),
