@@ -306,13 +306,25 @@ impl Cond {
     }
 }
 
-fn mov_imm_kind(imm: u64) -> u8 {
-    if imm <= u64::from(u32::MAX) {
-        0 // mov r32, imm32
-    } else if Simm32::maybe_from(imm).is_some() {
-        1 // mov r64, simm32
-    } else {
-        2 // movabs
+/// The form of `mov $imm, %rd`: the shortest that writes the 64-bit
+/// value, as GNU as picks it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MovImmForm {
+    /// `mov $imm32, %r32`, which zero-extends (B8+rd id).
+    Zx32(u32),
+    /// `mov $simm32, %r64`, sign-extended (REX.W C7 /0 id).
+    Sx32(Simm32),
+    /// `movabs $imm64, %r64` (REX.W B8+rd io).
+    Abs64(u64),
+}
+
+impl MovImmForm {
+    fn of(imm: u64) -> MovImmForm {
+        match (u32::try_from(imm), Simm32::maybe_from(imm)) {
+            (Ok(v), _) => MovImmForm::Zx32(v),
+            (_, Some(v)) => MovImmForm::Sx32(v),
+            _ => MovImmForm::Abs64(imm),
+        }
     }
 }
 
@@ -322,7 +334,7 @@ impl Insn {
     pub fn mnemonic(&self) -> &'static str {
         match self {
             Insn::MovImm { imm, .. } => {
-                if mov_imm_kind(*imm) == 2 {
+                if let MovImmForm::Abs64(_) = MovImmForm::of(*imm) {
                     "movabs"
                 } else {
                     "mov"
