@@ -14,7 +14,7 @@
 //! the kernel (`ioremap`), so plain `mov` is the MMIO access.
 
 use super::insn::{Cond, Disp32, Gpr, Imm6, Insn, Label, Simm32, Size};
-use super::mem::{load, size, store};
+use super::mem::{load, size, store, Access};
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
@@ -278,7 +278,7 @@ impl Cx<'_> {
                 width,
                 swap,
                 ..
-            } => load(r(dst)?, r(base)?, *offset, *width, *swap, e)?,
+            } => load(r(dst)?, &Access::new(r(base)?, *offset, *width, *swap)?, e),
             Inst::Store {
                 src,
                 base,
@@ -286,13 +286,13 @@ impl Cx<'_> {
                 width,
                 swap,
                 ..
-            } => store(r(src)?, r(base)?, *offset, *width, *swap, e)?,
+            } => store(r(src)?, &Access::new(r(base)?, *offset, *width, *swap)?, e)?,
             // No load-reserve on x86-64: a plain load into rax (the
             // allocator pins it there), and `lock cmpxchg` stores only if
             // the memory still holds that value.
             Inst::LoadReserve {
                 dst, base, width, ..
-            } => load(r(dst)?, r(base)?, 0, *width, false, e)?,
+            } => load(r(dst)?, &Access::new(r(base)?, 0, *width, false)?, e),
             Inst::StoreCond {
                 src,
                 base,
@@ -303,7 +303,7 @@ impl Cx<'_> {
             } => store_cond(r(src)?, r(base)?, *width, r(expected)?, *retry, e)?,
             // TSO: stores are not reordered with earlier loads or stores.
             Inst::StoreRelease { src, base, width } => {
-                store(r(src)?, r(base)?, 0, *width, false, e)?
+                store(r(src)?, &Access::new(r(base)?, 0, *width, false)?, e)?
             }
             Inst::Spill { src, slot } => e(Insn::Store {
                 size: Size::Q,

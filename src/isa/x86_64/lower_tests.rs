@@ -115,7 +115,8 @@ fn swapped_stores_beyond_disp32() {
             (16, 0x0807),
         ] {
             let mut seq = Vec::new();
-            store(src, base, offset, width, true, &mut |i| seq.push(i)).unwrap();
+            let a = Access::new(base, offset, width, true).unwrap();
+            store(src, &a, &mut |i| seq.push(i)).unwrap();
             let mut regs = Regs([0; 16]);
             regs[base] = 0x7f00_0000_0000;
             regs[src] = 0x0102_0304_0506_0708;
@@ -344,7 +345,8 @@ fn insert_matches_its_definition() {
 #[test]
 fn swapped_store_keeps_the_source() {
     let mut seq = Vec::new();
-    store(RSI, RDI, 8, 64, true, &mut |i| seq.push(i)).unwrap();
+    let a = Access::new(RDI, 8, 64, true).unwrap();
+    store(RSI, &a, &mut |i| seq.push(i)).unwrap();
     assert_eq!(
         seq,
         vec![

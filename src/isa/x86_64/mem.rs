@@ -50,43 +50,58 @@ const SCRATCH_INDEX: Index = match Index::maybe_from(SCRATCH, Scale::of::<1>()) 
     None => panic!("the scratch register cannot be rsp"),
 };
 
+/// One memory access of a load or store: `size` at `offset(%base)`,
+/// byte-reversed when `swap` (never for a byte).
+pub(super) struct Access {
+    pub(super) base: Gpr,
+    pub(super) offset: u64,
+    pub(super) size: Size,
+    pub(super) swap: bool,
+}
+
+impl Access {
+    /// `width` bits at `offset(%base)`.
+    pub(super) fn new(
+        base: Gpr,
+        offset: u64,
+        width: u32,
+        swap: bool,
+    ) -> Result<Access, LowerError> {
+        let size = size(width)?;
+        Ok(Access {
+            base,
+            offset,
+            size,
+            swap: swap && size != Size::B,
+        })
+    }
+}
+
 /// Loads zero-extend (movzbl/movzwl, 32-bit mov); a swapped load reverses
 /// the bytes in place afterwards (`rol $8` keeps the upper bits zero).
-pub(super) fn load(
-    rd: Gpr,
-    base: Gpr,
-    offset: u64,
-    width: u32,
-    swap: bool,
-    e: &mut dyn FnMut(Insn),
-) -> Result<(), LowerError> {
-    let sz = size(width)?;
-    let (index, disp) = address(offset, e);
+pub(super) fn load(rd: Gpr, a: &Access, e: &mut dyn FnMut(Insn)) {
+    let (index, disp) = address(a.offset, e);
     e(Insn::Load {
-        size: sz,
+        size: a.size,
         rd,
-        base,
+        base: a.base,
         index,
         disp,
     });
-    if swap {
-        byte_swap(rd, sz, e);
+    if a.swap {
+        byte_swap(rd, a.size, e);
     }
-    Ok(())
 }
 
 /// A swapped store reverses a copy in the scratch register; the source
 /// value stays intact for later uses.
-pub(super) fn store(
-    src: Gpr,
-    base: Gpr,
-    offset: u64,
-    width: u32,
-    swap: bool,
-    e: &mut dyn FnMut(Insn),
-) -> Result<(), LowerError> {
-    let sz = size(width)?;
-    let swap = swap && sz != Size::B;
+pub(super) fn store(src: Gpr, a: &Access, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+    let &Access {
+        base,
+        offset,
+        size: sz,
+        swap,
+    } = a;
     if swap && Disp32::maybe_from(offset).is_none() {
         // The scratch register holds the swapped copy, so the offset
         // cannot go there: step the base up by two imm32 adds, store with
