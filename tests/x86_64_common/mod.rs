@@ -74,8 +74,14 @@ pub fn reg_reg_all_pairs() -> Vec<Insn> {
 pub fn single_reg_ops() -> Vec<Insn> {
     let mut v = Vec::new();
     for rd in Gpr::ALL {
-        v.push(Insn::Bswap { size: Size::D, rd });
-        v.push(Insn::Bswap { size: Size::Q, rd });
+        v.push(Insn::Bswap {
+            size: BswapSize::D,
+            rd,
+        });
+        v.push(Insn::Bswap {
+            size: BswapSize::Q,
+            rd,
+        });
         v.push(Insn::Rol16 { rd });
         v.push(Insn::Not { rd });
         v.push(Insn::Neg { rd });
@@ -409,11 +415,11 @@ pub fn mnemonic_sample() -> Vec<Insn> {
     }
     v.extend([
         Insn::Bswap {
-            size: Size::D,
+            size: BswapSize::D,
             rd: Gpr::RBX,
         },
         Insn::Bswap {
-            size: Size::Q,
+            size: BswapSize::Q,
             rd: Gpr::R11,
         },
         Insn::Rol16 { rd: Gpr::RDX },

@@ -1,5 +1,6 @@
 use super::*;
 use crate::isa::test_values::bit_count_operands;
+use crate::isa::x86_64::insn::BswapSize;
 
 /// The interpreter's register file.
 struct Regs([u64; 16]);
@@ -137,10 +138,14 @@ fn swapped_stores_beyond_disp32() {
                             .wrapping_add(disp.get() as i64 as u64);
                         stored.push((addr, regs[s] & (u64::MAX >> (64 - width))));
                     }
-                    Insn::Bswap { size: Size::Q, rd } => regs[rd] = regs[rd].swap_bytes(),
-                    Insn::Bswap { size: Size::D, rd } => {
-                        regs[rd] = (regs[rd] as u32).swap_bytes() as u64
-                    }
+                    Insn::Bswap {
+                        size: BswapSize::Q,
+                        rd,
+                    } => regs[rd] = regs[rd].swap_bytes(),
+                    Insn::Bswap {
+                        size: BswapSize::D,
+                        rd,
+                    } => regs[rd] = (regs[rd] as u32).swap_bytes() as u64,
                     Insn::Rol16 { rd } => {
                         let v = regs[rd];
                         regs[rd] = (v & !0xffff) | ((v as u16).rotate_left(8) as u64)
@@ -355,7 +360,7 @@ fn swapped_store_keeps_the_source() {
                 rs: RSI
             },
             Insn::Bswap {
-                size: Size::Q,
+                size: BswapSize::Q,
                 rd: SCRATCH
             },
             Insn::Store {

@@ -2,7 +2,7 @@
 //! maps them UC), byte-reversed ones with `bswap`/`rol` around it, offsets
 //! past 2 GiB through the scratch register.
 
-use super::insn::{Disp32, Gpr, Index, Insn, Scale, Simm32, Size};
+use super::insn::{BswapSize, Disp32, Gpr, Index, Insn, Scale, Simm32, Size};
 use super::lower::{LowerError, SCRATCH};
 
 pub(super) fn size(width: u32) -> Result<Size, LowerError> {
@@ -25,7 +25,14 @@ fn byte_swap(rd: Gpr, sz: Size, e: &mut dyn FnMut(Insn)) {
     match sz {
         Size::B => {}
         Size::W => e(Insn::Rol16 { rd }),
-        Size::D | Size::Q => e(Insn::Bswap { size: sz, rd }),
+        Size::D => e(Insn::Bswap {
+            size: BswapSize::D,
+            rd,
+        }),
+        Size::Q => e(Insn::Bswap {
+            size: BswapSize::Q,
+            rd,
+        }),
     }
 }
 

@@ -5,7 +5,7 @@
 use iced_x86::{Code, IcedError, Instruction, Register};
 
 use super::operands::{mem, Ctx};
-use super::{Disp32, EncodeError, Gpr, Imm6, Insn, MovImmForm, Simm32, Size};
+use super::{BswapSize, Disp32, EncodeError, Gpr, Imm6, Insn, MovImmForm, Simm32, Size};
 
 type Built = Result<Instruction, IcedError>;
 
@@ -91,9 +91,14 @@ pub(super) fn iced_instruction(cx: &Ctx, insn: &Insn) -> Result<Instruction, Enc
             index,
             disp,
         } => Instruction::with2(load_code(size), zx_dest(size, rd), mem(base, index, disp)),
-        Insn::Bswap { size: Size::D, rd } => Instruction::with1(Code::Bswap_r32, rd.iced(Size::D)),
-        Insn::Bswap { size: Size::Q, rd } => Instruction::with1(Code::Bswap_r64, rd.r64()),
-        Insn::Bswap { .. } => return Err(cx.bad("bswap size must be D or Q (use Rol16 for W)")),
+        Insn::Bswap {
+            size: BswapSize::D,
+            rd,
+        } => Instruction::with1(Code::Bswap_r32, rd.iced(Size::D)),
+        Insn::Bswap {
+            size: BswapSize::Q,
+            rd,
+        } => Instruction::with1(Code::Bswap_r64, rd.r64()),
         Insn::Rol16 { rd } => Instruction::with2(Code::Rol_rm16_imm8, rd.iced(Size::W), 8i32),
         Insn::Or { rd, rs } => rr(Code::Or_rm64_r64, rd, rs),
         Insn::And { rd, rs } => rr(Code::And_rm64_r64, rd, rs),

@@ -39,6 +39,15 @@ pub enum Size {
     Q,
 }
 
+/// The operand size of `bswap`: 32 or 64 bits. The 16-bit form is
+/// undefined (Intel SDM Vol. 2A "BSWAP"), so a 16-bit swap is
+/// [`Insn::Rol16`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BswapSize {
+    D,
+    Q,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Cond {
     E,
@@ -92,9 +101,8 @@ pub enum Insn {
         index: Option<Index>,
         disp: Disp32,
     },
-    /// `size` must be D or Q.
     Bswap {
-        size: Size,
+        size: BswapSize,
         rd: Gpr,
     },
     /// `rol $8, %r16` (16-bit byte swap).
