@@ -369,8 +369,44 @@ pub fn mutually_dependent(jcc: bool) -> Vec<Insn> {
     v
 }
 
+/// One load, store, `lock cmpxchg` and `xchg` of each size.
+fn sized_accesses() -> Vec<Insn> {
+    let [_, rcx, rdx, _, rsp, rbp, rsi, _, _, r9, _, _, r12, r13, _, _] = Gpr::ALL;
+    let mut v = Vec::new();
+    for size in ALL_SIZES {
+        v.push(Insn::Load {
+            size,
+            rd: rcx,
+            base: r12,
+            index: Some(Index::of::<13, 8>()),
+            disp: Disp32::from(-1),
+        });
+        v.push(Insn::Store {
+            size,
+            base: r13,
+            index: None,
+            disp: Disp32::ZERO,
+            src: rsi,
+        });
+        v.push(Insn::LockCmpxchg {
+            size,
+            base: rsp,
+            disp: Disp32::from(8),
+            src: r9,
+        });
+        v.push(Insn::Xchg {
+            size,
+            base: rbp,
+            disp: Disp32::ZERO,
+            src: rdx,
+        });
+    }
+    v
+}
+
 /// One of each variant and size, for the objdump mnemonic check.
 pub fn mnemonic_sample() -> Vec<Insn> {
+    let [rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, _, r9, r10, r11, r12, r13, _, _] = Gpr::ALL;
     let mut v = vec![Insn::Label(1)];
     for (i, cond) in ALL_CONDS.into_iter().enumerate() {
         v.push(Insn::Jcc { cond, target: 1 });
@@ -385,155 +421,95 @@ pub fn mnemonic_sample() -> Vec<Insn> {
             ][i % 5],
         });
     }
-    for size in ALL_SIZES {
-        v.push(Insn::Load {
-            size,
-            rd: Gpr::RCX,
-            base: Gpr::R12,
-            index: Some(Index::of::<13, 8>()),
-            disp: Disp32::from(-1),
-        });
-        v.push(Insn::Store {
-            size,
-            base: Gpr::R13,
-            index: None,
-            disp: Disp32::ZERO,
-            src: Gpr::RSI,
-        });
-        v.push(Insn::LockCmpxchg {
-            size,
-            base: Gpr::RSP,
-            disp: Disp32::from(8),
-            src: Gpr::R9,
-        });
-        v.push(Insn::Xchg {
-            size,
-            base: Gpr::RBP,
-            disp: Disp32::ZERO,
-            src: Gpr::RDX,
-        });
-    }
+    v.extend(sized_accesses());
     v.extend([
         Insn::Bswap {
             size: BswapSize::D,
-            rd: Gpr::RBX,
+            rd: rbx,
         },
         Insn::Bswap {
             size: BswapSize::Q,
-            rd: Gpr::R11,
+            rd: r11,
         },
-        Insn::Rol16 { rd: Gpr::RDX },
-        Insn::Or {
-            rd: Gpr::RCX,
-            rs: Gpr::RDX,
-        },
-        Insn::And {
-            rd: Gpr::RCX,
-            rs: Gpr::RDX,
-        },
-        Insn::Xor {
-            rd: Gpr::RCX,
-            rs: Gpr::RDX,
-        },
-        Insn::Add {
-            rd: Gpr::RCX,
-            rs: Gpr::RDX,
-        },
-        Insn::Sub {
-            rd: Gpr::RCX,
-            rs: Gpr::RDX,
-        },
-        Insn::Imul {
-            rd: Gpr::RCX,
-            rs: Gpr::RDX,
-        },
+        Insn::Rol16 { rd: rdx },
+        Insn::Or { rd: rcx, rs: rdx },
+        Insn::And { rd: rcx, rs: rdx },
+        Insn::Xor { rd: rcx, rs: rdx },
+        Insn::Add { rd: rcx, rs: rdx },
+        Insn::Sub { rd: rcx, rs: rdx },
+        Insn::Imul { rd: rcx, rs: rdx },
         Insn::OrImm {
-            rd: Gpr::RAX,
+            rd: rax,
             imm: Simm32::of::<0x100>(),
         },
         Insn::AndImm {
-            rd: Gpr::RBX,
+            rd: rbx,
             imm: Simm32::of::<-8>(),
         },
         Insn::AddImm {
-            rd: Gpr::RBX,
+            rd: rbx,
             imm: Simm32::of::<1>(),
         },
         Insn::SubImm {
-            rd: Gpr::RBX,
+            rd: rbx,
             imm: Simm32::of::<1000>(),
         },
         Insn::XorImm {
-            rd: Gpr::RAX,
+            rd: rax,
             imm: Simm32::of::<63>(),
         },
         Insn::XorImm {
-            rd: Gpr::R11,
+            rd: r11,
             imm: Simm32::of::<0x1000>(),
         },
-        Insn::Bsr {
-            rd: Gpr::RCX,
-            rs: Gpr::R11,
-        },
-        Insn::Bsf {
-            rd: Gpr::R11,
-            rs: Gpr::RDX,
-        },
-        Insn::Cmove {
-            rd: Gpr::RDI,
-            rs: Gpr::R11,
-        },
+        Insn::Bsr { rd: rcx, rs: r11 },
+        Insn::Bsf { rd: r11, rs: rdx },
+        Insn::Cmove { rd: rdi, rs: r11 },
         Insn::ShlImm {
-            rd: Gpr::RSP,
+            rd: rsp,
             sh: Imm6::of::<1>(),
         },
         Insn::ShrImm {
-            rd: Gpr::RSP,
+            rd: rsp,
             sh: Imm6::of::<12>(),
         },
-        Insn::ShlCl { rd: Gpr::RBP },
-        Insn::ShrCl { rd: Gpr::RBP },
-        Insn::Not { rd: Gpr::RSI },
-        Insn::Neg { rd: Gpr::RSI },
-        Insn::CmpReg {
-            ra: Gpr::RCX,
-            rb: Gpr::RDX,
-        },
+        Insn::ShlCl { rd: rbp },
+        Insn::ShrCl { rd: rbp },
+        Insn::Not { rd: rsi },
+        Insn::Neg { rd: rsi },
+        Insn::CmpReg { ra: rcx, rb: rdx },
         Insn::CmpImm {
-            ra: Gpr::RCX,
+            ra: rcx,
             imm: Simm32::of::<5>(),
         },
-        Insn::Test {
-            ra: Gpr::RCX,
-            rb: Gpr::RDX,
-        },
+        Insn::Test { ra: rcx, rb: rdx },
         Insn::TestImm {
-            ra: Gpr::RAX,
+            ra: rax,
             imm: Simm32::of::<1>(),
         },
         Insn::Bt {
-            ra: Gpr::R9,
+            ra: r9,
             bit: Imm6::of::<47>(),
         },
         Insn::MovZx {
             size: Size::W,
-            rd: Gpr::RSI,
-            rs: Gpr::RSI,
+            rd: rsi,
+            rs: rsi,
         },
         Insn::MovZx {
             size: Size::B,
-            rd: Gpr::R10,
-            rs: Gpr::RSI,
+            rd: r10,
+            rs: rsi,
         },
         Insn::Pause,
         Insn::Nop,
         Insn::Sfence,
         Insn::Lfence,
         Insn::Mfence,
-        Insn::Invlpg { base: Gpr::R13 },
-        Insn::Clflush { base: Gpr::R12 },
-        Insn::Push { rs: Gpr::RBX },
-        Insn::Pop { rd: Gpr::R12 },
+        Insn::Invlpg { base: r13 },
+        Insn::Clflush { base: r12 },
+        Insn::Push { rs: rbx },
+        Insn::Pop { rd: r12 },
         Insn::Jmp { target: 2 },
         Insn::Ret,
         Insn::Label(2),

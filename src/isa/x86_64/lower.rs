@@ -14,7 +14,7 @@
 //! the kernel (`ioremap`), so plain `mov` is the MMIO access.
 
 use super::insn::{Cond, Disp32, Gpr, Imm6, Insn, Label, Simm32, Size};
-use super::mem::{load, size, store, Access};
+use super::mem::{load, size, slot_disp, stack_arg_disp, store, Access};
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
@@ -64,24 +64,6 @@ const R8: Gpr = Gpr::R8;
 const R9: Gpr = Gpr::R9;
 const R10: Gpr = Gpr::R10;
 const RSP: Gpr = Gpr::RSP;
-
-/// `disp(%rsp)` of incoming argument `index` (0-based) when it is passed on
-/// the stack, after `pushed` callee-saved registers were pushed at entry
-/// and `spill` bytes of spill slots taken below them.
-/// SysV psABI 3.2.3: arguments past the six registers are pushed right to
-/// left, so the seventh is at 8(%rsp) on entry, above the return address
-/// (what gcc -O2 reads in a callee: `movq 24(%rsp)` for the ninth).
-fn stack_arg_disp(index: usize, pushed: usize, spill: Simm32) -> Option<Disp32> {
-    let slot = index.checked_sub(REGS.args.len())?;
-    let above = u64::try_from(8 * (1 + pushed + slot)).ok()?;
-    Disp32::maybe_from(above.checked_add(u64::try_from(spill.get()).ok()?)?)
-}
-
-/// `disp(%rsp)` of spill slot `slot`.
-fn slot_disp(slot: u32) -> Result<Disp32, LowerError> {
-    Disp32::maybe_from(8 * u64::from(slot))
-        .ok_or_else(|| LowerError::Internal(format!("spill slot {slot} out of disp32 reach")))
-}
 
 /// A register number of [`REGS`] as a register: the table holds the 16
 /// GPRs only, so an error here is an internal one.

@@ -1,9 +1,10 @@
 //! x86-64 memory accesses: device registers with plain `mov` (the kernel
 //! maps them UC), byte-reversed ones with `bswap`/`rol` around it, offsets
-//! past 2 GiB through the scratch register.
+//! past 2 GiB through the scratch register; where stack arguments and
+//! spill slots are.
 
 use super::insn::{BswapSize, Disp32, Gpr, Index, Insn, Scale, Simm32, Size};
-use super::lower::{LowerError, SCRATCH};
+use super::lower::{LowerError, REGS, SCRATCH};
 
 pub(super) fn size(width: u32) -> Result<Size, LowerError> {
     Ok(match width {
@@ -166,4 +167,22 @@ pub(super) fn store(src: Gpr, a: &Access, e: &mut dyn FnMut(Insn)) -> Result<(),
         src,
     });
     Ok(())
+}
+
+/// `disp(%rsp)` of incoming argument `index` (0-based) when it is passed on
+/// the stack, after `pushed` callee-saved registers were pushed at entry
+/// and `spill` bytes of spill slots taken below them.
+/// SysV psABI 3.2.3: arguments past the six registers are pushed right to
+/// left, so the seventh is at 8(%rsp) on entry, above the return address
+/// (what gcc -O2 reads in a callee: `movq 24(%rsp)` for the ninth).
+pub(super) fn stack_arg_disp(index: usize, pushed: usize, spill: Simm32) -> Option<Disp32> {
+    let slot = index.checked_sub(REGS.args.len())?;
+    let above = u64::try_from(8 * (1 + pushed + slot)).ok()?;
+    Disp32::maybe_from(above.checked_add(u64::try_from(spill.get()).ok()?)?)
+}
+
+/// `disp(%rsp)` of spill slot `slot`.
+pub(super) fn slot_disp(slot: u32) -> Result<Disp32, LowerError> {
+    Disp32::maybe_from(8 * u64::from(slot))
+        .ok_or_else(|| LowerError::Internal(format!("spill slot {slot} out of disp32 reach")))
 }
