@@ -231,21 +231,27 @@ fn normaliser_distinguishes() {
 fn pinned_spellings() {
     let cs = cs();
     let cases: Vec<(Vec<Insn>, &str)> = vec![
-        (vec![Insn::MovReg { rd: 0, rs: 1 }], "movq %rcx, %rax"),
+        (
+            vec![Insn::MovReg {
+                rd: Gpr::RAX,
+                rs: Gpr::RCX,
+            }],
+            "movq %rcx, %rax",
+        ),
         (vec![Insn::Ret], "retq "),
         (vec![Insn::Nop], "nop "),
         (
             vec![Insn::LockCmpxchg {
                 size: Size::B,
-                base: 0,
-                disp: 0,
-                src: 0,
+                base: Gpr::RAX,
+                disp: Disp32::ZERO,
+                src: Gpr::RAX,
             }],
             "lock cmpxchgb %al, (%rax)",
         ),
         (
             vec![Insn::MovImm {
-                rd: 0,
+                rd: Gpr::RAX,
                 imm: 1 << 32,
             }],
             "movabsq $0x100000000, %rax",

@@ -44,8 +44,8 @@ pub fn texts(insns: &[Insn], a: &Assembled) -> Vec<String> {
 /// Every register-register form over all 16 x 16 register pairs.
 pub fn reg_reg_all_pairs() -> Vec<Insn> {
     let mut v = Vec::new();
-    for rd in 0..16 {
-        for rs in 0..16 {
+    for rd in Gpr::ALL {
+        for rs in Gpr::ALL {
             v.push(Insn::MovReg { rd, rs });
             v.push(Insn::Or { rd, rs });
             v.push(Insn::And { rd, rs });
@@ -63,7 +63,7 @@ pub fn reg_reg_all_pairs() -> Vec<Insn> {
             }
         }
         // Every bit `bt` can test (imm8), on every register.
-        for bit in 0..64 {
+        for bit in (0..64).filter_map(Imm6::maybe_from) {
             v.push(Insn::Bt { ra: rd, bit });
         }
     }
@@ -73,15 +73,21 @@ pub fn reg_reg_all_pairs() -> Vec<Insn> {
 /// Every one-register form on all 16 registers (push/pop included).
 pub fn single_reg_ops() -> Vec<Insn> {
     let mut v = Vec::new();
-    for rd in 0..16 {
-        v.push(Insn::Bswap { size: Size::D, rd });
-        v.push(Insn::Bswap { size: Size::Q, rd });
+    for rd in Gpr::ALL {
+        v.push(Insn::Bswap {
+            size: BswapSize::D,
+            rd,
+        });
+        v.push(Insn::Bswap {
+            size: BswapSize::Q,
+            rd,
+        });
         v.push(Insn::Rol16 { rd });
         v.push(Insn::Not { rd });
         v.push(Insn::Neg { rd });
         v.push(Insn::ShlCl { rd });
         v.push(Insn::ShrCl { rd });
-        for sh in [0, 1, 2, 7, 8, 31, 32, 63] {
+        for sh in [0, 1, 2, 7, 8, 31, 32, 63].map(|n| Imm6::maybe_from(n).unwrap()) {
             v.push(Insn::ShlImm { rd, sh });
             v.push(Insn::ShrImm { rd, sh });
         }
@@ -112,9 +118,10 @@ pub fn immediates() -> Vec<Insn> {
         i32::MIN,
         i32::MIN + 1,
         0x1234_5678,
-    ];
+    ]
+    .map(Simm32::from);
     let mut v = Vec::new();
-    for rd in 0..16 {
+    for rd in Gpr::ALL {
         for imm in imms {
             v.push(Insn::OrImm { rd, imm });
             v.push(Insn::AndImm { rd, imm });
@@ -149,7 +156,7 @@ pub fn mov_imm_boundaries() -> Vec<Insn> {
         0xffff_ffff_0000_0000,
     ];
     let mut v = Vec::new();
-    for rd in 0..16 {
+    for rd in Gpr::ALL {
         for imm in imms {
             v.push(Insn::MovImm { rd, imm });
         }
@@ -157,7 +164,7 @@ pub fn mov_imm_boundaries() -> Vec<Insn> {
     v
 }
 
-pub const DISPS: [i32; 11] = [
+const DISP_VALUES: [i32; 11] = [
     0,
     1,
     8,
@@ -171,16 +178,21 @@ pub const DISPS: [i32; 11] = [
     i32::MAX,
 ];
 
-fn indexes() -> Vec<Option<(Reg, u8)>> {
+/// Displacements at the disp8/disp32 edges.
+pub fn disps() -> [Disp32; 11] {
+    DISP_VALUES.map(Disp32::from)
+}
+
+fn indexes() -> Vec<Option<Index>> {
     vec![
         None,
-        Some((0, 1)),
-        Some((1, 2)),
-        Some((5, 4)),
-        Some((8, 8)),
-        Some((12, 1)),
-        Some((13, 2)),
-        Some((15, 8)),
+        Some(Index::of::<0, 1>()),
+        Some(Index::of::<1, 2>()),
+        Some(Index::of::<5, 4>()),
+        Some(Index::of::<8, 8>()),
+        Some(Index::of::<12, 1>()),
+        Some(Index::of::<13, 2>()),
+        Some(Index::of::<15, 8>()),
     ]
 }
 
@@ -188,10 +200,11 @@ fn indexes() -> Vec<Option<(Reg, u8)>> {
 pub fn loads_and_stores() -> Vec<Insn> {
     let mut v = Vec::new();
     for size in ALL_SIZES {
-        for base in 0..16 {
+        for base in Gpr::ALL {
             for index in indexes() {
-                for disp in DISPS {
-                    let r = (base as u32 + 3 + disp.unsigned_abs()) as u8 % 16;
+                for disp in disps() {
+                    let r = Gpr::ALL
+                        [((u32::from(base.num()) + 3 + disp.get().unsigned_abs()) % 16) as usize];
                     v.push(Insn::Store {
                         size,
                         base,
@@ -210,20 +223,20 @@ pub fn loads_and_stores() -> Vec<Insn> {
             }
         }
         // Every data register with every size (byte regs spl..dil need REX).
-        for r in 0..16 {
+        for r in Gpr::ALL {
             v.push(Insn::Store {
                 size,
-                base: 7,
+                base: Gpr::RDI,
                 index: None,
-                disp: 4,
+                disp: Disp32::from(4),
                 src: r,
             });
             v.push(Insn::Load {
                 size,
                 rd: r,
-                base: 6,
-                index: Some((2, 4)),
-                disp: -4,
+                base: Gpr::RSI,
+                index: Some(Index::of::<2, 4>()),
+                disp: Disp32::from(-4),
             });
         }
     }
@@ -242,9 +255,9 @@ pub fn atomics_fences_misc() -> Vec<Insn> {
         Insn::Mfence,
     ];
     for size in ALL_SIZES {
-        for base in 0..16 {
-            for disp in DISPS {
-                for src in [0, 1, 4, 5, 6, 7, 8, 12, 13, 15] {
+        for base in Gpr::ALL {
+            for disp in disps() {
+                for src in [0, 1, 4, 5, 6, 7, 8, 12, 13, 15].map(|n| Gpr::ALL[n]) {
                     v.push(Insn::LockCmpxchg {
                         size,
                         base,
@@ -356,13 +369,49 @@ pub fn mutually_dependent(jcc: bool) -> Vec<Insn> {
     v
 }
 
+/// One load, store, `lock cmpxchg` and `xchg` of each size.
+fn sized_accesses() -> Vec<Insn> {
+    let [_, rcx, rdx, _, rsp, rbp, rsi, _, _, r9, _, _, r12, r13, _, _] = Gpr::ALL;
+    let mut v = Vec::new();
+    for size in ALL_SIZES {
+        v.push(Insn::Load {
+            size,
+            rd: rcx,
+            base: r12,
+            index: Some(Index::of::<13, 8>()),
+            disp: Disp32::from(-1),
+        });
+        v.push(Insn::Store {
+            size,
+            base: r13,
+            index: None,
+            disp: Disp32::ZERO,
+            src: rsi,
+        });
+        v.push(Insn::LockCmpxchg {
+            size,
+            base: rsp,
+            disp: Disp32::from(8),
+            src: r9,
+        });
+        v.push(Insn::Xchg {
+            size,
+            base: rbp,
+            disp: Disp32::ZERO,
+            src: rdx,
+        });
+    }
+    v
+}
+
 /// One of each variant and size, for the objdump mnemonic check.
 pub fn mnemonic_sample() -> Vec<Insn> {
+    let [rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, _, r9, r10, r11, r12, r13, _, _] = Gpr::ALL;
     let mut v = vec![Insn::Label(1)];
     for (i, cond) in ALL_CONDS.into_iter().enumerate() {
         v.push(Insn::Jcc { cond, target: 1 });
         v.push(Insn::MovImm {
-            rd: i as u8,
+            rd: Gpr::ALL[i],
             imm: [
                 0,
                 u32::MAX as u64,
@@ -372,92 +421,95 @@ pub fn mnemonic_sample() -> Vec<Insn> {
             ][i % 5],
         });
     }
-    for size in ALL_SIZES {
-        v.push(Insn::Load {
-            size,
-            rd: 1,
-            base: 12,
-            index: Some((13, 8)),
-            disp: -1,
-        });
-        v.push(Insn::Store {
-            size,
-            base: 13,
-            index: None,
-            disp: 0,
-            src: 6,
-        });
-        v.push(Insn::LockCmpxchg {
-            size,
-            base: 4,
-            disp: 8,
-            src: 9,
-        });
-        v.push(Insn::Xchg {
-            size,
-            base: 5,
-            disp: 0,
-            src: 2,
-        });
-    }
+    v.extend(sized_accesses());
     v.extend([
         Insn::Bswap {
-            size: Size::D,
-            rd: 3,
+            size: BswapSize::D,
+            rd: rbx,
         },
         Insn::Bswap {
-            size: Size::Q,
-            rd: 11,
+            size: BswapSize::Q,
+            rd: r11,
         },
-        Insn::Rol16 { rd: 2 },
-        Insn::Or { rd: 1, rs: 2 },
-        Insn::And { rd: 1, rs: 2 },
-        Insn::Xor { rd: 1, rs: 2 },
-        Insn::Add { rd: 1, rs: 2 },
-        Insn::Sub { rd: 1, rs: 2 },
-        Insn::Imul { rd: 1, rs: 2 },
-        Insn::OrImm { rd: 0, imm: 0x100 },
-        Insn::AndImm { rd: 3, imm: -8 },
-        Insn::AddImm { rd: 3, imm: 1 },
-        Insn::SubImm { rd: 3, imm: 1000 },
-        Insn::XorImm { rd: 0, imm: 63 },
+        Insn::Rol16 { rd: rdx },
+        Insn::Or { rd: rcx, rs: rdx },
+        Insn::And { rd: rcx, rs: rdx },
+        Insn::Xor { rd: rcx, rs: rdx },
+        Insn::Add { rd: rcx, rs: rdx },
+        Insn::Sub { rd: rcx, rs: rdx },
+        Insn::Imul { rd: rcx, rs: rdx },
+        Insn::OrImm {
+            rd: rax,
+            imm: Simm32::of::<0x100>(),
+        },
+        Insn::AndImm {
+            rd: rbx,
+            imm: Simm32::of::<-8>(),
+        },
+        Insn::AddImm {
+            rd: rbx,
+            imm: Simm32::of::<1>(),
+        },
+        Insn::SubImm {
+            rd: rbx,
+            imm: Simm32::of::<1000>(),
+        },
         Insn::XorImm {
-            rd: 11,
-            imm: 0x1000,
+            rd: rax,
+            imm: Simm32::of::<63>(),
         },
-        Insn::Bsr { rd: 1, rs: 11 },
-        Insn::Bsf { rd: 11, rs: 2 },
-        Insn::Cmove { rd: 7, rs: 11 },
-        Insn::ShlImm { rd: 4, sh: 1 },
-        Insn::ShrImm { rd: 4, sh: 12 },
-        Insn::ShlCl { rd: 5 },
-        Insn::ShrCl { rd: 5 },
-        Insn::Not { rd: 6 },
-        Insn::Neg { rd: 6 },
-        Insn::CmpReg { ra: 1, rb: 2 },
-        Insn::CmpImm { ra: 1, imm: 5 },
-        Insn::Test { ra: 1, rb: 2 },
-        Insn::TestImm { ra: 0, imm: 1 },
-        Insn::Bt { ra: 9, bit: 47 },
+        Insn::XorImm {
+            rd: r11,
+            imm: Simm32::of::<0x1000>(),
+        },
+        Insn::Bsr { rd: rcx, rs: r11 },
+        Insn::Bsf { rd: r11, rs: rdx },
+        Insn::Cmove { rd: rdi, rs: r11 },
+        Insn::ShlImm {
+            rd: rsp,
+            sh: Imm6::of::<1>(),
+        },
+        Insn::ShrImm {
+            rd: rsp,
+            sh: Imm6::of::<12>(),
+        },
+        Insn::ShlCl { rd: rbp },
+        Insn::ShrCl { rd: rbp },
+        Insn::Not { rd: rsi },
+        Insn::Neg { rd: rsi },
+        Insn::CmpReg { ra: rcx, rb: rdx },
+        Insn::CmpImm {
+            ra: rcx,
+            imm: Simm32::of::<5>(),
+        },
+        Insn::Test { ra: rcx, rb: rdx },
+        Insn::TestImm {
+            ra: rax,
+            imm: Simm32::of::<1>(),
+        },
+        Insn::Bt {
+            ra: r9,
+            bit: Imm6::of::<47>(),
+        },
         Insn::MovZx {
             size: Size::W,
-            rd: 6,
-            rs: 6,
+            rd: rsi,
+            rs: rsi,
         },
         Insn::MovZx {
             size: Size::B,
-            rd: 10,
-            rs: 6,
+            rd: r10,
+            rs: rsi,
         },
         Insn::Pause,
         Insn::Nop,
         Insn::Sfence,
         Insn::Lfence,
         Insn::Mfence,
-        Insn::Invlpg { base: 13 },
-        Insn::Clflush { base: 12 },
-        Insn::Push { rs: 3 },
-        Insn::Pop { rd: 12 },
+        Insn::Invlpg { base: r13 },
+        Insn::Clflush { base: r12 },
+        Insn::Push { rs: rbx },
+        Insn::Pop { rd: r12 },
         Insn::Jmp { target: 2 },
         Insn::Ret,
         Insn::Label(2),

@@ -13,9 +13,9 @@
 //! the `mov` left out when `dst == a`. Device registers are mapped UC by
 //! the kernel (`ioremap`), so plain `mov` is the MMIO access.
 
+use super::insn::{Cond, Disp32, Gpr, Imm6, Insn, Label, Simm32, Size};
+use super::mem::{load, size, slot_disp, stack_arg_disp, store, Access};
 use crate::lir::role::Role;
-use super::insn::{Cond, Insn, Label, Reg, Size};
-use super::mem::{load, size, store};
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
@@ -25,40 +25,60 @@ use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 
 /// Hardware numbering: 0=rax 1=rcx 2=rdx 6=rsi 7=rdi 8..=r8...
 pub const REGS: RegFile = RegFile {
-    args: &[RDI, RSI, RDX, RCX, R8, R9],
-    pool: &[RAX, R10, R9, R8, RCX, RDX, RSI, RDI],
+    args: &[
+        RDI.num(),
+        RSI.num(),
+        RDX.num(),
+        RCX.num(),
+        R8.num(),
+        R9.num(),
+    ],
+    pool: &[
+        RAX.num(),
+        R10.num(),
+        R9.num(),
+        R8.num(),
+        RCX.num(),
+        RDX.num(),
+        RSI.num(),
+        RDI.num(),
+    ],
     // rbx, r12..r15: pushed at entry and popped before every return when a
     // sequence needs more than the caller-saved set (rbp is left alone for
     // frame-pointer unwinders).
-    callee_saved: &[3, 12, 13, 14, 15],
-    reserve: Some(RAX),
+    callee_saved: &[
+        Gpr::RBX.num(),
+        Gpr::R12.num(),
+        Gpr::R13.num(),
+        Gpr::R14.num(),
+        Gpr::R15.num(),
+    ],
+    reserve: Some(RAX.num()),
 };
 
-const RAX: Reg = 0;
-const RCX: Reg = 1;
-const RDX: Reg = 2;
-const RSI: Reg = 6;
-const RDI: Reg = 7;
-const R8: Reg = 8;
-const R9: Reg = 9;
-const R10: Reg = 10;
-const RSP: Reg = 4;
+const RAX: Gpr = Gpr::RAX;
+const RCX: Gpr = Gpr::RCX;
+const RDX: Gpr = Gpr::RDX;
+const RSI: Gpr = Gpr::RSI;
+const RDI: Gpr = Gpr::RDI;
+const R8: Gpr = Gpr::R8;
+const R9: Gpr = Gpr::R9;
+const R10: Gpr = Gpr::R10;
+const RSP: Gpr = Gpr::RSP;
 
-/// `disp(%rsp)` of incoming argument `index` (0-based) when it is passed on
-/// the stack, after `pushed` callee-saved registers were pushed at entry
-/// and `spill` bytes of spill slots taken below them.
-/// SysV psABI 3.2.3: arguments past the six registers are pushed right to
-/// left, so the seventh is at 8(%rsp) on entry, above the return address
-/// (what gcc -O2 reads in a callee: `movq 24(%rsp)` for the ninth).
-fn stack_arg_disp(index: usize, pushed: usize, spill: i32) -> Option<i32> {
-    let slot = index.checked_sub(REGS.args.len())?;
-    i32::try_from(8 * (1 + pushed + slot))
-        .ok()?
-        .checked_add(spill)
+/// A register number of [`REGS`] as a register: the table holds the 16
+/// GPRs only, so an error here is an internal one.
+fn phys(n: u8) -> Result<Gpr, LowerError> {
+    Gpr::new(n).ok_or_else(|| LowerError::Internal(format!("register {n} is not one of 0..=15")))
+}
+
+/// A shift count (or a shift the LIR asks for) as the 6-bit count.
+fn count(v: u64) -> Result<Imm6, LowerError> {
+    Imm6::maybe_from(v).ok_or(LowerError::Shift(v))
 }
 
 /// The lowering's scratch register (caller-saved, not an argument).
-pub const SCRATCH: Reg = 11;
+pub const SCRATCH: Gpr = Gpr::R11;
 
 /// Lowered function: instructions with their origins (labels included).
 pub struct Lowered {
@@ -66,10 +86,6 @@ pub struct Lowered {
 }
 
 pub use crate::isa::error::LowerError;
-
-pub(super) fn fits_i32(v: u64) -> bool {
-    i32::try_from(v as i64).is_ok()
-}
 
 /// x86-64's one invalidation, `invlpg` of an address: what an
 /// [`Invalidation`] holds here.
@@ -96,21 +112,23 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
     let cx = Cx {
         alloc,
-        saved: alloc.used_callee_saved(&REGS),
+        saved: (alloc.used_callee_saved(&REGS).into_iter())
+            .map(phys)
+            .collect::<Result<_, _>>()?,
         // A shift by a register amount needs it in cl; rcx is kept intact
         // around it only when some value lives there.
-        rcx_live: alloc.reg.values().any(|&p| p == RCX),
+        rcx_live: alloc.reg.values().any(|&p| p == RCX.num()),
         void: f.void,
         // Below the pushes; the kernel is built with -mno-red-zone, so
         // rsp moves. Nothing is called: no alignment to keep.
-        spill: i32::try_from(8 * f.spill_slots())
-            .map_err(|_| LowerError::Internal("too many spill slots".into()))?,
+        spill: Simm32::maybe_from(8 * u64::from(f.spill_slots()))
+            .ok_or_else(|| LowerError::Internal("too many spill slots".into()))?,
     };
     if let Some((_, origin)) = f.insts.first() {
         for &p in &cx.saved {
             out.insns.push((Insn::Push { rs: p }, origin.clone()));
         }
-        if cx.spill > 0 {
+        if cx.spill != Simm32::ZERO {
             out.insns.push((
                 Insn::SubImm {
                     rd: RSP,
@@ -133,21 +151,21 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
 struct Cx<'a> {
     alloc: &'a Allocation,
     /// Callee-saved registers pushed at entry, popped before every return.
-    saved: Vec<Reg>,
+    saved: Vec<Gpr>,
     /// Some value lives in rcx.
     rcx_live: bool,
     /// `-> void`: returns leave rax alone.
     void: bool,
     /// Bytes of spill slots below the pushed registers (slot `n` at
     /// `8n(%rsp)`).
-    spill: i32,
+    spill: Simm32,
 }
 
 impl Cx<'_> {
     /// The register of `v`; one the allocator never saw is an error, not
     /// rax.
-    fn r(&self, v: VReg) -> Result<Reg, LowerError> {
-        Ok(self.alloc.reg(v)?)
+    fn r(&self, v: VReg) -> Result<Gpr, LowerError> {
+        phys(self.alloc.reg(v)?)
     }
 
     fn operand(&self, b: &Operand) -> Result<Operand2, LowerError> {
@@ -173,7 +191,7 @@ impl Cx<'_> {
         match inst {
             Inst::Imm { dst, value } => imm(r(dst)?, *value, e),
             Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
-            Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e),
+            Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e)?,
             Inst::Not { dst, src } => {
                 mov(r(dst)?, r(src)?, e);
                 e(Insn::Not { rd: r(dst)? });
@@ -235,7 +253,7 @@ impl Cx<'_> {
                 width,
                 swap,
                 ..
-            } => load(r(dst)?, r(base)?, *offset, *width, *swap, e)?,
+            } => load(r(dst)?, &Access::new(r(base)?, *offset, *width, *swap)?, e),
             Inst::Store {
                 src,
                 base,
@@ -243,13 +261,13 @@ impl Cx<'_> {
                 width,
                 swap,
                 ..
-            } => store(r(src)?, r(base)?, *offset, *width, *swap, e)?,
+            } => store(r(src)?, &Access::new(r(base)?, *offset, *width, *swap)?, e)?,
             // No load-reserve on x86-64: a plain load into rax (the
             // allocator pins it there), and `lock cmpxchg` stores only if
             // the memory still holds that value.
             Inst::LoadReserve {
                 dst, base, width, ..
-            } => load(r(dst)?, r(base)?, 0, *width, false, e)?,
+            } => load(r(dst)?, &Access::new(r(base)?, 0, *width, false)?, e),
             Inst::StoreCond {
                 src,
                 base,
@@ -260,13 +278,13 @@ impl Cx<'_> {
             } => store_cond(r(src)?, r(base)?, *width, r(expected)?, *retry, e)?,
             // TSO: stores are not reordered with earlier loads or stores.
             Inst::StoreRelease { src, base, width } => {
-                store(r(src)?, r(base)?, 0, *width, false, e)?
+                store(r(src)?, &Access::new(r(base)?, 0, *width, false)?, e)?
             }
             Inst::Spill { src, slot } => e(Insn::Store {
                 size: Size::Q,
                 base: RSP,
                 index: None,
-                disp: 8 * *slot as i32,
+                disp: slot_disp(*slot)?,
                 src: r(src)?,
             }),
             Inst::Reload { dst, slot } => e(Insn::Load {
@@ -274,7 +292,7 @@ impl Cx<'_> {
                 rd: r(dst)?,
                 base: RSP,
                 index: None,
-                disp: 8 * *slot as i32,
+                disp: slot_disp(*slot)?,
             }),
             _ => return Err(LowerError::Internal("not a memory instruction".into())),
         }
@@ -306,7 +324,7 @@ impl Cx<'_> {
                 bit,
                 set,
                 target,
-            } => branch_bit(r(a)?, *bit, *set, *target, e),
+            } => branch_bit(r(a)?, *bit, *set, *target, e)?,
             // `sub` leaves CF = borrow and ZF = (a == b): `ja` is a > b.
             Inst::SubBranchAbove { a, b, target } => {
                 e(Insn::Sub {
@@ -324,7 +342,7 @@ impl Cx<'_> {
                     Operand::Imm(v) => imm(RAX, *v, e),
                     Operand::Reg(v) => mov(RAX, r(v)?, e),
                 }
-                if self.spill > 0 {
+                if self.spill != Simm32::ZERO {
                     e(Insn::AddImm {
                         rd: RSP,
                         imm: self.spill,
@@ -345,10 +363,10 @@ impl Cx<'_> {
 /// `lock cmpxchg` of a reservation: stores `src` if memory still holds
 /// `expected` (which must be rax), else retries.
 fn store_cond(
-    src: Reg,
-    base: Reg,
+    src: Gpr,
+    base: Gpr,
     width: u32,
-    expected: Reg,
+    expected: Gpr,
     retry: Label,
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
@@ -360,7 +378,7 @@ fn store_cond(
     e(Insn::LockCmpxchg {
         size: size(width)?,
         base,
-        disp: 0,
+        disp: Disp32::ZERO,
         src,
     });
     e(Insn::Jcc {
@@ -373,7 +391,7 @@ fn store_cond(
 /// Compare (or test) and `jcc`.
 fn branch(
     cmp: Cmp,
-    ra: Reg,
+    ra: Gpr,
     b: Operand2,
     target: Label,
     prev: Option<&Insn>,
@@ -388,17 +406,16 @@ fn branch(
             if matches!(cmp, Cmp::Eq | Cmp::Ne)
                 && prev.is_some_and(|p| sets_zf_of(p) == Some(ra)) => {}
         Operand2::Imm(0) => e(Insn::Test { ra, rb: ra }),
-        Operand2::Imm(v) if fits_i32(v) => e(Insn::CmpImm {
-            ra,
-            imm: v as i64 as i32,
-        }),
-        Operand2::Imm(v) => {
-            e(Insn::MovImm {
-                rd: SCRATCH,
-                imm: v,
-            });
-            e(Insn::CmpReg { ra, rb: SCRATCH });
-        }
+        Operand2::Imm(v) => match Simm32::maybe_from(v) {
+            Some(imm) => e(Insn::CmpImm { ra, imm }),
+            None => {
+                e(Insn::MovImm {
+                    rd: SCRATCH,
+                    imm: v,
+                });
+                e(Insn::CmpReg { ra, rb: SCRATCH });
+            }
+        },
         Operand2::Reg(rb) => e(Insn::CmpReg { ra, rb }),
     }
     let cond = match cmp {
@@ -412,29 +429,41 @@ fn branch(
 
 /// To `target` when bit `bit` of `ra` is `set`: the sign for bit 63,
 /// `test $imm32` where the bit is in a positive imm32, else `bt` (CF).
-fn branch_bit(ra: Reg, bit: u8, set: bool, target: Label, e: &mut dyn FnMut(Insn)) {
+fn branch_bit(
+    ra: Gpr,
+    bit: u8,
+    set: bool,
+    target: Label,
+    e: &mut dyn FnMut(Insn),
+) -> Result<(), LowerError> {
     let (when_set, when_clear) = match bit {
         63 => {
             e(Insn::Test { ra, rb: ra });
             (Cond::S, Cond::Ns)
         }
         0..=30 => {
-            e(Insn::TestImm { ra, imm: 1 << bit });
+            e(Insn::TestImm {
+                ra,
+                imm: Simm32::from(1 << bit),
+            });
             (Cond::Ne, Cond::E)
         }
         _ => {
+            let bit = Imm6::maybe_from(bit.into())
+                .ok_or_else(|| LowerError::Internal(format!("bit {bit}")))?;
             e(Insn::Bt { ra, bit });
             (Cond::B, Cond::Ae)
         }
     };
     let cond = if set { when_set } else { when_clear };
     e(Insn::Jcc { cond, target });
+    Ok(())
 }
 
 /// The register whose value an instruction leaves ZF describing, for the
 /// arithmetic forms that set ZF from their result (`not`, `mov`, `imul`
 /// and shifts do not, or not always).
-fn sets_zf_of(i: &Insn) -> Option<Reg> {
+fn sets_zf_of(i: &Insn) -> Option<Gpr> {
     match *i {
         Insn::And { rd, .. }
         | Insn::Or { rd, .. }
@@ -452,7 +481,7 @@ fn sets_zf_of(i: &Insn) -> Option<Reg> {
 
 /// A constant: `xor %r,%r` for zero (as compilers do; LIR never puts an
 /// `Imm` between a compare and its branch), else the shortest `mov`.
-fn imm(rd: Reg, value: u64, e: &mut dyn FnMut(Insn)) {
+fn imm(rd: Gpr, value: u64, e: &mut dyn FnMut(Insn)) {
     if value == 0 {
         e(Insn::Xor { rd, rs: rd });
     } else {
@@ -460,7 +489,7 @@ fn imm(rd: Reg, value: u64, e: &mut dyn FnMut(Insn)) {
     }
 }
 
-fn mov(rd: Reg, rs: Reg, e: &mut dyn FnMut(Insn)) {
+fn mov(rd: Gpr, rs: Gpr, e: &mut dyn FnMut(Insn)) {
     if rd != rs {
         e(Insn::MovReg { rd, rs });
     }
@@ -468,15 +497,13 @@ fn mov(rd: Reg, rs: Reg, e: &mut dyn FnMut(Insn)) {
 
 /// `dst = (src & mask(width)) << shift`.
 fn insert(
-    rd: Reg,
-    rs: Reg,
+    rd: Gpr,
+    rs: Gpr,
     shift: u32,
     width: u32,
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
-    if shift >= 64 {
-        return Err(LowerError::Shift(shift.into()));
-    }
+    let sh = count(shift.into())?;
     let zx = match width {
         8 => Some(Size::B),
         16 => Some(Size::W),
@@ -487,10 +514,7 @@ fn insert(
         // A byte, half or word field: the move is the mask.
         e(Insn::MovZx { size, rd, rs });
         if shift > 0 {
-            e(Insn::ShlImm {
-                rd,
-                sh: shift as u8,
-            });
+            e(Insn::ShlImm { rd, sh });
         }
         return Ok(());
     }
@@ -498,10 +522,7 @@ fn insert(
     if shift + width >= 64 {
         // The field reaches bit 63: the shift drops the high bits itself.
         if shift > 0 {
-            e(Insn::ShlImm {
-                rd,
-                sh: shift as u8,
-            });
+            e(Insn::ShlImm { rd, sh });
         }
         return Ok(());
     }
@@ -513,23 +534,23 @@ fn insert(
         // The mask fits a sign-extended imm32 (imm8 up to 6 bits).
         e(Insn::AndImm {
             rd,
-            imm: ((1u64 << width) - 1) as i32,
+            imm: Simm32::from((1 << width) - 1),
         });
         if shift > 0 {
-            e(Insn::ShlImm {
-                rd,
-                sh: shift as u8,
-            });
+            e(Insn::ShlImm { rd, sh });
         }
     } else {
         // A mask of 32 bits or more does not fit imm32: shift the field to
         // the top (dropping the high bits), then down into place. Two
         // instructions and no scratch, against movabs+and+shl.
         let up = 64 - width;
-        e(Insn::ShlImm { rd, sh: up as u8 });
+        e(Insn::ShlImm {
+            rd,
+            sh: count(up.into())?,
+        });
         e(Insn::ShrImm {
             rd,
-            sh: (up - shift) as u8,
+            sh: count((up - shift).into())?,
         });
     }
     Ok(())
@@ -537,11 +558,11 @@ fn insert(
 
 #[derive(Clone, Copy)]
 enum Operand2 {
-    Reg(Reg),
+    Reg(Gpr),
     Imm(u64),
 }
 
-fn reg_op(op: BinOp, rd: Reg, rs: Reg) -> Result<Insn, LowerError> {
+fn reg_op(op: BinOp, rd: Gpr, rs: Gpr) -> Result<Insn, LowerError> {
     Ok(match op {
         BinOp::And => Insn::And { rd, rs },
         BinOp::Or => Insn::Or { rd, rs },
@@ -559,8 +580,8 @@ fn reg_op(op: BinOp, rd: Reg, rs: Reg) -> Result<Insn, LowerError> {
 
 fn bin(
     op: BinOp,
-    rd: Reg,
-    ra: Reg,
+    rd: Gpr,
+    ra: Gpr,
     b: Operand2,
     rcx_live: bool,
     e: &mut dyn FnMut(Insn),
@@ -591,24 +612,22 @@ fn bin(
             }
         }
         Operand2::Imm(v) => {
-            let imm = v as i64 as i32;
-            let small = fits_i32(v);
-            let i = match op {
-                BinOp::Shl | BinOp::Shr if v >= 64 => {
+            let i = match (op, Simm32::maybe_from(v)) {
+                (BinOp::Shl | BinOp::Shr, _) if v >= 64 => {
                     return Err(LowerError::Shift(v));
                 }
-                BinOp::Shl | BinOp::Shr if v == 0 => None,
-                BinOp::Mul if v == 1 => None,
-                BinOp::Shl => Some(Insn::ShlImm { rd, sh: v as u8 }),
-                BinOp::Shr => Some(Insn::ShrImm { rd, sh: v as u8 }),
-                BinOp::And if small => Some(Insn::AndImm { rd, imm }),
-                BinOp::Or if small => Some(Insn::OrImm { rd, imm }),
-                BinOp::Add if small => Some(Insn::AddImm { rd, imm }),
-                BinOp::Sub if small => Some(Insn::SubImm { rd, imm }),
-                BinOp::Xor if v == u64::MAX => Some(Insn::Not { rd }),
-                BinOp::Mul if v.is_power_of_two() => Some(Insn::ShlImm {
+                (BinOp::Shl | BinOp::Shr, _) if v == 0 => None,
+                (BinOp::Mul, _) if v == 1 => None,
+                (BinOp::Shl, _) => Some(Insn::ShlImm { rd, sh: count(v)? }),
+                (BinOp::Shr, _) => Some(Insn::ShrImm { rd, sh: count(v)? }),
+                (BinOp::And, Some(imm)) => Some(Insn::AndImm { rd, imm }),
+                (BinOp::Or, Some(imm)) => Some(Insn::OrImm { rd, imm }),
+                (BinOp::Add, Some(imm)) => Some(Insn::AddImm { rd, imm }),
+                (BinOp::Sub, Some(imm)) => Some(Insn::SubImm { rd, imm }),
+                (BinOp::Xor, _) if v == u64::MAX => Some(Insn::Not { rd }),
+                (BinOp::Mul, _) if v.is_power_of_two() => Some(Insn::ShlImm {
                     rd,
-                    sh: v.trailing_zeros() as u8,
+                    sh: count(v.trailing_zeros().into())?,
                 }),
                 // No imm form in the encoder (xor, imul) or the value
                 // does not fit a sign-extended imm32.
@@ -637,7 +656,7 @@ fn bin(
 /// hardware's modulo 64 is what it expects. rcx may hold another value:
 /// it is parked in the scratch register around the shift when anything
 /// lives there, and `rd`, `ra` or `rn` may each be rcx.
-fn shift_by_reg(shl: bool, rd: Reg, ra: Reg, rn: Reg, rcx_live: bool, e: &mut dyn FnMut(Insn)) {
+fn shift_by_reg(shl: bool, rd: Gpr, ra: Gpr, rn: Gpr, rcx_live: bool, e: &mut dyn FnMut(Insn)) {
     let sh = |rd| {
         if shl {
             Insn::ShlCl { rd }
@@ -689,7 +708,7 @@ fn shift_by_reg(shl: bool, rd: Reg, ra: Reg, rn: Reg, rcx_live: bool, e: &mut dy
 /// value for 0 comes from the scratch register by `cmove`. clz is
 /// `63 - bsr`, computed as `bsr ^ 63` (as compilers do), with 127 for 0
 /// so that 127 ^ 63 = 64. Popcount is [`hweight::HWEIGHT64`].
-fn un(op: UnOp, rd: Reg, rs: Reg, e: &mut dyn FnMut(Insn)) {
+fn un(op: UnOp, rd: Gpr, rs: Gpr, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
     match op {
         UnOp::Clz => {
             e(Insn::MovImm {
@@ -698,7 +717,10 @@ fn un(op: UnOp, rd: Reg, rs: Reg, e: &mut dyn FnMut(Insn)) {
             });
             e(Insn::Bsr { rd, rs });
             e(Insn::Cmove { rd, rs: SCRATCH });
-            e(Insn::XorImm { rd, imm: 63 });
+            e(Insn::XorImm {
+                rd,
+                imm: Simm32::of::<63>(),
+            });
         }
         UnOp::Ctz => {
             e(Insn::MovImm {
@@ -734,7 +756,7 @@ fn un(op: UnOp, rd: Reg, rs: Reg, e: &mut dyn FnMut(Insn)) {
                         mov(reg(dst), reg(src), e);
                         e(Insn::ShrImm {
                             rd: reg(dst),
-                            sh: n,
+                            sh: count(n.into())?,
                         });
                     }
                     Step::Sub => e(Insn::Sub { rd, rs: SCRATCH }),
@@ -750,6 +772,7 @@ fn un(op: UnOp, rd: Reg, rs: Reg, e: &mut dyn FnMut(Insn)) {
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,19 +1,36 @@
 use super::*;
 use crate::isa::test_values::bit_count_operands;
+use crate::isa::x86_64::insn::BswapSize;
+
+/// The interpreter's register file.
+struct Regs([u64; 16]);
+
+impl std::ops::Index<Gpr> for Regs {
+    type Output = u64;
+    fn index(&self, r: Gpr) -> &u64 {
+        &self.0[usize::from(r.num())]
+    }
+}
+
+impl std::ops::IndexMut<Gpr> for Regs {
+    fn index_mut(&mut self, r: Gpr) -> &mut u64 {
+        &mut self.0[usize::from(r.num())]
+    }
+}
 
 /// A tiny interpreter for the register-only instructions the lowering
 /// emits (encodings are checked against GNU as elsewhere, values end
 /// to end in the native harness).
-fn run(seq: &[Insn], regs: &mut [u64; 16]) {
+fn run(seq: &[Insn], regs: &mut Regs) {
     // ZF as the bit scans leave it (nothing else here reads flags).
     let mut zf = false;
     for i in seq {
         match *i {
             // The destination is undefined for 0: poison it.
             Insn::Bsr { rd, rs } | Insn::Bsf { rd, rs } => {
-                let x = regs[rs as usize];
+                let x = regs[rs];
                 zf = x == 0;
-                regs[rd as usize] = match (x, i) {
+                regs[rd] = match (x, i) {
                     (0, _) => 0xdead_beef_dead_beef,
                     (_, Insn::Bsr { .. }) => 63 - u64::from(x.leading_zeros()),
                     _ => u64::from(x.trailing_zeros()),
@@ -21,14 +38,14 @@ fn run(seq: &[Insn], regs: &mut [u64; 16]) {
             }
             Insn::Cmove { rd, rs } => {
                 if zf {
-                    regs[rd as usize] = regs[rs as usize]
+                    regs[rd] = regs[rs]
                 }
             }
-            Insn::XorImm { rd, imm } => regs[rd as usize] ^= imm as i64 as u64,
-            Insn::ShlCl { rd } => regs[rd as usize] <<= regs[RCX as usize] & 63,
-            Insn::ShrCl { rd } => regs[rd as usize] >>= regs[RCX as usize] & 63,
-            Insn::MovImm { rd, imm } => regs[rd as usize] = imm,
-            Insn::MovReg { rd, rs } => regs[rd as usize] = regs[rs as usize],
+            Insn::XorImm { rd, imm } => regs[rd] ^= imm.get() as i64 as u64,
+            Insn::ShlCl { rd } => regs[rd] <<= regs[RCX] & 63,
+            Insn::ShrCl { rd } => regs[rd] >>= regs[RCX] & 63,
+            Insn::MovImm { rd, imm } => regs[rd] = imm,
+            Insn::MovReg { rd, rs } => regs[rd] = regs[rs],
             Insn::MovZx { size, rd, rs } => {
                 let bits = match size {
                     Size::B => 8,
@@ -36,32 +53,22 @@ fn run(seq: &[Insn], regs: &mut [u64; 16]) {
                     Size::D => 32,
                     Size::Q => 64,
                 };
-                regs[rd as usize] = regs[rs as usize] & (u64::MAX >> (64 - bits))
+                regs[rd] = regs[rs] & (u64::MAX >> (64 - bits))
             }
-            Insn::And { rd, rs } => regs[rd as usize] &= regs[rs as usize],
-            Insn::Or { rd, rs } => regs[rd as usize] |= regs[rs as usize],
-            Insn::Xor { rd, rs } => regs[rd as usize] ^= regs[rs as usize],
-            Insn::Add { rd, rs } => {
-                regs[rd as usize] = regs[rd as usize].wrapping_add(regs[rs as usize])
-            }
-            Insn::Sub { rd, rs } => {
-                regs[rd as usize] = regs[rd as usize].wrapping_sub(regs[rs as usize])
-            }
-            Insn::Imul { rd, rs } => {
-                regs[rd as usize] = regs[rd as usize].wrapping_mul(regs[rs as usize])
-            }
-            Insn::AndImm { rd, imm } => regs[rd as usize] &= imm as i64 as u64,
-            Insn::OrImm { rd, imm } => regs[rd as usize] |= imm as i64 as u64,
-            Insn::AddImm { rd, imm } => {
-                regs[rd as usize] = regs[rd as usize].wrapping_add(imm as i64 as u64)
-            }
-            Insn::SubImm { rd, imm } => {
-                regs[rd as usize] = regs[rd as usize].wrapping_sub(imm as i64 as u64)
-            }
-            Insn::ShlImm { rd, sh } => regs[rd as usize] <<= sh,
-            Insn::ShrImm { rd, sh } => regs[rd as usize] >>= sh,
-            Insn::Not { rd } => regs[rd as usize] = !regs[rd as usize],
-            Insn::Neg { rd } => regs[rd as usize] = regs[rd as usize].wrapping_neg(),
+            Insn::And { rd, rs } => regs[rd] &= regs[rs],
+            Insn::Or { rd, rs } => regs[rd] |= regs[rs],
+            Insn::Xor { rd, rs } => regs[rd] ^= regs[rs],
+            Insn::Add { rd, rs } => regs[rd] = regs[rd].wrapping_add(regs[rs]),
+            Insn::Sub { rd, rs } => regs[rd] = regs[rd].wrapping_sub(regs[rs]),
+            Insn::Imul { rd, rs } => regs[rd] = regs[rd].wrapping_mul(regs[rs]),
+            Insn::AndImm { rd, imm } => regs[rd] &= imm.get() as i64 as u64,
+            Insn::OrImm { rd, imm } => regs[rd] |= imm.get() as i64 as u64,
+            Insn::AddImm { rd, imm } => regs[rd] = regs[rd].wrapping_add(imm.get() as i64 as u64),
+            Insn::SubImm { rd, imm } => regs[rd] = regs[rd].wrapping_sub(imm.get() as i64 as u64),
+            Insn::ShlImm { rd, sh } => regs[rd] <<= sh.get(),
+            Insn::ShrImm { rd, sh } => regs[rd] >>= sh.get(),
+            Insn::Not { rd } => regs[rd] = !regs[rd],
+            Insn::Neg { rd } => regs[rd] = regs[rd].wrapping_neg(),
             ref other => panic!("unexpected {other:?}"),
         }
     }
@@ -95,7 +102,7 @@ const OPS: [BinOp; 8] = [
 /// address and bytes, the source and the base intact afterwards.
 #[test]
 fn swapped_stores_beyond_disp32() {
-    let (base, src) = (7u8, 6u8);
+    let (base, src) = (RDI, RSI);
     for offset in [
         0x8000_0000u64,
         0x8000_0008,
@@ -109,10 +116,11 @@ fn swapped_stores_beyond_disp32() {
             (16, 0x0807),
         ] {
             let mut seq = Vec::new();
-            store(src, base, offset, width, true, &mut |i| seq.push(i)).unwrap();
-            let mut regs = [0u64; 16];
-            regs[base as usize] = 0x7f00_0000_0000;
-            regs[src as usize] = 0x0102_0304_0506_0708;
+            let a = Access::new(base, offset, width, true).unwrap();
+            store(src, &a, &mut |i| seq.push(i)).unwrap();
+            let mut regs = Regs([0; 16]);
+            regs[base] = 0x7f00_0000_0000;
+            regs[src] = 0x0102_0304_0506_0708;
             let mut stored = Vec::new();
             for i in &seq {
                 match *i {
@@ -123,21 +131,24 @@ fn swapped_stores_beyond_disp32() {
                         src: s,
                         ..
                     } => {
-                        let idx = index.map_or(0, |(r, k)| regs[r as usize] * k as u64);
-                        let addr = regs[b as usize]
+                        let idx =
+                            index.map_or(0, |ix| regs[ix.reg()] * u64::from(ix.scale().get()));
+                        let addr = regs[b]
                             .wrapping_add(idx)
-                            .wrapping_add(disp as i64 as u64);
-                        stored.push((addr, regs[s as usize] & (u64::MAX >> (64 - width))));
+                            .wrapping_add(disp.get() as i64 as u64);
+                        stored.push((addr, regs[s] & (u64::MAX >> (64 - width))));
                     }
-                    Insn::Bswap { size: Size::Q, rd } => {
-                        regs[rd as usize] = regs[rd as usize].swap_bytes()
-                    }
-                    Insn::Bswap { size: Size::D, rd } => {
-                        regs[rd as usize] = (regs[rd as usize] as u32).swap_bytes() as u64
-                    }
+                    Insn::Bswap {
+                        size: BswapSize::Q,
+                        rd,
+                    } => regs[rd] = regs[rd].swap_bytes(),
+                    Insn::Bswap {
+                        size: BswapSize::D,
+                        rd,
+                    } => regs[rd] = (regs[rd] as u32).swap_bytes() as u64,
                     Insn::Rol16 { rd } => {
-                        let v = regs[rd as usize];
-                        regs[rd as usize] = (v & !0xffff) | ((v as u16).rotate_left(8) as u64)
+                        let v = regs[rd];
+                        regs[rd] = (v & !0xffff) | ((v as u16).rotate_left(8) as u64)
                     }
                     ref other => run(std::slice::from_ref(other), &mut regs),
                 }
@@ -147,8 +158,8 @@ fn swapped_stores_beyond_disp32() {
                 [(0x7f00_0000_0000 + offset, want)],
                 "{offset:#x} u{width}: {seq:?}"
             );
-            assert_eq!(regs[base as usize], 0x7f00_0000_0000, "base moved: {seq:?}");
-            assert_eq!(regs[src as usize], 0x0102_0304_0506_0708);
+            assert_eq!(regs[base], 0x7f00_0000_0000, "base moved: {seq:?}");
+            assert_eq!(regs[src], 0x0102_0304_0506_0708);
         }
     }
 }
@@ -161,17 +172,23 @@ fn two_address_bin_handles_every_aliasing() {
             continue;
         }
         // (rd, ra, rb): distinct, rd==ra, rd==rb, ra==rb, all equal.
-        for (rd, ra, rb) in [(0, 1, 2), (1, 1, 2), (2, 1, 2), (0, 1, 1), (1, 1, 1)] {
-            let mut regs = [0u64; 16];
-            regs[ra as usize] = a;
-            regs[rb as usize] = b;
-            let want = reference(op, regs[ra as usize], regs[rb as usize]);
+        for (rd, ra, rb) in [
+            (RAX, RCX, RDX),
+            (RCX, RCX, RDX),
+            (RDX, RCX, RDX),
+            (RAX, RCX, RCX),
+            (RCX, RCX, RCX),
+        ] {
+            let mut regs = Regs([0; 16]);
+            regs[ra] = a;
+            regs[rb] = b;
+            let want = reference(op, regs[ra], regs[rb]);
             let mut seq = Vec::new();
             bin(op, rd, ra, Operand2::Reg(rb), true, &mut |i| seq.push(i)).unwrap();
             run(&seq, &mut regs);
-            assert_eq!(regs[rd as usize], want, "{op:?} {rd},{ra},{rb}: {seq:?}");
+            assert_eq!(regs[rd], want, "{op:?} {rd:?},{ra:?},{rb:?}: {seq:?}");
             if rb != rd {
-                assert_eq!(regs[rb as usize], b, "{op:?} clobbered b: {seq:?}");
+                assert_eq!(regs[rb], b, "{op:?} clobbered b: {seq:?}");
             }
         }
     }
@@ -192,26 +209,22 @@ fn shift_by_register_handles_rcx_in_every_role() {
                         if !rcx_live && (ra == RCX || rn == RCX) {
                             continue;
                         }
-                        let mut regs = [0u64; 16];
-                        regs[RCX as usize] = other;
-                        regs[rn as usize] = n;
-                        regs[ra as usize] = a;
-                        let (va, vn) = (regs[ra as usize], regs[rn as usize]);
+                        let mut regs = Regs([0; 16]);
+                        regs[RCX] = other;
+                        regs[rn] = n;
+                        regs[ra] = a;
+                        let (va, vn) = (regs[ra], regs[rn]);
                         let mut seq = Vec::new();
                         bin(op, rd, ra, Operand2::Reg(rn), rcx_live, &mut |i| {
                             seq.push(i)
                         })
                         .unwrap();
                         run(&seq, &mut regs);
-                        let ctx = format!("{op:?} rd={rd} ra={ra} rn={rn} live={rcx_live}");
-                        assert_eq!(
-                            regs[rd as usize],
-                            reference(op, va, vn & 63),
-                            "{ctx}: {seq:?}"
-                        );
+                        let ctx = format!("{op:?} rd={rd:?} ra={ra:?} rn={rn:?} live={rcx_live}");
+                        assert_eq!(regs[rd], reference(op, va, vn & 63), "{ctx}: {seq:?}");
                         for (r, v) in [(ra, va), (rn, vn)] {
                             if r != rd {
-                                assert_eq!(regs[r as usize], v, "{ctx} clobbered: {seq:?}");
+                                assert_eq!(regs[r], v, "{ctx} clobbered: {seq:?}");
                             }
                         }
                         let rcx_before = match (ra == RCX, rn == RCX) {
@@ -220,13 +233,10 @@ fn shift_by_register_handles_rcx_in_every_role() {
                             _ => other,
                         };
                         if rcx_live && rd != RCX {
-                            assert_eq!(
-                                regs[RCX as usize], rcx_before,
-                                "{ctx}: rcx not restored: {seq:?}"
-                            );
+                            assert_eq!(regs[RCX], rcx_before, "{ctx}: rcx not restored: {seq:?}");
                         }
-                        for &r in &[3u8, 5, 12, 13, 14, 15] {
-                            assert_eq!(regs[r as usize], 0, "{ctx}: touched {r}");
+                        for r in [Gpr::RBX, Gpr::RBP, Gpr::R12, Gpr::R13, Gpr::R14, Gpr::R15] {
+                            assert_eq!(regs[r], 0, "{ctx}: touched {r:?}");
                         }
                         assert!(seq.len() <= 5, "{ctx}: {seq:?}");
                     }
@@ -242,19 +252,19 @@ fn bit_counts_match_their_definitions() {
     for op in [UnOp::Clz, UnOp::Ctz, UnOp::Popcount] {
         for (rd, rs) in [(RAX, RDX), (RDX, RDX), (R10, RCX)] {
             let mut seq = Vec::new();
-            un(op, rd, rs, &mut |i| seq.push(i));
+            un(op, rd, rs, &mut |i| seq.push(i)).unwrap();
             super::super::insn::assemble(&seq, &|l| l.to_string()).unwrap();
             for &v in &vals {
-                let mut regs = [0u64; 16];
-                regs[rs as usize] = v;
+                let mut regs = Regs([0; 16]);
+                regs[rs] = v;
                 run(&seq, &mut regs);
-                assert_eq!(regs[rd as usize], op.apply(v), "{op:?} {v:#x}: {seq:?}");
+                assert_eq!(regs[rd], op.apply(v), "{op:?} {v:#x}: {seq:?}");
                 if rd != rs {
-                    assert_eq!(regs[rs as usize], v, "{op:?} clobbered the source");
+                    assert_eq!(regs[rs], v, "{op:?} clobbered the source");
                 }
-                for r in 0..16u8 {
+                for r in Gpr::ALL {
                     if ![rd, rs, SCRATCH].contains(&r) {
-                        assert_eq!(regs[r as usize], 0, "{op:?} touched {r}");
+                        assert_eq!(regs[r], 0, "{op:?} touched {r:?}");
                     }
                 }
             }
@@ -286,24 +296,20 @@ fn bin_immediates() {
             if matches!(op, BinOp::Shl | BinOp::Shr) && v >= 64 {
                 continue;
             }
-            for (rd, ra) in [(0u8, 1u8), (1, 1)] {
-                let mut regs = [0u64; 16];
-                regs[ra as usize] = a;
+            for (rd, ra) in [(RAX, RCX), (RCX, RCX)] {
+                let mut regs = Regs([0; 16]);
+                regs[ra] = a;
                 let mut seq = Vec::new();
                 bin(op, rd, ra, Operand2::Imm(v), true, &mut |i| seq.push(i)).unwrap();
                 run(&seq, &mut regs);
-                assert_eq!(
-                    regs[rd as usize],
-                    reference(op, a, v),
-                    "{op:?} {v:#x}: {seq:?}"
-                );
+                assert_eq!(regs[rd], reference(op, a, v), "{op:?} {v:#x}: {seq:?}");
                 for i in &seq {
                     if let Insn::AndImm { imm, .. }
                     | Insn::OrImm { imm, .. }
                     | Insn::AddImm { imm, .. }
                     | Insn::SubImm { imm, .. } = i
                     {
-                        assert_eq!(*imm as i64 as u64, v);
+                        assert_eq!(imm.get() as i64 as u64, v);
                     }
                 }
             }
@@ -316,9 +322,9 @@ fn insert_matches_its_definition() {
     let x = 0xdead_beef_cafe_f00du64;
     for width in 1..=64u32 {
         for shift in 0..64u32 {
-            for (rd, rs) in [(0u8, 1u8), (1, 1)] {
-                let mut regs = [0u64; 16];
-                regs[rs as usize] = x;
+            for (rd, rs) in [(RAX, RCX), (RCX, RCX)] {
+                let mut regs = Regs([0; 16]);
+                regs[rs] = x;
                 let mut seq = Vec::new();
                 insert(rd, rs, shift, width, &mut |i| seq.push(i)).unwrap();
                 run(&seq, &mut regs);
@@ -328,12 +334,14 @@ fn insert_matches_its_definition() {
                     (1 << width) - 1
                 };
                 assert_eq!(
-                    regs[rd as usize],
+                    regs[rd],
                     (x & mask) << shift,
                     "shift {shift} width {width}: {seq:?}"
                 );
                 assert!(seq.len() <= 3, "{seq:?}");
-                assert!(!seq.iter().any(|i| matches!(i, Insn::MovImm { rd: 11, .. })));
+                assert!(!seq
+                    .iter()
+                    .any(|i| matches!(i, Insn::MovImm { rd: SCRATCH, .. })));
             }
         }
     }
@@ -342,7 +350,8 @@ fn insert_matches_its_definition() {
 #[test]
 fn swapped_store_keeps_the_source() {
     let mut seq = Vec::new();
-    store(RSI, RDI, 8, 64, true, &mut |i| seq.push(i)).unwrap();
+    let a = Access::new(RDI, 8, 64, true).unwrap();
+    store(RSI, &a, &mut |i| seq.push(i)).unwrap();
     assert_eq!(
         seq,
         vec![
@@ -351,14 +360,14 @@ fn swapped_store_keeps_the_source() {
                 rs: RSI
             },
             Insn::Bswap {
-                size: Size::Q,
+                size: BswapSize::Q,
                 rd: SCRATCH
             },
             Insn::Store {
                 size: Size::Q,
                 base: RDI,
                 index: None,
-                disp: 8,
+                disp: Disp32::from(8),
                 src: SCRATCH
             },
         ]
@@ -370,7 +379,7 @@ fn test_is_left_out_only_after_a_flag_setting_op_on_the_same_register() {
     use crate::lir::VReg;
     let (n, m) = (VReg(0), VReg(1));
     let alloc = Allocation {
-        reg: [(n, R8), (m, R9)].into_iter().collect(),
+        reg: [(n, R8.num()), (m, R9.num())].into_iter().collect(),
     };
     let lower_of = |insts: Vec<Inst>| {
         let f = Func {
@@ -422,7 +431,7 @@ fn pool_is_caller_saved_and_avoids_the_scratch() {
 /// A register the allocator never saw is an error, never rax.
 #[test]
 fn unallocated_register_is_an_error() {
-    let (f, alloc) = crate::isa::test_values::copy_from_unallocated(R8);
+    let (f, alloc) = crate::isa::test_values::copy_from_unallocated(R8.num());
     let e = lower(&f, &alloc).err().expect("an error");
     assert_eq!(
         e,

@@ -6,30 +6,44 @@
 //! same bytes.
 //!
 //! The cut: this file holds the instruction enum, its errors and what an
-//! instruction does to memory; `operands` the register tables and checked
-//! operands; `iced` the translation of one instruction to iced;
-//! `assemble` the layout, branch relaxation and encoding; `text` the
-//! AT&T printing.
+//! instruction does to memory; `regs` the registers and their names;
+//! `imms` the immediates, scales and displacements; `operands` the
+//! memory operand and the error context of one instruction; `iced` the
+//! translation of one instruction to iced; `encode` the layout, branch
+//! relaxation and encoding; `text` the AT&T printing. Registers and
+//! immediates are valid when built, so an `Insn` that exists has operands
+//! its encoding can hold.
 
-mod assemble;
+mod encode;
 mod iced;
+mod imms;
 mod operands;
+mod regs;
 mod text;
 
 use std::fmt;
 
 use iced_x86::IcedError;
 
-pub use assemble::assemble;
+pub use encode::assemble;
+pub use imms::{Disp32, Imm6, Scale, Simm32};
+pub use regs::{Gpr, Index};
 
-/// Hardware register number: 0=rax 1=rcx 2=rdx 3=rbx 4=rsp 5=rbp 6=rsi 7=rdi 8..15=r8..r15.
-pub type Reg = u8;
 pub type Label = u32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Size {
     B,
     W,
+    D,
+    Q,
+}
+
+/// The operand size of `bswap`: 32 or 64 bits. The 16-bit form is
+/// undefined (Intel SDM Vol. 2A "BSWAP"), so a 16-bit swap is
+/// [`Insn::Rol16`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BswapSize {
     D,
     Q,
 }
@@ -57,149 +71,146 @@ pub enum Insn {
     /// `mov $imm32, %r32` (zero-extends) when `imm <= u32::MAX`,
     /// `mov $simm32, %r64` when it fits i32, else `movabs $imm64, %r64`.
     MovImm {
-        rd: Reg,
+        rd: Gpr,
         imm: u64,
     },
     MovReg {
-        rd: Reg,
-        rs: Reg,
+        rd: Gpr,
+        rs: Gpr,
     },
     /// The low `size` bits of `rs` zero-extended into `rd`: B/W `movzx`
     /// into r32, D `mov` r32 (a 32-bit write clears the upper half). One
     /// instruction for a field insert's `mask`, against `mov` and `and`.
     MovZx {
         size: Size,
-        rd: Reg,
-        rs: Reg,
+        rd: Gpr,
+        rs: Gpr,
     },
     Store {
         size: Size,
-        base: Reg,
-        index: Option<(Reg, u8)>,
-        disp: i32,
-        src: Reg,
+        base: Gpr,
+        index: Option<Index>,
+        disp: Disp32,
+        src: Gpr,
     },
     /// B/W: movzx into r32; D: mov r32 (zero-extends); Q: mov r64.
     Load {
         size: Size,
-        rd: Reg,
-        base: Reg,
-        index: Option<(Reg, u8)>,
-        disp: i32,
+        rd: Gpr,
+        base: Gpr,
+        index: Option<Index>,
+        disp: Disp32,
     },
-    /// `size` must be D or Q.
     Bswap {
-        size: Size,
-        rd: Reg,
+        size: BswapSize,
+        rd: Gpr,
     },
     /// `rol $8, %r16` (16-bit byte swap).
     Rol16 {
-        rd: Reg,
+        rd: Gpr,
     },
     Or {
-        rd: Reg,
-        rs: Reg,
+        rd: Gpr,
+        rs: Gpr,
     },
     And {
-        rd: Reg,
-        rs: Reg,
+        rd: Gpr,
+        rs: Gpr,
     },
     Xor {
-        rd: Reg,
-        rs: Reg,
+        rd: Gpr,
+        rs: Gpr,
     },
     Add {
-        rd: Reg,
-        rs: Reg,
+        rd: Gpr,
+        rs: Gpr,
     },
     Sub {
-        rd: Reg,
-        rs: Reg,
+        rd: Gpr,
+        rs: Gpr,
     },
     Imul {
-        rd: Reg,
-        rs: Reg,
+        rd: Gpr,
+        rs: Gpr,
     },
     OrImm {
-        rd: Reg,
-        imm: i32,
+        rd: Gpr,
+        imm: Simm32,
     },
     AndImm {
-        rd: Reg,
-        imm: i32,
+        rd: Gpr,
+        imm: Simm32,
     },
     AddImm {
-        rd: Reg,
-        imm: i32,
+        rd: Gpr,
+        imm: Simm32,
     },
     SubImm {
-        rd: Reg,
-        imm: i32,
+        rd: Gpr,
+        imm: Simm32,
     },
     XorImm {
-        rd: Reg,
-        imm: i32,
+        rd: Gpr,
+        imm: Simm32,
     },
-    /// `sh` must be 0..=63.
     ShlImm {
-        rd: Reg,
-        sh: u8,
+        rd: Gpr,
+        sh: Imm6,
     },
-    /// `sh` must be 0..=63.
     ShrImm {
-        rd: Reg,
-        sh: u8,
+        rd: Gpr,
+        sh: Imm6,
     },
     ShlCl {
-        rd: Reg,
+        rd: Gpr,
     },
     ShrCl {
-        rd: Reg,
+        rd: Gpr,
     },
     Not {
-        rd: Reg,
+        rd: Gpr,
     },
     Neg {
-        rd: Reg,
+        rd: Gpr,
     },
     /// `bsr %rs, %rd`: index of the highest set bit of `rs`; ZF set and
     /// `rd` undefined (Intel SDM) when `rs` is 0.
     Bsr {
-        rd: Reg,
-        rs: Reg,
+        rd: Gpr,
+        rs: Gpr,
     },
     /// `bsf %rs, %rd`: index of the lowest set bit, likewise.
     Bsf {
-        rd: Reg,
-        rs: Reg,
+        rd: Gpr,
+        rs: Gpr,
     },
     /// `cmove %rs, %rd`: `rd = rs` when ZF is set.
     Cmove {
-        rd: Reg,
-        rs: Reg,
+        rd: Gpr,
+        rs: Gpr,
     },
     /// Flags from `ra - rb` (AT&T: `cmp %rb, %ra`).
     CmpReg {
-        ra: Reg,
-        rb: Reg,
+        ra: Gpr,
+        rb: Gpr,
     },
     CmpImm {
-        ra: Reg,
-        imm: i32,
+        ra: Gpr,
+        imm: Simm32,
     },
     Test {
-        ra: Reg,
-        rb: Reg,
+        ra: Gpr,
+        rb: Gpr,
     },
     TestImm {
-        ra: Reg,
-        imm: i32,
+        ra: Gpr,
+        imm: Simm32,
     },
-    /// `bt $bit, %ra`: CF = bit `bit` (0..=63) of `ra`; the test of a
-    /// one-bit field above what `test $imm32` reaches.
+    /// `bt $bit, %ra`: CF = bit `bit` of `ra`; the test of a one-bit
+    /// field above what `test $imm32` reaches.
     Bt {
-        ra: Reg,
-        bit: u8,
+        ra: Gpr,
+        bit: Imm6,
     },
     Jcc {
         cond: Cond,
@@ -211,10 +222,10 @@ pub enum Insn {
     Ret,
     /// Save/restore of callee-saved registers a sequence borrows.
     Push {
-        rs: Reg,
+        rs: Gpr,
     },
     Pop {
-        rd: Reg,
+        rd: Gpr,
     },
     Pause,
     Nop,
@@ -224,22 +235,22 @@ pub enum Insn {
     /// `lock cmpxchg %src, disp(%base)`; rax/eax/ax/al is the implicit comparand.
     LockCmpxchg {
         size: Size,
-        base: Reg,
-        disp: i32,
-        src: Reg,
+        base: Gpr,
+        disp: Disp32,
+        src: Gpr,
     },
     /// `xchg %src, disp(%base)` (implicitly locked).
     Xchg {
         size: Size,
-        base: Reg,
-        disp: i32,
-        src: Reg,
+        base: Gpr,
+        disp: Disp32,
+        src: Gpr,
     },
     Invlpg {
-        base: Reg,
+        base: Gpr,
     },
     Clflush {
-        base: Reg,
+        base: Gpr,
     },
     Label(Label),
 }
@@ -303,13 +314,25 @@ impl Cond {
     }
 }
 
-fn mov_imm_kind(imm: u64) -> u8 {
-    if imm <= u64::from(u32::MAX) {
-        0 // mov r32, imm32
-    } else if i32::try_from(imm as i64).is_ok() {
-        1 // mov r64, simm32
-    } else {
-        2 // movabs
+/// The form of `mov $imm, %rd`: the shortest that writes the 64-bit
+/// value, as GNU as picks it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MovImmForm {
+    /// `mov $imm32, %r32`, which zero-extends (B8+rd id).
+    Zx32(u32),
+    /// `mov $simm32, %r64`, sign-extended (REX.W C7 /0 id).
+    Sx32(Simm32),
+    /// `movabs $imm64, %r64` (REX.W B8+rd io).
+    Abs64(u64),
+}
+
+impl MovImmForm {
+    fn of(imm: u64) -> MovImmForm {
+        match (u32::try_from(imm), Simm32::maybe_from(imm)) {
+            (Ok(v), _) => MovImmForm::Zx32(v),
+            (_, Some(v)) => MovImmForm::Sx32(v),
+            _ => MovImmForm::Abs64(imm),
+        }
     }
 }
 
@@ -319,7 +342,7 @@ impl Insn {
     pub fn mnemonic(&self) -> &'static str {
         match self {
             Insn::MovImm { imm, .. } => {
-                if mov_imm_kind(*imm) == 2 {
+                if let MovImmForm::Abs64(_) = MovImmForm::of(*imm) {
                     "movabs"
                 } else {
                     "mov"
