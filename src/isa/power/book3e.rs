@@ -34,7 +34,7 @@ use super::insn::{Insn, Mas, Mo, Reg, Spr, TlbilxT};
 use super::tlb::Op;
 use crate::ir::isa::InvalidationError;
 use crate::ir::order::Class::{self, *};
-use crate::isa::barriers::{all_access_and, device_access_and, insns, BarrierKind};
+use crate::isa::barriers::{all_access_and, insns, BarrierKind};
 use crate::isa::invalidation::Invalidation;
 use crate::isa::Machine;
 
@@ -58,7 +58,7 @@ pub static TABLE: &[BarrierKind] = &[
         // II, "mbar"; Linux synch.h: eieio() is `mbar` on BOOKE):
         // caching-inhibited guarded accesses among themselves, cacheable
         // stores among themselves; not a cacheable store before a CI one.
-        orders: device_access_and![(NormalStore, NormalStore)],
+        orders: super::barriers::EIEIO,
         cite: "Power ISA v2.06B Book II, Memory Barrier Instructions (mbar); Linux asm/synch.h eieio()",
     },
     BarrierKind {
@@ -67,11 +67,7 @@ pub static TABLE: &[BarrierKind] = &[
         cost: 2,
         // e500mc and later implement sync L=1 (Linux CPU_FTR_LWSYNC):
         // cacheable accesses except store -> load, not CI storage.
-        orders: &[
-            (NormalStore, NormalStore),
-            (NormalLoad, NormalLoad),
-            (NormalLoad, NormalStore),
-        ],
+        orders: super::barriers::LWSYNC,
         cite: "Power ISA v2.06B Book II, Memory Barrier Instructions (sync L=1)",
     },
     BarrierKind {

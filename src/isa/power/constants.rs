@@ -65,20 +65,7 @@ fn candidates(rd: Reg, value: u64) -> Vec<Vec<Insn>> {
     // zeroed register.
     if value >> 32 == 0 {
         let mut s = vec![Insn::Li { rt: rd, imm: 0 }];
-        if value >> 16 != 0 {
-            s.push(Insn::Oris {
-                ra: rd,
-                rs: rd,
-                imm: (value >> 16) as u16,
-            });
-        }
-        if value & 0xffff != 0 {
-            s.push(Insn::Ori {
-                ra: rd,
-                rs: rd,
-                imm: value as u16,
-            });
-        }
+        or_low_halves(rd, value, &mut s);
         if s.len() > 1 {
             s.remove(0);
             // First op must define rd from scratch: turn it into li/lis form.
@@ -131,6 +118,14 @@ fn candidates(rd: Reg, value: u64) -> Vec<Vec<Insn>> {
     let hi = (value >> 32) as u32 as i32 as i64;
     let mut s = seq32(rd, hi);
     s.push(sldi(rd, rd, Sh6::of::<32>()));
+    or_low_halves(rd, value, &mut s);
+    c.push(s);
+    c
+}
+
+/// `oris` and `ori` of `value`'s two low halfwords into `rd`, each only
+/// where it is not zero.
+fn or_low_halves(rd: Reg, value: u64, s: &mut Vec<Insn>) {
     if (value >> 16) & 0xffff != 0 {
         s.push(Insn::Oris {
             ra: rd,
@@ -145,8 +140,6 @@ fn candidates(rd: Reg, value: u64) -> Vec<Vec<Insn>> {
             imm: value as u16,
         });
     }
-    c.push(s);
-    c
 }
 
 /// `rd = ra & m` with rotate-and-mask instructions where `m` is ones

@@ -183,19 +183,16 @@ impl Cx<'_> {
             } => insert(r(dst)?, r(src)?, *shift, *width, e)?,
             Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, *b, self.alloc, e)?,
             Inst::Load {
-                dst,
+                dst: rt,
                 base,
                 offset,
                 width,
                 swap,
                 index,
                 ..
-            } => {
-                let at = At::of(r(base)?, *offset, index.as_ref().map(r).transpose()?);
-                mem(false, r(dst)?, at, *width, *swap, e)?
             }
-            Inst::Store {
-                src,
+            | Inst::Store {
+                src: rt,
                 base,
                 offset,
                 width,
@@ -204,7 +201,8 @@ impl Cx<'_> {
                 ..
             } => {
                 let at = At::of(r(base)?, *offset, index.as_ref().map(r).transpose()?);
-                mem(true, r(src)?, at, *width, *swap, e)?
+                let store = matches!(inst, Inst::Store { .. });
+                mem(store, r(rt)?, at, *width, *swap, e)?
             }
             Inst::Barrier { name } => name.lower(e),
             Inst::Sys { op, src, dst } => {

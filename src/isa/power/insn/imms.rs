@@ -12,31 +12,41 @@
 //! The 16-bit fields D, SI (signed) and UI (unsigned) stay `i16` and
 //! `u16`: those types hold exactly the field's values already.
 
-/// An unsigned field of `$bits` bits.
-macro_rules! unsigned_field {
-    ($(#[$doc:meta])* $name:ident, $bits:expr) => {
+/// A field type holding the `$repr` values `maybe_from` accepts of a
+/// `$from`: those for which `$ok` holds of `$v`.
+macro_rules! field {
+    ($(#[$doc:meta])* $name:ident: $repr:ty, from $from:ty, valid |$v:ident| $ok:expr) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(u8);
+        pub struct $name($repr);
 
         impl $name {
-            pub const fn maybe_from(v: u64) -> Option<$name> {
-                if v < 1 << $bits {
-                    Some($name(v as u8))
+            pub const fn maybe_from($v: $from) -> Option<$name> {
+                if $ok {
+                    Some($name($v as $repr))
                 } else {
                     None
                 }
             }
 
             /// A constant; out of range does not compile.
-            pub const fn of<const V: u8>() -> $name {
-                const { unwrap($name::maybe_from(V as u64)) }
+            pub const fn of<const V: $repr>() -> $name {
+                const { unwrap($name::maybe_from(V as $from)) }
             }
 
-            pub const fn get(self) -> u8 {
+            pub const fn get(self) -> $repr {
                 self.0
             }
+        }
+    };
+}
 
+/// An unsigned field of `$bits` bits.
+macro_rules! unsigned_field {
+    ($(#[$doc:meta])* $name:ident, $bits:expr) => {
+        field!($(#[$doc])* $name: u8, from u64, valid |v| v < 1 << $bits);
+
+        impl $name {
             /// The value, to place in an instruction word.
             pub const fn bits(self) -> u32 {
                 self.0 as u32
@@ -104,77 +114,26 @@ impl Mb6 {
     }
 }
 
-/// DS: the displacement of the DS-form `ld`/`std`, a signed 16-bit byte
-/// offset whose low two bits are the XO, so a multiple of 4.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Ds(i16);
-
-impl Ds {
-    pub const fn maybe_from(v: i64) -> Option<Ds> {
-        if v >= i16::MIN as i64 && v <= i16::MAX as i64 && v % 4 == 0 {
-            Some(Ds(v as i16))
-        } else {
-            None
-        }
-    }
-
-    /// A constant; not a multiple of 4, or beyond 16 bits, does not
-    /// compile.
-    pub const fn of<const V: i16>() -> Ds {
-        const { unwrap(Ds::maybe_from(V as i64)) }
-    }
-
-    /// The byte offset.
-    pub const fn get(self) -> i16 {
-        self.0
-    }
-}
-
-/// T of Book III-E `tlbilx`: 0 (all of the LPID), 1 (the PID in
-/// MAS6[SPID]) or 3 (one address); 2 is reserved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct TlbilxT(u8);
-
-impl TlbilxT {
-    pub const fn maybe_from(v: u64) -> Option<TlbilxT> {
-        match v {
-            0 | 1 | 3 => Some(TlbilxT(v as u8)),
-            _ => None,
-        }
-    }
-
-    /// A constant; 2 or above 3 does not compile.
-    pub const fn of<const V: u8>() -> TlbilxT {
-        const { unwrap(TlbilxT::maybe_from(V as u64)) }
-    }
-
-    pub const fn get(self) -> u8 {
-        self.0
-    }
-}
-
-/// Which MMU assist register, MAS0..MAS8 (Book III-E).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Mas(u8);
-
-impl Mas {
-    pub const fn maybe_from(v: u64) -> Option<Mas> {
-        if v <= 8 {
-            Some(Mas(v as u8))
-        } else {
-            None
-        }
-    }
-
-    /// A constant; above 8 does not compile.
-    pub const fn of<const V: u8>() -> Mas {
-        const { unwrap(Mas::maybe_from(V as u64)) }
-    }
-
-    pub const fn get(self) -> u8 {
-        self.0
-    }
-}
+field!(
+    /// DS: the displacement of the DS-form `ld`/`std`, a signed 16-bit
+    /// byte offset whose low two bits are the XO, so a multiple of 4.
+    Ds: i16,
+    from i64,
+    valid |v| v >= i16::MIN as i64 && v <= i16::MAX as i64 && v % 4 == 0
+);
+field!(
+    /// T of Book III-E `tlbilx`: 0 (all of the LPID), 1 (the PID in
+    /// MAS6[SPID]) or 3 (one address); 2 is reserved.
+    TlbilxT: u8,
+    from u64,
+    valid |v| matches!(v, 0 | 1 | 3)
+);
+field!(
+    /// Which MMU assist register, MAS0..MAS8 (Book III-E).
+    Mas: u8,
+    from u64,
+    valid |v| v <= 8
+);
 
 /// `Option::unwrap` for the `of` constructors' const blocks, with the
 /// message the compile error shows.
