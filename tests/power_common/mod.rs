@@ -15,7 +15,7 @@ const R: [(u8, u8, u8); 5] = [(0, 0, 0), (31, 31, 31), (3, 4, 5), (31, 0, 17), (
 
 /// `r<n>`.
 pub fn g(n: u8) -> Reg {
-    Reg::maybe_from(n).expect("r0..r31")
+    Reg::maybe_from(u64::from(n)).expect("r0..r31")
 }
 
 /// Row `i` of [`R`] as registers.

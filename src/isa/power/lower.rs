@@ -78,7 +78,7 @@ pub(super) const CR0: CrField = CrField::of::<0>();
 
 /// The register the allocator's number `n` names.
 fn gpr(n: u8) -> Result<Reg, LowerError> {
-    Reg::maybe_from(n)
+    Reg::maybe_from(u64::from(n))
         .ok_or_else(|| LowerError::Internal(format!("register {n} is not one of r0..r31")))
 }
 

@@ -31,7 +31,7 @@ macro_rules! field {
 
             /// A constant; out of range does not compile.
             pub const fn of<const V: $repr>() -> $name {
-                const { unwrap($name::maybe_from(V as $from)) }
+                const { $crate::isa::power::insn::imms::unwrap($name::maybe_from(V as $from)) }
             }
 
             pub const fn get(self) -> $repr {
@@ -41,10 +41,12 @@ macro_rules! field {
     };
 }
 
+pub(super) use field;
+
 /// An unsigned field of `$bits` bits.
 macro_rules! unsigned_field {
     ($(#[$doc:meta])* $name:ident, $bits:expr) => {
-        field!($(#[$doc])* $name: u8, from u64, valid |v| v < 1 << $bits);
+        $crate::isa::power::insn::imms::field!($(#[$doc])* $name: u8, from u64, valid |v| v < 1 << $bits);
 
         impl $name {
             /// The value, to place in an instruction word.
@@ -54,6 +56,7 @@ macro_rules! unsigned_field {
         }
     };
 }
+pub(super) use unsigned_field;
 
 unsigned_field!(
     /// BF: a condition register field, cr0..cr7, of a compare or (as
@@ -137,7 +140,7 @@ field!(
 
 /// `Option::unwrap` for the `of` constructors' const blocks, with the
 /// message the compile error shows.
-const fn unwrap<T: Copy>(v: Option<T>) -> T {
+pub(super) const fn unwrap<T: Copy>(v: Option<T>) -> T {
     match v {
         Some(v) => v,
         None => panic!("immediate out of range for its field"),

@@ -1,47 +1,22 @@
 //! General-purpose registers and how the text spells them.
 
-/// A general-purpose register, r0..r31: the 5-bit RT, RS, RA and RB
-/// fields (Power ISA v3.0B Book I 1.6.28). Valid when built, as the
-/// immediates of [`super::imms`]: the encoder places it unchecked. In an
-/// RA slot marked (RA|0), r0 reads as zero rather than as the register.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Reg(u8);
+use super::imms::unsigned_field;
+
+unsigned_field!(
+    /// A general-purpose register, r0..r31: the 5-bit RT, RS, RA and RB
+    /// fields (Power ISA v3.0B Book I 1.6.28), valid when built as the
+    /// immediates are. In an RA slot marked (RA|0), r0 reads as zero
+    /// rather than as the register.
+    Reg,
+    5
+);
 
 impl Reg {
     /// r0, the scratch register of the lowering, and zero in an (RA|0)
     /// slot.
-    pub const R0: Reg = Reg(0);
+    pub const R0: Reg = Reg::of::<0>();
     /// r1, the stack pointer of both ELF ABIs.
-    pub const R1: Reg = Reg(1);
-
-    /// `r<n>`, if `n` names one (0..=31).
-    pub const fn maybe_from(n: u8) -> Option<Reg> {
-        if n < 32 {
-            Some(Reg(n))
-        } else {
-            None
-        }
-    }
-
-    /// A constant; above 31 does not compile.
-    pub const fn of<const N: u8>() -> Reg {
-        const {
-            match Reg::maybe_from(N) {
-                Some(r) => r,
-                None => panic!("r0..r31 only"),
-            }
-        }
-    }
-
-    /// The register number.
-    pub const fn get(self) -> u8 {
-        self.0
-    }
-
-    /// The 5-bit field, to place in an instruction word.
-    pub const fn bits(self) -> u32 {
-        self.0 as u32
-    }
+    pub const R1: Reg = Reg::of::<1>();
 }
 
 /// Register spelling in the emitted text.

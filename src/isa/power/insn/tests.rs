@@ -9,7 +9,7 @@ fn no_labels(_: Label) -> Option<u32> {
 
 /// `r<n>` for the tests' tables.
 fn g(n: u8) -> Reg {
-    Reg::maybe_from(n).expect("r0..r31")
+    Reg::maybe_from(u64::from(n)).expect("r0..r31")
 }
 
 fn mas(n: u8) -> Spr {
