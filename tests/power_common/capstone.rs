@@ -410,12 +410,12 @@ fn known_gap(insn: &Insn, here: u32, labels: &HashMap<Label, u32>) -> Option<Gap
             ric,
             prs,
             r,
-        } => Some(if (ric, prs, r) != (0, 0, 0) {
+        } => Some(if (ric.get(), prs, r) != (0, false, false) {
             Gap::NotDecoded
-        } else if rs == 0 {
-            Gap::Exactly("tlbie".into(), format!("r{rb}"))
+        } else if rs.get() == 0 {
+            Gap::Exactly("tlbie".into(), format!("r{}", rb.get()))
         } else {
-            Gap::Exactly("tlbie".into(), format!("r{rb},r{rs}"))
+            Gap::Exactly("tlbie".into(), format!("r{},r{}", rb.get(), rs.get()))
         }),
         Insn::Tlbiel {
             rb,
@@ -423,8 +423,8 @@ fn known_gap(insn: &Insn, here: u32, labels: &HashMap<Label, u32>) -> Option<Gap
             ric,
             prs,
             r,
-        } => Some(if (rs, ric, prs, r) == (0, 0, 0, 0) {
-            Gap::Exactly("tlbiel".into(), format!("r{rb}"))
+        } => Some(if (rs.get(), ric.get(), prs, r) == (0, 0, false, false) {
+            Gap::Exactly("tlbiel".into(), format!("r{}", rb.get()))
         } else {
             Gap::NotDecoded
         }),
@@ -432,16 +432,16 @@ fn known_gap(insn: &Insn, here: u32, labels: &HashMap<Label, u32>) -> Option<Gap
         // GNU as and capstone spell the ISA's cp_abort differently.
         Insn::CpAbort => Some(Gap::Exactly("cp_abort".into(), String::new())),
         // capstone 0.14 knows only the operand-less POWER4 `slbia`.
-        Insn::Slbia { ih } => Some(if ih == 0 {
+        Insn::Slbia { ih } => Some(if ih.get() == 0 {
             Gap::Exactly("slbia".into(), String::new())
         } else {
             Gap::NotDecoded
         }),
         Insn::Bc { bf, target, .. } if labels.get(&target) == Some(&here) => {
-            let ops = if bf == 0 {
+            let ops = if bf.get() == 0 {
                 String::new()
             } else {
-                format!("cr{bf}")
+                format!("cr{}", bf.get())
             };
             Some(Gap::Exactly(insn.mnemonic().into(), ops))
         }

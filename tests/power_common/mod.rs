@@ -1,7 +1,10 @@
 //! Shared instruction corpus for the external-oracle tests (gnu_as, capstone).
 #![allow(dead_code)] // each test binary uses a subset
 
-use shootdown::isa::power::insn::{Cond, Insn, Label, RegStyle};
+use shootdown::isa::power::insn::{
+    Cond, CrBit, CrField, Ds, Ih, Insn, Label, Mas, Mb5, Mb6, Mo, Reg, RegStyle, Ric, Sh5, Sh6,
+    Spr, TlbilxT,
+};
 
 pub mod capstone;
 pub mod gnu_as;
@@ -9,6 +12,31 @@ pub mod gnu_as;
 /// Register triples: edge registers 0 and 31 in every slot, plus mixed ones
 /// so that swapped fields (e.g. RS vs RA in X-form logicals) are caught.
 const R: [(u8, u8, u8); 5] = [(0, 0, 0), (31, 31, 31), (3, 4, 5), (31, 0, 17), (1, 31, 2)];
+
+/// `r<n>`.
+pub fn g(n: u8) -> Reg {
+    Reg::maybe_from(u64::from(n)).expect("r0..r31")
+}
+
+/// Row `i` of [`R`] as registers.
+fn regs(i: usize) -> (Reg, Reg, Reg) {
+    let (a, b, c) = R[i];
+    (g(a), g(b), g(c))
+}
+
+/// An immediate field built from a table's number (out of range is a
+/// bug of the table).
+fn f<T>(maybe_from: fn(u64) -> Option<T>, v: u8) -> T {
+    maybe_from(u64::from(v)).expect("in range")
+}
+
+fn ds(d: i16) -> Ds {
+    Ds::maybe_from(i64::from(d)).expect("a DS displacement")
+}
+
+fn bf(v: u8) -> CrField {
+    f(CrField::maybe_from, v)
+}
 const S16: [i16; 5] = [0, -1, 32767, -32768, 1234];
 const U16: [u16; 5] = [0, 0xffff, 0x8000, 1, 0x1234];
 /// DS-form displacements (multiples of 4), including both extremes.
@@ -29,11 +57,11 @@ const CONDS: [Cond; 6] = [Cond::Lt, Cond::Gt, Cond::Eq, Cond::Ne, Cond::Ge, Cond
 
 /// Displacement from r1 of the parameter save area slot of argument
 /// register `param` (r3 = the first argument) in ELFv1 and in ELFv2.
-pub fn elfv1_param_slot(param: u8) -> i16 {
-    48 + 8 * (i16::from(param) - 3)
+pub fn elfv1_param_slot(param: u8) -> Ds {
+    ds(48 + 8 * (i16::from(param) - 3))
 }
-pub fn elfv2_param_slot(param: u8) -> i16 {
-    32 + 8 * (i16::from(param) - 3)
+pub fn elfv2_param_slot(param: u8) -> Ds {
+    ds(32 + 8 * (i16::from(param) - 3))
 }
 
 pub fn label_name(l: Label) -> String {
@@ -61,7 +89,7 @@ pub fn corpus() -> Vec<Insn> {
 #[rustfmt::skip]
 fn integer(i: usize) -> Vec<Insn> {
     use Insn::*;
-    let (a, b, c) = R[i];
+    let (a, b, c) = regs(i);
     let (s, u) = (S16[i], U16[i]);
     vec![
         Li { rt: a, imm: s },
@@ -97,11 +125,11 @@ fn integer(i: usize) -> Vec<Insn> {
 #[rustfmt::skip]
 fn loads_and_stores(i: usize) -> Vec<Insn> {
     use Insn::*;
-    let (a, b, c) = R[i];
+    let (a, b, c) = regs(i);
     let s = S16[i];
     vec![
-        Std { rs: a, d: DS[i], ra: b },
-        Ld { rt: c, d: DS[i], ra: a },
+        Std { rs: a, d: ds(DS[i]), ra: b },
+        Ld { rt: c, d: ds(DS[i]), ra: a },
         Stw { rs: a, d: s, ra: c },
         Sth { rs: b, d: s, ra: a },
         Stb { rs: c, d: s, ra: b },
@@ -129,7 +157,7 @@ fn loads_and_stores(i: usize) -> Vec<Insn> {
 #[rustfmt::skip]
 fn reservations(i: usize) -> Vec<Insn> {
     use Insn::*;
-    let (a, b, c) = R[i];
+    let (a, b, c) = regs(i);
     vec![
         Lbarx { rt: a, ra: b, rb: c, eh: i % 2 == 1 },
         Lharx { rt: b, ra: c, rb: a, eh: i.is_multiple_of(2) },
@@ -146,22 +174,22 @@ fn reservations(i: usize) -> Vec<Insn> {
 #[rustfmt::skip]
 fn compares_and_tlb(i: usize) -> Vec<Insn> {
     use Insn::*;
-    let (a, b, c) = R[i];
+    let (a, b, c) = regs(i);
     let (s, u) = (S16[i], U16[i]);
     vec![
-        Cmpdi { bf: BF[i], ra: a, imm: s },
-        Cmpldi { bf: BF[i], ra: b, imm: u },
-        Cmpd { bf: BF[i], ra: a, rb: c },
-        Cmpld { bf: BF[i], ra: c, rb: b },
-        Cmpwi { bf: BF[(i + 1) % 5], ra: c, imm: s },
-        Cmplwi { bf: BF[(i + 2) % 5], ra: a, imm: u },
-        Cmpw { bf: BF[(i + 3) % 5], ra: b, rb: a },
-        Cmplw { bf: BF[(i + 4) % 5], ra: a, rb: b },
-        Crxor { bt: a, ba: b, bb: c },
+        Cmpdi { bf: bf(BF[i]), ra: a, imm: s },
+        Cmpldi { bf: bf(BF[i]), ra: b, imm: u },
+        Cmpd { bf: bf(BF[i]), ra: a, rb: c },
+        Cmpld { bf: bf(BF[i]), ra: c, rb: b },
+        Cmpwi { bf: bf(BF[(i + 1) % 5]), ra: c, imm: s },
+        Cmplwi { bf: bf(BF[(i + 2) % 5]), ra: a, imm: u },
+        Cmpw { bf: bf(BF[(i + 3) % 5]), ra: b, rb: a },
+        Cmplw { bf: bf(BF[(i + 4) % 5]), ra: a, rb: b },
+        Crxor { bt: f(CrBit::maybe_from, a.get()), ba: f(CrBit::maybe_from, b.get()), bb: f(CrBit::maybe_from, c.get()) },
         Mtctr { rs: a },
         Mfctr { rt: b },
-        Tlbie { rb: a, rs: b, ric: (i % 4) as u8, prs: (i % 2) as u8, r: ((i / 2) % 2) as u8 },
-        Tlbiel { rb: c, rs: a, ric: ((i + 1) % 4) as u8, prs: ((i + 1) % 2) as u8, r: (i % 2) as u8 },
+        Tlbie { rb: a, rs: b, ric: f(Ric::maybe_from, (i % 4) as u8), prs: i % 2 == 1, r: (i / 2) % 2 == 1 },
+        Tlbiel { rb: c, rs: a, ric: f(Ric::maybe_from, ((i + 1) % 4) as u8), prs: (i + 1) % 2 == 1, r: i % 2 == 1 },
     ]
 }
 
@@ -170,7 +198,8 @@ fn compares_and_tlb(i: usize) -> Vec<Insn> {
 fn rotates(v: &mut Vec<Insn>) {
     use Insn::*;
     for (i, &(sh, m)) in SH.iter().enumerate() {
-        let (a, b, _) = R[i % 5];
+        let (a, b, _) = regs(i % 5);
+        let (sh, m) = (f(Sh6::maybe_from, sh), f(Mb6::maybe_from, m));
         v.extend([
             Rldicl { ra: a, rs: b, sh, mb: m },
             Rldicr { ra: b, rs: a, sh, me: m },
@@ -183,7 +212,8 @@ fn rotates(v: &mut Vec<Insn>) {
         .iter()
         .enumerate()
     {
-        let (a, b, _) = R[i % 5];
+        let (a, b, _) = regs(i % 5);
+        let (sh, mb, me) = (f(Sh5::maybe_from, sh), f(Mb5::maybe_from, mb), f(Mb5::maybe_from, me));
         v.push(Rlwinm { ra: a, rs: b, sh, mb, me });
     }
 }
@@ -195,20 +225,20 @@ fn stack_args_invalidations_and_barriers(v: &mut Vec<Insn>) {
     // Stack arguments (the ninth to the 29th), at ELFv1 displacements: the
     // bare-style check expands `STK_PARAM(Rn)` with the ELFv1 definition.
     for (rt, param) in [(11, 11), (0, 12), (31, 20), (3, 31)] {
-        v.push(LdArg { rt, d: elfv1_param_slot(param), param });
+        v.push(LdArg { rt: g(rt), d: elfv1_param_slot(param), param });
     }
     // The usual radix-invalidate shapes, and crclr.
     v.extend([
-        Tlbie { rb: 4, rs: 5, ric: 0, prs: 1, r: 1 },
-        Tlbie { rb: 4, rs: 0, ric: 2, prs: 1, r: 1 },
-        Tlbiel { rb: 6, rs: 0, ric: 1, prs: 0, r: 1 },
-        Tlbie { rb: 3, rs: 4, ric: 0, prs: 0, r: 0 },
-        Tlbiel { rb: 7, rs: 8, ric: 0, prs: 0, r: 0 },
-        Tlbiel { rb: 7, rs: 0, ric: 0, prs: 0, r: 0 },
-        Crxor { bt: 6, ba: 6, bb: 6 },
-        Slbia { ih: 3 },
-        Slbia { ih: 7 },
-        Slbia { ih: 0 },
+        Tlbie { rb: g(4), rs: g(5), ric: Ric::of::<0>(), prs: true, r: true },
+        Tlbie { rb: g(4), rs: g(0), ric: Ric::of::<2>(), prs: true, r: true },
+        Tlbiel { rb: g(6), rs: g(0), ric: Ric::of::<1>(), prs: false, r: true },
+        Tlbie { rb: g(3), rs: g(4), ric: Ric::of::<0>(), prs: false, r: false },
+        Tlbiel { rb: g(7), rs: g(8), ric: Ric::of::<0>(), prs: false, r: false },
+        Tlbiel { rb: g(7), rs: g(0), ric: Ric::of::<0>(), prs: false, r: false },
+        Crxor { bt: CrBit::of::<6>(), ba: CrBit::of::<6>(), bb: CrBit::of::<6>() },
+        Slbia { ih: Ih::of::<3>() },
+        Slbia { ih: Ih::of::<7>() },
+        Slbia { ih: Ih::of::<0>() },
         CpAbort,
     ]);
     v.extend([Eieio, Sync, Lwsync, Ptesync, Isync, Tlbsync, Nop, Blr]);
@@ -220,18 +250,18 @@ fn branches(v: &mut Vec<Insn>) {
     use Insn::*;
     v.extend([B { target: 0 }, B { target: 1 }, Bdnz { target: 0 }, Bdnz { target: 1 }]);
     for (i, &cond) in CONDS.iter().enumerate() {
-        v.push(Bc { cond, bf: BF[i % 5], target: 0 });
-        v.push(Bc { cond, bf: 7 - BF[i % 5], target: 1 });
+        v.push(Bc { cond, bf: bf(BF[i % 5]), target: 0 });
+        v.push(Bc { cond, bf: bf(7 - BF[i % 5]), target: 1 });
     }
     v.extend([
         Label(2),
-        Bc { cond: Cond::Eq, bf: 7, target: 2 },
+        Bc { cond: Cond::Eq, bf: bf(7), target: 2 },
         B { target: 2 },
         Nop,
     ]);
     // Zero displacement (branch to self) for each branch kind.
     v.extend([Label(4), B { target: 4 }, Label(5), Bdnz { target: 5 }]);
-    v.extend([Label(6), Bc { cond: Cond::Ne, bf: 0, target: 6 }]);
+    v.extend([Label(6), Bc { cond: Cond::Ne, bf: bf(0), target: 6 }]);
     v.extend([Bdnz { target: 3 }, Label(3), Label(1), Blr]);
 }
 
@@ -243,7 +273,7 @@ pub fn long_branches() -> Vec<Insn> {
         Label(10),
         Bc {
             cond: Cond::Ne,
-            bf: 0,
+            bf: bf(0),
             target: 11,
         },
     ];
@@ -253,7 +283,7 @@ pub fn long_branches() -> Vec<Insn> {
     // bc at 0x8000 back to .L10 at 0: displacement -0x8000.
     v.push(Bc {
         cond: Cond::Le,
-        bf: 5,
+        bf: bf(5),
         target: 10,
     });
     v.push(B { target: 12 });
@@ -270,42 +300,45 @@ pub fn long_branches() -> Vec<Insn> {
 /// register both ways, both wrteei values.
 #[rustfmt::skip]
 pub fn book3e_corpus() -> Vec<Insn> {
-    use shootdown::isa::power::insn::Spr;
     use Insn::*;
     let mut v = Vec::new();
-    for (i, &(a, b, c)) in R.iter().enumerate() {
+    let t = |n| f(TlbilxT::maybe_from, n);
+    for i in 0..R.len() {
+        let (a, b, c) = regs(i);
         v.extend([
-            Tlbilx { t: [0, 1, 3][i % 3], ra: a, rb: b },
-            Tlbilx { t: 3, ra: c, rb: a },
+            Tlbilx { t: t([0, 1, 3][i % 3]), ra: a, rb: b },
+            Tlbilx { t: t(3), ra: c, rb: a },
             Tlbivax { ra: a, rb: b },
             Tlbivax { ra: b, rb: c },
             Tlbsx { ra: c, rb: a },
-            Mbar { mo: [0, 1, 31, 2, 16][i] },
+            Mbar { mo: f(Mo::maybe_from, [0, 1, 31, 2, 16][i]) },
             Wrtee { rs: a },
             Mfmsr { rt: b },
         ]);
     }
     for n in 0..9u8 {
-        let (a, b, _) = R[usize::from(n) % 5];
-        v.extend([Mtspr { spr: Spr::Mas(n), rs: b }, Mfspr { rt: a, spr: Spr::Mas(n) }]);
+        let (a, b, _) = regs(usize::from(n) % 5);
+        let spr = Spr::Mas(f(Mas::maybe_from, n));
+        v.extend([Mtspr { spr, rs: b }, Mfspr { rt: a, spr }]);
     }
     // The kernel's shapes (tlb_low.S, CONFIG_PPC_BOOK3E_64).
+    let (r0, r3) = (g(0), g(3));
     v.extend([
-        Mfmsr { rt: 10 },
+        Mfmsr { rt: g(10) },
         Wrteei { e: false },
-        Mtspr { spr: Spr::Mas(6), rs: 4 },
-        Tlbilx { t: 3, ra: 0, rb: 3 },
-        Tlbilx { t: 1, ra: 0, rb: 0 },
-        Tlbilx { t: 0, ra: 0, rb: 0 },
-        Tlbivax { ra: 0, rb: 3 },
+        Mtspr { spr: Spr::Mas(Mas::of::<6>()), rs: g(4) },
+        Tlbilx { t: t(3), ra: r0, rb: r3 },
+        Tlbilx { t: t(1), ra: r0, rb: r0 },
+        Tlbilx { t: t(0), ra: r0, rb: r0 },
+        Tlbivax { ra: r0, rb: r3 },
         Msync,
         Isync,
-        Mbar { mo: 0 },
+        Mbar { mo: Mo::of::<0>() },
         Tlbsync,
         Msync,
-        Wrtee { rs: 10 },
+        Wrtee { rs: g(10) },
         Wrteei { e: true },
-        Tlbsx { ra: 0, rb: 3 },
+        Tlbsx { ra: r0, rb: r3 },
         Tlbre,
         Tlbwe,
         Lwsync,
@@ -319,7 +352,7 @@ pub fn book3e_corpus() -> Vec<Insn> {
 pub fn stk_param_elfv2() -> Vec<Insn> {
     (11..=31)
         .map(|param| Insn::LdArg {
-            rt: 9,
+            rt: g(9),
             d: elfv2_param_slot(param),
             param,
         })

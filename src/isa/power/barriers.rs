@@ -9,6 +9,34 @@ use crate::isa::barriers::{all_access_and, device_access_and, insns, BarrierKind
 /// All load/store class pairs.
 const ALL_ACCESS: &[(Class, Class)] = all_access_and!();
 
+/// eieio's (Book III-E: `mbar` 0's): caching-inhibited guarded accesses
+/// among themselves, cacheable stores among themselves.
+pub(super) const EIEIO: &[(Class, Class)] = device_access_and![(NormalStore, NormalStore)];
+
+/// lwsync's (sync L=1): cacheable accesses except store -> load.
+pub(super) const LWSYNC: &[(Class, Class)] = &[
+    (NormalStore, NormalStore),
+    (NormalLoad, NormalLoad),
+    (NormalLoad, NormalStore),
+];
+
+/// Every access pair (hwsync), page-table stores before an invalidation
+/// and invalidations after one another, then `extra`: what `ptesync` and
+/// the tlbsync sequence both order.
+macro_rules! ptesync_and {
+    ($($extra:expr),* $(,)?) => {
+        all_access_and![
+            (NormalStore, TlbInvalidate),
+            (NormalStore, LocalInvalidate),
+            (TlbInvalidate, TlbInvalidate),
+            (TlbInvalidate, LocalInvalidate),
+            (LocalInvalidate, TlbInvalidate),
+            (LocalInvalidate, LocalInvalidate),
+            $($extra),*
+        ]
+    };
+}
+
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
         name: "eieio",
@@ -19,7 +47,7 @@ pub static TABLE: &[BarrierKind] = &[
         // Required storage that is neither Write Through nor CI, each set
         // among itself. It does not order a cacheable store before a CI
         // store: that needs sync.
-        orders: device_access_and![(NormalStore, NormalStore)],
+        orders: EIEIO,
         cite: "Power ISA v3.0B Book II 4.6.2 eieio",
     },
     BarrierKind {
@@ -28,11 +56,7 @@ pub static TABLE: &[BarrierKind] = &[
         cost: 2,
         // Book II 4.6.3: lightweight sync orders cacheable accesses except
         // store -> load; it does not apply to Caching Inhibited storage.
-        orders: &[
-            (NormalStore, NormalStore),
-            (NormalLoad, NormalLoad),
-            (NormalLoad, NormalStore),
-        ],
+        orders: LWSYNC,
         cite: "Power ISA v3.0B Book II 4.6.3 sync L=1 (lwsync)",
     },
     BarrierKind {
@@ -57,13 +81,7 @@ pub static TABLE: &[BarrierKind] = &[
         // tlbie (radix_tlb.c fixup_tlbie_va: `ptesync` between the two;
         // "powerpc/mm: Fixup tlbie vs store ordering issue on POWER9"),
         // which `after invalidates` asks for.
-        orders: all_access_and![
-            (NormalStore, TlbInvalidate),
-            (NormalStore, LocalInvalidate),
-            (TlbInvalidate, TlbInvalidate),
-            (TlbInvalidate, LocalInvalidate),
-            (LocalInvalidate, TlbInvalidate),
-            (LocalInvalidate, LocalInvalidate),
+        orders: ptesync_and![
             (LocalInvalidate, InvalidateCompletion),
             (InvalidateCompletion, NormalLoad),
             (InvalidateCompletion, DevStore),
@@ -80,13 +98,7 @@ pub static TABLE: &[BarrierKind] = &[
         // tlbsync) is followed by a ptesync. The three are one barrier:
         // none completes a tlbie alone, and Linux always writes them
         // together (radix_tlb.c: "eieio; tlbsync; ptesync").
-        orders: all_access_and![
-            (NormalStore, TlbInvalidate),
-            (NormalStore, LocalInvalidate),
-            (TlbInvalidate, TlbInvalidate),
-            (TlbInvalidate, LocalInvalidate),
-            (LocalInvalidate, TlbInvalidate),
-            (LocalInvalidate, LocalInvalidate),
+        orders: ptesync_and![
             (TlbInvalidate, InvalidateCompletion),
             (LocalInvalidate, InvalidateCompletion),
             (InvalidateCompletion, NormalLoad),

@@ -30,11 +30,11 @@
 //! msync` (the kernel's `mbar; tlbsync; sync`: `msync` is `sync`'s Book E
 //! name, the same word). Placement puts them once after a batch.
 
-use super::insn::{Insn, Reg, Spr};
+use super::insn::{Insn, Mas, Mo, Reg, Spr, TlbilxT};
 use super::tlb::Op;
 use crate::ir::isa::InvalidationError;
 use crate::ir::order::Class::{self, *};
-use crate::isa::barriers::{all_access_and, device_access_and, insns, BarrierKind};
+use crate::isa::barriers::{all_access_and, insns, BarrierKind};
 use crate::isa::invalidation::Invalidation;
 use crate::isa::Machine;
 
@@ -52,13 +52,13 @@ const MSYNC: &[(Class, Class)] =
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
         name: "mbar",
-        insns: insns![Insn::Mbar { mo: 0 }],
+        insns: insns![Insn::Mbar { mo: Mo::of::<0>() }],
         cost: 1,
         // mbar MO=0 is eieio's opcode and ordering (Power ISA v2.06B Book
         // II, "mbar"; Linux synch.h: eieio() is `mbar` on BOOKE):
         // caching-inhibited guarded accesses among themselves, cacheable
         // stores among themselves; not a cacheable store before a CI one.
-        orders: device_access_and![(NormalStore, NormalStore)],
+        orders: super::barriers::EIEIO,
         cite: "Power ISA v2.06B Book II, Memory Barrier Instructions (mbar); Linux asm/synch.h eieio()",
     },
     BarrierKind {
@@ -67,11 +67,7 @@ pub static TABLE: &[BarrierKind] = &[
         cost: 2,
         // e500mc and later implement sync L=1 (Linux CPU_FTR_LWSYNC):
         // cacheable accesses except store -> load, not CI storage.
-        orders: &[
-            (NormalStore, NormalStore),
-            (NormalLoad, NormalLoad),
-            (NormalLoad, NormalStore),
-        ],
+        orders: super::barriers::LWSYNC,
         cite: "Power ISA v2.06B Book II, Memory Barrier Instructions (sync L=1)",
     },
     BarrierKind {
@@ -128,7 +124,7 @@ pub static TABLE: &[BarrierKind] = &[
     },
     BarrierKind {
         name: "mbar; tlbsync; msync",
-        insns: insns![Insn::Mbar { mo: 0 }, Insn::Tlbsync, Insn::Msync],
+        insns: insns![Insn::Mbar { mo: Mo::of::<0>() }, Insn::Tlbsync, Insn::Msync],
         cost: 19,
         // A tlbivax is complete on every CPU once a tlbsync, ordered
         // after it by mbar, is followed by a sync: Linux 6.1 tlb_low.S
@@ -154,18 +150,24 @@ const _: () = assert!(ALL_ACCESS.len() + 2 == MSYNC.len());
 /// A Book III-E invalidation by IR name: tlbilx's T, or tlbivax.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
-    Tlbilx(u8),
+    Tlbilx(TlbilxT),
     Tlbivax,
     /// `tlbwe`: writes the entry MAS0-MAS3 and MAS7 describe (with MAS1.V
     /// clear, removes it).
     Tlbwe,
 }
 
+/// tlbilx's T: every entry of the LPID, those of the PID in MAS6[SPID],
+/// the one translating an address.
+const ALL: TlbilxT = TlbilxT::of::<0>();
+const PID: TlbilxT = TlbilxT::of::<1>();
+const VA: TlbilxT = TlbilxT::of::<3>();
+
 fn form(name: &str) -> Option<(Form, usize)> {
     Some(match name {
-        "tlbilx all" => (Form::Tlbilx(0), 0),
-        "tlbilx pid" => (Form::Tlbilx(1), 1),
-        "tlbilx va" => (Form::Tlbilx(3), 2),
+        "tlbilx all" => (Form::Tlbilx(ALL), 0),
+        "tlbilx pid" => (Form::Tlbilx(PID), 1),
+        "tlbilx va" => (Form::Tlbilx(VA), 2),
         "tlbivax" => (Form::Tlbivax, 2),
         "tlbwe" => (Form::Tlbwe, 0),
         _ => return None,
@@ -321,7 +323,7 @@ pub fn spr(machine: Machine, name: &str) -> Result<crate::ir::Spr, crate::ir::Sp
         known: "MAS0..MAS8 or MAS7_MAS3",
     })?;
     Ok(crate::ir::Spr {
-        number: s.number().expect("a named MAS register has a number"),
+        number: s.number(),
         name: spelled,
     })
 }
@@ -336,27 +338,34 @@ pub fn lower(f: Form, regs: &[Reg], scratch: Reg, e: &mut dyn FnMut(Insn)) {
             e(Insn::Tlbwe);
             return;
         }
-        Form::Tlbilx(0) => {
+        Form::Tlbilx(ALL) => {
             e(Insn::Tlbilx {
-                t: 0,
-                ra: 0,
+                t: ALL,
+                ra: Reg::R0,
                 rb: scratch,
             });
             return;
         }
-        Form::Tlbilx(1) => (scratch, regs[0]),
+        Form::Tlbilx(PID) => (scratch, regs[0]),
         _ => (regs[0], regs[1]),
     };
     e(Insn::Mfmsr { rt: scratch });
     e(Insn::Wrteei { e: false });
     e(Insn::Mtspr {
-        spr: Spr::Mas(6),
+        spr: Spr::Mas(Mas::of::<6>()),
         rs: mas6,
     });
     e(match f {
         // T=1: EA unused; RB is r0 as in the kernel's PPC_TLBILX_PID(0,R0).
-        Form::Tlbilx(t) => Insn::Tlbilx { t, ra: 0, rb: ea },
-        Form::Tlbivax => Insn::Tlbivax { ra: 0, rb: ea },
+        Form::Tlbilx(t) => Insn::Tlbilx {
+            t,
+            ra: Reg::R0,
+            rb: ea,
+        },
+        Form::Tlbivax => Insn::Tlbivax {
+            ra: Reg::R0,
+            rb: ea,
+        },
         Form::Tlbwe => unreachable!("tlbwe returned above"),
     });
     e(Insn::Wrtee { rs: scratch });
@@ -369,9 +378,13 @@ mod tests {
     fn lowered(name: &str, regs: &[Reg]) -> Vec<Insn> {
         let mut v = Vec::new();
         let inv = invalidation(Machine::E6500, name, regs.len()).unwrap();
-        inv.op::<Op>().lower(regs, 0, &mut |i| v.push(i));
+        inv.op::<Op>().lower(regs, R0, &mut |i| v.push(i));
         v
     }
+
+    const R0: Reg = Reg::R0;
+    const R3: Reg = Reg::of::<3>();
+    const R4: Reg = Reg::of::<4>();
 
     #[test]
     fn forms_and_machines() {
@@ -397,29 +410,41 @@ mod tests {
     fn kernel_shapes() {
         // tlb_low.S _tlbil_va: mtspr SPRN_MAS6,r4; PPC_TLBILX_VA(0,R3).
         assert_eq!(
-            lowered("tlbilx va", &[3, 4]),
+            lowered("tlbilx va", &[R3, R4]),
             vec![
-                Insn::Mfmsr { rt: 0 },
+                Insn::Mfmsr { rt: R0 },
                 Insn::Wrteei { e: false },
                 Insn::Mtspr {
-                    spr: Spr::Mas(6),
-                    rs: 4
+                    spr: Spr::Mas(Mas::of::<6>()),
+                    rs: R4
                 },
-                Insn::Tlbilx { t: 3, ra: 0, rb: 3 },
-                Insn::Wrtee { rs: 0 },
+                Insn::Tlbilx {
+                    t: VA,
+                    ra: R0,
+                    rb: R3
+                },
+                Insn::Wrtee { rs: R0 },
             ]
         );
         assert_eq!(
-            lowered("tlbilx pid", &[4])[3],
-            Insn::Tlbilx { t: 1, ra: 0, rb: 0 }
+            lowered("tlbilx pid", &[R4])[3],
+            Insn::Tlbilx {
+                t: PID,
+                ra: R0,
+                rb: R0
+            }
         );
         assert_eq!(
-            lowered("tlbivax", &[3, 4])[3],
-            Insn::Tlbivax { ra: 0, rb: 3 }
+            lowered("tlbivax", &[R3, R4])[3],
+            Insn::Tlbivax { ra: R0, rb: R3 }
         );
         assert_eq!(
             lowered("tlbilx all", &[]),
-            vec![Insn::Tlbilx { t: 0, ra: 0, rb: 0 }]
+            vec![Insn::Tlbilx {
+                t: ALL,
+                ra: R0,
+                rb: R0
+            }]
         );
     }
 

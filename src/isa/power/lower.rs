@@ -11,8 +11,8 @@
 //! of this lowering: it reads as zero in the RA slot of D-form and X-form
 //! addresses, so it is never given to a value that serves as a base.
 
-use super::constants::{fits_i16, materialize, sldi};
-use super::insn::{Cond, Insn, Label, Reg, Spr};
+use super::constants::{fits_i16, mask_and, materialize, sldi};
+use super::insn::{Cond, CrField, Ds, Insn, Label, Mb6, Reg, Sh6, Spr};
 use crate::ir::expr::BinOp;
 use crate::isa::{Machine, Target};
 use crate::lir::regalloc::{Allocation, RegFile};
@@ -29,8 +29,9 @@ pub const REGS: RegFile = RegFile {
 
 /// Save slot of non-volatile `r` below r1, where the ABIs' register save
 /// area convention puts it (r31 at -8, r30 at -16, ...).
-fn save_slot(r: Reg) -> i16 {
-    -8 * (32 - i16::from(r))
+fn save_slot(r: Reg) -> Result<Ds, LowerError> {
+    let d = -8 * (32 - i64::from(r.get()));
+    Ds::maybe_from(d).ok_or_else(|| LowerError::OutOfReach(format!("save slot {d}(r1)")))
 }
 
 /// Displacement from r1 of incoming argument `index` (0-based) when it is
@@ -44,10 +45,10 @@ fn save_slot(r: Reg) -> i16 {
 /// prototype has arguments on the stack, as ours then do). So the ninth is
 /// at 112(r1) or 96(r1), where gcc's callers store it, and the kernel's
 /// `__STK_PARAM` says the same. `power64` is ELFv1, `power64le` ELFv2.
-fn stack_arg_slot(index: usize, target: Target) -> Option<(i16, u8)> {
+fn stack_arg_slot(index: usize, target: Target) -> Option<(Ds, u8)> {
     index.checked_sub(REGS.args.len())?;
     let area = if target == Target::Power64le { 32 } else { 48 };
-    let d = i16::try_from(area + 8 * index).ok()?;
+    let d = Ds::maybe_from(i64::try_from(area + 8 * index).ok()?)?;
     Some((d, u8::try_from(index + 3).ok()?))
 }
 
@@ -55,19 +56,31 @@ fn stack_arg_slot(index: usize, target: Target) -> Option<(i16, u8)> {
 /// of r24..r31, inside the 288 bytes under r1 that both ABIs (and the
 /// kernel's exception entry, KERNEL_REDZONE_SIZE) leave to a leaf
 /// function, so r1 does not move.
-fn spill_slot(slot: u32) -> Result<i16, LowerError> {
+fn spill_slot(slot: u32) -> Result<Ds, LowerError> {
     let d = -72 - 8 * i64::from(slot);
-    if d < -288 {
-        return Err(LowerError::OutOfReach(format!(
+    match Ds::maybe_from(d) {
+        Some(d) if d.get() >= -288 => Ok(d),
+        _ => Err(LowerError::OutOfReach(format!(
             "spill slot {slot} (below the 288-byte protected zone)"
-        )));
+        ))),
     }
-    Ok(d as i16)
 }
 
-const SCRATCH: Reg = 0;
+const SCRATCH: Reg = Reg::R0;
+/// The stack pointer.
+const SP: Reg = Reg::R1;
+/// The result register.
+const R3: Reg = Reg::of::<3>();
 /// cr7, as GCC uses for compares it does not need cr0 for.
-pub(super) const CR: u8 = 7;
+pub(super) const CR: CrField = CrField::of::<7>();
+/// cr0, which the record forms (`andi.`, `st?cx.`) set.
+pub(super) const CR0: CrField = CrField::of::<0>();
+
+/// The register the allocator's number `n` names.
+fn gpr(n: u8) -> Result<Reg, LowerError> {
+    Reg::maybe_from(u64::from(n))
+        .ok_or_else(|| LowerError::Internal(format!("register {n} is not one of r0..r31")))
+}
 
 /// Lowered function: instructions with their origins (labels included).
 pub struct Lowered {
@@ -87,11 +100,12 @@ pub fn lower(
     target: Target,
     machine: Machine,
 ) -> Result<Lowered, LowerError> {
+    let saved = alloc.used_callee_saved(&REGS).into_iter().map(gpr);
     let cx = Cx {
         alloc,
         target,
         machine,
-        saved: alloc.used_callee_saved(&REGS),
+        saved: saved.collect::<Result<_, _>>()?,
         void: f.void,
     };
     // Most LIR instructions are one or two POWER ones: sized up front, a
@@ -100,7 +114,7 @@ pub fn lower(
         insns: Vec::with_capacity(f.insts.len() * 3 / 2 + 16),
     };
     if let Some((_, origin)) = f.insts.first() {
-        cx.save_callee_saved(&mut |i| out.insns.push((i, origin.clone())));
+        cx.save_callee_saved(&mut |i| out.insns.push((i, origin.clone())))?;
     }
     let ctr = super::ctr::loops(f);
     for (k, (inst, origin)) in f.insts.iter().enumerate() {
@@ -135,17 +149,18 @@ impl Cx<'_> {
     /// The register of `v`; one the allocator never saw is an error, not
     /// r0.
     fn r(&self, v: VReg) -> Result<Reg, LowerError> {
-        Ok(self.alloc.reg(v)?)
+        gpr(self.alloc.reg(v)?)
     }
 
-    fn save_callee_saved(&self, e: Emit) {
+    fn save_callee_saved(&self, e: Emit) -> Result<(), LowerError> {
         for &p in &self.saved {
             e(Insn::Std {
                 rs: p,
-                d: save_slot(p),
-                ra: 1,
+                d: save_slot(p)?,
+                ra: SP,
             });
         }
+        Ok(())
     }
 
     /// One LIR instruction, by kind.
@@ -155,12 +170,12 @@ impl Cx<'_> {
             Inst::Spill { src, slot } => e(Insn::Std {
                 rs: r(src)?,
                 d: spill_slot(*slot)?,
-                ra: 1,
+                ra: SP,
             }),
             Inst::Reload { dst, slot } => e(Insn::Ld {
                 rt: r(dst)?,
                 d: spill_slot(*slot)?,
-                ra: 1,
+                ra: SP,
             }),
             Inst::Arg { dst, index } => self.arg(r(dst)?, *index, e),
             Inst::Imm { dst, value } => materialize(r(dst)?, *value, e),
@@ -176,22 +191,19 @@ impl Cx<'_> {
                 src,
                 shift,
                 width,
-            } => insert(r(dst)?, r(src)?, *shift, *width, e),
+            } => insert(r(dst)?, r(src)?, *shift, *width, e)?,
             Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, *b, self.alloc, e)?,
             Inst::Load {
-                dst,
+                dst: rt,
                 base,
                 offset,
                 width,
                 swap,
                 index,
                 ..
-            } => {
-                let at = At::of(r(base)?, *offset, index.as_ref().map(r).transpose()?);
-                mem(false, r(dst)?, at, *width, *swap, e)?
             }
-            Inst::Store {
-                src,
+            | Inst::Store {
+                src: rt,
                 base,
                 offset,
                 width,
@@ -200,7 +212,8 @@ impl Cx<'_> {
                 ..
             } => {
                 let at = At::of(r(base)?, *offset, index.as_ref().map(r).transpose()?);
-                mem(true, r(src)?, at, *width, *swap, e)?
+                let store = matches!(inst, Inst::Store { .. });
+                mem(store, r(rt)?, at, *width, *swap, e)?
             }
             Inst::Barrier { name } => name.lower(e),
             Inst::Sys { op, src, dst } => {
@@ -240,7 +253,7 @@ impl Cx<'_> {
                 bit,
                 set,
                 target,
-            } => branch_bit(r(a)?, *bit, *set, *target, e),
+            } => branch_bit(r(a)?, *bit, *set, *target, e)?,
             Inst::SubBranchAbove { a, b, target } => sub_branch_above(r(a)?, r(b)?, *target, e),
             Inst::Ret { value } => self.ret(*value, e)?,
         }
@@ -322,14 +335,14 @@ impl Cx<'_> {
     fn ret(&self, value: Operand, e: Emit) -> Result<(), LowerError> {
         match value {
             _ if self.void => {}
-            Operand::Imm(v) => materialize(3, v, e),
-            Operand::Reg(v) => copy(3, self.r(v)?, e),
+            Operand::Imm(v) => materialize(R3, v, e),
+            Operand::Reg(v) => copy(R3, self.r(v)?, e),
         }
         for &p in self.saved.iter().rev() {
             e(Insn::Ld {
                 rt: p,
-                d: save_slot(p),
-                ra: 1,
+                d: save_slot(p)?,
+                ra: SP,
             });
         }
         e(Insn::Blr);
@@ -372,21 +385,21 @@ fn ctz_without_cnttzd(rd: Reg, rs: Reg, e: Emit) {
 }
 
 /// `src`'s low `width` bits shifted left by `shift`, the rest zero.
-fn insert(rd: Reg, rs: Reg, shift: u32, width: u32, e: Emit) {
-    let (sh, w) = (shift as u8, width as u8);
-    if u32::from(sh) + u32::from(w) >= 64 {
-        // The field reaches bit 63: a plain shift left.
-        e(sldi(rd, rs, sh));
-    } else {
+fn insert(rd: Reg, rs: Reg, shift: u32, width: u32, e: Emit) -> Result<(), LowerError> {
+    let sh = Sh6::maybe_from(u64::from(shift)).ok_or(LowerError::Shift(u64::from(shift)))?;
+    match 64u32.checked_sub(shift + width) {
         // rldic: rotate left by sh, clear the high 64-sh-w bits
         // and the low sh bits (MD-form), i.e. (x & mask) << sh.
-        e(Insn::Rldic {
+        Some(mb) if mb > 0 => e(Insn::Rldic {
             ra: rd,
             rs,
             sh,
-            mb: 64 - sh - w,
-        });
+            mb: Mb6::maybe_from(u64::from(mb)).ok_or(LowerError::Shift(u64::from(shift)))?,
+        }),
+        // The field reaches bit 63: a plain shift left.
+        _ => e(sldi(rd, rs, sh)),
     }
+    Ok(())
 }
 
 /// To `target` when bit `bit` of `ra` is `set`. A bit `andi.` reaches
@@ -414,7 +427,7 @@ fn sys(op: SysKind, src: Option<Reg>, dst: Option<Reg>, e: Emit) -> Result<(), L
         },
         // EA = (RA|0) + RB, as the kernel's `tlbsx 0,rB`.
         SysKind::TlbSearch => Insn::Tlbsx {
-            ra: 0,
+            ra: Reg::R0,
             rb: need(src)?,
         },
         SysKind::TlbRead => Insn::Tlbre,
@@ -425,7 +438,7 @@ fn sys(op: SysKind, src: Option<Reg>, dst: Option<Reg>, e: Emit) -> Result<(), L
     Ok(())
 }
 
-fn branch_bit(ra: Reg, bit: u8, set: bool, target: Label, e: Emit) {
+fn branch_bit(ra: Reg, bit: u8, set: bool, target: Label, e: Emit) -> Result<(), LowerError> {
     if bit < 32 {
         e(if bit < 16 {
             Insn::AndiDot {
@@ -441,20 +454,25 @@ fn branch_bit(ra: Reg, bit: u8, set: bool, target: Label, e: Emit) {
             }
         });
         let cond = if set { Cond::Ne } else { Cond::Eq };
-        return e(Insn::Bc {
+        e(Insn::Bc {
             cond,
-            bf: 0,
+            bf: CR0,
             target,
         });
+        return Ok(());
     }
+    let sh = 63u64
+        .checked_sub(u64::from(bit))
+        .and_then(Sh6::maybe_from)
+        .ok_or(LowerError::Shift(u64::from(bit)))?;
     let signed = if bit == 63 {
         ra
     } else {
         e(Insn::Rldicr {
             ra: SCRATCH,
             rs: ra,
-            sh: 63 - bit,
-            me: 0,
+            sh,
+            me: Mb6::of::<0>(),
         });
         SCRATCH
     };
@@ -469,6 +487,7 @@ fn branch_bit(ra: Reg, bit: u8, set: bool, target: Label, e: Emit) {
         bf: CR,
         target,
     });
+    Ok(())
 }
 
 /// `cmpld 6,a,b; subf a,b,a; bgt 6`: the compare reads `a` before the
@@ -476,7 +495,7 @@ fn branch_bit(ra: Reg, bit: u8, set: bool, target: Label, e: Emit) {
 /// both ELF ABIs) keeps it apart from CR7, whose compares the record-form
 /// peephole rewrites only where each sits right before its branch.
 fn sub_branch_above(a: Reg, b: Reg, target: Label, e: Emit) {
-    const CR6: u8 = 6;
+    const CR6: CrField = CrField::of::<6>();
     e(Insn::Cmpld {
         bf: CR6,
         ra: a,
@@ -495,7 +514,7 @@ fn sub_branch_above(a: Reg, b: Reg, target: Label, e: Emit) {
 }
 
 fn load_reserve(rt: Reg, base: Reg, width: u32, e: Emit) {
-    let (ra, rb, eh) = (0, base, false);
+    let (ra, rb, eh) = (Reg::R0, base, false);
     e(match width {
         8 => Insn::Lbarx { rt, ra, rb, eh },
         16 => Insn::Lharx { rt, ra, rb, eh },
@@ -506,7 +525,7 @@ fn load_reserve(rt: Reg, base: Reg, width: u32, e: Emit) {
 
 /// The store-conditional, and back to `retry` when it failed.
 fn store_cond(rs: Reg, base: Reg, width: u32, retry: Label, e: Emit) {
-    let (ra, rb) = (0, base);
+    let (ra, rb) = (Reg::R0, base);
     e(match width {
         8 => Insn::Stbcx { rs, ra, rb },
         16 => Insn::Sthcx { rs, ra, rb },
@@ -516,7 +535,7 @@ fn store_cond(rs: Reg, base: Reg, width: u32, retry: Label, e: Emit) {
     // cr0.eq is set when the store was performed.
     e(Insn::Bc {
         cond: Cond::Ne,
-        bf: 0,
+        bf: CR0,
         target: retry,
     });
 }
@@ -550,44 +569,24 @@ fn bin(
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
     let rb = match b {
-        Operand::Reg(v) => Some(alloc.reg(v)?),
+        Operand::Reg(v) => Some(gpr(alloc.reg(v)?)?),
         Operand::Imm(_) => None,
     };
     let imm = match b {
         Operand::Imm(v) => v,
         Operand::Reg(_) => 0,
     };
+    let shift = || Sh6::maybe_from(imm).ok_or(LowerError::Shift(imm));
     match (op, rb) {
-        (BinOp::Shl, None) => {
-            if imm >= 64 {
-                return Err(LowerError::Shift(imm));
-            }
-            if imm == 0 {
-                if rd != ra {
-                    e(Insn::Mr { ra: rd, rs: ra });
-                }
-            } else {
-                e(sldi(rd, ra, imm as u8));
-            }
-        }
-        (BinOp::Shr, None) => {
-            if imm >= 64 {
-                return Err(LowerError::Shift(imm));
-            }
-            if imm == 0 {
-                if rd != ra {
-                    e(Insn::Mr { ra: rd, rs: ra });
-                }
-            } else {
-                // srdi rd,ra,n = rldicl rd,ra,64-n,n
-                e(Insn::Rldicl {
-                    ra: rd,
-                    rs: ra,
-                    sh: (64 - imm) as u8,
-                    mb: imm as u8,
-                });
-            }
-        }
+        (BinOp::Shl | BinOp::Shr, None) if shift()?.get() == 0 => copy(rd, ra, e),
+        (BinOp::Shl, None) => e(sldi(rd, ra, shift()?)),
+        // srdi rd,ra,n = rldicl rd,ra,64-n,n
+        (BinOp::Shr, None) => e(Insn::Rldicl {
+            ra: rd,
+            rs: ra,
+            sh: Sh6::maybe_from(64 - imm).ok_or(LowerError::Shift(imm))?,
+            mb: Mb6::maybe_from(imm).ok_or(LowerError::Shift(imm))?,
+        }),
         (BinOp::Or, None) if imm <= 0xffff => e(Insn::Ori {
             ra: rd,
             rs: ra,
@@ -626,60 +625,6 @@ fn bin(
         (_, Some(rb)) => reg_op(op, rd, ra, rb, e),
     }
     Ok(())
-}
-
-/// `rd = ra & m` with rotate-and-mask instructions where `m` is ones
-/// from bit 0 up (`clrldi`), one run of ones in the low word (`rlwinm`),
-/// ones from some bit to 63 (`clrrdi`), or all
-/// ones but one run of zeros (rotate the run to the bottom, clear it,
-/// rotate back: skiboot's SETFIELD of a PE into a DMA address), instead
-/// of building `m` in a register (up to five instructions). False (and
-/// nothing emitted) for other masks.
-fn mask_and(rd: Reg, ra: Reg, m: u64, e: &mut dyn FnMut(Insn)) -> bool {
-    use crate::spec::bits::ones_run;
-    match (ones_run(m), ones_run(!m)) {
-        // Ones 0..=hi: clear the bits above (MSB0 0..63-hi-1).
-        (Some((0, hi)), _) => e(Insn::Rldicl {
-            ra: rd,
-            rs: ra,
-            sh: 0,
-            mb: (63 - hi) as u8,
-        }),
-        // Ones lo..=hi inside the low word: one rlwinm (MSB0 word bits
-        // 31-hi..=31-lo), the kernel's `rlwinm r15,r10,0,0x3fff0000`.
-        (Some((lo, hi)), _) if hi <= 31 => e(Insn::Rlwinm {
-            ra: rd,
-            rs: ra,
-            sh: 0,
-            mb: (31 - hi) as u8,
-            me: (31 - lo) as u8,
-        }),
-        // Ones lo..=63: clear the bits below (MSB0 64-lo..63).
-        (Some((lo, 63)), _) => e(Insn::Rldicr {
-            ra: rd,
-            rs: ra,
-            sh: 0,
-            me: (63 - lo) as u8,
-        }),
-        // Zeros lo..=hi, ones around them.
-        (_, Some((lo, hi))) if lo > 0 && hi < 63 => {
-            let w = hi - lo + 1;
-            e(Insn::Rldicr {
-                ra: rd,
-                rs: ra,
-                sh: (64 - lo) as u8,
-                me: (63 - w) as u8,
-            });
-            e(Insn::Rldicl {
-                ra: rd,
-                rs: rd,
-                sh: lo as u8,
-                mb: 0,
-            });
-        }
-        _ => return false,
-    }
-    true
 }
 
 fn reg_op(op: BinOp, rd: Reg, ra: Reg, rb: Reg, e: &mut dyn FnMut(Insn)) {
@@ -737,43 +682,20 @@ fn mem(
     swap: bool,
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
-    if base == 0 {
+    if base == Reg::R0 {
         return Err(LowerError::Internal("r0 cannot be a base register".into()));
     }
     let swap = swap && width > 8;
-    if !swap && offset <= 0x7fff && (width != 64 || offset.is_multiple_of(4)) {
-        let d = offset as i16;
-        e(match (store, width) {
-            (true, 64) => Insn::Std {
-                rs: rt,
-                d,
-                ra: base,
-            },
-            (true, 32) => Insn::Stw {
-                rs: rt,
-                d,
-                ra: base,
-            },
-            (true, 16) => Insn::Sth {
-                rs: rt,
-                d,
-                ra: base,
-            },
-            (true, _) => Insn::Stb {
-                rs: rt,
-                d,
-                ra: base,
-            },
-            (false, 64) => Insn::Ld { rt, d, ra: base },
-            (false, 32) => Insn::Lwz { rt, d, ra: base },
-            (false, 16) => Insn::Lhz { rt, d, ra: base },
-            (false, _) => Insn::Lbz { rt, d, ra: base },
-        });
+    if let Some(insn) = (!swap)
+        .then(|| displaced(store, rt, base, offset, width))
+        .flatten()
+    {
+        e(insn);
         return Ok(());
     }
     // Indexed: EA = (RA|0) + RB.
     let (ra, rb) = match (offset, index) {
-        (0, _) => (0, base),
+        (0, _) => (Reg::R0, base),
         (_, Some(index)) => (base, index),
         _ => {
             materialize(SCRATCH, offset, e);
@@ -797,6 +719,28 @@ fn mem(
         (false, _, _) => Insn::Lbzx { rt, ra, rb },
     });
     Ok(())
+}
+
+/// The D-form (DS-form for 64 bits) access of `rt` at `offset` from
+/// `base`, None where the displacement does not fit.
+fn displaced(store: bool, rt: Reg, base: Reg, offset: u64, width: u32) -> Option<Insn> {
+    let d = i16::try_from(offset).ok()?;
+    let ds = || Ds::maybe_from(i64::from(d));
+    let ra = base;
+    Some(match (store, width) {
+        (true, 64) => Insn::Std {
+            rs: rt,
+            d: ds()?,
+            ra,
+        },
+        (true, 32) => Insn::Stw { rs: rt, d, ra },
+        (true, 16) => Insn::Sth { rs: rt, d, ra },
+        (true, _) => Insn::Stb { rs: rt, d, ra },
+        (false, 64) => Insn::Ld { rt, d: ds()?, ra },
+        (false, 32) => Insn::Lwz { rt, d, ra },
+        (false, 16) => Insn::Lhz { rt, d, ra },
+        (false, _) => Insn::Lbz { rt, d, ra },
+    })
 }
 
 #[cfg(test)]

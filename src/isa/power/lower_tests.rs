@@ -15,8 +15,8 @@ fn eval(seq: &[Insn]) -> u64 {
             Insn::Lis { imm, .. } => ((imm as i64) << 16) as u64,
             Insn::Ori { imm, .. } => r | u64::from(imm),
             Insn::Oris { imm, .. } => r | (u64::from(imm) << 16),
-            Insn::Rldicr { sh, me, .. } => r.rotate_left(u32::from(sh)) & (u64::MAX << (63 - me)),
-            Insn::Rldicl { sh, mb, .. } => r.rotate_left(u32::from(sh)) & (u64::MAX >> mb),
+            Insn::Rldicr { sh, me, .. } => r.rotate_left(sh.bits()) & (u64::MAX << (63 - me.get())),
+            Insn::Rldicl { sh, mb, .. } => r.rotate_left(sh.bits()) & (u64::MAX >> mb.get()),
             ref other => panic!("unexpected {other:?}"),
         };
     }
@@ -41,7 +41,7 @@ fn materialize_is_correct_and_short() {
     ];
     for (v, max_len) in cases {
         let mut seq = Vec::new();
-        materialize(3, v, &mut |i| seq.push(i));
+        materialize(Reg::of::<3>(), v, &mut |i| seq.push(i));
         assert_eq!(eval(&seq), v, "{v:#x}: {seq:?}");
         assert!(
             seq.len() <= max_len,
@@ -56,7 +56,7 @@ fn materialize_random_values() {
     for x in xorshift(0x9e37_79b9_7f4a_7c15).take(10_000) {
         for v in [x, x >> 20, x & 0xffff_0000, x << 30, !(x >> 40)] {
             let mut seq = Vec::new();
-            materialize(3, v, &mut |i| seq.push(i));
+            materialize(Reg::of::<3>(), v, &mut |i| seq.push(i));
             assert_eq!(eval(&seq), v, "{v:#x}: {seq:?}");
             assert!(seq.len() <= 5);
         }

@@ -13,8 +13,8 @@
 //! right after its `st?cx.`, and a bit test's branch right after its
 //! `andi.`.
 
-use super::insn::{Cond, Insn};
-use super::lower::CR;
+use super::insn::{Cond, Insn, Mb5, Mb6, Reg, Sh5, Sh6};
+use super::lower::{CR, CR0};
 use crate::lir::Origin;
 
 pub(super) fn record_forms(insns: &mut Vec<(Insn, Origin)>) {
@@ -60,7 +60,7 @@ fn fuse(w: &[(Insn, Origin)]) -> Option<(Insn, Insn)> {
         return None;
     }
     let recorded = match *first {
-        Insn::Addi { rt, ra: a, imm } if rt == *ra && a == rt && rt != 0 => {
+        Insn::Addi { rt, ra: a, imm } if rt == *ra && a == rt && rt != Reg::R0 => {
             Insn::AddicDot { rt, ra: a, imm }
         }
         Insn::AndiDot { ra: x, .. } if x == *ra => first.clone(),
@@ -70,7 +70,7 @@ fn fuse(w: &[(Insn, Origin)]) -> Option<(Insn, Insn)> {
         recorded,
         Insn::Bc {
             cond: *cond,
-            bf: 0,
+            bf: CR0,
             target: *target,
         },
     ))
@@ -131,33 +131,30 @@ pub(super) fn word_rotates(insns: &mut Vec<(Insn, Origin)>) {
 
 fn word_rotate(first: &Insn, second: &Insn) -> Option<Insn> {
     // `sldi x,y,s` is `rldicr x,y,s,63-s`.
+    // `sldi x,y,s` is `rldicr x,y,s,63-s`; s < 32 is a word shift.
     let sldi = |i: &Insn| match *i {
-        Insn::Rldicr { ra, rs, sh, me }
-            if sh > 0 && sh < 32 && u32::from(me) == 63 - u32::from(sh) =>
-        {
-            Some((ra, rs, sh))
+        Insn::Rldicr { ra, rs, sh, me } if sh.get() > 0 && me == Mb6::sldi_end(sh) => {
+            Some((ra, rs, Sh5::maybe_from(u64::from(sh.get()))?))
         }
         _ => None,
     };
+    let word = |v: u8| Mb5::maybe_from(u64::from(v));
     if let Some((x, y, s)) = sldi(first) {
         // The mask, as MSB0 word bounds, must keep no bit below s.
         let (mb, me) = match *second {
-            Insn::Rldicl {
-                ra,
-                rs,
-                sh: 0,
-                mb: 32,
-            } if ra == x && rs == x => (0, 31),
-            Insn::Rlwinm {
-                ra,
-                rs,
-                sh: 0,
-                mb,
-                me,
-            } if ra == x && rs == x && mb <= me => (mb, me),
+            Insn::Rldicl { ra, rs, sh, mb }
+                if ra == x && rs == x && sh == Sh6::of::<0>() && mb == Mb6::of::<32>() =>
+            {
+                (Mb5::of::<0>(), Mb5::of::<31>())
+            }
+            Insn::Rlwinm { ra, rs, sh, mb, me }
+                if ra == x && rs == x && sh == Sh5::of::<0>() && mb <= me =>
+            {
+                (mb, me)
+            }
             _ => return None,
         };
-        let me = me.min(31 - s);
+        let me = me.min(word(31 - s.get())?);
         return (mb <= me).then_some(Insn::Rlwinm {
             ra: x,
             rs: y,
@@ -169,13 +166,13 @@ fn word_rotate(first: &Insn, second: &Insn) -> Option<Insn> {
     if let (&Insn::AndiDot { ra: x, rs: y, imm }, Some((x2, y2, s))) = (first, sldi(second)) {
         let k = 16 - imm.leading_zeros() as u8;
         let low_ones = imm != 0 && u32::from(imm).wrapping_add(1).is_power_of_two();
-        if x2 == x && y2 == x && low_ones && k + s <= 32 {
+        if x2 == x && y2 == x && low_ones && k + s.get() <= 32 {
             return Some(Insn::Rlwinm {
                 ra: x,
                 rs: y,
                 sh: s,
-                mb: 32 - k - s,
-                me: 31 - s,
+                mb: word(32 - k - s.get())?,
+                me: word(31 - s.get())?,
             });
         }
     }

@@ -7,7 +7,7 @@
 //! `PPC_TLBIE_5`), likewise `tlbiel`, and `slbia ih=N` with none.
 
 use super::book3e;
-use super::insn::{Insn, Reg};
+use super::insn::{Ih, Insn, Reg, Ric};
 use crate::ir::insn_imm;
 use crate::ir::isa::InvalidationError;
 use crate::isa::invalidation::Invalidation;
@@ -36,18 +36,29 @@ impl Op {
 /// A Book III-S invalidation by IR name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
-    Tlbie { ric: u8, prs: u8, r: u8 },
-    Tlbiel { ric: u8, prs: u8, r: u8 },
-    Slbia { ih: u8 },
+    Tlbie { ric: Ric, prs: bool, r: bool },
+    Tlbiel { ric: Ric, prs: bool, r: bool },
+    Slbia { ih: Ih },
 }
 
+/// The form `name` spells; a field out of its range (which the parser
+/// does not let through) makes it no POWER invalidation.
 fn form(name: &str) -> Result<(Form, usize), InvalidationError> {
     let (m, v) = insn_imm::split(name);
-    let b = |i: usize| v.get(i).map(|&x| x as u8);
-    let f = match (m, b(0), b(1), b(2)) {
+    let field = |i: usize| v.get(i).copied();
+    let bit = |i: usize| match field(i) {
+        Some(0) => Some(false),
+        Some(1) => Some(true),
+        _ => None,
+    };
+    let ric = field(0).and_then(Ric::maybe_from);
+    let f = match (m, ric, bit(1), bit(2)) {
         ("tlbie", Some(ric), Some(prs), Some(r)) => (Form::Tlbie { ric, prs, r }, 2),
         ("tlbiel", Some(ric), Some(prs), Some(r)) => (Form::Tlbiel { ric, prs, r }, 2),
-        ("slbia", Some(ih), None, None) => (Form::Slbia { ih }, 0),
+        ("slbia", ..) if v.len() == 1 => match field(0).and_then(Ih::maybe_from) {
+            Some(ih) => (Form::Slbia { ih }, 0),
+            None => return Err(no_such(name)),
+        },
         _ if name.starts_with("tlbi ") => {
             return Err(InvalidationError::Foreign {
                 name: name.into(),
@@ -55,15 +66,17 @@ fn form(name: &str) -> Result<(Form, usize), InvalidationError> {
                 advice: "; POWER invalidates with `tlbie RB, RS, RIC, PRS, R` and `tlbiel`",
             })
         }
-        _ => {
-            return Err(InvalidationError::NoSuch {
-                target: "POWER",
-                name: name.into(),
-                also: "",
-            })
-        }
+        _ => return Err(no_such(name)),
     };
     Ok(f)
+}
+
+fn no_such(name: &str) -> InvalidationError {
+    InvalidationError::NoSuch {
+        target: "POWER",
+        name: name.into(),
+        also: "",
+    }
 }
 
 /// The Book III-S invalidation `name`, if it takes `n` register operands.
@@ -142,16 +155,21 @@ mod tests {
             .contains("AArch64"));
         let inv = invalidation("tlbiel ric=0 prs=1 r=1", 2).unwrap();
         let mut out = Vec::new();
-        inv.op::<Op>().lower(&[4, 5], 0, &mut |i| out.push(i));
+        let (r4, r5) = (Reg::of::<4>(), Reg::of::<5>());
+        inv.op::<Op>()
+            .lower(&[r4, r5], Reg::R0, &mut |i| out.push(i));
         assert_eq!(
             out,
             [Insn::Tlbiel {
-                rb: 4,
-                rs: 5,
-                ric: 0,
-                prs: 1,
-                r: 1
+                rb: r4,
+                rs: r5,
+                ric: Ric::of::<0>(),
+                prs: true,
+                r: true
             }]
         );
+        assert!(invalidation("tlbie ric=4 prs=1 r=1", 2).is_err());
+        assert!(invalidation("tlbie ric=0 prs=2 r=1", 2).is_err());
+        assert!(invalidation("slbia ih=8", 0).is_err());
     }
 }

@@ -1,5 +1,7 @@
-//! Operands other than registers: branch labels, branch conditions and
-//! Book III-E special-purpose registers.
+//! Operands other than registers and immediates: branch labels, branch
+//! conditions and Book III-E special-purpose registers.
+
+use super::imms::Mas;
 
 /// Branch-target label identifier (defined by `Insn::Label`).
 pub type Label = u32;
@@ -18,8 +20,8 @@ pub enum Cond {
 /// A Book III-E special-purpose register, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Spr {
-    /// MMU assist register MAS0..MAS8 (a number past 8 fails to encode).
-    Mas(u8),
+    /// MMU assist register MAS0..MAS8.
+    Mas(Mas),
     /// MAS7 and MAS3 as one 64-bit register (SPR 372, Linux
     /// `SPRN_MAS7_MAS3`; Power ISA v2.06 Book III-E 6.10.3.8): MAS7 in the
     /// high word, MAS3 in the low word.
@@ -36,11 +38,11 @@ const MAS_SPR: [u16; 9] = [
 ];
 
 impl Spr {
-    /// The SPR number, None for a register that does not exist.
-    pub fn number(self) -> Option<u16> {
+    /// The SPR number.
+    pub fn number(self) -> u16 {
         match self {
-            Spr::Mas(n) => MAS_SPR.get(usize::from(n)).copied(),
-            Spr::Mas7Mas3 => Some(MAS7_MAS3_SPR),
+            Spr::Mas(n) => MAS_SPR[usize::from(n.get())],
+            Spr::Mas7Mas3 => MAS7_MAS3_SPR,
         }
     }
 
@@ -49,16 +51,14 @@ impl Spr {
         if n == MAS7_MAS3_SPR {
             return Some(Spr::Mas7Mas3);
         }
-        MAS_SPR
-            .iter()
-            .position(|&m| m == n)
-            .map(|i| Spr::Mas(i as u8))
+        let i = MAS_SPR.iter().position(|&m| m == n)?;
+        Mas::maybe_from(i as u64).map(Spr::Mas)
     }
 
     /// `MAS6`.
     pub fn name(self) -> String {
         match self {
-            Spr::Mas(n) => format!("MAS{n}"),
+            Spr::Mas(n) => format!("MAS{}", n.get()),
             Spr::Mas7Mas3 => "MAS7_MAS3".to_string(),
         }
     }
@@ -74,7 +74,7 @@ pub fn spr_by_name(name: &str) -> Option<(Spr, &'static str)> {
         return Some((Spr::Mas7Mas3, "MAS7_MAS3"));
     }
     let i = NAMES.iter().position(|n| *n == up)?;
-    Some((Spr::Mas(i as u8), NAMES[i]))
+    Some((Spr::Mas(Mas::maybe_from(i as u64)?), NAMES[i]))
 }
 
 /// The 10-bit SPR field of mtspr/mfspr: its two 5-bit halves swapped

@@ -8,16 +8,20 @@
 //! ISA defines instructions as words, and LE mode simply stores each word
 //! byte-reversed.
 //!
-//! Nothing here panics on operand values: every field is range-checked and an
-//! out-of-range value yields `EncodeError::BadOperand`.
+//! Operands are valid when built: registers and the immediate fields whose
+//! values a Rust integer does not match have types holding only what their
+//! field can express, so the encoder places bits without checking them;
+//! what can still fail is a label's (an undefined one, a branch out of
+//! reach).
 //!
-//! Here the instruction enum and its classes; [`args`] the non-register
-//! operands (labels, conditions, SPRs), [`regs`] the registers and their
-//! spelling, [`encode`] the binary words and [`assemble`], [`text`] the
-//! GNU as text.
+//! Here the instruction enum and its classes; [`args`] the other operands
+//! (labels, conditions, SPRs), [`regs`] the registers and their spelling,
+//! [`imms`] the immediate fields, [`encode`] the binary words and
+//! [`assemble`], [`text`] the GNU as text.
 
 mod args;
 mod encode;
+mod imms;
 mod regs;
 #[cfg(test)]
 mod tests;
@@ -25,6 +29,7 @@ mod text;
 
 pub use args::{spr_by_name, spr_field, Cond, Label, Spr};
 pub use encode::{assemble, Assembled, EncodeError};
+pub use imms::{CrBit, CrField, Ds, Ih, Mas, Mb5, Mb6, Mo, Ric, Sh5, Sh6, TlbilxT};
 pub use regs::{Reg, RegStyle};
 
 #[rustfmt::skip]
@@ -63,28 +68,28 @@ pub enum Insn {
     Cntlzd { ra: Reg, rs: Reg },
     Cnttzd { ra: Reg, rs: Reg },
     Popcntd { ra: Reg, rs: Reg },
-    Rldicl { ra: Reg, rs: Reg, sh: u8, mb: u8 },
-    Rldicr { ra: Reg, rs: Reg, sh: u8, me: u8 },
-    Rldic { ra: Reg, rs: Reg, sh: u8, mb: u8 },
-    Rldimi { ra: Reg, rs: Reg, sh: u8, mb: u8 },
+    Rldicl { ra: Reg, rs: Reg, sh: Sh6, mb: Mb6 },
+    Rldicr { ra: Reg, rs: Reg, sh: Sh6, me: Mb6 },
+    Rldic { ra: Reg, rs: Reg, sh: Sh6, mb: Mb6 },
+    Rldimi { ra: Reg, rs: Reg, sh: Sh6, mb: Mb6 },
     /// `rlwinm ra,rs,sh,mb,me`: rotate the low word left by `sh` and keep
     /// bits mb..=me (MSB0 of the word); with mb <= me the high word is 0.
     /// The kernel's `slwi`, `clrlwi`, `rlwinm r4,r4,0,1,31`.
-    Rlwinm { ra: Reg, rs: Reg, sh: u8, mb: u8, me: u8 },
+    Rlwinm { ra: Reg, rs: Reg, sh: Sh5, mb: Mb5, me: Mb5 },
     /// `or ra,rs,rs`
     Mr { ra: Reg, rs: Reg },
     // loads/stores, D/DS-form (displacement) and X-form (indexed); *brx are byte-reversed
-    Std { rs: Reg, d: i16, ra: Reg },
+    Std { rs: Reg, d: Ds, ra: Reg },
     Stw { rs: Reg, d: i16, ra: Reg },
     Sth { rs: Reg, d: i16, ra: Reg },
     Stb { rs: Reg, d: i16, ra: Reg },
-    Ld { rt: Reg, d: i16, ra: Reg },
+    Ld { rt: Reg, d: Ds, ra: Reg },
     /// `ld rt,d(r1)`: an incoming argument from the caller's parameter
     /// save area, `param` being the argument register the slot belongs to
     /// (r11 for the ninth argument). Linux style prints the kernel's
     /// `STK_PARAM(R11)` for `d`, which follows the ABI the kernel is built
     /// for (ELFv1 or ELFv2 big-endian alike); the bytes use `d`.
-    LdArg { rt: Reg, d: i16, param: u8 },
+    LdArg { rt: Reg, d: Ds, param: u8 },
     Lwz { rt: Reg, d: i16, ra: Reg },
     Lhz { rt: Reg, d: i16, ra: Reg },
     Lbz { rt: Reg, d: i16, ra: Reg },
@@ -111,20 +116,20 @@ pub enum Insn {
     Sthcx { rs: Reg, ra: Reg, rb: Reg },
     Stwcx { rs: Reg, ra: Reg, rb: Reg },
     Stdcx { rs: Reg, ra: Reg, rb: Reg },
-    // compares into CR field bf (0..=7)
-    Cmpdi { bf: u8, ra: Reg, imm: i16 },
-    Cmpldi { bf: u8, ra: Reg, imm: u16 },
-    Cmpd { bf: u8, ra: Reg, rb: Reg },
-    Cmpld { bf: u8, ra: Reg, rb: Reg },
-    Cmpwi { bf: u8, ra: Reg, imm: i16 },
-    Cmplwi { bf: u8, ra: Reg, imm: u16 },
-    Cmpw { bf: u8, ra: Reg, rb: Reg },
-    Cmplw { bf: u8, ra: Reg, rb: Reg },
-    /// CR bit numbers 0..=31; `crclr x` is `crxor x,x,x`.
-    Crxor { bt: u8, ba: u8, bb: u8 },
+    // compares into CR field bf
+    Cmpdi { bf: CrField, ra: Reg, imm: i16 },
+    Cmpldi { bf: CrField, ra: Reg, imm: u16 },
+    Cmpd { bf: CrField, ra: Reg, rb: Reg },
+    Cmpld { bf: CrField, ra: Reg, rb: Reg },
+    Cmpwi { bf: CrField, ra: Reg, imm: i16 },
+    Cmplwi { bf: CrField, ra: Reg, imm: u16 },
+    Cmpw { bf: CrField, ra: Reg, rb: Reg },
+    Cmplw { bf: CrField, ra: Reg, rb: Reg },
+    /// `crclr x` is `crxor x,x,x`.
+    Crxor { bt: CrBit, ba: CrBit, bb: CrBit },
     // control flow (branch targets are labels, resolved by assemble)
     B { target: Label },
-    Bc { cond: Cond, bf: u8, target: Label },
+    Bc { cond: Cond, bf: CrField, target: Label },
     Bdnz { target: Label },
     Blr,
     Mtctr { rs: Reg },
@@ -135,7 +140,7 @@ pub enum Insn {
     /// entries, T=0 all of the LPID, T=1 those of the PID in MAS6[SPID],
     /// T=3 the one translating EA = (RA|0)+RB under MAS6's SPID, SAS,
     /// ISIZE and SIND. T=2 is reserved.
-    Tlbilx { t: u8, ra: Reg, rb: Reg },
+    Tlbilx { t: TlbilxT, ra: Reg, rb: Reg },
     /// `tlbivax RA,RB` (XO 786): invalidate the entry translating EA on
     /// every CPU (MAS6 as for `tlbilx 3`); complete after `tlbsync`.
     Tlbivax { ra: Reg, rb: Reg },
@@ -149,7 +154,7 @@ pub enum Insn {
     /// `msync`: Book E's name of `sync` 0 (the same word).
     Msync,
     /// `mbar MO` (XO 854): eieio's word when MO is 0.
-    Mbar { mo: u8 },
+    Mbar { mo: Mo },
     /// `mtspr SPR,RS` / `mfspr RT,SPR` of an MMU assist register.
     Mtspr { spr: Spr, rs: Reg },
     Mfspr { rt: Reg, spr: Spr },
@@ -173,11 +178,13 @@ pub enum Insn {
     /// patcher rebases a branch that leaves the alternative. Linux style
     /// only.
     FtrB { mmu: bool, cap: String, target: Label },
-    Tlbie { rb: Reg, rs: Reg, ric: u8, prs: u8, r: u8 },
-    Tlbiel { rb: Reg, rs: Reg, ric: u8, prs: u8, r: u8 },
+    /// `tlbie RB,RS,RIC,PRS,R` (v3.0 X-form): PRS (process-scoped) and R
+    /// (radix) are one bit each.
+    Tlbie { rb: Reg, rs: Reg, ric: Ric, prs: bool, r: bool },
+    Tlbiel { rb: Reg, rs: Reg, ric: Ric, prs: bool, r: bool },
     /// `slbia IH` (ISA 3.0): with radix, invalidates ERAT entries of the
     /// class IH selects (Linux PPC_RADIX_INVALIDATE_ERAT_USER: IH=3).
-    Slbia { ih: u8 },
+    Slbia { ih: Ih },
     /// `cp_abort` (ISA 3.0): clears the copy-paste buffer; Linux issues it
     /// after `tlbiel` on ISA 3.1 (ppc_after_tlbiel_barrier).
     CpAbort,

@@ -1,7 +1,23 @@
 //! General-purpose registers and how the text spells them.
 
-/// General-purpose register number, 0..=31.
-pub type Reg = u8;
+use super::imms::unsigned_field;
+
+unsigned_field!(
+    /// A general-purpose register, r0..r31: the 5-bit RT, RS, RA and RB
+    /// fields (Power ISA v3.0B Book I 1.6.28), valid when built as the
+    /// immediates are. In an RA slot marked (RA|0), r0 reads as zero
+    /// rather than as the register.
+    Reg,
+    5
+);
+
+impl Reg {
+    /// r0, the scratch register of the lowering, and zero in an (RA|0)
+    /// slot.
+    pub const R0: Reg = Reg::of::<0>();
+    /// r1, the stack pointer of both ELF ABIs.
+    pub const R1: Reg = Reg::of::<1>();
+}
 
 /// Register spelling in the emitted text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,10 +29,10 @@ pub enum RegStyle {
 }
 
 impl RegStyle {
-    fn prefix(self) -> &'static str {
+    fn names(self) -> &'static [&'static str; 32] {
         match self {
-            RegStyle::Percent => "%r",
-            RegStyle::Bare => "r",
+            RegStyle::Percent => &PERCENT_NAMES,
+            RegStyle::Bare => &BARE_NAMES,
         }
     }
 }
@@ -25,7 +41,7 @@ impl RegStyle {
 /// so an instruction's text costs one allocation and no integer formatting
 /// per operand.
 pub(super) struct RegText {
-    prefix: &'static str,
+    names: &'static [&'static str; 32],
     n: Reg,
     zero_is_literal: bool,
 }
@@ -33,7 +49,7 @@ pub(super) struct RegText {
 impl RegText {
     pub(super) fn new(style: RegStyle, n: Reg, zero_is_literal: bool) -> RegText {
         RegText {
-            prefix: style.prefix(),
+            names: style.names(),
             n,
             zero_is_literal,
         }
@@ -54,21 +70,9 @@ const BARE_NAMES: [&str; 32] = [
 impl RegText {
     /// Append the spelling to `out`.
     pub(super) fn push_to(&self, out: &mut String) {
-        if self.zero_is_literal && self.n == 0 {
+        if self.zero_is_literal && self.n == Reg::R0 {
             return out.push('0');
         }
-        let table = if self.prefix == "r" {
-            &BARE_NAMES
-        } else {
-            &PERCENT_NAMES
-        };
-        match table.get(usize::from(self.n)) {
-            Some(name) => out.push_str(name),
-            // Out of range: printed as is for the assembler to reject.
-            None => {
-                out.push_str(self.prefix);
-                out.push_str(itoa::Buffer::new().format(self.n));
-            }
-        }
+        out.push_str(self.names[usize::from(self.n.0)]);
     }
 }

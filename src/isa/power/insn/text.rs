@@ -18,11 +18,7 @@ fn cond_mnemonic(c: Cond) -> &'static str {
 
 /// An SPR operand: its number in hex, as `reg_booke.h` writes it.
 fn spr_text(spr: Spr) -> String {
-    match spr.number() {
-        Some(n) => format!("{n:#x}"),
-        // Out of range: the name, for the assembler to reject.
-        None => spr.name(),
-    }
+    format!("{:#x}", spr.number())
 }
 
 /// One instruction's text, written operand by operand into the line (a
@@ -88,8 +84,7 @@ impl Insn {
     /// GNU as text (no leading indentation, no newline). Percent style
     /// assembles with plain `as -mpower9`; Bare style needs `-mregnames`.
     /// CR fields/bits are plain numbers in both styles. Labels print as
-    /// `name:`. Operands are printed verbatim, so out-of-range values give
-    /// text the assembler will reject rather than a panic.
+    /// `name:`.
     pub fn text(&self, style: RegStyle, label_name: &dyn Fn(Label) -> String) -> String {
         let mut out = String::with_capacity(24);
         self.write_text(style, label_name, &mut out);
@@ -161,8 +156,10 @@ impl Line<'_> {
             Rldicl { ra, rs, sh, mb: b }
             | Rldicr { ra, rs, sh, me: b }
             | Rldic { ra, rs, sh, mb: b }
-            | Rldimi { ra, rs, sh, mb: b } => self.r(ra).r(rs).int(sh).int(b),
-            Rlwinm { ra, rs, sh, mb, me } => self.r(ra).r(rs).int(sh).int(mb).int(me),
+            | Rldimi { ra, rs, sh, mb: b } => self.r(ra).r(rs).int(sh.get()).int(b.get()),
+            Rlwinm { ra, rs, sh, mb, me } => {
+                self.r(ra).r(rs).int(sh.get()).int(mb.get()).int(me.get())
+            }
             Mr { ra, rs } | Cntlzd { ra, rs } | Cnttzd { ra, rs } | Popcntd { ra, rs } => {
                 self.r(ra).r(rs)
             }
@@ -175,16 +172,15 @@ impl Line<'_> {
     fn memory(&mut self, i: &Insn) -> bool {
         use Insn::*;
         match *i {
-            Std { rs: t, d, ra }
-            | Stw { rs: t, d, ra }
+            Stw { rs: t, d, ra }
             | Sth { rs: t, d, ra }
             | Stb { rs: t, d, ra }
-            | Ld { rt: t, d, ra }
             | Lwz { rt: t, d, ra }
             | Lhz { rt: t, d, ra }
             | Lbz { rt: t, d, ra } => self.r(t).mem(d, ra),
+            Std { rs: t, d, ra } | Ld { rt: t, d, ra } => self.r(t).mem(d.get(), ra),
             LdArg { rt, d, param } => match self.style {
-                RegStyle::Percent => self.r(rt).mem(d, 1),
+                RegStyle::Percent => self.r(rt).mem(d.get(), Reg::R1),
                 RegStyle::Bare => {
                     let slot = format!("STK_PARAM(R{param})(r1)");
                     self.r(rt).raw(&slot)
@@ -229,15 +225,15 @@ impl Line<'_> {
     fn control(&mut self, i: &Insn) -> bool {
         use Insn::*;
         match *i {
-            Cmpdi { bf, ra, imm } | Cmpwi { bf, ra, imm } => self.int(bf).r(ra).int(imm),
-            Cmpldi { bf, ra, imm } | Cmplwi { bf, ra, imm } => self.int(bf).r(ra).int(imm),
+            Cmpdi { bf, ra, imm } | Cmpwi { bf, ra, imm } => self.int(bf.get()).r(ra).int(imm),
+            Cmpldi { bf, ra, imm } | Cmplwi { bf, ra, imm } => self.int(bf.get()).r(ra).int(imm),
             Cmpd { bf, ra, rb }
             | Cmpld { bf, ra, rb }
             | Cmpw { bf, ra, rb }
-            | Cmplw { bf, ra, rb } => self.int(bf).r(ra).r(rb),
-            Crxor { bt, ba, bb } => self.int(bt).int(ba).int(bb),
+            | Cmplw { bf, ra, rb } => self.int(bf.get()).r(ra).r(rb),
+            Crxor { bt, ba, bb } => self.int(bt.get()).int(ba.get()).int(bb.get()),
             B { target } | Bdnz { target } => self.label(target),
-            Bc { bf, target, .. } => self.int(bf).label(target),
+            Bc { bf, target, .. } => self.int(bf.get()).label(target),
             Mtctr { rs: t } | Mfctr { rt: t } => self.r(t),
             Blr => self,
             _ => return false,
@@ -249,10 +245,11 @@ impl Line<'_> {
     fn book3e(&mut self, i: &Insn) -> bool {
         use Insn::*;
         match *i {
-            Tlbilx { t, ra, rb } => self.int(t).r0(ra).r(rb),
+            Tlbilx { t, ra, rb } => self.int(t.get()).r0(ra).r(rb),
             Tlbivax { ra, rb } | Tlbsx { ra, rb } => self.r0(ra).r(rb),
-            Tlbre | Tlbwe | Msync | Mbar { mo: 0 } => self,
-            Mbar { mo } => self.int(mo),
+            Tlbre | Tlbwe | Msync => self,
+            Mbar { mo } if mo.get() == 0 => self,
+            Mbar { mo } => self.int(mo.get()),
             // The number (the kernel's SPRN_ names need <asm/reg_booke.h>,
             // which a Book3S kernel tree does not include).
             Mtspr { spr, rs } => self.raw(&spr_text(spr)).r(rs),
@@ -269,7 +266,7 @@ impl Line<'_> {
         use Insn::*;
         match *i {
             Eieio | Sync | Lwsync | Ptesync | Isync | Tlbsync | Nop | CpAbort => self,
-            Slbia { ih } => self.int(ih),
+            Slbia { ih } => self.int(ih.get()),
             Tlbie {
                 rb,
                 rs,
@@ -283,7 +280,12 @@ impl Line<'_> {
                 ric,
                 prs,
                 r: rr,
-            } => self.r(rb).r(rs).int(ric).int(prs).int(rr),
+            } => self
+                .r(rb)
+                .r(rs)
+                .int(ric.get())
+                .int(u8::from(prs))
+                .int(u8::from(rr)),
             _ => return false,
         };
         true
