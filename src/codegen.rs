@@ -233,18 +233,7 @@ mod tests {
     /// to allocate, and an unpredicted one is the same build.
     #[test]
     fn entry_overflow_prediction_names_only_real_failures() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
-        let mut specs: Vec<(String, String)> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "inv"))
-            .map(|p| {
-                (
-                    p.display().to_string(),
-                    std::fs::read_to_string(&p).unwrap(),
-                )
-            })
-            .collect();
+        let mut specs = crate::spec::examples();
         for pairs in [4, 8, 12, 14, 16, 20, 30, 50] {
             specs.push((format!("launches {pairs}"), launches(pairs)));
         }

@@ -230,11 +230,7 @@ pub fn fold_ifs(body: Vec<Stmt>) -> Vec<Stmt> {
                 );
                 out.extend(fold_ifs(if holds { then_ } else { else_ }));
             }
-            other => {
-                let folded: Result<Stmt, std::convert::Infallible> =
-                    other.try_map_blocks(&mut |b| Ok(fold_ifs(b)));
-                out.extend(folded);
-            }
+            other => out.push(other.map_blocks(&mut fold_ifs)),
         }
     }
     out

@@ -510,6 +510,37 @@ pub fn only_seq(
     }
 }
 
+/// Read and load the spec at `path` as `load_checked` does: its name
+/// for diagnostics, its text and its program.
+pub fn load_spec(
+    io: &mut Io,
+    path: &Path,
+    opts: &Options,
+) -> Result<(String, String, crate::ir::Program), Fail> {
+    let name = path.display().to_string();
+    let src = read_spec(path, io)?;
+    let prog = load_checked(io, &name, &src, opts)?;
+    Ok((name, src, prog))
+}
+
+/// A usage error when `prog` has no sequence `seq` names (none named is
+/// fine).
+pub fn known_seq(io: &mut Io, prog: &crate::ir::Program, seq: Option<&str>) -> Result<(), Fail> {
+    match seq {
+        Some(s) if !prog.seqs.iter().any(|x| x.name == s) => {
+            let names: Vec<&str> = prog.seqs.iter().map(|x| x.name.as_str()).collect();
+            Err(usage(
+                io,
+                format!(
+                    "--seq {s}: no such sequence (sequences: {})",
+                    names.join(", ")
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 pub fn load_checked(
     io: &mut Io,
     name: &str,

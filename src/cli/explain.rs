@@ -20,21 +20,8 @@ pub struct Args {
 
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     let opts = options(&a.code);
-    let name = a.spec.display().to_string();
-    let src = read_spec(&a.spec, io)?;
-    let prog = load_checked(io, &name, &src, &opts)?;
-    if let Some(s) = &a.seq {
-        if !prog.seqs.iter().any(|x| &x.name == s) {
-            let names: Vec<&str> = prog.seqs.iter().map(|x| x.name.as_str()).collect();
-            return Err(usage(
-                io,
-                format!(
-                    "--seq {s}: no such sequence (sequences: {})",
-                    names.join(", ")
-                ),
-            ));
-        }
-    }
+    let (name, src, prog) = load_spec(io, &a.spec, &opts)?;
+    known_seq(io, &prog, a.seq.as_deref())?;
     let c = crate::compile(&prog, target_for(a.target, &src), &opts)
         .map_err(|d| report(io, &name, &src, &d))?;
     let x = crate::emit::explain::explain(&c, a.seq.as_deref());

@@ -43,21 +43,11 @@ pub struct Args {
 
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     let opts = options(&a.code);
-    let name = a.spec.display().to_string();
-    let src = read_spec(&a.spec, io)?;
-    let prog = load_checked(io, &name, &src, &opts)?;
+    let (name, src, prog) = load_spec(io, &a.spec, &opts)?;
+    known_seq(io, &prog, a.seq.as_deref())?;
     let prog = match &a.seq {
         None => prog,
-        Some(s) => crate::cost::select_seq(&prog, s).map_err(|_| {
-            let names: Vec<&str> = prog.seqs.iter().map(|x| x.name.as_str()).collect();
-            usage(
-                io,
-                format!(
-                    "--seq {s}: no such sequence (sequences: {})",
-                    names.join(", ")
-                ),
-            )
-        })?,
+        Some(s) => crate::cost::select_seq(&prog, s).expect("the sequence is known"),
     };
     let targets = if a.target.is_empty() {
         crate::output::default_targets(&prog)

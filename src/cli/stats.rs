@@ -20,9 +20,7 @@ pub struct Args {
 
 pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     let opts = options(&a.code);
-    let name = a.spec.display().to_string();
-    let src = read_spec(&a.spec, io)?;
-    let prog = load_checked(io, &name, &src, &opts)?;
+    let (name, src, prog) = load_spec(io, &a.spec, &opts)?;
     let prog = only_seq(io, prog, a.seq.as_deref())?;
     let c = crate::compile(&prog, target_for(a.target, &src), &opts)
         .map_err(|d| report(io, &name, &src, &d))?;

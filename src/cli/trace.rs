@@ -144,10 +144,8 @@ pub fn prepare_with(
     use crate::ir::Instances;
     use crate::verify::{interp::World, trace};
     let opts = options(code);
-    let name = spec.display().to_string();
-    let src = read_spec(spec, io)?;
+    let (name, src, prog) = load_spec(io, spec, &opts)?;
     let target = target_for(target, &src);
-    let prog = load_checked(io, &name, &src, &opts)?;
     let Some(si) = prog.seqs.iter().position(|s| s.name == seq) else {
         return Err(usage(
             io,

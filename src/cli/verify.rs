@@ -36,9 +36,7 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     let opts = options(&a.code);
     let mut ok = true;
     for spec in &a.specs {
-        let name = spec.display().to_string();
-        let src = read_spec(spec, io)?;
-        let prog = load_checked(io, &name, &src, &opts)?;
+        let (name, src, prog) = load_spec(io, spec, &opts)?;
         let prog = only_seq(io, prog, a.seq.as_deref())?;
         let targets: Vec<Target> = if a.target.is_empty() {
             output::default_targets(&prog)

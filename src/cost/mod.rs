@@ -174,17 +174,10 @@ pub fn params(seq: &Seq, args: &[(String, u64)]) -> Result<Vec<Option<u64>>, Err
 /// refill, all.
 pub fn apply_costs(costs: &mut Costs, overrides: &[(String, u64)]) -> Result<(), Error> {
     for (k, v) in overrides {
-        let slot = match k.as_str() {
-            "invalidate" | "op" => &mut costs.invalidate,
-            "store" => &mut costs.store,
-            "barrier" => &mut costs.barrier,
-            "refill" => &mut costs.refill,
-            "all" => &mut costs.all,
-            _ => {
-                return Err(Error::Usage(format!(
-                    "--cost {k}: costs are invalidate, store, barrier, refill, all"
-                )))
-            }
+        let Some(slot) = costs.named(k) else {
+            return Err(Error::Usage(format!(
+                "--cost {k}: costs are invalidate, store, barrier, refill, all"
+            )));
         };
         *slot = *v;
     }

@@ -233,15 +233,11 @@ fn exits(prog: &Program, seq: &Seq) -> Vec<String> {
         }
     };
     crate::ir::walk(&seq.body, &mut |s| match s {
-        Stmt::Poll {
-            access,
-            fail,
-            fail_barrier,
-            ..
-        } => out.push(format!(
-            "poll at line {} gives up with {fail}: runs {} first",
+        Stmt::Poll { access, wait, .. } => out.push(format!(
+            "poll at line {} gives up with {}: runs {} first",
             prog.line_of(access.span),
-            list(fail_barrier)
+            wait.fail,
+            list(&wait.fail_barrier)
         )),
         Stmt::While {
             span,

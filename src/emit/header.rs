@@ -146,8 +146,8 @@ pub fn return_codes(prog: &Program, s: &crate::ir::Seq) -> Vec<(i64, String)> {
         }
     });
     crate::ir::walk(&s.body, &mut |x| match x {
-        Stmt::Poll { access, fail, .. } => {
-            add(*fail, format!("a poll of {} runs out", reg(access)))
+        Stmt::Poll { access, wait, .. } => {
+            add(wait.fail, format!("a poll of {} runs out", reg(access)))
         }
         Stmt::Return { span, .. } if checks.contains(span) => {}
         Stmt::Return { value, span } => match value.as_const() {
@@ -188,19 +188,20 @@ pub fn return_codes(prog: &Program, s: &crate::ir::Seq) -> Vec<(i64, String)> {
             }
         }
         Stmt::Mem {
-            op: MemOp::Poll { ptr, fail, .. },
+            op: MemOp::Poll { ptr, wait, .. },
             ..
         } => add(
-            *fail,
+            wait.fail,
             format!(
                 "a poll of `{}` runs out",
                 s.params.get(*ptr).map_or("memory", String::as_str)
             ),
         ),
         Stmt::Mem {
-            op: MemOp::Acquire {
-                value, held, limit, ..
-            },
+            op:
+                MemOp::Acquire(crate::ir::Acquire {
+                    value, held, limit, ..
+                }),
             ..
         } => {
             if let Some(h) = held {

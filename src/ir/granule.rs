@@ -127,14 +127,40 @@ pub struct Costs {
     pub all: u64,
 }
 
+impl Costs {
+    /// The cost a spec's `costs` line or `--cost` names (`op` is
+    /// `invalidate`); None for another name.
+    pub fn named(&mut self, name: &str) -> Option<&mut u64> {
+        Some(match name {
+            "invalidate" | "op" => &mut self.invalidate,
+            "store" => &mut self.store,
+            "barrier" => &mut self.barrier,
+            "refill" => &mut self.refill,
+            "all" => &mut self.all,
+            _ => return None,
+        })
+    }
+}
+
+/// The set's entries of a constant size, with their sizes, smallest
+/// first (entries of one size keep the spec's order).
+pub fn sized_entries(set: &GranuleSet) -> Vec<(u64, &Granule)> {
+    let mut sized: Vec<(u64, &Granule)> = set
+        .entries
+        .iter()
+        .filter_map(|e| match e.size {
+            GSize::Bytes(b) => Some((b, e)),
+            _ => None,
+        })
+        .collect();
+    sized.sort_by_key(|(b, _)| *b);
+    sized
+}
+
 /// The entry a loop uses: the smallest constant size, else the run-time
 /// size.
 pub fn loop_entry(set: &GranuleSet) -> Option<&Granule> {
-    let consts = set.entries.iter().filter_map(|e| match e.size {
-        GSize::Bytes(b) => Some((b, e)),
-        _ => None,
-    });
-    consts.min_by_key(|(b, _)| *b).map(|(_, e)| e).or_else(|| {
+    sized_entries(set).first().map(|(_, e)| *e).or_else(|| {
         set.entries
             .iter()
             .find(|e| matches!(e.size, GSize::Param(_)))

@@ -27,11 +27,12 @@ pub use expr::Expr;
 pub use machine::Machine;
 
 pub use granule::{
-    all_entry, body_issues, loop_entry, Costs, GSize, Granule, GranuleSet, ParamSet, Via,
+    all_entry, body_issues, loop_entry, sized_entries, Costs, GSize, Granule, GranuleSet, ParamSet,
+    Via,
 };
 pub use stmt::{
-    each_expr, map_exprs, walk, walk_mut, Access, BarrierName, Cond, ExitBarriers, LockValue,
-    MemOp, MemRef, Origin, PollOp, ReleaseOrder, Spr, SprError, Stmt, SysOp,
+    each_expr, map_exprs, walk, walk_mut, Access, Acquire, BarrierName, Cond, ExitBarriers,
+    LockValue, MemOp, MemRef, Origin, PollOp, ReleaseOrder, Spr, SprError, Stmt, SysOp, Wait,
 };
 pub type DevId = usize;
 pub type RegId = usize;

@@ -92,12 +92,16 @@ fn local_name(s: &Seq, i: usize) -> &str {
     s.locals.get(i).map(String::as_str).unwrap_or("?")
 }
 
-fn poll_op(op: PollOp) -> &'static str {
-    if op == PollOp::Eq {
-        "=="
-    } else {
-        "!="
-    }
+/// A poll's condition and exit: `== VALUE limit N else BARRIER; return CODE`.
+fn wait_text(s: &Seq, w: &Wait) -> String {
+    format!(
+        "{} {} limit {} else {}return {}",
+        if w.op == PollOp::Eq { "==" } else { "!=" },
+        w.value.display(&s.params),
+        w.limit,
+        fail_prefix(&w.fail_barrier),
+        w.fail
+    )
 }
 
 /// The barrier a failure return runs first, as `BARRIER; ` (or nothing).
@@ -144,20 +148,14 @@ fn mem_op_text(s: &Seq, op: &MemOp) -> String {
             ptr,
             width,
             index,
-            op,
-            value,
-            limit,
-            fail,
-            fail_barrier,
+            wait,
         } => format!(
-            "poll {}[{}] u{width} {} {} limit {limit} else {}return {fail}",
+            "poll {}[{}] u{width} {}",
             param_name(s, *ptr),
             index.display(&s.params),
-            poll_op(*op),
-            value.display(&s.params),
-            fail_prefix(fail_barrier),
+            wait_text(s, wait),
         ),
-        MemOp::Acquire {
+        MemOp::Acquire(Acquire {
             mem,
             value,
             held,
@@ -165,7 +163,7 @@ fn mem_op_text(s: &Seq, op: &MemOp) -> String {
             limit,
             fail_barrier,
             hoisted,
-        } => format!(
+        }) => format!(
             "acquire {} {}{}{}{}  [{}]",
             mem_name(s, mem),
             lock_value(s, value),
@@ -321,22 +319,12 @@ fn leaf(prog: &Program, s: &Seq, st: &Stmt, pad: &str, out: &mut String) {
             value.display(&s.params),
             prog.line_of(access.span)
         ),
-        Stmt::Poll {
-            access,
-            mask,
-            op,
-            value,
-            limit,
-            fail,
-            fail_barrier,
-        } => writeln!(
+        Stmt::Poll { access, mask, wait } => writeln!(
             out,
-            "{pad}op{}: poll {} & {mask:#x} {} {} limit {limit} else {}return {fail}  (line {})",
+            "{pad}op{}: poll {} & {mask:#x} {}  (line {})",
             access.id.0,
             access_name(prog, access),
-            poll_op(*op),
-            value.display(&s.params),
-            fail_prefix(fail_barrier),
+            wait_text(s, wait),
             prog.line_of(access.span)
         ),
         Stmt::Read { access, local } => writeln!(

@@ -81,24 +81,7 @@ pub enum MemOp {
         mem: MemRef,
         value: Expr,
     },
-    /// Spin until the lock is free, then take it atomically (load-reserve,
-    /// compare, branch, store-conditional), then an acquire barrier.
-    Acquire {
-        mem: MemRef,
-        value: LockValue,
-        /// Already held by this owner: set `status` to this code and go on
-        /// without taking it (needs an `Owner` value and a status local).
-        held: Option<u64>,
-        status: Option<usize>,
-        /// Bounded spin: (reads, negative return code).
-        limit: Option<(u64, i64)>,
-        /// Barrier run before returning the spin's failure code.
-        fail_barrier: ExitBarriers,
-        /// Loop-invariant work (the owner value, clearing the status) is
-        /// done before the reservation window; false (the naive code) does
-        /// it inside, on every retry.
-        hoisted: bool,
-    },
+    Acquire(Acquire),
     /// `local = p[index]` at a byte offset computed at run time.
     LoadAt {
         local: usize,
@@ -119,11 +102,7 @@ pub enum MemOp {
         ptr: usize,
         width: u32,
         index: Expr,
-        op: PollOp,
-        value: Expr,
-        limit: u64,
-        fail: i64,
-        fail_barrier: ExitBarriers,
+        wait: Wait,
     },
     Release {
         mem: MemRef,
@@ -132,6 +111,26 @@ pub enum MemOp {
         cond: Option<Expr>,
         order: ReleaseOrder,
     },
+}
+
+/// Spin until the lock is free, then take it atomically (load-reserve,
+/// compare, branch, store-conditional), then an acquire barrier.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Acquire {
+    pub mem: MemRef,
+    pub value: LockValue,
+    /// Already held by this owner: set `status` to this code and go on
+    /// without taking it (needs an `Owner` value and a status local).
+    pub held: Option<u64>,
+    pub status: Option<usize>,
+    /// Bounded spin: (reads, negative return code).
+    pub limit: Option<(u64, i64)>,
+    /// Barrier run before returning the spin's failure code.
+    pub fail_barrier: ExitBarriers,
+    /// Loop-invariant work (the owner value, clearing the status) is
+    /// done before the reservation window; false (the naive code) does
+    /// it inside, on every retry.
+    pub hoisted: bool,
 }
 
 /// A special-purpose register, as the target that has it numbers it.
@@ -194,6 +193,23 @@ pub struct Access {
     pub dev: DevId,
     pub reg: RegId,
     pub span: Span,
+}
+
+/// How a bounded poll, of a device register or of memory, waits and
+/// gives up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Wait {
+    pub op: PollOp,
+    /// What the read is compared with: a constant or a run-time value
+    /// (e.g. a producer index).
+    pub value: Expr,
+    /// Reads before giving up.
+    pub limit: u64,
+    /// Returned on giving up.
+    pub fail: i64,
+    /// Barrier run before returning `fail` (completes invalidations the
+    /// sequence must finish before any return; see `passes::exits`).
+    pub fail_barrier: ExitBarriers,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,16 +275,9 @@ pub enum Stmt {
     Poll {
         access: Access,
         mask: u64,
-        op: PollOp,
-        /// Compared with the masked register; a constant or a run-time
-        /// value (e.g. a producer index), already shifted into the field.
-        value: Expr,
-        limit: u64,
-        fail: i64,
-        /// Barrier run before returning `fail` (completes invalidations
-        /// the sequence must finish before any return; see
-        /// `passes::exits`).
-        fail_barrier: ExitBarriers,
+        /// Its `value` is compared with the masked register, already
+        /// shifted into the field.
+        wait: Wait,
     },
     /// `local = dev.reg`: one read of a device register (a producer or
     /// consumer index); fields are extracted from the local afterwards.
@@ -416,6 +425,30 @@ impl Cond {
     }
 }
 
+/// Where a statement nests blocks: the one list for the walks and the
+/// rebuilds (the patterns bind shared or mutable blocks by the
+/// statement's reference), running `$e` with `$b` bound to each block in
+/// program order.
+macro_rules! each_block {
+    ($s:expr, |$b:ident| $e:expr) => {
+        match $s {
+            Stmt::Each { body: $b, .. }
+            | Stmt::Range { body: $b, .. }
+            | Stmt::Cover { body: $b, .. }
+            | Stmt::While { body: $b, .. } => {
+                $e;
+            }
+            Stmt::If { then_, else_, .. } => {
+                let $b = then_;
+                $e;
+                let $b = else_;
+                $e;
+            }
+            _ => {}
+        }
+    };
+}
+
 impl Stmt {
     /// Can control leave the sequence from inside this statement?
     pub fn may_exit(&self) -> bool {
@@ -424,9 +457,9 @@ impl Stmt {
             // A zero step returns -EINVAL; a loop past its limit its code.
             Stmt::Range { .. } | Stmt::While { .. } => true,
             Stmt::Mem {
-                op: MemOp::Acquire { limit, .. },
+                op: MemOp::Acquire(a),
                 ..
-            } => limit.is_some(),
+            } => a.limit.is_some(),
             Stmt::Each { body, .. } | Stmt::Cover { body, .. } => body.iter().any(Stmt::may_exit),
             Stmt::If { then_, else_, .. } => then_.iter().chain(else_).any(Stmt::may_exit),
             _ => false,
@@ -439,18 +472,14 @@ impl Stmt {
         mut self,
         f: &mut dyn FnMut(Vec<Stmt>) -> Result<Vec<Stmt>, E>,
     ) -> Result<Stmt, E> {
-        match &mut self {
-            Stmt::Each { body, .. }
-            | Stmt::Range { body, .. }
-            | Stmt::While { body, .. }
-            | Stmt::Cover { body, .. } => *body = f(std::mem::take(body))?,
-            Stmt::If { then_, else_, .. } => {
-                *then_ = f(std::mem::take(then_))?;
-                *else_ = f(std::mem::take(else_))?;
-            }
-            _ => {}
-        }
+        each_block!(&mut self, |b| *b = f(std::mem::take(b))?);
         Ok(self)
+    }
+
+    /// [`Stmt::try_map_blocks`] for a rewrite that cannot fail.
+    pub fn map_blocks(self, f: &mut dyn FnMut(Vec<Stmt>) -> Vec<Stmt>) -> Stmt {
+        let done: Result<Stmt, std::convert::Infallible> = self.try_map_blocks(&mut |b| Ok(f(b)));
+        done.unwrap_or_else(|never| match never {})
     }
 
     pub fn access(&self) -> Option<&Access> {
@@ -467,17 +496,7 @@ impl Stmt {
 pub fn walk_mut(body: &mut [Stmt], f: &mut dyn FnMut(&mut Stmt)) {
     for s in body {
         f(s);
-        match s {
-            Stmt::Each { body, .. }
-            | Stmt::Range { body, .. }
-            | Stmt::Cover { body, .. }
-            | Stmt::While { body, .. } => walk_mut(body, f),
-            Stmt::If { then_, else_, .. } => {
-                walk_mut(then_, f);
-                walk_mut(else_, f);
-            }
-            _ => {}
-        }
+        each_block!(s, |b| walk_mut(b, f));
     }
 }
 
@@ -489,7 +508,10 @@ macro_rules! exprs_of {
         match $s {
             Stmt::Write { value, .. }
             | Stmt::Return { value, .. }
-            | Stmt::Poll { value, .. }
+            | Stmt::Poll {
+                wait: Wait { value, .. },
+                ..
+            }
             | Stmt::Assign { value, .. } => $f(value),
             Stmt::While {
                 cond: Cond { a, b, .. },
@@ -528,14 +550,19 @@ macro_rules! exprs_of {
             Stmt::Mem { op, .. } => match op {
                 MemOp::Store { value, .. } => $f(value),
                 MemOp::LoadAt { index, .. } => $f(index),
-                MemOp::StoreAt { index, value, .. } | MemOp::Poll { index, value, .. } => {
+                MemOp::StoreAt { index, value, .. }
+                | MemOp::Poll {
+                    index,
+                    wait: Wait { value, .. },
+                    ..
+                } => {
                     $f(index);
                     $f(value);
                 }
-                MemOp::Acquire {
+                MemOp::Acquire(Acquire {
                     value: LockValue::Owner(e),
                     ..
-                } => $f(e),
+                }) => $f(e),
                 MemOp::Release { cond: Some(c), .. } => $f(c),
                 _ => {}
             },
@@ -559,16 +586,6 @@ pub fn map_exprs(body: &mut [Stmt], f: &mut dyn FnMut(&Expr) -> Expr) {
 pub fn walk<'a>(body: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt)) {
     for s in body {
         f(s);
-        match s {
-            Stmt::Each { body, .. }
-            | Stmt::Range { body, .. }
-            | Stmt::Cover { body, .. }
-            | Stmt::While { body, .. } => walk(body, f),
-            Stmt::If { then_, else_, .. } => {
-                walk(then_, f);
-                walk(else_, f);
-            }
-            _ => {}
-        }
+        each_block!(s, |b| walk(b, f));
     }
 }

@@ -11,6 +11,8 @@ pub mod jumps;
 pub mod regalloc;
 pub mod role;
 pub mod spill;
+#[cfg(test)]
+mod test_insts;
 
 use crate::ir::barrier::Barrier;
 use crate::ir::expr::BinOp;
@@ -253,6 +255,31 @@ pub enum SysKind {
     Wrtee,
 }
 
+/// Where an instruction names the register it writes: the one list for
+/// [`Inst::def`] and [`Inst::set_def`] (the patterns bind a shared or a
+/// mutable register by the instruction's reference); `$e` with `$d`
+/// bound to it, else `$none`.
+macro_rules! def_of {
+    ($i:expr, |$d:ident| $e:expr, $none:expr) => {
+        match $i {
+            Inst::Imm { dst: $d, .. }
+            | Inst::Arg { dst: $d, .. }
+            | Inst::Copy { dst: $d, .. }
+            | Inst::Bin { dst: $d, .. }
+            | Inst::Not { dst: $d, .. }
+            | Inst::Un { dst: $d, .. }
+            | Inst::Insert { dst: $d, .. }
+            | Inst::Load { dst: $d, .. }
+            | Inst::Reload { dst: $d, .. }
+            | Inst::SetCmp { dst: $d, .. }
+            | Inst::LoadReserve { dst: $d, .. }
+            | Inst::SubBranchAbove { a: $d, .. }
+            | Inst::Sys { dst: Some($d), .. } => $e,
+            _ => $none,
+        }
+    };
+}
+
 impl Inst {
     /// Registers read.
     pub fn uses(&self) -> Vec<VReg> {
@@ -332,22 +359,7 @@ impl Inst {
 
     /// Register written.
     pub fn def(&self) -> Option<VReg> {
-        match self {
-            Inst::Imm { dst, .. }
-            | Inst::Arg { dst, .. }
-            | Inst::Copy { dst, .. }
-            | Inst::Bin { dst, .. }
-            | Inst::Not { dst, .. }
-            | Inst::Un { dst, .. }
-            | Inst::Insert { dst, .. }
-            | Inst::Load { dst, .. }
-            | Inst::Reload { dst, .. }
-            | Inst::SetCmp { dst, .. }
-            | Inst::LoadReserve { dst, .. } => Some(*dst),
-            Inst::SubBranchAbove { a, .. } => Some(*a),
-            Inst::Sys { dst, .. } => *dst,
-            _ => None,
-        }
+        def_of!(self, |d| Some(*d), None)
     }
 
     /// Every register this instruction reads, passed through `f` (which
@@ -427,22 +439,7 @@ impl Inst {
     /// The register this instruction writes ([`Inst::def`]), renamed to
     /// `to`.
     pub fn set_def(&mut self, to: VReg) {
-        match self {
-            Inst::Imm { dst, .. }
-            | Inst::Arg { dst, .. }
-            | Inst::Copy { dst, .. }
-            | Inst::Bin { dst, .. }
-            | Inst::Not { dst, .. }
-            | Inst::Un { dst, .. }
-            | Inst::Insert { dst, .. }
-            | Inst::Load { dst, .. }
-            | Inst::Reload { dst, .. }
-            | Inst::SetCmp { dst, .. }
-            | Inst::LoadReserve { dst, .. } => *dst = to,
-            Inst::SubBranchAbove { a, .. } => *a = to,
-            Inst::Sys { dst: Some(d), .. } => *d = to,
-            _ => {}
-        }
+        def_of!(self, |d| *d = to, ())
     }
 }
 

@@ -437,6 +437,7 @@ fn tied_source(inst: &Inst, v: VReg) -> Option<VReg> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lir::test_insts::{arg, imm, ret};
 
     fn func(insts: Vec<Inst>) -> Func {
         let n = insts
@@ -457,15 +458,7 @@ mod tests {
 
     #[test]
     fn an_unallocated_register_is_an_error_not_register_0() {
-        let f = func(vec![
-            Inst::Imm {
-                dst: VReg(0),
-                value: 5,
-            },
-            Inst::Ret {
-                value: Operand::Reg(VReg(0)),
-            },
-        ]);
+        let f = func(vec![imm(0, 5), ret(0)]);
         let rf = RegFile {
             args: &[],
             pool: &[1, 2],
@@ -484,19 +477,10 @@ mod tests {
     fn values_live_across_a_loop_keep_their_register() {
         use crate::ir::expr::BinOp;
         let f = func(vec![
-            Inst::Imm {
-                dst: VReg(0),
-                value: 5,
-            },
-            Inst::Imm {
-                dst: VReg(1),
-                value: 3,
-            },
+            imm(0, 5),
+            imm(1, 3),
             Inst::Label(0),
-            Inst::Imm {
-                dst: VReg(2),
-                value: 1,
-            },
+            imm(2, 1),
             Inst::Bin {
                 op: BinOp::Sub,
                 dst: VReg(1),
@@ -509,9 +493,7 @@ mod tests {
                 b: Operand::Imm(0),
                 target: 0,
             },
-            Inst::Ret {
-                value: Operand::Reg(VReg(0)),
-            },
+            ret(0),
         ]);
         let rf = RegFile {
             args: &[],
@@ -539,21 +521,7 @@ mod tests {
             a: VReg(a),
             b: Operand::Reg(VReg(b)),
         };
-        let f = func(vec![
-            Inst::Arg {
-                dst: VReg(0),
-                index: 0,
-            },
-            Inst::Arg {
-                dst: VReg(1),
-                index: 1,
-            },
-            or(2, 1, 0),
-            or(3, 0, 2),
-            Inst::Ret {
-                value: Operand::Reg(VReg(3)),
-            },
-        ]);
+        let f = func(vec![arg(0), arg(1), or(2, 1, 0), or(3, 0, 2), ret(3)]);
         let rf = RegFile {
             args: &[5, 6],
             pool: &[1, 2, 3],
@@ -595,9 +563,7 @@ mod tests {
                 a: VReg(1),
                 b: Operand::Reg(VReg(2)),
             },
-            Inst::Ret {
-                value: Operand::Reg(VReg(3)),
-            },
+            ret(3),
             Inst::Label(1),
             Inst::Bin {
                 op: BinOp::Add,
@@ -629,22 +595,7 @@ mod tests {
 
     #[test]
     fn runs_out_cleanly() {
-        let f = func(vec![
-            Inst::Imm {
-                dst: VReg(0),
-                value: 5,
-            },
-            Inst::Imm {
-                dst: VReg(1),
-                value: 3,
-            },
-            Inst::Ret {
-                value: Operand::Reg(VReg(0)),
-            },
-            Inst::Ret {
-                value: Operand::Reg(VReg(1)),
-            },
-        ]);
+        let f = func(vec![imm(0, 5), imm(1, 3), ret(0), ret(1)]);
         let rf = RegFile {
             args: &[],
             pool: &[1],

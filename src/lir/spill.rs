@@ -215,6 +215,7 @@ fn rewrite(f: &Func, v: VReg, rf: &RegFile, temps: &mut FxHashSet<VReg>) -> Func
 mod tests {
     use super::*;
     use crate::ir::expr::BinOp;
+    use crate::lir::test_insts::{arg, imm, ret};
     use crate::lir::{Cmp, Operand, Origin};
 
     fn func(insts: Vec<Inst>) -> Func {
@@ -312,27 +313,16 @@ mod tests {
     #[test]
     fn spills_until_it_fits_and_keeps_the_meaning() {
         let f = func(vec![
-            Inst::Arg {
-                dst: VReg(0),
-                index: 0,
-            },
-            Inst::Arg {
-                dst: VReg(1),
-                index: 1,
-            },
-            Inst::Imm {
-                dst: VReg(2),
-                value: 100,
-            },
+            arg(0),
+            arg(1),
+            imm(2, 100),
             add(3, 0, 1),
             add(4, 3, 0),
             add(5, 4, 1),
             add(6, 5, 2),
             add(7, 6, 3),
             add(8, 7, 4),
-            Inst::Ret {
-                value: Operand::Reg(VReg(8)),
-            },
+            ret(8),
         ]);
         let tight = RegFile {
             pool: &[3, 4, 5],
@@ -361,18 +351,9 @@ mod tests {
     #[test]
     fn a_loop_reloads_what_it_reads() {
         let f = func(vec![
-            Inst::Arg {
-                dst: VReg(0),
-                index: 0,
-            },
-            Inst::Arg {
-                dst: VReg(1),
-                index: 1,
-            },
-            Inst::Imm {
-                dst: VReg(2),
-                value: 0,
-            },
+            arg(0),
+            arg(1),
+            imm(2, 0),
             add(4, 0, 1),
             Inst::Label(0),
             add(2, 2, 1),
@@ -383,9 +364,7 @@ mod tests {
                 b: Operand::Imm(50),
                 target: 0,
             },
-            Inst::Ret {
-                value: Operand::Reg(VReg(4)),
-            },
+            ret(4),
         ]);
         let tight = RegFile {
             pool: &[3, 4],
@@ -411,21 +390,7 @@ mod tests {
     /// allocator's error comes back, not a loop.
     #[test]
     fn gives_up_when_nothing_can_be_spilled() {
-        let f = func(vec![
-            Inst::Arg {
-                dst: VReg(0),
-                index: 0,
-            },
-            Inst::Arg {
-                dst: VReg(1),
-                index: 1,
-            },
-            add(2, 0, 1),
-            add(3, 2, 0),
-            Inst::Ret {
-                value: Operand::Reg(VReg(3)),
-            },
-        ]);
+        let f = func(vec![arg(0), arg(1), add(2, 0, 1), add(3, 2, 0), ret(3)]);
         let none = RegFile {
             args: &[1, 2],
             pool: &[],

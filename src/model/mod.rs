@@ -15,7 +15,7 @@
 //! its crossover lands on the threshold.
 
 pub use crate::ir::thresholds::{expr_threshold_sets, threshold_name};
-pub use crate::ir::{all_entry, loop_entry};
+pub use crate::ir::{all_entry, loop_entry, sized_entries};
 use crate::ir::{Costs, DevId, GSize, Granule, GranuleSet, Program, RegId, Seq, Stmt, Via};
 
 #[derive(Clone, Debug, PartialEq, Eq)]

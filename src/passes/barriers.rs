@@ -304,13 +304,24 @@ pub fn run(cx: &super::Cx, seq: &mut Seq) -> Result<(), Diag> {
     Ok(())
 }
 
+/// The required edges that need a barrier and no barrier already in
+/// `seq` (laid out as `l`) meets, each with its candidate kinds.
+fn unmet(
+    prog: &Program,
+    seq: &Seq,
+    target: Target,
+    l: &Layout,
+) -> Result<Vec<(usize, Vec<usize>)>, Diag> {
+    Ok(needed(prog, seq, target)?
+        .into_iter()
+        .filter(|(e, _)| !satisfied_by_existing(l, &seq.edges[*e]))
+        .collect())
+}
+
 pub fn place_minimal(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
     let table = target.table(prog.machine);
     let l = layout(prog, &seq.body);
-    let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)?
-        .into_iter()
-        .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e]))
-        .collect();
+    let needed = unmet(prog, seq, target, &l)?;
     if needed.is_empty() {
         return Ok(());
     }
@@ -363,10 +374,7 @@ pub fn min_cost_within(prog: &Program, seq: &Seq, target: Target, budget: &mut u
 pub fn place_naive(prog: &Program, seq: &mut Seq, target: Target) -> Result<(), Diag> {
     let table = target.table(prog.machine);
     let l = layout(prog, &seq.body);
-    let needed: Vec<(usize, Vec<usize>)> = needed(prog, seq, target)?
-        .into_iter()
-        .filter(|(e, _)| !satisfied_by_existing(&l, &seq.edges[*e]))
-        .collect();
+    let needed = unmet(prog, seq, target, &l)?;
     let problem = Problem::build(&l, seq, table, &needed);
     let mut chosen: Vec<Choice> = Vec::new();
     for (ni, (ei, kinds)) in needed.iter().enumerate() {

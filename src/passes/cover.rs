@@ -327,25 +327,16 @@ impl Copier<'_> {
                     value: value.bind(bind),
                 }
             }
-            Stmt::Poll {
-                access,
-                mask,
-                op,
-                value,
-                limit,
-                fail,
-                fail_barrier,
-            } => {
+            Stmt::Poll { access, mask, wait } => {
                 let mut a = access.clone();
                 a.id = ids.op();
                 Stmt::Poll {
                     access: a,
                     mask: *mask,
-                    op: *op,
-                    value: value.bind(bind),
-                    limit: *limit,
-                    fail: *fail,
-                    fail_barrier: *fail_barrier,
+                    wait: crate::ir::Wait {
+                        value: wait.value.bind(bind),
+                        ..*wait
+                    },
                 }
             }
             Stmt::Invalidate {
@@ -418,15 +409,7 @@ fn single(
     ids: &mut Ids,
 ) -> Option<Vec<Stmt>> {
     let all = model::all_entry(set)?;
-    let mut sized: Vec<(u64, &Granule)> = set
-        .entries
-        .iter()
-        .filter_map(|e| match e.size {
-            GSize::Bytes(b) => Some((b, e)),
-            _ => None,
-        })
-        .collect();
-    sized.sort_by_key(|(b, _)| *b);
+    let sized = model::sized_entries(set);
     // x = start ^ (start + size - 1): the range fits an aligned block of
     // S bytes iff x < S.
     let last = Expr::bin(

@@ -19,7 +19,7 @@
 //! `slbia` in another arm made the pass give up on every exit).
 
 use crate::ir::order::Class;
-use crate::ir::{BarrierName, ExitBarriers, MemOp, Origin, Seq, Stmt};
+use crate::ir::{BarrierName, ExitBarriers, MemOp, Origin, Seq, Stmt, Wait};
 use crate::isa::barriers::{Barrier, BarrierKind};
 use crate::isa::Target;
 
@@ -136,15 +136,21 @@ fn block(cx: &Cx, body: &mut Vec<Stmt>, mut pending: Pending) -> Pending {
                 pending.add(crate::ir::order::invalidate_class(name));
             }
             Stmt::Barrier { name, .. } => pending = cx.after(&name.kind(), pending),
-            Stmt::Poll { fail_barrier, .. } => cx.mark(pending, fail_barrier),
-            Stmt::Mem {
+            Stmt::Poll {
+                wait: Wait { fail_barrier, .. },
+                ..
+            }
+            | Stmt::Mem {
                 op:
-                    MemOp::Acquire {
+                    MemOp::Acquire(crate::ir::Acquire {
                         limit: Some(_),
                         fail_barrier,
                         ..
-                    }
-                    | MemOp::Poll { fail_barrier, .. },
+                    })
+                    | MemOp::Poll {
+                        wait: Wait { fail_barrier, .. },
+                        ..
+                    },
                 ..
             } => cx.mark(pending, fail_barrier),
             Stmt::Range {

@@ -25,21 +25,7 @@ fn block(prog: &Program, body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     for s in body {
         match s {
-            Stmt::If {
-                cond,
-                then_,
-                else_,
-                rare,
-                span,
-                why,
-            } => out.push(Stmt::If {
-                rare,
-                span,
-                why,
-                cond,
-                then_: block(prog, then_),
-                else_: block(prog, else_),
-            }),
+            s @ Stmt::If { .. } => out.push(s.map_blocks(&mut |b| block(prog, b))),
             Stmt::Each {
                 dev,
                 body,

@@ -16,21 +16,7 @@ fn block(body: Vec<Stmt>) -> Vec<Stmt> {
     let mut out: Vec<Stmt> = Vec::with_capacity(body.len());
     for s in body {
         let s = match s {
-            Stmt::If {
-                cond,
-                then_,
-                else_,
-                rare,
-                span,
-                why,
-            } => Stmt::If {
-                rare,
-                span,
-                why,
-                cond,
-                then_: block(then_),
-                else_: block(else_),
-            },
+            s @ Stmt::If { .. } => s.map_blocks(&mut block),
             other => other,
         };
         if let Stmt::Each {

@@ -20,13 +20,13 @@ pub fn run(cx: &Cx, seq: &mut Seq) -> Result<(), Diag> {
         if let Stmt::Mem {
             id: _,
             op:
-                MemOp::Acquire {
+                MemOp::Acquire(crate::ir::Acquire {
                     mem,
                     value,
                     held,
                     hoisted,
                     ..
-                },
+                }),
             span,
         } = s
         {

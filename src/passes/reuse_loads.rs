@@ -42,46 +42,48 @@ fn overlaps(a: &MemRef, b: &MemRef) -> bool {
 /// a later read must reload. Stores through a pointer are handled by the
 /// caller (they forget only what they overwrite).
 fn blocks_reuse(s: &Stmt) -> bool {
-    let mut found = false;
-    crate::ir::walk(std::slice::from_ref(s), &mut |x| {
-        found |= matches!(
-            x,
-            Stmt::Mem {
-                // A store at a computed offset may overwrite anything
-                // behind its pointer; a memory poll waits for a device
-                // to write.
-                op: MemOp::Store { .. }
-                    | MemOp::StoreAt { .. }
-                    | MemOp::Poll { .. }
-                    | MemOp::Acquire { .. }
-                    | MemOp::Release { .. },
-                ..
-            } | Stmt::Barrier { .. }
-                | Stmt::Write { .. }
-                | Stmt::Poll { .. }
-                | Stmt::Read { .. }
-        )
-    });
-    found
+    any_inside(s, &|x| {
+        // A store at a computed offset may overwrite anything behind its
+        // pointer; a memory poll waits for a device to write.
+        cpu_writes(x)
+            || matches!(
+                x,
+                Stmt::Mem {
+                    op: MemOp::Poll { .. },
+                    ..
+                } | Stmt::Barrier { .. }
+                    | Stmt::Write { .. }
+                    | Stmt::Poll { .. }
+                    | Stmt::Read { .. }
+            )
+    })
 }
 
 /// Does `s` overwrite memory a `private` load may come from? Only this
 /// CPU's own stores and lock operations on it do, a store at a computed
 /// offset (`p[x * 8] = v`) included: it may hit any element (issue 42).
 fn blocks_private(s: &Stmt) -> bool {
+    any_inside(s, &cpu_writes)
+}
+
+/// Is `x` this CPU's store or lock operation?
+fn cpu_writes(x: &Stmt) -> bool {
+    matches!(
+        x,
+        Stmt::Mem {
+            op: MemOp::Store { .. }
+                | MemOp::StoreAt { .. }
+                | MemOp::Acquire(_)
+                | MemOp::Release { .. },
+            ..
+        }
+    )
+}
+
+/// Does `pred` hold for `s` or a statement inside it?
+fn any_inside(s: &Stmt, pred: &dyn Fn(&Stmt) -> bool) -> bool {
     let mut found = false;
-    crate::ir::walk(std::slice::from_ref(s), &mut |x| {
-        found |= matches!(
-            x,
-            Stmt::Mem {
-                op: MemOp::Store { .. }
-                    | MemOp::StoreAt { .. }
-                    | MemOp::Acquire { .. }
-                    | MemOp::Release { .. },
-                ..
-            }
-        )
-    });
+    crate::ir::walk(std::slice::from_ref(s), &mut |x| found |= pred(x));
     found
 }
 

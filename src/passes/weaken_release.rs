@@ -39,9 +39,9 @@ pub fn run(cx: &Cx, seq: &mut Seq) -> Result<(), Diag> {
             continue;
         };
         let (mem, span) = (*mem, *span);
-        let Some(a) = (0..r).rev().find(|&i| {
-            matches!(&seq.body[i], Stmt::Mem { op: MemOp::Acquire { mem: m, .. }, .. } if *m == mem)
-        }) else {
+        let Some(a) = (0..r).rev().find(
+            |&i| matches!(&seq.body[i], Stmt::Mem { op: MemOp::Acquire(a), .. } if a.mem == mem),
+        ) else {
             continue;
         };
         let section = &seq.body[a + 1..r];

@@ -121,22 +121,23 @@ impl fmt::Display for Diag {
     }
 }
 
-/// A diagnostic together with its source, ready for miette.
+/// A diagnostic with the source miette renders it against: the whole
+/// spec, or the one-line excerpt of a line too long to show whole.
 #[derive(Debug)]
-pub struct SpecError {
+pub struct SpecError<S = NamedSource<String>> {
     pub diag: Diag,
-    pub src: NamedSource<String>,
+    pub src: S,
 }
 
-impl fmt::Display for SpecError {
+impl<S> fmt::Display for SpecError<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.diag.message)
     }
 }
 
-impl std::error::Error for SpecError {}
+impl<S: fmt::Debug> std::error::Error for SpecError<S> {}
 
-impl Diagnostic for SpecError {
+impl<S: SourceCode + fmt::Debug> Diagnostic for SpecError<S> {
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         Some(&self.src)
     }
@@ -185,7 +186,7 @@ pub fn render(name: &str, src: &str, diag: &Diag) -> String {
                 None => format!("{l}: {name}:{rl}:{rc}"),
             });
         }
-        let err = ExcerptError { diag: d, src: ex };
+        let err = SpecError { diag: d, src: ex };
         if handler.render_report(&mut snippet, &err).is_ok() {
             out.push_str(&snippet);
         }
@@ -315,44 +316,9 @@ impl SourceCode for Excerpt {
     }
 }
 
-#[derive(Debug)]
-struct ExcerptError {
-    diag: Diag,
-    src: Excerpt,
-}
-
 impl std::fmt::Debug for Excerpt {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name)
-    }
-}
-
-impl fmt::Display for ExcerptError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diag.message)
-    }
-}
-
-impl std::error::Error for ExcerptError {}
-
-impl Diagnostic for ExcerptError {
-    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.src)
-    }
-    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.diag
-            .help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
-    }
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let s = self.diag.span;
-        Some(Box::new(std::iter::once(
-            LabeledSpan::new_primary_with_span(
-                Some(self.diag.label.clone().unwrap_or_else(|| "here".into())),
-                SourceSpan::new(s.offset.into(), s.len),
-            ),
-        )))
     }
 }
 

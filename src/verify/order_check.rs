@@ -23,19 +23,17 @@ fn per_instance_expected(o: &Outcome) -> BTreeMap<Key, Vec<(bool, usize, u64)>> 
                 inst,
                 reg,
                 value,
-            } => m
-                .entry((*dev, *inst))
-                .or_default()
-                .push((false, *reg, *value)),
-            Access::Load {
+            }
+            | Access::Load {
                 dev,
                 inst,
                 reg,
                 value,
-            } => m
-                .entry((*dev, *inst))
-                .or_default()
-                .push((true, *reg, *value)),
+            } => m.entry((*dev, *inst)).or_default().push((
+                matches!(a, Access::Load { .. }),
+                *reg,
+                *value,
+            )),
             Access::Invalidate { .. } | Access::Barrier { .. } => {}
         }
     }

@@ -75,7 +75,7 @@ fn memory_sizes(seq: &Seq) -> Vec<(usize, usize)> {
             let (ptr, end) = match op {
                 MemOp::Load { mem, .. }
                 | MemOp::Store { mem, .. }
-                | MemOp::Acquire { mem, .. }
+                | MemOp::Acquire(crate::ir::Acquire { mem, .. })
                 | MemOp::Release { mem, .. } => {
                     (mem.ptr, (mem.offset + u64::from(mem.width / 8)) as usize)
                 }
@@ -121,15 +121,8 @@ impl<'a> Maker<'a> {
             .collect();
         let mut polls = Vec::new();
         crate::ir::walk(&seq.body, &mut |s| {
-            if let Stmt::Poll {
-                access,
-                mask,
-                op,
-                value,
-                ..
-            } = s
-            {
-                polls.push(((access.dev, access.reg), *mask, *op, value.clone()));
+            if let Stmt::Poll { access, mask, wait } = s {
+                polls.push(((access.dev, access.reg), *mask, wait.op, wait.value.clone()));
             }
         });
         // Memory behind pointer parameters starts zeroed (a free lock: a lock

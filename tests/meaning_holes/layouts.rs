@@ -165,7 +165,7 @@ fn e6500_tcd_is_the_kernels_struct() {
     shootdown::ir::walk(&seq.body, &mut |s| {
         if let Stmt::Mem { op, .. } = s {
             match op {
-                MemOp::Acquire { mem, .. } if mem.ptr == tcd => lock = Some(mem.offset),
+                MemOp::Acquire(a) if a.mem.ptr == tcd => lock = Some(a.mem.offset),
                 MemOp::Store { mem, .. } if mem.ptr == tcd => stored.push(mem.offset),
                 MemOp::Load { mem, .. } if mem.ptr == tcd => loaded.push(mem.offset),
                 _ => {}

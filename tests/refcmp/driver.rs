@@ -37,21 +37,15 @@ pub(super) fn poll_regs(prog: &Program, sc: &Scenario) -> Vec<(usize, usize, u64
     let mut out = Vec::new();
     for call in sc.calls {
         shootdown::ir::walk(&seq_of(prog, call.seq).1.body, &mut |s| {
-            if let Stmt::Poll {
-                access,
-                mask,
-                op,
-                value,
-                ..
-            } = s
-            {
+            if let Stmt::Poll { access, mask, wait } = s {
                 // The examples' polls compare with constants (a run-time
                 // value would need the call's arguments here).
-                let value = value
+                let value = wait
+                    .value
                     .as_const()
                     .unwrap_or_else(|| panic!("{}: poll with a run-time value", call.seq));
                 let low = *mask & mask.wrapping_neg();
-                let (busy, ready) = match op {
+                let (busy, ready) = match wait.op {
                     PollOp::Eq => (value ^ low, value),
                     PollOp::Ne => (value, value ^ low),
                 };

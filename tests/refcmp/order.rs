@@ -54,9 +54,7 @@ pub fn call_reqs(prog: &Program, sc: &Scenario) -> Vec<CallReq> {
             shootdown::ir::walk(&seq.body, &mut |st| {
                 if let Stmt::Mem { op, .. } = st {
                     match op {
-                        MemOp::Acquire { mem, .. } => {
-                            r.acquire.push((ordinal(mem.ptr), mem.offset))
-                        }
+                        MemOp::Acquire(a) => r.acquire.push((ordinal(a.mem.ptr), a.mem.offset)),
                         MemOp::Release { mem, .. } => {
                             r.release.push((ordinal(mem.ptr), mem.offset))
                         }

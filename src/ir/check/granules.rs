@@ -290,16 +290,9 @@ impl GranuleRegs<'_> {
 pub(super) fn check_costs(g: &ast::Granules) -> Result<Costs, Diag> {
     let mut costs = Costs::default();
     for (k, v) in &g.costs {
-        let slot = match k.name.as_str() {
-            "invalidate" | "op" => &mut costs.invalidate,
-            "store" => &mut costs.store,
-            "barrier" => &mut costs.barrier,
-            "refill" => &mut costs.refill,
-            "all" => &mut costs.all,
-            _ => {
-                return Err(Diag::new(k.span, format!("unknown cost `{}`", k.name))
-                    .help("costs are invalidate, store, barrier, refill, all"))
-            }
+        let Some(slot) = costs.named(&k.name) else {
+            return Err(Diag::new(k.span, format!("unknown cost `{}`", k.name))
+                .help("costs are invalidate, store, barrier, refill, all"));
         };
         *slot = *v;
     }

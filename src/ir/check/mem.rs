@@ -1,6 +1,6 @@
 //! Locks and normal-memory stores: `acquire`, `release`, `p[OFF] = V`.
 
-use super::seq::{Place, SeqCx};
+use super::seq::{too_wide, Place, SeqCx};
 use crate::ir::expr::{field_mask, BinOp, Expr};
 use crate::ir::*;
 use crate::spec::ast;
@@ -77,7 +77,7 @@ impl SeqCx<'_> {
         });
         Ok(Stmt::Mem {
             id: self.op_id(),
-            op: MemOp::Acquire {
+            op: MemOp::Acquire(Acquire {
                 mem: m,
                 value,
                 held,
@@ -85,7 +85,7 @@ impl SeqCx<'_> {
                 limit,
                 fail_barrier: crate::ir::ExitBarriers::NONE,
                 hoisted: false,
-            },
+            }),
             span: *span,
         })
     }
@@ -130,13 +130,11 @@ impl SeqCx<'_> {
         let place = self.place(mem)?;
         let width = place.width();
         let v = self.expr(value, None)?;
-        if let Some(c) = v.as_const() {
-            if width < 64 && c >> width != 0 {
-                return Err(Diag::new(
-                    value.span(),
-                    format!("{c:#x} does not fit the {width}-bit element"),
-                ));
-            }
+        if let Some(c) = too_wide(&v, width) {
+            return Err(Diag::new(
+                value.span(),
+                format!("{c:#x} does not fit the {width}-bit element"),
+            ));
         }
         let op = match place {
             Place::Fixed(m) => MemOp::Store { mem: m, value: v },

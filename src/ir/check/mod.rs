@@ -678,20 +678,7 @@ mod parallel_tests {
     /// in order gives, and so is the error of a broken spec.
     #[test]
     fn checking_on_every_core_is_checking_in_order() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
-        let mut specs: Vec<(String, String)> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "inv"))
-            .map(|p| {
-                (
-                    p.display().to_string(),
-                    std::fs::read_to_string(&p).unwrap(),
-                )
-            })
-            .collect();
-        specs.sort();
-        assert!(specs.len() >= 10, "examples not found");
+        let mut specs = crate::spec::examples();
         // Many sequences of loops, polls and covers (ids and groups in each).
         let mut many = String::from(
             "target aarch64\ndevice d {\n instances dynamic max 4\n reg a 0x0 u64 le\n reg s 0x8 u64 le\n require a before s\n}\n",

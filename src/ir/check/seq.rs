@@ -327,13 +327,11 @@ impl SeqCx<'_> {
                     return Err(Diag::new(e.span(), "a lock value cannot read memory")
                         .help("read it into a store first, or pass it as a parameter"));
                 }
-                if let Some(c) = v.as_const() {
-                    if width < 64 && c >> width != 0 {
-                        return Err(Diag::new(
-                            e.span(),
-                            format!("{c:#x} does not fit the {width}-bit lock"),
-                        ));
-                    }
+                if let Some(c) = too_wide(&v, width) {
+                    return Err(Diag::new(
+                        e.span(),
+                        format!("{c:#x} does not fit the {width}-bit lock"),
+                    ));
                 }
                 LockValue::Owner(v)
             }
@@ -430,6 +428,12 @@ fn always_returns(s: &ast::Stmt) -> bool {
         }
         _ => false,
     }
+}
+
+/// `v`'s value when it is a constant too large for `width` bits (a
+/// register, an element, a lock, a field).
+pub(super) fn too_wide(v: &Expr, width: u32) -> Option<u64> {
+    v.as_const().filter(|c| width < 64 && c >> width != 0)
 }
 
 pub(super) fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {

@@ -1,6 +1,6 @@
 //! Statements: each kind checked by a method of its own.
 
-use super::seq::{stmt_span, Place, SeqCx};
+use super::seq::{stmt_span, too_wide, Place, SeqCx};
 use super::{DEFAULT_POLL_FAIL, DEFAULT_WHILE_FAIL};
 use crate::ir::expr::{field_mask, Expr};
 use crate::ir::*;
@@ -469,13 +469,11 @@ impl SeqCx<'_> {
         }
         let width = self.devices[dev].regs[reg].width;
         let value = self.expr(value, Some((dev, reg)))?;
-        if let Some(c) = value.as_const() {
-            if width < 64 && c >> width != 0 {
-                return Err(Diag::new(
-                    *span,
-                    format!("value {c:#x} does not fit the {width}-bit register"),
-                ));
-            }
+        if let Some(c) = too_wide(&value, width) {
+            return Err(Diag::new(
+                *span,
+                format!("value {c:#x} does not fit the {width}-bit register"),
+            ));
         }
         Ok(Stmt::Write {
             access: Access {
@@ -528,6 +526,13 @@ impl SeqCx<'_> {
             ast::CmpOp::Eq => PollOp::Eq,
             ast::CmpOp::Ne => PollOp::Ne,
         };
+        let wait = |value| crate::ir::Wait {
+            op,
+            value,
+            limit,
+            fail,
+            fail_barrier: crate::ir::ExitBarriers::NONE,
+        };
         let target = match target {
             ast::PollTarget::Reg(p) => p,
             ast::PollTarget::Mem(m) => {
@@ -541,27 +546,14 @@ impl SeqCx<'_> {
                     Place::Fixed(r) => (r.ptr, r.width, Expr::Const(r.offset)),
                     Place::At { ptr, width, index } => (ptr, width, index),
                 };
-                let v = self.poll_value(value)?;
-                if let Some(c) = v.as_const() {
-                    if width < 64 && c >> width != 0 {
-                        return Err(Diag::new(
-                            value.span(),
-                            format!("{c:#x} does not fit the {width}-bit element"),
-                        )
-                        .label("too large"));
-                    }
-                }
+                let v = self.poll_value(value, width, "element")?;
                 return Ok(Stmt::Mem {
                     id: self.op_id(),
                     op: MemOp::Poll {
                         ptr,
                         width,
                         index,
-                        op,
-                        value: Expr::insert(v, 0, width),
-                        limit,
-                        fail,
-                        fail_barrier: crate::ir::ExitBarriers::NONE,
+                        wait: wait(Expr::insert(v, 0, width)),
                     },
                     span: *span,
                 });
@@ -573,16 +565,7 @@ impl SeqCx<'_> {
             Some(f) => (d.fields[f].mask(), d.fields[f].shift, d.fields[f].width),
             None => (field_mask(0, d.regs[reg].width), 0, d.regs[reg].width),
         };
-        let v = self.poll_value(value)?;
-        if let Some(c) = v.as_const() {
-            if width < 64 && c >> width != 0 {
-                return Err(Diag::new(
-                    value.span(),
-                    format!("{c:#x} does not fit the {width}-bit field"),
-                )
-                .label("too large"));
-            }
-        }
+        let v = self.poll_value(value, width, "field")?;
         Ok(Stmt::Poll {
             access: Access {
                 id: self.op_id(),
@@ -591,20 +574,17 @@ impl SeqCx<'_> {
                 span: *span,
             },
             mask,
-            op,
             // A run-time value is truncated to the field, as the
             // masked register it is compared with.
-            value: Expr::insert(v, shift, width),
-            limit,
-            fail,
-            fail_barrier: crate::ir::ExitBarriers::NONE,
+            wait: wait(Expr::insert(v, shift, width)),
         })
     }
 
     /// A poll's right side: evaluated once, before the loop, so a memory
     /// read there would not be read again on each test (the trap a
-    /// `while` condition rejects too).
-    fn poll_value(&mut self, value: &ast::Expr) -> Result<Expr, Diag> {
+    /// `while` condition rejects too). A constant must fit the `width`
+    /// bits of the `unit` read.
+    fn poll_value(&mut self, value: &ast::Expr, width: u32, unit: &str) -> Result<Expr, Diag> {
         let before = self.pending.len();
         let v = self.expr(value, None)?;
         if self.pending.len() != before {
@@ -614,6 +594,13 @@ impl SeqCx<'_> {
             )
             .label("read once before the loop, not on every read of the register")
             .help("read it into a local first (`let v = p[OFF]`) if one read is meant"));
+        }
+        if let Some(c) = too_wide(&v, width) {
+            return Err(Diag::new(
+                value.span(),
+                format!("{c:#x} does not fit the {width}-bit {unit}"),
+            )
+            .label("too large"));
         }
         Ok(v)
     }

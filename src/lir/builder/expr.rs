@@ -155,14 +155,7 @@ impl Builder<'_> {
     pub(super) fn address(&mut self, ptr: usize, index: &Expr) -> VReg {
         let base = self.arg_of(&ArgKind::Param(ptr));
         let i = self.expr(index);
-        let d = self.vreg();
-        self.emit(Inst::Bin {
-            op: BinOp::Add,
-            dst: d,
-            a: base,
-            b: Operand::Reg(i),
-        });
-        d
+        self.bin(BinOp::Add, base, Operand::Reg(i))
     }
 
     /// A constant in a register (shared through the value cache).
@@ -201,28 +194,31 @@ impl Builder<'_> {
         d
     }
 
-    pub(super) fn bin_imm(&mut self, op: BinOp, a: VReg, c: u64) -> VReg {
+    /// `a op b` into a fresh register.
+    pub(super) fn bin(&mut self, op: BinOp, a: VReg, b: Operand) -> VReg {
         let d = self.vreg();
+        self.emit(Inst::Bin { op, dst: d, a, b });
+        d
+    }
+
+    pub(super) fn bin_imm(&mut self, op: BinOp, a: VReg, c: u64) -> VReg {
+        self.bin(op, a, Operand::Imm(c))
+    }
+
+    /// `reg = reg op b`: a counter or pointer stepped in place.
+    pub(super) fn update(&mut self, op: BinOp, reg: VReg, b: Operand) {
         self.emit(Inst::Bin {
             op,
-            dst: d,
-            a,
-            b: Operand::Imm(c),
+            dst: reg,
+            a: reg,
+            b,
         });
-        d
     }
 
     /// `c - a` for a constant `c`.
     pub(super) fn rsub(&mut self, c: u64, a: VReg) -> VReg {
         let k = self.constant(c);
-        let d = self.vreg();
-        self.emit(Inst::Bin {
-            op: BinOp::Sub,
-            dst: d,
-            a: k,
-            b: Operand::Reg(a),
-        });
-        d
+        self.bin(BinOp::Sub, k, Operand::Reg(a))
     }
 
     /// Built-in functions from the three bit counts, arithmetic and
@@ -258,13 +254,7 @@ impl Builder<'_> {
                 let c = self.un(UnOp::Clz, m);
                 let n = self.rsub(64, c);
                 let one = self.constant(1);
-                let p = self.vreg();
-                self.emit(Inst::Bin {
-                    op: BinOp::Shl,
-                    dst: p,
-                    a: one,
-                    b: Operand::Reg(n),
-                });
+                let p = self.bin(BinOp::Shl, one, Operand::Reg(n));
                 let zero = self.constant(0);
                 self.select(Cmp::Geu, n, Operand::Imm(64), zero, p)
             }

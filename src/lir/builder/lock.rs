@@ -2,18 +2,7 @@
 //! test, store-conditional), its out-of-line spin, and `release`.
 
 use super::*;
-use crate::ir::{LockValue, MemRef, OpId, ReleaseOrder};
-
-/// An `acquire` as the IR states it (`MemOp::Acquire`), by reference.
-pub(super) struct Acquire<'a> {
-    pub mem: &'a MemRef,
-    pub value: &'a LockValue,
-    pub held: Option<u64>,
-    pub status: Option<usize>,
-    pub limit: Option<(u64, i64)>,
-    pub fail_barrier: crate::ir::ExitBarriers,
-    pub hoisted: bool,
-}
+use crate::ir::{Acquire, LockValue, MemRef, OpId, ReleaseOrder};
 
 /// The labels and registers an acquire's slow path shares with its
 /// reservation window.
@@ -41,7 +30,8 @@ impl Builder<'_> {
             limit,
             hoisted,
             ..
-        } = *a;
+        } = a;
+        let (status, limit, hoisted) = (*status, *limit, *hoisted);
         let width = mem.width;
         let addr = self.mem_addr(mem);
         let (retry, busy, done) = (self.label(), self.label(), self.label());
@@ -170,28 +160,14 @@ impl Builder<'_> {
                     b: Operand::Imm(0),
                     target: busy,
                 });
-                let n = self.vreg();
-                self.emit(Inst::Bin {
-                    op: BinOp::Or,
-                    dst: n,
-                    a: loaded,
-                    b: Operand::Imm(1 << b),
-                });
-                n
+                self.bin_imm(BinOp::Or, loaded, 1 << b)
             }
         }
     }
 
     /// `v & (1 << bit)`: the lock bit of lock word `v`.
     fn lock_bit(&mut self, v: VReg, bit: u32) -> VReg {
-        let t = self.vreg();
-        self.emit(Inst::Bin {
-            op: BinOp::And,
-            dst: t,
-            a: v,
-            b: Operand::Imm(1 << bit),
-        });
-        t
+        self.bin_imm(BinOp::And, v, 1 << bit)
     }
 
     /// Out of line: the lock is taken. Detect recursion (`held`), count
@@ -304,13 +280,11 @@ impl Builder<'_> {
                     width,
                     acquire: false,
                 });
-                let n = self.vreg();
-                self.emit(Inst::Bin {
-                    op: BinOp::And,
-                    dst: n,
-                    a: l,
-                    b: Operand::Imm(!(1u64 << k) & crate::ir::expr::field_mask(0, width)),
-                });
+                let n = self.bin_imm(
+                    BinOp::And,
+                    l,
+                    !(1u64 << k) & crate::ir::expr::field_mask(0, width),
+                );
                 self.emit_op(
                     id,
                     Inst::StoreCond {

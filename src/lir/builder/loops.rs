@@ -6,14 +6,16 @@ use super::*;
 impl Builder<'_> {
     /// A bounded poll of a register or of memory: `load` builds the read
     /// into a fresh register (attributed to IR operation `id`), `mask`
-    /// selects the field; `limit` reads, then the failure return (after
-    /// the completion barrier `passes::exits` gave it).
+    /// selects the field, `want` is the wait's value computed before the
+    /// loop; `limit` reads, then the failure return (after the
+    /// completion barrier `passes::exits` gave it).
     pub(super) fn poll_loop(
         &mut self,
         id: crate::ir::OpId,
         load: &dyn Fn(VReg) -> Inst,
         mask: Option<u64>,
-        p: &Poll,
+        p: &crate::ir::Wait,
+        want: Operand,
     ) {
         let (top, done) = (self.label(), self.label());
         let n = self.vreg();
@@ -35,7 +37,7 @@ impl Builder<'_> {
         self.emit(Inst::Branch {
             cmp,
             a: t,
-            b: p.want,
+            b: want,
             target: done,
         });
         self.count_down(n, Cmp::Ne, top);
@@ -51,12 +53,7 @@ impl Builder<'_> {
     /// `n -= 1; if n CMP 0 goto target`: the step of a counted loop (a
     /// bounded poll, a counted range, a bounded spin).
     pub(super) fn count_down(&mut self, n: VReg, cmp: Cmp, target: LabelId) {
-        self.emit(Inst::Bin {
-            op: BinOp::Sub,
-            dst: n,
-            a: n,
-            b: Operand::Imm(1),
-        });
+        self.update(BinOp::Sub, n, Operand::Imm(1));
         self.emit(Inst::Branch {
             cmp,
             a: n,
@@ -93,12 +90,7 @@ impl Builder<'_> {
             b: Operand::Imm(0),
             target: fail_l,
         });
-        self.emit(Inst::Bin {
-            op: BinOp::Sub,
-            dst: n,
-            a: n,
-            b: Operand::Imm(1),
-        });
+        self.update(BinOp::Sub, n, Operand::Imm(1));
         for s in body {
             self.stmt(s)?;
         }
@@ -144,12 +136,7 @@ impl Builder<'_> {
                     a: count,
                     b: Operand::Imm(3),
                 });
-                self.emit(Inst::Bin {
-                    op: BinOp::Add,
-                    dst: end,
-                    a: end,
-                    b: Operand::Reg(arr),
-                });
+                self.update(BinOp::Add, end, Operand::Reg(arr));
             }
             Instances::Fixed(n) => {
                 self.emit(Inst::Bin {
@@ -182,12 +169,7 @@ impl Builder<'_> {
         self.unscope(saved_values);
         self.bases.remove(&dev);
         self.origin = saved;
-        self.emit(Inst::Bin {
-            op: BinOp::Add,
-            dst: cur,
-            a: cur,
-            b: Operand::Imm(8),
-        });
+        self.update(BinOp::Add, cur, Operand::Imm(8));
         self.emit(Inst::Branch {
             cmp: Cmp::Ne,
             a: cur,

@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::ir::{MemOp, OpId};
-use lock::Acquire;
 
 /// A plain (not byte-reversed) access to normal memory at `base + offset`.
 fn normal_load(dst: VReg, base: VReg, offset: u64, width: u32) -> Inst {
@@ -66,45 +65,15 @@ impl Builder<'_> {
                 ptr,
                 width,
                 index,
-                op,
-                value,
-                limit,
-                fail,
-                fail_barrier,
+                wait,
             } => {
                 let addr = self.address(*ptr, index);
-                let want = self.operand(value);
+                let want = self.operand(&wait.value);
                 let width = *width;
                 let load = |dst| normal_load(dst, addr, 0, width);
-                let poll = Poll {
-                    op: *op,
-                    want,
-                    limit: *limit,
-                    fail: *fail,
-                    fail_barrier: *fail_barrier,
-                };
-                self.poll_loop(id, &load, None, &poll);
+                self.poll_loop(id, &load, None, wait, want);
             }
-            MemOp::Acquire {
-                mem,
-                value,
-                held,
-                status,
-                limit,
-                fail_barrier,
-                hoisted,
-            } => self.acquire(
-                id,
-                &Acquire {
-                    mem,
-                    value,
-                    held: *held,
-                    status: *status,
-                    limit: *limit,
-                    fail_barrier: *fail_barrier,
-                    hoisted: *hoisted,
-                },
-            ),
+            MemOp::Acquire(a) => self.acquire(id, a),
             MemOp::Release {
                 mem,
                 value,

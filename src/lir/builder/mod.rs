@@ -236,15 +236,6 @@ fn statements(body: &[Stmt]) -> usize {
     n
 }
 
-/// What a poll compares and how it gives up.
-struct Poll {
-    op: PollOp,
-    want: Operand,
-    limit: u64,
-    fail: i64,
-    fail_barrier: crate::ir::ExitBarriers,
-}
-
 /// What a placed barrier's note says of one operation: `write npu.ava
 /// (line 34)`. Kept as parts and written into the note only for the
 /// orderings a note names (a large spec has ~100k operations).

@@ -214,13 +214,7 @@ impl Builder<'_> {
         let Some(bound) = facts.bound else {
             return;
         };
-        let end = self.vreg();
-        self.emit(Inst::Bin {
-            op: BinOp::Add,
-            dst: end,
-            a: start_v,
-            b: Operand::Reg(size_v),
-        });
+        let end = self.bin(BinOp::Add, start_v, Operand::Reg(size_v));
         self.emit(Inst::Branch {
             cmp: Cmp::Ltu,
             a: end,
@@ -363,13 +357,7 @@ impl Builder<'_> {
             0 => n,
             _ => self.bin_imm(BinOp::Shl, n, u64::from(s)),
         };
-        let end = self.vreg();
-        self.emit(Inst::Bin {
-            op: BinOp::Add,
-            dst: end,
-            a: iv,
-            b: Operand::Reg(off),
-        });
+        let end = self.bin(BinOp::Add, iv, Operand::Reg(off));
         Some((iv, end))
     }
 
@@ -384,10 +372,10 @@ impl Builder<'_> {
         self.unscope(saved_values);
         self.origin = t.saved.clone();
         for (&(_, reg, _), &inc) in t.carried.iter().zip(t.incs) {
-            self.add_to(reg, inc);
+            self.update(BinOp::Add, reg, inc);
         }
         if let Some((addr, stride)) = t.addr {
-            self.add_to(addr, stride);
+            self.update(BinOp::Add, addr, stride);
         }
         Ok(())
     }
@@ -416,19 +404,8 @@ impl Builder<'_> {
             target: one_by_one,
         });
         let steps = self.bin_imm(BinOp::Shl, step, UNROLL_LOG2);
-        let (ahead, r) = (self.vreg(), self.vreg());
-        self.emit(Inst::Bin {
-            op: BinOp::Sub,
-            dst: ahead,
-            a: steps,
-            b: Operand::Reg(step),
-        });
-        self.emit(Inst::Bin {
-            op: BinOp::Sub,
-            dst: r,
-            a: rem,
-            b: Operand::Reg(ahead),
-        });
+        let ahead = self.bin(BinOp::Sub, steps, Operand::Reg(step));
+        let r = self.bin(BinOp::Sub, rem, Operand::Reg(ahead));
         self.emit(Inst::Label(top));
         for _ in 0..1 << UNROLL_LOG2 {
             self.trip(t)?;
@@ -483,46 +460,21 @@ impl Builder<'_> {
         }
     }
 
-    fn add_to(&mut self, reg: VReg, inc: Operand) {
-        self.emit(Inst::Bin {
-            op: BinOp::Add,
-            dst: reg,
-            a: reg,
-            b: inc,
-        });
-    }
-
     /// The trips of a `range` with step `1 << k` over a nonzero `size`:
     /// `(size >> k) + ((size & (step - 1)) != 0)`, ceil(size / step)
     /// without the overflow of `(size + step - 1) >> k`.
     fn trip_count(&mut self, size_v: VReg, k: u32) -> VReg {
-        let n = self.vreg();
-        self.emit(Inst::Bin {
-            op: BinOp::Shr,
-            dst: n,
-            a: size_v,
-            b: Operand::Imm(u64::from(k)),
-        });
+        let n = self.bin_imm(BinOp::Shr, size_v, u64::from(k));
         if k > 0 {
-            let (low, whole) = (self.vreg(), self.label());
-            self.emit(Inst::Bin {
-                op: BinOp::And,
-                dst: low,
-                a: size_v,
-                b: Operand::Imm((1u64 << k) - 1),
-            });
+            let whole = self.label();
+            let low = self.bin_imm(BinOp::And, size_v, (1u64 << k) - 1);
             self.emit(Inst::Branch {
                 cmp: Cmp::Eq,
                 a: low,
                 b: Operand::Imm(0),
                 target: whole,
             });
-            self.emit(Inst::Bin {
-                op: BinOp::Add,
-                dst: n,
-                a: n,
-                b: Operand::Imm(1),
-            });
+            self.update(BinOp::Add, n, Operand::Imm(1));
             self.emit(Inst::Label(whole));
         }
         n

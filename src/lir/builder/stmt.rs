@@ -15,24 +15,7 @@ impl Builder<'_> {
                 self.each(*dev, body)?;
             }
             Stmt::Write { access, value } => self.write(access, value),
-            Stmt::Poll {
-                access,
-                mask,
-                op,
-                value,
-                limit,
-                fail,
-                fail_barrier,
-            } => {
-                let poll = |want| Poll {
-                    op: *op,
-                    want,
-                    limit: *limit,
-                    fail: *fail,
-                    fail_barrier: *fail_barrier,
-                };
-                self.device_poll(access, *mask, value, &poll);
-            }
+            Stmt::Poll { access, mask, wait } => self.device_poll(access, *mask, wait),
             Stmt::Read { access, local } => self.read(access, *local),
             Stmt::Barrier {
                 name,
@@ -153,23 +136,16 @@ impl Builder<'_> {
         );
     }
 
-    /// A bounded poll of a device register; `poll` builds the poll's
-    /// terms from the value it waits for.
-    fn device_poll(
-        &mut self,
-        access: &Access,
-        mask: u64,
-        value: &Expr,
-        poll: &dyn Fn(Operand) -> Poll,
-    ) {
+    /// A bounded poll of a device register.
+    fn device_poll(&mut self, access: &Access, mask: u64, wait: &crate::ir::Wait) {
         self.set_origin(access.span);
         let width = self.prog.devices[access.dev].regs[access.reg].width;
         let load = self.device_load(access);
         let full = crate::ir::expr::field_mask(0, width);
         // A run-time value is computed once, before the loop.
-        let want = self.operand(value);
+        let want = self.operand(&wait.value);
         let mask = (mask & full != full).then_some(mask);
-        self.poll_loop(access.id, &load, mask, &poll(want));
+        self.poll_loop(access.id, &load, mask, wait, want);
     }
 
     fn read(&mut self, access: &Access, local: usize) {

@@ -83,14 +83,10 @@ fn barrier_operands() {
 /// parses in order for the diagnostic).
 #[test]
 fn parsing_in_parts_is_parsing_in_order() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
-    let mut specs: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "inv"))
-        .map(|p| std::fs::read_to_string(p).unwrap())
+    let mut specs: Vec<String> = crate::spec::examples()
+        .into_iter()
+        .map(|(_, src)| src)
         .collect();
-    assert!(specs.len() >= 10, "examples not found");
     // Every example's items in one spec.
     specs.push(specs.join("\n"));
     let mut split = 0;

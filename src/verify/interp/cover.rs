@@ -62,6 +62,18 @@ pub(super) struct CoverCx {
     pub(super) dead_insns: Vec<String>,
 }
 
+/// One `cover` statement as it runs, its range evaluated.
+#[derive(Clone, Copy)]
+pub(super) struct CoverRun<'p> {
+    pub set_index: usize,
+    pub set: &'p GranuleSet,
+    pub mode: CoverMode,
+    pub start: u64,
+    pub size: u64,
+    pub threshold: &'p str,
+    pub body: &'p [Stmt],
+}
+
 impl Machine<'_> {
     /// Run a cover body for one chosen operation.
     fn instance(
@@ -106,38 +118,27 @@ impl Machine<'_> {
         r
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn cover(
-        &mut self,
-        set_index: usize,
-        set: &GranuleSet,
-        mode: CoverMode,
-        start: u64,
-        size: u64,
-        threshold: &str,
-        body: &[Stmt],
-    ) -> Result<Flow, InterpError> {
+    pub(super) fn cover(&mut self, run: &CoverRun) -> Result<Flow, InterpError> {
         let n = self.covers.len();
-        let r = self.cover_ops(set_index, set, mode, start, size, threshold, body);
+        let r = self.cover_ops(run);
         if let (Ok(Flow::Next), Some(c)) = (&r, self.covers.get_mut(n)) {
-            c.short = c.flushes == 0 && !covers_range(start, size, &c.ops);
+            c.short = c.flushes == 0 && !covers_range(run.start, run.size, &c.ops);
         }
         r
     }
 
-    /// The operations `mode` chooses for `[start, start + size)`, each
-    /// running `body` once.
-    #[allow(clippy::too_many_arguments)]
-    fn cover_ops(
-        &mut self,
-        set_index: usize,
-        set: &GranuleSet,
-        mode: CoverMode,
-        start: u64,
-        size: u64,
-        threshold: &str,
-        body: &[Stmt],
-    ) -> Result<Flow, InterpError> {
+    /// The operations the mode chooses for `[start, start + size)`, each
+    /// running the body once.
+    fn cover_ops(&mut self, run: &CoverRun) -> Result<Flow, InterpError> {
+        let CoverRun {
+            set_index,
+            set,
+            mode,
+            start,
+            size,
+            threshold,
+            body,
+        } = *run;
         if size == 0 {
             return Ok(Flow::Next);
         }
@@ -240,16 +241,7 @@ impl Machine<'_> {
         body: &[Stmt],
     ) -> Result<Flow, InterpError> {
         let x = start ^ start.wrapping_add(size).wrapping_sub(1);
-        let mut sized: Vec<(u64, &Granule)> = set
-            .entries
-            .iter()
-            .filter_map(|e| match e.size {
-                GSize::Bytes(b) => Some((b, e)),
-                _ => None,
-            })
-            .collect();
-        sized.sort_by_key(|(b, _)| *b);
-        for (b, e) in sized {
+        for (b, e) in crate::ir::sized_entries(set) {
             if x < b {
                 return self.instance(set, e, start & !(b - 1), b, body);
             }

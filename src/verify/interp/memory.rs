@@ -104,35 +104,23 @@ impl Machine<'_> {
                 ptr,
                 width,
                 index,
-                op,
-                value,
-                limit,
-                fail,
-                fail_barrier,
+                wait,
             } => {
                 // Nothing else writes memory in a single-threaded run: the
                 // first read decides, the rest of the bound only counts.
                 let m = self.at(*ptr, *width, index)?;
-                let want = self.eval(value) & mask(*width);
-                let hit = (self.mem_read(&m) == want) == (*op == PollOp::Eq);
+                let want = self.eval(&wait.value) & mask(*width);
+                let hit = (self.mem_read(&m) == want) == (wait.op == PollOp::Eq);
                 self.tick()?;
                 if !hit {
-                    for _ in 1..*limit {
+                    for _ in 1..wait.limit {
                         self.tick()?;
                     }
-                    self.fail_barrier(fail_barrier);
-                    return Ok(Flow::Return(*fail));
+                    self.fail_barrier(&wait.fail_barrier);
+                    return Ok(Flow::Return(wait.fail));
                 }
             }
-            MemOp::Acquire {
-                mem,
-                value,
-                held,
-                status,
-                limit,
-                fail_barrier,
-                ..
-            } => return self.acquire(mem, value, *held, *status, *limit, fail_barrier),
+            MemOp::Acquire(a) => return self.acquire(a),
             MemOp::Release {
                 mem, value, cond, ..
             } => return self.release(mem, value, cond.as_ref()),
@@ -142,34 +130,26 @@ impl Machine<'_> {
 
     /// `acquire`: take the lock if it is free (or report it already ours);
     /// a taken lock fails a bounded spin and deadlocks an unbounded one.
-    fn acquire(
-        &mut self,
-        mem: &MemRef,
-        value: &LockValue,
-        held: Option<u64>,
-        status: Option<usize>,
-        limit: Option<(u64, i64)>,
-        fail_barrier: &crate::ir::ExitBarriers,
-    ) -> Result<Flow, InterpError> {
-        let cur = self.mem_read(mem);
-        if let Some(l) = status {
+    fn acquire(&mut self, a: &crate::ir::Acquire) -> Result<Flow, InterpError> {
+        let cur = self.mem_read(&a.mem);
+        if let Some(l) = a.status {
             self.locals[l] = 0;
         }
-        let (free, new) = match value {
-            LockValue::Owner(e) => (cur == 0, self.eval(e) & field_mask(0, mem.width)),
+        let (free, new) = match &a.value {
+            LockValue::Owner(e) => (cur == 0, self.eval(e) & field_mask(0, a.mem.width)),
             LockValue::Bit(b) => (cur & (1 << b) == 0, cur | (1 << b)),
         };
         if free {
-            self.mem_write(mem, new);
-        } else if held.is_some() && matches!(value, LockValue::Owner(_)) && cur == new {
-            if let (Some(l), Some(code)) = (status, held) {
+            self.mem_write(&a.mem, new);
+        } else if a.held.is_some() && matches!(a.value, LockValue::Owner(_)) && cur == new {
+            if let (Some(l), Some(code)) = (a.status, a.held) {
                 self.locals[l] = code;
             }
         } else {
             // Single-threaded: nobody releases it while we spin.
-            return match limit {
+            return match a.limit {
                 Some((_, code)) => {
-                    self.fail_barrier(fail_barrier);
+                    self.fail_barrier(&a.fail_barrier);
                     Ok(Flow::Return(code))
                 }
                 None => Err(InterpError::Deadlock),

@@ -21,10 +21,15 @@ impl Machine<'_> {
                 threshold,
                 ..
             } => {
-                let (start, size) = (self.eval(start), self.eval(size));
-                let index = *set;
-                let set = &self.prog.granules[index];
-                return self.cover(index, set, *mode, start, size, threshold, body);
+                return self.cover(&super::cover::CoverRun {
+                    set_index: *set,
+                    set: &self.prog.granules[*set],
+                    mode: *mode,
+                    start: self.eval(start),
+                    size: self.eval(size),
+                    threshold,
+                    body,
+                });
             }
             Stmt::If {
                 cond,
@@ -46,22 +51,14 @@ impl Machine<'_> {
                 return self.block(if taken { then_ } else { else_ });
             }
             Stmt::Write { access, value } => self.write_reg(access, value)?,
-            Stmt::Poll {
-                access,
-                mask,
-                op,
-                value,
-                limit,
-                fail,
-                fail_barrier,
-            } => {
-                let want = self.eval(value);
-                if !self.poll_reg(access, *mask, *op, want, *limit)? {
+            Stmt::Poll { access, mask, wait } => {
+                let want = self.eval(&wait.value);
+                if !self.poll_reg(access, *mask, wait.op, want, wait.limit)? {
                     // Coverage: the failure exit ran.
                     self.arms
                         .insert((s as *const Stmt as usize, super::ARM_LIMIT));
-                    self.fail_barrier(fail_barrier);
-                    return Ok(Flow::Return(*fail));
+                    self.fail_barrier(&wait.fail_barrier);
+                    return Ok(Flow::Return(wait.fail));
                 }
             }
             Stmt::Read { access, local } => self.read_reg(access, *local)?,
