@@ -45,7 +45,7 @@ macro_rules! targets {
         $(pub mod $isa;)+
         targets!(@targets $($($variant => $isa::$backend),+),+);
     };
-    (@targets $($variant:ident => $backend:expr),+) => {
+    (@targets $($variant:ident => $isa:ident :: $backend:ident),+) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Target {
             $($variant),+
@@ -54,10 +54,18 @@ macro_rules! targets {
         impl Target {
             pub const ALL: [Target; [$(Target::$variant),+].len()] = [$(Target::$variant),+];
 
+            /// The directory under `src/isa` of the target's instruction
+            /// set.
+            pub fn isa_dir(self) -> &'static str {
+                match self {
+                    $(Target::$variant => stringify!($isa)),+
+                }
+            }
+
             /// The target's backend: everything else asks it.
             pub fn backend(self) -> &'static dyn Backend {
                 match self {
-                    $(Target::$variant => &$backend),+
+                    $(Target::$variant => &$isa::$backend),+
                 }
             }
 
@@ -73,7 +81,7 @@ macro_rules! targets {
                 machine: Machine,
             ) -> Result<MachFunc, error::CodegenError> {
                 match self {
-                    $(Target::$variant => codegen::run(&$backend, f, alloc, symbol, style, machine)),+
+                    $(Target::$variant => codegen::run(&$isa::$backend, f, alloc, symbol, style, machine)),+
                 }
             }
         }
@@ -249,6 +257,49 @@ mod tests {
             let isa = crate::ir::isa::by_name(t.name()).unwrap();
             assert_eq!(isa.big_endian(), t.big_endian());
             assert_eq!(isa.has_machines(), t.backend().has_machines());
+        }
+    }
+
+    /// The files every instruction set has, one job each (an ISA may have
+    /// more: `mem.rs`, `decode.rs`, POWER's `book3e.rs`...), so that a
+    /// reader finds the same thing in the same place in every directory.
+    const SKELETON: [&str; 14] = [
+        "mod.rs",
+        "barriers.rs",
+        "emit.rs",
+        "emu.rs",
+        "litmus.rs",
+        "lower.rs",
+        "lower_tests.rs",
+        "oracles.rs",
+        "syntax.rs",
+        "insn/mod.rs",
+        "insn/regs.rs",
+        "insn/imms.rs",
+        "insn/encode.rs",
+        "insn/text.rs",
+    ];
+
+    /// Every ISA directory has the skeleton, and every directory under
+    /// `src/isa` is a registered ISA's.
+    #[test]
+    fn every_isa_directory_has_the_skeleton() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/isa");
+        let mut dirs: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().unwrap().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        dirs.sort();
+        let mut isas: Vec<&str> = Target::ALL.iter().map(|t| t.isa_dir()).collect();
+        isas.sort();
+        isas.dedup();
+        assert_eq!(dirs, isas, "directories under src/isa vs registered ISAs");
+        for d in &dirs {
+            for f in SKELETON {
+                assert!(root.join(d).join(f).is_file(), "src/isa/{d}/{f} is missing");
+            }
         }
     }
 }
