@@ -13,8 +13,7 @@ flush_tlb_range:
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range.3
 	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x10, x1, x16
+	mvn x10, x1
 	cmp x10, x9
 	b.hs .Lflush_tlb_range.4
 	/* 42: value (asid << 0x30) */
@@ -95,8 +94,7 @@ flush_tlb_range:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38; e1 the caller's earlier stores -> `tlbi vale1is` (line 41), required by line 38; e2 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38 */
 	dsb ishst
 	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x9, x1, x16
+	mvn x9, x1
 	cmp x9, x2
 	b.hs .Lflush_tlb_range.16
 	/* 42: value (asid << 0x30) */
@@ -215,8 +213,7 @@ flush_tlb_range_r:
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_r.3
 	/* cover `tlb4k_range`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x10, x1, x16
+	mvn x10, x1
 	cmp x10, x9
 	b.hs .Lflush_tlb_range_r.4
 	/* 78: value (asid << 0x30) */
@@ -366,8 +363,7 @@ flush_tlb_range_r:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 78), required by line 73; e1 the caller's earlier stores -> `tlbi vale1is` (line 76), required by line 73; e2 the caller's earlier stores -> `tlbi rvale1is` (line 77), required by line 73; and 4 more (see `explain`) */
 	dsb ishst
 	/* cover `tlb4k_range`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x9, x1, x16
+	mvn x9, x1
 	cmp x9, x2
 	b.hs .Lflush_tlb_range_r.20
 	/* 78: value (asid << 0x30) */
@@ -521,8 +517,7 @@ flush_tlb_kernel_range:
 	sub x9, x1, x0
 	cbz x9, .Lflush_tlb_kernel_range.3
 	/* cover `tlb4k_kernel`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x10, x0, x16
+	mvn x10, x0
 	cmp x10, x9
 	b.hs .Lflush_tlb_kernel_range.4
 	/* 106: tlbi vmalle1is */
@@ -599,8 +594,7 @@ flush_tlb_kernel_range:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102; e1 the caller's earlier stores -> `tlbi vaale1is` (line 105), required by line 102; e2 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102 */
 	dsb ishst
 	/* cover `tlb4k_kernel`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x9, x0, x16
+	mvn x9, x0
 	cmp x9, x1
 	b.hs .Lflush_tlb_kernel_range.16
 	/* 106: tlbi vmalle1is */
@@ -712,8 +706,7 @@ flush_tlb_range_nl:
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_nl.3
 	/* cover `tlb4k_walk`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x10, x1, x16
+	mvn x10, x1
 	cmp x10, x9
 	b.hs .Lflush_tlb_range_nl.4
 	/* 143: value (asid << 0x30) */
@@ -794,8 +787,7 @@ flush_tlb_range_nl:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139; e1 the caller's earlier stores -> `tlbi vae1is` (line 142), required by line 139; e2 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139 */
 	dsb ishst
 	/* cover `tlb4k_walk`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x9, x1, x16
+	mvn x9, x1
 	cmp x9, x2
 	b.hs .Lflush_tlb_range_nl.16
 	/* 143: value (asid << 0x30) */
@@ -880,8 +872,7 @@ flush_tlb_range_r_nl:
 	sub x9, x2, x1
 	cbz x9, .Lflush_tlb_range_r_nl.3
 	/* cover `tlb4k_walk_range`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x10, x1, x16
+	mvn x10, x1
 	cmp x10, x9
 	b.hs .Lflush_tlb_range_r_nl.4
 	/* 162: value (asid << 0x30) */
@@ -1031,8 +1022,7 @@ flush_tlb_range_r_nl:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 162), required by line 157; e1 the caller's earlier stores -> `tlbi vae1is` (line 160), required by line 157; e2 the caller's earlier stores -> `tlbi rvae1is` (line 161), required by line 157; and 4 more (see `explain`) */
 	dsb ishst
 	/* cover `tlb4k_walk_range`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x9, x1, x16
+	mvn x9, x1
 	cmp x9, x2
 	b.hs .Lflush_tlb_range_r_nl.20
 	/* 162: value (asid << 0x30) */

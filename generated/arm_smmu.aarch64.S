@@ -111,8 +111,7 @@ tlb_inv_walk_s1:
 	/* placed by place-barriers: e0 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22; e1 the caller's earlier stores -> write cb.tlbiva (line 58), required by line 20; e2 the caller's earlier stores -> write cb.tlbiasid (line 59), required by line 22 */
 	dmb oshst
 	/* cover `s1`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x9, x2, x16
+	mvn x9, x2
 	cmp x9, x3
 	b.hs .Ltlb_inv_walk_s1.2
 	/* 59: cb.tlbiasid = asid */
@@ -136,8 +135,7 @@ tlb_inv_walk_s1:
 	/* 57: cover iova, size with s1 auto { ... */
 	and x11, x2, x9
 	add x3, x3, x11
-	movn x16, #0
-	eor x9, x9, x16
+	mvn x9, x9
 	and x2, x2, x9
 	cbz x3, .Ltlb_inv_walk_s1.5
 	cbnz x4, .Ltlb_inv_walk_s1.9

@@ -111,8 +111,7 @@ invalidate_range:
 	/* cover: an empty range invalidates nothing */
 	cbz x4, .Linvalidate_range.1
 	/* cover `atsd`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x9, x3, x16
+	mvn x9, x3
 	cmp x9, x4
 	b.hs .Linvalidate_range.2
 	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */

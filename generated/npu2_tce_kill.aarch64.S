@@ -11,8 +11,7 @@ tce_kill:
 	/* placed by place-barriers: e0 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18; e1 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18; e2 the caller's earlier stores -> write npu.tce_kill (line 40), required by line 18 */
 	dmb oshst
 	/* cover `tce`: a range that wraps past 2^64 takes the flush-all */
-	movn x16, #0
-	eor x9, x2, x16
+	mvn x9, x2
 	cmp x9, x3
 	b.hs .Ltce_kill.2
 	/* 40: value 0x8000000000000000 */
@@ -40,8 +39,7 @@ tce_kill:
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
 	and x10, x2, x9
 	add x3, x3, x10
-	movn x16, #0
-	eor x9, x9, x16
+	mvn x9, x9
 	and x2, x2, x9
 	cbz x3, .Ltce_kill.5
 	cbnz x4, .Ltce_kill.9

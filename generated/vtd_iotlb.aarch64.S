@@ -110,10 +110,8 @@ iotlb_flush_range:
 	add x13, x12, x11
 	sub x13, x13, #1
 	eor x12, x12, x13
-	movn x16, #0
-	eor x12, x12, x16
-	movn x16, #0
-	eor x14, x14, x16
+	mvn x12, x12
+	mvn x14, x14
 	and x12, x12, x14
 	/* 66: mask = 52 */
 	movz x10, #0x34
@@ -155,8 +153,7 @@ iotlb_flush_range:
 	mov x12, x9
 .Liotlb_flush_range.10:
 	sub x12, x12, #1
-	movn x16, #0
-	eor x12, x12, x16
+	mvn x12, x12
 	and x2, x2, x12
 	orr x2, x2, x10
 	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */

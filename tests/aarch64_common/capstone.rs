@@ -296,6 +296,13 @@ fn pinned_moves_and_logic() -> Vec<(Insn, &'static str)> {
             "mov x3, x4",
         ),
         (
+            Insn::Mvn {
+                rd: zr(3),
+                rm: zr(4),
+            },
+            "mvn x3, x4",
+        ),
+        (
             Insn::Sub {
                 rd: zr(3),
                 rn: zr(31),

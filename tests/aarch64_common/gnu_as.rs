@@ -99,9 +99,10 @@ fn variant_index(i: &Insn) -> usize {
         Insn::Tbz { .. } => 55,
         Insn::Tbnz { .. } => 56,
         Insn::Cset { .. } => 57,
+        Insn::Mvn { .. } => 58,
     }
 }
-const VARIANTS: usize = 58;
+const VARIANTS: usize = 59;
 
 #[test]
 fn corpus_covers_every_variant_and_enum_value() {

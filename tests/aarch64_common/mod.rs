@@ -215,6 +215,10 @@ fn three_registers(v: &mut Vec<Insn>, rd: u8, rn: u8, rm: u8) {
         rd: zr(rd),
         rm: zr(rm),
     });
+    v.push(Insn::Mvn {
+        rd: zr(rd),
+        rm: zr(rm),
+    });
     v.push(Insn::Orr {
         rd: zr(rd),
         rn: zr(rn),

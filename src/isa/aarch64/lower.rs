@@ -16,7 +16,7 @@
 pub use super::constants::materialize;
 use crate::lir::role::Role;
 use super::insn::{
-    xreg, Bitfield, Cond, Imm12, ImmLogic, ImmShift, Insn, Label, MoveWide, RegOrSp, RegOrZr, Size,
+    xreg, Bitfield, Cond, Imm12, ImmLogic, ImmShift, Insn, Label, RegOrSp, RegOrZr, Size,
     SpAdjust, TlbiOp, UImm12Scaled, XReg,
 };
 use crate::ir::expr::BinOp;
@@ -420,14 +420,9 @@ fn phys(n: u8) -> Result<XReg, LowerError> {
 
 /// No MVN/ORN in the model: xor with all ones.
 fn not(rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) {
-    e(Insn::Movn {
-        rd: SCRATCH.into(),
-        imm: MoveWide::ZERO,
-    });
-    e(Insn::Eor {
+    e(Insn::Mvn {
         rd: rd.into(),
-        rn: rn.into(),
-        rm: SCRATCH.into(),
+        rm: rn.into(),
     });
 }
 

@@ -116,6 +116,7 @@ fn run_alu(seq: &[Insn], regs: &mut [u64; 32]) {
             Insn::OrrImm { rd, rn, imm } => (rd.into(), x(rn) | imm.value()),
             Insn::AndImm { rd, rn, imm } => (rd.into(), x(rn) & imm.value()),
             Insn::MovReg { rd, rm } => (rd, x(rm)),
+            Insn::Mvn { rd, rm } => (rd, !x(rm)),
             Insn::Orr { rd, rn, rm } => (rd, x(rn) | x(rm)),
             Insn::And { rd, rn, rm } => (rd, x(rn) & x(rm)),
             Insn::Eor { rd, rn, rm } => (rd, x(rn) ^ x(rm)),

@@ -88,37 +88,47 @@ impl Builder<'_> {
                     _ => d,
                 }
             }
-            Expr::Cmp(..) => {
-                let c = crate::ir::Cond::of(e.clone());
-                let a = self.expr(&c.a);
-                let b = self.operand(&c.b);
-                // 1 and 0 as immediates, not cached registers: a cached
-                // constant stays live to the end of the function, and a
-                // sequence with many conditions ran out of registers.
-                let d = self.vreg();
-                if self.target.set_cmp() {
-                    self.emit(Inst::SetCmp {
-                        cmp: c.cmp,
-                        dst: d,
-                        a,
-                        b,
-                    });
-                } else {
-                    let done = self.label();
-                    self.emit(Inst::Imm { dst: d, value: 1 });
-                    self.emit(Inst::Branch {
-                        cmp: c.cmp,
-                        a,
-                        b,
-                        target: done,
-                    });
-                    self.emit(Inst::Imm { dst: d, value: 0 });
-                    self.emit(Inst::Label(done));
-                }
-                d
-            }
+            Expr::Cmp(..) => self.truth_value(e),
             Expr::Call(f, args) => self.call(*f, args),
         };
+        self.remember(e, v);
+        v
+    }
+
+    /// A comparison's truth value, 1 or 0, in a register.
+    fn truth_value(&mut self, e: &Expr) -> VReg {
+        let c = crate::ir::Cond::of(e.clone());
+        let a = self.expr(&c.a);
+        let b = self.operand(&c.b);
+        // 1 and 0 as immediates, not cached registers: a cached
+        // constant stays live to the end of the function, and a
+        // sequence with many conditions ran out of registers.
+        let d = self.vreg();
+        if self.target.set_cmp() {
+            self.emit(Inst::SetCmp {
+                cmp: c.cmp,
+                dst: d,
+                a,
+                b,
+            });
+        } else {
+            let done = self.label();
+            self.emit(Inst::Imm { dst: d, value: 1 });
+            self.emit(Inst::Branch {
+                cmp: c.cmp,
+                a,
+                b,
+                target: done,
+            });
+            self.emit(Inst::Imm { dst: d, value: 0 });
+            self.emit(Inst::Label(done));
+        }
+        d
+    }
+
+    /// Keeps `v` as `e`'s value in the cache (with the generation of the
+    /// locals it reads, if any), for this scope.
+    fn remember(&mut self, e: &Expr, v: VReg) {
         if self.cache {
             if e.uses_locals() {
                 // Replaces a stale entry, maybe of an outer scope: logged
@@ -132,7 +142,6 @@ impl Builder<'_> {
                 self.scope_log.push(e.clone());
             }
         }
-        v
     }
 
     /// `e` in a register no one else holds (the caller changes it in

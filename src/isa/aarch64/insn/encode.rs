@@ -89,6 +89,7 @@ fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
         | Insn::OrrImm { .. }
         | Insn::AndImm { .. }
         | Insn::MovReg { .. }
+        | Insn::Mvn { .. }
         | Insn::Orr { .. }
         | Insn::And { .. }
         | Insn::Eor { .. }
@@ -174,6 +175,11 @@ fn emit_move_and_logical(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(),
             // MOV (register) is ORR Xd, XZR, Xm (Arm ARM C6.2 "MOV (register)").
             let (rd, rm) = (rd.field(), rm.field());
             dynasm!(ops ; .arch aarch64 ; orr X(rd), xzr, X(rm));
+        }
+        Insn::Mvn { rd, rm } => {
+            // MVN is ORN Xd, XZR, Xm (Arm ARM C6.2 "MVN").
+            let (rd, rm) = (rd.field(), rm.field());
+            dynasm!(ops ; .arch aarch64 ; orn X(rd), xzr, X(rm));
         }
         Insn::Orr { rd, rn, rm } => {
             let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());

@@ -52,6 +52,11 @@ pub enum Insn {
         rd: RegOrZr,
         rm: RegOrZr,
     },
+    /// `orn xd, xzr, xm`: the bitwise not.
+    Mvn {
+        rd: RegOrZr,
+        rm: RegOrZr,
+    },
     Orr {
         rd: RegOrZr,
         rn: RegOrZr,

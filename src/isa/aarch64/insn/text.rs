@@ -61,6 +61,7 @@ impl Insn {
                 format!("{m} {rd}, {rn}, {}", imm(i.value()))
             }
             Insn::MovReg { rd, rm } => format!("mov {rd}, {rm}"),
+            Insn::Mvn { rd, rm } => format!("mvn {rd}, {rm}"),
             Insn::Orr { rd, rn, rm }
             | Insn::And { rd, rn, rm }
             | Insn::Eor { rd, rn, rm }
@@ -170,6 +171,7 @@ impl Insn {
             Insn::Movn { .. } => "movn",
             Insn::OrrImm { .. } | Insn::Orr { .. } => "orr",
             Insn::MovReg { .. } => "mov",
+            Insn::Mvn { .. } => "mvn",
             Insn::And { .. } | Insn::AndImm { .. } => "and",
             Insn::Eor { .. } => "eor",
             Insn::Bic { .. } => "bic",
