@@ -53,6 +53,16 @@ fn kpages(n: u64) -> Input {
     )
 }
 
+/// Bit 12 of the start set and an offset in the page: both sides flush
+/// the two pages from 0x1000 (a trip count built from `start & 0x1000`
+/// instead of `start & 0xfff` would flush three).
+fn unaligned_kernel_start() -> Input {
+    Input::new(
+        "2 kernel pages from an unaligned start",
+        &[("start", KBASE + 0x1800), ("end", KBASE + 0x3000)],
+    )
+}
+
 /// The calls of one scenario: a sequence with its feature word
 /// (ARM64_WORKAROUND_REPEAT_TLBI or not).
 fn one(seq: &'static str) -> &'static [Call] {
@@ -264,7 +274,7 @@ fn ranged_and_repeated() -> Vec<Scenario> {
             ref_fn: "ref_flush_tlb_kernel_range_repeat",
             args: KERNEL,
             calls: one("flush_tlb_kernel_range repeat_tlbi"),
-            inputs: vec![kpages(1), kpages(5), kpages(600)],
+            inputs: vec![kpages(1), kpages(5), unaligned_kernel_start(), kpages(600)],
         },
     ]
 }
@@ -274,12 +284,7 @@ fn derived_kernel_range() -> Scenario {
     kernel(vec![
         kpages(1),
         kpages(5),
-        // Bit 12 of the start set and an offset in the page:
-        // both sides flush the two pages from 0x1000.
-        Input::new(
-            "2 kernel pages from an unaligned start",
-            &[("start", KBASE + 0x1800), ("end", KBASE + 0x3000)],
-        ),
+        unaligned_kernel_start(),
         kpages(600),
         kpages(501),
         Input::new(
