@@ -100,18 +100,11 @@ fn shifted_bit(shift: &Inst, fused: &mut Inst, read_once: impl Fn(VReg) -> bool)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lir::{LabelId, Origin};
 
     fn func(insts: Vec<Inst>) -> Func {
-        Func {
-            name: "f".into(),
-            args: vec![],
-            insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
-            nvregs: 4,
-            nlabels: 8,
-            void: false,
-        }
+        crate::lir::test_insts::func(insts, 4, 8)
     }
+    use crate::lir::LabelId;
 
     fn and(m: u64) -> Inst {
         Inst::Bin {

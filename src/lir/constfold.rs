@@ -163,18 +163,7 @@ fn drop_unread(f: &mut Func) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lir::Origin;
-
-    fn func(insts: Vec<Inst>, nvregs: u32) -> Func {
-        Func {
-            name: "t".into(),
-            args: Vec::new(),
-            insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
-            nvregs,
-            nlabels: 1,
-            void: false,
-        }
-    }
+    use crate::lir::test_insts::func;
 
     /// radix's `range set in 1, 127`: the zero test goes, the first value
     /// of `(1 << 10) | (set << 12)` is one constant, the count stays (the
@@ -241,6 +230,7 @@ mod tests {
                 },
             ],
             5,
+            2,
         );
         fold(&mut f);
         let got: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();
@@ -314,6 +304,7 @@ mod tests {
                     },
                 ],
                 2,
+                2,
             );
             fold(&mut f);
             let branch = f.insts.iter().find_map(|(i, _)| match i {
@@ -373,6 +364,7 @@ mod tests {
                 },
             ],
             3,
+            2,
         );
         fold(&mut f);
         let got: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();

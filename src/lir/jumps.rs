@@ -125,18 +125,11 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lir::{Cmp, Operand, Origin, VReg};
 
     fn func(insts: Vec<Inst>) -> Func {
-        Func {
-            name: "f".into(),
-            args: Vec::new(),
-            insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
-            nvregs: 1,
-            nlabels: 4,
-            void: false,
-        }
+        crate::lir::test_insts::func(insts, 1, 4)
     }
+    use crate::lir::{Cmp, Operand, VReg};
 
     #[test]
     fn chains_are_followed_and_fallthrough_jumps_dropped() {

@@ -12,7 +12,7 @@ pub mod regalloc;
 pub mod role;
 pub mod spill;
 #[cfg(test)]
-mod test_insts;
+pub(crate) mod test_insts;
 
 use crate::ir::barrier::Barrier;
 use crate::ir::expr::BinOp;

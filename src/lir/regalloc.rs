@@ -446,14 +446,7 @@ mod tests {
             .map(|v| v.0 + 1)
             .max()
             .unwrap_or(0);
-        Func {
-            name: "t".into(),
-            args: vec![],
-            insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
-            nvregs: n,
-            nlabels: 2,
-            void: false,
-        }
+        crate::lir::test_insts::func(insts, n, 2)
     }
 
     #[test]

@@ -214,20 +214,13 @@ fn rewrite(f: &Func, v: VReg, rf: &RegFile, temps: &mut FxHashSet<VReg>) -> Func
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::expr::BinOp;
-    use crate::lir::test_insts::{arg, imm, ret};
-    use crate::lir::{Cmp, Operand, Origin};
 
     fn func(insts: Vec<Inst>) -> Func {
-        Func {
-            name: "t".into(),
-            args: vec![],
-            insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
-            nvregs: 16,
-            nlabels: 4,
-            void: false,
-        }
+        crate::lir::test_insts::func(insts, 16, 4)
     }
+    use crate::ir::expr::BinOp;
+    use crate::lir::test_insts::{arg, imm, ret};
+    use crate::lir::{Cmp, Operand};
 
     const RF: RegFile = RegFile {
         args: &[1, 2],

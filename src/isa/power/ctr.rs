@@ -110,18 +110,11 @@ fn written_first(insts: &[&Inst], n: VReg, t: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lir::Origin;
 
     fn func(insts: Vec<Inst>) -> Func {
-        Func {
-            name: "t".into(),
-            args: Vec::new(),
-            insts: insts.into_iter().map(|i| (i, Origin::default())).collect(),
-            nvregs: 4,
-            nlabels: 3,
-            void: false,
-        }
+        crate::lir::test_insts::func(insts, 4, 3)
     }
+
 
     fn counted(body: Vec<Inst>, after: Vec<Inst>) -> Func {
         let v = VReg;
