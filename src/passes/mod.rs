@@ -43,23 +43,25 @@ pub struct PassDef {
     pub run: PassFn,
 }
 
-/// The registry: one entry per pass (`Variant = "--passes name",
-/// module, whether `all` runs it, summary`), in the order `all` runs
-/// them. From it come the [`Pass`] enum and [`REGISTRY`]: names, `all`,
-/// `--passes` parsing, its error message and the README table. Adding a
-/// pass is its file, its `mod` line and one entry here.
+/// The registry: one entry per pass (its summary as a one-line doc
+/// comment, then `Variant = "--passes name", module, whether `all` runs
+/// it`), in the order `all` runs them. From it come the [`Pass`] enum and
+/// [`REGISTRY`]: names, `all`, `--passes` parsing, its error message and
+/// the README table. Adding a pass is its file, its `mod` line and one
+/// entry here.
 macro_rules! passes {
-    ($($variant:ident = $name:literal, $module:ident, $in_all:literal, $summary:literal;)+) => {
+    ($(#[doc = $summary:literal] $variant:ident = $name:literal, $module:ident, $in_all:literal;)+) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum Pass {
-            $($variant),+
+            $(#[doc = $summary] $variant),+
         }
 
         /// Every pass, in the order `all` runs them.
         pub const REGISTRY: [PassDef; [$($name),+].len()] = [$(PassDef {
             pass: Pass::$variant,
             name: $name,
-            summary: $summary,
+            // `/// text` is the literal " text".
+            summary: $summary.trim_ascii_start(),
             in_all: $in_all,
             run: $module::run,
         }),+];
@@ -67,22 +69,22 @@ macro_rules! passes {
 }
 
 passes! {
-    Fission = "fission", fission, true,
-        "split `each` loops so accesses that need ordering land in separate loops (write batching)";
-    Schedule = "schedule", schedule, true,
-        "choose the emission order of top-level statements whose minimal barrier placement is cheapest";
-    PlaceBarriers = "place-barriers", barriers, true,
-        "minimal-cost barrier placement over the target's table, then the early exits completed";
-    Fuse = "fuse", fuse, true,
-        "re-join loops that fission split and no barrier separates";
-    NaiveBarriers = "naive-barriers", naive_barriers, false,
-        "one barrier right before the later access of every required edge, in program order: the hand-written code (`none`)";
-    HoistWindow = "hoist-window", hoist_window, true,
-        "loop-invariant work of an `acquire` before its load-reserve/store-conditional window";
-    ReuseLoads = "reuse-loads", reuse_loads, true,
-        "a second read of a location reuses the register of the first when nothing can have changed it";
-    WeakenRelease = "weaken-release", weaken_release, true,
-        "release with store->store ordering when the section's loads all feed its stores";
+    /// split `each` loops so accesses that need ordering land in separate loops (write batching)
+    Fission = "fission", fission, true;
+    /// choose the emission order of top-level statements whose minimal barrier placement is cheapest
+    Schedule = "schedule", schedule, true;
+    /// minimal-cost barrier placement over the target's table, then the early exits completed
+    PlaceBarriers = "place-barriers", barriers, true;
+    /// re-join loops that fission split and no barrier separates
+    Fuse = "fuse", fuse, true;
+    /// one barrier right before the later access of every required edge, in program order: the hand-written code (`none`)
+    NaiveBarriers = "naive-barriers", naive_barriers, false;
+    /// loop-invariant work of an `acquire` before its load-reserve/store-conditional window
+    HoistWindow = "hoist-window", hoist_window, true;
+    /// a second read of a location reuses the register of the first when nothing can have changed it
+    ReuseLoads = "reuse-loads", reuse_loads, true;
+    /// release with store->store ordering when the section's loads all feed its stores
+    WeakenRelease = "weaken-release", weaken_release, true;
 }
 
 impl Pass {
