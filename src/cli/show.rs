@@ -2,24 +2,13 @@
 
 use super::common::*;
 use crate::emit::show::Stage;
-use clap::ValueEnum;
 use std::path::PathBuf;
-
-#[derive(Clone, Copy, ValueEnum)]
-enum StageArg {
-    Ast,
-    Ir,
-    Opt,
-    Lir,
-    Asm,
-    Bytes,
-}
 
 #[derive(clap::Args)]
 pub struct Args {
     spec: PathBuf,
     #[arg(long, value_enum, default_value = "asm")]
-    stage: StageArg,
+    stage: Stage,
     /// Target (default: the first of the spec's `target` line, else power64).
     #[arg(long, value_enum)]
     target: Option<Target>,
@@ -35,15 +24,7 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     let opts = options(&a.code);
     let name = a.spec.display().to_string();
     let src = read_spec(&a.spec, io)?;
-    let stage = match a.stage {
-        StageArg::Ast => Stage::Ast,
-        StageArg::Ir => Stage::Ir,
-        StageArg::Opt => Stage::Opt,
-        StageArg::Lir => Stage::Lir,
-        StageArg::Asm => Stage::Asm,
-        StageArg::Bytes => Stage::Bytes,
-    };
-    if !matches!(stage, Stage::Ast) {
+    if a.stage != Stage::Ast {
         let prog = load_checked(io, &name, &src, &opts)?;
         only_seq(io, prog, a.seq.as_deref())?;
     } else if a.seq.is_some() {
@@ -53,7 +34,7 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         ));
     }
     let target = target_for(a.target, &src);
-    let text = crate::emit::show::render(&name, &src, stage, target, &opts, a.seq.as_deref())
+    let text = crate::emit::show::render(&name, &src, a.stage, target, &opts, a.seq.as_deref())
         .map_err(|d| report(io, &name, &src, &d))?;
     out!(io, "{text}");
     Ok(())

@@ -5,7 +5,8 @@ use crate::ir::Program;
 use crate::isa::Target;
 use crate::spec::diag::Diag;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Also `show --stage`'s values, by their lower-case names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Stage {
     Ast,
     Ir,
