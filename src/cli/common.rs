@@ -237,39 +237,21 @@ pub fn resolve_reads(
 ) -> Result<std::collections::HashMap<(usize, usize), Vec<u64>>, Fail> {
     let mut out = std::collections::HashMap::new();
     for r in reads {
-        let Some(d) = prog.devices.iter().position(|d| d.name == r.dev) else {
-            let names: Vec<&str> = prog.devices.iter().map(|d| d.name.as_str()).collect();
-            return Err(usage(
+        let (dev, reg) = (&r.dev, &r.reg);
+        let d = position_named(&prog.devices, dev, |d| &d.name).map_err(|names| {
+            usage(
                 io,
-                format!(
-                    "--read {}.{}: no device `{}` (devices: {})",
-                    r.dev,
-                    r.reg,
-                    r.dev,
-                    names.join(", ")
-                ),
-            ));
-        };
-        let dev = &prog.devices[d];
-        let Some(reg) = dev.regs.iter().position(|x| x.name == r.reg) else {
-            let names: Vec<&str> = dev.regs.iter().map(|x| x.name.as_str()).collect();
-            return Err(usage(
+                format!("--read {dev}.{reg}: no device `{dev}` (devices: {names})"),
+            )
+        })?;
+        let ri = position_named(&prog.devices[d].regs, reg, |x| &x.name).map_err(|names| {
+            usage(
                 io,
-                format!(
-                    "--read {}.{}: device `{}` has no register `{}` (registers: {})",
-                    r.dev,
-                    r.reg,
-                    r.dev,
-                    r.reg,
-                    names.join(", ")
-                ),
-            ));
-        };
-        if out.insert((d, reg), r.values.clone()).is_some() {
-            return Err(usage(
-                io,
-                format!("--read {}.{}: given twice", r.dev, r.reg),
-            ));
+                format!("--read {dev}.{reg}: device `{dev}` has no register `{reg}` (registers: {names})"),
+            )
+        })?;
+        if out.insert((d, ri), r.values.clone()).is_some() {
+            return Err(usage(io, format!("--read {dev}.{reg}: given twice")));
         }
     }
     Ok(out)
@@ -526,19 +508,30 @@ pub fn load_spec(
 /// A usage error when `prog` has no sequence `seq` names (none named is
 /// fine).
 pub fn known_seq(io: &mut Io, prog: &crate::ir::Program, seq: Option<&str>) -> Result<(), Fail> {
-    match seq {
-        Some(s) if !prog.seqs.iter().any(|x| x.name == s) => {
-            let names: Vec<&str> = prog.seqs.iter().map(|x| x.name.as_str()).collect();
-            Err(usage(
-                io,
-                format!(
-                    "--seq {s}: no such sequence (sequences: {})",
-                    names.join(", ")
-                ),
-            ))
-        }
-        _ => Ok(()),
+    let Some(s) = seq else { return Ok(()) };
+    match position_named(&prog.seqs, s, |x| &x.name) {
+        Ok(_) => Ok(()),
+        Err(names) => Err(usage(
+            io,
+            format!("--seq {s}: no such sequence (sequences: {names})"),
+        )),
     }
+}
+
+/// Where the item called `name` is in `items`, else (for the message
+/// naming what there is) all their names, comma-separated.
+fn position_named<T>(
+    items: &[T],
+    name: &str,
+    name_of: impl Fn(&T) -> &String,
+) -> Result<usize, String> {
+    items
+        .iter()
+        .position(|x| name_of(x) == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = items.iter().map(|x| name_of(x).as_str()).collect();
+            names.join(", ")
+        })
 }
 
 pub fn load_checked(
