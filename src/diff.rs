@@ -11,7 +11,7 @@ use crate::isa::Target;
 use crate::passes::cover::CoverConfig;
 use crate::passes::Pass;
 use crate::verify::interp::World;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One side of the diff.
 pub struct Side<'a> {
@@ -151,6 +151,19 @@ fn row(out: &mut String, name: &str, a: impl ToString, b: impl ToString) {
     ));
 }
 
+/// Each key of either side's counts, in order, with its count on each
+/// side (0 where a side has none).
+fn by_key<'m, V: Copy + Default>(
+    a: &'m BTreeMap<String, V>,
+    b: &'m BTreeMap<String, V>,
+) -> impl Iterator<Item = (&'m String, V, V)> {
+    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    keys.into_iter().map(|k| {
+        let count = |m: &BTreeMap<String, V>| m.get(k).copied().unwrap_or_default();
+        (k, count(a), count(b))
+    })
+}
+
 /// The whole report.
 pub fn render(a: &Side<'_>, b: &Side<'_>, req: &Request) -> Result<String, Error> {
     let (da, db) = (side(a, req)?, side(b, req)?);
@@ -190,26 +203,14 @@ pub fn render(a: &Side<'_>, b: &Side<'_>, req: &Request) -> Result<String, Error
     row(&mut out, "stores", sa.stores, sb.stores);
     row(&mut out, "loads", sa.loads, sb.loads);
     row(&mut out, "invalidates", sa.invalidates, sb.invalidates);
-    let kinds: BTreeSet<&String> = sa.barriers.keys().chain(sb.barriers.keys()).collect();
-    for k in &kinds {
-        row(
-            &mut out,
-            &format!("barrier {k}"),
-            sa.barriers.get(*k).copied().unwrap_or(0),
-            sb.barriers.get(*k).copied().unwrap_or(0),
-        );
+    for (k, x, y) in by_key(&sa.barriers, &sb.barriers) {
+        row(&mut out, &format!("barrier {k}"), x, y);
     }
     if let (Some(ya), Some(yb)) = (&da.dynamic, &db.dynamic) {
         let args: Vec<String> = req
             .args
             .iter()
-            .map(|(k, v)| {
-                if *v < 4096 {
-                    format!("{k}={v}")
-                } else {
-                    format!("{k}={v:#x}")
-                }
-            })
+            .map(|(k, v)| format!("{k}={}", crate::emit::dec_or_hex(*v, 4096)))
             .collect();
         out.push_str(&format!(
             "\ndynamic counts (IR interpreter{}{}):\n",
@@ -235,23 +236,11 @@ pub fn render(a: &Side<'_>, b: &Side<'_>, req: &Request) -> Result<String, Error
         row(&mut out, "stores", ya.counts.stores, yb.counts.stores);
         row(&mut out, "loads", ya.loads, yb.loads);
         row(&mut out, "invalidate insns", ya.invalidates, yb.invalidates);
-        let cmds: BTreeSet<&String> = ya.commands.keys().chain(yb.commands.keys()).collect();
-        for k in &cmds {
-            row(
-                &mut out,
-                &format!("command {k}"),
-                ya.commands.get(*k).copied().unwrap_or(0),
-                yb.commands.get(*k).copied().unwrap_or(0),
-            );
+        for (k, x, y) in by_key(&ya.commands, &yb.commands) {
+            row(&mut out, &format!("command {k}"), x, y);
         }
-        let kinds: BTreeSet<&String> = ya.barriers.keys().chain(yb.barriers.keys()).collect();
-        for k in &kinds {
-            row(
-                &mut out,
-                &format!("barrier {k}"),
-                ya.barriers.get(*k).copied().unwrap_or(0),
-                yb.barriers.get(*k).copied().unwrap_or(0),
-            );
+        for (k, x, y) in by_key(&ya.barriers, &yb.barriers) {
+            row(&mut out, &format!("barrier {k}"), x, y);
         }
         row(
             &mut out,
@@ -314,12 +303,7 @@ pub fn summary(a: &Side<'_>, b: &Side<'_>, req: &Request) -> Result<String, Erro
         num("stores", sa.stores, sb.stores);
         num("loads", sa.loads, sb.loads);
         num("invalidates", sa.invalidates, sb.invalidates);
-        let kinds: BTreeSet<&String> = sa.barriers.keys().chain(sb.barriers.keys()).collect();
-        for k in kinds {
-            let (x, y) = (
-                sa.barriers.get(k).copied().unwrap_or(0),
-                sb.barriers.get(k).copied().unwrap_or(0),
-            );
+        for (k, x, y) in by_key(&sa.barriers, &sb.barriers) {
             if x != y {
                 moved.push(format!("`{k}` {x} -> {y}"));
             }

@@ -195,25 +195,17 @@ pub fn prepare_with(
     // A parameter left out is 0; say so (issue 37: a missing `--arg`
     // silently became 0, for a queue a different ring). Pointers are
     // memory the emulator maps, not values.
-    let unset: Vec<&str> = s
+    let unset: Vec<String> = s
         .params
         .iter()
         .enumerate()
         .filter(|(i, p)| {
             s.ptrs.get(*i).is_none_or(Option::is_none) && !a.args.iter().any(|(k, _)| k == *p)
         })
-        .map(|(_, p)| p.as_str())
+        .map(|(_, p)| format!("`{p}`"))
         .collect();
     if !unset.is_empty() {
-        errln!(
-            io,
-            "note: {} not given with --arg: 0",
-            unset
-                .iter()
-                .map(|p| format!("`{p}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        errln!(io, "note: {} not given with --arg: 0", unset.join(", "));
     }
     w.reads = resolve_reads(io, &prog, &a.reads)?;
     w.tlb_found = a.tlb.clone();
@@ -273,13 +265,7 @@ pub fn event_text(e: &crate::verify::trace::Event) -> EventText {
         let f: Vec<String> = e
             .fields
             .iter()
-            .map(|(n, v)| {
-                if *v < 10 {
-                    format!("{n}: {v}")
-                } else {
-                    format!("{n}: {v:#x}")
-                }
-            })
+            .map(|(n, v)| format!("{n}: {}", crate::emit::dec_or_hex(*v, 10)))
             .collect();
         detail.push(format!("{{{}}}", f.join(", ")));
     }
