@@ -163,120 +163,46 @@ fn drop_unread(f: &mut Func) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lir::test_insts::func;
+    use crate::lir::test_insts::{bin, branch, func, imm, insts, ret};
+
+    /// A function of `body` (at most 2 labels) after `fold`.
+    fn folded(body: Vec<Inst>, nvregs: u32) -> Vec<Inst> {
+        let mut f = func(body, nvregs, 2);
+        fold(&mut f);
+        insts(f)
+    }
 
     /// radix's `range set in 1, 127`: the zero test goes, the first value
     /// of `(1 << 10) | (set << 12)` is one constant, the count stays (the
     /// loop writes it again).
     #[test]
     fn a_constant_range_start_is_one_constant() {
-        let v = VReg;
-        let mut f = func(
-            vec![
-                Inst::Imm {
-                    dst: v(0),
-                    value: 127,
-                },
-                Inst::Imm {
-                    dst: v(1),
-                    value: 1,
-                },
-                Inst::Branch {
-                    cmp: Cmp::Eq,
-                    a: v(0),
-                    b: Operand::Imm(0),
-                    target: 0,
-                },
-                Inst::Bin {
-                    op: BinOp::Shr,
-                    dst: v(2),
-                    a: v(0),
-                    b: Operand::Imm(0),
-                },
-                Inst::Bin {
-                    op: BinOp::Shl,
-                    dst: v(3),
-                    a: v(1),
-                    b: Operand::Imm(12),
-                },
-                Inst::Bin {
-                    op: BinOp::Or,
-                    dst: v(4),
-                    a: v(3),
-                    b: Operand::Imm(1024),
-                },
-                Inst::Label(1),
-                Inst::Bin {
-                    op: BinOp::Add,
-                    dst: v(4),
-                    a: v(4),
-                    b: Operand::Imm(4096),
-                },
-                Inst::Bin {
-                    op: BinOp::Sub,
-                    dst: v(2),
-                    a: v(2),
-                    b: Operand::Imm(1),
-                },
-                Inst::Branch {
-                    cmp: Cmp::Ne,
-                    a: v(2),
-                    b: Operand::Imm(0),
-                    target: 1,
-                },
-                Inst::Label(0),
-                Inst::Ret {
-                    value: Operand::Reg(v(4)),
-                },
-            ],
-            5,
-            2,
-        );
-        fold(&mut f);
-        let got: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();
-        assert_eq!(
-            got,
-            vec![
-                Inst::Imm {
-                    dst: v(2),
-                    value: 127
-                },
-                Inst::Imm {
-                    dst: v(4),
-                    value: 0x1400
-                },
-                Inst::Label(1),
-                Inst::Bin {
-                    op: BinOp::Add,
-                    dst: v(4),
-                    a: v(4),
-                    b: Operand::Imm(4096)
-                },
-                Inst::Bin {
-                    op: BinOp::Sub,
-                    dst: v(2),
-                    a: v(2),
-                    b: Operand::Imm(1)
-                },
-                Inst::Branch {
-                    cmp: Cmp::Ne,
-                    a: v(2),
-                    b: Operand::Imm(0),
-                    target: 1
-                },
-                Inst::Label(0),
-                Inst::Ret {
-                    value: Operand::Reg(v(4))
-                },
-            ]
-        );
+        // The loop, which folding leaves as it is.
+        let kept = [
+            Inst::Label(1),
+            bin(BinOp::Add, 4, 4, Operand::Imm(4096)),
+            bin(BinOp::Sub, 2, 2, Operand::Imm(1)),
+            branch(Cmp::Ne, 2, Operand::Imm(0), 1),
+            Inst::Label(0),
+            ret(4),
+        ];
+        let body = [
+            imm(0, 127),
+            imm(1, 1),
+            branch(Cmp::Eq, 0, Operand::Imm(0), 0),
+            bin(BinOp::Shr, 2, 0, Operand::Imm(0)),
+            bin(BinOp::Shl, 3, 1, Operand::Imm(12)),
+            bin(BinOp::Or, 4, 3, Operand::Imm(1024)),
+        ];
+        let got = folded([&body[..], &kept].concat(), 5);
+        let want = [&[imm(2, 127), imm(4, 0x1400)][..], &kept].concat();
+        assert_eq!(got, want);
     }
 
     /// `0 < size` (a threshold pinned to 0) is `size != 0`; `5 >= x` is
     /// `x < 6`; a compare of a large constant stays.
     #[test]
     fn a_constant_on_the_left_moves_right() {
-        let v = VReg;
         for (cmp, c, want) in [
             (Cmp::Ltu, 0, Some((Cmp::Ne, 0))),
             (Cmp::Geu, 0, Some((Cmp::Eq, 0))),
@@ -286,37 +212,25 @@ mod tests {
             (Cmp::Ltu, u64::MAX, None),
             (Cmp::Ltu, 0x77000, None),
         ] {
-            let mut f = func(
+            let got = folded(
                 vec![
-                    Inst::Imm {
-                        dst: v(0),
-                        value: c,
-                    },
-                    Inst::Branch {
-                        cmp,
-                        a: v(0),
-                        b: Operand::Reg(v(1)),
-                        target: 0,
-                    },
+                    imm(0, c),
+                    branch(cmp, 0, Operand::Reg(VReg(1)), 0),
                     Inst::Label(0),
-                    Inst::Ret {
-                        value: Operand::Reg(v(1)),
-                    },
+                    ret(1),
                 ],
                 2,
-                2,
             );
-            fold(&mut f);
-            let branch = f.insts.iter().find_map(|(i, _)| match i {
+            let moved = got.iter().find_map(|i| match i {
                 Inst::Branch {
                     cmp,
-                    a,
+                    a: VReg(1),
                     b: Operand::Imm(c),
                     ..
-                } if *a == v(1) => Some((*cmp, *c)),
+                } => Some((*cmp, *c)),
                 _ => None,
             });
-            assert_eq!(branch, want, "{cmp:?} {c}");
+            assert_eq!(moved, want, "{cmp:?} {c}");
             for x in [0, 1, 5, 6, 7, u64::MAX] {
                 if let Some((cmp2, c2)) = want {
                     assert_eq!(cmp.holds(c, x), cmp2.holds(x, c2), "{cmp:?} {c} {x}");
@@ -329,45 +243,18 @@ mod tests {
     /// is a jump, and a shift of 64 is left to the target's lowering.
     #[test]
     fn only_single_definitions_fold() {
-        let v = VReg;
-        let mut f = func(
+        let got = folded(
             vec![
-                Inst::Imm {
-                    dst: v(0),
-                    value: 5,
-                },
-                Inst::Imm {
-                    dst: v(1),
-                    value: 64,
-                },
-                Inst::Bin {
-                    op: BinOp::Add,
-                    dst: v(0),
-                    a: v(0),
-                    b: Operand::Imm(1),
-                },
-                Inst::Branch {
-                    cmp: Cmp::Ltu,
-                    a: v(1),
-                    b: Operand::Imm(100),
-                    target: 0,
-                },
-                Inst::Bin {
-                    op: BinOp::Shl,
-                    dst: v(2),
-                    a: v(0),
-                    b: Operand::Reg(v(1)),
-                },
+                imm(0, 5),
+                imm(1, 64),
+                bin(BinOp::Add, 0, 0, Operand::Imm(1)),
+                branch(Cmp::Ltu, 1, Operand::Imm(100), 0),
+                bin(BinOp::Shl, 2, 0, Operand::Reg(VReg(1))),
                 Inst::Label(0),
-                Inst::Ret {
-                    value: Operand::Reg(v(2)),
-                },
+                ret(2),
             ],
             3,
-            2,
         );
-        fold(&mut f);
-        let got: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();
         assert!(
             matches!(got[2], Inst::Bin { op: BinOp::Add, .. }),
             "{got:?}"

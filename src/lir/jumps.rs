@@ -125,25 +125,21 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lir::test_insts::{branch, func, imm, insts};
+    use crate::lir::{Cmp, Operand};
 
-    fn func(insts: Vec<Inst>) -> Func {
-        crate::lir::test_insts::func(insts, 1, 4)
+    /// A function of `body` after `thread`.
+    fn threaded(body: Vec<Inst>) -> Vec<Inst> {
+        let mut f = func(body, 1, 4);
+        thread(&mut f);
+        insts(f)
     }
-    use crate::lir::{Cmp, Operand, VReg};
 
     #[test]
     fn chains_are_followed_and_fallthrough_jumps_dropped() {
-        let ret = Inst::Imm {
-            dst: VReg(0),
-            value: 1,
-        };
-        let mut f = func(vec![
-            Inst::Branch {
-                cmp: Cmp::Eq,
-                a: VReg(0),
-                b: Operand::Imm(0),
-                target: 1,
-            },
+        let ret = imm(0, 1);
+        let insts = threaded(vec![
+            branch(Cmp::Eq, 0, Operand::Imm(0), 1),
             Inst::Jump(2),
             Inst::Label(1),
             Inst::Jump(2),
@@ -153,17 +149,10 @@ mod tests {
             Inst::Label(0),
             ret.clone(),
         ]);
-        thread(&mut f);
-        let insts: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();
         assert_eq!(
             insts,
             vec![
-                Inst::Branch {
-                    cmp: Cmp::Eq,
-                    a: VReg(0),
-                    b: Operand::Imm(0),
-                    target: 0,
-                },
+                branch(Cmp::Eq, 0, Operand::Imm(0), 0),
                 Inst::Label(1),
                 Inst::Label(2),
                 Inst::Label(3),
@@ -178,19 +167,14 @@ mod tests {
         let ret = Inst::Ret {
             value: Operand::Imm(0),
         };
-        let mut f = func(vec![
+        let insts = threaded(vec![
             Inst::Jump(0),
-            Inst::Imm {
-                dst: VReg(0),
-                value: 1,
-            },
+            imm(0, 1),
             Inst::Label(1),
             Inst::Jump(0),
             Inst::Label(0),
             ret.clone(),
         ]);
-        thread(&mut f);
-        let insts: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();
         // The dead `Imm` goes, then both jumps fall into their target.
         assert_eq!(insts, vec![Inst::Label(1), Inst::Label(0), ret]);
     }
@@ -200,32 +184,21 @@ mod tests {
         let ret = Inst::Ret {
             value: Operand::Imm(0),
         };
-        let branch = Inst::Branch {
-            cmp: Cmp::Eq,
-            a: VReg(0),
-            b: Operand::Imm(0),
-            target: 1,
-        };
-        let mut f = func(vec![
+        let branch = branch(Cmp::Eq, 0, Operand::Imm(0), 1);
+        let insts = threaded(vec![
             branch.clone(),
             Inst::Jump(0),
             Inst::Label(1),
-            Inst::Imm {
-                dst: VReg(0),
-                value: 1,
-            },
+            imm(0, 1),
             Inst::Label(0),
             ret.clone(),
         ]);
-        thread(&mut f);
-        let insts: Vec<Inst> = f.insts.into_iter().map(|(i, _)| i).collect();
         assert_eq!(insts[..2], [branch, ret]);
     }
 
     #[test]
     fn an_endless_loop_stays() {
-        let mut f = func(vec![Inst::Label(0), Inst::Jump(0)]);
-        thread(&mut f);
-        assert_eq!(f.insts.len(), 2);
+        let insts = threaded(vec![Inst::Label(0), Inst::Jump(0)]);
+        assert_eq!(insts.len(), 2);
     }
 }

@@ -238,6 +238,16 @@ mod tests {
         }
     }
 
+    /// `f` with registers from `pool` only, which plain allocation cannot
+    /// do: allocated with spills, and the allocation checked.
+    fn spill_into(f: &Func, pool: &'static [u8]) -> Func {
+        let tight = RegFile { pool, ..RF };
+        assert!(regalloc::allocate(f, &tight).is_err());
+        let (g, a) = allocate(f.clone(), &tight).unwrap();
+        assert!(a.check(&g).is_ok());
+        g
+    }
+
     /// Interprets a straight-line or looping function with a stack, the
     /// spill slots included: rewriting must not change what it returns.
     fn run(f: &Func, args: &[u64]) -> u64 {
@@ -317,13 +327,7 @@ mod tests {
             add(8, 7, 4),
             ret(8),
         ]);
-        let tight = RegFile {
-            pool: &[3, 4, 5],
-            ..RF
-        };
-        assert!(regalloc::allocate(&f, &tight).is_err());
-        let (g, a) = allocate(f.clone(), &tight).unwrap();
-        assert!(a.check(&g).is_ok());
+        let g = spill_into(&f, &[3, 4, 5]);
         // The constant is rebuilt at its use, not stored.
         assert!(!g
             .insts
@@ -359,13 +363,7 @@ mod tests {
             },
             ret(4),
         ]);
-        let tight = RegFile {
-            pool: &[3, 4],
-            ..RF
-        };
-        assert!(regalloc::allocate(&f, &tight).is_err());
-        let (g, a) = allocate(f.clone(), &tight).unwrap();
-        assert!(a.check(&g).is_ok());
+        let g = spill_into(&f, &[3, 4]);
         assert_eq!(run(&g, &[10, 5]), run(&f, &[10, 5]));
         assert_eq!(run(&g, &[10, 5]), 15);
         let (top, back) = regalloc::loops(&g)[0];

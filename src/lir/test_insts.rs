@@ -1,7 +1,8 @@
 //! Instruction constructors for the LIR passes' unit tests, so a test
 //! function reads as its instructions.
 
-use super::{Func, Inst, Operand, Origin, VReg};
+use super::{Cmp, Func, Inst, LabelId, Operand, Origin, VReg};
+use crate::ir::expr::BinOp;
 
 /// `vI = argument I`.
 pub fn arg(i: u32) -> Inst {
@@ -36,4 +37,29 @@ pub fn func(insts: Vec<Inst>, nvregs: u32, nlabels: u32) -> Func {
         nlabels,
         void: false,
     }
+}
+
+/// `vDST = vA op b`.
+pub fn bin(op: BinOp, dst: u32, a: u32, b: Operand) -> Inst {
+    Inst::Bin {
+        op,
+        dst: VReg(dst),
+        a: VReg(a),
+        b,
+    }
+}
+
+/// `if vA cmp b goto TARGET`.
+pub fn branch(cmp: Cmp, a: u32, b: Operand, target: LabelId) -> Inst {
+    Inst::Branch {
+        cmp,
+        a: VReg(a),
+        b,
+        target,
+    }
+}
+
+/// `f`'s instructions without their origins: what a pass's test compares.
+pub fn insts(f: Func) -> Vec<Inst> {
+    f.insts.into_iter().map(|(i, _)| i).collect()
 }
