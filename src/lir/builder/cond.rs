@@ -64,6 +64,12 @@ impl Builder<'_> {
     fn branch_cmp(&mut self, cmp: Cmp, a: &Expr, b: &Expr, target: LabelId) {
         let a = self.expr(a);
         let b = self.operand(b);
+        self.branch(cmp, a, b, target);
+    }
+
+    /// To `target` when `cmp(a, b)` holds, else on: the operands already
+    /// in hand.
+    pub(super) fn branch(&mut self, cmp: Cmp, a: VReg, b: Operand, target: LabelId) {
         self.emit(Inst::Branch { cmp, a, b, target });
     }
 

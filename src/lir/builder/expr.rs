@@ -114,12 +114,7 @@ impl Builder<'_> {
         } else {
             let done = self.label();
             self.emit(Inst::Imm { dst: d, value: 1 });
-            self.emit(Inst::Branch {
-                cmp: c.cmp,
-                a,
-                b,
-                target: done,
-            });
+            self.branch(c.cmp, a, b, done);
             self.emit(Inst::Imm { dst: d, value: 0 });
             self.emit(Inst::Label(done));
         }
@@ -186,12 +181,7 @@ impl Builder<'_> {
         let d = self.vreg();
         let done = self.label();
         self.emit(Inst::Copy { dst: d, src: t });
-        self.emit(Inst::Branch {
-            cmp,
-            a,
-            b,
-            target: done,
-        });
+        self.branch(cmp, a, b, done);
         self.emit(Inst::Copy { dst: d, src: f });
         self.emit(Inst::Label(done));
         d

@@ -59,13 +59,7 @@ impl Builder<'_> {
             _ => None,
         };
         self.emit(Inst::Label(retry));
-        let loaded = self.vreg();
-        self.emit(Inst::LoadReserve {
-            dst: loaded,
-            base: addr,
-            width,
-            acquire: true,
-        });
+        let loaded = self.load_reserve(addr, width, true);
         if !hoisted {
             owner = self.window_invariants(value, status_v);
         }
@@ -144,22 +138,12 @@ impl Builder<'_> {
     ) -> VReg {
         match value {
             LockValue::Owner(_) => {
-                self.emit(Inst::Branch {
-                    cmp: Cmp::Ne,
-                    a: loaded,
-                    b: Operand::Imm(0),
-                    target: busy,
-                });
+                self.branch(Cmp::Ne, loaded, Operand::Imm(0), busy);
                 owner.unwrap_or(loaded)
             }
             LockValue::Bit(b) => {
                 let t = self.lock_bit(loaded, *b);
-                self.emit(Inst::Branch {
-                    cmp: Cmp::Ne,
-                    a: t,
-                    b: Operand::Imm(0),
-                    target: busy,
-                });
+                self.branch(Cmp::Ne, t, Operand::Imm(0), busy);
                 self.bin_imm(BinOp::Or, loaded, 1 << b)
             }
         }
@@ -177,12 +161,7 @@ impl Builder<'_> {
         self.emit(Inst::Label(p.busy));
         if let (Some(_), Some(o)) = (a.held, p.owner) {
             // Already ours (a nested handler): do not take it.
-            self.emit(Inst::Branch {
-                cmp: Cmp::Eq,
-                a: p.loaded,
-                b: Operand::Reg(o),
-                target: p.held,
-            });
+            self.branch(Cmp::Eq, p.loaded, Operand::Reg(o), p.held);
         }
         self.emit(Inst::Label(p.spin));
         if let Some(n) = p.counter {
@@ -205,12 +184,7 @@ impl Builder<'_> {
             Some(k) => self.lock_bit(s, k),
             None => s,
         };
-        self.emit(Inst::Branch {
-            cmp: Cmp::Ne,
-            a: t,
-            b: Operand::Imm(0),
-            target: p.spin,
-        });
+        self.branch(Cmp::Ne, t, Operand::Imm(0), p.spin);
         self.emit(Inst::Jump(p.retry));
         if let (Some(code), Some(sv)) = (a.held, p.status) {
             self.emit(Inst::Label(p.held));
@@ -244,12 +218,7 @@ impl Builder<'_> {
         let skip = self.label();
         if let Some(c) = cond {
             let c = self.expr(c);
-            self.emit(Inst::Branch {
-                cmp: Cmp::Ne,
-                a: c,
-                b: Operand::Imm(0),
-                target: skip,
-            });
+            self.branch(Cmp::Ne, c, Operand::Imm(0), skip);
         }
         let barrier = self.target.release_barrier(self.prog.machine, order);
         match value {
@@ -273,13 +242,7 @@ impl Builder<'_> {
                 }
                 let retry = self.label();
                 self.emit(Inst::Label(retry));
-                let l = self.vreg();
-                self.emit(Inst::LoadReserve {
-                    dst: l,
-                    base: addr,
-                    width,
-                    acquire: false,
-                });
+                let l = self.load_reserve(addr, width, false);
                 let n = self.bin_imm(
                     BinOp::And,
                     l,
@@ -299,5 +262,18 @@ impl Builder<'_> {
             }
         }
         self.emit(Inst::Label(skip));
+    }
+
+    /// The load-reserve that opens a reservation window, into a fresh
+    /// register.
+    fn load_reserve(&mut self, base: VReg, width: u32, acquire: bool) -> VReg {
+        let dst = self.vreg();
+        self.emit(Inst::LoadReserve {
+            dst,
+            base,
+            width,
+            acquire,
+        });
+        dst
     }
 }

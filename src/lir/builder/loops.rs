@@ -34,12 +34,7 @@ impl Builder<'_> {
             PollOp::Eq => Cmp::Eq,
             PollOp::Ne => Cmp::Ne,
         };
-        self.emit(Inst::Branch {
-            cmp,
-            a: t,
-            b: want,
-            target: done,
-        });
+        self.branch(cmp, t, want, done);
         self.count_down(n, Cmp::Ne, top);
         for b in p.fail_barrier.iter() {
             self.exit_barrier(b);
@@ -54,12 +49,7 @@ impl Builder<'_> {
     /// bounded poll, a counted range, a bounded spin).
     pub(super) fn count_down(&mut self, n: VReg, cmp: Cmp, target: LabelId) {
         self.update(BinOp::Sub, n, Operand::Imm(1));
-        self.emit(Inst::Branch {
-            cmp,
-            a: n,
-            b: Operand::Imm(0),
-            target,
-        });
+        self.branch(cmp, n, Operand::Imm(0), target);
     }
 
     /// `n = limit; top: if !cond goto exit; if n == 0 goto fail; n--;
@@ -84,12 +74,7 @@ impl Builder<'_> {
         let saved_values = self.scope();
         self.emit(Inst::Label(top));
         self.branch_unless(cond, exit);
-        self.emit(Inst::Branch {
-            cmp: Cmp::Eq,
-            a: n,
-            b: Operand::Imm(0),
-            target: fail_l,
-        });
+        self.branch(Cmp::Eq, n, Operand::Imm(0), fail_l);
         self.update(BinOp::Sub, n, Operand::Imm(1));
         for s in body {
             self.stmt(s)?;
@@ -124,12 +109,7 @@ impl Builder<'_> {
         match inst {
             Instances::Dynamic { .. } => {
                 let count = self.arg_of(&ArgKind::DeviceCount(dev));
-                self.emit(Inst::Branch {
-                    cmp: Cmp::Eq,
-                    a: count,
-                    b: Operand::Imm(0),
-                    target: exit,
-                });
+                self.branch(Cmp::Eq, count, Operand::Imm(0), exit);
                 self.emit(Inst::Bin {
                     op: BinOp::Shl,
                     dst: end,
@@ -170,12 +150,7 @@ impl Builder<'_> {
         self.bases.remove(&dev);
         self.origin = saved;
         self.update(BinOp::Add, cur, Operand::Imm(8));
-        self.emit(Inst::Branch {
-            cmp: Cmp::Ne,
-            a: cur,
-            b: Operand::Reg(end),
-            target: top,
-        });
+        self.branch(Cmp::Ne, cur, Operand::Reg(end), top);
         self.emit(Inst::Label(exit));
         Ok(())
     }

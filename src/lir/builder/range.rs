@@ -89,12 +89,7 @@ impl Builder<'_> {
         };
         let start_v = self.expr(start);
         let exit = self.label();
-        self.emit(Inst::Branch {
-            cmp: Cmp::Eq,
-            a: size_v,
-            b: Operand::Imm(0),
-            target: exit,
-        });
+        self.branch(Cmp::Eq, size_v, Operand::Imm(0), exit);
         if let (Some(step_v), None) = (step_v, step.as_const()) {
             self.nonzero_step(step_v, fail_barrier);
         }
@@ -123,12 +118,7 @@ impl Builder<'_> {
     /// `if (step == 0) return -EINVAL;`
     fn nonzero_step(&mut self, step_v: VReg, fail_barrier: crate::ir::ExitBarriers) {
         let ok = self.label();
-        self.emit(Inst::Branch {
-            cmp: Cmp::Ne,
-            a: step_v,
-            b: Operand::Imm(0),
-            target: ok,
-        });
+        self.branch(Cmp::Ne, step_v, Operand::Imm(0), ok);
         for name in fail_barrier.iter() {
             self.exit_barrier(name);
         }
@@ -204,31 +194,16 @@ impl Builder<'_> {
     ) {
         if let (true, Some(step_v)) = (facts.stride_low > known.stride_low, step_v) {
             let low = self.bin_imm(BinOp::And, step_v, (1u64 << facts.stride_low) - 1);
-            self.emit(Inst::Branch {
-                cmp: Cmp::Ne,
-                a: low,
-                b: Operand::Imm(0),
-                target: slow,
-            });
+            self.branch(Cmp::Ne, low, Operand::Imm(0), slow);
         }
         let Some(bound) = facts.bound else {
             return;
         };
         let end = self.bin(BinOp::Add, start_v, Operand::Reg(size_v));
-        self.emit(Inst::Branch {
-            cmp: Cmp::Ltu,
-            a: end,
-            b: Operand::Reg(start_v),
-            target: slow,
-        });
+        self.branch(Cmp::Ltu, end, Operand::Reg(start_v), slow);
         if bound < 64 {
             let high = self.bin_imm(BinOp::Shr, end, u64::from(bound));
-            self.emit(Inst::Branch {
-                cmp: Cmp::Ne,
-                a: high,
-                b: Operand::Imm(0),
-                target: slow,
-            });
+            self.branch(Cmp::Ne, high, Operand::Imm(0), slow);
         }
     }
 
@@ -326,12 +301,9 @@ impl Builder<'_> {
             self.emit(Inst::Label(test));
         }
         match (control, ends_at) {
-            (Control::Counted(_), Some((reg, end))) => self.emit(Inst::Branch {
-                cmp: Cmp::Ne,
-                a: reg,
-                b: Operand::Reg(end),
-                target: top,
-            }),
+            (Control::Counted(_), Some((reg, end))) => {
+                self.branch(Cmp::Ne, reg, Operand::Reg(end), top)
+            }
             (Control::Counted(_), None) => self.count_down(counter, Cmp::Ne, top),
             (Control::Remainder(step_v), _) => self.emit(Inst::SubBranchAbove {
                 a: counter,
@@ -397,12 +369,7 @@ impl Builder<'_> {
     fn unrolled(&mut self, t: &Trip, rem: VReg, step: VReg) -> Result<LabelId, Diag> {
         let (one_by_one, top, test) = (self.label(), self.label(), self.label());
         let quarter = self.bin_imm(BinOp::Shr, rem, UNROLL_LOG2);
-        self.emit(Inst::Branch {
-            cmp: Cmp::Geu,
-            a: step,
-            b: Operand::Reg(quarter),
-            target: one_by_one,
-        });
+        self.branch(Cmp::Geu, step, Operand::Reg(quarter), one_by_one);
         let steps = self.bin_imm(BinOp::Shl, step, UNROLL_LOG2);
         let ahead = self.bin(BinOp::Sub, steps, Operand::Reg(step));
         let r = self.bin(BinOp::Sub, rem, Operand::Reg(ahead));
@@ -468,12 +435,7 @@ impl Builder<'_> {
         if k > 0 {
             let whole = self.label();
             let low = self.bin_imm(BinOp::And, size_v, (1u64 << k) - 1);
-            self.emit(Inst::Branch {
-                cmp: Cmp::Eq,
-                a: low,
-                b: Operand::Imm(0),
-                target: whole,
-            });
+            self.branch(Cmp::Eq, low, Operand::Imm(0), whole);
             self.update(BinOp::Add, n, Operand::Imm(1));
             self.emit(Inst::Label(whole));
         }
