@@ -136,18 +136,23 @@ fn expand_block(
             } => {
                 let g = &prog.granules[set];
                 let mode = cfg.mode.unwrap_or(mode);
+                let c = Cover {
+                    set: g,
+                    start: &start,
+                    size: &size,
+                    body: &body,
+                    span,
+                };
                 let expanded = match mode {
-                    CoverMode::Single => single(seq, g, &start, &size, &body, ids),
-                    CoverMode::Exact => {
-                        exact(seq, g, &start, &size, &body, span, ids).map(|code| {
-                            let e = model::loop_entry(g).and_then(|e| size_expr(seq, e));
-                            match e {
-                                Some(ge) => check_granule(&ge, 1 << 63, span, code),
-                                None => code,
-                            }
-                        })
-                    }
-                    CoverMode::Range => range_ops(seq, g, &start, &size, &body, ids),
+                    CoverMode::Single => single(seq, &c, ids),
+                    CoverMode::Exact => exact(seq, &c, ids).map(|code| {
+                        let e = model::loop_entry(g).and_then(|e| size_expr(seq, e));
+                        match e {
+                            Some(ge) => check_granule(&ge, 1 << 63, span, code),
+                            None => code,
+                        }
+                    }),
+                    CoverMode::Range => range_ops(seq, &c, ids),
                     CoverMode::Auto => {
                         let t = model::threshold(prog, g, &threshold, &body, &cfg.pins).ok_or_else(|| {
                             Diag::new(span, "`auto` needs costs to derive its threshold")
@@ -156,14 +161,14 @@ fn expand_block(
                                     "state `cost invalidate N ns` (and store, all) in the set, or pin `threshold {threshold} = N`"
                                 ))
                         })?;
-                        auto(seq, g, &start, &size, &body, t.value, span, ids)
+                        auto(seq, &c, t.value, ids)
                     }
                 };
                 let code = expanded.ok_or_else(|| {
                     Diag::new(span, "this granule set cannot serve the requested mode")
                         .related(g.span, "granule set")
                 })?;
-                out.extend(guard(g, &start, &size, &body, span, code, ids));
+                out.extend(guard(&c, code, ids));
                 if let Some(insn) = ids.unserved.first() {
                     return Err(unserved(g, insn, span));
                 }
@@ -221,70 +226,70 @@ fn align_down(x: &Expr, g: &Expr) -> Expr {
     )
 }
 
-/// One copy of the body for `entry`, with bindings replaced, dead writes
-/// dropped, and fresh op ids (copies in different branches are different
-/// operations).
-fn instantiate(
-    set: &GranuleSet,
-    entry: &Granule,
-    addr: Expr,
-    size: Expr,
-    body: &[Stmt],
-    ids: &mut Ids,
-) -> Vec<Stmt> {
-    instantiate_range(
-        set,
-        entry,
-        addr,
-        size,
-        (Expr::Const(0), Expr::Const(0)),
-        body,
-        ids,
-    )
+/// The cover being expanded: its set, its range and the body every
+/// mode's code is made of copies of.
+#[derive(Clone, Copy)]
+struct Cover<'a> {
+    set: &'a GranuleSet,
+    start: &'a Expr,
+    size: &'a Expr,
+    body: &'a [Stmt],
+    span: Span,
 }
 
-/// As [`instantiate`], with `$num` and `$scale` bound (range operations).
-fn instantiate_range(
-    set: &GranuleSet,
-    entry: &Granule,
-    addr: Expr,
-    size: Expr,
-    (num, scale): (Expr, Expr),
-    body: &[Stmt],
-    ids: &mut Ids,
-) -> Vec<Stmt> {
-    let dead_regs = model::dropped_regs(set, entry);
-    let dead_insns = model::dropped_insns(set, entry);
-    let bits = entry.bits_expr(&ids.params, None);
-    let params = ids.params.clone();
-    let bind = |b: Binding| match b {
-        Binding::Addr => addr.clone(),
-        Binding::Bits => bits.clone(),
-        Binding::RegBits(r) => entry.bits_expr(&params, Some(r)),
-        Binding::Size => size.clone(),
-        Binding::Num => num.clone(),
-        Binding::Scale => scale.clone(),
-        t @ Binding::Threshold(_) => Expr::Binding(t),
-    };
-    let copier = Copier {
-        bind: &bind,
-        dead_regs: &dead_regs,
-        dead_insns: &dead_insns,
-        dev: set.dev,
-    };
-    let copy = copier.block(body, ids);
-    // A CPU granule's operation is its instruction: a copy without it
-    // (the body names only another granule's) would invalidate nothing.
-    if let Some(Via::Insn(insn)) = &entry.via {
-        let mut issued = false;
-        crate::ir::walk(&copy, &mut |s| {
-            issued |= matches!(s, Stmt::Invalidate { name, .. } if name == insn)
-        });
-        if !issued && !ids.unserved.contains(insn) {
-            ids.unserved.push(insn.clone());
-        }
+impl Cover<'_> {
+    /// One copy of the body for `entry`, with bindings replaced, dead
+    /// writes dropped, and fresh op ids (copies in different branches are
+    /// different operations).
+    fn instantiate(&self, entry: &Granule, addr: Expr, size: Expr, ids: &mut Ids) -> Vec<Stmt> {
+        let no_range = (Expr::Const(0), Expr::Const(0));
+        self.instantiate_range(entry, addr, size, no_range, ids)
     }
-    copy
+
+    /// As [`Cover::instantiate`], with `$num` and `$scale` bound (range
+    /// operations).
+    fn instantiate_range(
+        &self,
+        entry: &Granule,
+        addr: Expr,
+        size: Expr,
+        (num, scale): (Expr, Expr),
+        ids: &mut Ids,
+    ) -> Vec<Stmt> {
+        let set = self.set;
+        let dead_regs = model::dropped_regs(set, entry);
+        let dead_insns = model::dropped_insns(set, entry);
+        let bits = entry.bits_expr(&ids.params, None);
+        let params = ids.params.clone();
+        let bind = |b: Binding| match b {
+            Binding::Addr => addr.clone(),
+            Binding::Bits => bits.clone(),
+            Binding::RegBits(r) => entry.bits_expr(&params, Some(r)),
+            Binding::Size => size.clone(),
+            Binding::Num => num.clone(),
+            Binding::Scale => scale.clone(),
+            t @ Binding::Threshold(_) => Expr::Binding(t),
+        };
+        let copier = Copier {
+            bind: &bind,
+            dead_regs: &dead_regs,
+            dead_insns: &dead_insns,
+            dev: set.dev,
+        };
+        let copy = copier.block(self.body, ids);
+        // A CPU granule's operation is its instruction: a copy without it
+        // (the body names only another granule's) would invalidate nothing.
+        if let Some(Via::Insn(insn)) = &entry.via {
+            let mut issued = false;
+            crate::ir::walk(&copy, &mut |s| {
+                issued |= matches!(s, Stmt::Invalidate { name, .. } if name == insn)
+            });
+            if !issued && !ids.unserved.contains(insn) {
+                ids.unserved.push(insn.clone());
+            }
+        }
+        copy
+    }
 }
 
 impl Ids {
@@ -400,32 +405,25 @@ impl Copier<'_> {
     }
 }
 
-fn single(
-    seq: &mut Seq,
-    set: &GranuleSet,
-    start: &Expr,
-    size: &Expr,
-    body: &[Stmt],
-    ids: &mut Ids,
-) -> Option<Vec<Stmt>> {
-    let all = model::all_entry(set)?;
-    let sized = model::sized_entries(set);
+fn single(seq: &mut Seq, c: &Cover, ids: &mut Ids) -> Option<Vec<Stmt>> {
+    let all = model::all_entry(c.set)?;
+    let sized = model::sized_entries(c.set);
     // x = start ^ (start + size - 1): the range fits an aligned block of
     // S bytes iff x < S.
     let last = Expr::bin(
         BinOp::Sub,
-        Expr::bin(BinOp::Add, start.clone(), size.clone()),
+        Expr::bin(BinOp::Add, c.start.clone(), c.size.clone()),
         Expr::Const(1),
     );
-    let x = Expr::bin(BinOp::Xor, start.clone(), last);
-    let mut chain = instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids);
+    let x = Expr::bin(BinOp::Xor, c.start.clone(), last);
+    let mut chain = c.instantiate(all, Expr::Const(0), Expr::Const(0), ids);
     for (b, e) in sized.into_iter().rev() {
         let g = Expr::Const(b);
-        let then_ = instantiate(set, e, align_down(start, &g), g, body, ids);
+        let then_ = c.instantiate(e, align_down(c.start, &g), g, ids);
         chain = vec![Stmt::If {
             rare: false,
             span: None,
-            why: Some(format!("cover `{}` single: the smallest granule whose aligned block holds the range ({b:#x} bytes)", set.name).into()),
+            why: Some(format!("cover `{}` single: the smallest granule whose aligned block holds the range ({b:#x} bytes)", c.set.name).into()),
             cond: Cond {
                 cmp: Cmp::Ltu,
                 a: x.clone(),
@@ -444,28 +442,20 @@ pub const EINVAL: i64 = -22;
 
 /// What every mode's code runs inside: nothing for an empty range, the
 /// flush-all (or -EINVAL without one) when `start + size` reaches 2^64.
-fn guard(
-    set: &GranuleSet,
-    start: &Expr,
-    size: &Expr,
-    body: &[Stmt],
-    span: Span,
-    code: Vec<Stmt>,
-    ids: &mut Ids,
-) -> Vec<Stmt> {
+fn guard(c: &Cover, code: Vec<Stmt>, ids: &mut Ids) -> Vec<Stmt> {
     // The flush-all, when the set has one and the body issues it; else
     // -EINVAL (a body with only the per-page statement serves a mode that
     // never takes the flush-all: the wrap is the one path that would).
     let before = ids.unserved.len();
-    let flush = model::all_entry(set)
-        .map(|all| instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids))
+    let flush = model::all_entry(c.set)
+        .map(|all| c.instantiate(all, Expr::Const(0), Expr::Const(0), ids))
         .filter(|_| ids.unserved.len() == before);
     ids.unserved.truncate(before);
     let takes_all = flush.is_some();
     let flush = flush.unwrap_or_else(|| {
         vec![Stmt::Return {
             value: Expr::Const(EINVAL as u64),
-            span,
+            span: c.span,
         }]
     });
     vec![Stmt::If {
@@ -474,7 +464,7 @@ fn guard(
         why: Some("cover: an empty range invalidates nothing".into()),
         cond: Cond {
             cmp: Cmp::Ne,
-            a: size.clone(),
+            a: c.size.clone(),
             b: Expr::Const(0),
         },
         // start + size >= 2^64  <=>  ~start < size
@@ -484,7 +474,7 @@ fn guard(
             why: Some(
                 format!(
                     "cover `{}`: a range that wraps past 2^64 {}",
-                    set.name,
+                    c.set.name,
                     if takes_all {
                         "takes the flush-all"
                     } else {
@@ -495,8 +485,8 @@ fn guard(
             ),
             cond: Cond {
                 cmp: Cmp::Ltu,
-                a: Expr::bit_not(start.clone()),
-                b: size.clone(),
+                a: Expr::bit_not(c.start.clone()),
+                b: c.size.clone(),
             },
             then_: flush,
             else_: code,
@@ -535,32 +525,24 @@ pub fn max_granule(t: u64) -> u64 {
 
 /// The granule-sized loop over the range, from the aligned start (the
 /// guard has ruled out an empty or wrapping range).
-fn exact(
-    seq: &mut Seq,
-    set: &GranuleSet,
-    start: &Expr,
-    size: &Expr,
-    body: &[Stmt],
-    span: Span,
-    ids: &mut Ids,
-) -> Option<Vec<Stmt>> {
-    let e = model::loop_entry(set)?;
+fn exact(seq: &mut Seq, c: &Cover, ids: &mut Ids) -> Option<Vec<Stmt>> {
+    let e = model::loop_entry(c.set)?;
     let g = size_expr(seq, e)?;
     let local = seq.locals.len();
-    seq.locals.push(format!("{}_addr", set.name));
+    seq.locals.push(format!("{}_addr", c.set.name));
     let misalign = Expr::bin(
         BinOp::And,
-        start.clone(),
+        c.start.clone(),
         Expr::bin(BinOp::Sub, g.clone(), Expr::Const(1)),
     );
-    let body = instantiate(set, e, Expr::Local(local), g.clone(), body, ids);
+    let body = c.instantiate(e, Expr::Local(local), g.clone(), ids);
     let range = Stmt::Range {
         local,
-        start: align_down(start, &g),
-        size: Expr::bin(BinOp::Add, size.clone(), misalign),
+        start: align_down(c.start, &g),
+        size: Expr::bin(BinOp::Add, c.size.clone(), misalign),
         step: g.clone(),
         body,
-        span,
+        span: c.span,
         fail_barrier: crate::ir::ExitBarriers::NONE,
     };
     Some(vec![range])
@@ -585,22 +567,12 @@ fn check_granule(g: &Expr, max_pow2: u64, span: Span, code: Vec<Stmt>) -> Vec<St
     }]
 }
 
-#[allow(clippy::too_many_arguments)]
-fn auto(
-    seq: &mut Seq,
-    set: &GranuleSet,
-    start: &Expr,
-    size: &Expr,
-    body: &[Stmt],
-    t: u64,
-    span: Span,
-    ids: &mut Ids,
-) -> Option<Vec<Stmt>> {
-    let e = model::loop_entry(set)?;
+fn auto(seq: &mut Seq, c: &Cover, t: u64, ids: &mut Ids) -> Option<Vec<Stmt>> {
+    let e = model::loop_entry(c.set)?;
     let g = size_expr(seq, e)?;
-    let all = model::all_entry(set)?;
-    let looped = exact(seq, set, start, size, body, span, ids)?;
-    let flush = instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids);
+    let all = model::all_entry(c.set)?;
+    let looped = exact(seq, c, ids)?;
+    let flush = c.instantiate(all, Expr::Const(0), Expr::Const(0), ids);
     let limit = match &g {
         // Saturate: a pinned threshold must not wrap into a small limit.
         Expr::Const(b) => Expr::Const(t.saturating_mul(*b)),
@@ -610,16 +582,16 @@ fn auto(
     let code = vec![Stmt::If {
         rare: false,
         span: None,
-        why: Some(format!("cover `{}` auto: up to {t} granules (its threshold) the loop, past it the flush-all", set.name).into()),
+        why: Some(format!("cover `{}` auto: up to {t} granules (its threshold) the loop, past it the flush-all", c.set.name).into()),
         cond: Cond {
             cmp: Cmp::Geu,
             a: limit,
-            b: size.clone(),
+            b: c.size.clone(),
         },
         then_: looped,
         else_: flush,
     }];
-    Some(check_granule(&g, max_granule(t), span, code))
+    Some(check_granule(&g, max_granule(t), c.span, code))
 }
 
 /// Granules one range operation can reach at most: (31 + 1) << (5*3 + 1)
@@ -633,25 +605,19 @@ pub const MAX_RANGE_GRANULES: u64 = 32 << 16;
 /// count is nonzero. The loop over SCALE has four fixed steps, so it is
 /// unrolled here into straight-line code; beyond the reach of range ops,
 /// `all`.
-fn range_ops(
-    seq: &mut Seq,
-    set: &GranuleSet,
-    start: &Expr,
-    size: &Expr,
-    body: &[Stmt],
-    ids: &mut Ids,
-) -> Option<Vec<Stmt>> {
+fn range_ops(seq: &mut Seq, c: &Cover, ids: &mut Ids) -> Option<Vec<Stmt>> {
+    let set = c.set;
     let single_e = model::loop_entry(set)?;
     let range_e = set.entries.iter().find(|e| e.size == GSize::Range)?;
     let all = model::all_entry(set)?;
     let g = size_expr(seq, single_e)?;
-    let base = align_down(start, &g);
+    let base = align_down(c.start, &g);
     let misalign = Expr::bin(
         BinOp::And,
-        start.clone(),
+        c.start.clone(),
         Expr::bin(BinOp::Sub, g.clone(), Expr::Const(1)),
     );
-    let span = Expr::bin(BinOp::Add, size.clone(), misalign);
+    let span = Expr::bin(BinOp::Add, c.size.clone(), misalign);
     // pages = ceil(span / g); g is a power of two and span > 0 (the guard
     // rules out empty and wrapping ranges): ((span - 1) >> log2(g)) + 1,
     // which does not overflow where (span + g - 1) >> log2(g) would.
@@ -686,7 +652,7 @@ fn range_ops(
             a: odd.clone(),
             b: Expr::Const(0),
         },
-        then_: instantiate(set, single_e, base.clone(), g.clone(), body, ids),
+        then_: c.instantiate(single_e, base.clone(), g.clone(), ids),
         else_: Vec::new(),
     });
     let mut addr = Expr::bin(BinOp::Add, base, times_g(odd.clone()));
@@ -709,20 +675,18 @@ fn range_ops(
                 a: digit,
                 b: Expr::Const(0),
             },
-            then_: instantiate_range(
-                set,
+            then_: c.instantiate_range(
                 range_e,
                 addr.clone(),
                 times_g(granules.clone()),
                 (num, Expr::Const(scale)),
-                body,
                 ids,
             ),
             else_: Vec::new(),
         });
         addr = Expr::bin(BinOp::Add, addr, times_g(granules));
     }
-    let flush = instantiate(set, all, Expr::Const(0), Expr::Const(0), body, ids);
+    let flush = c.instantiate(all, Expr::Const(0), Expr::Const(0), ids);
     Some(vec![Stmt::If {
         rare: false,
         span: None,
