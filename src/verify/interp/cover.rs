@@ -75,15 +75,15 @@ pub(super) struct CoverRun<'p> {
 }
 
 impl Machine<'_> {
-    /// Run a cover body for one chosen operation.
+    /// Run the cover's body for one chosen operation.
     fn instance(
         &mut self,
-        set: &GranuleSet,
+        run: &CoverRun,
         entry: &Granule,
         addr: u64,
         size: u64,
-        body: &[Stmt],
     ) -> Result<Flow, InterpError> {
+        let set = run.set;
         if let Some(c) = self.covers.last_mut() {
             if entry.size == GSize::All {
                 c.flushes += 1;
@@ -113,7 +113,7 @@ impl Machine<'_> {
             dead_regs: model::dropped_regs(set, entry),
             dead_insns: model::dropped_insns(set, entry),
         });
-        let r = self.block(body);
+        let r = self.block(run.body);
         self.cover = saved;
         r
     }
@@ -146,7 +146,7 @@ impl Machine<'_> {
         self.begin_coverage(set_index, set, size);
         // A range reaching 2^64 is not a range of addresses: flush all.
         if size > !start {
-            return self.flush_all(set, body, Flow::Return(EINVAL));
+            return self.flush_all(run, Flow::Return(EINVAL));
         }
         let t = match mode {
             CoverMode::Auto => Some(self.auto_threshold(set, threshold, body)),
@@ -156,11 +156,11 @@ impl Machine<'_> {
             return Ok(Flow::Return(EINVAL));
         }
         match mode {
-            CoverMode::Single => self.cover_single(set, start, size, body),
-            CoverMode::Exact => self.cover_exact(set, start, size, body),
+            CoverMode::Single => self.cover_single(run),
+            CoverMode::Exact => self.cover_exact(run),
             // Linux __flush_tlb_range_op with FEAT_TLBIRANGE, as a loop.
-            CoverMode::Range => self.cover_range(set, start, size, body),
-            CoverMode::Auto => self.cover_auto(set, t.unwrap_or(0), start, size, body),
+            CoverMode::Range => self.cover_range(run),
+            CoverMode::Auto => self.cover_auto(run, t.unwrap_or(0)),
         }
     }
 
@@ -219,45 +219,30 @@ impl Machine<'_> {
 
     /// The set's flush-all, or `without` when it has none or the body
     /// does not issue it (as the cover pass compiles it).
-    fn flush_all(
-        &mut self,
-        set: &GranuleSet,
-        body: &[Stmt],
-        without: Flow,
-    ) -> Result<Flow, InterpError> {
-        match model::all_entry(set).filter(|a| crate::ir::body_issues(a, body)) {
-            Some(a) => self.instance(set, a, 0, 0, body),
+    fn flush_all(&mut self, run: &CoverRun, without: Flow) -> Result<Flow, InterpError> {
+        match model::all_entry(run.set).filter(|a| crate::ir::body_issues(a, run.body)) {
+            Some(a) => self.instance(run, a, 0, 0),
             None => Ok(without),
         }
     }
 
     /// `single`: the smallest size whose aligned block holds the whole
     /// range, else `all`.
-    fn cover_single(
-        &mut self,
-        set: &GranuleSet,
-        start: u64,
-        size: u64,
-        body: &[Stmt],
-    ) -> Result<Flow, InterpError> {
-        let x = start ^ start.wrapping_add(size).wrapping_sub(1);
-        for (b, e) in crate::ir::sized_entries(set) {
+    fn cover_single(&mut self, run: &CoverRun) -> Result<Flow, InterpError> {
+        let start = run.start;
+        let x = start ^ start.wrapping_add(run.size).wrapping_sub(1);
+        for (b, e) in crate::ir::sized_entries(run.set) {
             if x < b {
-                return self.instance(set, e, start & !(b - 1), b, body);
+                return self.instance(run, e, start & !(b - 1), b);
             }
         }
-        self.flush_all(set, body, Flow::Next)
+        self.flush_all(run, Flow::Next)
     }
 
     /// `exact`: one smallest-granule operation per granule of the range.
-    fn cover_exact(
-        &mut self,
-        set: &GranuleSet,
-        start: u64,
-        size: u64,
-        body: &[Stmt],
-    ) -> Result<Flow, InterpError> {
-        let Some(e) = model::loop_entry(set) else {
+    fn cover_exact(&mut self, run: &CoverRun) -> Result<Flow, InterpError> {
+        let (start, size) = (run.start, run.size);
+        let Some(e) = model::loop_entry(run.set) else {
             return Ok(Flow::Next);
         };
         let g = self.granule_bytes(e);
@@ -269,7 +254,7 @@ impl Machine<'_> {
         let n = span.div_ceil(g);
         for k in 0..n {
             self.tick()?;
-            if let Flow::Return(v) = self.instance(set, e, base.wrapping_add(k * g), g, body)? {
+            if let Flow::Return(v) = self.instance(run, e, base.wrapping_add(k * g), g)? {
                 return Ok(Flow::Return(v));
             }
         }
@@ -278,13 +263,8 @@ impl Machine<'_> {
 
     /// `range`: single operations and range operations (NUM and SCALE)
     /// over the granules, or `all` for too many of them.
-    fn cover_range(
-        &mut self,
-        set: &GranuleSet,
-        start: u64,
-        size: u64,
-        body: &[Stmt],
-    ) -> Result<Flow, InterpError> {
+    fn cover_range(&mut self, run: &CoverRun) -> Result<Flow, InterpError> {
+        let (set, start, size) = (run.set, run.start, run.size);
         let (Some(single), Some(range), Some(all)) = (
             model::loop_entry(set),
             set.entries.iter().find(|e| e.size == GSize::Range),
@@ -299,13 +279,13 @@ impl Machine<'_> {
         let mut addr = start & !(g - 1);
         let mut pages = (size + (start & (g - 1))).div_ceil(g);
         if pages >= crate::passes::cover::MAX_RANGE_GRANULES {
-            return self.instance(set, all, 0, 0, body);
+            return self.instance(run, all, 0, 0);
         }
         let mut scale = 0u64;
         while pages > 0 {
             self.tick()?;
             if pages % 2 == 1 {
-                if let Flow::Return(v) = self.instance(set, single, addr, g, body)? {
+                if let Flow::Return(v) = self.instance(run, single, addr, g)? {
                     return Ok(Flow::Return(v));
                 }
                 addr = addr.wrapping_add(g);
@@ -316,7 +296,7 @@ impl Machine<'_> {
             if num >= 0 {
                 let n = ((num as u64) + 1) << (5 * scale + 1);
                 self.range_op = Some((num as u64, scale));
-                if let Flow::Return(v) = self.instance(set, range, addr, n * g, body)? {
+                if let Flow::Return(v) = self.instance(run, range, addr, n * g)? {
                     return Ok(Flow::Return(v));
                 }
                 addr = addr.wrapping_add(n * g);
@@ -328,21 +308,14 @@ impl Machine<'_> {
     }
 
     /// `auto`: `exact` up to THRESHOLD granules, else `all`.
-    fn cover_auto(
-        &mut self,
-        set: &GranuleSet,
-        t: u64,
-        start: u64,
-        size: u64,
-        body: &[Stmt],
-    ) -> Result<Flow, InterpError> {
-        let g = model::loop_entry(set)
+    fn cover_auto(&mut self, run: &CoverRun, t: u64) -> Result<Flow, InterpError> {
+        let g = model::loop_entry(run.set)
             .map(|e| self.granule_bytes(e))
             .unwrap_or(0);
-        if size <= t.saturating_mul(g) {
-            self.cover_exact(set, start, size, body)
+        if run.size <= t.saturating_mul(g) {
+            self.cover_exact(run)
         } else {
-            self.flush_all(set, body, Flow::Next)
+            self.flush_all(run, Flow::Next)
         }
     }
 }
