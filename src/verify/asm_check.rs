@@ -25,9 +25,10 @@ pub fn gnu_as(c: &Compiled, text: &str, report: &mut Report) {
     let dir = match tempfile::tempdir() {
         Ok(d) => d,
         Err(e) => {
-            report
-                .failures
-                .push(format!("{what}: cannot make a temporary directory: {e}"));
+            report.fail(
+                &what,
+                format_args!("cannot make a temporary directory: {e}"),
+            );
             return;
         }
     };
@@ -35,9 +36,7 @@ pub fn gnu_as(c: &Compiled, text: &str, report: &mut Report) {
     let o = dir.path().join("gen.o");
     let bin = dir.path().join("text.bin");
     if std::fs::write(&s, text).is_err() {
-        report
-            .failures
-            .push(format!("{what}: cannot write {}", s.display()));
+        report.fail(&what, format_args!("cannot write {}", s.display()));
         return;
     }
     let run = |cmd: &mut Command| -> Result<String, String> {
@@ -77,7 +76,7 @@ pub fn gnu_as(c: &Compiled, text: &str, report: &mut Report) {
     let nm = match steps {
         Ok(nm) => nm,
         Err(e) => {
-            report.failures.push(format!("{what}: {e}"));
+            report.fail(&what, e);
             return;
         }
     };
@@ -93,9 +92,7 @@ pub fn gnu_as(c: &Compiled, text: &str, report: &mut Report) {
                 .flatten()
         });
         let Some(addr) = addr else {
-            report
-                .failures
-                .push(format!("{what}: symbol {sym} not in the object"));
+            report.fail(&what, format_args!("symbol {sym} not in the object"));
             all = false;
             continue;
         };
@@ -162,7 +159,7 @@ pub fn capstone(c: &Compiled, report: &mut Report) {
         let decoded = match crate::emit::listing::decode(t, &f.bytes, &offsets) {
             Ok(d) => d,
             Err(e) => {
-                report.failures.push(format!("{what}: {e}"));
+                report.fail(&what, e);
                 return;
             }
         };

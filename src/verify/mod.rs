@@ -38,6 +38,11 @@ impl Report {
     pub fn ok(&self) -> bool {
         self.failures.is_empty()
     }
+
+    /// The check `what` failed, as `detail` says.
+    pub fn fail(&mut self, what: &str, detail: impl std::fmt::Display) {
+        self.failures.push(format!("{what}: {detail}"));
+    }
 }
 
 /// Verify one spec for the given targets.
@@ -77,7 +82,7 @@ fn static_order(c: &codegen::Compiled, report: &mut Report) {
         Ok(v) => report
             .failures
             .extend(v.iter().map(|v| format!("{what}: {v}"))),
-        Err(e) => report.failures.push(format!("{what}: {e}")),
+        Err(e) => report.fail(&what, e),
     }
 }
 
@@ -95,7 +100,7 @@ fn semantics(prog: &Program, c: &codegen::Compiled, report: &mut Report) {
                 }
                 // The spec itself rings a doorbell over an unwritten entry.
                 Err(e @ interp::InterpError::IncompleteEntry { .. }) => {
-                    report.failures.push(format!("{what}: {e}"));
+                    report.fail(&what, e);
                     continue;
                 }
                 Err(e) => {
@@ -106,9 +111,7 @@ fn semantics(prog: &Program, c: &codegen::Compiled, report: &mut Report) {
             let trace = match trace::run(prog, c, i, &w, 50_000_000) {
                 Ok(t) => t,
                 Err(e) => {
-                    report
-                        .failures
-                        .push(format!("{what}: emulation failed: {e}"));
+                    report.fail(&what, format_args!("emulation failed: {e}"));
                     continue;
                 }
             };

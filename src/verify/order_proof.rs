@@ -197,19 +197,22 @@ fn places(body: &[Stmt]) -> FxHashMap<OpId, Place> {
                 );
             }
             match s {
-                Stmt::Each { dev, body, .. } => {
-                    loops.push((*n, Some(*dev)));
-                    go(body, loops, n, out);
-                    loops.pop();
-                }
-                Stmt::Range { body, .. } | Stmt::While { body, .. } | Stmt::Cover { body, .. } => {
-                    loops.push((*n, None));
+                Stmt::Each { body, .. }
+                | Stmt::Range { body, .. }
+                | Stmt::While { body, .. }
+                | Stmt::Cover { body, .. } => {
+                    let dev = match s {
+                        Stmt::Each { dev, .. } => Some(*dev),
+                        _ => None,
+                    };
+                    loops.push((*n, dev));
                     go(body, loops, n, out);
                     loops.pop();
                 }
                 Stmt::If { then_, else_, .. } => {
-                    go(then_, loops, n, out);
-                    go(else_, loops, n, out);
+                    for arm in [then_, else_] {
+                        go(arm, loops, n, out);
+                    }
                 }
                 _ => {}
             }
