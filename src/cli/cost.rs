@@ -8,6 +8,11 @@ use std::path::PathBuf;
 pub const INTERP_MAX_INSTANCES: u64 = 4096;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Sizes: bytes (4K, 2M, 0x1000, 4096) or smallest granules with a `p` suffix (8p);\n\
+default: powers of two from the smallest granule to 1G.\n\
+Example:\n  shootdown cost examples/npu2_tce_kill.inv --seq tce_kill --svg tce.svg"
+)]
 pub struct Args {
     spec: PathBuf,
     /// The sequence (must contain a `cover` or an `if X > threshold(SET)`).

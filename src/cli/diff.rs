@@ -4,6 +4,9 @@ use super::common::*;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Example:\n  shootdown diff examples/npu2_atsd.inv --seq invalidate_va --instances 6 \\\n      --arg pid=1 --arg va=0x10010000"
+)]
 pub struct Args {
     spec: PathBuf,
     /// A second spec for side b (default: the same).

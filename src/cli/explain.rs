@@ -4,6 +4,9 @@ use super::common::*;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Example:\n  shootdown explain examples/npu2_atsd.inv --seq invalidate_va --target power64 --json"
+)]
 pub struct Args {
     spec: PathBuf,
     /// One sequence (default: all).

@@ -22,6 +22,7 @@ Example:
       --arg asid=1 --arg addr=0x400000 --out build/";
 
 #[derive(clap::Args)]
+#[command(after_help = HELP)]
 pub struct Args {
     spec: PathBuf,
     /// Targets (default: the spec's `target` line, else power64).

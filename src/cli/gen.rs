@@ -22,6 +22,7 @@ Exit codes: 0 success (with --check: nothing stale); 1 a spec has errors,
 written; 2 bad command-line usage.";
 
 #[derive(clap::Args)]
+#[command(after_help = HELP)]
 pub struct Args {
     #[arg(required = true)]
     specs: Vec<PathBuf>,

@@ -5,6 +5,9 @@ use super::common::*;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  shootdown litmus examples/arm64_tlb_range.inv --seq flush_tlb_page --arg asid=1 --arg addr=0x400000
+  shootdown litmus examples/smmuv3_cmdq.inv --seq ... --out litmus/ --check")]
 pub struct Args {
     #[command(flatten)]
     run: super::trace::Run,

@@ -3,6 +3,10 @@
 use super::common::*;
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  shootdown completions bash > /etc/bash_completion.d/shootdown
+  shootdown completions zsh > ~/.zfunc/_shootdown")]
 pub struct CompletionsArgs {
     #[arg(value_enum)]
     shell: clap_complete::Shell,

@@ -1,6 +1,7 @@
 //! The command line: one file per verb. Each verb parses its own options
-//! (clap), reads the spec, calls the library and writes what it has to say
-//! to [`Io`]; `main.rs` only wires standard output and error to [`run`].
+//! (clap; its `Args` carry its help's examples), reads the spec, calls the
+//! library and writes what it has to say to [`Io`]; `main.rs` only wires
+//! standard output and error to [`run`].
 //! Keeping the command line in the library lets the fuzz target drive it
 //! in-process, with the same parsing and the same checks as the binary.
 
@@ -41,13 +42,8 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Generate `<stem>.<target>.S` per target and `<stem>.h` per spec.
-    #[command(after_help = gen::HELP)]
     Gen(gen::Args),
     /// Print a shell completion script.
-    #[command(after_help = "\
-Examples:
-  shootdown completions bash > /etc/bash_completion.d/shootdown
-  shootdown completions zsh > ~/.zfunc/_shootdown")]
     Completions(misc::CompletionsArgs),
     /// Print the man page (roff) for shootdown(1).
     #[command(after_help = "\
@@ -55,63 +51,36 @@ Example:
   shootdown man > shootdown.1 && man ./shootdown.1")]
     Man,
     /// Print one stage of the pipeline for a spec.
-    #[command(
-        after_help = "Example:\n  shootdown show examples/npu2_atsd.inv --stage opt --passes none"
-    )]
     Show(show::Args),
     /// Run a sequence's machine code in the emulator against simulated
     /// devices and print every store, load, barrier and invalidate.
-    #[command(
-        after_help = "Example:\n  shootdown trace examples/npu2_atsd.inv --target power64 --seq invalidate_va \\\n      --instances 6 --arg pid=1 --arg va=0x10010000 --read npu.stat=1,1,0 --json"
-    )]
     Trace(trace::Args),
     /// Check the output against GNU as, capstone and the emulator (every
     /// required ordering crossed by a barrier, same effects as the spec).
-    #[command(
-        after_help = "Examples:\n  shootdown verify examples/npu2_atsd.inv --target power64 --target power64le\n  shootdown verify examples/*.inv --allow-unreached   # list, not fail on, code no world ran"
-    )]
     Verify(verify::Args),
     /// Modelled cost per request size of each strategy a sequence's
     /// `cover` can use (exact, single, all, auto), the crossovers and the
     /// derived threshold. Modelled, not measured.
-    #[command(
-        after_help = "Sizes: bytes (4K, 2M, 0x1000, 4096) or smallest granules with a `p` suffix (8p);\n\
-default: powers of two from the smallest granule to 1G.\n\
-Example:\n  shootdown cost examples/npu2_tce_kill.inv --seq tce_kill --svg tce.svg"
-    )]
     Cost(cost::Args),
     /// Two strategies side by side: the diff of their .S text, static
     /// counts and, with --arg, dynamic counts and modelled cost. Defaults:
     /// a = --passes none (naive), b = --passes all.
-    #[command(
-        after_help = "Example:\n  shootdown diff examples/npu2_atsd.inv --seq invalidate_va --instances 6 \\\n      --arg pid=1 --arg va=0x10010000"
-    )]
     Diff(diff::Args),
     /// Static counts per sequence: instructions, bytes, stores, loads,
     /// barriers by kind, invalidates.
-    #[command(
-        after_help = "Example:\n  shootdown stats examples/npu2_atsd.inv --target power64 --json"
-    )]
     Stats(stats::Args),
     /// Every required ordering of each sequence and how the code meets it:
     /// the barrier that orders it (and who placed it), or why none is
     /// needed on this target; the barriers each early exit runs.
-    #[command(
-        after_help = "Example:\n  shootdown explain examples/npu2_atsd.inv --seq invalidate_va --target power64 --json"
-    )]
     Explain(explain::Args),
     /// The spec and its generated code as one static HTML page: spec lines
     /// and their instructions in one colour, barrier provenance, the
     /// ordering graph and the cost plot of each sequence.
-    #[command(after_help = explore::HELP)]
     Explore(explore::Args),
     /// A sequence's run as herd7 litmus tests: the instructions it
     /// executed for the given arguments, and an observer thread per
     /// required ordering whose forbidden outcome herd7 must answer `Never`
     /// under the architecture's memory model (Arm's VMSA model for TLBIs).
-    #[command(after_help = "Examples:
-  shootdown litmus examples/arm64_tlb_range.inv --seq flush_tlb_page --arg asid=1 --arg addr=0x400000
-  shootdown litmus examples/smmuv3_cmdq.inv --seq ... --out litmus/ --check")]
     Litmus(litmus::Args),
 }
 

@@ -5,6 +5,9 @@ use crate::emit::show::Stage;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Example:\n  shootdown show examples/npu2_atsd.inv --stage opt --passes none"
+)]
 pub struct Args {
     spec: PathBuf,
     #[arg(long, value_enum, default_value = "asm")]

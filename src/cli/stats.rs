@@ -4,6 +4,9 @@ use super::common::*;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Example:\n  shootdown stats examples/npu2_atsd.inv --target power64 --json"
+)]
 pub struct Args {
     spec: PathBuf,
     /// Target (default: the first of the spec's `target` line, else power64).

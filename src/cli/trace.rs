@@ -15,6 +15,9 @@ pub const EMU_MAX_INSTANCES: u64 = 256;
 const MAX_INSNS: u64 = 4_000_000;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Example:\n  shootdown trace examples/npu2_atsd.inv --target power64 --seq invalidate_va \\\n      --instances 6 --arg pid=1 --arg va=0x10010000 --read npu.stat=1,1,0 --json"
+)]
 pub struct Args {
     #[command(flatten)]
     pub run: Run,

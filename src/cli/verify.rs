@@ -6,6 +6,9 @@ use crate::Target;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Examples:\n  shootdown verify examples/npu2_atsd.inv --target power64 --target power64le\n  shootdown verify examples/*.inv --allow-unreached   # list, not fail on, code no world ran"
+)]
 pub struct Args {
     #[arg(required = true)]
     specs: Vec<PathBuf>,
