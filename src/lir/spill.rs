@@ -215,7 +215,9 @@ fn rewrite(f: &Func, v: VReg, rf: &RegFile, temps: &mut FxHashSet<VReg>) -> Func
 mod tests {
     use super::*;
 
-    fn func(insts: Vec<Inst>) -> Func {
+    /// A function of the two arguments [`RF`] passes, then `body`.
+    fn func(body: Vec<Inst>) -> Func {
+        let insts = [vec![arg(0), arg(1)], body].concat();
         crate::lir::test_insts::func(insts, 16, 4)
     }
     use crate::ir::expr::BinOp;
@@ -316,8 +318,6 @@ mod tests {
     #[test]
     fn spills_until_it_fits_and_keeps_the_meaning() {
         let f = func(vec![
-            arg(0),
-            arg(1),
             imm(2, 100),
             add(3, 0, 1),
             add(4, 3, 0),
@@ -348,8 +348,6 @@ mod tests {
     #[test]
     fn a_loop_reloads_what_it_reads() {
         let f = func(vec![
-            arg(0),
-            arg(1),
             imm(2, 0),
             add(4, 0, 1),
             Inst::Label(0),
@@ -381,7 +379,7 @@ mod tests {
     /// allocator's error comes back, not a loop.
     #[test]
     fn gives_up_when_nothing_can_be_spilled() {
-        let f = func(vec![arg(0), arg(1), add(2, 0, 1), add(3, 2, 0), ret(3)]);
+        let f = func(vec![add(2, 0, 1), add(3, 2, 0), ret(3)]);
         let none = RegFile {
             args: &[1, 2],
             pool: &[],
