@@ -91,16 +91,6 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     check_pins(io, &prog, &a.sets)?;
     check_pins(io, &prog, &a.a_sets)?;
     check_pins(io, &prog2, &a.b_sets)?;
-    let pins = |own: &[(String, u64)]| -> Vec<(String, u64)> {
-        let mut v: Vec<(String, u64)> = a
-            .sets
-            .iter()
-            .filter(|(k, _)| !own.iter().any(|(o, _)| o == k))
-            .cloned()
-            .collect();
-        v.extend(own.iter().cloned());
-        v
-    };
     no_repeats(io, "--arg", &a.args)?;
     no_repeats(io, "--cost", &a.costs)?;
     for p in [&prog, &prog2].into_iter().filter(|_| !a.summary) {
@@ -132,28 +122,8 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
         costs: a.costs.clone(),
         raw: a.raw,
     };
-    let side_a = diff::Side {
-        spec_index: 0,
-        prog: &prog,
-        passes: a.passes_a.0,
-        passes_text: a.passes_a.1,
-        strategy: a.mode_a.map(Into::into),
-        reads,
-        target: target_for(a.a_target.or(a.target), &src),
-        pins: pins(&a.a_sets),
-        features: a.a_features.clone(),
-    };
-    let side_b = diff::Side {
-        spec_index: 1,
-        prog: &prog2,
-        passes: a.passes_b.0,
-        passes_text: a.passes_b.1,
-        strategy: a.mode_b.map(Into::into),
-        reads: reads2,
-        target: target_for(a.b_target.or(a.target), &src2),
-        pins: pins(&a.b_sets),
-        features: a.b_features.clone(),
-    };
+    let side_a = a.side(0, &prog, &src, reads);
+    let side_b = a.side(1, &prog2, &src2, reads2);
     let text = if a.summary {
         diff::summary(&side_a, &side_b, &req)
     } else {
@@ -162,4 +132,53 @@ pub fn run(a: Args, io: &mut Io) -> Result<(), Fail> {
     .map_err(|e| cost_error(io, &[(&name, &src), (&name2, &src2)], e))?;
     out!(io, "{text}");
     Ok(())
+}
+
+impl Args {
+    /// Side `i` of the diff (0: a, 1: b) as its own options and the
+    /// shared ones make it, over `prog` (of the spec text `src`).
+    fn side<'p>(
+        &self,
+        i: usize,
+        prog: &'p crate::ir::Program,
+        src: &str,
+        reads: std::collections::HashMap<(usize, usize), Vec<u64>>,
+    ) -> crate::diff::Side<'p> {
+        let (passes, mode, target, own_sets, features) = if i == 0 {
+            (
+                &self.passes_a,
+                self.mode_a,
+                self.a_target,
+                &self.a_sets,
+                &self.a_features,
+            )
+        } else {
+            (
+                &self.passes_b,
+                self.mode_b,
+                self.b_target,
+                &self.b_sets,
+                &self.b_features,
+            )
+        };
+        // `--set`, but this side's own `--a-set`/`--b-set` for a name both pin.
+        let mut pins: Vec<(String, u64)> = self
+            .sets
+            .iter()
+            .filter(|(k, _)| !own_sets.iter().any(|(o, _)| o == k))
+            .cloned()
+            .collect();
+        pins.extend(own_sets.iter().cloned());
+        crate::diff::Side {
+            spec_index: i,
+            prog,
+            passes: passes.0.clone(),
+            passes_text: passes.1.clone(),
+            strategy: mode.map(Into::into),
+            reads,
+            target: target_for(target.or(self.target), src),
+            pins,
+            features: features.clone(),
+        }
+    }
 }
