@@ -13,6 +13,7 @@ pub mod barriers;
 pub mod codegen;
 pub mod error;
 pub mod file;
+pub mod herd;
 pub mod hweight;
 pub use crate::lir::invalidation;
 pub mod litmus;
