@@ -11,6 +11,7 @@ pub mod assembler;
 pub mod backend;
 pub mod barriers;
 pub mod codegen;
+pub mod emit;
 pub mod error;
 pub mod file;
 pub mod herd;
