@@ -121,6 +121,7 @@ impl Dialect for Herd {
     fn tlbi(&self, text: &str, operands: &[u64]) -> Result<Tlbi, Unmodelled> {
         match &self.vmsa {
             Some(v) => (v.tlbi)(text, operands),
+            // What the trait's default says, which this override hides.
             None => Err(Unmodelled::NoTlbModel {
                 insn: text.split_whitespace().next().unwrap_or(text).into(),
                 arch: self.arch,
