@@ -11,8 +11,10 @@ pub mod assembler;
 pub mod backend;
 pub mod barriers;
 pub mod codegen;
+pub mod emit;
 pub mod error;
 pub mod file;
+pub mod herd;
 pub mod hweight;
 pub use crate::lir::invalidation;
 pub mod litmus;
@@ -33,6 +35,60 @@ use style::Style;
 pub use crate::lir::builder::MAX_ARGS;
 
 pub use crate::ir::Machine;
+
+/// The role modules every ISA directory has (`SKELETON` in the tests
+/// below), declared alike in each: what other modules use is public.
+/// `lower_tests` is `lower`'s test module.
+macro_rules! skeleton {
+    () => {
+        pub mod barriers;
+        pub mod emit;
+        #[cfg(feature = "emu")]
+        mod emu;
+        pub mod insn;
+        pub mod litmus;
+        pub mod lower;
+        mod oracles;
+        mod syntax;
+    };
+}
+pub(crate) use skeleton;
+
+/// A [`backend::Description`] with `fields` and what the ISA's skeleton
+/// modules give every ISA alike: `lower::REGS`, the memory model in
+/// `barriers` (`TABLE`, `implicit`) and `syntax::WORDS`.
+macro_rules! description {
+    ($($field:ident $(: $value:expr)?),* $(,)?) => {
+        $crate::isa::backend::Description {
+            regs: &lower::REGS,
+            barriers: barriers::TABLE,
+            implicit: barriers::implicit,
+            words: &syntax::WORDS,
+            $($field $(: $value)?),*
+        }
+    };
+}
+pub(crate) use description;
+
+/// An ISA that serves one target: its backend type, named `NAME` with
+/// the toolchain `TRIPLE`, the `BACKEND` the registry names, and its
+/// [`description!`] with the other `fields`.
+macro_rules! one_target {
+    ($ty:ident: $name:literal, $triple:literal, $($field:ident: $value:expr),* $(,)?) => {
+        pub struct $ty;
+
+        pub static BACKEND: $ty = $ty;
+
+        impl $crate::isa::backend::Described for $ty {
+            fn description(&self) -> &$crate::isa::backend::Description {
+                static DESCRIPTION: $crate::isa::backend::Description =
+                    $crate::isa::description!(name: $name, triple: $triple, $($field: $value),*);
+                &DESCRIPTION
+            }
+        }
+    };
+}
+pub(crate) use one_target;
 
 /// The registry of instruction sets: one line per instruction set names
 /// its directory and, for each target it serves, the variant and the

@@ -4,7 +4,9 @@
 
 use super::insn::{BarrierOpt, Insn};
 use crate::ir::order::Class::{self, *};
-use crate::isa::barriers::{all_access_and, insns, normal_access_and, BarrierKind};
+use crate::ir::{Machine, ReleaseOrder};
+use crate::isa::backend::MemoryModel;
+use crate::isa::barriers::{all_access_and, insns, normal_access_and, Barrier, BarrierKind};
 
 const STORE_STORE: &[(Class, Class)] = &[
     (DevStore, DevStore),
@@ -128,19 +130,12 @@ pub fn implicit(from: Class, to: Class, same_strong_device: bool) -> bool {
 /// `stlr` orders every earlier explicit access, Device memory included
 /// (Arm ARM B2.3.7; Linux arm64 has no `mmiowb` for this reason), and
 /// locks are taken with `ldaxr`: neither needs a barrier.
-impl crate::isa::backend::MemoryModel for super::Aarch64 {
-    fn release_barrier(
-        &self,
-        _machine: crate::ir::Machine,
-        _order: crate::ir::ReleaseOrder,
-    ) -> Option<crate::isa::barriers::Barrier> {
+impl MemoryModel for super::Aarch64 {
+    fn release_barrier(&self, _: Machine, _: ReleaseOrder) -> Option<Barrier> {
         None
     }
 
-    fn acquire_barrier(
-        &self,
-        _machine: crate::ir::Machine,
-    ) -> Option<crate::isa::barriers::Barrier> {
+    fn acquire_barrier(&self, _: Machine) -> Option<Barrier> {
         None
     }
 }

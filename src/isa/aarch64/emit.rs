@@ -1,43 +1,17 @@
 //! aarch64 code generation (what the driver in `isa::codegen` asks of
 //! it) and the `.S` file template.
 
-use super::insn::{assemble, Insn};
-use super::lower;
-use crate::isa::assembler::EncodeError;
-use crate::isa::codegen::{newest_arch, Code, Codegen, Insns, LabelName};
-use crate::isa::error::LowerError;
+use super::insn::Insn;
+use crate::isa::emit::{file_template, printed_codegen};
 use crate::isa::file::FileView;
-use crate::isa::style::Style;
-use crate::isa::Machine;
-use crate::lir::regalloc::Allocation;
-use crate::lir::Func;
 
 crate::mach_insn!(Insn);
 
-/// GNU as and the kernel's linkage.h agree on register names (x0, not
-/// %x0): the style changes only the file frame.
-impl Codegen for super::Aarch64 {
-    type Insn = Insn;
-    type Error = EncodeError;
+// GNU as and the kernel's linkage.h agree on register names (x0, not
+// %x0): the style changes only the file frame.
+printed_codegen!(super::Aarch64);
 
-    fn lower(&self, f: &Func, alloc: &Allocation, _: Machine) -> Result<Insns<Insn>, LowerError> {
-        Ok(lower::lower(f, alloc)?.insns)
-    }
-
-    fn assemble(&self, insns: &[Insn], _: Style, name: LabelName) -> Result<Code, EncodeError> {
-        Ok(Code::printed(assemble(insns)?, insns, |i| i.text(name)))
-    }
-
-    fn needs_arch(&self, insns: &[Insn], _: Machine) -> Option<&'static str> {
-        newest_arch(insns, Insn::needs_arch)
-    }
-}
-
-#[derive(askama::Template)]
-#[template(path = "aarch64.S", escape = "none")]
-struct Aarch64File<'a> {
-    v: &'a FileView<'a>,
-}
+file_template!(Aarch64File, "aarch64.S");
 
 impl crate::isa::backend::Lowering for super::Aarch64 {
     /// The whole `.S` file: plain GNU as, or the kernel's

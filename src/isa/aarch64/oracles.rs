@@ -44,7 +44,7 @@ impl Oracles for super::Aarch64 {
     }
 
     fn litmus(&self) -> &'static dyn crate::isa::litmus::Dialect {
-        &super::litmus::Litmus
+        &super::litmus::LITMUS
     }
 
     #[cfg(feature = "emu")]

@@ -37,6 +37,21 @@ macro_rules! ptesync_and {
     };
 }
 
+/// isync's in both tables, then `extra`. Book II 4.6.1 / Book III 1.6:
+/// context synchronizing; later instructions are fetched in the new
+/// context.
+macro_rules! isync_and {
+    ($($extra:expr),* $(,)?) => {{
+        use $crate::ir::order::Class::*;
+        &[
+            (InvalidateCompletion, ContextSync),
+            (NormalLoad, ContextSync),
+            $($extra),*
+        ]
+    }};
+}
+pub(super) use isync_and;
+
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
         name: "eieio",
@@ -130,16 +145,10 @@ pub static TABLE: &[BarrierKind] = &[
         name: "isync",
         insns: insns![Insn::Isync],
         cost: 3,
-        // Book II 4.6.1 / Book III 1.6: context synchronizing; later
-        // instructions are fetched in the new context.
         // Book III 5.9.3.3: an slbia's ERAT invalidation takes effect
         // at the next context-synchronizing instruction (Linux: "slbia;
         // isync").
-        orders: &[
-            (InvalidateCompletion, ContextSync),
-            (NormalLoad, ContextSync),
-            (EratInvalidate, InvalidateCompletion),
-        ],
+        orders: isync_and![(EratInvalidate, InvalidateCompletion)],
         cite: "Power ISA v3.0B Book II 4.6.1 isync, Book III 5.9.3.3",
     },
 ];

@@ -33,7 +33,7 @@
 use super::insn::{Insn, Mas, Mo, Reg, Spr, TlbilxT};
 use super::tlb::Op;
 use crate::ir::isa::InvalidationError;
-use crate::ir::order::Class::{self, *};
+use crate::ir::order::Class;
 use crate::isa::barriers::{all_access_and, insns, BarrierKind};
 use crate::isa::invalidation::Invalidation;
 use crate::isa::Machine;
@@ -88,10 +88,7 @@ pub static TABLE: &[BarrierKind] = &[
         name: "isync",
         insns: insns![Insn::Isync],
         cost: 3,
-        orders: &[
-            (InvalidateCompletion, ContextSync),
-            (NormalLoad, ContextSync),
-        ],
+        orders: super::barriers::isync_and![],
         cite: "Power ISA v2.06B Book II, Instruction Synchronize (isync)",
     },
     BarrierKind {
@@ -374,6 +371,7 @@ pub fn lower(f: Form, regs: &[Reg], scratch: Reg, e: &mut dyn FnMut(Insn)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::order::Class::{InvalidateCompletion, LocalInvalidate, TlbInvalidate};
 
     fn lowered(name: &str, regs: &[Reg]) -> Vec<Insn> {
         let mut v = Vec::new();

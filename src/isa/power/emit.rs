@@ -46,12 +46,7 @@ impl Codegen for super::Power {
     }
 }
 
-#[derive(askama::Template)]
-#[template(path = "power.S", escape = "none")]
-struct PowerFile<'a> {
-    v: &'a FileView<'a>,
-    elfv2: bool,
-}
+crate::isa::emit::file_template!(PowerFile, "power.S", elfv2: bool);
 
 impl crate::isa::backend::Lowering for super::Power {
     fn big_endian(&self) -> bool {

@@ -1,18 +1,10 @@
 //! POWER (ppc64 big-endian ELFv1 and little-endian ELFv2).
 
-pub mod barriers;
-mod ctr;
+crate::isa::skeleton!();
 pub mod book3e;
 mod constants;
-pub mod emit;
-#[cfg(feature = "emu")]
-mod emu;
-pub mod insn;
-pub mod litmus;
-pub mod lower;
-mod oracles;
+mod ctr;
 mod peephole;
-mod syntax;
 pub mod tlb;
 
 use super::backend::{Described, Description};
@@ -35,16 +27,12 @@ pub static LE: Power = Power {
 
 /// The two byte orders share registers and memory model.
 const fn description(name: &'static str, triple: &'static str) -> Description {
-    Description {
+    crate::isa::description!(
         name,
         triple,
-        regs: &lower::REGS,
-        barriers: barriers::TABLE,
-        implicit: barriers::implicit,
-        words: &syntax::WORDS,
         set_cmp: false,
         branch_compares_registers: false,
-    }
+    )
 }
 
 impl Power {

@@ -77,7 +77,7 @@ impl Oracles for super::Power {
     }
 
     fn litmus(&self) -> &'static dyn crate::isa::litmus::Dialect {
-        &super::litmus::Litmus
+        &super::litmus::LITMUS
     }
 
     #[cfg(feature = "emu")]

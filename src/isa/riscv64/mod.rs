@@ -8,37 +8,12 @@
 //! target, and the file template), `syntax` (how a spec writes its
 //! instructions), `oracles` (capstone, litmus, emulator).
 
-pub mod barriers;
+crate::isa::skeleton!();
 pub mod decode;
-pub mod emit;
-#[cfg(feature = "emu")]
-mod emu;
-pub mod insn;
-pub mod litmus;
-pub mod lower;
 mod mem;
-mod oracles;
-mod syntax;
 
-use super::backend::{Described, Description};
-
-pub struct Riscv64;
-
-pub static BACKEND: Riscv64 = Riscv64;
-
-static DESCRIPTION: Description = Description {
-    name: "riscv64",
-    triple: "riscv64-linux-gnu",
-    regs: &lower::REGS,
-    barriers: barriers::TABLE,
-    implicit: barriers::implicit,
-    branch_compares_registers: true,
-    words: &syntax::WORDS,
+crate::isa::one_target! {
+    Riscv64: "riscv64", "riscv64-linux-gnu",
     set_cmp: true,
-};
-
-impl Described for Riscv64 {
-    fn description(&self) -> &Description {
-        &DESCRIPTION
-    }
+    branch_compares_registers: true,
 }

@@ -53,7 +53,7 @@ impl Oracles for super::Riscv64 {
     }
 
     fn litmus(&self) -> &'static dyn crate::isa::litmus::Dialect {
-        &super::litmus::Litmus
+        &super::litmus::LITMUS
     }
 
     #[cfg(feature = "emu")]

@@ -4,7 +4,9 @@
 
 use super::insn::Insn;
 use crate::ir::order::Class::{self, *};
-use crate::isa::barriers::{all_access_and, insns, BarrierKind};
+use crate::ir::{Machine, ReleaseOrder};
+use crate::isa::backend::MemoryModel;
+use crate::isa::barriers::{all_access_and, insns, Barrier, BarrierKind};
 
 pub static TABLE: &[BarrierKind] = &[
     BarrierKind {
@@ -72,26 +74,16 @@ pub fn implicit(from: Class, to: Class, same_strong_device: bool) -> bool {
 /// TSO: stores are ordered among themselves, UC included, so a release
 /// needs no barrier; loads stay in order, so a reload needs none; locks
 /// are taken with `lock cmpxchg`, a full barrier itself.
-impl crate::isa::backend::MemoryModel for super::X86_64 {
-    fn release_barrier(
-        &self,
-        _machine: crate::ir::Machine,
-        _order: crate::ir::ReleaseOrder,
-    ) -> Option<crate::isa::barriers::Barrier> {
+impl MemoryModel for super::X86_64 {
+    fn release_barrier(&self, _: Machine, _: ReleaseOrder) -> Option<Barrier> {
         None
     }
 
-    fn acquire_barrier(
-        &self,
-        _machine: crate::ir::Machine,
-    ) -> Option<crate::isa::barriers::Barrier> {
+    fn acquire_barrier(&self, _: Machine) -> Option<Barrier> {
         None
     }
 
-    fn reload_barrier(
-        &self,
-        _machine: crate::ir::Machine,
-    ) -> Option<crate::isa::barriers::Barrier> {
+    fn reload_barrier(&self, _: Machine) -> Option<Barrier> {
         None
     }
 }

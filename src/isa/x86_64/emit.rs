@@ -48,11 +48,7 @@ impl Codegen for super::X86_64 {
     }
 }
 
-#[derive(askama::Template)]
-#[template(path = "x86_64.S", escape = "none")]
-struct X86File<'a> {
-    v: &'a FileView<'a>,
-}
+crate::isa::emit::file_template!(X86File, "x86_64.S");
 
 impl crate::isa::backend::Lowering for super::X86_64 {
     /// The whole `.S` file: plain GNU as, or the kernel's

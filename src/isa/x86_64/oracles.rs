@@ -34,7 +34,7 @@ impl Oracles for super::X86_64 {
     }
 
     fn litmus(&self) -> &'static dyn crate::isa::litmus::Dialect {
-        &super::litmus::Litmus
+        &super::litmus::LITMUS
     }
 
     #[cfg(feature = "emu")]
