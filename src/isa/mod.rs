@@ -14,6 +14,7 @@ pub mod codegen;
 pub mod error;
 pub mod file;
 pub mod hweight;
+pub mod lower_common;
 pub use crate::lir::invalidation;
 pub mod litmus;
 pub mod mach;

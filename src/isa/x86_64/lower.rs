@@ -20,6 +20,7 @@ use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
 use crate::isa::invalidation::Invalidation;
+use crate::isa::lower_common::{hweight_regs, MemAccess, Src};
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 
@@ -168,11 +169,8 @@ impl Cx<'_> {
         phys(self.alloc.reg(v)?)
     }
 
-    fn operand(&self, b: &Operand) -> Result<Operand2, LowerError> {
-        Ok(match b {
-            Operand::Reg(v) => Operand2::Reg(self.r(*v)?),
-            Operand::Imm(v) => Operand2::Imm(*v),
-        })
+    fn operand(&self, b: &Operand) -> Result<Src<Gpr>, LowerError> {
+        Src::of(b, |v| self.r(v))
     }
 
     /// One LIR instruction; `prev` is the instruction emitted just before.
@@ -233,6 +231,15 @@ impl Cx<'_> {
 
     /// Loads, stores, reservations, spills and stack arguments.
     fn memory(&self, inst: &Inst, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+        if let Some(a) = MemAccess::of(inst) {
+            let a = a.map(|v| self.r(v))?;
+            let at = Access::new(a.base, a.offset, a.width, a.swap)?;
+            if !a.store {
+                load(a.data, &at, e);
+                return Ok(());
+            }
+            return store(a.data, &at, e);
+        }
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Arg { dst, index } => {
@@ -246,22 +253,6 @@ impl Cx<'_> {
                     });
                 }
             }
-            Inst::Load {
-                dst,
-                base,
-                offset,
-                width,
-                swap,
-                ..
-            } => load(r(dst)?, &Access::new(r(base)?, *offset, *width, *swap)?, e),
-            Inst::Store {
-                src,
-                base,
-                offset,
-                width,
-                swap,
-                ..
-            } => store(r(src)?, &Access::new(r(base)?, *offset, *width, *swap)?, e)?,
             // No load-reserve on x86-64: a plain load into rax (the
             // allocator pins it there), and `lock cmpxchg` stores only if
             // the memory still holds that value.
@@ -392,7 +383,7 @@ fn store_cond(
 fn branch(
     cmp: Cmp,
     ra: Gpr,
-    b: Operand2,
+    b: Src<Gpr>,
     target: Label,
     prev: Option<&Insn>,
     e: &mut dyn FnMut(Insn),
@@ -402,11 +393,11 @@ fn branch(
         // right too (never / always taken).
         // The instruction just before computed `a` and set ZF
         // from it (`sub $1,%r8; jne`): no test needed.
-        Operand2::Imm(0)
+        Src::Imm(0)
             if matches!(cmp, Cmp::Eq | Cmp::Ne)
                 && prev.is_some_and(|p| sets_zf_of(p) == Some(ra)) => {}
-        Operand2::Imm(0) => e(Insn::Test { ra, rb: ra }),
-        Operand2::Imm(v) => match Simm32::maybe_from(v) {
+        Src::Imm(0) => e(Insn::Test { ra, rb: ra }),
+        Src::Imm(v) => match Simm32::maybe_from(v) {
             Some(imm) => e(Insn::CmpImm { ra, imm }),
             None => {
                 e(Insn::MovImm {
@@ -416,7 +407,7 @@ fn branch(
                 e(Insn::CmpReg { ra, rb: SCRATCH });
             }
         },
-        Operand2::Reg(rb) => e(Insn::CmpReg { ra, rb }),
+        Src::Reg(rb) => e(Insn::CmpReg { ra, rb }),
     }
     let cond = match cmp {
         Cmp::Eq => Cond::E,
@@ -556,12 +547,6 @@ fn insert(
     Ok(())
 }
 
-#[derive(Clone, Copy)]
-enum Operand2 {
-    Reg(Gpr),
-    Imm(u64),
-}
-
 fn reg_op(op: BinOp, rd: Gpr, rs: Gpr) -> Result<Insn, LowerError> {
     Ok(match op {
         BinOp::And => Insn::And { rd, rs },
@@ -582,15 +567,15 @@ fn bin(
     op: BinOp,
     rd: Gpr,
     ra: Gpr,
-    b: Operand2,
+    b: Src<Gpr>,
     rcx_live: bool,
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
     match b {
-        Operand2::Reg(rn) if matches!(op, BinOp::Shl | BinOp::Shr) => {
+        Src::Reg(rn) if matches!(op, BinOp::Shl | BinOp::Shr) => {
             shift_by_reg(op == BinOp::Shl, rd, ra, rn, rcx_live, e)
         }
-        Operand2::Reg(rb) => {
+        Src::Reg(rb) => {
             if rd == ra {
                 e(reg_op(op, rd, rb)?);
             } else if rd == rb {
@@ -611,7 +596,7 @@ fn bin(
                 e(i);
             }
         }
-        Operand2::Imm(v) => {
+        Src::Imm(v) => {
             let i = match (op, Simm32::maybe_from(v)) {
                 (BinOp::Shl | BinOp::Shr, _) if v >= 64 => {
                     return Err(LowerError::Shift(v));
@@ -732,10 +717,7 @@ fn un(op: UnOp, rd: Gpr, rs: Gpr, e: &mut dyn FnMut(Insn)) -> Result<(), LowerEr
         }
         UnOp::Popcount => {
             mov(rd, rs, e);
-            let reg = |l: Loc| match l {
-                Loc::D => rd,
-                Loc::S => SCRATCH,
-            };
+            let reg = hweight_regs(rd, SCRATCH);
             for step in hweight::HWEIGHT64 {
                 match step {
                     // The constant goes into the scratch register first.

@@ -184,7 +184,7 @@ fn two_address_bin_handles_every_aliasing() {
             regs[rb] = b;
             let want = reference(op, regs[ra], regs[rb]);
             let mut seq = Vec::new();
-            bin(op, rd, ra, Operand2::Reg(rb), true, &mut |i| seq.push(i)).unwrap();
+            bin(op, rd, ra, Src::Reg(rb), true, &mut |i| seq.push(i)).unwrap();
             run(&seq, &mut regs);
             assert_eq!(regs[rd], want, "{op:?} {rd:?},{ra:?},{rb:?}: {seq:?}");
             if rb != rd {
@@ -215,7 +215,7 @@ fn shift_by_register_handles_rcx_in_every_role() {
                         regs[ra] = a;
                         let (va, vn) = (regs[ra], regs[rn]);
                         let mut seq = Vec::new();
-                        bin(op, rd, ra, Operand2::Reg(rn), rcx_live, &mut |i| {
+                        bin(op, rd, ra, Src::Reg(rn), rcx_live, &mut |i| {
                             seq.push(i)
                         })
                         .unwrap();
@@ -300,7 +300,7 @@ fn bin_immediates() {
                 let mut regs = Regs([0; 16]);
                 regs[ra] = a;
                 let mut seq = Vec::new();
-                bin(op, rd, ra, Operand2::Imm(v), true, &mut |i| seq.push(i)).unwrap();
+                bin(op, rd, ra, Src::Imm(v), true, &mut |i| seq.push(i)).unwrap();
                 run(&seq, &mut regs);
                 assert_eq!(regs[rd], reference(op, a, v), "{op:?} {v:#x}: {seq:?}");
                 for i in &seq {
