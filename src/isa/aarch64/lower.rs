@@ -142,10 +142,6 @@ impl Cx<'_> {
         phys(self.alloc.reg(v)?)
     }
 
-    fn operand(&self, b: &Operand) -> Result<Src<XReg>, LowerError> {
-        Src::of(b, |v| self.r(v))
-    }
-
     /// At entry (`load` false): moves sp down by the frame and stores the
     /// callee-saved registers there. Before a return: reloads them and
     /// frees the frame.
@@ -196,7 +192,9 @@ impl Cx<'_> {
                 shift,
                 width,
             } => insert(r(dst)?, r(src)?, *shift, *width, e),
-            Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, self.operand(b)?, e)?,
+            Inst::Bin { op, dst, a, b } => {
+                bin(*op, r(dst)?, r(a)?, Src::of(b, |v| self.r(v))?, e)?
+            }
             Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => e(self.invalidate(*name.op(), operands)?),
             Inst::SpinHint => {}
@@ -309,17 +307,22 @@ impl Cx<'_> {
                     target: *target,
                 });
             }
-            Inst::Ret { value } => {
-                match value {
-                    _ if self.void => {}
-                    Operand::Imm(v) => materialize(X0, *v, e),
-                    Operand::Reg(v) => mov(X0, r(v)?, e),
-                }
-                self.callee_saved(true, e);
-                e(Insn::Ret);
-            }
+            Inst::Ret { value } => self.ret(value, e)?,
             _ => return Err(LowerError::Internal("not a control instruction".into())),
         }
+        Ok(())
+    }
+
+    /// The result into x0 (a `-> void` function leaves it alone), the
+    /// callee-saved registers reloaded, `ret`.
+    fn ret(&self, value: &Operand, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+        match value {
+            _ if self.void => {}
+            Operand::Imm(v) => materialize(X0, *v, e),
+            Operand::Reg(v) => mov(X0, self.r(*v)?, e),
+        }
+        self.callee_saved(true, e);
+        e(Insn::Ret);
         Ok(())
     }
 

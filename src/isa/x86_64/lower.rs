@@ -455,17 +455,13 @@ fn branch_bit(
 /// arithmetic forms that set ZF from their result (`not`, `mov`, `imul`
 /// and shifts do not, or not always).
 fn sets_zf_of(i: &Insn) -> Option<Gpr> {
+    use Insn::*;
     match *i {
-        Insn::And { rd, .. }
-        | Insn::Or { rd, .. }
-        | Insn::Xor { rd, .. }
-        | Insn::Add { rd, .. }
-        | Insn::Sub { rd, .. }
-        | Insn::AndImm { rd, .. }
-        | Insn::OrImm { rd, .. }
-        | Insn::AddImm { rd, .. }
-        | Insn::SubImm { rd, .. }
-        | Insn::Neg { rd } => Some(rd),
+        // reg, reg
+        And { rd, .. } | Or { rd, .. } | Xor { rd, .. } | Add { rd, .. } | Sub { rd, .. } => Some(rd),
+        // reg, imm32
+        AndImm { rd, .. } | OrImm { rd, .. } | AddImm { rd, .. } | SubImm { rd, .. } => Some(rd),
+        Neg { rd } => Some(rd),
         _ => None,
     }
 }
