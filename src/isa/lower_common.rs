@@ -104,3 +104,7 @@ pub fn hweight_regs<R: Copy>(rd: R, scratch: R) -> impl Fn(Loc) -> R {
         Loc::S => scratch,
     }
 }
+
+#[cfg(test)]
+#[path = "lower_testing.rs"]
+pub(crate) mod testing;
