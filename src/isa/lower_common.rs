@@ -96,6 +96,16 @@ impl MemAccess<VReg> {
     }
 }
 
+/// The error for a `FeatureJump` on a target whose code the kernel does
+/// not patch at boot for capabilities; `advice` says what the spec can
+/// do instead.
+pub fn unpatched(cap: &str, advice: &'static str) -> LowerError {
+    LowerError::Capability {
+        cap: cap.to_string(),
+        advice,
+    }
+}
+
 /// The register each [`Loc`] of [`crate::isa::hweight::HWEIGHT64`] stands for when
 /// `rd` is its destination and `scratch` its scratch register.
 pub fn hweight_regs<R: Copy>(rd: R, scratch: R) -> impl Fn(Loc) -> R {

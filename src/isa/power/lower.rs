@@ -196,7 +196,7 @@ impl Cx<'_> {
                 src,
                 shift,
                 width,
-            } => insert(r(dst)?, r(src)?, *shift, *width, e)?,
+            } => e(insert(r(dst)?, r(src)?, *shift, *width)?),
             Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, Src::of(b, |v| self.r(v))?, e)?,
             Inst::Barrier { name } => name.lower(e),
             Inst::Sys { op, src, dst } => {
@@ -368,22 +368,22 @@ fn ctz_without_cnttzd(rd: Reg, rs: Reg, e: Emit) {
     });
 }
 
-/// `src`'s low `width` bits shifted left by `shift`, the rest zero.
-fn insert(rd: Reg, rs: Reg, shift: u32, width: u32, e: Emit) -> Result<(), LowerError> {
+/// `src`'s low `width` bits shifted left by `shift`, the rest zero: one
+/// instruction.
+fn insert(rd: Reg, rs: Reg, shift: u32, width: u32) -> Result<Insn, LowerError> {
     let sh = Sh6::maybe_from(u64::from(shift)).ok_or(LowerError::Shift(u64::from(shift)))?;
-    match 64u32.checked_sub(shift + width) {
+    Ok(match 64u32.checked_sub(shift + width) {
         // rldic: rotate left by sh, clear the high 64-sh-w bits
         // and the low sh bits (MD-form), i.e. (x & mask) << sh.
-        Some(mb) if mb > 0 => e(Insn::Rldic {
+        Some(mb) if mb > 0 => Insn::Rldic {
             ra: rd,
             rs,
             sh,
             mb: Mb6::maybe_from(u64::from(mb)).ok_or(LowerError::Shift(u64::from(shift)))?,
-        }),
+        },
         // The field reaches bit 63: a plain shift left.
-        _ => e(sldi(rd, rs, sh)),
-    }
-    Ok(())
+        _ => sldi(rd, rs, sh),
+    })
 }
 
 /// To `target` when bit `bit` of `ra` is `set`. A bit `andi.` reaches

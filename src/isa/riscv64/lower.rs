@@ -16,7 +16,7 @@ use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Step};
 use crate::isa::invalidation::Invalidation;
-use crate::isa::lower_common::{hweight_regs, Src};
+use crate::isa::lower_common::{hweight_regs, unpatched, Src};
 use crate::isa::scaffold;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
@@ -277,19 +277,17 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
     Ok(())
 }
 
+/// What a spec with a capability can do instead on riscv64.
+const NOT_PATCHED: &str = "riscv64 code is not patched at boot for kernel capabilities; \
+                           test the feature at run time (a feature without `= CAPABILITY`)";
+
 /// Labels, jumps, branches (`Ret` restores the frame: `lower` lowers it).
 fn control(inst: &Inst, alloc: &Allocation, e: Emit) -> Result<(), LowerError> {
     let r = |v: VReg| reg_of(alloc, v);
     match inst {
         Inst::Label(l) => e(Insn::Label(*l)),
         Inst::Jump(l) => e(Insn::J { target: *l }),
-        Inst::FeatureJump { cap, .. } => {
-            return Err(LowerError::Capability {
-                cap: cap.clone(),
-                advice: "riscv64 code is not patched at boot for kernel capabilities; \
-                         test the feature at run time (a feature without `= CAPABILITY`)",
-            })
-        }
+        Inst::FeatureJump { cap, .. } => return Err(unpatched(cap, NOT_PATCHED)),
         Inst::Branch { cmp, a, b, target } => {
             let rs2 = compared(b, alloc, e)?;
             let cond = match cmp {

@@ -20,7 +20,7 @@ use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
 use crate::isa::invalidation::Invalidation;
-use crate::isa::lower_common::{hweight_regs, MemAccess, Src};
+use crate::isa::lower_common::{hweight_regs, unpatched, MemAccess, Src};
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 
@@ -301,12 +301,7 @@ impl Cx<'_> {
         match inst {
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::Jmp { target: *l }),
-            Inst::FeatureJump { cap, .. } => {
-                return Err(LowerError::Capability {
-                    cap: cap.clone(),
-                    advice: "x86-64 code is not patched by kernel alternatives: fix the feature with `--feature NAME=on|off`, or declare it without a capability to test it at run time",
-                })
-            }
+            Inst::FeatureJump { cap, .. } => return Err(unpatched(cap, NOT_PATCHED)),
             Inst::Branch { cmp, a, b, target } => {
                 branch(*cmp, r(a)?, self.operand(b)?, *target, prev, e)
             }
@@ -350,6 +345,9 @@ impl Cx<'_> {
         Ok(())
     }
 }
+
+/// What a spec with a capability can do instead on x86-64.
+const NOT_PATCHED: &str = "x86-64 code is not patched by kernel alternatives: fix the feature with `--feature NAME=on|off`, or declare it without a capability to test it at run time";
 
 /// `lock cmpxchg` of a reservation: stores `src` if memory still holds
 /// `expected` (which must be rax), else retries.
