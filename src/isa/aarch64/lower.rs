@@ -192,9 +192,7 @@ impl Cx<'_> {
                 shift,
                 width,
             } => insert(r(dst)?, r(src)?, *shift, *width, e),
-            Inst::Bin { op, dst, a, b } => {
-                bin(*op, r(dst)?, r(a)?, Src::of(b, |v| self.r(v))?, e)?
-            }
+            Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, Src::of(b, |v| self.r(v))?, e)?,
             Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => e(self.invalidate(*name.op(), operands)?),
             Inst::SpinHint => {}
@@ -590,7 +588,13 @@ pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, InvalidationEr
     Ok(Invalidation::new(name, op))
 }
 
-fn bin(op: BinOp, rd: XReg, rn: XReg, b: Src<XReg>, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+fn bin(
+    op: BinOp,
+    rd: XReg,
+    rn: XReg,
+    b: Src<XReg>,
+    e: &mut dyn FnMut(Insn),
+) -> Result<(), LowerError> {
     let imm = match b {
         Src::Reg(rm) => {
             reg_op(op, rd, rn, rm, e);

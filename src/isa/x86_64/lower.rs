@@ -15,13 +15,13 @@
 
 use super::insn::{Cond, Disp32, Gpr, Imm6, Insn, Label, Simm32, Size};
 use super::mem::{load, size, slot_disp, stack_arg_disp, store, Access};
-use crate::lir::role::Role;
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
 use crate::isa::invalidation::Invalidation;
 use crate::isa::lower_common::{hweight_regs, unpatched, MemAccess, Src};
 use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::role::Role;
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 
 /// Hardware numbering: 0=rax 1=rcx 2=rdx 6=rsi 7=rdi 8..=r8...
@@ -87,6 +87,10 @@ pub struct Lowered {
 }
 
 pub use crate::isa::error::LowerError;
+
+/// Where instructions go: the lowering of one LIR instruction pushes them
+/// with that instruction's origin.
+type Emit<'a> = &'a mut dyn FnMut(Insn);
 
 /// x86-64's one invalidation, `invlpg` of an address: what an
 /// [`Invalidation`] holds here.
@@ -174,12 +178,7 @@ impl Cx<'_> {
     }
 
     /// One LIR instruction; `prev` is the instruction emitted just before.
-    fn inst(
-        &self,
-        inst: &Inst,
-        prev: Option<&Insn>,
-        e: &mut dyn FnMut(Insn),
-    ) -> Result<(), LowerError> {
+    fn inst(&self, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
         match inst.role() {
             Role::Memory => return self.memory(inst, e),
             Role::Control => return self.control(inst, prev, e),
@@ -230,7 +229,7 @@ impl Cx<'_> {
     }
 
     /// Loads, stores, reservations, spills and stack arguments.
-    fn memory(&self, inst: &Inst, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+    fn memory(&self, inst: &Inst, e: Emit) -> Result<(), LowerError> {
         if let Some(a) = MemAccess::of(inst) {
             let a = a.map(|v| self.r(v))?;
             let at = Access::new(a.base, a.offset, a.width, a.swap)?;
@@ -291,12 +290,7 @@ impl Cx<'_> {
     }
 
     /// Labels, jumps, branches and the return.
-    fn control(
-        &self,
-        inst: &Inst,
-        prev: Option<&Insn>,
-        e: &mut dyn FnMut(Insn),
-    ) -> Result<(), LowerError> {
+    fn control(&self, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Label(l) => e(Insn::Label(*l)),
@@ -357,7 +351,7 @@ fn store_cond(
     width: u32,
     expected: Gpr,
     retry: Label,
-    e: &mut dyn FnMut(Insn),
+    e: Emit,
 ) -> Result<(), LowerError> {
     if expected != RAX {
         return Err(LowerError::Internal(
@@ -378,14 +372,7 @@ fn store_cond(
 }
 
 /// Compare (or test) and `jcc`.
-fn branch(
-    cmp: Cmp,
-    ra: Gpr,
-    b: Src<Gpr>,
-    target: Label,
-    prev: Option<&Insn>,
-    e: &mut dyn FnMut(Insn),
-) {
+fn branch(cmp: Cmp, ra: Gpr, b: Src<Gpr>, target: Label, prev: Option<&Insn>, e: Emit) {
     match b {
         // test a,a clears CF, so Ltu/Geu against 0 come out
         // right too (never / always taken).
@@ -418,13 +405,7 @@ fn branch(
 
 /// To `target` when bit `bit` of `ra` is `set`: the sign for bit 63,
 /// `test $imm32` where the bit is in a positive imm32, else `bt` (CF).
-fn branch_bit(
-    ra: Gpr,
-    bit: u8,
-    set: bool,
-    target: Label,
-    e: &mut dyn FnMut(Insn),
-) -> Result<(), LowerError> {
+fn branch_bit(ra: Gpr, bit: u8, set: bool, target: Label, e: Emit) -> Result<(), LowerError> {
     let (when_set, when_clear) = match bit {
         63 => {
             e(Insn::Test { ra, rb: ra });
@@ -456,7 +437,9 @@ fn sets_zf_of(i: &Insn) -> Option<Gpr> {
     use Insn::*;
     match *i {
         // reg, reg
-        And { rd, .. } | Or { rd, .. } | Xor { rd, .. } | Add { rd, .. } | Sub { rd, .. } => Some(rd),
+        And { rd, .. } | Or { rd, .. } | Xor { rd, .. } | Add { rd, .. } | Sub { rd, .. } => {
+            Some(rd)
+        }
         // reg, imm32
         AndImm { rd, .. } | OrImm { rd, .. } | AddImm { rd, .. } | SubImm { rd, .. } => Some(rd),
         Neg { rd } => Some(rd),
@@ -466,7 +449,7 @@ fn sets_zf_of(i: &Insn) -> Option<Gpr> {
 
 /// A constant: `xor %r,%r` for zero (as compilers do; LIR never puts an
 /// `Imm` between a compare and its branch), else the shortest `mov`.
-fn imm(rd: Gpr, value: u64, e: &mut dyn FnMut(Insn)) {
+fn imm(rd: Gpr, value: u64, e: Emit) {
     if value == 0 {
         e(Insn::Xor { rd, rs: rd });
     } else {
@@ -474,20 +457,14 @@ fn imm(rd: Gpr, value: u64, e: &mut dyn FnMut(Insn)) {
     }
 }
 
-fn mov(rd: Gpr, rs: Gpr, e: &mut dyn FnMut(Insn)) {
+fn mov(rd: Gpr, rs: Gpr, e: Emit) {
     if rd != rs {
         e(Insn::MovReg { rd, rs });
     }
 }
 
 /// `dst = (src & mask(width)) << shift`.
-fn insert(
-    rd: Gpr,
-    rs: Gpr,
-    shift: u32,
-    width: u32,
-    e: &mut dyn FnMut(Insn),
-) -> Result<(), LowerError> {
+fn insert(rd: Gpr, rs: Gpr, shift: u32, width: u32, e: Emit) -> Result<(), LowerError> {
     let sh = count(shift.into())?;
     let zx = match width {
         8 => Some(Size::B),
@@ -563,7 +540,7 @@ fn bin(
     ra: Gpr,
     b: Src<Gpr>,
     rcx_live: bool,
-    e: &mut dyn FnMut(Insn),
+    e: Emit,
 ) -> Result<(), LowerError> {
     match b {
         Src::Reg(rn) if matches!(op, BinOp::Shl | BinOp::Shr) => {
@@ -635,7 +612,7 @@ fn bin(
 /// hardware's modulo 64 is what it expects. rcx may hold another value:
 /// it is parked in the scratch register around the shift when anything
 /// lives there, and `rd`, `ra` or `rn` may each be rcx.
-fn shift_by_reg(shl: bool, rd: Gpr, ra: Gpr, rn: Gpr, rcx_live: bool, e: &mut dyn FnMut(Insn)) {
+fn shift_by_reg(shl: bool, rd: Gpr, ra: Gpr, rn: Gpr, rcx_live: bool, e: Emit) {
     let sh = |rd| {
         if shl {
             Insn::ShlCl { rd }
@@ -687,28 +664,16 @@ fn shift_by_reg(shl: bool, rd: Gpr, ra: Gpr, rn: Gpr, rcx_live: bool, e: &mut dy
 /// value for 0 comes from the scratch register by `cmove`. clz is
 /// `63 - bsr`, computed as `bsr ^ 63` (as compilers do), with 127 for 0
 /// so that 127 ^ 63 = 64. Popcount is [`hweight::HWEIGHT64`].
-fn un(op: UnOp, rd: Gpr, rs: Gpr, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+fn un(op: UnOp, rd: Gpr, rs: Gpr, e: Emit) -> Result<(), LowerError> {
     match op {
         UnOp::Clz => {
-            e(Insn::MovImm {
-                rd: SCRATCH,
-                imm: 127,
-            });
-            e(Insn::Bsr { rd, rs });
-            e(Insn::Cmove { rd, rs: SCRATCH });
+            bit_scan(Insn::Bsr { rd, rs }, rd, 127, e);
             e(Insn::XorImm {
                 rd,
                 imm: Simm32::of::<63>(),
             });
         }
-        UnOp::Ctz => {
-            e(Insn::MovImm {
-                rd: SCRATCH,
-                imm: 64,
-            });
-            e(Insn::Bsf { rd, rs });
-            e(Insn::Cmove { rd, rs: SCRATCH });
-        }
+        UnOp::Ctz => bit_scan(Insn::Bsf { rd, rs }, rd, 64, e),
         UnOp::Popcount => {
             mov(rd, rs, e);
             let reg = hweight_regs(rd, SCRATCH);
@@ -749,6 +714,18 @@ fn un(op: UnOp, rd: Gpr, rs: Gpr, e: &mut dyn FnMut(Insn)) -> Result<(), LowerEr
         }
     }
     Ok(())
+}
+
+/// `bsr`/`bsf` (`scan`) into `rd`, `for_zero` there instead when the
+/// source is 0 (the scan then leaves `rd` undefined and sets ZF): the
+/// value waits in the scratch register for `cmove`.
+fn bit_scan(scan: Insn, rd: Gpr, for_zero: u64, e: Emit) {
+    e(Insn::MovImm {
+        rd: SCRATCH,
+        imm: for_zero,
+    });
+    e(scan);
+    e(Insn::Cmove { rd, rs: SCRATCH });
 }
 
 #[cfg(test)]

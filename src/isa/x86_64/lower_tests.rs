@@ -75,7 +75,6 @@ fn run(seq: &[Insn], regs: &mut Regs) {
     }
 }
 
-
 /// Byte-swapped stores past disp32 (offsets 2 GiB..4 GiB): the right
 /// address and bytes, the source and the base intact afterwards.
 #[test]
@@ -193,10 +192,7 @@ fn shift_by_register_handles_rcx_in_every_role() {
                         regs[ra] = a;
                         let (va, vn) = (regs[ra], regs[rn]);
                         let mut seq = Vec::new();
-                        bin(op, rd, ra, Src::Reg(rn), rcx_live, &mut |i| {
-                            seq.push(i)
-                        })
-                        .unwrap();
+                        bin(op, rd, ra, Src::Reg(rn), rcx_live, &mut |i| seq.push(i)).unwrap();
                         run(&seq, &mut regs);
                         let ctx = format!("{op:?} rd={rd:?} ra={ra:?} rn={rn:?} live={rcx_live}");
                         assert_eq!(regs[rd], op.apply(va, vn & 63), "{ctx}: {seq:?}");
