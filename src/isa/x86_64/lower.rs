@@ -233,11 +233,11 @@ impl Cx<'_> {
         if let Some(a) = MemAccess::of(inst) {
             let a = a.map(|v| self.r(v))?;
             let at = Access::new(a.base, a.offset, a.width, a.swap)?;
-            if !a.store {
-                load(a.data, &at, e);
-                return Ok(());
+            if a.store {
+                return store(a.data, &at, e);
             }
-            return store(a.data, &at, e);
+            load(a.data, &at, e);
+            return Ok(());
         }
         let r = |v: &VReg| self.r(*v);
         match inst {
