@@ -1,8 +1,9 @@
 //! What every target's lowering reads off a LIR instruction the same
 //! way: the right operand and the plain memory access with their
-//! registers allocated, and the registers of [`crate::isa::hweight::HWEIGHT64`].
-//! One definition here, so a field added to the LIR is read in one
-//! place, not four.
+//! registers allocated, the registers of
+//! [`crate::isa::hweight::HWEIGHT64`], and the error of a feature jump
+//! on a target the kernel does not patch. One definition here, so a
+//! field added to the LIR is read in one place, not four.
 
 use crate::isa::error::LowerError;
 use crate::isa::hweight::Loc;
