@@ -21,8 +21,9 @@ use super::insn::{
 };
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
-use crate::isa::hweight::{self, Loc, Step};
+use crate::isa::hweight::{self, Step};
 use crate::isa::invalidation::Invalidation;
+use crate::isa::lower_common::{hweight_regs, MemAccess, Src};
 use crate::isa::scaffold;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
@@ -138,7 +139,7 @@ impl Cx<'_> {
     /// The register of `v`; one the allocator never saw is an error, not
     /// x0.
     fn r(&self, v: VReg) -> Result<XReg, LowerError> {
-        reg_of(self.alloc, v)
+        phys(self.alloc.reg(v)?)
     }
 
     /// At entry (`load` false): moves sp down by the frame and stores the
@@ -191,7 +192,7 @@ impl Cx<'_> {
                 shift,
                 width,
             } => insert(r(dst)?, r(src)?, *shift, *width, e),
-            Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, *b, self.alloc, e)?,
+            Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, Src::of(b, |v| self.r(v))?, e)?,
             Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => e(self.invalidate(*name.op(), operands)?),
             Inst::SpinHint => {}
@@ -216,6 +217,9 @@ impl Cx<'_> {
 
     /// Loads, stores, reservations, spills and stack arguments.
     fn memory(&self, inst: &Inst, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+        if let Some(access) = MemAccess::of(inst) {
+            return mem(&access.map(|v| self.r(v))?, e);
+        }
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Spill { src, slot } => e(Insn::Str {
@@ -239,22 +243,6 @@ impl Cx<'_> {
                     });
                 }
             }
-            Inst::Load {
-                dst,
-                base,
-                offset,
-                width,
-                swap,
-                ..
-            } => mem(false, r(dst)?, r(base)?, *offset, *width, *swap, e)?,
-            Inst::Store {
-                src,
-                base,
-                offset,
-                width,
-                swap,
-                ..
-            } => mem(true, r(src)?, r(base)?, *offset, *width, *swap, e)?,
             Inst::LoadReserve {
                 dst,
                 base,
@@ -317,17 +305,22 @@ impl Cx<'_> {
                     target: *target,
                 });
             }
-            Inst::Ret { value } => {
-                match value {
-                    _ if self.void => {}
-                    Operand::Imm(v) => materialize(X0, *v, e),
-                    Operand::Reg(v) => mov(X0, r(v)?, e),
-                }
-                self.callee_saved(true, e);
-                e(Insn::Ret);
-            }
+            Inst::Ret { value } => self.ret(value, e)?,
             _ => return Err(LowerError::Internal("not a control instruction".into())),
         }
+        Ok(())
+    }
+
+    /// The result into x0 (a `-> void` function leaves it alone), the
+    /// callee-saved registers reloaded, `ret`.
+    fn ret(&self, value: &Operand, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+        match value {
+            _ if self.void => {}
+            Operand::Imm(v) => materialize(X0, *v, e),
+            Operand::Reg(v) => mov(X0, self.r(*v)?, e),
+        }
+        self.callee_saved(true, e);
+        e(Insn::Ret);
         Ok(())
     }
 
@@ -406,10 +399,6 @@ impl Cx<'_> {
             Cmp::Geu => Cond::Hs,
         })
     }
-}
-
-fn reg_of(alloc: &Allocation, v: VReg) -> Result<XReg, LowerError> {
-    phys(alloc.reg(v)?)
 }
 
 /// A register number of [`REGS`] as a register: the table holds x0..x30
@@ -520,10 +509,7 @@ fn un(op: UnOp, rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) -> Result<(), Lower
 fn popcount(rd: XReg, rn: XReg, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
     let internal = |what: &str| LowerError::Internal(format!("hweight {what} not encodable"));
     mov(rd, rn, e);
-    let reg = |l: Loc| match l {
-        Loc::D => rd,
-        Loc::S => SCRATCH,
-    };
+    let reg = hweight_regs(rd, SCRATCH);
     let (d, scratch) = (RegOrZr::from(rd), RegOrZr::from(SCRATCH));
     for step in hweight::HWEIGHT64 {
         match step {
@@ -606,16 +592,15 @@ fn bin(
     op: BinOp,
     rd: XReg,
     rn: XReg,
-    b: Operand,
-    alloc: &Allocation,
+    b: Src<XReg>,
     e: &mut dyn FnMut(Insn),
 ) -> Result<(), LowerError> {
     let imm = match b {
-        Operand::Reg(v) => {
-            reg_op(op, rd, rn, reg_of(alloc, v)?, e);
+        Src::Reg(rm) => {
+            reg_op(op, rd, rn, rm, e);
             return Ok(());
         }
-        Operand::Imm(v) => v,
+        Src::Imm(v) => v,
     };
     let shift = ImmShift::maybe_from(imm);
     let logic = ImmLogic::maybe_from(imm);
@@ -693,15 +678,16 @@ fn reg_op(op: BinOp, rd: XReg, rn: XReg, rm: XReg, e: &mut dyn FnMut(Insn)) {
 /// a swapped store reverses into x16 first, a swapped load reverses the
 /// loaded register in place (the 32/16-bit forms zero the upper bits,
 /// as the zero-extending load did).
-fn mem(
-    store: bool,
-    rt: XReg,
-    base: XReg,
-    offset: u64,
-    width: u32,
-    swap: bool,
-    e: &mut dyn FnMut(Insn),
-) -> Result<(), LowerError> {
+fn mem(access: &MemAccess<XReg>, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+    let MemAccess {
+        store,
+        data: rt,
+        base,
+        offset,
+        width,
+        swap,
+        ..
+    } = *access;
     if !matches!(width, 8 | 16 | 32 | 64) {
         return Err(LowerError::Width {
             width,

@@ -1,4 +1,7 @@
 use super::*;
+use crate::isa::lower_common::testing::{
+    check_materialize_bounds, check_materialize_random, BIN_OPS,
+};
 use crate::isa::test_values::{bit_count_operands, xorshift};
 
 /// A tiny interpreter for the instructions `materialize` emits; the
@@ -33,51 +36,38 @@ fn check(v: u64) -> Vec<Insn> {
 
 #[test]
 fn materialize_is_correct_and_short() {
-    let cases = [
-        (0u64, 1usize),
-        (1, 1),
-        (u64::MAX, 1),
-        (0xffff, 1),
-        (0x1234, 1),
-        (0x12345, 2),
-        (0xffff_ffff, 1),
-        (0xffff_ffff_ffff_fffe, 1),
-        (0xffff_ffff_ffff_1234, 1),
-        (100_000, 2),
-        ((-110i64) as u64, 1),
-        (0x0005_4000_0200_0000, 3),
-        (0x0005_4000_0000_0000, 2),
-        (0x000c_0000_0200_0000, 2),
-        (0x0000_00ff_fe00_0000, 1),
-        (0x1234_5678_9abc_def0, 4),
-        (0x5555_5555_5555_1234, 2),
-        (1 << 63, 1),
+    let one: &[u64] = &[
+        0,
+        1,
+        u64::MAX,
+        0xffff,
+        0x1234,
+        0xffff_ffff,
+        0xffff_ffff_ffff_fffe,
+        0xffff_ffff_ffff_1234,
+        (-110i64) as u64,
+        0x0000_00ff_fe00_0000,
+        1 << 63,
     ];
-    for (v, max_len) in cases {
-        let seq = check(v);
-        assert!(
-            seq.len() <= max_len,
-            "{v:#x} took {} insns: {seq:?}",
-            seq.len()
-        );
-    }
+    let two: &[u64] = &[
+        0x12345,
+        100_000,
+        0x0005_4000_0000_0000,
+        0x000c_0000_0200_0000,
+        0x5555_5555_5555_1234,
+    ];
+    let bounds: [(usize, &[u64]); 4] = [
+        (1, one),
+        (2, two),
+        (3, &[0x0005_4000_0200_0000]),
+        (4, &[0x1234_5678_9abc_def0]),
+    ];
+    check_materialize_bounds(&bounds, check);
 }
 
 #[test]
 fn materialize_random_values() {
-    for x in xorshift(0x9e37_79b9_7f4a_7c15).take(10_000) {
-        for v in [
-            x,
-            x >> 20,
-            x & 0xffff_0000,
-            x << 30,
-            !(x >> 40),
-            x & 0xffff_0000_ffff,
-        ] {
-            let seq = check(v);
-            assert!(seq.len() <= 4, "{v:#x}: {seq:?}");
-        }
-    }
+    check_materialize_random(4, check);
 }
 
 #[test]
@@ -174,26 +164,6 @@ fn lower_one(inst: Inst, alloc: &Allocation) -> Result<Vec<Insn>, LowerError> {
 /// or not. Scratch use must not clobber the sources.
 #[test]
 fn alu_lowering_matches_reference() {
-    let ops = [
-        BinOp::And,
-        BinOp::Or,
-        BinOp::Xor,
-        BinOp::Add,
-        BinOp::Sub,
-        BinOp::Mul,
-        BinOp::Shl,
-        BinOp::Shr,
-    ];
-    let reference = |op: BinOp, a: u64, b: u64| match op {
-        BinOp::And => a & b,
-        BinOp::Or => a | b,
-        BinOp::Xor => a ^ b,
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Shl => a << (b & 63),
-        BinOp::Shr => a >> (b & 63),
-    };
     let mut rng = xorshift(0x2545_f491_4f6c_dd1d);
     let mut next = || rng.next_u64();
     for round in 0..3000 {
@@ -211,7 +181,7 @@ fn alu_lowering_matches_reference() {
             raw & 63,
         ];
         for (k, &imm) in imms.iter().enumerate() {
-            for op in ops {
+            for op in BIN_OPS {
                 let imm = if matches!(op, BinOp::Shl | BinOp::Shr) {
                     imm & 63
                 } else {
@@ -236,7 +206,7 @@ fn alu_lowering_matches_reference() {
                     run_alu(&seq, &mut regs);
                     assert_eq!(
                         regs[dst_reg as usize],
-                        reference(op, a, imm),
+                        op.apply(a, imm),
                         "{op:?} {a:#x}, {imm:#x} ({round}/{k}): {seq:?}"
                     );
                     if dst_reg != 4 {

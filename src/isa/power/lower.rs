@@ -14,6 +14,7 @@
 use super::constants::{fits_i16, mask_and, materialize, sldi};
 use super::insn::{Cond, CrField, Ds, Insn, Label, Mb6, Reg, Sh6, Spr};
 use crate::ir::expr::BinOp;
+use crate::isa::lower_common::{MemAccess, Src};
 use crate::isa::{Machine, Target};
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, SysKind, UnOp, VReg};
@@ -166,6 +167,10 @@ impl Cx<'_> {
     /// One LIR instruction, by kind.
     fn inst(&self, inst: &Inst, e: Emit) -> Result<(), LowerError> {
         let r = |v: &VReg| self.r(*v);
+        if let Some(a) = MemAccess::of(inst) {
+            let at = At::of(r(&a.base)?, a.offset, a.index.as_ref().map(r).transpose()?);
+            return mem(a.store, r(&a.data)?, at, a.width, a.swap, e);
+        }
         match inst {
             Inst::Spill { src, slot } => e(Insn::Std {
                 rs: r(src)?,
@@ -191,30 +196,8 @@ impl Cx<'_> {
                 src,
                 shift,
                 width,
-            } => insert(r(dst)?, r(src)?, *shift, *width, e)?,
-            Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, *b, self.alloc, e)?,
-            Inst::Load {
-                dst: rt,
-                base,
-                offset,
-                width,
-                swap,
-                index,
-                ..
-            }
-            | Inst::Store {
-                src: rt,
-                base,
-                offset,
-                width,
-                swap,
-                index,
-                ..
-            } => {
-                let at = At::of(r(base)?, *offset, index.as_ref().map(r).transpose()?);
-                let store = matches!(inst, Inst::Store { .. });
-                mem(store, r(rt)?, at, *width, *swap, e)?
-            }
+            } => e(insert(r(dst)?, r(src)?, *shift, *width)?),
+            Inst::Bin { op, dst, a, b } => bin(*op, r(dst)?, r(a)?, Src::of(b, |v| self.r(v))?, e)?,
             Inst::Barrier { name } => name.lower(e),
             Inst::Sys { op, src, dst } => {
                 let src = src.map(|v| r(&v)).transpose()?;
@@ -256,6 +239,7 @@ impl Cx<'_> {
             } => branch_bit(r(a)?, *bit, *set, *target, e)?,
             Inst::SubBranchAbove { a, b, target } => sub_branch_above(r(a)?, r(b)?, *target, e),
             Inst::Ret { value } => self.ret(*value, e)?,
+            Inst::Load { .. } | Inst::Store { .. } => unreachable!("lowered as a MemAccess"),
         }
         Ok(())
     }
@@ -384,22 +368,22 @@ fn ctz_without_cnttzd(rd: Reg, rs: Reg, e: Emit) {
     });
 }
 
-/// `src`'s low `width` bits shifted left by `shift`, the rest zero.
-fn insert(rd: Reg, rs: Reg, shift: u32, width: u32, e: Emit) -> Result<(), LowerError> {
+/// `src`'s low `width` bits shifted left by `shift`, the rest zero: one
+/// instruction.
+fn insert(rd: Reg, rs: Reg, shift: u32, width: u32) -> Result<Insn, LowerError> {
     let sh = Sh6::maybe_from(u64::from(shift)).ok_or(LowerError::Shift(u64::from(shift)))?;
-    match 64u32.checked_sub(shift + width) {
+    Ok(match 64u32.checked_sub(shift + width) {
         // rldic: rotate left by sh, clear the high 64-sh-w bits
         // and the low sh bits (MD-form), i.e. (x & mask) << sh.
-        Some(mb) if mb > 0 => e(Insn::Rldic {
+        Some(mb) if mb > 0 => Insn::Rldic {
             ra: rd,
             rs,
             sh,
             mb: Mb6::maybe_from(u64::from(mb)).ok_or(LowerError::Shift(u64::from(shift)))?,
-        }),
+        },
         // The field reaches bit 63: a plain shift left.
-        _ => e(sldi(rd, rs, sh)),
-    }
-    Ok(())
+        _ => sldi(rd, rs, sh),
+    })
 }
 
 /// To `target` when bit `bit` of `ra` is `set`. A bit `andi.` reaches
@@ -560,21 +544,10 @@ fn feature_jump(cap: &str, target: Label, e: Emit) -> Result<(), LowerError> {
     Ok(())
 }
 
-fn bin(
-    op: BinOp,
-    rd: Reg,
-    ra: Reg,
-    b: Operand,
-    alloc: &Allocation,
-    e: &mut dyn FnMut(Insn),
-) -> Result<(), LowerError> {
-    let rb = match b {
-        Operand::Reg(v) => Some(gpr(alloc.reg(v)?)?),
-        Operand::Imm(_) => None,
-    };
-    let imm = match b {
-        Operand::Imm(v) => v,
-        Operand::Reg(_) => 0,
+fn bin(op: BinOp, rd: Reg, ra: Reg, b: Src<Reg>, e: Emit) -> Result<(), LowerError> {
+    let (rb, imm) = match b {
+        Src::Reg(rb) => (Some(rb), 0),
+        Src::Imm(v) => (None, v),
     };
     let shift = || Sh6::maybe_from(imm).ok_or(LowerError::Shift(imm));
     match (op, rb) {

@@ -2,7 +2,7 @@
 //! it emits.
 
 use super::*;
-use crate::isa::test_values::xorshift;
+use crate::isa::lower_common::testing::{check_materialize_bounds, check_materialize_random};
 
 fn eval(seq: &[Insn]) -> u64 {
     // A tiny interpreter for the instructions `materialize` emits; the
@@ -23,44 +23,35 @@ fn eval(seq: &[Insn]) -> u64 {
     r
 }
 
+/// `materialize` into r3, its value checked.
+fn check(v: u64) -> Vec<Insn> {
+    let mut seq = Vec::new();
+    materialize(Reg::of::<3>(), v, &mut |i| seq.push(i));
+    assert_eq!(eval(&seq), v, "{v:#x}: {seq:?}");
+    seq
+}
+
 #[test]
 fn materialize_is_correct_and_short() {
-    let cases = [
-        (0u64, 1usize),
-        (1, 1),
-        (u64::MAX, 1),
-        (0x7fff, 1),
-        (0x8000, 2),
-        (0xffff_ffff, 3),
-        (0x8000_0000, 3),
-        (0x0005_4000_0200_0000, 5),
-        (0x0005_4000_0000_0000, 2),
-        (0x000c_0000_0200_0000, 5),
-        (0x1234_5678_9abc_def0, 5),
-        (1 << 63, 2),
+    let bounds: [(usize, &[u64]); 4] = [
+        (1, &[0, 1, u64::MAX, 0x7fff]),
+        (2, &[0x8000, 0x0005_4000_0000_0000, 1 << 63]),
+        (3, &[0xffff_ffff, 0x8000_0000]),
+        (
+            5,
+            &[
+                0x0005_4000_0200_0000,
+                0x000c_0000_0200_0000,
+                0x1234_5678_9abc_def0,
+            ],
+        ),
     ];
-    for (v, max_len) in cases {
-        let mut seq = Vec::new();
-        materialize(Reg::of::<3>(), v, &mut |i| seq.push(i));
-        assert_eq!(eval(&seq), v, "{v:#x}: {seq:?}");
-        assert!(
-            seq.len() <= max_len,
-            "{v:#x} took {} insns: {seq:?}",
-            seq.len()
-        );
-    }
+    check_materialize_bounds(&bounds, check);
 }
 
 #[test]
 fn materialize_random_values() {
-    for x in xorshift(0x9e37_79b9_7f4a_7c15).take(10_000) {
-        for v in [x, x >> 20, x & 0xffff_0000, x << 30, !(x >> 40)] {
-            let mut seq = Vec::new();
-            materialize(Reg::of::<3>(), v, &mut |i| seq.push(i));
-            assert_eq!(eval(&seq), v, "{v:#x}: {seq:?}");
-            assert!(seq.len() <= 5);
-        }
-    }
+    check_materialize_random(5, check);
 }
 
 /// A register the allocator never saw is an error, never r0.

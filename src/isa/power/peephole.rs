@@ -85,18 +85,12 @@ fn cr7_read_only_after_its_compare(insns: &[(Insn, Origin)]) -> bool {
 }
 
 fn compares_into_cr7(i: &Insn) -> bool {
-    matches!(
-        i,
-        Insn::Cmpdi { bf, .. }
-            | Insn::Cmpldi { bf, .. }
-            | Insn::Cmpd { bf, .. }
-            | Insn::Cmpld { bf, .. }
-            | Insn::Cmpwi { bf, .. }
-            | Insn::Cmplwi { bf, .. }
-            | Insn::Cmpw { bf, .. }
-            | Insn::Cmplw { bf, .. }
-            if *bf == CR
-    )
+    use Insn::*;
+    match *i {
+        Cmpdi { bf, .. } | Cmpldi { bf, .. } | Cmpwi { bf, .. } | Cmplwi { bf, .. } => bf == CR,
+        Cmpd { bf, .. } | Cmpld { bf, .. } | Cmpw { bf, .. } | Cmplw { bf, .. } => bf == CR,
+        _ => false,
+    }
 }
 
 /// A shift left and a mask of the low word, done by one `rlwinm`, as the

@@ -14,8 +14,9 @@ use super::insn::{AluOp, BrCond, Imm12, Imm20, ImmOp, Insn, Label, Reg, Shamt, S
 use super::mem::memory;
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
-use crate::isa::hweight::{self, Loc, Step};
+use crate::isa::hweight::{self, Step};
 use crate::isa::invalidation::Invalidation;
+use crate::isa::lower_common::{hweight_regs, unpatched, Src};
 use crate::isa::scaffold;
 use crate::lir::regalloc::{Allocation, RegFile};
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
@@ -234,7 +235,7 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
             shift: s,
             width,
         } => insert(r(*dst)?, r(*src)?, *s, *width, e),
-        Inst::Bin { op, dst, a, b } => bin(*op, r(*dst)?, r(*a)?, *b, alloc, e)?,
+        Inst::Bin { op, dst, a, b } => bin(*op, r(*dst)?, r(*a)?, Src::of(b, r)?, e)?,
         Inst::Barrier { name } => name.lower(e),
         Inst::Invalidate { name, operands } => {
             let ops = operands
@@ -276,19 +277,17 @@ fn one(inst: &Inst, alloc: &Allocation, frame: u32, e: Emit) -> Result<(), Lower
     Ok(())
 }
 
+/// What a spec with a capability can do instead on riscv64.
+const NOT_PATCHED: &str = "riscv64 code is not patched at boot for kernel capabilities; \
+                           test the feature at run time (a feature without `= CAPABILITY`)";
+
 /// Labels, jumps, branches (`Ret` restores the frame: `lower` lowers it).
 fn control(inst: &Inst, alloc: &Allocation, e: Emit) -> Result<(), LowerError> {
     let r = |v: VReg| reg_of(alloc, v);
     match inst {
         Inst::Label(l) => e(Insn::Label(*l)),
         Inst::Jump(l) => e(Insn::J { target: *l }),
-        Inst::FeatureJump { cap, .. } => {
-            return Err(LowerError::Capability {
-                cap: cap.clone(),
-                advice: "riscv64 code is not patched at boot for kernel capabilities; \
-                         test the feature at run time (a feature without `= CAPABILITY`)",
-            })
-        }
+        Inst::FeatureJump { cap, .. } => return Err(unpatched(cap, NOT_PATCHED)),
         Inst::Branch { cmp, a, b, target } => {
             let rs2 = compared(b, alloc, e)?;
             let cond = match cmp {
@@ -371,10 +370,7 @@ fn un(op: UnOp, rd: Reg, rs: Reg, e: Emit) {
 }
 
 fn popcount(rd: Reg, e: Emit) {
-    let reg = |l: Loc| match l {
-        Loc::D => rd,
-        Loc::S => SCRATCH,
-    };
+    let reg = hweight_regs(rd, SCRATCH);
     for step in hweight::HWEIGHT64 {
         match step {
             Step::And { dst, k } => {
@@ -392,20 +388,13 @@ fn popcount(rd: Reg, e: Emit) {
     }
 }
 
-fn bin(
-    op: BinOp,
-    rd: Reg,
-    rs1: Reg,
-    b: Operand,
-    alloc: &Allocation,
-    e: Emit,
-) -> Result<(), LowerError> {
+fn bin(op: BinOp, rd: Reg, rs1: Reg, b: Src<Reg>, e: Emit) -> Result<(), LowerError> {
     let imm = match b {
-        Operand::Reg(v) => {
-            e(reg_op(op, rd, rs1, reg_of(alloc, v)?));
+        Src::Reg(rs2) => {
+            e(reg_op(op, rd, rs1, rs2));
             return Ok(());
         }
-        Operand::Imm(v) => v,
+        Src::Imm(v) => v,
     };
     let s = imm as i64;
     let fits = Imm12::maybe_from(s).is_some();

@@ -8,6 +8,7 @@ use super::insn::{AluOp, AmoWidth, BrCond, Imm12, ImmOp, Insn, Reg, ShiftOp, Wid
 use super::lower::{
     alu, alu_imm, li, mov, reg_of, shift, Emit, LowerError, REGS, SCRATCH, SCRATCH2, SCRATCH3,
 };
+use crate::isa::lower_common::MemAccess;
 use crate::isa::scaffold;
 use crate::lir::regalloc::Allocation;
 use crate::lir::{Inst, VReg};
@@ -27,6 +28,10 @@ pub(super) fn memory(
             .and_then(Imm12::maybe_from)
             .ok_or_else(|| LowerError::OutOfReach(format!("spill slot {slot}")))
     };
+    if let Some(a) = MemAccess::of(inst) {
+        let a = a.map(r)?;
+        return mem(a.store, a.data, a.base, a.offset, a.width, a.swap, e);
+    }
     match inst {
         Inst::Spill { src, slot } => e(Insn::Store {
             w: Width::D,
@@ -45,22 +50,6 @@ pub(super) fn memory(
                 mem(false, r(*dst)?, Reg::SP, u64::from(off), 64, false, e)?;
             }
         }
-        Inst::Load {
-            dst,
-            base,
-            offset,
-            width,
-            swap,
-            ..
-        } => mem(false, r(*dst)?, r(*base)?, *offset, *width, *swap, e)?,
-        Inst::Store {
-            src,
-            base,
-            offset,
-            width,
-            swap,
-            ..
-        } => mem(true, r(*src)?, r(*base)?, *offset, *width, *swap, e)?,
         Inst::LoadReserve { .. } | Inst::StoreCond { .. } | Inst::StoreRelease { .. } => {
             lock_op(inst, alloc, e)?
         }

@@ -15,12 +15,13 @@
 
 use super::insn::{Cond, Disp32, Gpr, Imm6, Insn, Label, Simm32, Size};
 use super::mem::{load, size, slot_disp, stack_arg_disp, store, Access};
-use crate::lir::role::Role;
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
 use crate::isa::hweight::{self, Loc, Step};
 use crate::isa::invalidation::Invalidation;
+use crate::isa::lower_common::{hweight_regs, unpatched, MemAccess, Src};
 use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::role::Role;
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 
 /// Hardware numbering: 0=rax 1=rcx 2=rdx 6=rsi 7=rdi 8..=r8...
@@ -86,6 +87,10 @@ pub struct Lowered {
 }
 
 pub use crate::isa::error::LowerError;
+
+/// Where instructions go: the lowering of one LIR instruction pushes them
+/// with that instruction's origin.
+type Emit<'a> = &'a mut dyn FnMut(Insn);
 
 /// x86-64's one invalidation, `invlpg` of an address: what an
 /// [`Invalidation`] holds here.
@@ -168,20 +173,12 @@ impl Cx<'_> {
         phys(self.alloc.reg(v)?)
     }
 
-    fn operand(&self, b: &Operand) -> Result<Operand2, LowerError> {
-        Ok(match b {
-            Operand::Reg(v) => Operand2::Reg(self.r(*v)?),
-            Operand::Imm(v) => Operand2::Imm(*v),
-        })
+    fn operand(&self, b: &Operand) -> Result<Src<Gpr>, LowerError> {
+        Src::of(b, |v| self.r(v))
     }
 
     /// One LIR instruction; `prev` is the instruction emitted just before.
-    fn inst(
-        &self,
-        inst: &Inst,
-        prev: Option<&Insn>,
-        e: &mut dyn FnMut(Insn),
-    ) -> Result<(), LowerError> {
+    fn inst(&self, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
         match inst.role() {
             Role::Memory => return self.memory(inst, e),
             Role::Control => return self.control(inst, prev, e),
@@ -232,7 +229,16 @@ impl Cx<'_> {
     }
 
     /// Loads, stores, reservations, spills and stack arguments.
-    fn memory(&self, inst: &Inst, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+    fn memory(&self, inst: &Inst, e: Emit) -> Result<(), LowerError> {
+        if let Some(a) = MemAccess::of(inst) {
+            let a = a.map(|v| self.r(v))?;
+            let at = Access::new(a.base, a.offset, a.width, a.swap)?;
+            if a.store {
+                return store(a.data, &at, e);
+            }
+            load(a.data, &at, e);
+            return Ok(());
+        }
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Arg { dst, index } => {
@@ -246,22 +252,6 @@ impl Cx<'_> {
                     });
                 }
             }
-            Inst::Load {
-                dst,
-                base,
-                offset,
-                width,
-                swap,
-                ..
-            } => load(r(dst)?, &Access::new(r(base)?, *offset, *width, *swap)?, e),
-            Inst::Store {
-                src,
-                base,
-                offset,
-                width,
-                swap,
-                ..
-            } => store(r(src)?, &Access::new(r(base)?, *offset, *width, *swap)?, e)?,
             // No load-reserve on x86-64: a plain load into rax (the
             // allocator pins it there), and `lock cmpxchg` stores only if
             // the memory still holds that value.
@@ -300,22 +290,12 @@ impl Cx<'_> {
     }
 
     /// Labels, jumps, branches and the return.
-    fn control(
-        &self,
-        inst: &Inst,
-        prev: Option<&Insn>,
-        e: &mut dyn FnMut(Insn),
-    ) -> Result<(), LowerError> {
+    fn control(&self, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::Jmp { target: *l }),
-            Inst::FeatureJump { cap, .. } => {
-                return Err(LowerError::Capability {
-                    cap: cap.clone(),
-                    advice: "x86-64 code is not patched by kernel alternatives: fix the feature with `--feature NAME=on|off`, or declare it without a capability to test it at run time",
-                })
-            }
+            Inst::FeatureJump { cap, .. } => return Err(unpatched(cap, NOT_PATCHED)),
             Inst::Branch { cmp, a, b, target } => {
                 branch(*cmp, r(a)?, self.operand(b)?, *target, prev, e)
             }
@@ -360,6 +340,9 @@ impl Cx<'_> {
     }
 }
 
+/// What a spec with a capability can do instead on x86-64.
+const NOT_PATCHED: &str = "x86-64 code is not patched by kernel alternatives: fix the feature with `--feature NAME=on|off`, or declare it without a capability to test it at run time";
+
 /// `lock cmpxchg` of a reservation: stores `src` if memory still holds
 /// `expected` (which must be rax), else retries.
 fn store_cond(
@@ -368,7 +351,7 @@ fn store_cond(
     width: u32,
     expected: Gpr,
     retry: Label,
-    e: &mut dyn FnMut(Insn),
+    e: Emit,
 ) -> Result<(), LowerError> {
     if expected != RAX {
         return Err(LowerError::Internal(
@@ -389,24 +372,17 @@ fn store_cond(
 }
 
 /// Compare (or test) and `jcc`.
-fn branch(
-    cmp: Cmp,
-    ra: Gpr,
-    b: Operand2,
-    target: Label,
-    prev: Option<&Insn>,
-    e: &mut dyn FnMut(Insn),
-) {
+fn branch(cmp: Cmp, ra: Gpr, b: Src<Gpr>, target: Label, prev: Option<&Insn>, e: Emit) {
     match b {
         // test a,a clears CF, so Ltu/Geu against 0 come out
         // right too (never / always taken).
         // The instruction just before computed `a` and set ZF
         // from it (`sub $1,%r8; jne`): no test needed.
-        Operand2::Imm(0)
+        Src::Imm(0)
             if matches!(cmp, Cmp::Eq | Cmp::Ne)
                 && prev.is_some_and(|p| sets_zf_of(p) == Some(ra)) => {}
-        Operand2::Imm(0) => e(Insn::Test { ra, rb: ra }),
-        Operand2::Imm(v) => match Simm32::maybe_from(v) {
+        Src::Imm(0) => e(Insn::Test { ra, rb: ra }),
+        Src::Imm(v) => match Simm32::maybe_from(v) {
             Some(imm) => e(Insn::CmpImm { ra, imm }),
             None => {
                 e(Insn::MovImm {
@@ -416,7 +392,7 @@ fn branch(
                 e(Insn::CmpReg { ra, rb: SCRATCH });
             }
         },
-        Operand2::Reg(rb) => e(Insn::CmpReg { ra, rb }),
+        Src::Reg(rb) => e(Insn::CmpReg { ra, rb }),
     }
     let cond = match cmp {
         Cmp::Eq => Cond::E,
@@ -429,13 +405,7 @@ fn branch(
 
 /// To `target` when bit `bit` of `ra` is `set`: the sign for bit 63,
 /// `test $imm32` where the bit is in a positive imm32, else `bt` (CF).
-fn branch_bit(
-    ra: Gpr,
-    bit: u8,
-    set: bool,
-    target: Label,
-    e: &mut dyn FnMut(Insn),
-) -> Result<(), LowerError> {
+fn branch_bit(ra: Gpr, bit: u8, set: bool, target: Label, e: Emit) -> Result<(), LowerError> {
     let (when_set, when_clear) = match bit {
         63 => {
             e(Insn::Test { ra, rb: ra });
@@ -464,24 +434,22 @@ fn branch_bit(
 /// arithmetic forms that set ZF from their result (`not`, `mov`, `imul`
 /// and shifts do not, or not always).
 fn sets_zf_of(i: &Insn) -> Option<Gpr> {
+    use Insn::*;
     match *i {
-        Insn::And { rd, .. }
-        | Insn::Or { rd, .. }
-        | Insn::Xor { rd, .. }
-        | Insn::Add { rd, .. }
-        | Insn::Sub { rd, .. }
-        | Insn::AndImm { rd, .. }
-        | Insn::OrImm { rd, .. }
-        | Insn::AddImm { rd, .. }
-        | Insn::SubImm { rd, .. }
-        | Insn::Neg { rd } => Some(rd),
+        // reg, reg
+        And { rd, .. } | Or { rd, .. } | Xor { rd, .. } | Add { rd, .. } | Sub { rd, .. } => {
+            Some(rd)
+        }
+        // reg, imm32
+        AndImm { rd, .. } | OrImm { rd, .. } | AddImm { rd, .. } | SubImm { rd, .. } => Some(rd),
+        Neg { rd } => Some(rd),
         _ => None,
     }
 }
 
 /// A constant: `xor %r,%r` for zero (as compilers do; LIR never puts an
 /// `Imm` between a compare and its branch), else the shortest `mov`.
-fn imm(rd: Gpr, value: u64, e: &mut dyn FnMut(Insn)) {
+fn imm(rd: Gpr, value: u64, e: Emit) {
     if value == 0 {
         e(Insn::Xor { rd, rs: rd });
     } else {
@@ -489,20 +457,14 @@ fn imm(rd: Gpr, value: u64, e: &mut dyn FnMut(Insn)) {
     }
 }
 
-fn mov(rd: Gpr, rs: Gpr, e: &mut dyn FnMut(Insn)) {
+fn mov(rd: Gpr, rs: Gpr, e: Emit) {
     if rd != rs {
         e(Insn::MovReg { rd, rs });
     }
 }
 
 /// `dst = (src & mask(width)) << shift`.
-fn insert(
-    rd: Gpr,
-    rs: Gpr,
-    shift: u32,
-    width: u32,
-    e: &mut dyn FnMut(Insn),
-) -> Result<(), LowerError> {
+fn insert(rd: Gpr, rs: Gpr, shift: u32, width: u32, e: Emit) -> Result<(), LowerError> {
     let sh = count(shift.into())?;
     let zx = match width {
         8 => Some(Size::B),
@@ -556,12 +518,6 @@ fn insert(
     Ok(())
 }
 
-#[derive(Clone, Copy)]
-enum Operand2 {
-    Reg(Gpr),
-    Imm(u64),
-}
-
 fn reg_op(op: BinOp, rd: Gpr, rs: Gpr) -> Result<Insn, LowerError> {
     Ok(match op {
         BinOp::And => Insn::And { rd, rs },
@@ -582,15 +538,15 @@ fn bin(
     op: BinOp,
     rd: Gpr,
     ra: Gpr,
-    b: Operand2,
+    b: Src<Gpr>,
     rcx_live: bool,
-    e: &mut dyn FnMut(Insn),
+    e: Emit,
 ) -> Result<(), LowerError> {
     match b {
-        Operand2::Reg(rn) if matches!(op, BinOp::Shl | BinOp::Shr) => {
+        Src::Reg(rn) if matches!(op, BinOp::Shl | BinOp::Shr) => {
             shift_by_reg(op == BinOp::Shl, rd, ra, rn, rcx_live, e)
         }
-        Operand2::Reg(rb) => {
+        Src::Reg(rb) => {
             if rd == ra {
                 e(reg_op(op, rd, rb)?);
             } else if rd == rb {
@@ -611,7 +567,7 @@ fn bin(
                 e(i);
             }
         }
-        Operand2::Imm(v) => {
+        Src::Imm(v) => {
             let i = match (op, Simm32::maybe_from(v)) {
                 (BinOp::Shl | BinOp::Shr, _) if v >= 64 => {
                     return Err(LowerError::Shift(v));
@@ -656,7 +612,7 @@ fn bin(
 /// hardware's modulo 64 is what it expects. rcx may hold another value:
 /// it is parked in the scratch register around the shift when anything
 /// lives there, and `rd`, `ra` or `rn` may each be rcx.
-fn shift_by_reg(shl: bool, rd: Gpr, ra: Gpr, rn: Gpr, rcx_live: bool, e: &mut dyn FnMut(Insn)) {
+fn shift_by_reg(shl: bool, rd: Gpr, ra: Gpr, rn: Gpr, rcx_live: bool, e: Emit) {
     let sh = |rd| {
         if shl {
             Insn::ShlCl { rd }
@@ -708,34 +664,19 @@ fn shift_by_reg(shl: bool, rd: Gpr, ra: Gpr, rn: Gpr, rcx_live: bool, e: &mut dy
 /// value for 0 comes from the scratch register by `cmove`. clz is
 /// `63 - bsr`, computed as `bsr ^ 63` (as compilers do), with 127 for 0
 /// so that 127 ^ 63 = 64. Popcount is [`hweight::HWEIGHT64`].
-fn un(op: UnOp, rd: Gpr, rs: Gpr, e: &mut dyn FnMut(Insn)) -> Result<(), LowerError> {
+fn un(op: UnOp, rd: Gpr, rs: Gpr, e: Emit) -> Result<(), LowerError> {
     match op {
         UnOp::Clz => {
-            e(Insn::MovImm {
-                rd: SCRATCH,
-                imm: 127,
-            });
-            e(Insn::Bsr { rd, rs });
-            e(Insn::Cmove { rd, rs: SCRATCH });
+            bit_scan(Insn::Bsr { rd, rs }, rd, 127, e);
             e(Insn::XorImm {
                 rd,
                 imm: Simm32::of::<63>(),
             });
         }
-        UnOp::Ctz => {
-            e(Insn::MovImm {
-                rd: SCRATCH,
-                imm: 64,
-            });
-            e(Insn::Bsf { rd, rs });
-            e(Insn::Cmove { rd, rs: SCRATCH });
-        }
+        UnOp::Ctz => bit_scan(Insn::Bsf { rd, rs }, rd, 64, e),
         UnOp::Popcount => {
             mov(rd, rs, e);
-            let reg = |l: Loc| match l {
-                Loc::D => rd,
-                Loc::S => SCRATCH,
-            };
+            let reg = hweight_regs(rd, SCRATCH);
             for step in hweight::HWEIGHT64 {
                 match step {
                     // The constant goes into the scratch register first.
@@ -773,6 +714,18 @@ fn un(op: UnOp, rd: Gpr, rs: Gpr, e: &mut dyn FnMut(Insn)) -> Result<(), LowerEr
         }
     }
     Ok(())
+}
+
+/// `bsr`/`bsf` (`scan`) into `rd`, `for_zero` there instead when the
+/// source is 0 (the scan then leaves `rd` undefined and sets ZF): the
+/// value waits in the scratch register for `cmove`.
+fn bit_scan(scan: Insn, rd: Gpr, for_zero: u64, e: Emit) {
+    e(Insn::MovImm {
+        rd: SCRATCH,
+        imm: for_zero,
+    });
+    e(scan);
+    e(Insn::Cmove { rd, rs: SCRATCH });
 }
 
 #[cfg(test)]

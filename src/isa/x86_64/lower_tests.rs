@@ -1,4 +1,5 @@
 use super::*;
+use crate::isa::lower_common::testing::BIN_OPS;
 use crate::isa::test_values::bit_count_operands;
 use crate::isa::x86_64::insn::BswapSize;
 
@@ -74,30 +75,6 @@ fn run(seq: &[Insn], regs: &mut Regs) {
     }
 }
 
-fn reference(op: BinOp, a: u64, b: u64) -> u64 {
-    match op {
-        BinOp::And => a & b,
-        BinOp::Or => a | b,
-        BinOp::Xor => a ^ b,
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Shl => a << b,
-        BinOp::Shr => a >> b,
-    }
-}
-
-const OPS: [BinOp; 8] = [
-    BinOp::And,
-    BinOp::Or,
-    BinOp::Xor,
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::Shl,
-    BinOp::Shr,
-];
-
 /// Byte-swapped stores past disp32 (offsets 2 GiB..4 GiB): the right
 /// address and bytes, the source and the base intact afterwards.
 #[test]
@@ -167,7 +144,7 @@ fn swapped_stores_beyond_disp32() {
 #[test]
 fn two_address_bin_handles_every_aliasing() {
     let (a, b) = (0x1234_5678_9abc_def0u64, 0x0fed_cba9_8765_4321u64);
-    for op in OPS {
+    for op in BIN_OPS {
         if matches!(op, BinOp::Shl | BinOp::Shr) {
             continue;
         }
@@ -182,9 +159,9 @@ fn two_address_bin_handles_every_aliasing() {
             let mut regs = Regs([0; 16]);
             regs[ra] = a;
             regs[rb] = b;
-            let want = reference(op, regs[ra], regs[rb]);
+            let want = op.apply(regs[ra], regs[rb]);
             let mut seq = Vec::new();
-            bin(op, rd, ra, Operand2::Reg(rb), true, &mut |i| seq.push(i)).unwrap();
+            bin(op, rd, ra, Src::Reg(rb), true, &mut |i| seq.push(i)).unwrap();
             run(&seq, &mut regs);
             assert_eq!(regs[rd], want, "{op:?} {rd:?},{ra:?},{rb:?}: {seq:?}");
             if rb != rd {
@@ -215,13 +192,10 @@ fn shift_by_register_handles_rcx_in_every_role() {
                         regs[ra] = a;
                         let (va, vn) = (regs[ra], regs[rn]);
                         let mut seq = Vec::new();
-                        bin(op, rd, ra, Operand2::Reg(rn), rcx_live, &mut |i| {
-                            seq.push(i)
-                        })
-                        .unwrap();
+                        bin(op, rd, ra, Src::Reg(rn), rcx_live, &mut |i| seq.push(i)).unwrap();
                         run(&seq, &mut regs);
                         let ctx = format!("{op:?} rd={rd:?} ra={ra:?} rn={rn:?} live={rcx_live}");
-                        assert_eq!(regs[rd], reference(op, va, vn & 63), "{ctx}: {seq:?}");
+                        assert_eq!(regs[rd], op.apply(va, vn & 63), "{ctx}: {seq:?}");
                         for (r, v) in [(ra, va), (rn, vn)] {
                             if r != rd {
                                 assert_eq!(regs[r], v, "{ctx} clobbered: {seq:?}");
@@ -291,7 +265,7 @@ fn bin_immediates() {
         0x0005_4000_0000_0000,
         1 << 40,
     ];
-    for op in OPS {
+    for op in BIN_OPS {
         for &v in &imms {
             if matches!(op, BinOp::Shl | BinOp::Shr) && v >= 64 {
                 continue;
@@ -300,9 +274,9 @@ fn bin_immediates() {
                 let mut regs = Regs([0; 16]);
                 regs[ra] = a;
                 let mut seq = Vec::new();
-                bin(op, rd, ra, Operand2::Imm(v), true, &mut |i| seq.push(i)).unwrap();
+                bin(op, rd, ra, Src::Imm(v), true, &mut |i| seq.push(i)).unwrap();
                 run(&seq, &mut regs);
-                assert_eq!(regs[rd], reference(op, a, v), "{op:?} {v:#x}: {seq:?}");
+                assert_eq!(regs[rd], op.apply(a, v), "{op:?} {v:#x}: {seq:?}");
                 for i in &seq {
                     if let Insn::AndImm { imm, .. }
                     | Insn::OrImm { imm, .. }
