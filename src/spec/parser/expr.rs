@@ -2,7 +2,7 @@
 //! the nesting and size limits) and the operand forms statements share:
 //! register paths, memory operands, expression lists, field values.
 
-use super::{Parser, MAX_EXPR_DEPTH, MAX_EXPR_NODES};
+use super::{Parser, EXPR_NODES, MAX_EXPR_DEPTH};
 use crate::spec::ast::*;
 use crate::spec::diag::Diag;
 use crate::spec::lexer::Tok;
@@ -76,16 +76,7 @@ impl Parser<'_> {
 
     /// Count one node of the current expression.
     fn node(&mut self) -> Result<(), Diag> {
-        self.expr_nodes += 1;
-        if self.expr_nodes > MAX_EXPR_NODES {
-            return Err(Diag::new(
-                self.span(),
-                format!("expression has more than {MAX_EXPR_NODES} operands and operators"),
-            )
-            .label("too large")
-            .help("split it, or compute the value at run time in C"));
-        }
-        Ok(())
+        EXPR_NODES.count(self.span(), &mut self.expr_nodes)
     }
 
     pub(super) fn expr(&mut self) -> Result<Expr, Diag> {
@@ -207,16 +198,7 @@ impl Parser<'_> {
             Tok::Ident(name) if self.peek_at(1) == &Tok::LParen => {
                 self.bump();
                 self.bump();
-                let mut args = Vec::new();
-                if !self.eat(&Tok::RParen) {
-                    loop {
-                        args.push(self.expr()?);
-                        if self.eat(&Tok::RParen) {
-                            break;
-                        }
-                        self.expect(Tok::Comma)?;
-                    }
-                }
+                let args = self.paren_list(Self::expr)?;
                 Ok(Expr::Call {
                     func: Box::new(Ident {
                         name: name.to_string(),
