@@ -263,9 +263,9 @@ impl SeqCx<'_> {
     /// `feature NAME`: a bit of the feature word, the last parameter.
     fn feature(&mut self, n: &ast::Ident) -> Result<Expr, Diag> {
         let Some(i) = self.features.iter().position(|f| f.name == n.name) else {
-            let mut d = Diag::new(n.span, format!("unknown feature `{}`", n.name))
-                .label("not declared")
-                .help("declare it at the top level: `feature NAME` or `feature NAME = KERNEL_CAPABILITY`");
+            let mut d = Diag::undeclared(n.span, "feature", &n.name).help(
+                "declare it at the top level: `feature NAME` or `feature NAME = KERNEL_CAPABILITY`",
+            );
             if let Some(s) = closest(&n.name, self.features.iter().map(|f| f.name.as_str())) {
                 d = d.help(format!("did you mean `{s}`?"));
             }
