@@ -98,6 +98,14 @@ impl<'a> Parser<'a> {
             _ => Err(self.unexpected(what)),
         }
     }
+    /// The value of whichever keyword of `choices` comes next (eaten).
+    pub(super) fn eat_one_of<T: Copy>(&mut self, choices: &[(&str, T)]) -> Option<T> {
+        choices
+            .iter()
+            .find(|(kw, _)| self.eat_kw(kw))
+            .map(|&(_, v)| v)
+    }
+
     pub(super) fn skip_semis(&mut self) {
         while self.eat(&Tok::Semi) {}
     }
