@@ -217,12 +217,7 @@ pub fn fold_ifs(body: Vec<Stmt>) -> Vec<Stmt> {
     for s in body {
         match s {
             Stmt::If {
-                cond,
-                then_,
-                else_,
-                rare: _,
-                span: _,
-                why: _,
+                cond, then_, else_, ..
             } if cond.a.as_const().is_some() && cond.b.as_const().is_some() => {
                 let holds = cond.cmp.holds(
                     cond.a.as_const().unwrap_or(0),

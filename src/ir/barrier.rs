@@ -15,14 +15,13 @@ use std::hash::{Hash, Hasher};
 
 use crate::ir::order::Class;
 
-/// The 16 load/store class pairs (every access before every access), then
-/// `extra` pairs: the `orders` of a full barrier (`sync`, `dsb sy`) and of
-/// those that are a full barrier and more (`ptesync`, `msync`).
+/// The 16 load/store class pairs (every access before every access: the
+/// device pairs and these 12 with normal memory), then `extra` pairs: the
+/// `orders` of a full barrier (`sync`, `dsb sy`) and of those that are a
+/// full barrier and more (`ptesync`, `msync`).
 macro_rules! all_access_and {
-    ($($extra:expr),* $(,)?) => {{
-        use $crate::ir::order::Class::*;
-        &[
-            (DevStore, DevStore), (DevStore, DevLoad), (DevLoad, DevStore), (DevLoad, DevLoad),
+    ($($extra:expr),* $(,)?) => {
+        $crate::ir::barrier::device_access_and![
             (NormalStore, NormalStore), (NormalStore, NormalLoad),
             (NormalLoad, NormalStore), (NormalLoad, NormalLoad),
             (NormalStore, DevStore), (NormalStore, DevLoad),
@@ -31,7 +30,7 @@ macro_rules! all_access_and {
             (DevLoad, NormalStore), (DevLoad, NormalLoad),
             $($extra),*
         ]
-    }};
+    };
 }
 pub(crate) use all_access_and;
 

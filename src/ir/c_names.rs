@@ -314,6 +314,21 @@ struct Origin {
     object_macro: bool,
 }
 
+impl Origin {
+    /// An object-like macro's origin.
+    fn object(what: What, span: Span) -> Origin {
+        Origin::new(what, span, true)
+    }
+
+    fn new(what: What, span: Span, object_macro: bool) -> Origin {
+        Origin {
+            what,
+            span,
+            object_macro,
+        }
+    }
+}
+
 /// `parts` joined, each upper-cased: the stem of a macro name.
 fn upper(parts: &[&str]) -> String {
     let mut s = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
@@ -391,25 +406,13 @@ impl Macros {
             self.add(
                 &dup,
                 "INSTANCES_MAX",
-                Origin {
-                    what: What::Device(di),
-                    span: d.span,
-                    object_macro: true,
-                },
+                Origin::object(What::Device(di), d.span),
             );
         }
         for (ri, r) in d.regs.iter().enumerate() {
             let rup = upper(&[&dup, &r.name]);
             for s in ["OFFSET", "WIDTH"] {
-                self.add(
-                    &rup,
-                    s,
-                    Origin {
-                        what: What::Register(di, ri),
-                        span: r.span,
-                        object_macro: true,
-                    },
-                );
+                self.add(&rup, s, Origin::object(What::Register(di, ri), r.span));
             }
         }
         for (fi, f) in d.fields.iter().enumerate() {
@@ -427,27 +430,11 @@ impl Macros {
             ("PREP", false),
             ("GET", false),
         ] {
-            self.add(
-                fup,
-                s,
-                Origin {
-                    what,
-                    span,
-                    object_macro,
-                },
-            );
+            self.add(fup, s, Origin::new(what, span, object_macro));
         }
         let lower = fup.to_ascii_lowercase();
         for s in ["prep", "get"] {
-            self.add(
-                &lower,
-                s,
-                Origin {
-                    what,
-                    span,
-                    object_macro: false,
-                },
-            );
+            self.add(&lower, s, Origin::new(what, span, false));
         }
     }
 
@@ -458,22 +445,10 @@ impl Macros {
     fn records_and_queues(&mut self, prog: &Program) {
         for (ri, r) in prog.records.iter().enumerate() {
             let rup = upper(&[&r.name]);
-            self.add(
-                &rup,
-                "SIZE",
-                Origin {
-                    what: What::Record(ri),
-                    span: r.span,
-                    object_macro: true,
-                },
-            );
+            self.add(&rup, "SIZE", Origin::object(What::Record(ri), r.span));
             for (fi, f) in r.fields.iter().enumerate() {
                 let fup = upper(&[&rup, &f.name]);
-                let o = |object_macro| Origin {
-                    what: What::RecordField(ri, fi),
-                    span: f.span,
-                    object_macro,
-                };
+                let o = |object_macro| Origin::new(What::RecordField(ri, fi), f.span, object_macro);
                 for s in ["WORD", "SHIFT", "WIDTH", "MASK"] {
                     self.add(&fup, s, o(true));
                 }
@@ -487,11 +462,7 @@ impl Macros {
         }
         for (qi, q) in prog.queues.iter().enumerate() {
             let qup = upper(&[&q.name]);
-            let o = Origin {
-                what: What::Queue(qi),
-                span: q.span,
-                object_macro: true,
-            };
+            let o = Origin::object(What::Queue(qi), q.span);
             self.add(&qup, "ENTRY_SIZE", o);
             if q.batch.is_some() {
                 self.add(&qup, "BATCH", o);
@@ -521,11 +492,7 @@ impl Macros {
                         self.names.push((
                             start,
                             self.text.len(),
-                            Origin {
-                                what: What::Threshold(si),
-                                span: *span,
-                                object_macro: true,
-                            },
+                            Origin::object(What::Threshold(si), *span),
                         ));
                     }
                 }
@@ -585,14 +552,7 @@ impl<'n> Seen<'_, 'n> {
                 .label("a register name in the linux style's POWER `.S`")
                 .help("rename the sequence, or give a --prefix"));
             }
-            self.add(
-                symbol,
-                Origin {
-                    what: What::Sequence(si),
-                    span: s.span,
-                    object_macro: false,
-                },
-            )?;
+            self.add(symbol, Origin::new(What::Sequence(si), s.span, false))?;
         }
         Ok(())
     }

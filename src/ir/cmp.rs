@@ -1,6 +1,9 @@
 //! The comparisons of conditions, shared by the IR and the LIR's branches.
 
-/// Branch conditions on 64-bit values.
+use crate::ir::expr::Rel;
+
+/// Branch conditions on 64-bit values: the relations a branch tests
+/// directly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cmp {
     Eq,
@@ -14,12 +17,7 @@ pub enum Cmp {
 impl Cmp {
     /// Does `a cmp b` hold?
     pub fn holds(self, a: u64, b: u64) -> bool {
-        match self {
-            Cmp::Eq => a == b,
-            Cmp::Ne => a != b,
-            Cmp::Ltu => a < b,
-            Cmp::Geu => a >= b,
-        }
+        Rel::from(self).holds(a, b)
     }
 
     /// The condition that holds exactly when this one does not.
@@ -29,6 +27,18 @@ impl Cmp {
             Cmp::Ne => Cmp::Eq,
             Cmp::Ltu => Cmp::Geu,
             Cmp::Geu => Cmp::Ltu,
+        }
+    }
+}
+
+/// The relation a branch condition tests.
+impl From<Cmp> for Rel {
+    fn from(c: Cmp) -> Rel {
+        match c {
+            Cmp::Eq => Rel::Eq,
+            Cmp::Ne => Rel::Ne,
+            Cmp::Ltu => Rel::Lt,
+            Cmp::Geu => Rel::Ge,
         }
     }
 }

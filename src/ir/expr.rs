@@ -5,48 +5,7 @@
 
 use std::fmt;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinOp {
-    Or,
-    Xor,
-    And,
-    Shl,
-    Shr,
-    Add,
-    Sub,
-    Mul,
-}
-
-impl BinOp {
-    pub fn apply(self, a: u64, b: u64) -> u64 {
-        match self {
-            BinOp::Or => a | b,
-            BinOp::Xor => a ^ b,
-            BinOp::And => a & b,
-            // Shifts of 64 or more give 0, as the hardware sequences we
-            // lower to (sld/srd, lslv with a masked amount is different:
-            // lowering only emits immediate shifts, checked < 64).
-            BinOp::Shl => a.checked_shl(b as u32).filter(|_| b < 64).unwrap_or(0),
-            BinOp::Shr => a.checked_shr(b as u32).filter(|_| b < 64).unwrap_or(0),
-            BinOp::Add => a.wrapping_add(b),
-            BinOp::Sub => a.wrapping_sub(b),
-            BinOp::Mul => a.wrapping_mul(b),
-        }
-    }
-
-    fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Or => "|",
-            BinOp::Xor => "^",
-            BinOp::And => "&",
-            BinOp::Shl => "<<",
-            BinOp::Shr => ">>",
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-        }
-    }
-}
+pub use crate::spec::ops::{BinOp, Rel};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Expr {
@@ -76,41 +35,6 @@ pub enum Expr {
     /// [`crate::features`]). Unpatched code takes the path without it,
     /// so its value before patching is 0.
     Feature(usize),
-}
-
-/// Unsigned comparisons.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Rel {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl Rel {
-    pub fn holds(self, a: u64, b: u64) -> bool {
-        match self {
-            Rel::Eq => a == b,
-            Rel::Ne => a != b,
-            Rel::Lt => a < b,
-            Rel::Le => a <= b,
-            Rel::Gt => a > b,
-            Rel::Ge => a >= b,
-        }
-    }
-
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Rel::Eq => "==",
-            Rel::Ne => "!=",
-            Rel::Lt => "<",
-            Rel::Le => "<=",
-            Rel::Gt => ">",
-            Rel::Ge => ">=",
-        }
-    }
 }
 
 /// Built-in functions on 64-bit unsigned values. Each is defined at every
@@ -331,21 +255,10 @@ impl Expr {
     }
 
     /// Evaluate with parameter values: the spec's meaning, used as the
-    /// oracle for emulator and qemu results.
+    /// oracle for emulator and qemu results. Locals, bindings and
+    /// features are 0 here.
     pub fn eval(&self, params: &[u64]) -> u64 {
-        match self {
-            Expr::Const(v) => *v,
-            Expr::Param(i) => params.get(*i).copied().unwrap_or(0),
-            Expr::Local(_) | Expr::Binding(_) | Expr::Feature(_) => 0,
-            Expr::Bin(op, a, b) => op.apply(a.eval(params), b.eval(params)),
-            Expr::Not(a) => !a.eval(params),
-            Expr::Insert {
-                value,
-                shift,
-                width,
-            } => (value.eval(params) << shift) & field_mask(*shift, *width),
-            Expr::Cmp(..) | Expr::Call(..) => self.eval_with(params, &[]),
-        }
+        self.eval_with(params, &[])
     }
 
     /// The operands of this node (none for leaves): for traversals that
@@ -363,15 +276,14 @@ impl Expr {
         }
     }
 
+    /// Does this node or any below it satisfy `p`?
+    pub fn any_node(&self, p: &dyn Fn(&Expr) -> bool) -> bool {
+        p(self) || self.children().into_iter().any(|c| c.any_node(p))
+    }
+
     /// Does the value change from one loop iteration to the next?
     pub fn uses_locals(&self) -> bool {
-        match self {
-            Expr::Local(_) => true,
-            Expr::Const(_) | Expr::Param(_) | Expr::Binding(_) | Expr::Feature(_) => false,
-            Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => a.uses_locals() || b.uses_locals(),
-            Expr::Not(a) | Expr::Insert { value: a, .. } => a.uses_locals(),
-            Expr::Call(_, args) => args.iter().any(Expr::uses_locals),
-        }
+        self.any_node(&|e| matches!(e, Expr::Local(_)))
     }
 
     /// Evaluate with parameter and local values.
@@ -402,19 +314,10 @@ impl Expr {
 
     /// Replace cover bindings, refolding constants.
     pub fn bind(&self, f: &dyn Fn(Binding) -> Expr) -> Expr {
-        match self {
-            Expr::Binding(b) => f(*b),
-            Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Feature(_) => self.clone(),
-            Expr::Bin(op, a, b) => Expr::bin(*op, a.bind(f), b.bind(f)),
-            Expr::Not(a) => Expr::bit_not(a.bind(f)),
-            Expr::Insert {
-                value,
-                shift,
-                width,
-            } => Expr::insert(value.bind(f), *shift, *width),
-            Expr::Cmp(rel, a, b) => Expr::cmp(*rel, a.bind(f), b.bind(f)),
-            Expr::Call(func, args) => Expr::call(*func, args.iter().map(|a| a.bind(f)).collect()),
-        }
+        self.subst(&|e| match e {
+            Expr::Binding(b) => Some(f(*b)),
+            _ => None,
+        })
     }
 
     /// Rebuild with `f` applied where it returns a replacement (checked
@@ -442,13 +345,7 @@ impl Expr {
     }
 
     pub fn uses_binding(&self) -> bool {
-        match self {
-            Expr::Binding(_) => true,
-            Expr::Const(_) | Expr::Param(_) | Expr::Local(_) | Expr::Feature(_) => false,
-            Expr::Bin(_, a, b) | Expr::Cmp(_, a, b) => a.uses_binding() || b.uses_binding(),
-            Expr::Not(a) | Expr::Insert { value: a, .. } => a.uses_binding(),
-            Expr::Call(_, args) => args.iter().any(Expr::uses_binding),
-        }
+        self.any_node(&|e| matches!(e, Expr::Binding(_)))
     }
 
     pub fn display<'a>(&'a self, params: &'a [String]) -> ExprDisplay<'a> {

@@ -200,6 +200,10 @@ pub struct Require {
     pub span: Span,
 }
 
+/// An `order BEFORE before AFTER` declaration: its two ends as written
+/// (`stores`, `invalidates` or `return`) and where.
+pub type Order = (String, String, Span);
+
 #[derive(Clone, Debug)]
 pub struct Seq {
     pub name: String,
@@ -214,7 +218,7 @@ pub struct Seq {
     /// Names of `range` loop variables, by local index.
     pub locals: Vec<String>,
     /// `order ...` declarations (edges are recomputed after expansion).
-    pub orders: Vec<(String, String, Span)>,
+    pub orders: Vec<Order>,
     /// For each of `orders`, the `if feature` arms it was written in:
     /// (feature, the value that arm runs with). An order applies to a
     /// variant only where all of them hold: [`crate::features::resolve`]

@@ -84,6 +84,15 @@ pub struct Edge {
     pub span: Span,
 }
 
+/// Edges by index as the printed IR names them: `e3, e5`.
+pub fn edge_names(edges: &[usize]) -> String {
+    edges
+        .iter()
+        .map(|e| format!("e{e}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub fn class_of(s: &Stmt) -> Option<Class> {
     match s {
         Stmt::Write { .. } => Some(Class::DevStore),
@@ -263,31 +272,18 @@ fn ops(body: &[Stmt]) -> Vec<Op> {
 /// All required edges of a sequence: device `require`s between its
 /// accesses, `require stores before REG`, and the sequence's `order`s
 /// (which use the pseudo-operations [`OpId::ENTRY`] and [`OpId::EXIT`]).
-pub fn required_edges(
-    devices: &[Device],
-    body: &[Stmt],
-    orders: &[(String, String, Span)],
-) -> Vec<Edge> {
+pub fn required_edges(devices: &[Device], body: &[Stmt], orders: &[Order]) -> Vec<Edge> {
     edges(devices, body, orders, true)
 }
 
 /// Every edge the `require`s name, none dropped as implied: quadratic, for
 /// checking traces against the requirements themselves rather than
 /// against the pruned graph the optimizer works on.
-pub fn all_required_edges(
-    devices: &[Device],
-    body: &[Stmt],
-    orders: &[(String, String, Span)],
-) -> Vec<Edge> {
+pub fn all_required_edges(devices: &[Device], body: &[Stmt], orders: &[Order]) -> Vec<Edge> {
     edges(devices, body, orders, false)
 }
 
-fn edges(
-    devices: &[Device],
-    body: &[Stmt],
-    orders: &[(String, String, Span)],
-    prune: bool,
-) -> Vec<Edge> {
+fn edges(devices: &[Device], body: &[Stmt], orders: &[Order], prune: bool) -> Vec<Edge> {
     let ops = ops(body);
     let mut out = EdgeSet::default();
     require_edges(devices, &ops, prune, &mut out);
@@ -424,13 +420,7 @@ fn require_edge(a: &Op, b: &Op, dev: DevId, r: &Require) -> Edge {
 
 /// `require stores before REG` and `order stores before invalidates`:
 /// the caller's stores (entry) and the sequence's own earlier ones.
-fn store_edges(
-    devices: &[Device],
-    ops: &[Op],
-    orders: &[(String, String, Span)],
-    prune: bool,
-    out: &mut EdgeSet,
-) {
+fn store_edges(devices: &[Device], ops: &[Op], orders: &[Order], prune: bool, out: &mut EdgeSet) {
     let stores: Vec<usize> = (0..ops.len())
         .filter(|&i| ops[i].class == Class::NormalStore)
         .collect();
@@ -456,18 +446,10 @@ fn store_edges(
             spans.extend(stores_first);
         }
         for span in spans {
-            out.push(Edge {
-                from: OpId::ENTRY,
-                to: b.id,
-                from_class: Class::NormalStore,
-                to_class: b.class,
-                dev: None,
-                scope: Scope::AnyInstance,
-                span,
-            });
-            for a in stores_before(ops, &stores, j, prune) {
+            let own = stores_before(ops, &stores, j, prune);
+            for from in std::iter::once(OpId::ENTRY).chain(own.iter().map(|&a| ops[a].id)) {
                 out.push(Edge {
-                    from: ops[a].id,
+                    from,
                     to: b.id,
                     from_class: Class::NormalStore,
                     to_class: b.class,
@@ -487,7 +469,7 @@ fn store_edges(
 fn invalidates_order_edges(
     ops: &[Op],
     invalidates: &[usize],
-    orders: &[(String, String, Span)],
+    orders: &[Order],
     prune: bool,
     out: &mut EdgeSet,
 ) {
@@ -557,7 +539,7 @@ fn after_invalidates_edges(
 
 /// `order invalidates before return`: every invalidation complete before
 /// the sequence returns.
-fn return_edges(ops: &[Op], orders: &[(String, String, Span)], out: &mut EdgeSet) {
+fn return_edges(ops: &[Op], orders: &[Order], out: &mut EdgeSet) {
     for (before, after, span) in orders {
         if (before.as_str(), after.as_str()) != ("invalidates", "return") {
             continue;

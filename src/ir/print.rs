@@ -288,12 +288,7 @@ fn block_head<'a>(
             &[],
         ),
         Stmt::If {
-            cond,
-            then_,
-            else_,
-            rare: _,
-            span: _,
-            why: _,
+            cond, then_, else_, ..
         } => (
             format!(
                 "if {} {:?} {} {{",
@@ -422,14 +417,7 @@ fn barrier_note(prog: &Program, origin: &Origin, covers: &[usize]) -> String {
     let cov = if covers.is_empty() {
         String::new()
     } else {
-        format!(
-            ", orders {}",
-            covers
-                .iter()
-                .map(|c| format!("e{c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        format!(", orders {}", order::edge_names(covers))
     };
     format!("{who}{cov}")
 }

@@ -91,19 +91,17 @@ pub(super) fn steps(t: &Trace) -> Steps {
         locs: Vec::new(),
         steps: Vec::new(),
     };
+    // Each store writes a value of its own: 1, 2, ... in program order.
     let mut val = 0u64;
-    let mut next = || {
+    let mut store = |s: &mut Steps, loc: String| {
         val += 1;
-        val
-    };
-    let caller = s.intern("caller".into());
-    s.steps.push((
         Step::Store {
-            loc: caller,
-            val: next(),
-        },
-        Some(OpId::ENTRY),
-    ));
+            loc: s.intern(loc),
+            val,
+        }
+    };
+    let caller = store(&mut s, "caller".into());
+    s.steps.push((caller, Some(OpId::ENTRY)));
     for e in &t.events {
         let loc = match (&e.device, e.instance, &e.reg, &e.memory) {
             (Some(d), Some(i), Some(r), _) => Some(format!("{d}{i}_{r}")),
@@ -111,10 +109,7 @@ pub(super) fn steps(t: &Trace) -> Steps {
             _ => None,
         };
         let step = match (e.kind, loc) {
-            (Kind::Store, Some(n)) => Step::Store {
-                loc: s.intern(loc_name(&n)),
-                val: next(),
-            },
+            (Kind::Store, Some(n)) => store(&mut s, loc_name(&n)),
             (Kind::Load, Some(n)) => Step::Load {
                 loc: s.intern(loc_name(&n)),
             },
@@ -128,14 +123,8 @@ pub(super) fn steps(t: &Trace) -> Steps {
         };
         s.steps.push((step, e.op));
     }
-    let done = s.intern("done".into());
-    s.steps.push((
-        Step::Store {
-            loc: done,
-            val: next(),
-        },
-        Some(OpId::EXIT),
-    ));
+    let done = store(&mut s, "done".into());
+    s.steps.push((done, Some(OpId::EXIT)));
     s
 }
 

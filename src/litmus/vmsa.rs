@@ -12,6 +12,7 @@
 
 use super::thread::{render_p0, Ctx, Regs, Step, Steps};
 use super::{herd_name, render, Test};
+use crate::ir::order::edge_names;
 use crate::ir::{OpId, Seq};
 use crate::isa::litmus::{Dialect, Side, Tlbi};
 use std::cell::RefCell;
@@ -193,11 +194,7 @@ fn page_test(
         edges: edges.to_vec(),
         checks: format!(
             "{}: after the return, no CPU translates {what} through the entry the caller's write replaced",
-            edges
-                .iter()
-                .map(|e| format!("e{e}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            edge_names(edges)
         ),
         text: render(d, &name, &notes, &init, &[p0, p1], &exists),
     })

@@ -1,6 +1,7 @@
 //! Syntax tree of a spec, as written (names unresolved, spans kept).
 
 use super::diag::Span;
+pub use super::ops::{BinOp as ArithOp, Rel};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -480,24 +481,20 @@ pub enum PollTarget {
     Mem(Expr),
 }
 
+/// A binary operator as written. Serialized as the bare operator name
+/// (`"Or"`, `"Eq"`, `"LogAnd"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
 pub enum BinOp {
-    Or,
-    Xor,
-    And,
-    Shl,
-    Shr,
-    Add,
-    Sub,
-    Mul,
+    Arith(ArithOp),
     /// Comparisons (unsigned), 1 when they hold, else 0.
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    /// `&&`, `||`: 1 when both / either operand is nonzero, else 0.
+    Rel(Rel),
+    Logic(Logic),
+}
+
+/// `&&`, `||`: 1 when both / either operand is nonzero, else 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Logic {
     LogAnd,
     LogOr,
 }

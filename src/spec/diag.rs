@@ -45,6 +45,10 @@ impl Diag {
             related: Vec::new(),
         }
     }
+    /// A name used but never declared: `unknown WHAT `NAME``.
+    pub fn undeclared(span: Span, what: &str, name: &str) -> Self {
+        Diag::new(span, format!("unknown {what} `{name}`")).label("not declared")
+    }
     pub fn label(mut self, l: impl Into<String>) -> Self {
         self.label = Some(l.into());
         self

@@ -295,33 +295,27 @@ fn number_digits(src: &str, start: usize) -> Result<(u64, usize), Diag> {
     Ok((value, i))
 }
 
+/// The two-character operators; a longer match wins over its first
+/// character alone (`<<` over `<`).
+const TWO_CHAR_SYMBOLS: [(&[u8; 2], Tok<'static>); 9] = [
+    (b"..", Tok::DotDot),
+    (b"==", Tok::EqEq),
+    (b"!=", Tok::NotEq),
+    (b"<<", Tok::Shl),
+    (b">>", Tok::Shr),
+    (b"<=", Tok::Le),
+    (b">=", Tok::Ge),
+    (b"&&", Tok::AndAnd),
+    (b"||", Tok::OrOr),
+];
+
 /// An operator or punctuation at `i`: its token and end.
 fn symbol(src: &str, i: usize) -> Result<(Tok<'_>, usize), Diag> {
-    let b = src.as_bytes();
-    let c = b[i];
-    let two = |a: u8, b2: u8| c == a && b.get(i + 1) == Some(&b2);
-    let tok = if two(b'.', b'.') {
-        Tok::DotDot
-    } else if two(b'=', b'=') {
-        Tok::EqEq
-    } else if two(b'!', b'=') {
-        Tok::NotEq
-    } else if two(b'<', b'<') {
-        Tok::Shl
-    } else if two(b'>', b'>') {
-        Tok::Shr
-    } else if two(b'<', b'=') {
-        Tok::Le
-    } else if two(b'>', b'=') {
-        Tok::Ge
-    } else if two(b'&', b'&') {
-        Tok::AndAnd
-    } else if two(b'|', b'|') {
-        Tok::OrOr
-    } else {
-        return Ok((one_char_symbol(src, i)?, i + 1));
-    };
-    Ok((tok, i + 2))
+    let rest = &src.as_bytes()[i..];
+    match TWO_CHAR_SYMBOLS.iter().find(|(s, _)| rest.starts_with(*s)) {
+        Some(&(_, tok)) => Ok((tok, i + 2)),
+        None => Ok((one_char_symbol(src, i)?, i + 1)),
+    }
 }
 
 /// The one-character operator or punctuation at `i`.

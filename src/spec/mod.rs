@@ -5,6 +5,7 @@ pub mod bits;
 pub mod diag;
 pub mod insn_imm;
 pub mod lexer;
+pub mod ops;
 pub mod parser;
 pub mod queue;
 pub mod syntax;

@@ -103,55 +103,47 @@ pub struct ImmForm {
 #[linkme::distributed_slice]
 pub static SYNTAXES: [&'static Syntax];
 
+/// One table of every registered ISA, chained in registration order.
+fn every<T: 'static>(
+    table: fn(&'static Syntax) -> &'static [T],
+) -> impl Iterator<Item = &'static T> {
+    SYNTAXES.iter().flat_map(move |s| table(s))
+}
+
 /// The statement instruction spelled `mnemonic` (dotted as written).
 pub fn insn(mnemonic: &str) -> Option<&'static Insn> {
-    SYNTAXES
-        .iter()
-        .flat_map(|s| s.insns)
-        .find(|i| i.mnemonic == mnemonic)
+    every(|s| s.insns).find(|i| i.mnemonic == mnemonic)
 }
 
 /// Every statement instruction whose mnemonic has dots, for the parser's
 /// look-ahead over `WORD . WORD` tokens.
 pub fn dotted_insns() -> impl Iterator<Item = &'static Insn> {
-    SYNTAXES
-        .iter()
-        .flat_map(|s| s.insns)
-        .filter(|i| i.mnemonic.contains('.'))
+    every(|s| s.insns).filter(|i| i.mnemonic.contains('.'))
 }
 
 /// Does a barrier named `first` continue with `.WORD`s?
 pub fn is_dotted_barrier(first: &str) -> bool {
-    SYNTAXES.iter().any(|s| s.dotted_barriers.contains(&first))
+    every(|s| s.dotted_barriers).any(|&b| b == first)
 }
 
 /// The `PRED,SUCC` shape of barrier `name`, if it takes one.
 pub fn set_barrier(name: &str) -> Option<&'static SetBarrier> {
-    SYNTAXES
-        .iter()
-        .flat_map(|s| s.set_barriers)
-        .find(|b| b.name == name)
+    every(|s| s.set_barriers).find(|b| b.name == name)
 }
 
 /// The special-purpose register read spelled `mnemonic`.
 pub fn spr_read(mnemonic: &str) -> Option<&'static SprRead> {
-    SYNTAXES
-        .iter()
-        .flat_map(|s| s.spr_reads)
-        .find(|r| r.mnemonic == mnemonic)
+    every(|s| s.spr_reads).find(|r| r.mnemonic == mnemonic)
 }
 
 /// Does `word` continue a barrier's name?
 pub fn is_barrier_option(word: &str) -> bool {
-    SYNTAXES.iter().any(|s| s.barrier_options.contains(&word))
+    every(|s| s.barrier_options).any(|&o| o == word)
 }
 
 /// The immediate form of `mnemonic`, if it has one.
 pub fn imm_form(mnemonic: &str) -> Option<&'static ImmForm> {
-    SYNTAXES
-        .iter()
-        .flat_map(|s| s.imm_forms)
-        .find(|f| f.mnemonic == mnemonic)
+    every(|s| s.imm_forms).find(|f| f.mnemonic == mnemonic)
 }
 
 #[cfg(test)]

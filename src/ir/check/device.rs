@@ -1,6 +1,7 @@
 //! Devices: registers, fields, instances and required orders; the name
 //! index the sequences are resolved against.
 
+use super::defined_twice;
 use crate::ir::expr::field_mask;
 use crate::ir::*;
 use crate::spec::ast::{self, Numbering};
@@ -92,11 +93,7 @@ fn check_regs(d: &ast::Device) -> Result<Vec<Reg>, Diag> {
     let mut by_offset: std::collections::BTreeMap<u64, RegId> = Default::default();
     for r in &d.regs {
         if let Some(prev) = reg_ids.get(r.name.name.as_str()).map(|&i| &regs[i]) {
-            return Err(Diag::new(
-                r.name.span,
-                format!("register `{}` defined twice", r.name.name),
-            )
-            .related(prev.span, "first defined here"));
+            return Err(defined_twice("register", &r.name, prev.span));
         }
         let bytes = u64::from(r.width / 8);
         if r.offset % bytes != 0 {

@@ -127,34 +127,20 @@ impl SeqCx<'_> {
                 self.threshold_of(args, *span)?
             }
             ast::Expr::Call { func, args, span } => self.call(func, args, *span)?,
-            ast::Expr::Bin {
-                op:
-                    op @ (ast::BinOp::Eq
-                    | ast::BinOp::Ne
-                    | ast::BinOp::Lt
-                    | ast::BinOp::Le
-                    | ast::BinOp::Gt
-                    | ast::BinOp::Ge
-                    | ast::BinOp::LogAnd
-                    | ast::BinOp::LogOr),
-                lhs,
-                rhs,
-                ..
-            } => {
-                let (a, b) = (self.expr(lhs, None)?, self.expr(rhs, None)?);
-                let rel = match op {
-                    ast::BinOp::Eq => Rel::Eq,
-                    ast::BinOp::Ne => Rel::Ne,
-                    ast::BinOp::Lt => Rel::Lt,
-                    ast::BinOp::Le => Rel::Le,
-                    ast::BinOp::Gt => Rel::Gt,
-                    ast::BinOp::Ge => Rel::Ge,
-                    ast::BinOp::LogAnd => return Ok(Expr::bin(BinOp::And, a.truth(), b.truth())),
-                    _ => return Ok(Expr::bin(BinOp::Or, a.truth(), b.truth())),
-                };
-                Expr::cmp(rel, a, b)
-            }
-            ast::Expr::Bin { op, lhs, rhs, .. } => self.arith(e, *op, lhs, rhs, reg)?,
+            ast::Expr::Bin { op, lhs, rhs, .. } => match op {
+                ast::BinOp::Arith(op) => self.arith(e, *op, lhs, rhs, reg)?,
+                ast::BinOp::Rel(rel) => {
+                    Expr::cmp(*rel, self.expr(lhs, None)?, self.expr(rhs, None)?)
+                }
+                ast::BinOp::Logic(logic) => {
+                    let op = match logic {
+                        ast::Logic::LogAnd => BinOp::And,
+                        ast::Logic::LogOr => BinOp::Or,
+                    };
+                    let (a, b) = (self.expr(lhs, None)?, self.expr(rhs, None)?);
+                    Expr::bin(op, a.truth(), b.truth())
+                }
+            },
             ast::Expr::Aggregate { fields, span } => self.aggregate(fields, *span, reg)?,
         })
     }
@@ -263,9 +249,9 @@ impl SeqCx<'_> {
     /// `feature NAME`: a bit of the feature word, the last parameter.
     fn feature(&mut self, n: &ast::Ident) -> Result<Expr, Diag> {
         let Some(i) = self.features.iter().position(|f| f.name == n.name) else {
-            let mut d = Diag::new(n.span, format!("unknown feature `{}`", n.name))
-                .label("not declared")
-                .help("declare it at the top level: `feature NAME` or `feature NAME = KERNEL_CAPABILITY`");
+            let mut d = Diag::undeclared(n.span, "feature", &n.name).help(
+                "declare it at the top level: `feature NAME` or `feature NAME = KERNEL_CAPABILITY`",
+            );
             if let Some(s) = closest(&n.name, self.features.iter().map(|f| f.name.as_str())) {
                 d = d.help(format!("did you mean `{s}`?"));
             }
@@ -335,21 +321,11 @@ impl SeqCx<'_> {
     fn arith(
         &mut self,
         e: &ast::Expr,
-        op: ast::BinOp,
+        op: BinOp,
         lhs: &ast::Expr,
         rhs: &ast::Expr,
         reg: Option<(DevId, RegId)>,
     ) -> Result<Expr, Diag> {
-        let op = match op {
-            ast::BinOp::Or => BinOp::Or,
-            ast::BinOp::Xor => BinOp::Xor,
-            ast::BinOp::And => BinOp::And,
-            ast::BinOp::Shl => BinOp::Shl,
-            ast::BinOp::Shr => BinOp::Shr,
-            ast::BinOp::Add => BinOp::Add,
-            ast::BinOp::Sub => BinOp::Sub,
-            _ => BinOp::Mul,
-        };
         let (a, b) = (self.expr(lhs, reg)?, self.expr(rhs, reg)?);
         // A constant that overflows 64 bits is an error, as an
         // oversized literal is (run-time values wrap: that is

@@ -82,9 +82,7 @@ pub(super) fn check_granules(devices: &[Device], g: &ast::Granules) -> Result<Gr
             devices
                 .iter()
                 .position(|x| x.name == d.name)
-                .ok_or_else(|| {
-                    Diag::new(d.span, format!("unknown device `{}`", d.name)).label("not declared")
-                })?,
+                .ok_or_else(|| Diag::undeclared(d.span, "device", &d.name))?,
         ),
     };
     let regs = GranuleRegs { devices, dev };

@@ -123,6 +123,13 @@ fn check_targets(spec: &ast::Spec) -> Result<Vec<(String, Span)>, Diag> {
     Ok(targets)
 }
 
+/// `WHAT `NAME` defined twice`, at the second definition, pointing back
+/// at the first.
+fn defined_twice(what: &str, name: &ast::Ident, first: Span) -> Diag {
+    Diag::new(name.span, format!("{what} `{}` defined twice", name.name))
+        .related(first, "first defined here")
+}
+
 fn check_devices(spec: &ast::Spec) -> Result<Vec<Device>, Diag> {
     // Name lookups go through maps built as declarations are checked: a
     // spec may declare hundreds of thousands of devices, registers, fields
@@ -131,12 +138,7 @@ fn check_devices(spec: &ast::Spec) -> Result<Vec<Device>, Diag> {
     let mut device_ids: FxHashMap<&str, DevId> = FxHashMap::default();
     for d in &spec.devices {
         if let Some(prev) = device_ids.get(d.name.name.as_str()).map(|&i| &devices[i]) {
-            return Err(Diag::new(
-                d.name.span,
-                format!("device `{}` defined twice", d.name.name),
-            )
-            .label("second definition")
-            .related(prev.span, "first defined here"));
+            return Err(defined_twice("device", &d.name, prev.span).label("second definition"));
         }
         if let Some(why) = crate::ir::c_names::reserved(&d.name.name) {
             return Err(Diag::new(
@@ -160,11 +162,7 @@ fn check_granule_sets(spec: &ast::Spec, devices: &[Device]) -> Result<Vec<Granul
     let mut granule_ids: FxHashMap<&str, usize> = FxHashMap::default();
     for g in &spec.granules {
         if let Some(prev) = granule_ids.get(g.name.name.as_str()).map(|&i| &granules[i]) {
-            return Err(Diag::new(
-                g.name.span,
-                format!("granule set `{}` defined twice", g.name.name),
-            )
-            .related(prev.span, "first defined here"));
+            return Err(defined_twice("granule set", &g.name, prev.span));
         }
         granule_ids.insert(&g.name.name, granules.len());
         granules.push(
@@ -236,12 +234,7 @@ fn check_seqs(d: &Decls, seqs: &[ast::Seq], parallel_from: usize) -> Result<Vec<
     let (mut next_op, mut next_group) = (0u32, 0u32);
     for s in seqs {
         if let Some(prev) = seq_ids.get(s.name.name.as_str()).map(|&i| &out[i]) {
-            return Err(Diag::new(
-                s.name.span,
-                format!("sequence `{}` defined twice", s.name.name),
-            )
-            .label("second definition")
-            .related(prev.span, "first defined here"));
+            return Err(defined_twice("sequence", &s.name, prev.span).label("second definition"));
         }
         let seq = match checked.next() {
             Some(c) => {
@@ -466,10 +459,10 @@ fn check_queues(spec: &ast::Spec, devices: &[Device], index: &Index) -> Result<V
     spec.queues
         .iter()
         .map(|q| {
-            let dev = *index.devices.get(q.dev.name.as_str()).ok_or_else(|| {
-                Diag::new(q.dev.span, format!("unknown device `{}`", q.dev.name))
-                    .label("not declared")
-            })?;
+            let dev = *index
+                .devices
+                .get(q.dev.name.as_str())
+                .ok_or_else(|| Diag::undeclared(q.dev.span, "device", &q.dev.name))?;
             let d = &devices[dev];
             // By the index (a scan of the registers per queue made 8 MiB
             // of queues quadratic: issue 42); the scan gives the message.

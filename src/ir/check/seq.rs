@@ -143,8 +143,7 @@ impl SeqCx<'_> {
             .get(name.name.as_str())
             .copied()
             .ok_or_else(|| {
-                let mut d = Diag::new(name.span, format!("unknown device `{}`", name.name))
-                    .label("not declared");
+                let mut d = Diag::undeclared(name.span, "device", &name.name);
                 if let Some(s) = closest(&name.name, self.devices.iter().map(|d| d.name.as_str())) {
                     d = d.help(format!("did you mean `{s}`?"));
                 }

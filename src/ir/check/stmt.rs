@@ -665,10 +665,7 @@ impl SeqCx<'_> {
             .granules
             .iter()
             .position(|g| g.name == set.name)
-            .ok_or_else(|| {
-                Diag::new(set.span, format!("unknown granule set `{}`", set.name))
-                    .label("not declared")
-            })?;
+            .ok_or_else(|| Diag::undeclared(set.span, "granule set", &set.name))?;
         let g = &self.granules[si];
         if g.entries
             .iter()

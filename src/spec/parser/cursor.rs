@@ -98,7 +98,33 @@ impl<'a> Parser<'a> {
             _ => Err(self.unexpected(what)),
         }
     }
+    /// The value of whichever keyword of `choices` comes next (eaten).
+    pub(super) fn eat_one_of<T: Copy>(&mut self, choices: &[(&str, T)]) -> Option<T> {
+        choices
+            .iter()
+            .find(|(kw, _)| self.eat_kw(kw))
+            .map(|&(_, v)| v)
+    }
+
     pub(super) fn skip_semis(&mut self) {
         while self.eat(&Tok::Semi) {}
+    }
+
+    /// After a `(`: `item`s separated by `,` up to the `)`, which it eats.
+    pub(super) fn paren_list<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Result<T, Diag>,
+    ) -> Result<Vec<T>, Diag> {
+        let mut items = Vec::new();
+        if !self.eat(&Tok::RParen) {
+            loop {
+                items.push(item(self)?);
+                if self.eat(&Tok::RParen) {
+                    break;
+                }
+                self.expect(Tok::Comma)?;
+            }
+        }
+        Ok(items)
     }
 }

@@ -90,13 +90,9 @@ impl Parser<'_> {
                     .label("expected u8, u16, u32 or u64"))
             }
         };
-        let endian = if self.eat_kw("be") {
-            Endian::Big
-        } else if self.eat_kw("le") {
-            Endian::Little
-        } else {
-            return Err(self.unexpected("`be` or `le`"));
-        };
+        let endian = self
+            .eat_one_of(&[("be", Endian::Big), ("le", Endian::Little)])
+            .ok_or_else(|| self.unexpected("`be` or `le`"))?;
         let span = kw.to(self.prev_span());
         Ok(Reg {
             name,
@@ -146,13 +142,9 @@ impl Parser<'_> {
 
     /// `lsb0|msb0 A[..B]`: a field's numbering and bits (with spans).
     pub(super) fn bits(&mut self) -> Result<(Numbering, u64, u64, Span, Span), Diag> {
-        let numbering = if self.eat_kw("msb0") {
-            Numbering::Msb0
-        } else if self.eat_kw("lsb0") {
-            Numbering::Lsb0
-        } else {
-            return Err(self.unexpected("`msb0` or `lsb0`"));
-        };
+        let numbering = self
+            .eat_one_of(&[("msb0", Numbering::Msb0), ("lsb0", Numbering::Lsb0)])
+            .ok_or_else(|| self.unexpected("`msb0` or `lsb0`"))?;
         let (first, fs) = self.int("a bit number")?;
         let (last, ls) = if self.eat(&Tok::DotDot) {
             self.int("the last bit number")?

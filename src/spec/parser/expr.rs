@@ -2,7 +2,7 @@
 //! the nesting and size limits) and the operand forms statements share:
 //! register paths, memory operands, expression lists, field values.
 
-use super::{Parser, MAX_EXPR_DEPTH, MAX_EXPR_NODES};
+use super::{Parser, EXPR_NODES, MAX_EXPR_DEPTH};
 use crate::spec::ast::*;
 use crate::spec::diag::Diag;
 use crate::spec::lexer::Tok;
@@ -76,16 +76,7 @@ impl Parser<'_> {
 
     /// Count one node of the current expression.
     fn node(&mut self) -> Result<(), Diag> {
-        self.expr_nodes += 1;
-        if self.expr_nodes > MAX_EXPR_NODES {
-            return Err(Diag::new(
-                self.span(),
-                format!("expression has more than {MAX_EXPR_NODES} operands and operators"),
-            )
-            .label("too large")
-            .help("split it, or compute the value at run time in C"));
-        }
-        Ok(())
+        EXPR_NODES.count(self.span(), &mut self.expr_nodes)
     }
 
     pub(super) fn expr(&mut self) -> Result<Expr, Diag> {
@@ -207,16 +198,7 @@ impl Parser<'_> {
             Tok::Ident(name) if self.peek_at(1) == &Tok::LParen => {
                 self.bump();
                 self.bump();
-                let mut args = Vec::new();
-                if !self.eat(&Tok::RParen) {
-                    loop {
-                        args.push(self.expr()?);
-                        if self.eat(&Tok::RParen) {
-                            break;
-                        }
-                        self.expect(Tok::Comma)?;
-                    }
-                }
+                let args = self.paren_list(Self::expr)?;
                 Ok(Expr::Call {
                     func: Box::new(Ident {
                         name: name.to_string(),
@@ -264,22 +246,22 @@ impl Parser<'_> {
 /// C's order) and operator.
 fn binop(t: &Tok) -> Option<(u8, BinOp)> {
     Some(match t {
-        Tok::OrOr => (0, BinOp::LogOr),
-        Tok::AndAnd => (1, BinOp::LogAnd),
-        Tok::Pipe => (2, BinOp::Or),
-        Tok::Caret => (3, BinOp::Xor),
-        Tok::Amp => (4, BinOp::And),
-        Tok::EqEq => (5, BinOp::Eq),
-        Tok::NotEq => (5, BinOp::Ne),
-        Tok::Lt => (6, BinOp::Lt),
-        Tok::Le => (6, BinOp::Le),
-        Tok::Gt => (6, BinOp::Gt),
-        Tok::Ge => (6, BinOp::Ge),
-        Tok::Shl => (7, BinOp::Shl),
-        Tok::Shr => (7, BinOp::Shr),
-        Tok::Plus => (8, BinOp::Add),
-        Tok::Minus => (8, BinOp::Sub),
-        Tok::Star => (9, BinOp::Mul),
+        Tok::OrOr => (0, BinOp::Logic(Logic::LogOr)),
+        Tok::AndAnd => (1, BinOp::Logic(Logic::LogAnd)),
+        Tok::Pipe => (2, BinOp::Arith(ArithOp::Or)),
+        Tok::Caret => (3, BinOp::Arith(ArithOp::Xor)),
+        Tok::Amp => (4, BinOp::Arith(ArithOp::And)),
+        Tok::EqEq => (5, BinOp::Rel(Rel::Eq)),
+        Tok::NotEq => (5, BinOp::Rel(Rel::Ne)),
+        Tok::Lt => (6, BinOp::Rel(Rel::Lt)),
+        Tok::Le => (6, BinOp::Rel(Rel::Le)),
+        Tok::Gt => (6, BinOp::Rel(Rel::Gt)),
+        Tok::Ge => (6, BinOp::Rel(Rel::Ge)),
+        Tok::Shl => (7, BinOp::Arith(ArithOp::Shl)),
+        Tok::Shr => (7, BinOp::Arith(ArithOp::Shr)),
+        Tok::Plus => (8, BinOp::Arith(ArithOp::Add)),
+        Tok::Minus => (8, BinOp::Arith(ArithOp::Sub)),
+        Tok::Star => (9, BinOp::Arith(ArithOp::Mul)),
         _ => return None,
     })
 }

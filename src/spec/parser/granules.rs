@@ -44,15 +44,9 @@ impl Parser<'_> {
     fn granule_cost(&mut self, estart: Span) -> Result<(Ident, u64), Diag> {
         let kind = self.ident("a cost kind (invalidate, store, barrier, refill, all)")?;
         let (v, _) = self.int("a cost")?;
-        let mult = if self.eat_kw("ns") {
-            1
-        } else if self.eat_kw("us") {
-            1000
-        } else if self.eat_kw("ms") {
-            1_000_000
-        } else {
-            1
-        };
+        let mult = self
+            .eat_one_of(&[("ns", 1), ("us", 1000), ("ms", 1_000_000)])
+            .unwrap_or(1);
         let v = v
             .checked_mul(mult)
             .ok_or_else(|| Diag::new(estart.to(self.prev_span()), "cost too large"))?;

@@ -33,6 +33,48 @@ pub const MAX_SPEC_BYTES: usize = 8 << 20;
 /// sequence small enough for them (real ones have a few dozen).
 pub const MAX_SEQ_STMTS: usize = 256;
 
+/// A count the parser bounds, and the error past the bound:
+/// "WITHIN has more than MAX WHAT".
+struct Limit {
+    max: usize,
+    within: &'static str,
+    what: &'static str,
+    label: &'static str,
+    help: &'static str,
+}
+
+const EXPR_NODES: Limit = Limit {
+    max: MAX_EXPR_NODES,
+    within: "expression",
+    what: "operands and operators",
+    label: "too large",
+    help: "split it, or compute the value at run time in C",
+};
+
+const SEQ_STMTS: Limit = Limit {
+    max: MAX_SEQ_STMTS,
+    within: "sequence",
+    what: "statements",
+    label: "one too many",
+    help: "split it into several sequences",
+};
+
+impl Limit {
+    /// Count one more in `count`; past the limit, the error at `span`.
+    fn count(&self, span: Span, count: &mut usize) -> Result<(), Diag> {
+        *count += 1;
+        if *count > self.max {
+            return Err(Diag::new(
+                span,
+                format!("{} has more than {} {}", self.within, self.max, self.what),
+            )
+            .label(self.label)
+            .help(self.help));
+        }
+        Ok(())
+    }
+}
+
 pub fn parse(src: &str) -> Result<Spec, Diag> {
     if src.len() > MAX_SPEC_BYTES {
         let mut at = MAX_SPEC_BYTES;

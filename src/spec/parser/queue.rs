@@ -131,14 +131,11 @@ impl Parser<'_> {
             "entry" => {
                 twice(items.entry.is_some())?;
                 let (n, s) = self.int("the entry size in bytes")?;
-                let e = if self.eat_kw("le") {
-                    Endian::Little
-                } else if self.eat_kw("be") {
-                    Endian::Big
-                } else {
-                    return Err(self
-                        .unexpected("`le` or `be` (the byte order of the entry's 64-bit words)"));
-                };
+                let e = self
+                    .eat_one_of(&[("le", Endian::Little), ("be", Endian::Big)])
+                    .ok_or_else(|| {
+                        self.unexpected("`le` or `be` (the byte order of the entry's 64-bit words)")
+                    })?;
                 items.entry = Some((n, s, e));
             }
             "prod" => {
@@ -152,14 +149,14 @@ impl Parser<'_> {
             }
             "index" => {
                 twice(items.index.is_some())?;
-                items.index = Some(if self.eat_kw("wrap") {
-                    QueueIndex::Wrap
-                } else if self.eat_kw("bytes") {
-                    QueueIndex::Bytes
-                } else {
-                    return Err(self
-                        .unexpected("`wrap` (entry index and wrap bit) or `bytes` (byte offset)"));
-                });
+                let index = self
+                    .eat_one_of(&[("wrap", QueueIndex::Wrap), ("bytes", QueueIndex::Bytes)])
+                    .ok_or_else(|| {
+                        self.unexpected(
+                            "`wrap` (entry index and wrap bit) or `bytes` (byte offset)",
+                        )
+                    })?;
+                items.index = Some(index);
             }
             "batch" => {
                 twice(items.batch.is_some())?;

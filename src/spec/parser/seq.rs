@@ -1,7 +1,7 @@
 //! `seq NAME(PARAMS) [-> long|void] { ... }` and the blocks of
 //! statements, with the nesting and statement-count limits.
 
-use super::{Parser, MAX_DEPTH, MAX_SEQ_STMTS};
+use super::{Parser, MAX_DEPTH, SEQ_STMTS};
 use crate::spec::ast::*;
 use crate::spec::diag::{Diag, Span};
 use crate::spec::lexer::Tok;
@@ -26,17 +26,8 @@ impl Parser<'_> {
 
     /// After the `(`: `NAME: TYPE [private], ...)`.
     fn params(&mut self) -> Result<Vec<Param>, Diag> {
-        let mut params = Vec::new();
-        if !self.eat(&Tok::RParen) {
-            loop {
-                params.push(self.param()?);
-                if self.eat(&Tok::RParen) {
-                    break;
-                }
-                self.expect(Tok::Comma)?;
-            }
-            params.shrink_to_fit();
-        }
+        let mut params = self.paren_list(Self::param)?;
+        params.shrink_to_fit();
         Ok(params)
     }
 
@@ -107,15 +98,7 @@ impl Parser<'_> {
             if *self.peek() == Tok::Eof {
                 return Err(Diag::new(open, "unclosed `{`").label("this block is never closed"));
             }
-            self.stmts += 1;
-            if self.stmts > MAX_SEQ_STMTS {
-                return Err(Diag::new(
-                    self.span(),
-                    format!("sequence has more than {MAX_SEQ_STMTS} statements"),
-                )
-                .label("one too many")
-                .help("split it into several sequences"));
-            }
+            SEQ_STMTS.count(self.span(), &mut self.stmts)?;
             body.push(self.stmt()?);
         }
         self.depth -= 1;

@@ -245,7 +245,7 @@ impl Parser<'_> {
             // `EXPR == 0`, parsed as one comparison.
             match self.expr()? {
                 Expr::Bin {
-                    op: BinOp::Eq,
+                    op: BinOp::Rel(Rel::Eq),
                     lhs,
                     rhs,
                     ..

@@ -48,7 +48,13 @@ impl<'a> Cx<'a> {
     fn name(&self, n: &str) -> Expr {
         Expr::Name(self.id(n))
     }
-    fn bin(&self, op: BinOp, a: Expr, b: Expr) -> Expr {
+    fn bin(&self, op: ArithOp, a: Expr, b: Expr) -> Expr {
+        self.op(BinOp::Arith(op), a, b)
+    }
+    fn eq(&self, a: Expr, b: Expr) -> Expr {
+        self.op(BinOp::Rel(Rel::Eq), a, b)
+    }
+    fn op(&self, op: BinOp, a: Expr, b: Expr) -> Expr {
         Expr::Bin {
             op,
             lhs: Box::new(a),
@@ -57,7 +63,7 @@ impl<'a> Cx<'a> {
         }
     }
     fn and(&self, a: Expr, b: Expr) -> Expr {
-        self.bin(BinOp::And, a, b)
+        self.bin(ArithOp::And, a, b)
     }
     fn path(&self, parts: &[Ident]) -> Path {
         let mut p = vec![self.q.dev.clone()];
@@ -91,7 +97,7 @@ impl<'a> Cx<'a> {
             QueueIndex::Wrap => 1,
             QueueIndex::Bytes => self.log2_entry(),
         };
-        self.bin(BinOp::Shr, self.index_mask(), self.int(sh))
+        self.bin(ArithOp::Shr, self.index_mask(), self.int(sh))
     }
     fn index_mask(&self) -> Expr {
         self.name(&self.imask)
@@ -103,30 +109,30 @@ impl<'a> Cx<'a> {
     /// (2^(n+1) - 1), or a byte offset (entry << n) - 1.
     fn index_mask_expr(&self) -> Expr {
         let top = match self.q.index {
-            QueueIndex::Wrap => self.bin(BinOp::Shl, self.int(2), self.name(&self.log2n)),
+            QueueIndex::Wrap => self.bin(ArithOp::Shl, self.int(2), self.name(&self.log2n)),
             QueueIndex::Bytes => {
-                self.bin(BinOp::Shl, self.int(self.q.entry), self.name(&self.log2n))
+                self.bin(ArithOp::Shl, self.int(self.q.entry), self.name(&self.log2n))
             }
         };
-        self.bin(BinOp::Sub, top, self.int(1))
+        self.bin(ArithOp::Sub, top, self.int(1))
     }
     /// Free entries with the consumer at `cons`.
     fn free(&self, cons: Expr) -> Expr {
         let used = self.and(
-            self.bin(BinOp::Sub, self.name(&self.prod), cons),
+            self.bin(ArithOp::Sub, self.name(&self.prod), cons),
             self.index_mask(),
         );
         match self.q.index {
             QueueIndex::Wrap => self.bin(
-                BinOp::Sub,
-                self.bin(BinOp::Add, self.cap_minus_1(), self.int(1)),
+                ArithOp::Sub,
+                self.bin(ArithOp::Add, self.cap_minus_1(), self.int(1)),
                 used,
             ),
             // One entry stays free: equal offsets mean empty.
             QueueIndex::Bytes => self.bin(
-                BinOp::Sub,
+                ArithOp::Sub,
                 self.cap_minus_1(),
-                self.bin(BinOp::Shr, used, self.int(self.log2_entry())),
+                self.bin(ArithOp::Shr, used, self.int(self.log2_entry())),
             ),
         }
     }
@@ -134,7 +140,7 @@ impl<'a> Cx<'a> {
     fn slot(&self) -> Expr {
         match self.q.index {
             QueueIndex::Wrap => self.bin(
-                BinOp::Shl,
+                ArithOp::Shl,
                 self.and(self.name(&self.prod), self.cap_minus_1()),
                 self.int(self.log2_entry()),
             ),
@@ -147,7 +153,7 @@ impl<'a> Cx<'a> {
             QueueIndex::Bytes => self.q.entry,
         };
         self.and(
-            self.bin(BinOp::Add, self.name(&self.prod), self.int(step)),
+            self.bin(ArithOp::Add, self.name(&self.prod), self.int(step)),
             self.index_mask(),
         )
     }
@@ -248,7 +254,7 @@ impl<'a> Cx<'a> {
         // arm_smmu_cmdq_batch_submit() appends) share one doorbell.
         if let (Some((b, _)), false) = (self.q.batch, ahead_of_issue) {
             out.push(Stmt::If {
-                cond: Box::new(self.bin(BinOp::Eq, self.name(&self.pending), self.int(b))),
+                cond: Box::new(self.eq(self.name(&self.pending), self.int(b))),
                 then_: self.publish(),
                 else_: Vec::new(),
                 rare: true,
@@ -262,12 +268,12 @@ impl<'a> Cx<'a> {
         out.push(self.set(&self.prod, self.next()));
         out.push(self.set(
             &self.space,
-            self.bin(BinOp::Sub, self.name(&self.space), self.int(1)),
+            self.bin(ArithOp::Sub, self.name(&self.space), self.int(1)),
         ));
         if self.q.batch.is_some() {
             out.push(self.set(
                 &self.pending,
-                self.bin(BinOp::Add, self.name(&self.pending), self.int(1)),
+                self.bin(ArithOp::Add, self.name(&self.pending), self.int(1)),
             ));
         }
         Ok(out)
@@ -279,7 +285,7 @@ impl<'a> Cx<'a> {
         // full, publish what is there (the device may be waiting for it)
         // and look again.
         let cons = || self.reg(&self.q.cons);
-        let no_space = || Box::new(self.bin(BinOp::Eq, self.name(&self.space), self.int(0)));
+        let no_space = || Box::new(self.eq(self.name(&self.space), self.int(0)));
         Stmt::If {
             cond: no_space(),
             then_: vec![
@@ -322,11 +328,11 @@ impl<'a> Cx<'a> {
             if let Some(p) = self.field_value(f, given) {
                 value = Some(match value {
                     None => p,
-                    Some(v) => self.bin(BinOp::Or, v, p),
+                    Some(v) => self.bin(ArithOp::Or, v, p),
                 });
             }
         }
-        let index = self.bin(BinOp::Add, self.slot(), self.int(u64::from(w) * 8));
+        let index = self.bin(ArithOp::Add, self.slot(), self.int(u64::from(w) * 8));
         Stmt::MemWrite {
             mem: Box::new(Expr::Mem {
                 ptr: Box::new(self.id(&self.ring)),
@@ -356,7 +362,7 @@ impl<'a> Cx<'a> {
                 if f.shift == 0 {
                     masked
                 } else {
-                    self.bin(BinOp::Shl, masked, self.int(u64::from(f.shift)))
+                    self.bin(ArithOp::Shl, masked, self.int(u64::from(f.shift)))
                 }
             }),
         }

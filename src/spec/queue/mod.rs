@@ -237,8 +237,7 @@ fn find_queue(queues: &[Queue], name: &Ident) -> Result<usize, Diag> {
         .iter()
         .position(|q| q.name.name == name.name)
         .ok_or_else(|| {
-            Diag::new(name.span, format!("unknown queue `{}`", name.name))
-                .label("not declared")
+            Diag::undeclared(name.span, "queue", &name.name)
                 .help("declare it at the top level: `queue NAME on DEVICE { ... }`")
         })
 }
@@ -344,10 +343,7 @@ fn rewrite_enqueue(
     let r = records
         .iter()
         .find(|r| r.name == record.name)
-        .ok_or_else(|| {
-            Diag::new(record.span, format!("unknown record `{}`", record.name))
-                .label("not declared")
-        })?;
+        .ok_or_else(|| Diag::undeclared(record.span, "record", &record.name))?;
     if r.size != q.entry {
         return Err(Diag::new(
             record.span,
