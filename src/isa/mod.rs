@@ -14,6 +14,7 @@ pub mod codegen;
 pub mod error;
 pub mod file;
 pub mod hweight;
+mod imms;
 pub use crate::lir::invalidation;
 pub mod litmus;
 pub mod mach;
