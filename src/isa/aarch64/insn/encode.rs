@@ -116,35 +116,7 @@ fn barrier_crm(o: BarrierOpt) -> u32 {
     }
 }
 
-/// CRm and op2 of a TLBI operation, the SYS instruction `sys #0, C8,
-/// CRm, #op2, Xt` (Arm ARM C5.5 "TLBI"; op1 is 0 for every EL1
-/// operation). CRm names the domain: 7 this PE, 3 inner shareable, 1
-/// outer shareable; 2 and 5 are the inner and outer range operations.
-fn tlbi_crm_op2(op: TlbiOp) -> (u32, u32) {
-    match op {
-        TlbiOp::Vmalle1 => (7, 0),
-        TlbiOp::Vmalle1is => (3, 0),
-        TlbiOp::Vmalle1os => (1, 0),
-        TlbiOp::Vae1 => (7, 1),
-        TlbiOp::Vae1is => (3, 1),
-        TlbiOp::Vae1os => (1, 1),
-        TlbiOp::Vale1 => (7, 5),
-        TlbiOp::Vale1is => (3, 5),
-        TlbiOp::Vale1os => (1, 5),
-        TlbiOp::Aside1 => (7, 2),
-        TlbiOp::Aside1is => (3, 2),
-        TlbiOp::Aside1os => (1, 2),
-        TlbiOp::Vaae1is => (3, 3),
-        TlbiOp::Vaale1is => (3, 7),
-        TlbiOp::Rvae1is => (2, 1),
-        TlbiOp::Rvale1is => (2, 5),
-        TlbiOp::Rvae1os => (5, 1),
-        TlbiOp::Rvale1os => (5, 5),
-        TlbiOp::Rvaae1is => (2, 3),
-        TlbiOp::Rvaale1is => (2, 7),
-    }
-}
-
+/// `tlbi op{, Xt}`: SYS #0, C8, CRm, #op2, Xt (see [`TlbiOp::crm_op2`]).
 fn tlbi(ix: usize, op: TlbiOp, rt: Option<RegOrZr>) -> Result<u32, EncodeError> {
     let rt = match (op.takes_reg(), rt) {
         (true, Some(r)) => r.field(),
@@ -154,7 +126,7 @@ fn tlbi(ix: usize, op: TlbiOp, rt: Option<RegOrZr>) -> Result<u32, EncodeError> 
         (true, None) => return Err(bad(ix, "this TLBI operation needs a register")),
         (false, Some(_)) => return Err(bad(ix, "vmalle1* TLBI takes no register")),
     };
-    let (crm, op2) = tlbi_crm_op2(op);
+    let (crm, op2) = op.crm_op2();
     Ok(rr(0xd508_8000 | crm << 8 | op2 << 5, rt, 0))
 }
 
@@ -280,12 +252,7 @@ fn word(insn: &Insn, disp: i64, ix: usize) -> Result<u32, EncodeError> {
 }
 
 impl Encode for Insn {
-    fn defines(&self) -> Option<Label> {
-        match *self {
-            Insn::Label(l) => Some(l),
-            _ => None,
-        }
-    }
+    assembler::defines_label_variant!();
 
     fn branch(&self) -> Option<(Label, Reach)> {
         match *self {
@@ -303,15 +270,7 @@ impl Encode for Insn {
 /// checks branch ranges (so errors name the instruction), then each word
 /// is encoded with its branch displacement known.
 pub fn assemble(insns: &[Insn]) -> Result<Assembled, EncodeError> {
-    assembler::assemble(insns, |layout| {
-        assembler::words(insns, layout, false, |index, insn, _| {
-            let disp = match insn.branch() {
-                Some((target, _)) => layout.disp(index, target)?,
-                None => 0,
-            };
-            word(insn, disp, index)
-        })
-    })
+    assembler::assemble_by_disp(insns, false, |index, insn, disp| word(insn, disp, index))
 }
 
 /// Encodes a single non-branch instruction.  Branches and labels need

@@ -364,12 +364,7 @@ impl Insn {
 }
 
 impl Encode for Insn {
-    fn defines(&self) -> Option<Label> {
-        match self {
-            Insn::Label(l) => Some(*l),
-            _ => None,
-        }
-    }
+    assembler::defines_label_variant!();
 
     /// `b` has a 24-bit word displacement, `bc` and `bdnz` 14 bits (the
     /// feature section's `b` is a `nop` here: the kernel patches it).

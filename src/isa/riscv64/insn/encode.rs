@@ -156,12 +156,7 @@ fn amo_f3(w: AmoWidth) -> u32 {
 }
 
 impl Encode for Insn {
-    fn defines(&self) -> Option<Label> {
-        match self {
-            Insn::Label(l) => Some(*l),
-            _ => None,
-        }
-    }
+    assembler::defines_label_variant!();
 
     fn branch(&self) -> Option<(Label, Reach)> {
         match self {
@@ -199,16 +194,10 @@ impl Encode for Insn {
 /// Little-endian words, no compressed forms (the template says
 /// `.option norvc`, so GNU as makes the same choice).
 pub fn assemble(insns: &[Insn]) -> Result<Assembled, EncodeError> {
-    assembler::assemble(insns, |layout| {
-        assembler::words(insns, layout, false, |index, insn, _| {
-            let off = match insn.branch() {
-                Some((target, _)) => layout.disp(index, target)?,
-                None => 0,
-            };
-            encode(insn, off).ok_or(EncodeError::BadOperand {
-                index,
-                what: "no encoding",
-            })
+    assembler::assemble_by_disp(insns, false, |index, insn, off| {
+        encode(insn, off).ok_or(EncodeError::BadOperand {
+            index,
+            what: "no encoding",
         })
     })
 }
