@@ -1,6 +1,5 @@
 //! Operand types of the A64 model: access sizes, branch conditions,
-//! barrier options and TLBI operations, with their assembler names (and
-//! for TLBI its encoding's fields).
+//! barrier options and TLBI operations, with their assembler names.
 
 /// Access size of a load/store: 8/16/32/64 bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -163,45 +162,30 @@ impl TlbiOp {
         TlbiOp::Rvaale1is,
     ];
 
-    /// The operation as `tlbi` takes it (`vale1is`), and the CRm and op2
-    /// of the SYS instruction it is, `sys #0, C8, CRm, #op2, Xt` (Arm ARM
-    /// C5.5 "TLBI"; op1 is 0 for every EL1 operation). CRm names the
-    /// domain: 7 this PE, 3 inner shareable, 1 outer shareable; 2 and 5
-    /// are the inner and outer range operations.
-    const fn spec(self) -> (&'static str, u32, u32) {
-        match self {
-            TlbiOp::Vmalle1 => ("vmalle1", 7, 0),
-            TlbiOp::Vmalle1is => ("vmalle1is", 3, 0),
-            TlbiOp::Vmalle1os => ("vmalle1os", 1, 0),
-            TlbiOp::Vae1 => ("vae1", 7, 1),
-            TlbiOp::Vae1is => ("vae1is", 3, 1),
-            TlbiOp::Vae1os => ("vae1os", 1, 1),
-            TlbiOp::Vale1 => ("vale1", 7, 5),
-            TlbiOp::Vale1is => ("vale1is", 3, 5),
-            TlbiOp::Vale1os => ("vale1os", 1, 5),
-            TlbiOp::Aside1 => ("aside1", 7, 2),
-            TlbiOp::Aside1is => ("aside1is", 3, 2),
-            TlbiOp::Aside1os => ("aside1os", 1, 2),
-            TlbiOp::Vaae1is => ("vaae1is", 3, 3),
-            TlbiOp::Vaale1is => ("vaale1is", 3, 7),
-            TlbiOp::Rvae1is => ("rvae1is", 2, 1),
-            TlbiOp::Rvale1is => ("rvale1is", 2, 5),
-            TlbiOp::Rvae1os => ("rvae1os", 5, 1),
-            TlbiOp::Rvale1os => ("rvale1os", 5, 5),
-            TlbiOp::Rvaae1is => ("rvaae1is", 2, 3),
-            TlbiOp::Rvaale1is => ("rvaale1is", 2, 7),
-        }
-    }
-
     /// The operation as `tlbi` takes it (`vale1is`).
     pub fn name(self) -> &'static str {
-        self.spec().0
-    }
-
-    /// CRm and op2 of its SYS encoding.
-    pub(super) fn crm_op2(self) -> (u32, u32) {
-        let (_, crm, op2) = self.spec();
-        (crm, op2)
+        match self {
+            TlbiOp::Vmalle1 => "vmalle1",
+            TlbiOp::Vmalle1is => "vmalle1is",
+            TlbiOp::Vmalle1os => "vmalle1os",
+            TlbiOp::Vae1 => "vae1",
+            TlbiOp::Vae1is => "vae1is",
+            TlbiOp::Vae1os => "vae1os",
+            TlbiOp::Vale1 => "vale1",
+            TlbiOp::Vale1is => "vale1is",
+            TlbiOp::Vale1os => "vale1os",
+            TlbiOp::Aside1 => "aside1",
+            TlbiOp::Aside1is => "aside1is",
+            TlbiOp::Aside1os => "aside1os",
+            TlbiOp::Vaae1is => "vaae1is",
+            TlbiOp::Vaale1is => "vaale1is",
+            TlbiOp::Rvae1is => "rvae1is",
+            TlbiOp::Rvale1is => "rvale1is",
+            TlbiOp::Rvae1os => "rvae1os",
+            TlbiOp::Rvale1os => "rvale1os",
+            TlbiOp::Rvaae1is => "rvaae1is",
+            TlbiOp::Rvaale1is => "rvaale1is",
+        }
     }
 
     /// The `vmalle1*` operations invalidate by context, not address; their

@@ -1,7 +1,9 @@
 //! A64 immediates as operand types that are valid when built (the
 //! scheme is [`crate::isa::imms`]'s): `maybe_from` is where the lowering
 //! chooses an instruction form ("fits in 12 bits: `add #imm`, else
-//! materialise"). The encoder then has no immediate left to check.
+//! materialise"). The encoder then has no immediate left to check, and
+//! the helpers `dynasm!` generates for dynamic immediates (which panic
+//! out of range) never see a bad one.
 
 use super::Size;
 use crate::isa::imms::{field, unwrap};
@@ -254,11 +256,6 @@ impl UImm12Scaled {
     /// The access size the offset is scaled by.
     pub const fn size(self) -> Size {
         self.size
-    }
-
-    /// The offset in units of the access size: the imm12 field.
-    pub const fn units(self) -> u32 {
-        self.units.get() as u32
     }
 
     /// The offset in bytes.
