@@ -33,6 +33,13 @@ impl XReg {
     }
 }
 
+/// The field, as `dynasm!` takes a dynamic register.
+impl From<XReg> for u8 {
+    fn from(r: XReg) -> u8 {
+        r.field()
+    }
+}
+
 /// `x<n>` for constants: out of range is a compile error in a `const`
 /// item (and a panic elsewhere, so runtime numbers go through
 /// [`XReg::new`]).
@@ -75,6 +82,13 @@ macro_rules! reg_or_31 {
         impl From<XReg> for $ty {
             fn from(r: XReg) -> $ty {
                 $ty::X(r)
+            }
+        }
+
+        /// The field, as `dynasm!` takes a dynamic register.
+        impl From<$ty> for u8 {
+            fn from(r: $ty) -> u8 {
+                r.field()
             }
         }
 
