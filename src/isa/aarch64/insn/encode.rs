@@ -4,8 +4,8 @@
 //! dynamic registers).  `dynasm!` resolves mnemonics, register widths,
 //! conditions, barrier options and TLBI operation names at *compile*
 //! time, so an operand of one of those kinds is a `match` with a macro
-//! invocation per value (`sized!`, `cond!` and `barrier!` write those
-//! matches once); only registers and immediates are dynamic.  The runtime
+//! invocation per value (`sized!` and `by_name!` write those matches
+//! once); only registers and immediates are dynamic.  The runtime
 //! helpers that `dynasm!` generates for dynamic immediates *panic* when a
 //! value is out of range; registers and immediates are in range by type
 //! (see `regs` and `imms`), so the public functions in this module never
@@ -65,42 +65,55 @@ macro_rules! sized {
     };
 }
 
+/// `dynasm!` once per value of an operand it takes only by name: for
+/// `$value`, the instruction `$pre NAME $post` of its `Variant => NAME`.
+macro_rules! by_name {
+    ($ops:ident, $value:expr, $pre:tt $post:tt, $($var:path => $name:ident,)+) => {
+        match $value {
+            $($var => by_name!(@one $ops, $pre $name $post),)+
+        }
+    };
+    (@one $ops:ident, [$($pre:tt)*] $name:ident [$($post:tt)*]) => {
+        a64!($ops; $($pre)* $name $($post)*)
+    };
+}
+
 /// The instruction `$pre COND $post` for the condition `$cond`.
 macro_rules! cond {
-    ($ops:ident, $cond:expr, [$($pre:tt)*] $($post:tt)*) => {
-        match $cond {
-            Cond::Eq => a64!($ops; $($pre)* eq $($post)*),
-            Cond::Ne => a64!($ops; $($pre)* ne $($post)*),
-            Cond::Hs => a64!($ops; $($pre)* hs $($post)*),
-            Cond::Lo => a64!($ops; $($pre)* lo $($post)*),
-            Cond::Mi => a64!($ops; $($pre)* mi $($post)*),
-            Cond::Pl => a64!($ops; $($pre)* pl $($post)*),
-            Cond::Hi => a64!($ops; $($pre)* hi $($post)*),
-            Cond::Ls => a64!($ops; $($pre)* ls $($post)*),
-            Cond::Ge => a64!($ops; $($pre)* ge $($post)*),
-            Cond::Lt => a64!($ops; $($pre)* lt $($post)*),
-            Cond::Gt => a64!($ops; $($pre)* gt $($post)*),
-            Cond::Le => a64!($ops; $($pre)* le $($post)*),
-        }
+    ($ops:ident, $cond:expr, $pre:tt $post:tt) => {
+        by_name!($ops, $cond, $pre $post,
+            Cond::Eq => eq,
+            Cond::Ne => ne,
+            Cond::Hs => hs,
+            Cond::Lo => lo,
+            Cond::Mi => mi,
+            Cond::Pl => pl,
+            Cond::Hi => hi,
+            Cond::Ls => ls,
+            Cond::Ge => ge,
+            Cond::Lt => lt,
+            Cond::Gt => gt,
+            Cond::Le => le,
+        )
     };
 }
 
 /// The barrier `$m` (DMB or DSB) with the option `$o`.
 macro_rules! barrier {
     ($ops:ident, $m:ident, $o:expr) => {
-        match $o {
-            BarrierOpt::Sy => a64!($ops; $m sy),
-            BarrierOpt::St => a64!($ops; $m st),
-            BarrierOpt::Ld => a64!($ops; $m ld),
-            BarrierOpt::Ish => a64!($ops; $m ish),
-            BarrierOpt::Ishst => a64!($ops; $m ishst),
-            BarrierOpt::Ishld => a64!($ops; $m ishld),
-            BarrierOpt::Osh => a64!($ops; $m osh),
-            BarrierOpt::Oshst => a64!($ops; $m oshst),
-            BarrierOpt::Oshld => a64!($ops; $m oshld),
-            BarrierOpt::Nsh => a64!($ops; $m nsh),
-            BarrierOpt::Nshst => a64!($ops; $m nshst),
-        }
+        by_name!($ops, $o, [$m] [],
+            BarrierOpt::Sy => sy,
+            BarrierOpt::St => st,
+            BarrierOpt::Ld => ld,
+            BarrierOpt::Ish => ish,
+            BarrierOpt::Ishst => ishst,
+            BarrierOpt::Ishld => ishld,
+            BarrierOpt::Osh => osh,
+            BarrierOpt::Oshst => oshst,
+            BarrierOpt::Oshld => oshld,
+            BarrierOpt::Nsh => nsh,
+            BarrierOpt::Nshst => nshst,
+        )
     };
 }
 
@@ -210,7 +223,7 @@ fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
         Rbit { rd, rn } => a64!(ops; rbit X(rd), X(rn)),
         Rev32W { rd, rn } => a64!(ops; rev W(rd), W(rn)),
         Rev16W { rd, rn } => a64!(ops; rev16 W(rd), W(rn)),
-        Cset { rd, cond } => cond!(ops, cond, [cset X(rd),]),
+        Cset { rd, cond } => cond!(ops, cond, [cset X(rd),] []),
         _ => return emit_access_or_control(ops, insn, cx),
     }
     Ok(())
@@ -277,7 +290,7 @@ fn emit_access_or_control(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<()
         }
         BCond { cond, target } => {
             let l = cx.label(target)?;
-            cond!(ops, cond, [b.] =>l)
+            cond!(ops, cond, [b.] [=>l])
         }
         B { target } => a64!(ops; b =>cx.label(target)?),
         Dmb(o) => barrier!(ops, dmb, o),
@@ -309,28 +322,28 @@ fn emit_tlbi(
     };
     // dynasm-rs fills Rt with 0 when the register operand is omitted, so the
     // register is always passed explicitly (XZR for the vmalle1 forms).
-    match op {
-        TlbiOp::Vmalle1 => a64!(ops; tlbi vmalle1, X(rt)),
-        TlbiOp::Vmalle1is => a64!(ops; tlbi vmalle1is, X(rt)),
-        TlbiOp::Vmalle1os => a64!(ops; tlbi vmalle1os, X(rt)),
-        TlbiOp::Vae1 => a64!(ops; tlbi vae1, X(rt)),
-        TlbiOp::Vae1is => a64!(ops; tlbi vae1is, X(rt)),
-        TlbiOp::Vae1os => a64!(ops; tlbi vae1os, X(rt)),
-        TlbiOp::Vale1 => a64!(ops; tlbi vale1, X(rt)),
-        TlbiOp::Vale1is => a64!(ops; tlbi vale1is, X(rt)),
-        TlbiOp::Vale1os => a64!(ops; tlbi vale1os, X(rt)),
-        TlbiOp::Aside1 => a64!(ops; tlbi aside1, X(rt)),
-        TlbiOp::Aside1is => a64!(ops; tlbi aside1is, X(rt)),
-        TlbiOp::Aside1os => a64!(ops; tlbi aside1os, X(rt)),
-        TlbiOp::Vaae1is => a64!(ops; tlbi vaae1is, X(rt)),
-        TlbiOp::Vaale1is => a64!(ops; tlbi vaale1is, X(rt)),
-        TlbiOp::Rvae1is => a64!(ops; tlbi rvae1is, X(rt)),
-        TlbiOp::Rvale1is => a64!(ops; tlbi rvale1is, X(rt)),
-        TlbiOp::Rvae1os => a64!(ops; tlbi rvae1os, X(rt)),
-        TlbiOp::Rvale1os => a64!(ops; tlbi rvale1os, X(rt)),
-        TlbiOp::Rvaae1is => a64!(ops; tlbi rvaae1is, X(rt)),
-        TlbiOp::Rvaale1is => a64!(ops; tlbi rvaale1is, X(rt)),
-    }
+    by_name!(ops, op, [tlbi] [, X(rt)],
+        TlbiOp::Vmalle1 => vmalle1,
+        TlbiOp::Vmalle1is => vmalle1is,
+        TlbiOp::Vmalle1os => vmalle1os,
+        TlbiOp::Vae1 => vae1,
+        TlbiOp::Vae1is => vae1is,
+        TlbiOp::Vae1os => vae1os,
+        TlbiOp::Vale1 => vale1,
+        TlbiOp::Vale1is => vale1is,
+        TlbiOp::Vale1os => vale1os,
+        TlbiOp::Aside1 => aside1,
+        TlbiOp::Aside1is => aside1is,
+        TlbiOp::Aside1os => aside1os,
+        TlbiOp::Vaae1is => vaae1is,
+        TlbiOp::Vaale1is => vaale1is,
+        TlbiOp::Rvae1is => rvae1is,
+        TlbiOp::Rvale1is => rvale1is,
+        TlbiOp::Rvae1os => rvae1os,
+        TlbiOp::Rvale1os => rvale1os,
+        TlbiOp::Rvaae1is => rvaae1is,
+        TlbiOp::Rvaale1is => rvaale1is,
+    );
     Ok(())
 }
 
