@@ -75,6 +75,20 @@ pub trait Encode: Sized {
     }
 }
 
+/// [`Encode::defines`] for an instruction enum whose labels are its
+/// `Label(Label)` pseudo-instruction, as every fixed-width target's are.
+macro_rules! defines_label_variant {
+    () => {
+        fn defines(&self) -> Option<$crate::isa::assembler::Label> {
+            match *self {
+                Self::Label(l) => Some(l),
+                _ => None,
+            }
+        }
+    };
+}
+pub(crate) use defines_label_variant;
+
 /// Byte offsets of a function's instructions and labels.
 pub struct Layout {
     pub offsets: Vec<u32>,
@@ -175,6 +189,25 @@ pub fn words<I: Encode>(
     Ok(bytes)
 }
 
+/// [`assemble`] for a target whose words need, of the layout, only each
+/// branch's displacement: `word(index, insn, disp)`, `disp` being target
+/// - pc for a branch (already in reach) and 0 for anything else.
+pub fn assemble_by_disp<I: Encode>(
+    insns: &[I],
+    big_endian: bool,
+    word: impl Fn(usize, &I, i64) -> Result<u32, EncodeError>,
+) -> Result<Assembled, EncodeError> {
+    assemble(insns, |layout| {
+        words(insns, layout, big_endian, |index, insn, _| {
+            let disp = match insn.branch() {
+                Some((target, _)) => layout.disp(index, target)?,
+                None => 0,
+            };
+            word(index, insn, disp)
+        })
+    })
+}
+
 /// Replace each branch that does not reach its target by its veneer
 /// (new labels numbered from `next_label`), until every branch reaches:
 /// a veneer is longer than its branch and can push another one out of
@@ -235,7 +268,7 @@ mod tests {
     /// A toy ISA: `B(target)` reaches ±8 bytes, `J(target)` anywhere.
     #[derive(Clone, Debug, PartialEq)]
     enum T {
-        L(Label),
+        Label(Label),
         Nop,
         B(Label),
         NotB(Label),
@@ -243,12 +276,8 @@ mod tests {
     }
 
     impl Encode for T {
-        fn defines(&self) -> Option<Label> {
-            match self {
-                T::L(l) => Some(*l),
-                _ => None,
-            }
-        }
+        defines_label_variant!();
+
         fn branch(&self) -> Option<(Label, Reach)> {
             match self {
                 T::B(l) | T::NotB(l) => Some((*l, Reach { min: -8, max: 8 })),
@@ -258,7 +287,7 @@ mod tests {
         }
         fn veneer(&self, skip: Label) -> Option<Vec<T>> {
             match self {
-                T::B(l) => Some(vec![T::NotB(skip), T::J(*l), T::L(skip)]),
+                T::B(l) => Some(vec![T::NotB(skip), T::J(*l), T::Label(skip)]),
                 _ => None,
             }
         }
@@ -268,26 +297,26 @@ mod tests {
     fn layout_errors_name_the_label_or_instruction() {
         let enc = |_: &Layout| Ok(Vec::new());
         assert_eq!(
-            assemble(&[T::L(1), T::L(1)], enc),
+            assemble(&[T::Label(1), T::Label(1)], enc),
             Err(EncodeError::DuplicateLabel(1))
         );
         assert_eq!(
             assemble(&[T::B(7)], enc),
             Err(EncodeError::UndefinedLabel(7))
         );
-        let far = [T::Nop, T::B(1), T::Nop, T::Nop, T::L(1)];
+        let far = [T::Nop, T::B(1), T::Nop, T::Nop, T::Label(1)];
         assert_eq!(
             assemble(&far, enc),
             Err(EncodeError::BranchOutOfRange { index: 1 })
         );
-        let near = [T::Nop, T::B(1), T::Nop, T::L(1)];
+        let near = [T::Nop, T::B(1), T::Nop, T::Label(1)];
         let a = assemble(&near, enc).unwrap();
         assert_eq!(a.offsets, vec![0, 4, 8, 12]);
     }
 
     #[test]
     fn far_branches_become_veneers_until_all_reach() {
-        let far: Vec<(T, u8)> = [T::B(1), T::Nop, T::Nop, T::Nop, T::L(1)]
+        let far: Vec<(T, u8)> = [T::B(1), T::Nop, T::Nop, T::Nop, T::Label(1)]
             .into_iter()
             .zip(0..)
             .collect();
@@ -298,11 +327,11 @@ mod tests {
             vec![
                 T::NotB(100),
                 T::J(1),
-                T::L(100),
+                T::Label(100),
                 T::Nop,
                 T::Nop,
                 T::Nop,
-                T::L(1)
+                T::Label(1)
             ]
         );
         // The veneer keeps the branch's origin.
@@ -312,7 +341,7 @@ mod tests {
 
     #[test]
     fn words_follow_the_byte_order_and_skip_labels() {
-        let insns = [T::Nop, T::L(0), T::Nop];
+        let insns = [T::Nop, T::Label(0), T::Nop];
         let l = Layout::of(&insns).unwrap();
         let be = words(&insns, &l, true, |i, _, pc| Ok(0x0100_0000 * i as u32 + pc)).unwrap();
         assert_eq!(be, [0, 0, 0, 0, 2, 0, 0, 4]);

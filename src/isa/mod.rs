@@ -16,6 +16,7 @@ pub mod error;
 pub mod file;
 pub mod herd;
 pub mod hweight;
+mod imms;
 pub mod lower_common;
 pub use crate::lir::invalidation;
 pub mod litmus;

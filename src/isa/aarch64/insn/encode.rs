@@ -1,26 +1,19 @@
 //! A64 binary encoding.
 //!
 //! Encoding goes through `dynasmrt`'s `dynasm!` macro (aarch64 backend,
-//! dynamic registers).  `dynasm!` resolves mnemonics, barrier options and
-//! TLBI operation names at *compile* time, so every enum value gets its own
-//! macro invocation; only registers and immediates are dynamic.  The
-//! runtime helpers that `dynasm!` generates for dynamic immediates *panic*
-//! when a value is out of range; registers and immediates are in range by
-//! type (see `regs` and `imms`), so the public functions in this module
-//! never panic.
+//! dynamic registers).  `dynasm!` resolves mnemonics, register widths,
+//! conditions, barrier options and TLBI operation names at *compile*
+//! time, so an operand of one of those kinds is a `match` with a macro
+//! invocation per value (`sized!` and `by_name!` write those matches
+//! once); only registers and immediates are dynamic.  The runtime
+//! helpers that `dynasm!` generates for dynamic immediates *panic* when a
+//! value is out of range; registers and immediates are in range by type
+//! (see `regs` and `imms`), so the public functions in this module never
+//! panic.
 //!
-//! Hand encoding is used for two cases:
-//! * `ldrb`/`strb` (register offset) with an explicit `lsl #0`, which
-//!   dynasm-rs 5.1 cannot express: its S bit (bit 12) must be set (Arm ARM
-//!   C6.2 "LDRB (register)": `S == 1` is the `LSL #0` form).  dynasm-rs maps
-//!   amount 0 to S = 0, so the bit is ORed in after dynasm produced the
-//!   rest of the word.
-//! * logical (immediate), whose N:immr:imms fields [`ImmLogic`] computed
-//!   when it was built; dynasm would search for them again.
-
-// `dynasm!` expands every dynamic register `X(r)` to `r.into()` (u8 -> u8
-// here); the lint fires inside macro output we do not control.
-#![allow(clippy::useless_conversion)]
+//! Logical (immediate) is encoded by hand: its N:immr:imms fields
+//! [`ImmLogic`] computed when it was built; dynasm would search for them
+//! again.
 
 use std::collections::HashMap;
 
@@ -45,6 +38,83 @@ const TB_REACH: Reach = Reach::signed(14, 4);
 
 fn bad(index: usize, what: &'static str) -> EncodeError {
     EncodeError::BadOperand { index, what }
+}
+
+/// `dynasm!` for A64 (its default target is x86-64).  Registers are
+/// passed as the model's types (`X(rd)`): dynasm converts them to their
+/// field with `u8::from`.
+macro_rules! a64 {
+    ($ops:ident; $($insn:tt)*) => {
+        dynasm!($ops ; .arch aarch64 ; $($insn)*)
+    };
+}
+
+/// A load or store of each access size: `[$b $h $m]` are the byte,
+/// halfword and word/doubleword mnemonics; the registers in `($r, ..)`
+/// are W, or X for doublewords, and an exclusive store's status register
+/// `W($s)` is W for every size; `$addr` is the address operand.
+macro_rules! sized {
+    ($ops:ident, $size:expr, [$b:ident $h:ident $m:ident],
+     $(W($s:ident),)? ($($r:ident),+), $addr:tt) => {
+        match $size {
+            Size::B => a64!($ops; $b $(W($s),)? $(W($r)),+, $addr),
+            Size::H => a64!($ops; $h $(W($s),)? $(W($r)),+, $addr),
+            Size::W => a64!($ops; $m $(W($s),)? $(W($r)),+, $addr),
+            Size::X => a64!($ops; $m $(W($s),)? $(X($r)),+, $addr),
+        }
+    };
+}
+
+/// `dynasm!` once per value of an operand it takes only by name: for
+/// `$value`, the instruction `$pre NAME $post` of its `Variant => NAME`.
+macro_rules! by_name {
+    ($ops:ident, $value:expr, $pre:tt $post:tt, $($var:path => $name:ident,)+) => {
+        match $value {
+            $($var => by_name!(@one $ops, $pre $name $post),)+
+        }
+    };
+    (@one $ops:ident, [$($pre:tt)*] $name:ident [$($post:tt)*]) => {
+        a64!($ops; $($pre)* $name $($post)*)
+    };
+}
+
+/// The instruction `$pre COND $post` for the condition `$cond`.
+macro_rules! cond {
+    ($ops:ident, $cond:expr, $pre:tt $post:tt) => {
+        by_name!($ops, $cond, $pre $post,
+            Cond::Eq => eq,
+            Cond::Ne => ne,
+            Cond::Hs => hs,
+            Cond::Lo => lo,
+            Cond::Mi => mi,
+            Cond::Pl => pl,
+            Cond::Hi => hi,
+            Cond::Ls => ls,
+            Cond::Ge => ge,
+            Cond::Lt => lt,
+            Cond::Gt => gt,
+            Cond::Le => le,
+        )
+    };
+}
+
+/// The barrier `$m` (DMB or DSB) with the option `$o`.
+macro_rules! barrier {
+    ($ops:ident, $m:ident, $o:expr) => {
+        by_name!($ops, $o, [$m] [],
+            BarrierOpt::Sy => sy,
+            BarrierOpt::St => st,
+            BarrierOpt::Ld => ld,
+            BarrierOpt::Ish => ish,
+            BarrierOpt::Ishst => ishst,
+            BarrierOpt::Ishld => ishld,
+            BarrierOpt::Osh => osh,
+            BarrierOpt::Oshst => oshst,
+            BarrierOpt::Oshld => oshld,
+            BarrierOpt::Nsh => nsh,
+            BarrierOpt::Nshst => nshst,
+        )
+    };
 }
 
 struct Ctx<'a> {
@@ -80,524 +150,159 @@ fn logical_imm_word(opc: u32, rd: u8, rn: u8, imm: ImmLogic) -> u32 {
 const OPC_AND: u32 = 0b00;
 const OPC_ORR: u32 = 0b01;
 
-/// Appends one instruction to `ops`.
+/// The 16 bits and the shift of a move-wide immediate, as `dynasm!`
+/// takes them.
+fn wide(imm: MoveWide) -> (u32, u32) {
+    (u32::from(imm.bits()), u32::from(imm.shift()))
+}
+
+/// Appends one instruction to `ops`: here the data processing (moves,
+/// logical, arithmetic, shifts and bit operations), the rest in
+/// [`emit_access_or_control`].
 fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
+    use Insn::*;
     match *insn {
-        Insn::Movz { .. }
-        | Insn::Movk { .. }
-        | Insn::Movn { .. }
-        | Insn::OrrImm { .. }
-        | Insn::AndImm { .. }
-        | Insn::MovReg { .. }
-        | Insn::Mvn { .. }
-        | Insn::Orr { .. }
-        | Insn::And { .. }
-        | Insn::Eor { .. }
-        | Insn::Bic { .. } => emit_move_and_logical(ops, insn, cx)?,
-        Insn::Add { .. }
-        | Insn::Sub { .. }
-        | Insn::AddImm { .. }
-        | Insn::SubImm { .. }
-        | Insn::SpSub { .. }
-        | Insn::SpAdd { .. }
-        | Insn::SubsImm { .. }
-        | Insn::SubsReg { .. }
-        | Insn::Mul { .. }
-        | Insn::CmpReg { .. }
-        | Insn::CmpImm { .. } => emit_arithmetic(ops, insn, cx)?,
-        Insn::LslImm { .. }
-        | Insn::LsrImm { .. }
-        | Insn::LslReg { .. }
-        | Insn::LsrReg { .. }
-        | Insn::Ubfiz { .. }
-        | Insn::Ubfx { .. }
-        | Insn::Rev { .. }
-        | Insn::Clz { .. }
-        | Insn::Cset { .. }
-        | Insn::Rbit { .. }
-        | Insn::Rev32W { .. }
-        | Insn::Rev16W { .. } => emit_shift_and_bits(ops, insn, cx)?,
-        Insn::Str { .. } | Insn::Ldr { .. } | Insn::StrReg { .. } | Insn::LdrReg { .. } => {
-            emit_load_store(ops, insn, cx)?
+        Movz { rd, imm } => {
+            let (imm, sh) = wide(imm);
+            a64!(ops; movz X(rd), imm, lsl sh)
         }
-        Insn::Ldxr { .. }
-        | Insn::Ldaxr { .. }
-        | Insn::Stxr { .. }
-        | Insn::Stlxr { .. }
-        | Insn::Ldar { .. }
-        | Insn::Stlr { .. }
-        | Insn::Casa { .. }
-        | Insn::Swpa { .. } => emit_exclusive_or_atomic(ops, insn, cx)?,
-        Insn::Cbz { .. }
-        | Insn::Cbnz { .. }
-        | Insn::Tbz { .. }
-        | Insn::Tbnz { .. }
-        | Insn::BCond { .. }
-        | Insn::B { .. } => emit_branch(ops, insn, cx)?,
-        Insn::Dmb(o) => emit_dmb(ops, o),
-        Insn::Dsb(o) => emit_dsb(ops, o),
-        Insn::Ret => dynasm!(ops ; .arch aarch64 ; ret),
-        Insn::Isb => dynasm!(ops ; .arch aarch64 ; isb),
-        // Unpatched, the alternative is its default: a `nop`.
-        Insn::Nop | Insn::AltB { .. } => dynasm!(ops ; .arch aarch64 ; nop),
-        Insn::Tlbi { op, rt } => emit_tlbi(ops, cx, op, rt)?,
-        Insn::Label(l) => {
-            let l = cx.label(l)?;
-            dynasm!(ops ; .arch aarch64 ; =>l);
+        Movk { rd, imm } => {
+            let (imm, sh) = wide(imm);
+            a64!(ops; movk X(rd), imm, lsl sh)
         }
-    }
-    Ok(())
-}
-
-/// Move-wide, register moves and the logical operations.
-fn emit_move_and_logical(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
-    let wide = |imm: MoveWide| (u32::from(imm.bits()), u32::from(imm.shift()));
-    match *insn {
-        Insn::Movz { rd, imm } => {
-            let (rd, (imm, sh)) = (rd.field(), wide(imm));
-            dynasm!(ops ; .arch aarch64 ; movz X(rd), imm, lsl sh);
+        Movn { rd, imm } => {
+            let (imm, sh) = wide(imm);
+            a64!(ops; movn X(rd), imm, lsl sh)
         }
-        Insn::Movk { rd, imm } => {
-            let (rd, (imm, sh)) = (rd.field(), wide(imm));
-            dynasm!(ops ; .arch aarch64 ; movk X(rd), imm, lsl sh);
+        OrrImm { rd, rn, imm } => {
+            ops.extend(logical_imm_word(OPC_ORR, rd.field(), rn.field(), imm).to_le_bytes())
         }
-        Insn::Movn { rd, imm } => {
-            let (rd, (imm, sh)) = (rd.field(), wide(imm));
-            dynasm!(ops ; .arch aarch64 ; movn X(rd), imm, lsl sh);
+        AndImm { rd, rn, imm } => {
+            ops.extend(logical_imm_word(OPC_AND, rd.field(), rn.field(), imm).to_le_bytes())
         }
-        Insn::OrrImm { rd, rn, imm } => {
-            ops.extend(logical_imm_word(OPC_ORR, rd.field(), rn.field(), imm).to_le_bytes());
-        }
-        Insn::AndImm { rd, rn, imm } => {
-            ops.extend(logical_imm_word(OPC_AND, rd.field(), rn.field(), imm).to_le_bytes());
-        }
-        Insn::MovReg { rd, rm } => {
-            // MOV (register) is ORR Xd, XZR, Xm (Arm ARM C6.2 "MOV (register)").
-            let (rd, rm) = (rd.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; orr X(rd), xzr, X(rm));
-        }
-        Insn::Mvn { rd, rm } => {
-            // MVN is ORN Xd, XZR, Xm (Arm ARM C6.2 "MVN").
-            let (rd, rm) = (rd.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; orn X(rd), xzr, X(rm));
-        }
-        Insn::Orr { rd, rn, rm } => {
-            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; orr X(rd), X(rn), X(rm));
-        }
-        Insn::And { rd, rn, rm } => {
-            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; and X(rd), X(rn), X(rm));
-        }
-        Insn::Eor { rd, rn, rm } => {
-            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; eor X(rd), X(rn), X(rm));
-        }
-        Insn::Bic { rd, rn, rm } => {
-            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; bic X(rd), X(rn), X(rm));
-        }
-        _ => return Err(bad(cx.index, "internal: not a move or logical instruction")),
-    }
-    Ok(())
-}
-
-/// Additions and subtractions (stack pointer moves included),
-/// multiplication and compares.
-fn emit_arithmetic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
-    match *insn {
-        Insn::Add { rd, rn, rm } => {
-            // Shifted-register form: 31 is XZR in every position.
-            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; add X(rd), X(rn), X(rm));
-        }
-        Insn::Sub { rd, rn, rm } => {
-            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; sub X(rd), X(rn), X(rm));
-        }
-        Insn::AddImm { rd, rn, imm } | Insn::SubImm { rd, rn, imm } => {
-            // ADD/SUB (immediate): 31 is SP for both Rd and Rn.
-            let (rd, rn, imm) = (rd.field(), rn.field(), u32::from(imm.get()));
-            if matches!(insn, Insn::AddImm { .. }) {
-                dynasm!(ops ; .arch aarch64 ; add XSP(rd), XSP(rn), imm);
-            } else {
-                dynasm!(ops ; .arch aarch64 ; sub XSP(rd), XSP(rn), imm);
-            }
-        }
-        Insn::SpSub { imm } | Insn::SpAdd { imm } => {
-            let imm = u32::from(imm.bytes());
-            if matches!(insn, Insn::SpAdd { .. }) {
-                dynasm!(ops ; .arch aarch64 ; add XSP(31), XSP(31), imm);
-            } else {
-                dynasm!(ops ; .arch aarch64 ; sub XSP(31), XSP(31), imm);
-            }
-        }
-        Insn::SubsImm { rd, rn, imm } => {
-            // SUBS (immediate): Rd = 31 is XZR (that is CMP), Rn = 31 is SP.
-            let (rd, rn, imm) = (rd.field(), rn.field(), u32::from(imm.get()));
-            dynasm!(ops ; .arch aarch64 ; subs X(rd), XSP(rn), imm);
-        }
-        Insn::SubsReg { rd, rn, rm } => {
-            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; subs X(rd), X(rn), X(rm));
-        }
-        Insn::Mul { rd, rn, rm } => {
-            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; mul X(rd), X(rn), X(rm));
-        }
-        Insn::CmpReg { rn, rm } => {
-            // CMP (shifted register) = SUBS XZR, Xn, Xm; 31 is XZR.
-            let (rn, rm) = (rn.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; cmp X(rn), X(rm));
-        }
-        Insn::CmpImm { rn, imm } => {
-            // CMP (immediate) = SUBS XZR, Xn|SP, #imm; 31 would be SP.
-            let (rn, imm) = (rn.field(), u32::from(imm.get()));
-            dynasm!(ops ; .arch aarch64 ; cmp XSP(rn), imm);
-        }
-        _ => return Err(bad(cx.index, "internal: not an arithmetic instruction")),
-    }
-    Ok(())
-}
-
-/// Shifts, bitfield moves, bit counts and byte reversals.
-fn emit_shift_and_bits(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
-    match *insn {
-        Insn::LslImm { rd, rn, sh } | Insn::LsrImm { rd, rn, sh } => {
-            let (rd, rn, sh) = (rd.field(), rn.field(), u32::from(sh.get()));
-            if matches!(insn, Insn::LslImm { .. }) {
-                dynasm!(ops ; .arch aarch64 ; lsl X(rd), X(rn), sh);
-            } else {
-                dynasm!(ops ; .arch aarch64 ; lsr X(rd), X(rn), sh);
-            }
-        }
-        Insn::LslReg { rd, rn, rm } => {
-            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; lsl X(rd), X(rn), X(rm));
-        }
-        Insn::LsrReg { rd, rn, rm } => {
-            let (rd, rn, rm) = (rd.field(), rn.field(), rm.field());
-            dynasm!(ops ; .arch aarch64 ; lsr X(rd), X(rn), X(rm));
-        }
-        Insn::Ubfiz { rd, rn, field } | Insn::Ubfx { rd, rn, field } => {
-            // Both are UBFM aliases.
-            let (rd, rn) = (rd.field(), rn.field());
+        // MOV (register) is ORR Xd, XZR, Xm; MVN is ORN Xd, XZR, Xm (Arm
+        // ARM C6.2 "MOV (register)", "MVN").
+        MovReg { rd, rm } => a64!(ops; orr X(rd), xzr, X(rm)),
+        Mvn { rd, rm } => a64!(ops; orn X(rd), xzr, X(rm)),
+        // Logical and add/subtract (shifted register): 31 is XZR in every
+        // position.
+        Orr { rd, rn, rm } => a64!(ops; orr X(rd), X(rn), X(rm)),
+        And { rd, rn, rm } => a64!(ops; and X(rd), X(rn), X(rm)),
+        Eor { rd, rn, rm } => a64!(ops; eor X(rd), X(rn), X(rm)),
+        Bic { rd, rn, rm } => a64!(ops; bic X(rd), X(rn), X(rm)),
+        Add { rd, rn, rm } => a64!(ops; add X(rd), X(rn), X(rm)),
+        Sub { rd, rn, rm } => a64!(ops; sub X(rd), X(rn), X(rm)),
+        SubsReg { rd, rn, rm } => a64!(ops; subs X(rd), X(rn), X(rm)),
+        // CMP (shifted register) = SUBS XZR, Xn, Xm.
+        CmpReg { rn, rm } => a64!(ops; cmp X(rn), X(rm)),
+        Mul { rd, rn, rm } => a64!(ops; mul X(rd), X(rn), X(rm)),
+        // ADD/SUB (immediate): 31 is SP for both Rd and Rn; SUBS
+        // (immediate): Rd = 31 is XZR (that is CMP), Rn = 31 is SP.
+        AddImm { rd, rn, imm } => a64!(ops; add XSP(rd), XSP(rn), u32::from(imm.get())),
+        SubImm { rd, rn, imm } => a64!(ops; sub XSP(rd), XSP(rn), u32::from(imm.get())),
+        SpAdd { imm } => a64!(ops; add sp, sp, u32::from(imm.bytes())),
+        SpSub { imm } => a64!(ops; sub sp, sp, u32::from(imm.bytes())),
+        SubsImm { rd, rn, imm } => a64!(ops; subs X(rd), XSP(rn), u32::from(imm.get())),
+        CmpImm { rn, imm } => a64!(ops; cmp XSP(rn), u32::from(imm.get())),
+        LslImm { rd, rn, sh } => a64!(ops; lsl X(rd), X(rn), u32::from(sh.get())),
+        LsrImm { rd, rn, sh } => a64!(ops; lsr X(rd), X(rn), u32::from(sh.get())),
+        LslReg { rd, rn, rm } => a64!(ops; lsl X(rd), X(rn), X(rm)),
+        LsrReg { rd, rn, rm } => a64!(ops; lsr X(rd), X(rn), X(rm)),
+        // Both are UBFM aliases.
+        Ubfiz { rd, rn, field } | Ubfx { rd, rn, field } => {
             let (lsb, width) = (u32::from(field.lsb().get()), u32::from(field.width()));
-            if matches!(insn, Insn::Ubfiz { .. }) {
-                dynasm!(ops ; .arch aarch64 ; ubfiz X(rd), X(rn), lsb, width);
+            if matches!(insn, Ubfiz { .. }) {
+                a64!(ops; ubfiz X(rd), X(rn), lsb, width)
             } else {
-                dynasm!(ops ; .arch aarch64 ; ubfx X(rd), X(rn), lsb, width);
+                a64!(ops; ubfx X(rd), X(rn), lsb, width)
             }
-        }
-        Insn::Rev { rd, rn } => {
-            let (rd, rn) = (rd.field(), rn.field());
-            dynasm!(ops ; .arch aarch64 ; rev X(rd), X(rn));
         }
         // Data-processing (1 source): 31 is XZR in both fields.
-        Insn::Clz { rd, rn } => {
-            let (rd, rn) = (rd.field(), rn.field());
-            dynasm!(ops ; .arch aarch64 ; clz X(rd), X(rn));
-        }
-        Insn::Cset { rd, cond } => {
-            let rd = rd.field();
-            match cond {
-                Cond::Eq => dynasm!(ops ; .arch aarch64 ; cset X(rd), eq),
-                Cond::Ne => dynasm!(ops ; .arch aarch64 ; cset X(rd), ne),
-                Cond::Hs => dynasm!(ops ; .arch aarch64 ; cset X(rd), hs),
-                Cond::Lo => dynasm!(ops ; .arch aarch64 ; cset X(rd), lo),
-                Cond::Mi => dynasm!(ops ; .arch aarch64 ; cset X(rd), mi),
-                Cond::Pl => dynasm!(ops ; .arch aarch64 ; cset X(rd), pl),
-                Cond::Hi => dynasm!(ops ; .arch aarch64 ; cset X(rd), hi),
-                Cond::Ls => dynasm!(ops ; .arch aarch64 ; cset X(rd), ls),
-                Cond::Ge => dynasm!(ops ; .arch aarch64 ; cset X(rd), ge),
-                Cond::Lt => dynasm!(ops ; .arch aarch64 ; cset X(rd), lt),
-                Cond::Gt => dynasm!(ops ; .arch aarch64 ; cset X(rd), gt),
-                Cond::Le => dynasm!(ops ; .arch aarch64 ; cset X(rd), le),
-            }
-        }
-        Insn::Rbit { rd, rn } => {
-            let (rd, rn) = (rd.field(), rn.field());
-            dynasm!(ops ; .arch aarch64 ; rbit X(rd), X(rn));
-        }
-        Insn::Rev32W { rd, rn } => {
-            let (rd, rn) = (rd.field(), rn.field());
-            dynasm!(ops ; .arch aarch64 ; rev W(rd), W(rn));
-        }
-        Insn::Rev16W { rd, rn } => {
-            let (rd, rn) = (rd.field(), rn.field());
-            dynasm!(ops ; .arch aarch64 ; rev16 W(rd), W(rn));
-        }
-        _ => return Err(bad(cx.index, "internal: not a shift or bit instruction")),
+        Rev { rd, rn } => a64!(ops; rev X(rd), X(rn)),
+        Clz { rd, rn } => a64!(ops; clz X(rd), X(rn)),
+        Rbit { rd, rn } => a64!(ops; rbit X(rd), X(rn)),
+        Rev32W { rd, rn } => a64!(ops; rev W(rd), W(rn)),
+        Rev16W { rd, rn } => a64!(ops; rev16 W(rd), W(rn)),
+        Cset { rd, cond } => cond!(ops, cond, [cset X(rd),] []),
+        _ => return emit_access_or_control(ops, insn, cx),
     }
     Ok(())
 }
 
-/// Plain loads and stores, immediate or register offset.
-fn emit_load_store(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
-    let ix = cx.index;
+/// Loads and stores (plain, exclusive, acquire/release and LSE atomic),
+/// branches, barriers, TLBI and the rest of [`emit`]'s instructions.
+// The register-offset patterns stay on one line each.
+#[rustfmt::skip]
+fn emit_access_or_control(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
+    use Insn::*;
     match *insn {
-        Insn::Str { rt, rn, off } => {
-            let (size, rt, rn, off) = (off.size(), rt.field(), rn.field(), off.bytes());
-            match size {
-                Size::B => dynasm!(ops ; .arch aarch64 ; strb W(rt), [XSP(rn), off]),
-                Size::H => dynasm!(ops ; .arch aarch64 ; strh W(rt), [XSP(rn), off]),
-                Size::W => dynasm!(ops ; .arch aarch64 ; str W(rt), [XSP(rn), off]),
-                Size::X => dynasm!(ops ; .arch aarch64 ; str X(rt), [XSP(rn), off]),
-            }
+        Str { rt, rn, off } => {
+            sized!(ops, off.size(), [strb strh str], (rt), [XSP(rn), off.bytes()])
         }
-        Insn::Ldr { rt, rn, off } => {
-            let (size, rt, rn, off) = (off.size(), rt.field(), rn.field(), off.bytes());
-            match size {
-                Size::B => dynasm!(ops ; .arch aarch64 ; ldrb W(rt), [XSP(rn), off]),
-                Size::H => dynasm!(ops ; .arch aarch64 ; ldrh W(rt), [XSP(rn), off]),
-                Size::W => dynasm!(ops ; .arch aarch64 ; ldr W(rt), [XSP(rn), off]),
-                Size::X => dynasm!(ops ; .arch aarch64 ; ldr X(rt), [XSP(rn), off]),
-            }
+        Ldr { rt, rn, off } => {
+            sized!(ops, off.size(), [ldrb ldrh ldr], (rt), [XSP(rn), off.bytes()])
         }
-        Insn::StrReg {
-            size,
-            rt,
-            rn,
-            rm,
-            scaled,
-        } => {
-            let (rt, rn, rm) = (rt.field(), rn.field(), rm.field());
-            match (size, scaled) {
-                (Size::B, false) => dynasm!(ops ; .arch aarch64 ; strb W(rt), [XSP(rn), X(rm)]),
-                (Size::B, true) => emit_byte_lsl0(ops, ix, false, rt, rn, rm)?,
-                (Size::H, false) => dynasm!(ops ; .arch aarch64 ; strh W(rt), [XSP(rn), X(rm)]),
-                (Size::H, true) => {
-                    dynasm!(ops ; .arch aarch64 ; strh W(rt), [XSP(rn), X(rm), lsl 1])
-                }
-                (Size::W, false) => dynasm!(ops ; .arch aarch64 ; str W(rt), [XSP(rn), X(rm)]),
-                (Size::W, true) => {
-                    dynasm!(ops ; .arch aarch64 ; str W(rt), [XSP(rn), X(rm), lsl 2])
-                }
-                (Size::X, false) => dynasm!(ops ; .arch aarch64 ; str X(rt), [XSP(rn), X(rm)]),
-                (Size::X, true) => {
-                    dynasm!(ops ; .arch aarch64 ; str X(rt), [XSP(rn), X(rm), lsl 3])
-                }
-            }
+        StrReg { size, rt, rn, rm, scaled: false } => {
+            sized!(ops, size, [strb strh str], (rt), [XSP(rn), X(rm)])
         }
-        Insn::LdrReg {
-            size,
-            rt,
-            rn,
-            rm,
-            scaled,
-        } => {
-            let (rt, rn, rm) = (rt.field(), rn.field(), rm.field());
-            match (size, scaled) {
-                (Size::B, false) => dynasm!(ops ; .arch aarch64 ; ldrb W(rt), [XSP(rn), X(rm)]),
-                (Size::B, true) => emit_byte_lsl0(ops, ix, true, rt, rn, rm)?,
-                (Size::H, false) => dynasm!(ops ; .arch aarch64 ; ldrh W(rt), [XSP(rn), X(rm)]),
-                (Size::H, true) => {
-                    dynasm!(ops ; .arch aarch64 ; ldrh W(rt), [XSP(rn), X(rm), lsl 1])
-                }
-                (Size::W, false) => dynasm!(ops ; .arch aarch64 ; ldr W(rt), [XSP(rn), X(rm)]),
-                (Size::W, true) => {
-                    dynasm!(ops ; .arch aarch64 ; ldr W(rt), [XSP(rn), X(rm), lsl 2])
-                }
-                (Size::X, false) => dynasm!(ops ; .arch aarch64 ; ldr X(rt), [XSP(rn), X(rm)]),
-                (Size::X, true) => {
-                    dynasm!(ops ; .arch aarch64 ; ldr X(rt), [XSP(rn), X(rm), lsl 3])
-                }
-            }
+        LdrReg { size, rt, rn, rm, scaled: false } => {
+            sized!(ops, size, [ldrb ldrh ldr], (rt), [XSP(rn), X(rm)])
         }
-        _ => return Err(bad(cx.index, "internal: not a plain load or store")),
-    }
-    Ok(())
-}
-
-/// Exclusive, acquire/release and LSE atomic accesses.
-fn emit_exclusive_or_atomic(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
-    let ix = cx.index;
-    match *insn {
-        Insn::Ldxr { size, rt, rn } => {
-            let (rt, rn) = (rt.field(), rn.field());
-            match size {
-                Size::B => dynasm!(ops ; .arch aarch64 ; ldxrb W(rt), [XSP(rn)]),
-                Size::H => dynasm!(ops ; .arch aarch64 ; ldxrh W(rt), [XSP(rn)]),
-                Size::W => dynasm!(ops ; .arch aarch64 ; ldxr W(rt), [XSP(rn)]),
-                Size::X => dynasm!(ops ; .arch aarch64 ; ldxr X(rt), [XSP(rn)]),
-            }
+        // `lsl #log2(size)` is the S = 1 form; for bytes that is `lsl #0`
+        // (Arm ARM C6.2 "LDRB (register)"), which dynasm tells apart from
+        // no shift at all.
+        StrReg { size, rt, rn, rm, scaled: true } => {
+            sized!(ops, size, [strb strh str], (rt), [XSP(rn), X(rm), lsl size.log2()])
         }
-        Insn::Ldaxr { size, rt, rn } => {
-            let (rt, rn) = (rt.field(), rn.field());
-            match size {
-                Size::B => dynasm!(ops ; .arch aarch64 ; ldaxrb W(rt), [XSP(rn)]),
-                Size::H => dynasm!(ops ; .arch aarch64 ; ldaxrh W(rt), [XSP(rn)]),
-                Size::W => dynasm!(ops ; .arch aarch64 ; ldaxr W(rt), [XSP(rn)]),
-                Size::X => dynasm!(ops ; .arch aarch64 ; ldaxr X(rt), [XSP(rn)]),
-            }
+        LdrReg { size, rt, rn, rm, scaled: true } => {
+            sized!(ops, size, [ldrb ldrh ldr], (rt), [XSP(rn), X(rm), lsl size.log2()])
         }
-        Insn::Stxr { size, rs, rt, rn } | Insn::Stlxr { size, rs, rt, rn } => {
-            let (rs, rt, rn) = (rs.field(), rt.field(), rn.field());
+        Ldxr { size, rt, rn } => sized!(ops, size, [ldxrb ldxrh ldxr], (rt), [XSP(rn)]),
+        Ldaxr { size, rt, rn } => sized!(ops, size, [ldaxrb ldaxrh ldaxr], (rt), [XSP(rn)]),
+        Ldar { size, rt, rn } => sized!(ops, size, [ldarb ldarh ldar], (rt), [XSP(rn)]),
+        Stlr { size, rt, rn } => sized!(ops, size, [stlrb stlrh stlr], (rt), [XSP(rn)]),
+        Stxr { size, rs, rt, rn } | Stlxr { size, rs, rt, rn } => {
             // Arm ARM C6.2 "STXR": if s == t, or s == n with n != 31, the
             // behaviour is CONSTRAINED UNPREDICTABLE; refuse to emit it.
             // GNU as also warns for wzr status with an sp base (both are
             // number 31, architecturally fine); that is rejected too so the
             // emitted text always assembles without warnings.
-            if rs == rt || rs == rn {
-                return Err(bad(ix, "exclusive status register overlaps rt or rn"));
+            if rs.field() == rt.field() || rs.field() == rn.field() {
+                return Err(bad(cx.index, "exclusive status register overlaps rt or rn"));
             }
-            let release = matches!(insn, Insn::Stlxr { .. });
-            match (size, release) {
-                (Size::B, false) => dynasm!(ops ; .arch aarch64 ; stxrb W(rs), W(rt), [XSP(rn)]),
-                (Size::H, false) => dynasm!(ops ; .arch aarch64 ; stxrh W(rs), W(rt), [XSP(rn)]),
-                (Size::W, false) => dynasm!(ops ; .arch aarch64 ; stxr W(rs), W(rt), [XSP(rn)]),
-                (Size::X, false) => dynasm!(ops ; .arch aarch64 ; stxr W(rs), X(rt), [XSP(rn)]),
-                (Size::B, true) => dynasm!(ops ; .arch aarch64 ; stlxrb W(rs), W(rt), [XSP(rn)]),
-                (Size::H, true) => dynasm!(ops ; .arch aarch64 ; stlxrh W(rs), W(rt), [XSP(rn)]),
-                (Size::W, true) => dynasm!(ops ; .arch aarch64 ; stlxr W(rs), W(rt), [XSP(rn)]),
-                (Size::X, true) => dynasm!(ops ; .arch aarch64 ; stlxr W(rs), X(rt), [XSP(rn)]),
+            if matches!(insn, Stlxr { .. }) {
+                sized!(ops, size, [stlxrb stlxrh stlxr], W(rs), (rt), [XSP(rn)])
+            } else {
+                sized!(ops, size, [stxrb stxrh stxr], W(rs), (rt), [XSP(rn)])
             }
         }
-        Insn::Ldar { size, rt, rn } => {
-            let (rt, rn) = (rt.field(), rn.field());
-            match size {
-                Size::B => dynasm!(ops ; .arch aarch64 ; ldarb W(rt), [XSP(rn)]),
-                Size::H => dynasm!(ops ; .arch aarch64 ; ldarh W(rt), [XSP(rn)]),
-                Size::W => dynasm!(ops ; .arch aarch64 ; ldar W(rt), [XSP(rn)]),
-                Size::X => dynasm!(ops ; .arch aarch64 ; ldar X(rt), [XSP(rn)]),
-            }
+        Casa { size, rs, rt, rn } => sized!(ops, size, [casab casah casa], (rs, rt), [XSP(rn)]),
+        Swpa { size, rs, rt, rn } => sized!(ops, size, [swpab swpah swpa], (rs, rt), [XSP(rn)]),
+        Cbz { rt, target } => a64!(ops; cbz X(rt), =>cx.label(target)?),
+        Cbnz { rt, target } => a64!(ops; cbnz X(rt), =>cx.label(target)?),
+        Tbz { rt, bit, target } => {
+            let (b, l) = (u32::from(bit.get()), cx.label(target)?);
+            a64!(ops; tbz X(rt), b, =>l)
         }
-        Insn::Stlr { size, rt, rn } => {
-            let (rt, rn) = (rt.field(), rn.field());
-            match size {
-                Size::B => dynasm!(ops ; .arch aarch64 ; stlrb W(rt), [XSP(rn)]),
-                Size::H => dynasm!(ops ; .arch aarch64 ; stlrh W(rt), [XSP(rn)]),
-                Size::W => dynasm!(ops ; .arch aarch64 ; stlr W(rt), [XSP(rn)]),
-                Size::X => dynasm!(ops ; .arch aarch64 ; stlr X(rt), [XSP(rn)]),
-            }
+        Tbnz { rt, bit, target } => {
+            let (b, l) = (u32::from(bit.get()), cx.label(target)?);
+            a64!(ops; tbnz X(rt), b, =>l)
         }
-        Insn::Casa { size, rs, rt, rn } => {
-            let (rs, rt, rn) = (rs.field(), rt.field(), rn.field());
-            match size {
-                Size::B => dynasm!(ops ; .arch aarch64 ; casab W(rs), W(rt), [XSP(rn)]),
-                Size::H => dynasm!(ops ; .arch aarch64 ; casah W(rs), W(rt), [XSP(rn)]),
-                Size::W => dynasm!(ops ; .arch aarch64 ; casa W(rs), W(rt), [XSP(rn)]),
-                Size::X => dynasm!(ops ; .arch aarch64 ; casa X(rs), X(rt), [XSP(rn)]),
-            }
-        }
-        Insn::Swpa { size, rs, rt, rn } => {
-            let (rs, rt, rn) = (rs.field(), rt.field(), rn.field());
-            match size {
-                Size::B => dynasm!(ops ; .arch aarch64 ; swpab W(rs), W(rt), [XSP(rn)]),
-                Size::H => dynasm!(ops ; .arch aarch64 ; swpah W(rs), W(rt), [XSP(rn)]),
-                Size::W => dynasm!(ops ; .arch aarch64 ; swpa W(rs), W(rt), [XSP(rn)]),
-                Size::X => dynasm!(ops ; .arch aarch64 ; swpa X(rs), X(rt), [XSP(rn)]),
-            }
-        }
-        _ => return Err(bad(cx.index, "internal: not an exclusive or atomic access")),
-    }
-    Ok(())
-}
-
-/// Branches to a label.
-fn emit_branch(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
-    match *insn {
-        Insn::Cbz { rt, target } => {
-            let (rt, l) = (rt.field(), cx.label(target)?);
-            dynasm!(ops ; .arch aarch64 ; cbz X(rt), =>l);
-        }
-        Insn::Cbnz { rt, target } => {
-            let (rt, l) = (rt.field(), cx.label(target)?);
-            dynasm!(ops ; .arch aarch64 ; cbnz X(rt), =>l);
-        }
-        Insn::Tbz { rt, bit, target } => {
-            let (rt, b, l) = (rt.field(), u32::from(bit.get()), cx.label(target)?);
-            dynasm!(ops ; .arch aarch64 ; tbz X(rt), b, =>l);
-        }
-        Insn::Tbnz { rt, bit, target } => {
-            let (rt, b, l) = (rt.field(), u32::from(bit.get()), cx.label(target)?);
-            dynasm!(ops ; .arch aarch64 ; tbnz X(rt), b, =>l);
-        }
-        Insn::BCond { cond, target } => {
+        BCond { cond, target } => {
             let l = cx.label(target)?;
-            match cond {
-                Cond::Eq => dynasm!(ops ; .arch aarch64 ; b.eq =>l),
-                Cond::Ne => dynasm!(ops ; .arch aarch64 ; b.ne =>l),
-                Cond::Hs => dynasm!(ops ; .arch aarch64 ; b.hs =>l),
-                Cond::Lo => dynasm!(ops ; .arch aarch64 ; b.lo =>l),
-                Cond::Mi => dynasm!(ops ; .arch aarch64 ; b.mi =>l),
-                Cond::Pl => dynasm!(ops ; .arch aarch64 ; b.pl =>l),
-                Cond::Hi => dynasm!(ops ; .arch aarch64 ; b.hi =>l),
-                Cond::Ls => dynasm!(ops ; .arch aarch64 ; b.ls =>l),
-                Cond::Ge => dynasm!(ops ; .arch aarch64 ; b.ge =>l),
-                Cond::Lt => dynasm!(ops ; .arch aarch64 ; b.lt =>l),
-                Cond::Gt => dynasm!(ops ; .arch aarch64 ; b.gt =>l),
-                Cond::Le => dynasm!(ops ; .arch aarch64 ; b.le =>l),
-            }
+            cond!(ops, cond, [b.] [=>l])
         }
-        Insn::B { target } => {
-            let l = cx.label(target)?;
-            dynasm!(ops ; .arch aarch64 ; b =>l);
-        }
-        _ => return Err(bad(cx.index, "internal: not a branch")),
+        B { target } => a64!(ops; b =>cx.label(target)?),
+        Dmb(o) => barrier!(ops, dmb, o),
+        Dsb(o) => barrier!(ops, dsb, o),
+        Ret => a64!(ops; ret),
+        Isb => a64!(ops; isb),
+        // Unpatched, the alternative is its default: a `nop`.
+        Nop | AltB { .. } => a64!(ops; nop),
+        Tlbi { op, rt } => emit_tlbi(ops, cx, op, rt)?,
+        Label(l) => a64!(ops; =>cx.label(l)?),
+        _ => return Err(bad(cx.index, "internal: not an access or control instruction")),
     }
-    Ok(())
-}
-
-/// DMB with its option.
-fn emit_dmb(ops: &mut Asm, o: BarrierOpt) {
-    match o {
-        BarrierOpt::Sy => dynasm!(ops ; .arch aarch64 ; dmb sy),
-        BarrierOpt::St => dynasm!(ops ; .arch aarch64 ; dmb st),
-        BarrierOpt::Ld => dynasm!(ops ; .arch aarch64 ; dmb ld),
-        BarrierOpt::Ish => dynasm!(ops ; .arch aarch64 ; dmb ish),
-        BarrierOpt::Ishst => dynasm!(ops ; .arch aarch64 ; dmb ishst),
-        BarrierOpt::Ishld => dynasm!(ops ; .arch aarch64 ; dmb ishld),
-        BarrierOpt::Osh => dynasm!(ops ; .arch aarch64 ; dmb osh),
-        BarrierOpt::Oshst => dynasm!(ops ; .arch aarch64 ; dmb oshst),
-        BarrierOpt::Oshld => dynasm!(ops ; .arch aarch64 ; dmb oshld),
-        BarrierOpt::Nsh => dynasm!(ops ; .arch aarch64 ; dmb nsh),
-        BarrierOpt::Nshst => dynasm!(ops ; .arch aarch64 ; dmb nshst),
-    }
-}
-
-/// DSB with its option.
-fn emit_dsb(ops: &mut Asm, o: BarrierOpt) {
-    match o {
-        BarrierOpt::Sy => dynasm!(ops ; .arch aarch64 ; dsb sy),
-        BarrierOpt::St => dynasm!(ops ; .arch aarch64 ; dsb st),
-        BarrierOpt::Ld => dynasm!(ops ; .arch aarch64 ; dsb ld),
-        BarrierOpt::Ish => dynasm!(ops ; .arch aarch64 ; dsb ish),
-        BarrierOpt::Ishst => dynasm!(ops ; .arch aarch64 ; dsb ishst),
-        BarrierOpt::Ishld => dynasm!(ops ; .arch aarch64 ; dsb ishld),
-        BarrierOpt::Osh => dynasm!(ops ; .arch aarch64 ; dsb osh),
-        BarrierOpt::Oshst => dynasm!(ops ; .arch aarch64 ; dsb oshst),
-        BarrierOpt::Oshld => dynasm!(ops ; .arch aarch64 ; dsb oshld),
-        BarrierOpt::Nsh => dynasm!(ops ; .arch aarch64 ; dsb nsh),
-        BarrierOpt::Nshst => dynasm!(ops ; .arch aarch64 ; dsb nshst),
-    }
-}
-
-/// Emits `ldrb/strb wt, [xn, xm, lsl #0]`, the S = 1 encoding (Arm ARM
-/// C6.2 "LDRB (register)"), which dynasm-rs cannot express: its amount list
-/// for byte accesses is [0, 0], so `lsl 0` yields S = 0.  dynasm encodes the
-/// S = 0 word into a scratch assembler, bit 12 is set by hand, and the word
-/// is appended to `ops`.
-fn emit_byte_lsl0(
-    ops: &mut Asm,
-    ix: usize,
-    load: bool,
-    rt: u8,
-    rn: u8,
-    rm: u8,
-) -> Result<(), EncodeError> {
-    let mut tmp = Asm::new(0);
-    if load {
-        dynasm!(tmp ; .arch aarch64 ; ldrb W(rt), [XSP(rn), X(rm)]);
-    } else {
-        dynasm!(tmp ; .arch aarch64 ; strb W(rt), [XSP(rn), X(rm)]);
-    }
-    let bytes = tmp
-        .finalize()
-        .map_err(|_| bad(ix, "internal: dynasm error"))?;
-    let w = <[u8; 4]>::try_from(bytes.as_slice()).map_err(|_| bad(ix, "internal: not one word"))?;
-    let w = u32::from_le_bytes(w) | (1 << 12);
-    ops.extend(w.to_le_bytes());
     Ok(())
 }
 
@@ -608,47 +313,42 @@ fn emit_tlbi(
     rt: Option<RegOrZr>,
 ) -> Result<(), EncodeError> {
     let rt = match (op.takes_reg(), rt) {
-        (true, Some(r)) => r.field(),
+        (true, Some(r)) => r,
         // TLBI VMALLE1* have no register operand; Rt is 0b11111 (Arm ARM
         // C5.5 "TLBI VMALLE1": "Rt should be 0b11111", as GNU as emits).
-        (false, None) => 31,
+        (false, None) => RegOrZr::Zr,
         (true, None) => return Err(bad(cx.index, "this TLBI operation needs a register")),
         (false, Some(_)) => return Err(bad(cx.index, "vmalle1* TLBI takes no register")),
     };
     // dynasm-rs fills Rt with 0 when the register operand is omitted, so the
-    // register is always passed explicitly (31 = XZR for the vmalle1 forms).
-    match op {
-        TlbiOp::Vmalle1 => dynasm!(ops ; .arch aarch64 ; tlbi vmalle1, X(rt)),
-        TlbiOp::Vmalle1is => dynasm!(ops ; .arch aarch64 ; tlbi vmalle1is, X(rt)),
-        TlbiOp::Vmalle1os => dynasm!(ops ; .arch aarch64 ; tlbi vmalle1os, X(rt)),
-        TlbiOp::Vae1 => dynasm!(ops ; .arch aarch64 ; tlbi vae1, X(rt)),
-        TlbiOp::Vae1is => dynasm!(ops ; .arch aarch64 ; tlbi vae1is, X(rt)),
-        TlbiOp::Vae1os => dynasm!(ops ; .arch aarch64 ; tlbi vae1os, X(rt)),
-        TlbiOp::Vale1 => dynasm!(ops ; .arch aarch64 ; tlbi vale1, X(rt)),
-        TlbiOp::Vale1is => dynasm!(ops ; .arch aarch64 ; tlbi vale1is, X(rt)),
-        TlbiOp::Vale1os => dynasm!(ops ; .arch aarch64 ; tlbi vale1os, X(rt)),
-        TlbiOp::Aside1 => dynasm!(ops ; .arch aarch64 ; tlbi aside1, X(rt)),
-        TlbiOp::Aside1is => dynasm!(ops ; .arch aarch64 ; tlbi aside1is, X(rt)),
-        TlbiOp::Aside1os => dynasm!(ops ; .arch aarch64 ; tlbi aside1os, X(rt)),
-        TlbiOp::Vaae1is => dynasm!(ops ; .arch aarch64 ; tlbi vaae1is, X(rt)),
-        TlbiOp::Vaale1is => dynasm!(ops ; .arch aarch64 ; tlbi vaale1is, X(rt)),
-        TlbiOp::Rvae1is => dynasm!(ops ; .arch aarch64 ; tlbi rvae1is, X(rt)),
-        TlbiOp::Rvale1is => dynasm!(ops ; .arch aarch64 ; tlbi rvale1is, X(rt)),
-        TlbiOp::Rvae1os => dynasm!(ops ; .arch aarch64 ; tlbi rvae1os, X(rt)),
-        TlbiOp::Rvale1os => dynasm!(ops ; .arch aarch64 ; tlbi rvale1os, X(rt)),
-        TlbiOp::Rvaae1is => dynasm!(ops ; .arch aarch64 ; tlbi rvaae1is, X(rt)),
-        TlbiOp::Rvaale1is => dynasm!(ops ; .arch aarch64 ; tlbi rvaale1is, X(rt)),
-    }
+    // register is always passed explicitly (XZR for the vmalle1 forms).
+    by_name!(ops, op, [tlbi] [, X(rt)],
+        TlbiOp::Vmalle1 => vmalle1,
+        TlbiOp::Vmalle1is => vmalle1is,
+        TlbiOp::Vmalle1os => vmalle1os,
+        TlbiOp::Vae1 => vae1,
+        TlbiOp::Vae1is => vae1is,
+        TlbiOp::Vae1os => vae1os,
+        TlbiOp::Vale1 => vale1,
+        TlbiOp::Vale1is => vale1is,
+        TlbiOp::Vale1os => vale1os,
+        TlbiOp::Aside1 => aside1,
+        TlbiOp::Aside1is => aside1is,
+        TlbiOp::Aside1os => aside1os,
+        TlbiOp::Vaae1is => vaae1is,
+        TlbiOp::Vaale1is => vaale1is,
+        TlbiOp::Rvae1is => rvae1is,
+        TlbiOp::Rvale1is => rvale1is,
+        TlbiOp::Rvae1os => rvae1os,
+        TlbiOp::Rvale1os => rvale1os,
+        TlbiOp::Rvaae1is => rvaae1is,
+        TlbiOp::Rvaale1is => rvaale1is,
+    );
     Ok(())
 }
 
 impl Encode for Insn {
-    fn defines(&self) -> Option<Label> {
-        match *self {
-            Insn::Label(l) => Some(l),
-            _ => None,
-        }
-    }
+    assembler::defines_label_variant!();
 
     fn branch(&self) -> Option<(Label, Reach)> {
         match *self {

@@ -1,42 +1,20 @@
-//! A64 immediates as operand types that are valid when built.
-//!
-//! Each immediate field of the model has a type holding only the values
-//! its encoding can express: the fallible `maybe_from` is where the
-//! lowering chooses an instruction form ("fits in 12 bits: `add #imm`,
-//! else materialise"), and `of::<N>()` is for constants written in code,
-//! where a value out of range fails the build wherever it is called (its
-//! const block is evaluated when `of` is instantiated, which `cargo
-//! check` alone does not do). The encoder then has no
-//! immediate left to check, and the helpers `dynasm!` generates for
-//! dynamic immediates (which panic out of range) never see a bad one.
+//! A64 immediates as operand types that are valid when built (the
+//! scheme is [`crate::isa::imms`]'s): `maybe_from` is where the lowering
+//! chooses an instruction form ("fits in 12 bits: `add #imm`, else
+//! materialise"). The encoder then has no immediate left to check, and
+//! the helpers `dynasm!` generates for dynamic immediates (which panic
+//! out of range) never see a bad one.
 
 use super::Size;
+use crate::isa::imms::{field, unwrap};
 
-/// Unsigned 12-bit immediate of ADD/SUB/SUBS/CMP (immediate), no shift
-/// (Arm ARM C6.2 "ADD (immediate)": `sh == 0`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Imm12(u16);
-
-const IMM12_MAX: u64 = 4095;
-
-impl Imm12 {
-    pub const fn maybe_from(v: u64) -> Option<Imm12> {
-        if v <= IMM12_MAX {
-            Some(Imm12(v as u16))
-        } else {
-            None
-        }
-    }
-
-    /// A constant; out of range does not compile.
-    pub const fn of<const V: u16>() -> Imm12 {
-        const { unwrap(Imm12::maybe_from(V as u64)) }
-    }
-
-    pub const fn get(self) -> u16 {
-        self.0
-    }
-}
+field!(
+    /// Unsigned 12-bit immediate of ADD/SUB/SUBS/CMP (immediate), no shift
+    /// (Arm ARM C6.2 "ADD (immediate)": `sh == 0`).
+    Imm12: u16,
+    from u64,
+    valid |v| v <= 4095
+);
 
 /// The 16-bit immediate of MOVZ/MOVN/MOVK with its shift, which is one of
 /// 0, 16, 32 and 48 in 64-bit form (Arm ARM C6.2 "MOVZ": `hw`).
@@ -197,28 +175,12 @@ const fn rotate_left(x: u64, by: u32, size: u32) -> u64 {
     ((x << by) | (x >> (size - by))) & mask
 }
 
-/// The amount of an immediate shift of a 64-bit register, 0..=63.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ImmShift(u8);
-
-impl ImmShift {
-    pub const fn maybe_from(v: u64) -> Option<ImmShift> {
-        if v < 64 {
-            Some(ImmShift(v as u8))
-        } else {
-            None
-        }
-    }
-
-    /// A constant; 64 or more does not compile.
-    pub const fn of<const V: u8>() -> ImmShift {
-        const { unwrap(ImmShift::maybe_from(V as u64)) }
-    }
-
-    pub const fn get(self) -> u8 {
-        self.0
-    }
-}
+field!(
+    /// The amount of an immediate shift of a 64-bit register, 0..=63.
+    ImmShift: u8,
+    from u64,
+    valid |v| v < 64
+);
 
 /// The field of UBFIZ/UBFX (UBFM aliases): `width` bits at `lsb`, inside
 /// the 64-bit register: lsb < 64 and 1 <= width <= 64 - lsb (Arm ARM C6.2
@@ -323,14 +285,5 @@ impl SpAdjust {
 
     pub const fn bytes(self) -> u16 {
         self.0.get()
-    }
-}
-
-/// `Option::unwrap` for the `of` constructors' const blocks, with the
-/// message the compile error shows.
-const fn unwrap<T: Copy>(v: Option<T>) -> T {
-    match v {
-        Some(v) => v,
-        None => panic!("immediate out of range for its field"),
     }
 }

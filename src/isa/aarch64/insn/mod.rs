@@ -329,33 +329,29 @@ impl Insn {
         matches!(self, Insn::Dmb(_) | Insn::Dsb(_) | Insn::Isb)
     }
 
-    /// Writes memory.  CASA/SWPA are read-modify-write and count as both
-    /// a load and a store (CASA writes only on a successful compare, but
-    /// it is a store for ordering purposes: Arm ARM B2.3).
-    pub fn is_store(&self) -> bool {
-        matches!(
-            self,
-            Insn::Str { .. }
-                | Insn::StrReg { .. }
-                | Insn::Stxr { .. }
-                | Insn::Stlxr { .. }
-                | Insn::Stlr { .. }
-                | Insn::Casa { .. }
-                | Insn::Swpa { .. }
-        )
+    /// What it does to memory: (reads, writes).  CASA/SWPA are
+    /// read-modify-write and count as both a load and a store (CASA writes
+    /// only on a successful compare, but it is a store for ordering
+    /// purposes: Arm ARM B2.3).
+    fn accesses(&self) -> (bool, bool) {
+        match self {
+            Insn::Ldr { .. } | Insn::LdrReg { .. } => (true, false),
+            Insn::Ldxr { .. } | Insn::Ldaxr { .. } | Insn::Ldar { .. } => (true, false),
+            Insn::Str { .. } | Insn::StrReg { .. } => (false, true),
+            Insn::Stxr { .. } | Insn::Stlxr { .. } | Insn::Stlr { .. } => (false, true),
+            Insn::Casa { .. } | Insn::Swpa { .. } => (true, true),
+            _ => (false, false),
+        }
     }
 
+    /// Writes memory.
+    pub fn is_store(&self) -> bool {
+        self.accesses().1
+    }
+
+    /// Reads memory.
     pub fn is_load(&self) -> bool {
-        matches!(
-            self,
-            Insn::Ldr { .. }
-                | Insn::LdrReg { .. }
-                | Insn::Ldxr { .. }
-                | Insn::Ldaxr { .. }
-                | Insn::Ldar { .. }
-                | Insn::Casa { .. }
-                | Insn::Swpa { .. }
-        )
+        self.accesses().0
     }
 
     /// TLB maintenance.

@@ -14,21 +14,6 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct XReg(u8);
 
-/// A register field in which number 31 is the zero register.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RegOrZr {
-    X(XReg),
-    Zr,
-}
-
-/// A register field in which number 31 is the stack pointer (the base of
-/// a load or store).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RegOrSp {
-    X(XReg),
-    Sp,
-}
-
 /// Field value of XZR and of SP.
 const N31: u8 = 31;
 
@@ -48,6 +33,13 @@ impl XReg {
     }
 }
 
+/// The field, as `dynasm!` takes a dynamic register.
+impl From<XReg> for u8 {
+    fn from(r: XReg) -> u8 {
+        r.field()
+    }
+}
+
 /// `x<n>` for constants: out of range is a compile error in a `const`
 /// item (and a panic elsewhere, so runtime numbers go through
 /// [`XReg::new`]).
@@ -58,23 +50,74 @@ pub const fn xreg(n: u8) -> XReg {
     }
 }
 
+/// A register field in which number 31 is `$r31`, spelled `$text`: the
+/// type, its field value both ways, and its 64-bit name.
+macro_rules! reg_or_31 {
+    ($(#[$doc:meta])* $ty:ident, $r31:ident, $text:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $ty {
+            X(XReg),
+            $r31,
+        }
+
+        impl $ty {
+            /// The register a field value names in a form of this type.
+            pub const fn from_field(n: u8) -> Option<$ty> {
+                match XReg::new(n) {
+                    Some(r) => Some($ty::X(r)),
+                    None if n == N31 => Some($ty::$r31),
+                    None => None,
+                }
+            }
+
+            pub const fn field(self) -> u8 {
+                match self {
+                    $ty::X(r) => r.field(),
+                    $ty::$r31 => N31,
+                }
+            }
+        }
+
+        impl From<XReg> for $ty {
+            fn from(r: XReg) -> $ty {
+                $ty::X(r)
+            }
+        }
+
+        /// The field, as `dynasm!` takes a dynamic register.
+        impl From<$ty> for u8 {
+            fn from(r: $ty) -> u8 {
+                r.field()
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $ty::X(r) => r.fmt(f),
+                    $ty::$r31 => f.write_str($text),
+                }
+            }
+        }
+    };
+}
+
+reg_or_31!(
+    /// A register field in which number 31 is the zero register.
+    RegOrZr,
+    Zr,
+    "xzr"
+);
+reg_or_31!(
+    /// A register field in which number 31 is the stack pointer (the base
+    /// of a load or store).
+    RegOrSp,
+    Sp,
+    "sp"
+);
+
 impl RegOrZr {
-    /// The register a field value names in a form where 31 is XZR.
-    pub const fn from_field(n: u8) -> Option<RegOrZr> {
-        match XReg::new(n) {
-            Some(r) => Some(RegOrZr::X(r)),
-            None if n == N31 => Some(RegOrZr::Zr),
-            None => None,
-        }
-    }
-
-    pub const fn field(self) -> u8 {
-        match self {
-            RegOrZr::X(r) => r.field(),
-            RegOrZr::Zr => N31,
-        }
-    }
-
     /// The 32-bit view (`w3`, `wzr`).
     pub fn w(self) -> String {
         match self {
@@ -84,57 +127,9 @@ impl RegOrZr {
     }
 }
 
-impl RegOrSp {
-    /// The register a field value names in a form where 31 is SP.
-    pub const fn from_field(n: u8) -> Option<RegOrSp> {
-        match XReg::new(n) {
-            Some(r) => Some(RegOrSp::X(r)),
-            None if n == N31 => Some(RegOrSp::Sp),
-            None => None,
-        }
-    }
-
-    pub const fn field(self) -> u8 {
-        match self {
-            RegOrSp::X(r) => r.field(),
-            RegOrSp::Sp => N31,
-        }
-    }
-}
-
-impl From<XReg> for RegOrZr {
-    fn from(r: XReg) -> RegOrZr {
-        RegOrZr::X(r)
-    }
-}
-
-impl From<XReg> for RegOrSp {
-    fn from(r: XReg) -> RegOrSp {
-        RegOrSp::X(r)
-    }
-}
-
 /// The 64-bit name, as GNU as takes it.
 impl fmt::Display for XReg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "x{}", self.0)
-    }
-}
-
-impl fmt::Display for RegOrZr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RegOrZr::X(r) => r.fmt(f),
-            RegOrZr::Zr => f.write_str("xzr"),
-        }
-    }
-}
-
-impl fmt::Display for RegOrSp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RegOrSp::X(r) => r.fmt(f),
-            RegOrSp::Sp => f.write_str("sp"),
-        }
     }
 }

@@ -16,6 +16,11 @@ fn bad_at(index: usize) -> impl Fn(&Result<u32, EncodeError>) -> bool {
     move |r| matches!(r, Err(EncodeError::BadOperand { index: i, .. }) if *i == index)
 }
 
+/// The text, labels spelled `L<n>`.
+fn text(i: &Insn) -> String {
+    i.text(&|l| format!("L{l}"))
+}
+
 fn scaled(bytes: u64, size: Size) -> UImm12Scaled {
     UImm12Scaled::maybe_from(bytes, size).expect("an encodable offset")
 }
@@ -201,38 +206,40 @@ fn rejects_bad_immediates_and_register_combinations() {
     // Register numbers out of range, 31 where it would be SP, and
     // immediates out of range have no value of the operand types (see
     // `regs` and `imms`).
-    let e = |i: Insn| encode_one(&i);
-    // CONSTRAINED UNPREDICTABLE exclusive status register.
-    assert!(bad_at(0)(&e(Insn::Stxr {
-        size: Size::X,
-        rs: zr(1),
+    // CONSTRAINED UNPREDICTABLE exclusive status register: rs == rt,
+    // rs == rn, and wzr status with an sp base (GNU as warns).
+    let stxr = |size, rs, rn| Insn::Stxr {
+        size,
+        rs: zr(rs),
         rt: zr(1),
-        rn: sp(0)
-    })));
-    assert!(bad_at(0)(&e(Insn::Stlxr {
+        rn: sp(rn),
+    };
+    let stlxr = Insn::Stlxr {
         size: Size::W,
         rs: zr(0),
         rt: zr(1),
-        rn: sp(0)
-    })));
-    assert!(bad_at(0)(&e(Insn::Stxr {
-        size: Size::B,
-        rs: zr(31),
-        rt: zr(1),
-        rn: sp(31)
-    })));
-    // TLBI register presence.
-    assert!(bad_at(0)(&e(Insn::Tlbi {
-        op: TlbiOp::Vae1is,
-        rt: None
-    })));
-    assert!(bad_at(0)(&e(Insn::Tlbi {
-        op: TlbiOp::Vmalle1is,
-        rt: Some(zr(0))
-    })));
-    // Branches and labels are not single-word encodable.
-    assert!(bad_at(0)(&e(Insn::B { target: 0 })));
-    assert!(bad_at(0)(&e(Insn::Label(0))));
+        rn: sp(0),
+    };
+    let rejected = [
+        stxr(Size::X, 1, 0),
+        stlxr,
+        stxr(Size::B, 31, 31),
+        // TLBI register presence.
+        Insn::Tlbi {
+            op: TlbiOp::Vae1is,
+            rt: None,
+        },
+        Insn::Tlbi {
+            op: TlbiOp::Vmalle1is,
+            rt: Some(zr(0)),
+        },
+        // Branches and labels are not single-word encodable.
+        Insn::B { target: 0 },
+        Insn::Label(0),
+    ];
+    for i in &rejected {
+        assert!(bad_at(0)(&encode_one(i)), "{i:?}");
+    }
 }
 
 #[test]
@@ -271,11 +278,12 @@ fn label_errors() {
     assert!(assemble(&[]).unwrap().bytes.is_empty());
 }
 
-#[test]
-fn b_range_limit() {
-    // imm26: +-128 MiB.  Build the program lazily sized: 2^25 words.
-    let mut v = vec![Insn::B { target: 0 }];
-    v.extend(std::iter::repeat_n(Insn::Nop, (1 << 25) - 1));
+/// `branch` (to label 0) over nops to the first word past its
+/// `imm_bits`-bit word displacement: out of range; with one nop fewer it
+/// reaches, and its word is returned.
+fn word_at_reach_limit(branch: Insn, imm_bits: u32) -> [u8; 4] {
+    let mut v = vec![branch];
+    v.extend(std::iter::repeat_n(Insn::Nop, (1 << (imm_bits - 1)) - 1));
     v.push(Insn::Label(0));
     assert_eq!(
         assemble(&v),
@@ -283,8 +291,14 @@ fn b_range_limit() {
     );
     v.remove(1);
     let a = assemble(&v).unwrap();
-    // disp = 2^27 - 4 -> imm26 = 0x1ffffff
-    assert_eq!(&a.bytes[0..4], &0x15ff_ffffu32.to_le_bytes());
+    a.bytes[0..4].try_into().unwrap()
+}
+
+#[test]
+fn b_range_limit() {
+    // imm26: +-128 MiB, 2^25 words; disp = 2^27 - 4 -> imm26 = 0x1ffffff.
+    let w = word_at_reach_limit(Insn::B { target: 0 }, 26);
+    assert_eq!(w, 0x15ff_ffffu32.to_le_bytes());
 }
 
 /// TBZ's imm14: the last word it reaches forward and the first it does
@@ -292,22 +306,14 @@ fn b_range_limit() {
 #[test]
 fn tbz_range_limit_and_bit_fields() {
     let bit = ImmShift::maybe_from(47).unwrap();
-    let mut v = vec![Insn::Tbnz {
+    let tbnz = Insn::Tbnz {
         rt: zr(3),
         bit,
         target: 0,
-    }];
-    v.extend(std::iter::repeat_n(Insn::Nop, (1 << 13) - 1));
-    v.push(Insn::Label(0));
-    assert_eq!(
-        assemble(&v),
-        Err(EncodeError::BranchOutOfRange { index: 0 })
-    );
-    v.remove(1);
-    let a = assemble(&v).unwrap();
+    };
     // tbnz: b5=1 011011 1 b40=01111 imm14=0x1fff Rt=3
     let want = (1u32 << 31) | (0b011011 << 25) | (1 << 24) | (15 << 19) | (0x1fff << 5) | 3;
-    assert_eq!(&a.bytes[0..4], &want.to_le_bytes());
+    assert_eq!(word_at_reach_limit(tbnz, 14), want.to_le_bytes());
 }
 
 #[test]
@@ -355,7 +361,7 @@ fn display_and_predicates() {
         .needs_arch(),
         Some("armv8.4-a")
     );
-    assert_eq!(t.text(&|l| format!("L{l}")), "tlbi rvale1is, x1");
+    assert_eq!(text(&t), "tlbi rvale1is, x1");
     let clz = Insn::Clz {
         rd: zr(31),
         rn: zr(2),
@@ -368,41 +374,23 @@ fn display_and_predicates() {
         assert!(!i.is_load() && !i.is_store() && !i.is_barrier() && !i.is_invalidate());
         assert_eq!(i.needs_arch(), None);
     }
-    assert_eq!(clz.text(&|l| format!("L{l}")), "clz xzr, x2");
-    assert_eq!(rbit.text(&|l| format!("L{l}")), "rbit x1, xzr");
-    // Arm ARM C6.2 "CLZ" (sf=1: 0xdac01000), "RBIT" (0xdac00000).
-    assert_eq!(
-        encode_one(&Insn::Clz {
-            rd: zr(0),
-            rn: zr(1)
-        }),
-        Ok(0xdac0_1020)
-    );
-    assert_eq!(
-        encode_one(&Insn::Rbit {
-            rd: zr(0),
-            rn: zr(1)
-        }),
-        Ok(0xdac0_0020)
-    );
-    assert_eq!(
-        Insn::Str {
+    assert_eq!(text(&clz), "clz xzr, x2");
+    assert_eq!(text(&rbit), "rbit x1, xzr");
+    // Arm ARM C6.2 "CLZ" (sf=1: 0xdac01000), "RBIT" (0xdac00000); 31 is
+    // XZR in either field.
+    assert_eq!(encode_one(&clz), Ok(0xdac0_105f));
+    assert_eq!(encode_one(&rbit), Ok(0xdac0_03e1));
+    for (off, want) in [
+        (scaled(0x7f4, Size::W), "str w2, [x0, #0x7f4]"),
+        (scaled(8, Size::X), "str x2, [x0, #8]"),
+    ] {
+        let str = Insn::Str {
             rt: zr(2),
             rn: sp(0),
-            off: scaled(0x7f4, Size::W)
-        }
-        .text(&|l| format!("L{l}")),
-        "str w2, [x0, #0x7f4]"
-    );
-    assert_eq!(
-        Insn::Str {
-            rt: zr(2),
-            rn: sp(0),
-            off: scaled(8, Size::X)
-        }
-        .text(&|l| format!("L{l}")),
-        "str x2, [x0, #8]"
-    );
+            off,
+        };
+        assert_eq!(text(&str), want);
+    }
     assert_eq!(
         Insn::Stlxr {
             size: Size::H,
@@ -447,6 +435,7 @@ fn never_panics_on_random_operands() {
         let sh = ImmShift::maybe_from(u8v.into());
         let bits = Bitfield::maybe_from(u32::from(u8v % 70), u32::from((r >> 56) as u8 % 70));
         let off = UImm12Scaled::maybe_from(next() % 40_000, size);
+        let (rt, base) = (zr(a), sp(b));
         let typed: Vec<Insn> = [
             MoveWide::maybe_from(imm16, u8v).map(|imm| Insn::Movz { rd: zr(a), imm }),
             ImmLogic::maybe_from(next() >> (r % 64)).map(|imm| Insn::AndImm { rd, rn: zr(b), imm }),
@@ -463,16 +452,8 @@ fn never_panics_on_random_operands() {
                 rn: zr(b),
                 field,
             }),
-            off.map(|off| Insn::Str {
-                rt: zr(a),
-                rn: sp(b),
-                off,
-            }),
-            off.map(|off| Insn::Ldr {
-                rt: zr(a),
-                rn: sp(b),
-                off,
-            }),
+            off.map(|off| Insn::Str { rt, rn: base, off }),
+            off.map(|off| Insn::Ldr { rt, rn: base, off }),
         ]
         .into_iter()
         .flatten()
@@ -516,7 +497,7 @@ fn never_panics_on_random_operands() {
         ];
         for i in typed.iter().chain(&others) {
             let _ = encode_one(i);
-            let _ = i.text(&|l| format!("L{l}"));
+            let _ = text(i);
         }
         let _ = assemble(&[typed, others.to_vec()].concat());
     }

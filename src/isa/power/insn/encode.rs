@@ -35,17 +35,17 @@ fn md_form(xo: u32, s: Reg, a: Reg, sh: Sh6, mbe: Mb6) -> u32 {
     po(30) | s << 21 | a << 16 | (sh & 0x1f) << 11 | mbe_field << 5 | xo << 2 | (sh >> 5) << 1
 }
 
-/// B-form condition: (BO, bit within the CR field). BO=12 "branch if CR bit
-/// set", BO=4 "branch if CR bit clear"; CR field bits are LT=0 GT=1 EQ=2 SO=3.
+/// B-form condition: (BO, bit within the CR field). Each condition tests
+/// one CR field bit (LT=0 GT=1 EQ=2 SO=3), for set (BO=12 "branch if CR
+/// bit set": lt, gt, eq) or clear (BO=4: ge, le, ne).
 fn cond_bo_bit(c: Cond) -> (u32, u32) {
-    match c {
-        Cond::Lt => (12, 0),
-        Cond::Gt => (12, 1),
-        Cond::Eq => (12, 2),
-        Cond::Ne => (4, 2),
-        Cond::Ge => (4, 0),
-        Cond::Le => (4, 1),
-    }
+    let bit = match c {
+        Cond::Lt | Cond::Ge => 0,
+        Cond::Gt | Cond::Le => 1,
+        Cond::Eq | Cond::Ne => 2,
+    };
+    let bo = if matches!(c, Cond::Lt | Cond::Gt | Cond::Eq) { 12 } else { 4 };
+    (bo, bit)
 }
 
 /// A register's 5-bit field (RT, RS, RA, RB).
@@ -364,12 +364,7 @@ impl Insn {
 }
 
 impl Encode for Insn {
-    fn defines(&self) -> Option<Label> {
-        match self {
-            Insn::Label(l) => Some(*l),
-            _ => None,
-        }
-    }
+    assembler::defines_label_variant!();
 
     /// `b` has a 24-bit word displacement, `bc` and `bdnz` 14 bits (the
     /// feature section's `b` is a `nop` here: the kernel patches it).

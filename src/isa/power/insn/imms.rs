@@ -1,52 +1,16 @@
-//! POWER immediate fields as operand types that are valid when built.
-//!
-//! As in `isa::aarch64::insn::imms`: each field of the model whose values
-//! are not exactly those of a Rust integer has a type holding only what
-//! its encoding can express. `maybe_from` is where the lowering chooses a
-//! form or reports a value it cannot place; `of::<N>()` is for constants
-//! written in code, where a value out of range fails the build (its const
-//! block is evaluated when `of` is instantiated). The encoder then only
-//! places bits. Field names are the Power ISA's (v3.0B Book I 1.6.28,
-//! "Instruction Fields").
+//! POWER immediate fields as operand types that are valid when built
+//! (the scheme is [`crate::isa::imms`]'s). Field names are the Power
+//! ISA's (v3.0B Book I 1.6.28, "Instruction Fields").
 //!
 //! The 16-bit fields D, SI (signed) and UI (unsigned) stay `i16` and
 //! `u16`: those types hold exactly the field's values already.
 
-/// A field type holding the `$repr` values `maybe_from` accepts of a
-/// `$from`: those for which `$ok` holds of `$v`.
-macro_rules! field {
-    ($(#[$doc:meta])* $name:ident: $repr:ty, from $from:ty, valid |$v:ident| $ok:expr) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name($repr);
-
-        impl $name {
-            pub const fn maybe_from($v: $from) -> Option<$name> {
-                if $ok {
-                    Some($name($v as $repr))
-                } else {
-                    None
-                }
-            }
-
-            /// A constant; out of range does not compile.
-            pub const fn of<const V: $repr>() -> $name {
-                const { $crate::isa::power::insn::imms::unwrap($name::maybe_from(V as $from)) }
-            }
-
-            pub const fn get(self) -> $repr {
-                self.0
-            }
-        }
-    };
-}
-
-pub(super) use field;
+use crate::isa::imms::field;
 
 /// An unsigned field of `$bits` bits.
 macro_rules! unsigned_field {
     ($(#[$doc:meta])* $name:ident, $bits:expr) => {
-        $crate::isa::power::insn::imms::field!($(#[$doc])* $name: u8, from u64, valid |v| v < 1 << $bits);
+        $crate::isa::imms::field!($(#[$doc])* $name: u8, from u64, valid |v| v < 1 << $bits);
 
         impl $name {
             /// The value, to place in an instruction word.
@@ -137,15 +101,6 @@ field!(
     from u64,
     valid |v| v <= 8
 );
-
-/// `Option::unwrap` for the `of` constructors' const blocks, with the
-/// message the compile error shows.
-pub(super) const fn unwrap<T: Copy>(v: Option<T>) -> T {
-    match v {
-        Some(v) => v,
-        None => panic!("immediate out of range for its field"),
-    }
-}
 
 #[cfg(test)]
 mod tests {

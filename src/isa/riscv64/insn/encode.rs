@@ -77,22 +77,14 @@ pub fn encode(insn: &Insn, off: i64) -> Option<u32> {
             i_type(sh.get(), rs1.num(), f3, rd.num(), OP_IMM)
         }
         Insn::Mv { rd, rs } => i_type(0, rs.num(), 0, rd.num(), OP_IMM),
+        // funct3 is log2 of the width, bit 2 set for the zero-extending
+        // loads (lbu, lhu, lwu; ld has nothing to extend).
         Insn::Load { w, rd, base, off } => {
-            let f3 = match w {
-                Width::B => 4,
-                Width::H => 5,
-                Width::W => 6,
-                Width::D => 3,
-            };
-            i_type(off.bits(), base.num(), f3, rd.num(), LOAD)
+            let unsigned = if *w == Width::D { 0 } else { 4 };
+            i_type(off.bits(), base.num(), width_f3(*w) | unsigned, rd.num(), LOAD)
         }
         Insn::Store { w, src, base, off } => {
-            let f3 = match w {
-                Width::B => 0,
-                Width::H => 1,
-                Width::W => 2,
-                Width::D => 3,
-            };
+            let f3 = width_f3(*w);
             let i = off.bits();
             (i >> 5) << 25 | src.num() << 20 | base.num() << 15 | f3 << 12 | (i & 31) << 7 | STORE
         }
@@ -148,6 +140,11 @@ pub fn encode(insn: &Insn, off: i64) -> Option<u32> {
     })
 }
 
+/// log2 of the access width in bytes.
+fn width_f3(w: Width) -> u32 {
+    w.bytes().trailing_zeros()
+}
+
 fn amo_f3(w: AmoWidth) -> u32 {
     match w {
         AmoWidth::W => 2,
@@ -156,12 +153,7 @@ fn amo_f3(w: AmoWidth) -> u32 {
 }
 
 impl Encode for Insn {
-    fn defines(&self) -> Option<Label> {
-        match self {
-            Insn::Label(l) => Some(*l),
-            _ => None,
-        }
-    }
+    assembler::defines_label_variant!();
 
     fn branch(&self) -> Option<(Label, Reach)> {
         match self {
@@ -199,16 +191,10 @@ impl Encode for Insn {
 /// Little-endian words, no compressed forms (the template says
 /// `.option norvc`, so GNU as makes the same choice).
 pub fn assemble(insns: &[Insn]) -> Result<Assembled, EncodeError> {
-    assembler::assemble(insns, |layout| {
-        assembler::words(insns, layout, false, |index, insn, _| {
-            let off = match insn.branch() {
-                Some((target, _)) => layout.disp(index, target)?,
-                None => 0,
-            };
-            encode(insn, off).ok_or(EncodeError::BadOperand {
-                index,
-                what: "no encoding",
-            })
+    assembler::assemble_by_disp(insns, false, |index, insn, off| {
+        encode(insn, off).ok_or(EncodeError::BadOperand {
+            index,
+            what: "no encoding",
         })
     })
 }
