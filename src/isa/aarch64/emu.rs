@@ -44,7 +44,6 @@ const GPRS: [RegisterARM64; 31] = [
 ];
 
 impl EmuTarget for Aarch64 {
-
     fn unicorn_mode(&self) -> (UcArch, Mode) {
         (UcArch::ARM64, Mode::ARM)
     }

@@ -14,10 +14,9 @@
 //! and x29/x30 (FP/LR) are never touched.
 
 pub use super::constants::materialize;
-use crate::lir::role::Role;
 use super::insn::{
-    xreg, Bitfield, Cond, Imm12, ImmLogic, ImmShift, Insn, Label, RegOrSp, RegOrZr, Size,
-    SpAdjust, TlbiOp, UImm12Scaled, XReg,
+    xreg, Bitfield, Cond, Imm12, ImmLogic, ImmShift, Insn, Label, RegOrSp, RegOrZr, Size, SpAdjust,
+    TlbiOp, UImm12Scaled, XReg,
 };
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
@@ -26,6 +25,7 @@ use crate::isa::invalidation::Invalidation;
 use crate::isa::lower_common::{hweight_regs, MemAccess, Src};
 use crate::isa::scaffold;
 use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::role::Role;
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 use rustc_hash::FxHashSet;
 

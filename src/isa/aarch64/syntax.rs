@@ -34,7 +34,4 @@ pub(super) static WORDS: Words = Words {
     patching: &[Patching::Arm64Alternative],
 };
 
-impl crate::isa::backend::SpecWords for super::Aarch64 {
-
-
-}
+impl crate::isa::backend::SpecWords for super::Aarch64 {}

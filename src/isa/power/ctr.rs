@@ -115,27 +115,49 @@ mod tests {
         crate::lir::test_insts::func(insts, 4, 3)
     }
 
-
     fn counted(body: Vec<Inst>, after: Vec<Inst>) -> Func {
         let v = VReg;
         let mut insts = vec![
-            Inst::Imm { dst: v(0), value: 127 },
-            Inst::Imm { dst: v(1), value: 0x1400 },
+            Inst::Imm {
+                dst: v(0),
+                value: 127,
+            },
+            Inst::Imm {
+                dst: v(1),
+                value: 0x1400,
+            },
             Inst::Label(1),
         ];
         insts.extend(body);
         insts.extend([
-            Inst::Bin { op: BinOp::Sub, dst: v(0), a: v(0), b: Operand::Imm(1) },
-            Inst::Branch { cmp: Cmp::Ne, a: v(0), b: Operand::Imm(0), target: 1 },
+            Inst::Bin {
+                op: BinOp::Sub,
+                dst: v(0),
+                a: v(0),
+                b: Operand::Imm(1),
+            },
+            Inst::Branch {
+                cmp: Cmp::Ne,
+                a: v(0),
+                b: Operand::Imm(0),
+                target: 1,
+            },
         ]);
         insts.extend(after);
-        insts.push(Inst::Ret { value: Operand::Imm(0) });
+        insts.push(Inst::Ret {
+            value: Operand::Imm(0),
+        });
         func(insts)
     }
 
     /// A body instruction that does not mention the count.
     fn step() -> Inst {
-        Inst::Bin { op: BinOp::Add, dst: VReg(1), a: VReg(1), b: Operand::Imm(4096) }
+        Inst::Bin {
+            op: BinOp::Add,
+            dst: VReg(1),
+            a: VReg(1),
+            b: Operand::Imm(4096),
+        }
     }
 
     #[test]
@@ -152,10 +174,18 @@ mod tests {
     #[test]
     fn a_count_that_may_be_read_stays_in_its_register() {
         let v = VReg;
-        let read_after = Inst::Copy { dst: v(2), src: v(0) };
+        let read_after = Inst::Copy {
+            dst: v(2),
+            src: v(0),
+        };
         assert!(loops(&counted(vec![step()], vec![read_after.clone()])).is_empty());
         assert!(loops(&counted(vec![read_after], vec![])).is_empty());
-        let branch = Inst::Branch { cmp: Cmp::Eq, a: v(1), b: Operand::Imm(0), target: 2 };
+        let branch = Inst::Branch {
+            cmp: Cmp::Eq,
+            a: v(1),
+            b: Operand::Imm(0),
+            target: 2,
+        };
         assert!(loops(&counted(vec![branch, Inst::Label(2)], vec![])).is_empty());
     }
 }

@@ -57,7 +57,6 @@ fn gpr(n: usize) -> i32 {
 }
 
 impl EmuTarget for Power {
-
     fn unicorn_mode(&self) -> (UcArch, Mode) {
         (UcArch::PPC, Mode::PPC64 | Mode::BIG_ENDIAN)
     }

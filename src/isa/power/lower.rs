@@ -88,8 +88,8 @@ pub struct Lowered {
     pub insns: Vec<(Insn, Origin)>,
 }
 
-pub use crate::isa::error::LowerError;
 use super::ctr::Step;
+pub use crate::isa::error::LowerError;
 
 /// Where instructions go: the lowering of one LIR instruction pushes them
 /// with that instruction's origin.

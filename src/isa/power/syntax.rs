@@ -110,8 +110,6 @@ impl crate::isa::backend::SpecWords for super::Power {
         }
     }
 
-
-
     fn spr(
         &self,
         machine: crate::ir::Machine,
@@ -119,5 +117,4 @@ impl crate::isa::backend::SpecWords for super::Power {
     ) -> Result<crate::ir::Spr, crate::ir::SprError> {
         super::book3e::spr(machine, name)
     }
-
 }

@@ -17,7 +17,6 @@ fn gpr(n: u32) -> i32 {
 }
 
 impl EmuTarget for Riscv64 {
-
     fn unicorn_mode(&self) -> (UcArch, Mode) {
         (UcArch::RISCV, Mode::RISCV64)
     }

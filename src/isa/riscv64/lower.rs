@@ -9,7 +9,6 @@
 //! `0(sp)`, `8(sp)`... (plus that frame), where they are used. t5 and t6
 //! are this lowering's scratch registers.
 
-use crate::lir::role::Role;
 use super::insn::{AluOp, BrCond, Imm12, Imm20, ImmOp, Insn, Label, Reg, Shamt, ShiftOp, Width};
 use super::mem::memory;
 use crate::ir::expr::BinOp;
@@ -19,6 +18,7 @@ use crate::isa::invalidation::Invalidation;
 use crate::isa::lower_common::{hweight_regs, unpatched, Src};
 use crate::isa::scaffold;
 use crate::lir::regalloc::{Allocation, RegFile};
+use crate::lir::role::Role;
 use crate::lir::{Cmp, Func, Inst, Operand, Origin, UnOp, VReg};
 
 pub const REGS: RegFile = RegFile {

@@ -52,7 +52,4 @@ impl crate::isa::backend::SpecWords for super::Riscv64 {
     fn invalidate_class(&self, mnemonic: &str) -> Option<crate::ir::order::Class> {
         (mnemonic == "sinval.vma").then_some(crate::ir::order::Class::LocalInvalidate)
     }
-
-
-
 }

@@ -24,7 +24,6 @@ const GPRS: [(&str, RegisterX86); 16] = [
 ];
 
 impl EmuTarget for X86_64 {
-
     fn unicorn_mode(&self) -> (UcArch, Mode) {
         (UcArch::X86, Mode::MODE_64)
     }

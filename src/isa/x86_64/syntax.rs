@@ -26,6 +26,4 @@ pub(super) static WORDS: Words = Words {
     patching: &[],
 };
 
-impl crate::isa::backend::SpecWords for super::X86_64 {
-
-}
+impl crate::isa::backend::SpecWords for super::X86_64 {}

@@ -44,7 +44,11 @@ fn cond_bo_bit(c: Cond) -> (u32, u32) {
         Cond::Gt | Cond::Le => 1,
         Cond::Eq | Cond::Ne => 2,
     };
-    let bo = if matches!(c, Cond::Lt | Cond::Gt | Cond::Eq) { 12 } else { 4 };
+    let bo = if matches!(c, Cond::Lt | Cond::Gt | Cond::Eq) {
+        12
+    } else {
+        4
+    };
     (bo, bit)
 }
 

@@ -81,7 +81,13 @@ pub fn encode(insn: &Insn, off: i64) -> Option<u32> {
         // loads (lbu, lhu, lwu; ld has nothing to extend).
         Insn::Load { w, rd, base, off } => {
             let unsigned = if *w == Width::D { 0 } else { 4 };
-            i_type(off.bits(), base.num(), width_f3(*w) | unsigned, rd.num(), LOAD)
+            i_type(
+                off.bits(),
+                base.num(),
+                width_f3(*w) | unsigned,
+                rd.num(),
+                LOAD,
+            )
         }
         Insn::Store { w, src, base, off } => {
             let f3 = width_f3(*w);

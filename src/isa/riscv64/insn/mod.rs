@@ -157,7 +157,6 @@ impl FenceSet {
     }
 }
 
-
 /// LR/SC width (A extension: words and doublewords only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AmoWidth {

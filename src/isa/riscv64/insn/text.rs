@@ -130,5 +130,4 @@ impl Insn {
             Insn::Ret | Insn::FenceI | Insn::SfenceWInval | Insn::SfenceInvalIr => m.to_string(),
         }
     }
-
 }
