@@ -168,8 +168,9 @@ impl Cx<'_> {
     fn inst(&self, inst: &Inst, e: Emit) -> Result<(), LowerError> {
         let r = |v: &VReg| self.r(*v);
         if let Some(a) = MemAccess::of(inst) {
-            let at = At::of(r(&a.base)?, a.offset, a.index.as_ref().map(r).transpose()?);
-            return mem(a.store, r(&a.data)?, at, a.width, a.swap, e);
+            let a = a.map(|v| self.r(v))?;
+            let at = At::of(a.base, a.offset, a.index);
+            return mem(a.store, a.data, at, a.width, a.swap, e);
         }
         match inst {
             Inst::Spill { src, slot } => e(Insn::Std {
