@@ -13,27 +13,25 @@ tcd_lock:
 	ret
 .Ltcd_lock.1:
 	add x1, x1, #1
-	movz x9, #0
 .Ltcd_lock.2:
-	ldaxrb w10, [x0]
-	cbnz x10, .Ltcd_lock.3
+	ldaxrb w9, [x0]
+	cbnz x9, .Ltcd_lock.3
 	stxrb w16, w1, [x0]
 	cbnz x16, .Ltcd_lock.2
 .Ltcd_lock.4:
 	/* end of sequence */
-	mov x0, x9
+	movz x0, #0
 	ret
 .Ltcd_lock.3:
 	/* 26: acquire lock = cpu + 1 held 1 */
-	cmp x10, x1
+	cmp x9, x1
 	b.eq .Ltcd_lock.6
 .Ltcd_lock.5:
-	ldrb w10, [x0]
-	cbnz x10, .Ltcd_lock.5
+	ldrb w9, [x0]
+	cbnz x9, .Ltcd_lock.5
 	b .Ltcd_lock.2
 .Ltcd_lock.6:
-	movz x9, #1
-	mov x0, x9
+	movz x0, #1
 	ret
 	.size tcd_lock,.-tcd_lock
 	.p2align 2

@@ -18,30 +18,28 @@ tcd_lock:
 	blr
 .Ltcd_lock.1:
 	addi %r4,%r4,1
-	li %r11,0
 .Ltcd_lock.2:
-	lbarx %r12,0,%r3
-	cmpdi 7,%r12,0
+	lbarx %r11,0,%r3
+	cmpdi 7,%r11,0
 	bne 7,.Ltcd_lock.3
 	stbcx. %r4,0,%r3
 	bne 0,.Ltcd_lock.2
 	isync
 .Ltcd_lock.4:
 	/* end of sequence */
-	mr %r3,%r11
+	li %r3,0
 	blr
 .Ltcd_lock.3:
 	/* 26: acquire lock = cpu + 1 held 1 */
-	cmpld 7,%r12,%r4
+	cmpld 7,%r11,%r4
 	beq 7,.Ltcd_lock.6
 .Ltcd_lock.5:
-	lbz %r12,0(%r3)
-	cmpdi 7,%r12,0
+	lbz %r11,0(%r3)
+	cmpdi 7,%r11,0
 	bne 7,.Ltcd_lock.5
 	b .Ltcd_lock.2
 .Ltcd_lock.6:
-	li %r11,1
-	mr %r3,%r11
+	li %r3,1
 	blr
 	.size tcd_lock,.-.tcd_lock
 	.globl tcd_unlock

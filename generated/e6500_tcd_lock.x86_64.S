@@ -12,7 +12,6 @@ tcd_lock:
 	ret
 .Ltcd_lock.1:
 	add $1,%rsi
-	xor %r10,%r10
 .Ltcd_lock.2:
 	movzbl (%rdi),%eax
 	test %rax,%rax
@@ -21,7 +20,7 @@ tcd_lock:
 	jne .Ltcd_lock.2
 .Ltcd_lock.4:
 	/* end of sequence */
-	mov %r10,%rax
+	xor %rax,%rax
 	ret
 .Ltcd_lock.3:
 	/* 26: acquire lock = cpu + 1 held 1 */
@@ -34,8 +33,7 @@ tcd_lock:
 	jne .Ltcd_lock.5
 	jmp .Ltcd_lock.2
 .Ltcd_lock.6:
-	mov $1,%r10d
-	mov %r10,%rax
+	mov $1,%eax
 	ret
 	.size tcd_lock,.-tcd_lock
 	.p2align 4

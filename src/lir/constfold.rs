@@ -48,7 +48,7 @@ pub fn fold(f: &mut Func) {
 /// `inst` with its constant operands folded, if that changes it: a
 /// constant, a jump, or a copy for a branch never taken (a copy of a
 /// register to itself, removed after).
-fn folded(inst: &Inst, known: &[Option<u64>]) -> Option<Inst> {
+pub(super) fn folded(inst: &Inst, known: &[Option<u64>]) -> Option<Inst> {
     let k = |v: &VReg| known.get(v.0 as usize).copied().flatten();
     let op = |o: &Operand| match o {
         Operand::Imm(x) => Some(*x),
@@ -81,6 +81,13 @@ fn folded(inst: &Inst, known: &[Option<u64>]) -> Option<Inst> {
             value(dst, (k(src)? & mask) << shift)
         }
         Inst::SetCmp { cmp, dst, a, b } => value(dst, u64::from(cmp.holds(k(a)?, op(b)?))),
+        // Every target returns an immediate as cheaply as a register
+        // (`li r3,0` rather than `li r11,0 ... mr r3,r11`).
+        Inst::Ret {
+            value: Operand::Reg(v),
+        } => Some(Inst::Ret {
+            value: Operand::Imm(k(v)?),
+        }),
         Inst::Branch { cmp, a, b, target } => match (k(a), op(b), b) {
             (Some(x), Some(y), _) if cmp.holds(x, y) => Some(Inst::Jump(*target)),
             (Some(_), Some(_), _) => Some(Inst::Copy { dst: *a, src: *a }),
@@ -127,7 +134,7 @@ const SMALL: u64 = 2048;
 
 /// Removes computations nothing reads, until none is left (a removed
 /// one may have been the last reader of another).
-fn drop_unread(f: &mut Func) {
+pub(super) fn drop_unread(f: &mut Func) {
     loop {
         let mut reads = vec![0u32; f.nvregs as usize];
         for (inst, _) in &f.insts {

@@ -5,9 +5,11 @@
 
 pub mod bittest;
 pub mod builder;
+pub mod cfg;
 pub mod constfold;
 pub mod invalidation;
 pub mod jumps;
+pub mod path_consts;
 pub mod regalloc;
 pub mod role;
 pub mod spill;

@@ -163,50 +163,6 @@ pub fn loops(f: &Func) -> Vec<(usize, usize)> {
     loops
 }
 
-/// The basic blocks of `f`: where each starts (a label starts one; a
-/// branch, jump or return ends one) and the blocks control may go to
-/// next from each.
-fn basic_blocks(f: &Func) -> (Vec<usize>, Vec<Vec<usize>>) {
-    let insts = &f.insts;
-    let len = insts.len();
-    let mut label_at: HashMap<LabelId, usize> = HashMap::default();
-    for (i, (inst, _)) in insts.iter().enumerate() {
-        if let Inst::Label(l) = inst {
-            label_at.insert(*l, i);
-        }
-    }
-    let mut starts = vec![0usize];
-    for (i, (inst, _)) in insts.iter().enumerate() {
-        if matches!(inst, Inst::Label(_)) && i > 0 {
-            starts.push(i);
-        }
-        if (inst.branch_target().is_some() || matches!(inst, Inst::Ret { .. })) && i + 1 < len {
-            starts.push(i + 1);
-        }
-    }
-    starts.sort_unstable();
-    starts.dedup();
-    starts.retain(|&s| s < len);
-    let block_of = |i: usize| starts.partition_point(|&s| s <= i) - 1;
-    let end_of = |b: usize| starts.get(b + 1).copied().unwrap_or(len);
-    let succs = (0..starts.len())
-        .map(|b| {
-            let last = end_of(b) - 1;
-            let inst = &insts[last].0;
-            let mut out = Vec::new();
-            if let Some(&t) = inst.branch_target().and_then(|t| label_at.get(&t)) {
-                out.push(block_of(t));
-            }
-            let falls = !matches!(inst, Inst::Ret { .. } | Inst::Jump(_));
-            if falls && end_of(b) < len {
-                out.push(b + 1);
-            }
-            out
-        })
-        .collect();
-    (starts, succs)
-}
-
 /// Where each virtual register holds its register: the sorted, disjoint,
 /// inclusive runs of instruction indices at which it is read, written,
 /// or live out (backward data flow over basic blocks). Indexed by
@@ -215,7 +171,7 @@ fn occupancy(f: &Func, n: usize) -> Vec<Vec<(usize, usize)>> {
     use rustc_hash::FxHashSet as Set;
     let insts = &f.insts;
     let len = insts.len();
-    let (starts, succs) = basic_blocks(f);
+    let (starts, succs) = super::cfg::basic_blocks(f);
     let nb = starts.len();
     let end_of = |b: usize| starts.get(b + 1).copied().unwrap_or(len);
     // Block summaries: read before written (gen), written (kill).

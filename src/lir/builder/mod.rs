@@ -190,6 +190,7 @@ pub(crate) fn build_checked(
     crate::lir::constfold::fold(&mut b.f);
     crate::lir::bittest::fuse(&mut b.f);
     crate::lir::jumps::thread(&mut b.f);
+    crate::lir::path_consts::fold(&mut b.f);
     Ok(Some(b.f))
 }
 
