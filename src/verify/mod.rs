@@ -164,10 +164,22 @@ fn arm_coverage(
     ];
     const POLL: Arms = &[(ARM_LIMIT, "failure exit")];
     let mut stmts = Vec::new();
-    crate::ir::walk(&prog.seqs[i].body, &mut |s| {
+    let seq = &prog.seqs[i];
+    // An `if` an `assume` decides has one arm no call can reach.
+    let known = crate::ir::facts::params_known(seq.params.len(), &seq.assumes).ok();
+    crate::ir::walk(&seq.body, &mut |s| {
         let at = s as *const Stmt as usize;
         match s {
-            Stmt::If { span, .. } => stmts.push((at, "if", IF, *span)),
+            Stmt::If { cond, span, .. } => {
+                match known
+                    .as_ref()
+                    .and_then(|k| crate::ir::facts::decide(cond, k))
+                {
+                    Some(true) => stmts.push((at, "if", &IF[..1], *span)),
+                    Some(false) => stmts.push((at, "if", &IF[1..], *span)),
+                    None => stmts.push((at, "if", IF, *span)),
+                }
+            }
             Stmt::While { span, .. } => stmts.push((at, "while", WHILE, Some(*span))),
             Stmt::Poll { access, .. } => stmts.push((at, "poll", POLL, Some(access.span))),
             _ => {}
