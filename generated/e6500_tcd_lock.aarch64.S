@@ -44,7 +44,7 @@ tcd_unlock:
 	.globl tcd_next_esel
 	.type tcd_next_esel,%function
 tcd_next_esel:
-	/* 56: acquire tcd[0] = cpu + 1 */
+	/* 53: acquire tcd[0] = cpu + 1 */
 	add x2, x2, #1
 .Ltcd_next_esel.0:
 	ldaxrb w9, [x0]
@@ -52,38 +52,35 @@ tcd_next_esel:
 	stxrb w16, w2, [x0]
 	cbnz x16, .Ltcd_next_esel.0
 .Ltcd_next_esel.2:
-	/* 57: tcd[1] */
+	/* 54: tcd[1] */
 	ldrb w9, [x0, #1]
-	/* 57: mas0[0] = 0x10000000 | tcd[1] << 16 */
+	/* 54: mas0[0] = 0x10000000 | tcd[1] << 16 */
 	lsl x10, x9, #16
 	orr x10, x10, #0x10000000
 	str w10, [x1]
-	/* 58: mas0[4] = 0x10000000 | tcd[1] << 16 */
+	/* 55: mas0[4] = 0x10000000 | tcd[1] << 16 */
 	str w10, [x1, #4]
-	/* 59: tcd[3] */
-	ldrb w10, [x0, #3]
-	/* 59: tcd[2] */
-	ldrb w11, [x0, #2]
-	/* 59: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
+	/* 56: tcd[2] */
+	ldrb w10, [x0, #2]
+	/* 56: tcd[3] */
+	ldrb w11, [x0, #3]
+	/* 56: tcd[1] = select(tcd[1] + 1 == tcd[2], tcd[3], tcd[1] + 1) */
 	add x9, x9, #1
-	eor x12, x9, x10
-	movz x10, #0
-	eor x13, x9, x11
-	sub x13, x13, #1
-	lsr x13, x13, #63
-	sub x11, x10, x13
-	and x12, x12, x11
-	eor x9, x9, x12
-	strb w9, [x0, #1]
-	/* 60: release tcd[0] */
-	stlrb w10, [x0]
+	cmp x9, x10
+	b.eq .Ltcd_next_esel.6
+	mov x11, x9
 .Ltcd_next_esel.6:
+	strb w11, [x0, #1]
+	/* 57: release tcd[0] */
+	movz x9, #0
+	stlrb w9, [x0]
+.Ltcd_next_esel.7:
 	/* end of sequence */
 	movz x0, #0
 	ret
 .Ltcd_next_esel.1:
 .Ltcd_next_esel.3:
-	/* 56: acquire tcd[0] = cpu + 1 */
+	/* 53: acquire tcd[0] = cpu + 1 */
 	ldrb w9, [x0]
 	cbnz x9, .Ltcd_next_esel.3
 	b .Ltcd_next_esel.0

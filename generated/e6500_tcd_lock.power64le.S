@@ -50,7 +50,7 @@ tcd_unlock:
 	.globl tcd_next_esel
 	.type tcd_next_esel,@function
 tcd_next_esel:
-	/* 56: acquire tcd[0] = cpu + 1 */
+	/* 53: acquire tcd[0] = cpu + 1 */
 	addi %r5,%r5,1
 .Ltcd_next_esel.0:
 	lbarx %r11,0,%r3
@@ -60,39 +60,36 @@ tcd_next_esel:
 	bne 0,.Ltcd_next_esel.0
 	isync
 .Ltcd_next_esel.2:
-	/* 57: tcd[1] */
+	/* 54: tcd[1] */
 	lbz %r11,1(%r3)
-	/* 57: mas0[0] = 0x10000000 | tcd[1] << 16 */
+	/* 54: mas0[0] = 0x10000000 | tcd[1] << 16 */
 	rldicr %r12,%r11,16,47
 	oris %r12,%r12,4096
 	stw %r12,0(%r4)
-	/* 58: mas0[4] = 0x10000000 | tcd[1] << 16 */
+	/* 55: mas0[4] = 0x10000000 | tcd[1] << 16 */
 	stw %r12,4(%r4)
-	/* 59: tcd[3] */
-	lbz %r12,3(%r3)
-	/* 59: tcd[2] */
-	lbz %r10,2(%r3)
-	/* 59: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
+	/* 56: tcd[2] */
+	lbz %r12,2(%r3)
+	/* 56: tcd[3] */
+	lbz %r10,3(%r3)
+	/* 56: tcd[1] = select(tcd[1] + 1 == tcd[2], tcd[3], tcd[1] + 1) */
 	addi %r11,%r11,1
-	xor %r9,%r11,%r12
-	li %r12,0
-	xor %r8,%r11,%r10
-	addi %r8,%r8,-1
-	rldicl %r8,%r8,1,63
-	subf %r10,%r8,%r12
-	and %r9,%r9,%r10
-	xor %r11,%r11,%r9
-	stb %r11,1(%r3)
-	/* 60: release tcd[0] */
-	eieio
-	stb %r12,0(%r3)
+	cmpld 7,%r11,%r12
+	beq 7,.Ltcd_next_esel.6
+	mr %r10,%r11
 .Ltcd_next_esel.6:
+	stb %r10,1(%r3)
+	/* 57: release tcd[0] */
+	li %r11,0
+	eieio
+	stb %r11,0(%r3)
+.Ltcd_next_esel.7:
 	/* end of sequence */
 	li %r3,0
 	blr
 .Ltcd_next_esel.1:
 .Ltcd_next_esel.3:
-	/* 56: acquire tcd[0] = cpu + 1 */
+	/* 53: acquire tcd[0] = cpu + 1 */
 	lbz %r11,0(%r3)
 	cmpdi 7,%r11,0
 	bne 7,.Ltcd_next_esel.3

@@ -47,7 +47,7 @@ tcd_unlock:
 	.globl tcd_next_esel
 	.type tcd_next_esel,@function
 tcd_next_esel:
-	/* 56: acquire tcd[0] = cpu + 1 */
+	/* 53: acquire tcd[0] = cpu + 1 */
 	add $1,%rdx
 .Ltcd_next_esel.0:
 	movzbl (%rdi),%eax
@@ -56,42 +56,36 @@ tcd_next_esel:
 	lock; cmpxchg %dl,(%rdi)
 	jne .Ltcd_next_esel.0
 .Ltcd_next_esel.2:
-	/* 57: tcd[1] */
+	/* 54: tcd[1] */
 	movzbl 1(%rdi),%eax
-	/* 57: mas0[0] = 0x10000000 | tcd[1] << 16 */
+	/* 54: mas0[0] = 0x10000000 | tcd[1] << 16 */
 	mov %rax,%r10
 	shl $0x10,%r10
 	or $0x10000000,%r10
 	mov %r10d,(%rsi)
-	/* 58: mas0[4] = 0x10000000 | tcd[1] << 16 */
+	/* 55: mas0[4] = 0x10000000 | tcd[1] << 16 */
 	mov %r10d,4(%rsi)
-	/* 59: tcd[3] */
-	movzbl 3(%rdi),%r10d
-	/* 59: tcd[2] */
-	movzbl 2(%rdi),%r9d
-	/* 59: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
+	/* 56: tcd[2] */
+	movzbl 2(%rdi),%r10d
+	/* 56: tcd[3] */
+	movzbl 3(%rdi),%r9d
+	/* 56: tcd[1] = select(tcd[1] + 1 == tcd[2], tcd[3], tcd[1] + 1) */
 	add $1,%rax
-	mov %rax,%r8
-	xor %r10,%r8
-	xor %r10,%r10
-	mov %rax,%rcx
-	xor %r9,%rcx
-	sub $1,%rcx
-	shr $0x3f,%rcx
-	mov %r10,%r9
-	sub %rcx,%r9
-	and %r9,%r8
-	xor %r8,%rax
-	mov %al,1(%rdi)
-	/* 60: release tcd[0] */
-	mov %r10b,(%rdi)
+	cmp %r10,%rax
+	je .Ltcd_next_esel.6
+	mov %rax,%r9
 .Ltcd_next_esel.6:
+	mov %r9b,1(%rdi)
+	/* 57: release tcd[0] */
+	xor %rax,%rax
+	mov %al,(%rdi)
+.Ltcd_next_esel.7:
 	/* end of sequence */
 	xor %rax,%rax
 	ret
 .Ltcd_next_esel.1:
 .Ltcd_next_esel.3:
-	/* 56: acquire tcd[0] = cpu + 1 */
+	/* 53: acquire tcd[0] = cpu + 1 */
 	pause
 	movzbl (%rdi),%eax
 	test %rax,%rax

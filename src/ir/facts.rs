@@ -208,6 +208,9 @@ fn call(f: Func, args: &[Expr], params: &[Known]) -> Known {
         (Func::Max, [a, b]) => {
             Known::new(a.lo.max(b.lo), a.hi.max(b.hi), a.zeros & b.zeros).unwrap_or(Known::ANY)
         }
+        (Func::Select, [_, a, b]) => {
+            Known::new(a.lo.min(b.lo), a.hi.max(b.hi), a.zeros & b.zeros).unwrap_or(Known::ANY)
+        }
         (Func::Ffs | Func::Fls | Func::Ctz | Func::Clz | Func::Popcount, _) => {
             Known::new(0, 64, 0).unwrap_or(Known::ANY)
         }
@@ -422,7 +425,9 @@ mod tests {
                     width,
                 }),
                 (inner.clone(), inner.clone()).prop_map(|(x, y)| Expr::Call(Func::Min, vec![x, y])),
-                (inner.clone(), inner).prop_map(|(x, y)| Expr::Call(Func::Max, vec![x, y])),
+                (inner.clone(), inner.clone()).prop_map(|(x, y)| Expr::Call(Func::Max, vec![x, y])),
+                (inner.clone(), inner.clone(), inner)
+                    .prop_map(|(c, x, y)| Expr::Call(Func::Select, vec![c, x, y])),
             ]
         })
     }
