@@ -84,7 +84,7 @@ fn a_bounded_size_drops_the_empty_range_test_and_verify_agrees() {
     let without = write(&dir, "without.inv", &plain);
     let opt = stdout(&["show", &with, "--stage", "opt"]);
     assert!(
-        opt.contains("pass assume: `size >= 0x10000, size <= 0x200000, (start & 0xffff) == 0` decides the test of `cover: an empty range invalidates nothing`: it always holds"),
+        opt.contains("pass assume: given `size >= 0x10000, size <= 0x200000, (start & 0xffff) == 0` and the tests around it, the test of `cover: an empty range invalidates nothing` always holds"),
         "{opt}"
     );
     // Fewer instructions on every target, and the same with no assume.
@@ -186,4 +186,35 @@ fn the_meaning_refuses_a_run_outside_the_facts() {
     );
     w.params[1] = 254;
     assert_eq!(interp::run(&prog, seq, &w).map(|o| o.ret), Ok(0));
+}
+
+/// The tests around an `if` are facts inside it: with arm-smmu's walk
+/// threshold pinned to 0 (the qcom quirk), a nonempty range always takes
+/// the flush-all, so the threshold test inside `if size != 0` goes.
+/// `verify --set` runs the meaning with the same pin (it ran the unpinned
+/// spec before, and failed every world that takes the loop there).
+#[test]
+fn an_enclosing_test_decides_a_pinned_threshold() {
+    let pin = ["--set", "TLB_INV_WALK_S1_S1_THRESHOLD=0"];
+    let mut show = vec![
+        "show",
+        "examples/arm_smmu.inv",
+        "--stage",
+        "opt",
+        "--seq",
+        "tlb_inv_walk_s1",
+    ];
+    show.extend(pin);
+    let opt = stdout(&show);
+    assert!(
+        opt.contains("pass assume: given the tests around it, the test of `cover `s1` auto: up to 0 granules (its threshold) the loop, past it the flush-all` never holds: only its else arm is kept"),
+        "{opt}"
+    );
+    assert!(!opt.contains("range local0"), "{opt}");
+    let mut verify = vec!["verify", "examples/arm_smmu.inv"];
+    verify.extend(pin);
+    let v = stdout(&verify);
+    assert!(v.starts_with("PASS"), "{v}");
+    // Unpinned, the loop stays.
+    assert!(stdout(&show[..6]).contains("range local0"));
 }

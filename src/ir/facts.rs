@@ -255,6 +255,17 @@ pub fn params_known(n: usize, assumes: &[Assume]) -> Result<Vec<Known>, Unusable
     Ok(k)
 }
 
+/// `known` where `c` also holds: narrowed when `c` is of a shape
+/// [`params_known`] reads, else as it was (a condition that leaves no
+/// value is not used either: it is the caller's to fold).
+pub fn assuming(known: &[Known], c: &Cond) -> Vec<Known> {
+    let mut k = known.to_vec();
+    if let Some((p, Some(n))) = refine(c, known) {
+        k[p] = n;
+    }
+    k
+}
+
 /// Why an `assume` cannot be used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unusable {

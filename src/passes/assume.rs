@@ -1,4 +1,5 @@
-//! The checks a sequence's `assume` facts decide, folded away. Not a
+//! The checks a sequence's `assume` facts (and the tests around them)
+//! decide, folded away. Not a
 //! pass: like cover expansion it runs always, after it (a cover's wrap
 //! and alignment checks are among what a fact can decide). An `assume`
 //! is part of the sequence's contract, as the kernel's own hand-written
@@ -10,15 +11,12 @@
 use crate::ir::facts::{self, Known};
 use crate::ir::{Program, Seq, Stmt};
 
-/// Folds every `if` the facts decide in each sequence that has any, and
-/// recomputes its required orderings (a folded arm may have held an
+/// Folds every `if` the facts decide in each sequence, and recomputes
+/// its required orderings where one went (a folded arm may have held an
 /// early return).
 pub fn run(prog: &mut Program) {
     let devices = &prog.devices;
     for seq in &mut prog.seqs {
-        if seq.assumes.is_empty() {
-            continue;
-        }
         let mut notes = Vec::new();
         let body = std::mem::take(&mut seq.body);
         seq.body = fold(seq, body, &mut notes);
@@ -29,8 +27,9 @@ pub fn run(prog: &mut Program) {
     }
 }
 
-/// `body` with the `if`s the facts of `seq` decide replaced by the arm
-/// that runs; `notes` says which.
+/// `body` with the `if`s decided by the facts of `seq` and by the tests
+/// around them (inside `if size != 0`, `size` is at least 1) replaced by
+/// the arm that runs; `notes` says which.
 pub fn fold(seq: &Seq, body: Vec<Stmt>, notes: &mut Vec<String>) -> Vec<Stmt> {
     // The checker refused facts it cannot read, so this is Ok; a
     // sequence built some other way folds nothing.
@@ -38,32 +37,59 @@ pub fn fold(seq: &Seq, body: Vec<Stmt>, notes: &mut Vec<String>) -> Vec<Stmt> {
         return body;
     };
     let facts: Vec<&str> = seq.assumes.iter().map(|a| a.text.as_str()).collect();
-    fold_block(body, &known, &facts.join(", "), notes)
+    let given = if facts.is_empty() {
+        "the tests around it".to_string()
+    } else {
+        format!("`{}` and the tests around it", facts.join(", "))
+    };
+    fold_block(body, &known, &given, notes)
 }
 
-fn fold_block(body: Vec<Stmt>, known: &[Known], facts: &str, notes: &mut Vec<String>) -> Vec<Stmt> {
+fn fold_block(body: Vec<Stmt>, known: &[Known], given: &str, notes: &mut Vec<String>) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
     for s in body {
-        match s {
-            Stmt::If {
-                cond,
-                then_,
-                else_,
-                why,
-                ..
-            } if facts::decide(&cond, known).is_some() => {
-                let taken = facts::decide(&cond, known) == Some(true);
+        let Stmt::If {
+            cond,
+            then_,
+            else_,
+            rare,
+            span,
+            why,
+        } = s
+        else {
+            out.push(s.map_blocks(&mut |b| fold_block(b, known, given, notes)));
+            continue;
+        };
+        let what = why
+            .as_deref()
+            .map_or("an `if`".to_string(), |w| format!("`{w}`"));
+        match facts::decide(&cond, known) {
+            Some(taken) => {
                 notes.push(format!(
-                    "assume: `{facts}` decides the test of {}: it {}, so only its {} arm is kept",
-                    why.as_deref()
-                        .map_or("a check".to_string(), |w| format!("`{w}`")),
+                    "assume: given {given}, the test of {what} {}: only its {} arm is kept",
                     if taken { "always holds" } else { "never holds" },
                     if taken { "then" } else { "else" },
                 ));
                 let arm = if taken { then_ } else { else_ };
-                out.extend(fold_block(arm, known, facts, notes));
+                out.extend(fold_block(arm, known, given, notes));
             }
-            s => out.push(s.map_blocks(&mut |b| fold_block(b, known, facts, notes))),
+            None => {
+                let not = crate::ir::Cond {
+                    cmp: cond.cmp.inverse(),
+                    a: cond.a.clone(),
+                    b: cond.b.clone(),
+                };
+                let then_ = fold_block(then_, &facts::assuming(known, &cond), given, notes);
+                let else_ = fold_block(else_, &facts::assuming(known, &not), given, notes);
+                out.push(Stmt::If {
+                    cond,
+                    then_,
+                    else_,
+                    rare,
+                    span,
+                    why,
+                });
+            }
         }
     }
     out
