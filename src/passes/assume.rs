@@ -47,49 +47,41 @@ pub fn fold(seq: &Seq, body: Vec<Stmt>, notes: &mut Vec<String>) -> Vec<Stmt> {
 
 fn fold_block(body: Vec<Stmt>, known: &[Known], given: &str, notes: &mut Vec<String>) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(body.len());
-    for s in body {
-        let Stmt::If {
-            cond,
-            then_,
-            else_,
-            rare,
-            span,
-            why,
-        } = s
-        else {
-            out.push(s.map_blocks(&mut |b| fold_block(b, known, given, notes)));
-            continue;
-        };
-        let what = why
-            .as_deref()
-            .map_or("an `if`".to_string(), |w| format!("`{w}`"));
-        match facts::decide(&cond, known) {
-            Some(taken) => {
-                notes.push(format!(
-                    "assume: given {given}, the test of {what} {}: only its {} arm is kept",
-                    if taken { "always holds" } else { "never holds" },
-                    if taken { "then" } else { "else" },
-                ));
-                let arm = if taken { then_ } else { else_ };
-                out.extend(fold_block(arm, known, given, notes));
-            }
-            None => {
-                let not = crate::ir::Cond {
-                    cmp: cond.cmp.inverse(),
-                    a: cond.a.clone(),
-                    b: cond.b.clone(),
-                };
-                let then_ = fold_block(then_, &facts::assuming(known, &cond), given, notes);
-                let else_ = fold_block(else_, &facts::assuming(known, &not), given, notes);
-                out.push(Stmt::If {
-                    cond,
-                    then_,
-                    else_,
-                    rare,
-                    span,
-                    why,
-                });
-            }
+    for mut s in body {
+        match &mut s {
+            Stmt::If {
+                cond,
+                then_,
+                else_,
+                why,
+                ..
+            } => match facts::decide(cond, known) {
+                Some(taken) => {
+                    let what = why
+                        .as_deref()
+                        .map_or("an `if`".to_string(), |w| format!("`{w}`"));
+                    notes.push(format!(
+                        "assume: given {given}, the test of {what} {}: only its {} arm is kept",
+                        if taken { "always holds" } else { "never holds" },
+                        if taken { "then" } else { "else" },
+                    ));
+                    let arm = std::mem::take(if taken { then_ } else { else_ });
+                    out.extend(fold_block(arm, known, given, notes));
+                }
+                None => {
+                    let not = crate::ir::Cond {
+                        cmp: cond.cmp.inverse(),
+                        a: cond.a.clone(),
+                        b: cond.b.clone(),
+                    };
+                    let inside = facts::assuming(known, cond);
+                    *then_ = fold_block(std::mem::take(then_), &inside, given, notes);
+                    let inside = facts::assuming(known, &not);
+                    *else_ = fold_block(std::mem::take(else_), &inside, given, notes);
+                    out.push(s);
+                }
+            },
+            _ => out.push(s.map_blocks(&mut |b| fold_block(b, known, given, notes))),
         }
     }
     out
