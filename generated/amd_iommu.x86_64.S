@@ -645,16 +645,16 @@ inv_iommu_pages_np_sync:
 	.type completion_wait,@function
 completion_wait:
 	/* 170: arguments */
-	push %rbx
-	push %r12
-	push %r13
-	push %r14
 	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
+	push %rbx
+	push %r12
+	push %r13
+	push %r14
 	xor %rbx,%rbx
 	cmp $0x40,%rdx
 	jae .Lcompletion_wait.0
@@ -697,11 +697,11 @@ completion_wait:
 	mov %r13,%rdx
 	jmp .Lcompletion_wait.5
 .Lcompletion_wait.6:
-	mov $0xffffffffffffff92,%rax
 	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx
+	mov $0xffffffffffffff92,%rax
 	ret
 .Lcompletion_wait.7:
 .Lcompletion_wait.4:
@@ -722,6 +722,10 @@ completion_wait:
 	mov %rax,%r8
 	add $0x10,%r8
 	and %rbx,%r8
+	pop %r14
+	pop %r13
+	pop %r12
+	pop %rbx
 	mov %r8,%rax
 	mov %rdx,%r8
 	sub $1,%r8
@@ -738,18 +742,10 @@ completion_wait:
 	sub $1,%rax
 	jne .Lcompletion_wait.8
 	mov $0xffffffffffffff92,%rax
-	pop %r14
-	pop %r13
-	pop %r12
-	pop %rbx
 	ret
 .Lcompletion_wait.9:
 	/* 174: return 0 */
 	xor %rax,%rax
-	pop %r14
-	pop %r13
-	pop %r12
-	pop %rbx
 	ret
 	.size completion_wait,.-completion_wait
 	.section .note.GNU-stack,"",@progbits

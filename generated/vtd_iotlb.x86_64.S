@@ -69,8 +69,6 @@ iotlb_flush_domain:
 	.type iotlb_flush_range,@function
 iotlb_flush_range:
 	/* 53: arguments */
-	push %rbx
-	push %r12
 	xor %rax,%rax
 	test %rdx,%rdx
 	jne .Liotlb_flush_range.0
@@ -103,6 +101,8 @@ iotlb_flush_range:
 	mov %r10,%rcx
 	shl %cl,%r11
 	mov %r11,%rcx
+	push %rbx
+	push %r12
 	xor %rbx,%rbx
 	cmp $0x40,%r10
 	jae .Liotlb_flush_range.3
@@ -123,7 +123,7 @@ iotlb_flush_range:
 	shr $0xc,%rcx
 	mov %rbx,%r12
 	and %rcx,%r12
-	je .Liotlb_flush_range.5
+	je .Liotlb_flush_range.16
 	mov %rcx,%r10
 	add %r9,%r10
 	mov %r10,%r9
@@ -132,6 +132,8 @@ iotlb_flush_range:
 	not %rcx
 	not %rbx
 	and %rbx,%rcx
+	pop %r12
+	pop %rbx
 	/* 66: mask = 52 */
 	mov $0x34,%r10d
 	test %rcx,%rcx
@@ -205,14 +207,14 @@ iotlb_flush_range:
 	sub $1,%rax
 	jne .Liotlb_flush_range.14
 	mov $0xffffffffffffff92,%rax
-	pop %r12
-	pop %rbx
 	ret
 .Liotlb_flush_range.15:
 	/* end of sequence */
 	xor %rax,%rax
+	ret
+.Liotlb_flush_range.16:
 	pop %r12
 	pop %rbx
-	ret
+	jmp .Liotlb_flush_range.5
 	.size iotlb_flush_range,.-iotlb_flush_range
 	.section .note.GNU-stack,"",@progbits

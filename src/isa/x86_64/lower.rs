@@ -115,21 +115,28 @@ pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, InvalidationEr
 
 pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
+    let saved: Vec<Gpr> = (alloc.used_callee_saved(&REGS).into_iter())
+        .map(phys)
+        .collect::<Result<_, _>>()?;
+    // Below the pushes; the kernel is built with -mno-red-zone, so
+    // rsp moves. Nothing is called: no alignment to keep.
+    let spill = Simm32::maybe_from(8 * u64::from(f.spill_slots()))
+        .ok_or_else(|| LowerError::Internal("too many spill slots".into()))?;
+    // Stack slots are addressed from rsp, which a push inside the body
+    // would move: such a function saves at entry (frame.rs).
+    let stack_args = (f.insts.iter())
+        .any(|(i, _)| matches!(i, Inst::Arg { index, .. } if *index >= REGS.args.len()));
     let cx = Cx {
         alloc,
-        saved: (alloc.used_callee_saved(&REGS).into_iter())
-            .map(phys)
-            .collect::<Result<_, _>>()?,
+        entry_frame: spill != Simm32::ZERO || stack_args,
+        saved,
         // A shift by a register amount needs it in cl; rcx is kept intact
         // around it only when some value lives there.
         rcx_live: alloc.reg.values().any(|&p| p == RCX.num()),
         void: f.void,
-        // Below the pushes; the kernel is built with -mno-red-zone, so
-        // rsp moves. Nothing is called: no alignment to keep.
-        spill: Simm32::maybe_from(8 * u64::from(f.spill_slots()))
-            .ok_or_else(|| LowerError::Internal("too many spill slots".into()))?,
+        spill,
     };
-    if let Some((_, origin)) = f.insts.first() {
+    if let (Some((_, origin)), true) = (f.insts.first(), cx.entry_frame) {
         for &p in &cx.saved {
             out.insns.push((Insn::Push { rs: p }, origin.clone()));
         }
@@ -149,14 +156,20 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
             out.insns.push((i, origin.clone()))
         })?;
     }
+    if !cx.entry_frame {
+        out.insns = super::frame::wrap(out.insns, &cx.saved);
+    }
     Ok(out)
 }
 
 /// What lowering one instruction needs to know about its function.
 struct Cx<'a> {
     alloc: &'a Allocation,
-    /// Callee-saved registers pushed at entry, popped before every return.
+    /// Callee-saved registers the allocation uses.
     saved: Vec<Gpr>,
+    /// They are pushed at entry and popped before every return (else
+    /// `frame::wrap` places them afterwards).
+    entry_frame: bool,
     /// Some value lives in rcx.
     rcx_live: bool,
     /// `-> void`: returns leave rax alone.
@@ -328,8 +341,10 @@ impl Cx<'_> {
                         imm: self.spill,
                     });
                 }
-                for &p in self.saved.iter().rev() {
-                    e(Insn::Pop { rd: p });
+                if self.entry_frame {
+                    for &p in self.saved.iter().rev() {
+                        e(Insn::Pop { rd: p });
+                    }
                 }
                 e(Insn::Ret);
             }

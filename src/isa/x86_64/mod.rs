@@ -1,6 +1,7 @@
 //! x86-64 (SysV).
 
 crate::isa::skeleton!();
+mod frame;
 mod mem;
 
 crate::isa::one_target! {
