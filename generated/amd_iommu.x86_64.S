@@ -20,12 +20,9 @@ build_inv_iommu_pages:
 	add %rdx,%rax
 	sub $1,%rax
 	xor %rsi,%rax
-	mov $0x7f,%r11d
-	bsr %rax,%rax
-	cmove %r11,%rax
-	xor $0x3f,%rax
-	mov $0x3f,%r9d
-	sub %rax,%r9
+	mov $0xffffffffffffffff,%r11
+	bsr %rax,%r9
+	cmove %r11,%r9
 	/* 85: let msb_diff = ilog2((address + size - 1) ^ address) */
 	cmp $0x34,%r9
 	jb .Lbuild_inv_iommu_pages.2
@@ -33,9 +30,9 @@ build_inv_iommu_pages:
 	movabs $0x7ffffffffffff000,%r10
 	jmp .Lbuild_inv_iommu_pages.3
 .Lbuild_inv_iommu_pages.2:
-	mov $1,%eax
 	mov %rcx,%r11
 	mov %r9,%rcx
+	mov $1,%eax
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %rdx,%rdx
@@ -89,9 +86,9 @@ inv_iommu_pages_sync:
 	push %r12
 	push %r13
 	push %r14
-	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
+	mov $0x10,%eax
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
@@ -120,12 +117,9 @@ inv_iommu_pages_sync:
 	add %r8,%r12
 	sub $1,%r12
 	xor %rcx,%r12
-	mov $0x7f,%r11d
-	bsr %r12,%r12
-	cmove %r11,%r12
-	xor $0x3f,%r12
-	mov $0x3f,%r8d
-	sub %r12,%r8
+	mov $0xffffffffffffffff,%r11
+	bsr %r12,%r8
+	cmove %r11,%r8
 	/* 114: let msb_diff = ilog2((address + size - 1) ^ address) */
 	cmp $0x34,%r8
 	jb .Linv_iommu_pages_sync.3
@@ -133,9 +127,9 @@ inv_iommu_pages_sync:
 	movabs $0x7ffffffffffff000,%r13
 	jmp .Linv_iommu_pages_sync.4
 .Linv_iommu_pages_sync.3:
-	mov $1,%r12d
 	mov %rcx,%r11
 	mov %r8,%rcx
+	mov $1,%r12d
 	shl %cl,%r12
 	mov %r11,%rcx
 	xor %r14,%r14
@@ -337,9 +331,9 @@ inv_iommu_pages_np_sync:
 	push %r15
 	sub $8,%rsp
 	mov %r9,(%rsp)
-	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
+	mov $0x10,%eax
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
@@ -360,18 +354,13 @@ inv_iommu_pages_np_sync:
 	test %rdx,%rdx
 	je .Linv_iommu_pages_np_sync.2
 	sub $1,%rdx
-	mov $0x7f,%r11d
-	bsr %r8,%rbx
-	cmove %r11,%rbx
-	xor $0x3f,%rbx
-	mov $0x3f,%r12d
-	sub %rbx,%r12
+	mov $0xffffffffffffffff,%r11
+	bsr %r8,%r12
+	cmove %r11,%r12
 	/* 143: let piece = ilog2(left) */
 	test %rcx,%rcx
 	je .Linv_iommu_pages_np_sync.5
-	mov $0x40,%r11d
 	bsf %rcx,%rbx
-	cmove %r11,%rbx
 	cmp %r12,%rbx
 	jae .Linv_iommu_pages_np_sync.5
 	mov $0x40,%r11d
@@ -380,9 +369,9 @@ inv_iommu_pages_np_sync:
 	/* 145: piece = ctz(addr) */
 	mov %rbx,%r12
 .Linv_iommu_pages_np_sync.5:
-	mov $1,%ebx
 	mov %rcx,%r11
 	mov %r12,%rcx
+	mov $1,%ebx
 	shl %cl,%rbx
 	mov %r11,%rcx
 	xor %r13,%r13
@@ -406,12 +395,9 @@ inv_iommu_pages_np_sync:
 	add %r13,%rbx
 	sub $1,%rbx
 	xor %rcx,%rbx
-	mov $0x7f,%r11d
-	bsr %rbx,%rbx
-	cmove %r11,%rbx
-	xor $0x3f,%rbx
-	mov $0x3f,%r14d
-	sub %rbx,%r14
+	mov $0xffffffffffffffff,%r11
+	bsr %rbx,%r14
+	cmove %r11,%r14
 	/* 151: let msb_diff = ilog2((addr + fs - 1) ^ addr) */
 	cmp $0x34,%r14
 	jb .Linv_iommu_pages_np_sync.9
@@ -419,9 +405,9 @@ inv_iommu_pages_np_sync:
 	movabs $0x7ffffffffffff000,%r12
 	jmp .Linv_iommu_pages_np_sync.10
 .Linv_iommu_pages_np_sync.9:
-	mov $1,%ebx
 	mov %rcx,%r11
 	mov %r14,%rcx
+	mov $1,%ebx
 	shl %cl,%rbx
 	mov %r11,%rcx
 	xor %r15,%r15
@@ -645,9 +631,9 @@ inv_iommu_pages_np_sync:
 	.type completion_wait,@function
 completion_wait:
 	/* 170: arguments */
-	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
+	mov $0x10,%eax
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10

@@ -90,14 +90,11 @@ iotlb_flush_range:
 	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	mov %r9,%rcx
 	sub $1,%rcx
-	mov $0x7f,%r11d
-	bsr %rcx,%rcx
-	cmove %r11,%rcx
-	xor $0x3f,%rcx
-	mov $0x40,%r10d
-	sub %rcx,%r10
-	mov $1,%ecx
-	mov %rcx,%r11
+	mov $0xffffffffffffffff,%r11
+	bsr %rcx,%r10
+	cmove %r11,%r10
+	add $1,%r10
+	mov $1,%r11d
 	mov %r10,%rcx
 	shl %cl,%r11
 	mov %r11,%rcx
@@ -109,13 +106,9 @@ iotlb_flush_range:
 	mov %rcx,%rbx
 .Liotlb_flush_range.3:
 	/* 60: let aligned = roundup_pow2(pages) */
-	mov $0x7f,%r11d
-	bsr %rbx,%rcx
-	cmove %r11,%rcx
-	xor $0x3f,%rcx
-	mov $0x3f,%r10d
-	mov %r10,%r12
-	sub %rcx,%r12
+	mov $0xffffffffffffffff,%r11
+	bsr %rbx,%r12
+	cmove %r11,%r12
 	/* 61: mask = ilog2(aligned) */
 	mov %r12,%r10
 	sub $1,%rbx
@@ -138,9 +131,7 @@ iotlb_flush_range:
 	mov $0x34,%r10d
 	test %rcx,%rcx
 	je .Liotlb_flush_range.7
-	mov $0x40,%r11d
 	bsf %rcx,%rcx
-	cmove %r11,%rcx
 	/* 68: mask = ctz(shared) */
 	mov %rcx,%r10
 .Liotlb_flush_range.7:
@@ -172,11 +163,9 @@ iotlb_flush_range:
 	mov %rax,8(%rdi)
 	jmp .Liotlb_flush_range.9
 .Liotlb_flush_range.8:
-	mov $0x1000,%eax
-	mov %rcx,%r11
 	mov %r10,%rcx
+	mov $0x1000,%eax
 	shl %cl,%rax
-	mov %r11,%rcx
 	xor %r8,%r8
 	cmp $0x40,%r10
 	jae .Liotlb_flush_range.11

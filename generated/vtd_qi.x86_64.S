@@ -10,9 +10,9 @@ qi_flush_iotlb:
 	push %r13
 	push %r14
 	push %r15
-	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
+	mov $0x10,%eax
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
@@ -43,15 +43,13 @@ qi_flush_iotlb:
 	/* 102: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	mov %r13,%r9
 	sub $1,%r9
-	mov $0x7f,%r11d
-	bsr %r9,%r9
-	cmove %r11,%r9
-	xor $0x3f,%r9
-	mov $0x40,%r14d
-	sub %r9,%r14
-	mov $1,%r9d
+	mov $0xffffffffffffffff,%r11
+	bsr %r9,%r14
+	cmove %r11,%r14
+	add $1,%r14
 	mov %rcx,%r11
 	mov %r14,%rcx
+	mov $1,%r9d
 	shl %cl,%r9
 	mov %r11,%rcx
 	xor %r15,%r15
@@ -60,12 +58,9 @@ qi_flush_iotlb:
 	mov %r9,%r15
 .Lqi_flush_iotlb.4:
 	/* 103: let aligned = roundup_pow2(pages) */
-	mov $0x7f,%r11d
-	bsr %r15,%r9
-	cmove %r11,%r9
-	xor $0x3f,%r9
-	mov $0x3f,%r14d
-	sub %r9,%r14
+	mov $0xffffffffffffffff,%r11
+	bsr %r15,%r14
+	cmove %r11,%r14
 	/* 104: mask = ilog2(aligned) */
 	mov %r14,%r12
 	sub $1,%r15
@@ -85,9 +80,7 @@ qi_flush_iotlb:
 	mov $0x34,%r12d
 	test %r9,%r9
 	je .Lqi_flush_iotlb.8
-	mov $0x40,%r11d
 	bsf %r9,%r9
-	cmove %r11,%r9
 	/* 111: mask = ctz(shared) */
 	mov %r9,%r12
 .Lqi_flush_iotlb.8:
@@ -378,9 +371,9 @@ qi_flush_context:
 	push %r12
 	push %r13
 	push %r14
-	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
+	mov $0x10,%eax
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10

@@ -90,7 +90,7 @@ pub use crate::isa::error::LowerError;
 
 /// Where instructions go: the lowering of one LIR instruction pushes them
 /// with that instruction's origin.
-type Emit<'a> = &'a mut dyn FnMut(Insn);
+pub(super) type Emit<'a> = &'a mut dyn FnMut(Insn);
 
 /// x86-64's one invalidation, `invlpg` of an address: what an
 /// [`Invalidation`] holds here.
@@ -130,9 +130,7 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         alloc,
         entry_frame: spill != Simm32::ZERO || stack_args,
         saved,
-        // A shift by a register amount needs it in cl; rcx is kept intact
-        // around it only when some value lives there.
-        rcx_live: alloc.reg.values().any(|&p| p == RCX.num()),
+        plan: super::fuse::plan(f, alloc, RCX.num()),
         void: f.void,
         spill,
     };
@@ -150,9 +148,12 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
             ));
         }
     }
-    for (inst, origin) in &f.insts {
+    for (k, (inst, origin)) in f.insts.iter().enumerate() {
+        if cx.plan.skip.contains(&k) {
+            continue;
+        }
         let prev = out.insns.last().map(|(i, _)| i.clone());
-        cx.inst(inst, prev.as_ref(), &mut |i| {
+        cx.inst(k, inst, prev.as_ref(), &mut |i| {
             out.insns.push((i, origin.clone()))
         })?;
     }
@@ -170,8 +171,8 @@ struct Cx<'a> {
     /// They are pushed at entry and popped before every return (else
     /// `frame::wrap` places them afterwards).
     entry_frame: bool,
-    /// Some value lives in rcx.
-    rcx_live: bool,
+    /// What one instruction's lowering learns from the others.
+    plan: super::fuse::Plan,
     /// `-> void`: returns leave rax alone.
     void: bool,
     /// Bytes of spill slots below the pushed registers (slot `n` at
@@ -190,8 +191,8 @@ impl Cx<'_> {
         Src::of(b, |v| self.r(v))
     }
 
-    /// One LIR instruction; `prev` is the instruction emitted just before.
-    fn inst(&self, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
+    /// LIR instruction `k`; `prev` is the instruction emitted just before.
+    fn inst(&self, k: usize, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
         match inst.role() {
             Role::Memory => return self.memory(inst, e),
             Role::Control => return self.control(inst, prev, e),
@@ -201,6 +202,10 @@ impl Cx<'_> {
         match inst {
             Inst::Imm { dst, value } => imm(r(dst)?, *value, e),
             Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
+            Inst::Un { op, dst, src } if self.plan.nonzero.contains(&k) => {
+                super::fuse::scan_nonzero(*op, r(dst)?, r(src)?, e)
+                    .map_or_else(|| un(*op, r(dst)?, r(src)?, e), Ok)?
+            }
             Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e)?,
             Inst::Not { dst, src } => {
                 mov(r(dst)?, r(src)?, e);
@@ -212,9 +217,31 @@ impl Cx<'_> {
                 shift,
                 width,
             } => insert(r(dst)?, r(src)?, *shift, *width, e)?,
-            Inst::Bin { op, dst, a, b } => {
-                bin(*op, r(dst)?, r(a)?, self.operand(b)?, self.rcx_live, e)?
+            Inst::Bin { dst, .. } if self.plan.clz.contains_key(&k) => {
+                let c = self.plan.clz[&k];
+                super::fuse::bsr_plus(r(dst)?, r(&c.src)?, c, e)
             }
+            Inst::Bin {
+                op,
+                dst,
+                b: Operand::Reg(n),
+                ..
+            } if self.plan.const_left.contains_key(&k) => super::fuse::shift_by_reg(
+                *op == BinOp::Shl,
+                r(dst)?,
+                Src::Imm(self.plan.const_left[&k]),
+                r(n)?,
+                self.plan.rcx_busy.contains(&k),
+                e,
+            ),
+            Inst::Bin { op, dst, a, b } => bin(
+                *op,
+                r(dst)?,
+                r(a)?,
+                self.operand(b)?,
+                self.plan.rcx_busy.contains(&k),
+                e,
+            )?,
             Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => {
                 // The one form: the downcast only checks the target.
@@ -464,7 +491,7 @@ fn sets_zf_of(i: &Insn) -> Option<Gpr> {
 
 /// A constant: `xor %r,%r` for zero (as compilers do; LIR never puts an
 /// `Imm` between a compare and its branch), else the shortest `mov`.
-fn imm(rd: Gpr, value: u64, e: Emit) {
+pub(super) fn imm(rd: Gpr, value: u64, e: Emit) {
     if value == 0 {
         e(Insn::Xor { rd, rs: rd });
     } else {
@@ -472,7 +499,7 @@ fn imm(rd: Gpr, value: u64, e: Emit) {
     }
 }
 
-fn mov(rd: Gpr, rs: Gpr, e: Emit) {
+pub(super) fn mov(rd: Gpr, rs: Gpr, e: Emit) {
     if rd != rs {
         e(Insn::MovReg { rd, rs });
     }
@@ -559,7 +586,7 @@ fn bin(
 ) -> Result<(), LowerError> {
     match b {
         Src::Reg(rn) if matches!(op, BinOp::Shl | BinOp::Shr) => {
-            shift_by_reg(op == BinOp::Shl, rd, ra, rn, rcx_live, e)
+            super::fuse::shift_by_reg(op == BinOp::Shl, rd, Src::Reg(ra), rn, rcx_live, e)
         }
         Src::Reg(rb) => {
             if rd == ra {
@@ -620,58 +647,6 @@ fn bin(
         }
     }
     Ok(())
-}
-
-/// `rd = ra << (rn mod 64)` (or `>>`): x86 takes a variable count only in
-/// cl. The LIR fixes amounts of 64 and more up afterwards, so the
-/// hardware's modulo 64 is what it expects. rcx may hold another value:
-/// it is parked in the scratch register around the shift when anything
-/// lives there, and `rd`, `ra` or `rn` may each be rcx.
-fn shift_by_reg(shl: bool, rd: Gpr, ra: Gpr, rn: Gpr, rcx_live: bool, e: Emit) {
-    let sh = |rd| {
-        if shl {
-            Insn::ShlCl { rd }
-        } else {
-            Insn::ShrCl { rd }
-        }
-    };
-    match (rd == RCX, rn == RCX) {
-        // The amount is in place; the result may not overwrite it before
-        // the shift.
-        (false, true) => {
-            mov(rd, ra, e);
-            e(sh(rd));
-        }
-        // rcx is overwritten by the result: shift in the scratch register.
-        (true, _) => {
-            mov(SCRATCH, ra, e);
-            mov(RCX, rn, e);
-            e(sh(SCRATCH));
-            e(Insn::MovReg {
-                rd: RCX,
-                rs: SCRATCH,
-            });
-        }
-        (false, false) if !rcx_live => {
-            e(Insn::MovReg { rd: RCX, rs: rn });
-            mov(rd, ra, e);
-            e(sh(rd));
-        }
-        (false, false) => {
-            e(Insn::MovReg {
-                rd: SCRATCH,
-                rs: RCX,
-            });
-            e(Insn::MovReg { rd: RCX, rs: rn });
-            // ra's value, if it was rcx's, is now in the scratch register.
-            mov(rd, if ra == RCX { SCRATCH } else { ra }, e);
-            e(sh(rd));
-            e(Insn::MovReg {
-                rd: RCX,
-                rs: SCRATCH,
-            });
-        }
-    }
 }
 
 /// Bit counts without BMI/ABM/POPCNT (the kernel's x86-64 baseline):

@@ -2,6 +2,7 @@
 
 crate::isa::skeleton!();
 mod frame;
+mod fuse;
 mod mem;
 
 crate::isa::one_target! {
