@@ -52,8 +52,7 @@ build_inv_iommu_pages:
 	mov %rax,%r10
 .Lbuild_inv_iommu_pages.1:
 	/* 93: cmd[0] = 0 */
-	xor %rax,%rax
-	mov %eax,(%rdi)
+	movl $0,(%rdi)
 	/* 94: cmd[4] = (domid & 0xffff) | (3 << 28 */
 	and $0xffff,%rcx
 	or $0x30000000,%rcx

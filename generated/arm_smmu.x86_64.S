@@ -97,10 +97,8 @@ tlb_inv_range_s1:
 	.globl tlb_sync
 	.type tlb_sync,@function
 tlb_sync:
-	/* 38: value 0xffffffff */
-	mov $0xffffffff,%eax
 	/* 38: cb.tlbsync = 0xffffffff */
-	mov %eax,0x7f0(%rdi)
+	movl $0xffffffff,0x7f0(%rdi)
 	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	mov $0xf4240,%eax
 .Ltlb_sync.0:
@@ -271,7 +269,6 @@ tlb_inv_context_s1:
 	.type tlb_inv_walk_s1_flag,@function
 tlb_inv_walk_s1_flag:
 	/* 82: value 0xffffffff */
-	mov $0xffffffff,%eax
 	test %r9,%r9
 	je .Ltlb_inv_walk_s1_flag.0
 	/* 76: cb.tlbiasid = asid */
@@ -369,7 +366,7 @@ tlb_inv_walk_s1_flag:
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
-	mov %eax,0x7f0(%rdi)
+	movl $0xffffffff,0x7f0(%rdi)
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	mov $0xf4240,%eax
 .Ltlb_inv_walk_s1_flag.10:

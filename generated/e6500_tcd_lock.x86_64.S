@@ -43,8 +43,7 @@ tcd_unlock:
 	/* 32: release lock if token == 0 */
 	test %rsi,%rsi
 	jne .Ltcd_unlock.0
-	xor %rax,%rax
-	mov %al,(%rdi)
+	movb $0,(%rdi)
 .Ltcd_unlock.0:
 	/* end of sequence */
 	ret

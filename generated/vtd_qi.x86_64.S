@@ -388,9 +388,8 @@ qi_flush_context:
 	and %rbx,%rax
 	xor %rdx,%rdx
 	/* 137: status[0] = 1 */
-	mov $1,%r12d
 	mov 0x30(%rsp),%r13
-	mov %r12d,(%r13)
+	movl $1,(%r13)
 	test %rdx,%rdx
 	jne .Lqi_flush_context.2
 	/* 138: enqueue qi cc_desc { gran: gran, did: did, sid: sid, fm: fm  ... */

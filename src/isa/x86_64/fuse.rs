@@ -19,7 +19,8 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::insn::{Gpr, Insn, Simm32};
-use super::lower::{imm, mov, Emit, SCRATCH};
+use super::lower::{imm, mov, Emit, LowerError, SCRATCH};
+use super::mem::size;
 use crate::ir::expr::BinOp;
 use crate::isa::lower_common::Src;
 use crate::lir::regalloc::{live_ranges, Allocation};
@@ -48,6 +49,8 @@ pub struct Plan {
     pub const_left: HashMap<usize, u64>,
     /// A value other than the instruction's result holds rcx across it.
     pub rcx_busy: HashSet<usize>,
+    /// A store of this constant, as an immediate (`movb $0,(%rdi)`).
+    pub store_imm: HashMap<usize, u64>,
 }
 
 /// How often each register is written and read.
@@ -116,6 +119,7 @@ pub fn plan(f: &Func, alloc: &Allocation, rcx: u8) -> Plan {
             _ => {}
         }
     }
+    stored_constants(f, &defs, &mut p);
     let ranges = live_ranges(f);
     for (k, (i, _)) in f.insts.iter().enumerate() {
         if !matches!(
@@ -136,6 +140,63 @@ pub fn plan(f: &Func, alloc: &Allocation, rcx: u8) -> Plan {
         }
     }
     p
+}
+
+/// The register a store writes to memory, when the store can take it as
+/// an immediate of `value` instead: no byte reversal, a disp32 offset,
+/// and for 64 bits a sign-extended imm32. Its other registers too.
+fn stored(i: &Inst, value: impl Fn(VReg) -> Option<u64>) -> Option<(VReg, Vec<VReg>)> {
+    let (data, base, index, offset, width, swap) = match *i {
+        Inst::Store {
+            src,
+            base,
+            index,
+            offset,
+            width,
+            swap,
+            ..
+        } => (src, base, index, offset, width, swap),
+        Inst::StoreRelease { src, base, width } => (src, base, None, 0, width, false),
+        _ => return None,
+    };
+    let v = value(data)?;
+    let fits = width != 64 || Simm32::maybe_from(v).is_some();
+    let plain = !swap && index.is_none() && Simm32::maybe_from(offset).is_some();
+    (fits && plain && matches!(width, 8 | 16 | 32 | 64)).then(|| (data, vec![base]))
+}
+
+/// Constants written once and read only as the data of stores that can
+/// take them as immediates: the stores do, and the constant is never set.
+fn stored_constants(f: &Func, defs: &HashMap<VReg, usize>, p: &mut Plan) {
+    let mut consts: HashMap<VReg, (usize, u64)> = HashMap::default();
+    for (k, (i, _)) in f.insts.iter().enumerate() {
+        if let Inst::Imm { dst, value } = i {
+            if defs.get(dst) == Some(&1) {
+                consts.insert(*dst, (k, *value));
+            }
+        }
+    }
+    let mut stores: HashMap<VReg, Vec<usize>> = HashMap::default();
+    let mut other: HashSet<VReg> = HashSet::default();
+    for (k, (i, _)) in f.insts.iter().enumerate() {
+        match stored(i, |v| consts.get(&v).map(|c| c.1)) {
+            Some((data, rest)) if !rest.contains(&data) => {
+                stores.entry(data).or_default().push(k);
+                other.extend(rest);
+            }
+            _ => i.each_use(|v| {
+                other.insert(v);
+            }),
+        }
+    }
+    for (v, ks) in stores {
+        let (at, value) = consts[&v];
+        if other.contains(&v) || p.skip.contains(&at) {
+            continue;
+        }
+        p.skip.insert(at);
+        p.store_imm.extend(ks.into_iter().map(|k| (k, value)));
+    }
 }
 
 /// `k - clz(x)` ending at the `Sub` at `at`: the `Clz` and the `Imm k`
@@ -199,6 +260,35 @@ pub fn scan_nonzero(op: UnOp, rd: Gpr, rs: Gpr, e: Emit) -> Option<()> {
         UnOp::Popcount => return None,
     }
     Some(())
+}
+
+/// A store the plan gave a constant (see [`stored`]).
+pub fn store_imm(
+    i: &Inst,
+    value: u64,
+    r: impl Fn(VReg) -> Result<Gpr, LowerError>,
+    e: Emit,
+) -> Result<(), LowerError> {
+    let (base, offset, width) = match *i {
+        Inst::Store {
+            base,
+            offset,
+            width,
+            ..
+        } => (base, offset, width),
+        Inst::StoreRelease { base, width, .. } => (base, 0, width),
+        _ => {
+            return Err(LowerError::Internal(
+                "a constant store that is no store".into(),
+            ))
+        }
+    };
+    let disp = Simm32::maybe_from(offset)
+        .ok_or_else(|| LowerError::Internal(format!("offset {offset:#x} past disp32")))?;
+    let insn = Insn::store_imm(size(width)?, r(base)?, None, disp, value)
+        .ok_or_else(|| LowerError::Internal(format!("{value:#x} stored as an imm32")))?;
+    e(insn);
+    Ok(())
 }
 
 /// `rd = ra << (rn mod 64)` (or `>>`): x86 takes a variable count only in

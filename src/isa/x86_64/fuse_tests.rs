@@ -142,3 +142,44 @@ fn scan_after_a_zero_test() {
     );
     assert!(p.nonzero.contains(&2));
 }
+
+fn store(src: u32, base: u32, width: u32, offset: u64) -> Inst {
+    Inst::Store {
+        src: VReg(src),
+        base: VReg(base),
+        offset,
+        width,
+        swap: false,
+        kind: crate::lir::MemKind::Normal,
+        index: None,
+    }
+}
+
+/// A constant only ever stored goes into the stores as an immediate and
+/// is never set; one also read elsewhere, or too wide for a 64-bit
+/// store's imm32, stays in its register.
+#[test]
+fn constants_only_stored_become_immediates() {
+    let p = plan_of(
+        vec![
+            arg(0),
+            imm(1, 0xffff_ffff),
+            store(1, 0, 32, 0x7f0),
+            store(1, 0, 32, 0x7f4),
+            ret(0),
+        ],
+        2,
+    );
+    assert!(p.skip.contains(&1));
+    assert_eq!(p.store_imm.get(&2), Some(&0xffff_ffff));
+    assert_eq!(p.store_imm.get(&3), Some(&0xffff_ffff));
+    for (width, value, also_read) in [(32, 0, true), (64, 0xffff_ffff, false)] {
+        let mut body = vec![arg(0), imm(1, value), store(1, 0, width, 0)];
+        body.push(ret(if also_read { 1 } else { 0 }));
+        let p = plan_of(body, 2);
+        assert!(
+            p.store_imm.is_empty() && p.skip.is_empty(),
+            "{width} {value:#x}"
+        );
+    }
+}

@@ -194,7 +194,7 @@ impl Cx<'_> {
     /// LIR instruction `k`; `prev` is the instruction emitted just before.
     fn inst(&self, k: usize, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
         match inst.role() {
-            Role::Memory => return self.memory(inst, e),
+            Role::Memory => return self.memory(k, inst, e),
             Role::Control => return self.control(inst, prev, e),
             Role::Compute => {}
         }
@@ -269,7 +269,10 @@ impl Cx<'_> {
     }
 
     /// Loads, stores, reservations, spills and stack arguments.
-    fn memory(&self, inst: &Inst, e: Emit) -> Result<(), LowerError> {
+    fn memory(&self, k: usize, inst: &Inst, e: Emit) -> Result<(), LowerError> {
+        if let Some(&value) = self.plan.store_imm.get(&k) {
+            return super::fuse::store_imm(inst, value, |v| self.r(v), e);
+        }
         if let Some(a) = MemAccess::of(inst) {
             let a = a.map(|v| self.r(v))?;
             let at = Access::new(a.base, a.offset, a.width, a.swap)?;
