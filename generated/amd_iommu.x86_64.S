@@ -16,8 +16,7 @@ build_inv_iommu_pages:
 	/* 81: let inv = address & ~0xfff */
 	cmp $1,%rax
 	je .Lbuild_inv_iommu_pages.1
-	mov %rsi,%rax
-	add %rdx,%rax
+	lea (%rsi,%rdx),%rax
 	sub $1,%rax
 	xor %rsi,%rax
 	mov $0xffffffffffffffff,%r11
@@ -112,8 +111,7 @@ inv_iommu_pages_sync:
 	/* 112: let inv = address & ~0xfff */
 	cmp $1,%r12
 	je .Linv_iommu_pages_sync.2
-	mov %rcx,%r12
-	add %r8,%r12
+	lea (%rcx,%r8),%r12
 	sub $1,%r12
 	xor %rcx,%r12
 	mov $0xffffffffffffffff,%r11
@@ -195,8 +193,7 @@ inv_iommu_pages_sync:
 	shl $0x20,%r9
 	movabs $0x3000000000000000,%r11
 	or %r11,%r9
-	mov %rsi,%r8
-	add %rax,%r8
+	lea (%rsi,%rax),%r8
 	mov %r9,(%r8)
 	mov %r13,%r9
 	and $1,%r9
@@ -213,17 +210,13 @@ inv_iommu_pages_sync:
 	and %r11,%r13
 	shl $0xc,%r13
 	or %r13,%r9
-	mov %rax,%r8
-	add $8,%r8
-	mov %rsi,%rcx
-	add %r8,%rcx
+	lea 8(%rax),%r8
+	lea (%rsi,%r8),%rcx
 	mov %r9,(%rcx)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	test %rdx,%rdx
 	jne .Linv_iommu_pages_sync.15
@@ -275,20 +268,16 @@ inv_iommu_pages_sync:
 	shl $3,%r9
 	movabs $0x1000000000000001,%r11
 	or %r11,%r9
-	mov %rsi,%r8
-	add %rax,%r8
+	lea (%rsi,%rax),%r8
 	mov %r9,(%r8)
 	mov 0x40(%rsp),%r9
-	mov %rax,%r8
-	add $8,%r8
+	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	/* 124: issue cmdbuf */
 	mov %eax,0x2008(%rdi)
@@ -390,8 +379,7 @@ inv_iommu_pages_np_sync:
 	/* 149: let inv = addr & ~0xfff */
 	cmp $1,%rbx
 	je .Linv_iommu_pages_np_sync.8
-	mov %rcx,%rbx
-	add %r13,%rbx
+	lea (%rcx,%r13),%rbx
 	sub $1,%rbx
 	xor %rcx,%rbx
 	mov $0xffffffffffffffff,%r11
@@ -475,8 +463,7 @@ inv_iommu_pages_np_sync:
 	shl $0x20,%rbx
 	movabs $0x3000000000000000,%r11
 	or %r11,%rbx
-	mov %rsi,%r14
-	add %rax,%r14
+	lea (%rsi,%rax),%r14
 	mov %rbx,(%r14)
 	mov %r12,%rbx
 	and $1,%rbx
@@ -493,20 +480,16 @@ inv_iommu_pages_np_sync:
 	and %r11,%r12
 	shl $0xc,%r12
 	or %r12,%rbx
-	mov %rax,%r12
-	add $8,%r12
-	mov %rsi,%r14
-	add %r12,%r14
+	lea 8(%rax),%r12
+	lea (%rsi,%r12),%r14
 	mov %rbx,(%r14)
 	add $0x10,%rax
 	mov %rax,%rbx
 	and %r10,%rbx
 	mov %rbx,%rax
-	mov %r9,%rbx
-	sub $1,%rbx
+	lea -1(%r9),%rbx
 	mov %rbx,%r9
-	mov %rcx,%rbx
-	add %r13,%rbx
+	lea (%rcx,%r13),%rbx
 	/* 160: addr = addr + fs */
 	mov %rbx,%rcx
 	mov %r8,%rbx
@@ -577,20 +560,16 @@ inv_iommu_pages_np_sync:
 	shl $3,%r8
 	movabs $0x1000000000000001,%r11
 	or %r11,%r8
-	mov %rsi,%rcx
-	add %rax,%rcx
+	lea (%rsi,%rax),%rcx
 	mov %r8,(%rcx)
 	mov 0x50(%rsp),%r8
-	mov %rax,%rcx
-	add $8,%rcx
+	lea 8(%rax),%rcx
 	add %rcx,%rsi
 	mov %r8,(%rsi)
-	mov %rax,%r8
-	add $0x10,%r8
+	lea 0x10(%rax),%r8
 	and %r10,%r8
 	mov %r8,%rax
-	mov %r9,%r10
-	sub $1,%r10
+	lea -1(%r9),%r10
 	mov %r10,%r9
 	/* 164: issue cmdbuf */
 	mov %eax,0x2008(%rdi)
@@ -697,23 +676,19 @@ completion_wait:
 	shl $3,%r8
 	movabs $0x1000000000000001,%r11
 	or %r11,%r8
-	mov %rsi,%r12
-	add %rax,%r12
+	lea (%rsi,%rax),%r12
 	mov %r8,(%r12)
-	mov %rax,%r8
-	add $8,%r8
+	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	mov %rax,%r8
-	add $0x10,%r8
+	lea 0x10(%rax),%r8
 	and %rbx,%r8
 	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx
 	mov %r8,%rax
-	mov %rdx,%r8
-	sub $1,%r8
+	lea -1(%rdx),%r8
 	mov %r8,%rdx
 	/* 172: issue cmdbuf */
 	mov %eax,0x2008(%rdi)

@@ -17,8 +17,7 @@ tlb_inv_range_s1:
 	mov %r8,%rax
 	and $0xfff,%rax
 	jne .Ltlb_inv_range_s1.2
-	mov %rdx,%rax
-	add %rcx,%rax
+	lea (%rdx,%rcx),%rax
 	cmp %rdx,%rax
 	jb .Ltlb_inv_range_s1.2
 	shr $0x3c,%rax
@@ -61,10 +60,9 @@ tlb_inv_range_s1:
 	add %r9,%r10
 	sub %rsi,%r12
 	ja .Ltlb_inv_range_s1.5
-	mov %r12,%rax
+	lea (%r12,%rsi),%rax
 	pop %r12
 	pop %rbx
-	add %rsi,%rax
 	jmp .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
@@ -132,8 +130,7 @@ tlb_inv_walk_s1:
 	ret
 .Ltlb_inv_walk_s1.2:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
-	mov %r8,%rax
-	sub $1,%rax
+	lea -1(%r8),%rax
 	mov %r8,%r10
 	xor %rax,%r10
 	movabs $0xffffffffffffff,%r11
@@ -165,8 +162,7 @@ tlb_inv_walk_s1:
 	mov %r8,%rax
 	and $0xfff,%rax
 	jne .Ltlb_inv_walk_s1.10
-	mov %rdx,%rax
-	add %rcx,%rax
+	lea (%rdx,%rcx),%rax
 	cmp %rdx,%rax
 	jb .Ltlb_inv_walk_s1.10
 	shr $0x3c,%rax
@@ -208,9 +204,8 @@ tlb_inv_walk_s1:
 	add %r10,%r9
 	sub %rcx,%rbx
 	ja .Ltlb_inv_walk_s1.13
-	mov %rbx,%rax
+	lea (%rbx,%rcx),%rax
 	pop %rbx
-	add %rcx,%rax
 	jmp .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
@@ -288,8 +283,7 @@ tlb_inv_walk_s1_flag:
 	mov %r8,%r10
 	and $0xfff,%r10
 	jne .Ltlb_inv_walk_s1_flag.4
-	mov %rdx,%r10
-	add %rcx,%r10
+	lea (%rdx,%rcx),%r10
 	cmp %rdx,%r10
 	jb .Ltlb_inv_walk_s1_flag.4
 	shr $0x3c,%r10
@@ -333,8 +327,7 @@ tlb_inv_walk_s1_flag:
 	add %rsi,%r9
 	sub %rbx,%r13
 	ja .Ltlb_inv_walk_s1_flag.7
-	mov %r13,%r10
-	add %rbx,%r10
+	lea (%r13,%rbx),%r10
 	pop %r13
 	pop %r12
 	pop %rbx

@@ -155,8 +155,7 @@ invalidate_range:
 	jmp .Linvalidate_range.3
 .Linvalidate_range.2:
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x10000 bytes) */
-	mov %rcx,%rax
-	add %r8,%rax
+	lea (%rcx,%r8),%rax
 	sub $1,%rax
 	mov %rcx,%r10
 	xor %rax,%r10

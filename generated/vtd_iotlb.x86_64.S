@@ -88,8 +88,7 @@ iotlb_flush_range:
 	add $0xfff,%r9
 	shr $0xc,%r9
 	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
-	mov %r9,%rcx
-	sub $1,%rcx
+	lea -1(%r9),%rcx
 	mov $0xffffffffffffffff,%r11
 	bsr %rcx,%r10
 	cmove %r11,%r10
@@ -117,10 +116,8 @@ iotlb_flush_range:
 	mov %rbx,%r12
 	and %rcx,%r12
 	je .Liotlb_flush_range.16
-	mov %rcx,%r10
-	add %r9,%r10
-	mov %r10,%r9
-	sub $1,%r9
+	lea (%rcx,%r9),%r10
+	lea -1(%r10),%r9
 	xor %r9,%rcx
 	not %rcx
 	not %rbx

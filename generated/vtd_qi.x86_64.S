@@ -41,8 +41,7 @@ qi_flush_iotlb:
 	add $0xfff,%r13
 	shr $0xc,%r13
 	/* 102: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
-	mov %r13,%r9
-	sub $1,%r9
+	lea -1(%r13),%r9
 	mov $0xffffffffffffffff,%r11
 	bsr %r9,%r14
 	cmove %r11,%r14
@@ -69,8 +68,7 @@ qi_flush_iotlb:
 	mov %r15,%r14
 	and %r9,%r14
 	je .Lqi_flush_iotlb.6
-	mov %r9,%r14
-	add %r13,%r14
+	lea (%r9,%r13),%r14
 	sub $1,%r14
 	xor %r14,%r9
 	not %r9
@@ -157,20 +155,16 @@ qi_flush_iotlb:
 	mov %rcx,%r13
 	shl $0x10,%r13
 	or %r13,%r9
-	mov %rsi,%r13
-	add %rax,%r13
+	lea (%rsi,%rax),%r13
 	mov %r9,(%r13)
-	mov %rax,%r9
-	add $8,%r9
-	mov %rsi,%r13
-	add %r9,%r13
+	lea 8(%rax),%r9
+	lea (%rsi,%r9),%r13
 	mov %r10,(%r13)
 	add $0x10,%rax
 	mov %rax,%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	jmp .Lqi_flush_iotlb.10
 .Lqi_flush_iotlb.9:
@@ -230,8 +224,7 @@ qi_flush_iotlb:
 	and $0xffff,%rcx
 	shl $0x10,%rcx
 	or %rcx,%r13
-	mov %rsi,%rcx
-	add %rax,%rcx
+	lea (%rsi,%rax),%rcx
 	mov %r13,(%rcx)
 	mov %r12,%rcx
 	and $0x3f,%rcx
@@ -256,17 +249,13 @@ qi_flush_iotlb:
 	and %r11,%r8
 	shl $0xc,%r8
 	or %r8,%rcx
-	mov %rax,%r9
-	add $8,%r9
-	mov %rsi,%r8
-	add %r9,%r8
+	lea 8(%rax),%r9
+	lea (%rsi,%r9),%r8
 	mov %rcx,(%r8)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 .Lqi_flush_iotlb.10:
 	test %rdx,%rdx
@@ -314,24 +303,20 @@ qi_flush_iotlb:
 .Lqi_flush_iotlb.30:
 .Lqi_flush_iotlb.28:
 	movabs $0x200000025,%r9
-	mov %rsi,%r8
-	add %rax,%r8
+	lea (%rsi,%rax),%r8
 	mov %r9,(%r8)
 	mov 0x48(%rsp),%r9
 	shr $2,%r9
 	movabs $0x3fffffffffffffff,%r11
 	and %r11,%r9
 	shl $2,%r9
-	mov %rax,%r8
-	add $8,%r8
+	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	/* 127: issue qi */
 	mov %eax,0x88(%rdi)
@@ -445,20 +430,15 @@ qi_flush_context:
 	and $3,%r9
 	shl $0x30,%r9
 	or %r9,%r12
-	mov %rsi,%r9
-	add %rax,%r9
+	lea (%rsi,%rax),%r9
 	mov %r12,(%r9)
-	mov %rax,%r9
-	add $8,%r9
-	mov %rsi,%r8
-	add %r9,%r8
+	lea 8(%rax),%r9
+	lea (%rsi,%r9),%r8
 	mov %r10,(%r8)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	test %rdx,%rdx
 	jne .Lqi_flush_context.9
@@ -504,24 +484,20 @@ qi_flush_context:
 .Lqi_flush_context.11:
 .Lqi_flush_context.9:
 	movabs $0x200000025,%r9
-	mov %rsi,%r8
-	add %rax,%r8
+	lea (%rsi,%rax),%r8
 	mov %r9,(%r8)
 	mov 0x38(%rsp),%r9
 	shr $2,%r9
 	movabs $0x3fffffffffffffff,%r11
 	and %r11,%r9
 	shl $2,%r9
-	mov %rax,%r8
-	add $8,%r8
+	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	/* 140: issue qi */
 	mov %eax,0x88(%rdi)

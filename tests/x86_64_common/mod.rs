@@ -288,6 +288,39 @@ pub fn stored_constants() -> Vec<Insn> {
     v
 }
 
+/// `lea`: every destination with every base, and every base with every
+/// index/scale and disp class.
+pub fn leas() -> Vec<Insn> {
+    let mut v = Vec::new();
+    for rd in Gpr::ALL {
+        for base in Gpr::ALL {
+            for disp in [0, 8, -1, 0x1000].map(Disp32::from) {
+                v.push(Insn::Lea {
+                    rd,
+                    base,
+                    index: None,
+                    disp,
+                });
+            }
+        }
+    }
+    for base in Gpr::ALL {
+        for index in indexes() {
+            for disp in disps() {
+                let rd = Gpr::ALL
+                    [((u32::from(base.num()) + 5 + disp.get().unsigned_abs()) % 16) as usize];
+                v.push(Insn::Lea {
+                    rd,
+                    base,
+                    index,
+                    disp,
+                });
+            }
+        }
+    }
+    v
+}
+
 /// Fences, ret, pause, nop; lock cmpxchg and xchg at every size, base,
 /// displacement class and a spread of sources.
 pub fn atomics_fences_misc() -> Vec<Insn> {
@@ -577,5 +610,6 @@ pub fn table_sections() -> Vec<(&'static str, Vec<Insn>)> {
         ("mutual-jcc", mutually_dependent(true)),
         ("mnemonics", mnemonic_sample()),
         ("store-imm", stored_constants()),
+        ("lea", leas()),
     ]
 }

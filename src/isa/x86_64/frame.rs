@@ -67,6 +67,12 @@ pub fn gprs(i: &Insn) -> Vec<Gpr> {
             .into_iter()
             .flatten()
             .collect(),
+        Lea {
+            rd, base, index, ..
+        } => [Some(rd), Some(base), index.map(|x| x.reg())]
+            .into_iter()
+            .flatten()
+            .collect(),
         StoreImm { base, index, .. } => [Some(base), index.map(|x| x.reg())]
             .into_iter()
             .flatten()

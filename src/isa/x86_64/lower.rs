@@ -13,7 +13,7 @@
 //! the `mov` left out when `dst == a`. Device registers are mapped UC by
 //! the kernel (`ioremap`), so plain `mov` is the MMIO access.
 
-use super::insn::{Cond, Disp32, Gpr, Imm6, Insn, Label, Simm32, Size};
+use super::insn::{Cond, Disp32, Gpr, Imm6, Index, Insn, Label, Scale, Simm32, Size};
 use super::mem::{load, size, slot_disp, stack_arg_disp, store, Access};
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
@@ -606,6 +606,15 @@ fn bin(
                     }
                     BinOp::Shl | BinOp::Shr => return reg_op(op, rd, rb).map(|_| ()),
                 }
+            } else if let (BinOp::Add, Some(index)) = (op, Index::maybe_from(rb, Scale::of::<1>()))
+            {
+                // A third register: `lea` adds without the `mov`.
+                e(Insn::Lea {
+                    rd,
+                    base: ra,
+                    index: Some(index),
+                    disp: Disp32::ZERO,
+                });
             } else {
                 let i = reg_op(op, rd, rb)?;
                 e(Insn::MovReg { rd, rs: ra });
@@ -613,6 +622,20 @@ fn bin(
             }
         }
         Src::Imm(v) => {
+            let disp = match op {
+                BinOp::Add => Simm32::maybe_from(v),
+                BinOp::Sub => Simm32::maybe_from(v.wrapping_neg()),
+                _ => None,
+            };
+            if let (Some(disp), true) = (disp, rd != ra) {
+                e(Insn::Lea {
+                    rd,
+                    base: ra,
+                    index: None,
+                    disp,
+                });
+                return Ok(());
+            }
             let i = match (op, Simm32::maybe_from(v)) {
                 (BinOp::Shl | BinOp::Shr, _) if v >= 64 => {
                     return Err(LowerError::Shift(v));

@@ -47,6 +47,15 @@ fn run(seq: &[Insn], regs: &mut Regs) {
             Insn::ShrCl { rd } => regs[rd] >>= regs[RCX] & 63,
             Insn::MovImm { rd, imm } => regs[rd] = imm,
             Insn::MovReg { rd, rs } => regs[rd] = regs[rs],
+            Insn::Lea {
+                rd,
+                base,
+                index,
+                disp,
+            } => {
+                let ix = index.map_or(0, |x| regs[x.reg()] * u64::from(x.scale().get()));
+                regs[rd] = (regs[base].wrapping_add(ix)).wrapping_add(disp.get() as i64 as u64)
+            }
             Insn::MovZx { size, rd, rs } => {
                 let bits = match size {
                     Size::B => 8,
@@ -492,4 +501,44 @@ fn constant_shifted_by_register() {
             }
         }
     }
+}
+
+/// An add or subtract of a constant or a register into a third register
+/// is one `lea`; `lea` sets no flags, so a test of its result against 0
+/// still gets its `test`.
+#[test]
+fn adds_into_another_register_are_one_lea() {
+    for (op, b, want) in [
+        (BinOp::Add, Src::Imm(8), 0x1008u64),
+        (BinOp::Sub, Src::Imm(1), 0xfff),
+        (BinOp::Sub, Src::Imm(0x8000_0000), 0xffff_ffff_8000_1000),
+        (BinOp::Add, Src::Reg(RDX), 0x1003),
+    ] {
+        let mut seq = Vec::new();
+        bin(op, RAX, RSI, b, false, &mut |i| seq.push(i)).unwrap();
+        assert!(
+            matches!(seq[..], [Insn::Lea { .. }]),
+            "{op:?} {b:?}: {seq:?}"
+        );
+        let mut regs = Regs([0; 16]);
+        regs[RSI] = 0x1000;
+        regs[RDX] = 3;
+        run(&seq, &mut regs);
+        assert_eq!(regs[RAX], want, "{op:?} {b:?}: {seq:?}");
+        let mut out = Vec::new();
+        branch(Cmp::Eq, RAX, Src::Imm(0), 1, seq.last(), &mut |i| {
+            out.push(i)
+        });
+        assert!(matches!(out[0], Insn::Test { .. }), "{out:?}");
+    }
+    // Past imm32 the constant goes through the scratch register.
+    let mut seq = Vec::new();
+    bin(BinOp::Add, RAX, RSI, Src::Imm(1 << 40), false, &mut |i| {
+        seq.push(i)
+    })
+    .unwrap();
+    assert!(
+        !seq.iter().any(|i| matches!(i, Insn::Lea { .. })),
+        "{seq:?}"
+    );
 }

@@ -108,6 +108,12 @@ pub(super) fn iced_instruction(cx: &Ctx, insn: &Insn) -> Result<Instruction, Enc
             index,
             disp,
         } => Instruction::with2(load_code(size), zx_dest(size, rd), mem(base, index, disp)),
+        Insn::Lea {
+            rd,
+            base,
+            index,
+            disp,
+        } => Instruction::with2(Code::Lea_r64_m, rd.iced(Size::Q), mem(base, index, disp)),
         Insn::Bswap {
             size: BswapSize::D,
             rd,

@@ -104,6 +104,15 @@ pub enum Insn {
         disp: Disp32,
         imm: Simm32,
     },
+    /// `lea disp(%base, %index), %rd`: an add of a register or a
+    /// constant into another register in one instruction (no `mov`),
+    /// leaving the flags alone.
+    Lea {
+        rd: Gpr,
+        base: Gpr,
+        index: Option<Index>,
+        disp: Disp32,
+    },
     /// B/W: movzx into r32; D: mov r32 (zero-extends); Q: mov r64.
     Load {
         size: Size,
@@ -371,6 +380,7 @@ impl Insn {
                 Size::W => "movzwl",
                 Size::D | Size::Q => "mov",
             },
+            Insn::Lea { .. } => "lea",
             Insn::Bswap { .. } => "bswap",
             Insn::Rol16 { .. } => "rol",
             Insn::Or { .. } | Insn::OrImm { .. } => "or",
