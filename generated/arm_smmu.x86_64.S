@@ -14,8 +14,7 @@ tlb_inv_range_s1:
 	mov $0xffffffffffffffea,%rax
 	ret
 .Ltlb_inv_range_s1.1:
-	mov %r8,%rax
-	and $0xfff,%rax
+	test $0xfff,%r8
 	jne .Ltlb_inv_range_s1.2
 	lea (%rdx,%rcx),%rax
 	cmp %rdx,%rax
@@ -159,8 +158,7 @@ tlb_inv_walk_s1:
 	mov $0xffffffffffffffea,%rax
 	ret
 .Ltlb_inv_walk_s1.9:
-	mov %r8,%rax
-	and $0xfff,%rax
+	test $0xfff,%r8
 	jne .Ltlb_inv_walk_s1.10
 	lea (%rdx,%rcx),%rax
 	cmp %rdx,%rax
@@ -280,8 +278,7 @@ tlb_inv_walk_s1_flag:
 	mov $0xffffffffffffffea,%rax
 	ret
 .Ltlb_inv_walk_s1_flag.3:
-	mov %r8,%r10
-	and $0xfff,%r10
+	test $0xfff,%r8
 	jne .Ltlb_inv_walk_s1_flag.4
 	lea (%rdx,%rcx),%r10
 	cmp %rdx,%r10

@@ -113,8 +113,7 @@ iotlb_flush_range:
 	sub $1,%rbx
 	mov %rdx,%rcx
 	shr $0xc,%rcx
-	mov %rbx,%r12
-	and %rcx,%r12
+	test %rcx,%rbx
 	je .Liotlb_flush_range.16
 	lea (%rcx,%r9),%r10
 	lea -1(%r10),%r9

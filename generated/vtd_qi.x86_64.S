@@ -65,8 +65,7 @@ qi_flush_iotlb:
 	sub $1,%r15
 	mov %r8,%r9
 	shr $0xc,%r9
-	mov %r15,%r14
-	and %r9,%r14
+	test %r9,%r15
 	je .Lqi_flush_iotlb.6
 	lea (%r9,%r13),%r14
 	sub $1,%r14

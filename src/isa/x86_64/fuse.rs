@@ -51,6 +51,8 @@ pub struct Plan {
     pub rcx_busy: HashSet<usize>,
     /// A store of this constant, as an immediate (`movb $0,(%rdi)`).
     pub store_imm: HashMap<usize, u64>,
+    /// A branch on `a & b` against 0 whose `and` is skipped: `test`.
+    pub and_test: HashMap<usize, (VReg, Operand)>,
 }
 
 /// How often each register is written and read.
@@ -73,6 +75,21 @@ fn tested_nonzero(f: &Func, k: usize, x: VReg) -> bool {
     )
 }
 
+/// The instruction after `k` branches on `t` being 0 or not.
+fn tested_next(f: &Func, k: usize, t: VReg) -> bool {
+    f.insts.get(k + 1).is_some_and(|(i, _)| {
+        matches!(i, Inst::Branch { cmp: Cmp::Eq | Cmp::Ne, a, b: Operand::Imm(0), .. } if *a == t)
+    })
+}
+
+/// `test` takes a register or a sign-extended imm32.
+fn testable(b: &Operand) -> bool {
+    match *b {
+        Operand::Reg(_) => true,
+        Operand::Imm(v) => Simm32::maybe_from(v).is_some(),
+    }
+}
+
 pub fn plan(f: &Func, alloc: &Allocation, rcx: u8) -> Plan {
     let mut p = Plan::default();
     let (defs, uses) = counts(f);
@@ -86,6 +103,15 @@ pub fn plan(f: &Func, alloc: &Allocation, rcx: u8) -> Plan {
             }
             Inst::Un { src, .. } if tested_nonzero(f, k, *src) => {
                 p.nonzero.insert(k);
+            }
+            Inst::Bin {
+                op: BinOp::And,
+                dst,
+                a,
+                b,
+            } if once(*dst) && tested_next(f, k, *dst) && testable(b) => {
+                p.skip.insert(k);
+                p.and_test.insert(k + 1, (*a, *b));
             }
             Inst::Bin {
                 op: BinOp::Sub,
@@ -288,6 +314,19 @@ pub fn store_imm(
     let insn = Insn::store_imm(size(width)?, r(base)?, None, disp, value)
         .ok_or_else(|| LowerError::Internal(format!("{value:#x} stored as an imm32")))?;
     e(insn);
+    Ok(())
+}
+
+/// `test` of `a & b` for a branch on it against 0 (ZF is the and's).
+pub fn and_test(ra: Gpr, b: Src<Gpr>, e: Emit) -> Result<(), LowerError> {
+    e(match b {
+        Src::Reg(rb) => Insn::Test { ra, rb },
+        Src::Imm(v) => Insn::TestImm {
+            ra,
+            imm: Simm32::maybe_from(v)
+                .ok_or_else(|| LowerError::Internal(format!("test of {v:#x}")))?,
+        },
+    });
     Ok(())
 }
 

@@ -183,3 +183,31 @@ fn constants_only_stored_become_immediates() {
         );
     }
 }
+
+/// `if (a & b) == 0`: the `and` is skipped and the branch tests; not
+/// when the result is read again or the mask is past imm32.
+#[test]
+fn and_tested_against_zero_is_a_test() {
+    let body = |mask: Operand, reread: bool| {
+        let mut v = vec![
+            arg(0),
+            arg(1),
+            bin(BinOp::And, 2, 0, mask),
+            branch(Cmp::Eq, 2, Operand::Imm(0), 0),
+        ];
+        v.push(ret(if reread { 2 } else { 0 }));
+        v.extend([Inst::Label(0), ret(1)]);
+        v
+    };
+    let p = plan_of(body(Operand::Reg(VReg(1)), false), 3);
+    assert!(p.skip.contains(&2));
+    assert_eq!(p.and_test.get(&3), Some(&(VReg(0), Operand::Reg(VReg(1)))));
+    let p = plan_of(body(Operand::Imm(0xfff), false), 3);
+    assert_eq!(p.and_test.get(&3), Some(&(VReg(0), Operand::Imm(0xfff))));
+    assert!(plan_of(body(Operand::Imm(0xfff), true), 3)
+        .and_test
+        .is_empty());
+    assert!(plan_of(body(Operand::Imm(1 << 40), false), 3)
+        .and_test
+        .is_empty());
+}

@@ -195,7 +195,7 @@ impl Cx<'_> {
     fn inst(&self, k: usize, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
         match inst.role() {
             Role::Memory => return self.memory(k, inst, e),
-            Role::Control => return self.control(inst, prev, e),
+            Role::Control => return self.control(k, inst, prev, e),
             Role::Compute => {}
         }
         let r = |v: &VReg| self.r(*v);
@@ -333,12 +333,27 @@ impl Cx<'_> {
     }
 
     /// Labels, jumps, branches and the return.
-    fn control(&self, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
+    fn control(
+        &self,
+        k: usize,
+        inst: &Inst,
+        prev: Option<&Insn>,
+        e: Emit,
+    ) -> Result<(), LowerError> {
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::Jmp { target: *l }),
             Inst::FeatureJump { cap, .. } => return Err(unpatched(cap, NOT_PATCHED)),
+            Inst::Branch { cmp, target, .. } if self.plan.and_test.contains_key(&k) => {
+                let (a, b) = self.plan.and_test[&k];
+                super::fuse::and_test(r(&a)?, self.operand(&b)?, e)?;
+                let cond = if *cmp == Cmp::Eq { Cond::E } else { Cond::Ne };
+                e(Insn::Jcc {
+                    cond,
+                    target: *target,
+                });
+            }
             Inst::Branch { cmp, a, b, target } => {
                 branch(*cmp, r(a)?, self.operand(b)?, *target, prev, e)
             }
