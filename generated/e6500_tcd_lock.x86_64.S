@@ -37,8 +37,7 @@ tcd_unlock:
 	/* 40: release lock if token == 0 */
 	test %rsi,%rsi
 	jne .Ltcd_unlock.0
-	xor %rax,%rax
-	mov %al,(%rdi)
+	movb $0,(%rdi)
 .Ltcd_unlock.0:
 	/* end of sequence */
 	ret
@@ -77,8 +76,7 @@ tcd_next_esel:
 .Ltcd_next_esel.6:
 	mov %r9b,1(%rdi)
 	/* 57: release tcd[0] */
-	xor %rax,%rax
-	mov %al,(%rdi)
+	movb $0,(%rdi)
 .Ltcd_next_esel.7:
 	/* end of sequence */
 	xor %rax,%rax
