@@ -39,11 +39,9 @@ flush_tlb_range:
 	b.lo .Lflush_tlb_range.9
 	lsr x12, x12, #56
 	cbnz x12, .Lflush_tlb_range.9
-	lsr x12, x9, #12
-	and x13, x9, #0xfff
-	cbz x13, .Lflush_tlb_range.11
+	sub x12, x9, #1
+	lsr x12, x12, #12
 	add x12, x12, #1
-.Lflush_tlb_range.11:
 	lsr x13, x11, #12
 	and x13, x13, #0xfffffffffff
 	orr x13, x13, x10
@@ -56,21 +54,19 @@ flush_tlb_range:
 	cbnz x12, .Lflush_tlb_range.10
 	b .Lflush_tlb_range.7
 .Lflush_tlb_range.9:
-	lsr x12, x9, #12
-	and x9, x9, #0xfff
-	cbz x9, .Lflush_tlb_range.13
-	add x12, x12, #1
-.Lflush_tlb_range.13:
+	sub x9, x9, #1
+	lsr x9, x9, #12
+	add x9, x9, #1
 	lsr x11, x11, #12
-.Lflush_tlb_range.12:
-	and x9, x11, #0xfffffffffff
-	orr x9, x9, x10
+.Lflush_tlb_range.11:
+	and x12, x11, #0xfffffffffff
+	orr x12, x12, x10
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x9
+	tlbi vale1is, x12
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x11, x11, #1
-	sub x12, x12, #1
-	cbnz x12, .Lflush_tlb_range.12
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_range.11
 .Lflush_tlb_range.8:
 	b .Lflush_tlb_range.7
 .Lflush_tlb_range.6:
@@ -90,78 +86,74 @@ flush_tlb_range:
 .Lflush_tlb_range.0:
 	/* cover: an empty range invalidates nothing */
 	sub x2, x2, x1
-	cbz x2, .Lflush_tlb_range.15
+	cbz x2, .Lflush_tlb_range.13
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38; e1 the caller's earlier stores -> `tlbi vale1is` (line 41), required by line 38; e2 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38 */
 	dsb ishst
 	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
 	mvn x9, x1
 	cmp x9, x2
-	b.hs .Lflush_tlb_range.16
+	b.hs .Lflush_tlb_range.14
 	/* 42: value (asid << 0x30) */
 	lsl x9, x0, #48
 	/* 42: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
-	b .Lflush_tlb_range.17
-.Lflush_tlb_range.16:
+	b .Lflush_tlb_range.15
+.Lflush_tlb_range.14:
 	/* 42: value (asid << 0x30) */
 	lsl x0, x0, #48
 	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x9, #0x5000
 	movk x9, #0x1f, lsl #16
 	cmp x9, x2
-	b.lo .Lflush_tlb_range.18
+	b.lo .Lflush_tlb_range.16
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	and x9, x1, #0xfff
 	add x2, x2, x9
 	and x1, x1, #0xfffffffffffff000
-	cbz x2, .Lflush_tlb_range.19
+	cbz x2, .Lflush_tlb_range.17
 	add x9, x1, x2
 	cmp x9, x1
-	b.lo .Lflush_tlb_range.21
+	b.lo .Lflush_tlb_range.19
 	lsr x9, x9, #56
-	cbnz x9, .Lflush_tlb_range.21
-	lsr x9, x2, #12
-	and x10, x2, #0xfff
-	cbz x10, .Lflush_tlb_range.23
+	cbnz x9, .Lflush_tlb_range.19
+	sub x9, x2, #1
+	lsr x9, x9, #12
 	add x9, x9, #1
-.Lflush_tlb_range.23:
 	lsr x10, x1, #12
 	and x10, x10, #0xfffffffffff
 	orr x10, x10, x0
-.Lflush_tlb_range.22:
+.Lflush_tlb_range.20:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x10
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x10, x10, #1
 	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_range.22
-	b .Lflush_tlb_range.19
-.Lflush_tlb_range.21:
-	lsr x9, x2, #12
-	and x2, x2, #0xfff
-	cbz x2, .Lflush_tlb_range.25
-	add x9, x9, #1
-.Lflush_tlb_range.25:
+	cbnz x9, .Lflush_tlb_range.20
+	b .Lflush_tlb_range.17
+.Lflush_tlb_range.19:
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	add x2, x2, #1
 	lsr x1, x1, #12
-.Lflush_tlb_range.24:
-	and x10, x1, #0xfffffffffff
-	orr x10, x10, x0
+.Lflush_tlb_range.21:
+	and x9, x1, #0xfffffffffff
+	orr x9, x9, x0
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x10
+	tlbi vale1is, x9
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x1, x1, #1
-	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_range.24
-.Lflush_tlb_range.20:
-	b .Lflush_tlb_range.19
+	sub x2, x2, #1
+	cbnz x2, .Lflush_tlb_range.21
 .Lflush_tlb_range.18:
+	b .Lflush_tlb_range.17
+.Lflush_tlb_range.16:
 	/* 42: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x0
-.Lflush_tlb_range.19:
 .Lflush_tlb_range.17:
+.Lflush_tlb_range.15:
 	/* placed by place-barriers: e3 `tlbi aside1is` (line 42) -> the return, required by line 39; e4 `tlbi vale1is` (line 41) -> the return, required by line 39; e5 `tlbi aside1is` (line 42) -> the return, required by line 39 */
 	dsb ish
-.Lflush_tlb_range.15:
+.Lflush_tlb_range.13:
 .Lflush_tlb_range.1:
 	/* end of sequence */
 	movz x0, #0
@@ -539,11 +531,9 @@ flush_tlb_kernel_range:
 	b.lo .Lflush_tlb_kernel_range.9
 	lsr x11, x11, #56
 	cbnz x11, .Lflush_tlb_kernel_range.9
-	lsr x11, x9, #12
-	and x12, x9, #0xfff
-	cbz x12, .Lflush_tlb_kernel_range.11
+	sub x11, x9, #1
+	lsr x11, x11, #12
 	add x11, x11, #1
-.Lflush_tlb_kernel_range.11:
 	lsr x12, x10, #12
 	and x12, x12, #0xfffffffffff
 .Lflush_tlb_kernel_range.10:
@@ -555,20 +545,18 @@ flush_tlb_kernel_range:
 	cbnz x11, .Lflush_tlb_kernel_range.10
 	b .Lflush_tlb_kernel_range.7
 .Lflush_tlb_kernel_range.9:
-	lsr x11, x9, #12
-	and x9, x9, #0xfff
-	cbz x9, .Lflush_tlb_kernel_range.13
-	add x11, x11, #1
-.Lflush_tlb_kernel_range.13:
+	sub x9, x9, #1
+	lsr x9, x9, #12
+	add x9, x9, #1
 	lsr x10, x10, #12
-.Lflush_tlb_kernel_range.12:
-	and x9, x10, #0xfffffffffff
+.Lflush_tlb_kernel_range.11:
+	and x11, x10, #0xfffffffffff
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x9
+	tlbi vaale1is, x11
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	add x10, x10, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_kernel_range.12
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_kernel_range.11
 .Lflush_tlb_kernel_range.8:
 	b .Lflush_tlb_kernel_range.7
 .Lflush_tlb_kernel_range.6:
@@ -590,70 +578,66 @@ flush_tlb_kernel_range:
 .Lflush_tlb_kernel_range.0:
 	/* cover: an empty range invalidates nothing */
 	sub x1, x1, x0
-	cbz x1, .Lflush_tlb_kernel_range.15
+	cbz x1, .Lflush_tlb_kernel_range.13
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102; e1 the caller's earlier stores -> `tlbi vaale1is` (line 105), required by line 102; e2 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102 */
 	dsb ishst
 	/* cover `tlb4k_kernel`: a range that wraps past 2^64 takes the flush-all */
 	mvn x9, x0
 	cmp x9, x1
-	b.hs .Lflush_tlb_kernel_range.16
+	b.hs .Lflush_tlb_kernel_range.14
 	/* 106: tlbi vmalle1is */
 	tlbi vmalle1is
-	b .Lflush_tlb_kernel_range.17
-.Lflush_tlb_kernel_range.16:
+	b .Lflush_tlb_kernel_range.15
+.Lflush_tlb_kernel_range.14:
 	/* cover `tlb4k_kernel` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x9, #0x5000
 	movk x9, #0x1f, lsl #16
 	cmp x9, x1
-	b.lo .Lflush_tlb_kernel_range.18
+	b.lo .Lflush_tlb_kernel_range.16
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	and x9, x0, #0xfff
 	add x1, x1, x9
 	and x0, x0, #0xfffffffffffff000
-	cbz x1, .Lflush_tlb_kernel_range.19
+	cbz x1, .Lflush_tlb_kernel_range.17
 	add x9, x0, x1
 	cmp x9, x0
-	b.lo .Lflush_tlb_kernel_range.21
+	b.lo .Lflush_tlb_kernel_range.19
 	lsr x9, x9, #56
-	cbnz x9, .Lflush_tlb_kernel_range.21
-	lsr x9, x1, #12
-	and x10, x1, #0xfff
-	cbz x10, .Lflush_tlb_kernel_range.23
+	cbnz x9, .Lflush_tlb_kernel_range.19
+	sub x9, x1, #1
+	lsr x9, x9, #12
 	add x9, x9, #1
-.Lflush_tlb_kernel_range.23:
 	lsr x10, x0, #12
 	and x10, x10, #0xfffffffffff
-.Lflush_tlb_kernel_range.22:
+.Lflush_tlb_kernel_range.20:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x10
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	add x10, x10, #1
 	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_kernel_range.22
-	b .Lflush_tlb_kernel_range.19
-.Lflush_tlb_kernel_range.21:
-	lsr x9, x1, #12
-	and x1, x1, #0xfff
-	cbz x1, .Lflush_tlb_kernel_range.25
-	add x9, x9, #1
-.Lflush_tlb_kernel_range.25:
+	cbnz x9, .Lflush_tlb_kernel_range.20
+	b .Lflush_tlb_kernel_range.17
+.Lflush_tlb_kernel_range.19:
+	sub x1, x1, #1
+	lsr x1, x1, #12
+	add x1, x1, #1
 	lsr x0, x0, #12
-.Lflush_tlb_kernel_range.24:
-	and x10, x0, #0xfffffffffff
+.Lflush_tlb_kernel_range.21:
+	and x9, x0, #0xfffffffffff
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x10
+	tlbi vaale1is, x9
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	add x0, x0, #1
-	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_kernel_range.24
-.Lflush_tlb_kernel_range.20:
-	b .Lflush_tlb_kernel_range.19
+	sub x1, x1, #1
+	cbnz x1, .Lflush_tlb_kernel_range.21
 .Lflush_tlb_kernel_range.18:
+	b .Lflush_tlb_kernel_range.17
+.Lflush_tlb_kernel_range.16:
 	/* 106: tlbi vmalle1is */
 	tlbi vmalle1is
-.Lflush_tlb_kernel_range.19:
 .Lflush_tlb_kernel_range.17:
 .Lflush_tlb_kernel_range.15:
+.Lflush_tlb_kernel_range.13:
 	/* 111: barrier from the spec */
 	dsb ish
 	/* 112: barrier from the spec */
@@ -732,11 +716,9 @@ flush_tlb_range_nl:
 	b.lo .Lflush_tlb_range_nl.9
 	lsr x12, x12, #56
 	cbnz x12, .Lflush_tlb_range_nl.9
-	lsr x12, x9, #12
-	and x13, x9, #0xfff
-	cbz x13, .Lflush_tlb_range_nl.11
+	sub x12, x9, #1
+	lsr x12, x12, #12
 	add x12, x12, #1
-.Lflush_tlb_range_nl.11:
 	lsr x13, x11, #12
 	and x13, x13, #0xfffffffffff
 	orr x13, x13, x10
@@ -749,21 +731,19 @@ flush_tlb_range_nl:
 	cbnz x12, .Lflush_tlb_range_nl.10
 	b .Lflush_tlb_range_nl.7
 .Lflush_tlb_range_nl.9:
-	lsr x12, x9, #12
-	and x9, x9, #0xfff
-	cbz x9, .Lflush_tlb_range_nl.13
-	add x12, x12, #1
-.Lflush_tlb_range_nl.13:
+	sub x9, x9, #1
+	lsr x9, x9, #12
+	add x9, x9, #1
 	lsr x11, x11, #12
-.Lflush_tlb_range_nl.12:
-	and x9, x11, #0xfffffffffff
-	orr x9, x9, x10
+.Lflush_tlb_range_nl.11:
+	and x12, x11, #0xfffffffffff
+	orr x12, x12, x10
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x9
+	tlbi vae1is, x12
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x11, x11, #1
-	sub x12, x12, #1
-	cbnz x12, .Lflush_tlb_range_nl.12
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_range_nl.11
 .Lflush_tlb_range_nl.8:
 	b .Lflush_tlb_range_nl.7
 .Lflush_tlb_range_nl.6:
@@ -783,78 +763,74 @@ flush_tlb_range_nl:
 .Lflush_tlb_range_nl.0:
 	/* cover: an empty range invalidates nothing */
 	sub x2, x2, x1
-	cbz x2, .Lflush_tlb_range_nl.15
+	cbz x2, .Lflush_tlb_range_nl.13
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139; e1 the caller's earlier stores -> `tlbi vae1is` (line 142), required by line 139; e2 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139 */
 	dsb ishst
 	/* cover `tlb4k_walk`: a range that wraps past 2^64 takes the flush-all */
 	mvn x9, x1
 	cmp x9, x2
-	b.hs .Lflush_tlb_range_nl.16
+	b.hs .Lflush_tlb_range_nl.14
 	/* 143: value (asid << 0x30) */
 	lsl x9, x0, #48
 	/* 143: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x9
-	b .Lflush_tlb_range_nl.17
-.Lflush_tlb_range_nl.16:
+	b .Lflush_tlb_range_nl.15
+.Lflush_tlb_range_nl.14:
 	/* 143: value (asid << 0x30) */
 	lsl x0, x0, #48
 	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x9, #0x5000
 	movk x9, #0x1f, lsl #16
 	cmp x9, x2
-	b.lo .Lflush_tlb_range_nl.18
+	b.lo .Lflush_tlb_range_nl.16
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	and x9, x1, #0xfff
 	add x2, x2, x9
 	and x1, x1, #0xfffffffffffff000
-	cbz x2, .Lflush_tlb_range_nl.19
+	cbz x2, .Lflush_tlb_range_nl.17
 	add x9, x1, x2
 	cmp x9, x1
-	b.lo .Lflush_tlb_range_nl.21
+	b.lo .Lflush_tlb_range_nl.19
 	lsr x9, x9, #56
-	cbnz x9, .Lflush_tlb_range_nl.21
-	lsr x9, x2, #12
-	and x10, x2, #0xfff
-	cbz x10, .Lflush_tlb_range_nl.23
+	cbnz x9, .Lflush_tlb_range_nl.19
+	sub x9, x2, #1
+	lsr x9, x9, #12
 	add x9, x9, #1
-.Lflush_tlb_range_nl.23:
 	lsr x10, x1, #12
 	and x10, x10, #0xfffffffffff
 	orr x10, x10, x0
-.Lflush_tlb_range_nl.22:
+.Lflush_tlb_range_nl.20:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x10
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x10, x10, #1
 	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_range_nl.22
-	b .Lflush_tlb_range_nl.19
-.Lflush_tlb_range_nl.21:
-	lsr x9, x2, #12
-	and x2, x2, #0xfff
-	cbz x2, .Lflush_tlb_range_nl.25
-	add x9, x9, #1
-.Lflush_tlb_range_nl.25:
+	cbnz x9, .Lflush_tlb_range_nl.20
+	b .Lflush_tlb_range_nl.17
+.Lflush_tlb_range_nl.19:
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	add x2, x2, #1
 	lsr x1, x1, #12
-.Lflush_tlb_range_nl.24:
-	and x10, x1, #0xfffffffffff
-	orr x10, x10, x0
+.Lflush_tlb_range_nl.21:
+	and x9, x1, #0xfffffffffff
+	orr x9, x9, x0
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x10
+	tlbi vae1is, x9
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x1, x1, #1
-	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_range_nl.24
-.Lflush_tlb_range_nl.20:
-	b .Lflush_tlb_range_nl.19
+	sub x2, x2, #1
+	cbnz x2, .Lflush_tlb_range_nl.21
 .Lflush_tlb_range_nl.18:
+	b .Lflush_tlb_range_nl.17
+.Lflush_tlb_range_nl.16:
 	/* 143: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x0
-.Lflush_tlb_range_nl.19:
 .Lflush_tlb_range_nl.17:
+.Lflush_tlb_range_nl.15:
 	/* placed by place-barriers: e3 `tlbi aside1is` (line 143) -> the return, required by line 140; e4 `tlbi vae1is` (line 142) -> the return, required by line 140; e5 `tlbi aside1is` (line 143) -> the return, required by line 140 */
 	dsb ish
-.Lflush_tlb_range_nl.15:
+.Lflush_tlb_range_nl.13:
 .Lflush_tlb_range_nl.1:
 	/* end of sequence */
 	movz x0, #0

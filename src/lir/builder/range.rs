@@ -26,6 +26,10 @@ struct Reduced {
 /// Trips per test of an unrolled remainder loop: 1 << UNROLL_LOG2.
 const UNROLL_LOG2: u64 = 2;
 
+/// Trips per bottom test of a counted loop that ends on its address, when
+/// a trip is one CPU invalidation or device write: 1 << ENTRY_LOG2.
+const ENTRY_LOG2: u32 = 2;
+
 /// What one trip of a range loop emits.
 struct Trip<'a> {
     body: &'a [Stmt],
@@ -289,8 +293,16 @@ impl Builder<'_> {
             }
             _ => None,
         };
+        let entries = match ends_at {
+            Some(_) if r.is_tiny() => self.entries(counter, top),
+            _ => Vec::new(),
+        };
         self.emit(Inst::Label(top));
         self.trip(&trip)?;
+        for entry in entries {
+            self.emit(Inst::Label(entry));
+            self.trip(&trip)?;
+        }
         for &(id, _, _) in &carried {
             self.locals.remove(&id);
         }
@@ -312,6 +324,59 @@ impl Builder<'_> {
             }),
         }
         Ok(())
+    }
+
+    /// A loop whose trip is one access of carried values and whose bottom
+    /// test compares a carried register with its end value (`sinval.vma;
+    /// add; bne`) runs U = 1 << ENTRY_LOG2 trips per test, entered at the
+    /// trip that leaves a multiple of U: trip j = (-n) mod U of the U
+    /// (`top` is trip 0), chosen from the low bits of the trip count `n`
+    /// (> 0). Emitted before `top`, which the path for `n % U == 0` falls
+    /// into; returns the labels of trips 1..U, for the caller to place.
+    ///
+    /// Exact for every `n`: the first pass runs `U - j` trips, 1 to U and
+    /// `n` modulo U, each later pass U, and the bottom test is true only
+    /// after all `n` (`end_value`: no earlier trip reaches the end value,
+    /// whatever multiple of U it is tested at).
+    fn entries(&mut self, n: VReg, top: LabelId) -> Vec<LabelId> {
+        let labels: Vec<LabelId> = (1..1u64 << ENTRY_LOG2).map(|_| self.label()).collect();
+        let entry = |low: u64| match low.wrapping_neg() & ((1 << ENTRY_LOG2) - 1) {
+            0 => top,
+            j => labels[j as usize - 1],
+        };
+        self.dispatch(n, 0, 0, &entry);
+        labels
+    }
+
+    /// The test of bit `bit` of `n` (its bits below are `low`): a set bit
+    /// out of line (or straight to its trip at the last bit), a clear bit
+    /// on here; past the last bit, the trip `entry` picks (the path of
+    /// clear bits falls into the loop's top).
+    fn dispatch(&mut self, n: VReg, bit: u32, low: u64, entry: &dyn Fn(u64) -> LabelId) {
+        if bit == ENTRY_LOG2 {
+            if low != 0 {
+                self.emit(Inst::Jump(entry(low)));
+            }
+            return;
+        }
+        let set = low | 1 << bit;
+        let target = if bit + 1 == ENTRY_LOG2 {
+            entry(set)
+        } else {
+            let l = self.label();
+            self.cold(&mut |b: &mut Self| {
+                b.emit(Inst::Label(l));
+                b.dispatch(n, bit + 1, set, entry);
+            });
+            l
+        };
+        self.emit(Inst::BranchBit {
+            a: n,
+            bit: bit as u8,
+            set: true,
+            target,
+        });
+        self.dispatch(n, bit + 1, low, entry);
     }
 
     /// The value a carried register `iv` of constant increment `2^s`
@@ -428,17 +493,16 @@ impl Builder<'_> {
     }
 
     /// The trips of a `range` with step `1 << k` over a nonzero `size`:
-    /// `(size >> k) + ((size & (step - 1)) != 0)`, ceil(size / step)
-    /// without the overflow of `(size + step - 1) >> k`.
+    /// `((size - 1) >> k) + 1`, ceil(size / step) with neither the
+    /// overflow of `(size + step - 1) >> k` nor a branch on the low bits.
     fn trip_count(&mut self, size_v: VReg, k: u32) -> VReg {
-        let n = self.bin_imm(BinOp::Shr, size_v, u64::from(k));
-        if k > 0 {
-            let whole = self.label();
-            let low = self.bin_imm(BinOp::And, size_v, (1u64 << k) - 1);
-            self.branch(Cmp::Eq, low, Operand::Imm(0), whole);
-            self.update(BinOp::Add, n, Operand::Imm(1));
-            self.emit(Inst::Label(whole));
+        if k == 0 {
+            // A register of its own: the count is stepped in place.
+            return self.bin_imm(BinOp::Shr, size_v, 0);
         }
+        let last = self.bin_imm(BinOp::Sub, size_v, 1);
+        let n = self.bin_imm(BinOp::Shr, last, u64::from(k));
+        self.update(BinOp::Add, n, Operand::Imm(1));
         n
     }
 }
@@ -480,3 +544,7 @@ fn reads_local(body: &[Stmt], local: usize) -> bool {
     crate::ir::each_expr(body, &mut |e| found |= reads(e, local));
     found
 }
+
+#[cfg(test)]
+#[path = "range_tests.rs"]
+mod tests;
