@@ -39,38 +39,52 @@ flush_tlb_range:
 	b.lo .Lflush_tlb_range.9
 	lsr x12, x12, #56
 	cbnz x12, .Lflush_tlb_range.9
-	lsr x12, x9, #12
-	and x13, x9, #0xfff
-	cbz x13, .Lflush_tlb_range.11
-	add x12, x12, #1
-.Lflush_tlb_range.11:
-	lsr x13, x11, #12
-	and x13, x13, #0xfffffffffff
-	orr x13, x13, x10
+	sub x12, x9, #1
+	lsr x12, x12, #12
+	lsr x13, x12, #2
+	add x13, x13, #1
+	lsr x14, x11, #12
+	and x14, x14, #0xfffffffffff
+	orr x14, x14, x10
+	tbz w12, #0, .Lflush_tlb_range.14
+	tbz w12, #1, .Lflush_tlb_range.12
 .Lflush_tlb_range.10:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x13
+	tlbi vale1is, x14
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x13, x13, #1
-	sub x12, x12, #1
-	cbnz x12, .Lflush_tlb_range.10
+	add x14, x14, #1
+.Lflush_tlb_range.11:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x14
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x14, x14, #1
+.Lflush_tlb_range.12:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x14
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x14, x14, #1
+.Lflush_tlb_range.13:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x14
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x14, x14, #1
+	sub x13, x13, #1
+	cbnz x13, .Lflush_tlb_range.10
 	b .Lflush_tlb_range.7
 .Lflush_tlb_range.9:
-	lsr x12, x9, #12
-	and x9, x9, #0xfff
-	cbz x9, .Lflush_tlb_range.13
-	add x12, x12, #1
-.Lflush_tlb_range.13:
-	lsr x11, x11, #12
-.Lflush_tlb_range.12:
-	and x9, x11, #0xfffffffffff
-	orr x9, x9, x10
+	sub x15, x9, #1
+	lsr x15, x15, #12
+	add x15, x15, #1
+	lsr x8, x11, #12
+.Lflush_tlb_range.15:
+	and x7, x8, #0xfffffffffff
+	orr x7, x7, x10
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x9
+	tlbi vale1is, x7
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x11, x11, #1
-	sub x12, x12, #1
-	cbnz x12, .Lflush_tlb_range.12
+	add x8, x8, #1
+	sub x15, x15, #1
+	cbnz x15, .Lflush_tlb_range.15
 .Lflush_tlb_range.8:
 	b .Lflush_tlb_range.7
 .Lflush_tlb_range.6:
@@ -89,83 +103,104 @@ flush_tlb_range:
 	ret
 .Lflush_tlb_range.0:
 	/* cover: an empty range invalidates nothing */
-	sub x2, x2, x1
-	cbz x2, .Lflush_tlb_range.15
+	sub x15, x2, x1
+	cbz x15, .Lflush_tlb_range.17
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38; e1 the caller's earlier stores -> `tlbi vale1is` (line 41), required by line 38; e2 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38 */
 	dsb ishst
 	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
-	mvn x9, x1
-	cmp x9, x2
-	b.hs .Lflush_tlb_range.16
+	mvn x8, x1
+	cmp x8, x15
+	b.hs .Lflush_tlb_range.18
 	/* 42: value (asid << 0x30) */
-	lsl x9, x0, #48
+	lsl x8, x0, #48
 	/* 42: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x9
-	b .Lflush_tlb_range.17
-.Lflush_tlb_range.16:
-	/* 42: value (asid << 0x30) */
-	lsl x0, x0, #48
-	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x9, #0x5000
-	movk x9, #0x1f, lsl #16
-	cmp x9, x2
-	b.lo .Lflush_tlb_range.18
-	/* 40: cover start, end - start with tlb4k auto { ... */
-	and x9, x1, #0xfff
-	add x2, x2, x9
-	and x1, x1, #0xfffffffffffff000
-	cbz x2, .Lflush_tlb_range.19
-	add x9, x1, x2
-	cmp x9, x1
-	b.lo .Lflush_tlb_range.21
-	lsr x9, x9, #56
-	cbnz x9, .Lflush_tlb_range.21
-	lsr x9, x2, #12
-	and x10, x2, #0xfff
-	cbz x10, .Lflush_tlb_range.23
-	add x9, x9, #1
-.Lflush_tlb_range.23:
-	lsr x10, x1, #12
-	and x10, x10, #0xfffffffffff
-	orr x10, x10, x0
-.Lflush_tlb_range.22:
-	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x10
-	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x10, x10, #1
-	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_range.22
-	b .Lflush_tlb_range.19
-.Lflush_tlb_range.21:
-	lsr x9, x2, #12
-	and x2, x2, #0xfff
-	cbz x2, .Lflush_tlb_range.25
-	add x9, x9, #1
-.Lflush_tlb_range.25:
-	lsr x1, x1, #12
-.Lflush_tlb_range.24:
-	and x10, x1, #0xfffffffffff
-	orr x10, x10, x0
-	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x10
-	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x1, x1, #1
-	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_range.24
-.Lflush_tlb_range.20:
+	tlbi aside1is, x8
 	b .Lflush_tlb_range.19
 .Lflush_tlb_range.18:
+	/* 42: value (asid << 0x30) */
+	lsl x8, x0, #48
+	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
+	movz x7, #0x5000
+	movk x7, #0x1f, lsl #16
+	cmp x7, x15
+	b.lo .Lflush_tlb_range.20
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	and x7, x1, #0xfff
+	add x15, x15, x7
+	and x7, x1, #0xfffffffffffff000
+	cbz x15, .Lflush_tlb_range.21
+	add x6, x7, x15
+	cmp x6, x7
+	b.lo .Lflush_tlb_range.23
+	lsr x6, x6, #56
+	cbnz x6, .Lflush_tlb_range.23
+	sub x6, x15, #1
+	lsr x6, x6, #12
+	lsr x5, x6, #2
+	add x5, x5, #1
+	lsr x4, x7, #12
+	and x4, x4, #0xfffffffffff
+	orr x4, x4, x8
+	tbz w6, #0, .Lflush_tlb_range.28
+	tbz w6, #1, .Lflush_tlb_range.26
+.Lflush_tlb_range.24:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x4
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range.25:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x4
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range.26:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x4
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range.27:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x4
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x4, x4, #1
+	sub x5, x5, #1
+	cbnz x5, .Lflush_tlb_range.24
+	b .Lflush_tlb_range.21
+.Lflush_tlb_range.23:
+	sub x3, x15, #1
+	lsr x3, x3, #12
+	add x3, x3, #1
+	lsr x7, x7, #12
+.Lflush_tlb_range.29:
+	and x9, x7, #0xfffffffffff
+	orr x9, x9, x8
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x9
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x7, x7, #1
+	sub x3, x3, #1
+	cbnz x3, .Lflush_tlb_range.29
+.Lflush_tlb_range.22:
+	b .Lflush_tlb_range.21
+.Lflush_tlb_range.20:
 	/* 42: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x0
+	tlbi aside1is, x8
+.Lflush_tlb_range.21:
 .Lflush_tlb_range.19:
-.Lflush_tlb_range.17:
 	/* placed by place-barriers: e3 `tlbi aside1is` (line 42) -> the return, required by line 39; e4 `tlbi vale1is` (line 41) -> the return, required by line 39; e5 `tlbi aside1is` (line 42) -> the return, required by line 39 */
 	dsb ish
-.Lflush_tlb_range.15:
+.Lflush_tlb_range.17:
 .Lflush_tlb_range.1:
 	/* end of sequence */
 	movz x0, #0
 	ret
+.Lflush_tlb_range.14:
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	tbz w12, #1, .Lflush_tlb_range.13
+	b .Lflush_tlb_range.11
+.Lflush_tlb_range.28:
+	tbz w6, #1, .Lflush_tlb_range.27
+	b .Lflush_tlb_range.25
 	.size flush_tlb_range,.-flush_tlb_range
 	.p2align 2
 	.globl flush_tlb_page
@@ -539,36 +574,50 @@ flush_tlb_kernel_range:
 	b.lo .Lflush_tlb_kernel_range.9
 	lsr x11, x11, #56
 	cbnz x11, .Lflush_tlb_kernel_range.9
-	lsr x11, x9, #12
-	and x12, x9, #0xfff
-	cbz x12, .Lflush_tlb_kernel_range.11
-	add x11, x11, #1
-.Lflush_tlb_kernel_range.11:
-	lsr x12, x10, #12
-	and x12, x12, #0xfffffffffff
+	sub x11, x9, #1
+	lsr x11, x11, #12
+	lsr x12, x11, #2
+	add x12, x12, #1
+	lsr x13, x10, #12
+	and x13, x13, #0xfffffffffff
+	tbz w11, #0, .Lflush_tlb_kernel_range.14
+	tbz w11, #1, .Lflush_tlb_kernel_range.12
 .Lflush_tlb_kernel_range.10:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x12
+	tlbi vaale1is, x13
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x12, x12, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_kernel_range.10
+	add x13, x13, #1
+.Lflush_tlb_kernel_range.11:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x13
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x13, x13, #1
+.Lflush_tlb_kernel_range.12:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x13
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x13, x13, #1
+.Lflush_tlb_kernel_range.13:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x13
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x13, x13, #1
+	sub x12, x12, #1
+	cbnz x12, .Lflush_tlb_kernel_range.10
 	b .Lflush_tlb_kernel_range.7
 .Lflush_tlb_kernel_range.9:
-	lsr x11, x9, #12
-	and x9, x9, #0xfff
-	cbz x9, .Lflush_tlb_kernel_range.13
-	add x11, x11, #1
-.Lflush_tlb_kernel_range.13:
-	lsr x10, x10, #12
-.Lflush_tlb_kernel_range.12:
-	and x9, x10, #0xfffffffffff
+	sub x14, x9, #1
+	lsr x14, x14, #12
+	add x14, x14, #1
+	lsr x15, x10, #12
+.Lflush_tlb_kernel_range.15:
+	and x8, x15, #0xfffffffffff
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x9
+	tlbi vaale1is, x8
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x10, x10, #1
-	sub x11, x11, #1
-	cbnz x11, .Lflush_tlb_kernel_range.12
+	add x15, x15, #1
+	sub x14, x14, #1
+	cbnz x14, .Lflush_tlb_kernel_range.15
 .Lflush_tlb_kernel_range.8:
 	b .Lflush_tlb_kernel_range.7
 .Lflush_tlb_kernel_range.6:
@@ -589,71 +638,85 @@ flush_tlb_kernel_range:
 	ret
 .Lflush_tlb_kernel_range.0:
 	/* cover: an empty range invalidates nothing */
-	sub x1, x1, x0
-	cbz x1, .Lflush_tlb_kernel_range.15
+	sub x14, x1, x0
+	cbz x14, .Lflush_tlb_kernel_range.17
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102; e1 the caller's earlier stores -> `tlbi vaale1is` (line 105), required by line 102; e2 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102 */
 	dsb ishst
 	/* cover `tlb4k_kernel`: a range that wraps past 2^64 takes the flush-all */
-	mvn x9, x0
-	cmp x9, x1
-	b.hs .Lflush_tlb_kernel_range.16
+	mvn x15, x0
+	cmp x15, x14
+	b.hs .Lflush_tlb_kernel_range.18
 	/* 106: tlbi vmalle1is */
 	tlbi vmalle1is
-	b .Lflush_tlb_kernel_range.17
-.Lflush_tlb_kernel_range.16:
-	/* cover `tlb4k_kernel` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x9, #0x5000
-	movk x9, #0x1f, lsl #16
-	cmp x9, x1
-	b.lo .Lflush_tlb_kernel_range.18
-	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	and x9, x0, #0xfff
-	add x1, x1, x9
-	and x0, x0, #0xfffffffffffff000
-	cbz x1, .Lflush_tlb_kernel_range.19
-	add x9, x0, x1
-	cmp x9, x0
-	b.lo .Lflush_tlb_kernel_range.21
-	lsr x9, x9, #56
-	cbnz x9, .Lflush_tlb_kernel_range.21
-	lsr x9, x1, #12
-	and x10, x1, #0xfff
-	cbz x10, .Lflush_tlb_kernel_range.23
-	add x9, x9, #1
-.Lflush_tlb_kernel_range.23:
-	lsr x10, x0, #12
-	and x10, x10, #0xfffffffffff
-.Lflush_tlb_kernel_range.22:
-	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x10
-	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x10, x10, #1
-	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_kernel_range.22
-	b .Lflush_tlb_kernel_range.19
-.Lflush_tlb_kernel_range.21:
-	lsr x9, x1, #12
-	and x1, x1, #0xfff
-	cbz x1, .Lflush_tlb_kernel_range.25
-	add x9, x9, #1
-.Lflush_tlb_kernel_range.25:
-	lsr x0, x0, #12
-.Lflush_tlb_kernel_range.24:
-	and x10, x0, #0xfffffffffff
-	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x10
-	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x0, x0, #1
-	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_kernel_range.24
-.Lflush_tlb_kernel_range.20:
 	b .Lflush_tlb_kernel_range.19
 .Lflush_tlb_kernel_range.18:
+	/* cover `tlb4k_kernel` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
+	movz x15, #0x5000
+	movk x15, #0x1f, lsl #16
+	cmp x15, x14
+	b.lo .Lflush_tlb_kernel_range.20
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	and x15, x0, #0xfff
+	add x14, x14, x15
+	and x15, x0, #0xfffffffffffff000
+	cbz x14, .Lflush_tlb_kernel_range.21
+	add x8, x15, x14
+	cmp x8, x15
+	b.lo .Lflush_tlb_kernel_range.23
+	lsr x8, x8, #56
+	cbnz x8, .Lflush_tlb_kernel_range.23
+	sub x8, x14, #1
+	lsr x8, x8, #12
+	lsr x7, x8, #2
+	add x7, x7, #1
+	lsr x6, x15, #12
+	and x6, x6, #0xfffffffffff
+	tbz w8, #0, .Lflush_tlb_kernel_range.28
+	tbz w8, #1, .Lflush_tlb_kernel_range.26
+.Lflush_tlb_kernel_range.24:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x6
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x6, x6, #1
+.Lflush_tlb_kernel_range.25:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x6
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x6, x6, #1
+.Lflush_tlb_kernel_range.26:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x6
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x6, x6, #1
+.Lflush_tlb_kernel_range.27:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x6
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x6, x6, #1
+	sub x7, x7, #1
+	cbnz x7, .Lflush_tlb_kernel_range.24
+	b .Lflush_tlb_kernel_range.21
+.Lflush_tlb_kernel_range.23:
+	sub x5, x14, #1
+	lsr x5, x5, #12
+	add x5, x5, #1
+	lsr x4, x15, #12
+.Lflush_tlb_kernel_range.29:
+	and x3, x4, #0xfffffffffff
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x3
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x4, x4, #1
+	sub x5, x5, #1
+	cbnz x5, .Lflush_tlb_kernel_range.29
+.Lflush_tlb_kernel_range.22:
+	b .Lflush_tlb_kernel_range.21
+.Lflush_tlb_kernel_range.20:
 	/* 106: tlbi vmalle1is */
 	tlbi vmalle1is
+.Lflush_tlb_kernel_range.21:
 .Lflush_tlb_kernel_range.19:
 .Lflush_tlb_kernel_range.17:
-.Lflush_tlb_kernel_range.15:
 	/* 111: barrier from the spec */
 	dsb ish
 	/* 112: barrier from the spec */
@@ -662,6 +725,13 @@ flush_tlb_kernel_range:
 	/* end of sequence */
 	movz x0, #0
 	ret
+.Lflush_tlb_kernel_range.14:
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	tbz w11, #1, .Lflush_tlb_kernel_range.13
+	b .Lflush_tlb_kernel_range.11
+.Lflush_tlb_kernel_range.28:
+	tbz w8, #1, .Lflush_tlb_kernel_range.27
+	b .Lflush_tlb_kernel_range.25
 	.size flush_tlb_kernel_range,.-flush_tlb_kernel_range
 	.p2align 2
 	.globl flush_tlb_mm
@@ -732,38 +802,52 @@ flush_tlb_range_nl:
 	b.lo .Lflush_tlb_range_nl.9
 	lsr x12, x12, #56
 	cbnz x12, .Lflush_tlb_range_nl.9
-	lsr x12, x9, #12
-	and x13, x9, #0xfff
-	cbz x13, .Lflush_tlb_range_nl.11
-	add x12, x12, #1
-.Lflush_tlb_range_nl.11:
-	lsr x13, x11, #12
-	and x13, x13, #0xfffffffffff
-	orr x13, x13, x10
+	sub x12, x9, #1
+	lsr x12, x12, #12
+	lsr x13, x12, #2
+	add x13, x13, #1
+	lsr x14, x11, #12
+	and x14, x14, #0xfffffffffff
+	orr x14, x14, x10
+	tbz w12, #0, .Lflush_tlb_range_nl.14
+	tbz w12, #1, .Lflush_tlb_range_nl.12
 .Lflush_tlb_range_nl.10:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x13
+	tlbi vae1is, x14
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x13, x13, #1
-	sub x12, x12, #1
-	cbnz x12, .Lflush_tlb_range_nl.10
+	add x14, x14, #1
+.Lflush_tlb_range_nl.11:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x14
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x14, x14, #1
+.Lflush_tlb_range_nl.12:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x14
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x14, x14, #1
+.Lflush_tlb_range_nl.13:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x14
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x14, x14, #1
+	sub x13, x13, #1
+	cbnz x13, .Lflush_tlb_range_nl.10
 	b .Lflush_tlb_range_nl.7
 .Lflush_tlb_range_nl.9:
-	lsr x12, x9, #12
-	and x9, x9, #0xfff
-	cbz x9, .Lflush_tlb_range_nl.13
-	add x12, x12, #1
-.Lflush_tlb_range_nl.13:
-	lsr x11, x11, #12
-.Lflush_tlb_range_nl.12:
-	and x9, x11, #0xfffffffffff
-	orr x9, x9, x10
+	sub x15, x9, #1
+	lsr x15, x15, #12
+	add x15, x15, #1
+	lsr x8, x11, #12
+.Lflush_tlb_range_nl.15:
+	and x7, x8, #0xfffffffffff
+	orr x7, x7, x10
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x9
+	tlbi vae1is, x7
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x11, x11, #1
-	sub x12, x12, #1
-	cbnz x12, .Lflush_tlb_range_nl.12
+	add x8, x8, #1
+	sub x15, x15, #1
+	cbnz x15, .Lflush_tlb_range_nl.15
 .Lflush_tlb_range_nl.8:
 	b .Lflush_tlb_range_nl.7
 .Lflush_tlb_range_nl.6:
@@ -782,83 +866,104 @@ flush_tlb_range_nl:
 	ret
 .Lflush_tlb_range_nl.0:
 	/* cover: an empty range invalidates nothing */
-	sub x2, x2, x1
-	cbz x2, .Lflush_tlb_range_nl.15
+	sub x15, x2, x1
+	cbz x15, .Lflush_tlb_range_nl.17
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139; e1 the caller's earlier stores -> `tlbi vae1is` (line 142), required by line 139; e2 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139 */
 	dsb ishst
 	/* cover `tlb4k_walk`: a range that wraps past 2^64 takes the flush-all */
-	mvn x9, x1
-	cmp x9, x2
-	b.hs .Lflush_tlb_range_nl.16
+	mvn x8, x1
+	cmp x8, x15
+	b.hs .Lflush_tlb_range_nl.18
 	/* 143: value (asid << 0x30) */
-	lsl x9, x0, #48
+	lsl x8, x0, #48
 	/* 143: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x9
-	b .Lflush_tlb_range_nl.17
-.Lflush_tlb_range_nl.16:
-	/* 143: value (asid << 0x30) */
-	lsl x0, x0, #48
-	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x9, #0x5000
-	movk x9, #0x1f, lsl #16
-	cmp x9, x2
-	b.lo .Lflush_tlb_range_nl.18
-	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	and x9, x1, #0xfff
-	add x2, x2, x9
-	and x1, x1, #0xfffffffffffff000
-	cbz x2, .Lflush_tlb_range_nl.19
-	add x9, x1, x2
-	cmp x9, x1
-	b.lo .Lflush_tlb_range_nl.21
-	lsr x9, x9, #56
-	cbnz x9, .Lflush_tlb_range_nl.21
-	lsr x9, x2, #12
-	and x10, x2, #0xfff
-	cbz x10, .Lflush_tlb_range_nl.23
-	add x9, x9, #1
-.Lflush_tlb_range_nl.23:
-	lsr x10, x1, #12
-	and x10, x10, #0xfffffffffff
-	orr x10, x10, x0
-.Lflush_tlb_range_nl.22:
-	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x10
-	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x10, x10, #1
-	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_range_nl.22
-	b .Lflush_tlb_range_nl.19
-.Lflush_tlb_range_nl.21:
-	lsr x9, x2, #12
-	and x2, x2, #0xfff
-	cbz x2, .Lflush_tlb_range_nl.25
-	add x9, x9, #1
-.Lflush_tlb_range_nl.25:
-	lsr x1, x1, #12
-.Lflush_tlb_range_nl.24:
-	and x10, x1, #0xfffffffffff
-	orr x10, x10, x0
-	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x10
-	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x1, x1, #1
-	sub x9, x9, #1
-	cbnz x9, .Lflush_tlb_range_nl.24
-.Lflush_tlb_range_nl.20:
+	tlbi aside1is, x8
 	b .Lflush_tlb_range_nl.19
 .Lflush_tlb_range_nl.18:
+	/* 143: value (asid << 0x30) */
+	lsl x8, x0, #48
+	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
+	movz x7, #0x5000
+	movk x7, #0x1f, lsl #16
+	cmp x7, x15
+	b.lo .Lflush_tlb_range_nl.20
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	and x7, x1, #0xfff
+	add x15, x15, x7
+	and x7, x1, #0xfffffffffffff000
+	cbz x15, .Lflush_tlb_range_nl.21
+	add x6, x7, x15
+	cmp x6, x7
+	b.lo .Lflush_tlb_range_nl.23
+	lsr x6, x6, #56
+	cbnz x6, .Lflush_tlb_range_nl.23
+	sub x6, x15, #1
+	lsr x6, x6, #12
+	lsr x5, x6, #2
+	add x5, x5, #1
+	lsr x4, x7, #12
+	and x4, x4, #0xfffffffffff
+	orr x4, x4, x8
+	tbz w6, #0, .Lflush_tlb_range_nl.28
+	tbz w6, #1, .Lflush_tlb_range_nl.26
+.Lflush_tlb_range_nl.24:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x4
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range_nl.25:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x4
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range_nl.26:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x4
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range_nl.27:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x4
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x4, x4, #1
+	sub x5, x5, #1
+	cbnz x5, .Lflush_tlb_range_nl.24
+	b .Lflush_tlb_range_nl.21
+.Lflush_tlb_range_nl.23:
+	sub x3, x15, #1
+	lsr x3, x3, #12
+	add x3, x3, #1
+	lsr x7, x7, #12
+.Lflush_tlb_range_nl.29:
+	and x9, x7, #0xfffffffffff
+	orr x9, x9, x8
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x9
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x7, x7, #1
+	sub x3, x3, #1
+	cbnz x3, .Lflush_tlb_range_nl.29
+.Lflush_tlb_range_nl.22:
+	b .Lflush_tlb_range_nl.21
+.Lflush_tlb_range_nl.20:
 	/* 143: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x0
+	tlbi aside1is, x8
+.Lflush_tlb_range_nl.21:
 .Lflush_tlb_range_nl.19:
-.Lflush_tlb_range_nl.17:
 	/* placed by place-barriers: e3 `tlbi aside1is` (line 143) -> the return, required by line 140; e4 `tlbi vae1is` (line 142) -> the return, required by line 140; e5 `tlbi aside1is` (line 143) -> the return, required by line 140 */
 	dsb ish
-.Lflush_tlb_range_nl.15:
+.Lflush_tlb_range_nl.17:
 .Lflush_tlb_range_nl.1:
 	/* end of sequence */
 	movz x0, #0
 	ret
+.Lflush_tlb_range_nl.14:
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	tbz w12, #1, .Lflush_tlb_range_nl.13
+	b .Lflush_tlb_range_nl.11
+.Lflush_tlb_range_nl.28:
+	tbz w6, #1, .Lflush_tlb_range_nl.27
+	b .Lflush_tlb_range_nl.25
 	.size flush_tlb_range_nl,.-flush_tlb_range_nl
 	.p2align 2
 	.globl flush_tlb_range_r_nl

@@ -278,16 +278,32 @@ flush_tlb_pid_local:
 	/* 113: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r11,%r3,2,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
-	li %r11,127
+	li %r11,32
 	li %r12,5120
 	li %r10,4096
-	mtctr %r11
+	b .Lflush_tlb_pid_local.4
 .Lflush_tlb_pid_local.3:
 	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r12,%r3,0,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
 	add %r12,%r12,%r10
-	bdnz .Lflush_tlb_pid_local.3
+.Lflush_tlb_pid_local.4:
+	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r12,%r3,0,1,1
+	/* 115: range set in 1, 127 step 1 { ... */
+	add %r12,%r12,%r10
+.Lflush_tlb_pid_local.5:
+	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r12,%r3,0,1,1
+	/* 115: range set in 1, 127 step 1 { ... */
+	add %r12,%r12,%r10
+.Lflush_tlb_pid_local.6:
+	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r12,%r3,0,1,1
+	/* 115: range set in 1, 127 step 1 { ... */
+	add %r12,%r12,%r10
+	addic. %r11,%r11,-1
+	bne 0,.Lflush_tlb_pid_local.3
 .Lflush_tlb_pid_local.2:
 	/* 119: barrier from the spec */
 	ptesync
@@ -374,20 +390,18 @@ flush_tlb_range:
 	rldicr %r10,%r4,0,47
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range.12
-	rldicl %r9,%r12,48,16
-	andi. %r12,%r12,65535
-	beq 0,.Lflush_tlb_range.14
-	addi %r9,%r9,1
-.Lflush_tlb_range.14:
+	addi %r12,%r12,-1
+	rldicl %r12,%r12,48,16
+	addi %r12,%r12,1
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
-	lis %r12,1
-	mtctr %r9
+	lis %r9,1
+	mtctr %r12
 .Lflush_tlb_range.13:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r10,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r10,%r10,%r12
+	add %r10,%r10,%r9
 	bdnz .Lflush_tlb_range.13
 .Lflush_tlb_range.12:
 .Lflush_tlb_range.11:
@@ -416,15 +430,15 @@ flush_tlb_range:
 	rldicr %r8,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
 	cmpld 7,%r9,%r8
-	bge 7,.Lflush_tlb_range.16
+	bge 7,.Lflush_tlb_range.15
 	/* cover: an empty range invalidates nothing */
 	subf %r7,%r9,%r8
 	cmpdi 7,%r7,0
-	beq 7,.Lflush_tlb_range.18
+	beq 7,.Lflush_tlb_range.17
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
 	nor %r31,%r9,%r9
 	cmpld 7,%r31,%r7
-	bge 7,.Lflush_tlb_range.19
+	bge 7,.Lflush_tlb_range.18
 	/* placed by complete-exits */
 	eieio
 	tlbsync
@@ -433,32 +447,29 @@ flush_tlb_range:
 	li %r3,-22
 	ld %r31,-8(%r1)
 	blr
-.Lflush_tlb_range.19:
+.Lflush_tlb_range.18:
 	subf %r7,%r9,%r8
 	rldicl %r31,%r9,0,43
 	add %r7,%r7,%r31
 	rldicr %r9,%r9,0,42
 	cmpdi 7,%r7,0
-	beq 7,.Lflush_tlb_range.21
-	rldicl %r31,%r7,43,21
-	rldicl %r7,%r7,0,43
-	cmpdi 7,%r7,0
-	beq 7,.Lflush_tlb_range.23
-	addi %r31,%r31,1
-.Lflush_tlb_range.23:
-	rldicr %r7,%r9,0,51
-	ori %r7,%r7,32
-	lis %r9,32
-	mtctr %r31
-.Lflush_tlb_range.22:
-	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r7,%r11,0,1,1
-	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r7,%r7,%r9
-	bdnz .Lflush_tlb_range.22
+	beq 7,.Lflush_tlb_range.20
+	addi %r7,%r7,-1
+	rldicl %r7,%r7,43,21
+	addi %r7,%r7,1
+	rldicr %r9,%r9,0,51
+	ori %r9,%r9,32
+	lis %r31,32
+	mtctr %r7
 .Lflush_tlb_range.21:
+	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
+	tlbie %r9,%r11,0,1,1
+	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
+	add %r9,%r9,%r31
+	bdnz .Lflush_tlb_range.21
 .Lflush_tlb_range.20:
-.Lflush_tlb_range.18:
+.Lflush_tlb_range.19:
+.Lflush_tlb_range.17:
 	/* placed by place-barriers: e54 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 130; e55 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e61 `tlbie ric=0 prs=1 r=1` (line 161) -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 164; and 1 more (see `explain`) */
 	ptesync
 	/* 164: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
@@ -471,7 +482,7 @@ flush_tlb_range:
 	ori %r12,%r12,32
 	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r12,%r11,0,1,1
-.Lflush_tlb_range.16:
+.Lflush_tlb_range.15:
 .Lflush_tlb_range.5:
 	/* placed by place-barriers: e64 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e65 `tlbie ric=0 prs=1 r=1` (line 135) -> the return, required by line 131; e66 `tlbie ric=0 prs=1 r=1` (line 138) -> the return, required by line 131; and 7 more (see `explain`) */
 	eieio
@@ -486,7 +497,7 @@ flush_tlb_range:
 	subf %r11,%r4,%r5
 	rldicl %r12,%r11,48,16
 	cmpldi 7,%r12,32
-	blt 7,.Lflush_tlb_range.24
+	blt 7,.Lflush_tlb_range.22
 	/* 133: value 0x400 */
 	li %r12,1024
 	/* 133: value (pid << 0x20) */
@@ -499,25 +510,25 @@ flush_tlb_range:
 	li %r10,0
 	/* 135: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r12,%r10,0,1,1
-	b .Lflush_tlb_range.25
-.Lflush_tlb_range.24:
+	b .Lflush_tlb_range.23
+.Lflush_tlb_range.22:
 	lis %r0,32
 	cmpld 7,%r11,%r0
-	blt 7,.Lflush_tlb_range.27
+	blt 7,.Lflush_tlb_range.25
 	/* 142: value 0x400 */
 	li %r12,1024
 	/* 142: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r12,%r10,1,1,1
-.Lflush_tlb_range.27:
+.Lflush_tlb_range.25:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_range.29
+	beq 7,.Lflush_tlb_range.27
 	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
 	nor %r12,%r4,%r4
 	cmpld 7,%r12,%r11
-	bge 7,.Lflush_tlb_range.30
+	bge 7,.Lflush_tlb_range.28
 	/* placed by complete-exits */
 	eieio
 	tlbsync
@@ -526,7 +537,7 @@ flush_tlb_range:
 	li %r3,-22
 	ld %r31,-8(%r1)
 	blr
-.Lflush_tlb_range.30:
+.Lflush_tlb_range.28:
 	/* 145: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
@@ -534,25 +545,23 @@ flush_tlb_range:
 	add %r11,%r11,%r10
 	rldicr %r10,%r4,0,47
 	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_range.32
-	rldicl %r7,%r11,48,16
-	andi. %r11,%r11,65535
-	beq 0,.Lflush_tlb_range.34
-	addi %r7,%r7,1
-.Lflush_tlb_range.34:
+	beq 7,.Lflush_tlb_range.30
+	addi %r11,%r11,-1
+	rldicl %r11,%r11,48,16
+	addi %r11,%r11,1
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
-	lis %r11,1
-	mtctr %r7
-.Lflush_tlb_range.33:
+	lis %r7,1
+	mtctr %r11
+.Lflush_tlb_range.31:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r10,%r12,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r10,%r10,%r11
-	bdnz .Lflush_tlb_range.33
-.Lflush_tlb_range.32:
-.Lflush_tlb_range.31:
+	add %r10,%r10,%r7
+	bdnz .Lflush_tlb_range.31
+.Lflush_tlb_range.30:
 .Lflush_tlb_range.29:
+.Lflush_tlb_range.27:
 	/* placed by place-barriers: e12 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 152), required by line 130; e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 130; and 2 more (see `explain`) */
 	ptesync
 	/* 152: value 0x400 */
@@ -571,15 +580,15 @@ flush_tlb_range:
 	/* 158: let hend = end & ~0x1fffff */
 	mr %r8,%r10
 	cmpld 7,%r9,%r8
-	bge 7,.Lflush_tlb_range.36
+	bge 7,.Lflush_tlb_range.33
 	/* cover: an empty range invalidates nothing */
 	subf %r10,%r9,%r8
 	cmpdi 7,%r10,0
-	beq 7,.Lflush_tlb_range.38
+	beq 7,.Lflush_tlb_range.35
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
 	nor %r7,%r9,%r9
 	cmpld 7,%r7,%r10
-	bge 7,.Lflush_tlb_range.39
+	bge 7,.Lflush_tlb_range.36
 	/* placed by complete-exits */
 	eieio
 	tlbsync
@@ -588,7 +597,7 @@ flush_tlb_range:
 	li %r3,-22
 	ld %r31,-8(%r1)
 	blr
-.Lflush_tlb_range.39:
+.Lflush_tlb_range.36:
 	/* 161: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
@@ -597,32 +606,29 @@ flush_tlb_range:
 	add %r7,%r7,%r8
 	rldicr %r9,%r9,0,42
 	cmpdi 7,%r7,0
-	beq 7,.Lflush_tlb_range.41
-	rldicl %r8,%r7,43,21
-	rldicl %r7,%r7,0,43
-	cmpdi 7,%r7,0
-	beq 7,.Lflush_tlb_range.43
-	addi %r8,%r8,1
-.Lflush_tlb_range.43:
-	rldicr %r7,%r9,0,51
-	ori %r7,%r7,32
-	lis %r9,32
-	mtctr %r8
-.Lflush_tlb_range.42:
+	beq 7,.Lflush_tlb_range.38
+	addi %r7,%r7,-1
+	rldicl %r7,%r7,43,21
+	addi %r7,%r7,1
+	rldicr %r9,%r9,0,51
+	ori %r9,%r9,32
+	lis %r8,32
+	mtctr %r7
+.Lflush_tlb_range.39:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r7,%r10,0,1,1
+	tlbie %r9,%r10,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r7,%r7,%r9
-	bdnz .Lflush_tlb_range.42
-.Lflush_tlb_range.41:
-.Lflush_tlb_range.40:
+	add %r9,%r9,%r8
+	bdnz .Lflush_tlb_range.39
 .Lflush_tlb_range.38:
+.Lflush_tlb_range.37:
+.Lflush_tlb_range.35:
 	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 130; e18 `tlbie ric=0 prs=1 r=1` (line 161) -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 164; e19 `tlbie ric=0 prs=1 r=1` (line 152) -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 164 */
 	ptesync
 	/* 164: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
 	tlbie %r11,%r12,0,1,1
-.Lflush_tlb_range.36:
-.Lflush_tlb_range.25:
+.Lflush_tlb_range.33:
+.Lflush_tlb_range.23:
 	/* placed by place-barriers: e20 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e21 `tlbie ric=0 prs=1 r=1` (line 135) -> the return, required by line 131; e22 `tlbie ric=1 prs=1 r=1` (line 142) -> the return, required by line 131; and 4 more (see `explain`) */
 	eieio
 	tlbsync
@@ -633,7 +639,7 @@ flush_tlb_range:
 	blr
 .Lflush_tlb_range.0:
 	andi. %r0,%r6,2
-	beq 0,.Lflush_tlb_range.44
+	beq 0,.Lflush_tlb_range.40
 	/* placed by place-barriers: e27 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e28 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e29 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; and 4 more (see `explain`) */
 	ptesync
 	/* 155: value (pid << 0x20) */
@@ -641,7 +647,7 @@ flush_tlb_range:
 	subf %r12,%r4,%r5
 	rldicl %r10,%r12,48,16
 	cmpldi 7,%r10,32
-	blt 7,.Lflush_tlb_range.46
+	blt 7,.Lflush_tlb_range.42
 	/* 133: value 0x400 */
 	li %r10,1024
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
@@ -656,23 +662,23 @@ flush_tlb_range:
 	ori %r10,%r10,61600
 	/* 138: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
 	tlbie %r10,%r11,0,1,1
-	b .Lflush_tlb_range.47
-.Lflush_tlb_range.46:
+	b .Lflush_tlb_range.43
+.Lflush_tlb_range.42:
 	lis %r0,32
 	cmpld 7,%r12,%r0
-	blt 7,.Lflush_tlb_range.49
+	blt 7,.Lflush_tlb_range.45
 	/* 142: value 0x400 */
 	li %r10,1024
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r10,%r11,1,1,1
-.Lflush_tlb_range.49:
+.Lflush_tlb_range.45:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range.51
+	beq 7,.Lflush_tlb_range.47
 	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
 	nor %r10,%r4,%r4
 	cmpld 7,%r10,%r12
-	bge 7,.Lflush_tlb_range.52
+	bge 7,.Lflush_tlb_range.48
 	/* placed by complete-exits */
 	eieio
 	tlbsync
@@ -681,30 +687,28 @@ flush_tlb_range:
 	li %r3,-22
 	ld %r31,-8(%r1)
 	blr
-.Lflush_tlb_range.52:
+.Lflush_tlb_range.48:
 	andi. %r10,%r4,65535
 	add %r12,%r12,%r10
 	rldicr %r10,%r4,0,47
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range.54
-	rldicl %r7,%r12,48,16
-	andi. %r12,%r12,65535
-	beq 0,.Lflush_tlb_range.56
-	addi %r7,%r7,1
-.Lflush_tlb_range.56:
+	beq 7,.Lflush_tlb_range.50
+	addi %r12,%r12,-1
+	rldicl %r12,%r12,48,16
+	addi %r12,%r12,1
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
-	lis %r12,1
-	mtctr %r7
-.Lflush_tlb_range.55:
+	lis %r7,1
+	mtctr %r12
+.Lflush_tlb_range.51:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r10,%r11,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r10,%r10,%r12
-	bdnz .Lflush_tlb_range.55
-.Lflush_tlb_range.54:
-.Lflush_tlb_range.53:
-.Lflush_tlb_range.51:
+	add %r10,%r10,%r7
+	bdnz .Lflush_tlb_range.51
+.Lflush_tlb_range.50:
+.Lflush_tlb_range.49:
+.Lflush_tlb_range.47:
 	/* placed by place-barriers: e31 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 155), required by line 130; e32 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; e33 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; and 2 more (see `explain`) */
 	ptesync
 	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
@@ -723,15 +727,15 @@ flush_tlb_range:
 	/* 158: let hend = end & ~0x1fffff */
 	mr %r8,%r12
 	cmpld 7,%r9,%r8
-	bge 7,.Lflush_tlb_range.58
+	bge 7,.Lflush_tlb_range.53
 	/* cover: an empty range invalidates nothing */
 	subf %r12,%r9,%r8
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range.60
+	beq 7,.Lflush_tlb_range.55
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
 	nor %r10,%r9,%r9
 	cmpld 7,%r10,%r12
-	bge 7,.Lflush_tlb_range.61
+	bge 7,.Lflush_tlb_range.56
 	/* placed by complete-exits */
 	eieio
 	tlbsync
@@ -740,32 +744,29 @@ flush_tlb_range:
 	li %r3,-22
 	ld %r31,-8(%r1)
 	blr
-.Lflush_tlb_range.61:
+.Lflush_tlb_range.56:
 	subf %r12,%r9,%r8
 	rldicl %r10,%r9,0,43
 	add %r12,%r12,%r10
 	rldicr %r10,%r9,0,42
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range.63
-	rldicl %r7,%r12,43,21
-	rldicl %r12,%r12,0,43
-	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range.65
-	addi %r7,%r7,1
-.Lflush_tlb_range.65:
+	beq 7,.Lflush_tlb_range.58
+	addi %r12,%r12,-1
+	rldicl %r12,%r12,43,21
+	addi %r12,%r12,1
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,32
-	lis %r12,32
-	mtctr %r7
-.Lflush_tlb_range.64:
+	lis %r7,32
+	mtctr %r12
+.Lflush_tlb_range.59:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r10,%r11,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r10,%r10,%r12
-	bdnz .Lflush_tlb_range.64
-.Lflush_tlb_range.63:
-.Lflush_tlb_range.62:
-.Lflush_tlb_range.60:
+	add %r10,%r10,%r7
+	bdnz .Lflush_tlb_range.59
+.Lflush_tlb_range.58:
+.Lflush_tlb_range.57:
+.Lflush_tlb_range.55:
 	/* placed by place-barriers: e33 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e37 `tlbie ric=0 prs=1 r=1` (line 161) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167; e38 `tlbie ric=0 prs=1 r=1` (line 155) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167 */
 	ptesync
 	lis %r0,32
@@ -774,8 +775,8 @@ flush_tlb_range:
 	ori %r12,%r12,32
 	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
 	tlbie %r12,%r11,0,1,1
-.Lflush_tlb_range.58:
-.Lflush_tlb_range.47:
+.Lflush_tlb_range.53:
+.Lflush_tlb_range.43:
 	/* placed by place-barriers: e39 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e40 `tlbie ric=0 prs=1 r=1` (line 138) -> the return, required by line 131; e41 `tlbie ric=1 prs=1 r=1` (line 142) -> the return, required by line 131; and 4 more (see `explain`) */
 	eieio
 	tlbsync
@@ -783,38 +784,38 @@ flush_tlb_range:
 	li %r3,0
 	ld %r31,-8(%r1)
 	blr
-.Lflush_tlb_range.44:
+.Lflush_tlb_range.40:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e1 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; e2 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 145), required by line 130; and 1 more (see `explain`) */
 	ptesync
 	subf %r11,%r4,%r5
 	rldicl %r12,%r11,48,16
 	cmpldi 7,%r12,32
-	blt 7,.Lflush_tlb_range.66
+	blt 7,.Lflush_tlb_range.60
 	/* 133: value 0x400 */
 	li %r12,1024
 	/* 133: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
 	tlbie %r12,%r10,2,1,1
-	b .Lflush_tlb_range.67
-.Lflush_tlb_range.66:
+	b .Lflush_tlb_range.61
+.Lflush_tlb_range.60:
 	lis %r0,32
 	cmpld 7,%r11,%r0
-	blt 7,.Lflush_tlb_range.69
+	blt 7,.Lflush_tlb_range.63
 	/* 142: value 0x400 */
 	li %r12,1024
 	/* 142: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
 	tlbie %r12,%r10,1,1,1
-.Lflush_tlb_range.69:
+.Lflush_tlb_range.63:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_range.71
+	beq 7,.Lflush_tlb_range.65
 	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
 	nor %r12,%r4,%r4
 	cmpld 7,%r12,%r11
-	bge 7,.Lflush_tlb_range.72
+	bge 7,.Lflush_tlb_range.66
 	/* placed by complete-exits */
 	eieio
 	tlbsync
@@ -823,7 +824,7 @@ flush_tlb_range:
 	li %r3,-22
 	ld %r31,-8(%r1)
 	blr
-.Lflush_tlb_range.72:
+.Lflush_tlb_range.66:
 	/* 145: value (pid << 0x20) */
 	rldicr %r12,%r3,32,31
 	/* 144: cover start, end - start with radix64k exact { ... */
@@ -831,25 +832,23 @@ flush_tlb_range:
 	add %r11,%r11,%r10
 	rldicr %r10,%r4,0,47
 	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_range.74
-	rldicl %r7,%r11,48,16
-	andi. %r11,%r11,65535
-	beq 0,.Lflush_tlb_range.76
-	addi %r7,%r7,1
-.Lflush_tlb_range.76:
+	beq 7,.Lflush_tlb_range.68
+	addi %r11,%r11,-1
+	rldicl %r11,%r11,48,16
+	addi %r11,%r11,1
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
-	lis %r11,1
-	mtctr %r7
-.Lflush_tlb_range.75:
+	lis %r7,1
+	mtctr %r11
+.Lflush_tlb_range.69:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r10,%r12,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r10,%r10,%r11
-	bdnz .Lflush_tlb_range.75
-.Lflush_tlb_range.74:
-.Lflush_tlb_range.73:
-.Lflush_tlb_range.71:
+	add %r10,%r10,%r7
+	bdnz .Lflush_tlb_range.69
+.Lflush_tlb_range.68:
+.Lflush_tlb_range.67:
+.Lflush_tlb_range.65:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r4,%r4,%r0
@@ -860,15 +859,15 @@ flush_tlb_range:
 	/* 158: let hend = end & ~0x1fffff */
 	mr %r8,%r5
 	cmpld 7,%r9,%r8
-	bge 7,.Lflush_tlb_range.78
+	bge 7,.Lflush_tlb_range.71
 	/* cover: an empty range invalidates nothing */
 	subf %r11,%r9,%r8
 	cmpdi 7,%r11,0
-	beq 7,.Lflush_tlb_range.80
+	beq 7,.Lflush_tlb_range.73
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
 	nor %r12,%r9,%r9
 	cmpld 7,%r12,%r11
-	bge 7,.Lflush_tlb_range.81
+	bge 7,.Lflush_tlb_range.74
 	/* placed by complete-exits */
 	eieio
 	tlbsync
@@ -877,7 +876,7 @@ flush_tlb_range:
 	li %r3,-22
 	ld %r31,-8(%r1)
 	blr
-.Lflush_tlb_range.81:
+.Lflush_tlb_range.74:
 	/* 161: value (pid << 0x20) */
 	rldicr %r3,%r3,32,31
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
@@ -886,33 +885,30 @@ flush_tlb_range:
 	add %r8,%r8,%r11
 	rldicr %r9,%r9,0,42
 	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.83
-	rldicl %r11,%r8,43,21
-	rldicl %r8,%r8,0,43
-	cmpdi 7,%r8,0
-	beq 7,.Lflush_tlb_range.85
-	addi %r11,%r11,1
-.Lflush_tlb_range.85:
+	beq 7,.Lflush_tlb_range.76
+	addi %r8,%r8,-1
+	rldicl %r8,%r8,43,21
+	addi %r8,%r8,1
 	rldicr %r9,%r9,0,51
 	ori %r9,%r9,32
-	lis %r12,32
-	mtctr %r11
-.Lflush_tlb_range.84:
+	lis %r11,32
+	mtctr %r8
+.Lflush_tlb_range.77:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r9,%r3,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r9,%r9,%r12
-	bdnz .Lflush_tlb_range.84
-.Lflush_tlb_range.83:
-.Lflush_tlb_range.82:
-.Lflush_tlb_range.80:
-.Lflush_tlb_range.78:
-.Lflush_tlb_range.67:
+	add %r9,%r9,%r11
+	bdnz .Lflush_tlb_range.77
+.Lflush_tlb_range.76:
+.Lflush_tlb_range.75:
+.Lflush_tlb_range.73:
+.Lflush_tlb_range.71:
+.Lflush_tlb_range.61:
 	/* placed by place-barriers: e4 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e5 `tlbie ric=1 prs=1 r=1` (line 142) -> the return, required by line 131; e6 `tlbie ric=0 prs=1 r=1` (line 145) -> the return, required by line 131; and 1 more (see `explain`) */
 	eieio
 	tlbsync
 	ptesync
-.Lflush_tlb_range.45:
+.Lflush_tlb_range.41:
 .Lflush_tlb_range.1:
 	/* end of sequence */
 	li %r3,0
@@ -985,20 +981,18 @@ flush_tlb_range_local:
 	rldicr %r10,%r4,0,47
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range_local.10
-	rldicl %r9,%r11,48,16
-	andi. %r11,%r11,65535
-	beq 0,.Lflush_tlb_range_local.12
-	addi %r9,%r9,1
-.Lflush_tlb_range_local.12:
+	addi %r11,%r11,-1
+	rldicl %r11,%r11,48,16
+	addi %r11,%r11,1
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
-	lis %r11,1
-	mtctr %r9
+	lis %r9,1
+	mtctr %r11
 .Lflush_tlb_range_local.11:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r10,%r12,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
-	add %r10,%r10,%r11
+	add %r10,%r10,%r9
 	bdnz .Lflush_tlb_range_local.11
 .Lflush_tlb_range_local.10:
 .Lflush_tlb_range_local.9:
@@ -1011,21 +1005,21 @@ flush_tlb_range_local:
 	rldicr %r12,%r5,0,42
 	/* 200: let hend = end & ~0x1fffff */
 	cmpld 7,%r11,%r12
-	bge 7,.Lflush_tlb_range_local.14
+	bge 7,.Lflush_tlb_range_local.13
 	/* cover: an empty range invalidates nothing */
 	subf %r10,%r11,%r12
 	cmpdi 7,%r10,0
-	beq 7,.Lflush_tlb_range_local.16
+	beq 7,.Lflush_tlb_range_local.15
 	/* cover `radix2m_local`: a range that wraps past 2^64 returns -22 */
 	nor %r9,%r11,%r11
 	cmpld 7,%r9,%r10
-	bge 7,.Lflush_tlb_range_local.17
+	bge 7,.Lflush_tlb_range_local.16
 	/* placed by complete-exits */
 	ptesync
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
 	blr
-.Lflush_tlb_range_local.17:
+.Lflush_tlb_range_local.16:
 	/* 203: value (pid << 0x20) */
 	rldicr %r10,%r3,32,31
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
@@ -1034,27 +1028,24 @@ flush_tlb_range_local:
 	add %r9,%r9,%r8
 	rldicr %r8,%r11,0,42
 	cmpdi 7,%r9,0
-	beq 7,.Lflush_tlb_range_local.19
-	rldicl %r7,%r9,43,21
-	rldicl %r9,%r9,0,43
-	cmpdi 7,%r9,0
-	beq 7,.Lflush_tlb_range_local.21
-	addi %r7,%r7,1
-.Lflush_tlb_range_local.21:
+	beq 7,.Lflush_tlb_range_local.18
+	addi %r9,%r9,-1
+	rldicl %r9,%r9,43,21
+	addi %r9,%r9,1
 	rldicr %r8,%r8,0,51
 	ori %r8,%r8,32
-	lis %r9,32
-	mtctr %r7
-.Lflush_tlb_range_local.20:
+	lis %r7,32
+	mtctr %r9
+.Lflush_tlb_range_local.19:
 	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r8,%r10,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
-	add %r8,%r8,%r9
-	bdnz .Lflush_tlb_range_local.20
-.Lflush_tlb_range_local.19:
+	add %r8,%r8,%r7
+	bdnz .Lflush_tlb_range_local.19
 .Lflush_tlb_range_local.18:
-.Lflush_tlb_range_local.16:
-.Lflush_tlb_range_local.14:
+.Lflush_tlb_range_local.17:
+.Lflush_tlb_range_local.15:
+.Lflush_tlb_range_local.13:
 	/* 208: barrier from the spec */
 	ptesync
 	/* 209: barrier from the spec */
@@ -1068,7 +1059,7 @@ flush_tlb_range_local:
 	subf %r10,%r4,%r5
 	rldicl %r9,%r10,48,16
 	cmpldi 7,%r9,280
-	blt 7,.Lflush_tlb_range_local.22
+	blt 7,.Lflush_tlb_range_local.20
 	/* 181: value 0x400 */
 	li %r9,1024
 	/* 181: value (pid << 0x20) */
@@ -1076,17 +1067,33 @@ flush_tlb_range_local:
 	/* 181: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r9,%r8,2,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	li %r9,127
+	li %r9,32
 	li %r7,5120
 	li %r6,4096
-	mtctr %r9
+	b .Lflush_tlb_range_local.24
+.Lflush_tlb_range_local.23:
+	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r7,%r8,0,1,1
+	/* 183: range set in 1, 127 step 1 { ... */
+	add %r7,%r7,%r6
+.Lflush_tlb_range_local.24:
+	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r7,%r8,0,1,1
+	/* 183: range set in 1, 127 step 1 { ... */
+	add %r7,%r7,%r6
 .Lflush_tlb_range_local.25:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r7,%r8,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
 	add %r7,%r7,%r6
-	bdnz .Lflush_tlb_range_local.25
-.Lflush_tlb_range_local.24:
+.Lflush_tlb_range_local.26:
+	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r7,%r8,0,1,1
+	/* 183: range set in 1, 127 step 1 { ... */
+	add %r7,%r7,%r6
+	addic. %r9,%r9,-1
+	bne 0,.Lflush_tlb_range_local.23
+.Lflush_tlb_range_local.22:
 	/* 187: barrier from the spec */
 	ptesync
 	/* 191: slbia 3 */
@@ -1095,30 +1102,30 @@ flush_tlb_range_local:
 	isync
 	li %r3,0
 	blr
-.Lflush_tlb_range_local.22:
+.Lflush_tlb_range_local.20:
 	lis %r0,32
 	cmpld 7,%r10,%r0
-	blt 7,.Lflush_tlb_range_local.27
+	blt 7,.Lflush_tlb_range_local.28
 	/* 194: value 0x400 */
 	li %r9,1024
 	/* 194: value (pid << 0x20) */
 	rldicr %r8,%r3,32,31
 	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	tlbiel %r9,%r8,1,1,1
-.Lflush_tlb_range_local.27:
+.Lflush_tlb_range_local.28:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r10,0
-	beq 7,.Lflush_tlb_range_local.29
+	beq 7,.Lflush_tlb_range_local.30
 	/* cover `radix64k_local`: a range that wraps past 2^64 returns -22 */
 	nor %r9,%r4,%r4
 	cmpld 7,%r9,%r10
-	bge 7,.Lflush_tlb_range_local.30
+	bge 7,.Lflush_tlb_range_local.31
 	/* placed by complete-exits */
 	ptesync
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	li %r3,-22
 	blr
-.Lflush_tlb_range_local.30:
+.Lflush_tlb_range_local.31:
 	/* 197: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
 	/* 196: cover start, end - start with radix64k_local exact { ... */
@@ -1126,25 +1133,23 @@ flush_tlb_range_local:
 	add %r10,%r10,%r8
 	rldicr %r8,%r4,0,47
 	cmpdi 7,%r10,0
-	beq 7,.Lflush_tlb_range_local.32
-	rldicl %r7,%r10,48,16
-	andi. %r10,%r10,65535
-	beq 0,.Lflush_tlb_range_local.34
-	addi %r7,%r7,1
-.Lflush_tlb_range_local.34:
+	beq 7,.Lflush_tlb_range_local.33
+	addi %r10,%r10,-1
+	rldicl %r10,%r10,48,16
+	addi %r10,%r10,1
 	rldicr %r8,%r8,0,51
 	ori %r8,%r8,160
-	lis %r10,1
-	mtctr %r7
-.Lflush_tlb_range_local.33:
+	lis %r7,1
+	mtctr %r10
+.Lflush_tlb_range_local.34:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r8,%r9,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
-	add %r8,%r8,%r10
-	bdnz .Lflush_tlb_range_local.33
+	add %r8,%r8,%r7
+	bdnz .Lflush_tlb_range_local.34
+.Lflush_tlb_range_local.33:
 .Lflush_tlb_range_local.32:
-.Lflush_tlb_range_local.31:
-.Lflush_tlb_range_local.29:
+.Lflush_tlb_range_local.30:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r4,%r4,%r0
@@ -1179,21 +1184,18 @@ flush_tlb_range_local:
 	rldicr %r11,%r11,0,42
 	cmpdi 7,%r12,0
 	beq 7,.Lflush_tlb_range_local.41
-	rldicl %r10,%r12,43,21
-	rldicl %r12,%r12,0,43
-	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range_local.43
-	addi %r10,%r10,1
-.Lflush_tlb_range_local.43:
+	addi %r12,%r12,-1
+	rldicl %r12,%r12,43,21
+	addi %r12,%r12,1
 	rldicr %r11,%r11,0,51
 	ori %r11,%r11,32
-	lis %r12,32
-	mtctr %r10
+	lis %r10,32
+	mtctr %r12
 .Lflush_tlb_range_local.42:
 	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r11,%r3,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
-	add %r11,%r11,%r12
+	add %r11,%r11,%r10
 	bdnz .Lflush_tlb_range_local.42
 .Lflush_tlb_range_local.41:
 .Lflush_tlb_range_local.40:
@@ -1201,7 +1203,7 @@ flush_tlb_range_local:
 .Lflush_tlb_range_local.36:
 	/* placed by place-barriers: e8 `tlbiel ric=1 prs=1 r=1` (line 194) -> the return, required by line 179; e9 `tlbiel ric=0 prs=1 r=1` (line 197) -> the return, required by line 179; e10 `tlbiel ric=0 prs=1 r=1` (line 203) -> the return, required by line 179 */
 	ptesync
-.Lflush_tlb_range_local.23:
+.Lflush_tlb_range_local.21:
 .Lflush_tlb_range_local.1:
 	/* end of sequence */
 	li %r3,0

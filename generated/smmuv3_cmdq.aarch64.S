@@ -632,26 +632,44 @@ tlb_inv_range_auto:
 .Ltlb_inv_range_auto.1:
 	/* 131: range a in iova, size step 4K { ... */
 	cbz x5, .Ltlb_inv_range_auto.12
-	lsr x14, x5, #12
-	and x5, x5, #0xfff
-	cbz x5, .Ltlb_inv_range_auto.14
-	add x14, x14, #1
-.Ltlb_inv_range_auto.14:
+	sub x5, x5, #1
+	lsr x5, x5, #12
+	add x5, x5, #1
 	lsr x4, x4, #12
 	and x4, x4, #0xfffffffffffff
 	lsl x4, x4, #12
 	orr x4, x4, #1
-	movz x15, #0x1000
+	movz x14, #0x1000
 .Ltlb_inv_range_auto.13:
 	cmp x13, #0x40
-	b.ne .Ltlb_inv_range_auto.16
+	b.ne .Ltlb_inv_range_auto.15
 	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 132), required by line 29; e3 store to normal memory (line 132) -> write smmu.cmdq_prod (line 132), required by line 29 */
 	dmb oshst
 	/* 132: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
 	str w9, [x0, #0x98]
 	movz x13, #0
-.Ltlb_inv_range_auto.16:
-	cbnz x12, .Ltlb_inv_range_auto.18
+.Ltlb_inv_range_auto.15:
+	cbnz x12, .Ltlb_inv_range_auto.17
+	ldr w15, [x0, #0x9c]
+	lsr x8, x11, #1
+	add x8, x8, #1
+	and x15, x15, #0xfffff
+	sub x7, x9, x15
+	and x7, x7, x11
+	sub x8, x8, x7
+	mov x12, x8
+	cbnz x12, .Ltlb_inv_range_auto.19
+	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 132), required by line 29; e5 store to normal memory (line 132) -> write smmu.cmdq_prod (line 132), required by line 29 */
+	dmb oshst
+	/* 132: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
+	movz x15, #0x4240
+	movk x15, #0xf, lsl #16
+.Ltlb_inv_range_auto.20:
+	cbnz x12, .Ltlb_inv_range_auto.22
+	cbz x15, .Ltlb_inv_range_auto.21
+	sub x15, x15, #1
+	str w9, [x0, #0x98]
+	movz x13, #0
 	ldr w8, [x0, #0x9c]
 	lsr x7, x11, #1
 	add x7, x7, #1
@@ -660,59 +678,39 @@ tlb_inv_range_auto:
 	and x6, x6, x11
 	sub x7, x7, x6
 	mov x12, x7
-	cbnz x12, .Ltlb_inv_range_auto.20
-	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 132), required by line 29; e5 store to normal memory (line 132) -> write smmu.cmdq_prod (line 132), required by line 29 */
-	dmb oshst
-	/* 132: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	movz x8, #0x4240
-	movk x8, #0xf, lsl #16
+	b .Ltlb_inv_range_auto.20
 .Ltlb_inv_range_auto.21:
-	cbnz x12, .Ltlb_inv_range_auto.23
-	cbz x8, .Ltlb_inv_range_auto.22
-	sub x8, x8, #1
-	str w9, [x0, #0x98]
-	movz x13, #0
-	ldr w7, [x0, #0x9c]
-	lsr x6, x11, #1
-	add x6, x6, #1
-	and x7, x7, #0xfffff
-	sub x5, x9, x7
-	and x5, x5, x11
-	sub x6, x6, x5
-	mov x12, x6
-	b .Ltlb_inv_range_auto.21
-.Ltlb_inv_range_auto.22:
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_range_auto.23:
-.Ltlb_inv_range_auto.20:
-.Ltlb_inv_range_auto.18:
-	and x8, x3, #0xffff
-	lsl x8, x8, #48
+.Ltlb_inv_range_auto.22:
+.Ltlb_inv_range_auto.19:
+.Ltlb_inv_range_auto.17:
+	and x15, x3, #0xffff
+	lsl x15, x15, #48
 	movz x16, #0x12
-	orr x8, x8, x16
-	lsr x7, x11, #1
-	and x6, x9, x7
-	lsl x6, x6, #4
-	add x7, x1, x6
-	str x8, [x7]
-	add x6, x6, #8
-	add x8, x1, x6
-	str x4, [x8]
-	add x8, x9, #1
-	and x8, x8, x11
-	mov x9, x8
-	sub x8, x12, #1
-	mov x12, x8
-	add x8, x13, #1
-	mov x13, x8
+	orr x15, x15, x16
+	lsr x8, x11, #1
+	and x7, x9, x8
+	lsl x7, x7, #4
+	add x8, x1, x7
+	str x15, [x8]
+	add x7, x7, #8
+	add x15, x1, x7
+	str x4, [x15]
+	add x15, x9, #1
+	and x15, x15, x11
+	mov x9, x15
+	sub x15, x12, #1
+	mov x12, x15
+	add x15, x13, #1
+	mov x13, x15
 	/* 131: range a in iova, size step 4K { ... */
-	add x4, x4, x15
-	sub x14, x14, #1
-	cbnz x14, .Ltlb_inv_range_auto.13
+	add x4, x4, x14
+	sub x5, x5, #1
+	cbnz x5, .Ltlb_inv_range_auto.13
 .Ltlb_inv_range_auto.12:
 .Ltlb_inv_range_auto.2:
-	cbnz x12, .Ltlb_inv_range_auto.25
+	cbnz x12, .Ltlb_inv_range_auto.24
 	/* 135: enqueue cmdq cmd_sync { cs: 2 } */
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
@@ -722,15 +720,15 @@ tlb_inv_range_auto:
 	and x8, x8, x11
 	sub x15, x15, x8
 	mov x12, x15
-	cbnz x12, .Ltlb_inv_range_auto.27
+	cbnz x12, .Ltlb_inv_range_auto.26
 	/* placed by place-barriers: e6 the caller's earlier stores -> write smmu.cmdq_prod (line 135), required by line 29; e7 store to normal memory (line 132) -> write smmu.cmdq_prod (line 135), required by line 29; e8 store to normal memory (line 129) -> write smmu.cmdq_prod (line 135), required by line 29 */
 	dmb oshst
 	/* 135: enqueue cmdq cmd_sync { cs: 2 } */
 	movz x14, #0x4240
 	movk x14, #0xf, lsl #16
-.Ltlb_inv_range_auto.28:
-	cbnz x12, .Ltlb_inv_range_auto.30
-	cbz x14, .Ltlb_inv_range_auto.29
+.Ltlb_inv_range_auto.27:
+	cbnz x12, .Ltlb_inv_range_auto.29
+	cbz x14, .Ltlb_inv_range_auto.28
 	sub x14, x14, #1
 	str w9, [x0, #0x98]
 	movz x13, #0
@@ -742,13 +740,13 @@ tlb_inv_range_auto:
 	and x7, x7, x11
 	sub x8, x8, x7
 	mov x12, x8
-	b .Ltlb_inv_range_auto.28
-.Ltlb_inv_range_auto.29:
+	b .Ltlb_inv_range_auto.27
+.Ltlb_inv_range_auto.28:
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_range_auto.30:
-.Ltlb_inv_range_auto.27:
-.Ltlb_inv_range_auto.25:
+.Ltlb_inv_range_auto.29:
+.Ltlb_inv_range_auto.26:
+.Ltlb_inv_range_auto.24:
 	movz x14, #0x2046
 	movk x14, #0xfc0, lsl #16
 	lsr x15, x11, #1
@@ -775,16 +773,16 @@ tlb_inv_range_auto:
 	ubfiz x9, x9, #0, #20
 	movz x10, #0x4240
 	movk x10, #0xf, lsl #16
-.Ltlb_inv_range_auto.31:
+.Ltlb_inv_range_auto.30:
 	ldr w11, [x0, #0x9c]
 	and x11, x11, #0xfffff
 	cmp x11, x9
-	b.eq .Ltlb_inv_range_auto.32
+	b.eq .Ltlb_inv_range_auto.31
 	sub x10, x10, #1
-	cbnz x10, .Ltlb_inv_range_auto.31
+	cbnz x10, .Ltlb_inv_range_auto.30
 	movn x0, #0x6d
 	ret
-.Ltlb_inv_range_auto.32:
+.Ltlb_inv_range_auto.31:
 	/* 138: return 0 */
 	movz x0, #0
 	ret

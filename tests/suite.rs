@@ -64,6 +64,7 @@ mod smmuv3_qemu;
 mod stack_args;
 mod strategies;
 mod trace_vs_qemu;
+mod unrolled_ranges;
 mod valid_specs;
 mod verify;
 mod vtd_qemu;

@@ -180,6 +180,11 @@ pub trait Lowering: Described {
     fn swap_is_indexed(&self) -> bool {
         false
     }
+    /// Does a counted loop's bottom test cost one instruction (POWER's
+    /// `bdnz` on the count register, `isa::power::ctr`)?
+    fn counts_on_a_register(&self) -> bool {
+        false
+    }
     /// Argument and allocatable registers of the target's ABI.
     fn regfile(&self) -> &'static RegFile {
         self.description().regs

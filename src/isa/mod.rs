@@ -300,6 +300,9 @@ impl crate::lir::builder::BuildTarget for Target {
     fn branch_compares_registers(&self) -> bool {
         self.backend().description().branch_compares_registers
     }
+    fn counts_on_a_register(&self) -> bool {
+        self.backend().counts_on_a_register()
+    }
 }
 
 #[cfg(test)]

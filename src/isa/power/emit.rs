@@ -58,6 +58,11 @@ impl crate::isa::backend::Lowering for super::Power {
         true
     }
 
+    /// `mtctr` before a counted loop, `bdnz` at its bottom.
+    fn counts_on_a_register(&self) -> bool {
+        true
+    }
+
     /// The whole `.S` file: ELFv1 function descriptors on big-endian,
     /// ELFv2 on little-endian, or the kernel's `_GLOBAL()` in Linux style.
     fn render_file(&self, v: &FileView) -> Result<String, askama::Error> {

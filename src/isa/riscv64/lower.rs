@@ -414,6 +414,12 @@ fn bin(op: BinOp, rd: Reg, rs1: Reg, b: Src<Reg>, e: Emit) -> Result<(), LowerEr
         BinOp::Sub if Imm12::maybe_from(s.wrapping_neg()).is_some() => {
             e(alu_imm(ImmOp::Addi, rd, rs1, s.wrapping_neg()))
         }
+        BinOp::And if by_shifts(imm).is_some_and(|s| s.len() <= li_len(imm)) => {
+            let shifts = by_shifts(imm).unwrap_or_default();
+            for (i, (op, n)) in shifts.into_iter().enumerate() {
+                e(shift(op, rd, if i == 0 { rs1 } else { rd }, n));
+            }
+        }
         BinOp::Mul if imm.is_power_of_two() => {
             let n = imm.trailing_zeros();
             if n == 0 {
@@ -428,6 +434,32 @@ fn bin(op: BinOp, rd: Reg, rs1: Reg, b: Src<Reg>, e: Emit) -> Result<(), LowerEr
         }
     }
     Ok(())
+}
+
+/// `x & m` for `m` one run of ones, as shifts: the run to the top,
+/// down to bit 0, back to its place (only the shifts that move it; none
+/// for 0 or every bit, which the callers handle). Shifts need no
+/// scratch register, so they win where they are no more than `li` and
+/// `and` (a low mask past 12 bits, `lui; addiw; and`, is `slli; srli`).
+fn by_shifts(m: u64) -> Option<Vec<(ShiftOp, u32)>> {
+    let (lo, hi) = crate::spec::bits::ones_run(m)?;
+    let top = 63 - hi;
+    let shifts = [
+        (ShiftOp::Slli, top),
+        (ShiftOp::Srli, top + lo),
+        (ShiftOp::Slli, lo),
+    ]
+    .into_iter()
+    .filter(|&(_, n)| n > 0)
+    .collect();
+    Some(shifts)
+}
+
+/// Instructions of `li` for `v`.
+fn li_len(v: u64) -> usize {
+    let mut n = 0;
+    li(SCRATCH, v, &mut |_| n += 1);
+    n
 }
 
 /// SLL/SRL take the amount modulo 64, as the LIR's shifts by register.

@@ -209,6 +209,46 @@ fn binary_ops_with_immediates_match_the_reference() {
     }
 }
 
+/// A mask of one run of ones is shifts where they are fewer than `li`
+/// and `and`: `x & 0xfff` is `slli 52; srli 52`, not `lui; addiw; and`.
+#[test]
+fn masks_of_one_run_take_the_fewest_instructions() {
+    let mut masks = vec![0xfffu64, 0xffff_ffff, 0xfff_ffff_ffff, !0xfff, !0xffff_ffff];
+    masks.extend([0x0ff0_0000, 0x00ff_ff00_0000_0000, 0x7fff_f000, 0x5555_0000]);
+    for x in xorshift(0x2545_f491_4f6c_dd1d).take(200) {
+        let (lo, len) = ((x % 64) as u32, ((x >> 8) % 64) as u32 + 1);
+        masks.push(crate::spec::bits::field_mask(lo, len.min(64 - lo)));
+    }
+    for m in masks {
+        let seq = lowered(Inst::Bin {
+            op: crate::ir::expr::BinOp::And,
+            dst: VReg(0),
+            a: VReg(1),
+            b: Operand::Imm(m),
+        });
+        let fits = Imm12::maybe_from(m as i64).is_some();
+        let most = if fits || m == u64::MAX {
+            1
+        } else {
+            li_len(m) + 1
+        };
+        assert!(seq.len() <= most.min(3), "{m:#x}: {seq:?}");
+        for v in values().into_iter().take(80) {
+            let mut cpu = Cpu::default();
+            cpu.x[11] = v;
+            cpu.run(&seq);
+            assert_eq!(cpu.x[10], v & m, "{v:#x} & {m:#x}: {seq:?}");
+        }
+    }
+    let low12 = lowered(Inst::Bin {
+        op: crate::ir::expr::BinOp::And,
+        dst: VReg(0),
+        a: VReg(1),
+        b: Operand::Imm(0xfff),
+    });
+    assert_eq!(low12.len(), 2, "{low12:?}");
+}
+
 #[test]
 fn insert_matches_its_definition() {
     for shift in [0u32, 1, 12, 31, 48, 63, 64] {

@@ -68,6 +68,11 @@ pub trait BuildTarget {
     fn set_cmp(&self) -> bool;
     /// See [`crate::isa::backend::Description::branch_compares_registers`].
     fn branch_compares_registers(&self) -> bool;
+    /// Does a counted loop's bottom test cost one instruction (a count
+    /// register: POWER's `bdnz`)? Unrolling such a loop gives the count
+    /// register up for `n -= 1; bne` per U trips: it pays only for long
+    /// loops, and is not done (see `range`).
+    fn counts_on_a_register(&self) -> bool;
 }
 
 /// `invalidations`: the sequence's CPU invalidations, already checked for

@@ -26,6 +26,10 @@ struct Reduced {
 /// Trips per test of an unrolled remainder loop: 1 << UNROLL_LOG2.
 const UNROLL_LOG2: u64 = 2;
 
+/// Trips per bottom test of a counted loop that ends on its address, when
+/// a trip is one CPU invalidation or device write: 1 << ENTRY_LOG2.
+const ENTRY_LOG2: u32 = 2;
+
 /// What one trip of a range loop emits.
 struct Trip<'a> {
     body: &'a [Stmt],
@@ -106,11 +110,13 @@ impl Builder<'_> {
         if let Some((facts, fast)) = faster {
             let slow = self.label();
             self.check_facts(facts, known, (start_v, size_v, step_v), slow);
-            self.range_loop(local, step, control, (size_v, start_v), fast, &saved)?;
+            let sizes = (size_v, start_v, size.as_const());
+            self.range_loop(local, step, control, sizes, fast, &saved)?;
             self.emit(Inst::Jump(exit));
             self.emit(Inst::Label(slow));
         }
-        self.range_loop(local, step, control, (size_v, start_v), plain, &saved)?;
+        let sizes = (size_v, start_v, size.as_const());
+        self.range_loop(local, step, control, sizes, plain, &saved)?;
         self.emit(Inst::Label(exit));
         Ok(())
     }
@@ -232,13 +238,22 @@ impl Builder<'_> {
         local: usize,
         step: &Expr,
         control: Control,
-        (size_v, start_v): (VReg, VReg),
+        (size_v, start_v, size_c): (VReg, VReg, Option<u64>),
         r: Reduced,
         saved: &Origin,
     ) -> Result<(), Diag> {
         let top = self.label();
+        // Where a branch compares two registers at no cost, the loop ends
+        // on a carried register reaching its value after the last trip.
+        let ends_on_iv = self.target.branch_compares_registers();
+        let mut passes = None;
         // The register the bottom test counts down: trips, or what is left.
         let counter = match control {
+            Control::Counted(k) if r.is_tiny() && !ends_on_iv && self.pays(k, size_c) => {
+                let (m, n) = self.passes(size_v, k, size_c);
+                passes = Some(m);
+                n
+            }
             Control::Counted(k) => self.trip_count(size_v, k),
             Control::Remainder(_) => {
                 let rem = self.vreg();
@@ -276,10 +291,8 @@ impl Builder<'_> {
             }
             _ => None,
         };
-        // Where a branch compares two registers at no cost, the loop ends
-        // on a carried register reaching its value after the last trip.
         let ends_at = match control {
-            Control::Counted(k) if self.target.branch_compares_registers() => {
+            Control::Counted(k) if ends_on_iv => {
                 let ivs: Vec<(VReg, &Expr)> = addr
                     .map(|a| (a, step))
                     .into_iter()
@@ -289,8 +302,20 @@ impl Builder<'_> {
             }
             _ => None,
         };
+        let entries = match (ends_at, passes) {
+            (Some(_), _) if r.is_tiny() => self.entries(counter, (false, None), top),
+            (_, Some(m)) => {
+                let known = size_c.map(|c| c.wrapping_sub(1) >> k_of(control));
+                self.entries(m, (true, known), top)
+            }
+            _ => Vec::new(),
+        };
         self.emit(Inst::Label(top));
         self.trip(&trip)?;
+        for entry in entries {
+            self.emit(Inst::Label(entry));
+            self.trip(&trip)?;
+        }
         for &(id, _, _) in &carried {
             self.locals.remove(&id);
         }
@@ -312,6 +337,117 @@ impl Builder<'_> {
             }),
         }
         Ok(())
+    }
+
+    /// A loop whose trip is one access of carried values runs U = 1 <<
+    /// ENTRY_LOG2 trips per bottom test, entered at the trip that leaves a
+    /// multiple of U: trip j = (-n) mod U of the U (`top` is trip 0) for
+    /// `n` (> 0) trips, chosen from the low bits of `v`, which is `n`, or
+    /// `n - 1` where `less_one`. Emitted before `top`, which the path for
+    /// `n % U == 0` falls into; returns the labels of trips 1..U, for the
+    /// caller to place.
+    ///
+    /// Exact for every `n`: the first pass runs `U - j` trips, 1 to U and
+    /// `n` modulo U, each later pass U. The bottom test is then true only
+    /// after all `n`: a loop that ends on a carried register reaching its
+    /// end value (`sinval.vma; add; bne`) reaches it after no earlier
+    /// trip (`end_value`), whatever multiple of U it is tested at; a
+    /// counted one counts `ceil(n / U)` passes (`passes`).
+    ///
+    /// `known`: the value of `v` where the size is a constant, whose
+    /// entry needs no test.
+    fn entries(
+        &mut self,
+        v: VReg,
+        (less_one, known): (bool, Option<u64>),
+        top: LabelId,
+    ) -> Vec<LabelId> {
+        let labels: Vec<LabelId> = (1..1u64 << ENTRY_LOG2).map(|_| self.label()).collect();
+        let low_mask = (1u64 << ENTRY_LOG2) - 1;
+        let entry = |low: u64| {
+            let j = match less_one {
+                false => low.wrapping_neg() & low_mask,
+                true => low_mask - low,
+            };
+            match j {
+                0 => top,
+                j => labels[j as usize - 1],
+            }
+        };
+        match known {
+            Some(c) if entry(c & low_mask) == top => {}
+            Some(c) => self.emit(Inst::Jump(entry(c & low_mask))),
+            // The path to trip 0: the low bits of `n` clear, of `n - 1` set.
+            None => self.dispatch(v, (0, 0), less_one, true, &entry),
+        }
+        labels
+    }
+
+    /// The test of bit `bit` of `v` (its bits below are `low`): the bit
+    /// that leads towards trip 0 (`stay`) on here, the other out of line
+    /// (or straight to its trip at the last bit); past the last bit, the
+    /// trip `entry` picks, where the path in line falls into the loop.
+    fn dispatch(
+        &mut self,
+        v: VReg,
+        (bit, low): (u32, u64),
+        stay: bool,
+        in_line: bool,
+        entry: &dyn Fn(u64) -> LabelId,
+    ) {
+        if bit == ENTRY_LOG2 {
+            if !in_line {
+                self.emit(Inst::Jump(entry(low)));
+            }
+            return;
+        }
+        let away = low | u64::from(!stay) << bit;
+        let target = if bit + 1 == ENTRY_LOG2 {
+            entry(away)
+        } else {
+            let l = self.label();
+            self.cold(&mut |b: &mut Self| {
+                b.emit(Inst::Label(l));
+                b.dispatch(v, (bit + 1, away), stay, false, entry);
+            });
+            l
+        };
+        self.emit(Inst::BranchBit {
+            a: v,
+            bit: bit as u8,
+            set: !stay,
+            target,
+        });
+        let kept = low | u64::from(stay) << bit;
+        self.dispatch(v, (bit + 1, kept), stay, in_line, entry);
+    }
+
+    /// Does a counted loop of tiny trips in steps of `2^k` gain from
+    /// running U per bottom test that counts down? Everywhere but where
+    /// that test is one instruction (a count register), which only a
+    /// loop of a constant size past 4U trips pays for.
+    fn pays(&self, k: u32, size_c: Option<u64>) -> bool {
+        let long = |c: u64| c.div_ceil(1 << k) >= 4 << ENTRY_LOG2;
+        !self.target.counts_on_a_register() || size_c.is_some_and(long)
+    }
+
+    /// The control of a counted loop whose trips run U per bottom test
+    /// (see `entries`), where the test counts: `m = n - 1` trips less one
+    /// (`(size - 1) >> k`) and `ceil(n / U) = (m >> ENTRY_LOG2) + 1`
+    /// passes, the register counted down (set at once for a constant
+    /// size, whose `m` no test reads).
+    fn passes(&mut self, size_v: VReg, k: u32, size_c: Option<u64>) -> (VReg, VReg) {
+        if let Some(c) = size_c {
+            let passes = self.vreg();
+            let value = (c.wrapping_sub(1) >> k >> ENTRY_LOG2) + 1;
+            self.emit(Inst::Imm { dst: passes, value });
+            return (passes, passes);
+        }
+        let last = self.bin_imm(BinOp::Sub, size_v, 1);
+        let m = self.bin_imm(BinOp::Shr, last, u64::from(k));
+        let passes = self.bin_imm(BinOp::Shr, m, u64::from(ENTRY_LOG2));
+        self.update(BinOp::Add, passes, Operand::Imm(1));
+        (m, passes)
     }
 
     /// The value a carried register `iv` of constant increment `2^s`
@@ -428,17 +564,16 @@ impl Builder<'_> {
     }
 
     /// The trips of a `range` with step `1 << k` over a nonzero `size`:
-    /// `(size >> k) + ((size & (step - 1)) != 0)`, ceil(size / step)
-    /// without the overflow of `(size + step - 1) >> k`.
+    /// `((size - 1) >> k) + 1`, ceil(size / step) with neither the
+    /// overflow of `(size + step - 1) >> k` nor a branch on the low bits.
     fn trip_count(&mut self, size_v: VReg, k: u32) -> VReg {
-        let n = self.bin_imm(BinOp::Shr, size_v, u64::from(k));
-        if k > 0 {
-            let whole = self.label();
-            let low = self.bin_imm(BinOp::And, size_v, (1u64 << k) - 1);
-            self.branch(Cmp::Eq, low, Operand::Imm(0), whole);
-            self.update(BinOp::Add, n, Operand::Imm(1));
-            self.emit(Inst::Label(whole));
+        if k == 0 {
+            // A register of its own: the count is stepped in place.
+            return self.bin_imm(BinOp::Shr, size_v, 0);
         }
+        let last = self.bin_imm(BinOp::Sub, size_v, 1);
+        let n = self.bin_imm(BinOp::Shr, last, u64::from(k));
+        self.update(BinOp::Add, n, Operand::Imm(1));
         n
     }
 }
@@ -471,6 +606,14 @@ fn shift_amounts(body: &[Stmt]) -> Vec<u32> {
     out
 }
 
+/// The step's log2 of a counted loop.
+fn k_of(control: Control) -> u32 {
+    match control {
+        Control::Counted(k) => k,
+        Control::Remainder(_) => 0,
+    }
+}
+
 /// Does any expression of `body` read local `local`?
 fn reads_local(body: &[Stmt], local: usize) -> bool {
     fn reads(e: &Expr, l: usize) -> bool {
@@ -480,3 +623,7 @@ fn reads_local(body: &[Stmt], local: usize) -> bool {
     crate::ir::each_expr(body, &mut |e| found |= reads(e, local));
     found
 }
+
+#[cfg(test)]
+#[path = "range_tests.rs"]
+mod tests;
