@@ -29,15 +29,14 @@ build_inv_iommu_pages:
 	movabs $0x7ffffffffffff000,%r10
 	jmp .Lbuild_inv_iommu_pages.3
 .Lbuild_inv_iommu_pages.2:
-	mov %rcx,%r11
-	mov %r9,%rcx
-	mov $1,%eax
-	shl %cl,%rax
-	mov %r11,%rcx
 	xor %rdx,%rdx
 	cmp $0x40,%r9
 	jae .Lbuild_inv_iommu_pages.4
-	mov %rax,%rdx
+	mov %rcx,%r11
+	mov %r9,%rcx
+	mov $1,%edx
+	shl %cl,%rdx
+	mov %r11,%rcx
 .Lbuild_inv_iommu_pages.4:
 	sub $1,%rdx
 	or %rdx,%rsi
@@ -124,15 +123,14 @@ inv_iommu_pages_sync:
 	movabs $0x7ffffffffffff000,%r13
 	jmp .Linv_iommu_pages_sync.4
 .Linv_iommu_pages_sync.3:
-	mov %rcx,%r11
-	mov %r8,%rcx
-	mov $1,%r12d
-	shl %cl,%r12
-	mov %r11,%rcx
 	xor %r14,%r14
 	cmp $0x40,%r8
 	jae .Linv_iommu_pages_sync.5
-	mov %r12,%r14
+	mov %rcx,%r11
+	mov %r8,%rcx
+	mov $1,%r14d
+	shl %cl,%r14
+	mov %r11,%rcx
 .Linv_iommu_pages_sync.5:
 	sub $1,%r14
 	or %r14,%rcx
@@ -319,15 +317,14 @@ inv_iommu_pages_np_sync:
 	push %r15
 	sub $8,%rsp
 	mov %r9,(%rsp)
-	mov %rcx,%r11
-	mov %rdx,%rcx
-	mov $0x10,%eax
-	shl %cl,%rax
-	mov %r11,%rcx
 	xor %r10,%r10
 	cmp $0x40,%rdx
 	jae .Linv_iommu_pages_np_sync.0
-	mov %rax,%r10
+	mov %rcx,%r11
+	mov %rdx,%rcx
+	mov $0x10,%r10d
+	shl %cl,%r10
+	mov %r11,%rcx
 .Linv_iommu_pages_np_sync.0:
 	sub $1,%r10
 	/* 68: cmdbuf */
@@ -357,15 +354,14 @@ inv_iommu_pages_np_sync:
 	/* 145: piece = ctz(addr) */
 	mov %rbx,%r12
 .Linv_iommu_pages_np_sync.5:
-	mov %rcx,%r11
-	mov %r12,%rcx
-	mov $1,%ebx
-	shl %cl,%rbx
-	mov %r11,%rcx
 	xor %r13,%r13
 	cmp $0x40,%r12
 	jae .Linv_iommu_pages_np_sync.6
-	mov %rbx,%r13
+	mov %rcx,%r11
+	mov %r12,%rcx
+	mov $1,%r13d
+	shl %cl,%r13
+	mov %r11,%rcx
 .Linv_iommu_pages_np_sync.6:
 	/* 147: let fs = 1 << piece */
 	mov %rcx,%rbx
@@ -392,15 +388,14 @@ inv_iommu_pages_np_sync:
 	movabs $0x7ffffffffffff000,%r12
 	jmp .Linv_iommu_pages_np_sync.10
 .Linv_iommu_pages_np_sync.9:
-	mov %rcx,%r11
-	mov %r14,%rcx
-	mov $1,%ebx
-	shl %cl,%rbx
-	mov %r11,%rcx
 	xor %r15,%r15
 	cmp $0x40,%r14
 	jae .Linv_iommu_pages_np_sync.11
-	mov %rbx,%r15
+	mov %rcx,%r11
+	mov %r14,%rcx
+	mov $1,%r15d
+	shl %cl,%r15
+	mov %r11,%rcx
 .Linv_iommu_pages_np_sync.11:
 	sub $1,%r15
 	mov %rcx,%rbx

@@ -93,16 +93,14 @@ iotlb_flush_range:
 	bsr %rcx,%r10
 	cmove %r11,%r10
 	add $1,%r10
-	mov $1,%r11d
-	mov %r10,%rcx
-	shl %cl,%r11
-	mov %r11,%rcx
 	push %rbx
 	push %r12
 	xor %rbx,%rbx
 	cmp $0x40,%r10
 	jae .Liotlb_flush_range.3
-	mov %rcx,%rbx
+	mov %r10,%rcx
+	mov $1,%ebx
+	shl %cl,%rbx
 .Liotlb_flush_range.3:
 	/* 60: let aligned = roundup_pow2(pages) */
 	mov $0xffffffffffffffff,%r11
@@ -159,13 +157,12 @@ iotlb_flush_range:
 	mov %rax,8(%rdi)
 	jmp .Liotlb_flush_range.9
 .Liotlb_flush_range.8:
-	mov %r10,%rcx
-	mov $0x1000,%eax
-	shl %cl,%rax
 	xor %r8,%r8
 	cmp $0x40,%r10
 	jae .Liotlb_flush_range.11
-	mov %rax,%r8
+	mov %r10,%rcx
+	mov $0x1000,%r8d
+	shl %cl,%r8
 .Liotlb_flush_range.11:
 	sub $1,%r8
 	not %r8

@@ -201,6 +201,14 @@ impl Cx<'_> {
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Imm { dst, value } => imm(r(dst)?, *value, e),
+            Inst::Copy { dst, .. } if self.plan.shift_at_copy.contains_key(&k) => {
+                let s = self.plan.shift_at_copy[&k];
+                let a = match s.konst {
+                    Some(v) => Src::Imm(v),
+                    None => Src::Reg(r(&s.a)?),
+                };
+                super::fuse::shift_by_reg(s.shl, r(dst)?, a, r(&s.n)?, s.rcx_busy, e)
+            }
             Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
             Inst::Un { op, dst, src } if self.plan.nonzero.contains(&k) => {
                 super::fuse::scan_nonzero(*op, r(dst)?, r(src)?, e)
