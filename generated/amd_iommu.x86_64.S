@@ -611,7 +611,6 @@ completion_wait:
 	mov %r11,%rcx
 	xor %r10,%r10
 	push %rbx
-	push %r12
 	push %r13
 	push %r14
 	xor %rbx,%rbx
@@ -627,23 +626,23 @@ completion_wait:
 	jne .Lcompletion_wait.2
 	/* 171: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
 	mov 0x2000(%rdi),%edx
-	mov %rbx,%r12
-	shr $4,%r12
+	mov %rbx,%r11
+	shr $4,%r11
 	mov %rax,%r13
 	sub %rdx,%r13
 	and %rbx,%r13
 	shr $4,%r13
-	sub %r13,%r12
-	mov %r12,%rdx
+	sub %r13,%r11
+	mov %r11,%rdx
 	test %rdx,%rdx
 	jne .Lcompletion_wait.4
-	mov $0x5f5e100,%r12d
+	mov $0x5f5e100,%r11d
 .Lcompletion_wait.5:
 	test %rdx,%rdx
 	jne .Lcompletion_wait.7
-	test %r12,%r12
+	test %r11,%r11
 	je .Lcompletion_wait.6
-	sub $1,%r12
+	sub $1,%r11
 	mov %eax,0x2008(%rdi)
 	mov 0x2000(%rdi),%edx
 	mov %rbx,%r13
@@ -658,7 +657,6 @@ completion_wait:
 .Lcompletion_wait.6:
 	pop %r14
 	pop %r13
-	pop %r12
 	pop %rbx
 	mov $0xffffffffffffff92,%rax
 	ret
@@ -671,8 +669,8 @@ completion_wait:
 	shl $3,%r8
 	movabs $0x1000000000000001,%r11
 	or %r11,%r8
-	lea (%rsi,%rax),%r12
-	mov %r8,(%r12)
+	lea (%rsi,%rax),%r11
+	mov %r8,(%r11)
 	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
@@ -680,7 +678,6 @@ completion_wait:
 	and %rbx,%r8
 	pop %r14
 	pop %r13
-	pop %r12
 	pop %rbx
 	mov %r8,%rax
 	lea -1(%rdx),%r8

@@ -94,7 +94,6 @@ iotlb_flush_range:
 	cmove %r11,%r10
 	add $1,%r10
 	push %rbx
-	push %r12
 	xor %rbx,%rbx
 	cmp $0x40,%r10
 	jae .Liotlb_flush_range.3
@@ -104,10 +103,9 @@ iotlb_flush_range:
 .Liotlb_flush_range.3:
 	/* 60: let aligned = roundup_pow2(pages) */
 	mov $0xffffffffffffffff,%r11
-	bsr %rbx,%r12
-	cmove %r11,%r12
+	bsr %rbx,%r10
+	cmove %r11,%r10
 	/* 61: mask = ilog2(aligned) */
-	mov %r12,%r10
 	sub $1,%rbx
 	mov %rdx,%rcx
 	shr $0xc,%rcx
@@ -119,7 +117,6 @@ iotlb_flush_range:
 	not %rcx
 	not %rbx
 	and %rbx,%rcx
-	pop %r12
 	pop %rbx
 	/* 66: mask = 52 */
 	mov $0x34,%r10d
@@ -195,7 +192,6 @@ iotlb_flush_range:
 	xor %rax,%rax
 	ret
 .Liotlb_flush_range.16:
-	pop %r12
 	pop %rbx
 	jmp .Liotlb_flush_range.5
 	.size iotlb_flush_range,.-iotlb_flush_range

@@ -158,7 +158,8 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         })?;
     }
     if !cx.entry_frame {
-        out.insns = super::frame::wrap(out.insns, &cx.saved);
+        let (body, saved) = super::rename::callee_saved(out.insns, &cx.saved);
+        out.insns = super::frame::wrap(body, &saved);
     }
     Ok(out)
 }
