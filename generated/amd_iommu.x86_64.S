@@ -29,15 +29,14 @@ build_inv_iommu_pages:
 	movabs $0x7ffffffffffff000,%r10
 	jmp .Lbuild_inv_iommu_pages.3
 .Lbuild_inv_iommu_pages.2:
-	mov %rcx,%r11
-	mov %r9,%rcx
-	mov $1,%eax
-	shl %cl,%rax
-	mov %r11,%rcx
 	xor %rdx,%rdx
 	cmp $0x40,%r9
 	jae .Lbuild_inv_iommu_pages.4
-	mov %rax,%rdx
+	mov %rcx,%r11
+	mov %r9,%rcx
+	mov $1,%edx
+	shl %cl,%rdx
+	mov %r11,%rcx
 .Lbuild_inv_iommu_pages.4:
 	sub $1,%rdx
 	or %rdx,%rsi
@@ -124,15 +123,14 @@ inv_iommu_pages_sync:
 	movabs $0x7ffffffffffff000,%r13
 	jmp .Linv_iommu_pages_sync.4
 .Linv_iommu_pages_sync.3:
-	mov %rcx,%r11
-	mov %r8,%rcx
-	mov $1,%r12d
-	shl %cl,%r12
-	mov %r11,%rcx
 	xor %r14,%r14
 	cmp $0x40,%r8
 	jae .Linv_iommu_pages_sync.5
-	mov %r12,%r14
+	mov %rcx,%r11
+	mov %r8,%rcx
+	mov $1,%r14d
+	shl %cl,%r14
+	mov %r11,%rcx
 .Linv_iommu_pages_sync.5:
 	sub $1,%r14
 	or %r14,%rcx
@@ -319,15 +317,14 @@ inv_iommu_pages_np_sync:
 	push %r15
 	sub $8,%rsp
 	mov %r9,(%rsp)
-	mov %rcx,%r11
-	mov %rdx,%rcx
-	mov $0x10,%eax
-	shl %cl,%rax
-	mov %r11,%rcx
 	xor %r10,%r10
 	cmp $0x40,%rdx
 	jae .Linv_iommu_pages_np_sync.0
-	mov %rax,%r10
+	mov %rcx,%r11
+	mov %rdx,%rcx
+	mov $0x10,%r10d
+	shl %cl,%r10
+	mov %r11,%rcx
 .Linv_iommu_pages_np_sync.0:
 	sub $1,%r10
 	/* 68: cmdbuf */
@@ -357,15 +354,14 @@ inv_iommu_pages_np_sync:
 	/* 145: piece = ctz(addr) */
 	mov %rbx,%r12
 .Linv_iommu_pages_np_sync.5:
-	mov %rcx,%r11
-	mov %r12,%rcx
-	mov $1,%ebx
-	shl %cl,%rbx
-	mov %r11,%rcx
 	xor %r13,%r13
 	cmp $0x40,%r12
 	jae .Linv_iommu_pages_np_sync.6
-	mov %rbx,%r13
+	mov %rcx,%r11
+	mov %r12,%rcx
+	mov $1,%r13d
+	shl %cl,%r13
+	mov %r11,%rcx
 .Linv_iommu_pages_np_sync.6:
 	/* 147: let fs = 1 << piece */
 	mov %rcx,%rbx
@@ -392,15 +388,14 @@ inv_iommu_pages_np_sync:
 	movabs $0x7ffffffffffff000,%r12
 	jmp .Linv_iommu_pages_np_sync.10
 .Linv_iommu_pages_np_sync.9:
-	mov %rcx,%r11
-	mov %r14,%rcx
-	mov $1,%ebx
-	shl %cl,%rbx
-	mov %r11,%rcx
 	xor %r15,%r15
 	cmp $0x40,%r14
 	jae .Linv_iommu_pages_np_sync.11
-	mov %rbx,%r15
+	mov %rcx,%r11
+	mov %r14,%rcx
+	mov $1,%r15d
+	shl %cl,%r15
+	mov %r11,%rcx
 .Linv_iommu_pages_np_sync.11:
 	sub $1,%r15
 	mov %rcx,%rbx
@@ -616,7 +611,6 @@ completion_wait:
 	mov %r11,%rcx
 	xor %r10,%r10
 	push %rbx
-	push %r12
 	push %r13
 	push %r14
 	xor %rbx,%rbx
@@ -632,23 +626,23 @@ completion_wait:
 	jne .Lcompletion_wait.2
 	/* 171: enqueue cmdbuf completion_wait { s: 1, addr: sem_phys >> 3,  ... */
 	mov 0x2000(%rdi),%edx
-	mov %rbx,%r12
-	shr $4,%r12
+	mov %rbx,%r11
+	shr $4,%r11
 	mov %rax,%r13
 	sub %rdx,%r13
 	and %rbx,%r13
 	shr $4,%r13
-	sub %r13,%r12
-	mov %r12,%rdx
+	sub %r13,%r11
+	mov %r11,%rdx
 	test %rdx,%rdx
 	jne .Lcompletion_wait.4
-	mov $0x5f5e100,%r12d
+	mov $0x5f5e100,%r11d
 .Lcompletion_wait.5:
 	test %rdx,%rdx
 	jne .Lcompletion_wait.7
-	test %r12,%r12
+	test %r11,%r11
 	je .Lcompletion_wait.6
-	sub $1,%r12
+	sub $1,%r11
 	mov %eax,0x2008(%rdi)
 	mov 0x2000(%rdi),%edx
 	mov %rbx,%r13
@@ -663,7 +657,6 @@ completion_wait:
 .Lcompletion_wait.6:
 	pop %r14
 	pop %r13
-	pop %r12
 	pop %rbx
 	mov $0xffffffffffffff92,%rax
 	ret
@@ -676,8 +669,8 @@ completion_wait:
 	shl $3,%r8
 	movabs $0x1000000000000001,%r11
 	or %r11,%r8
-	lea (%rsi,%rax),%r12
-	mov %r8,(%r12)
+	lea (%rsi,%rax),%r11
+	mov %r8,(%r11)
 	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
@@ -685,7 +678,6 @@ completion_wait:
 	and %rbx,%r8
 	pop %r14
 	pop %r13
-	pop %r12
 	pop %rbx
 	mov %r8,%rax
 	lea -1(%rdx),%r8

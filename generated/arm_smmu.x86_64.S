@@ -34,12 +34,9 @@ tlb_inv_range_s1:
 	jae .Ltlb_inv_range_s1.4
 	mov %r8,%rsi
 	shl $2,%rsi
-	push %rbx
-	push %r12
-	mov %rsi,%rbx
-	sub %r8,%rbx
-	mov %rax,%r12
-	sub %rbx,%r12
+	mov %rsi,%rcx
+	sub %r8,%rcx
+	sub %rcx,%rax
 .Ltlb_inv_range_s1.5:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r10,0x600(%rdi)
@@ -57,11 +54,9 @@ tlb_inv_range_s1:
 	mov %r10,0x600(%rdi)
 	/* 28: range a in iova, size step granule { ... */
 	add %r9,%r10
-	sub %rsi,%r12
+	sub %rsi,%rax
 	ja .Ltlb_inv_range_s1.5
-	lea (%r12,%rsi),%rax
-	pop %r12
-	pop %rbx
+	lea (%rax,%rsi),%rax
 	jmp .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
@@ -180,9 +175,7 @@ tlb_inv_walk_s1:
 	shl $2,%rcx
 	mov %rcx,%rdx
 	sub %r8,%rdx
-	push %rbx
-	mov %rax,%rbx
-	sub %rdx,%rbx
+	sub %rdx,%rax
 .Ltlb_inv_walk_s1.13:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
@@ -200,10 +193,9 @@ tlb_inv_walk_s1:
 	mov %r9,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
 	add %r10,%r9
-	sub %rcx,%rbx
+	sub %rcx,%rax
 	ja .Ltlb_inv_walk_s1.13
-	lea (%rbx,%rcx),%rax
-	pop %rbx
+	lea (%rax,%rcx),%rax
 	jmp .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
@@ -292,19 +284,15 @@ tlb_inv_walk_s1_flag:
 	or %rsi,%r9
 	mov %r8,%rsi
 	shr $0xc,%rsi
-	push %rbx
-	push %r12
-	push %r13
-	mov %r10,%rbx
-	shr $2,%rbx
-	cmp %rbx,%r8
+	mov %r10,%rax
+	shr $2,%rax
+	cmp %rax,%r8
 	jae .Ltlb_inv_walk_s1_flag.6
-	mov %r8,%rbx
-	shl $2,%rbx
-	mov %rbx,%r12
-	sub %r8,%r12
-	mov %r10,%r13
-	sub %r12,%r13
+	mov %r8,%rax
+	shl $2,%rax
+	mov %rax,%rcx
+	sub %r8,%rcx
+	sub %rcx,%r10
 .Ltlb_inv_walk_s1_flag.7:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
@@ -322,17 +310,11 @@ tlb_inv_walk_s1_flag:
 	mov %r9,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
 	add %rsi,%r9
-	sub %rbx,%r13
+	sub %rax,%r10
 	ja .Ltlb_inv_walk_s1_flag.7
-	lea (%r13,%rbx),%r10
-	pop %r13
-	pop %r12
-	pop %rbx
+	lea (%r10,%rax),%r10
 	jmp .Ltlb_inv_walk_s1_flag.8
 .Ltlb_inv_walk_s1_flag.6:
-	pop %r13
-	pop %r12
-	pop %rbx
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)

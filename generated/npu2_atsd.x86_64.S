@@ -139,18 +139,16 @@ invalidate_range:
 	shl $3,%r10
 	add %rdi,%r10
 	mov %rdi,%r9
-	push %rbx
 .Linvalidate_range.4:
-	mov (%r9),%rbx
+	mov (%r9),%rcx
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %rax,%r11
 	bswap %r11
-	mov %r11,(%rbx)
+	mov %r11,(%rcx)
 	/* 60: each npu */
 	add $8,%r9
 	cmp %r10,%r9
 	jne .Linvalidate_range.4
-	pop %rbx
 .Linvalidate_range.5:
 	jmp .Linvalidate_range.3
 .Linvalidate_range.2:
@@ -177,22 +175,20 @@ invalidate_range:
 	shl $3,%r8
 	add %rdi,%r8
 	mov %rdi,%r10
-	push %rbx
 .Linvalidate_range.8:
-	mov (%r10),%rbx
+	mov (%r10),%rcx
 	/* 61: npu.ava = $addr */
 	mov %rax,%r11
 	bswap %r11
-	mov %r11,8(%rbx)
+	mov %r11,8(%rcx)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %r9,%r11
 	bswap %r11
-	mov %r11,(%rbx)
+	mov %r11,(%rcx)
 	/* 60: each npu */
 	add $8,%r10
 	cmp %r8,%r10
 	jne .Linvalidate_range.8
-	pop %rbx
 .Linvalidate_range.9:
 	jmp .Linvalidate_range.7
 .Linvalidate_range.6:
@@ -215,22 +211,20 @@ invalidate_range:
 	shl $3,%r8
 	add %rdi,%r8
 	mov %rdi,%r10
-	push %rbx
 .Linvalidate_range.12:
-	mov (%r10),%rbx
+	mov (%r10),%rcx
 	/* 61: npu.ava = $addr */
 	mov %rax,%r11
 	bswap %r11
-	mov %r11,8(%rbx)
+	mov %r11,8(%rcx)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
 	mov %r9,%r11
 	bswap %r11
-	mov %r11,(%rbx)
+	mov %r11,(%rcx)
 	/* 60: each npu */
 	add $8,%r10
 	cmp %r8,%r10
 	jne .Linvalidate_range.12
-	pop %rbx
 .Linvalidate_range.13:
 	jmp .Linvalidate_range.11
 .Linvalidate_range.10:

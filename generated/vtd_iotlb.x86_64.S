@@ -93,23 +93,19 @@ iotlb_flush_range:
 	bsr %rcx,%r10
 	cmove %r11,%r10
 	add $1,%r10
-	mov $1,%r11d
-	mov %r10,%rcx
-	shl %cl,%r11
-	mov %r11,%rcx
 	push %rbx
-	push %r12
 	xor %rbx,%rbx
 	cmp $0x40,%r10
 	jae .Liotlb_flush_range.3
-	mov %rcx,%rbx
+	mov %r10,%rcx
+	mov $1,%ebx
+	shl %cl,%rbx
 .Liotlb_flush_range.3:
 	/* 60: let aligned = roundup_pow2(pages) */
 	mov $0xffffffffffffffff,%r11
-	bsr %rbx,%r12
-	cmove %r11,%r12
+	bsr %rbx,%r10
+	cmove %r11,%r10
 	/* 61: mask = ilog2(aligned) */
-	mov %r12,%r10
 	sub $1,%rbx
 	mov %rdx,%rcx
 	shr $0xc,%rcx
@@ -121,7 +117,6 @@ iotlb_flush_range:
 	not %rcx
 	not %rbx
 	and %rbx,%rcx
-	pop %r12
 	pop %rbx
 	/* 66: mask = 52 */
 	mov $0x34,%r10d
@@ -159,13 +154,12 @@ iotlb_flush_range:
 	mov %rax,8(%rdi)
 	jmp .Liotlb_flush_range.9
 .Liotlb_flush_range.8:
-	mov %r10,%rcx
-	mov $0x1000,%eax
-	shl %cl,%rax
 	xor %r8,%r8
 	cmp $0x40,%r10
 	jae .Liotlb_flush_range.11
-	mov %rax,%r8
+	mov %r10,%rcx
+	mov $0x1000,%r8d
+	shl %cl,%r8
 .Liotlb_flush_range.11:
 	sub $1,%r8
 	not %r8
@@ -198,7 +192,6 @@ iotlb_flush_range:
 	xor %rax,%rax
 	ret
 .Liotlb_flush_range.16:
-	pop %r12
 	pop %rbx
 	jmp .Liotlb_flush_range.5
 	.size iotlb_flush_range,.-iotlb_flush_range

@@ -46,15 +46,14 @@ qi_flush_iotlb:
 	bsr %r9,%r14
 	cmove %r11,%r14
 	add $1,%r14
-	mov %rcx,%r11
-	mov %r14,%rcx
-	mov $1,%r9d
-	shl %cl,%r9
-	mov %r11,%rcx
 	xor %r15,%r15
 	cmp $0x40,%r14
 	jae .Lqi_flush_iotlb.4
-	mov %r9,%r15
+	mov %rcx,%r11
+	mov %r14,%rcx
+	mov $1,%r15d
+	shl %cl,%r15
+	mov %r11,%rcx
 .Lqi_flush_iotlb.4:
 	/* 103: let aligned = roundup_pow2(pages) */
 	mov $0xffffffffffffffff,%r11
@@ -232,14 +231,14 @@ qi_flush_iotlb:
 	shl $6,%r13
 	or %r13,%rcx
 	shr $0xc,%r8
-	mov %rcx,%r11
-	mov %r12,%rcx
-	shl %cl,%r9
-	mov %r11,%rcx
 	xor %r13,%r13
 	cmp $0x40,%r12
 	jae .Lqi_flush_iotlb.26
+	mov %rcx,%r11
+	mov %r12,%rcx
 	mov %r9,%r13
+	shl %cl,%r13
+	mov %r11,%rcx
 .Lqi_flush_iotlb.26:
 	sub $1,%r13
 	not %r13

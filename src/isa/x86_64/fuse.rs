@@ -53,6 +53,21 @@ pub struct Plan {
     pub store_imm: HashMap<usize, u64>,
     /// A branch on `a & b` against 0 whose `and` is skipped: `test`.
     pub and_test: HashMap<usize, (VReg, Operand)>,
+    /// The `Copy` of a shift's result chosen over 0 (see [`late_shifts`]):
+    /// the shift itself, straight into the copy's register.
+    pub shift_at_copy: HashMap<usize, LateShift>,
+}
+
+/// A shift done where its one reader copies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LateShift {
+    pub shl: bool,
+    /// The shifted value: a register, or the constant of `const_left`.
+    pub a: VReg,
+    pub konst: Option<u64>,
+    pub n: VReg,
+    /// rcx holds another live value at the copy.
+    pub rcx_busy: bool,
 }
 
 /// How often each register is written and read.
@@ -147,6 +162,7 @@ pub fn plan(f: &Func, alloc: &Allocation, rcx: u8) -> Plan {
     }
     stored_constants(f, &defs, &mut p);
     let ranges = live_ranges(f);
+    late_shifts(f, alloc, &once, &ranges, rcx, &mut p);
     for (k, (i, _)) in f.insts.iter().enumerate() {
         if !matches!(
             i,
@@ -166,6 +182,65 @@ pub fn plan(f: &Func, alloc: &Allocation, rcx: u8) -> Plan {
         }
     }
     p
+}
+
+/// `t = a << n; d = 0; if n >= 64 goto L; d = t; L:` (how the LIR
+/// gives a shift by 64 or more its 0): the shift moves to the copy and
+/// writes `d` itself, on the one path that needs it, instead of a
+/// register of its own that is copied. Sound where `t` is read only by
+/// the copy, `a` and `n` are not in `d`'s register (the `d = 0` between
+/// would overwrite them), and the four instructions are in a row.
+fn late_shifts(
+    f: &Func,
+    alloc: &Allocation,
+    once: &dyn Fn(VReg) -> bool,
+    ranges: &HashMap<VReg, (usize, usize)>,
+    rcx: u8,
+    p: &mut Plan,
+) {
+    let at = |k: usize| f.insts.get(k).map(|(i, _)| i);
+    for k in 0..f.insts.len() {
+        let Some(&Inst::Bin {
+            op: op @ (BinOp::Shl | BinOp::Shr),
+            dst: t,
+            a,
+            b: Operand::Reg(n),
+        }) = at(k)
+        else {
+            continue;
+        };
+        let (Some(&Inst::Imm { dst: d, value: 0 }), Some(br), Some(&Inst::Copy { dst, src })) =
+            (at(k + 1), at(k + 2), at(k + 3))
+        else {
+            continue;
+        };
+        let konst = p.const_left.get(&k).copied();
+        let mut reads_t = false;
+        br.each_use(|v| reads_t |= v == t);
+        let reg = |v: VReg| alloc.try_get(v);
+        let clear = [Some(n), konst.is_none().then_some(a)]
+            .into_iter()
+            .flatten()
+            .all(|v| reg(v).is_some() && reg(v) != reg(d));
+        let branch = matches!(br, Inst::Branch { .. } | Inst::BranchBit { .. });
+        if !(dst == d && src == t && once(t) && branch && !reads_t && clear) {
+            continue;
+        }
+        let c = k + 3;
+        let rcx_busy = (ranges.iter())
+            .any(|(v, &(s, e))| reg(*v) == Some(rcx) && s < c && c <= e && *v != t && *v != d);
+        p.skip.insert(k);
+        p.shift_at_copy.insert(
+            c,
+            LateShift {
+                shl: op == BinOp::Shl,
+                a,
+                konst,
+                n,
+                rcx_busy,
+            },
+        );
+    }
 }
 
 /// The register a store writes to memory, when the store can take it as

@@ -211,3 +211,35 @@ fn and_tested_against_zero_is_a_test() {
         .and_test
         .is_empty());
 }
+
+/// `t = 0x1000 << n; d = 0; if n >= 64 goto L; d = t; L:`: the shift
+/// goes to the copy (with its constant); not when `t` is read again.
+#[test]
+fn shift_chosen_over_zero_moves_to_the_copy() {
+    let body = |reread: bool| {
+        vec![
+            arg(0),
+            imm(1, 0x1000),
+            bin(BinOp::Shl, 2, 1, Operand::Reg(VReg(0))),
+            imm(3, 0),
+            branch(Cmp::Geu, 0, Operand::Imm(64), 0),
+            Inst::Copy {
+                dst: VReg(3),
+                src: VReg(2),
+            },
+            Inst::Label(0),
+            bin(
+                BinOp::Add,
+                4,
+                3,
+                Operand::Reg(VReg(if reread { 2 } else { 3 })),
+            ),
+            ret(4),
+        ]
+    };
+    let p = plan_of(body(false), 5);
+    assert!(p.skip.contains(&1) && p.skip.contains(&2));
+    let s = p.shift_at_copy[&5];
+    assert_eq!((s.shl, s.konst, s.n), (true, Some(0x1000), VReg(0)));
+    assert!(plan_of(body(true), 5).shift_at_copy.is_empty());
+}

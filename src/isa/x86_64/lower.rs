@@ -158,7 +158,8 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
         })?;
     }
     if !cx.entry_frame {
-        out.insns = super::frame::wrap(out.insns, &cx.saved);
+        let (body, saved) = super::rename::callee_saved(out.insns, &cx.saved);
+        out.insns = super::frame::wrap(body, &saved);
     }
     Ok(out)
 }
@@ -201,6 +202,14 @@ impl Cx<'_> {
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Imm { dst, value } => imm(r(dst)?, *value, e),
+            Inst::Copy { dst, .. } if self.plan.shift_at_copy.contains_key(&k) => {
+                let s = self.plan.shift_at_copy[&k];
+                let a = match s.konst {
+                    Some(v) => Src::Imm(v),
+                    None => Src::Reg(r(&s.a)?),
+                };
+                super::fuse::shift_by_reg(s.shl, r(dst)?, a, r(&s.n)?, s.rcx_busy, e)
+            }
             Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
             Inst::Un { op, dst, src } if self.plan.nonzero.contains(&k) => {
                 super::fuse::scan_nonzero(*op, r(dst)?, r(src)?, e)

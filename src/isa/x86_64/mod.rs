@@ -4,6 +4,7 @@ crate::isa::skeleton!();
 mod frame;
 mod fuse;
 mod mem;
+mod rename;
 
 crate::isa::one_target! {
     X86_64: "x86_64", "x86_64-linux-gnu",
