@@ -41,13 +41,14 @@ flush_tlb_range:
 	cbnz x12, .Lflush_tlb_range.9
 	sub x12, x9, #1
 	lsr x12, x12, #12
-	lsr x13, x12, #2
+	lsr x13, x12, #3
 	add x13, x13, #1
 	lsr x14, x11, #12
 	and x14, x14, #0xfffffffffff
 	orr x14, x14, x10
-	tbz w12, #0, .Lflush_tlb_range.14
-	tbz w12, #1, .Lflush_tlb_range.12
+	tbz w12, #0, .Lflush_tlb_range.18
+	tbz w12, #1, .Lflush_tlb_range.20
+	tbz w12, #2, .Lflush_tlb_range.14
 .Lflush_tlb_range.10:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x14
@@ -68,6 +69,26 @@ flush_tlb_range:
 	tlbi vale1is, x14
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x14, x14, #1
+.Lflush_tlb_range.14:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x14
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x14, x14, #1
+.Lflush_tlb_range.15:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x14
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x14, x14, #1
+.Lflush_tlb_range.16:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x14
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x14, x14, #1
+.Lflush_tlb_range.17:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x14
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x14, x14, #1
 	sub x13, x13, #1
 	cbnz x13, .Lflush_tlb_range.10
 	b .Lflush_tlb_range.7
@@ -76,7 +97,7 @@ flush_tlb_range:
 	lsr x15, x15, #12
 	add x15, x15, #1
 	lsr x8, x11, #12
-.Lflush_tlb_range.15:
+.Lflush_tlb_range.21:
 	and x7, x8, #0xfffffffffff
 	orr x7, x7, x10
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
@@ -84,7 +105,7 @@ flush_tlb_range:
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x8, x8, #1
 	sub x15, x15, #1
-	cbnz x15, .Lflush_tlb_range.15
+	cbnz x15, .Lflush_tlb_range.21
 .Lflush_tlb_range.8:
 	b .Lflush_tlb_range.7
 .Lflush_tlb_range.6:
@@ -104,74 +125,95 @@ flush_tlb_range:
 .Lflush_tlb_range.0:
 	/* cover: an empty range invalidates nothing */
 	sub x15, x2, x1
-	cbz x15, .Lflush_tlb_range.17
+	cbz x15, .Lflush_tlb_range.23
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38; e1 the caller's earlier stores -> `tlbi vale1is` (line 41), required by line 38; e2 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38 */
 	dsb ishst
 	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
 	mvn x8, x1
 	cmp x8, x15
-	b.hs .Lflush_tlb_range.18
+	b.hs .Lflush_tlb_range.24
 	/* 42: value (asid << 0x30) */
 	lsl x8, x0, #48
 	/* 42: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x8
-	b .Lflush_tlb_range.19
-.Lflush_tlb_range.18:
+	b .Lflush_tlb_range.25
+.Lflush_tlb_range.24:
 	/* 42: value (asid << 0x30) */
 	lsl x8, x0, #48
 	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x7, #0x5000
 	movk x7, #0x1f, lsl #16
 	cmp x7, x15
-	b.lo .Lflush_tlb_range.20
+	b.lo .Lflush_tlb_range.26
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	and x7, x1, #0xfff
 	add x15, x15, x7
 	and x7, x1, #0xfffffffffffff000
-	cbz x15, .Lflush_tlb_range.21
+	cbz x15, .Lflush_tlb_range.27
 	add x6, x7, x15
 	cmp x6, x7
-	b.lo .Lflush_tlb_range.23
+	b.lo .Lflush_tlb_range.29
 	lsr x6, x6, #56
-	cbnz x6, .Lflush_tlb_range.23
+	cbnz x6, .Lflush_tlb_range.29
 	sub x6, x15, #1
 	lsr x6, x6, #12
-	lsr x5, x6, #2
+	lsr x5, x6, #3
 	add x5, x5, #1
 	lsr x4, x7, #12
 	and x4, x4, #0xfffffffffff
 	orr x4, x4, x8
-	tbz w6, #0, .Lflush_tlb_range.28
-	tbz w6, #1, .Lflush_tlb_range.26
-.Lflush_tlb_range.24:
+	tbz w6, #0, .Lflush_tlb_range.38
+	tbz w6, #1, .Lflush_tlb_range.40
+	tbz w6, #2, .Lflush_tlb_range.34
+.Lflush_tlb_range.30:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x4
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x4, x4, #1
-.Lflush_tlb_range.25:
+.Lflush_tlb_range.31:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x4
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x4, x4, #1
-.Lflush_tlb_range.26:
+.Lflush_tlb_range.32:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x4
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x4, x4, #1
-.Lflush_tlb_range.27:
+.Lflush_tlb_range.33:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x4
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range.34:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x4
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range.35:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x4
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range.36:
+	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vale1is, x4
+	/* 40: cover start, end - start with tlb4k auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range.37:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vale1is, x4
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x4, x4, #1
 	sub x5, x5, #1
-	cbnz x5, .Lflush_tlb_range.24
-	b .Lflush_tlb_range.21
-.Lflush_tlb_range.23:
+	cbnz x5, .Lflush_tlb_range.30
+	b .Lflush_tlb_range.27
+.Lflush_tlb_range.29:
 	sub x3, x15, #1
 	lsr x3, x3, #12
 	add x3, x3, #1
 	lsr x7, x7, #12
-.Lflush_tlb_range.29:
+.Lflush_tlb_range.41:
 	and x9, x7, #0xfffffffffff
 	orr x9, x9, x8
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
@@ -179,28 +221,42 @@ flush_tlb_range:
 	/* 40: cover start, end - start with tlb4k auto { ... */
 	add x7, x7, #1
 	sub x3, x3, #1
-	cbnz x3, .Lflush_tlb_range.29
-.Lflush_tlb_range.22:
-	b .Lflush_tlb_range.21
-.Lflush_tlb_range.20:
+	cbnz x3, .Lflush_tlb_range.41
+.Lflush_tlb_range.28:
+	b .Lflush_tlb_range.27
+.Lflush_tlb_range.26:
 	/* 42: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x8
-.Lflush_tlb_range.21:
-.Lflush_tlb_range.19:
+.Lflush_tlb_range.27:
+.Lflush_tlb_range.25:
 	/* placed by place-barriers: e3 `tlbi aside1is` (line 42) -> the return, required by line 39; e4 `tlbi vale1is` (line 41) -> the return, required by line 39; e5 `tlbi aside1is` (line 42) -> the return, required by line 39 */
 	dsb ish
-.Lflush_tlb_range.17:
+.Lflush_tlb_range.23:
 .Lflush_tlb_range.1:
 	/* end of sequence */
 	movz x0, #0
 	ret
-.Lflush_tlb_range.14:
+.Lflush_tlb_range.19:
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	tbz w12, #1, .Lflush_tlb_range.13
+	tbz w12, #2, .Lflush_tlb_range.17
+	b .Lflush_tlb_range.13
+.Lflush_tlb_range.18:
+	tbz w12, #1, .Lflush_tlb_range.19
+	tbz w12, #2, .Lflush_tlb_range.15
 	b .Lflush_tlb_range.11
-.Lflush_tlb_range.28:
-	tbz w6, #1, .Lflush_tlb_range.27
-	b .Lflush_tlb_range.25
+.Lflush_tlb_range.20:
+	tbz w12, #2, .Lflush_tlb_range.16
+	b .Lflush_tlb_range.12
+.Lflush_tlb_range.39:
+	tbz w6, #2, .Lflush_tlb_range.37
+	b .Lflush_tlb_range.33
+.Lflush_tlb_range.38:
+	tbz w6, #1, .Lflush_tlb_range.39
+	tbz w6, #2, .Lflush_tlb_range.35
+	b .Lflush_tlb_range.31
+.Lflush_tlb_range.40:
+	tbz w6, #2, .Lflush_tlb_range.36
+	b .Lflush_tlb_range.32
 	.size flush_tlb_range,.-flush_tlb_range
 	.p2align 2
 	.globl flush_tlb_page
@@ -576,12 +632,13 @@ flush_tlb_kernel_range:
 	cbnz x11, .Lflush_tlb_kernel_range.9
 	sub x11, x9, #1
 	lsr x11, x11, #12
-	lsr x12, x11, #2
+	lsr x12, x11, #3
 	add x12, x12, #1
 	lsr x13, x10, #12
 	and x13, x13, #0xfffffffffff
-	tbz w11, #0, .Lflush_tlb_kernel_range.14
-	tbz w11, #1, .Lflush_tlb_kernel_range.12
+	tbz w11, #0, .Lflush_tlb_kernel_range.18
+	tbz w11, #1, .Lflush_tlb_kernel_range.20
+	tbz w11, #2, .Lflush_tlb_kernel_range.14
 .Lflush_tlb_kernel_range.10:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x13
@@ -602,6 +659,26 @@ flush_tlb_kernel_range:
 	tlbi vaale1is, x13
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	add x13, x13, #1
+.Lflush_tlb_kernel_range.14:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x13
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x13, x13, #1
+.Lflush_tlb_kernel_range.15:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x13
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x13, x13, #1
+.Lflush_tlb_kernel_range.16:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x13
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x13, x13, #1
+.Lflush_tlb_kernel_range.17:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x13
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x13, x13, #1
 	sub x12, x12, #1
 	cbnz x12, .Lflush_tlb_kernel_range.10
 	b .Lflush_tlb_kernel_range.7
@@ -610,14 +687,14 @@ flush_tlb_kernel_range:
 	lsr x14, x14, #12
 	add x14, x14, #1
 	lsr x15, x10, #12
-.Lflush_tlb_kernel_range.15:
+.Lflush_tlb_kernel_range.21:
 	and x8, x15, #0xfffffffffff
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x8
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	add x15, x15, #1
 	sub x14, x14, #1
-	cbnz x14, .Lflush_tlb_kernel_range.15
+	cbnz x14, .Lflush_tlb_kernel_range.21
 .Lflush_tlb_kernel_range.8:
 	b .Lflush_tlb_kernel_range.7
 .Lflush_tlb_kernel_range.6:
@@ -639,84 +716,105 @@ flush_tlb_kernel_range:
 .Lflush_tlb_kernel_range.0:
 	/* cover: an empty range invalidates nothing */
 	sub x14, x1, x0
-	cbz x14, .Lflush_tlb_kernel_range.17
+	cbz x14, .Lflush_tlb_kernel_range.23
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102; e1 the caller's earlier stores -> `tlbi vaale1is` (line 105), required by line 102; e2 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102 */
 	dsb ishst
 	/* cover `tlb4k_kernel`: a range that wraps past 2^64 takes the flush-all */
 	mvn x15, x0
 	cmp x15, x14
-	b.hs .Lflush_tlb_kernel_range.18
+	b.hs .Lflush_tlb_kernel_range.24
 	/* 106: tlbi vmalle1is */
 	tlbi vmalle1is
-	b .Lflush_tlb_kernel_range.19
-.Lflush_tlb_kernel_range.18:
+	b .Lflush_tlb_kernel_range.25
+.Lflush_tlb_kernel_range.24:
 	/* cover `tlb4k_kernel` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x15, #0x5000
 	movk x15, #0x1f, lsl #16
 	cmp x15, x14
-	b.lo .Lflush_tlb_kernel_range.20
+	b.lo .Lflush_tlb_kernel_range.26
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	and x15, x0, #0xfff
 	add x14, x14, x15
 	and x15, x0, #0xfffffffffffff000
-	cbz x14, .Lflush_tlb_kernel_range.21
+	cbz x14, .Lflush_tlb_kernel_range.27
 	add x8, x15, x14
 	cmp x8, x15
-	b.lo .Lflush_tlb_kernel_range.23
+	b.lo .Lflush_tlb_kernel_range.29
 	lsr x8, x8, #56
-	cbnz x8, .Lflush_tlb_kernel_range.23
+	cbnz x8, .Lflush_tlb_kernel_range.29
 	sub x8, x14, #1
 	lsr x8, x8, #12
-	lsr x7, x8, #2
+	lsr x7, x8, #3
 	add x7, x7, #1
 	lsr x6, x15, #12
 	and x6, x6, #0xfffffffffff
-	tbz w8, #0, .Lflush_tlb_kernel_range.28
-	tbz w8, #1, .Lflush_tlb_kernel_range.26
-.Lflush_tlb_kernel_range.24:
+	tbz w8, #0, .Lflush_tlb_kernel_range.38
+	tbz w8, #1, .Lflush_tlb_kernel_range.40
+	tbz w8, #2, .Lflush_tlb_kernel_range.34
+.Lflush_tlb_kernel_range.30:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x6
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	add x6, x6, #1
-.Lflush_tlb_kernel_range.25:
+.Lflush_tlb_kernel_range.31:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x6
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	add x6, x6, #1
-.Lflush_tlb_kernel_range.26:
+.Lflush_tlb_kernel_range.32:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x6
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	add x6, x6, #1
-.Lflush_tlb_kernel_range.27:
+.Lflush_tlb_kernel_range.33:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x6
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x6, x6, #1
+.Lflush_tlb_kernel_range.34:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x6
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x6, x6, #1
+.Lflush_tlb_kernel_range.35:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x6
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x6, x6, #1
+.Lflush_tlb_kernel_range.36:
+	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
+	tlbi vaale1is, x6
+	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
+	add x6, x6, #1
+.Lflush_tlb_kernel_range.37:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x6
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	add x6, x6, #1
 	sub x7, x7, #1
-	cbnz x7, .Lflush_tlb_kernel_range.24
-	b .Lflush_tlb_kernel_range.21
-.Lflush_tlb_kernel_range.23:
+	cbnz x7, .Lflush_tlb_kernel_range.30
+	b .Lflush_tlb_kernel_range.27
+.Lflush_tlb_kernel_range.29:
 	sub x5, x14, #1
 	lsr x5, x5, #12
 	add x5, x5, #1
 	lsr x4, x15, #12
-.Lflush_tlb_kernel_range.29:
+.Lflush_tlb_kernel_range.41:
 	and x3, x4, #0xfffffffffff
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
 	tlbi vaale1is, x3
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
 	add x4, x4, #1
 	sub x5, x5, #1
-	cbnz x5, .Lflush_tlb_kernel_range.29
-.Lflush_tlb_kernel_range.22:
-	b .Lflush_tlb_kernel_range.21
-.Lflush_tlb_kernel_range.20:
+	cbnz x5, .Lflush_tlb_kernel_range.41
+.Lflush_tlb_kernel_range.28:
+	b .Lflush_tlb_kernel_range.27
+.Lflush_tlb_kernel_range.26:
 	/* 106: tlbi vmalle1is */
 	tlbi vmalle1is
-.Lflush_tlb_kernel_range.21:
-.Lflush_tlb_kernel_range.19:
-.Lflush_tlb_kernel_range.17:
+.Lflush_tlb_kernel_range.27:
+.Lflush_tlb_kernel_range.25:
+.Lflush_tlb_kernel_range.23:
 	/* 111: barrier from the spec */
 	dsb ish
 	/* 112: barrier from the spec */
@@ -725,13 +823,27 @@ flush_tlb_kernel_range:
 	/* end of sequence */
 	movz x0, #0
 	ret
-.Lflush_tlb_kernel_range.14:
+.Lflush_tlb_kernel_range.19:
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	tbz w11, #1, .Lflush_tlb_kernel_range.13
+	tbz w11, #2, .Lflush_tlb_kernel_range.17
+	b .Lflush_tlb_kernel_range.13
+.Lflush_tlb_kernel_range.18:
+	tbz w11, #1, .Lflush_tlb_kernel_range.19
+	tbz w11, #2, .Lflush_tlb_kernel_range.15
 	b .Lflush_tlb_kernel_range.11
-.Lflush_tlb_kernel_range.28:
-	tbz w8, #1, .Lflush_tlb_kernel_range.27
-	b .Lflush_tlb_kernel_range.25
+.Lflush_tlb_kernel_range.20:
+	tbz w11, #2, .Lflush_tlb_kernel_range.16
+	b .Lflush_tlb_kernel_range.12
+.Lflush_tlb_kernel_range.39:
+	tbz w8, #2, .Lflush_tlb_kernel_range.37
+	b .Lflush_tlb_kernel_range.33
+.Lflush_tlb_kernel_range.38:
+	tbz w8, #1, .Lflush_tlb_kernel_range.39
+	tbz w8, #2, .Lflush_tlb_kernel_range.35
+	b .Lflush_tlb_kernel_range.31
+.Lflush_tlb_kernel_range.40:
+	tbz w8, #2, .Lflush_tlb_kernel_range.36
+	b .Lflush_tlb_kernel_range.32
 	.size flush_tlb_kernel_range,.-flush_tlb_kernel_range
 	.p2align 2
 	.globl flush_tlb_mm
@@ -804,13 +916,14 @@ flush_tlb_range_nl:
 	cbnz x12, .Lflush_tlb_range_nl.9
 	sub x12, x9, #1
 	lsr x12, x12, #12
-	lsr x13, x12, #2
+	lsr x13, x12, #3
 	add x13, x13, #1
 	lsr x14, x11, #12
 	and x14, x14, #0xfffffffffff
 	orr x14, x14, x10
-	tbz w12, #0, .Lflush_tlb_range_nl.14
-	tbz w12, #1, .Lflush_tlb_range_nl.12
+	tbz w12, #0, .Lflush_tlb_range_nl.18
+	tbz w12, #1, .Lflush_tlb_range_nl.20
+	tbz w12, #2, .Lflush_tlb_range_nl.14
 .Lflush_tlb_range_nl.10:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x14
@@ -831,6 +944,26 @@ flush_tlb_range_nl:
 	tlbi vae1is, x14
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x14, x14, #1
+.Lflush_tlb_range_nl.14:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x14
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x14, x14, #1
+.Lflush_tlb_range_nl.15:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x14
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x14, x14, #1
+.Lflush_tlb_range_nl.16:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x14
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x14, x14, #1
+.Lflush_tlb_range_nl.17:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x14
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x14, x14, #1
 	sub x13, x13, #1
 	cbnz x13, .Lflush_tlb_range_nl.10
 	b .Lflush_tlb_range_nl.7
@@ -839,7 +972,7 @@ flush_tlb_range_nl:
 	lsr x15, x15, #12
 	add x15, x15, #1
 	lsr x8, x11, #12
-.Lflush_tlb_range_nl.15:
+.Lflush_tlb_range_nl.21:
 	and x7, x8, #0xfffffffffff
 	orr x7, x7, x10
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
@@ -847,7 +980,7 @@ flush_tlb_range_nl:
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x8, x8, #1
 	sub x15, x15, #1
-	cbnz x15, .Lflush_tlb_range_nl.15
+	cbnz x15, .Lflush_tlb_range_nl.21
 .Lflush_tlb_range_nl.8:
 	b .Lflush_tlb_range_nl.7
 .Lflush_tlb_range_nl.6:
@@ -867,74 +1000,95 @@ flush_tlb_range_nl:
 .Lflush_tlb_range_nl.0:
 	/* cover: an empty range invalidates nothing */
 	sub x15, x2, x1
-	cbz x15, .Lflush_tlb_range_nl.17
+	cbz x15, .Lflush_tlb_range_nl.23
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139; e1 the caller's earlier stores -> `tlbi vae1is` (line 142), required by line 139; e2 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139 */
 	dsb ishst
 	/* cover `tlb4k_walk`: a range that wraps past 2^64 takes the flush-all */
 	mvn x8, x1
 	cmp x8, x15
-	b.hs .Lflush_tlb_range_nl.18
+	b.hs .Lflush_tlb_range_nl.24
 	/* 143: value (asid << 0x30) */
 	lsl x8, x0, #48
 	/* 143: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x8
-	b .Lflush_tlb_range_nl.19
-.Lflush_tlb_range_nl.18:
+	b .Lflush_tlb_range_nl.25
+.Lflush_tlb_range_nl.24:
 	/* 143: value (asid << 0x30) */
 	lsl x8, x0, #48
 	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
 	movz x7, #0x5000
 	movk x7, #0x1f, lsl #16
 	cmp x7, x15
-	b.lo .Lflush_tlb_range_nl.20
+	b.lo .Lflush_tlb_range_nl.26
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	and x7, x1, #0xfff
 	add x15, x15, x7
 	and x7, x1, #0xfffffffffffff000
-	cbz x15, .Lflush_tlb_range_nl.21
+	cbz x15, .Lflush_tlb_range_nl.27
 	add x6, x7, x15
 	cmp x6, x7
-	b.lo .Lflush_tlb_range_nl.23
+	b.lo .Lflush_tlb_range_nl.29
 	lsr x6, x6, #56
-	cbnz x6, .Lflush_tlb_range_nl.23
+	cbnz x6, .Lflush_tlb_range_nl.29
 	sub x6, x15, #1
 	lsr x6, x6, #12
-	lsr x5, x6, #2
+	lsr x5, x6, #3
 	add x5, x5, #1
 	lsr x4, x7, #12
 	and x4, x4, #0xfffffffffff
 	orr x4, x4, x8
-	tbz w6, #0, .Lflush_tlb_range_nl.28
-	tbz w6, #1, .Lflush_tlb_range_nl.26
-.Lflush_tlb_range_nl.24:
+	tbz w6, #0, .Lflush_tlb_range_nl.38
+	tbz w6, #1, .Lflush_tlb_range_nl.40
+	tbz w6, #2, .Lflush_tlb_range_nl.34
+.Lflush_tlb_range_nl.30:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x4
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x4, x4, #1
-.Lflush_tlb_range_nl.25:
+.Lflush_tlb_range_nl.31:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x4
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x4, x4, #1
-.Lflush_tlb_range_nl.26:
+.Lflush_tlb_range_nl.32:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x4
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x4, x4, #1
-.Lflush_tlb_range_nl.27:
+.Lflush_tlb_range_nl.33:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x4
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range_nl.34:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x4
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range_nl.35:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x4
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range_nl.36:
+	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
+	tlbi vae1is, x4
+	/* 141: cover start, end - start with tlb4k_walk auto { ... */
+	add x4, x4, #1
+.Lflush_tlb_range_nl.37:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x4
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x4, x4, #1
 	sub x5, x5, #1
-	cbnz x5, .Lflush_tlb_range_nl.24
-	b .Lflush_tlb_range_nl.21
-.Lflush_tlb_range_nl.23:
+	cbnz x5, .Lflush_tlb_range_nl.30
+	b .Lflush_tlb_range_nl.27
+.Lflush_tlb_range_nl.29:
 	sub x3, x15, #1
 	lsr x3, x3, #12
 	add x3, x3, #1
 	lsr x7, x7, #12
-.Lflush_tlb_range_nl.29:
+.Lflush_tlb_range_nl.41:
 	and x9, x7, #0xfffffffffff
 	orr x9, x9, x8
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
@@ -942,28 +1096,42 @@ flush_tlb_range_nl:
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
 	add x7, x7, #1
 	sub x3, x3, #1
-	cbnz x3, .Lflush_tlb_range_nl.29
-.Lflush_tlb_range_nl.22:
-	b .Lflush_tlb_range_nl.21
-.Lflush_tlb_range_nl.20:
+	cbnz x3, .Lflush_tlb_range_nl.41
+.Lflush_tlb_range_nl.28:
+	b .Lflush_tlb_range_nl.27
+.Lflush_tlb_range_nl.26:
 	/* 143: tlbi aside1is, asid << 48 */
 	tlbi aside1is, x8
-.Lflush_tlb_range_nl.21:
-.Lflush_tlb_range_nl.19:
+.Lflush_tlb_range_nl.27:
+.Lflush_tlb_range_nl.25:
 	/* placed by place-barriers: e3 `tlbi aside1is` (line 143) -> the return, required by line 140; e4 `tlbi vae1is` (line 142) -> the return, required by line 140; e5 `tlbi aside1is` (line 143) -> the return, required by line 140 */
 	dsb ish
-.Lflush_tlb_range_nl.17:
+.Lflush_tlb_range_nl.23:
 .Lflush_tlb_range_nl.1:
 	/* end of sequence */
 	movz x0, #0
 	ret
-.Lflush_tlb_range_nl.14:
+.Lflush_tlb_range_nl.19:
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	tbz w12, #1, .Lflush_tlb_range_nl.13
+	tbz w12, #2, .Lflush_tlb_range_nl.17
+	b .Lflush_tlb_range_nl.13
+.Lflush_tlb_range_nl.18:
+	tbz w12, #1, .Lflush_tlb_range_nl.19
+	tbz w12, #2, .Lflush_tlb_range_nl.15
 	b .Lflush_tlb_range_nl.11
-.Lflush_tlb_range_nl.28:
-	tbz w6, #1, .Lflush_tlb_range_nl.27
-	b .Lflush_tlb_range_nl.25
+.Lflush_tlb_range_nl.20:
+	tbz w12, #2, .Lflush_tlb_range_nl.16
+	b .Lflush_tlb_range_nl.12
+.Lflush_tlb_range_nl.39:
+	tbz w6, #2, .Lflush_tlb_range_nl.37
+	b .Lflush_tlb_range_nl.33
+.Lflush_tlb_range_nl.38:
+	tbz w6, #1, .Lflush_tlb_range_nl.39
+	tbz w6, #2, .Lflush_tlb_range_nl.35
+	b .Lflush_tlb_range_nl.31
+.Lflush_tlb_range_nl.40:
+	tbz w6, #2, .Lflush_tlb_range_nl.36
+	b .Lflush_tlb_range_nl.32
 	.size flush_tlb_range_nl,.-flush_tlb_range_nl
 	.p2align 2
 	.globl flush_tlb_range_r_nl

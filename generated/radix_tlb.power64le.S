@@ -259,7 +259,7 @@ flush_tlb_pid_local:
 	/* 113: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r11,%r3,2,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
-	li %r11,32
+	li %r11,16
 	li %r12,5120
 	li %r10,4096
 	b .Lflush_tlb_pid_local.4
@@ -279,6 +279,26 @@ flush_tlb_pid_local:
 	/* 115: range set in 1, 127 step 1 { ... */
 	add %r12,%r12,%r10
 .Lflush_tlb_pid_local.6:
+	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r12,%r3,0,1,1
+	/* 115: range set in 1, 127 step 1 { ... */
+	add %r12,%r12,%r10
+.Lflush_tlb_pid_local.7:
+	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r12,%r3,0,1,1
+	/* 115: range set in 1, 127 step 1 { ... */
+	add %r12,%r12,%r10
+.Lflush_tlb_pid_local.8:
+	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r12,%r3,0,1,1
+	/* 115: range set in 1, 127 step 1 { ... */
+	add %r12,%r12,%r10
+.Lflush_tlb_pid_local.9:
+	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r12,%r3,0,1,1
+	/* 115: range set in 1, 127 step 1 { ... */
+	add %r12,%r12,%r10
+.Lflush_tlb_pid_local.10:
 	/* 116: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
 	tlbiel %r12,%r3,0,1,1
 	/* 115: range set in 1, 127 step 1 { ... */
@@ -1038,7 +1058,7 @@ flush_tlb_range_local:
 	/* 181: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
 	tlbiel %r9,%r8,2,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	li %r9,32
+	li %r9,16
 	li %r7,5120
 	li %r6,4096
 	b .Lflush_tlb_range_local.24
@@ -1062,6 +1082,26 @@ flush_tlb_range_local:
 	tlbiel %r7,%r8,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
 	add %r7,%r7,%r6
+.Lflush_tlb_range_local.27:
+	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r7,%r8,0,1,1
+	/* 183: range set in 1, 127 step 1 { ... */
+	add %r7,%r7,%r6
+.Lflush_tlb_range_local.28:
+	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r7,%r8,0,1,1
+	/* 183: range set in 1, 127 step 1 { ... */
+	add %r7,%r7,%r6
+.Lflush_tlb_range_local.29:
+	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r7,%r8,0,1,1
+	/* 183: range set in 1, 127 step 1 { ... */
+	add %r7,%r7,%r6
+.Lflush_tlb_range_local.30:
+	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
+	tlbiel %r7,%r8,0,1,1
+	/* 183: range set in 1, 127 step 1 { ... */
+	add %r7,%r7,%r6
 	addic. %r9,%r9,-1
 	bne 0,.Lflush_tlb_range_local.23
 .Lflush_tlb_range_local.22:
@@ -1076,27 +1116,27 @@ flush_tlb_range_local:
 .Lflush_tlb_range_local.20:
 	lis %r0,32
 	cmpld 7,%r10,%r0
-	blt 7,.Lflush_tlb_range_local.28
+	blt 7,.Lflush_tlb_range_local.32
 	/* 194: value 0x400 */
 	li %r9,1024
 	/* 194: value (pid << 0x20) */
 	rldicr %r8,%r3,32,31
 	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
 	tlbiel %r9,%r8,1,1,1
-.Lflush_tlb_range_local.28:
+.Lflush_tlb_range_local.32:
 	/* cover: an empty range invalidates nothing */
 	cmpdi 7,%r10,0
-	beq 7,.Lflush_tlb_range_local.30
+	beq 7,.Lflush_tlb_range_local.34
 	/* cover `radix64k_local`: a range that wraps past 2^64 returns -22 */
 	nor %r9,%r4,%r4
 	cmpld 7,%r9,%r10
-	bge 7,.Lflush_tlb_range_local.31
+	bge 7,.Lflush_tlb_range_local.35
 	/* placed by complete-exits */
 	ptesync
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	li %r3,-22
 	blr
-.Lflush_tlb_range_local.31:
+.Lflush_tlb_range_local.35:
 	/* 197: value (pid << 0x20) */
 	rldicr %r9,%r3,32,31
 	/* 196: cover start, end - start with radix64k_local exact { ... */
@@ -1104,7 +1144,7 @@ flush_tlb_range_local:
 	add %r10,%r10,%r8
 	rldicr %r8,%r4,0,47
 	cmpdi 7,%r10,0
-	beq 7,.Lflush_tlb_range_local.33
+	beq 7,.Lflush_tlb_range_local.37
 	addi %r10,%r10,-1
 	rldicl %r10,%r10,48,16
 	addi %r10,%r10,1
@@ -1112,15 +1152,15 @@ flush_tlb_range_local:
 	ori %r8,%r8,160
 	lis %r7,1
 	mtctr %r10
-.Lflush_tlb_range_local.34:
+.Lflush_tlb_range_local.38:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r8,%r9,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
 	add %r8,%r8,%r7
-	bdnz .Lflush_tlb_range_local.34
-.Lflush_tlb_range_local.33:
-.Lflush_tlb_range_local.32:
-.Lflush_tlb_range_local.30:
+	bdnz .Lflush_tlb_range_local.38
+.Lflush_tlb_range_local.37:
+.Lflush_tlb_range_local.36:
+.Lflush_tlb_range_local.34:
 	lis %r0,31
 	ori %r0,%r0,65535
 	add %r4,%r4,%r0
@@ -1131,21 +1171,21 @@ flush_tlb_range_local:
 	/* 200: let hend = end & ~0x1fffff */
 	mr %r12,%r5
 	cmpld 7,%r11,%r12
-	bge 7,.Lflush_tlb_range_local.36
+	bge 7,.Lflush_tlb_range_local.40
 	/* cover: an empty range invalidates nothing */
 	subf %r10,%r11,%r12
 	cmpdi 7,%r10,0
-	beq 7,.Lflush_tlb_range_local.38
+	beq 7,.Lflush_tlb_range_local.42
 	/* cover `radix2m_local`: a range that wraps past 2^64 returns -22 */
 	nor %r9,%r11,%r11
 	cmpld 7,%r9,%r10
-	bge 7,.Lflush_tlb_range_local.39
+	bge 7,.Lflush_tlb_range_local.43
 	/* placed by complete-exits */
 	ptesync
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	li %r3,-22
 	blr
-.Lflush_tlb_range_local.39:
+.Lflush_tlb_range_local.43:
 	/* 203: value (pid << 0x20) */
 	rldicr %r3,%r3,32,31
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
@@ -1154,7 +1194,7 @@ flush_tlb_range_local:
 	add %r12,%r12,%r10
 	rldicr %r11,%r11,0,42
 	cmpdi 7,%r12,0
-	beq 7,.Lflush_tlb_range_local.41
+	beq 7,.Lflush_tlb_range_local.45
 	addi %r12,%r12,-1
 	rldicl %r12,%r12,43,21
 	addi %r12,%r12,1
@@ -1162,16 +1202,16 @@ flush_tlb_range_local:
 	ori %r11,%r11,32
 	lis %r10,32
 	mtctr %r12
-.Lflush_tlb_range_local.42:
+.Lflush_tlb_range_local.46:
 	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
 	tlbiel %r11,%r3,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
 	add %r11,%r11,%r10
-	bdnz .Lflush_tlb_range_local.42
-.Lflush_tlb_range_local.41:
+	bdnz .Lflush_tlb_range_local.46
+.Lflush_tlb_range_local.45:
+.Lflush_tlb_range_local.44:
+.Lflush_tlb_range_local.42:
 .Lflush_tlb_range_local.40:
-.Lflush_tlb_range_local.38:
-.Lflush_tlb_range_local.36:
 	/* placed by place-barriers: e8 `tlbiel ric=1 prs=1 r=1` (line 194) -> the return, required by line 179; e9 `tlbiel ric=0 prs=1 r=1` (line 197) -> the return, required by line 179; e10 `tlbiel ric=0 prs=1 r=1` (line 203) -> the return, required by line 179 */
 	ptesync
 .Lflush_tlb_range_local.21:

@@ -1,6 +1,7 @@
 //! Counted page loops, with the trip count `((size - 1) >> k) + 1` on
-//! every target and, on riscv64, four trips per bottom test entered at
-//! the trip that leaves a multiple of four (`lir::builder::range`): every
+//! every target, and several trips per bottom test (riscv64 four, aarch64
+//! eight) entered at the trip that leaves a multiple of them
+//! (`lir::builder::range`): every
 //! page count from one to past each threshold, from an aligned start, an
 //! unaligned one and starts just below the top of the address space,
 //! run in the emulator against the interpreter (the spec's meaning): the

@@ -274,7 +274,13 @@ fn ranged_and_repeated() -> Vec<Scenario> {
             ref_fn: "ref_flush_tlb_kernel_range_repeat",
             args: KERNEL,
             calls: one("flush_tlb_kernel_range repeat_tlbi"),
-            inputs: vec![kpages(1), kpages(5), unaligned_kernel_start(), kpages(600)],
+            inputs: vec![
+                kpages(1),
+                kpages(5),
+                unaligned_kernel_start(),
+                kpages(600),
+                past_derived_kernel(),
+            ],
         },
     ]
 }
@@ -296,12 +302,19 @@ fn derived_kernel_range() -> Scenario {
                  partial page is left out (callers pass page-aligned ends); the \
                  example covers every page the range touches",
         ),
-        Input::new(
-            "501 kernel pages + 4K",
-            &[("start", KBASE), ("end", KBASE + 502 * 0x1000)],
-        )
-        .differs(DERIVED),
+        past_derived_kernel(),
     ])
+}
+
+/// One page past the derived threshold: the example flushes everything,
+/// the kernel goes on page by page (a threshold one page or more too
+/// high would take the page loop here).
+fn past_derived_kernel() -> Input {
+    Input::new(
+        "501 kernel pages + 4K",
+        &[("start", KBASE), ("end", KBASE + 502 * 0x1000)],
+    )
+    .differs(DERIVED)
 }
 
 /// The kernel's MAX_TLBI_OPS pinned.
