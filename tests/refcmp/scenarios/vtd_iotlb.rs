@@ -109,6 +109,9 @@ fn flush_range() -> Scenario {
             ),
             range_cap("no PSI, no drain: DSI", 2, 0x1000, 0x1fff, 63 << 48),
             range("two pages, unaligned: mask 3", 5, 0x3000, 0x4fff, 1, 9),
+            // The last page ends a 4-page block that the first does not
+            // start: the shared bits of first and last (not last + 1).
+            range("pages 1..3: mask 2", 5, 0x1000, 0x3fff, 1, 9),
             range("512 aligned pages", 0xffff, 0x20_0000, 0x3f_ffff, 1, 9),
             range(
                 "513 pages: mask 10 above max_amask 9, DSI",
