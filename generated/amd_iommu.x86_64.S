@@ -16,16 +16,12 @@ build_inv_iommu_pages:
 	/* 81: let inv = address & ~0xfff */
 	cmp $1,%rax
 	je .Lbuild_inv_iommu_pages.1
-	mov %rsi,%rax
-	add %rdx,%rax
+	lea (%rsi,%rdx),%rax
 	sub $1,%rax
 	xor %rsi,%rax
-	mov $0x7f,%r11d
-	bsr %rax,%rax
-	cmove %r11,%rax
-	xor $0x3f,%rax
-	mov $0x3f,%r9d
-	sub %rax,%r9
+	mov $0xffffffffffffffff,%r11
+	bsr %rax,%r9
+	cmove %r11,%r9
 	/* 85: let msb_diff = ilog2((address + size - 1) ^ address) */
 	cmp $0x34,%r9
 	jb .Lbuild_inv_iommu_pages.2
@@ -33,9 +29,9 @@ build_inv_iommu_pages:
 	movabs $0x7ffffffffffff000,%r10
 	jmp .Lbuild_inv_iommu_pages.3
 .Lbuild_inv_iommu_pages.2:
-	mov $1,%eax
 	mov %rcx,%r11
 	mov %r9,%rcx
+	mov $1,%eax
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %rdx,%rdx
@@ -55,8 +51,7 @@ build_inv_iommu_pages:
 	mov %rax,%r10
 .Lbuild_inv_iommu_pages.1:
 	/* 93: cmd[0] = 0 */
-	xor %rax,%rax
-	mov %eax,(%rdi)
+	movl $0,(%rdi)
 	/* 94: cmd[4] = (domid & 0xffff) | (3 << 28 */
 	and $0xffff,%rcx
 	or $0x30000000,%rcx
@@ -89,9 +84,9 @@ inv_iommu_pages_sync:
 	push %r12
 	push %r13
 	push %r14
-	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
+	mov $0x10,%eax
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
@@ -116,16 +111,12 @@ inv_iommu_pages_sync:
 	/* 112: let inv = address & ~0xfff */
 	cmp $1,%r12
 	je .Linv_iommu_pages_sync.2
-	mov %rcx,%r12
-	add %r8,%r12
+	lea (%rcx,%r8),%r12
 	sub $1,%r12
 	xor %rcx,%r12
-	mov $0x7f,%r11d
-	bsr %r12,%r12
-	cmove %r11,%r12
-	xor $0x3f,%r12
-	mov $0x3f,%r8d
-	sub %r12,%r8
+	mov $0xffffffffffffffff,%r11
+	bsr %r12,%r8
+	cmove %r11,%r8
 	/* 114: let msb_diff = ilog2((address + size - 1) ^ address) */
 	cmp $0x34,%r8
 	jb .Linv_iommu_pages_sync.3
@@ -133,9 +124,9 @@ inv_iommu_pages_sync:
 	movabs $0x7ffffffffffff000,%r13
 	jmp .Linv_iommu_pages_sync.4
 .Linv_iommu_pages_sync.3:
-	mov $1,%r12d
 	mov %rcx,%r11
 	mov %r8,%rcx
+	mov $1,%r12d
 	shl %cl,%r12
 	mov %r11,%rcx
 	xor %r14,%r14
@@ -202,8 +193,7 @@ inv_iommu_pages_sync:
 	shl $0x20,%r9
 	movabs $0x3000000000000000,%r11
 	or %r11,%r9
-	mov %rsi,%r8
-	add %rax,%r8
+	lea (%rsi,%rax),%r8
 	mov %r9,(%r8)
 	mov %r13,%r9
 	and $1,%r9
@@ -220,17 +210,13 @@ inv_iommu_pages_sync:
 	and %r11,%r13
 	shl $0xc,%r13
 	or %r13,%r9
-	mov %rax,%r8
-	add $8,%r8
-	mov %rsi,%rcx
-	add %r8,%rcx
+	lea 8(%rax),%r8
+	lea (%rsi,%r8),%rcx
 	mov %r9,(%rcx)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	test %rdx,%rdx
 	jne .Linv_iommu_pages_sync.15
@@ -282,20 +268,16 @@ inv_iommu_pages_sync:
 	shl $3,%r9
 	movabs $0x1000000000000001,%r11
 	or %r11,%r9
-	mov %rsi,%r8
-	add %rax,%r8
+	lea (%rsi,%rax),%r8
 	mov %r9,(%r8)
 	mov 0x40(%rsp),%r9
-	mov %rax,%r8
-	add $8,%r8
+	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	/* 124: issue cmdbuf */
 	mov %eax,0x2008(%rdi)
@@ -337,9 +319,9 @@ inv_iommu_pages_np_sync:
 	push %r15
 	sub $8,%rsp
 	mov %r9,(%rsp)
-	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
+	mov $0x10,%eax
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
@@ -360,18 +342,13 @@ inv_iommu_pages_np_sync:
 	test %rdx,%rdx
 	je .Linv_iommu_pages_np_sync.2
 	sub $1,%rdx
-	mov $0x7f,%r11d
-	bsr %r8,%rbx
-	cmove %r11,%rbx
-	xor $0x3f,%rbx
-	mov $0x3f,%r12d
-	sub %rbx,%r12
+	mov $0xffffffffffffffff,%r11
+	bsr %r8,%r12
+	cmove %r11,%r12
 	/* 143: let piece = ilog2(left) */
 	test %rcx,%rcx
 	je .Linv_iommu_pages_np_sync.5
-	mov $0x40,%r11d
 	bsf %rcx,%rbx
-	cmove %r11,%rbx
 	cmp %r12,%rbx
 	jae .Linv_iommu_pages_np_sync.5
 	mov $0x40,%r11d
@@ -380,9 +357,9 @@ inv_iommu_pages_np_sync:
 	/* 145: piece = ctz(addr) */
 	mov %rbx,%r12
 .Linv_iommu_pages_np_sync.5:
-	mov $1,%ebx
 	mov %rcx,%r11
 	mov %r12,%rcx
+	mov $1,%ebx
 	shl %cl,%rbx
 	mov %r11,%rcx
 	xor %r13,%r13
@@ -402,16 +379,12 @@ inv_iommu_pages_np_sync:
 	/* 149: let inv = addr & ~0xfff */
 	cmp $1,%rbx
 	je .Linv_iommu_pages_np_sync.8
-	mov %rcx,%rbx
-	add %r13,%rbx
+	lea (%rcx,%r13),%rbx
 	sub $1,%rbx
 	xor %rcx,%rbx
-	mov $0x7f,%r11d
-	bsr %rbx,%rbx
-	cmove %r11,%rbx
-	xor $0x3f,%rbx
-	mov $0x3f,%r14d
-	sub %rbx,%r14
+	mov $0xffffffffffffffff,%r11
+	bsr %rbx,%r14
+	cmove %r11,%r14
 	/* 151: let msb_diff = ilog2((addr + fs - 1) ^ addr) */
 	cmp $0x34,%r14
 	jb .Linv_iommu_pages_np_sync.9
@@ -419,9 +392,9 @@ inv_iommu_pages_np_sync:
 	movabs $0x7ffffffffffff000,%r12
 	jmp .Linv_iommu_pages_np_sync.10
 .Linv_iommu_pages_np_sync.9:
-	mov $1,%ebx
 	mov %rcx,%r11
 	mov %r14,%rcx
+	mov $1,%ebx
 	shl %cl,%rbx
 	mov %r11,%rcx
 	xor %r15,%r15
@@ -490,8 +463,7 @@ inv_iommu_pages_np_sync:
 	shl $0x20,%rbx
 	movabs $0x3000000000000000,%r11
 	or %r11,%rbx
-	mov %rsi,%r14
-	add %rax,%r14
+	lea (%rsi,%rax),%r14
 	mov %rbx,(%r14)
 	mov %r12,%rbx
 	and $1,%rbx
@@ -508,20 +480,16 @@ inv_iommu_pages_np_sync:
 	and %r11,%r12
 	shl $0xc,%r12
 	or %r12,%rbx
-	mov %rax,%r12
-	add $8,%r12
-	mov %rsi,%r14
-	add %r12,%r14
+	lea 8(%rax),%r12
+	lea (%rsi,%r12),%r14
 	mov %rbx,(%r14)
 	add $0x10,%rax
 	mov %rax,%rbx
 	and %r10,%rbx
 	mov %rbx,%rax
-	mov %r9,%rbx
-	sub $1,%rbx
+	lea -1(%r9),%rbx
 	mov %rbx,%r9
-	mov %rcx,%rbx
-	add %r13,%rbx
+	lea (%rcx,%r13),%rbx
 	/* 160: addr = addr + fs */
 	mov %rbx,%rcx
 	mov %r8,%rbx
@@ -592,20 +560,16 @@ inv_iommu_pages_np_sync:
 	shl $3,%r8
 	movabs $0x1000000000000001,%r11
 	or %r11,%r8
-	mov %rsi,%rcx
-	add %rax,%rcx
+	lea (%rsi,%rax),%rcx
 	mov %r8,(%rcx)
 	mov 0x50(%rsp),%r8
-	mov %rax,%rcx
-	add $8,%rcx
+	lea 8(%rax),%rcx
 	add %rcx,%rsi
 	mov %r8,(%rsi)
-	mov %rax,%r8
-	add $0x10,%r8
+	lea 0x10(%rax),%r8
 	and %r10,%r8
 	mov %r8,%rax
-	mov %r9,%r10
-	sub $1,%r10
+	lea -1(%r9),%r10
 	mov %r10,%r9
 	/* 164: issue cmdbuf */
 	mov %eax,0x2008(%rdi)
@@ -645,16 +609,16 @@ inv_iommu_pages_np_sync:
 	.type completion_wait,@function
 completion_wait:
 	/* 170: arguments */
+	mov %rcx,%r11
+	mov %rdx,%rcx
+	mov $0x10,%eax
+	shl %cl,%rax
+	mov %r11,%rcx
+	xor %r10,%r10
 	push %rbx
 	push %r12
 	push %r13
 	push %r14
-	mov $0x10,%eax
-	mov %rcx,%r11
-	mov %rdx,%rcx
-	shl %cl,%rax
-	mov %r11,%rcx
-	xor %r10,%r10
 	xor %rbx,%rbx
 	cmp $0x40,%rdx
 	jae .Lcompletion_wait.0
@@ -697,11 +661,11 @@ completion_wait:
 	mov %r13,%rdx
 	jmp .Lcompletion_wait.5
 .Lcompletion_wait.6:
-	mov $0xffffffffffffff92,%rax
 	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx
+	mov $0xffffffffffffff92,%rax
 	ret
 .Lcompletion_wait.7:
 .Lcompletion_wait.4:
@@ -712,19 +676,19 @@ completion_wait:
 	shl $3,%r8
 	movabs $0x1000000000000001,%r11
 	or %r11,%r8
-	mov %rsi,%r12
-	add %rax,%r12
+	lea (%rsi,%rax),%r12
 	mov %r8,(%r12)
-	mov %rax,%r8
-	add $8,%r8
+	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	mov %rax,%r8
-	add $0x10,%r8
+	lea 0x10(%rax),%r8
 	and %rbx,%r8
+	pop %r14
+	pop %r13
+	pop %r12
+	pop %rbx
 	mov %r8,%rax
-	mov %rdx,%r8
-	sub $1,%r8
+	lea -1(%rdx),%r8
 	mov %r8,%rdx
 	/* 172: issue cmdbuf */
 	mov %eax,0x2008(%rdi)
@@ -738,18 +702,10 @@ completion_wait:
 	sub $1,%rax
 	jne .Lcompletion_wait.8
 	mov $0xffffffffffffff92,%rax
-	pop %r14
-	pop %r13
-	pop %r12
-	pop %rbx
 	ret
 .Lcompletion_wait.9:
 	/* 174: return 0 */
 	xor %rax,%rax
-	pop %r14
-	pop %r13
-	pop %r12
-	pop %rbx
 	ret
 	.size completion_wait,.-completion_wait
 	.section .note.GNU-stack,"",@progbits

@@ -4,9 +4,6 @@
 	.globl tlb_inv_range_s1
 	.type tlb_inv_range_s1,@function
 tlb_inv_range_s1:
-	/* 27: arguments */
-	push %rbx
-	push %r12
 	/* 29: value (asid << 0x30) */
 	shl $0x30,%rsi
 	/* 28: range a in iova, size step granule { ... */
@@ -15,15 +12,11 @@ tlb_inv_range_s1:
 	test %r8,%r8
 	jne .Ltlb_inv_range_s1.1
 	mov $0xffffffffffffffea,%rax
-	pop %r12
-	pop %rbx
 	ret
 .Ltlb_inv_range_s1.1:
-	mov %r8,%rax
-	and $0xfff,%rax
+	test $0xfff,%r8
 	jne .Ltlb_inv_range_s1.2
-	mov %rdx,%rax
-	add %rcx,%rax
+	lea (%rdx,%rcx),%rax
 	cmp %rdx,%rax
 	jb .Ltlb_inv_range_s1.2
 	shr $0x3c,%rax
@@ -41,6 +34,8 @@ tlb_inv_range_s1:
 	jae .Ltlb_inv_range_s1.4
 	mov %r8,%rsi
 	shl $2,%rsi
+	push %rbx
+	push %r12
 	mov %rsi,%rbx
 	sub %r8,%rbx
 	mov %rax,%r12
@@ -64,8 +59,9 @@ tlb_inv_range_s1:
 	add %r9,%r10
 	sub %rsi,%r12
 	ja .Ltlb_inv_range_s1.5
-	mov %r12,%rax
-	add %rsi,%rax
+	lea (%r12,%rsi),%rax
+	pop %r12
+	pop %rbx
 	jmp .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
@@ -77,8 +73,6 @@ tlb_inv_range_s1:
 	sub %r8,%rax
 	ja .Ltlb_inv_range_s1.3
 	xor %rax,%rax
-	pop %r12
-	pop %rbx
 	ret
 .Ltlb_inv_range_s1.2:
 .Ltlb_inv_range_s1.7:
@@ -94,18 +88,14 @@ tlb_inv_range_s1:
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %r12
-	pop %rbx
 	ret
 	.size tlb_inv_range_s1,.-tlb_inv_range_s1
 	.p2align 4
 	.globl tlb_sync
 	.type tlb_sync,@function
 tlb_sync:
-	/* 38: value 0xffffffff */
-	mov $0xffffffff,%eax
 	/* 38: cb.tlbsync = 0xffffffff */
-	mov %eax,0x7f0(%rdi)
+	movl $0xffffffff,0x7f0(%rdi)
 	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	mov $0xf4240,%eax
 .Ltlb_sync.0:
@@ -125,8 +115,6 @@ tlb_sync:
 	.globl tlb_inv_walk_s1
 	.type tlb_inv_walk_s1,@function
 tlb_inv_walk_s1:
-	/* 56: arguments */
-	push %rbx
 	/* cover: an empty range invalidates nothing */
 	test %rcx,%rcx
 	je .Ltlb_inv_walk_s1.1
@@ -138,12 +126,10 @@ tlb_inv_walk_s1:
 	/* 59: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
 	xor %rax,%rax
-	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.2:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
-	mov %r8,%rax
-	sub $1,%rax
+	lea -1(%r8),%rax
 	mov %r8,%r10
 	xor %rax,%r10
 	movabs $0xffffffffffffff,%r11
@@ -170,14 +156,11 @@ tlb_inv_walk_s1:
 	test %r8,%r8
 	jne .Ltlb_inv_walk_s1.9
 	mov $0xffffffffffffffea,%rax
-	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.9:
-	mov %r8,%rax
-	and $0xfff,%rax
+	test $0xfff,%r8
 	jne .Ltlb_inv_walk_s1.10
-	mov %rdx,%rax
-	add %rcx,%rax
+	lea (%rdx,%rcx),%rax
 	cmp %rdx,%rax
 	jb .Ltlb_inv_walk_s1.10
 	shr $0x3c,%rax
@@ -197,6 +180,7 @@ tlb_inv_walk_s1:
 	shl $2,%rcx
 	mov %rcx,%rdx
 	sub %r8,%rdx
+	push %rbx
 	mov %rax,%rbx
 	sub %rdx,%rbx
 .Ltlb_inv_walk_s1.13:
@@ -218,8 +202,8 @@ tlb_inv_walk_s1:
 	add %r10,%r9
 	sub %rcx,%rbx
 	ja .Ltlb_inv_walk_s1.13
-	mov %rbx,%rax
-	add %rcx,%rax
+	lea (%rbx,%rcx),%rax
+	pop %rbx
 	jmp .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
@@ -231,7 +215,6 @@ tlb_inv_walk_s1:
 	sub %r8,%rax
 	ja .Ltlb_inv_walk_s1.11
 	xor %rax,%rax
-	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.10:
 .Ltlb_inv_walk_s1.15:
@@ -246,26 +229,22 @@ tlb_inv_walk_s1:
 	ja .Ltlb_inv_walk_s1.15
 .Ltlb_inv_walk_s1.8:
 	xor %rax,%rax
-	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.6:
 	/* 59: cb.tlbiasid = asid */
 	mov %esi,0x610(%rdi)
 .Ltlb_inv_walk_s1.7:
 	xor %rax,%rax
-	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.4:
 	/* 57: cover iova, size with s1 auto { ... */
 	mov $0xffffffffffffffea,%rax
-	pop %rbx
 	ret
 .Ltlb_inv_walk_s1.5:
 .Ltlb_inv_walk_s1.3:
 .Ltlb_inv_walk_s1.1:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %rbx
 	ret
 	.size tlb_inv_walk_s1,.-tlb_inv_walk_s1
 	.p2align 4
@@ -282,12 +261,7 @@ tlb_inv_context_s1:
 	.globl tlb_inv_walk_s1_flag
 	.type tlb_inv_walk_s1_flag,@function
 tlb_inv_walk_s1_flag:
-	/* 74: arguments */
-	push %rbx
-	push %r12
-	push %r13
 	/* 82: value 0xffffffff */
-	mov $0xffffffff,%eax
 	test %r9,%r9
 	je .Ltlb_inv_walk_s1_flag.0
 	/* 76: cb.tlbiasid = asid */
@@ -302,16 +276,11 @@ tlb_inv_walk_s1_flag:
 	test %r8,%r8
 	jne .Ltlb_inv_walk_s1_flag.3
 	mov $0xffffffffffffffea,%rax
-	pop %r13
-	pop %r12
-	pop %rbx
 	ret
 .Ltlb_inv_walk_s1_flag.3:
-	mov %r8,%r10
-	and $0xfff,%r10
+	test $0xfff,%r8
 	jne .Ltlb_inv_walk_s1_flag.4
-	mov %rdx,%r10
-	add %rcx,%r10
+	lea (%rdx,%rcx),%r10
 	cmp %rdx,%r10
 	jb .Ltlb_inv_walk_s1_flag.4
 	shr $0x3c,%r10
@@ -323,6 +292,9 @@ tlb_inv_walk_s1_flag:
 	or %rsi,%r9
 	mov %r8,%rsi
 	shr $0xc,%rsi
+	push %rbx
+	push %r12
+	push %r13
 	mov %r10,%rbx
 	shr $2,%rbx
 	cmp %rbx,%r8
@@ -352,10 +324,15 @@ tlb_inv_walk_s1_flag:
 	add %rsi,%r9
 	sub %rbx,%r13
 	ja .Ltlb_inv_walk_s1_flag.7
-	mov %r13,%r10
-	add %rbx,%r10
+	lea (%r13,%rbx),%r10
+	pop %r13
+	pop %r12
+	pop %rbx
 	jmp .Ltlb_inv_walk_s1_flag.8
 .Ltlb_inv_walk_s1_flag.6:
+	pop %r13
+	pop %r12
+	pop %rbx
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
 	mov %r9,0x600(%rdi)
@@ -379,7 +356,7 @@ tlb_inv_walk_s1_flag:
 .Ltlb_inv_walk_s1_flag.2:
 .Ltlb_inv_walk_s1_flag.1:
 	/* 82: cb.tlbsync = 0xffffffff */
-	mov %eax,0x7f0(%rdi)
+	movl $0xffffffff,0x7f0(%rdi)
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	mov $0xf4240,%eax
 .Ltlb_inv_walk_s1_flag.10:
@@ -389,16 +366,10 @@ tlb_inv_walk_s1_flag:
 	sub $1,%rax
 	jne .Ltlb_inv_walk_s1_flag.10
 	mov $0xffffffffffffff92,%rax
-	pop %r13
-	pop %r12
-	pop %rbx
 	ret
 .Ltlb_inv_walk_s1_flag.11:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %r13
-	pop %r12
-	pop %rbx
 	ret
 	.size tlb_inv_walk_s1_flag,.-tlb_inv_walk_s1_flag
 	.section .note.GNU-stack,"",@progbits

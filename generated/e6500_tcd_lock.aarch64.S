@@ -5,32 +5,26 @@
 	.globl tcd_lock
 	.type tcd_lock,%function
 tcd_lock:
-	/* 25: arguments */
-	cmp x1, #0xff
-	b.lo .Ltcd_lock.1
-	/* 26: acquire lock = cpu + 1 held 1 */
-	movn x0, #0x15
-	ret
-.Ltcd_lock.1:
+	/* 34: acquire lock = cpu + 1 held 1 */
 	add x1, x1, #1
-.Ltcd_lock.2:
+.Ltcd_lock.0:
 	ldaxrb w9, [x0]
-	cbnz x9, .Ltcd_lock.3
+	cbnz x9, .Ltcd_lock.1
 	stxrb w16, w1, [x0]
-	cbnz x16, .Ltcd_lock.2
-.Ltcd_lock.4:
+	cbnz x16, .Ltcd_lock.0
+.Ltcd_lock.2:
 	/* end of sequence */
 	movz x0, #0
 	ret
-.Ltcd_lock.3:
-	/* 26: acquire lock = cpu + 1 held 1 */
+.Ltcd_lock.1:
+	/* 34: acquire lock = cpu + 1 held 1 */
 	cmp x9, x1
-	b.eq .Ltcd_lock.6
-.Ltcd_lock.5:
+	b.eq .Ltcd_lock.4
+.Ltcd_lock.3:
 	ldrb w9, [x0]
-	cbnz x9, .Ltcd_lock.5
-	b .Ltcd_lock.2
-.Ltcd_lock.6:
+	cbnz x9, .Ltcd_lock.3
+	b .Ltcd_lock.0
+.Ltcd_lock.4:
 	movz x0, #1
 	ret
 	.size tcd_lock,.-tcd_lock
@@ -38,7 +32,7 @@ tcd_lock:
 	.globl tcd_unlock
 	.type tcd_unlock,%function
 tcd_unlock:
-	/* 32: release lock if token == 0 */
+	/* 40: release lock if token == 0 */
 	cbnz x1, .Ltcd_unlock.0
 	movz x9, #0
 	stlrb w9, [x0]
@@ -50,54 +44,45 @@ tcd_unlock:
 	.globl tcd_next_esel
 	.type tcd_next_esel,%function
 tcd_next_esel:
-	/* 46: arguments */
-	cmp x2, #0xff
-	b.lo .Ltcd_next_esel.1
-	/* 47: acquire tcd[0] = cpu + 1 */
-	movn x0, #0x15
-	ret
-.Ltcd_next_esel.1:
+	/* 53: acquire tcd[0] = cpu + 1 */
 	add x2, x2, #1
-.Ltcd_next_esel.2:
+.Ltcd_next_esel.0:
 	ldaxrb w9, [x0]
-	cbnz x9, .Ltcd_next_esel.3
+	cbnz x9, .Ltcd_next_esel.1
 	stxrb w16, w2, [x0]
-	cbnz x16, .Ltcd_next_esel.2
-.Ltcd_next_esel.4:
-	/* 48: tcd[1] */
+	cbnz x16, .Ltcd_next_esel.0
+.Ltcd_next_esel.2:
+	/* 54: tcd[1] */
 	ldrb w9, [x0, #1]
-	/* 48: mas0[0] = 0x10000000 | tcd[1] << 16 */
+	/* 54: mas0[0] = 0x10000000 | tcd[1] << 16 */
 	lsl x10, x9, #16
 	orr x10, x10, #0x10000000
 	str w10, [x1]
-	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
+	/* 55: mas0[4] = 0x10000000 | tcd[1] << 16 */
 	str w10, [x1, #4]
-	/* 50: tcd[3] */
-	ldrb w10, [x0, #3]
-	/* 50: tcd[2] */
-	ldrb w11, [x0, #2]
-	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
+	/* 56: tcd[2] */
+	ldrb w10, [x0, #2]
+	/* 56: tcd[3] */
+	ldrb w11, [x0, #3]
+	/* 56: tcd[1] = select(tcd[1] + 1 == tcd[2], tcd[3], tcd[1] + 1) */
 	add x9, x9, #1
-	eor x12, x9, x10
-	movz x10, #0
-	eor x13, x9, x11
-	sub x13, x13, #1
-	lsr x13, x13, #63
-	sub x11, x10, x13
-	and x12, x12, x11
-	eor x9, x9, x12
-	strb w9, [x0, #1]
-	/* 51: release tcd[0] */
-	stlrb w10, [x0]
-.Ltcd_next_esel.8:
+	cmp x9, x10
+	b.eq .Ltcd_next_esel.6
+	mov x11, x9
+.Ltcd_next_esel.6:
+	strb w11, [x0, #1]
+	/* 57: release tcd[0] */
+	movz x9, #0
+	stlrb w9, [x0]
+.Ltcd_next_esel.7:
 	/* end of sequence */
 	movz x0, #0
 	ret
+.Ltcd_next_esel.1:
 .Ltcd_next_esel.3:
-.Ltcd_next_esel.5:
-	/* 47: acquire tcd[0] = cpu + 1 */
+	/* 53: acquire tcd[0] = cpu + 1 */
 	ldrb w9, [x0]
-	cbnz x9, .Ltcd_next_esel.5
-	b .Ltcd_next_esel.2
+	cbnz x9, .Ltcd_next_esel.3
+	b .Ltcd_next_esel.0
 	.size tcd_next_esel,.-tcd_next_esel
 	.section .note.GNU-stack,"",%progbits

@@ -14,11 +14,11 @@
 extern "C" {
 #endif
 
-/* tcd_lock: returns 0; 1 when the lock is already held by this owner (not taken: do not release it); -22 (-EINVAL) when the lock owner does not fit the lock (or is 0) */
+/* tcd_lock: the caller guarantees cpu < 255 (not checked); returns 0; 1 when the lock is already held by this owner (not taken: do not release it) */
 long tcd_lock(unsigned char *lock, unsigned long cpu);
 /* tcd_unlock: returns nothing */
 void tcd_unlock(unsigned char *lock, long token);
-/* tcd_next_esel: returns 0; -22 (-EINVAL) when the lock owner does not fit the lock (or is 0) */
+/* tcd_next_esel: the caller guarantees cpu < 255 (not checked); returns 0 */
 long tcd_next_esel(unsigned char *__restrict tcd, unsigned int *__restrict mas0, unsigned long cpu);
 
 #ifdef __cplusplus

@@ -10,35 +10,29 @@ tcd_lock:
 	.type tcd_lock,@function
 	.p2align 4
 .tcd_lock:
-	/* 25: arguments */
-	cmpldi 7,%r4,255
-	blt 7,.Ltcd_lock.1
-	/* 26: acquire lock = cpu + 1 held 1 */
-	li %r3,-22
-	blr
-.Ltcd_lock.1:
+	/* 34: acquire lock = cpu + 1 held 1 */
 	addi %r4,%r4,1
-.Ltcd_lock.2:
+.Ltcd_lock.0:
 	lbarx %r11,0,%r3
 	cmpdi 7,%r11,0
-	bne 7,.Ltcd_lock.3
+	bne 7,.Ltcd_lock.1
 	stbcx. %r4,0,%r3
-	bne 0,.Ltcd_lock.2
+	bne 0,.Ltcd_lock.0
 	isync
-.Ltcd_lock.4:
+.Ltcd_lock.2:
 	/* end of sequence */
 	li %r3,0
 	blr
-.Ltcd_lock.3:
-	/* 26: acquire lock = cpu + 1 held 1 */
+.Ltcd_lock.1:
+	/* 34: acquire lock = cpu + 1 held 1 */
 	cmpld 7,%r11,%r4
-	beq 7,.Ltcd_lock.6
-.Ltcd_lock.5:
+	beq 7,.Ltcd_lock.4
+.Ltcd_lock.3:
 	lbz %r11,0(%r3)
 	cmpdi 7,%r11,0
-	bne 7,.Ltcd_lock.5
-	b .Ltcd_lock.2
-.Ltcd_lock.6:
+	bne 7,.Ltcd_lock.3
+	b .Ltcd_lock.0
+.Ltcd_lock.4:
 	li %r3,1
 	blr
 	.size tcd_lock,.-.tcd_lock
@@ -51,7 +45,7 @@ tcd_unlock:
 	.type tcd_unlock,@function
 	.p2align 4
 .tcd_unlock:
-	/* 32: release lock if token == 0 */
+	/* 40: release lock if token == 0 */
 	cmpdi 7,%r4,0
 	bne 7,.Ltcd_unlock.0
 	li %r11,0
@@ -70,58 +64,49 @@ tcd_next_esel:
 	.type tcd_next_esel,@function
 	.p2align 4
 .tcd_next_esel:
-	/* 46: arguments */
-	cmpldi 7,%r5,255
-	blt 7,.Ltcd_next_esel.1
-	/* 47: acquire tcd[0] = cpu + 1 */
-	li %r3,-22
-	blr
-.Ltcd_next_esel.1:
+	/* 53: acquire tcd[0] = cpu + 1 */
 	addi %r5,%r5,1
-.Ltcd_next_esel.2:
+.Ltcd_next_esel.0:
 	lbarx %r11,0,%r3
 	cmpdi 7,%r11,0
-	bne 7,.Ltcd_next_esel.3
+	bne 7,.Ltcd_next_esel.1
 	stbcx. %r5,0,%r3
-	bne 0,.Ltcd_next_esel.2
+	bne 0,.Ltcd_next_esel.0
 	isync
-.Ltcd_next_esel.4:
-	/* 48: tcd[1] */
+.Ltcd_next_esel.2:
+	/* 54: tcd[1] */
 	lbz %r11,1(%r3)
-	/* 48: mas0[0] = 0x10000000 | tcd[1] << 16 */
+	/* 54: mas0[0] = 0x10000000 | tcd[1] << 16 */
 	rldicr %r12,%r11,16,47
 	oris %r12,%r12,4096
 	stw %r12,0(%r4)
-	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
+	/* 55: mas0[4] = 0x10000000 | tcd[1] << 16 */
 	stw %r12,4(%r4)
-	/* 50: tcd[3] */
-	lbz %r12,3(%r3)
-	/* 50: tcd[2] */
-	lbz %r10,2(%r3)
-	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
+	/* 56: tcd[2] */
+	lbz %r12,2(%r3)
+	/* 56: tcd[3] */
+	lbz %r10,3(%r3)
+	/* 56: tcd[1] = select(tcd[1] + 1 == tcd[2], tcd[3], tcd[1] + 1) */
 	addi %r11,%r11,1
-	xor %r9,%r11,%r12
-	li %r12,0
-	xor %r8,%r11,%r10
-	addi %r8,%r8,-1
-	rldicl %r8,%r8,1,63
-	subf %r10,%r8,%r12
-	and %r9,%r9,%r10
-	xor %r11,%r11,%r9
-	stb %r11,1(%r3)
-	/* 51: release tcd[0] */
+	cmpld 7,%r11,%r12
+	beq 7,.Ltcd_next_esel.6
+	mr %r10,%r11
+.Ltcd_next_esel.6:
+	stb %r10,1(%r3)
+	/* 57: release tcd[0] */
+	li %r11,0
 	eieio
-	stb %r12,0(%r3)
-.Ltcd_next_esel.8:
+	stb %r11,0(%r3)
+.Ltcd_next_esel.7:
 	/* end of sequence */
 	li %r3,0
 	blr
+.Ltcd_next_esel.1:
 .Ltcd_next_esel.3:
-.Ltcd_next_esel.5:
-	/* 47: acquire tcd[0] = cpu + 1 */
+	/* 53: acquire tcd[0] = cpu + 1 */
 	lbz %r11,0(%r3)
 	cmpdi 7,%r11,0
-	bne 7,.Ltcd_next_esel.5
-	b .Ltcd_next_esel.2
+	bne 7,.Ltcd_next_esel.3
+	b .Ltcd_next_esel.0
 	.size tcd_next_esel,.-.tcd_next_esel
 	.section .note.GNU-stack,"",@progbits

@@ -4,35 +4,29 @@
 	.globl tcd_lock
 	.type tcd_lock,@function
 tcd_lock:
-	/* 25: arguments */
-	cmp $0xff,%rsi
-	jb .Ltcd_lock.1
-	/* 26: acquire lock = cpu + 1 held 1 */
-	mov $0xffffffffffffffea,%rax
-	ret
-.Ltcd_lock.1:
+	/* 34: acquire lock = cpu + 1 held 1 */
 	add $1,%rsi
-.Ltcd_lock.2:
+.Ltcd_lock.0:
 	movzbl (%rdi),%eax
 	test %rax,%rax
-	jne .Ltcd_lock.3
+	jne .Ltcd_lock.1
 	lock; cmpxchg %sil,(%rdi)
-	jne .Ltcd_lock.2
-.Ltcd_lock.4:
+	jne .Ltcd_lock.0
+.Ltcd_lock.2:
 	/* end of sequence */
 	xor %rax,%rax
 	ret
-.Ltcd_lock.3:
-	/* 26: acquire lock = cpu + 1 held 1 */
+.Ltcd_lock.1:
+	/* 34: acquire lock = cpu + 1 held 1 */
 	cmp %rsi,%rax
-	je .Ltcd_lock.6
-.Ltcd_lock.5:
+	je .Ltcd_lock.4
+.Ltcd_lock.3:
 	pause
 	movzbl (%rdi),%eax
 	test %rax,%rax
-	jne .Ltcd_lock.5
-	jmp .Ltcd_lock.2
-.Ltcd_lock.6:
+	jne .Ltcd_lock.3
+	jmp .Ltcd_lock.0
+.Ltcd_lock.4:
 	mov $1,%eax
 	ret
 	.size tcd_lock,.-tcd_lock
@@ -40,11 +34,10 @@ tcd_lock:
 	.globl tcd_unlock
 	.type tcd_unlock,@function
 tcd_unlock:
-	/* 32: release lock if token == 0 */
+	/* 40: release lock if token == 0 */
 	test %rsi,%rsi
 	jne .Ltcd_unlock.0
-	xor %rax,%rax
-	mov %al,(%rdi)
+	movb $0,(%rdi)
 .Ltcd_unlock.0:
 	/* end of sequence */
 	ret
@@ -53,61 +46,48 @@ tcd_unlock:
 	.globl tcd_next_esel
 	.type tcd_next_esel,@function
 tcd_next_esel:
-	/* 46: arguments */
-	cmp $0xff,%rdx
-	jb .Ltcd_next_esel.1
-	/* 47: acquire tcd[0] = cpu + 1 */
-	mov $0xffffffffffffffea,%rax
-	ret
-.Ltcd_next_esel.1:
+	/* 53: acquire tcd[0] = cpu + 1 */
 	add $1,%rdx
-.Ltcd_next_esel.2:
+.Ltcd_next_esel.0:
 	movzbl (%rdi),%eax
 	test %rax,%rax
-	jne .Ltcd_next_esel.3
+	jne .Ltcd_next_esel.1
 	lock; cmpxchg %dl,(%rdi)
-	jne .Ltcd_next_esel.2
-.Ltcd_next_esel.4:
-	/* 48: tcd[1] */
+	jne .Ltcd_next_esel.0
+.Ltcd_next_esel.2:
+	/* 54: tcd[1] */
 	movzbl 1(%rdi),%eax
-	/* 48: mas0[0] = 0x10000000 | tcd[1] << 16 */
+	/* 54: mas0[0] = 0x10000000 | tcd[1] << 16 */
 	mov %rax,%r10
 	shl $0x10,%r10
 	or $0x10000000,%r10
 	mov %r10d,(%rsi)
-	/* 49: mas0[4] = 0x10000000 | tcd[1] << 16 */
+	/* 55: mas0[4] = 0x10000000 | tcd[1] << 16 */
 	mov %r10d,4(%rsi)
-	/* 50: tcd[3] */
-	movzbl 3(%rdi),%r10d
-	/* 50: tcd[2] */
-	movzbl 2(%rdi),%r9d
-	/* 50: tcd[1] = (tcd[1] + 1) ^ (((tcd[1] + 1) ^ tcd[3]) & -((((tcd[ ... */
+	/* 56: tcd[2] */
+	movzbl 2(%rdi),%r10d
+	/* 56: tcd[3] */
+	movzbl 3(%rdi),%r9d
+	/* 56: tcd[1] = select(tcd[1] + 1 == tcd[2], tcd[3], tcd[1] + 1) */
 	add $1,%rax
-	mov %rax,%r8
-	xor %r10,%r8
-	xor %r10,%r10
-	mov %rax,%rcx
-	xor %r9,%rcx
-	sub $1,%rcx
-	shr $0x3f,%rcx
-	mov %r10,%r9
-	sub %rcx,%r9
-	and %r9,%r8
-	xor %r8,%rax
-	mov %al,1(%rdi)
-	/* 51: release tcd[0] */
-	mov %r10b,(%rdi)
-.Ltcd_next_esel.8:
+	cmp %r10,%rax
+	je .Ltcd_next_esel.6
+	mov %rax,%r9
+.Ltcd_next_esel.6:
+	mov %r9b,1(%rdi)
+	/* 57: release tcd[0] */
+	movb $0,(%rdi)
+.Ltcd_next_esel.7:
 	/* end of sequence */
 	xor %rax,%rax
 	ret
+.Ltcd_next_esel.1:
 .Ltcd_next_esel.3:
-.Ltcd_next_esel.5:
-	/* 47: acquire tcd[0] = cpu + 1 */
+	/* 53: acquire tcd[0] = cpu + 1 */
 	pause
 	movzbl (%rdi),%eax
 	test %rax,%rax
-	jne .Ltcd_next_esel.5
-	jmp .Ltcd_next_esel.2
+	jne .Ltcd_next_esel.3
+	jmp .Ltcd_next_esel.0
 	.size tcd_next_esel,.-tcd_next_esel
 	.section .note.GNU-stack,"",@progbits

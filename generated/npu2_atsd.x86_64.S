@@ -118,8 +118,6 @@ invalidate_pid:
 	.globl invalidate_range
 	.type invalidate_range,@function
 invalidate_range:
-	/* 58: arguments */
-	push %rbx
 	/* cover: an empty range invalidates nothing */
 	test %r8,%r8
 	je .Linvalidate_range.1
@@ -141,6 +139,7 @@ invalidate_range:
 	shl $3,%r10
 	add %rdi,%r10
 	mov %rdi,%r9
+	push %rbx
 .Linvalidate_range.4:
 	mov (%r9),%rbx
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
@@ -151,12 +150,12 @@ invalidate_range:
 	add $8,%r9
 	cmp %r10,%r9
 	jne .Linvalidate_range.4
+	pop %rbx
 .Linvalidate_range.5:
 	jmp .Linvalidate_range.3
 .Linvalidate_range.2:
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x10000 bytes) */
-	mov %rcx,%rax
-	add %r8,%rax
+	lea (%rcx,%r8),%rax
 	sub $1,%rax
 	mov %rcx,%r10
 	xor %rax,%r10
@@ -178,6 +177,7 @@ invalidate_range:
 	shl $3,%r8
 	add %rdi,%r8
 	mov %rdi,%r10
+	push %rbx
 .Linvalidate_range.8:
 	mov (%r10),%rbx
 	/* 61: npu.ava = $addr */
@@ -192,6 +192,7 @@ invalidate_range:
 	add $8,%r10
 	cmp %r8,%r10
 	jne .Linvalidate_range.8
+	pop %rbx
 .Linvalidate_range.9:
 	jmp .Linvalidate_range.7
 .Linvalidate_range.6:
@@ -214,6 +215,7 @@ invalidate_range:
 	shl $3,%r8
 	add %rdi,%r8
 	mov %rdi,%r10
+	push %rbx
 .Linvalidate_range.12:
 	mov (%r10),%rbx
 	/* 61: npu.ava = $addr */
@@ -228,6 +230,7 @@ invalidate_range:
 	add $8,%r10
 	cmp %r8,%r10
 	jne .Linvalidate_range.12
+	pop %rbx
 .Linvalidate_range.13:
 	jmp .Linvalidate_range.11
 .Linvalidate_range.10:
@@ -310,7 +313,6 @@ invalidate_range:
 	sub $1,%r10
 	jne .Linvalidate_range.22
 	mov $0xffffffffffffff92,%rax
-	pop %rbx
 	ret
 .Linvalidate_range.23:
 	/* 65: each npu */
@@ -320,7 +322,6 @@ invalidate_range:
 .Linvalidate_range.21:
 	/* end of sequence */
 	xor %rax,%rax
-	pop %rbx
 	ret
 	.size invalidate_range,.-invalidate_range
 	.p2align 4

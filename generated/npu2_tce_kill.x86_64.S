@@ -23,8 +23,7 @@ tce_kill:
 	ret
 .Ltce_kill.2:
 	/* cover: a run-time granule size must be a usable power of two, else -22 */
-	mov %r8,%rax
-	sub $1,%rax
+	lea -1(%r8),%rax
 	mov %r8,%r10
 	xor %rax,%r10
 	movabs $0x1ffffffffffffff,%r11
@@ -55,8 +54,7 @@ tce_kill:
 	mov $0xffffffffffffffea,%rax
 	ret
 .Ltce_kill.9:
-	mov %rdx,%rax
-	add %rcx,%rax
+	lea (%rdx,%rcx),%rax
 	cmp %rdx,%rax
 	jb .Ltce_kill.10
 	shr $0x38,%rax
@@ -105,8 +103,7 @@ tce_kill:
 	add %r8,%r9
 	sub %r10,%rdx
 	ja .Ltce_kill.13
-	mov %rdx,%rax
-	add %r10,%rax
+	lea (%rdx,%r10),%rax
 	jmp .Ltce_kill.14
 .Ltce_kill.12:
 .Ltce_kill.11:

@@ -69,8 +69,6 @@ iotlb_flush_domain:
 	.type iotlb_flush_range,@function
 iotlb_flush_range:
 	/* 53: arguments */
-	push %rbx
-	push %r12
 	xor %rax,%rax
 	test %rdx,%rdx
 	jne .Liotlb_flush_range.0
@@ -90,55 +88,46 @@ iotlb_flush_range:
 	add $0xfff,%r9
 	shr $0xc,%r9
 	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
-	mov %r9,%rcx
-	sub $1,%rcx
-	mov $0x7f,%r11d
-	bsr %rcx,%rcx
-	cmove %r11,%rcx
-	xor $0x3f,%rcx
-	mov $0x40,%r10d
-	sub %rcx,%r10
-	mov $1,%ecx
-	mov %rcx,%r11
+	lea -1(%r9),%rcx
+	mov $0xffffffffffffffff,%r11
+	bsr %rcx,%r10
+	cmove %r11,%r10
+	add $1,%r10
+	mov $1,%r11d
 	mov %r10,%rcx
 	shl %cl,%r11
 	mov %r11,%rcx
+	push %rbx
+	push %r12
 	xor %rbx,%rbx
 	cmp $0x40,%r10
 	jae .Liotlb_flush_range.3
 	mov %rcx,%rbx
 .Liotlb_flush_range.3:
 	/* 60: let aligned = roundup_pow2(pages) */
-	mov $0x7f,%r11d
-	bsr %rbx,%rcx
-	cmove %r11,%rcx
-	xor $0x3f,%rcx
-	mov $0x3f,%r10d
-	mov %r10,%r12
-	sub %rcx,%r12
+	mov $0xffffffffffffffff,%r11
+	bsr %rbx,%r12
+	cmove %r11,%r12
 	/* 61: mask = ilog2(aligned) */
 	mov %r12,%r10
 	sub $1,%rbx
 	mov %rdx,%rcx
 	shr $0xc,%rcx
-	mov %rbx,%r12
-	and %rcx,%r12
-	je .Liotlb_flush_range.5
-	mov %rcx,%r10
-	add %r9,%r10
-	mov %r10,%r9
-	sub $1,%r9
+	test %rcx,%rbx
+	je .Liotlb_flush_range.16
+	lea (%rcx,%r9),%r10
+	lea -1(%r10),%r9
 	xor %r9,%rcx
 	not %rcx
 	not %rbx
 	and %rbx,%rcx
+	pop %r12
+	pop %rbx
 	/* 66: mask = 52 */
 	mov $0x34,%r10d
 	test %rcx,%rcx
 	je .Liotlb_flush_range.7
-	mov $0x40,%r11d
 	bsf %rcx,%rcx
-	cmove %r11,%rcx
 	/* 68: mask = ctz(shared) */
 	mov %rcx,%r10
 .Liotlb_flush_range.7:
@@ -170,11 +159,9 @@ iotlb_flush_range:
 	mov %rax,8(%rdi)
 	jmp .Liotlb_flush_range.9
 .Liotlb_flush_range.8:
-	mov $0x1000,%eax
-	mov %rcx,%r11
 	mov %r10,%rcx
+	mov $0x1000,%eax
 	shl %cl,%rax
-	mov %r11,%rcx
 	xor %r8,%r8
 	cmp $0x40,%r10
 	jae .Liotlb_flush_range.11
@@ -205,14 +192,14 @@ iotlb_flush_range:
 	sub $1,%rax
 	jne .Liotlb_flush_range.14
 	mov $0xffffffffffffff92,%rax
-	pop %r12
-	pop %rbx
 	ret
 .Liotlb_flush_range.15:
 	/* end of sequence */
 	xor %rax,%rax
+	ret
+.Liotlb_flush_range.16:
 	pop %r12
 	pop %rbx
-	ret
+	jmp .Liotlb_flush_range.5
 	.size iotlb_flush_range,.-iotlb_flush_range
 	.section .note.GNU-stack,"",@progbits

@@ -10,9 +10,9 @@ qi_flush_iotlb:
 	push %r13
 	push %r14
 	push %r15
-	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
+	mov $0x10,%eax
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
@@ -41,17 +41,14 @@ qi_flush_iotlb:
 	add $0xfff,%r13
 	shr $0xc,%r13
 	/* 102: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
-	mov %r13,%r9
-	sub $1,%r9
-	mov $0x7f,%r11d
-	bsr %r9,%r9
-	cmove %r11,%r9
-	xor $0x3f,%r9
-	mov $0x40,%r14d
-	sub %r9,%r14
-	mov $1,%r9d
+	lea -1(%r13),%r9
+	mov $0xffffffffffffffff,%r11
+	bsr %r9,%r14
+	cmove %r11,%r14
+	add $1,%r14
 	mov %rcx,%r11
 	mov %r14,%rcx
+	mov $1,%r9d
 	shl %cl,%r9
 	mov %r11,%rcx
 	xor %r15,%r15
@@ -60,22 +57,17 @@ qi_flush_iotlb:
 	mov %r9,%r15
 .Lqi_flush_iotlb.4:
 	/* 103: let aligned = roundup_pow2(pages) */
-	mov $0x7f,%r11d
-	bsr %r15,%r9
-	cmove %r11,%r9
-	xor $0x3f,%r9
-	mov $0x3f,%r14d
-	sub %r9,%r14
+	mov $0xffffffffffffffff,%r11
+	bsr %r15,%r14
+	cmove %r11,%r14
 	/* 104: mask = ilog2(aligned) */
 	mov %r14,%r12
 	sub $1,%r15
 	mov %r8,%r9
 	shr $0xc,%r9
-	mov %r15,%r14
-	and %r9,%r14
+	test %r9,%r15
 	je .Lqi_flush_iotlb.6
-	mov %r9,%r14
-	add %r13,%r14
+	lea (%r9,%r13),%r14
 	sub $1,%r14
 	xor %r14,%r9
 	not %r9
@@ -85,9 +77,7 @@ qi_flush_iotlb:
 	mov $0x34,%r12d
 	test %r9,%r9
 	je .Lqi_flush_iotlb.8
-	mov $0x40,%r11d
 	bsf %r9,%r9
-	cmove %r11,%r9
 	/* 111: mask = ctz(shared) */
 	mov %r9,%r12
 .Lqi_flush_iotlb.8:
@@ -164,20 +154,16 @@ qi_flush_iotlb:
 	mov %rcx,%r13
 	shl $0x10,%r13
 	or %r13,%r9
-	mov %rsi,%r13
-	add %rax,%r13
+	lea (%rsi,%rax),%r13
 	mov %r9,(%r13)
-	mov %rax,%r9
-	add $8,%r9
-	mov %rsi,%r13
-	add %r9,%r13
+	lea 8(%rax),%r9
+	lea (%rsi,%r9),%r13
 	mov %r10,(%r13)
 	add $0x10,%rax
 	mov %rax,%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	jmp .Lqi_flush_iotlb.10
 .Lqi_flush_iotlb.9:
@@ -237,8 +223,7 @@ qi_flush_iotlb:
 	and $0xffff,%rcx
 	shl $0x10,%rcx
 	or %rcx,%r13
-	mov %rsi,%rcx
-	add %rax,%rcx
+	lea (%rsi,%rax),%rcx
 	mov %r13,(%rcx)
 	mov %r12,%rcx
 	and $0x3f,%rcx
@@ -263,17 +248,13 @@ qi_flush_iotlb:
 	and %r11,%r8
 	shl $0xc,%r8
 	or %r8,%rcx
-	mov %rax,%r9
-	add $8,%r9
-	mov %rsi,%r8
-	add %r9,%r8
+	lea 8(%rax),%r9
+	lea (%rsi,%r9),%r8
 	mov %rcx,(%r8)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 .Lqi_flush_iotlb.10:
 	test %rdx,%rdx
@@ -321,24 +302,20 @@ qi_flush_iotlb:
 .Lqi_flush_iotlb.30:
 .Lqi_flush_iotlb.28:
 	movabs $0x200000025,%r9
-	mov %rsi,%r8
-	add %rax,%r8
+	lea (%rsi,%rax),%r8
 	mov %r9,(%r8)
 	mov 0x48(%rsp),%r9
 	shr $2,%r9
 	movabs $0x3fffffffffffffff,%r11
 	and %r11,%r9
 	shl $2,%r9
-	mov %rax,%r8
-	add $8,%r8
+	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	/* 127: issue qi */
 	mov %eax,0x88(%rdi)
@@ -378,9 +355,9 @@ qi_flush_context:
 	push %r12
 	push %r13
 	push %r14
-	mov $0x10,%eax
 	mov %rcx,%r11
 	mov %rdx,%rcx
+	mov $0x10,%eax
 	shl %cl,%rax
 	mov %r11,%rcx
 	xor %r10,%r10
@@ -395,9 +372,8 @@ qi_flush_context:
 	and %rbx,%rax
 	xor %rdx,%rdx
 	/* 137: status[0] = 1 */
-	mov $1,%r12d
 	mov 0x30(%rsp),%r13
-	mov %r12d,(%r13)
+	movl $1,(%r13)
 	test %rdx,%rdx
 	jne .Lqi_flush_context.2
 	/* 138: enqueue qi cc_desc { gran: gran, did: did, sid: sid, fm: fm  ... */
@@ -453,20 +429,15 @@ qi_flush_context:
 	and $3,%r9
 	shl $0x30,%r9
 	or %r9,%r12
-	mov %rsi,%r9
-	add %rax,%r9
+	lea (%rsi,%rax),%r9
 	mov %r12,(%r9)
-	mov %rax,%r9
-	add $8,%r9
-	mov %rsi,%r8
-	add %r9,%r8
+	lea 8(%rax),%r9
+	lea (%rsi,%r9),%r8
 	mov %r10,(%r8)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	test %rdx,%rdx
 	jne .Lqi_flush_context.9
@@ -512,24 +483,20 @@ qi_flush_context:
 .Lqi_flush_context.11:
 .Lqi_flush_context.9:
 	movabs $0x200000025,%r9
-	mov %rsi,%r8
-	add %rax,%r8
+	lea (%rsi,%rax),%r8
 	mov %r9,(%r8)
 	mov 0x38(%rsp),%r9
 	shr $2,%r9
 	movabs $0x3fffffffffffffff,%r11
 	and %r11,%r9
 	shl $2,%r9
-	mov %rax,%r8
-	add $8,%r8
+	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	mov %rax,%r9
-	add $0x10,%r9
+	lea 0x10(%rax),%r9
 	and %rbx,%r9
 	mov %r9,%rax
-	mov %rdx,%r9
-	sub $1,%r9
+	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	/* 140: issue qi */
 	mov %eax,0x88(%rdi)

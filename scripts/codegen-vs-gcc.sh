@@ -8,7 +8,8 @@
 # Summed per sequence scenario over the cases where both sides agree.
 # "bound" is a lower bound on any implementation's count: one instruction
 # per device or memory access, invalidation, barrier and return the
-# generated run made (loop tests not counted); "/bound" is ours over it
+# generated run made, and one loop test per trip back to a loop's top
+# (no arithmetic, no loop's exit test); "/bound" is ours over it
 # (issue 40's goal: at most 1.5).
 #   scripts/codegen-vs-gcc.sh            # the table, one row per scenario
 # The generated side is pinned in tests/codegen_counts/ (the reference

@@ -1,5 +1,5 @@
 //! Issue 13 §3: the built-ins (`ffs fls ctz clz ilog2 roundup_pow2
-//! popcount min max`), comparisons as values and shifts by run-time
+//! popcount min max`, and `select` since issue 40), comparisons as values and shifts by run-time
 //! amounts, as the generated code computes them on every target. The
 //! machine code runs under the emulator over edge and random inputs; the
 //! oracle is the kernel's own C (tests/builtins/kernel_bitops.c) built by
@@ -20,7 +20,7 @@ use support::{asm_text, assemble, compile_spec, run, scratch, text_bytes};
 
 const SPEC: &str = "tests/builtins/builtins.inv";
 /// Values the spec stores, 8 bytes apart from `out[0]`.
-const SLOTS: usize = 20;
+const SLOTS: usize = 22;
 
 /// (x, y, n) triples: the issue's edges for x, each against a few `y` and
 /// shift amounts (in range, 63, 64 and past it), then random values.
@@ -114,8 +114,8 @@ fn documented_meaning_is_the_kernels() {
         Func::Popcount,
     ];
     for ([x, y, n], row) in ins.iter().zip(&table) {
-        let mut want: Vec<u64> = one.iter().map(|f| f.apply(*x, 0)).collect();
-        want.extend([Func::Min.apply(*x, *y), Func::Max.apply(*x, *y)]);
+        let mut want: Vec<u64> = one.iter().map(|f| f.apply(&[*x])).collect();
+        want.extend([Func::Min.apply(&[*x, *y]), Func::Max.apply(&[*x, *y])]);
         want.extend([
             BinOp::Shl.apply(*x, *n),
             BinOp::Shr.apply(*x, *n),
@@ -125,10 +125,13 @@ fn documented_meaning_is_the_kernels() {
         want.extend([x < y, x <= y, x > y, x >= y, x == y, x != y].map(u64::from));
         want.push(
             Func::Ffs
-                .apply(*y, 0)
-                .wrapping_add(Func::Fls.apply(*n, 0))
-                .wrapping_add(Func::Popcount.apply(x ^ y, 0)),
+                .apply(&[*y])
+                .wrapping_add(Func::Fls.apply(&[*n]))
+                .wrapping_add(Func::Popcount.apply(&[x ^ y])),
         );
+        let sel = |c: bool, a: u64, b: u64| Func::Select.apply(&[u64::from(c), a, b]);
+        want.push(sel(x < y, x ^ n, y.wrapping_add(*n)));
+        want.push(sel(x & 1 != 0, *n, sel(x == y, *y, x.wrapping_sub(*y))));
         assert_eq!(&want, row, "x={x:#x} y={y:#x} n={n:#x}");
     }
     // The edges the issue names, spelled out.

@@ -2,17 +2,7 @@
 //! change shows only itself, each side takes its own options, and
 //! `--summary` fits a whole spec in a few lines.
 
-use crate::support::shootdown;
-
-fn ok(args: &[&str]) -> String {
-    let o = shootdown(args);
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
+use crate::support::shootdown_ok as ok;
 
 /// The changed lines of a unified diff (no headers).
 fn changed(text: &str) -> Vec<&str> {

@@ -18,6 +18,7 @@ mod support;
 
 // The tests, one module per file.
 mod aarch64_codegen;
+mod assume;
 mod bad_input;
 mod bit_polls;
 mod builtins;

@@ -210,6 +210,16 @@ pub fn prepare_with(
     if !unset.is_empty() {
         errln!(io, "note: {} not given with --arg: 0", unset.join(", "));
     }
+    // Outside the contract the code still runs (that is what a caller
+    // breaking it would see), but nothing says what it should do.
+    if let Some(broken) = crate::verify::interp::broken_assume(s, &w.params) {
+        errln!(
+            io,
+            "warning: these arguments break `assume {}` (line {}): the generated code runs outside its contract",
+            broken.text,
+            prog.line_of(broken.span)
+        );
+    }
     w.reads = resolve_reads(io, &prog, &a.reads)?;
     w.tlb_found = a.tlb.clone();
     w.big_endian = target.big_endian();

@@ -137,6 +137,7 @@ pub fn return_codes(prog: &Program, s: &crate::ir::Seq) -> Vec<(i64, String)> {
     // Returns inside a branch are the checks `check` adds (a lock owner
     // that does not fit), reported with their statement below.
     let mut checks = Vec::new();
+    let known = crate::ir::facts::params_known(s.params.len(), &s.assumes).ok();
     crate::ir::walk(&s.body, &mut |x| {
         if let Stmt::If { then_, .. } = x {
             checks.extend(then_.iter().filter_map(|t| match t {
@@ -200,7 +201,11 @@ pub fn return_codes(prog: &Program, s: &crate::ir::Seq) -> Vec<(i64, String)> {
         Stmt::Mem {
             op:
                 MemOp::Acquire(crate::ir::Acquire {
-                    value, held, limit, ..
+                    mem,
+                    value,
+                    held,
+                    limit,
+                    ..
                 }),
             ..
         } => {
@@ -213,7 +218,15 @@ pub fn return_codes(prog: &Program, s: &crate::ir::Seq) -> Vec<(i64, String)> {
             if let Some((_, code)) = limit {
                 add(*code, "the lock spin runs out".into());
             }
-            if matches!(value, LockValue::Owner(e) if e.as_const().is_none()) {
+            // Not when the `assume`s keep the owner within 1..2^width - 1.
+            let fits = |e: &crate::ir::Expr, width: u32| {
+                known.as_ref().is_some_and(|k| {
+                    let o = crate::ir::facts::eval(e, k);
+                    o.lo >= 1 && o.hi <= crate::ir::expr::field_mask(0, width)
+                })
+            };
+            if matches!(value, LockValue::Owner(e) if e.as_const().is_none() && !fits(e, mem.width))
+            {
                 add(
                     einval,
                     "the lock owner does not fit the lock (or is 0)".into(),
@@ -240,6 +253,21 @@ fn errno_name(c: i64) -> Option<&'static str> {
 
 /// What a sequence's return value means: every code it can return.
 fn proto_doc(prog: &Program, s: &crate::ir::Seq) -> String {
+    let doc = returns_doc(prog, s);
+    if s.assumes.is_empty() {
+        return doc;
+    }
+    // The caller's side of the contract, before what the call returns.
+    let facts: Vec<&str> = s.assumes.iter().map(|a| a.text.as_str()).collect();
+    let rest = doc.strip_prefix(&format!("{}: ", s.name)).unwrap_or(&doc);
+    format!(
+        "{}: the caller guarantees {} (not checked); {rest}",
+        s.name,
+        facts.join(" and ")
+    )
+}
+
+fn returns_doc(prog: &Program, s: &crate::ir::Seq) -> String {
     let codes = return_codes(prog, s);
     if s.void {
         let early: Vec<String> = codes

@@ -61,10 +61,13 @@ pub enum Func {
     /// Unsigned minimum and maximum of two values.
     Min,
     Max,
+    /// `select(c, a, b)`: `a` when `c` is nonzero, else `b` (C's `c ? a :
+    /// b`; the operands are values, read before, so both are computed).
+    Select,
 }
 
 impl Func {
-    pub const ALL: [Func; 9] = [
+    pub const ALL: [Func; 10] = [
         Func::Ffs,
         Func::Fls,
         Func::Ctz,
@@ -74,6 +77,7 @@ impl Func {
         Func::Popcount,
         Func::Min,
         Func::Max,
+        Func::Select,
     ];
 
     pub fn name(self) -> &'static str {
@@ -87,18 +91,23 @@ impl Func {
             Func::Popcount => "popcount",
             Func::Min => "min",
             Func::Max => "max",
+            Func::Select => "select",
         }
     }
 
     pub fn arity(self) -> usize {
         match self {
             Func::Min | Func::Max => 2,
+            Func::Select => 3,
             _ => 1,
         }
     }
 
-    /// The meaning (the interpreter's and constant folding's).
-    pub fn apply(self, a: u64, b: u64) -> u64 {
+    /// The meaning (the interpreter's and constant folding's), of the
+    /// arguments in order (missing ones are 0).
+    pub fn apply(self, args: &[u64]) -> u64 {
+        let arg = |i: usize| args.get(i).copied().unwrap_or(0);
+        let (a, b) = (arg(0), arg(1));
         let fls = |x: u64| 64 - u64::from(x.leading_zeros());
         match self {
             Func::Ffs => {
@@ -116,6 +125,13 @@ impl Func {
             Func::Popcount => u64::from(a.count_ones()),
             Func::Min => a.min(b),
             Func::Max => a.max(b),
+            Func::Select => {
+                if a != 0 {
+                    b
+                } else {
+                    arg(2)
+                }
+            }
         }
     }
 }
@@ -224,9 +240,7 @@ impl Expr {
     pub fn call(f: Func, args: Vec<Expr>) -> Expr {
         let consts: Vec<u64> = args.iter().filter_map(Expr::as_const).collect();
         if consts.len() == args.len() {
-            let a = consts.first().copied().unwrap_or(0);
-            let b = consts.get(1).copied().unwrap_or(0);
-            return Expr::Const(f.apply(a, b));
+            return Expr::Const(f.apply(&consts));
         }
         Expr::Call(f, args)
     }
@@ -306,8 +320,8 @@ impl Expr {
                 u64::from(rel.holds(a.eval_with(params, locals), b.eval_with(params, locals)))
             }
             Expr::Call(f, args) => {
-                let v = |i: usize| args.get(i).map_or(0, |a| a.eval_with(params, locals));
-                f.apply(v(0), v(1))
+                let v: Vec<u64> = args.iter().map(|a| a.eval_with(params, locals)).collect();
+                f.apply(&v)
             }
         }
     }

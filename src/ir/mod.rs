@@ -10,6 +10,7 @@ pub mod check;
 mod cmp;
 pub mod cover_map;
 pub mod expr;
+pub mod facts;
 pub mod feature;
 mod granule;
 pub mod insn_imm;
@@ -252,6 +253,9 @@ pub struct Seq {
     pub status: Option<usize>,
     /// What each pass did, for `show --stage opt`.
     pub notes: Vec<String>,
+    /// `assume COND`: what the caller guarantees of the parameters (the
+    /// `assume` pass folds the checks these decide; see [`facts`]).
+    pub assumes: Vec<facts::Assume>,
 }
 
 pub use crate::spec::ast::CoverMode;

@@ -171,7 +171,11 @@ mod tests {
     #[test]
     fn paths_that_disagree_or_skip_the_write_keep_the_register() {
         for other in [Some(1), None] {
-            let mut body = vec![branch(Cmp::Eq, 0, Operand::Imm(0), 0), imm(1, 0), Inst::Jump(1)];
+            let mut body = vec![
+                branch(Cmp::Eq, 0, Operand::Imm(0), 0),
+                imm(1, 0),
+                Inst::Jump(1),
+            ];
             body.push(Inst::Label(0));
             if let Some(c) = other {
                 body.push(imm(1, c));
@@ -183,10 +187,7 @@ mod tests {
             let mut f = func(body, 2, 3);
             fold(&mut f);
             let got = insts(f);
-            assert!(
-                got.iter().any(|i| *i == ret(1)),
-                "{other:?}: {got:?}"
-            );
+            assert!(got.iter().any(|i| *i == ret(1)), "{other:?}: {got:?}");
         }
     }
 

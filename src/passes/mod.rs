@@ -4,8 +4,10 @@
 //! runs and in which order. `cover` is not a pass: expanding covers is
 //! lowering, and runs first always.
 
-// The passes' files, and three that are not passes: `cover` (lowering),
-// `exits` and `locks` (what `place-barriers` uses).
+// The passes' files, and four that are not passes: `cover` (lowering),
+// `assume` (the checks a precondition decides, after it), `exits` and
+// `locks` (what `place-barriers` uses).
+pub mod assume;
 pub mod barriers;
 pub mod cover;
 pub mod exits;
@@ -154,6 +156,7 @@ pub fn run(
     cover: &cover::CoverConfig,
 ) -> Result<Program, Diag> {
     let mut out = cover::run(prog, cover)?;
+    assume::run(&mut out);
     // The passes read devices and source, never other sequences: give
     // them the program without its sequences instead of a deep copy.
     let mut seqs = std::mem::take(&mut out.seqs);

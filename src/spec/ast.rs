@@ -465,6 +465,13 @@ pub enum Stmt {
         #[serde(skip)]
         span: Span,
     },
+    /// `assume COND`: a precondition on the parameters that the caller
+    /// guarantees (written at the top of the sequence).
+    Assume {
+        cond: Expr,
+        #[serde(skip)]
+        span: Span,
+    },
     /// `order stores before invalidates` / `order invalidates before return`.
     Order {
         before: Ident,

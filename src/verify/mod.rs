@@ -65,7 +65,12 @@ pub fn verify_program(prog: &Program, targets: &[Target], opts: &Options) -> Res
         static_order(&c, &mut report);
         // A feature of another architecture's kernel is never set on
         // `t` (features::for_target): that is part of the meaning too.
-        semantics(&crate::features::for_target(prog, t), &c, &mut report);
+        semantics(
+            &crate::features::for_target(prog, t),
+            &c,
+            &opts.cover,
+            &mut report,
+        );
     }
     Ok(report)
 }
@@ -87,11 +92,19 @@ fn static_order(c: &codegen::Compiled, report: &mut Report) {
 }
 
 #[cfg(feature = "emu")]
-fn semantics(prog: &Program, c: &codegen::Compiled, report: &mut Report) {
+fn semantics(
+    prog: &Program,
+    c: &codegen::Compiled,
+    cover: &crate::passes::cover::CoverConfig,
+    report: &mut Report,
+) {
     for (i, seq) in c.opt.seqs.iter().enumerate() {
         let mut arms = std::collections::BTreeSet::new();
         for (wname, mut w) in worlds(prog, i) {
             w.big_endian = c.target.big_endian();
+            // The meaning with the thresholds and mode the code was
+            // compiled with (`verify --set`, `--mode`).
+            w.cover = cover.clone();
             let what = format!("{} {} ({wname})", c.target, seq.name);
             let expect = match interp::run_bounded(prog, &prog.seqs[i], &w, 5_000_000) {
                 Ok(o) => {
@@ -164,10 +177,22 @@ fn arm_coverage(
     ];
     const POLL: Arms = &[(ARM_LIMIT, "failure exit")];
     let mut stmts = Vec::new();
-    crate::ir::walk(&prog.seqs[i].body, &mut |s| {
+    let seq = &prog.seqs[i];
+    // An `if` an `assume` decides has one arm no call can reach.
+    let known = crate::ir::facts::params_known(seq.params.len(), &seq.assumes).ok();
+    crate::ir::walk(&seq.body, &mut |s| {
         let at = s as *const Stmt as usize;
         match s {
-            Stmt::If { span, .. } => stmts.push((at, "if", IF, *span)),
+            Stmt::If { cond, span, .. } => {
+                match known
+                    .as_ref()
+                    .and_then(|k| crate::ir::facts::decide(cond, k))
+                {
+                    Some(true) => stmts.push((at, "if", &IF[..1], *span)),
+                    Some(false) => stmts.push((at, "if", &IF[1..], *span)),
+                    None => stmts.push((at, "if", IF, *span)),
+                }
+            }
             Stmt::While { span, .. } => stmts.push((at, "while", WHILE, Some(*span))),
             Stmt::Poll { access, .. } => stmts.push((at, "poll", POLL, Some(access.span))),
             _ => {}
@@ -204,7 +229,12 @@ fn arm_coverage(
 }
 
 #[cfg(not(feature = "emu"))]
-fn semantics(_prog: &Program, c: &codegen::Compiled, report: &mut Report) {
+fn semantics(
+    _prog: &Program,
+    c: &codegen::Compiled,
+    _cover: &crate::passes::cover::CoverConfig,
+    report: &mut Report,
+) {
     report.skipped.push(format!(
         "{}: emulator checks (built without the `emu` feature)",
         c.target

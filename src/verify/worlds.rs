@@ -464,7 +464,34 @@ pub fn worlds(prog: &Program, seq_index: usize) -> Vec<(String, World)> {
     maker.edges(&params_up, &mut out);
     maker.branch_probes(&mut out);
     tlb_lookups(seq, &mut out);
-    out
+    within_assumes(seq, out)
+}
+
+/// The worlds inside the sequence's `assume`s: a parameter outside what
+/// they allow is moved to the nearest value they do (the world is named
+/// so), and a world that still breaks one is left out. Outside the
+/// contract the spec says nothing, and the generated code need not
+/// agree with anything.
+fn within_assumes(seq: &Seq, worlds: Vec<(String, World)>) -> Vec<(String, World)> {
+    let Ok(known) = crate::ir::facts::params_known(seq.params.len(), &seq.assumes) else {
+        return worlds;
+    };
+    worlds
+        .into_iter()
+        .filter_map(|(mut name, mut w)| {
+            if interp::broken_assume(seq, &w.params).is_some() {
+                for (v, k) in w.params.iter_mut().zip(&known) {
+                    if !k.contains(*v) {
+                        *v = (*v & !k.zeros).clamp(k.lo, k.hi);
+                    }
+                }
+                name.push_str(" (parameters moved within its `assume`s)");
+            }
+            interp::broken_assume(seq, &w.params)
+                .is_none()
+                .then_some((name, w))
+        })
+        .collect()
 }
 
 /// A sequence that looks TLB entries up (`tlbsx`, `tlbre`) runs every

@@ -193,6 +193,9 @@ int main(void)
 			x == y,
 			x != y,
 			ffs64(y) + fls64(n) + __sw_hweight64(x ^ y),
+			/* select(c, a, b) is C's c ? a : b */
+			x < y ? x ^ n : y + n,
+			(x & 1) ? n : (x == y ? y : x - y),
 		};
 		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 			printf("%s%llx", i ? " " : "", (unsigned long long)v[i]);

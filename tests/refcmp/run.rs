@@ -47,6 +47,10 @@ pub struct Side {
     /// function's section, or the kernel transcription's (gcc -O2). The
     /// harness's code around a call is in neither.
     pub insns: usize,
+    /// Steps from an instruction of this side's code to an earlier one
+    /// of it: a loop's trip back to its top, each behind a test the loop
+    /// could not drop (issue 40's bound counts one per trip).
+    pub back_edges: usize,
 }
 
 pub(super) fn num(s: &str) -> Result<u64, String> {
@@ -150,7 +154,12 @@ pub(super) fn side(
     }
     s.ret = ret.ok_or("no `ret` line")?;
     let own = if generated { exe.gen } else { exe.refr };
-    s.insns = pcs.iter().filter(|pc| (own.0..own.1).contains(*pc)).count();
+    let mine = |pc: &u64| (own.0..own.1).contains(pc);
+    s.insns = pcs.iter().filter(|pc| mine(pc)).count();
+    s.back_edges = pcs
+        .windows(2)
+        .filter(|w| mine(&w[0]) && mine(&w[1]) && w[1] < w[0])
+        .count();
     let in_gen = |pc: u64| (exe.gen.0..exe.gen.1).contains(&pc);
     let mut k = 0;
     let mut need_entry = true;

@@ -229,6 +229,18 @@ impl Rng {
     }
 }
 
+/// `shootdown ARGS`'s standard output; panics with its standard error
+/// when it fails.
+pub fn shootdown_ok(args: &[&str]) -> String {
+    let o = shootdown(args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
 /// Run the shootdown binary from the repository root.
 pub fn shootdown(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_shootdown"))

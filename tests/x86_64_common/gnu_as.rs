@@ -224,6 +224,10 @@ fn classification() {
         src: Gpr::RCX,
     };
     assert!(st.is_store() && !st.is_load() && !st.is_barrier());
+    let si = Insn::store_imm(Size::B, Gpr::RDI, None, Disp32::ZERO, 0).unwrap();
+    assert!(si.is_store() && !si.is_load() && !si.is_barrier());
+    // A 64-bit store takes only a sign-extended imm32.
+    assert!(Insn::store_imm(Size::Q, Gpr::RDI, None, Disp32::ZERO, 0xffff_ffff).is_none());
     assert!(ld.is_load() && !ld.is_store());
     assert!(cx.is_load() && cx.is_store() && cx.is_barrier());
     assert!(Insn::Mfence.is_barrier() && Insn::Sfence.is_barrier() && Insn::Lfence.is_barrier());

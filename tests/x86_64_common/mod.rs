@@ -243,6 +243,84 @@ pub fn loads_and_stores() -> Vec<Insn> {
     v
 }
 
+/// Constants stored (`movb`/`movw`/`movl`/`movq $imm, mem`): every size,
+/// base, index/scale and disp class, and the imm8/imm16/imm32 edges
+/// (truncated to the size).
+pub fn stored_constants() -> Vec<Insn> {
+    let mut v = Vec::new();
+    for size in ALL_SIZES {
+        for base in Gpr::ALL {
+            for index in indexes() {
+                for disp in disps() {
+                    let value =
+                        [0, 1, u64::MAX, 0x7f, 0x80, 0xffff_ffff][usize::from(base.num()) % 6];
+                    v.extend(Insn::store_imm(size, base, index, disp, value));
+                }
+            }
+        }
+        for value in [
+            0u64,
+            1,
+            0x7f,
+            0x80,
+            0xff,
+            0x100,
+            0x7fff,
+            0x8000,
+            0xffff,
+            0x1_0000,
+            0x7fff_ffff,
+            0x8000_0000,
+            0xffff_ffff,
+            u64::MAX,
+            i32::MIN as i64 as u64,
+            0x1234_5678_9abc_def0,
+        ] {
+            v.extend(Insn::store_imm(
+                size,
+                Gpr::RDI,
+                None,
+                Disp32::from(0x7f0),
+                value,
+            ));
+        }
+    }
+    v
+}
+
+/// `lea`: every destination with every base, and every base with every
+/// index/scale and disp class.
+pub fn leas() -> Vec<Insn> {
+    let mut v = Vec::new();
+    for rd in Gpr::ALL {
+        for base in Gpr::ALL {
+            for disp in [0, 8, -1, 0x1000].map(Disp32::from) {
+                v.push(Insn::Lea {
+                    rd,
+                    base,
+                    index: None,
+                    disp,
+                });
+            }
+        }
+    }
+    for base in Gpr::ALL {
+        for index in indexes() {
+            for disp in disps() {
+                let rd = Gpr::ALL
+                    [((u32::from(base.num()) + 5 + disp.get().unsigned_abs()) % 16) as usize];
+                v.push(Insn::Lea {
+                    rd,
+                    base,
+                    index,
+                    disp,
+                });
+            }
+        }
+    }
+    v
+}
+
 /// Fences, ret, pause, nop; lock cmpxchg and xchg at every size, base,
 /// displacement class and a spread of sources.
 pub fn atomics_fences_misc() -> Vec<Insn> {
@@ -531,5 +609,7 @@ pub fn table_sections() -> Vec<(&'static str, Vec<Insn>)> {
         ("mutual-jmp", mutually_dependent(false)),
         ("mutual-jcc", mutually_dependent(true)),
         ("mnemonics", mnemonic_sample()),
+        ("store-imm", stored_constants()),
+        ("lea", leas()),
     ]
 }

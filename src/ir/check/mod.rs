@@ -3,6 +3,7 @@
 //! Everything a spec author can get wrong is caught here with a span, so
 //! passes and backends may assume a well-formed program.
 
+mod assume;
 mod device;
 mod expr;
 mod granules;
@@ -81,7 +82,8 @@ fn check_with(
         machine,
         targets: &targets,
     };
-    let seqs = check_seqs(&decls, &spec.seqs, parallel_from)?;
+    let mut seqs = check_seqs(&decls, &spec.seqs, parallel_from)?;
+    assume_texts(&mut seqs, source_text);
 
     check_threshold_names(spec, &seqs)?;
     let queues = check_queues(spec, &devices, &index)?;
@@ -100,6 +102,19 @@ fn check_with(
         records,
         seqs,
     })
+}
+
+/// Each `assume`'s condition as written (`cpu < 255`, not the checked
+/// `(cpu < 0xff)`): the header states it to the caller.
+fn assume_texts(seqs: &mut [Seq], source_text: &str) {
+    for a in seqs.iter_mut().flat_map(|s| &mut s.assumes) {
+        let written = source_text
+            .get(a.span.offset..a.span.offset + a.span.len)
+            .and_then(|t| t.strip_prefix("assume"));
+        if let Some(t) = written {
+            a.text = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        }
+    }
 }
 
 /// The `target` line: known names, each once.
@@ -310,6 +325,8 @@ fn check_seq(
         feature_word: None,
         lets: Vec::new(),
         declared: let_decls(&s.body),
+        assumes: Vec::new(),
+        started: false,
     };
     let body = cx.block(&s.body)?;
     let feature_word = cx.feature_word;
@@ -317,6 +334,7 @@ fn check_seq(
     let locals = std::mem::take(&mut cx.locals);
     let orders = std::mem::take(&mut cx.orders);
     let order_guards = std::mem::take(&mut cx.order_guards);
+    let assumes = std::mem::take(&mut cx.assumes);
     let mut used = cx.used;
     used.sort_unstable();
     used.dedup();
@@ -359,6 +377,7 @@ fn check_seq(
         status,
         feature_word,
         notes: Vec::new(),
+        assumes,
     };
     seq.edges = order::required_edges(d.devices, &seq.body, &seq.orders);
     Ok(seq)

@@ -51,6 +51,11 @@ pub(super) struct SeqCx<'a> {
     /// Every `let` of the sequence by name, wherever it is: to tell "used
     /// before its `let`" from an unknown name.
     pub(super) declared: Vec<(String, Span)>,
+    /// `assume COND`s, in order.
+    pub(super) assumes: Vec<crate::ir::facts::Assume>,
+    /// A statement other than `assume` or `order` was checked: an
+    /// `assume` after it is not at the top of the sequence.
+    pub(super) started: bool,
 }
 
 impl SeqCx<'_> {
@@ -446,6 +451,7 @@ pub(super) fn stmt_span(s: &ast::Stmt) -> crate::spec::diag::Span {
         | ast::Stmt::Invalidate { span, .. }
         | ast::Stmt::Sys { span, .. }
         | ast::Stmt::Order { span, .. }
+        | ast::Stmt::Assume { span, .. }
         | ast::Stmt::If { span, .. }
         | ast::Stmt::Acquire { span, .. }
         | ast::Stmt::Release { span, .. }

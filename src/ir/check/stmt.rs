@@ -10,6 +10,7 @@ use crate::spec::diag::Diag;
 impl SeqCx<'_> {
     pub(super) fn stmt(&mut self, s: &ast::Stmt) -> Result<Stmt, Diag> {
         self.allowed_in_cover(s)?;
+        self.started |= !matches!(s, ast::Stmt::Assume { .. } | ast::Stmt::Order { .. });
         Ok(match s {
             // Rewritten by `spec::queue` before checking.
             ast::Stmt::Enqueue { span, .. }
@@ -86,6 +87,7 @@ impl SeqCx<'_> {
                 after,
                 span,
             } => self.order(before, after, span)?,
+            ast::Stmt::Assume { cond, span } => self.assume(cond, span)?,
             ast::Stmt::Each { dev, body, span } => self.each(dev, body, span)?,
             ast::Stmt::Write {
                 target,

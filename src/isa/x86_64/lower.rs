@@ -13,7 +13,7 @@
 //! the `mov` left out when `dst == a`. Device registers are mapped UC by
 //! the kernel (`ioremap`), so plain `mov` is the MMIO access.
 
-use super::insn::{Cond, Disp32, Gpr, Imm6, Insn, Label, Simm32, Size};
+use super::insn::{Cond, Disp32, Gpr, Imm6, Index, Insn, Label, Scale, Simm32, Size};
 use super::mem::{load, size, slot_disp, stack_arg_disp, store, Access};
 use crate::ir::expr::BinOp;
 use crate::ir::isa::InvalidationError;
@@ -90,7 +90,7 @@ pub use crate::isa::error::LowerError;
 
 /// Where instructions go: the lowering of one LIR instruction pushes them
 /// with that instruction's origin.
-type Emit<'a> = &'a mut dyn FnMut(Insn);
+pub(super) type Emit<'a> = &'a mut dyn FnMut(Insn);
 
 /// x86-64's one invalidation, `invlpg` of an address: what an
 /// [`Invalidation`] holds here.
@@ -115,21 +115,26 @@ pub fn invalidation(name: &str, n: usize) -> Result<Invalidation, InvalidationEr
 
 pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
     let mut out = Lowered { insns: Vec::new() };
+    let saved: Vec<Gpr> = (alloc.used_callee_saved(&REGS).into_iter())
+        .map(phys)
+        .collect::<Result<_, _>>()?;
+    // Below the pushes; the kernel is built with -mno-red-zone, so
+    // rsp moves. Nothing is called: no alignment to keep.
+    let spill = Simm32::maybe_from(8 * u64::from(f.spill_slots()))
+        .ok_or_else(|| LowerError::Internal("too many spill slots".into()))?;
+    // Stack slots are addressed from rsp, which a push inside the body
+    // would move: such a function saves at entry (frame.rs).
+    let stack_args = (f.insts.iter())
+        .any(|(i, _)| matches!(i, Inst::Arg { index, .. } if *index >= REGS.args.len()));
     let cx = Cx {
         alloc,
-        saved: (alloc.used_callee_saved(&REGS).into_iter())
-            .map(phys)
-            .collect::<Result<_, _>>()?,
-        // A shift by a register amount needs it in cl; rcx is kept intact
-        // around it only when some value lives there.
-        rcx_live: alloc.reg.values().any(|&p| p == RCX.num()),
+        entry_frame: spill != Simm32::ZERO || stack_args,
+        saved,
+        plan: super::fuse::plan(f, alloc, RCX.num()),
         void: f.void,
-        // Below the pushes; the kernel is built with -mno-red-zone, so
-        // rsp moves. Nothing is called: no alignment to keep.
-        spill: Simm32::maybe_from(8 * u64::from(f.spill_slots()))
-            .ok_or_else(|| LowerError::Internal("too many spill slots".into()))?,
+        spill,
     };
-    if let Some((_, origin)) = f.insts.first() {
+    if let (Some((_, origin)), true) = (f.insts.first(), cx.entry_frame) {
         for &p in &cx.saved {
             out.insns.push((Insn::Push { rs: p }, origin.clone()));
         }
@@ -143,11 +148,17 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
             ));
         }
     }
-    for (inst, origin) in &f.insts {
+    for (k, (inst, origin)) in f.insts.iter().enumerate() {
+        if cx.plan.skip.contains(&k) {
+            continue;
+        }
         let prev = out.insns.last().map(|(i, _)| i.clone());
-        cx.inst(inst, prev.as_ref(), &mut |i| {
+        cx.inst(k, inst, prev.as_ref(), &mut |i| {
             out.insns.push((i, origin.clone()))
         })?;
+    }
+    if !cx.entry_frame {
+        out.insns = super::frame::wrap(out.insns, &cx.saved);
     }
     Ok(out)
 }
@@ -155,10 +166,13 @@ pub fn lower(f: &Func, alloc: &Allocation) -> Result<Lowered, LowerError> {
 /// What lowering one instruction needs to know about its function.
 struct Cx<'a> {
     alloc: &'a Allocation,
-    /// Callee-saved registers pushed at entry, popped before every return.
+    /// Callee-saved registers the allocation uses.
     saved: Vec<Gpr>,
-    /// Some value lives in rcx.
-    rcx_live: bool,
+    /// They are pushed at entry and popped before every return (else
+    /// `frame::wrap` places them afterwards).
+    entry_frame: bool,
+    /// What one instruction's lowering learns from the others.
+    plan: super::fuse::Plan,
     /// `-> void`: returns leave rax alone.
     void: bool,
     /// Bytes of spill slots below the pushed registers (slot `n` at
@@ -177,17 +191,21 @@ impl Cx<'_> {
         Src::of(b, |v| self.r(v))
     }
 
-    /// One LIR instruction; `prev` is the instruction emitted just before.
-    fn inst(&self, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
+    /// LIR instruction `k`; `prev` is the instruction emitted just before.
+    fn inst(&self, k: usize, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
         match inst.role() {
-            Role::Memory => return self.memory(inst, e),
-            Role::Control => return self.control(inst, prev, e),
+            Role::Memory => return self.memory(k, inst, e),
+            Role::Control => return self.control(k, inst, prev, e),
             Role::Compute => {}
         }
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Imm { dst, value } => imm(r(dst)?, *value, e),
             Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
+            Inst::Un { op, dst, src } if self.plan.nonzero.contains(&k) => {
+                super::fuse::scan_nonzero(*op, r(dst)?, r(src)?, e)
+                    .map_or_else(|| un(*op, r(dst)?, r(src)?, e), Ok)?
+            }
             Inst::Un { op, dst, src } => un(*op, r(dst)?, r(src)?, e)?,
             Inst::Not { dst, src } => {
                 mov(r(dst)?, r(src)?, e);
@@ -199,9 +217,31 @@ impl Cx<'_> {
                 shift,
                 width,
             } => insert(r(dst)?, r(src)?, *shift, *width, e)?,
-            Inst::Bin { op, dst, a, b } => {
-                bin(*op, r(dst)?, r(a)?, self.operand(b)?, self.rcx_live, e)?
+            Inst::Bin { dst, .. } if self.plan.clz.contains_key(&k) => {
+                let c = self.plan.clz[&k];
+                super::fuse::bsr_plus(r(dst)?, r(&c.src)?, c, e)
             }
+            Inst::Bin {
+                op,
+                dst,
+                b: Operand::Reg(n),
+                ..
+            } if self.plan.const_left.contains_key(&k) => super::fuse::shift_by_reg(
+                *op == BinOp::Shl,
+                r(dst)?,
+                Src::Imm(self.plan.const_left[&k]),
+                r(n)?,
+                self.plan.rcx_busy.contains(&k),
+                e,
+            ),
+            Inst::Bin { op, dst, a, b } => bin(
+                *op,
+                r(dst)?,
+                r(a)?,
+                self.operand(b)?,
+                self.plan.rcx_busy.contains(&k),
+                e,
+            )?,
             Inst::Barrier { name } => name.lower(e),
             Inst::Invalidate { name, operands } => {
                 // The one form: the downcast only checks the target.
@@ -229,7 +269,10 @@ impl Cx<'_> {
     }
 
     /// Loads, stores, reservations, spills and stack arguments.
-    fn memory(&self, inst: &Inst, e: Emit) -> Result<(), LowerError> {
+    fn memory(&self, k: usize, inst: &Inst, e: Emit) -> Result<(), LowerError> {
+        if let Some(&value) = self.plan.store_imm.get(&k) {
+            return super::fuse::store_imm(inst, value, |v| self.r(v), e);
+        }
         if let Some(a) = MemAccess::of(inst) {
             let a = a.map(|v| self.r(v))?;
             let at = Access::new(a.base, a.offset, a.width, a.swap)?;
@@ -290,12 +333,27 @@ impl Cx<'_> {
     }
 
     /// Labels, jumps, branches and the return.
-    fn control(&self, inst: &Inst, prev: Option<&Insn>, e: Emit) -> Result<(), LowerError> {
+    fn control(
+        &self,
+        k: usize,
+        inst: &Inst,
+        prev: Option<&Insn>,
+        e: Emit,
+    ) -> Result<(), LowerError> {
         let r = |v: &VReg| self.r(*v);
         match inst {
             Inst::Label(l) => e(Insn::Label(*l)),
             Inst::Jump(l) => e(Insn::Jmp { target: *l }),
             Inst::FeatureJump { cap, .. } => return Err(unpatched(cap, NOT_PATCHED)),
+            Inst::Branch { cmp, target, .. } if self.plan.and_test.contains_key(&k) => {
+                let (a, b) = self.plan.and_test[&k];
+                super::fuse::and_test(r(&a)?, self.operand(&b)?, e)?;
+                let cond = if *cmp == Cmp::Eq { Cond::E } else { Cond::Ne };
+                e(Insn::Jcc {
+                    cond,
+                    target: *target,
+                });
+            }
             Inst::Branch { cmp, a, b, target } => {
                 branch(*cmp, r(a)?, self.operand(b)?, *target, prev, e)
             }
@@ -328,8 +386,10 @@ impl Cx<'_> {
                         imm: self.spill,
                     });
                 }
-                for &p in self.saved.iter().rev() {
-                    e(Insn::Pop { rd: p });
+                if self.entry_frame {
+                    for &p in self.saved.iter().rev() {
+                        e(Insn::Pop { rd: p });
+                    }
                 }
                 e(Insn::Ret);
             }
@@ -449,7 +509,7 @@ fn sets_zf_of(i: &Insn) -> Option<Gpr> {
 
 /// A constant: `xor %r,%r` for zero (as compilers do; LIR never puts an
 /// `Imm` between a compare and its branch), else the shortest `mov`.
-fn imm(rd: Gpr, value: u64, e: Emit) {
+pub(super) fn imm(rd: Gpr, value: u64, e: Emit) {
     if value == 0 {
         e(Insn::Xor { rd, rs: rd });
     } else {
@@ -457,7 +517,7 @@ fn imm(rd: Gpr, value: u64, e: Emit) {
     }
 }
 
-fn mov(rd: Gpr, rs: Gpr, e: Emit) {
+pub(super) fn mov(rd: Gpr, rs: Gpr, e: Emit) {
     if rd != rs {
         e(Insn::MovReg { rd, rs });
     }
@@ -544,7 +604,7 @@ fn bin(
 ) -> Result<(), LowerError> {
     match b {
         Src::Reg(rn) if matches!(op, BinOp::Shl | BinOp::Shr) => {
-            shift_by_reg(op == BinOp::Shl, rd, ra, rn, rcx_live, e)
+            super::fuse::shift_by_reg(op == BinOp::Shl, rd, Src::Reg(ra), rn, rcx_live, e)
         }
         Src::Reg(rb) => {
             if rd == ra {
@@ -561,6 +621,15 @@ fn bin(
                     }
                     BinOp::Shl | BinOp::Shr => return reg_op(op, rd, rb).map(|_| ()),
                 }
+            } else if let (BinOp::Add, Some(index)) = (op, Index::maybe_from(rb, Scale::of::<1>()))
+            {
+                // A third register: `lea` adds without the `mov`.
+                e(Insn::Lea {
+                    rd,
+                    base: ra,
+                    index: Some(index),
+                    disp: Disp32::ZERO,
+                });
             } else {
                 let i = reg_op(op, rd, rb)?;
                 e(Insn::MovReg { rd, rs: ra });
@@ -568,6 +637,20 @@ fn bin(
             }
         }
         Src::Imm(v) => {
+            let disp = match op {
+                BinOp::Add => Simm32::maybe_from(v),
+                BinOp::Sub => Simm32::maybe_from(v.wrapping_neg()),
+                _ => None,
+            };
+            if let (Some(disp), true) = (disp, rd != ra) {
+                e(Insn::Lea {
+                    rd,
+                    base: ra,
+                    index: None,
+                    disp,
+                });
+                return Ok(());
+            }
             let i = match (op, Simm32::maybe_from(v)) {
                 (BinOp::Shl | BinOp::Shr, _) if v >= 64 => {
                     return Err(LowerError::Shift(v));
@@ -605,58 +688,6 @@ fn bin(
         }
     }
     Ok(())
-}
-
-/// `rd = ra << (rn mod 64)` (or `>>`): x86 takes a variable count only in
-/// cl. The LIR fixes amounts of 64 and more up afterwards, so the
-/// hardware's modulo 64 is what it expects. rcx may hold another value:
-/// it is parked in the scratch register around the shift when anything
-/// lives there, and `rd`, `ra` or `rn` may each be rcx.
-fn shift_by_reg(shl: bool, rd: Gpr, ra: Gpr, rn: Gpr, rcx_live: bool, e: Emit) {
-    let sh = |rd| {
-        if shl {
-            Insn::ShlCl { rd }
-        } else {
-            Insn::ShrCl { rd }
-        }
-    };
-    match (rd == RCX, rn == RCX) {
-        // The amount is in place; the result may not overwrite it before
-        // the shift.
-        (false, true) => {
-            mov(rd, ra, e);
-            e(sh(rd));
-        }
-        // rcx is overwritten by the result: shift in the scratch register.
-        (true, _) => {
-            mov(SCRATCH, ra, e);
-            mov(RCX, rn, e);
-            e(sh(SCRATCH));
-            e(Insn::MovReg {
-                rd: RCX,
-                rs: SCRATCH,
-            });
-        }
-        (false, false) if !rcx_live => {
-            e(Insn::MovReg { rd: RCX, rs: rn });
-            mov(rd, ra, e);
-            e(sh(rd));
-        }
-        (false, false) => {
-            e(Insn::MovReg {
-                rd: SCRATCH,
-                rs: RCX,
-            });
-            e(Insn::MovReg { rd: RCX, rs: rn });
-            // ra's value, if it was rcx's, is now in the scratch register.
-            mov(rd, if ra == RCX { SCRATCH } else { ra }, e);
-            e(sh(rd));
-            e(Insn::MovReg {
-                rd: RCX,
-                rs: SCRATCH,
-            });
-        }
-    }
 }
 
 /// Bit counts without BMI/ABM/POPCNT (the kernel's x86-64 baseline):

@@ -47,6 +47,15 @@ fn run(seq: &[Insn], regs: &mut Regs) {
             Insn::ShrCl { rd } => regs[rd] >>= regs[RCX] & 63,
             Insn::MovImm { rd, imm } => regs[rd] = imm,
             Insn::MovReg { rd, rs } => regs[rd] = regs[rs],
+            Insn::Lea {
+                rd,
+                base,
+                index,
+                disp,
+            } => {
+                let ix = index.map_or(0, |x| regs[x.reg()] * u64::from(x.scale().get()));
+                regs[rd] = (regs[base].wrapping_add(ix)).wrapping_add(disp.get() as i64 as u64)
+            }
             Insn::MovZx { size, rd, rs } => {
                 let bits = match size {
                     Size::B => 8,
@@ -410,5 +419,126 @@ fn unallocated_register_is_an_error() {
     assert_eq!(
         e,
         LowerError::NoRegister(crate::lir::regalloc::NoRegister(crate::lir::VReg(0)))
+    );
+}
+
+/// `k - clz(x)` as one `bsr` (-1 for 0) plus `k - 63`, for k = 63 and
+/// 64 (VT-d's ilog2 and roundup): every bit-count operand, and the
+/// shortcut for a source known not to be 0 on the nonzero ones.
+#[test]
+fn bsr_plus_is_k_minus_clz() {
+    use super::super::fuse::{bsr_plus, ClzFrom};
+    for (k, add) in [(63u64, 0), (64, 1), (0, -63)] {
+        for (rd, rs) in [(RAX, RDX), (RDX, RDX)] {
+            for v in bit_count_operands() {
+                for nonzero in [false, v != 0] {
+                    let c = ClzFrom {
+                        src: VReg(0),
+                        add,
+                        nonzero,
+                    };
+                    let mut seq = Vec::new();
+                    bsr_plus(rd, rs, c, &mut |i| seq.push(i));
+                    super::super::insn::assemble(&seq, &|l| l.to_string()).unwrap();
+                    let mut regs = Regs([0; 16]);
+                    regs[rs] = v;
+                    run(&seq, &mut regs);
+                    let want = k.wrapping_sub(UnOp::Clz.apply(v));
+                    assert_eq!(regs[rd], want, "{k} - clz({v:#x}): {seq:?}");
+                }
+            }
+        }
+    }
+}
+
+/// clz and ctz of a value known not to be 0: the scan alone.
+#[test]
+fn scans_of_nonzero_values() {
+    use super::super::fuse::scan_nonzero;
+    for op in [UnOp::Clz, UnOp::Ctz] {
+        for v in bit_count_operands().into_iter().filter(|&v| v != 0) {
+            let mut seq = Vec::new();
+            scan_nonzero(op, RAX, RDX, &mut |i| seq.push(i)).unwrap();
+            let mut regs = Regs([0; 16]);
+            regs[RDX] = v;
+            run(&seq, &mut regs);
+            assert_eq!(regs[RAX], op.apply(v), "{op:?} {v:#x}: {seq:?}");
+        }
+    }
+    assert!(scan_nonzero(UnOp::Popcount, RAX, RDX, &mut |_| ()).is_none());
+}
+
+/// A constant shifted by a register, the result and the count each in
+/// rcx or not, rcx busy or free: the value, rcx kept when busy, and at
+/// most three instructions when rcx is free and not the result.
+#[test]
+fn constant_shifted_by_register() {
+    use super::super::fuse::shift_by_reg;
+    let (k, n, other) = (0x1000u64, 0x2du64, 0x5a5a_0000_1111_2222u64);
+    for shl in [true, false] {
+        for rd in [RCX, RAX, RDX] {
+            for rn in [RCX, RAX, RDX] {
+                for busy in [true, false] {
+                    let mut regs = Regs([0; 16]);
+                    regs[RCX] = other;
+                    regs[rn] = n;
+                    let mut seq = Vec::new();
+                    shift_by_reg(shl, rd, Src::Imm(k), rn, busy, &mut |i| seq.push(i));
+                    run(&seq, &mut regs);
+                    let want = if shl { k << (n & 63) } else { k >> (n & 63) };
+                    let ctx = format!("shl={shl} rd={rd:?} rn={rn:?} busy={busy}: {seq:?}");
+                    assert_eq!(regs[rd], want, "{ctx}");
+                    if rn != rd {
+                        assert_eq!(regs[rn], n, "{ctx}");
+                    }
+                    if busy && rd != RCX && rn != RCX {
+                        assert_eq!(regs[RCX], other, "{ctx}");
+                    }
+                    if !busy && rd != RCX {
+                        assert!(seq.len() <= 3, "{ctx}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An add or subtract of a constant or a register into a third register
+/// is one `lea`; `lea` sets no flags, so a test of its result against 0
+/// still gets its `test`.
+#[test]
+fn adds_into_another_register_are_one_lea() {
+    for (op, b, want) in [
+        (BinOp::Add, Src::Imm(8), 0x1008u64),
+        (BinOp::Sub, Src::Imm(1), 0xfff),
+        (BinOp::Sub, Src::Imm(0x8000_0000), 0xffff_ffff_8000_1000),
+        (BinOp::Add, Src::Reg(RDX), 0x1003),
+    ] {
+        let mut seq = Vec::new();
+        bin(op, RAX, RSI, b, false, &mut |i| seq.push(i)).unwrap();
+        assert!(
+            matches!(seq[..], [Insn::Lea { .. }]),
+            "{op:?} {b:?}: {seq:?}"
+        );
+        let mut regs = Regs([0; 16]);
+        regs[RSI] = 0x1000;
+        regs[RDX] = 3;
+        run(&seq, &mut regs);
+        assert_eq!(regs[RAX], want, "{op:?} {b:?}: {seq:?}");
+        let mut out = Vec::new();
+        branch(Cmp::Eq, RAX, Src::Imm(0), 1, seq.last(), &mut |i| {
+            out.push(i)
+        });
+        assert!(matches!(out[0], Insn::Test { .. }), "{out:?}");
+    }
+    // Past imm32 the constant goes through the scratch register.
+    let mut seq = Vec::new();
+    bin(BinOp::Add, RAX, RSI, Src::Imm(1 << 40), false, &mut |i| {
+        seq.push(i)
+    })
+    .unwrap();
+    assert!(
+        !seq.iter().any(|i| matches!(i, Insn::Lea { .. })),
+        "{seq:?}"
     );
 }

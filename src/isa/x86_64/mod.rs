@@ -1,6 +1,8 @@
 //! x86-64 (SysV).
 
 crate::isa::skeleton!();
+mod frame;
+mod fuse;
 mod mem;
 
 crate::isa::one_target! {

@@ -225,7 +225,17 @@ impl Builder<'_> {
     pub(super) fn call(&mut self, f: crate::ir::expr::Func, args: &[Expr]) -> VReg {
         use crate::ir::expr::Func;
         use crate::lir::UnOp;
-        let x = self.expr(&args[0]);
+        let x = match (f, args) {
+            // The condition as the branch's own comparison, not a 0/1
+            // value tested again.
+            (Func::Select, [c, t, e]) => {
+                let c = crate::ir::Cond::of(c.clone());
+                let (a, b) = (self.expr(&c.a), self.operand(&c.b));
+                let (t, e) = (self.expr(t), self.expr(e));
+                return self.select(c.cmp, a, b, t, e);
+            }
+            _ => self.expr(&args[0]),
+        };
         match f {
             Func::Clz => self.un(UnOp::Clz, x),
             Func::Ctz => self.un(UnOp::Ctz, x),
@@ -262,6 +272,8 @@ impl Builder<'_> {
                 let cmp = if f == Func::Min { Cmp::Ltu } else { Cmp::Geu };
                 self.select(cmp, x, Operand::Reg(y), x, y)
             }
+            // Checked to have three arguments: handled above.
+            Func::Select => x,
         }
     }
 

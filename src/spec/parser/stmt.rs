@@ -45,6 +45,18 @@ impl Parser<'_> {
         if self.eat_kw("order") {
             return self.order_stmt(start);
         }
+        // `assume cpu < 255`; a device named `assume` still reads
+        // `assume.reg = ...`.
+        if self.is_kw("assume")
+            && !matches!(self.peek_at(1), Tok::Dot | Tok::Assign | Tok::LBracket)
+        {
+            self.bump();
+            let cond = self.expr()?;
+            return Ok(Stmt::Assume {
+                span: start.to(cond.span()),
+                cond,
+            });
+        }
         if let Some(insn) = self.insn_ahead() {
             return self.insn_stmt(start, insn);
         }

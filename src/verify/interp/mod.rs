@@ -138,6 +138,12 @@ pub enum InterpError {
     IncompleteEntry {
         offset: u64,
     },
+    /// The parameters break an `assume` of the sequence: outside its
+    /// contract the generated code does what it does, and the spec says
+    /// nothing.
+    Assumed {
+        text: String,
+    },
 }
 
 impl std::fmt::Display for InterpError {
@@ -145,6 +151,9 @@ impl std::fmt::Display for InterpError {
         match self {
             InterpError::TooLong => write!(f, "too long to interpret"),
             InterpError::Deadlock => write!(f, "spins forever on a lock nobody releases"),
+            InterpError::Assumed { text } => {
+                write!(f, "the parameters break the sequence's `assume {text}`")
+            }
             InterpError::IncompleteEntry { offset } => write!(
                 f,
                 "the doorbell publishes the queue entry at ring offset {offset:#x} before all its bytes were written"
@@ -155,6 +164,11 @@ impl std::fmt::Display for InterpError {
             ),
         }
     }
+}
+
+/// The first `assume` of `seq` that `params` break.
+pub fn broken_assume<'s>(seq: &'s Seq, params: &[u64]) -> Option<&'s crate::ir::facts::Assume> {
+    seq.assumes.iter().find(|a| !a.cond.eval(params, &[]))
 }
 
 pub fn run(prog: &Program, seq: &Seq, world: &World) -> Result<Outcome, InterpError> {
@@ -168,6 +182,11 @@ pub fn run_bounded(
     world: &World,
     max_steps: u64,
 ) -> Result<Outcome, InterpError> {
+    if let Some(a) = broken_assume(seq, &world.params) {
+        return Err(InterpError::Assumed {
+            text: a.text.clone(),
+        });
+    }
     let mut m = Machine {
         max_steps,
         prog,

@@ -44,6 +44,12 @@ const STORE: [Code; 4] = [
     Code::Mov_rm32_r32,
     Code::Mov_rm64_r64,
 ];
+const STORE_IMM: [Code; 4] = [
+    Code::Mov_rm8_imm8,
+    Code::Mov_rm16_imm16,
+    Code::Mov_rm32_imm32,
+    Code::Mov_rm64_imm32,
+];
 const CMPXCHG: [Code; 4] = [
     Code::Cmpxchg_rm8_r8,
     Code::Cmpxchg_rm16_r16,
@@ -84,6 +90,17 @@ pub(super) fn iced_instruction(cx: &Ctx, insn: &Insn) -> Result<Instruction, Enc
             mem(base, index, disp),
             src.iced(size),
         ),
+        Insn::StoreImm {
+            size,
+            base,
+            index,
+            disp,
+            imm,
+        } => Instruction::with2(
+            sized_code(size, STORE_IMM),
+            mem(base, index, disp),
+            imm.get(),
+        ),
         Insn::Load {
             size,
             rd,
@@ -91,6 +108,12 @@ pub(super) fn iced_instruction(cx: &Ctx, insn: &Insn) -> Result<Instruction, Enc
             index,
             disp,
         } => Instruction::with2(load_code(size), zx_dest(size, rd), mem(base, index, disp)),
+        Insn::Lea {
+            rd,
+            base,
+            index,
+            disp,
+        } => Instruction::with2(Code::Lea_r64_m, rd.iced(Size::Q), mem(base, index, disp)),
         Insn::Bswap {
             size: BswapSize::D,
             rd,

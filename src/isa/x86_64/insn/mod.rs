@@ -93,6 +93,26 @@ pub enum Insn {
         disp: Disp32,
         src: Gpr,
     },
+    /// `mov $imm, disp(%base)`: the low `size` bytes of `imm` (B: imm8,
+    /// W: imm16, D: imm32; Q: imm32 sign-extended to 64 bits), so a
+    /// constant stored needs no register. The lowering builds `imm` from
+    /// the value truncated to the size (see [`Insn::store_imm`]).
+    StoreImm {
+        size: Size,
+        base: Gpr,
+        index: Option<Index>,
+        disp: Disp32,
+        imm: Simm32,
+    },
+    /// `lea disp(%base, %index), %rd`: an add of a register or a
+    /// constant into another register in one instruction (no `mov`),
+    /// leaving the flags alone.
+    Lea {
+        rd: Gpr,
+        base: Gpr,
+        index: Option<Index>,
+        disp: Disp32,
+    },
     /// B/W: movzx into r32; D: mov r32 (zero-extends); Q: mov r64.
     Load {
         size: Size,
@@ -349,11 +369,18 @@ impl Insn {
                 }
             }
             Insn::MovReg { .. } | Insn::Store { .. } => "mov",
+            Insn::StoreImm { size, .. } => match size {
+                Size::B => "movb",
+                Size::W => "movw",
+                Size::D => "movl",
+                Size::Q => "movq",
+            },
             Insn::MovZx { size, .. } | Insn::Load { size, .. } => match size {
                 Size::B => "movzbl",
                 Size::W => "movzwl",
                 Size::D | Size::Q => "mov",
             },
+            Insn::Lea { .. } => "lea",
             Insn::Bswap { .. } => "bswap",
             Insn::Rol16 { .. } => "rol",
             Insn::Or { .. } | Insn::OrImm { .. } => "or",
@@ -408,7 +435,10 @@ impl Insn {
     pub fn is_store(&self) -> bool {
         matches!(
             self,
-            Insn::Store { .. } | Insn::LockCmpxchg { .. } | Insn::Xchg { .. }
+            Insn::Store { .. }
+                | Insn::StoreImm { .. }
+                | Insn::LockCmpxchg { .. }
+                | Insn::Xchg { .. }
         )
     }
 
@@ -423,6 +453,31 @@ impl Insn {
     /// TLB / cache invalidation: `invlpg` and `clflush`.
     pub fn is_invalidate(&self) -> bool {
         matches!(self, Insn::Invlpg { .. } | Insn::Clflush { .. })
+    }
+
+    /// The store of the constant `value` (its low `size` bytes) to
+    /// `disp(%base, index)`; None for a 64-bit value that is no
+    /// sign-extended imm32.
+    pub fn store_imm(
+        size: Size,
+        base: Gpr,
+        index: Option<Index>,
+        disp: Disp32,
+        value: u64,
+    ) -> Option<Insn> {
+        let imm = match size {
+            Size::B => Simm32::from(i32::from(value as u8 as i8)),
+            Size::W => Simm32::from(i32::from(value as u16 as i16)),
+            Size::D => Simm32::from(value as u32 as i32),
+            Size::Q => Simm32::maybe_from(value)?,
+        };
+        Some(Insn::StoreImm {
+            size,
+            base,
+            index,
+            disp,
+            imm,
+        })
     }
 
     fn branch_target(&self) -> Option<Label> {
