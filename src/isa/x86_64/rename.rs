@@ -75,170 +75,83 @@ fn uses_defs(i: &Insn) -> (Set, Set) {
     }
 }
 
-/// `i` with every register `r` as `f(r)`.
+/// `i` with every register `r` as `f(r)`; None when an index register
+/// would become one x86-64 cannot scale (rsp).
 fn map(i: &Insn, f: impl Fn(Gpr) -> Gpr) -> Option<Insn> {
     use Insn::*;
-    let ix = |x: Option<Index>| match x {
-        None => Some(None),
-        Some(x) => Index::maybe_from(f(x.reg()), x.scale()).map(Some),
+    let mut out = i.clone();
+    let g = |r: &mut Gpr| *r = f(*r);
+    let ix = |x: &mut Option<Index>| -> Option<()> {
+        if let Some(v) = x {
+            *x = Some(Index::maybe_from(f(v.reg()), v.scale())?);
+        }
+        Some(())
     };
-    Some(match i.clone() {
-        MovImm { rd, imm } => MovImm { rd: f(rd), imm },
-        MovReg { rd, rs } => MovReg {
-            rd: f(rd),
-            rs: f(rs),
-        },
-        MovZx { size, rd, rs } => MovZx {
-            size,
-            rd: f(rd),
-            rs: f(rs),
-        },
+    match &mut out {
+        MovReg { rd, rs }
+        | MovZx { rd, rs, .. }
+        | Or { rd, rs }
+        | And { rd, rs }
+        | Xor { rd, rs }
+        | Add { rd, rs }
+        | Sub { rd, rs }
+        | Imul { rd, rs }
+        | Bsr { rd, rs }
+        | Bsf { rd, rs }
+        | Cmove { rd, rs } => {
+            g(rd);
+            g(rs);
+        }
+        CmpReg { ra, rb } | Test { ra, rb } => {
+            g(ra);
+            g(rb);
+        }
+        MovImm { rd, .. }
+        | Bswap { rd, .. }
+        | Rol16 { rd }
+        | OrImm { rd, .. }
+        | AndImm { rd, .. }
+        | AddImm { rd, .. }
+        | SubImm { rd, .. }
+        | XorImm { rd, .. }
+        | ShlImm { rd, .. }
+        | ShrImm { rd, .. }
+        | ShlCl { rd }
+        | ShrCl { rd }
+        | Not { rd }
+        | Neg { rd }
+        | Pop { rd } => g(rd),
+        CmpImm { ra, .. } | TestImm { ra, .. } | Bt { ra, .. } => g(ra),
+        Push { rs } => g(rs),
         Store {
-            size,
-            base,
-            index,
-            disp,
-            src,
-        } => Store {
-            size,
-            base: f(base),
-            index: ix(index)?,
-            disp,
-            src: f(src),
-        },
-        StoreImm {
-            size,
-            base,
-            index,
-            disp,
-            imm,
-        } => StoreImm {
-            size,
-            base: f(base),
-            index: ix(index)?,
-            disp,
-            imm,
-        },
+            base, index, src, ..
+        } => {
+            g(base);
+            g(src);
+            ix(index)?;
+        }
+        StoreImm { base, index, .. } => {
+            g(base);
+            ix(index)?;
+        }
         Lea {
-            rd,
-            base,
-            index,
-            disp,
-        } => Lea {
-            rd: f(rd),
-            base: f(base),
-            index: ix(index)?,
-            disp,
-        },
-        Load {
-            size,
-            rd,
-            base,
-            index,
-            disp,
-        } => Load {
-            size,
-            rd: f(rd),
-            base: f(base),
-            index: ix(index)?,
-            disp,
-        },
-        Bswap { size, rd } => Bswap { size, rd: f(rd) },
-        Rol16 { rd } => Rol16 { rd: f(rd) },
-        Or { rd, rs } => Or {
-            rd: f(rd),
-            rs: f(rs),
-        },
-        And { rd, rs } => And {
-            rd: f(rd),
-            rs: f(rs),
-        },
-        Xor { rd, rs } => Xor {
-            rd: f(rd),
-            rs: f(rs),
-        },
-        Add { rd, rs } => Add {
-            rd: f(rd),
-            rs: f(rs),
-        },
-        Sub { rd, rs } => Sub {
-            rd: f(rd),
-            rs: f(rs),
-        },
-        Imul { rd, rs } => Imul {
-            rd: f(rd),
-            rs: f(rs),
-        },
-        OrImm { rd, imm } => OrImm { rd: f(rd), imm },
-        AndImm { rd, imm } => AndImm { rd: f(rd), imm },
-        AddImm { rd, imm } => AddImm { rd: f(rd), imm },
-        SubImm { rd, imm } => SubImm { rd: f(rd), imm },
-        XorImm { rd, imm } => XorImm { rd: f(rd), imm },
-        ShlImm { rd, sh } => ShlImm { rd: f(rd), sh },
-        ShrImm { rd, sh } => ShrImm { rd: f(rd), sh },
-        ShlCl { rd } => ShlCl { rd: f(rd) },
-        ShrCl { rd } => ShrCl { rd: f(rd) },
-        Not { rd } => Not { rd: f(rd) },
-        Neg { rd } => Neg { rd: f(rd) },
-        Bsr { rd, rs } => Bsr {
-            rd: f(rd),
-            rs: f(rs),
-        },
-        Bsf { rd, rs } => Bsf {
-            rd: f(rd),
-            rs: f(rs),
-        },
-        Cmove { rd, rs } => Cmove {
-            rd: f(rd),
-            rs: f(rs),
-        },
-        CmpReg { ra, rb } => CmpReg {
-            ra: f(ra),
-            rb: f(rb),
-        },
-        CmpImm { ra, imm } => CmpImm { ra: f(ra), imm },
-        Test { ra, rb } => Test {
-            ra: f(ra),
-            rb: f(rb),
-        },
-        TestImm { ra, imm } => TestImm { ra: f(ra), imm },
-        Bt { ra, bit } => Bt { ra: f(ra), bit },
-        Push { rs } => Push { rs: f(rs) },
-        Pop { rd } => Pop { rd: f(rd) },
-        LockCmpxchg {
-            size,
-            base,
-            disp,
-            src,
-        } => LockCmpxchg {
-            size,
-            base: f(base),
-            disp,
-            src: f(src),
-        },
-        Xchg {
-            size,
-            base,
-            disp,
-            src,
-        } => Xchg {
-            size,
-            base: f(base),
-            disp,
-            src: f(src),
-        },
-        Invlpg { base } => Invlpg { base: f(base) },
-        Clflush { base } => Clflush { base: f(base) },
-        other @ (Jcc { .. }
-        | Jmp { .. }
-        | Ret
-        | Pause
-        | Nop
-        | Sfence
-        | Lfence
-        | Mfence
-        | Label(_)) => other,
-    })
+            rd, base, index, ..
+        }
+        | Load {
+            rd, base, index, ..
+        } => {
+            g(rd);
+            g(base);
+            ix(index)?;
+        }
+        LockCmpxchg { base, src, .. } | Xchg { base, src, .. } => {
+            g(base);
+            g(src);
+        }
+        Invlpg { base } | Clflush { base } => g(base),
+        Jcc { .. } | Jmp { .. } | Ret | Pause | Nop | Sfence | Lfence | Mfence | Label(_) => {}
+    }
+    Some(out)
 }
 
 /// Registers live after each instruction; None for a flow graph the
