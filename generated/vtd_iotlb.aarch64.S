@@ -81,9 +81,9 @@ iotlb_flush_range:
 	cbnz x9, .Liotlb_flush_range.1
 	and x11, x2, #0xfff
 	sub x3, x3, x2
-	add x3, x3, #1
 	add x11, x11, x3
-	add x11, x11, #0xfff
+	movz x16, #0x1000
+	add x11, x11, x16
 	lsr x11, x11, #12
 	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	sub x12, x11, #1

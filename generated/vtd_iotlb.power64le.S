@@ -88,9 +88,8 @@ iotlb_flush_range:
 	bne 7,.Liotlb_flush_range.2
 	andi. %r10,%r5,4095
 	subf %r6,%r5,%r6
-	addi %r6,%r6,1
 	add %r10,%r10,%r6
-	addi %r10,%r10,4095
+	addi %r10,%r10,4096
 	rldicl %r10,%r10,52,12
 	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	addi %r9,%r10,-1

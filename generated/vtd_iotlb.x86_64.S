@@ -83,9 +83,8 @@ iotlb_flush_range:
 	mov %rdx,%r9
 	and $0xfff,%r9
 	sub %rdx,%rcx
-	add $1,%rcx
 	add %rcx,%r9
-	add $0xfff,%r9
+	add $0x1000,%r9
 	shr $0xc,%r9
 	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	lea -1(%r9),%rcx

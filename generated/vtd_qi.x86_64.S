@@ -36,9 +36,8 @@ qi_flush_iotlb:
 	mov %r8,%r13
 	and $0xfff,%r13
 	sub %r8,%r9
-	add $1,%r9
 	add %r9,%r13
-	add $0xfff,%r13
+	add $0x1000,%r13
 	shr $0xc,%r13
 	/* 102: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	lea -1(%r13),%r9

@@ -180,6 +180,16 @@ impl Expr {
         } else {
             (a, b)
         };
+        // A constant inside the right operand moves out, x op (y op c) =
+        // (x op y) op c, so that it meets the others: the page count
+        // `((start & 0xfff) + (end - start + 1) + 0xfff) >> 12` adds one
+        // 0x1000, not 1 and 0xfff (exact: these operators associate
+        // and commute modulo 2^64).
+        if let (true, None, Expr::Bin(op1, y, c1)) = (assoc, a.as_const(), &b) {
+            if *op1 == op && c1.as_const().is_some() && y.as_const().is_none() {
+                return Expr::bin(op, Expr::bin(op, a, (**y).clone()), (**c1).clone());
+            }
+        }
         // ...and folded together: (x op c1) op c2 = x op (c1 op c2).
         if let (true, Expr::Bin(op1, x, c1), Some(c2)) = (assoc, &a, b.as_const()) {
             if *op1 == op {
