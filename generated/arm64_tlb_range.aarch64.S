@@ -1477,8 +1477,7 @@ flush_tlb_range_69:
 	orr x14, x14, x13
 	/* 194: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x14
-	movz x16, #0x1000
-	add x13, x9, x16
+	add x13, x9, #1, lsl #12
 	/* 195: addr = addr + 4K */
 	mov x9, x13
 	sub x13, x10, #1
@@ -1603,8 +1602,7 @@ flush_tlb_range_69:
 	orr x8, x8, x14
 	/* 194: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x8
-	movz x16, #0x1000
-	add x14, x9, x16
+	add x14, x9, #1, lsl #12
 	/* 195: addr = addr + 4K */
 	mov x9, x14
 	sub x14, x10, #1
@@ -1731,8 +1729,7 @@ flush_tlb_range_510:
 	orr x14, x14, x13
 	/* 231: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x14
-	movz x16, #0x1000
-	add x13, x9, x16
+	add x13, x9, #1, lsl #12
 	/* 232: addr = addr + 4K */
 	mov x9, x13
 	sub x13, x10, #1
@@ -1845,8 +1842,7 @@ flush_tlb_range_510:
 	orr x8, x8, x14
 	/* 231: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
 	tlbi vae1is, x8
-	movz x16, #0x1000
-	add x14, x9, x16
+	add x14, x9, #1, lsl #12
 	/* 232: addr = addr + 4K */
 	mov x9, x14
 	sub x14, x10, #1

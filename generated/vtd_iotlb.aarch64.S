@@ -82,8 +82,7 @@ iotlb_flush_range:
 	and x11, x2, #0xfff
 	sub x3, x3, x2
 	add x11, x11, x3
-	movz x16, #0x1000
-	add x11, x11, x16
+	add x11, x11, #1, lsl #12
 	lsr x11, x11, #12
 	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	sub x12, x11, #1

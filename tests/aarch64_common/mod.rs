@@ -334,16 +334,21 @@ fn shifts_and_bitfields(v: &mut Vec<Insn>, rd: u8, rn: u8) {
 fn arithmetic_immediates(v: &mut Vec<Insn>) {
     for (rd, rn, _) in TRIPLES_NO31 {
         for imm in [0u16, 1, 9, 10, 0x7ff, 4095].map(imm12) {
-            v.push(Insn::AddImm {
-                rd: xr(rd),
-                rn: xr(rn),
-                imm,
-            });
-            v.push(Insn::SubImm {
-                rd: xr(rd),
-                rn: xr(rn),
-                imm,
-            });
+            // Each also with `lsl #12` (imm << 12).
+            for lsl12 in [false, true] {
+                v.push(Insn::AddImm {
+                    rd: xr(rd),
+                    rn: xr(rn),
+                    imm,
+                    lsl12,
+                });
+                v.push(Insn::SubImm {
+                    rd: xr(rd),
+                    rn: xr(rn),
+                    imm,
+                    lsl12,
+                });
+            }
             v.push(Insn::SubsImm {
                 rd: zr(rd),
                 rn: xr(rn),

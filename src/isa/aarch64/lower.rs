@@ -639,10 +639,27 @@ fn bin(
             imm,
         }),
         (BinOp::Add, _, _, (Some(imm), _), _) | (BinOp::Sub, _, _, (None, Some(imm)), _) => {
-            e(Insn::AddImm { rd, rn, imm })
+            e(Insn::AddImm {
+                rd,
+                rn,
+                imm,
+                lsl12: false,
+            })
         }
         (BinOp::Sub, _, _, (Some(imm), _), _) | (BinOp::Add, _, _, (None, Some(imm)), _) => {
-            e(Insn::SubImm { rd, rn, imm })
+            e(Insn::SubImm {
+                rd,
+                rn,
+                imm,
+                lsl12: false,
+            })
+        }
+        // A multiple of 4K below 16M: the same instructions with `lsl #12`
+        // (a page count's `+ 0x1000`), not a constant built in x16.
+        (BinOp::Add | BinOp::Sub, ..) if high_arith(op, rd, rn, imm).is_some() => {
+            if let Some(i) = high_arith(op, rd, rn, imm) {
+                e(i)
+            }
         }
         (BinOp::Mul, .., Some(sh)) => lsl(rd, rn, sh, e),
         _ => {
@@ -755,3 +772,39 @@ fn mem(access: &MemAccess<XReg>, e: &mut dyn FnMut(Insn)) -> Result<(), LowerErr
 #[cfg(test)]
 #[path = "lower_tests.rs"]
 mod tests;
+
+/// `v` as `k << 12` with `k` an [`Imm12`], if it is one.
+fn high_imm12(v: u64) -> Option<Imm12> {
+    if v & 0xfff != 0 {
+        return None;
+    }
+    Imm12::maybe_from(v >> 12)
+}
+
+/// `rd = rn op imm` (add or subtract) as one ADD/SUB with `lsl #12`:
+/// `imm` or its negation a nonzero multiple of 4K below 16M.
+fn high_arith(op: BinOp, rd: XReg, rn: XReg, imm: u64) -> Option<Insn> {
+    let (add, k) = match (op, high_imm12(imm), high_imm12(imm.wrapping_neg())) {
+        _ if imm == 0 => return None,
+        (BinOp::Add, Some(k), _) => (true, k),
+        (BinOp::Sub, Some(k), _) => (false, k),
+        (BinOp::Add, None, Some(k)) => (false, k),
+        (BinOp::Sub, None, Some(k)) => (true, k),
+        _ => return None,
+    };
+    Some(if add {
+        Insn::AddImm {
+            rd,
+            rn,
+            imm: k,
+            lsl12: true,
+        }
+    } else {
+        Insn::SubImm {
+            rd,
+            rn,
+            imm: k,
+            lsl12: true,
+        }
+    })
+}

@@ -113,12 +113,14 @@ fn run_alu(seq: &[Insn], regs: &mut [u64; 32]) {
             Insn::Add { rd, rn, rm } => (rd, x(rn).wrapping_add(x(rm))),
             Insn::Sub { rd, rn, rm } => (rd, x(rn).wrapping_sub(x(rm))),
             Insn::Mul { rd, rn, rm } => (rd, x(rn).wrapping_mul(x(rm))),
-            Insn::AddImm { rd, rn, imm } => {
-                (rd.into(), x(rn.into()).wrapping_add(imm.get().into()))
-            }
-            Insn::SubImm { rd, rn, imm } => {
-                (rd.into(), x(rn.into()).wrapping_sub(imm.get().into()))
-            }
+            Insn::AddImm { rd, rn, imm, lsl12 } => (
+                rd.into(),
+                x(rn.into()).wrapping_add(u64::from(imm.get()) << (12 * u32::from(lsl12))),
+            ),
+            Insn::SubImm { rd, rn, imm, lsl12 } => (
+                rd.into(),
+                x(rn.into()).wrapping_sub(u64::from(imm.get()) << (12 * u32::from(lsl12))),
+            ),
             Insn::LslImm { rd, rn, sh } => (rd, x(rn) << sh.get()),
             Insn::LsrImm { rd, rn, sh } => (rd, x(rn) >> sh.get()),
             Insn::LslReg { rd, rn, rm } => (rd, x(rn) << (x(rm) & 63)),
@@ -179,6 +181,9 @@ fn alu_lowering_matches_reference() {
             1 << (raw & 63),
             0xff << (raw % 56),
             raw & 63,
+            // ADD/SUB with `lsl #12`, and their negations.
+            (raw & 0xfff) << 12,
+            ((raw & 0xfff) << 12).wrapping_neg(),
         ];
         for (k, &imm) in imms.iter().enumerate() {
             for op in BIN_OPS {
@@ -254,6 +259,33 @@ fn alu_lowering_matches_reference() {
             (a & mask) << shift,
             "insert {a:#x} shift {shift} width {width}: {seq:?}"
         );
+    }
+}
+
+/// A multiple of 4K below 16M is added or subtracted by one instruction
+/// (`add x9, x3, #1, lsl #12`), past it the constant is built first.
+#[test]
+fn page_multiples_are_one_shifted_immediate() {
+    let alloc = alloc_of(&[(0, 3), (1, 9)]);
+    for (op, imm, len) in [
+        (BinOp::Add, 0x1000, 1),
+        (BinOp::Sub, 0x5000, 1),
+        (BinOp::Add, 0x1000u64.wrapping_neg(), 1),
+        (BinOp::Add, 0xfff000, 1),
+        (BinOp::Add, 0x100_0000, 2),
+        (BinOp::Add, 0x1800, 2),
+    ] {
+        let seq = lower_one(
+            Inst::Bin {
+                op,
+                dst: VReg(1),
+                a: VReg(0),
+                b: Operand::Imm(imm),
+            },
+            &alloc,
+        )
+        .unwrap();
+        assert_eq!(seq.len(), len, "{op:?} {imm:#x}: {seq:?}");
     }
 }
 

@@ -198,8 +198,24 @@ fn emit(ops: &mut Asm, insn: &Insn, cx: &Ctx<'_>) -> Result<(), EncodeError> {
         Mul { rd, rn, rm } => a64!(ops; mul X(rd), X(rn), X(rm)),
         // ADD/SUB (immediate): 31 is SP for both Rd and Rn; SUBS
         // (immediate): Rd = 31 is XZR (that is CMP), Rn = 31 is SP.
-        AddImm { rd, rn, imm } => a64!(ops; add XSP(rd), XSP(rn), u32::from(imm.get())),
-        SubImm { rd, rn, imm } => a64!(ops; sub XSP(rd), XSP(rn), u32::from(imm.get())),
+        AddImm {
+            rd,
+            rn,
+            imm,
+            lsl12: false,
+        } => a64!(ops; add XSP(rd), XSP(rn), u32::from(imm.get())),
+        AddImm { rd, rn, imm, .. } => {
+            a64!(ops; add XSP(rd), XSP(rn), u32::from(imm.get()), lsl 12)
+        }
+        SubImm {
+            rd,
+            rn,
+            imm,
+            lsl12: false,
+        } => a64!(ops; sub XSP(rd), XSP(rn), u32::from(imm.get())),
+        SubImm { rd, rn, imm, .. } => {
+            a64!(ops; sub XSP(rd), XSP(rn), u32::from(imm.get()), lsl 12)
+        }
         SpAdd { imm } => a64!(ops; add sp, sp, u32::from(imm.bytes())),
         SpSub { imm } => a64!(ops; sub sp, sp, u32::from(imm.bytes())),
         SubsImm { rd, rn, imm } => a64!(ops; subs X(rd), XSP(rn), u32::from(imm.get())),

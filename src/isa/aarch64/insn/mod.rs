@@ -92,15 +92,19 @@ pub enum Insn {
         rn: RegOrZr,
         rm: RegOrZr,
     },
+    /// `lsl12`: the immediate is `imm << 12` (`sh == 1`), a multiple of
+    /// 4K up to 0xfff000 in one instruction.
     AddImm {
         rd: XReg,
         rn: XReg,
         imm: Imm12,
+        lsl12: bool,
     },
     SubImm {
         rd: XReg,
         rn: XReg,
         imm: Imm12,
+        lsl12: bool,
     },
     SubsImm {
         rd: RegOrZr,

@@ -439,7 +439,18 @@ fn never_panics_on_random_operands() {
         let typed: Vec<Insn> = [
             MoveWide::maybe_from(imm16, u8v).map(|imm| Insn::Movz { rd: zr(a), imm }),
             ImmLogic::maybe_from(next() >> (r % 64)).map(|imm| Insn::AndImm { rd, rn: zr(b), imm }),
-            imm12.map(|imm| Insn::AddImm { rd, rn, imm }),
+            imm12.map(|imm| Insn::AddImm {
+                rd,
+                rn,
+                imm,
+                lsl12: false,
+            }),
+            imm12.map(|imm| Insn::SubImm {
+                rd,
+                rn,
+                imm,
+                lsl12: true,
+            }),
             imm12.map(|imm| Insn::SubsImm { rd: zr(a), rn, imm }),
             imm12.map(|imm| Insn::CmpImm { rn, imm }),
             sh.map(|sh| Insn::LslImm {

@@ -40,6 +40,27 @@ fn bit_reg(rt: RegOrZr, bit: ImmShift) -> String {
 }
 
 impl Insn {
+    /// ADD/SUB (immediate), `lsl #12` when shifted.
+    fn arith_imm_text(&self, m: &str) -> String {
+        let (Insn::AddImm {
+            rd,
+            rn,
+            imm: i,
+            lsl12,
+        }
+        | Insn::SubImm {
+            rd,
+            rn,
+            imm: i,
+            lsl12,
+        }) = *self
+        else {
+            return m.to_string();
+        };
+        let shift = if lsl12 { ", lsl #12" } else { "" };
+        format!("{m} {}, {}, {}{shift}", rd, rn, imm(i.get().into()))
+    }
+
     /// GNU as syntax for this instruction (no leading indentation).
     pub fn text(&self, label_name: &dyn Fn(Label) -> String) -> String {
         let m = self.mnemonic();
@@ -72,9 +93,7 @@ impl Insn {
             | Insn::Mul { rd, rn, rm }
             | Insn::LslReg { rd, rn, rm }
             | Insn::LsrReg { rd, rn, rm } => format!("{m} {rd}, {rn}, {rm}"),
-            Insn::AddImm { rd, rn, imm: i } | Insn::SubImm { rd, rn, imm: i } => {
-                format!("{m} {}, {}, {}", rd, rn, imm(i.get().into()))
-            }
+            Insn::AddImm { .. } | Insn::SubImm { .. } => self.arith_imm_text(m),
             Insn::SpSub { imm: i } | Insn::SpAdd { imm: i } => {
                 format!("{m} sp, sp, {}", imm(i.bytes().into()))
             }
