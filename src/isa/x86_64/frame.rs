@@ -31,67 +31,15 @@ use crate::lir::Origin;
 pub type Body = Vec<(Insn, Origin)>;
 
 /// The registers an instruction names, implicit ones included (rsp for
-/// `push`/`pop`, rcx for a shift by cl, rax for `cmpxchg`).
+/// `push`/`pop`, rcx for a shift by cl, rax for `cmpxchg` and `ret`):
+/// what it reads or writes, as renaming reads it, and the stack pointer.
 pub fn gprs(i: &Insn) -> Vec<Gpr> {
-    use Insn::*;
-    match *i {
-        MovImm { rd, .. }
-        | Bswap { rd, .. }
-        | Rol16 { rd }
-        | OrImm { rd, .. }
-        | AndImm { rd, .. }
-        | AddImm { rd, .. }
-        | SubImm { rd, .. }
-        | XorImm { rd, .. }
-        | ShlImm { rd, .. }
-        | ShrImm { rd, .. }
-        | Not { rd }
-        | Neg { rd } => vec![rd],
-        ShlCl { rd } | ShrCl { rd } => vec![rd, Gpr::RCX],
-        MovReg { rd, rs }
-        | MovZx { rd, rs, .. }
-        | Or { rd, rs }
-        | And { rd, rs }
-        | Xor { rd, rs }
-        | Add { rd, rs }
-        | Sub { rd, rs }
-        | Imul { rd, rs }
-        | Bsr { rd, rs }
-        | Bsf { rd, rs }
-        | Cmove { rd, rs } => vec![rd, rs],
-        CmpReg { ra, rb } | Test { ra, rb } => vec![ra, rb],
-        CmpImm { ra, .. } | TestImm { ra, .. } | Bt { ra, .. } => vec![ra],
-        Store {
-            base, index, src, ..
-        } => [Some(base), index.map(|x| x.reg()), Some(src)]
-            .into_iter()
-            .flatten()
-            .collect(),
-        Lea {
-            rd, base, index, ..
-        } => [Some(rd), Some(base), index.map(|x| x.reg())]
-            .into_iter()
-            .flatten()
-            .collect(),
-        StoreImm { base, index, .. } => [Some(base), index.map(|x| x.reg())]
-            .into_iter()
-            .flatten()
-            .collect(),
-        Load {
-            rd, base, index, ..
-        } => [Some(rd), Some(base), index.map(|x| x.reg())]
-            .into_iter()
-            .flatten()
-            .collect(),
-        LockCmpxchg { base, src, .. } => vec![base, src, Gpr::RAX],
-        Xchg { base, src, .. } => vec![base, src],
-        Invlpg { base } | Clflush { base } => vec![base],
-        Push { rs } => vec![rs, Gpr::RSP],
-        Pop { rd } => vec![rd, Gpr::RSP],
-        Jcc { .. } | Jmp { .. } | Ret | Pause | Nop | Sfence | Lfence | Mfence | Label(_) => {
-            vec![]
-        }
-    }
+    let (uses, defs) = super::rename::uses_defs(i);
+    let stack = matches!(i, Insn::Push { .. } | Insn::Pop { .. });
+    (0..16)
+        .filter_map(Gpr::new)
+        .filter(|r| (uses | defs) >> r.num() & 1 == 1 || (stack && *r == Gpr::RSP))
+        .collect()
 }
 
 /// The body with `saved` pushed where it must be: shrink-wrapped when

@@ -22,7 +22,7 @@ fn bit(r: Gpr) -> Set {
 }
 
 /// (read, written) registers of one instruction.
-fn uses_defs(i: &Insn) -> (Set, Set) {
+pub(super) fn uses_defs(i: &Insn) -> (Set, Set) {
     use Insn::*;
     let all = |rs: &[Gpr]| rs.iter().fold(0, |s, &r| s | bit(r));
     let ix = |x: Option<Index>| x.map_or(0, |x| bit(x.reg()));
