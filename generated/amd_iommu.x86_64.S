@@ -7,8 +7,7 @@ build_inv_iommu_pages:
 	/* 78: arguments */
 	mov %rsi,%rax
 	and $0xfff,%rax
-	add %rdx,%rax
-	add $0xfff,%rax
+	lea 0xfff(%rax,%rdx),%rax
 	shr $0xc,%rax
 	/* 80: let pages = ((address & 0xfff) + size + 0xfff) >> 12 */
 	mov %rsi,%r10
@@ -16,12 +15,10 @@ build_inv_iommu_pages:
 	/* 81: let inv = address & ~0xfff */
 	cmp $1,%rax
 	je .Lbuild_inv_iommu_pages.1
-	lea (%rsi,%rdx),%rax
-	sub $1,%rax
+	lea -1(%rsi,%rdx),%rax
 	xor %rsi,%rax
-	mov $0xffffffffffffffff,%r11
+	mov $0xffffffffffffffff,%r9
 	bsr %rax,%r9
-	cmove %r11,%r9
 	/* 85: let msb_diff = ilog2((address + size - 1) ^ address) */
 	cmp $0x34,%r9
 	jb .Lbuild_inv_iommu_pages.2
@@ -29,21 +26,15 @@ build_inv_iommu_pages:
 	movabs $0x7ffffffffffff000,%r10
 	jmp .Lbuild_inv_iommu_pages.3
 .Lbuild_inv_iommu_pages.2:
-	xor %rdx,%rdx
-	cmp $0x40,%r9
-	jae .Lbuild_inv_iommu_pages.4
-	mov %rcx,%r11
-	mov %r9,%rcx
-	mov $1,%edx
-	shl %cl,%rdx
-	mov %r11,%rcx
+	xor %rax,%rax
+	bts %r9,%rax
 .Lbuild_inv_iommu_pages.4:
-	sub $1,%rdx
-	or %rdx,%rsi
-	and $0xfffffffffffff000,%rsi
-	/* 89: inv = (address | ((1 << msb_diff) - 1)) & ~0xfff */
+	sub $1,%rax
+	or %rax,%rsi
 	mov %rsi,%r10
+	and $0xfffffffffffff000,%r10
 .Lbuild_inv_iommu_pages.3:
+	/* 89: inv = (address | ((1 << msb_diff) - 1)) & ~0xfff */
 	mov %r10,%rax
 	or $1,%rax
 	/* 91: inv = inv | 1 */
@@ -82,7 +73,6 @@ inv_iommu_pages_sync:
 	push %rbx
 	push %r12
 	push %r13
-	push %r14
 	mov %rcx,%r11
 	mov %rdx,%rcx
 	mov $0x10,%eax
@@ -101,8 +91,7 @@ inv_iommu_pages_sync:
 	xor %rdx,%rdx
 	mov %rcx,%r12
 	and $0xfff,%r12
-	add %r8,%r12
-	add $0xfff,%r12
+	lea 0xfff(%r12,%r8),%r12
 	shr $0xc,%r12
 	/* 111: let pages = ((address & 0xfff) + size + 0xfff) >> 12 */
 	mov %rcx,%r13
@@ -110,12 +99,10 @@ inv_iommu_pages_sync:
 	/* 112: let inv = address & ~0xfff */
 	cmp $1,%r12
 	je .Linv_iommu_pages_sync.2
-	lea (%rcx,%r8),%r12
-	sub $1,%r12
+	lea -1(%rcx,%r8),%r12
 	xor %rcx,%r12
-	mov $0xffffffffffffffff,%r11
+	mov $0xffffffffffffffff,%r8
 	bsr %r12,%r8
-	cmove %r11,%r8
 	/* 114: let msb_diff = ilog2((address + size - 1) ^ address) */
 	cmp $0x34,%r8
 	jb .Linv_iommu_pages_sync.3
@@ -123,21 +110,15 @@ inv_iommu_pages_sync:
 	movabs $0x7ffffffffffff000,%r13
 	jmp .Linv_iommu_pages_sync.4
 .Linv_iommu_pages_sync.3:
-	xor %r14,%r14
-	cmp $0x40,%r8
-	jae .Linv_iommu_pages_sync.5
-	mov %rcx,%r11
-	mov %r8,%rcx
-	mov $1,%r14d
-	shl %cl,%r14
-	mov %r11,%rcx
+	xor %r12,%r12
+	bts %r8,%r12
 .Linv_iommu_pages_sync.5:
-	sub $1,%r14
-	or %r14,%rcx
-	and $0xfffffffffffff000,%rcx
-	/* 118: inv = (address | ((1 << msb_diff) - 1)) & ~0xfff */
+	sub $1,%r12
+	or %r12,%rcx
 	mov %rcx,%r13
+	and $0xfffffffffffff000,%r13
 .Linv_iommu_pages_sync.4:
+	/* 118: inv = (address | ((1 << msb_diff) - 1)) & ~0xfff */
 	mov %r13,%r8
 	or $1,%r8
 	/* 120: inv = inv | 1 */
@@ -151,10 +132,9 @@ inv_iommu_pages_sync:
 	shr $4,%rcx
 	mov %rax,%rdx
 	sub %r8,%rdx
-	mov %rdx,%r8
-	and %rbx,%r8
-	shr $4,%r8
-	sub %r8,%rcx
+	and %rbx,%rdx
+	shr $4,%rdx
+	sub %rdx,%rcx
 	mov %rcx,%rdx
 	test %rdx,%rdx
 	jne .Linv_iommu_pages_sync.9
@@ -173,13 +153,10 @@ inv_iommu_pages_sync:
 	sub %rcx,%r12
 	and %rbx,%r12
 	shr $4,%r12
-	mov %rdx,%rcx
-	sub %r12,%rcx
-	mov %rcx,%rdx
+	sub %r12,%rdx
 	jmp .Linv_iommu_pages_sync.10
 .Linv_iommu_pages_sync.11:
 	mov $0xffffffffffffff92,%rax
-	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx
@@ -196,7 +173,7 @@ inv_iommu_pages_sync:
 	mov %r13,%r9
 	and $1,%r9
 	xor %r8,%r8
-	mov 0x28(%rsp),%rcx
+	mov 0x20(%rsp),%rcx
 	test %rcx,%rcx
 	je .Linv_iommu_pages_sync.13
 	mov $1,%r8d
@@ -211,9 +188,8 @@ inv_iommu_pages_sync:
 	lea 8(%rax),%r8
 	lea (%rsi,%r8),%rcx
 	mov %r9,(%rcx)
-	lea 0x10(%rax),%r9
-	and %rbx,%r9
-	mov %r9,%rax
+	add $0x10,%rax
+	and %rbx,%rax
 	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	test %rdx,%rdx
@@ -226,9 +202,8 @@ inv_iommu_pages_sync:
 	sub %r9,%rcx
 	and %rbx,%rcx
 	shr $4,%rcx
-	sub %rcx,%r8
 	mov %r8,%rdx
-	test %rdx,%rdx
+	sub %rcx,%rdx
 	jne .Linv_iommu_pages_sync.17
 	mov $0x5f5e100,%r9d
 .Linv_iommu_pages_sync.18:
@@ -243,15 +218,13 @@ inv_iommu_pages_sync:
 	shr $4,%rcx
 	mov %rax,%rdx
 	sub %r8,%rdx
-	mov %rdx,%r8
-	and %rbx,%r8
-	shr $4,%r8
-	sub %r8,%rcx
+	and %rbx,%rdx
+	shr $4,%rdx
+	sub %rdx,%rcx
 	mov %rcx,%rdx
 	jmp .Linv_iommu_pages_sync.18
 .Linv_iommu_pages_sync.19:
 	mov $0xffffffffffffff92,%rax
-	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx
@@ -259,7 +232,7 @@ inv_iommu_pages_sync:
 .Linv_iommu_pages_sync.20:
 .Linv_iommu_pages_sync.17:
 .Linv_iommu_pages_sync.15:
-	mov 0x38(%rsp),%r9
+	mov 0x30(%rsp),%r9
 	shr $3,%r9
 	movabs $0x1ffffffffffff,%r11
 	and %r11,%r9
@@ -268,21 +241,18 @@ inv_iommu_pages_sync:
 	or %r11,%r9
 	lea (%rsi,%rax),%r8
 	mov %r9,(%r8)
-	mov 0x40(%rsp),%r9
+	mov 0x38(%rsp),%r9
 	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	lea 0x10(%rax),%r9
-	and %rbx,%r9
-	mov %r9,%rax
-	lea -1(%rdx),%r9
-	mov %r9,%rdx
+	add $0x10,%rax
+	and %rbx,%rax
 	/* 124: issue cmdbuf */
 	mov %eax,0x2008(%rdi)
 	/* 125: poll sem[0] == sem_val limit 200000000 else return -110 */
-	mov 0x30(%rsp),%rax
+	mov 0x28(%rsp),%rax
 	add %r10,%rax
-	mov 0x40(%rsp),%r10
+	mov 0x38(%rsp),%r10
 	mov $0xbebc200,%r9d
 .Linv_iommu_pages_sync.21:
 	mov (%rax),%r8
@@ -291,7 +261,6 @@ inv_iommu_pages_sync:
 	sub $1,%r9
 	jne .Linv_iommu_pages_sync.21
 	mov $0xffffffffffffff92,%rax
-	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx
@@ -299,7 +268,6 @@ inv_iommu_pages_sync:
 .Linv_iommu_pages_sync.22:
 	/* 126: return 0 */
 	xor %rax,%rax
-	pop %r14
 	pop %r13
 	pop %r12
 	pop %rbx
@@ -339,9 +307,8 @@ inv_iommu_pages_np_sync:
 	test %rdx,%rdx
 	je .Linv_iommu_pages_np_sync.2
 	sub $1,%rdx
-	mov $0xffffffffffffffff,%r11
+	mov $0xffffffffffffffff,%r12
 	bsr %r8,%r12
-	cmove %r11,%r12
 	/* 143: let piece = ilog2(left) */
 	test %rcx,%rcx
 	je .Linv_iommu_pages_np_sync.5
@@ -349,25 +316,19 @@ inv_iommu_pages_np_sync:
 	cmp %r12,%rbx
 	jae .Linv_iommu_pages_np_sync.5
 	mov $0x40,%r11d
-	bsf %rcx,%rbx
-	cmove %r11,%rbx
-	/* 145: piece = ctz(addr) */
-	mov %rbx,%r12
+	bsf %rcx,%r12
+	cmove %r11,%r12
 .Linv_iommu_pages_np_sync.5:
+	/* 145: piece = ctz(addr) */
 	xor %r13,%r13
 	cmp $0x40,%r12
 	jae .Linv_iommu_pages_np_sync.6
-	mov %rcx,%r11
-	mov %r12,%rcx
-	mov $1,%r13d
-	shl %cl,%r13
-	mov %r11,%rcx
+	bts %r12,%r13
 .Linv_iommu_pages_np_sync.6:
 	/* 147: let fs = 1 << piece */
 	mov %rcx,%rbx
 	and $0xfff,%rbx
-	add %r13,%rbx
-	add $0xfff,%rbx
+	lea 0xfff(%rbx,%r13),%rbx
 	shr $0xc,%rbx
 	/* 148: let pages = ((addr & 0xfff) + fs + 0xfff) >> 12 */
 	mov %rcx,%r12
@@ -375,12 +336,10 @@ inv_iommu_pages_np_sync:
 	/* 149: let inv = addr & ~0xfff */
 	cmp $1,%rbx
 	je .Linv_iommu_pages_np_sync.8
-	lea (%rcx,%r13),%rbx
-	sub $1,%rbx
+	lea -1(%rcx,%r13),%rbx
 	xor %rcx,%rbx
-	mov $0xffffffffffffffff,%r11
+	mov $0xffffffffffffffff,%r14
 	bsr %rbx,%r14
-	cmove %r11,%r14
 	/* 151: let msb_diff = ilog2((addr + fs - 1) ^ addr) */
 	cmp $0x34,%r14
 	jb .Linv_iommu_pages_np_sync.9
@@ -388,22 +347,16 @@ inv_iommu_pages_np_sync:
 	movabs $0x7ffffffffffff000,%r12
 	jmp .Linv_iommu_pages_np_sync.10
 .Linv_iommu_pages_np_sync.9:
-	xor %r15,%r15
-	cmp $0x40,%r14
-	jae .Linv_iommu_pages_np_sync.11
-	mov %rcx,%r11
-	mov %r14,%rcx
-	mov $1,%r15d
-	shl %cl,%r15
-	mov %r11,%rcx
+	xor %rbx,%rbx
+	bts %r14,%rbx
 .Linv_iommu_pages_np_sync.11:
-	sub $1,%r15
-	mov %rcx,%rbx
-	or %r15,%rbx
-	and $0xfffffffffffff000,%rbx
-	/* 155: inv = (addr | ((1 << msb_diff) - 1)) & ~0xfff */
-	mov %rbx,%r12
+	sub $1,%rbx
+	mov %rcx,%r14
+	or %rbx,%r14
+	mov %r14,%r12
+	and $0xfffffffffffff000,%r12
 .Linv_iommu_pages_np_sync.10:
+	/* 155: inv = (addr | ((1 << msb_diff) - 1)) & ~0xfff */
 	mov %r12,%rbx
 	or $1,%rbx
 	/* 157: inv = inv | 1 */
@@ -419,9 +372,8 @@ inv_iommu_pages_np_sync:
 	sub %r9,%r14
 	and %r10,%r14
 	shr $4,%r14
-	sub %r14,%rbx
 	mov %rbx,%r9
-	test %r9,%r9
+	sub %r14,%r9
 	jne .Linv_iommu_pages_np_sync.15
 	mov $0x5f5e100,%ebx
 .Linv_iommu_pages_np_sync.16:
@@ -438,8 +390,8 @@ inv_iommu_pages_np_sync:
 	sub %r9,%r15
 	and %r10,%r15
 	shr $4,%r15
-	sub %r15,%r14
 	mov %r14,%r9
+	sub %r15,%r9
 	jmp .Linv_iommu_pages_np_sync.16
 .Linv_iommu_pages_np_sync.17:
 	mov $0xffffffffffffff92,%rax
@@ -479,9 +431,7 @@ inv_iommu_pages_np_sync:
 	lea (%rsi,%r12),%r14
 	mov %rbx,(%r14)
 	add $0x10,%rax
-	mov %rax,%rbx
-	and %r10,%rbx
-	mov %rbx,%rax
+	and %r10,%rax
 	lea -1(%r9),%rbx
 	mov %rbx,%r9
 	lea (%rcx,%r13),%rbx
@@ -513,9 +463,8 @@ inv_iommu_pages_np_sync:
 	sub %r8,%rdx
 	and %r10,%rdx
 	shr $4,%rdx
-	sub %rdx,%rcx
 	mov %rcx,%r9
-	test %r9,%r9
+	sub %rdx,%r9
 	jne .Linv_iommu_pages_np_sync.23
 	mov $0x5f5e100,%r8d
 .Linv_iommu_pages_np_sync.24:
@@ -530,10 +479,9 @@ inv_iommu_pages_np_sync:
 	shr $4,%rdx
 	mov %rax,%r9
 	sub %rcx,%r9
-	mov %r9,%rcx
-	and %r10,%rcx
-	shr $4,%rcx
-	sub %rcx,%rdx
+	and %r10,%r9
+	shr $4,%r9
+	sub %r9,%rdx
 	mov %rdx,%r9
 	jmp .Linv_iommu_pages_np_sync.24
 .Linv_iommu_pages_np_sync.25:
@@ -548,24 +496,21 @@ inv_iommu_pages_np_sync:
 .Linv_iommu_pages_np_sync.26:
 .Linv_iommu_pages_np_sync.23:
 .Linv_iommu_pages_np_sync.21:
-	mov 0x48(%rsp),%r8
-	shr $3,%r8
+	mov 0x48(%rsp),%r9
+	shr $3,%r9
 	movabs $0x1ffffffffffff,%r11
-	and %r11,%r8
-	shl $3,%r8
+	and %r11,%r9
+	shl $3,%r9
 	movabs $0x1000000000000001,%r11
-	or %r11,%r8
-	lea (%rsi,%rax),%rcx
-	mov %r8,(%rcx)
-	mov 0x50(%rsp),%r8
-	lea 8(%rax),%rcx
-	add %rcx,%rsi
-	mov %r8,(%rsi)
-	lea 0x10(%rax),%r8
-	and %r10,%r8
-	mov %r8,%rax
-	lea -1(%r9),%r10
-	mov %r10,%r9
+	or %r11,%r9
+	lea (%rsi,%rax),%r8
+	mov %r9,(%r8)
+	mov 0x50(%rsp),%r9
+	lea 8(%rax),%r8
+	add %r8,%rsi
+	mov %r9,(%rsi)
+	add $0x10,%rax
+	and %r10,%rax
 	/* 164: issue cmdbuf */
 	mov %eax,0x2008(%rdi)
 	/* 165: poll sem[0] == sem_val limit 200000000 else return -110 */
@@ -632,9 +577,8 @@ completion_wait:
 	sub %rdx,%r13
 	and %rbx,%r13
 	shr $4,%r13
-	sub %r13,%r11
 	mov %r11,%rdx
-	test %rdx,%rdx
+	sub %r13,%rdx
 	jne .Lcompletion_wait.4
 	mov $0x5f5e100,%r11d
 .Lcompletion_wait.5:
@@ -651,8 +595,8 @@ completion_wait:
 	sub %rdx,%r14
 	and %rbx,%r14
 	shr $4,%r14
-	sub %r14,%r13
 	mov %r13,%rdx
+	sub %r14,%rdx
 	jmp .Lcompletion_wait.5
 .Lcompletion_wait.6:
 	pop %r14
@@ -669,19 +613,16 @@ completion_wait:
 	shl $3,%r8
 	movabs $0x1000000000000001,%r11
 	or %r11,%r8
-	lea (%rsi,%rax),%r11
-	mov %r8,(%r11)
+	lea (%rsi,%rax),%rdx
+	mov %r8,(%rdx)
 	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	lea 0x10(%rax),%r8
-	and %rbx,%r8
+	add $0x10,%rax
+	and %rbx,%rax
 	pop %r14
 	pop %r13
 	pop %rbx
-	mov %r8,%rax
-	lea -1(%rdx),%r8
-	mov %r8,%rdx
 	/* 172: issue cmdbuf */
 	mov %eax,0x2008(%rdi)
 	/* 173: poll sem[0] == sem_val limit 200000000 else return -110 */

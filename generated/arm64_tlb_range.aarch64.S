@@ -10,107 +10,107 @@ flush_tlb_range:
 	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38; e7 the caller's earlier stores -> `tlbi vale1is` (line 41), required by line 38; e8 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38; and 1 more (see `explain`) */
 	dsb ishst
 	/* cover: an empty range invalidates nothing */
-	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range.3
+	sub x2, x2, x1
+	cbz x2, .Lflush_tlb_range.3
 	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
-	mvn x10, x1
-	cmp x10, x9
+	mvn x9, x1
+	cmp x9, x2
 	b.hs .Lflush_tlb_range.4
 	/* 42: value (asid << 0x30) */
-	lsl x10, x0, #48
+	lsl x0, x0, #48
 	/* 42: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x10
+	tlbi aside1is, x0
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
 	/* 42: value (asid << 0x30) */
-	lsl x10, x0, #48
+	lsl x0, x0, #48
 	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x11, #0x5000
-	movk x11, #0x1f, lsl #16
-	cmp x11, x9
+	movz x9, #0x5000
+	movk x9, #0x1f, lsl #16
+	cmp x9, x2
 	b.lo .Lflush_tlb_range.6
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	and x11, x1, #0xfff
-	add x9, x9, x11
-	and x11, x1, #0xfffffffffffff000
-	cbz x9, .Lflush_tlb_range.7
-	add x12, x11, x9
-	cmp x12, x11
+	and x9, x1, #0xfff
+	add x2, x2, x9
+	and x1, x1, #0xfffffffffffff000
+	cbz x2, .Lflush_tlb_range.7
+	add x9, x1, x2
+	cmp x9, x1
 	b.lo .Lflush_tlb_range.9
-	lsr x12, x12, #56
-	cbnz x12, .Lflush_tlb_range.9
-	sub x12, x9, #1
-	lsr x12, x12, #12
-	lsr x13, x12, #3
-	add x13, x13, #1
-	lsr x14, x11, #12
-	and x14, x14, #0xfffffffffff
-	orr x14, x14, x10
-	tbz w12, #0, .Lflush_tlb_range.18
-	tbz w12, #1, .Lflush_tlb_range.20
-	tbz w12, #2, .Lflush_tlb_range.14
+	lsr x9, x9, #56
+	cbnz x9, .Lflush_tlb_range.9
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	lsr x9, x2, #3
+	add x9, x9, #1
+	lsr x1, x1, #12
+	and x1, x1, #0xfffffffffff
+	orr x1, x1, x0
+	tbz w2, #0, .Lflush_tlb_range.18
+	tbz w2, #1, .Lflush_tlb_range.20
+	tbz w2, #2, .Lflush_tlb_range.14
 .Lflush_tlb_range.10:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x14
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range.11:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x14
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range.12:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x14
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range.13:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x14
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range.14:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x14
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range.15:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x14
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range.16:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x14
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range.17:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x14
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x14, x14, #1
-	sub x13, x13, #1
-	cbnz x13, .Lflush_tlb_range.10
+	add x1, x1, #1
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_range.10
 	b .Lflush_tlb_range.7
 .Lflush_tlb_range.9:
-	sub x15, x9, #1
-	lsr x15, x15, #12
-	add x15, x15, #1
-	lsr x8, x11, #12
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	add x2, x2, #1
+	lsr x1, x1, #12
 .Lflush_tlb_range.21:
-	and x7, x8, #0xfffffffffff
-	orr x7, x7, x10
+	and x10, x1, #0xfffffffffff
+	orr x10, x10, x0
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x7
+	tlbi vale1is, x10
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x8, x8, #1
-	sub x15, x15, #1
-	cbnz x15, .Lflush_tlb_range.21
+	add x1, x1, #1
+	sub x2, x2, #1
+	cbnz x2, .Lflush_tlb_range.21
 .Lflush_tlb_range.8:
 	b .Lflush_tlb_range.7
 .Lflush_tlb_range.6:
 	/* 42: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x10
+	tlbi aside1is, x0
 .Lflush_tlb_range.7:
 .Lflush_tlb_range.5:
 	/* placed by place-barriers: e10 `tlbi aside1is` (line 42) -> `tlbi vale1is` (line 45), required by line 45; e11 `tlbi vale1is` (line 41) -> `tlbi vale1is` (line 45), required by line 45; e12 `tlbi aside1is` (line 42) -> `tlbi vale1is` (line 45), required by line 45; and 3 more (see `explain`) */
@@ -124,109 +124,109 @@ flush_tlb_range:
 	ret
 .Lflush_tlb_range.0:
 	/* cover: an empty range invalidates nothing */
-	sub x15, x2, x1
-	cbz x15, .Lflush_tlb_range.23
+	sub x2, x2, x1
+	cbz x2, .Lflush_tlb_range.23
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38; e1 the caller's earlier stores -> `tlbi vale1is` (line 41), required by line 38; e2 the caller's earlier stores -> `tlbi aside1is` (line 42), required by line 38 */
 	dsb ishst
 	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
-	mvn x8, x1
-	cmp x8, x15
+	mvn x10, x1
+	cmp x10, x2
 	b.hs .Lflush_tlb_range.24
 	/* 42: value (asid << 0x30) */
-	lsl x8, x0, #48
+	lsl x0, x0, #48
 	/* 42: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x8
+	tlbi aside1is, x0
 	b .Lflush_tlb_range.25
 .Lflush_tlb_range.24:
 	/* 42: value (asid << 0x30) */
-	lsl x8, x0, #48
+	lsl x0, x0, #48
 	/* cover `tlb4k` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x7, #0x5000
-	movk x7, #0x1f, lsl #16
-	cmp x7, x15
+	movz x10, #0x5000
+	movk x10, #0x1f, lsl #16
+	cmp x10, x2
 	b.lo .Lflush_tlb_range.26
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	and x7, x1, #0xfff
-	add x15, x15, x7
-	and x7, x1, #0xfffffffffffff000
-	cbz x15, .Lflush_tlb_range.27
-	add x6, x7, x15
-	cmp x6, x7
+	and x10, x1, #0xfff
+	add x2, x2, x10
+	and x1, x1, #0xfffffffffffff000
+	cbz x2, .Lflush_tlb_range.27
+	add x10, x1, x2
+	cmp x10, x1
 	b.lo .Lflush_tlb_range.29
-	lsr x6, x6, #56
-	cbnz x6, .Lflush_tlb_range.29
-	sub x6, x15, #1
-	lsr x6, x6, #12
-	lsr x5, x6, #3
-	add x5, x5, #1
-	lsr x4, x7, #12
-	and x4, x4, #0xfffffffffff
-	orr x4, x4, x8
-	tbz w6, #0, .Lflush_tlb_range.38
-	tbz w6, #1, .Lflush_tlb_range.40
-	tbz w6, #2, .Lflush_tlb_range.34
+	lsr x10, x10, #56
+	cbnz x10, .Lflush_tlb_range.29
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	lsr x10, x2, #3
+	add x10, x10, #1
+	lsr x1, x1, #12
+	and x1, x1, #0xfffffffffff
+	orr x1, x1, x0
+	tbz w2, #0, .Lflush_tlb_range.38
+	tbz w2, #1, .Lflush_tlb_range.40
+	tbz w2, #2, .Lflush_tlb_range.34
 .Lflush_tlb_range.30:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x4
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range.31:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x4
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range.32:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x4
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range.33:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x4
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range.34:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x4
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range.35:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x4
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range.36:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x4
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range.37:
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x4
+	tlbi vale1is, x1
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x4, x4, #1
-	sub x5, x5, #1
-	cbnz x5, .Lflush_tlb_range.30
+	add x1, x1, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_range.30
 	b .Lflush_tlb_range.27
 .Lflush_tlb_range.29:
-	sub x3, x15, #1
-	lsr x3, x3, #12
-	add x3, x3, #1
-	lsr x7, x7, #12
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	add x2, x2, #1
+	lsr x1, x1, #12
 .Lflush_tlb_range.41:
-	and x9, x7, #0xfffffffffff
-	orr x9, x9, x8
+	and x11, x1, #0xfffffffffff
+	orr x11, x11, x0
 	/* 41: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x9
+	tlbi vale1is, x11
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	add x7, x7, #1
-	sub x3, x3, #1
-	cbnz x3, .Lflush_tlb_range.41
+	add x1, x1, #1
+	sub x2, x2, #1
+	cbnz x2, .Lflush_tlb_range.41
 .Lflush_tlb_range.28:
 	b .Lflush_tlb_range.27
 .Lflush_tlb_range.26:
 	/* 42: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x8
+	tlbi aside1is, x0
 .Lflush_tlb_range.27:
 .Lflush_tlb_range.25:
 	/* placed by place-barriers: e3 `tlbi aside1is` (line 42) -> the return, required by line 39; e4 `tlbi vale1is` (line 41) -> the return, required by line 39; e5 `tlbi aside1is` (line 42) -> the return, required by line 39 */
@@ -238,24 +238,24 @@ flush_tlb_range:
 	ret
 .Lflush_tlb_range.19:
 	/* 40: cover start, end - start with tlb4k auto { ... */
-	tbz w12, #2, .Lflush_tlb_range.17
+	tbz w2, #2, .Lflush_tlb_range.17
 	b .Lflush_tlb_range.13
 .Lflush_tlb_range.18:
-	tbz w12, #1, .Lflush_tlb_range.19
-	tbz w12, #2, .Lflush_tlb_range.15
+	tbz w2, #1, .Lflush_tlb_range.19
+	tbz w2, #2, .Lflush_tlb_range.15
 	b .Lflush_tlb_range.11
 .Lflush_tlb_range.20:
-	tbz w12, #2, .Lflush_tlb_range.16
+	tbz w2, #2, .Lflush_tlb_range.16
 	b .Lflush_tlb_range.12
 .Lflush_tlb_range.39:
-	tbz w6, #2, .Lflush_tlb_range.37
+	tbz w2, #2, .Lflush_tlb_range.37
 	b .Lflush_tlb_range.33
 .Lflush_tlb_range.38:
-	tbz w6, #1, .Lflush_tlb_range.39
-	tbz w6, #2, .Lflush_tlb_range.35
+	tbz w2, #1, .Lflush_tlb_range.39
+	tbz w2, #2, .Lflush_tlb_range.35
 	b .Lflush_tlb_range.31
 .Lflush_tlb_range.40:
-	tbz w6, #2, .Lflush_tlb_range.36
+	tbz w2, #2, .Lflush_tlb_range.36
 	b .Lflush_tlb_range.32
 	.size flush_tlb_range,.-flush_tlb_range
 	.p2align 2
@@ -301,68 +301,94 @@ flush_tlb_range_r:
 	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbi aside1is` (line 78), required by line 73; e15 the caller's earlier stores -> `tlbi vale1is` (line 76), required by line 73; e16 the caller's earlier stores -> `tlbi rvale1is` (line 77), required by line 73; and 5 more (see `explain`) */
 	dsb ishst
 	/* cover: an empty range invalidates nothing */
-	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range_r.3
+	sub x2, x2, x1
+	cbz x2, .Lflush_tlb_range_r.3
 	/* cover `tlb4k_range`: a range that wraps past 2^64 takes the flush-all */
-	mvn x10, x1
-	cmp x10, x9
+	mvn x9, x1
+	cmp x9, x2
 	b.hs .Lflush_tlb_range_r.4
 	/* 78: value (asid << 0x30) */
-	lsl x10, x0, #48
+	lsl x0, x0, #48
 	/* 78: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x10
+	tlbi aside1is, x0
 	b .Lflush_tlb_range_r.5
 .Lflush_tlb_range_r.4:
 	/* cover `tlb4k_range` range: at most 2097152 granules by range ops, past it the flush-all */
-	and x10, x1, #0xfff
-	add x9, x9, x10
-	sub x9, x9, #1
-	lsr x9, x9, #12
-	add x9, x9, #1
+	and x9, x1, #0xfff
+	add x2, x2, x9
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	add x2, x2, #1
 	movz x16, #0x20, lsl #16
-	cmp x9, x16
+	cmp x2, x16
 	b.hs .Lflush_tlb_range_r.6
 	/* cover `tlb4k_range` range: an odd granule count takes one single op first */
-	and x10, x9, #1
-	cbz x10, .Lflush_tlb_range_r.9
+	and x9, x2, #1
+	cbz x9, .Lflush_tlb_range_r.9
 	/* 76: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
-	and x11, x1, #0xfffffffffffff000
-	lsr x11, x11, #12
-	and x11, x11, #0xfffffffffff
-	lsl x12, x0, #48
-	orr x11, x11, x12
+	and x10, x1, #0xfffffffffffff000
+	lsr x10, x10, #12
+	and x10, x10, #0xfffffffffff
+	lsl x11, x0, #48
+	orr x10, x10, x11
 	/* 76: tlbi vale1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vale1is, x11
+	tlbi vale1is, x10
 .Lflush_tlb_range_r.9:
 	/* cover `tlb4k_range` range: the range op of scale 0, if this digit of the count is not 0 */
-	sub x9, x9, x10
-	lsr x11, x9, #1
-	and x11, x11, #0x1f
-	cbz x11, .Lflush_tlb_range_r.11
+	sub x2, x2, x9
+	lsr x10, x2, #1
+	and x10, x10, #0x1f
+	cbz x10, .Lflush_tlb_range_r.11
 	/* 77: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	and x11, x1, #0xfffffffffffff000
+	lsl x12, x9, #12
+	add x11, x11, x12
+	lsr x11, x11, #12
+	and x11, x11, #0x1fffffffff
+	sub x12, x10, #1
+	lsl x12, x12, #39
+	orr x11, x11, x12
+	orr x11, x11, #0x400000000000
+	lsl x12, x0, #48
+	orr x11, x11, x12
+	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
+	tlbi rvale1is, x11
+.Lflush_tlb_range_r.11:
+	/* cover `tlb4k_range` range: the range op of scale 1, if this digit of the count is not 0 */
+	lsr x11, x2, #6
+	and x11, x11, #0x1f
+	cbz x11, .Lflush_tlb_range_r.13
+	/* 77: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
 	and x12, x1, #0xfffffffffffff000
-	lsl x13, x10, #12
+	lsl x13, x9, #12
+	add x12, x12, x13
+	lsl x13, x10, #1
+	lsl x13, x13, #12
 	add x12, x12, x13
 	lsr x12, x12, #12
 	and x12, x12, #0x1fffffffff
 	sub x13, x11, #1
 	lsl x13, x13, #39
 	orr x12, x12, x13
-	orr x12, x12, #0x400000000000
+	movz x16, #0x5000, lsl #32
+	orr x12, x12, x16
 	lsl x13, x0, #48
 	orr x12, x12, x13
 	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x12
-.Lflush_tlb_range_r.11:
-	/* cover `tlb4k_range` range: the range op of scale 1, if this digit of the count is not 0 */
-	lsr x12, x9, #6
+.Lflush_tlb_range_r.13:
+	/* cover `tlb4k_range` range: the range op of scale 2, if this digit of the count is not 0 */
+	lsr x12, x2, #11
 	and x12, x12, #0x1f
-	cbz x12, .Lflush_tlb_range_r.13
-	/* 77: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	cbz x12, .Lflush_tlb_range_r.15
+	/* 77: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
 	and x13, x1, #0xfffffffffffff000
-	lsl x14, x10, #12
+	lsl x14, x9, #12
 	add x13, x13, x14
-	lsl x14, x11, #1
+	lsl x14, x10, #1
+	lsl x14, x14, #12
+	add x13, x13, x14
+	lsl x14, x11, #6
 	lsl x14, x14, #12
 	add x13, x13, x14
 	lsr x13, x13, #12
@@ -370,72 +396,46 @@ flush_tlb_range_r:
 	sub x14, x12, #1
 	lsl x14, x14, #39
 	orr x13, x13, x14
-	movz x16, #0x5000, lsl #32
-	orr x13, x13, x16
+	orr x13, x13, #0x600000000000
 	lsl x14, x0, #48
 	orr x13, x13, x14
 	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x13
-.Lflush_tlb_range_r.13:
-	/* cover `tlb4k_range` range: the range op of scale 2, if this digit of the count is not 0 */
-	lsr x13, x9, #11
-	and x13, x13, #0x1f
-	cbz x13, .Lflush_tlb_range_r.15
-	/* 77: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
-	and x14, x1, #0xfffffffffffff000
-	lsl x15, x10, #12
-	add x14, x14, x15
-	lsl x15, x11, #1
-	lsl x15, x15, #12
-	add x14, x14, x15
-	lsl x15, x12, #6
-	lsl x15, x15, #12
-	add x14, x14, x15
-	lsr x14, x14, #12
-	and x14, x14, #0x1fffffffff
-	sub x15, x13, #1
-	lsl x15, x15, #39
-	orr x14, x14, x15
-	orr x14, x14, #0x600000000000
-	lsl x15, x0, #48
-	orr x14, x14, x15
-	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
-	tlbi rvale1is, x14
 .Lflush_tlb_range_r.15:
 	/* cover `tlb4k_range` range: the range op of scale 3, if this digit of the count is not 0 */
-	lsr x9, x9, #16
-	and x9, x9, #0x1f
-	cbz x9, .Lflush_tlb_range_r.7
+	lsr x2, x2, #16
+	and x2, x2, #0x1f
+	cbz x2, .Lflush_tlb_range_r.7
 	/* 77: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
-	and x14, x1, #0xfffffffffffff000
+	and x1, x1, #0xfffffffffffff000
+	lsl x9, x9, #12
+	add x1, x1, x9
+	lsl x10, x10, #1
 	lsl x10, x10, #12
-	add x14, x14, x10
-	lsl x11, x11, #1
+	add x1, x1, x10
+	lsl x11, x11, #6
 	lsl x11, x11, #12
-	add x14, x14, x11
-	lsl x12, x12, #6
+	add x1, x1, x11
+	lsl x12, x12, #11
 	lsl x12, x12, #12
-	add x14, x14, x12
-	lsl x13, x13, #11
-	lsl x13, x13, #12
-	add x14, x14, x13
-	lsr x14, x14, #12
-	and x14, x14, #0x1fffffffff
-	sub x9, x9, #1
-	lsl x9, x9, #39
-	orr x14, x14, x9
-	orr x14, x14, #0x700000000000
-	lsl x9, x0, #48
-	orr x14, x14, x9
+	add x1, x1, x12
+	lsr x1, x1, #12
+	and x1, x1, #0x1fffffffff
+	sub x2, x2, #1
+	lsl x2, x2, #39
+	orr x1, x1, x2
+	orr x1, x1, #0x700000000000
+	lsl x0, x0, #48
+	orr x1, x1, x0
 	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
-	tlbi rvale1is, x14
+	tlbi rvale1is, x1
 .Lflush_tlb_range_r.17:
 	b .Lflush_tlb_range_r.7
 .Lflush_tlb_range_r.6:
 	/* 78: value (asid << 0x30) */
-	lsl x9, x0, #48
+	lsl x0, x0, #48
 	/* 78: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x9
+	tlbi aside1is, x0
 .Lflush_tlb_range_r.7:
 .Lflush_tlb_range_r.5:
 	/* placed by place-barriers: e22 `tlbi aside1is` (line 78) -> `tlbi vale1is` (line 81), required by line 81; e23 `tlbi rvale1is` (line 77) -> `tlbi vale1is` (line 81), required by line 81; e24 `tlbi rvale1is` (line 77) -> `tlbi vale1is` (line 81), required by line 81; and 11 more (see `explain`) */
@@ -458,9 +458,9 @@ flush_tlb_range_r:
 	cmp x9, x2
 	b.hs .Lflush_tlb_range_r.20
 	/* 78: value (asid << 0x30) */
-	lsl x9, x0, #48
+	lsl x0, x0, #48
 	/* 78: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x9
+	tlbi aside1is, x0
 	b .Lflush_tlb_range_r.21
 .Lflush_tlb_range_r.20:
 	/* cover `tlb4k_range` range: at most 2097152 granules by range ops, past it the flush-all */
@@ -575,8 +575,8 @@ flush_tlb_range_r:
 	lsl x2, x2, #39
 	orr x1, x1, x2
 	orr x1, x1, #0x700000000000
-	lsl x9, x0, #48
-	orr x1, x1, x9
+	lsl x0, x0, #48
+	orr x1, x1, x0
 	/* 77: tlbi rvale1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39) ... */
 	tlbi rvale1is, x1
 .Lflush_tlb_range_r.33:
@@ -605,96 +605,96 @@ flush_tlb_kernel_range:
 	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102; e7 the caller's earlier stores -> `tlbi vaale1is` (line 105), required by line 102; e8 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102; and 1 more (see `explain`) */
 	dsb ishst
 	/* cover: an empty range invalidates nothing */
-	sub x9, x1, x0
-	cbz x9, .Lflush_tlb_kernel_range.3
+	sub x1, x1, x0
+	cbz x1, .Lflush_tlb_kernel_range.3
 	/* cover `tlb4k_kernel`: a range that wraps past 2^64 takes the flush-all */
-	mvn x10, x0
-	cmp x10, x9
+	mvn x9, x0
+	cmp x9, x1
 	b.hs .Lflush_tlb_kernel_range.4
 	/* 106: tlbi vmalle1is */
 	tlbi vmalle1is
 	b .Lflush_tlb_kernel_range.5
 .Lflush_tlb_kernel_range.4:
 	/* cover `tlb4k_kernel` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x10, #0x5000
-	movk x10, #0x1f, lsl #16
-	cmp x10, x9
+	movz x9, #0x5000
+	movk x9, #0x1f, lsl #16
+	cmp x9, x1
 	b.lo .Lflush_tlb_kernel_range.6
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	and x10, x0, #0xfff
-	add x9, x9, x10
-	and x10, x0, #0xfffffffffffff000
-	cbz x9, .Lflush_tlb_kernel_range.7
-	add x11, x10, x9
-	cmp x11, x10
+	and x9, x0, #0xfff
+	add x1, x1, x9
+	and x0, x0, #0xfffffffffffff000
+	cbz x1, .Lflush_tlb_kernel_range.7
+	add x9, x0, x1
+	cmp x9, x0
 	b.lo .Lflush_tlb_kernel_range.9
-	lsr x11, x11, #56
-	cbnz x11, .Lflush_tlb_kernel_range.9
-	sub x11, x9, #1
-	lsr x11, x11, #12
-	lsr x12, x11, #3
-	add x12, x12, #1
-	lsr x13, x10, #12
-	and x13, x13, #0xfffffffffff
-	tbz w11, #0, .Lflush_tlb_kernel_range.18
-	tbz w11, #1, .Lflush_tlb_kernel_range.20
-	tbz w11, #2, .Lflush_tlb_kernel_range.14
+	lsr x9, x9, #56
+	cbnz x9, .Lflush_tlb_kernel_range.9
+	sub x1, x1, #1
+	lsr x1, x1, #12
+	lsr x9, x1, #3
+	add x9, x9, #1
+	lsr x0, x0, #12
+	and x0, x0, #0xfffffffffff
+	tbz w1, #0, .Lflush_tlb_kernel_range.18
+	tbz w1, #1, .Lflush_tlb_kernel_range.20
+	tbz w1, #2, .Lflush_tlb_kernel_range.14
 .Lflush_tlb_kernel_range.10:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x13, x13, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.11:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x13, x13, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.12:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x13, x13, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.13:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x13, x13, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.14:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x13, x13, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.15:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x13, x13, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.16:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x13, x13, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.17:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x13
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x13, x13, #1
-	sub x12, x12, #1
-	cbnz x12, .Lflush_tlb_kernel_range.10
+	add x0, x0, #1
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_kernel_range.10
 	b .Lflush_tlb_kernel_range.7
 .Lflush_tlb_kernel_range.9:
-	sub x14, x9, #1
-	lsr x14, x14, #12
-	add x14, x14, #1
-	lsr x15, x10, #12
+	sub x1, x1, #1
+	lsr x1, x1, #12
+	add x1, x1, #1
+	lsr x0, x0, #12
 .Lflush_tlb_kernel_range.21:
-	and x8, x15, #0xfffffffffff
+	and x10, x0, #0xfffffffffff
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x8
+	tlbi vaale1is, x10
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x15, x15, #1
-	sub x14, x14, #1
-	cbnz x14, .Lflush_tlb_kernel_range.21
+	add x0, x0, #1
+	sub x1, x1, #1
+	cbnz x1, .Lflush_tlb_kernel_range.21
 .Lflush_tlb_kernel_range.8:
 	b .Lflush_tlb_kernel_range.7
 .Lflush_tlb_kernel_range.6:
@@ -715,98 +715,98 @@ flush_tlb_kernel_range:
 	ret
 .Lflush_tlb_kernel_range.0:
 	/* cover: an empty range invalidates nothing */
-	sub x14, x1, x0
-	cbz x14, .Lflush_tlb_kernel_range.23
+	sub x1, x1, x0
+	cbz x1, .Lflush_tlb_kernel_range.23
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102; e1 the caller's earlier stores -> `tlbi vaale1is` (line 105), required by line 102; e2 the caller's earlier stores -> `tlbi vmalle1is` (line 106), required by line 102 */
 	dsb ishst
 	/* cover `tlb4k_kernel`: a range that wraps past 2^64 takes the flush-all */
-	mvn x15, x0
-	cmp x15, x14
+	mvn x10, x0
+	cmp x10, x1
 	b.hs .Lflush_tlb_kernel_range.24
 	/* 106: tlbi vmalle1is */
 	tlbi vmalle1is
 	b .Lflush_tlb_kernel_range.25
 .Lflush_tlb_kernel_range.24:
 	/* cover `tlb4k_kernel` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x15, #0x5000
-	movk x15, #0x1f, lsl #16
-	cmp x15, x14
+	movz x10, #0x5000
+	movk x10, #0x1f, lsl #16
+	cmp x10, x1
 	b.lo .Lflush_tlb_kernel_range.26
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	and x15, x0, #0xfff
-	add x14, x14, x15
-	and x15, x0, #0xfffffffffffff000
-	cbz x14, .Lflush_tlb_kernel_range.27
-	add x8, x15, x14
-	cmp x8, x15
+	and x10, x0, #0xfff
+	add x1, x1, x10
+	and x0, x0, #0xfffffffffffff000
+	cbz x1, .Lflush_tlb_kernel_range.27
+	add x10, x0, x1
+	cmp x10, x0
 	b.lo .Lflush_tlb_kernel_range.29
-	lsr x8, x8, #56
-	cbnz x8, .Lflush_tlb_kernel_range.29
-	sub x8, x14, #1
-	lsr x8, x8, #12
-	lsr x7, x8, #3
-	add x7, x7, #1
-	lsr x6, x15, #12
-	and x6, x6, #0xfffffffffff
-	tbz w8, #0, .Lflush_tlb_kernel_range.38
-	tbz w8, #1, .Lflush_tlb_kernel_range.40
-	tbz w8, #2, .Lflush_tlb_kernel_range.34
+	lsr x10, x10, #56
+	cbnz x10, .Lflush_tlb_kernel_range.29
+	sub x1, x1, #1
+	lsr x1, x1, #12
+	lsr x10, x1, #3
+	add x10, x10, #1
+	lsr x0, x0, #12
+	and x0, x0, #0xfffffffffff
+	tbz w1, #0, .Lflush_tlb_kernel_range.38
+	tbz w1, #1, .Lflush_tlb_kernel_range.40
+	tbz w1, #2, .Lflush_tlb_kernel_range.34
 .Lflush_tlb_kernel_range.30:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x6
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x6, x6, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.31:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x6
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x6, x6, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.32:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x6
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x6, x6, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.33:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x6
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x6, x6, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.34:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x6
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x6, x6, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.35:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x6
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x6, x6, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.36:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x6
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x6, x6, #1
+	add x0, x0, #1
 .Lflush_tlb_kernel_range.37:
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x6
+	tlbi vaale1is, x0
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x6, x6, #1
-	sub x7, x7, #1
-	cbnz x7, .Lflush_tlb_kernel_range.30
+	add x0, x0, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_kernel_range.30
 	b .Lflush_tlb_kernel_range.27
 .Lflush_tlb_kernel_range.29:
-	sub x5, x14, #1
-	lsr x5, x5, #12
-	add x5, x5, #1
-	lsr x4, x15, #12
+	sub x1, x1, #1
+	lsr x1, x1, #12
+	add x1, x1, #1
+	lsr x0, x0, #12
 .Lflush_tlb_kernel_range.41:
-	and x3, x4, #0xfffffffffff
+	and x11, x0, #0xfffffffffff
 	/* 105: tlbi vaale1is, ($addr >> 12) & 0xfffffffffff */
-	tlbi vaale1is, x3
+	tlbi vaale1is, x11
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	add x4, x4, #1
-	sub x5, x5, #1
-	cbnz x5, .Lflush_tlb_kernel_range.41
+	add x0, x0, #1
+	sub x1, x1, #1
+	cbnz x1, .Lflush_tlb_kernel_range.41
 .Lflush_tlb_kernel_range.28:
 	b .Lflush_tlb_kernel_range.27
 .Lflush_tlb_kernel_range.26:
@@ -825,24 +825,24 @@ flush_tlb_kernel_range:
 	ret
 .Lflush_tlb_kernel_range.19:
 	/* 104: cover start, end - start with tlb4k_kernel auto { ... */
-	tbz w11, #2, .Lflush_tlb_kernel_range.17
+	tbz w1, #2, .Lflush_tlb_kernel_range.17
 	b .Lflush_tlb_kernel_range.13
 .Lflush_tlb_kernel_range.18:
-	tbz w11, #1, .Lflush_tlb_kernel_range.19
-	tbz w11, #2, .Lflush_tlb_kernel_range.15
+	tbz w1, #1, .Lflush_tlb_kernel_range.19
+	tbz w1, #2, .Lflush_tlb_kernel_range.15
 	b .Lflush_tlb_kernel_range.11
 .Lflush_tlb_kernel_range.20:
-	tbz w11, #2, .Lflush_tlb_kernel_range.16
+	tbz w1, #2, .Lflush_tlb_kernel_range.16
 	b .Lflush_tlb_kernel_range.12
 .Lflush_tlb_kernel_range.39:
-	tbz w8, #2, .Lflush_tlb_kernel_range.37
+	tbz w1, #2, .Lflush_tlb_kernel_range.37
 	b .Lflush_tlb_kernel_range.33
 .Lflush_tlb_kernel_range.38:
-	tbz w8, #1, .Lflush_tlb_kernel_range.39
-	tbz w8, #2, .Lflush_tlb_kernel_range.35
+	tbz w1, #1, .Lflush_tlb_kernel_range.39
+	tbz w1, #2, .Lflush_tlb_kernel_range.35
 	b .Lflush_tlb_kernel_range.31
 .Lflush_tlb_kernel_range.40:
-	tbz w8, #2, .Lflush_tlb_kernel_range.36
+	tbz w1, #2, .Lflush_tlb_kernel_range.36
 	b .Lflush_tlb_kernel_range.32
 	.size flush_tlb_kernel_range,.-flush_tlb_kernel_range
 	.p2align 2
@@ -885,107 +885,107 @@ flush_tlb_range_nl:
 	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139; e7 the caller's earlier stores -> `tlbi vae1is` (line 142), required by line 139; e8 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139; and 1 more (see `explain`) */
 	dsb ishst
 	/* cover: an empty range invalidates nothing */
-	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range_nl.3
+	sub x2, x2, x1
+	cbz x2, .Lflush_tlb_range_nl.3
 	/* cover `tlb4k_walk`: a range that wraps past 2^64 takes the flush-all */
-	mvn x10, x1
-	cmp x10, x9
+	mvn x9, x1
+	cmp x9, x2
 	b.hs .Lflush_tlb_range_nl.4
 	/* 143: value (asid << 0x30) */
-	lsl x10, x0, #48
+	lsl x0, x0, #48
 	/* 143: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x10
+	tlbi aside1is, x0
 	b .Lflush_tlb_range_nl.5
 .Lflush_tlb_range_nl.4:
 	/* 143: value (asid << 0x30) */
-	lsl x10, x0, #48
+	lsl x0, x0, #48
 	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x11, #0x5000
-	movk x11, #0x1f, lsl #16
-	cmp x11, x9
+	movz x9, #0x5000
+	movk x9, #0x1f, lsl #16
+	cmp x9, x2
 	b.lo .Lflush_tlb_range_nl.6
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	and x11, x1, #0xfff
-	add x9, x9, x11
-	and x11, x1, #0xfffffffffffff000
-	cbz x9, .Lflush_tlb_range_nl.7
-	add x12, x11, x9
-	cmp x12, x11
+	and x9, x1, #0xfff
+	add x2, x2, x9
+	and x1, x1, #0xfffffffffffff000
+	cbz x2, .Lflush_tlb_range_nl.7
+	add x9, x1, x2
+	cmp x9, x1
 	b.lo .Lflush_tlb_range_nl.9
-	lsr x12, x12, #56
-	cbnz x12, .Lflush_tlb_range_nl.9
-	sub x12, x9, #1
-	lsr x12, x12, #12
-	lsr x13, x12, #3
-	add x13, x13, #1
-	lsr x14, x11, #12
-	and x14, x14, #0xfffffffffff
-	orr x14, x14, x10
-	tbz w12, #0, .Lflush_tlb_range_nl.18
-	tbz w12, #1, .Lflush_tlb_range_nl.20
-	tbz w12, #2, .Lflush_tlb_range_nl.14
+	lsr x9, x9, #56
+	cbnz x9, .Lflush_tlb_range_nl.9
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	lsr x9, x2, #3
+	add x9, x9, #1
+	lsr x1, x1, #12
+	and x1, x1, #0xfffffffffff
+	orr x1, x1, x0
+	tbz w2, #0, .Lflush_tlb_range_nl.18
+	tbz w2, #1, .Lflush_tlb_range_nl.20
+	tbz w2, #2, .Lflush_tlb_range_nl.14
 .Lflush_tlb_range_nl.10:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x14
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.11:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x14
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.12:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x14
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.13:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x14
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.14:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x14
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.15:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x14
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.16:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x14
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x14, x14, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.17:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x14
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x14, x14, #1
-	sub x13, x13, #1
-	cbnz x13, .Lflush_tlb_range_nl.10
+	add x1, x1, #1
+	sub x9, x9, #1
+	cbnz x9, .Lflush_tlb_range_nl.10
 	b .Lflush_tlb_range_nl.7
 .Lflush_tlb_range_nl.9:
-	sub x15, x9, #1
-	lsr x15, x15, #12
-	add x15, x15, #1
-	lsr x8, x11, #12
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	add x2, x2, #1
+	lsr x1, x1, #12
 .Lflush_tlb_range_nl.21:
-	and x7, x8, #0xfffffffffff
-	orr x7, x7, x10
+	and x10, x1, #0xfffffffffff
+	orr x10, x10, x0
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x7
+	tlbi vae1is, x10
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x8, x8, #1
-	sub x15, x15, #1
-	cbnz x15, .Lflush_tlb_range_nl.21
+	add x1, x1, #1
+	sub x2, x2, #1
+	cbnz x2, .Lflush_tlb_range_nl.21
 .Lflush_tlb_range_nl.8:
 	b .Lflush_tlb_range_nl.7
 .Lflush_tlb_range_nl.6:
 	/* 143: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x10
+	tlbi aside1is, x0
 .Lflush_tlb_range_nl.7:
 .Lflush_tlb_range_nl.5:
 	/* placed by place-barriers: e10 `tlbi aside1is` (line 143) -> `tlbi vale1is` (line 146), required by line 146; e11 `tlbi vae1is` (line 142) -> `tlbi vale1is` (line 146), required by line 146; e12 `tlbi aside1is` (line 143) -> `tlbi vale1is` (line 146), required by line 146; and 3 more (see `explain`) */
@@ -999,109 +999,109 @@ flush_tlb_range_nl:
 	ret
 .Lflush_tlb_range_nl.0:
 	/* cover: an empty range invalidates nothing */
-	sub x15, x2, x1
-	cbz x15, .Lflush_tlb_range_nl.23
+	sub x2, x2, x1
+	cbz x2, .Lflush_tlb_range_nl.23
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139; e1 the caller's earlier stores -> `tlbi vae1is` (line 142), required by line 139; e2 the caller's earlier stores -> `tlbi aside1is` (line 143), required by line 139 */
 	dsb ishst
 	/* cover `tlb4k_walk`: a range that wraps past 2^64 takes the flush-all */
-	mvn x8, x1
-	cmp x8, x15
+	mvn x10, x1
+	cmp x10, x2
 	b.hs .Lflush_tlb_range_nl.24
 	/* 143: value (asid << 0x30) */
-	lsl x8, x0, #48
+	lsl x0, x0, #48
 	/* 143: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x8
+	tlbi aside1is, x0
 	b .Lflush_tlb_range_nl.25
 .Lflush_tlb_range_nl.24:
 	/* 143: value (asid << 0x30) */
-	lsl x8, x0, #48
+	lsl x0, x0, #48
 	/* cover `tlb4k_walk` auto: up to 501 granules (its threshold) the loop, past it the flush-all */
-	movz x7, #0x5000
-	movk x7, #0x1f, lsl #16
-	cmp x7, x15
+	movz x10, #0x5000
+	movk x10, #0x1f, lsl #16
+	cmp x10, x2
 	b.lo .Lflush_tlb_range_nl.26
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	and x7, x1, #0xfff
-	add x15, x15, x7
-	and x7, x1, #0xfffffffffffff000
-	cbz x15, .Lflush_tlb_range_nl.27
-	add x6, x7, x15
-	cmp x6, x7
+	and x10, x1, #0xfff
+	add x2, x2, x10
+	and x1, x1, #0xfffffffffffff000
+	cbz x2, .Lflush_tlb_range_nl.27
+	add x10, x1, x2
+	cmp x10, x1
 	b.lo .Lflush_tlb_range_nl.29
-	lsr x6, x6, #56
-	cbnz x6, .Lflush_tlb_range_nl.29
-	sub x6, x15, #1
-	lsr x6, x6, #12
-	lsr x5, x6, #3
-	add x5, x5, #1
-	lsr x4, x7, #12
-	and x4, x4, #0xfffffffffff
-	orr x4, x4, x8
-	tbz w6, #0, .Lflush_tlb_range_nl.38
-	tbz w6, #1, .Lflush_tlb_range_nl.40
-	tbz w6, #2, .Lflush_tlb_range_nl.34
+	lsr x10, x10, #56
+	cbnz x10, .Lflush_tlb_range_nl.29
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	lsr x10, x2, #3
+	add x10, x10, #1
+	lsr x1, x1, #12
+	and x1, x1, #0xfffffffffff
+	orr x1, x1, x0
+	tbz w2, #0, .Lflush_tlb_range_nl.38
+	tbz w2, #1, .Lflush_tlb_range_nl.40
+	tbz w2, #2, .Lflush_tlb_range_nl.34
 .Lflush_tlb_range_nl.30:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x4
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.31:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x4
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.32:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x4
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.33:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x4
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.34:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x4
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.35:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x4
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.36:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x4
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x4, x4, #1
+	add x1, x1, #1
 .Lflush_tlb_range_nl.37:
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x4
+	tlbi vae1is, x1
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x4, x4, #1
-	sub x5, x5, #1
-	cbnz x5, .Lflush_tlb_range_nl.30
+	add x1, x1, #1
+	sub x10, x10, #1
+	cbnz x10, .Lflush_tlb_range_nl.30
 	b .Lflush_tlb_range_nl.27
 .Lflush_tlb_range_nl.29:
-	sub x3, x15, #1
-	lsr x3, x3, #12
-	add x3, x3, #1
-	lsr x7, x7, #12
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	add x2, x2, #1
+	lsr x1, x1, #12
 .Lflush_tlb_range_nl.41:
-	and x9, x7, #0xfffffffffff
-	orr x9, x9, x8
+	and x11, x1, #0xfffffffffff
+	orr x11, x11, x0
 	/* 142: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x9
+	tlbi vae1is, x11
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	add x7, x7, #1
-	sub x3, x3, #1
-	cbnz x3, .Lflush_tlb_range_nl.41
+	add x1, x1, #1
+	sub x2, x2, #1
+	cbnz x2, .Lflush_tlb_range_nl.41
 .Lflush_tlb_range_nl.28:
 	b .Lflush_tlb_range_nl.27
 .Lflush_tlb_range_nl.26:
 	/* 143: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x8
+	tlbi aside1is, x0
 .Lflush_tlb_range_nl.27:
 .Lflush_tlb_range_nl.25:
 	/* placed by place-barriers: e3 `tlbi aside1is` (line 143) -> the return, required by line 140; e4 `tlbi vae1is` (line 142) -> the return, required by line 140; e5 `tlbi aside1is` (line 143) -> the return, required by line 140 */
@@ -1113,24 +1113,24 @@ flush_tlb_range_nl:
 	ret
 .Lflush_tlb_range_nl.19:
 	/* 141: cover start, end - start with tlb4k_walk auto { ... */
-	tbz w12, #2, .Lflush_tlb_range_nl.17
+	tbz w2, #2, .Lflush_tlb_range_nl.17
 	b .Lflush_tlb_range_nl.13
 .Lflush_tlb_range_nl.18:
-	tbz w12, #1, .Lflush_tlb_range_nl.19
-	tbz w12, #2, .Lflush_tlb_range_nl.15
+	tbz w2, #1, .Lflush_tlb_range_nl.19
+	tbz w2, #2, .Lflush_tlb_range_nl.15
 	b .Lflush_tlb_range_nl.11
 .Lflush_tlb_range_nl.20:
-	tbz w12, #2, .Lflush_tlb_range_nl.16
+	tbz w2, #2, .Lflush_tlb_range_nl.16
 	b .Lflush_tlb_range_nl.12
 .Lflush_tlb_range_nl.39:
-	tbz w6, #2, .Lflush_tlb_range_nl.37
+	tbz w2, #2, .Lflush_tlb_range_nl.37
 	b .Lflush_tlb_range_nl.33
 .Lflush_tlb_range_nl.38:
-	tbz w6, #1, .Lflush_tlb_range_nl.39
-	tbz w6, #2, .Lflush_tlb_range_nl.35
+	tbz w2, #1, .Lflush_tlb_range_nl.39
+	tbz w2, #2, .Lflush_tlb_range_nl.35
 	b .Lflush_tlb_range_nl.31
 .Lflush_tlb_range_nl.40:
-	tbz w6, #2, .Lflush_tlb_range_nl.36
+	tbz w2, #2, .Lflush_tlb_range_nl.36
 	b .Lflush_tlb_range_nl.32
 	.size flush_tlb_range_nl,.-flush_tlb_range_nl
 	.p2align 2
@@ -1142,68 +1142,94 @@ flush_tlb_range_r_nl:
 	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbi aside1is` (line 162), required by line 157; e15 the caller's earlier stores -> `tlbi vae1is` (line 160), required by line 157; e16 the caller's earlier stores -> `tlbi rvae1is` (line 161), required by line 157; and 5 more (see `explain`) */
 	dsb ishst
 	/* cover: an empty range invalidates nothing */
-	sub x9, x2, x1
-	cbz x9, .Lflush_tlb_range_r_nl.3
+	sub x2, x2, x1
+	cbz x2, .Lflush_tlb_range_r_nl.3
 	/* cover `tlb4k_walk_range`: a range that wraps past 2^64 takes the flush-all */
-	mvn x10, x1
-	cmp x10, x9
+	mvn x9, x1
+	cmp x9, x2
 	b.hs .Lflush_tlb_range_r_nl.4
 	/* 162: value (asid << 0x30) */
-	lsl x10, x0, #48
+	lsl x0, x0, #48
 	/* 162: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x10
+	tlbi aside1is, x0
 	b .Lflush_tlb_range_r_nl.5
 .Lflush_tlb_range_r_nl.4:
 	/* cover `tlb4k_walk_range` range: at most 2097152 granules by range ops, past it the flush-all */
-	and x10, x1, #0xfff
-	add x9, x9, x10
-	sub x9, x9, #1
-	lsr x9, x9, #12
-	add x9, x9, #1
+	and x9, x1, #0xfff
+	add x2, x2, x9
+	sub x2, x2, #1
+	lsr x2, x2, #12
+	add x2, x2, #1
 	movz x16, #0x20, lsl #16
-	cmp x9, x16
+	cmp x2, x16
 	b.hs .Lflush_tlb_range_r_nl.6
 	/* cover `tlb4k_walk_range` range: an odd granule count takes one single op first */
-	and x10, x9, #1
-	cbz x10, .Lflush_tlb_range_r_nl.9
+	and x9, x2, #1
+	cbz x9, .Lflush_tlb_range_r_nl.9
 	/* 160: value ((((start & 0xfffffffffffff000) >> 0xc) & 0xfffffffffff) | (asid << 0x30)) */
-	and x11, x1, #0xfffffffffffff000
-	lsr x11, x11, #12
-	and x11, x11, #0xfffffffffff
-	lsl x12, x0, #48
-	orr x11, x11, x12
+	and x10, x1, #0xfffffffffffff000
+	lsr x10, x10, #12
+	and x10, x10, #0xfffffffffff
+	lsl x11, x0, #48
+	orr x10, x10, x11
 	/* 160: tlbi vae1is, (($addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x11
+	tlbi vae1is, x10
 .Lflush_tlb_range_r_nl.9:
 	/* cover `tlb4k_walk_range` range: the range op of scale 0, if this digit of the count is not 0 */
-	sub x9, x9, x10
-	lsr x11, x9, #1
-	and x11, x11, #0x1f
-	cbz x11, .Lflush_tlb_range_r_nl.11
+	sub x2, x2, x9
+	lsr x10, x2, #1
+	and x10, x10, #0x1f
+	cbz x10, .Lflush_tlb_range_r_nl.11
 	/* 161: value (((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) - 0x1) << 0x27)) | 0x400000000000) | (asid << 0x30)) */
+	and x11, x1, #0xfffffffffffff000
+	lsl x12, x9, #12
+	add x11, x11, x12
+	lsr x11, x11, #12
+	and x11, x11, #0x1fffffffff
+	sub x12, x10, #1
+	lsl x12, x12, #39
+	orr x11, x11, x12
+	orr x11, x11, #0x400000000000
+	lsl x12, x0, #48
+	orr x11, x11, x12
+	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
+	tlbi rvae1is, x11
+.Lflush_tlb_range_r_nl.11:
+	/* cover `tlb4k_walk_range` range: the range op of scale 1, if this digit of the count is not 0 */
+	lsr x11, x2, #6
+	and x11, x11, #0x1f
+	cbz x11, .Lflush_tlb_range_r_nl.13
+	/* 161: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
 	and x12, x1, #0xfffffffffffff000
-	lsl x13, x10, #12
+	lsl x13, x9, #12
+	add x12, x12, x13
+	lsl x13, x10, #1
+	lsl x13, x13, #12
 	add x12, x12, x13
 	lsr x12, x12, #12
 	and x12, x12, #0x1fffffffff
 	sub x13, x11, #1
 	lsl x13, x13, #39
 	orr x12, x12, x13
-	orr x12, x12, #0x400000000000
+	movz x16, #0x5000, lsl #32
+	orr x12, x12, x16
 	lsl x13, x0, #48
 	orr x12, x12, x13
 	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x12
-.Lflush_tlb_range_r_nl.11:
-	/* cover `tlb4k_walk_range` range: the range op of scale 1, if this digit of the count is not 0 */
-	lsr x12, x9, #6
+.Lflush_tlb_range_r_nl.13:
+	/* cover `tlb4k_walk_range` range: the range op of scale 2, if this digit of the count is not 0 */
+	lsr x12, x2, #11
 	and x12, x12, #0x1f
-	cbz x12, .Lflush_tlb_range_r_nl.13
-	/* 161: value ((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) - 0x1) << 0x27)) | 0x500000000000) | (asid << 0x30)) */
+	cbz x12, .Lflush_tlb_range_r_nl.15
+	/* 161: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
 	and x13, x1, #0xfffffffffffff000
-	lsl x14, x10, #12
+	lsl x14, x9, #12
 	add x13, x13, x14
-	lsl x14, x11, #1
+	lsl x14, x10, #1
+	lsl x14, x14, #12
+	add x13, x13, x14
+	lsl x14, x11, #6
 	lsl x14, x14, #12
 	add x13, x13, x14
 	lsr x13, x13, #12
@@ -1211,72 +1237,46 @@ flush_tlb_range_r_nl:
 	sub x14, x12, #1
 	lsl x14, x14, #39
 	orr x13, x13, x14
-	movz x16, #0x5000, lsl #32
-	orr x13, x13, x16
+	orr x13, x13, #0x600000000000
 	lsl x14, x0, #48
 	orr x13, x13, x14
 	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x13
-.Lflush_tlb_range_r_nl.13:
-	/* cover `tlb4k_walk_range` range: the range op of scale 2, if this digit of the count is not 0 */
-	lsr x13, x9, #11
-	and x13, x13, #0x1f
-	cbz x13, .Lflush_tlb_range_r_nl.15
-	/* 161: value (((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) - 0x1) << 0x27)) | 0x600000000000) | (asid << 0x30)) */
-	and x14, x1, #0xfffffffffffff000
-	lsl x15, x10, #12
-	add x14, x14, x15
-	lsl x15, x11, #1
-	lsl x15, x15, #12
-	add x14, x14, x15
-	lsl x15, x12, #6
-	lsl x15, x15, #12
-	add x14, x14, x15
-	lsr x14, x14, #12
-	and x14, x14, #0x1fffffffff
-	sub x15, x13, #1
-	lsl x15, x15, #39
-	orr x14, x14, x15
-	orr x14, x14, #0x600000000000
-	lsl x15, x0, #48
-	orr x14, x14, x15
-	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
-	tlbi rvae1is, x14
 .Lflush_tlb_range_r_nl.15:
 	/* cover `tlb4k_walk_range` range: the range op of scale 3, if this digit of the count is not 0 */
-	lsr x9, x9, #16
-	and x9, x9, #0x1f
-	cbz x9, .Lflush_tlb_range_r_nl.7
+	lsr x2, x2, #16
+	and x2, x2, #0x1f
+	cbz x2, .Lflush_tlb_range_r_nl.7
 	/* 161: value ((((((((((start & 0xfffffffffffff000) + (((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x1) & 0x1f) << 0x1) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x6) & 0x1f) << 0x6) << 0xc)) + ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0xb) & 0x1f) << 0xb) << 0xc)) >> 0xc) & 0x1fffffffff) | ((((((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) - ((((((end - start) + (start & 0xfff)) - 0x1) >> 0xc) + 0x1) & 0x1)) >> 0x10) & 0x1f) - 0x1) << 0x27)) | 0x700000000000) | (asid << 0x30)) */
-	and x14, x1, #0xfffffffffffff000
+	and x1, x1, #0xfffffffffffff000
+	lsl x9, x9, #12
+	add x1, x1, x9
+	lsl x10, x10, #1
 	lsl x10, x10, #12
-	add x14, x14, x10
-	lsl x11, x11, #1
+	add x1, x1, x10
+	lsl x11, x11, #6
 	lsl x11, x11, #12
-	add x14, x14, x11
-	lsl x12, x12, #6
+	add x1, x1, x11
+	lsl x12, x12, #11
 	lsl x12, x12, #12
-	add x14, x14, x12
-	lsl x13, x13, #11
-	lsl x13, x13, #12
-	add x14, x14, x13
-	lsr x14, x14, #12
-	and x14, x14, #0x1fffffffff
-	sub x9, x9, #1
-	lsl x9, x9, #39
-	orr x14, x14, x9
-	orr x14, x14, #0x700000000000
-	lsl x9, x0, #48
-	orr x14, x14, x9
+	add x1, x1, x12
+	lsr x1, x1, #12
+	and x1, x1, #0x1fffffffff
+	sub x2, x2, #1
+	lsl x2, x2, #39
+	orr x1, x1, x2
+	orr x1, x1, #0x700000000000
+	lsl x0, x0, #48
+	orr x1, x1, x0
 	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
-	tlbi rvae1is, x14
+	tlbi rvae1is, x1
 .Lflush_tlb_range_r_nl.17:
 	b .Lflush_tlb_range_r_nl.7
 .Lflush_tlb_range_r_nl.6:
 	/* 162: value (asid << 0x30) */
-	lsl x9, x0, #48
+	lsl x0, x0, #48
 	/* 162: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x9
+	tlbi aside1is, x0
 .Lflush_tlb_range_r_nl.7:
 .Lflush_tlb_range_r_nl.5:
 	/* placed by place-barriers: e22 `tlbi aside1is` (line 162) -> `tlbi vale1is` (line 165), required by line 165; e23 `tlbi rvae1is` (line 161) -> `tlbi vale1is` (line 165), required by line 165; e24 `tlbi rvae1is` (line 161) -> `tlbi vale1is` (line 165), required by line 165; and 11 more (see `explain`) */
@@ -1299,9 +1299,9 @@ flush_tlb_range_r_nl:
 	cmp x9, x2
 	b.hs .Lflush_tlb_range_r_nl.20
 	/* 162: value (asid << 0x30) */
-	lsl x9, x0, #48
+	lsl x0, x0, #48
 	/* 162: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x9
+	tlbi aside1is, x0
 	b .Lflush_tlb_range_r_nl.21
 .Lflush_tlb_range_r_nl.20:
 	/* cover `tlb4k_walk_range` range: at most 2097152 granules by range ops, past it the flush-all */
@@ -1416,8 +1416,8 @@ flush_tlb_range_r_nl:
 	lsl x2, x2, #39
 	orr x1, x1, x2
 	orr x1, x1, #0x700000000000
-	lsl x9, x0, #48
-	orr x1, x1, x9
+	lsl x0, x0, #48
+	orr x1, x1, x0
 	/* 161: tlbi rvae1is, (($addr >> 12) & 0x1fffffffff) | ($num << 39)  ... */
 	tlbi rvae1is, x1
 .Lflush_tlb_range_r_nl.33:
@@ -1443,108 +1443,108 @@ flush_tlb_range_r_nl:
 flush_tlb_range_69:
 	/* 183: arguments */
 	tbz w3, #0, .Lflush_tlb_range_69.0
-	and x9, x1, #0xfffffffffffff000
+	and x1, x1, #0xfffffffffffff000
 	/* 186: let addr = start & ~0xfff */
-	add x10, x2, #0xfff
-	and x10, x10, #0xfffffffffffff000
-	sub x10, x10, x9
-	lsr x10, x10, #12
+	add x2, x2, #0xfff
+	and x2, x2, #0xfffffffffffff000
+	sub x2, x2, x1
+	lsr x2, x2, #12
 	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi aside1is` (line 189), required by line 184; e7 the caller's earlier stores -> `tlbi vae1is` (line 194), required by line 184; e8 the caller's earlier stores -> `tlbi rvae1is` (line 203), required by line 184; and 1 more (see `explain`) */
 	dsb ishst
-	movz x11, #0x20, lsl #16
-	cmp x11, x10
+	movz x9, #0x20, lsl #16
+	cmp x9, x2
 	b.hs .Lflush_tlb_range_69.2
 	/* 189: value (asid << 0x30) */
-	lsl x11, x0, #48
+	lsl x0, x0, #48
 	/* 189: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x11
+	tlbi aside1is, x0
 	b .Lflush_tlb_range_69.3
 .Lflush_tlb_range_69.2:
 	/* 191: let scale = 3 */
-	movz x11, #3
+	movz x9, #3
 	/* 192: while pages > 0 limit 5 { ... */
-	movz x12, #5
+	movz x10, #5
 .Lflush_tlb_range_69.4:
-	cbz x10, .Lflush_tlb_range_69.6
-	cbz x12, .Lflush_tlb_range_69.5
-	sub x12, x12, #1
-	cmp x10, #1
+	cbz x2, .Lflush_tlb_range_69.6
+	cbz x10, .Lflush_tlb_range_69.5
+	sub x10, x10, #1
+	cmp x2, #1
 	b.ne .Lflush_tlb_range_69.7
 	/* 194: value (asid << 0x30) */
-	lsl x13, x0, #48
-	lsr x14, x9, #12
-	and x14, x14, #0xfffffffffff
-	orr x14, x14, x13
+	lsl x11, x0, #48
+	lsr x12, x1, #12
+	and x12, x12, #0xfffffffffff
+	orr x12, x12, x11
 	/* 194: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x14
-	add x13, x9, #1, lsl #12
+	tlbi vae1is, x12
+	add x11, x1, #1, lsl #12
 	/* 195: addr = addr + 4K */
-	mov x9, x13
-	sub x13, x10, #1
+	mov x1, x11
+	sub x11, x2, #1
 	/* 196: pages = pages - 1 */
-	mov x10, x13
+	mov x2, x11
 	b .Lflush_tlb_range_69.4
 .Lflush_tlb_range_69.7:
 	movz x16, #5
-	mul x13, x11, x16
-	add x13, x13, #1
+	mul x11, x9, x16
+	add x11, x11, #1
 	/* 200: let shift = 5 * scale + 1 */
-	movz x14, #0x20
-	lsl x14, x14, x13
-	movz x15, #0
-	cmp x13, #0x40
+	movz x12, #0x20
+	lsl x12, x12, x11
+	movz x13, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_69.9
-	mov x15, x14
+	mov x13, x12
 .Lflush_tlb_range_69.9:
-	mov x14, x10
-	cmp x10, x15
+	mov x12, x2
+	cmp x2, x13
 	b.lo .Lflush_tlb_range_69.10
-	mov x14, x15
+	mov x12, x13
 .Lflush_tlb_range_69.10:
-	lsr x14, x14, x13
-	movz x15, #0
-	cmp x13, #0x40
+	lsr x12, x12, x11
+	movz x13, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_69.11
-	mov x15, x14
+	mov x13, x12
 .Lflush_tlb_range_69.11:
 	/* 201: let runs = min(pages, 32 << shift) >> shift */
-	cbz x15, .Lflush_tlb_range_69.13
+	cbz x13, .Lflush_tlb_range_69.13
 	/* 203: value (asid << 0x30) */
-	lsl x14, x0, #48
-	lsr x8, x9, #12
-	and x8, x8, #0x1fffffffff
-	sub x7, x15, #1
-	lsl x7, x7, #39
-	orr x8, x8, x7
-	lsl x7, x11, #44
-	orr x8, x8, x7
-	orr x8, x8, #0x400000000000
-	orr x8, x8, x14
+	lsl x12, x0, #48
+	lsr x14, x1, #12
+	and x14, x14, #0x1fffffffff
+	sub x15, x13, #1
+	lsl x15, x15, #39
+	orr x14, x14, x15
+	lsl x15, x9, #44
+	orr x14, x14, x15
+	orr x14, x14, #0x400000000000
+	orr x14, x14, x12
 	/* 203: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x8
-	lsl x14, x15, x13
-	movz x8, #0
-	cmp x13, #0x40
+	tlbi rvae1is, x14
+	lsl x12, x13, x11
+	movz x14, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_69.14
-	mov x8, x14
+	mov x14, x12
 .Lflush_tlb_range_69.14:
-	lsl x8, x8, #12
-	add x14, x9, x8
+	lsl x14, x14, #12
+	add x12, x1, x14
 	/* 204: addr = addr + ((runs << shift) << 12 */
-	mov x9, x14
-	lsl x14, x15, x13
-	movz x8, #0
-	cmp x13, #0x40
+	mov x1, x12
+	lsl x13, x13, x11
+	movz x12, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_69.15
-	mov x8, x14
+	mov x12, x13
 .Lflush_tlb_range_69.15:
-	sub x14, x10, x8
+	sub x14, x2, x12
 	/* 205: pages = pages - (runs << shift */
-	mov x10, x14
+	mov x2, x14
 .Lflush_tlb_range_69.13:
-	sub x14, x11, #1
+	sub x12, x9, #1
 	/* 207: scale = scale - 1 */
-	mov x11, x14
+	mov x9, x12
 .Lflush_tlb_range_69.8:
 	/* 192: while pages > 0 limit 5 { ... */
 	b .Lflush_tlb_range_69.4
@@ -1567,111 +1567,106 @@ flush_tlb_range_69:
 .Lflush_tlb_range_69.0:
 	and x1, x1, #0xfffffffffffff000
 	/* 186: let addr = start & ~0xfff */
-	mov x9, x1
 	add x2, x2, #0xfff
 	and x2, x2, #0xfffffffffffff000
-	sub x2, x2, x9
+	sub x2, x2, x1
 	lsr x2, x2, #12
-	/* 187: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
-	mov x10, x2
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 189), required by line 184; e1 the caller's earlier stores -> `tlbi vae1is` (line 194), required by line 184; e2 the caller's earlier stores -> `tlbi rvae1is` (line 203), required by line 184 */
 	dsb ishst
-	movz x12, #0x20, lsl #16
-	cmp x12, x10
+	movz x10, #0x20, lsl #16
+	cmp x10, x2
 	b.hs .Lflush_tlb_range_69.16
 	/* 189: value (asid << 0x30) */
-	lsl x12, x0, #48
+	lsl x0, x0, #48
 	/* 189: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x12
+	tlbi aside1is, x0
 	b .Lflush_tlb_range_69.17
 .Lflush_tlb_range_69.16:
 	/* 191: let scale = 3 */
-	movz x11, #3
+	movz x9, #3
 	/* 192: while pages > 0 limit 5 { ... */
-	movz x12, #5
+	movz x10, #5
 .Lflush_tlb_range_69.18:
-	cbz x10, .Lflush_tlb_range_69.20
-	cbz x12, .Lflush_tlb_range_69.19
-	sub x12, x12, #1
-	cmp x10, #1
+	cbz x2, .Lflush_tlb_range_69.20
+	cbz x10, .Lflush_tlb_range_69.19
+	sub x10, x10, #1
+	cmp x2, #1
 	b.ne .Lflush_tlb_range_69.21
 	/* 194: value (asid << 0x30) */
-	lsl x14, x0, #48
-	lsr x8, x9, #12
-	and x8, x8, #0xfffffffffff
-	orr x8, x8, x14
+	lsl x12, x0, #48
+	lsr x14, x1, #12
+	and x14, x14, #0xfffffffffff
+	orr x14, x14, x12
 	/* 194: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x8
-	add x14, x9, #1, lsl #12
+	tlbi vae1is, x14
+	add x12, x1, #1, lsl #12
 	/* 195: addr = addr + 4K */
-	mov x9, x14
-	sub x14, x10, #1
+	mov x1, x12
+	sub x12, x2, #1
 	/* 196: pages = pages - 1 */
-	mov x10, x14
+	mov x2, x12
 	b .Lflush_tlb_range_69.18
 .Lflush_tlb_range_69.21:
 	movz x16, #5
-	mul x14, x11, x16
-	add x14, x14, #1
+	mul x12, x9, x16
+	add x11, x12, #1
 	/* 200: let shift = 5 * scale + 1 */
-	mov x13, x14
-	movz x14, #0x20
-	lsl x14, x14, x13
-	movz x8, #0
-	cmp x13, #0x40
+	movz x12, #0x20
+	lsl x12, x12, x11
+	movz x14, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_69.23
-	mov x8, x14
+	mov x14, x12
 .Lflush_tlb_range_69.23:
-	mov x14, x10
-	cmp x10, x8
+	mov x12, x2
+	cmp x2, x14
 	b.lo .Lflush_tlb_range_69.24
-	mov x14, x8
+	mov x12, x14
 .Lflush_tlb_range_69.24:
-	lsr x14, x14, x13
-	movz x8, #0
-	cmp x13, #0x40
+	lsr x12, x12, x11
+	movz x13, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_69.25
-	mov x8, x14
+	mov x13, x12
 .Lflush_tlb_range_69.25:
 	/* 201: let runs = min(pages, 32 << shift) >> shift */
-	mov x15, x8
-	cbz x15, .Lflush_tlb_range_69.27
+	cbz x13, .Lflush_tlb_range_69.27
 	/* 203: value (asid << 0x30) */
-	lsl x14, x0, #48
-	lsr x8, x9, #12
-	and x8, x8, #0x1fffffffff
-	sub x7, x15, #1
-	lsl x7, x7, #39
-	orr x8, x8, x7
-	lsl x7, x11, #44
-	orr x8, x8, x7
-	orr x8, x8, #0x400000000000
-	orr x8, x8, x14
+	lsl x12, x0, #48
+	lsr x14, x1, #12
+	and x14, x14, #0x1fffffffff
+	sub x15, x13, #1
+	lsl x15, x15, #39
+	orr x14, x14, x15
+	lsl x15, x9, #44
+	orr x14, x14, x15
+	orr x14, x14, #0x400000000000
+	orr x14, x14, x12
 	/* 203: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x8
-	lsl x14, x15, x13
-	movz x8, #0
-	cmp x13, #0x40
+	tlbi rvae1is, x14
+	lsl x12, x13, x11
+	movz x14, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_69.28
-	mov x8, x14
+	mov x14, x12
 .Lflush_tlb_range_69.28:
-	lsl x8, x8, #12
-	add x14, x9, x8
+	lsl x14, x14, #12
+	add x12, x1, x14
 	/* 204: addr = addr + ((runs << shift) << 12 */
-	mov x9, x14
-	lsl x14, x15, x13
-	movz x8, #0
-	cmp x13, #0x40
+	mov x1, x12
+	lsl x13, x13, x11
+	movz x12, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_69.29
-	mov x8, x14
+	mov x12, x13
 .Lflush_tlb_range_69.29:
-	sub x14, x10, x8
+	sub x14, x2, x12
 	/* 205: pages = pages - (runs << shift */
-	mov x10, x14
+	mov x2, x14
 .Lflush_tlb_range_69.27:
-	sub x14, x11, #1
+	sub x12, x9, #1
 	/* 207: scale = scale - 1 */
-	mov x11, x14
+	mov x9, x12
 .Lflush_tlb_range_69.22:
 	/* 192: while pages > 0 limit 5 { ... */
 	b .Lflush_tlb_range_69.18
@@ -1696,96 +1691,96 @@ flush_tlb_range_69:
 flush_tlb_range_510:
 	/* 220: arguments */
 	tbz w3, #0, .Lflush_tlb_range_510.0
-	and x9, x1, #0xfffffffffffff000
+	and x1, x1, #0xfffffffffffff000
 	/* 223: let addr = start & ~0xfff */
-	add x10, x2, #0xfff
-	and x10, x10, #0xfffffffffffff000
-	sub x10, x10, x9
-	lsr x10, x10, #12
+	add x2, x2, #0xfff
+	and x2, x2, #0xfffffffffffff000
+	sub x2, x2, x1
+	lsr x2, x2, #12
 	/* placed by place-barriers: e6 the caller's earlier stores -> `tlbi aside1is` (line 226), required by line 221; e7 the caller's earlier stores -> `tlbi vae1is` (line 231), required by line 221; e8 the caller's earlier stores -> `tlbi rvae1is` (line 238), required by line 221; and 1 more (see `explain`) */
 	dsb ishst
 	movz x16, #0x20, lsl #16
-	cmp x10, x16
+	cmp x2, x16
 	b.lo .Lflush_tlb_range_510.2
 	/* 226: value (asid << 0x30) */
-	lsl x11, x0, #48
+	lsl x0, x0, #48
 	/* 226: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x11
+	tlbi aside1is, x0
 	b .Lflush_tlb_range_510.3
 .Lflush_tlb_range_510.2:
 	/* 228: let scale = 0 */
-	movz x11, #0
+	movz x9, #0
 	/* 229: while pages > 0 limit 5 { ... */
-	movz x12, #5
+	movz x10, #5
 .Lflush_tlb_range_510.4:
-	cbz x10, .Lflush_tlb_range_510.6
-	cbz x12, .Lflush_tlb_range_510.5
-	sub x12, x12, #1
-	tbz w10, #0, .Lflush_tlb_range_510.7
+	cbz x2, .Lflush_tlb_range_510.6
+	cbz x10, .Lflush_tlb_range_510.5
+	sub x10, x10, #1
+	tbz w2, #0, .Lflush_tlb_range_510.7
 	/* 231: value (asid << 0x30) */
-	lsl x13, x0, #48
-	lsr x14, x9, #12
-	and x14, x14, #0xfffffffffff
-	orr x14, x14, x13
+	lsl x11, x0, #48
+	lsr x12, x1, #12
+	and x12, x12, #0xfffffffffff
+	orr x12, x12, x11
 	/* 231: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x14
-	add x13, x9, #1, lsl #12
+	tlbi vae1is, x12
+	add x11, x1, #1, lsl #12
 	/* 232: addr = addr + 4K */
-	mov x9, x13
-	sub x13, x10, #1
+	mov x1, x11
+	sub x11, x2, #1
 	/* 233: pages = pages - 1 */
-	mov x10, x13
+	mov x2, x11
 	b .Lflush_tlb_range_510.4
 .Lflush_tlb_range_510.7:
 	movz x16, #5
-	mul x13, x11, x16
-	add x13, x13, #1
+	mul x11, x9, x16
+	add x11, x11, #1
 	/* 235: let shift = 5 * scale + 1 */
-	lsr x14, x10, x13
-	movz x15, #0
-	cmp x13, #0x40
+	lsr x12, x2, x11
+	movz x13, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_510.9
-	mov x15, x14
+	mov x13, x12
 .Lflush_tlb_range_510.9:
-	and x15, x15, #0x1f
+	and x13, x13, #0x1f
 	/* 236: let runs = (pages >> shift) & 31 */
-	cbz x15, .Lflush_tlb_range_510.11
+	cbz x13, .Lflush_tlb_range_510.11
 	/* 238: value (asid << 0x30) */
-	lsl x14, x0, #48
-	lsr x8, x9, #12
-	and x8, x8, #0x1fffffffff
-	sub x7, x15, #1
-	lsl x7, x7, #39
-	orr x8, x8, x7
-	lsl x7, x11, #44
-	orr x8, x8, x7
-	orr x8, x8, #0x400000000000
-	orr x8, x8, x14
+	lsl x12, x0, #48
+	lsr x14, x1, #12
+	and x14, x14, #0x1fffffffff
+	sub x15, x13, #1
+	lsl x15, x15, #39
+	orr x14, x14, x15
+	lsl x15, x9, #44
+	orr x14, x14, x15
+	orr x14, x14, #0x400000000000
+	orr x14, x14, x12
 	/* 238: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x8
-	lsl x14, x15, x13
-	movz x8, #0
-	cmp x13, #0x40
+	tlbi rvae1is, x14
+	lsl x12, x13, x11
+	movz x14, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_510.12
-	mov x8, x14
+	mov x14, x12
 .Lflush_tlb_range_510.12:
-	lsl x8, x8, #12
-	add x14, x9, x8
+	lsl x14, x14, #12
+	add x12, x1, x14
 	/* 239: addr = addr + ((runs << shift) << 12 */
-	mov x9, x14
-	lsl x14, x15, x13
-	movz x8, #0
-	cmp x13, #0x40
+	mov x1, x12
+	lsl x13, x13, x11
+	movz x12, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_510.13
-	mov x8, x14
+	mov x12, x13
 .Lflush_tlb_range_510.13:
-	sub x14, x10, x8
+	sub x14, x2, x12
 	/* 240: pages = pages - (runs << shift */
-	mov x10, x14
+	mov x2, x14
 .Lflush_tlb_range_510.11:
-	add x14, x11, #1
+	add x12, x9, #1
 	/* 242: scale = scale + 1 */
-	mov x11, x14
+	mov x9, x12
 .Lflush_tlb_range_510.8:
 	/* 229: while pages > 0 limit 5 { ... */
 	b .Lflush_tlb_range_510.4
@@ -1808,99 +1803,94 @@ flush_tlb_range_510:
 .Lflush_tlb_range_510.0:
 	and x1, x1, #0xfffffffffffff000
 	/* 223: let addr = start & ~0xfff */
-	mov x9, x1
 	add x2, x2, #0xfff
 	and x2, x2, #0xfffffffffffff000
-	sub x2, x2, x9
+	sub x2, x2, x1
 	lsr x2, x2, #12
-	/* 224: let pages = (((end + 0xfff) & ~0xfff) - addr) >> 12 */
-	mov x10, x2
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbi aside1is` (line 226), required by line 221; e1 the caller's earlier stores -> `tlbi vae1is` (line 231), required by line 221; e2 the caller's earlier stores -> `tlbi rvae1is` (line 238), required by line 221 */
 	dsb ishst
 	movz x16, #0x20, lsl #16
-	cmp x10, x16
+	cmp x2, x16
 	b.lo .Lflush_tlb_range_510.14
 	/* 226: value (asid << 0x30) */
-	lsl x12, x0, #48
+	lsl x0, x0, #48
 	/* 226: tlbi aside1is, asid << 48 */
-	tlbi aside1is, x12
+	tlbi aside1is, x0
 	b .Lflush_tlb_range_510.15
 .Lflush_tlb_range_510.14:
 	/* 228: let scale = 0 */
-	movz x11, #0
+	movz x9, #0
 	/* 229: while pages > 0 limit 5 { ... */
-	movz x12, #5
+	movz x10, #5
 .Lflush_tlb_range_510.16:
-	cbz x10, .Lflush_tlb_range_510.18
-	cbz x12, .Lflush_tlb_range_510.17
-	sub x12, x12, #1
-	tbz w10, #0, .Lflush_tlb_range_510.19
+	cbz x2, .Lflush_tlb_range_510.18
+	cbz x10, .Lflush_tlb_range_510.17
+	sub x10, x10, #1
+	tbz w2, #0, .Lflush_tlb_range_510.19
 	/* 231: value (asid << 0x30) */
-	lsl x14, x0, #48
-	lsr x8, x9, #12
-	and x8, x8, #0xfffffffffff
-	orr x8, x8, x14
+	lsl x12, x0, #48
+	lsr x14, x1, #12
+	and x14, x14, #0xfffffffffff
+	orr x14, x14, x12
 	/* 231: tlbi vae1is, ((addr >> 12) & 0xfffffffffff) | (asid << 48) */
-	tlbi vae1is, x8
-	add x14, x9, #1, lsl #12
+	tlbi vae1is, x14
+	add x12, x1, #1, lsl #12
 	/* 232: addr = addr + 4K */
-	mov x9, x14
-	sub x14, x10, #1
+	mov x1, x12
+	sub x12, x2, #1
 	/* 233: pages = pages - 1 */
-	mov x10, x14
+	mov x2, x12
 	b .Lflush_tlb_range_510.16
 .Lflush_tlb_range_510.19:
 	movz x16, #5
-	mul x14, x11, x16
-	add x14, x14, #1
+	mul x12, x9, x16
+	add x11, x12, #1
 	/* 235: let shift = 5 * scale + 1 */
-	mov x13, x14
-	lsr x14, x10, x13
-	movz x8, #0
-	cmp x13, #0x40
+	lsr x12, x2, x11
+	movz x14, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_510.21
-	mov x8, x14
+	mov x14, x12
 .Lflush_tlb_range_510.21:
-	and x8, x8, #0x1f
+	and x13, x14, #0x1f
 	/* 236: let runs = (pages >> shift) & 31 */
-	mov x15, x8
-	cbz x15, .Lflush_tlb_range_510.23
+	cbz x13, .Lflush_tlb_range_510.23
 	/* 238: value (asid << 0x30) */
-	lsl x14, x0, #48
-	lsr x8, x9, #12
-	and x8, x8, #0x1fffffffff
-	sub x7, x15, #1
-	lsl x7, x7, #39
-	orr x8, x8, x7
-	lsl x7, x11, #44
-	orr x8, x8, x7
-	orr x8, x8, #0x400000000000
-	orr x8, x8, x14
+	lsl x12, x0, #48
+	lsr x14, x1, #12
+	and x14, x14, #0x1fffffffff
+	sub x15, x13, #1
+	lsl x15, x15, #39
+	orr x14, x14, x15
+	lsl x15, x9, #44
+	orr x14, x14, x15
+	orr x14, x14, #0x400000000000
+	orr x14, x14, x12
 	/* 238: tlbi rvae1is, ((addr >> 12) & 0x1fffffffff) | ((runs - 1) << ... */
-	tlbi rvae1is, x8
-	lsl x14, x15, x13
-	movz x8, #0
-	cmp x13, #0x40
+	tlbi rvae1is, x14
+	lsl x12, x13, x11
+	movz x14, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_510.24
-	mov x8, x14
+	mov x14, x12
 .Lflush_tlb_range_510.24:
-	lsl x8, x8, #12
-	add x14, x9, x8
+	lsl x14, x14, #12
+	add x12, x1, x14
 	/* 239: addr = addr + ((runs << shift) << 12 */
-	mov x9, x14
-	lsl x14, x15, x13
-	movz x8, #0
-	cmp x13, #0x40
+	mov x1, x12
+	lsl x13, x13, x11
+	movz x12, #0
+	cmp x11, #0x40
 	b.hs .Lflush_tlb_range_510.25
-	mov x8, x14
+	mov x12, x13
 .Lflush_tlb_range_510.25:
-	sub x14, x10, x8
+	sub x14, x2, x12
 	/* 240: pages = pages - (runs << shift */
-	mov x10, x14
+	mov x2, x14
 .Lflush_tlb_range_510.23:
-	add x14, x11, #1
+	add x12, x9, #1
 	/* 242: scale = scale + 1 */
-	mov x11, x14
+	mov x9, x12
 .Lflush_tlb_range_510.20:
 	/* 229: while pages > 0 limit 5 { ... */
 	b .Lflush_tlb_range_510.16

@@ -22,45 +22,44 @@ tlb_inv_range_s1:
 	b.lo .Ltlb_inv_range_s1.2
 	lsr x9, x9, #60
 	cbnz x9, .Ltlb_inv_range_s1.2
-	mov x9, x3
-	lsr x10, x2, #12
-	orr x10, x10, x1
-	lsr x11, x4, #12
-	lsr x12, x9, #2
-	cmp x4, x12
+	lsr x2, x2, #12
+	orr x2, x2, x1
+	lsr x9, x4, #12
+	lsr x10, x3, #2
+	cmp x4, x10
 	b.hs .Ltlb_inv_range_s1.4
-	lsl x12, x4, #2
-	sub x13, x12, x4
-	sub x14, x9, x13
+	lsl x10, x4, #2
+	sub x11, x10, x4
+	sub x12, x3, x11
 .Ltlb_inv_range_s1.5:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x10, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	add x10, x10, x11
+	add x2, x2, x9
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x10, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	add x10, x10, x11
+	add x2, x2, x9
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x10, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	add x10, x10, x11
+	add x2, x2, x9
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x10, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	add x10, x10, x11
-	subs x14, x14, x12
+	add x2, x2, x9
+	subs x12, x12, x10
 	b.hi .Ltlb_inv_range_s1.5
-	add x9, x14, x12
+	add x3, x12, x10
 	b .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x10, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 28: range a in iova, size step granule { ... */
-	add x10, x10, x11
+	add x2, x2, x9
 .Ltlb_inv_range_s1.6:
-	subs x9, x9, x4
+	subs x3, x3, x4
 	b.hi .Ltlb_inv_range_s1.3
 	movz x0, #0
 	ret
@@ -131,10 +130,10 @@ tlb_inv_walk_s1:
 	cmp x10, x3
 	b.lo .Ltlb_inv_walk_s1.6
 	/* 58: value (asid << 0x30) */
-	lsl x10, x1, #48
+	lsl x1, x1, #48
 	/* 57: cover iova, size with s1 auto { ... */
-	and x11, x2, x9
-	add x3, x3, x11
+	and x10, x2, x9
+	add x3, x3, x10
 	mvn x9, x9
 	and x2, x2, x9
 	cbz x3, .Ltlb_inv_walk_s1.5
@@ -149,52 +148,51 @@ tlb_inv_walk_s1:
 	b.lo .Ltlb_inv_walk_s1.10
 	lsr x9, x9, #60
 	cbnz x9, .Ltlb_inv_walk_s1.10
-	mov x9, x3
-	lsr x11, x2, #12
-	orr x11, x11, x10
-	lsr x12, x4, #12
-	lsr x13, x9, #2
-	cmp x4, x13
+	lsr x2, x2, #12
+	orr x2, x2, x1
+	lsr x9, x4, #12
+	lsr x10, x3, #2
+	cmp x4, x10
 	b.hs .Ltlb_inv_walk_s1.12
-	lsl x13, x4, #2
-	sub x14, x13, x4
-	sub x15, x9, x14
+	lsl x10, x4, #2
+	sub x11, x10, x4
+	sub x12, x3, x11
 .Ltlb_inv_walk_s1.13:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	str x11, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	add x11, x11, x12
+	add x2, x2, x9
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	str x11, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	add x11, x11, x12
+	add x2, x2, x9
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	str x11, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	add x11, x11, x12
+	add x2, x2, x9
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	str x11, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	add x11, x11, x12
-	subs x15, x15, x13
+	add x2, x2, x9
+	subs x12, x12, x10
 	b.hi .Ltlb_inv_walk_s1.13
-	add x9, x15, x13
+	add x3, x12, x10
 	b .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	str x11, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
-	add x11, x11, x12
+	add x2, x2, x9
 .Ltlb_inv_walk_s1.14:
-	subs x9, x9, x4
+	subs x3, x3, x4
 	b.hi .Ltlb_inv_walk_s1.11
 	movz x0, #0
 	ret
 .Ltlb_inv_walk_s1.10:
 .Ltlb_inv_walk_s1.15:
 	lsr x9, x2, #12
-	orr x9, x9, x10
+	orr x9, x9, x1
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	str x9, [x0, #0x600]
 	/* 57: cover iova, size with s1 auto { ... */
@@ -261,45 +259,44 @@ tlb_inv_walk_s1_flag:
 	b.lo .Ltlb_inv_walk_s1_flag.4
 	lsr x10, x10, #60
 	cbnz x10, .Ltlb_inv_walk_s1_flag.4
-	mov x10, x3
-	lsr x11, x2, #12
-	orr x11, x11, x1
-	lsr x12, x4, #12
-	lsr x13, x10, #2
-	cmp x4, x13
+	lsr x2, x2, #12
+	orr x2, x2, x1
+	lsr x10, x4, #12
+	lsr x11, x3, #2
+	cmp x4, x11
 	b.hs .Ltlb_inv_walk_s1_flag.6
-	lsl x13, x4, #2
-	sub x14, x13, x4
-	sub x15, x10, x14
+	lsl x11, x4, #2
+	sub x12, x11, x4
+	sub x13, x3, x12
 .Ltlb_inv_walk_s1_flag.7:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x11, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	add x11, x11, x12
+	add x2, x2, x10
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x11, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	add x11, x11, x12
+	add x2, x2, x10
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x11, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	add x11, x11, x12
+	add x2, x2, x10
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x11, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	add x11, x11, x12
-	subs x15, x15, x13
+	add x2, x2, x10
+	subs x13, x13, x11
 	b.hi .Ltlb_inv_walk_s1_flag.7
-	add x10, x15, x13
+	add x3, x13, x11
 	b .Ltlb_inv_walk_s1_flag.8
 .Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	str x11, [x0, #0x600]
+	str x2, [x0, #0x600]
 	/* 78: range a in iova, size step granule { ... */
-	add x11, x11, x12
+	add x2, x2, x10
 .Ltlb_inv_walk_s1_flag.8:
-	subs x10, x10, x4
+	subs x3, x3, x4
 	b.hi .Ltlb_inv_walk_s1_flag.5
 	b .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:

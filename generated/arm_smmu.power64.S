@@ -10,8 +10,6 @@ tlb_inv_range_s1:
 	.type tlb_inv_range_s1,@function
 	.p2align 4
 .tlb_inv_range_s1:
-	/* 27: arguments */
-	std %r31,-8(%r1)
 	/* 29: value (asid << 0x30) */
 	rldicr %r4,%r4,48,15
 	/* 29: offset 0x600 */
@@ -24,7 +22,6 @@ tlb_inv_range_s1:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_range_s1.1
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.1:
 	andi. %r12,%r7,4095
@@ -35,50 +32,48 @@ tlb_inv_range_s1:
 	rldicl %r12,%r12,4,60
 	cmpdi 7,%r12,0
 	bne 7,.Ltlb_inv_range_s1.2
-	mr %r12,%r6
-	rldicl %r10,%r5,52,12
-	or %r10,%r10,%r4
-	rldicl %r9,%r7,52,12
-	rldicl %r8,%r12,62,2
-	cmpld 7,%r7,%r8
+	rldicl %r5,%r5,52,12
+	or %r5,%r5,%r4
+	rldicl %r12,%r7,52,12
+	rldicl %r10,%r6,62,2
+	cmpld 7,%r7,%r10
 	bge 7,.Ltlb_inv_range_s1.4
-	rldicr %r8,%r7,2,61
-	subf %r4,%r7,%r8
-	subf %r31,%r4,%r12
+	rldicr %r10,%r7,2,61
+	subf %r9,%r7,%r10
+	subf %r8,%r9,%r6
 .Ltlb_inv_range_s1.5:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r10,%r3,%r11
+	stdbrx %r5,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
-	add %r10,%r10,%r9
+	add %r5,%r5,%r12
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r10,%r3,%r11
+	stdbrx %r5,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
-	add %r10,%r10,%r9
+	add %r5,%r5,%r12
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r10,%r3,%r11
+	stdbrx %r5,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
-	add %r10,%r10,%r9
+	add %r5,%r5,%r12
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r10,%r3,%r11
+	stdbrx %r5,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
-	add %r10,%r10,%r9
-	cmpld 6,%r31,%r8
-	subf %r31,%r8,%r31
+	add %r5,%r5,%r12
+	cmpld 6,%r8,%r10
+	subf %r8,%r10,%r8
 	bgt 6,.Ltlb_inv_range_s1.5
-	add %r12,%r31,%r8
+	add %r6,%r8,%r10
 	b .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r10,%r3,%r11
+	stdbrx %r5,%r3,%r11
 	/* 28: range a in iova, size step granule { ... */
-	add %r10,%r10,%r9
+	add %r5,%r5,%r12
 .Ltlb_inv_range_s1.6:
-	cmpld 6,%r12,%r7
-	subf %r12,%r7,%r12
+	cmpld 6,%r6,%r7
+	subf %r6,%r7,%r6
 	bgt 6,.Ltlb_inv_range_s1.3
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_range_s1.2:
 .Ltlb_inv_range_s1.7:
@@ -94,7 +89,6 @@ tlb_inv_range_s1:
 .Ltlb_inv_range_s1.0:
 	/* end of sequence */
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_range_s1,.-.tlb_inv_range_s1
 	.globl tlb_sync
@@ -170,12 +164,12 @@ tlb_inv_walk_s1:
 	cmpld 7,%r12,%r6
 	blt 7,.Ltlb_inv_walk_s1.6
 	/* 58: value (asid << 0x30) */
-	rldicr %r12,%r4,48,15
+	rldicr %r4,%r4,48,15
 	/* 58: offset 0x600 */
-	li %r10,1536
+	li %r12,1536
 	/* 57: cover iova, size with s1 auto { ... */
-	and %r9,%r5,%r11
-	add %r6,%r6,%r9
+	and %r10,%r5,%r11
+	add %r6,%r6,%r10
 	nor %r11,%r11,%r11
 	and %r5,%r5,%r11
 	cmpdi 7,%r6,0
@@ -193,56 +187,55 @@ tlb_inv_walk_s1:
 	rldicl %r11,%r11,4,60
 	cmpdi 7,%r11,0
 	bne 7,.Ltlb_inv_walk_s1.10
-	mr %r11,%r6
-	rldicl %r9,%r5,52,12
-	or %r9,%r9,%r12
-	rldicl %r8,%r7,52,12
-	rldicl %r12,%r11,62,2
-	cmpld 7,%r7,%r12
+	rldicl %r5,%r5,52,12
+	or %r5,%r5,%r4
+	rldicl %r11,%r7,52,12
+	rldicl %r10,%r6,62,2
+	cmpld 7,%r7,%r10
 	bge 7,.Ltlb_inv_walk_s1.12
-	rldicr %r12,%r7,2,61
-	subf %r6,%r7,%r12
-	subf %r5,%r6,%r11
+	rldicr %r10,%r7,2,61
+	subf %r9,%r7,%r10
+	subf %r8,%r9,%r6
 .Ltlb_inv_walk_s1.13:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r9,%r3,%r10
+	stdbrx %r5,%r3,%r12
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r9,%r9,%r8
+	add %r5,%r5,%r11
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r9,%r3,%r10
+	stdbrx %r5,%r3,%r12
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r9,%r9,%r8
+	add %r5,%r5,%r11
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r9,%r3,%r10
+	stdbrx %r5,%r3,%r12
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r9,%r9,%r8
+	add %r5,%r5,%r11
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r9,%r3,%r10
+	stdbrx %r5,%r3,%r12
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r9,%r9,%r8
-	cmpld 6,%r5,%r12
-	subf %r5,%r12,%r5
+	add %r5,%r5,%r11
+	cmpld 6,%r8,%r10
+	subf %r8,%r10,%r8
 	bgt 6,.Ltlb_inv_walk_s1.13
-	add %r11,%r5,%r12
+	add %r6,%r8,%r10
 	b .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r9,%r3,%r10
+	stdbrx %r5,%r3,%r12
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r9,%r9,%r8
+	add %r5,%r5,%r11
 .Ltlb_inv_walk_s1.14:
-	cmpld 6,%r11,%r7
-	subf %r11,%r7,%r11
+	cmpld 6,%r6,%r7
+	subf %r6,%r7,%r6
 	bgt 6,.Ltlb_inv_walk_s1.11
 	li %r3,0
 	blr
 .Ltlb_inv_walk_s1.10:
 .Ltlb_inv_walk_s1.15:
 	rldicl %r11,%r5,52,12
-	or %r11,%r11,%r12
+	or %r11,%r11,%r4
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	stdbrx %r11,%r3,%r10
+	stdbrx %r11,%r3,%r12
 	/* 57: cover iova, size with s1 auto { ... */
 	add %r5,%r5,%r7
 	cmpld 6,%r6,%r7
@@ -300,8 +293,6 @@ tlb_inv_walk_s1_flag:
 .tlb_inv_walk_s1_flag:
 	/* 74: arguments */
 	std %r31,-8(%r1)
-	std %r30,-16(%r1)
-	std %r29,-24(%r1)
 	/* 82: value 0xffffffff */
 	lis %r11,-1
 	ori %r11,%r11,65535
@@ -328,8 +319,6 @@ tlb_inv_walk_s1_flag:
 	cmpdi 7,%r7,0
 	bne 7,.Ltlb_inv_walk_s1_flag.3
 	li %r3,-22
-	ld %r29,-24(%r1)
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1_flag.3:
@@ -341,47 +330,46 @@ tlb_inv_walk_s1_flag:
 	rldicl %r9,%r9,4,60
 	cmpdi 7,%r9,0
 	bne 7,.Ltlb_inv_walk_s1_flag.4
-	mr %r9,%r6
-	rldicl %r8,%r5,52,12
-	or %r8,%r8,%r4
-	rldicl %r4,%r7,52,12
-	rldicl %r31,%r9,62,2
-	cmpld 7,%r7,%r31
+	rldicl %r5,%r5,52,12
+	or %r5,%r5,%r4
+	rldicl %r9,%r7,52,12
+	rldicl %r8,%r6,62,2
+	cmpld 7,%r7,%r8
 	bge 7,.Ltlb_inv_walk_s1_flag.6
-	rldicr %r31,%r7,2,61
-	subf %r30,%r7,%r31
-	subf %r29,%r30,%r9
+	rldicr %r8,%r7,2,61
+	subf %r4,%r7,%r8
+	subf %r31,%r4,%r6
 .Ltlb_inv_walk_s1_flag.7:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r8,%r3,%r10
+	stdbrx %r5,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r4
+	add %r5,%r5,%r9
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r8,%r3,%r10
+	stdbrx %r5,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r4
+	add %r5,%r5,%r9
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r8,%r3,%r10
+	stdbrx %r5,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r4
+	add %r5,%r5,%r9
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r8,%r3,%r10
+	stdbrx %r5,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r4
-	cmpld 6,%r29,%r31
-	subf %r29,%r31,%r29
+	add %r5,%r5,%r9
+	cmpld 6,%r31,%r8
+	subf %r31,%r8,%r31
 	bgt 6,.Ltlb_inv_walk_s1_flag.7
-	add %r9,%r29,%r31
+	add %r6,%r31,%r8
 	b .Ltlb_inv_walk_s1_flag.8
 .Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	stdbrx %r8,%r3,%r10
+	stdbrx %r5,%r3,%r10
 	/* 78: range a in iova, size step granule { ... */
-	add %r8,%r8,%r4
+	add %r5,%r5,%r9
 .Ltlb_inv_walk_s1_flag.8:
-	cmpld 6,%r9,%r7
-	subf %r9,%r7,%r9
+	cmpld 6,%r6,%r7
+	subf %r6,%r7,%r6
 	bgt 6,.Ltlb_inv_walk_s1_flag.5
 	b .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:
@@ -412,15 +400,11 @@ tlb_inv_walk_s1_flag:
 	addic. %r12,%r12,-1
 	bne 0,.Ltlb_inv_walk_s1_flag.10
 	li %r3,-110
-	ld %r29,-24(%r1)
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 .Ltlb_inv_walk_s1_flag.11:
 	/* end of sequence */
 	li %r3,0
-	ld %r29,-24(%r1)
-	ld %r30,-16(%r1)
 	ld %r31,-8(%r1)
 	blr
 	.size tlb_inv_walk_s1_flag,.-.tlb_inv_walk_s1_flag

@@ -22,50 +22,49 @@ tlb_inv_range_s1:
 	shr $0x3c,%rax
 	test %rax,%rax
 	jne .Ltlb_inv_range_s1.2
-	mov %rcx,%rax
-	mov %rdx,%r10
-	shr $0xc,%r10
-	or %rsi,%r10
-	mov %r8,%r9
-	shr $0xc,%r9
-	mov %rax,%rsi
-	shr $2,%rsi
-	cmp %rsi,%r8
+	shr $0xc,%rdx
+	or %rsi,%rdx
+	mov %r8,%rax
+	shr $0xc,%rax
+	mov %rcx,%r10
+	shr $2,%r10
+	cmp %r10,%r8
 	jae .Ltlb_inv_range_s1.4
-	mov %r8,%rsi
-	shl $2,%rsi
-	mov %rsi,%rcx
-	sub %r8,%rcx
-	sub %rcx,%rax
+	mov %r8,%r10
+	shl $2,%r10
+	mov %r10,%r9
+	sub %r8,%r9
+	mov %rcx,%rsi
+	sub %r9,%rsi
 .Ltlb_inv_range_s1.5:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %r10,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r10
+	add %rax,%rdx
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %r10,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r10
+	add %rax,%rdx
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %r10,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r10
+	add %rax,%rdx
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %r10,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r10
-	sub %rsi,%rax
+	add %rax,%rdx
+	sub %r10,%rsi
 	ja .Ltlb_inv_range_s1.5
-	lea (%rax,%rsi),%rax
+	lea (%rsi,%r10),%rcx
 	jmp .Ltlb_inv_range_s1.6
 .Ltlb_inv_range_s1.4:
 .Ltlb_inv_range_s1.3:
 	/* 29: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %r10,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 28: range a in iova, size step granule { ... */
-	add %r9,%r10
+	add %rax,%rdx
 .Ltlb_inv_range_s1.6:
-	sub %r8,%rax
+	sub %r8,%rcx
 	ja .Ltlb_inv_range_s1.3
 	xor %rax,%rax
 	ret
@@ -138,12 +137,11 @@ tlb_inv_walk_s1:
 	cmp %rcx,%r10
 	jb .Ltlb_inv_walk_s1.6
 	/* 58: value (asid << 0x30) */
-	mov %rsi,%r10
-	shl $0x30,%r10
+	shl $0x30,%rsi
 	/* 57: cover iova, size with s1 auto { ... */
-	mov %rdx,%r9
-	and %rax,%r9
-	add %r9,%rcx
+	mov %rdx,%r10
+	and %rax,%r10
+	add %r10,%rcx
 	not %rax
 	and %rax,%rdx
 	test %rcx,%rcx
@@ -161,50 +159,49 @@ tlb_inv_walk_s1:
 	shr $0x3c,%rax
 	test %rax,%rax
 	jne .Ltlb_inv_walk_s1.10
-	mov %rcx,%rax
-	mov %rdx,%r9
-	shr $0xc,%r9
-	or %r10,%r9
-	mov %r8,%r10
-	shr $0xc,%r10
-	mov %rax,%rcx
-	shr $2,%rcx
-	cmp %rcx,%r8
+	shr $0xc,%rdx
+	or %rsi,%rdx
+	mov %r8,%rax
+	shr $0xc,%rax
+	mov %rcx,%r10
+	shr $2,%r10
+	cmp %r10,%r8
 	jae .Ltlb_inv_walk_s1.12
-	mov %r8,%rcx
-	shl $2,%rcx
-	mov %rcx,%rdx
-	sub %r8,%rdx
-	sub %rdx,%rax
+	mov %r8,%r10
+	shl $2,%r10
+	mov %r10,%r9
+	sub %r8,%r9
+	mov %rcx,%rsi
+	sub %r9,%rsi
 .Ltlb_inv_walk_s1.13:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	mov %r9,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r10,%r9
+	add %rax,%rdx
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	mov %r9,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r10,%r9
+	add %rax,%rdx
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	mov %r9,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r10,%r9
+	add %rax,%rdx
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	mov %r9,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r10,%r9
-	sub %rcx,%rax
+	add %rax,%rdx
+	sub %r10,%rsi
 	ja .Ltlb_inv_walk_s1.13
-	lea (%rax,%rcx),%rax
+	lea (%rsi,%r10),%rcx
 	jmp .Ltlb_inv_walk_s1.14
 .Ltlb_inv_walk_s1.12:
 .Ltlb_inv_walk_s1.11:
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
-	mov %r9,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
-	add %r10,%r9
+	add %rax,%rdx
 .Ltlb_inv_walk_s1.14:
-	sub %r8,%rax
+	sub %r8,%rcx
 	ja .Ltlb_inv_walk_s1.11
 	xor %rax,%rax
 	ret
@@ -212,7 +209,7 @@ tlb_inv_walk_s1:
 .Ltlb_inv_walk_s1.15:
 	mov %rdx,%rax
 	shr $0xc,%rax
-	or %r10,%rax
+	or %rsi,%rax
 	/* 58: cb.tlbiva = ($addr >> 12) | (asid << 48 */
 	mov %rax,0x600(%rdi)
 	/* 57: cover iova, size with s1 auto { ... */
@@ -278,50 +275,49 @@ tlb_inv_walk_s1_flag:
 	shr $0x3c,%r10
 	test %r10,%r10
 	jne .Ltlb_inv_walk_s1_flag.4
-	mov %rcx,%r10
-	mov %rdx,%r9
-	shr $0xc,%r9
-	or %rsi,%r9
-	mov %r8,%rsi
-	shr $0xc,%rsi
-	mov %r10,%rax
-	shr $2,%rax
-	cmp %rax,%r8
+	shr $0xc,%rdx
+	or %rsi,%rdx
+	mov %r8,%r10
+	shr $0xc,%r10
+	mov %rcx,%r9
+	shr $2,%r9
+	cmp %r9,%r8
 	jae .Ltlb_inv_walk_s1_flag.6
-	mov %r8,%rax
-	shl $2,%rax
-	mov %rax,%rcx
-	sub %r8,%rcx
-	sub %rcx,%r10
+	mov %r8,%r9
+	shl $2,%r9
+	mov %r9,%rsi
+	sub %r8,%rsi
+	mov %rcx,%rax
+	sub %rsi,%rax
 .Ltlb_inv_walk_s1_flag.7:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %r9,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %rsi,%r9
+	add %r10,%rdx
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %r9,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %rsi,%r9
+	add %r10,%rdx
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %r9,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %rsi,%r9
+	add %r10,%rdx
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %r9,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %rsi,%r9
-	sub %rax,%r10
+	add %r10,%rdx
+	sub %r9,%rax
 	ja .Ltlb_inv_walk_s1_flag.7
-	lea (%r10,%rax),%r10
+	lea (%rax,%r9),%rcx
 	jmp .Ltlb_inv_walk_s1_flag.8
 .Ltlb_inv_walk_s1_flag.6:
 .Ltlb_inv_walk_s1_flag.5:
 	/* 79: cb.tlbiva = (a >> 12) | (asid << 48 */
-	mov %r9,0x600(%rdi)
+	mov %rdx,0x600(%rdi)
 	/* 78: range a in iova, size step granule { ... */
-	add %rsi,%r9
+	add %r10,%rdx
 .Ltlb_inv_walk_s1_flag.8:
-	sub %r8,%r10
+	sub %r8,%rcx
 	ja .Ltlb_inv_walk_s1_flag.5
 	jmp .Ltlb_inv_walk_s1_flag.2
 .Ltlb_inv_walk_s1_flag.4:

@@ -51,9 +51,8 @@ tlb_inv_range:
 	ret
 .Ltlb_inv_range.7:
 	movz x13, #4
-	sub x13, x13, x14
+	sub x12, x13, x14
 	/* 32: ttl = 4 - levels */
-	mov x12, x13
 	b .Ltlb_inv_range.4
 .Ltlb_inv_range.3:
 	and x13, x11, #0x1f

@@ -113,23 +113,23 @@ tlb_miss_e6500:
 .Ltlb_miss_e6500.11:
 	cmpdi 7,%r6,0
 	beq 7,.Ltlb_miss_e6500.13
-	oris %r8,%r9,32768
-	rldicr %r8,%r8,48,49
-	rldicl %r8,%r8,16,0
+	oris %r9,%r9,32768
+	rldicr %r9,%r9,48,49
+	rldicl %r9,%r9,16,0
 	/* 77: mtspr MAS1, (mas1 | 0x80000000) & ~0x3fff0000 */
-	mtspr 0x271,%r8
+	mtspr 0x271,%r9
 	b .Ltlb_miss_e6500.14
 .Ltlb_miss_e6500.13:
 	oris %r9,%r9,32768
 	/* 79: mtspr MAS1, mas1 | 0x80000000 */
 	mtspr 0x271,%r9
 .Ltlb_miss_e6500.14:
-	ori %r9,%r5,4
+	ori %r5,%r5,4
 	/* 81: mtspr MAS7_MAS3, pte_page | (2 << 1) */
-	mtspr 0x174,%r9
-	rldicr %r9,%r4,0,42
+	mtspr 0x174,%r5
+	rldicr %r4,%r4,0,42
 	/* 82: mtspr MAS2, ea & ~0x1fffff */
-	mtspr 0x272,%r9
+	mtspr 0x272,%r4
 	/* 83: mfspr MAS0 */
 	mfspr %r9,0x270
 	/* 83: let mas0 = mfspr MAS0 */
@@ -148,11 +148,11 @@ tlb_miss_e6500:
 	xor %r12,%r10,%r9
 	li %r9,0
 	xor %r7,%r10,%r8
-	addi %r8,%r7,-1
-	rldicl %r8,%r8,1,63
-	subf %r7,%r8,%r9
-	and %r8,%r12,%r7
-	xor %r10,%r10,%r8
+	addi %r7,%r7,-1
+	rldicl %r7,%r7,1,63
+	subf %r8,%r7,%r9
+	and %r12,%r12,%r8
+	xor %r10,%r10,%r12
 	stb %r10,1(%r3)
 	/* 89: tlbwe */
 	tlbwe

@@ -115,21 +115,21 @@ invalidate_range:
 	cmp x9, x4
 	b.hs .Linvalidate_range.2
 	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	ubfiz x9, x2, #25, #15
-	orr x9, x9, #0xc000000000000
+	ubfiz x2, x2, #25, #15
+	orr x2, x2, #0xc000000000000
 	/* 60: each npu */
 	cbz x1, .Linvalidate_range.3
-	lsl x10, x1, #3
-	add x10, x10, x0
-	mov x11, x0
+	lsl x9, x1, #3
+	add x9, x9, x0
+	mov x10, x0
 .Linvalidate_range.4:
-	ldr x12, [x11]
+	ldr x11, [x10]
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	rev x16, x9
-	str x16, [x12]
+	rev x16, x2
+	str x16, [x11]
 	/* 60: each npu */
-	add x11, x11, #8
-	cmp x11, x10
+	add x10, x10, #8
+	cmp x10, x9
 	b.ne .Linvalidate_range.4
 .Linvalidate_range.5:
 	b .Linvalidate_range.3
@@ -142,28 +142,28 @@ invalidate_range:
 	cmp x10, x16
 	b.hs .Linvalidate_range.6
 	/* 61: value (start & 0xffffffffffff0000) */
-	and x9, x3, #0xffffffffffff0000
+	and x3, x3, #0xffffffffffff0000
 	/* 62: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
-	ubfiz x11, x2, #25, #15
+	ubfiz x2, x2, #25, #15
 	movz x16, #0x4000, lsl #32
 	movk x16, #5, lsl #48
-	orr x11, x11, x16
+	orr x2, x2, x16
 	/* 60: each npu */
 	cbz x1, .Linvalidate_range.7
-	lsl x12, x1, #3
-	add x12, x12, x0
-	mov x13, x0
+	lsl x9, x1, #3
+	add x9, x9, x0
+	mov x11, x0
 .Linvalidate_range.8:
-	ldr x14, [x13]
+	ldr x12, [x11]
 	/* 61: npu.ava = $addr */
-	rev x16, x9
-	str x16, [x14, #8]
+	rev x16, x3
+	str x16, [x12, #8]
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	rev x16, x11
-	str x16, [x14]
+	rev x16, x2
+	str x16, [x12]
 	/* 60: each npu */
-	add x13, x13, #8
-	cmp x13, x12
+	add x11, x11, #8
+	cmp x11, x9
 	b.ne .Linvalidate_range.8
 .Linvalidate_range.9:
 	b .Linvalidate_range.7
@@ -173,28 +173,28 @@ invalidate_range:
 	cmp x10, x16
 	b.hs .Linvalidate_range.10
 	/* 61: value (start & 0xffffffffffe00000) */
-	and x9, x3, #0xffffffffffe00000
+	and x3, x3, #0xffffffffffe00000
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
-	ubfiz x11, x2, #25, #15
+	ubfiz x2, x2, #25, #15
 	movz x16, #0x4000, lsl #32
 	movk x16, #4, lsl #48
-	orr x11, x11, x16
+	orr x2, x2, x16
 	/* 60: each npu */
 	cbz x1, .Linvalidate_range.11
-	lsl x12, x1, #3
-	add x12, x12, x0
-	mov x13, x0
+	lsl x9, x1, #3
+	add x9, x9, x0
+	mov x11, x0
 .Linvalidate_range.12:
-	ldr x14, [x13]
+	ldr x12, [x11]
 	/* 61: npu.ava = $addr */
-	rev x16, x9
-	str x16, [x14, #8]
+	rev x16, x3
+	str x16, [x12, #8]
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	rev x16, x11
-	str x16, [x14]
+	rev x16, x2
+	str x16, [x12]
 	/* 60: each npu */
-	add x13, x13, #8
-	cmp x13, x12
+	add x11, x11, #8
+	cmp x11, x9
 	b.ne .Linvalidate_range.12
 .Linvalidate_range.13:
 	b .Linvalidate_range.11
@@ -210,23 +210,23 @@ invalidate_range:
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
 	movz x16, #0x8000, lsl #32
 	movk x16, #4, lsl #48
-	orr x9, x2, x16
+	orr x2, x2, x16
 	/* 60: each npu */
 	cbz x1, .Linvalidate_range.15
-	lsl x10, x1, #3
-	add x10, x10, x0
-	mov x11, x0
+	lsl x9, x1, #3
+	add x9, x9, x0
+	mov x10, x0
 .Linvalidate_range.16:
-	ldr x12, [x11]
+	ldr x11, [x10]
 	/* 61: npu.ava = $addr */
 	rev x16, x3
-	str x16, [x12, #8]
+	str x16, [x11, #8]
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	rev x16, x9
-	str x16, [x12]
+	rev x16, x2
+	str x16, [x11]
 	/* 60: each npu */
-	add x11, x11, #8
-	cmp x11, x10
+	add x10, x10, #8
+	cmp x10, x9
 	b.ne .Linvalidate_range.16
 .Linvalidate_range.17:
 	b .Linvalidate_range.15

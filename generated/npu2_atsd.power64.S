@@ -149,23 +149,23 @@ invalidate_range:
 	cmpld 7,%r11,%r7
 	bge 7,.Linvalidate_range.2
 	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	rldic %r11,%r5,25,24
+	rldic %r5,%r5,25,24
 	li %r0,3
 	rldicr %r0,%r0,50,13
-	or %r11,%r11,%r0
+	or %r5,%r5,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.3
-	rldicr %r12,%r4,3,60
-	add %r12,%r12,%r3
-	mr %r10,%r3
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r12,%r3
 .Linvalidate_range.4:
-	ld %r9,0(%r10)
+	ld %r10,0(%r12)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	std %r11,0(%r9)
+	std %r5,0(%r10)
 	/* 60: each npu */
-	addi %r10,%r10,8
-	cmpld 7,%r10,%r12
+	addi %r12,%r12,8
+	cmpld 7,%r12,%r11
 	bne 7,.Linvalidate_range.4
 .Linvalidate_range.5:
 	b .Linvalidate_range.3
@@ -178,42 +178,42 @@ invalidate_range:
 	cmpld 7,%r12,%r0
 	bge 7,.Linvalidate_range.6
 	/* 61: value (start & 0xffffffffffff0000) */
-	rldicr %r11,%r6,0,47
+	rldicr %r6,%r6,0,47
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.9
-	rldicr %r10,%r4,3,60
-	add %r10,%r10,%r3
-	mr %r9,%r3
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r10,%r3
 .Linvalidate_range.8:
-	ld %r8,0(%r9)
+	ld %r9,0(%r10)
 	/* 61: npu.ava = $addr */
-	std %r11,8(%r8)
+	std %r6,8(%r9)
 	/* 60: each npu */
-	addi %r9,%r9,8
-	cmpld 7,%r9,%r10
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_range.8
 .Linvalidate_range.9:
 	/* placed by place-barriers: e0 write npu.ava (line 61) -> write npu.launch (line 62), required by line 28 */
 	eieio
 	/* 62: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
-	rldic %r11,%r5,25,24
+	rldic %r5,%r5,25,24
 	li %r0,21
 	rldicr %r0,%r0,46,17
-	or %r11,%r11,%r0
+	or %r5,%r5,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.7
-	rldicr %r10,%r4,3,60
-	add %r10,%r10,%r3
-	mr %r9,%r3
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r10,%r3
 .Linvalidate_range.10:
-	ld %r8,0(%r9)
+	ld %r9,0(%r10)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	std %r11,0(%r8)
+	std %r5,0(%r9)
 	/* 60: each npu */
-	addi %r9,%r9,8
-	cmpld 7,%r9,%r10
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_range.10
 .Linvalidate_range.11:
 	b .Linvalidate_range.7
@@ -223,42 +223,42 @@ invalidate_range:
 	cmpld 7,%r12,%r0
 	bge 7,.Linvalidate_range.12
 	/* 61: value (start & 0xffffffffffe00000) */
-	rldicr %r11,%r6,0,42
+	rldicr %r6,%r6,0,42
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.15
-	rldicr %r10,%r4,3,60
-	add %r10,%r10,%r3
-	mr %r9,%r3
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r10,%r3
 .Linvalidate_range.14:
-	ld %r8,0(%r9)
+	ld %r9,0(%r10)
 	/* 61: npu.ava = $addr */
-	std %r11,8(%r8)
+	std %r6,8(%r9)
 	/* 60: each npu */
-	addi %r9,%r9,8
-	cmpld 7,%r9,%r10
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_range.14
 .Linvalidate_range.15:
 	/* placed by place-barriers: e1 write npu.ava (line 61) -> write npu.launch (line 62), required by line 28 */
 	eieio
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
-	rldic %r11,%r5,25,24
+	rldic %r5,%r5,25,24
 	li %r0,17
 	rldicr %r0,%r0,46,17
-	or %r11,%r11,%r0
+	or %r5,%r5,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.13
-	rldicr %r10,%r4,3,60
-	add %r10,%r10,%r3
-	mr %r9,%r3
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r10,%r3
 .Linvalidate_range.16:
-	ld %r8,0(%r9)
+	ld %r9,0(%r10)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	std %r11,0(%r8)
+	std %r5,0(%r9)
 	/* 60: each npu */
-	addi %r9,%r9,8
-	cmpld 7,%r9,%r10
+	addi %r10,%r10,8
+	cmpld 7,%r10,%r11
 	bne 7,.Linvalidate_range.16
 .Linvalidate_range.17:
 	b .Linvalidate_range.13
@@ -291,20 +291,20 @@ invalidate_range:
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
 	li %r0,9
 	rldicr %r0,%r0,47,16
-	or %r11,%r5,%r0
+	or %r5,%r5,%r0
 	/* 60: each npu */
 	cmpdi 7,%r4,0
 	beq 7,.Linvalidate_range.19
-	rldicr %r12,%r4,3,60
-	add %r12,%r12,%r3
-	mr %r10,%r3
+	rldicr %r11,%r4,3,60
+	add %r11,%r11,%r3
+	mr %r12,%r3
 .Linvalidate_range.22:
-	ld %r9,0(%r10)
+	ld %r10,0(%r12)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	std %r11,0(%r9)
+	std %r5,0(%r10)
 	/* 60: each npu */
-	addi %r10,%r10,8
-	cmpld 7,%r10,%r12
+	addi %r12,%r12,8
+	cmpld 7,%r12,%r11
 	bne 7,.Linvalidate_range.22
 .Linvalidate_range.23:
 	b .Linvalidate_range.19

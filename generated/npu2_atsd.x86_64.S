@@ -127,67 +127,63 @@ invalidate_range:
 	cmp %r8,%rax
 	jae .Linvalidate_range.2
 	/* 62: value (insert(pid, shift 25, width 15) | 0xc000000000000) */
-	mov %rdx,%rax
-	and $0x7fff,%rax
-	shl $0x19,%rax
+	and $0x7fff,%rdx
+	shl $0x19,%rdx
 	movabs $0xc000000000000,%r11
-	or %r11,%rax
+	or %r11,%rdx
 	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.3
-	mov %rsi,%r10
-	shl $3,%r10
-	add %rdi,%r10
-	mov %rdi,%r9
+	mov %rsi,%rax
+	shl $3,%rax
+	add %rdi,%rax
+	mov %rdi,%r10
 .Linvalidate_range.4:
-	mov (%r9),%rcx
+	mov (%r10),%r9
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	mov %rax,%r11
+	mov %rdx,%r11
 	bswap %r11
-	mov %r11,(%rcx)
+	mov %r11,(%r9)
 	/* 60: each npu */
-	add $8,%r9
-	cmp %r10,%r9
+	add $8,%r10
+	cmp %rax,%r10
 	jne .Linvalidate_range.4
 .Linvalidate_range.5:
 	jmp .Linvalidate_range.3
 .Linvalidate_range.2:
 	/* cover `atsd` single: the smallest granule whose aligned block holds the range (0x10000 bytes) */
-	lea (%rcx,%r8),%rax
-	sub $1,%rax
+	lea -1(%rcx,%r8),%rax
 	mov %rcx,%r10
 	xor %rax,%r10
 	cmp $0x10000,%r10
 	jae .Linvalidate_range.6
 	/* 61: value (start & 0xffffffffffff0000) */
-	mov %rcx,%rax
-	and $0xffffffffffff0000,%rax
+	and $0xffffffffffff0000,%rcx
 	/* 62: value (insert(pid, shift 25, width 15) | 0x5400000000000) */
-	mov %rdx,%r9
-	and $0x7fff,%r9
-	shl $0x19,%r9
+	and $0x7fff,%rdx
+	shl $0x19,%rdx
 	movabs $0x5400000000000,%r11
-	or %r11,%r9
+	or %r11,%rdx
 	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.7
-	mov %rsi,%r8
-	shl $3,%r8
-	add %rdi,%r8
-	mov %rdi,%r10
+	mov %rsi,%rax
+	shl $3,%rax
+	add %rdi,%rax
+	mov %rdi,%r9
 .Linvalidate_range.8:
-	mov (%r10),%rcx
+	mov (%r9),%r8
 	/* 61: npu.ava = $addr */
-	mov %rax,%r11
+	mov %rcx,%r11
 	bswap %r11
-	mov %r11,8(%rcx)
+	mov %r11,8(%r8)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	mov %r9,%r11
+	mov %rdx,%r11
 	bswap %r11
-	mov %r11,(%rcx)
+	mov %r11,(%r8)
 	/* 60: each npu */
-	add $8,%r10
-	cmp %r8,%r10
+	add $8,%r9
+	cmp %rax,%r9
 	jne .Linvalidate_range.8
 .Linvalidate_range.9:
 	jmp .Linvalidate_range.7
@@ -196,34 +192,32 @@ invalidate_range:
 	cmp $0x200000,%r10
 	jae .Linvalidate_range.10
 	/* 61: value (start & 0xffffffffffe00000) */
-	mov %rcx,%rax
-	and $0xffffffffffe00000,%rax
+	and $0xffffffffffe00000,%rcx
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4400000000000) */
-	mov %rdx,%r9
-	and $0x7fff,%r9
-	shl $0x19,%r9
+	and $0x7fff,%rdx
+	shl $0x19,%rdx
 	movabs $0x4400000000000,%r11
-	or %r11,%r9
+	or %r11,%rdx
 	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.11
-	mov %rsi,%r8
-	shl $3,%r8
-	add %rdi,%r8
-	mov %rdi,%r10
+	mov %rsi,%rax
+	shl $3,%rax
+	add %rdi,%rax
+	mov %rdi,%r9
 .Linvalidate_range.12:
-	mov (%r10),%rcx
+	mov (%r9),%r8
 	/* 61: npu.ava = $addr */
-	mov %rax,%r11
+	mov %rcx,%r11
 	bswap %r11
-	mov %r11,8(%rcx)
+	mov %r11,8(%r8)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	mov %r9,%r11
+	mov %rdx,%r11
 	bswap %r11
-	mov %r11,(%rcx)
+	mov %r11,(%r8)
 	/* 60: each npu */
-	add $8,%r10
-	cmp %r8,%r10
+	add $8,%r9
+	cmp %rax,%r9
 	jne .Linvalidate_range.12
 .Linvalidate_range.13:
 	jmp .Linvalidate_range.11
@@ -238,28 +232,27 @@ invalidate_range:
 	and $0xffffffffc0000000,%rcx
 	/* 62: value (insert(pid, shift 25, width 15) | 0x4800000000000) */
 	movabs $0x4800000000000,%r11
-	mov %rdx,%rax
-	or %r11,%rax
+	or %r11,%rdx
 	/* 60: each npu */
 	test %rsi,%rsi
 	je .Linvalidate_range.15
-	mov %rsi,%r10
-	shl $3,%r10
-	add %rdi,%r10
-	mov %rdi,%r9
+	mov %rsi,%rax
+	shl $3,%rax
+	add %rdi,%rax
+	mov %rdi,%r10
 .Linvalidate_range.16:
-	mov (%r9),%r8
+	mov (%r10),%r9
 	/* 61: npu.ava = $addr */
 	mov %rcx,%r11
 	bswap %r11
-	mov %r11,8(%r8)
+	mov %r11,8(%r9)
 	/* 62: npu.launch = { prs: 1, pid: pid } | $bits */
-	mov %rax,%r11
+	mov %rdx,%r11
 	bswap %r11
-	mov %r11,(%r8)
+	mov %r11,(%r9)
 	/* 60: each npu */
-	add $8,%r9
-	cmp %r10,%r9
+	add $8,%r10
+	cmp %rax,%r10
 	jne .Linvalidate_range.16
 .Linvalidate_range.17:
 	jmp .Linvalidate_range.15

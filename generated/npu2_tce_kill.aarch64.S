@@ -51,49 +51,48 @@ tce_kill:
 	b.lo .Ltce_kill.10
 	lsr x9, x9, #56
 	cbnz x9, .Ltce_kill.10
-	mov x9, x3
-	and x10, x2, #0xf0ffffffffffffff
-	orr x11, x1, x10
-	lsr x10, x9, #2
-	cmp x4, x10
+	and x2, x2, #0xf0ffffffffffffff
+	orr x1, x1, x2
+	lsr x9, x3, #2
+	cmp x4, x9
 	b.hs .Ltce_kill.12
-	lsl x10, x4, #2
-	sub x12, x10, x4
-	sub x13, x9, x12
+	lsl x9, x4, #2
+	sub x10, x9, x4
+	sub x11, x3, x10
 .Ltce_kill.13:
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x11
+	rev x16, x1
 	str x16, [x0]
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add x11, x11, x4
+	add x1, x1, x4
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x11
+	rev x16, x1
 	str x16, [x0]
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add x11, x11, x4
+	add x1, x1, x4
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x11
+	rev x16, x1
 	str x16, [x0]
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add x11, x11, x4
+	add x1, x1, x4
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x11
+	rev x16, x1
 	str x16, [x0]
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add x11, x11, x4
-	subs x13, x13, x10
+	add x1, x1, x4
+	subs x11, x11, x9
 	b.hi .Ltce_kill.13
-	add x9, x13, x10
+	add x3, x11, x9
 	b .Ltce_kill.14
 .Ltce_kill.12:
 .Ltce_kill.11:
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	rev x16, x11
+	rev x16, x1
 	str x16, [x0]
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add x11, x11, x4
+	add x1, x1, x4
 .Ltce_kill.14:
-	subs x9, x9, x4
+	subs x3, x3, x4
 	b.hi .Ltce_kill.11
 	movz x0, #0
 	ret

@@ -58,47 +58,46 @@ tce_kill:
 	rldicl %r11,%r11,8,56
 	cmpdi 7,%r11,0
 	bne 7,.Ltce_kill.10
-	mr %r11,%r6
-	rldicr %r12,%r5,8,59
-	rldicl %r12,%r12,56,0
-	or %r10,%r4,%r12
-	rldicl %r12,%r11,62,2
-	cmpld 7,%r7,%r12
+	rldicr %r5,%r5,8,59
+	rldicl %r5,%r5,56,0
+	or %r4,%r4,%r5
+	rldicl %r11,%r6,62,2
+	cmpld 7,%r7,%r11
 	bge 7,.Ltce_kill.12
-	rldicr %r12,%r7,2,61
-	subf %r9,%r7,%r12
-	subf %r8,%r9,%r11
+	rldicr %r11,%r7,2,61
+	subf %r12,%r7,%r11
+	subf %r10,%r12,%r6
 .Ltce_kill.13:
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	stdbrx %r10,0,%r3
+	stdbrx %r4,0,%r3
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r10,%r10,%r7
+	add %r4,%r4,%r7
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	stdbrx %r10,0,%r3
+	stdbrx %r4,0,%r3
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r10,%r10,%r7
+	add %r4,%r4,%r7
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	stdbrx %r10,0,%r3
+	stdbrx %r4,0,%r3
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r10,%r10,%r7
+	add %r4,%r4,%r7
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	stdbrx %r10,0,%r3
+	stdbrx %r4,0,%r3
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r10,%r10,%r7
-	cmpld 6,%r8,%r12
-	subf %r8,%r12,%r8
+	add %r4,%r4,%r7
+	cmpld 6,%r10,%r11
+	subf %r10,%r11,%r10
 	bgt 6,.Ltce_kill.13
-	add %r11,%r8,%r12
+	add %r6,%r10,%r11
 	b .Ltce_kill.14
 .Ltce_kill.12:
 .Ltce_kill.11:
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	stdbrx %r10,0,%r3
+	stdbrx %r4,0,%r3
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r10,%r10,%r7
+	add %r4,%r4,%r7
 .Ltce_kill.14:
-	cmpld 6,%r11,%r7
-	subf %r11,%r7,%r11
+	cmpld 6,%r6,%r7
+	subf %r6,%r7,%r6
 	bgt 6,.Ltce_kill.11
 	li %r3,0
 	blr

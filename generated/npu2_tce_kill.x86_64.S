@@ -60,61 +60,58 @@ tce_kill:
 	shr $0x38,%rax
 	test %rax,%rax
 	jne .Ltce_kill.10
-	mov %rcx,%rax
 	movabs $0xf0ffffffffffffff,%r11
-	mov %rdx,%r10
-	and %r11,%r10
-	mov %rsi,%r9
-	or %r10,%r9
-	mov %rax,%r10
-	shr $2,%r10
-	cmp %r10,%r8
+	and %r11,%rdx
+	or %rdx,%rsi
+	mov %rcx,%rax
+	shr $2,%rax
+	cmp %rax,%r8
 	jae .Ltce_kill.12
-	mov %r8,%r10
-	shl $2,%r10
-	mov %r10,%rcx
-	sub %r8,%rcx
-	mov %rax,%rdx
-	sub %rcx,%rdx
+	mov %r8,%rax
+	shl $2,%rax
+	mov %rax,%r10
+	sub %r8,%r10
+	mov %rcx,%r9
+	sub %r10,%r9
 .Ltce_kill.13:
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	mov %r9,%r11
+	mov %rsi,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%r9
+	add %r8,%rsi
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	mov %r9,%r11
+	mov %rsi,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%r9
+	add %r8,%rsi
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	mov %r9,%r11
+	mov %rsi,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%r9
+	add %r8,%rsi
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	mov %r9,%r11
+	mov %rsi,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%r9
-	sub %r10,%rdx
+	add %r8,%rsi
+	sub %rax,%r9
 	ja .Ltce_kill.13
-	lea (%rdx,%r10),%rax
+	lea (%r9,%rax),%rcx
 	jmp .Ltce_kill.14
 .Ltce_kill.12:
 .Ltce_kill.11:
 	/* 40: npu.tce_kill = $bits | ($addr & ~0x0f00000000000000 */
-	mov %r9,%r11
+	mov %rsi,%r11
 	bswap %r11
 	mov %r11,(%rdi)
 	/* 39: cover dma_addr, npages * tce_size with tce auto { ... */
-	add %r8,%r9
+	add %r8,%rsi
 .Ltce_kill.14:
-	sub %r8,%rax
+	sub %r8,%rcx
 	ja .Ltce_kill.11
 	xor %rax,%rax
 	ret

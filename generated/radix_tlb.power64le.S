@@ -10,26 +10,26 @@ flush_tlb_page:
 	andi. %r0,%r5,1
 	beq 0,.Lflush_tlb_page.0
 	/* 72: value ((va & 0xfffffffffffff000) | 0xa0) */
-	rldicr %r11,%r4,0,51
-	ori %r11,%r11,160
+	rldicr %r4,%r4,0,51
+	ori %r4,%r4,160
 	/* 72: value (pid << 0x20) */
-	rldicr %r12,%r3,32,31
+	rldicr %r3,%r3,32,31
 	andi. %r0,%r5,2
 	beq 0,.Lflush_tlb_page.2
 	/* placed by place-barriers: e12 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70 */
 	ptesync
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r4,%r3,0,1,1
 	/* placed by place-barriers: e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70; e15 `tlbie ric=0 prs=1 r=1` (line 72) -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 74 */
 	ptesync
 	/* 74: value 0x0 */
-	li %r10,0
+	li %r11,0
 	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 after invalidates */
-	tlbie %r11,%r10,0,1,1
+	tlbie %r4,%r11,0,1,1
 	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 70; e16 `tlbie ric=0 prs=1 r=1` (line 74) -> `tlbie ric=0 prs=1 r=1` (line 77), required by line 77 */
 	ptesync
 	/* 77: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 after inv ... */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r4,%r3,0,1,1
 	/* placed by place-barriers: e17 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71; e18 `tlbie ric=0 prs=1 r=1` (line 74) -> the return, required by line 71; e19 `tlbie ric=0 prs=1 r=1` (line 77) -> the return, required by line 71 */
 	eieio
 	tlbsync
@@ -40,13 +40,13 @@ flush_tlb_page:
 	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 72), required by line 70; e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70 */
 	ptesync
 	/* 72: tlbie (va & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r4,%r3,0,1,1
 	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 70; e4 `tlbie ric=0 prs=1 r=1` (line 72) -> `tlbie ric=0 prs=1 r=1` (line 74), required by line 74 */
 	ptesync
 	/* 74: value 0x0 */
-	li %r12,0
+	li %r11,0
 	/* 74: tlbie (va & ~0xfff) | (5 << 5), 0, 0, 1, 1 after invalidates */
-	tlbie %r11,%r12,0,1,1
+	tlbie %r4,%r11,0,1,1
 	/* placed by place-barriers: e5 `tlbie ric=0 prs=1 r=1` (line 72) -> the return, required by line 71; e6 `tlbie ric=0 prs=1 r=1` (line 74) -> the return, required by line 71 */
 	eieio
 	tlbsync
@@ -132,31 +132,31 @@ flush_tlb_pid:
 	andi. %r0,%r4,1
 	beq 0,.Lflush_tlb_pid.0
 	/* 97: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
+	rldicr %r3,%r3,32,31
 	andi. %r0,%r4,2
 	beq 0,.Lflush_tlb_pid.2
 	/* placed by place-barriers: e12 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 97), required by line 95; e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95 */
 	ptesync
 	/* 97: value 0x400 */
-	li %r12,1024
+	li %r11,1024
 	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r12,%r11,2,1,1
+	tlbie %r11,%r3,2,1,1
 	/* placed by place-barriers: e13 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95; e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95; e15 `tlbie ric=2 prs=1 r=1` (line 97) -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 99 */
 	ptesync
 	/* 99: value 0x0 */
-	li %r10,0
+	li %r12,0
 	/* 99: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r12,%r10,0,1,1
+	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e14 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 95; e16 `tlbie ric=0 prs=1 r=1` (line 99) -> `tlbie ric=0 prs=1 r=1` (line 102), required by line 102 */
 	ptesync
 	/* 102: value 0xffffffffff0a0 */
-	lis %r12,15
-	ori %r12,%r12,65535
-	rldicr %r12,%r12,32,31
-	oris %r12,%r12,65535
-	ori %r12,%r12,61600
+	lis %r11,15
+	ori %r11,%r11,65535
+	rldicr %r11,%r11,32,31
+	oris %r11,%r11,65535
+	ori %r11,%r11,61600
 	/* 102: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r11,%r3,0,1,1
 	/* placed by place-barriers: e17 `tlbie ric=2 prs=1 r=1` (line 97) -> the return, required by line 96; e18 `tlbie ric=0 prs=1 r=1` (line 99) -> the return, required by line 96; e19 `tlbie ric=0 prs=1 r=1` (line 102) -> the return, required by line 96 */
 	eieio
 	tlbsync
@@ -167,15 +167,15 @@ flush_tlb_pid:
 	/* placed by place-barriers: e2 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 97), required by line 95; e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95 */
 	ptesync
 	/* 97: value 0x400 */
-	li %r12,1024
+	li %r11,1024
 	/* 97: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r12,%r11,2,1,1
+	tlbie %r11,%r3,2,1,1
 	/* placed by place-barriers: e3 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 95; e4 `tlbie ric=2 prs=1 r=1` (line 97) -> `tlbie ric=0 prs=1 r=1` (line 99), required by line 99 */
 	ptesync
 	/* 99: value 0x0 */
-	li %r11,0
+	li %r12,0
 	/* 99: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e5 `tlbie ric=2 prs=1 r=1` (line 97) -> the return, required by line 96; e6 `tlbie ric=0 prs=1 r=1` (line 99) -> the return, required by line 96 */
 	eieio
 	tlbsync
@@ -322,7 +322,6 @@ flush_tlb_pid_local:
 	.type flush_tlb_range,@function
 flush_tlb_range:
 	/* 129: arguments */
-	std %r31,-8(%r1)
 	andi. %r0,%r6,1
 	beq 0,.Lflush_tlb_range.0
 	andi. %r0,%r6,2
@@ -330,47 +329,47 @@ flush_tlb_range:
 	/* placed by place-barriers: e46 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e47 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e48 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; and 7 more (see `explain`) */
 	ptesync
 	/* 155: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
-	subf %r12,%r4,%r5
-	rldicl %r10,%r12,48,16
-	cmpldi 7,%r10,32
+	rldicr %r3,%r3,32,31
+	subf %r11,%r4,%r5
+	rldicl %r12,%r11,48,16
+	cmpldi 7,%r12,32
 	blt 7,.Lflush_tlb_range.4
 	/* 133: value 0x400 */
-	li %r10,1024
+	li %r12,1024
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r10,%r11,2,1,1
+	tlbie %r12,%r3,2,1,1
 	/* placed by place-barriers: e47 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e48 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e56 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 135 */
 	ptesync
 	/* 135: value 0x0 */
-	li %r9,0
+	li %r10,0
 	/* 135: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r10,%r9,0,1,1
+	tlbie %r12,%r10,0,1,1
 	/* placed by place-barriers: e48 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e57 `tlbie ric=0 prs=1 r=1` (line 135) -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 138 */
 	ptesync
 	/* 138: value 0xffffffffff0a0 */
-	lis %r10,15
-	ori %r10,%r10,65535
-	rldicr %r10,%r10,32,31
-	oris %r10,%r10,65535
-	ori %r10,%r10,61600
+	lis %r12,15
+	ori %r12,%r12,65535
+	rldicr %r12,%r12,32,31
+	oris %r12,%r12,65535
+	ori %r12,%r12,61600
 	/* 138: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
-	tlbie %r10,%r11,0,1,1
+	tlbie %r12,%r3,0,1,1
 	b .Lflush_tlb_range.5
 .Lflush_tlb_range.4:
 	lis %r0,32
-	cmpld 7,%r12,%r0
+	cmpld 7,%r11,%r0
 	blt 7,.Lflush_tlb_range.7
 	/* 142: value 0x400 */
-	li %r10,1024
+	li %r12,1024
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	tlbie %r10,%r11,1,1,1
+	tlbie %r12,%r3,1,1,1
 .Lflush_tlb_range.7:
 	/* cover: an empty range invalidates nothing */
-	cmpdi 7,%r12,0
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.9
 	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
-	nor %r10,%r4,%r4
-	cmpld 7,%r10,%r12
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r11
 	bge 7,.Lflush_tlb_range.10
 	/* placed by complete-exits */
 	eieio
@@ -378,26 +377,25 @@ flush_tlb_range:
 	ptesync
 	/* 144: cover start, end - start with radix64k exact { ... */
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.10:
-	andi. %r10,%r4,65535
-	add %r12,%r12,%r10
-	rldicr %r10,%r4,0,47
-	cmpdi 7,%r12,0
+	andi. %r12,%r4,65535
+	add %r11,%r11,%r12
+	rldicr %r12,%r4,0,47
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.12
-	addi %r12,%r12,-1
-	rldicl %r12,%r12,48,16
-	addi %r12,%r12,1
-	rldicr %r10,%r10,0,51
-	ori %r10,%r10,160
-	lis %r9,1
-	mtctr %r12
+	addi %r11,%r11,-1
+	rldicl %r11,%r11,48,16
+	addi %r11,%r11,1
+	rldicr %r12,%r12,0,51
+	ori %r12,%r12,160
+	lis %r10,1
+	mtctr %r11
 .Lflush_tlb_range.13:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r10,%r11,0,1,1
+	tlbie %r12,%r3,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r10,%r10,%r9
+	add %r12,%r12,%r10
 	bdnz .Lflush_tlb_range.13
 .Lflush_tlb_range.12:
 .Lflush_tlb_range.11:
@@ -405,35 +403,35 @@ flush_tlb_range:
 	/* placed by place-barriers: e51 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 152), required by line 130; e52 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 155), required by line 130; e53 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; and 4 more (see `explain`) */
 	ptesync
 	/* 152: value 0x400 */
-	li %r12,1024
+	li %r11,1024
 	/* 152: value 0x0 */
-	li %r10,0
+	li %r12,0
 	/* 152: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r12,%r10,0,1,1
+	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e52 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 155), required by line 130; e53 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; e54 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 130; and 2 more (see `explain`) */
 	ptesync
 	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
-	addi %r9,%r5,-1
-	rldicr %r9,%r9,0,47
-	ori %r9,%r9,160
+	addi %r10,%r5,-1
+	rldicr %r10,%r10,0,47
+	ori %r10,%r10,160
 	/* 155: tlbie ((end - 1) & ~0xffff) | (5 << 5), pid << 32, 0, 1, 1 a ... */
-	tlbie %r9,%r11,0,1,1
+	tlbie %r10,%r3,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
-	add %r9,%r4,%r0
-	rldicr %r9,%r9,0,42
+	add %r4,%r4,%r0
+	rldicr %r4,%r4,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	rldicr %r8,%r5,0,42
+	rldicr %r5,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
-	cmpld 7,%r9,%r8
+	cmpld 7,%r4,%r5
 	bge 7,.Lflush_tlb_range.15
 	/* cover: an empty range invalidates nothing */
-	subf %r7,%r9,%r8
-	cmpdi 7,%r7,0
+	subf %r10,%r4,%r5
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range.17
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r31,%r9,%r9
-	cmpld 7,%r31,%r7
+	nor %r9,%r4,%r4
+	cmpld 7,%r9,%r10
 	bge 7,.Lflush_tlb_range.18
 	/* placed by complete-exits */
 	eieio
@@ -441,27 +439,26 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.18:
-	subf %r7,%r9,%r8
-	rldicl %r31,%r9,0,43
-	add %r7,%r7,%r31
-	rldicr %r9,%r9,0,42
-	cmpdi 7,%r7,0
+	subf %r10,%r4,%r5
+	rldicl %r9,%r4,0,43
+	add %r10,%r10,%r9
+	rldicr %r4,%r4,0,42
+	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range.20
-	addi %r7,%r7,-1
-	rldicl %r7,%r7,43,21
-	addi %r7,%r7,1
-	rldicr %r9,%r9,0,51
-	ori %r9,%r9,32
-	lis %r31,32
-	mtctr %r7
+	addi %r10,%r10,-1
+	rldicl %r10,%r10,43,21
+	addi %r10,%r10,1
+	rldicr %r4,%r4,0,51
+	ori %r4,%r4,32
+	lis %r9,32
+	mtctr %r10
 .Lflush_tlb_range.21:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r9,%r11,0,1,1
+	tlbie %r4,%r3,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r9,%r9,%r31
+	add %r4,%r4,%r9
 	bdnz .Lflush_tlb_range.21
 .Lflush_tlb_range.20:
 .Lflush_tlb_range.19:
@@ -469,15 +466,15 @@ flush_tlb_range:
 	/* placed by place-barriers: e54 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 130; e55 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e61 `tlbie ric=0 prs=1 r=1` (line 161) -> `tlbie ric=0 prs=1 r=1` (line 164), required by line 164; and 1 more (see `explain`) */
 	ptesync
 	/* 164: tlbie 1 << 10, 0, 0, 1, 1 after invalidates */
-	tlbie %r12,%r10,0,1,1
+	tlbie %r11,%r12,0,1,1
 	/* placed by place-barriers: e55 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e63 `tlbie ric=0 prs=1 r=1` (line 164) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167 */
 	ptesync
 	lis %r0,32
-	subf %r12,%r0,%r8
-	rldicr %r12,%r12,0,51
-	ori %r12,%r12,32
+	subf %r5,%r0,%r5
+	rldicr %r5,%r5,0,51
+	ori %r5,%r5,32
 	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r5,%r3,0,1,1
 .Lflush_tlb_range.15:
 .Lflush_tlb_range.5:
 	/* placed by place-barriers: e64 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e65 `tlbie ric=0 prs=1 r=1` (line 135) -> the return, required by line 131; e66 `tlbie ric=0 prs=1 r=1` (line 138) -> the return, required by line 131; and 7 more (see `explain`) */
@@ -485,7 +482,6 @@ flush_tlb_range:
 	tlbsync
 	ptesync
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.2:
 	/* placed by place-barriers: e8 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e9 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e10 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; and 4 more (see `explain`) */
@@ -497,9 +493,9 @@ flush_tlb_range:
 	/* 133: value 0x400 */
 	li %r12,1024
 	/* 133: value (pid << 0x20) */
-	rldicr %r10,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r12,%r10,2,1,1
+	tlbie %r12,%r3,2,1,1
 	/* placed by place-barriers: e9 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 130; e15 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 135), required by line 135 */
 	ptesync
 	/* 135: value 0x0 */
@@ -531,7 +527,6 @@ flush_tlb_range:
 	ptesync
 	/* 144: cover start, end - start with radix64k exact { ... */
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.28:
 	/* 145: value (pid << 0x20) */
@@ -547,13 +542,13 @@ flush_tlb_range:
 	addi %r11,%r11,1
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
-	lis %r7,1
+	lis %r9,1
 	mtctr %r11
 .Lflush_tlb_range.31:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r10,%r12,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r10,%r10,%r7
+	add %r10,%r10,%r9
 	bdnz .Lflush_tlb_range.31
 .Lflush_tlb_range.30:
 .Lflush_tlb_range.29:
@@ -568,22 +563,20 @@ flush_tlb_range:
 	tlbie %r11,%r12,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
-	add %r10,%r4,%r0
-	rldicr %r10,%r10,0,42
+	add %r4,%r4,%r0
+	rldicr %r4,%r4,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r9,%r10
-	rldicr %r10,%r5,0,42
+	rldicr %r5,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
-	mr %r8,%r10
-	cmpld 7,%r9,%r8
+	cmpld 7,%r4,%r5
 	bge 7,.Lflush_tlb_range.33
 	/* cover: an empty range invalidates nothing */
-	subf %r10,%r9,%r8
+	subf %r10,%r4,%r5
 	cmpdi 7,%r10,0
 	beq 7,.Lflush_tlb_range.35
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r7,%r9,%r9
-	cmpld 7,%r7,%r10
+	nor %r9,%r4,%r4
+	cmpld 7,%r9,%r10
 	bge 7,.Lflush_tlb_range.36
 	/* placed by complete-exits */
 	eieio
@@ -591,30 +584,29 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.36:
 	/* 161: value (pid << 0x20) */
-	rldicr %r10,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	subf %r7,%r9,%r8
-	rldicl %r8,%r9,0,43
-	add %r7,%r7,%r8
-	rldicr %r9,%r9,0,42
-	cmpdi 7,%r7,0
+	subf %r5,%r4,%r5
+	rldicl %r10,%r4,0,43
+	add %r5,%r5,%r10
+	rldicr %r4,%r4,0,42
+	cmpdi 7,%r5,0
 	beq 7,.Lflush_tlb_range.38
-	addi %r7,%r7,-1
-	rldicl %r7,%r7,43,21
-	addi %r7,%r7,1
-	rldicr %r9,%r9,0,51
-	ori %r9,%r9,32
-	lis %r8,32
-	mtctr %r7
+	addi %r5,%r5,-1
+	rldicl %r5,%r5,43,21
+	addi %r5,%r5,1
+	rldicr %r4,%r4,0,51
+	ori %r4,%r4,32
+	lis %r10,32
+	mtctr %r5
 .Lflush_tlb_range.39:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r9,%r10,0,1,1
+	tlbie %r4,%r3,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r9,%r9,%r8
+	add %r4,%r4,%r10
 	bdnz .Lflush_tlb_range.39
 .Lflush_tlb_range.38:
 .Lflush_tlb_range.37:
@@ -631,7 +623,6 @@ flush_tlb_range:
 	ptesync
 .Lflush_tlb_range.3:
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.0:
 	andi. %r0,%r6,2
@@ -639,41 +630,41 @@ flush_tlb_range:
 	/* placed by place-barriers: e27 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e28 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e29 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; and 4 more (see `explain`) */
 	ptesync
 	/* 155: value (pid << 0x20) */
-	rldicr %r11,%r3,32,31
-	subf %r12,%r4,%r5
-	rldicl %r10,%r12,48,16
-	cmpldi 7,%r10,32
+	rldicr %r3,%r3,32,31
+	subf %r11,%r4,%r5
+	rldicl %r12,%r11,48,16
+	cmpldi 7,%r12,32
 	blt 7,.Lflush_tlb_range.42
 	/* 133: value 0x400 */
-	li %r10,1024
+	li %r12,1024
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r10,%r11,2,1,1
+	tlbie %r12,%r3,2,1,1
 	/* placed by place-barriers: e28 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 130; e34 `tlbie ric=2 prs=1 r=1` (line 133) -> `tlbie ric=0 prs=1 r=1` (line 138), required by line 138 */
 	ptesync
 	/* 138: value 0xffffffffff0a0 */
-	lis %r10,15
-	ori %r10,%r10,65535
-	rldicr %r10,%r10,32,31
-	oris %r10,%r10,65535
-	ori %r10,%r10,61600
+	lis %r12,15
+	ori %r12,%r12,65535
+	rldicr %r12,%r12,32,31
+	oris %r12,%r12,65535
+	ori %r12,%r12,61600
 	/* 138: tlbie (((1 << 52) - 1) & ~0xfff) | (5 << 5), pid << 32, 0, 1 ... */
-	tlbie %r10,%r11,0,1,1
+	tlbie %r12,%r3,0,1,1
 	b .Lflush_tlb_range.43
 .Lflush_tlb_range.42:
 	lis %r0,32
-	cmpld 7,%r12,%r0
+	cmpld 7,%r11,%r0
 	blt 7,.Lflush_tlb_range.45
 	/* 142: value 0x400 */
-	li %r10,1024
+	li %r12,1024
 	/* 142: tlbie 1 << 10, pid << 32, 1, 1, 1 */
-	tlbie %r10,%r11,1,1,1
+	tlbie %r12,%r3,1,1,1
 .Lflush_tlb_range.45:
 	/* cover: an empty range invalidates nothing */
-	cmpdi 7,%r12,0
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.47
 	/* cover `radix64k`: a range that wraps past 2^64 returns -22 */
-	nor %r10,%r4,%r4
-	cmpld 7,%r10,%r12
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r11
 	bge 7,.Lflush_tlb_range.48
 	/* placed by complete-exits */
 	eieio
@@ -681,26 +672,25 @@ flush_tlb_range:
 	ptesync
 	/* 144: cover start, end - start with radix64k exact { ... */
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.48:
-	andi. %r10,%r4,65535
-	add %r12,%r12,%r10
-	rldicr %r10,%r4,0,47
-	cmpdi 7,%r12,0
+	andi. %r12,%r4,65535
+	add %r11,%r11,%r12
+	rldicr %r12,%r4,0,47
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.50
-	addi %r12,%r12,-1
-	rldicl %r12,%r12,48,16
-	addi %r12,%r12,1
-	rldicr %r10,%r10,0,51
-	ori %r10,%r10,160
-	lis %r7,1
-	mtctr %r12
+	addi %r11,%r11,-1
+	rldicl %r11,%r11,48,16
+	addi %r11,%r11,1
+	rldicr %r12,%r12,0,51
+	ori %r12,%r12,160
+	lis %r10,1
+	mtctr %r11
 .Lflush_tlb_range.51:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r10,%r11,0,1,1
+	tlbie %r12,%r3,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r10,%r10,%r7
+	add %r12,%r12,%r10
 	bdnz .Lflush_tlb_range.51
 .Lflush_tlb_range.50:
 .Lflush_tlb_range.49:
@@ -708,29 +698,27 @@ flush_tlb_range:
 	/* placed by place-barriers: e31 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 155), required by line 130; e32 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 161), required by line 130; e33 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; and 2 more (see `explain`) */
 	ptesync
 	/* 155: value (((end - 0x1) & 0xffffffffffff0000) | 0xa0) */
-	addi %r12,%r5,-1
-	rldicr %r12,%r12,0,47
-	ori %r12,%r12,160
+	addi %r11,%r5,-1
+	rldicr %r11,%r11,0,47
+	ori %r11,%r11,160
 	/* 155: tlbie ((end - 1) & ~0xffff) | (5 << 5), pid << 32, 0, 1, 1 a ... */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r11,%r3,0,1,1
 	lis %r0,31
 	ori %r0,%r0,65535
-	add %r12,%r4,%r0
-	rldicr %r12,%r12,0,42
+	add %r4,%r4,%r0
+	rldicr %r4,%r4,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r9,%r12
-	rldicr %r12,%r5,0,42
+	rldicr %r5,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
-	mr %r8,%r12
-	cmpld 7,%r9,%r8
+	cmpld 7,%r4,%r5
 	bge 7,.Lflush_tlb_range.53
 	/* cover: an empty range invalidates nothing */
-	subf %r12,%r9,%r8
-	cmpdi 7,%r12,0
+	subf %r11,%r4,%r5
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.55
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r10,%r9,%r9
-	cmpld 7,%r10,%r12
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r11
 	bge 7,.Lflush_tlb_range.56
 	/* placed by complete-exits */
 	eieio
@@ -738,27 +726,26 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.56:
-	subf %r12,%r9,%r8
-	rldicl %r10,%r9,0,43
-	add %r12,%r12,%r10
-	rldicr %r10,%r9,0,42
-	cmpdi 7,%r12,0
+	subf %r11,%r4,%r5
+	rldicl %r12,%r4,0,43
+	add %r11,%r11,%r12
+	rldicr %r4,%r4,0,42
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.58
-	addi %r12,%r12,-1
-	rldicl %r12,%r12,43,21
-	addi %r12,%r12,1
-	rldicr %r10,%r10,0,51
-	ori %r10,%r10,32
-	lis %r7,32
-	mtctr %r12
+	addi %r11,%r11,-1
+	rldicl %r11,%r11,43,21
+	addi %r11,%r11,1
+	rldicr %r4,%r4,0,51
+	ori %r4,%r4,32
+	lis %r12,32
+	mtctr %r11
 .Lflush_tlb_range.59:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r10,%r11,0,1,1
+	tlbie %r4,%r3,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r10,%r10,%r7
+	add %r4,%r4,%r12
 	bdnz .Lflush_tlb_range.59
 .Lflush_tlb_range.58:
 .Lflush_tlb_range.57:
@@ -766,11 +753,11 @@ flush_tlb_range:
 	/* placed by place-barriers: e33 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 130; e37 `tlbie ric=0 prs=1 r=1` (line 161) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167; e38 `tlbie ric=0 prs=1 r=1` (line 155) -> `tlbie ric=0 prs=1 r=1` (line 167), required by line 167 */
 	ptesync
 	lis %r0,32
-	subf %r12,%r0,%r8
-	rldicr %r12,%r12,0,51
-	ori %r12,%r12,32
+	subf %r5,%r0,%r5
+	rldicr %r5,%r5,0,51
+	ori %r5,%r5,32
 	/* 167: tlbie ((hend - 0x200000) & ~0xfff) | (1 << 5), pid << 32, 0, ... */
-	tlbie %r12,%r11,0,1,1
+	tlbie %r5,%r3,0,1,1
 .Lflush_tlb_range.53:
 .Lflush_tlb_range.43:
 	/* placed by place-barriers: e39 `tlbie ric=2 prs=1 r=1` (line 133) -> the return, required by line 131; e40 `tlbie ric=0 prs=1 r=1` (line 138) -> the return, required by line 131; e41 `tlbie ric=1 prs=1 r=1` (line 142) -> the return, required by line 131; and 4 more (see `explain`) */
@@ -778,7 +765,6 @@ flush_tlb_range:
 	tlbsync
 	ptesync
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.40:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbie ric=2 prs=1 r=1` (line 133), required by line 130; e1 the caller's earlier stores -> `tlbie ric=1 prs=1 r=1` (line 142), required by line 130; e2 the caller's earlier stores -> `tlbie ric=0 prs=1 r=1` (line 145), required by line 130; and 1 more (see `explain`) */
@@ -790,9 +776,9 @@ flush_tlb_range:
 	/* 133: value 0x400 */
 	li %r12,1024
 	/* 133: value (pid << 0x20) */
-	rldicr %r10,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 133: tlbie 1 << 10, pid << 32, 2, 1, 1 */
-	tlbie %r12,%r10,2,1,1
+	tlbie %r12,%r3,2,1,1
 	b .Lflush_tlb_range.61
 .Lflush_tlb_range.60:
 	lis %r0,32
@@ -818,7 +804,6 @@ flush_tlb_range:
 	ptesync
 	/* 144: cover start, end - start with radix64k exact { ... */
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.66:
 	/* 145: value (pid << 0x20) */
@@ -834,13 +819,13 @@ flush_tlb_range:
 	addi %r11,%r11,1
 	rldicr %r10,%r10,0,51
 	ori %r10,%r10,160
-	lis %r7,1
+	lis %r9,1
 	mtctr %r11
 .Lflush_tlb_range.69:
 	/* 145: tlbie ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
 	tlbie %r10,%r12,0,1,1
 	/* 144: cover start, end - start with radix64k exact { ... */
-	add %r10,%r10,%r7
+	add %r10,%r10,%r9
 	bdnz .Lflush_tlb_range.69
 .Lflush_tlb_range.68:
 .Lflush_tlb_range.67:
@@ -850,18 +835,16 @@ flush_tlb_range:
 	add %r4,%r4,%r0
 	rldicr %r4,%r4,0,42
 	/* 157: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r9,%r4
 	rldicr %r5,%r5,0,42
 	/* 158: let hend = end & ~0x1fffff */
-	mr %r8,%r5
-	cmpld 7,%r9,%r8
+	cmpld 7,%r4,%r5
 	bge 7,.Lflush_tlb_range.71
 	/* cover: an empty range invalidates nothing */
-	subf %r11,%r9,%r8
+	subf %r11,%r4,%r5
 	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range.73
 	/* cover `radix2m`: a range that wraps past 2^64 returns -22 */
-	nor %r12,%r9,%r9
+	nor %r12,%r4,%r4
 	cmpld 7,%r12,%r11
 	bge 7,.Lflush_tlb_range.74
 	/* placed by complete-exits */
@@ -870,30 +853,29 @@ flush_tlb_range:
 	ptesync
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
 	li %r3,-22
-	ld %r31,-8(%r1)
 	blr
 .Lflush_tlb_range.74:
 	/* 161: value (pid << 0x20) */
 	rldicr %r3,%r3,32,31
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	subf %r8,%r9,%r8
-	rldicl %r11,%r9,0,43
-	add %r8,%r8,%r11
-	rldicr %r9,%r9,0,42
-	cmpdi 7,%r8,0
+	subf %r5,%r4,%r5
+	rldicl %r11,%r4,0,43
+	add %r5,%r5,%r11
+	rldicr %r4,%r4,0,42
+	cmpdi 7,%r5,0
 	beq 7,.Lflush_tlb_range.76
-	addi %r8,%r8,-1
-	rldicl %r8,%r8,43,21
-	addi %r8,%r8,1
-	rldicr %r9,%r9,0,51
-	ori %r9,%r9,32
+	addi %r5,%r5,-1
+	rldicl %r5,%r5,43,21
+	addi %r5,%r5,1
+	rldicr %r4,%r4,0,51
+	ori %r4,%r4,32
 	lis %r11,32
-	mtctr %r8
+	mtctr %r5
 .Lflush_tlb_range.77:
 	/* 161: tlbie ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbie %r9,%r3,0,1,1
+	tlbie %r4,%r3,0,1,1
 	/* 160: cover hstart, hend - hstart with radix2m exact { ... */
-	add %r9,%r9,%r11
+	add %r4,%r4,%r11
 	bdnz .Lflush_tlb_range.77
 .Lflush_tlb_range.76:
 .Lflush_tlb_range.75:
@@ -908,7 +890,6 @@ flush_tlb_range:
 .Lflush_tlb_range.1:
 	/* end of sequence */
 	li %r3,0
-	ld %r31,-8(%r1)
 	blr
 	.size flush_tlb_range,.-flush_tlb_range
 	.p2align 4
@@ -927,9 +908,9 @@ flush_tlb_range_local:
 	/* 181: value 0x400 */
 	li %r12,1024
 	/* 181: value (pid << 0x20) */
-	rldicr %r10,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 181: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
-	tlbiel %r12,%r10,2,1,1
+	tlbiel %r12,%r3,2,1,1
 	/* 187: barrier from the spec */
 	ptesync
 	/* 189: barrier from the spec */
@@ -990,20 +971,20 @@ flush_tlb_range_local:
 .Lflush_tlb_range_local.7:
 	lis %r0,31
 	ori %r0,%r0,65535
-	add %r11,%r4,%r0
-	rldicr %r11,%r11,0,42
+	add %r4,%r4,%r0
+	rldicr %r4,%r4,0,42
 	/* 199: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	rldicr %r12,%r5,0,42
+	rldicr %r5,%r5,0,42
 	/* 200: let hend = end & ~0x1fffff */
-	cmpld 7,%r11,%r12
+	cmpld 7,%r4,%r5
 	bge 7,.Lflush_tlb_range_local.13
 	/* cover: an empty range invalidates nothing */
-	subf %r10,%r11,%r12
-	cmpdi 7,%r10,0
+	subf %r11,%r4,%r5
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range_local.15
 	/* cover `radix2m_local`: a range that wraps past 2^64 returns -22 */
-	nor %r9,%r11,%r11
-	cmpld 7,%r9,%r10
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r11
 	bge 7,.Lflush_tlb_range_local.16
 	/* placed by complete-exits */
 	ptesync
@@ -1012,26 +993,26 @@ flush_tlb_range_local:
 	blr
 .Lflush_tlb_range_local.16:
 	/* 203: value (pid << 0x20) */
-	rldicr %r10,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
-	subf %r9,%r11,%r12
-	rldicl %r8,%r11,0,43
-	add %r9,%r9,%r8
-	rldicr %r8,%r11,0,42
-	cmpdi 7,%r9,0
+	subf %r5,%r4,%r5
+	rldicl %r11,%r4,0,43
+	add %r5,%r5,%r11
+	rldicr %r4,%r4,0,42
+	cmpdi 7,%r5,0
 	beq 7,.Lflush_tlb_range_local.18
-	addi %r9,%r9,-1
-	rldicl %r9,%r9,43,21
-	addi %r9,%r9,1
-	rldicr %r8,%r8,0,51
-	ori %r8,%r8,32
-	lis %r7,32
-	mtctr %r9
+	addi %r5,%r5,-1
+	rldicl %r5,%r5,43,21
+	addi %r5,%r5,1
+	rldicr %r4,%r4,0,51
+	ori %r4,%r4,32
+	lis %r11,32
+	mtctr %r5
 .Lflush_tlb_range_local.19:
 	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r8,%r10,0,1,1
+	tlbiel %r4,%r3,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
-	add %r8,%r8,%r7
+	add %r4,%r4,%r11
 	bdnz .Lflush_tlb_range_local.19
 .Lflush_tlb_range_local.18:
 .Lflush_tlb_range_local.17:
@@ -1047,62 +1028,62 @@ flush_tlb_range_local:
 .Lflush_tlb_range_local.0:
 	/* placed by place-barriers: e0 the caller's earlier stores -> `tlbiel ric=2 prs=1 r=1` (line 181), required by line 178; e1 the caller's earlier stores -> `tlbiel ric=0 prs=1 r=1` (line 184), required by line 178; e2 the caller's earlier stores -> `tlbiel ric=1 prs=1 r=1` (line 194), required by line 178; and 2 more (see `explain`) */
 	ptesync
-	subf %r10,%r4,%r5
-	rldicl %r9,%r10,48,16
-	cmpldi 7,%r9,280
+	subf %r11,%r4,%r5
+	rldicl %r12,%r11,48,16
+	cmpldi 7,%r12,280
 	blt 7,.Lflush_tlb_range_local.20
 	/* 181: value 0x400 */
-	li %r9,1024
+	li %r12,1024
 	/* 181: value (pid << 0x20) */
-	rldicr %r8,%r3,32,31
+	rldicr %r3,%r3,32,31
 	/* 181: tlbiel 1 << 10, pid << 32, 2, 1, 1 */
-	tlbiel %r9,%r8,2,1,1
+	tlbiel %r12,%r3,2,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	li %r9,16
-	li %r7,5120
-	li %r6,4096
+	li %r12,16
+	li %r10,5120
+	li %r9,4096
 	b .Lflush_tlb_range_local.24
 .Lflush_tlb_range_local.23:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
-	tlbiel %r7,%r8,0,1,1
+	tlbiel %r10,%r3,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	add %r7,%r7,%r6
+	add %r10,%r10,%r9
 .Lflush_tlb_range_local.24:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
-	tlbiel %r7,%r8,0,1,1
+	tlbiel %r10,%r3,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	add %r7,%r7,%r6
+	add %r10,%r10,%r9
 .Lflush_tlb_range_local.25:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
-	tlbiel %r7,%r8,0,1,1
+	tlbiel %r10,%r3,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	add %r7,%r7,%r6
+	add %r10,%r10,%r9
 .Lflush_tlb_range_local.26:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
-	tlbiel %r7,%r8,0,1,1
+	tlbiel %r10,%r3,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	add %r7,%r7,%r6
+	add %r10,%r10,%r9
 .Lflush_tlb_range_local.27:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
-	tlbiel %r7,%r8,0,1,1
+	tlbiel %r10,%r3,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	add %r7,%r7,%r6
+	add %r10,%r10,%r9
 .Lflush_tlb_range_local.28:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
-	tlbiel %r7,%r8,0,1,1
+	tlbiel %r10,%r3,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	add %r7,%r7,%r6
+	add %r10,%r10,%r9
 .Lflush_tlb_range_local.29:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
-	tlbiel %r7,%r8,0,1,1
+	tlbiel %r10,%r3,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	add %r7,%r7,%r6
+	add %r10,%r10,%r9
 .Lflush_tlb_range_local.30:
 	/* 184: tlbiel (1 << 10) | (set << 12), pid << 32, 0, 1, 1 */
-	tlbiel %r7,%r8,0,1,1
+	tlbiel %r10,%r3,0,1,1
 	/* 183: range set in 1, 127 step 1 { ... */
-	add %r7,%r7,%r6
-	addic. %r9,%r9,-1
+	add %r10,%r10,%r9
+	addic. %r12,%r12,-1
 	bne 0,.Lflush_tlb_range_local.23
 .Lflush_tlb_range_local.22:
 	/* 187: barrier from the spec */
@@ -1115,21 +1096,21 @@ flush_tlb_range_local:
 	blr
 .Lflush_tlb_range_local.20:
 	lis %r0,32
-	cmpld 7,%r10,%r0
+	cmpld 7,%r11,%r0
 	blt 7,.Lflush_tlb_range_local.32
 	/* 194: value 0x400 */
-	li %r9,1024
+	li %r12,1024
 	/* 194: value (pid << 0x20) */
-	rldicr %r8,%r3,32,31
+	rldicr %r10,%r3,32,31
 	/* 194: tlbiel 1 << 10, pid << 32, 1, 1, 1 */
-	tlbiel %r9,%r8,1,1,1
+	tlbiel %r12,%r10,1,1,1
 .Lflush_tlb_range_local.32:
 	/* cover: an empty range invalidates nothing */
-	cmpdi 7,%r10,0
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range_local.34
 	/* cover `radix64k_local`: a range that wraps past 2^64 returns -22 */
-	nor %r9,%r4,%r4
-	cmpld 7,%r9,%r10
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r11
 	bge 7,.Lflush_tlb_range_local.35
 	/* placed by complete-exits */
 	ptesync
@@ -1138,25 +1119,25 @@ flush_tlb_range_local:
 	blr
 .Lflush_tlb_range_local.35:
 	/* 197: value (pid << 0x20) */
-	rldicr %r9,%r3,32,31
+	rldicr %r12,%r3,32,31
 	/* 196: cover start, end - start with radix64k_local exact { ... */
-	andi. %r8,%r4,65535
-	add %r10,%r10,%r8
-	rldicr %r8,%r4,0,47
-	cmpdi 7,%r10,0
+	andi. %r10,%r4,65535
+	add %r11,%r11,%r10
+	rldicr %r10,%r4,0,47
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range_local.37
-	addi %r10,%r10,-1
-	rldicl %r10,%r10,48,16
-	addi %r10,%r10,1
-	rldicr %r8,%r8,0,51
-	ori %r8,%r8,160
-	lis %r7,1
-	mtctr %r10
+	addi %r11,%r11,-1
+	rldicl %r11,%r11,48,16
+	addi %r11,%r11,1
+	rldicr %r10,%r10,0,51
+	ori %r10,%r10,160
+	lis %r9,1
+	mtctr %r11
 .Lflush_tlb_range_local.38:
 	/* 197: tlbiel ($addr & ~0xfff) | (5 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r8,%r9,0,1,1
+	tlbiel %r10,%r12,0,1,1
 	/* 196: cover start, end - start with radix64k_local exact { ... */
-	add %r8,%r8,%r7
+	add %r10,%r10,%r9
 	bdnz .Lflush_tlb_range_local.38
 .Lflush_tlb_range_local.37:
 .Lflush_tlb_range_local.36:
@@ -1166,19 +1147,17 @@ flush_tlb_range_local:
 	add %r4,%r4,%r0
 	rldicr %r4,%r4,0,42
 	/* 199: let hstart = (start + 0x1fffff) & ~0x1fffff */
-	mr %r11,%r4
 	rldicr %r5,%r5,0,42
 	/* 200: let hend = end & ~0x1fffff */
-	mr %r12,%r5
-	cmpld 7,%r11,%r12
+	cmpld 7,%r4,%r5
 	bge 7,.Lflush_tlb_range_local.40
 	/* cover: an empty range invalidates nothing */
-	subf %r10,%r11,%r12
-	cmpdi 7,%r10,0
+	subf %r11,%r4,%r5
+	cmpdi 7,%r11,0
 	beq 7,.Lflush_tlb_range_local.42
 	/* cover `radix2m_local`: a range that wraps past 2^64 returns -22 */
-	nor %r9,%r11,%r11
-	cmpld 7,%r9,%r10
+	nor %r12,%r4,%r4
+	cmpld 7,%r12,%r11
 	bge 7,.Lflush_tlb_range_local.43
 	/* placed by complete-exits */
 	ptesync
@@ -1189,24 +1168,24 @@ flush_tlb_range_local:
 	/* 203: value (pid << 0x20) */
 	rldicr %r3,%r3,32,31
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
-	subf %r12,%r11,%r12
-	rldicl %r10,%r11,0,43
-	add %r12,%r12,%r10
-	rldicr %r11,%r11,0,42
-	cmpdi 7,%r12,0
+	subf %r5,%r4,%r5
+	rldicl %r11,%r4,0,43
+	add %r5,%r5,%r11
+	rldicr %r4,%r4,0,42
+	cmpdi 7,%r5,0
 	beq 7,.Lflush_tlb_range_local.45
-	addi %r12,%r12,-1
-	rldicl %r12,%r12,43,21
-	addi %r12,%r12,1
-	rldicr %r11,%r11,0,51
-	ori %r11,%r11,32
-	lis %r10,32
-	mtctr %r12
+	addi %r5,%r5,-1
+	rldicl %r5,%r5,43,21
+	addi %r5,%r5,1
+	rldicr %r4,%r4,0,51
+	ori %r4,%r4,32
+	lis %r11,32
+	mtctr %r5
 .Lflush_tlb_range_local.46:
 	/* 203: tlbiel ($addr & ~0xfff) | (1 << 5), pid << 32, 0, 1, 1 */
-	tlbiel %r11,%r3,0,1,1
+	tlbiel %r4,%r3,0,1,1
 	/* 202: cover hstart, hend - hstart with radix2m_local exact { ... */
-	add %r11,%r11,%r10
+	add %r4,%r4,%r11
 	bdnz .Lflush_tlb_range_local.46
 .Lflush_tlb_range_local.45:
 .Lflush_tlb_range_local.44:

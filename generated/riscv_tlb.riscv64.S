@@ -29,41 +29,41 @@ flush_tlb_range:
 	/* 61: cover start, size with tlb4k_svinval auto { ... */
 	slli t0, a1, 52
 	srli t0, t0, 52
-	add t1, a2, t0
+	add a2, a2, t0
 	lui t6, 0xfffff
-	and t0, a1, t6
-	beq t1, zero, .Lflush_tlb_range.8
-	addi t1, t1, -1
-	srli t1, t1, 12
-	addi t1, t1, 1
-	lui t2, 0x1
-	slli t3, t1, 12
-	add a7, t0, t3
-	andi t6, t1, 1
+	and a1, a1, t6
+	beq a2, zero, .Lflush_tlb_range.8
+	addi a2, a2, -1
+	srli a2, a2, 12
+	addi a2, a2, 1
+	lui t0, 0x1
+	slli t1, a2, 12
+	add t2, a1, t1
+	andi t6, a2, 1
 	bne t6, zero, .Lflush_tlb_range.13
-	andi t6, t1, 2
+	andi t6, a2, 2
 	bne t6, zero, .Lflush_tlb_range.11
 .Lflush_tlb_range.9:
 	/* 62: sinval.vma $addr, asid */
-	sinval.vma t0, a0
+	sinval.vma a1, a0
 	/* 61: cover start, size with tlb4k_svinval auto { ... */
-	add t0, t0, t2
+	add a1, a1, t0
 .Lflush_tlb_range.10:
 	/* 62: sinval.vma $addr, asid */
-	sinval.vma t0, a0
+	sinval.vma a1, a0
 	/* 61: cover start, size with tlb4k_svinval auto { ... */
-	add t0, t0, t2
+	add a1, a1, t0
 .Lflush_tlb_range.11:
 	/* 62: sinval.vma $addr, asid */
-	sinval.vma t0, a0
+	sinval.vma a1, a0
 	/* 61: cover start, size with tlb4k_svinval auto { ... */
-	add t0, t0, t2
+	add a1, a1, t0
 .Lflush_tlb_range.12:
 	/* 62: sinval.vma $addr, asid */
-	sinval.vma t0, a0
+	sinval.vma a1, a0
 	/* 61: cover start, size with tlb4k_svinval auto { ... */
-	add t0, t0, t2
-	bne t0, a7, .Lflush_tlb_range.9
+	add a1, a1, t0
+	bne a1, t2, .Lflush_tlb_range.9
 .Lflush_tlb_range.8:
 	/* placed by place-barriers: e10 `sinval.vma` (line 62) -> the return, required by line 59 */
 	sfence.inval.ir
@@ -81,54 +81,54 @@ flush_tlb_range:
 	/* cover: an empty range invalidates nothing */
 	beq a2, zero, .Lflush_tlb_range.15
 	/* cover `tlb4k`: a range that wraps past 2^64 takes the flush-all */
-	xori t3, a1, -1
-	bgeu t3, a2, .Lflush_tlb_range.16
+	xori t1, a1, -1
+	bgeu t1, a2, .Lflush_tlb_range.16
 	/* 68: sfence.vma x0, asid */
 	sfence.vma zero, a0
 	addi a0, zero, 0
 	ret
 .Lflush_tlb_range.16:
 	/* cover `tlb4k` auto: up to 64 granules (its threshold) the loop, past it the flush-all */
-	lui t3, 0x40
-	bltu t3, a2, .Lflush_tlb_range.18
+	lui t1, 0x40
+	bltu t1, a2, .Lflush_tlb_range.18
 	/* 66: cover start, size with tlb4k auto { ... */
-	slli t3, a1, 52
-	srli t3, t3, 52
-	add a6, a2, t3
+	slli t1, a1, 52
+	srli t1, t1, 52
+	add a2, a2, t1
 	lui t6, 0xfffff
-	and t3, a1, t6
-	beq a6, zero, .Lflush_tlb_range.19
-	addi a6, a6, -1
-	srli a6, a6, 12
-	addi a6, a6, 1
-	lui a5, 0x1
-	slli a4, a6, 12
-	add a3, t3, a4
-	andi t6, a6, 1
+	and a1, a1, t6
+	beq a2, zero, .Lflush_tlb_range.19
+	addi a2, a2, -1
+	srli a2, a2, 12
+	addi a2, a2, 1
+	lui t1, 0x1
+	slli t3, a2, 12
+	add a7, a1, t3
+	andi t6, a2, 1
 	bne t6, zero, .Lflush_tlb_range.25
-	andi t6, a6, 2
+	andi t6, a2, 2
 	bne t6, zero, .Lflush_tlb_range.23
 .Lflush_tlb_range.21:
 	/* 67: sfence.vma $addr, asid */
-	sfence.vma t3, a0
+	sfence.vma a1, a0
 	/* 66: cover start, size with tlb4k auto { ... */
-	add t3, t3, a5
+	add a1, a1, t1
 .Lflush_tlb_range.22:
 	/* 67: sfence.vma $addr, asid */
-	sfence.vma t3, a0
+	sfence.vma a1, a0
 	/* 66: cover start, size with tlb4k auto { ... */
-	add t3, t3, a5
+	add a1, a1, t1
 .Lflush_tlb_range.23:
 	/* 67: sfence.vma $addr, asid */
-	sfence.vma t3, a0
+	sfence.vma a1, a0
 	/* 66: cover start, size with tlb4k auto { ... */
-	add t3, t3, a5
+	add a1, a1, t1
 .Lflush_tlb_range.24:
 	/* 67: sfence.vma $addr, asid */
-	sfence.vma t3, a0
+	sfence.vma a1, a0
 	/* 66: cover start, size with tlb4k auto { ... */
-	add t3, t3, a5
-	bne t3, a3, .Lflush_tlb_range.21
+	add a1, a1, t1
+	bne a1, a7, .Lflush_tlb_range.21
 .Lflush_tlb_range.20:
 	addi a0, zero, 0
 	ret
@@ -144,12 +144,12 @@ flush_tlb_range:
 	ret
 .Lflush_tlb_range.13:
 	/* 61: cover start, size with tlb4k_svinval auto { ... */
-	andi t6, t1, 2
+	andi t6, a2, 2
 	bne t6, zero, .Lflush_tlb_range.10
 	j .Lflush_tlb_range.12
 .Lflush_tlb_range.25:
 	/* 66: cover start, size with tlb4k auto { ... */
-	andi t6, a6, 2
+	andi t6, a2, 2
 	bne t6, zero, .Lflush_tlb_range.22
 	j .Lflush_tlb_range.24
 	.size flush_tlb_range,.-flush_tlb_range

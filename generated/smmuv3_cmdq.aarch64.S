@@ -6,8 +6,6 @@
 	.type tlb_inv_range,%function
 tlb_inv_range:
 	/* 75: arguments */
-	sub sp, sp, #0x10
-	str x19, [sp]
 	movz x9, #2
 	lsl x9, x9, x2
 	movz x10, #0
@@ -26,19 +24,16 @@ tlb_inv_range:
 	cbz x5, .Ltlb_inv_range.1
 	cbnz x6, .Ltlb_inv_range.2
 	movn x0, #0x15
-	ldr x19, [sp]
-	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range.2:
 	and x14, x6, #0xfff
 	cbnz x14, .Ltlb_inv_range.3
-	mov x14, x5
-	lsr x15, x4, #12
-	and x15, x15, #0xfffffffffffff
-	lsl x15, x15, #12
-	orr x15, x15, #1
-	lsr x8, x6, #12
-	lsl x8, x8, #12
+	lsr x4, x4, #12
+	and x4, x4, #0xfffffffffffff
+	lsl x4, x4, #12
+	orr x4, x4, #1
+	lsr x14, x6, #12
+	lsl x14, x14, #12
 .Ltlb_inv_range.4:
 	cmp x13, #0x40
 	b.ne .Ltlb_inv_range.6
@@ -49,65 +44,60 @@ tlb_inv_range:
 	movz x13, #0
 .Ltlb_inv_range.6:
 	cbnz x12, .Ltlb_inv_range.8
-	ldr w7, [x0, #0x9c]
-	lsr x2, x11, #1
-	add x2, x2, #1
-	and x7, x7, #0xfffff
-	sub x12, x9, x7
-	and x7, x12, x11
-	sub x2, x2, x7
-	mov x12, x2
+	ldr w15, [x0, #0x9c]
+	lsr x8, x11, #1
+	add x8, x8, #1
+	and x15, x15, #0xfffff
+	sub x7, x9, x15
+	and x7, x7, x11
+	sub x12, x8, x7
 	cbnz x12, .Ltlb_inv_range.10
 	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 77), required by line 29; e3 store to normal memory (line 77) -> write smmu.cmdq_prod (line 77), required by line 29 */
 	dmb oshst
 	/* 77: enqueue cmdq tlbi_nh_va { asid: asid, leaf: 1, addr: a >> 12 ... */
-	movz x7, #0x4240
-	movk x7, #0xf, lsl #16
+	movz x15, #0x4240
+	movk x15, #0xf, lsl #16
 .Ltlb_inv_range.11:
 	cbnz x12, .Ltlb_inv_range.13
-	cbz x7, .Ltlb_inv_range.12
-	sub x7, x7, #1
+	cbz x15, .Ltlb_inv_range.12
+	sub x15, x15, #1
 	str w9, [x0, #0x98]
 	movz x13, #0
-	ldr w2, [x0, #0x9c]
-	lsr x12, x11, #1
-	add x12, x12, #1
-	and x2, x2, #0xfffff
-	sub x19, x9, x2
-	and x19, x19, x11
-	sub x2, x12, x19
-	mov x12, x2
+	ldr w8, [x0, #0x9c]
+	lsr x7, x11, #1
+	add x7, x7, #1
+	and x8, x8, #0xfffff
+	sub x2, x9, x8
+	and x2, x2, x11
+	sub x12, x7, x2
 	b .Ltlb_inv_range.11
 .Ltlb_inv_range.12:
 	movn x0, #0x6d
-	ldr x19, [sp]
-	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range.13:
 .Ltlb_inv_range.10:
 .Ltlb_inv_range.8:
-	and x7, x3, #0xffff
-	lsl x7, x7, #48
+	and x15, x3, #0xffff
+	lsl x15, x15, #48
 	movz x16, #0x12
-	orr x7, x7, x16
-	lsr x2, x11, #1
-	and x19, x9, x2
-	lsl x19, x19, #4
-	add x2, x1, x19
-	str x7, [x2]
-	add x19, x19, #8
-	add x7, x1, x19
-	str x15, [x7]
-	add x7, x9, #1
-	and x7, x7, x11
-	mov x9, x7
-	sub x7, x12, #1
-	mov x12, x7
-	add x7, x13, #1
-	mov x13, x7
+	orr x15, x15, x16
+	lsr x8, x11, #1
+	and x7, x9, x8
+	lsl x7, x7, #4
+	add x8, x1, x7
+	str x15, [x8]
+	add x7, x7, #8
+	add x15, x1, x7
+	str x4, [x15]
+	add x9, x9, #1
+	and x9, x9, x11
+	sub x15, x12, #1
+	mov x12, x15
+	add x15, x13, #1
+	mov x13, x15
 	/* 76: range a in iova, size step granule { ... */
-	add x15, x15, x8
-	subs x14, x14, x6
+	add x4, x4, x14
+	subs x5, x5, x6
 	b.hi .Ltlb_inv_range.4
 	b .Ltlb_inv_range.1
 .Ltlb_inv_range.3:
@@ -127,8 +117,7 @@ tlb_inv_range:
 	and x14, x14, #0xfffff
 	sub x8, x9, x14
 	and x8, x8, x11
-	sub x15, x15, x8
-	mov x12, x15
+	sub x12, x15, x8
 	cbnz x12, .Ltlb_inv_range.20
 	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 77), required by line 29; e3 store to normal memory (line 77) -> write smmu.cmdq_prod (line 77), required by line 29 */
 	dmb oshst
@@ -147,13 +136,10 @@ tlb_inv_range:
 	and x15, x15, #0xfffff
 	sub x7, x9, x15
 	and x7, x7, x11
-	sub x8, x8, x7
-	mov x12, x8
+	sub x12, x8, x7
 	b .Ltlb_inv_range.21
 .Ltlb_inv_range.22:
 	movn x0, #0x6d
-	ldr x19, [sp]
-	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range.23:
 .Ltlb_inv_range.20:
@@ -174,9 +160,8 @@ tlb_inv_range:
 	add x8, x8, #8
 	add x15, x1, x8
 	str x14, [x15]
-	add x14, x9, #1
-	and x14, x14, x11
-	mov x9, x14
+	add x9, x9, #1
+	and x9, x9, x11
 	sub x14, x12, #1
 	mov x12, x14
 	add x14, x13, #1
@@ -188,65 +173,54 @@ tlb_inv_range:
 .Ltlb_inv_range.1:
 	cbnz x12, .Ltlb_inv_range.25
 	/* 79: enqueue cmdq cmd_sync { cs: 2 } */
+	ldr w13, [x0, #0x9c]
+	lsr x14, x11, #1
+	add x14, x14, #1
+	and x13, x13, #0xfffff
+	sub x15, x9, x13
+	and x15, x15, x11
+	sub x12, x14, x15
+	cbnz x12, .Ltlb_inv_range.27
+	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 79), required by line 29; e5 store to normal memory (line 77) -> write smmu.cmdq_prod (line 79), required by line 29 */
+	dmb oshst
+	/* 79: enqueue cmdq cmd_sync { cs: 2 } */
+	movz x13, #0x4240
+	movk x13, #0xf, lsl #16
+.Ltlb_inv_range.28:
+	cbnz x12, .Ltlb_inv_range.30
+	cbz x13, .Ltlb_inv_range.29
+	sub x13, x13, #1
+	str w9, [x0, #0x98]
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x15, x15, #1
 	and x14, x14, #0xfffff
 	sub x8, x9, x14
 	and x8, x8, x11
-	sub x15, x15, x8
-	mov x12, x15
-	cbnz x12, .Ltlb_inv_range.27
-	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 79), required by line 29; e5 store to normal memory (line 77) -> write smmu.cmdq_prod (line 79), required by line 29 */
-	dmb oshst
-	/* 79: enqueue cmdq cmd_sync { cs: 2 } */
-	movz x14, #0x4240
-	movk x14, #0xf, lsl #16
-.Ltlb_inv_range.28:
-	cbnz x12, .Ltlb_inv_range.30
-	cbz x14, .Ltlb_inv_range.29
-	sub x14, x14, #1
-	str w9, [x0, #0x98]
-	movz x13, #0
-	ldr w15, [x0, #0x9c]
-	lsr x8, x11, #1
-	add x8, x8, #1
-	and x15, x15, #0xfffff
-	sub x7, x9, x15
-	and x7, x7, x11
-	sub x8, x8, x7
-	mov x12, x8
+	sub x12, x15, x8
 	b .Ltlb_inv_range.28
 .Ltlb_inv_range.29:
 	movn x0, #0x6d
-	ldr x19, [sp]
-	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range.30:
 .Ltlb_inv_range.27:
 .Ltlb_inv_range.25:
-	movz x14, #0x2046
-	movk x14, #0xfc0, lsl #16
-	lsr x15, x11, #1
-	and x8, x9, x15
-	lsl x8, x8, #4
-	add x15, x1, x8
-	str x14, [x15]
-	add x8, x8, #8
-	add x1, x1, x8
+	movz x12, #0x2046
+	movk x12, #0xfc0, lsl #16
+	lsr x13, x11, #1
+	and x14, x9, x13
+	lsl x14, x14, #4
+	add x13, x1, x14
+	str x12, [x13]
+	add x14, x14, #8
+	add x1, x1, x14
 	str x10, [x1]
-	add x10, x9, #1
-	and x10, x10, x11
-	mov x9, x10
-	sub x10, x12, #1
-	mov x12, x10
-	add x10, x13, #1
-	mov x13, x10
+	add x9, x9, #1
+	and x9, x9, x11
 	/* placed by place-barriers: e6 the caller's earlier stores -> write smmu.cmdq_prod (line 80), required by line 29; e7 store to normal memory (line 79) -> write smmu.cmdq_prod (line 80), required by line 29 */
 	dmb oshst
 	/* 80: issue cmdq */
 	str w9, [x0, #0x98]
-	movz x13, #0
 	/* 81: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x9, #0, #20
 	movz x10, #0x4240
@@ -259,14 +233,10 @@ tlb_inv_range:
 	sub x10, x10, #1
 	cbnz x10, .Ltlb_inv_range.31
 	movn x0, #0x6d
-	ldr x19, [sp]
-	add sp, sp, #0x10
 	ret
 .Ltlb_inv_range.32:
 	/* 82: return 0 */
 	movz x0, #0
-	ldr x19, [sp]
-	add sp, sp, #0x10
 	ret
 	.size tlb_inv_range,.-tlb_inv_range
 	.p2align 2
@@ -359,8 +329,7 @@ tlb_inv_range_ril:
 	and x5, x5, #0xfffff
 	sub x19, x9, x5
 	and x19, x19, x11
-	sub x5, x12, x19
-	mov x12, x5
+	sub x12, x12, x19
 	cbnz x12, .Ltlb_inv_range_ril.14
 	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 103), required by line 29; e3 store to normal memory (line 103) -> write smmu.cmdq_prod (line 103), required by line 29 */
 	dmb oshst
@@ -379,8 +348,7 @@ tlb_inv_range_ril:
 	and x12, x12, #0xfffff
 	sub x20, x9, x12
 	and x20, x20, x11
-	sub x19, x19, x20
-	mov x12, x19
+	sub x12, x19, x20
 	b .Ltlb_inv_range_ril.15
 .Ltlb_inv_range_ril.16:
 	movn x0, #0x6d
@@ -422,9 +390,8 @@ tlb_inv_range_ril:
 	add x20, x20, #8
 	add x19, x1, x20
 	str x5, [x19]
-	add x5, x9, #1
-	and x5, x5, x11
-	mov x9, x5
+	add x9, x9, #1
+	and x9, x9, x11
 	sub x5, x12, #1
 	mov x12, x5
 	add x5, x13, #1
@@ -459,34 +426,31 @@ tlb_inv_range_ril:
 .Ltlb_inv_range_ril.7:
 	cbnz x12, .Ltlb_inv_range_ril.21
 	/* 107: enqueue cmdq cmd_sync { cs: 2 } */
+	ldr w13, [x0, #0x9c]
+	lsr x14, x11, #1
+	add x14, x14, #1
+	and x13, x13, #0xfffff
+	sub x15, x9, x13
+	and x15, x15, x11
+	sub x12, x14, x15
+	cbnz x12, .Ltlb_inv_range_ril.23
+	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 107), required by line 29; e5 store to normal memory (line 103) -> write smmu.cmdq_prod (line 107), required by line 29 */
+	dmb oshst
+	/* 107: enqueue cmdq cmd_sync { cs: 2 } */
+	movz x13, #0x4240
+	movk x13, #0xf, lsl #16
+.Ltlb_inv_range_ril.24:
+	cbnz x12, .Ltlb_inv_range_ril.26
+	cbz x13, .Ltlb_inv_range_ril.25
+	sub x13, x13, #1
+	str w9, [x0, #0x98]
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x15, x15, #1
 	and x14, x14, #0xfffff
 	sub x8, x9, x14
 	and x8, x8, x11
-	sub x15, x15, x8
-	mov x12, x15
-	cbnz x12, .Ltlb_inv_range_ril.23
-	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 107), required by line 29; e5 store to normal memory (line 103) -> write smmu.cmdq_prod (line 107), required by line 29 */
-	dmb oshst
-	/* 107: enqueue cmdq cmd_sync { cs: 2 } */
-	movz x14, #0x4240
-	movk x14, #0xf, lsl #16
-.Ltlb_inv_range_ril.24:
-	cbnz x12, .Ltlb_inv_range_ril.26
-	cbz x14, .Ltlb_inv_range_ril.25
-	sub x14, x14, #1
-	str w9, [x0, #0x98]
-	movz x13, #0
-	ldr w15, [x0, #0x9c]
-	lsr x8, x11, #1
-	add x8, x8, #1
-	and x15, x15, #0xfffff
-	sub x7, x9, x15
-	and x7, x7, x11
-	sub x8, x8, x7
-	mov x12, x8
+	sub x12, x15, x8
 	b .Ltlb_inv_range_ril.24
 .Ltlb_inv_range_ril.25:
 	movn x0, #0x6d
@@ -497,28 +461,22 @@ tlb_inv_range_ril:
 .Ltlb_inv_range_ril.26:
 .Ltlb_inv_range_ril.23:
 .Ltlb_inv_range_ril.21:
-	movz x14, #0x2046
-	movk x14, #0xfc0, lsl #16
-	lsr x15, x11, #1
-	and x8, x9, x15
-	lsl x8, x8, #4
-	add x15, x1, x8
-	str x14, [x15]
-	add x8, x8, #8
-	add x1, x1, x8
+	movz x12, #0x2046
+	movk x12, #0xfc0, lsl #16
+	lsr x13, x11, #1
+	and x14, x9, x13
+	lsl x14, x14, #4
+	add x13, x1, x14
+	str x12, [x13]
+	add x14, x14, #8
+	add x1, x1, x14
 	str x10, [x1]
-	add x10, x9, #1
-	and x10, x10, x11
-	mov x9, x10
-	sub x10, x12, #1
-	mov x12, x10
-	add x10, x13, #1
-	mov x13, x10
+	add x9, x9, #1
+	and x9, x9, x11
 	/* placed by place-barriers: e6 the caller's earlier stores -> write smmu.cmdq_prod (line 108), required by line 29; e7 store to normal memory (line 107) -> write smmu.cmdq_prod (line 108), required by line 29 */
 	dmb oshst
 	/* 108: issue cmdq */
 	str w9, [x0, #0x98]
-	movz x13, #0
 	/* 109: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x9, #0, #20
 	movz x10, #0x4240
@@ -571,7 +529,6 @@ tlb_inv_range_auto:
 	dmb oshst
 	/* 129: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	str w9, [x0, #0x98]
-	movz x13, #0
 .Ltlb_inv_range_auto.4:
 	cbnz x12, .Ltlb_inv_range_auto.6
 	ldr w14, [x0, #0x9c]
@@ -580,8 +537,7 @@ tlb_inv_range_auto:
 	and x14, x14, #0xfffff
 	sub x8, x9, x14
 	and x8, x8, x11
-	sub x15, x15, x8
-	mov x12, x15
+	sub x12, x15, x8
 	cbnz x12, .Ltlb_inv_range_auto.8
 	/* placed by place-barriers: e1 the caller's earlier stores -> write smmu.cmdq_prod (line 129), required by line 29 */
 	dmb oshst
@@ -593,15 +549,13 @@ tlb_inv_range_auto:
 	cbz x14, .Ltlb_inv_range_auto.10
 	sub x14, x14, #1
 	str w9, [x0, #0x98]
-	movz x13, #0
 	ldr w15, [x0, #0x9c]
 	lsr x8, x11, #1
 	add x8, x8, #1
 	and x15, x15, #0xfffff
 	sub x7, x9, x15
 	and x7, x7, x11
-	sub x8, x8, x7
-	mov x12, x8
+	sub x12, x8, x7
 	b .Ltlb_inv_range_auto.9
 .Ltlb_inv_range_auto.10:
 	movn x0, #0x6d
@@ -609,25 +563,22 @@ tlb_inv_range_auto:
 .Ltlb_inv_range_auto.11:
 .Ltlb_inv_range_auto.8:
 .Ltlb_inv_range_auto.6:
-	and x14, x3, #0xffff
-	lsl x14, x14, #48
+	and x3, x3, #0xffff
+	lsl x3, x3, #48
 	movz x16, #0x11
-	orr x14, x14, x16
-	lsr x15, x11, #1
-	and x8, x9, x15
-	lsl x8, x8, #4
-	add x15, x1, x8
-	str x14, [x15]
-	add x8, x8, #8
-	add x14, x1, x8
+	orr x3, x3, x16
+	lsr x14, x11, #1
+	and x15, x9, x14
+	lsl x15, x15, #4
+	add x14, x1, x15
+	str x3, [x14]
+	add x15, x15, #8
+	add x14, x1, x15
 	str x10, [x14]
-	add x14, x9, #1
-	and x14, x14, x11
-	mov x9, x14
+	add x9, x9, #1
+	and x9, x9, x11
 	sub x14, x12, #1
 	mov x12, x14
-	add x14, x13, #1
-	mov x13, x14
 	b .Ltlb_inv_range_auto.2
 .Ltlb_inv_range_auto.1:
 	/* 131: range a in iova, size step 4K { ... */
@@ -656,8 +607,7 @@ tlb_inv_range_auto:
 	and x15, x15, #0xfffff
 	sub x7, x9, x15
 	and x7, x7, x11
-	sub x8, x8, x7
-	mov x12, x8
+	sub x12, x8, x7
 	cbnz x12, .Ltlb_inv_range_auto.19
 	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 132), required by line 29; e5 store to normal memory (line 132) -> write smmu.cmdq_prod (line 132), required by line 29 */
 	dmb oshst
@@ -676,8 +626,7 @@ tlb_inv_range_auto:
 	and x8, x8, #0xfffff
 	sub x6, x9, x8
 	and x6, x6, x11
-	sub x7, x7, x6
-	mov x12, x7
+	sub x12, x7, x6
 	b .Ltlb_inv_range_auto.20
 .Ltlb_inv_range_auto.21:
 	movn x0, #0x6d
@@ -697,9 +646,8 @@ tlb_inv_range_auto:
 	add x7, x7, #8
 	add x15, x1, x7
 	str x4, [x15]
-	add x15, x9, #1
-	and x15, x15, x11
-	mov x9, x15
+	add x9, x9, #1
+	and x9, x9, x11
 	sub x15, x12, #1
 	mov x12, x15
 	add x15, x13, #1
@@ -712,34 +660,31 @@ tlb_inv_range_auto:
 .Ltlb_inv_range_auto.2:
 	cbnz x12, .Ltlb_inv_range_auto.24
 	/* 135: enqueue cmdq cmd_sync { cs: 2 } */
+	ldr w13, [x0, #0x9c]
+	lsr x14, x11, #1
+	add x14, x14, #1
+	and x13, x13, #0xfffff
+	sub x15, x9, x13
+	and x15, x15, x11
+	sub x12, x14, x15
+	cbnz x12, .Ltlb_inv_range_auto.26
+	/* placed by place-barriers: e6 the caller's earlier stores -> write smmu.cmdq_prod (line 135), required by line 29; e7 store to normal memory (line 132) -> write smmu.cmdq_prod (line 135), required by line 29; e8 store to normal memory (line 129) -> write smmu.cmdq_prod (line 135), required by line 29 */
+	dmb oshst
+	/* 135: enqueue cmdq cmd_sync { cs: 2 } */
+	movz x13, #0x4240
+	movk x13, #0xf, lsl #16
+.Ltlb_inv_range_auto.27:
+	cbnz x12, .Ltlb_inv_range_auto.29
+	cbz x13, .Ltlb_inv_range_auto.28
+	sub x13, x13, #1
+	str w9, [x0, #0x98]
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x15, x15, #1
 	and x14, x14, #0xfffff
 	sub x8, x9, x14
 	and x8, x8, x11
-	sub x15, x15, x8
-	mov x12, x15
-	cbnz x12, .Ltlb_inv_range_auto.26
-	/* placed by place-barriers: e6 the caller's earlier stores -> write smmu.cmdq_prod (line 135), required by line 29; e7 store to normal memory (line 132) -> write smmu.cmdq_prod (line 135), required by line 29; e8 store to normal memory (line 129) -> write smmu.cmdq_prod (line 135), required by line 29 */
-	dmb oshst
-	/* 135: enqueue cmdq cmd_sync { cs: 2 } */
-	movz x14, #0x4240
-	movk x14, #0xf, lsl #16
-.Ltlb_inv_range_auto.27:
-	cbnz x12, .Ltlb_inv_range_auto.29
-	cbz x14, .Ltlb_inv_range_auto.28
-	sub x14, x14, #1
-	str w9, [x0, #0x98]
-	movz x13, #0
-	ldr w15, [x0, #0x9c]
-	lsr x8, x11, #1
-	add x8, x8, #1
-	and x15, x15, #0xfffff
-	sub x7, x9, x15
-	and x7, x7, x11
-	sub x8, x8, x7
-	mov x12, x8
+	sub x12, x15, x8
 	b .Ltlb_inv_range_auto.27
 .Ltlb_inv_range_auto.28:
 	movn x0, #0x6d
@@ -747,28 +692,22 @@ tlb_inv_range_auto:
 .Ltlb_inv_range_auto.29:
 .Ltlb_inv_range_auto.26:
 .Ltlb_inv_range_auto.24:
-	movz x14, #0x2046
-	movk x14, #0xfc0, lsl #16
-	lsr x15, x11, #1
-	and x8, x9, x15
-	lsl x8, x8, #4
-	add x15, x1, x8
-	str x14, [x15]
-	add x8, x8, #8
-	add x1, x1, x8
+	movz x12, #0x2046
+	movk x12, #0xfc0, lsl #16
+	lsr x13, x11, #1
+	and x14, x9, x13
+	lsl x14, x14, #4
+	add x13, x1, x14
+	str x12, [x13]
+	add x14, x14, #8
+	add x1, x1, x14
 	str x10, [x1]
-	add x10, x9, #1
-	and x10, x10, x11
-	mov x9, x10
-	sub x10, x12, #1
-	mov x12, x10
-	add x10, x13, #1
-	mov x13, x10
+	add x9, x9, #1
+	and x9, x9, x11
 	/* placed by place-barriers: e9 the caller's earlier stores -> write smmu.cmdq_prod (line 136), required by line 29; e10 store to normal memory (line 135) -> write smmu.cmdq_prod (line 136), required by line 29 */
 	dmb oshst
 	/* 136: issue cmdq */
 	str w9, [x0, #0x98]
-	movz x13, #0
 	/* 137: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x9, #0, #20
 	movz x10, #0x4240
@@ -812,37 +751,33 @@ tlb_inv_asid:
 	dmb oshst
 	/* 143: enqueue cmdq tlbi_nh_asid { asid: asid } */
 	str w9, [x0, #0x98]
-	movz x13, #0
 .Ltlb_inv_asid.2:
 	cbnz x12, .Ltlb_inv_asid.4
+	ldr w13, [x0, #0x9c]
+	lsr x14, x11, #1
+	add x14, x14, #1
+	and x13, x13, #0xfffff
+	sub x15, x9, x13
+	and x15, x15, x11
+	sub x12, x14, x15
+	cbnz x12, .Ltlb_inv_asid.6
+	/* placed by place-barriers: e1 the caller's earlier stores -> write smmu.cmdq_prod (line 143), required by line 29 */
+	dmb oshst
+	/* 143: enqueue cmdq tlbi_nh_asid { asid: asid } */
+	movz x13, #0x4240
+	movk x13, #0xf, lsl #16
+.Ltlb_inv_asid.7:
+	cbnz x12, .Ltlb_inv_asid.9
+	cbz x13, .Ltlb_inv_asid.8
+	sub x13, x13, #1
+	str w9, [x0, #0x98]
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x15, x15, #1
 	and x14, x14, #0xfffff
 	sub x8, x9, x14
 	and x8, x8, x11
-	sub x15, x15, x8
-	mov x12, x15
-	cbnz x12, .Ltlb_inv_asid.6
-	/* placed by place-barriers: e1 the caller's earlier stores -> write smmu.cmdq_prod (line 143), required by line 29 */
-	dmb oshst
-	/* 143: enqueue cmdq tlbi_nh_asid { asid: asid } */
-	movz x14, #0x4240
-	movk x14, #0xf, lsl #16
-.Ltlb_inv_asid.7:
-	cbnz x12, .Ltlb_inv_asid.9
-	cbz x14, .Ltlb_inv_asid.8
-	sub x14, x14, #1
-	str w9, [x0, #0x98]
-	movz x13, #0
-	ldr w15, [x0, #0x9c]
-	lsr x8, x11, #1
-	add x8, x8, #1
-	and x15, x15, #0xfffff
-	sub x7, x9, x15
-	and x7, x7, x11
-	sub x8, x8, x7
-	mov x12, x8
+	sub x12, x15, x8
 	b .Ltlb_inv_asid.7
 .Ltlb_inv_asid.8:
 	movn x0, #0x6d
@@ -854,51 +789,45 @@ tlb_inv_asid:
 	lsl x3, x3, #48
 	movz x16, #0x11
 	orr x3, x3, x16
-	lsr x14, x11, #1
-	and x15, x9, x14
-	lsl x15, x15, #4
-	add x14, x1, x15
-	str x3, [x14]
-	add x15, x15, #8
-	add x14, x1, x15
-	str x10, [x14]
-	add x14, x9, #1
-	and x14, x14, x11
-	mov x9, x14
-	sub x14, x12, #1
-	mov x12, x14
-	add x14, x13, #1
-	mov x13, x14
+	lsr x13, x11, #1
+	and x14, x9, x13
+	lsl x14, x14, #4
+	add x13, x1, x14
+	str x3, [x13]
+	add x14, x14, #8
+	add x13, x1, x14
+	str x10, [x13]
+	add x9, x9, #1
+	and x9, x9, x11
+	sub x13, x12, #1
+	mov x12, x13
 	cbnz x12, .Ltlb_inv_asid.11
 	/* 144: enqueue cmdq cmd_sync { cs: 2 } */
+	ldr w13, [x0, #0x9c]
+	lsr x14, x11, #1
+	add x14, x14, #1
+	and x13, x13, #0xfffff
+	sub x15, x9, x13
+	and x15, x15, x11
+	sub x12, x14, x15
+	cbnz x12, .Ltlb_inv_asid.13
+	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 144), required by line 29; e3 store to normal memory (line 143) -> write smmu.cmdq_prod (line 144), required by line 29 */
+	dmb oshst
+	/* 144: enqueue cmdq cmd_sync { cs: 2 } */
+	movz x13, #0x4240
+	movk x13, #0xf, lsl #16
+.Ltlb_inv_asid.14:
+	cbnz x12, .Ltlb_inv_asid.16
+	cbz x13, .Ltlb_inv_asid.15
+	sub x13, x13, #1
+	str w9, [x0, #0x98]
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x15, x15, #1
 	and x14, x14, #0xfffff
 	sub x8, x9, x14
 	and x8, x8, x11
-	sub x15, x15, x8
-	mov x12, x15
-	cbnz x12, .Ltlb_inv_asid.13
-	/* placed by place-barriers: e2 the caller's earlier stores -> write smmu.cmdq_prod (line 144), required by line 29; e3 store to normal memory (line 143) -> write smmu.cmdq_prod (line 144), required by line 29 */
-	dmb oshst
-	/* 144: enqueue cmdq cmd_sync { cs: 2 } */
-	movz x14, #0x4240
-	movk x14, #0xf, lsl #16
-.Ltlb_inv_asid.14:
-	cbnz x12, .Ltlb_inv_asid.16
-	cbz x14, .Ltlb_inv_asid.15
-	sub x14, x14, #1
-	str w9, [x0, #0x98]
-	movz x13, #0
-	ldr w15, [x0, #0x9c]
-	lsr x8, x11, #1
-	add x8, x8, #1
-	and x15, x15, #0xfffff
-	sub x7, x9, x15
-	and x7, x7, x11
-	sub x8, x8, x7
-	mov x12, x8
+	sub x12, x15, x8
 	b .Ltlb_inv_asid.14
 .Ltlb_inv_asid.15:
 	movn x0, #0x6d
@@ -906,28 +835,22 @@ tlb_inv_asid:
 .Ltlb_inv_asid.16:
 .Ltlb_inv_asid.13:
 .Ltlb_inv_asid.11:
-	movz x14, #0x2046
-	movk x14, #0xfc0, lsl #16
-	lsr x15, x11, #1
-	and x8, x9, x15
-	lsl x8, x8, #4
-	add x15, x1, x8
-	str x14, [x15]
-	add x8, x8, #8
-	add x1, x1, x8
+	movz x12, #0x2046
+	movk x12, #0xfc0, lsl #16
+	lsr x13, x11, #1
+	and x14, x9, x13
+	lsl x14, x14, #4
+	add x13, x1, x14
+	str x12, [x13]
+	add x14, x14, #8
+	add x1, x1, x14
 	str x10, [x1]
-	add x10, x9, #1
-	and x10, x10, x11
-	mov x9, x10
-	sub x10, x12, #1
-	mov x12, x10
-	add x10, x13, #1
-	mov x13, x10
+	add x9, x9, #1
+	and x9, x9, x11
 	/* placed by place-barriers: e4 the caller's earlier stores -> write smmu.cmdq_prod (line 145), required by line 29; e5 store to normal memory (line 144) -> write smmu.cmdq_prod (line 145), required by line 29 */
 	dmb oshst
 	/* 145: issue cmdq */
 	str w9, [x0, #0x98]
-	movz x13, #0
 	/* 146: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x9, #0, #20
 	movz x10, #0x4240
@@ -964,37 +887,33 @@ sync:
 	ldr w9, [x0, #0x98]
 	and x9, x9, x11
 	movz x12, #0
-	movz x13, #0
 	cbnz x12, .Lsync.2
 	/* 152: enqueue cmdq cmd_sync { cs: 2 } */
+	ldr w13, [x0, #0x9c]
+	lsr x14, x11, #1
+	add x14, x14, #1
+	and x13, x13, #0xfffff
+	sub x15, x9, x13
+	and x15, x15, x11
+	sub x12, x14, x15
+	cbnz x12, .Lsync.4
+	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 152), required by line 29 */
+	dmb oshst
+	/* 152: enqueue cmdq cmd_sync { cs: 2 } */
+	movz x13, #0x4240
+	movk x13, #0xf, lsl #16
+.Lsync.5:
+	cbnz x12, .Lsync.7
+	cbz x13, .Lsync.6
+	sub x13, x13, #1
+	str w9, [x0, #0x98]
 	ldr w14, [x0, #0x9c]
 	lsr x15, x11, #1
 	add x15, x15, #1
 	and x14, x14, #0xfffff
 	sub x8, x9, x14
 	and x8, x8, x11
-	sub x15, x15, x8
-	mov x12, x15
-	cbnz x12, .Lsync.4
-	/* placed by place-barriers: e0 the caller's earlier stores -> write smmu.cmdq_prod (line 152), required by line 29 */
-	dmb oshst
-	/* 152: enqueue cmdq cmd_sync { cs: 2 } */
-	movz x14, #0x4240
-	movk x14, #0xf, lsl #16
-.Lsync.5:
-	cbnz x12, .Lsync.7
-	cbz x14, .Lsync.6
-	sub x14, x14, #1
-	str w9, [x0, #0x98]
-	movz x13, #0
-	ldr w15, [x0, #0x9c]
-	lsr x8, x11, #1
-	add x8, x8, #1
-	and x15, x15, #0xfffff
-	sub x7, x9, x15
-	and x7, x7, x11
-	sub x8, x8, x7
-	mov x12, x8
+	sub x12, x15, x8
 	b .Lsync.5
 .Lsync.6:
 	movn x0, #0x6d
@@ -1002,28 +921,22 @@ sync:
 .Lsync.7:
 .Lsync.4:
 .Lsync.2:
-	movz x14, #0x2046
-	movk x14, #0xfc0, lsl #16
-	lsr x15, x11, #1
-	and x8, x9, x15
-	lsl x8, x8, #4
-	add x15, x1, x8
-	str x14, [x15]
-	add x8, x8, #8
-	add x1, x1, x8
+	movz x12, #0x2046
+	movk x12, #0xfc0, lsl #16
+	lsr x13, x11, #1
+	and x14, x9, x13
+	lsl x14, x14, #4
+	add x13, x1, x14
+	str x12, [x13]
+	add x14, x14, #8
+	add x1, x1, x14
 	str x10, [x1]
-	add x10, x9, #1
-	and x10, x10, x11
-	mov x9, x10
-	sub x10, x12, #1
-	mov x12, x10
-	add x10, x13, #1
-	mov x13, x10
+	add x9, x9, #1
+	and x9, x9, x11
 	/* placed by place-barriers: e1 the caller's earlier stores -> write smmu.cmdq_prod (line 153), required by line 29; e2 store to normal memory (line 152) -> write smmu.cmdq_prod (line 153), required by line 29 */
 	dmb oshst
 	/* 153: issue cmdq */
 	str w9, [x0, #0x98]
-	movz x13, #0
 	/* 154: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x9, #0, #20
 	movz x10, #0x4240

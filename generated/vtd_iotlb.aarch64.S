@@ -99,9 +99,8 @@ iotlb_flush_range:
 	/* 60: let aligned = roundup_pow2(pages) */
 	clz x12, x14
 	movz x13, #0x3f
-	sub x13, x13, x12
+	sub x10, x13, x12
 	/* 61: mask = ilog2(aligned) */
-	mov x10, x13
 	sub x14, x14, #1
 	lsr x12, x2, #12
 	and x13, x14, x12
@@ -115,10 +114,8 @@ iotlb_flush_range:
 	/* 66: mask = 52 */
 	movz x10, #0x34
 	cbz x12, .Liotlb_flush_range.6
-	rbit x12, x12
-	clz x12, x12
-	/* 68: mask = ctz(shared) */
-	mov x10, x12
+	rbit x10, x12
+	clz x10, x10
 .Liotlb_flush_range.6:
 .Liotlb_flush_range.4:
 .Liotlb_flush_range.1:
@@ -138,22 +135,18 @@ iotlb_flush_range:
 .Liotlb_flush_range.9:
 	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	movz x16, #0xa000, lsl #48
-	orr x9, x1, x16
-	orr x9, x9, x11
+	orr x1, x1, x16
+	orr x1, x1, x11
 	/* 73: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
-	str x9, [x0, #8]
+	str x1, [x0, #8]
 	b .Liotlb_flush_range.8
 .Liotlb_flush_range.7:
 	movz x9, #0x1000
 	lsl x9, x9, x10
-	movz x12, #0
-	cmp x10, #0x40
-	b.hs .Liotlb_flush_range.10
-	mov x12, x9
 .Liotlb_flush_range.10:
-	sub x12, x12, #1
-	mvn x12, x12
-	and x2, x2, x12
+	sub x9, x9, #1
+	mvn x9, x9
+	and x2, x2, x9
 	orr x2, x2, x10
 	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */
 	cbz x2, .Liotlb_flush_range.12

@@ -75,17 +75,19 @@ iotlb_flush_domain:
 	.type iotlb_flush_range,@function
 iotlb_flush_range:
 	/* 53: arguments */
-	li %r11,0
 	cmpdi 7,%r5,0
 	bne 7,.Liotlb_flush_range.0
 	cmpdi 7,%r6,-1
 	bne 7,.Liotlb_flush_range.0
+	/* 55: let all = start == 0 && end == 0xffffffffffffffff */
 	li %r11,1
-.Liotlb_flush_range.0:
 	/* 56: let mask = 52 */
 	li %r12,52
-	cmpdi 7,%r11,0
-	bne 7,.Liotlb_flush_range.2
+	b .Liotlb_flush_range.2
+.Liotlb_flush_range.0:
+	/* 55: let all = start == 0 && end == 0xffffffffffffffff */
+	li %r11,0
+	/* 56: let mask = 52 */
 	andi. %r10,%r5,4095
 	subf %r6,%r5,%r6
 	add %r10,%r10,%r6
@@ -106,9 +108,8 @@ iotlb_flush_range:
 	/* 60: let aligned = roundup_pow2(pages) */
 	cntlzd %r9,%r6
 	li %r8,63
-	subf %r8,%r9,%r8
+	subf %r12,%r9,%r8
 	/* 61: mask = ilog2(aligned) */
-	mr %r12,%r8
 	addi %r6,%r6,-1
 	rldicl %r9,%r5,52,12
 	and %r8,%r6,%r9
@@ -124,9 +125,7 @@ iotlb_flush_range:
 	li %r12,52
 	cmpdi 7,%r9,0
 	beq 7,.Liotlb_flush_range.7
-	cnttzd %r9,%r9
-	/* 68: mask = ctz(shared) */
-	mr %r12,%r9
+	cnttzd %r12,%r9
 .Liotlb_flush_range.7:
 .Liotlb_flush_range.5:
 .Liotlb_flush_range.2:
@@ -150,22 +149,18 @@ iotlb_flush_range:
 	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	li %r0,5
 	rldicr %r0,%r0,61,2
-	or %r11,%r4,%r0
-	or %r11,%r11,%r10
+	or %r4,%r4,%r0
+	or %r4,%r4,%r10
 	/* 73: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
-	std %r11,8(%r3)
+	std %r4,8(%r3)
 	b .Liotlb_flush_range.9
 .Liotlb_flush_range.8:
 	li %r11,4096
 	sld %r11,%r11,%r12
-	li %r9,0
-	cmpldi 7,%r12,64
-	bge 7,.Liotlb_flush_range.11
-	mr %r9,%r11
 .Liotlb_flush_range.11:
-	addi %r9,%r9,-1
-	nor %r9,%r9,%r9
-	and %r5,%r5,%r9
+	addi %r11,%r11,-1
+	nor %r11,%r11,%r11
+	and %r5,%r5,%r11
 	or %r5,%r5,%r12
 	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */
 	cmpdi 7,%r5,0

@@ -69,61 +69,47 @@ iotlb_flush_domain:
 	.type iotlb_flush_range,@function
 iotlb_flush_range:
 	/* 53: arguments */
-	xor %rax,%rax
 	test %rdx,%rdx
 	jne .Liotlb_flush_range.0
 	cmp $0xffffffffffffffff,%rcx
 	jne .Liotlb_flush_range.0
-	mov $1,%eax
-.Liotlb_flush_range.0:
 	/* 56: let mask = 52 */
-	mov $0x34,%r10d
-	test %rax,%rax
-	jne .Liotlb_flush_range.2
-	mov %rdx,%r9
-	and $0xfff,%r9
+	jmp .Liotlb_flush_range.16
+.Liotlb_flush_range.0:
+	mov %rdx,%rax
+	and $0xfff,%rax
 	sub %rdx,%rcx
-	add %rcx,%r9
-	add $0x1000,%r9
-	shr $0xc,%r9
+	lea 0x1000(%rax,%rcx),%rax
+	shr $0xc,%rax
 	/* 59: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
-	lea -1(%r9),%rcx
-	mov $0xffffffffffffffff,%r11
-	bsr %rcx,%r10
-	cmove %r11,%r10
-	add $1,%r10
-	push %rbx
-	xor %rbx,%rbx
-	cmp $0x40,%r10
+	lea -1(%rax),%r10
+	mov $0xffffffffffffffff,%r9
+	bsr %r10,%r9
+	add $1,%r9
+	xor %rcx,%rcx
+	cmp $0x40,%r9
 	jae .Liotlb_flush_range.3
-	mov %r10,%rcx
-	mov $1,%ebx
-	shl %cl,%rbx
+	bts %r9,%rcx
 .Liotlb_flush_range.3:
 	/* 60: let aligned = roundup_pow2(pages) */
-	mov $0xffffffffffffffff,%r11
-	bsr %rbx,%r10
-	cmove %r11,%r10
+	mov $0xffffffffffffffff,%r9
+	bsr %rcx,%r9
 	/* 61: mask = ilog2(aligned) */
-	sub $1,%rbx
-	mov %rdx,%rcx
-	shr $0xc,%rcx
-	test %rcx,%rbx
-	je .Liotlb_flush_range.16
-	lea (%rcx,%r9),%r10
-	lea -1(%r10),%r9
-	xor %r9,%rcx
+	sub $1,%rcx
+	mov %rdx,%r10
+	shr $0xc,%r10
+	test %r10,%rcx
+	je .Liotlb_flush_range.5
+	lea -1(%r10,%rax),%r9
+	xor %r9,%r10
+	not %r10
 	not %rcx
-	not %rbx
-	and %rbx,%rcx
-	pop %rbx
+	and %rcx,%r10
 	/* 66: mask = 52 */
-	mov $0x34,%r10d
-	test %rcx,%rcx
+	mov $0x34,%r9d
+	test %r10,%r10
 	je .Liotlb_flush_range.7
-	bsf %rcx,%rcx
-	/* 68: mask = ctz(shared) */
-	mov %rcx,%r10
+	bsf %r10,%r9
 .Liotlb_flush_range.7:
 .Liotlb_flush_range.5:
 .Liotlb_flush_range.2:
@@ -131,39 +117,33 @@ iotlb_flush_range:
 	movzwl %si,%esi
 	shl $0x20,%rsi
 	/* 81: value insert((cap >> 0x36), shift 48, width 1) */
-	mov %r8,%r9
-	shr $0x36,%r9
-	and $1,%r9
-	shl $0x30,%r9
-	test %rax,%rax
-	jne .Liotlb_flush_range.10
+	mov %r8,%rax
+	shr $0x36,%rax
+	and $1,%rax
+	shl $0x30,%rax
 	bt $0x27,%r8
 	jae .Liotlb_flush_range.10
 	shr $0x30,%r8
 	and $0x3f,%r8
-	cmp %r10,%r8
+	cmp %r9,%r8
 	jae .Liotlb_flush_range.8
 .Liotlb_flush_range.10:
 	/* 73: value ((insert(did, shift 32, width 16) | 0xa000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	movabs $0xa000000000000000,%r11
-	mov %rsi,%rax
-	or %r11,%rax
-	or %r9,%rax
+	or %r11,%rsi
+	or %rax,%rsi
 	/* 73: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
-	mov %rax,8(%rdi)
+	mov %rsi,8(%rdi)
 	jmp .Liotlb_flush_range.9
 .Liotlb_flush_range.8:
-	xor %r8,%r8
-	cmp $0x40,%r10
-	jae .Liotlb_flush_range.11
-	mov %r10,%rcx
-	mov $0x1000,%r8d
-	shl %cl,%r8
+	mov %r9,%rcx
+	mov $0x1000,%r10d
+	shl %cl,%r10
 .Liotlb_flush_range.11:
-	sub $1,%r8
-	not %r8
-	and %r8,%rdx
-	or %r10,%rdx
+	sub $1,%r10
+	not %r10
+	and %r10,%rdx
+	or %r9,%rdx
 	/* 77: let iva = (start & ~((4096 << mask) - 1)) | mask */
 	je .Liotlb_flush_range.13
 	/* 79: iotlb.iva = iva */
@@ -172,17 +152,17 @@ iotlb_flush_range:
 	/* 81: value ((insert(did, shift 32, width 16) | 0xb000000000000000) | insert((cap >> 0x36), shift 48, width 1)) */
 	movabs $0xb000000000000000,%r11
 	or %r11,%rsi
-	or %r9,%rsi
+	or %rax,%rsi
 	/* 81: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
 	mov %rsi,8(%rdi)
 .Liotlb_flush_range.9:
 	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
-	mov $0xf4240,%eax
+	mov $0xf4240,%r10d
 .Liotlb_flush_range.14:
-	mov 8(%rdi),%r10
-	test %r10,%r10
+	mov 8(%rdi),%rcx
+	test %rcx,%rcx
 	jns .Liotlb_flush_range.15
-	sub $1,%rax
+	sub $1,%r10
 	jne .Liotlb_flush_range.14
 	mov $0xffffffffffffff92,%rax
 	ret
@@ -191,7 +171,14 @@ iotlb_flush_range:
 	xor %rax,%rax
 	ret
 .Liotlb_flush_range.16:
-	pop %rbx
-	jmp .Liotlb_flush_range.5
+	/* 81: value insert(did, shift 32, width 16) */
+	movzwl %si,%esi
+	shl $0x20,%rsi
+	/* 81: value insert((cap >> 0x36), shift 48, width 1) */
+	mov %r8,%rax
+	shr $0x36,%rax
+	and $1,%rax
+	shl $0x30,%rax
+	jmp .Liotlb_flush_range.10
 	.size iotlb_flush_range,.-iotlb_flush_range
 	.section .note.GNU-stack,"",@progbits

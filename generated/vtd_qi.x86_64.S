@@ -36,37 +36,28 @@ qi_flush_iotlb:
 	mov %r8,%r13
 	and $0xfff,%r13
 	sub %r8,%r9
-	add %r9,%r13
-	add $0x1000,%r13
+	lea 0x1000(%r13,%r9),%r13
 	shr $0xc,%r13
 	/* 102: let pages = ((start & 0xfff) + (end - start + 1) + 0xfff) >> ... */
 	lea -1(%r13),%r9
-	mov $0xffffffffffffffff,%r11
+	mov $0xffffffffffffffff,%r14
 	bsr %r9,%r14
-	cmove %r11,%r14
 	add $1,%r14
 	xor %r15,%r15
 	cmp $0x40,%r14
 	jae .Lqi_flush_iotlb.4
-	mov %rcx,%r11
-	mov %r14,%rcx
-	mov $1,%r15d
-	shl %cl,%r15
-	mov %r11,%rcx
+	bts %r14,%r15
 .Lqi_flush_iotlb.4:
 	/* 103: let aligned = roundup_pow2(pages) */
-	mov $0xffffffffffffffff,%r11
-	bsr %r15,%r14
-	cmove %r11,%r14
+	mov $0xffffffffffffffff,%r12
+	bsr %r15,%r12
 	/* 104: mask = ilog2(aligned) */
-	mov %r14,%r12
 	sub $1,%r15
 	mov %r8,%r9
 	shr $0xc,%r9
 	test %r9,%r15
 	je .Lqi_flush_iotlb.6
-	lea (%r9,%r13),%r14
-	sub $1,%r14
+	lea -1(%r9,%r13),%r14
 	xor %r14,%r9
 	not %r9
 	not %r15
@@ -75,9 +66,7 @@ qi_flush_iotlb:
 	mov $0x34,%r12d
 	test %r9,%r9
 	je .Lqi_flush_iotlb.8
-	bsf %r9,%r9
-	/* 111: mask = ctz(shared) */
-	mov %r9,%r12
+	bsf %r9,%r12
 .Lqi_flush_iotlb.8:
 .Lqi_flush_iotlb.6:
 .Lqi_flush_iotlb.2:
@@ -98,15 +87,14 @@ qi_flush_iotlb:
 	jne .Lqi_flush_iotlb.13
 	/* 118: enqueue qi iotlb_desc { gran: 2, did: did, dr: cap >> 55, dw ... */
 	mov 0x80(%rdi),%r9d
-	mov %rbx,%rdx
+	mov %rbx,%r8
+	shr $4,%r8
+	mov %rax,%rdx
+	sub %r9,%rdx
+	and %rbx,%rdx
 	shr $4,%rdx
-	mov %rax,%r13
-	sub %r9,%r13
-	and %rbx,%r13
-	shr $4,%r13
-	mov %rdx,%r9
-	sub %r13,%r9
-	mov %r9,%rdx
+	sub %rdx,%r8
+	mov %r8,%rdx
 	test %rdx,%rdx
 	jne .Lqi_flush_iotlb.15
 	mov $0x5f5e100,%r9d
@@ -117,15 +105,14 @@ qi_flush_iotlb:
 	je .Lqi_flush_iotlb.17
 	sub $1,%r9
 	mov %eax,0x88(%rdi)
-	mov 0x80(%rdi),%edx
-	mov %rbx,%r13
+	mov 0x80(%rdi),%r8d
+	mov %rbx,%rdx
+	shr $4,%rdx
+	mov %rax,%r13
+	sub %r8,%r13
+	and %rbx,%r13
 	shr $4,%r13
-	mov %rax,%r14
-	sub %rdx,%r14
-	and %rbx,%r14
-	shr $4,%r14
-	sub %r14,%r13
-	mov %r13,%rdx
+	sub %r13,%rdx
 	jmp .Lqi_flush_iotlb.16
 .Lqi_flush_iotlb.17:
 	mov $0xffffffffffffff92,%rax
@@ -143,24 +130,21 @@ qi_flush_iotlb:
 	and $1,%r9
 	shl $6,%r9
 	or $0x22,%r9
-	mov 0x30(%rsp),%r13
-	shr $0x37,%r13
-	and $1,%r13
-	shl $7,%r13
-	or %r13,%r9
+	mov 0x30(%rsp),%r8
+	shr $0x37,%r8
+	and $1,%r8
+	shl $7,%r8
+	or %r8,%r9
 	and $0xffff,%rcx
-	mov %rcx,%r13
-	shl $0x10,%r13
-	or %r13,%r9
-	lea (%rsi,%rax),%r13
-	mov %r9,(%r13)
+	shl $0x10,%rcx
+	or %rcx,%r9
+	lea (%rsi,%rax),%r8
+	mov %r9,(%r8)
 	lea 8(%rax),%r9
-	lea (%rsi,%r9),%r13
-	mov %r10,(%r13)
+	lea (%rsi,%r9),%r8
+	mov %r10,(%r8)
 	add $0x10,%rax
-	mov %rax,%r9
-	and %rbx,%r9
-	mov %r9,%rax
+	and %rbx,%rax
 	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	jmp .Lqi_flush_iotlb.10
@@ -175,9 +159,8 @@ qi_flush_iotlb:
 	sub %rdx,%r14
 	and %rbx,%r14
 	shr $4,%r14
-	sub %r14,%r13
 	mov %r13,%rdx
-	test %rdx,%rdx
+	sub %r14,%rdx
 	jne .Lqi_flush_iotlb.22
 	mov $0x5f5e100,%r13d
 .Lqi_flush_iotlb.23:
@@ -194,8 +177,8 @@ qi_flush_iotlb:
 	sub %rdx,%r15
 	and %rbx,%r15
 	shr $4,%r15
-	sub %r15,%r14
 	mov %r14,%rdx
+	sub %r15,%rdx
 	jmp .Lqi_flush_iotlb.23
 .Lqi_flush_iotlb.24:
 	mov $0xffffffffffffff92,%rax
@@ -249,9 +232,8 @@ qi_flush_iotlb:
 	lea 8(%rax),%r9
 	lea (%rsi,%r9),%r8
 	mov %rcx,(%r8)
-	lea 0x10(%rax),%r9
-	and %rbx,%r9
-	mov %r9,%rax
+	add $0x10,%rax
+	and %rbx,%rax
 	lea -1(%rdx),%r9
 	mov %r9,%rdx
 .Lqi_flush_iotlb.10:
@@ -265,9 +247,8 @@ qi_flush_iotlb:
 	sub %r9,%rcx
 	and %rbx,%rcx
 	shr $4,%rcx
-	sub %rcx,%r8
 	mov %r8,%rdx
-	test %rdx,%rdx
+	sub %rcx,%rdx
 	jne .Lqi_flush_iotlb.30
 	mov $0x5f5e100,%r9d
 .Lqi_flush_iotlb.31:
@@ -282,10 +263,9 @@ qi_flush_iotlb:
 	shr $4,%rcx
 	mov %rax,%rdx
 	sub %r8,%rdx
-	mov %rdx,%r8
-	and %rbx,%r8
-	shr $4,%r8
-	sub %r8,%rcx
+	and %rbx,%rdx
+	shr $4,%rdx
+	sub %rdx,%rcx
 	mov %rcx,%rdx
 	jmp .Lqi_flush_iotlb.31
 .Lqi_flush_iotlb.32:
@@ -310,11 +290,8 @@ qi_flush_iotlb:
 	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	lea 0x10(%rax),%r9
-	and %rbx,%r9
-	mov %r9,%rax
-	lea -1(%rdx),%r9
-	mov %r9,%rdx
+	add $0x10,%rax
+	and %rbx,%rax
 	/* 127: issue qi */
 	mov %eax,0x88(%rdi)
 	/* 130: poll status[0] == 2 limit 200000000 else return -110 */
@@ -382,9 +359,8 @@ qi_flush_context:
 	sub %rdx,%r13
 	and %rbx,%r13
 	shr $4,%r13
-	sub %r13,%r12
 	mov %r12,%rdx
-	test %rdx,%rdx
+	sub %r13,%rdx
 	jne .Lqi_flush_context.4
 	mov $0x5f5e100,%r12d
 .Lqi_flush_context.5:
@@ -401,8 +377,8 @@ qi_flush_context:
 	sub %rdx,%r14
 	and %rbx,%r14
 	shr $4,%r14
-	sub %r14,%r13
 	mov %r13,%rdx
+	sub %r14,%rdx
 	jmp .Lqi_flush_context.5
 .Lqi_flush_context.6:
 	mov $0xffffffffffffff92,%rax
@@ -432,9 +408,8 @@ qi_flush_context:
 	lea 8(%rax),%r9
 	lea (%rsi,%r9),%r8
 	mov %r10,(%r8)
-	lea 0x10(%rax),%r9
-	and %rbx,%r9
-	mov %r9,%rax
+	add $0x10,%rax
+	and %rbx,%rax
 	lea -1(%rdx),%r9
 	mov %r9,%rdx
 	test %rdx,%rdx
@@ -447,9 +422,8 @@ qi_flush_context:
 	sub %r9,%rcx
 	and %rbx,%rcx
 	shr $4,%rcx
-	sub %rcx,%r8
 	mov %r8,%rdx
-	test %rdx,%rdx
+	sub %rcx,%rdx
 	jne .Lqi_flush_context.11
 	mov $0x5f5e100,%r9d
 .Lqi_flush_context.12:
@@ -464,10 +438,9 @@ qi_flush_context:
 	shr $4,%rcx
 	mov %rax,%rdx
 	sub %r8,%rdx
-	mov %rdx,%r8
-	and %rbx,%r8
-	shr $4,%r8
-	sub %r8,%rcx
+	and %rbx,%rdx
+	shr $4,%rdx
+	sub %rdx,%rcx
 	mov %rcx,%rdx
 	jmp .Lqi_flush_context.12
 .Lqi_flush_context.13:
@@ -491,11 +464,8 @@ qi_flush_context:
 	lea 8(%rax),%r8
 	add %r8,%rsi
 	mov %r9,(%rsi)
-	lea 0x10(%rax),%r9
-	and %rbx,%r9
-	mov %r9,%rax
-	lea -1(%rdx),%r9
-	mov %r9,%rdx
+	add $0x10,%rax
+	and %rbx,%rax
 	/* 140: issue qi */
 	mov %eax,0x88(%rdi)
 	/* 141: poll status[0] == 2 limit 200000000 else return -110 */

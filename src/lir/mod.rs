@@ -7,6 +7,8 @@ pub mod bittest;
 pub mod builder;
 pub mod cfg;
 pub mod constfold;
+pub mod dead;
+pub mod guards;
 pub mod invalidation;
 pub mod jumps;
 pub mod path_consts;
@@ -15,6 +17,7 @@ pub mod role;
 pub mod spill;
 #[cfg(test)]
 pub(crate) mod test_insts;
+pub mod thread;
 
 use crate::ir::barrier::Barrier;
 use crate::ir::expr::BinOp;

@@ -14,7 +14,7 @@
 //! counts as "varies": no read is folded by assuming the builder's
 //! promise that it never reads a register before writing it.
 
-use super::{cfg, Func, Inst};
+use super::{cfg, Func, Inst, VReg};
 
 /// What a candidate register holds on entry to a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,65 +46,246 @@ const MAX_CANDIDATES: usize = 64;
 /// return and the constant varies there.
 pub fn fold(f: &mut Func) {
     if fold_reads(f) {
+        // A branch never taken became a copy of its register to itself.
+        f.insts
+            .retain(|(i, _)| !matches!(i, Inst::Copy { dst, src } if dst == src));
         super::constfold::drop_unread(f);
+    }
+}
+
+/// The forward data flow: which registers take part, the basic blocks,
+/// and what each candidate holds on entry to each block (`None`: no
+/// path reaches it).
+pub(super) struct Flow {
+    /// Register number -> index into a block's state.
+    slot: Vec<Option<usize>>,
+    pub starts: Vec<usize>,
+    pub succs: Vec<Vec<usize>>,
+    entry: Vec<Option<Vec<Val>>>,
+}
+
+impl Flow {
+    /// Registers written at least twice, each time by a constant, and
+    /// what each holds on entry to each block; `None` if there are none.
+    pub fn of(f: &Func) -> Option<Flow> {
+        let n = f.nvregs as usize;
+        let mut defs = vec![0u32; n];
+        let mut copies = vec![false; n];
+        let mut ok = vec![true; n];
+        for (inst, _) in &f.insts {
+            if let Some(d) = inst.def().filter(|d| (d.0 as usize) < n) {
+                let d = d.0 as usize;
+                defs[d] += 1;
+                match inst {
+                    Inst::Imm { .. } => {}
+                    Inst::Copy { .. } => copies[d] = true,
+                    _ => ok[d] = false,
+                }
+            }
+        }
+        // A copy of a register that takes part takes part too (a `let`
+        // of a flag is a copy of the register its branches set); a
+        // register written once by a constant is constfold's.
+        let mut cand: Vec<bool> = (0..n)
+            .map(|v| ok[v] && (defs[v] >= 2 || copies[v]))
+            .collect();
+        loop {
+            let mut changed = false;
+            for (inst, _) in &f.insts {
+                if let Inst::Copy { dst, src } = inst {
+                    let (d, s) = (dst.0 as usize, src.0 as usize);
+                    if d < n && cand[d] && !cand.get(s).copied().unwrap_or(false) {
+                        cand[d] = false;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut slot: Vec<Option<usize>> = vec![None; n];
+        let mut cands = 0;
+        for v in 0..n {
+            if cand[v] && cands < MAX_CANDIDATES {
+                slot[v] = Some(cands);
+                cands += 1;
+            }
+        }
+        // A copy whose source fell outside the budget does not take part.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (inst, _) in &f.insts {
+                if let Inst::Copy { dst, src } = inst {
+                    let d = dst.0 as usize;
+                    if slot.get(src.0 as usize).copied().flatten().is_none()
+                        && slot.get(d).copied().flatten().is_some()
+                    {
+                        slot[d] = None;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if slot.iter().all(Option::is_none) {
+            return None;
+        }
+        let (starts, succs) = cfg::basic_blocks(f);
+        let mut flow = Flow {
+            slot,
+            starts,
+            entry: vec![None; succs.len()],
+            succs,
+        };
+        flow.entry[0] = Some(vec![Val::Unset; cands]);
+        let mut work = vec![0usize];
+        while let Some(b) = work.pop() {
+            let Some(mut state) = flow.entry[b].clone() else {
+                continue;
+            };
+            flow.transfer(f, b, &mut state);
+            // A test of a register the state knows goes one way only (a
+            // flag's second test, on the path that set it).
+            let last = &f.insts[flow.end_of(f, b) - 1].0;
+            let taken = tested(last)
+                .and_then(|v| flow.slot.get(v.0 as usize).copied().flatten())
+                .and_then(|s| match state[s] {
+                    Val::Const(c) => Some(jumps_when(last, c)),
+                    _ => None,
+                });
+            let succs = &flow.succs[b];
+            for &s in succs {
+                match taken {
+                    Some(true) if s != succs[0] => continue,
+                    Some(false) if s != b + 1 => continue,
+                    _ => {}
+                }
+                let joined = match &flow.entry[s] {
+                    None => state.clone(),
+                    Some(old) => old.iter().zip(&state).map(|(a, b)| a.join(*b)).collect(),
+                };
+                if flow.entry[s].as_ref() != Some(&joined) {
+                    flow.entry[s] = Some(joined);
+                    work.push(s);
+                }
+            }
+        }
+        Some(flow)
+    }
+
+    /// One past the last instruction of block `b`.
+    pub fn end_of(&self, f: &Func, b: usize) -> usize {
+        self.starts.get(b + 1).copied().unwrap_or(f.insts.len())
+    }
+
+    fn transfer(&self, f: &Func, b: usize, state: &mut [Val]) {
+        self.through(&f.insts[self.starts[b]..self.end_of(f, b)], state);
+    }
+
+    fn through(&self, insts: &[(Inst, super::Origin)], state: &mut [Val]) {
+        for (inst, _) in insts {
+            let slot = |v: &VReg| self.slot.get(v.0 as usize).copied().flatten();
+            match inst {
+                Inst::Imm { dst, value } => {
+                    if let Some(s) = slot(dst) {
+                        state[s] = Val::Const(*value);
+                    }
+                }
+                Inst::Copy { dst, src } => {
+                    if let (Some(d), Some(s)) = (slot(dst), slot(src)) {
+                        state[d] = state[s];
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The constant candidate `v` holds on entry to block `b` on every
+    /// path (`on_exit`: on leaving it instead).
+    pub fn known(&self, f: &Func, b: usize, v: VReg, on_exit: bool) -> Option<u64> {
+        let s = self.slot.get(v.0 as usize).copied().flatten()?;
+        let mut state = self.entry[b].clone()?;
+        if on_exit {
+            self.transfer(f, b, &mut state);
+        }
+        match state[s] {
+            Val::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The constant `v` holds after leaving block `p` and running `then`
+    /// (straight-line code), if `p` is reached.
+    pub fn known_after(
+        &self,
+        f: &Func,
+        p: usize,
+        then: &[(Inst, super::Origin)],
+        v: VReg,
+    ) -> Option<u64> {
+        let s = self.slot.get(v.0 as usize).copied().flatten()?;
+        let mut state = self.entry[p].clone()?;
+        self.transfer(f, p, &mut state);
+        self.through(then, &mut state);
+        match state[s] {
+            Val::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Does some path reach block `b`?
+    pub fn reached(&self, b: usize) -> bool {
+        self.entry[b].is_some()
+    }
+
+    /// Is `v` followed (written only by constants, at least twice)?
+    pub fn follows(&self, v: VReg) -> bool {
+        self.slot.get(v.0 as usize).copied().flatten().is_some()
+    }
+}
+
+/// The register a test of a register against a constant reads.
+pub(super) fn tested(inst: &Inst) -> Option<VReg> {
+    match *inst {
+        Inst::Branch {
+            a,
+            b: super::Operand::Imm(_),
+            ..
+        }
+        | Inst::BranchBit { a, .. } => Some(a),
+        _ => None,
+    }
+}
+
+/// Does the test `inst` (see [`tested`]) jump when its register holds `c`?
+pub(super) fn jumps_when(inst: &Inst, c: u64) -> bool {
+    match *inst {
+        Inst::Branch {
+            cmp,
+            b: super::Operand::Imm(k),
+            ..
+        } => cmp.holds(c, k),
+        Inst::BranchBit { bit, set, .. } => ((c >> bit) & 1 == 1) == set,
+        _ => false,
     }
 }
 
 /// Folds the reads the data flow decides; true if any changed.
 fn fold_reads(f: &mut Func) -> bool {
-    let n = f.nvregs as usize;
-    let mut defs = vec![0u32; n];
-    let mut all_imm = vec![true; n];
-    for (inst, _) in &f.insts {
-        if let Some(d) = inst.def().filter(|d| (d.0 as usize) < n) {
-            defs[d.0 as usize] += 1;
-            all_imm[d.0 as usize] &= matches!(inst, Inst::Imm { .. });
-        }
-    }
-    // Register number -> index into a block's state.
-    let mut slot: Vec<Option<usize>> = vec![None; n];
-    let mut cands = 0;
-    for v in 0..n {
-        if defs[v] >= 2 && all_imm[v] && cands < MAX_CANDIDATES {
-            slot[v] = Some(cands);
-            cands += 1;
-        }
-    }
-    if cands == 0 {
+    let Some(flow) = Flow::of(f) else {
         return false;
-    }
-    let (starts, succs) = cfg::basic_blocks(f);
+    };
+    let n = f.nvregs as usize;
+    let Flow {
+        slot,
+        starts,
+        entry,
+        ..
+    } = flow;
     let len = f.insts.len();
     let end_of = |b: usize| starts.get(b + 1).copied().unwrap_or(len);
-    let insts = &f.insts;
-    let transfer = |b: usize, state: &mut Vec<Val>| {
-        for (inst, _) in &insts[starts[b]..end_of(b)] {
-            if let Inst::Imm { dst, value } = inst {
-                if let Some(s) = slot.get(dst.0 as usize).copied().flatten() {
-                    state[s] = Val::Const(*value);
-                }
-            }
-        }
-    };
-    let mut entry: Vec<Option<Vec<Val>>> = vec![None; starts.len()];
-    entry[0] = Some(vec![Val::Unset; cands]);
-    let mut work = vec![0usize];
-    while let Some(b) = work.pop() {
-        let Some(mut state) = entry[b].clone() else {
-            continue;
-        };
-        transfer(b, &mut state);
-        for &s in &succs[b] {
-            let joined = match &entry[s] {
-                None => state.clone(),
-                Some(old) => old.iter().zip(&state).map(|(a, b)| a.join(*b)).collect(),
-            };
-            if entry[s].as_ref() != Some(&joined) {
-                entry[s] = Some(joined);
-                work.push(s);
-            }
-        }
-    }
     let mut known: Vec<Option<u64>> = vec![None; n];
     let mut changed = false;
     for (b, state) in entry.iter().enumerate() {
@@ -120,10 +301,15 @@ fn fold_reads(f: &mut Func) -> bool {
                 *inst = new;
                 changed = true;
             }
-            if let Inst::Imm { dst, value } = inst {
-                if slot.get(dst.0 as usize).copied().flatten().is_some() {
+            match inst {
+                Inst::Imm { dst, value } if slot[dst.0 as usize].is_some() => {
                     known[dst.0 as usize] = Some(*value);
                 }
+                // Not folded: its source varies here.
+                Inst::Copy { dst, .. } if slot[dst.0 as usize].is_some() => {
+                    known[dst.0 as usize] = None;
+                }
+                _ => {}
             }
         }
     }

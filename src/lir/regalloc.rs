@@ -259,11 +259,11 @@ fn occupancy(f: &Func, n: usize) -> Vec<Vec<(usize, usize)>> {
 
 /// Do two occupancies share an instruction, `except` (a point where one
 /// value dies and the other is computed from it) aside?
-fn overlap(a: &[(usize, usize)], b: &[(usize, usize)], except: Option<usize>) -> bool {
+fn overlap(a: &[(usize, usize)], b: &[(usize, usize)], except: &[usize]) -> bool {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         let (s, e) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
-        if s <= e && !(s == e && except == Some(s)) {
+        if s <= e && !(s == e && except.contains(&s)) {
             return true;
         }
         if a[i].1 < b[j].1 {
@@ -292,8 +292,20 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
         })
         .collect();
     order.sort_unstable_by_key(|&(s, _, v)| (s, v.0));
+    let n = ranges.len();
+    let mut partners: Vec<Vec<(VReg, usize)>> = vec![Vec::new(); n];
+    let mut defs_at: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut reg: HashMap<VReg, u8> = HashMap::default();
-    for (inst, _) in &f.insts {
+    for (i, (inst, _)) in f.insts.iter().enumerate() {
+        if let Inst::Copy { dst, src } = *inst {
+            if let (true, true) = ((dst.0 as usize) < n, (src.0 as usize) < n) {
+                partners[dst.0 as usize].push((src, i));
+                partners[src.0 as usize].push((dst, i));
+            }
+        }
+        if let Some(d) = inst.def().and_then(|d| defs_at.get_mut(d.0 as usize)) {
+            d.push(i);
+        }
         if let Inst::Arg { dst, index } = inst {
             if let Some(&p) = rf.args.get(*index) {
                 reg.insert(*dst, p);
@@ -312,13 +324,52 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
             Some((*v, p, s, e))
         })
         .collect();
-    let mut active: Vec<(usize, u8, VReg)> = Vec::new(); // (end, preg, value)
+    let mut scan = Scan {
+        f,
+        rf,
+        occ,
+        partners,
+        defs_at,
+        fixed,
+        reg,
+        active: Vec::new(),
+    };
     for (start, end, v) in order {
-        active.retain(|(e, _, _)| *e >= start);
-        if let Some(&p) = reg.get(&v) {
-            active.push((end, p, v));
+        scan.active.retain(|(e, _, _)| *e >= start);
+        if let Some(&p) = scan.reg.get(&v) {
+            scan.active.push((end, p, v));
             continue;
         }
+        let Some(p) = scan.pick(start, end, v) else {
+            return Err(OutOfRegisters { needed_at: start });
+        };
+        scan.reg.insert(v, p);
+        scan.active.push((end, p, v));
+    }
+    Ok(Allocation { reg: scan.reg })
+}
+
+/// The linear scan's state as it reaches a value.
+struct Scan<'a> {
+    f: &'a Func,
+    rf: &'a RegFile,
+    /// Where each value holds its register ([`occupancy`]).
+    occ: Vec<Vec<(usize, usize)>>,
+    /// The values each is copied to or from, and where.
+    partners: Vec<Vec<(VReg, usize)>>,
+    /// Where each value is written.
+    defs_at: Vec<Vec<usize>>,
+    /// Pre-coloured values: (value, register, first, last use).
+    fixed: Vec<(VReg, u8, usize, usize)>,
+    reg: HashMap<VReg, u8>,
+    /// (end, register, value) of the values allocated and not yet over.
+    active: Vec<(usize, u8, VReg)>,
+}
+
+impl Scan<'_> {
+    /// A register for `v`, live from `start` to `end`, if one is free.
+    fn pick(&self, start: usize, end: usize, v: VReg) -> Option<u8> {
+        let (f, occ, fixed, active) = (self.f, &self.occ, &self.fixed, &self.active);
         let mine = &occ[v.0 as usize];
         // A value that dies where `v` is defined no longer holds its
         // register after that instruction (it was read there): a result
@@ -331,7 +382,19 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
                     .iter()
                     .any(|&(s, e)| e == start && s <= start)
             })
-            .and_then(|u| Some((u, *reg.get(&u)?)));
+            .and_then(|u| Some((u, *self.reg.get(&u)?)));
+        // Every point where `v` is computed from that value as it dies
+        // (a copied block computes it again).
+        let ties: Vec<usize> = dying.map_or(Vec::new(), |(u, _)| {
+            self.defs_at[v.0 as usize]
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    tied_source(&f.insts[i].0, v) == Some(u)
+                        && occ[u.0 as usize].iter().any(|&(s, e)| e == i && s <= i)
+                })
+                .collect()
+        });
         let fixed_busy = |p: u8| {
             fixed.iter().any(|&(fv, fp, s, e)| {
                 fp == p && s <= end && e >= start && dying.is_none_or(|d| d.0 != fv)
@@ -344,33 +407,59 @@ pub fn allocate(f: &Func, rf: &RegFile) -> Result<Allocation, OutOfRegisters> {
                     ap == p && !(ae == start && dying.is_some_and(|d| d.0 == u))
                 })
         };
+        let except = |u: VReg| {
+            if dying.is_some_and(|d| d.0 == u) {
+                &ties[..]
+            } else {
+                &[]
+            }
+        };
+        // A pre-coloured value where it holds its register, and from the
+        // start of the function to its definition (an argument is in its
+        // register from entry).
+        let fixed_occupied = |p: u8| {
+            fixed.iter().any(|&(fv, fp, s, _)| {
+                fp == p
+                    && (mine.first().is_some_and(|m| m.0 <= s)
+                        || overlap(&occ[fv.0 as usize], mine, except(fv)))
+            })
+        };
         // Taken where `v` holds its register (a value in a hole of its
         // liveness leaves it free).
         let busy = |p: u8| {
-            fixed_busy(p)
-                || active.iter().any(|&(_, ap, u)| {
-                    let except = dying.filter(|d| d.0 == u).map(|_| start);
-                    ap == p && overlap(&occ[u.0 as usize], mine, except)
-                })
+            fixed_occupied(p)
+                || active
+                    .iter()
+                    .any(|&(_, ap, u)| ap == p && overlap(&occ[u.0 as usize], mine, except(u)))
         };
-        // A register free over the whole span first (it keeps the copies
-        // that tying removes removed); then one free where `v` lives, in a
-        // caller-saved register before a callee-saved one.
+        // First the register of a value it is copied to or from, where
+        // that is free: the copy disappears (vtd's `mask = ctz(shared)`
+        // scans straight into the mask's register). They meet at the
+        // copy, where one is read and the other written.
+        let partner = || {
+            self.partners[v.0 as usize].iter().find_map(|&(w, at)| {
+                let p = *self.reg.get(&w)?;
+                let free = !fixed_occupied(p)
+                    && !active.iter().any(|&(_, ap, u)| {
+                        let except = if u == w { &[at][..] } else { except(u) };
+                        ap == p && overlap(&occ[u.0 as usize], mine, except)
+                    });
+                free.then_some(p)
+            })
+        };
+        // Then the dying source's; then a register free over the whole
+        // span (it keeps the copies that tying removes removed); then one
+        // free where `v` lives, in a caller-saved register before a
+        // callee-saved one.
         let tied = dying.map(|d| d.1);
-        let pick = tied
-            .filter(|&p| !busy_span(p))
-            .or_else(|| rf.pool.iter().copied().find(|&p| !busy_span(p)))
+        let rf = self.rf;
+        partner()
             .or_else(|| tied.filter(|&p| !busy(p)))
+            .or_else(|| rf.pool.iter().copied().find(|&p| !busy_span(p)))
             .or_else(|| rf.pool.iter().copied().find(|&p| !busy(p)))
             .or_else(|| rf.callee_saved.iter().copied().find(|&p| !busy_span(p)))
-            .or_else(|| rf.callee_saved.iter().copied().find(|&p| !busy(p)));
-        let Some(p) = pick else {
-            return Err(OutOfRegisters { needed_at: start });
-        };
-        reg.insert(v, p);
-        active.push((end, p, v));
+            .or_else(|| rf.callee_saved.iter().copied().find(|&p| !busy(p)))
     }
-    Ok(Allocation { reg })
 }
 
 /// The value a two-address target computes `v` in place from, when

@@ -58,6 +58,7 @@ pub fn reg_reg_all_pairs() -> Vec<Insn> {
             v.push(Insn::Bsr { rd, rs });
             v.push(Insn::Bsf { rd, rs });
             v.push(Insn::Cmove { rd, rs });
+            v.push(Insn::Bts { rd, rn: rs });
             for size in [Size::B, Size::W, Size::D, Size::Q] {
                 v.push(Insn::MovZx { size, rd, rs });
             }
@@ -569,6 +570,7 @@ pub fn mnemonic_sample() -> Vec<Insn> {
             ra: r9,
             bit: Imm6::of::<47>(),
         },
+        Insn::Bts { rd: r11, rn: rcx },
         Insn::MovZx {
             size: Size::W,
             rd: rsi,

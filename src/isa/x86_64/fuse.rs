@@ -56,6 +56,10 @@ pub struct Plan {
     /// The `Copy` of a shift's result chosen over 0 (see [`late_shifts`]):
     /// the shift itself, straight into the copy's register.
     pub shift_at_copy: HashMap<usize, LateShift>,
+    /// `d = (a + b) + c` (or `- c`) whose inner sum is skipped: one
+    /// `lea c(%a,%b), %d` (the page count's `end - start + offset +
+    /// 0x1000`).
+    pub lea3: HashMap<usize, (VReg, VReg, i32)>,
 }
 
 /// A shift done where its one reader copies it.
@@ -160,6 +164,7 @@ pub fn plan(f: &Func, alloc: &Allocation, rcx: u8) -> Plan {
             _ => {}
         }
     }
+    sums_of_three(f, &once, &mut p);
     stored_constants(f, &defs, &mut p);
     let ranges = live_ranges(f);
     late_shifts(f, alloc, &once, &ranges, rcx, &mut p);
@@ -240,6 +245,39 @@ fn late_shifts(
                 rcx_busy,
             },
         );
+    }
+}
+
+/// `t = a + b; d = t + c` (or `t - c`) in a row, `t` read only there and
+/// `c` a constant that fits a displacement: `lea c(%a,%b), %d`, which
+/// also leaves `a` and `b` in place where `add` would need a `mov`.
+fn sums_of_three(f: &Func, once: &dyn Fn(VReg) -> bool, p: &mut Plan) {
+    for k in 1..f.insts.len() {
+        let (
+            Inst::Bin {
+                op: BinOp::Add,
+                dst: t,
+                a,
+                b: Operand::Reg(b),
+            },
+            Inst::Bin {
+                op: op @ (BinOp::Add | BinOp::Sub),
+                a: t2,
+                b: Operand::Imm(c),
+                ..
+            },
+        ) = (&f.insts[k - 1].0, &f.insts[k].0)
+        else {
+            continue;
+        };
+        let c = if *op == BinOp::Add { *c } else { c.wrapping_neg() };
+        let Some(disp) = i32::try_from(c as i64).ok() else {
+            continue;
+        };
+        if t == t2 && once(*t) && !p.skip.contains(&(k - 1)) {
+            p.skip.insert(k - 1);
+            p.lea3.insert(k, (*a, *b, disp));
+        }
     }
 }
 
@@ -326,23 +364,35 @@ fn clz_sub(f: &Func, at: usize, a: VReg, t: VReg, once: &dyn Fn(VReg) -> bool) -
 }
 
 /// `rd = bsr(rs) + c.add`, with -1 for the scan of 0 unless `rs` is
-/// known not to be 0 (see the module comment).
+/// known not to be 0 (see the module comment). Into another register,
+/// the -1 goes there first and a scan of 0 leaves it, as in Linux's
+/// x86-64 `fls64()`; in place, it waits in the scratch register for
+/// `cmove`.
 pub fn bsr_plus(rd: Gpr, rs: Gpr, c: ClzFrom, e: Emit) {
-    if !c.nonzero {
-        e(Insn::MovImm {
-            rd: SCRATCH,
-            imm: u64::MAX,
-        });
-    }
-    e(Insn::Bsr { rd, rs });
-    if !c.nonzero {
-        e(Insn::Cmove { rd, rs: SCRATCH });
+    if !c.nonzero && rd != rs {
+        e(Insn::MovImm { rd, imm: u64::MAX });
+        e(Insn::Bsr { rd, rs });
+    } else {
+        bsr_cmove(rd, rs, c.nonzero, e);
     }
     if c.add != 0 {
         e(Insn::AddImm {
             rd,
             imm: Simm32::from(c.add),
         });
+    }
+}
+
+fn bsr_cmove(rd: Gpr, rs: Gpr, nonzero: bool, e: Emit) {
+    if !nonzero {
+        e(Insn::MovImm {
+            rd: SCRATCH,
+            imm: u64::MAX,
+        });
+    }
+    e(Insn::Bsr { rd, rs });
+    if !nonzero {
+        e(Insn::Cmove { rd, rs: SCRATCH });
     }
 }
 
@@ -422,6 +472,12 @@ pub fn shift_by_reg(shl: bool, rd: Gpr, ra: Src<Gpr>, rn: Gpr, rcx_busy: bool, e
         Src::Reg(r) => mov(rd, r, e),
         Src::Imm(v) => imm(rd, v, e),
     };
+    // `1 << n` is bit n set in a cleared register, with no count in cl.
+    if shl && ra == Src::Imm(1) && rd != rn {
+        imm(rd, 0, e);
+        e(Insn::Bts { rd, rn });
+        return;
+    }
     match (rd == RCX, rn == RCX) {
         // The amount is in place; the result may not overwrite it before
         // the shift.

@@ -208,7 +208,14 @@ impl Cx<'_> {
                     Some(v) => Src::Imm(v),
                     None => Src::Reg(r(&s.a)?),
                 };
-                super::fuse::shift_by_reg(s.shl, r(dst)?, a, r(&s.n)?, s.rcx_busy, e)
+                let (rd, rn) = (r(dst)?, r(&s.n)?);
+                if s.shl && a == Src::Imm(1) && rd != rn {
+                    // The copy's register was just set to 0 (the value
+                    // for an amount of 64 and more): `1 << n` is its bit n.
+                    e(Insn::Bts { rd, rn });
+                } else {
+                    super::fuse::shift_by_reg(s.shl, rd, a, rn, s.rcx_busy, e)
+                }
             }
             Inst::Copy { dst, src } => mov(r(dst)?, r(src)?, e),
             Inst::Un { op, dst, src } if self.plan.nonzero.contains(&k) => {
@@ -226,6 +233,23 @@ impl Cx<'_> {
                 shift,
                 width,
             } => insert(r(dst)?, r(src)?, *shift, *width, e)?,
+            Inst::Bin { dst, .. } if self.plan.lea3.contains_key(&k) => {
+                let (a, b, disp) = self.plan.lea3[&k];
+                let (rd, ra, rb) = (r(dst)?, r(&a)?, r(&b)?);
+                // rsp cannot index: it is the base then.
+                let (base, index) = match Index::maybe_from(rb, Scale::of::<1>()) {
+                    Some(i) => (ra, i),
+                    None => (rb, Index::maybe_from(ra, Scale::of::<1>()).ok_or_else(|| {
+                        LowerError::Internal("lea of rsp + rsp".into())
+                    })?),
+                };
+                e(Insn::Lea {
+                    rd,
+                    base,
+                    index: Some(index),
+                    disp: Simm32::from(disp),
+                });
+            }
             Inst::Bin { dst, .. } if self.plan.clz.contains_key(&k) => {
                 let c = self.plan.clz[&k];
                 super::fuse::bsr_plus(r(dst)?, r(&c.src)?, c, e)
@@ -707,7 +731,14 @@ fn bin(
 fn un(op: UnOp, rd: Gpr, rs: Gpr, e: Emit) -> Result<(), LowerError> {
     match op {
         UnOp::Clz => {
-            bit_scan(Insn::Bsr { rd, rs }, rd, 127, e);
+            // Into another register, 127 goes there first and a scan of 0
+            // leaves it (see `Insn::Bsr`).
+            if rd == rs {
+                bit_scan(Insn::Bsr { rd, rs }, rd, 127, e);
+            } else {
+                e(Insn::MovImm { rd, imm: 127 });
+                e(Insn::Bsr { rd, rs });
+            }
             e(Insn::XorImm {
                 rd,
                 imm: Simm32::of::<63>(),

@@ -27,11 +27,13 @@ fn run(seq: &[Insn], regs: &mut Regs) {
     let mut zf = false;
     for i in seq {
         match *i {
-            // The destination is undefined for 0: poison it.
+            // `bsr` of 0 leaves the destination (AMD, and Linux's
+            // `fls64()`); `bsf`'s is undefined for 0: poison it.
             Insn::Bsr { rd, rs } | Insn::Bsf { rd, rs } => {
                 let x = regs[rs];
                 zf = x == 0;
                 regs[rd] = match (x, i) {
+                    (0, Insn::Bsr { .. }) => regs[rd],
                     (0, _) => 0xdead_beef_dead_beef,
                     (_, Insn::Bsr { .. }) => 63 - u64::from(x.leading_zeros()),
                     _ => u64::from(x.trailing_zeros()),
@@ -44,6 +46,7 @@ fn run(seq: &[Insn], regs: &mut Regs) {
             }
             Insn::XorImm { rd, imm } => regs[rd] ^= imm.get() as i64 as u64,
             Insn::ShlCl { rd } => regs[rd] <<= regs[RCX] & 63,
+            Insn::Bts { rd, rn } => regs[rd] |= 1 << (regs[rn] & 63),
             Insn::ShrCl { rd } => regs[rd] >>= regs[RCX] & 63,
             Insn::MovImm { rd, imm } => regs[rd] = imm,
             Insn::MovReg { rd, rs } => regs[rd] = regs[rs],

@@ -60,10 +60,12 @@ pub(super) fn uses_defs(i: &Insn) -> (Set, Set) {
         | Sub { rd, rs }
         | Imul { rd, rs }
         | Cmove { rd, rs } => (all(&[rd, rs]), bit(rd)),
-        // The destination of a scan of 0 is undefined: the lowering
-        // follows every scan by a `cmove` for 0 or tests the source first,
-        // so what it held before is never read.
-        Bsr { rd, rs } | Bsf { rd, rs } => (bit(rs), bit(rd)),
+        // `bsr` of 0 leaves its destination as it was, and the lowering
+        // sets it beforehand to the value for 0; the destination of `bsf`
+        // of 0 is undefined, and the lowering follows it by a `cmove` or
+        // tests the source first, so what it held before is never read.
+        Bsr { rd, rs } | Bts { rd, rn: rs } => (all(&[rd, rs]), bit(rd)),
+        Bsf { rd, rs } => (bit(rs), bit(rd)),
         CmpReg { ra, rb } | Test { ra, rb } => (all(&[ra, rb]), 0),
         CmpImm { ra, .. } | TestImm { ra, .. } | Bt { ra, .. } => (bit(ra), 0),
         Push { rs } => (bit(rs), 0),
@@ -97,6 +99,7 @@ fn map(i: &Insn, f: impl Fn(Gpr) -> Gpr) -> Option<Insn> {
         | Sub { rd, rs }
         | Imul { rd, rs }
         | Bsr { rd, rs }
+        | Bts { rd, rn: rs }
         | Bsf { rd, rs }
         | Cmove { rd, rs } => {
             g(rd);

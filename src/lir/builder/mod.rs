@@ -196,6 +196,9 @@ pub(crate) fn build_checked(
     crate::lir::bittest::fuse(&mut b.f);
     crate::lir::jumps::thread(&mut b.f);
     crate::lir::path_consts::fold(&mut b.f);
+    crate::lir::thread::run(&mut b.f);
+    crate::lir::guards::fold(&mut b.f);
+    crate::lir::dead::drop_dead(&mut b.f);
     Ok(Some(b.f))
 }
 

@@ -147,6 +147,7 @@ pub(super) fn iced_instruction(cx: &Ctx, insn: &Insn) -> Result<Instruction, Enc
         Insn::Cmove { rd, rs } => rr(Code::Cmove_r64_rm64, rd, rs),
         Insn::CmpReg { ra, rb } => rr(Code::Cmp_rm64_r64, ra, rb),
         Insn::Test { ra, rb } => rr(Code::Test_rm64_r64, ra, rb),
+        Insn::Bts { rd, rn } => rr(Code::Bts_rm64_r64, rd, rn),
         Insn::Bt { ra, bit } => {
             Instruction::with2(Code::Bt_rm64_imm8, ra.r64(), u32::from(bit.get()))
         }

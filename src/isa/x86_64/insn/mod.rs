@@ -194,7 +194,9 @@ pub enum Insn {
         rd: Gpr,
     },
     /// `bsr %rs, %rd`: index of the highest set bit of `rs`; ZF set and
-    /// `rd` undefined (Intel SDM) when `rs` is 0.
+    /// `rd` unchanged when `rs` is 0 (AMD's APM; the Intel SDM says
+    /// undefined, and Linux's x86-64 `fls64()` relies on unchanged, as
+    /// Intel's architects confirmed: arch/x86/include/asm/bitops.h).
     Bsr {
         rd: Gpr,
         rs: Gpr,
@@ -225,6 +227,12 @@ pub enum Insn {
     TestImm {
         ra: Gpr,
         imm: Simm32,
+    },
+    /// `bts %rn, %rd`: set bit `rn mod 64` of `rd` (`1 << n` into a
+    /// cleared register, with no count in cl).
+    Bts {
+        rd: Gpr,
+        rn: Gpr,
     },
     /// `bt $bit, %ra`: CF = bit `bit` of `ra`; the test of a one-bit
     /// field above what `test $imm32` reaches.
@@ -399,6 +407,7 @@ impl Insn {
             Insn::CmpReg { .. } | Insn::CmpImm { .. } => "cmp",
             Insn::Test { .. } | Insn::TestImm { .. } => "test",
             Insn::Bt { .. } => "bt",
+            Insn::Bts { .. } => "bts",
             Insn::Jcc { cond, .. } => cond.mnemonic(),
             Insn::Jmp { .. } => "jmp",
             Insn::Ret => "ret",
