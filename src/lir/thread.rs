@@ -184,3 +184,92 @@ fn retarget(inst: &mut Inst, to: LabelId) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::expr::BinOp;
+    use crate::lir::test_insts::{arg, bin, branch, func, imm, insts, run as meaning};
+    use crate::lir::{Cmp, Operand, VReg};
+
+    fn copy(dst: u32, src: u32) -> Inst {
+        Inst::Copy {
+            dst: VReg(dst),
+            src: VReg(src),
+        }
+    }
+
+    /// vtd's `all`: set by two tests, copied into its `let`, then tested
+    /// twice, with `mask = 52` and a pure prefix before the tests.
+    fn vtd_shape() -> Vec<Inst> {
+        vec![
+            arg(0),
+            arg(1),
+            arg(2),
+            imm(5, 0),
+            branch(Cmp::Ne, 0, Operand::Imm(0), 0),
+            branch(Cmp::Ne, 1, Operand::Imm(u64::MAX), 0),
+            imm(5, 1),
+            Inst::Label(0),
+            copy(6, 5),
+            imm(7, 52),
+            branch(Cmp::Ne, 6, Operand::Imm(0), 2),
+            bin(BinOp::Add, 8, 0, Operand::Reg(VReg(1))),
+            bin(BinOp::And, 7, 8, Operand::Imm(63)),
+            Inst::Label(2),
+            bin(BinOp::And, 9, 2, Operand::Imm(63)),
+            branch(Cmp::Ne, 6, Operand::Imm(0), 3),
+            branch(Cmp::Geu, 9, Operand::Reg(VReg(7)), 4),
+            Inst::Label(3),
+            bin(BinOp::Add, 10, 9, Operand::Imm(1000)),
+            Inst::Ret {
+                value: Operand::Reg(VReg(10)),
+            },
+            Inst::Label(4),
+            Inst::Ret {
+                value: Operand::Reg(VReg(7)),
+            },
+        ]
+    }
+
+    #[test]
+    fn each_path_takes_the_arm_its_flag_decides() {
+        let before = func(vtd_shape(), 11, 5);
+        let mut after = before.clone();
+        run(&mut after);
+        let got = insts(after.clone());
+        // No test reads the flag, and nothing sets it any more.
+        for v in [5, 6] {
+            assert!(
+                got.iter()
+                    .all(|i| !i.uses().contains(&VReg(v)) && i.def() != Some(VReg(v))),
+                "v{v}: {got:?}"
+            );
+        }
+        for start in [0, 1, 5, u64::MAX] {
+            for end in [0, 7, u64::MAX] {
+                for cap in [0, 3, 63, 100] {
+                    let args = [start, end, cap];
+                    assert_eq!(
+                        meaning(&after, &args),
+                        meaning(&before, &args),
+                        "{args:?}: {got:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A path on which the flag varies keeps the test on every path.
+    #[test]
+    fn a_flag_that_varies_on_a_path_keeps_its_test() {
+        let mut body = vtd_shape();
+        // The flag also comes from a register on one path.
+        body.insert(6, copy(5, 2));
+        let mut f = func(body, 11, 5);
+        run(&mut f);
+        assert!(insts(f)
+            .iter()
+            .any(|i| matches!(i, Inst::Branch { a: VReg(6), .. })));
+    }
+}
