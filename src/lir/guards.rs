@@ -153,7 +153,7 @@ fn edge_bound(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lir::test_insts::{arg, bin, branch, func, imm, insts, ret};
+    use crate::lir::test_insts::{arg, bin, branch, func, imm, insts, ret, run as meaning};
 
     /// vtd's shape: `if (cap & 63) >= mask` then a guard `mask >= 64`
     /// that can no longer jump; on the other edge it stays.
@@ -181,8 +181,14 @@ mod tests {
             ]);
             v
         };
-        let mut f = func(body(true), 4, 3);
+        let before = func(body(true), 4, 3);
+        let mut f = before.clone();
         fold(&mut f);
+        for x in [0, 1, 63, 64, 65, u64::MAX] {
+            for y in [0, 5, 63, 64, u64::MAX] {
+                assert_eq!(meaning(&f, &[x, y]), meaning(&before, &[x, y]), "{x} {y}");
+            }
+        }
         let got = insts(f);
         assert!(
             !got.contains(&branch(Cmp::Geu, 0, Operand::Imm(64), 1)),

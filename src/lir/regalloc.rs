@@ -631,6 +631,45 @@ mod tests {
         assert!(hull.0 <= 3 && hull.1 >= 5, "{hull:?}");
     }
 
+    /// `mask = 52; if x != 0 { mask = x + 1 }`: the sum is computed
+    /// straight into the mask's register, where the copy then goes,
+    /// rather than into the dying `x`'s.
+    #[test]
+    fn a_value_copied_into_another_takes_its_register() {
+        use crate::ir::expr::BinOp;
+        let f = func(vec![
+            arg(0),
+            imm(1, 52),
+            Inst::Branch {
+                cmp: Cmp::Eq,
+                a: VReg(0),
+                b: Operand::Imm(0),
+                target: 0,
+            },
+            Inst::Bin {
+                op: BinOp::Add,
+                dst: VReg(2),
+                a: VReg(0),
+                b: Operand::Imm(1),
+            },
+            Inst::Copy {
+                dst: VReg(1),
+                src: VReg(2),
+            },
+            Inst::Label(0),
+            ret(1),
+        ]);
+        let rf = RegFile {
+            args: &[5],
+            pool: &[1, 2, 3],
+            callee_saved: &[],
+            reserve: None,
+        };
+        let a = allocate(&f, &rf).unwrap();
+        assert!(a.check(&f).is_ok());
+        assert_eq!(a.reg(VReg(2)).unwrap(), a.reg(VReg(1)).unwrap());
+    }
+
     #[test]
     fn runs_out_cleanly() {
         let f = func(vec![imm(0, 5), imm(1, 3), ret(0), ret(1)]);

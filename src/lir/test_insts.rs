@@ -103,7 +103,11 @@ pub fn run(f: &Func, args: &[u64]) -> Option<u64> {
             Inst::Bin { op, dst, a, b } => {
                 let (x, y) = (*regs.get(a)?, val(&regs, b)?);
                 // The targets' shifts: the amount modulo 64.
-                let y = if matches!(op, BinOp::Shl | BinOp::Shr) { y & 63 } else { y };
+                let y = if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    y & 63
+                } else {
+                    y
+                };
                 regs.insert(*dst, op.apply(x, y));
             }
             Inst::Branch { cmp, a, b, target } => {
@@ -111,7 +115,12 @@ pub fn run(f: &Func, args: &[u64]) -> Option<u64> {
                     pc = labels[target];
                 }
             }
-            Inst::BranchBit { a, bit, set, target } => {
+            Inst::BranchBit {
+                a,
+                bit,
+                set,
+                target,
+            } => {
                 if ((*regs.get(a)? >> bit) & 1 == 1) == *set {
                     pc = labels[target];
                 }
