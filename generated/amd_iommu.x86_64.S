@@ -253,7 +253,10 @@ inv_iommu_pages_sync:
 	mov 0x28(%rsp),%rax
 	add %r10,%rax
 	mov 0x38(%rsp),%r10
-	mov $0xbebc200,%r9d
+	mov (%rax),%r9
+	cmp %r10,%r9
+	je .Linv_iommu_pages_sync.22
+	mov $0xbebc1ff,%r9d
 .Linv_iommu_pages_sync.21:
 	mov (%rax),%r8
 	cmp %r10,%r8
@@ -518,7 +521,10 @@ inv_iommu_pages_np_sync:
 	xor %r10,%r10
 	add %r10,%rax
 	mov 0x50(%rsp),%r10
-	mov $0xbebc200,%r9d
+	mov (%rax),%r9
+	cmp %r10,%r9
+	je .Linv_iommu_pages_np_sync.28
+	mov $0xbebc1ff,%r9d
 .Linv_iommu_pages_np_sync.27:
 	mov (%rax),%r8
 	cmp %r10,%r8
@@ -627,7 +633,10 @@ completion_wait:
 	mov %eax,0x2008(%rdi)
 	/* 173: poll sem[0] == sem_val limit 200000000 else return -110 */
 	add %r10,%rcx
-	mov $0xbebc200,%eax
+	mov (%rcx),%rax
+	cmp %r9,%rax
+	je .Lcompletion_wait.9
+	mov $0xbebc1ff,%eax
 .Lcompletion_wait.8:
 	mov (%rcx),%r10
 	cmp %r9,%r10

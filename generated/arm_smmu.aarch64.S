@@ -87,7 +87,9 @@ tlb_sync:
 	/* 38: cb.tlbsync = 0xffffffff */
 	str w9, [x0, #0x7f0]
 	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
-	movz x9, #0x4240
+	ldr w9, [x0, #0x7f4]
+	tbz w9, #0, .Ltlb_sync.1
+	movz x9, #0x423f
 	movk x9, #0xf, lsl #16
 .Ltlb_sync.0:
 	ldr w10, [x0, #0x7f4]
@@ -314,7 +316,9 @@ tlb_inv_walk_s1_flag:
 	/* 82: cb.tlbsync = 0xffffffff */
 	str w9, [x0, #0x7f0]
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
-	movz x9, #0x4240
+	ldr w9, [x0, #0x7f4]
+	tbz w9, #0, .Ltlb_inv_walk_s1_flag.11
+	movz x9, #0x423f
 	movk x9, #0xf, lsl #16
 .Ltlb_inv_walk_s1_flag.10:
 	ldr w10, [x0, #0x7f4]

@@ -112,8 +112,11 @@ tlb_sync:
 	eieio
 	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	li %r11,2036
+	lwbrx %r12,%r3,%r11
+	andi. %r0,%r12,1
+	beq 0,.Ltlb_sync.1
 	lis %r12,15
-	ori %r12,%r12,16960
+	ori %r12,%r12,16959
 .Ltlb_sync.0:
 	lwbrx %r10,%r3,%r11
 	andi. %r0,%r10,1
@@ -391,8 +394,11 @@ tlb_inv_walk_s1_flag:
 	eieio
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
 	li %r11,2036
+	lwbrx %r12,%r3,%r11
+	andi. %r0,%r12,1
+	beq 0,.Ltlb_inv_walk_s1_flag.11
 	lis %r12,15
-	ori %r12,%r12,16960
+	ori %r12,%r12,16959
 .Ltlb_inv_walk_s1_flag.10:
 	lwbrx %r10,%r3,%r11
 	andi. %r0,%r10,1

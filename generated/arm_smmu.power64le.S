@@ -98,8 +98,11 @@ tlb_sync:
 	/* placed by place-barriers: e0 write cb.tlbsync (line 38) -> poll cb.tlbstatus (line 39), required by line 23 */
 	eieio
 	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	lwz %r11,2036(%r3)
+	andi. %r0,%r11,1
+	beq 0,.Ltlb_sync.1
 	lis %r11,15
-	ori %r11,%r11,16960
+	ori %r11,%r11,16959
 .Ltlb_sync.0:
 	lwz %r12,2036(%r3)
 	andi. %r0,%r12,1
@@ -344,8 +347,11 @@ tlb_inv_walk_s1_flag:
 	/* placed by place-barriers: e0 write cb.tlbsync (line 82) -> poll cb.tlbstatus (line 83), required by line 23 */
 	eieio
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
+	lwz %r11,2036(%r3)
+	andi. %r0,%r11,1
+	beq 0,.Ltlb_inv_walk_s1_flag.11
 	lis %r11,15
-	ori %r11,%r11,16960
+	ori %r11,%r11,16959
 .Ltlb_inv_walk_s1_flag.10:
 	lwz %r12,2036(%r3)
 	andi. %r0,%r12,1

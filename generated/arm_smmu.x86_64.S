@@ -91,7 +91,10 @@ tlb_sync:
 	/* 38: cb.tlbsync = 0xffffffff */
 	movl $0xffffffff,0x7f0(%rdi)
 	/* 39: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
-	mov $0xf4240,%eax
+	mov 0x7f4(%rdi),%eax
+	test $1,%rax
+	je .Ltlb_sync.1
+	mov $0xf423f,%eax
 .Ltlb_sync.0:
 	mov 0x7f4(%rdi),%r10d
 	test $1,%r10
@@ -336,7 +339,10 @@ tlb_inv_walk_s1_flag:
 	/* 82: cb.tlbsync = 0xffffffff */
 	movl $0xffffffff,0x7f0(%rdi)
 	/* 83: poll cb.tlbstatus.gsactive == 0 limit 1000000 else return -1 ... */
-	mov $0xf4240,%eax
+	mov 0x7f4(%rdi),%eax
+	test $1,%rax
+	je .Ltlb_inv_walk_s1_flag.11
+	mov $0xf423f,%eax
 .Ltlb_inv_walk_s1_flag.10:
 	mov 0x7f4(%rdi),%r10d
 	test $1,%r10

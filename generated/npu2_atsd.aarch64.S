@@ -35,7 +35,10 @@ invalidate_va:
 .Linvalidate_va.2:
 	ldr x9, [x0]
 	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
-	movz x10, #0x86a0
+	ldr x10, [x9, #0x10]
+	rev x10, x10
+	cbz x10, .Linvalidate_va.5
+	movz x10, #0x869f
 	movk x10, #1, lsl #16
 .Linvalidate_va.4:
 	ldr x11, [x9, #0x10]
@@ -84,7 +87,10 @@ invalidate_pid:
 .Linvalidate_pid.2:
 	ldr x9, [x0]
 	/* 43: poll npu.stat == 0 limit 100000 else return -110 */
-	movz x10, #0x86a0
+	ldr x10, [x9, #0x10]
+	rev x10, x10
+	cbz x10, .Linvalidate_pid.5
+	movz x10, #0x869f
 	movk x10, #1, lsl #16
 .Linvalidate_pid.4:
 	ldr x11, [x9, #0x10]
@@ -260,7 +266,10 @@ invalidate_range:
 .Linvalidate_range.20:
 	ldr x9, [x0]
 	/* 65: poll npu.stat == 0 limit 100000 else return -110 */
-	movz x10, #0x86a0
+	ldr x10, [x9, #0x10]
+	rev x10, x10
+	cbz x10, .Linvalidate_range.23
+	movz x10, #0x869f
 	movk x10, #1, lsl #16
 .Linvalidate_range.22:
 	ldr x11, [x9, #0x10]

@@ -55,8 +55,11 @@ invalidate_va:
 .Linvalidate_va.4:
 	ld %r11,0(%r3)
 	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
+	ld %r12,16(%r11)
+	cmpdi 7,%r12,0
+	beq 7,.Linvalidate_va.7
 	lis %r12,1
-	ori %r12,%r12,34464
+	ori %r12,%r12,34463
 .Linvalidate_va.6:
 	ld %r10,16(%r11)
 	cmpdi 7,%r10,0
@@ -112,8 +115,11 @@ invalidate_pid:
 .Linvalidate_pid.2:
 	ld %r11,0(%r3)
 	/* 43: poll npu.stat == 0 limit 100000 else return -110 */
+	ld %r12,16(%r11)
+	cmpdi 7,%r12,0
+	beq 7,.Linvalidate_pid.5
 	lis %r12,1
-	ori %r12,%r12,34464
+	ori %r12,%r12,34463
 .Linvalidate_pid.4:
 	ld %r10,16(%r11)
 	cmpdi 7,%r10,0
@@ -341,8 +347,11 @@ invalidate_range:
 .Linvalidate_range.26:
 	ld %r11,0(%r3)
 	/* 65: poll npu.stat == 0 limit 100000 else return -110 */
+	ld %r12,16(%r11)
+	cmpdi 7,%r12,0
+	beq 7,.Linvalidate_range.29
 	lis %r12,1
-	ori %r12,%r12,34464
+	ori %r12,%r12,34463
 .Linvalidate_range.28:
 	ld %r10,16(%r11)
 	cmpdi 7,%r10,0

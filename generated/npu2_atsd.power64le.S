@@ -54,8 +54,11 @@ invalidate_va:
 	ld %r11,0(%r3)
 	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
 	li %r12,16
+	ldbrx %r10,%r11,%r12
+	cmpdi 7,%r10,0
+	beq 7,.Linvalidate_va.7
 	lis %r10,1
-	ori %r10,%r10,34464
+	ori %r10,%r10,34463
 .Linvalidate_va.6:
 	ldbrx %r9,%r11,%r12
 	cmpdi 7,%r9,0
@@ -107,8 +110,11 @@ invalidate_pid:
 	ld %r11,0(%r3)
 	/* 43: poll npu.stat == 0 limit 100000 else return -110 */
 	li %r12,16
+	ldbrx %r10,%r11,%r12
+	cmpdi 7,%r10,0
+	beq 7,.Linvalidate_pid.5
 	lis %r10,1
-	ori %r10,%r10,34464
+	ori %r10,%r10,34463
 .Linvalidate_pid.4:
 	ldbrx %r9,%r11,%r12
 	cmpdi 7,%r9,0
@@ -338,8 +344,11 @@ invalidate_range:
 	ld %r11,0(%r3)
 	/* 65: poll npu.stat == 0 limit 100000 else return -110 */
 	li %r12,16
+	ldbrx %r10,%r11,%r12
+	cmpdi 7,%r10,0
+	beq 7,.Linvalidate_range.29
 	lis %r10,1
-	ori %r10,%r10,34464
+	ori %r10,%r10,34463
 .Linvalidate_range.28:
 	ldbrx %r9,%r11,%r12
 	cmpdi 7,%r9,0

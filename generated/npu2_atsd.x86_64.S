@@ -39,7 +39,11 @@ invalidate_va:
 .Linvalidate_va.2:
 	mov (%rdi),%rax
 	/* 37: poll npu.stat == 0 limit 100000 else return -110 */
-	mov $0x186a0,%r10d
+	mov 0x10(%rax),%r10
+	bswap %r10
+	test %r10,%r10
+	je .Linvalidate_va.5
+	mov $0x1869f,%r10d
 .Linvalidate_va.4:
 	mov 0x10(%rax),%r9
 	bswap %r9
@@ -94,7 +98,11 @@ invalidate_pid:
 .Linvalidate_pid.2:
 	mov (%rdi),%rax
 	/* 43: poll npu.stat == 0 limit 100000 else return -110 */
-	mov $0x186a0,%r10d
+	mov 0x10(%rax),%r10
+	bswap %r10
+	test %r10,%r10
+	je .Linvalidate_pid.5
+	mov $0x1869f,%r10d
 .Linvalidate_pid.4:
 	mov 0x10(%rax),%r9
 	bswap %r9
@@ -291,7 +299,11 @@ invalidate_range:
 .Linvalidate_range.20:
 	mov (%rdi),%rax
 	/* 65: poll npu.stat == 0 limit 100000 else return -110 */
-	mov $0x186a0,%r10d
+	mov 0x10(%rax),%r10
+	bswap %r10
+	test %r10,%r10
+	je .Linvalidate_range.23
+	mov $0x1869f,%r10d
 .Linvalidate_range.22:
 	mov 0x10(%rax),%r9
 	bswap %r9

@@ -223,7 +223,11 @@ tlb_inv_range:
 	str w9, [x0, #0x98]
 	/* 81: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x9, #0, #20
-	movz x10, #0x4240
+	ldr w10, [x0, #0x9c]
+	and x10, x10, #0xfffff
+	cmp x10, x9
+	b.eq .Ltlb_inv_range.32
+	movz x10, #0x423f
 	movk x10, #0xf, lsl #16
 .Ltlb_inv_range.31:
 	ldr w11, [x0, #0x9c]
@@ -479,7 +483,11 @@ tlb_inv_range_ril:
 	str w9, [x0, #0x98]
 	/* 109: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x9, #0, #20
-	movz x10, #0x4240
+	ldr w10, [x0, #0x9c]
+	and x10, x10, #0xfffff
+	cmp x10, x9
+	b.eq .Ltlb_inv_range_ril.28
+	movz x10, #0x423f
 	movk x10, #0xf, lsl #16
 .Ltlb_inv_range_ril.27:
 	ldr w11, [x0, #0x9c]
@@ -710,7 +718,11 @@ tlb_inv_range_auto:
 	str w9, [x0, #0x98]
 	/* 137: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x9, #0, #20
-	movz x10, #0x4240
+	ldr w10, [x0, #0x9c]
+	and x10, x10, #0xfffff
+	cmp x10, x9
+	b.eq .Ltlb_inv_range_auto.31
+	movz x10, #0x423f
 	movk x10, #0xf, lsl #16
 .Ltlb_inv_range_auto.30:
 	ldr w11, [x0, #0x9c]
@@ -853,7 +865,11 @@ tlb_inv_asid:
 	str w9, [x0, #0x98]
 	/* 146: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x9, #0, #20
-	movz x10, #0x4240
+	ldr w10, [x0, #0x9c]
+	and x10, x10, #0xfffff
+	cmp x10, x9
+	b.eq .Ltlb_inv_asid.18
+	movz x10, #0x423f
 	movk x10, #0xf, lsl #16
 .Ltlb_inv_asid.17:
 	ldr w11, [x0, #0x9c]
@@ -939,7 +955,11 @@ sync:
 	str w9, [x0, #0x98]
 	/* 154: wait cmdq limit 1000000 else return -110 */
 	ubfiz x9, x9, #0, #20
-	movz x10, #0x4240
+	ldr w10, [x0, #0x9c]
+	and x10, x10, #0xfffff
+	cmp x10, x9
+	b.eq .Lsync.9
+	movz x10, #0x423f
 	movk x10, #0xf, lsl #16
 .Lsync.8:
 	ldr w11, [x0, #0x9c]

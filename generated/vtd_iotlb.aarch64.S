@@ -21,7 +21,9 @@ iotlb_flush_page:
 	/* 33: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
 	str x1, [x0, #8]
 	/* 34: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
-	movz x9, #0x4240
+	ldr x9, [x0, #8]
+	tbz x9, #63, .Liotlb_flush_page.1
+	movz x9, #0x423f
 	movk x9, #0xf, lsl #16
 .Liotlb_flush_page.0:
 	ldr x10, [x0, #8]
@@ -51,7 +53,9 @@ iotlb_flush_domain:
 	/* 39: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
 	str x1, [x0, #8]
 	/* 40: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
-	movz x9, #0x4240
+	ldr x9, [x0, #8]
+	tbz x9, #63, .Liotlb_flush_domain.1
+	movz x9, #0x423f
 	movk x9, #0xf, lsl #16
 .Liotlb_flush_domain.0:
 	ldr x10, [x0, #8]
@@ -161,7 +165,9 @@ iotlb_flush_range:
 	str x1, [x0, #8]
 .Liotlb_flush_range.8:
 	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
-	movz x9, #0x4240
+	ldr x9, [x0, #8]
+	tbz x9, #63, .Liotlb_flush_range.14
+	movz x9, #0x423f
 	movk x9, #0xf, lsl #16
 .Liotlb_flush_range.13:
 	ldr x10, [x0, #8]

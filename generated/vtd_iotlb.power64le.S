@@ -23,8 +23,11 @@ iotlb_flush_page:
 	/* 33: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
 	std %r4,8(%r3)
 	/* 34: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	ld %r11,8(%r3)
+	cmpdi 7,%r11,0
+	bge 7,.Liotlb_flush_page.1
 	lis %r11,15
-	ori %r11,%r11,16960
+	ori %r11,%r11,16959
 .Liotlb_flush_page.0:
 	ld %r12,8(%r3)
 	cmpdi 7,%r12,0
@@ -55,8 +58,11 @@ iotlb_flush_domain:
 	/* 39: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
 	std %r4,8(%r3)
 	/* 40: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	ld %r11,8(%r3)
+	cmpdi 7,%r11,0
+	bge 7,.Liotlb_flush_domain.1
 	lis %r11,15
-	ori %r11,%r11,16960
+	ori %r11,%r11,16959
 .Liotlb_flush_domain.0:
 	ld %r12,8(%r3)
 	cmpdi 7,%r12,0
@@ -179,8 +185,11 @@ iotlb_flush_range:
 	std %r4,8(%r3)
 .Liotlb_flush_range.9:
 	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
+	ld %r11,8(%r3)
+	cmpdi 7,%r11,0
+	bge 7,.Liotlb_flush_range.15
 	lis %r11,15
-	ori %r11,%r11,16960
+	ori %r11,%r11,16959
 .Liotlb_flush_range.14:
 	ld %r12,8(%r3)
 	cmpdi 7,%r12,0

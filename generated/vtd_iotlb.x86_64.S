@@ -20,7 +20,10 @@ iotlb_flush_page:
 	/* 33: iotlb.iotlb = { ivt: 1, iirg: 3, did: did, dw: cap >> 54 } */
 	mov %rsi,8(%rdi)
 	/* 34: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
-	mov $0xf4240,%eax
+	mov 8(%rdi),%rax
+	test %rax,%rax
+	jns .Liotlb_flush_page.1
+	mov $0xf423f,%eax
 .Liotlb_flush_page.0:
 	mov 8(%rdi),%r10
 	test %r10,%r10
@@ -50,7 +53,10 @@ iotlb_flush_domain:
 	/* 39: iotlb.iotlb = { ivt: 1, iirg: 2, did: did, dw: cap >> 54 } */
 	mov %rsi,8(%rdi)
 	/* 40: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
-	mov $0xf4240,%eax
+	mov 8(%rdi),%rax
+	test %rax,%rax
+	jns .Liotlb_flush_domain.1
+	mov $0xf423f,%eax
 .Liotlb_flush_domain.0:
 	mov 8(%rdi),%r10
 	test %r10,%r10
@@ -157,7 +163,10 @@ iotlb_flush_range:
 	mov %rsi,8(%rdi)
 .Liotlb_flush_range.9:
 	/* 83: poll iotlb.iotlb.ivt == 0 limit 1000000 else return -110 */
-	mov $0xf4240,%r10d
+	mov 8(%rdi),%r10
+	test %r10,%r10
+	jns .Liotlb_flush_range.15
+	mov $0xf423f,%r10d
 .Liotlb_flush_range.14:
 	mov 8(%rdi),%rcx
 	test %rcx,%rcx

@@ -297,7 +297,10 @@ qi_flush_iotlb:
 	/* 130: poll status[0] == 2 limit 200000000 else return -110 */
 	mov 0x40(%rsp),%rax
 	add %r10,%rax
-	mov $0xbebc200,%r10d
+	mov (%rax),%r10d
+	cmp $2,%r10
+	je .Lqi_flush_iotlb.35
+	mov $0xbebc1ff,%r10d
 .Lqi_flush_iotlb.34:
 	mov (%rax),%r9d
 	cmp $2,%r9
@@ -471,7 +474,10 @@ qi_flush_context:
 	/* 141: poll status[0] == 2 limit 200000000 else return -110 */
 	mov 0x30(%rsp),%rax
 	add %r10,%rax
-	mov $0xbebc200,%r10d
+	mov (%rax),%r10d
+	cmp $2,%r10
+	je .Lqi_flush_context.16
+	mov $0xbebc1ff,%r10d
 .Lqi_flush_context.15:
 	mov (%rax),%r9d
 	cmp $2,%r9

@@ -20,7 +20,7 @@ use support::{asm_text, assemble, compile_spec, run, scratch, text_bytes};
 
 const SPEC: &str = "tests/builtins/builtins.inv";
 /// Values the spec stores, 8 bytes apart from `out[0]`.
-const SLOTS: usize = 22;
+const SLOTS: usize = 24;
 
 /// (x, y, n) triples: the issue's edges for x, each against a few `y` and
 /// shift amounts (in range, 63, 64 and past it), then random values.
@@ -132,6 +132,19 @@ fn documented_meaning_is_the_kernels() {
         let sel = |c: bool, a: u64, b: u64| Func::Select.apply(&[u64::from(c), a, b]);
         want.push(sel(x < y, x ^ n, y.wrapping_add(*n)));
         want.push(sel(x & 1 != 0, *n, sel(x == y, *y, x.wrapping_sub(*y))));
+        let all = *x == 0 && *y == u64::MAX;
+        let m = if all {
+            52
+        } else {
+            let pages = y.wrapping_sub(*x).wrapping_add(1);
+            Func::Ilog2.apply(&[Func::RoundupPow2.apply(&[pages])])
+        };
+        want.push(if all || m > n & 0x3f {
+            m
+        } else {
+            BinOp::Shl.apply(0x1000, m) | m
+        });
+        want.push(BinOp::Shl.apply(1, *n) ^ BinOp::Shl.apply(1, *x));
         assert_eq!(&want, row, "x={x:#x} y={y:#x} n={n:#x}");
     }
     // The edges the issue names, spelled out.

@@ -69,11 +69,13 @@ fn a_one_line_spec_change_shows_only_itself() {
     assert_eq!(
         c,
         [
+            // The poll's first read (unchanged) stands between its
+            // comment and its counter, which holds the reads after it.
             "-\t/* poll npu.stat == 0 limit 100000 else return -110 */",
-            "-\tlis %r12,1",
-            "-\tori %r12,%r12,34464",
             "+\t/* poll npu.stat == 0 limit 1000 else return -110 */",
-            "+\tli %r12,1000",
+            "-\tlis %r12,1",
+            "-\tori %r12,%r12,34463",
+            "+\tli %r12,999",
         ],
         "{text}"
     );

@@ -172,6 +172,11 @@ int main(void)
 	unsigned long long x, y, n;
 
 	while (scanf("%llx %llx %llx", &x, &y, &n) == 3) {
+		/* vtd's mask (cache_tag_flush_range's shape, simplified) */
+		u64 all = x == 0 && y == ~0ull, m = 52;
+
+		if (!all)
+			m = (u64)(int64_t)__ilog2_u64(__roundup_pow_of_two(y - x + 1));
 		u64 v[] = {
 			ffs64(x),
 			fls64(x),
@@ -196,6 +201,8 @@ int main(void)
 			/* select(c, a, b) is C's c ? a : b */
 			x < y ? x ^ n : y + n,
 			(x & 1) ? n : (x == y ? y : x - y),
+			(all || m > (n & 0x3f)) ? m : (shl(0x1000, m) | m),
+			shl(1, n) ^ shl(1, x),
 		};
 		for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 			printf("%s%llx", i ? " " : "", (unsigned long long)v[i]);

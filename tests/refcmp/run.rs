@@ -156,10 +156,18 @@ pub(super) fn side(
     let own = if generated { exe.gen } else { exe.refr };
     let mine = |pc: &u64| (own.0..own.1).contains(pc);
     s.insns = pcs.iter().filter(|pc| mine(pc)).count();
-    s.back_edges = pcs
-        .windows(2)
-        .filter(|w| mine(&w[0]) && mine(&w[1]) && w[1] < w[0])
-        .count();
+    // A trip back to a loop's top: a jump backwards to an instruction
+    // that already ran. A jump back from out-of-line code to the join
+    // it skipped to (a path's own copy of a block, a contended spin's
+    // return) is not a loop trip.
+    let mut ran = std::collections::HashSet::new();
+    s.back_edges = 0;
+    for w in pcs.windows(2) {
+        ran.insert(w[0]);
+        if mine(&w[0]) && mine(&w[1]) && w[1] < w[0] && ran.contains(&w[1]) {
+            s.back_edges += 1;
+        }
+    }
     let in_gen = |pc: u64| (exe.gen.0..exe.gen.1).contains(&pc);
     let mut k = 0;
     let mut need_entry = true;

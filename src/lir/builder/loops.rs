@@ -18,24 +18,34 @@ impl Builder<'_> {
         want: Operand,
     ) {
         let (top, done) = (self.label(), self.label());
-        let n = self.vreg();
-        self.emit(Inst::Imm {
-            dst: n,
-            value: p.limit,
-        });
-        self.emit(Inst::Label(top));
-        let v = self.vreg();
-        self.emit_op(id, load(v));
-        let t = match mask {
-            None => v,
-            Some(m) => self.bin_imm(BinOp::And, v, m),
-        };
         let cmp = match p.op {
             PollOp::Eq => Cmp::Eq,
             PollOp::Ne => Cmp::Ne,
         };
-        self.branch(cmp, t, want, done);
-        self.count_down(n, Cmp::Ne, top);
+        let read_and_test = |b: &mut Self| {
+            let v = b.vreg();
+            b.emit_op(id, load(v));
+            let t = match mask {
+                None => v,
+                Some(m) => b.bin_imm(BinOp::And, v, m),
+            };
+            b.branch(cmp, t, want, done);
+        };
+        // The first read comes before the counter, as gcc peels the
+        // kernel's `readx_poll_timeout` loops: a device that is ready at
+        // once (the common case) costs no counter, and each later read
+        // one step fewer.
+        read_and_test(self);
+        if p.limit > 1 {
+            let n = self.vreg();
+            self.emit(Inst::Imm {
+                dst: n,
+                value: p.limit - 1,
+            });
+            self.emit(Inst::Label(top));
+            read_and_test(self);
+            self.count_down(n, Cmp::Ne, top);
+        }
         for b in p.fail_barrier.iter() {
             self.exit_barrier(b);
         }

@@ -115,6 +115,19 @@ fn nmmu_range_flushes() -> Scenario {
                             ("features", f),
                         ],
                     ),
+                    // Bit 63 of the pid falls off `pid << 32` (tlbie's RS)
+                    // as it falls off the kernel's `pid << 25` into the
+                    // launch register (bits 15..37 would not: the
+                    // example's PID field is 15 bits, documented above).
+                    Input::new(
+                        format!("one 64K page, pid bit 63, {radix}"),
+                        &[
+                            ("pid", (1 << 63) | 5),
+                            ("start", 0x1001_0000),
+                            ("size", 0x1_0000),
+                            ("features", f),
+                        ],
+                    ),
                     Input::new(
                         format!("everything, pid 0x7fff, {radix}"),
                         &[
