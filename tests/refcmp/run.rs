@@ -156,18 +156,7 @@ pub(super) fn side(
     let own = if generated { exe.gen } else { exe.refr };
     let mine = |pc: &u64| (own.0..own.1).contains(pc);
     s.insns = pcs.iter().filter(|pc| mine(pc)).count();
-    // A trip back to a loop's top: a jump backwards to an instruction
-    // that already ran. A jump back from out-of-line code to the join
-    // it skipped to (a path's own copy of a block, a contended spin's
-    // return) is not a loop trip.
-    let mut ran = std::collections::HashSet::new();
-    s.back_edges = 0;
-    for w in pcs.windows(2) {
-        ran.insert(w[0]);
-        if mine(&w[0]) && mine(&w[1]) && w[1] < w[0] && ran.contains(&w[1]) {
-            s.back_edges += 1;
-        }
-    }
+    s.back_edges = loop_trips(&pcs, mine);
     let in_gen = |pc: u64| (exe.gen.0..exe.gen.1).contains(&pc);
     let mut k = 0;
     let mut need_entry = true;
@@ -392,3 +381,19 @@ fn run_harness(
 }
 
 // -------------------------------------------------------------- compare
+
+/// Trips back to a loop's top in a run of `pcs`: jumps backwards, within
+/// the function (`mine`), to an instruction that already ran. A jump back
+/// from out-of-line code to the join it skipped to (a path's own copy of
+/// a block, a contended spin's return) is not a loop trip.
+fn loop_trips(pcs: &[u64], mine: impl Fn(&u64) -> bool) -> usize {
+    let mut ran = std::collections::HashSet::new();
+    let mut trips = 0;
+    for w in pcs.windows(2) {
+        ran.insert(w[0]);
+        if mine(&w[0]) && mine(&w[1]) && w[1] < w[0] && ran.contains(&w[1]) {
+            trips += 1;
+        }
+    }
+    trips
+}
