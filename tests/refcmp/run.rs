@@ -156,7 +156,7 @@ pub(super) fn side(
     let own = if generated { exe.gen } else { exe.refr };
     let mine = |pc: &u64| (own.0..own.1).contains(pc);
     s.insns = pcs.iter().filter(|pc| mine(pc)).count();
-    s.back_edges = loop_trips(&pcs, mine);
+    s.back_edges = loop_trips(pcs, mine);
     let in_gen = |pc: u64| (exe.gen.0..exe.gen.1).contains(&pc);
     let mut k = 0;
     let mut need_entry = true;
