@@ -270,7 +270,11 @@ fn sums_of_three(f: &Func, once: &dyn Fn(VReg) -> bool, p: &mut Plan) {
         else {
             continue;
         };
-        let c = if *op == BinOp::Add { *c } else { c.wrapping_neg() };
+        let c = if *op == BinOp::Add {
+            *c
+        } else {
+            c.wrapping_neg()
+        };
         let Some(disp) = i32::try_from(c as i64).ok() else {
             continue;
         };

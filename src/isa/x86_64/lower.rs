@@ -239,9 +239,11 @@ impl Cx<'_> {
                 // rsp cannot index: it is the base then.
                 let (base, index) = match Index::maybe_from(rb, Scale::of::<1>()) {
                     Some(i) => (ra, i),
-                    None => (rb, Index::maybe_from(ra, Scale::of::<1>()).ok_or_else(|| {
-                        LowerError::Internal("lea of rsp + rsp".into())
-                    })?),
+                    None => (
+                        rb,
+                        Index::maybe_from(ra, Scale::of::<1>())
+                            .ok_or_else(|| LowerError::Internal("lea of rsp + rsp".into()))?,
+                    ),
                 };
                 e(Insn::Lea {
                     rd,
