@@ -78,10 +78,9 @@ iotlb_flush_range:
 	test %rdx,%rdx
 	jne .Liotlb_flush_range.0
 	cmp $0xffffffffffffffff,%rcx
-	jne .Liotlb_flush_range.0
-	/* 56: let mask = 52 */
-	jmp .Liotlb_flush_range.16
+	je .Liotlb_flush_range.16
 .Liotlb_flush_range.0:
+	/* 56: let mask = 52 */
 	mov %rdx,%rax
 	and $0xfff,%rax
 	sub %rdx,%rcx

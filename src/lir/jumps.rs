@@ -40,6 +40,10 @@ pub fn thread(f: &mut Func) {
     while drop_unreachable(f) | drop_fallthrough_jumps(f) {}
     returns_for_jumps(f);
     drop_unreachable(f);
+    // Last: a jump that is a return by now stays one.
+    if invert_over_jumps(f) {
+        while drop_unreachable(f) | drop_fallthrough_jumps(f) {}
+    }
 }
 
 /// Drop what follows a `Ret` or a `Jump` up to the next label: no path
@@ -99,6 +103,57 @@ fn drop_fallthrough_jumps(f: &mut Func) -> bool {
         !drop[i - 1]
     });
     true
+}
+
+/// `if c goto L1; goto L2; L1:` is `if !c goto L2; L1:`: the path that
+/// jumped falls through, the other takes the branch, one instruction
+/// fewer (vtd's `all` test, whose true path leaves for its own copy of
+/// the code after it). Did any change?
+fn invert_over_jumps(f: &mut Func) -> bool {
+    let mut changed = false;
+    let mut i = 0;
+    while i + 1 < f.insts.len() {
+        let Inst::Jump(over) = f.insts[i + 1].0 else {
+            i += 1;
+            continue;
+        };
+        let next_labels: Vec<LabelId> = f.insts[i + 2..]
+            .iter()
+            .map_while(|(next, _)| match next {
+                Inst::Label(l) => Some(*l),
+                _ => None,
+            })
+            .collect();
+        let inverted = match f.insts[i].0 {
+            Inst::Branch { cmp, a, b, target } if next_labels.contains(&target) => {
+                Some(Inst::Branch {
+                    cmp: cmp.inverse(),
+                    a,
+                    b,
+                    target: over,
+                })
+            }
+            Inst::BranchBit {
+                a,
+                bit,
+                set,
+                target,
+            } if next_labels.contains(&target) => Some(Inst::BranchBit {
+                a,
+                bit,
+                set: !set,
+                target: over,
+            }),
+            _ => None,
+        };
+        if let Some(b) = inverted {
+            f.insts[i].0 = b;
+            f.insts.remove(i + 1);
+            changed = true;
+        }
+        i += 1;
+    }
+    changed
 }
 
 /// Each label that is followed, through labels only, by an instruction
@@ -194,6 +249,23 @@ mod tests {
             ret.clone(),
         ]);
         assert_eq!(insts[..2], [branch, ret]);
+    }
+
+    #[test]
+    fn a_branch_over_a_jump_is_inverted() {
+        let insts = threaded(vec![
+            branch(Cmp::Ne, 0, Operand::Imm(0), 1),
+            Inst::Jump(2),
+            Inst::Label(1),
+            imm(0, 1),
+            Inst::Label(2),
+            imm(0, 2),
+            Inst::Ret {
+                value: Operand::Reg(crate::lir::VReg(0)),
+            },
+        ]);
+        assert_eq!(insts[0], branch(Cmp::Eq, 0, Operand::Imm(0), 2));
+        assert_eq!(insts[1], Inst::Label(1));
     }
 
     #[test]

@@ -199,6 +199,8 @@ pub(crate) fn build_checked(
     crate::lir::thread::run(&mut b.f);
     crate::lir::guards::fold(&mut b.f);
     crate::lir::dead::drop_dead(&mut b.f);
+    // What went can leave a jump over nothing but a label.
+    crate::lir::jumps::thread(&mut b.f);
     Ok(Some(b.f))
 }
 
