@@ -1,8 +1,58 @@
 //! The control flow of a LIR function, for the passes that follow it
 //! (register allocation's liveness, constants along paths).
 
-use super::{Func, Inst, LabelId};
-use rustc_hash::FxHashMap as HashMap;
+use super::{Func, Inst, LabelId, VReg};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+/// The registers live on leaving each basic block of `f` (`starts` and
+/// `succs` from [`basic_blocks`]): read on some path from there before
+/// being written. Backward data flow, loops included.
+pub fn live_out(f: &Func, starts: &[usize], succs: &[Vec<usize>]) -> Vec<HashSet<VReg>> {
+    let insts = &f.insts;
+    let len = insts.len();
+    let nb = starts.len();
+    let end_of = |b: usize| starts.get(b + 1).copied().unwrap_or(len);
+    // Block summaries: read before written (gen), written (kill).
+    let mut gen: Vec<HashSet<VReg>> = vec![HashSet::default(); nb];
+    let mut kill: Vec<HashSet<VReg>> = vec![HashSet::default(); nb];
+    for b in 0..nb {
+        for (inst, _) in &insts[starts[b]..end_of(b)] {
+            inst.each_use(|v| {
+                if !kill[b].contains(&v) {
+                    gen[b].insert(v);
+                }
+            });
+            if let Some(d) = inst.def() {
+                kill[b].insert(d);
+            }
+        }
+    }
+    let mut live_in: Vec<HashSet<VReg>> = gen.clone();
+    let mut live_out: Vec<HashSet<VReg>> = vec![HashSet::default(); nb];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..nb).rev() {
+            let mut out: HashSet<VReg> = HashSet::default();
+            for &t in &succs[b] {
+                out.extend(live_in[t].iter().copied());
+            }
+            if out.len() != live_out[b].len() {
+                let add: Vec<VReg> = out
+                    .iter()
+                    .copied()
+                    .filter(|v| !kill[b].contains(v) && !live_in[b].contains(v))
+                    .collect();
+                if !add.is_empty() {
+                    live_in[b].extend(add);
+                }
+                live_out[b] = out;
+                changed = true;
+            }
+        }
+    }
+    live_out
+}
 
 /// The basic blocks of `f`: where each starts (a label starts one; a
 /// branch, jump or return ends one) and the blocks control may go to

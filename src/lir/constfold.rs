@@ -146,17 +146,7 @@ pub(super) fn drop_unread(f: &mut Func) {
         }
         let before = f.insts.len();
         f.insts.retain(|(inst, _)| {
-            let pure = matches!(
-                inst,
-                Inst::Imm { .. }
-                    | Inst::Copy { .. }
-                    | Inst::Not { .. }
-                    | Inst::Un { .. }
-                    | Inst::Bin { .. }
-                    | Inst::Insert { .. }
-                    | Inst::SetCmp { .. }
-            );
-            !pure
+            !inst.is_pure()
                 || inst
                     .def()
                     .is_some_and(|d| reads.get(d.0 as usize) != Some(&0))

@@ -10,21 +10,7 @@
 //! copies, arithmetic, field inserts, comparisons into registers), and
 //! only where no path from them reads the register before writing it.
 
-use super::{cfg, Func, Inst, VReg};
-use rustc_hash::FxHashSet as Set;
-
-fn pure(inst: &Inst) -> bool {
-    matches!(
-        inst,
-        Inst::Imm { .. }
-            | Inst::Copy { .. }
-            | Inst::Not { .. }
-            | Inst::Un { .. }
-            | Inst::Bin { .. }
-            | Inst::Insert { .. }
-            | Inst::SetCmp { .. }
-    )
-}
+use super::{cfg, Func};
 
 /// Removes the dead computations, until none is left (a removed one may
 /// have been the last reader of another).
@@ -35,50 +21,15 @@ pub fn drop_dead(f: &mut Func) {
 fn drop_once(f: &mut Func) -> bool {
     let (starts, succs) = cfg::basic_blocks(f);
     let len = f.insts.len();
-    let nb = starts.len();
     let end_of = |b: usize| starts.get(b + 1).copied().unwrap_or(len);
-    // Per block: read before written (gen) and written (kill).
-    let mut gen: Vec<Set<VReg>> = vec![Set::default(); nb];
-    let mut kill: Vec<Set<VReg>> = vec![Set::default(); nb];
-    for b in 0..nb {
-        for (inst, _) in &f.insts[starts[b]..end_of(b)] {
-            inst.each_use(|v| {
-                if !kill[b].contains(&v) {
-                    gen[b].insert(v);
-                }
-            });
-            if let Some(d) = inst.def() {
-                kill[b].insert(d);
-            }
-        }
-    }
-    let mut live_in = gen.clone();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in (0..nb).rev() {
-            let mut live: Set<VReg> = Set::default();
-            for &s in &succs[b] {
-                live.extend(live_in[s].iter().copied());
-            }
-            live.retain(|v| !kill[b].contains(v));
-            live.extend(gen[b].iter().copied());
-            if live.len() != live_in[b].len() {
-                live_in[b] = live;
-                changed = true;
-            }
-        }
-    }
+    let live_out = cfg::live_out(f, &starts, &succs);
     let mut dead = vec![false; len];
-    for b in 0..nb {
-        let mut live: Set<VReg> = Set::default();
-        for &s in &succs[b] {
-            live.extend(live_in[s].iter().copied());
-        }
+    for b in 0..starts.len() {
+        let mut live = live_out[b].clone();
         for i in (starts[b]..end_of(b)).rev() {
             let inst = &f.insts[i].0;
             let def = inst.def();
-            if pure(inst) && def.is_some_and(|d| !live.contains(&d)) {
+            if inst.is_pure() && def.is_some_and(|d| !live.contains(&d)) {
                 dead[i] = true;
                 continue;
             }
@@ -105,7 +56,7 @@ fn drop_once(f: &mut Func) -> bool {
 mod tests {
     use super::*;
     use crate::lir::test_insts::{arg, branch, func, imm, insts, ret};
-    use crate::lir::{Cmp, Operand};
+    use crate::lir::{Cmp, Inst, Operand, VReg};
 
     /// `mask = 52` on the path that overwrites it before any read goes;
     /// on the path that reads it, it stays.

@@ -202,20 +202,6 @@ impl Flow {
         }
     }
 
-    /// The constant candidate `v` holds on entry to block `b` on every
-    /// path (`on_exit`: on leaving it instead).
-    pub fn known(&self, f: &Func, b: usize, v: VReg, on_exit: bool) -> Option<u64> {
-        let s = self.slot.get(v.0 as usize).copied().flatten()?;
-        let mut state = self.entry[b].clone()?;
-        if on_exit {
-            self.transfer(f, b, &mut state);
-        }
-        match state[s] {
-            Val::Const(c) => Some(c),
-            _ => None,
-        }
-    }
-
     /// The constant `v` holds after leaving block `p` and running `then`
     /// (straight-line code), if `p` is reached.
     pub fn known_after(

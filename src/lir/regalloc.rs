@@ -174,45 +174,7 @@ fn occupancy(f: &Func, n: usize) -> Vec<Vec<(usize, usize)>> {
     let (starts, succs) = super::cfg::basic_blocks(f);
     let nb = starts.len();
     let end_of = |b: usize| starts.get(b + 1).copied().unwrap_or(len);
-    // Block summaries: read before written (gen), written (kill).
-    let mut gen: Vec<Set<VReg>> = vec![Set::default(); nb];
-    let mut kill: Vec<Set<VReg>> = vec![Set::default(); nb];
-    for b in 0..nb {
-        for (inst, _) in &insts[starts[b]..end_of(b)] {
-            inst.each_use(|v| {
-                if !kill[b].contains(&v) {
-                    gen[b].insert(v);
-                }
-            });
-            if let Some(d) = inst.def() {
-                kill[b].insert(d);
-            }
-        }
-    }
-    let mut live_in: Vec<Set<VReg>> = gen.clone();
-    let mut live_out: Vec<Set<VReg>> = vec![Set::default(); nb];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in (0..nb).rev() {
-            let mut out: Set<VReg> = Set::default();
-            for &t in &succs[b] {
-                out.extend(live_in[t].iter().copied());
-            }
-            if out.len() != live_out[b].len() {
-                let add: Vec<VReg> = out
-                    .iter()
-                    .copied()
-                    .filter(|v| !kill[b].contains(v) && !live_in[b].contains(v))
-                    .collect();
-                if !add.is_empty() {
-                    live_in[b].extend(add);
-                }
-                live_out[b] = out;
-                changed = true;
-            }
-        }
-    }
+    let live_out = super::cfg::live_out(f, &starts, &succs);
     // Walk each block backward; collect occupied points per value.
     let mut occ: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
     let mark = |v: VReg, i: usize, occ: &mut Vec<Vec<(usize, usize)>>| {

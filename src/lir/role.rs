@@ -39,4 +39,20 @@ impl Inst {
             _ => Role::Compute,
         }
     }
+
+    /// Computes its result register and does nothing else (no memory,
+    /// barrier, invalidation or control flow): what a pass may drop when
+    /// nothing reads the result, or copy into another path.
+    pub fn is_pure(&self) -> bool {
+        matches!(
+            self,
+            Inst::Imm { .. }
+                | Inst::Copy { .. }
+                | Inst::Not { .. }
+                | Inst::Un { .. }
+                | Inst::Bin { .. }
+                | Inst::Insert { .. }
+                | Inst::SetCmp { .. }
+        )
+    }
 }

@@ -42,19 +42,6 @@ pub fn run(f: &mut Func) {
     }
 }
 
-fn pure(inst: &Inst) -> bool {
-    matches!(
-        inst,
-        Inst::Imm { .. }
-            | Inst::Copy { .. }
-            | Inst::Not { .. }
-            | Inst::Un { .. }
-            | Inst::Bin { .. }
-            | Inst::Insert { .. }
-            | Inst::SetCmp { .. }
-    )
-}
-
 /// Splits one path into a test it decides; false if there is none.
 fn split_one(f: &mut Func) -> bool {
     let Some(flow) = Flow::of(f) else {
@@ -89,11 +76,11 @@ fn split_into(f: &mut Func, flow: &Flow, b: usize) -> Option<bool> {
     };
     let body_start = start + usize::from(label.is_some());
     let body: Vec<_> = f.insts[body_start..end - 1].to_vec();
-    if body.len() > MAX_COPY || !body.iter().all(|(i, _)| pure(i)) {
+    if body.len() > MAX_COPY || !body.iter().all(|(i, _)| i.is_pure()) {
         return None;
     }
     // Every path agrees already: path_consts folds the test.
-    if flow.known(f, b, v, true).is_some() {
+    if flow.known_after(f, b, &[], v).is_some() {
         return None;
     }
     let ends_in_jump = matches!(f.insts.last(), Some((Inst::Ret { .. } | Inst::Jump(_), _)));
