@@ -450,6 +450,30 @@ static void owner_op(struct wstate *w, struct slot *s)
 		w->bulk_ops++;
 }
 
+/*
+ * A read of a page its owner unmapped worked. Whether the translation
+ * lingers (a flush that never reached this CPU) or is gone at the next
+ * look (a flush that reached it late) tells a lost flush from a late one:
+ * read again at once, and after a trip through the kernel, while the
+ * owner's count still says unmapped.
+ */
+static void again_after_munmap(struct slot *s, volatile unsigned long *p,
+			       unsigned long s1, char *buf, size_t len)
+{
+	unsigned long a = 0, b = 0;
+	int fa = access_faults(p, &a, 0);
+
+	sched_yield();
+	int fb = access_faults(p, &b, 0);
+
+	atomic_thread_fence(memory_order_seq_cst);
+	int moved = atomic_load_explicit(&s->seq, memory_order_relaxed) != s1;
+
+	snprintf(buf, len, "; read again at once: %s, after sched_yield: %s%s",
+		 fa ? "faults" : "reads", fb ? "faults" : "reads",
+		 moved ? " (the owner has moved on since)" : "");
+}
+
 static void probe(struct wstate *w, struct slot *s)
 {
 	unsigned long pg = rnd(w) % s->npages;
@@ -500,9 +524,14 @@ static void probe(struct wstate *w, struct slot *s)
 	unsigned long want = 0, saw = 0;
 	int bad_i = 0;
 
+	char again[128] = "";
+
 	if (st == ST_UNMAPPED) {
-		if (!rfault)
+		if (!rfault) {
 			bad = "read-after-munmap";
+			saw = v[0];
+			again_after_munmap(s, p, s1, again, sizeof(again));
+		}
 	} else if (rfault) {
 		bad = "fault-on-mapped-page";
 	} else if (st == ST_ZERO) {
@@ -554,9 +583,9 @@ static void probe(struct wstate *w, struct slot *s)
 	if (saw || want)
 		snprintf(what, sizeof(what), ": word %d want %#lx saw %#lx%s",
 			 probe_idx[bad_i], want, saw, tail);
-	violation("%s cpu %d slot %d (owner cpu %d, %lu pages) page %lu state %s gen %lu after %s%s",
+	violation("%s cpu %d slot %d (owner cpu %d, %lu pages) page %lu state %s gen %lu after %s%s%s",
 		  bad, w->cpu, s->id, s->owner, s->npages, pg, state_name[st], gen,
-		  op_name[(word >> 4) & 15], what);
+		  op_name[(word >> 4) & 15], what, again);
 }
 
 /* Each worker's own word on every COW page: a lost write shows. */
